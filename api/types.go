@@ -1,0 +1,124 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Origin says how an address came onto the list.
+type Origin string
+
+// The origins the contract names.
+const (
+	OriginBounce    Origin = "bounce"
+	OriginComplaint Origin = "complaint"
+	OriginManual    Origin = "manual"
+)
+
+// ParseOrigin accepts one of the contract's origins.
+func ParseOrigin(s string) (Origin, error) {
+	switch o := Origin(s); o {
+	case OriginBounce, OriginComplaint, OriginManual:
+		return o, nil
+	}
+	return "", fmt.Errorf("origin %s is not one of bounce, complaint, manual", Quote(s))
+}
+
+// ObjectSuppression and ObjectList are the values of the "object" field.
+const (
+	ObjectSuppression = "suppression"
+	ObjectList        = "list"
+)
+
+// BatchAddRequest is the body of POST /suppressions/batch/add.
+type BatchAddRequest struct {
+	Emails []string `json:"emails"`
+}
+
+// BatchRemoveRequest is the body of POST /suppressions/batch/remove. Exactly
+// one of Emails and IDs is set; the other is left out of the JSON, because
+// the service refuses an explicit null.
+type BatchRemoveRequest struct {
+	Emails []string `json:"emails,omitempty"`
+	IDs    []string `json:"ids,omitempty"`
+}
+
+// AddRequest is the body of POST /suppressions.
+type AddRequest struct {
+	Email string `json:"email"`
+}
+
+// Suppression is an item of a batch response, and the answer of a single
+// add or delete. Deleted is only present (and true) on removals.
+type Suppression struct {
+	Object  string `json:"object"`
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted,omitempty"`
+}
+
+// BatchResponse is the envelope of both batch endpoints.
+type BatchResponse struct {
+	Data []Suppression `json:"data"`
+}
+
+// Entry is a suppression record as GET /suppressions and
+// GET /suppressions/{id-or-email} show it. Object is empty on list items.
+type Entry struct {
+	Object    string    `json:"object,omitempty"`
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Origin    Origin    `json:"origin"`
+	SourceID  *string   `json:"source_id"`
+	CreatedAt Timestamp `json:"created_at"`
+}
+
+// ListResponse is the answer of GET /suppressions.
+type ListResponse struct {
+	Object  string  `json:"object"`
+	HasMore bool    `json:"has_more"`
+	Data    []Entry `json:"data"`
+}
+
+// ListParams are the query parameters of GET /suppressions. Zero values are
+// left out of the query.
+type ListParams struct {
+	Limit  int
+	After  string
+	Before string
+	Origin Origin
+}
+
+// Health is the answer of GET /healthz.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// Timestamp is a point in time on the wire: RFC 3339 in UTC with
+// milliseconds when written. When read it also accepts the PostgreSQL text
+// form ("2026-10-06 23:47:56.678+00") that some services send.
+type Timestamp struct{ time.Time }
+
+// TimestampLayout is how the service writes times.
+const TimestampLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// MarshalJSON writes the time as RFC 3339 UTC with milliseconds.
+func (t Timestamp) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + t.UTC().Format(TimestampLayout) + `"`), nil
+}
+
+// UnmarshalJSON reads RFC 3339 or PostgreSQL's text form.
+func (t *Timestamp) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("created_at: %w", err)
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999Z07:00"} {
+		if v, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
+			t.Time = v.UTC()
+			return nil
+		}
+	}
+	return fmt.Errorf("created_at %s is not a time", Quote(s))
+}

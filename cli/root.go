@@ -1,0 +1,119 @@
+// Package cli is the composition root of shush: the cobra commands, and the
+// wiring of config, the API client, the batch engine, the service and the
+// terminal UI behind them.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+)
+
+// Version is the version shush reports; release builds set it with
+// -ldflags "-X github.com/shushlist/shush/cli.Version=…".
+var Version = "0.1.0-dev"
+
+// Exit statuses of the command surface.
+const (
+	ExitOK     = 0
+	ExitFailed = 1 // the service refused, or some batch failed
+	ExitUsage  = 2 // bad usage or unreadable input
+)
+
+// IO is where a command reads and writes; tests give their own.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	profile string
+	baseURL string
+	apiKey  string
+}
+
+// app carries what the commands share.
+type app struct {
+	io      IO
+	globals globals
+}
+
+// Main runs shush with the arguments (without the program name) and returns
+// the exit status. Errors are written to stderr as one sentence.
+func Main(ctx context.Context, args []string, stdio IO) int {
+	a := &app{io: stdio}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	fmt.Fprintf(stdio.Err, "shush: %s\n", err)
+	return code
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "shush",
+		Short:         "Curate an email suppression list",
+		Long:          "shush curates an email suppression list: a terminal UI for support staff, a CLI for scripts, and the Suppression List Batch API service itself.",
+		Version:       Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.globals.profile, "profile", "", "config profile to use (env SHUSH_PROFILE)")
+	pf.StringVar(&a.globals.baseURL, "base-url", "", "base URL of the suppression service (env SHUSH_BASE_URL); empty means the local list")
+	pf.StringVar(&a.globals.apiKey, "api-key", "", "API key (env SHUSH_API_KEY)")
+
+	root.RunE = a.runUI
+	root.AddCommand(
+		a.suppressionsCommand(),
+		a.configCommand(),
+		a.serveCommand(),
+		a.keysCommand(),
+	)
+	return root
+}
+
+// usageErr marks an error of the caller's making: a bad flag, argument or
+// unreadable input. It exits with status 2.
+type usageErr struct{ err error }
+
+func (e usageErr) Error() string { return e.err.Error() }
+func (e usageErr) Unwrap() error { return e.err }
+
+// usagef is fmt.Errorf for usage errors.
+func usagef(format string, args ...any) error {
+	return usageErr{fmt.Errorf(format, args...)}
+}
+
+// exitCode maps an error to the exit status of the command surface.
+func exitCode(err error) int {
+	var ue usageErr
+	if errors.As(err, &ue) {
+		return ExitUsage
+	}
+	var ae *api.Error
+	if errors.As(err, &ae) {
+		return ExitFailed
+	}
+	if errors.Is(err, errUnknownCommand) {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+var errUnknownCommand = errors.New("unknown command")
