@@ -1,0 +1,335 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// FileName is the name of the config file inside ConfigDir.
+const FileName = "config.toml"
+
+// DefaultProfile is the profile used when none is named anywhere.
+const DefaultProfile = "default"
+
+// File is the content of the config file:
+//
+//	profile = "work"          # used when neither --profile nor SHUSH_PROFILE names one
+//
+//	[profiles.work]
+//	base_url = "https://suppressions.example.com"
+//	api_key  = "…"
+type File struct {
+	Profile  string             `toml:"profile,omitempty"`
+	Profiles map[string]Profile `toml:"profiles,omitempty"`
+
+	// Path is where the file was read from; Found is false when no file
+	// was there.
+	Path  string `toml:"-"`
+	Found bool   `toml:"-"`
+}
+
+// Profile is one named target: a service and the key to use on it.
+type Profile struct {
+	BaseURL string `toml:"base_url,omitempty"`
+	APIKey  string `toml:"api_key,omitempty"`
+}
+
+// Path is the config file's location: config.toml in ConfigDir.
+func Path() (string, error) {
+	dir, err := ConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the user config directory: %w", err)
+	}
+	return filepath.Join(dir, FileName), nil
+}
+
+// Load reads the config file at path. A missing file is an empty File, not
+// an error. A file that holds an API key and can be read by other users is
+// refused, with the command that fixes it.
+func Load(path string) (*File, error) {
+	f := &File{Path: path}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the config file: %w", err)
+	}
+	f.Found = true
+	md, err := toml.Decode(string(b), f)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("config file %s, line %d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return nil, fmt.Errorf("config file %s: %v", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, fmt.Errorf("config file %s: unknown setting %q (known: profile, and base_url and api_key in [profiles.NAME])", path, und[0].String())
+	}
+	for name := range f.Profiles {
+		if err := CheckProfileName(name); err != nil {
+			return nil, fmt.Errorf("config file %s: %w", path, err)
+		}
+	}
+	if f.holdsKey() {
+		if err := checkPrivate(path); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+func (f *File) holdsKey() bool {
+	for _, p := range f.Profiles {
+		if p.APIKey != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPrivate refuses a file that group or others may read. shush does not
+// change the mode itself: a key that others could read may already be
+// known, and the user should decide whether to rotate it.
+func checkPrivate(path string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("cannot read the config file: %w", err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s holds an API key and other users can read it (mode %04o): run chmod 600 %s", path, st.Mode().Perm(), path)
+	}
+	return nil
+}
+
+// CheckPrivate refuses a file holding a secret (such as the local key) that
+// group or others may read.
+func CheckPrivate(path string) error { return checkPrivate(path) }
+
+var profileName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// CheckProfileName accepts the names a profile may have: 1 to 64 letters,
+// digits, dots, underscores and hyphens.
+func CheckProfileName(name string) error {
+	if !profileName.MatchString(name) {
+		return fmt.Errorf("profile name %q is not 1 to 64 letters, digits, '.', '_' or '-'", name)
+	}
+	return nil
+}
+
+// ProfileNames returns the file's profile names, sorted.
+func (f *File) ProfileNames() []string {
+	names := make([]string, 0, len(f.Profiles))
+	for n := range f.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Save writes the file to f.Path with mode 0600 (its directory 0700),
+// replacing it atomically so that a crash leaves the old or the new file,
+// never half of one.
+func (f *File) Save() error {
+	var buf bytes.Buffer
+	buf.WriteString("# shush settings: see \"shush config --help\".\n")
+	if err := toml.NewEncoder(&buf).Encode(f); err != nil {
+		return fmt.Errorf("cannot write the config file: %w", err)
+	}
+	return WritePrivate(f.Path, buf.Bytes())
+}
+
+// WritePrivate writes a file only its owner can read (0600), creating its
+// directory with 0700, and replaces any old file atomically.
+func WritePrivate(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+		tmp.Close()
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Flags are the settings given on the command line; empty means not given.
+type Flags struct {
+	Profile string
+	BaseURL string
+	APIKey  string
+}
+
+// Setting is one effective value and where it came from, in words a user
+// can follow ("--base-url flag", "SHUSH_BASE_URL", "profile \"work\" in
+// /home/me/.config/shush/config.toml", "default").
+type Setting struct {
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// Settings are the effective settings after precedence is applied.
+type Settings struct {
+	Profile Setting
+	BaseURL Setting
+	APIKey  Setting
+	// DB is the database the embedded default opens (used only when Local).
+	DB Setting
+	// File is the config file that was consulted (it may not exist).
+	File string
+}
+
+// Local reports whether no base URL is set, so the embedded default (the
+// service in process, on DB) is the target.
+func (s Settings) Local() bool { return s.BaseURL.Value == "" }
+
+// Target names what the settings talk to: the base URL, or "the local list"
+// with its database.
+func (s Settings) Target() string {
+	if s.Local() {
+		return "the local list (" + s.DB.Value + ")"
+	}
+	return s.BaseURL.Value
+}
+
+// Source names used in Setting.Source.
+const (
+	SourceDefault = "default"
+	SourceLocal   = "embedded default"
+)
+
+// Resolve applies the precedence flags > environment > file > embedded
+// default. env looks up an environment variable (os.Getenv in production).
+// A profile named by a flag, the environment or the file's "profile" that
+// the file does not define is an error; so is an API key without a base URL
+// (it would silently go to the local list instead of the service it was
+// meant for).
+func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
+	s := Settings{File: f.Path}
+	inFile := func(what string) string { return what + " in " + f.Path }
+
+	explicit := true
+	switch {
+	case flags.Profile != "":
+		s.Profile = Setting{flags.Profile, "--profile flag"}
+	case env(EnvProfile) != "":
+		s.Profile = Setting{env(EnvProfile), EnvProfile}
+	case f.Profile != "":
+		s.Profile = Setting{f.Profile, inFile("profile")}
+	default:
+		s.Profile = Setting{DefaultProfile, SourceDefault}
+		explicit = false
+	}
+	if err := CheckProfileName(s.Profile.Value); err != nil {
+		return s, fmt.Errorf("%v (from %s)", err, s.Profile.Source)
+	}
+	p, ok := f.Profiles[s.Profile.Value]
+	if !ok && explicit {
+		if !f.Found {
+			return s, fmt.Errorf("profile %q (from %s) is not defined: there is no config file %s", s.Profile.Value, s.Profile.Source, f.Path)
+		}
+		known := "it defines none"
+		if names := f.ProfileNames(); len(names) > 0 {
+			known = "it defines " + strings.Join(names, ", ")
+		}
+		return s, fmt.Errorf("profile %q (from %s) is not defined in %s: %s", s.Profile.Value, s.Profile.Source, f.Path, known)
+	}
+	fromProfile := inFile(fmt.Sprintf("profile %q", s.Profile.Value))
+
+	s.BaseURL = pick(flags.BaseURL, "--base-url flag", env(EnvBaseURL), EnvBaseURL, p.BaseURL, fromProfile, Setting{"", SourceLocal})
+	s.APIKey = pick(flags.APIKey, "--api-key flag", env(EnvAPIKey), EnvAPIKey, p.APIKey, fromProfile, Setting{"", SourceDefault})
+	if db := env(EnvDB); db != "" {
+		s.DB = Setting{db, EnvDB}
+	} else {
+		dir, err := DataDir()
+		if err != nil {
+			return s, fmt.Errorf("cannot find the user data directory: %w", err)
+		}
+		s.DB = Setting{filepath.Join(dir, "shush.db"), SourceDefault}
+	}
+
+	if s.BaseURL.Value != "" {
+		u, err := CheckBaseURL(s.BaseURL.Value)
+		if err != nil {
+			return s, fmt.Errorf("%v (from %s)", err, s.BaseURL.Source)
+		}
+		s.BaseURL.Value = u
+	} else if s.APIKey.Value != "" {
+		return s, fmt.Errorf("an API key is set (from %s) but no base URL: set --base-url or %s to the service the key belongs to, or unset the key to use the local list", s.APIKey.Source, EnvBaseURL)
+	}
+	return s, nil
+}
+
+func pick(flag, flagSrc, env, envSrc, file, fileSrc string, def Setting) Setting {
+	switch {
+	case flag != "":
+		return Setting{flag, flagSrc}
+	case env != "":
+		return Setting{env, envSrc}
+	case file != "":
+		return Setting{file, fileSrc}
+	}
+	return def
+}
+
+// CheckBaseURL accepts an http or https URL with a host and returns it
+// without a trailing slash.
+func CheckBaseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("base URL %q is not an http:// or https:// URL with a host", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("base URL %q has a query or fragment; give only scheme, host and path", raw)
+	}
+	return strings.TrimRight(raw, "/"), nil
+}
+
+// MaskKey shows enough of a key to tell keys apart, never the whole key:
+// at most its first 8 and last 4 characters, less for short keys
+// ("shush_ab…wxyz").
+func MaskKey(key string) string {
+	n := len(key)
+	if n == 0 {
+		return ""
+	}
+	head, tail := min(8, n/4), min(4, n/6)
+	if n < 8 {
+		head, tail = 0, 0
+	}
+	return key[:head] + "…" + key[n-tail:]
+}
