@@ -161,7 +161,7 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 	cases := map[string]string{
 		"[profiles.x]\nbase_url = \n":              "line 2",
 		"[profiles.x]\nbaseurl = \"http://a.b\"\n": `unknown setting "profiles.x.baseurl"`,
-		"[profiles.\"a b\"]\nbase_url = \"x\"\n":    `profile name "a b"`,
+		"[profiles.\"a b\"]\nbase_url = \"x\"\n":   `profile name "a b"`,
 	}
 	for body, want := range cases {
 		_, err := Load(writeConfig(t, body, 0o600))
