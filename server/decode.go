@@ -1,0 +1,209 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/shushlist/shush/api"
+)
+
+// MaxBody is the largest request body the service reads, in bytes.
+const MaxBody = 1 << 20
+
+// readObject reads a POST body as a JSON object and returns its fields
+// undecoded. It refuses what the contract refuses: a Content-Type other
+// than application/json (415), a body over MaxBody (413), bytes that are
+// not UTF-8, JSON that is not one object, and a field of the names in
+// known given twice (400). Unknown fields are ignored.
+func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[string]json.RawMessage, error) {
+	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
+		ct := r.Header.Get("Content-Type")
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			got := "no Content-Type"
+			if ct != "" {
+				got = "Content-Type " + api.Quote(ct)
+			}
+			return nil, newProblem(http.StatusUnsupportedMediaType, api.ErrValidation,
+				"The request has %s; send the body as JSON with Content-Type: application/json.", got)
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, newProblem(http.StatusRequestEntityTooLarge, api.ErrValidation,
+				"The request body is larger than %d bytes (1 MiB); send at most %d items per request.", MaxBody, api.MaxBatch)
+		}
+		return nil, badRequest("The request body could not be read.")
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, badRequest("The request body is empty; send a JSON object.")
+	}
+	if !utf8.Valid(body) {
+		return nil, badRequest("The request body is not valid UTF-8 text.")
+	}
+	if !json.Valid(body) {
+		var v any
+		err := json.Unmarshal(body, &v)
+		return nil, badRequest("The request body is not valid JSON: %s.", jsonReason(err))
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, badRequest("The request body must be a JSON object, not %s.", jsonKind(body))
+	}
+	fields := make(map[string]json.RawMessage)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, badRequest("The request body is not valid JSON: %s.", jsonReason(err))
+		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, badRequest("The request body is not valid JSON: %s.", jsonReason(err))
+		}
+		if _, dup := fields[name]; dup {
+			for _, k := range known {
+				if k == name {
+					return nil, badRequest("The field `%s` appears more than once in the request body; send it once.", name)
+				}
+			}
+		}
+		fields[name] = raw
+	}
+	return fields, nil
+}
+
+// jsonReason is the decoder's complaint without its "json: " prefix.
+func jsonReason(err error) string {
+	if err == nil {
+		return "it is incomplete"
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// jsonKind names the kind of a JSON value for a message.
+func jsonKind(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+// stringList decodes the array field name with the contract's rules: an
+// array (400 otherwise) of 1 to api.MaxBatch items (422), each a string
+// (400) that norm accepts (422). It returns the normalized items with
+// duplicates dropped, in the order of their first occurrence. what names an
+// item for the message, e.g. "a valid email address".
+func stringList(raw json.RawMessage, name, what string, norm func(string) (string, error)) ([]string, error) {
+	if isNull(raw) {
+		return nil, invalid("`%s` is null; it must be an array of 1 to %d items.", name, api.MaxBatch)
+	}
+	var items []json.RawMessage
+	if kind := jsonKind(raw); kind != "an array" {
+		return nil, badRequest("`%s` must be an array of strings, not %s.", name, kind)
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, badRequest("`%s` must be an array of strings: %s.", name, jsonReason(err))
+	}
+	switch {
+	case len(items) == 0:
+		return nil, invalid("`%s` is empty; send 1 to %d items.", name, api.MaxBatch)
+	case len(items) > api.MaxBatch:
+		return nil, invalid("`%s` has %d items; send at most %d per request.", name, len(items), api.MaxBatch)
+	}
+	out := make([]string, 0, len(items))
+	seen := make(map[string]bool, len(items))
+	var first error
+	bad := 0
+	for i, item := range items {
+		var s string
+		switch {
+		case isNull(item):
+			bad++
+			if first == nil {
+				first = invalid("%s[%d] is null; it must be %s.", name, i, what)
+			}
+			continue
+		case jsonKind(item) != "a string":
+			// A wrong JSON type is a 400 on its own, whatever else is wrong.
+			return nil, badRequest("%s[%d] must be a string, not %s.", name, i, jsonKind(item))
+		}
+		if err := json.Unmarshal(item, &s); err != nil {
+			return nil, badRequest("%s[%d] is not a valid JSON string: %s.", name, i, jsonReason(err))
+		}
+		n, err := norm(s)
+		if err != nil {
+			bad++
+			if first == nil {
+				first = invalid("%s[%d] (%s) is not %s: %s.", name, i, api.Quote(s), what, err)
+			}
+			continue
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	if first != nil {
+		p := first.(*problem)
+		if bad > 1 {
+			p.message += fmt.Sprintf(" %d more items of `%s` are invalid.", bad-1, name)
+		}
+		return nil, p
+	}
+	return out, nil
+}
+
+// stringField decodes a single string field with the same rules.
+func stringField(raw json.RawMessage, name, what string, norm func(string) (string, error)) (string, error) {
+	if isNull(raw) {
+		return "", invalid("`%s` is null; it must be %s.", name, what)
+	}
+	if kind := jsonKind(raw); kind != "a string" {
+		return "", badRequest("`%s` must be a string, not %s.", name, kind)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", badRequest("`%s` is not a valid JSON string: %s.", name, jsonReason(err))
+	}
+	n, err := norm(s)
+	if err != nil {
+		return "", invalid("`%s` (%s) is not %s: %s.", name, api.Quote(s), what, err)
+	}
+	return n, nil
+}
+
+func missing(format string, args ...any) *problem {
+	return newProblem(http.StatusUnprocessableEntity, api.ErrMissingRequiredField, format, args...)
+}

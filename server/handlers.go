@@ -1,0 +1,250 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+)
+
+// handler does the work of one route for the caller's team and returns the
+// success status and body, or an error (a *problem or a store error).
+type handler func(r *http.Request, w http.ResponseWriter, team string) (int, any, error)
+
+func (s *Server) routes() {
+	s.handle("POST /suppressions/batch/add", true, s.batchAdd)
+	s.handle("POST /suppressions/batch/remove", true, s.batchRemove)
+	s.handle("POST /suppressions", true, s.addOne)
+	s.handle("GET /suppressions", false, s.list)
+	s.handle("GET /suppressions/{ref}", false, s.getOne)
+	s.handle("DELETE /suppressions/{ref}", true, s.removeOne)
+	s.mux.HandleFunc("GET /healthz", s.health)
+}
+
+// handle registers a route that needs a key; changes says whether it
+// changes the list, which a read-only key may not.
+func (s *Server) handle(pattern string, changes bool, h handler) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		k, ok := keyOf(r)
+		if !ok {
+			writeProblem(w, r, s.log, fromStore(errNoKey))
+			return
+		}
+		if changes && k.ReadOnly {
+			writeProblem(w, r, s.log, newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
+				"This API key is read-only; it cannot change the suppression list."))
+			return
+		}
+		status, body, err := h(r, w, k.Team)
+		if err != nil {
+			writeProblem(w, r, s.log, fromStore(err))
+			return
+		}
+		writeJSON(w, status, body)
+	})
+}
+
+func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	f, err := readObject(w, r, "emails")
+	if err != nil {
+		return 0, nil, err
+	}
+	raw, ok := f["emails"]
+	if !ok {
+		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} with 1 to %d addresses.", api.MaxBatch)
+	}
+	emails, err := stringList(raw, "emails", "a valid email address", api.NormalizeEmail)
+	if err != nil {
+		return 0, nil, err
+	}
+	entries, err := s.store.Add(r.Context(), team, emails, api.OriginManual, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, batchResponse(entries, false), nil
+}
+
+func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	f, err := readObject(w, r, "emails", "ids")
+	if err != nil {
+		return 0, nil, err
+	}
+	rawEmails, hasEmails := f["emails"]
+	rawIDs, hasIDs := f["ids"]
+	var entries []store.Entry
+	switch {
+	case hasEmails && hasIDs:
+		return 0, nil, invalid("Send either `emails` or `ids`, not both.")
+	case hasEmails:
+		emails, err := stringList(rawEmails, "emails", "a valid email address", api.NormalizeEmail)
+		if err != nil {
+			return 0, nil, err
+		}
+		entries, err = s.store.RemoveEmails(r.Context(), team, emails)
+		if err != nil {
+			return 0, nil, err
+		}
+	case hasIDs:
+		ids, err := stringList(rawIDs, "ids", "a suppression ID", api.NormalizeID)
+		if err != nil {
+			return 0, nil, err
+		}
+		entries, err = s.store.RemoveIDs(r.Context(), team, ids)
+		if err != nil {
+			return 0, nil, err
+		}
+	default:
+		return 0, nil, missing("Missing `emails` or `ids` field; send one of them with 1 to %d items.", api.MaxBatch)
+	}
+	return http.StatusOK, batchResponse(entries, true), nil
+}
+
+func batchResponse(entries []store.Entry, deleted bool) api.BatchResponse {
+	out := api.BatchResponse{Data: make([]api.Suppression, len(entries))}
+	for i, e := range entries {
+		out.Data[i] = api.Suppression{Object: api.ObjectSuppression, ID: e.ID, Deleted: deleted}
+	}
+	return out
+}
+
+func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	f, err := readObject(w, r, "email")
+	if err != nil {
+		return 0, nil, err
+	}
+	raw, ok := f["email"]
+	if !ok {
+		return 0, nil, missing("Missing `email` field; send {\"email\": \"...\"}.")
+	}
+	email, err := stringField(raw, "email", "a valid email address", api.NormalizeEmail)
+	if err != nil {
+		return 0, nil, err
+	}
+	entries, err := s.store.Add(r.Context(), team, []string{email}, api.OriginManual, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, api.Suppression{Object: api.ObjectSuppression, ID: entries[0].ID}, nil
+}
+
+func (s *Server) list(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return 0, nil, badRequest("The query string is malformed; escape its values.")
+	}
+	lq := store.ListQuery{Limit: 20}
+	if v, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 1 || n > api.MaxBatch || len(v) > 1 {
+			return 0, nil, invalid("`limit` must be one whole number from 1 to %d, not %s.", api.MaxBatch, api.Quote(v[0]))
+		}
+		lq.Limit = n
+	}
+	for _, p := range []struct {
+		name string
+		dst  *string
+	}{{"after", &lq.After}, {"before", &lq.Before}} {
+		v, ok := q[p.name]
+		if !ok {
+			continue
+		}
+		id, err := api.NormalizeID(v[0])
+		if err != nil || len(v) > 1 {
+			return 0, nil, invalid("`%s` (%s) is not a suppression ID: it must be one UUID.", p.name, api.Quote(v[0]))
+		}
+		*p.dst = id
+	}
+	if lq.After != "" && lq.Before != "" {
+		return 0, nil, invalid("Send either `after` or `before`, not both.")
+	}
+	if v, ok := q["origin"]; ok {
+		o, err := api.ParseOrigin(v[0])
+		if err != nil || len(v) > 1 {
+			return 0, nil, invalid("`origin` (%s) must be one of bounce, complaint, manual.", api.Quote(v[0]))
+		}
+		lq.Origin = o
+	}
+	page, more, err := s.store.List(r.Context(), team, lq)
+	if err != nil {
+		return 0, nil, err
+	}
+	out := api.ListResponse{Object: api.ObjectList, HasMore: more, Data: make([]api.Entry, len(page))}
+	for i, e := range page {
+		out.Data[i] = entry(e, "")
+	}
+	return http.StatusOK, out, nil
+}
+
+func entry(e store.Entry, object string) api.Entry {
+	return api.Entry{
+		Object:    object,
+		ID:        e.ID,
+		Email:     e.Email,
+		Origin:    e.Origin,
+		SourceID:  e.SourceID,
+		CreatedAt: api.Timestamp{Time: e.CreatedAt},
+	}
+}
+
+// lookup finds the team's entry a path segment names: by ID when it parses
+// as a UUID, else by address.
+func (s *Server) lookup(ctx context.Context, team, ref string) (store.Entry, error) {
+	if id, err := api.NormalizeID(ref); err == nil {
+		return s.store.Get(ctx, team, id)
+	}
+	email, err := api.NormalizeEmail(ref)
+	if err != nil {
+		return store.Entry{}, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), err)
+	}
+	return s.store.GetByEmail(ctx, team, email)
+}
+
+func (s *Server) getOne(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	e, err := s.lookup(r.Context(), team, r.PathValue("ref"))
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, entry(e, api.ObjectSuppression), nil
+}
+
+func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	ref := r.PathValue("ref")
+	var (
+		removed []store.Entry
+		err     error
+	)
+	if id, idErr := api.NormalizeID(ref); idErr == nil {
+		removed, err = s.store.RemoveIDs(r.Context(), team, []string{id})
+	} else {
+		email, emailErr := api.NormalizeEmail(ref)
+		if emailErr != nil {
+			return 0, nil, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), emailErr)
+		}
+		removed, err = s.store.RemoveEmails(r.Context(), team, []string{email})
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(removed) == 0 {
+		return 0, nil, notFound()
+	}
+	return http.StatusOK, api.Suppression{Object: api.ObjectSuppression, ID: removed[0].ID, Deleted: true}, nil
+}
+
+// health answers GET /healthz without a key: 200 when the store answers.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		p := newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable, "The suppression list's database does not answer.")
+		p.cause = err
+		writeProblem(w, r, s.log, p)
+		return
+	}
+	writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
+}
+

@@ -1,0 +1,247 @@
+// Package server is the Suppression List Batch API service: routing, request
+// decoding with the contract's error answers, API-key authentication, a
+// rate limit per team, request logs, and the Store interface (package
+// store) with its implementations below it.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+)
+
+// Defaults of Options.
+const (
+	DefaultRate           = 10
+	DefaultRequestTimeout = 30 * time.Second
+)
+
+// Options tune a Server. The zero value is a sensible default.
+type Options struct {
+	// Rate is how many requests per second each team may make on average;
+	// a value <= 0 means DefaultRate.
+	Rate float64
+	// Burst is how many requests a team may make at once; a value <= 0
+	// means max(1, ceil(Rate)).
+	Burst int
+	// Logger receives one record per request and the details of failures;
+	// nil discards them.
+	Logger *slog.Logger
+	// RequestTimeout bounds the work of one request; a value <= 0 means
+	// DefaultRequestTimeout.
+	RequestTimeout time.Duration
+}
+
+// Server is the service as an http.Handler.
+type Server struct {
+	store   store.Store
+	opts    Options
+	log     *slog.Logger
+	limiter *limiter
+	mux     *http.ServeMux
+}
+
+// New returns the service over st. The caller keeps ownership of st.
+func New(st store.Store, opts Options) *Server {
+	if opts.Rate <= 0 {
+		opts.Rate = DefaultRate
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = max(1, int(math.Ceil(opts.Rate)))
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	s := &Server{
+		store:   st,
+		opts:    opts,
+		log:     opts.Logger,
+		limiter: newLimiter(opts.Rate, opts.Burst),
+		mux:     http.NewServeMux(),
+	}
+	s.routes()
+	return s
+}
+
+const requestIDHeader = "X-Request-Id"
+
+// keyCtx carries the caller's key from ServeHTTP to the handlers.
+type keyCtx struct{}
+
+// ServeHTTP answers one request: it authenticates (except GET /healthz),
+// applies the team's rate limit, routes, and logs the outcome.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w}
+	rid := requestID(r.Header.Get(requestIDHeader))
+	rec.Header().Set(requestIDHeader, rid)
+
+	_, pattern := s.mux.Handler(r)
+	var key store.Key
+	defer func() {
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.LogAttrs(r.Context(), slog.LevelError, "handler panicked",
+				slog.String("request_id", rid), slog.Any("panic", v))
+			if !rec.wrote {
+				writeProblem(rec, r, s.log, newProblem(http.StatusInternalServerError, api.ErrApplication,
+					"Something went wrong on our side. Try again later."))
+			}
+		}
+		route := pattern
+		if route == "" {
+			route = "unmatched"
+		}
+		attrs := []slog.Attr{
+			slog.String("request_id", rid),
+			slog.String("method", r.Method),
+			slog.String("route", route),
+			slog.Int("status", rec.status),
+			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.Int64("bytes", rec.bytes),
+			slog.String("remote", r.RemoteAddr),
+		}
+		if key.ID != "" {
+			attrs = append(attrs, slog.String("team", key.Team), slog.String("key_id", key.ID))
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+	}()
+
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+	defer cancel()
+	r = r.WithContext(ctx)
+
+	if r.URL.Path != "/healthz" {
+		k, err := s.authenticate(r)
+		if err != nil {
+			writeProblem(rec, r, s.log, fromStore(err))
+			return
+		}
+		key = k
+		v := s.limiter.take(k.Team, time.Now())
+		v.setHeaders(rec.Header())
+		if !v.allowed {
+			writeProblem(rec, r, s.log, newProblem(http.StatusTooManyRequests, api.ErrRateLimitExceeded,
+				"Too many requests for this team; retry after %d seconds.", max(1, seconds(v.retryAfter))))
+			return
+		}
+		r = r.WithContext(context.WithValue(ctx, keyCtx{}, k))
+	}
+	if pattern == "" {
+		s.unmatched(rec, r)
+		return
+	}
+	s.mux.ServeHTTP(rec, r)
+}
+
+// unmatched answers a path no route has (404), or a method the path's
+// routes do not take (405, with Allow), in the contract's JSON.
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
+	h, _ := s.mux.Handler(r)
+	probe := &probeWriter{header: make(http.Header)}
+	h.ServeHTTP(probe, r)
+	switch probe.status {
+	case http.StatusMethodNotAllowed:
+		allow := probe.header.Get("Allow")
+		w.Header().Set("Allow", allow)
+		writeProblem(w, r, s.log, newProblem(http.StatusMethodNotAllowed, api.ErrMethodNotAllowed,
+			"Method %s is not allowed on this path; allowed: %s.", api.Quote(r.Method), allow))
+	case http.StatusNotFound, 0:
+		writeProblem(w, r, s.log, newProblem(http.StatusNotFound, api.ErrNotFound, "Endpoint not found."))
+	default:
+		// A redirect to the cleaned path: pass it on as the mux made it.
+		for k, v := range probe.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(probe.status)
+	}
+}
+
+// requestID keeps a caller's request ID when it is short and plain, so logs
+// can be matched across services, and makes one otherwise.
+func requestID(in string) string {
+	if len(in) > 0 && len(in) <= 64 {
+		ok := true
+		for i := 0; i < len(in); i++ {
+			c := in[i]
+			if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return in
+		}
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// recorder notes what a handler wrote, for the request log.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+	wrote  bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// probeWriter catches the mux's own 404/405/redirect answer so that it can
+// be given in the contract's form.
+type probeWriter struct {
+	header http.Header
+	status int
+}
+
+func (p *probeWriter) Header() http.Header { return p.header }
+func (p *probeWriter) WriteHeader(code int) {
+	if p.status == 0 {
+		p.status = code
+	}
+}
+func (p *probeWriter) Write(b []byte) (int, error) {
+	if p.status == 0 {
+		p.status = http.StatusOK
+	}
+	return len(b), nil
+}
+
+// keyOf is the caller's key, set by ServeHTTP.
+func keyOf(r *http.Request) (store.Key, bool) {
+	k, ok := r.Context().Value(keyCtx{}).(store.Key)
+	return k, ok
+}
+
+var errNoKey = errors.New("server: route reached without a key")

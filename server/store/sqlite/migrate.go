@@ -1,0 +1,72 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migrations are the schema steps in order; migration i brings the schema
+// to version i+1. A step is never edited once released: changes are new
+// steps.
+var migrations = []string{
+	// 1: suppressions keyed by (team, id) so that a team's newest-first page
+	// is a range scan; the UUIDv7 IDs sort by creation time.
+	`CREATE TABLE suppressions (
+		team       TEXT    NOT NULL,
+		id         TEXT    NOT NULL,
+		email      TEXT    NOT NULL,
+		origin     TEXT    NOT NULL CHECK (origin IN ('bounce', 'complaint', 'manual')),
+		source_id  TEXT,
+		created_at INTEGER NOT NULL,
+		PRIMARY KEY (team, id)
+	) WITHOUT ROWID;
+	CREATE UNIQUE INDEX suppressions_team_email ON suppressions (team, email);
+	CREATE INDEX suppressions_team_origin_id ON suppressions (team, origin, id);
+	CREATE TABLE api_keys (
+		id         TEXT    NOT NULL PRIMARY KEY,
+		team       TEXT    NOT NULL,
+		read_only  INTEGER NOT NULL,
+		hash       BLOB    NOT NULL,
+		created_at INTEGER NOT NULL,
+		revoked_at INTEGER
+	);`,
+}
+
+// migrate applies the migrations the database lacks, in one transaction,
+// so that two processes opening a fresh file at once cannot both apply
+// them.
+func migrate(ctx context.Context, c *sql.Conn) (err error) {
+	if _, err := c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_, _ = c.ExecContext(context.Background(), "ROLLBACK")
+		}
+	}()
+	if _, err := c.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER NOT NULL PRIMARY KEY,
+		applied_at INTEGER NOT NULL
+	)`); err != nil {
+		return err
+	}
+	var have int
+	if err := c.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&have); err != nil {
+		return err
+	}
+	if have > len(migrations) {
+		return fmt.Errorf("the database has schema version %d, newer than this shush knows (%d)", have, len(migrations))
+	}
+	for v := have + 1; v <= len(migrations); v++ {
+		if _, err := c.ExecContext(ctx, migrations[v-1]); err != nil {
+			return fmt.Errorf("schema migration %d: %w", v, err)
+		}
+		if _, err := c.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", v, time.Now().UnixMilli()); err != nil {
+			return err
+		}
+	}
+	_, err = c.ExecContext(ctx, "COMMIT")
+	return err
+}

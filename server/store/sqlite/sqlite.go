@@ -1,0 +1,601 @@
+// Package sqlite is the SQLite implementation of store.Store: one database
+// file in WAL mode with durable commits (synchronous=FULL), schema
+// migrations applied at Open, and a single writer that commits the changes
+// of concurrent callers together (group commit) while each caller's change
+// stays atomic on its own.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	msqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+)
+
+// busyTimeout is how long a connection waits for another process's lock
+// (for example `shush keys create` while `shush serve` runs) before the
+// store reports itself unavailable.
+const busyTimeout = 5 * time.Second
+
+// maxGroup bounds how many callers' changes one commit carries, so that a
+// burst cannot hold the write lock for long.
+const maxGroup = 64
+
+// chunk is how many rows one statement reads or writes; it keeps the
+// statement's parameters well below SQLite's limit.
+const chunk = 400
+
+// Store is a store.Store over one SQLite file. It is safe for concurrent
+// use.
+type Store struct {
+	path  string
+	read  *sql.DB
+	write *sql.DB
+	conn  *sql.Conn // the writer's connection, used only by run
+
+	jobs      chan *job
+	quit      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ store.Store = (*Store)(nil)
+
+// job is one caller's change: fn runs inside its own savepoint of a
+// transaction that may carry other callers' changes too.
+type job struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, c *sql.Conn) error
+	done chan error
+}
+
+// Open opens (creating if needed) the database file at path, applies the
+// schema migrations it lacks and starts the writer. The parent directory
+// must exist.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("sqlite: empty database path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: database path %s: %w", api.Quote(path), err)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("sqlite: database path %s is a directory", api.Quote(path))
+	}
+	params := url.Values{}
+	params.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	params.Add("_pragma", "journal_mode(WAL)")
+	params.Add("_pragma", "synchronous(FULL)")
+	params.Add("_pragma", "foreign_keys(1)")
+	params.Set("_txlock", "immediate")
+	dsn := "file:" + (&url.URL{Path: filepath.ToSlash(abs)}).EscapedPath() + "?" + params.Encode()
+
+	write, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	write.SetConnMaxIdleTime(0)
+	conn, err := write.Conn(ctx)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), wrap(err))
+	}
+	if err := migrate(ctx, conn); err != nil {
+		conn.Close()
+		write.Close()
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", api.Quote(path), wrap(err))
+	}
+	read, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		conn.Close()
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), err)
+	}
+	read.SetMaxOpenConns(8)
+	read.SetMaxIdleConns(8)
+	s := &Store{
+		path:  abs,
+		read:  read,
+		write: write,
+		conn:  conn,
+		jobs:  make(chan *job),
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
+	}
+	go s.run()
+	return s, nil
+}
+
+// Path is the absolute path of the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close stops the writer after the changes already handed to it and closes
+// the database.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.quit)
+		<-s.done
+		s.closeErr = errors.Join(s.conn.Close(), s.write.Close(), s.read.Close())
+	})
+	return s.closeErr
+}
+
+// Ping reports whether the database answers a query.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+		return wrap(err)
+	}
+	return nil
+}
+
+// errClosed is what callers get once Close has begun.
+var errClosed = fmt.Errorf("sqlite: the database is closed: %w", store.ErrUnavailable)
+
+// change hands fn to the writer and waits for the commit that carries it.
+// It always waits for the writer's answer once fn is queued: returning early
+// on a cancelled ctx could report failure for a change that commits.
+func (s *Store) change(ctx context.Context, fn func(ctx context.Context, c *sql.Conn) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case s.jobs <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-s.quit:
+		return errClosed
+	}
+	return <-j.done
+}
+
+// run is the writer: it takes the first waiting change, gathers the ones
+// queued behind it, and commits them in one transaction, so that concurrent
+// callers share one fsync.
+func (s *Store) run() {
+	defer close(s.done)
+	for {
+		var group []*job
+		select {
+		case j := <-s.jobs:
+			group = append(group, j)
+		case <-s.quit:
+			return
+		}
+	gather:
+		for len(group) < maxGroup {
+			select {
+			case j := <-s.jobs:
+				group = append(group, j)
+			default:
+				break gather
+			}
+		}
+		s.commitGroup(group)
+	}
+}
+
+// commitGroup runs each job in its own savepoint, so a failing job leaves
+// the others' changes in place, then commits. Nothing is reported to a
+// caller before the commit that carries its change is durable.
+func (s *Store) commitGroup(group []*job) {
+	// Statements of the group run with a background context: an interrupted
+	// statement can roll back the whole transaction, taking other callers'
+	// changes with it. Jobs check their own ctx between statements instead.
+	bg := context.Background()
+	errs := make([]error, len(group))
+	fail := func(err error) {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+	}
+	if _, err := s.conn.ExecContext(bg, "BEGIN IMMEDIATE"); err != nil {
+		fail(wrap(err))
+	} else {
+		broken := false
+		for i, j := range group {
+			if err := j.ctx.Err(); err != nil {
+				errs[i] = err
+				continue
+			}
+			if _, err := s.conn.ExecContext(bg, "SAVEPOINT job"); err != nil {
+				errs[i] = wrap(err)
+				broken = true
+				break
+			}
+			if err := j.fn(j.ctx, s.conn); err != nil {
+				errs[i] = wrap(err)
+				if _, rerr := s.conn.ExecContext(bg, "ROLLBACK TO job"); rerr != nil {
+					broken = true
+					break
+				}
+			}
+			if _, err := s.conn.ExecContext(bg, "RELEASE job"); err != nil {
+				broken = true
+				break
+			}
+		}
+		if broken {
+			_, _ = s.conn.ExecContext(bg, "ROLLBACK")
+			fail(fmt.Errorf("sqlite: the transaction was aborted: %w", store.ErrUnavailable))
+		} else if _, err := s.conn.ExecContext(bg, "COMMIT"); err != nil {
+			_, _ = s.conn.ExecContext(bg, "ROLLBACK")
+			fail(wrap(err))
+		}
+	}
+	for i, j := range group {
+		j.done <- errs[i]
+	}
+}
+
+// wrap marks the errors that mean "the database cannot answer now" with
+// store.ErrUnavailable.
+func wrap(err error) error {
+	if err == nil || errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrNotFound) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, sql.ErrConnDone) || strings.Contains(err.Error(), "database is closed") {
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+	}
+	var se *msqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL,
+			sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_PROTOCOL,
+			sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+		}
+	}
+	return err
+}
+
+// Add puts the addresses on the team's list; see store.Store.
+func (s *Store) Add(ctx context.Context, team string, emails []string, origin api.Origin, sourceID *string) ([]Entry, error) {
+	out := make([]store.Entry, len(emails))
+	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
+		byEmail := make(map[string]int, len(emails))
+		for i, e := range emails {
+			byEmail[e] = i
+		}
+		found := make([]bool, len(emails))
+		for lo := 0; lo < len(emails); lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			part := emails[lo:min(lo+chunk, len(emails))]
+			args := make([]any, 0, len(part)+1)
+			args = append(args, team)
+			for _, e := range part {
+				args = append(args, e)
+			}
+			rows, err := c.QueryContext(context.Background(),
+				"SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? AND email IN ("+marks(len(part))+")", args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				e, err := scanEntry(rows)
+				if err != nil {
+					rows.Close()
+					return err
+				}
+				if i, ok := byEmail[e.Email]; ok {
+					out[i], found[i] = e, true
+				}
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+		}
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		fresh := make([]int, 0, len(emails))
+		for i := range emails {
+			if found[i] {
+				continue
+			}
+			id, err := uuid.NewV7()
+			if err != nil {
+				return err
+			}
+			out[i] = store.Entry{ID: id.String(), Email: emails[i], Origin: origin, SourceID: sourceID, CreatedAt: now}
+			if origin == api.OriginManual {
+				out[i].SourceID = nil
+			}
+			fresh = append(fresh, i)
+		}
+		const cols = 6
+		for lo := 0; lo < len(fresh); lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			part := fresh[lo:min(lo+chunk, len(fresh))]
+			args := make([]any, 0, len(part)*cols)
+			var q strings.Builder
+			q.WriteString("INSERT INTO suppressions (team, id, email, origin, source_id, created_at) VALUES ")
+			for k, i := range part {
+				if k > 0 {
+					q.WriteByte(',')
+				}
+				q.WriteString("(?,?,?,?,?,?)")
+				e := out[i]
+				args = append(args, team, e.ID, e.Email, string(e.Origin), nullString(e.SourceID), e.CreatedAt.UnixMilli())
+			}
+			if _, err := c.ExecContext(context.Background(), q.String(), args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Entry is store.Entry; the alias keeps method signatures short.
+type Entry = store.Entry
+
+// RemoveEmails takes the entries with these addresses off the team's list;
+// see store.Store.
+func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) ([]Entry, error) {
+	return s.remove(ctx, team, "email", emails)
+}
+
+// RemoveIDs takes the entries with these IDs off the team's list; see
+// store.Store.
+func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]Entry, error) {
+	return s.remove(ctx, team, "id", ids)
+}
+
+func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]Entry, error) {
+	var out []store.Entry
+	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
+		got := make(map[string]store.Entry, len(keys))
+		for lo := 0; lo < len(keys); lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			part := keys[lo:min(lo+chunk, len(keys))]
+			args := make([]any, 0, len(part)+1)
+			args = append(args, team)
+			for _, k := range part {
+				args = append(args, k)
+			}
+			rows, err := c.QueryContext(context.Background(),
+				"DELETE FROM suppressions WHERE team = ? AND "+col+" IN ("+marks(len(part))+") RETURNING id, email, origin, source_id, created_at", args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				e, err := scanEntry(rows)
+				if err != nil {
+					rows.Close()
+					return err
+				}
+				if col == "id" {
+					got[e.ID] = e
+				} else {
+					got[e.Email] = e
+				}
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+		}
+		out = make([]store.Entry, 0, len(got))
+		for _, k := range keys {
+			if e, ok := got[k]; ok {
+				out = append(out, e)
+				delete(got, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Get returns the team's entry with this ID; see store.Store.
+func (s *Store) Get(ctx context.Context, team, id string) (Entry, error) {
+	return s.getOne(ctx, "SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? AND id = ?", team, id)
+}
+
+// GetByEmail returns the team's entry for this address; see store.Store.
+func (s *Store) GetByEmail(ctx context.Context, team, email string) (Entry, error) {
+	return s.getOne(ctx, "SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? AND email = ?", team, email)
+}
+
+func (s *Store) getOne(ctx context.Context, q string, args ...any) (Entry, error) {
+	e, err := scanEntry(s.read.QueryRowContext(ctx, q, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Entry{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.Entry{}, wrap(err)
+	}
+	return e, nil
+}
+
+// List returns a page of the team's list, newest first; see store.Store.
+func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]Entry, bool, error) {
+	limit := q.Limit
+	if limit < 1 || limit > api.MaxBatch {
+		limit = 20
+	}
+	where := []string{"team = ?"}
+	args := []any{team}
+	if q.Origin != "" {
+		where = append(where, "origin = ?")
+		args = append(args, string(q.Origin))
+	}
+	order := "DESC"
+	switch {
+	case q.After != "":
+		where = append(where, "id < ?")
+		args = append(args, q.After)
+	case q.Before != "":
+		where = append(where, "id > ?")
+		args = append(args, q.Before)
+		order = "ASC"
+	}
+	args = append(args, limit+1)
+	rows, err := s.read.QueryContext(ctx,
+		"SELECT id, email, origin, source_id, created_at FROM suppressions WHERE "+strings.Join(where, " AND ")+
+			" ORDER BY id "+order+" LIMIT ?", args...)
+	if err != nil {
+		return nil, false, wrap(err)
+	}
+	defer rows.Close()
+	page := make([]store.Entry, 0, limit+1)
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, false, wrap(err)
+		}
+		page = append(page, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, wrap(err)
+	}
+	more := len(page) > limit
+	if more {
+		page = page[:limit]
+	}
+	if order == "ASC" {
+		for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
+			page[i], page[j] = page[j], page[i]
+		}
+	}
+	return page, more, nil
+}
+
+// CreateKey stores a new key; see store.Store.
+func (s *Store) CreateKey(ctx context.Context, k store.Key) error {
+	return s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
+		var revoked any
+		if k.RevokedAt != nil {
+			revoked = k.RevokedAt.UnixMilli()
+		}
+		_, err := c.ExecContext(context.Background(), "INSERT INTO api_keys (id, team, read_only, hash, created_at, revoked_at) VALUES (?,?,?,?,?,?)",
+			k.ID, k.Team, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked)
+		return err
+	})
+}
+
+// KeyByID returns the key with this ID; see store.Store.
+func (s *Store) KeyByID(ctx context.Context, id string) (store.Key, error) {
+	k, err := scanKey(s.read.QueryRowContext(ctx, "SELECT id, team, read_only, hash, created_at, revoked_at FROM api_keys WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Key{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.Key{}, wrap(err)
+	}
+	return k, nil
+}
+
+// ListKeys returns every key, oldest first; see store.Store.
+func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
+	rows, err := s.read.QueryContext(ctx, "SELECT id, team, read_only, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
+	if err != nil {
+		return nil, wrap(err)
+	}
+	defer rows.Close()
+	var keys []store.Key
+	for rows.Next() {
+		k, err := scanKey(rows)
+		if err != nil {
+			return nil, wrap(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, wrap(rows.Err())
+}
+
+// RevokeKey marks a key revoked; see store.Store.
+func (s *Store) RevokeKey(ctx context.Context, id string) error {
+	return s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
+		res, err := c.ExecContext(context.Background(), "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", time.Now().UnixMilli(), id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return store.ErrNotFound
+		}
+		return nil
+	})
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanEntry(r scanner) (store.Entry, error) {
+	var (
+		e      store.Entry
+		origin string
+		source sql.NullString
+		ms     int64
+	)
+	if err := r.Scan(&e.ID, &e.Email, &origin, &source, &ms); err != nil {
+		return store.Entry{}, err
+	}
+	e.Origin = api.Origin(origin)
+	if source.Valid {
+		e.SourceID = &source.String
+	}
+	e.CreatedAt = time.UnixMilli(ms).UTC()
+	return e, nil
+}
+
+func scanKey(r scanner) (store.Key, error) {
+	var (
+		k       store.Key
+		ms      int64
+		revoked sql.NullInt64
+	)
+	if err := r.Scan(&k.ID, &k.Team, &k.ReadOnly, &k.Hash, &ms, &revoked); err != nil {
+		return store.Key{}, err
+	}
+	k.CreatedAt = time.UnixMilli(ms).UTC()
+	if revoked.Valid {
+		t := time.UnixMilli(revoked.Int64).UTC()
+		k.RevokedAt = &t
+	}
+	return k, nil
+}
+
+func nullString(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func marks(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
