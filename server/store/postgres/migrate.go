@@ -1,0 +1,71 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// migrations are applied in order, each once; schema_migrations records
+// the versions applied. A migration is never edited once released: a
+// change of schema is a new entry.
+var migrations = []string{
+	1: `
+CREATE TABLE suppressions (
+	id         uuid PRIMARY KEY,
+	team       text NOT NULL,
+	email      text NOT NULL,
+	origin     text NOT NULL CHECK (origin IN ('bounce', 'complaint', 'manual')),
+	source_id  text,
+	created_at timestamptz NOT NULL,
+	CONSTRAINT suppressions_team_email UNIQUE (team, email)
+);
+CREATE INDEX suppressions_team_id ON suppressions (team, id);
+CREATE TABLE api_keys (
+	id         text PRIMARY KEY,
+	team       text NOT NULL,
+	read_only  boolean NOT NULL,
+	hash       bytea NOT NULL,
+	created_at timestamptz NOT NULL,
+	revoked_at timestamptz
+);`,
+}
+
+// migrate brings the schema up to date. The whole run holds a
+// transaction-scoped advisory lock keyed by the schema it works in, so two
+// processes starting at once apply each migration exactly once: the second
+// waits, then finds nothing left to do.
+func (s *Store) migrate(ctx context.Context) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('shush.migrate'), hashtext(current_schema()))`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    integer PRIMARY KEY,
+			applied_at timestamptz NOT NULL DEFAULT now()
+		)`); err != nil {
+			return err
+		}
+		var current int
+		if err := tx.QueryRow(ctx, `SELECT COALESCE(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+			return err
+		}
+		if current >= len(migrations) {
+			return fmt.Errorf("the database schema is at version %d, newer than this shush knows (%d): upgrade shush", current, len(migrations)-1)
+		}
+		for v := current + 1; v < len(migrations); v++ {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migration %d: %w", v, err)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, v); err != nil {
+				return fmt.Errorf("migration %d: %w", v, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bring the PostgreSQL schema up to date: %w", mapErr(err))
+	}
+	return nil
+}

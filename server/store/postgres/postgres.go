@@ -1,0 +1,457 @@
+// Package postgres is the PostgreSQL implementation of store.Store, for
+// running several `shush serve` processes over one database. It keeps the
+// same semantics as the SQLite store (it passes the same conformance suite)
+// and stays correct when processes add and remove overlapping addresses at
+// the same time.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+)
+
+// Store is a store.Store over a pool of PostgreSQL connections.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database named by dsn (a postgres:// URL or a
+// key=value connection string; pgx pool settings such as pool_max_conns and
+// run-time parameters such as search_path are accepted) and brings its
+// schema up to date. Several processes may open the same database at once.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message may quote the DSN, password included.
+		return nil, errors.New("the PostgreSQL connection string is not valid")
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open PostgreSQL: %w", mapErr(err))
+	}
+	s := &Store{pool: pool}
+	if err := s.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close releases the pool's connections.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return mapErr(s.pool.Ping(ctx))
+}
+
+// maxAttempts bounds how often a transaction that lost a race (deadlock,
+// serialization failure, unique violation) is run again.
+const maxAttempts = 8
+
+// inTx runs fn in a READ COMMITTED transaction and runs it again when it
+// lost a race with another transaction; any other error, and the last
+// attempt's, is returned.
+func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	var err error
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return mapErr(ctx.Err())
+			case <-time.After(time.Duration(attempt) * 2 * time.Millisecond):
+			}
+		}
+		err = pgx.BeginFunc(ctx, s.pool, fn)
+		if !retryable(err) {
+			break
+		}
+	}
+	return mapErr(err)
+}
+
+// retryable reports errors a transaction may get from a concurrent one and
+// that a fresh attempt resolves.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	switch pgErr.Code {
+	case "40001", // serialization_failure
+		"40P01", // deadlock_detected
+		"23505": // unique_violation
+		return true
+	}
+	return false
+}
+
+// mapErr wraps errors that mean the database cannot be reached, or is too
+// busy, with store.ErrUnavailable. Other errors are returned unchanged.
+func mapErr(err error) error {
+	if err == nil || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrUnavailable) {
+		return err
+	}
+	if unavailable(err) {
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
+	}
+	return err
+}
+
+func unavailable(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, puddle.ErrClosedPool) || pgconn.Timeout(err) {
+		return true
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch {
+		case strings.HasPrefix(pgErr.Code, "08"), // connection exception
+			strings.HasPrefix(pgErr.Code, "53"),                                 // insufficient resources
+			pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03", // shutdown, cannot connect now
+			pgErr.Code == "40001", pgErr.Code == "40P01", pgErr.Code == "55P03": // still losing races after retries, lock timeout
+			return true
+		}
+		return false
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	// A connection that broke mid-query surfaces as an unexpected EOF or a
+	// "conn closed" error from pgconn.
+	msg := err.Error()
+	return strings.Contains(msg, "conn closed") || strings.Contains(msg, "unexpected EOF") ||
+		strings.Contains(msg, "connection reset") || strings.Contains(msg, "broken pipe")
+}
+
+const entryColumns = "id::text, email, origin, source_id, created_at"
+
+func scanEntry(row pgx.Row) (store.Entry, error) {
+	var e store.Entry
+	var origin string
+	if err := row.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt); err != nil {
+		return store.Entry{}, err
+	}
+	e.Origin = api.Origin(origin)
+	e.CreatedAt = e.CreatedAt.UTC()
+	return e, nil
+}
+
+func collectEntries(rows pgx.Rows) ([]store.Entry, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) { return scanEntry(r) })
+}
+
+// now is the creation time of new entries: UTC, cut to the milliseconds the
+// wire shows, so that what is stored is what a client sees.
+func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
+
+// Add puts each address on the team's list and returns one entry per
+// address in the order given, existing entries unchanged.
+//
+// It is one statement. ON CONFLICT DO UPDATE (a no-op update of the email
+// to itself) locks an existing row and returns it, so that an add racing a
+// remove of the same address either finds the entry before the remove
+// takes it or inserts a new one after, and two adds racing on a new address
+// both return the one entry that won. Rows are taken in address order, the
+// order removes lock them in, so concurrent requests over overlapping sets
+// wait for each other instead of deadlocking.
+func (s *Store) Add(ctx context.Context, team string, emails []string, origin api.Origin, sourceID *string) ([]store.Entry, error) {
+	if len(emails) == 0 {
+		return []store.Entry{}, nil
+	}
+	sorted := slices.Clone(emails)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	ids := make([]string, len(sorted))
+	for i := range sorted {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, fmt.Errorf("add to the list: %w", err)
+		}
+		ids[i] = id.String()
+	}
+	var got []store.Entry
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
+			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at)
+			SELECT u.id, $1, u.email, $4, $5, $6
+			FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, email, n)
+			ORDER BY u.n
+			ON CONFLICT (team, email) DO UPDATE SET email = s.email
+			RETURNING `+entryColumns,
+			team, ids, sorted, string(origin), sourceID, now())
+		if err != nil {
+			return err
+		}
+		got, err = collectEntries(rows)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("add to the list: %w", err)
+	}
+	by := make(map[string]store.Entry, len(got))
+	for _, e := range got {
+		by[e.Email] = e
+	}
+	out := make([]store.Entry, len(emails))
+	for i, e := range emails {
+		var ok bool
+		if out[i], ok = by[e]; !ok {
+			return nil, fmt.Errorf("add to the list: the database returned no entry for %s", api.Quote(e))
+		}
+	}
+	return out, nil
+}
+
+// RemoveEmails takes the entries with these addresses off the team's list
+// and returns those removed, in the order given.
+func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
+	if len(emails) == 0 {
+		return []store.Entry{}, nil
+	}
+	removed, err := s.remove(ctx, `DELETE FROM suppressions WHERE id IN (
+		SELECT id FROM suppressions WHERE team = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE
+	) RETURNING `+entryColumns, team, emails)
+	if err != nil {
+		return nil, fmt.Errorf("remove from the list: %w", err)
+	}
+	return inOrder(removed, emails, func(e store.Entry) string { return e.Email }), nil
+}
+
+// RemoveIDs takes the entries with these IDs off the team's list and
+// returns those removed, in the order given. IDs that are not UUIDs name no
+// entry.
+func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]store.Entry, error) {
+	valid := validIDs(ids)
+	if len(valid) == 0 {
+		return []store.Entry{}, nil
+	}
+	removed, err := s.remove(ctx, `DELETE FROM suppressions WHERE id IN (
+		SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE
+	) RETURNING `+entryColumns, team, valid)
+	if err != nil {
+		return nil, fmt.Errorf("remove from the list: %w", err)
+	}
+	return inOrder(removed, valid, func(e store.Entry) string { return e.ID }), nil
+}
+
+// remove runs a DELETE whose rows are locked in address order first, the
+// order Add takes them in, so that concurrent adds and removes of
+// overlapping sets wait for each other rather than deadlock.
+func (s *Store) remove(ctx context.Context, query, team string, keys []string) ([]store.Entry, error) {
+	var removed []store.Entry
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, query, team, keys)
+		if err != nil {
+			return err
+		}
+		removed, err = collectEntries(rows)
+		return err
+	})
+	return removed, err
+}
+
+// validIDs returns the IDs that parse as UUIDs, in canonical form, so that a
+// malformed one cannot fail the whole query.
+func validIDs(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if u, err := uuid.Parse(id); err == nil && len(id) == 36 {
+			out = append(out, u.String())
+		}
+	}
+	return out
+}
+
+// inOrder returns the entries in the order of keys; each entry once.
+func inOrder(entries []store.Entry, keys []string, key func(store.Entry) string) []store.Entry {
+	by := make(map[string]store.Entry, len(entries))
+	for _, e := range entries {
+		by[key(e)] = e
+	}
+	out := make([]store.Entry, 0, len(entries))
+	for _, k := range keys {
+		if e, ok := by[k]; ok {
+			out = append(out, e)
+			delete(by, k)
+		}
+	}
+	return out
+}
+
+// Get returns the team's entry with this ID.
+func (s *Store) Get(ctx context.Context, team, id string) (store.Entry, error) {
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 {
+		return store.Entry{}, store.ErrNotFound
+	}
+	return s.getOne(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND id = $2::uuid`, team, u.String())
+}
+
+// GetByEmail returns the team's entry for this address.
+func (s *Store) GetByEmail(ctx context.Context, team, email string) (store.Entry, error) {
+	return s.getOne(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = $2`, team, email)
+}
+
+func (s *Store) getOne(ctx context.Context, query string, args ...any) (store.Entry, error) {
+	e, err := scanEntry(s.pool.QueryRow(ctx, query, args...))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Entry{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.Entry{}, fmt.Errorf("read the list: %w", mapErr(err))
+	}
+	return e, nil
+}
+
+// List returns a page of the team's list, newest first (descending ID,
+// since IDs are UUIDv7). After selects entries older than its cursor, Before
+// entries newer than its cursor; hasMore says whether more lie beyond the
+// page in the direction of the query.
+func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	args := []any{team, limit + 1}
+	where := "team = $1"
+	if q.Origin != "" {
+		args = append(args, string(q.Origin))
+		where += fmt.Sprintf(" AND origin = $%d", len(args))
+	}
+	order := "DESC"
+	switch {
+	case q.After != "":
+		c, err := cursor(q.After)
+		if err != nil {
+			return nil, false, err
+		}
+		args = append(args, c)
+		where += fmt.Sprintf(" AND id < $%d::uuid", len(args))
+	case q.Before != "":
+		c, err := cursor(q.Before)
+		if err != nil {
+			return nil, false, err
+		}
+		args = append(args, c)
+		where += fmt.Sprintf(" AND id > $%d::uuid", len(args))
+		order = "ASC"
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE `+where+` ORDER BY id `+order+` LIMIT $2`, args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("read the list: %w", mapErr(err))
+	}
+	page, err := collectEntries(rows)
+	if err != nil {
+		return nil, false, fmt.Errorf("read the list: %w", mapErr(err))
+	}
+	hasMore := len(page) > limit
+	if hasMore {
+		page = page[:limit]
+	}
+	if order == "ASC" {
+		slices.Reverse(page)
+	}
+	return page, hasMore, nil
+}
+
+func cursor(id string) (string, error) {
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 {
+		return "", fmt.Errorf("list cursor %s is not a UUID", api.Quote(id))
+	}
+	return u.String(), nil
+}
+
+const keyColumns = "id, team, read_only, hash, created_at, revoked_at"
+
+func scanKey(row pgx.Row) (store.Key, error) {
+	var k store.Key
+	if err := row.Scan(&k.ID, &k.Team, &k.ReadOnly, &k.Hash, &k.CreatedAt, &k.RevokedAt); err != nil {
+		return store.Key{}, err
+	}
+	k.CreatedAt = k.CreatedAt.UTC()
+	if k.RevokedAt != nil {
+		t := k.RevokedAt.UTC()
+		k.RevokedAt = &t
+	}
+	return k, nil
+}
+
+// CreateKey stores a new key.
+func (s *Store) CreateKey(ctx context.Context, k store.Key) error {
+	created := k.CreatedAt
+	if created.IsZero() {
+		created = now()
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, team, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+		k.ID, k.Team, k.ReadOnly, k.Hash, created.UTC(), k.RevokedAt)
+	if err != nil {
+		return fmt.Errorf("store the key: %w", mapErr(err))
+	}
+	return nil
+}
+
+// KeyByID returns the key with this ID, revoked or not.
+func (s *Store) KeyByID(ctx context.Context, id string) (store.Key, error) {
+	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Key{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.Key{}, fmt.Errorf("read the key: %w", mapErr(err))
+	}
+	return k, nil
+}
+
+// ListKeys returns every key, oldest first.
+func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("read the keys: %w", mapErr(err))
+	}
+	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Key, error) { return scanKey(r) })
+	if err != nil {
+		return nil, fmt.Errorf("read the keys: %w", mapErr(err))
+	}
+	if keys == nil {
+		keys = []store.Key{}
+	}
+	return keys, nil
+}
+
+// RevokeKey marks a key revoked; a key revoked before keeps its first
+// revocation time.
+func (s *Store) RevokeKey(ctx context.Context, id string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, now())
+	if err != nil {
+		return fmt.Errorf("revoke the key: %w", mapErr(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return store.ErrNotFound
+	}
+	return nil
+}

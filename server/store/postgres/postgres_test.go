@@ -1,0 +1,233 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/postgres"
+	"github.com/shushlist/shush/server/store/postgres/pgtest"
+)
+
+func open(t *testing.T, dsn string) *postgres.Store {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// Several processes starting at once on a fresh database must each find
+// the schema complete, and it must be created once.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	const n = 6
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	stores := make([]*postgres.Store, n)
+	for i := range n {
+		wg.Go(func() {
+			stores[i], errs[i] = postgres.Open(t.Context(), dsn)
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("open %d: %v", i, err)
+		}
+		defer stores[i].Close()
+	}
+	// Every store works on the same list.
+	if _, err := stores[0].Add(t.Context(), "t", []string{"a@example.com"}, api.OriginManual, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, st := range stores {
+		if _, err := st.GetByEmail(t.Context(), "t", "a@example.com"); err != nil {
+			t.Errorf("store %d does not see the entry: %v", i, err)
+		}
+	}
+	// Opening again is a no-op.
+	open(t, dsn)
+}
+
+func TestBadDSNDoesNotLeakPassword(t *testing.T) {
+	_, err := postgres.Open(t.Context(), "postgres://u:s3cret@[::1")
+	if err == nil {
+		t.Fatal("no error for a malformed DSN")
+	}
+	if got := err.Error(); contains(got, "s3cret") {
+		t.Errorf("error shows the password: %s", got)
+	}
+}
+
+func TestUnreachableIsUnavailable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	// Port 1 on loopback refuses connections.
+	_, err := postgres.Open(ctx, "postgres://postgres@127.0.0.1:1/test?sslmode=disable&connect_timeout=2")
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Open on a closed port: %v, want store.ErrUnavailable", err)
+	}
+}
+
+// Two pools (as two service processes would have) add and remove
+// overlapping addresses concurrently. Afterwards each address is on the
+// list at most once, concurrent adds of one address agree on its ID, and
+// the final list is what the last acknowledged operation on each address
+// says.
+func TestConcurrentOverlappingAddRemove(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	stores := []*postgres.Store{open(t, dsn), open(t, dsn)}
+	const (
+		team    = "acme"
+		pool    = 60
+		workers = 8
+		rounds  = 100
+	)
+	addr := func(i int) string { return fmt.Sprintf("user%02d@example.com", i) }
+
+	type op struct {
+		add   bool
+		email string
+		id    string
+	}
+	var mu sync.Mutex
+	var ops []op
+	var wg sync.WaitGroup
+	errc := make(chan error, workers)
+	for w := range workers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 7))
+			st := stores[w%2]
+			for range rounds {
+				n := 1 + rng.IntN(20)
+				seen := map[string]bool{}
+				var emails []string
+				for range n {
+					e := addr(rng.IntN(pool))
+					if !seen[e] {
+						seen[e] = true
+						emails = append(emails, e)
+					}
+				}
+				if rng.IntN(3) > 0 {
+					got, err := st.Add(t.Context(), team, emails, api.OriginManual, nil)
+					if err != nil {
+						errc <- fmt.Errorf("add: %w", err)
+						return
+					}
+					if len(got) != len(emails) {
+						errc <- fmt.Errorf("add of %d addresses returned %d entries", len(emails), len(got))
+						return
+					}
+					mu.Lock()
+					for i, e := range got {
+						if e.Email != emails[i] {
+							errc <- fmt.Errorf("add entry %d is %s, want %s", i, e.Email, emails[i])
+						}
+						ops = append(ops, op{add: true, email: e.Email, id: e.ID})
+					}
+					mu.Unlock()
+				} else {
+					got, err := st.RemoveEmails(t.Context(), team, emails)
+					if err != nil {
+						errc <- fmt.Errorf("remove: %w", err)
+						return
+					}
+					mu.Lock()
+					for _, e := range got {
+						ops = append(ops, op{email: e.Email, id: e.ID})
+					}
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Fatal(err)
+	}
+
+	// Every entry ID ever returned names one address only, and a removal
+	// only ever removes an ID some add returned.
+	idEmail := map[string]string{}
+	for _, o := range ops {
+		if prev, ok := idEmail[o.id]; ok && prev != o.email {
+			t.Fatalf("ID %s returned for %s and %s", o.id, prev, o.email)
+		}
+		idEmail[o.id] = o.email
+	}
+	added := map[string]bool{}
+	for _, o := range ops {
+		if o.add {
+			added[o.id] = true
+		}
+	}
+	for _, o := range ops {
+		if !o.add && !added[o.id] {
+			t.Fatalf("remove returned ID %s that no add returned", o.id)
+		}
+	}
+
+	// The list: one entry per address, each with an ID an add returned.
+	var all []store.Entry
+	after := ""
+	for {
+		page, more, err := stores[0].List(t.Context(), team, store.ListQuery{Limit: 100, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, page...)
+		if !more {
+			break
+		}
+		after = page[len(page)-1].ID
+	}
+	onList := map[string]bool{}
+	for _, e := range all {
+		if onList[e.Email] {
+			t.Fatalf("%s is on the list twice", e.Email)
+		}
+		onList[e.Email] = true
+		if !added[e.ID] {
+			t.Errorf("%s has ID %s that no add returned", e.Email, e.ID)
+		}
+	}
+	// Every entry an add acknowledged is on the list unless a remove
+	// reported taking it off.
+	removed := map[string]bool{}
+	for _, o := range ops {
+		if !o.add {
+			if removed[o.id] {
+				t.Fatalf("ID %s removed twice", o.id)
+			}
+			removed[o.id] = true
+		}
+	}
+	listed := map[string]bool{}
+	for _, e := range all {
+		listed[e.ID] = true
+	}
+	for id := range added {
+		if listed[id] == removed[id] {
+			t.Errorf("entry %s (%s): on the list %v, reported removed %v", id, idEmail[id], listed[id], removed[id])
+		}
+	}
+	if len(ops) < workers*rounds {
+		t.Fatalf("only %d operations acknowledged", len(ops))
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
