@@ -247,4 +247,3 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
 }
-

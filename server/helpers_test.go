@@ -172,4 +172,3 @@ func jsonBody(t *testing.T, v any) string {
 	}
 	return string(b)
 }
-

@@ -1,0 +1,114 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/sqlite"
+	"github.com/shushlist/shush/server/store/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "shared.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	storetest.Run(t, func(t *testing.T) store.Store { return st })
+}
+
+func TestConformanceFreshFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("one database per subtest is the long form")
+	}
+	storetest.Run(t, func(t *testing.T) store.Store {
+		st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "shush.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	})
+}
+
+func TestReopenKeepsEntriesAndSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "odd ?#% name.db")
+	st, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	added, err := st.Add(ctx, "acme", []string{"a@example.com"}, api.OriginManual, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the database is not at the path given: %v", err)
+	}
+	st, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer st.Close()
+	got, err := st.GetByEmail(ctx, "acme", "a@example.com")
+	if err != nil || got.ID != added[0].ID {
+		t.Fatalf("after reopening: %+v, %v; want %s", got, err, added[0].ID)
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode %q (%v), want wal", mode, err)
+	}
+	var versions int
+	if err := db.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&versions); err != nil || versions != 1 {
+		t.Errorf("schema_migrations holds %d rows (%v), want 1 after two opens", versions, err)
+	}
+}
+
+func TestClosedStoreIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "shush.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := st.Add(ctx, "acme", []string{"a@example.com"}, api.OriginManual, nil); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Add on a closed store: %v, want ErrUnavailable", err)
+	}
+	if err := st.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Ping on a closed store: %v, want ErrUnavailable", err)
+	}
+	if _, err := st.Get(ctx, "acme", "0190a0f0-0000-7000-8000-000000000000"); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Get on a closed store: %v, want ErrUnavailable", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := sqlite.Open(ctx, dir); err == nil {
+		t.Error("opening a directory as the database succeeded")
+	}
+	if _, err := sqlite.Open(ctx, filepath.Join(dir, "missing", "shush.db")); err == nil {
+		t.Error("opening a file in a missing directory succeeded")
+	}
+	garbage := filepath.Join(dir, "garbage.db")
+	os.WriteFile(garbage, []byte("this is not a database, just some text that is long enough to have a header........"), 0o600)
+	if _, err := sqlite.Open(ctx, garbage); err == nil {
+		t.Error("opening a file that is not a database succeeded")
+	}
+}
