@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/postgres"
 	"github.com/shushlist/shush/server/store/sqlite"
 )
 
@@ -18,7 +19,11 @@ import (
 func OpenStore(ctx context.Context, dsn string) (store.Store, error) {
 	lower := strings.ToLower(dsn)
 	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
-		return nil, errors.New("PostgreSQL support is not built in yet; use a SQLite file path")
+		st, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
 	}
 	if strings.TrimSpace(dsn) == "" {
 		return nil, errors.New("no database given: pass a SQLite file path or a postgres:// URL")

@@ -193,6 +193,9 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 		}
 		ids[i] = id.String()
 	}
+	if origin == api.OriginManual {
+		sourceID = nil
+	}
 	var got []store.Entry
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
@@ -333,7 +336,7 @@ func (s *Store) getOne(ctx context.Context, query string, args ...any) (store.En
 // page in the direction of the query.
 func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
 	limit := q.Limit
-	if limit <= 0 {
+	if limit < 1 || limit > api.MaxBatch {
 		limit = 20
 	}
 	args := []any{team, limit + 1}
@@ -403,12 +406,9 @@ func scanKey(row pgx.Row) (store.Key, error) {
 
 // CreateKey stores a new key.
 func (s *Store) CreateKey(ctx context.Context, k store.Key) error {
-	created := k.CreatedAt
-	if created.IsZero() {
-		created = now()
-	}
+	created := k.CreatedAt.UTC().Truncate(time.Millisecond)
 	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, team, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		k.ID, k.Team, k.ReadOnly, k.Hash, created.UTC(), k.RevokedAt)
+		k.ID, k.Team, k.ReadOnly, k.Hash, created, k.RevokedAt)
 	if err != nil {
 		return fmt.Errorf("store the key: %w", mapErr(err))
 	}
