@@ -1,0 +1,296 @@
+package batch
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// A journal is one file per run, JSON lines: a plan record (mode, target,
+// values, invalid entries), one record per finished batch with its
+// results, and an end record once every batch succeeded. Each record is
+// written with one write and synced, so a crash leaves at most a truncated
+// last line, which Resume drops. The file is 0600: it holds addresses.
+
+const journalExt = ".jsonl"
+
+type planRecord struct {
+	Kind       string    `json:"kind"` // "plan"
+	Version    int       `json:"v"`
+	Mode       string    `json:"mode"`
+	Target     string    `json:"target"`
+	Created    time.Time `json:"created"`
+	Values     []string  `json:"values"`
+	Invalid    []Item    `json:"invalid,omitempty"`
+	Duplicates int       `json:"duplicates,omitempty"`
+}
+
+type batchRecord struct {
+	Kind    string   `json:"kind"` // "batch"
+	Batch   int      `json:"batch"`
+	OK      bool     `json:"ok"`
+	Error   string   `json:"error,omitempty"`
+	Results []Result `json:"results"`
+}
+
+type journal struct {
+	path string
+	f    *os.File
+}
+
+func newRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
+}
+
+func createJournal(dir string, st *run) (*journal, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create the journal directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, newRunID()+journalExt)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create the journal: %w", err)
+	}
+	j := &journal{path: path, f: f}
+	rec := planRecord{Kind: "plan", Version: 1, Mode: st.plan.Mode.key(), Target: st.target,
+		Created: time.Now().UTC(), Values: st.plan.Values, Invalid: st.plan.Invalid, Duplicates: st.plan.Duplicates}
+	if rec.Values == nil {
+		rec.Values = []string{}
+	}
+	if err := j.write(rec); err != nil {
+		j.close()
+		return nil, err
+	}
+	return j, nil
+}
+
+func (j *journal) write(rec any) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("journal %s: %w", j.path, err)
+	}
+	b = append(b, '\n')
+	if _, err := j.f.Write(b); err != nil {
+		return fmt.Errorf("write the journal %s: %w", j.path, err)
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("sync the journal %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// batch records the results of batch i (0-based).
+func (j *journal) batch(i int, res []Result, failure error) error {
+	if j == nil {
+		return nil
+	}
+	rec := batchRecord{Kind: "batch", Batch: i + 1, OK: failure == nil, Results: res}
+	if failure != nil {
+		rec.Error = failure.Error()
+	}
+	return j.write(rec)
+}
+
+// finish marks the run complete, so that Latest no longer offers it.
+func (j *journal) finish() error {
+	if j == nil {
+		return nil
+	}
+	return j.write(map[string]string{"kind": "end"})
+}
+
+func (j *journal) close() {
+	if j != nil && j.f != nil {
+		_ = j.f.Close()
+		j.f = nil
+	}
+}
+
+// journalState is what a journal file says.
+type journalState struct {
+	run      *run
+	finished bool
+	created  time.Time
+	goodEnd  int64 // offset after the last complete record
+	newline  bool  // the last record lacks its newline
+}
+
+// readJournal parses a journal. A last line that is cut short (a crash
+// during its write) is ignored; damage anywhere else is an error.
+func readJournal(path string) (*journalState, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the journal: %w", err)
+	}
+	js := &journalState{}
+	off := 0
+	n := 0
+	for off < len(data) {
+		n++
+		end := bytes.IndexByte(data[off:], '\n')
+		last := end < 0
+		if last {
+			end = len(data) - off
+		}
+		line := data[off : off+end]
+		var kind struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(line, &kind); err != nil {
+			if last || isTail(data[off+end:]) {
+				break
+			}
+			return nil, fmt.Errorf("journal %s: line %d is damaged: %v", path, n, err)
+		}
+		if last {
+			// A record is one JSON object: when it parses, only its newline
+			// was lost, and the record itself counts.
+			js.newline = true
+		}
+		switch kind.Kind {
+		case "plan":
+			var p planRecord
+			if err := json.Unmarshal(line, &p); err != nil {
+				return nil, fmt.Errorf("journal %s: line %d: %v", path, n, err)
+			}
+			mode, ok := modeFromKey(p.Mode)
+			if !ok {
+				return nil, fmt.Errorf("journal %s: line %d: unknown mode %q", path, n, p.Mode)
+			}
+			plan := Plan{Mode: mode, Values: p.Values, Invalid: p.Invalid, Duplicates: p.Duplicates}
+			js.run = &run{plan: plan, target: p.Target, batches: plan.Batches(), results: map[int][]Result{}}
+			js.created = p.Created
+		case "batch":
+			if js.run == nil {
+				return nil, fmt.Errorf("journal %s: line %d: a batch record before the plan", path, n)
+			}
+			var b batchRecord
+			if err := json.Unmarshal(line, &b); err != nil {
+				return nil, fmt.Errorf("journal %s: line %d: %v", path, n, err)
+			}
+			i := b.Batch - 1
+			if i < 0 || i >= len(js.run.batches) || len(b.Results) != len(js.run.batches[i]) {
+				return nil, fmt.Errorf("journal %s: line %d: batch %d does not match the plan", path, n, b.Batch)
+			}
+			// A later record of a batch (a retry) replaces an earlier one.
+			js.run.results[i] = b.Results
+		case "end":
+			js.finished = true
+		}
+		off += end + 1
+		js.goodEnd = int64(min(off, len(data)))
+	}
+	if js.run == nil {
+		return nil, fmt.Errorf("journal %s: it has no plan record", path)
+	}
+	return js, nil
+}
+
+// isTail reports whether rest (what follows a bad line) is only blank, so
+// the bad line was the last one written.
+func isTail(rest []byte) bool { return len(bytes.TrimSpace(rest)) == 0 }
+
+// openJournal reads a journal to resume it, cuts off a truncated last
+// line, and opens it for appending.
+func openJournal(path string) (*run, error) {
+	js, err := readJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the journal: %w", err)
+	}
+	if err := f.Truncate(js.goodEnd); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("repair the journal %s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open the journal: %w", err)
+	}
+	if js.newline {
+		if _, err := f.Write([]byte{'\n'}); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("repair the journal %s: %w", path, err)
+		}
+	}
+	js.run.journal = &journal{path: path, f: f}
+	return js.run, nil
+}
+
+// Latest returns the newest journal in dir of a run against target (a base
+// URL, as api.Client.BaseURL gives it) that did not finish, or "" when
+// there is none. The CLI's --resume uses it.
+func Latest(dir, target string) (string, error) {
+	runs, err := Journals(dir)
+	if err != nil {
+		return "", err
+	}
+	for _, j := range runs {
+		if j.Target == target && !j.Finished {
+			return j.Path, nil
+		}
+	}
+	return "", nil
+}
+
+// JournalInfo describes a journal file.
+type JournalInfo struct {
+	Path     string
+	Target   string
+	Mode     Mode
+	Created  time.Time
+	Entries  int
+	Done     int // entries whose batch succeeded
+	Finished bool
+}
+
+// Journals lists the journals in dir, newest first. Unreadable files are
+// skipped; a missing dir is no error.
+func Journals(dir string) ([]JournalInfo, error) {
+	names, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list journals: %w", err)
+	}
+	var out []JournalInfo
+	for _, e := range names {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), journalExt) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		js, err := readJournal(path)
+		if err != nil {
+			continue
+		}
+		info := JournalInfo{Path: path, Target: js.run.target, Mode: js.run.plan.Mode, Created: js.created,
+			Entries: len(js.run.plan.Values), Finished: js.finished}
+		for _, res := range js.run.results {
+			if len(res) > 0 && res[0].Settled() {
+				info.Done += len(res)
+			}
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if !out[a].Created.Equal(out[b].Created) {
+			return out[a].Created.After(out[b].Created)
+		}
+		return out[a].Path > out[b].Path
+	})
+	return out, nil
+}

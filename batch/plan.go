@@ -1,0 +1,153 @@
+// Package batch turns what a user has (a file, a paste from a ticket) into
+// batch requests and their results: it reads every input format, normalizes
+// and de-duplicates with the service's rule, keeps invalid entries with
+// their line and reason, splits the rest into batches of at most
+// api.MaxBatch, sends them with progress events and retries, and journals
+// each finished batch so that an interrupted run resumes without sending
+// anything twice.
+package batch
+
+import (
+	"fmt"
+
+	"github.com/shushlist/shush/api"
+)
+
+// Mode is what a batch does with its entries.
+type Mode int
+
+// The modes of a batch.
+const (
+	// Add puts addresses on the list.
+	Add Mode = iota
+	// RemoveEmails takes addresses off the list.
+	RemoveEmails
+	// RemoveIDs takes entries off the list by suppression ID.
+	RemoveIDs
+)
+
+// String names the mode for people: "add", "remove by address",
+// "remove by ID".
+func (m Mode) String() string {
+	switch m {
+	case Add:
+		return "add"
+	case RemoveEmails:
+		return "remove by address"
+	case RemoveIDs:
+		return "remove by ID"
+	}
+	return fmt.Sprintf("mode %d", int(m))
+}
+
+// key is the mode's name in a journal.
+func (m Mode) key() string {
+	switch m {
+	case Add:
+		return "add"
+	case RemoveEmails:
+		return "remove-emails"
+	case RemoveIDs:
+		return "remove-ids"
+	}
+	return ""
+}
+
+func modeFromKey(s string) (Mode, bool) {
+	for _, m := range []Mode{Add, RemoveEmails, RemoveIDs} {
+		if m.key() == s {
+			return m, true
+		}
+	}
+	return 0, false
+}
+
+// byID reports whether the mode's entries are suppression IDs.
+func (m Mode) byID() bool { return m == RemoveIDs }
+
+// noun is what one entry of the mode is called in messages.
+func (m Mode) noun() string {
+	if m.byID() {
+		return "ID"
+	}
+	return "address"
+}
+
+// Normalize applies the service's rule for the mode's entries
+// (api.NormalizeEmail or api.NormalizeID).
+func (m Mode) Normalize(s string) (string, error) {
+	if m.byID() {
+		return api.NormalizeID(s)
+	}
+	return api.NormalizeEmail(s)
+}
+
+// Item is one entry of the input: its line (1-based; for a JSON array the
+// line of the element), the text as given, the normalized value, and a
+// Problem that says why it cannot be sent (empty when valid).
+type Item struct {
+	Line    int    `json:"line"`
+	Raw     string `json:"raw"`
+	Value   string `json:"value,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
+
+// Valid reports whether the item can be sent.
+func (it Item) Valid() bool { return it.Problem == "" }
+
+// NewItem normalizes raw for mode and returns the item for line.
+func NewItem(mode Mode, line int, raw string) Item {
+	v, err := mode.Normalize(raw)
+	if err != nil {
+		return Item{Line: line, Raw: raw, Problem: err.Error()}
+	}
+	return Item{Line: line, Raw: raw, Value: v}
+}
+
+// Plan is what a run will send: the valid, distinct values in order of
+// first occurrence, and what is left out (invalid entries and how many
+// duplicates).
+type Plan struct {
+	Mode       Mode
+	Values     []string
+	Invalid    []Item
+	Duplicates int
+	// Found optionally holds a fresh lookup of the values (see Lookup), for
+	// a removal by address: the run then removes those entries by ID and
+	// skips its own lookups for them. Leave it nil to let the run look up.
+	Found map[string]Found
+}
+
+// NewPlan keeps the valid items of mode, de-duplicated by normalized value
+// (first occurrence wins), and sets the invalid ones aside.
+func NewPlan(mode Mode, items []Item) Plan {
+	p := Plan{Mode: mode, Values: make([]string, 0, len(items))}
+	seen := make(map[string]struct{}, len(items))
+	for _, it := range items {
+		if !it.Valid() {
+			p.Invalid = append(p.Invalid, it)
+			continue
+		}
+		if _, dup := seen[it.Value]; dup {
+			p.Duplicates++
+			continue
+		}
+		seen[it.Value] = struct{}{}
+		p.Values = append(p.Values, it.Value)
+	}
+	return p
+}
+
+// Batches splits the values into requests of at most api.MaxBatch.
+func (p Plan) Batches() [][]string {
+	return chunk(p.Values)
+}
+
+func chunk(values []string) [][]string {
+	n := (len(values) + api.MaxBatch - 1) / api.MaxBatch
+	out := make([][]string, 0, n)
+	for i := 0; i < len(values); i += api.MaxBatch {
+		out = append(out, values[i:min(i+api.MaxBatch, len(values))])
+	}
+	return out
+}

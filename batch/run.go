@@ -1,0 +1,470 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/shushlist/shush/api"
+)
+
+// EventKind says what an Event reports.
+type EventKind int
+
+// The kinds of events of a run.
+const (
+	// BatchStarted: a batch is about to be sent (or looked up first).
+	BatchStarted EventKind = iota
+	// BatchDone: a batch finished; Results holds its entries.
+	BatchDone
+	// BatchFailed: a batch was refused or its retries ran out; Err says why.
+	BatchFailed
+	// Waiting: a batch waits Wait for the rate limit or before a retry.
+	Waiting
+)
+
+// Event reports the progress of a run. Events are delivered one at a time
+// (OnEvent is never called concurrently).
+type Event struct {
+	Kind    EventKind
+	Batch   int // 1-based
+	Batches int
+	Size    int // entries in the batch
+	// Done counts entries whose batch has finished (done or failed), Total
+	// all entries of the plan.
+	Done, Total int
+	// Wait and Reason describe a Waiting event.
+	Wait   time.Duration
+	Reason api.WaitReason
+	// Err is the failure of a BatchFailed event, or the error that caused a
+	// retry on a Waiting event.
+	Err     error
+	Results []Result
+}
+
+// Runner sends the batches of a plan.
+//
+// What a run sends per mode:
+//   - Add: POST /suppressions/batch/add. The answer has one ID per distinct
+//     address in order; since a plan's batch is already normalized and
+//     distinct, IDs are mapped by position. When the count differs, each
+//     address is resolved with GET /suppressions/{email}. An ID that is a
+//     UUIDv7 minted before the request was sent (corrected for the
+//     service's clock skew) is "already listed"; any other ID is "added".
+//   - RemoveIDs: POST /suppressions/batch/remove with ids; an ID in the
+//     answer is "removed", one missing from it "not on the list".
+//   - RemoveEmails: the answer of a removal by address carries only IDs, so
+//     each address is first looked up (GET /suppressions/{email}, or taken
+//     from Plan.Found), then the found ones are removed by ID: exact
+//     results at the cost of one lookup per address. With NoLookup (or on
+//     a service without the lookup endpoint) the batch is removed by
+//     address instead: one request per 100 addresses, exact when all or
+//     none of a batch was listed, otherwise its entries are "removed or not
+//     on the list".
+type Runner struct {
+	Client *api.Client
+	// Concurrency is how many batches are in flight at once (default 1).
+	Concurrency int
+	// JournalDir is where each run keeps its journal; empty for none (a
+	// run without a journal cannot be resumed).
+	JournalDir string
+	// NoLookup removes by address without looking addresses up first.
+	NoLookup bool
+	// OnEvent receives progress; it must return quickly.
+	OnEvent func(Event)
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	// Journal is the run's journal file ("" without one); Resume takes it.
+	Journal string
+	Target  string
+	Plan    Plan
+	// Results has one entry per value of the plan, in plan order.
+	Results []Result
+	Batches int
+	// Failed and Unsent list the 1-based numbers of batches that failed or
+	// were not sent; Retry sends them again.
+	Failed []int
+	Unsent []int
+}
+
+// Complete reports whether every batch was sent successfully.
+func (r Report) Complete() bool { return len(r.Failed) == 0 && len(r.Unsent) == 0 }
+
+// Count returns how many entries have each outcome.
+func (r Report) Count() map[Outcome]int {
+	m := map[Outcome]int{}
+	for _, res := range r.Results {
+		m[res.Outcome]++
+	}
+	return m
+}
+
+// run is the state of one run: the plan, its batches and what is known.
+type run struct {
+	plan    Plan
+	target  string
+	batches [][]string
+	results map[int][]Result // by 0-based batch index, settled or failed
+	journal *journal
+}
+
+// Run sends the plan's batches and returns one result per value. A failed
+// batch does not stop the others. When ctx is cancelled the run stops after
+// the batches in flight; unsent batches come back with outcome Unsent and
+// the error is ctx's. With a JournalDir, every finished batch is recorded
+// so that Resume can finish an interrupted run.
+func (r *Runner) Run(ctx context.Context, plan Plan) (Report, error) {
+	if r.Client == nil {
+		return Report{}, errors.New("batch: Runner has no Client")
+	}
+	st := &run{plan: plan, target: r.Client.BaseURL(), batches: plan.Batches(), results: map[int][]Result{}}
+	if r.JournalDir != "" && len(st.batches) > 0 {
+		j, err := createJournal(r.JournalDir, st)
+		if err != nil {
+			return Report{}, err
+		}
+		st.journal = j
+	}
+	return r.execute(ctx, st)
+}
+
+// Resume finishes the run recorded in the journal at path: it skips the
+// batches recorded as done and sends the rest (failed ones included), so
+// that the run ends with exactly the intended list and nothing that
+// succeeded is sent twice. The journal must be for the client's service.
+func (r *Runner) Resume(ctx context.Context, path string) (Report, error) {
+	if r.Client == nil {
+		return Report{}, errors.New("batch: Runner has no Client")
+	}
+	st, err := openJournal(path)
+	if err != nil {
+		return Report{}, err
+	}
+	if st.target != r.Client.BaseURL() {
+		st.journal.close()
+		return Report{}, fmt.Errorf("journal %s is for %s, not %s", path, st.target, r.Client.BaseURL())
+	}
+	return r.execute(ctx, st)
+}
+
+// Retry sends again the failed and unsent batches of a report (the UI's
+// "retry the failed"). With a journal it is Resume of the report's journal.
+func (r *Runner) Retry(ctx context.Context, rep Report) (Report, error) {
+	if rep.Journal != "" {
+		return r.Resume(ctx, rep.Journal)
+	}
+	st := &run{plan: rep.Plan, target: rep.Target, batches: rep.Plan.Batches(), results: map[int][]Result{}}
+	for i := range st.batches {
+		start := i * api.MaxBatch
+		res := rep.Results[start : start+len(st.batches[i])]
+		if res[0].Settled() {
+			st.results[i] = res
+		}
+	}
+	return r.execute(ctx, st)
+}
+
+func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
+	defer st.journal.close()
+	total := len(st.plan.Values)
+	var (
+		mu      sync.Mutex // guards st.results, done, events and jerr
+		done    int
+		jerr    error
+		evMu    sync.Mutex
+		pending []int
+	)
+	emit := func(e Event) {
+		if r.OnEvent == nil {
+			return
+		}
+		evMu.Lock()
+		defer evMu.Unlock()
+		e.Batches, e.Total = len(st.batches), total
+		r.OnEvent(e)
+	}
+	for i, b := range st.batches {
+		if res, ok := st.results[i]; ok && res[0].Settled() {
+			done += len(b)
+			continue
+		}
+		delete(st.results, i)
+		pending = append(pending, i)
+	}
+	var lookupOK *bool
+	if st.plan.Mode == RemoveEmails && !r.NoLookup && len(pending) > 0 {
+		ok, err := r.Client.Supports(ctx)
+		if err != nil && ctx.Err() != nil {
+			return r.report(st), ctx.Err()
+		}
+		// A failing check (a 5xx after retries) is no proof the lookup is
+		// missing: try it, and let the batches report their failure.
+		ok = ok || err != nil
+		lookupOK = &ok
+	}
+	workers := min(max(r.Concurrency, 1), max(len(pending), 1))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				b := st.batches[i]
+				mu.Lock()
+				emit(Event{Kind: BatchStarted, Batch: i + 1, Size: len(b), Done: done})
+				mu.Unlock()
+				bctx := api.WithWaits(api.Detach(ctx), func(w api.WaitInfo) {
+					emit(Event{Kind: Waiting, Batch: i + 1, Size: len(b), Wait: w.Delay, Reason: w.Reason, Err: w.Err})
+				})
+				res, err := r.send(bctx, st, i, lookupOK)
+				if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+					// Stopped while waiting, before the request went out.
+					continue
+				}
+				mu.Lock()
+				st.results[i] = res
+				done += len(b)
+				if werr := st.journal.batch(i, res, err); werr != nil && jerr == nil {
+					jerr = werr
+				}
+				kind := BatchDone
+				if err != nil {
+					kind = BatchFailed
+				}
+				emit(Event{Kind: kind, Batch: i + 1, Size: len(b), Done: done, Err: err, Results: res})
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, i := range pending {
+		mu.Lock()
+		stop := jerr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	rep := r.report(st)
+	if jerr != nil {
+		return rep, jerr
+	}
+	if rep.Complete() {
+		if err := st.journal.finish(); err != nil {
+			return rep, err
+		}
+	}
+	if err := ctx.Err(); err != nil && len(rep.Unsent) > 0 {
+		return rep, err
+	}
+	return rep, nil
+}
+
+func (r *Runner) report(st *run) Report {
+	rep := Report{Target: st.target, Plan: st.plan, Batches: len(st.batches),
+		Results: make([]Result, 0, len(st.plan.Values))}
+	if st.journal != nil {
+		rep.Journal = st.journal.path
+	}
+	for i, b := range st.batches {
+		res, ok := st.results[i]
+		switch {
+		case !ok:
+			rep.Unsent = append(rep.Unsent, i+1)
+			for _, v := range b {
+				rep.Results = append(rep.Results, Result{Input: v, Outcome: Unsent, Batch: i + 1})
+			}
+			continue
+		case !res[0].Settled():
+			rep.Failed = append(rep.Failed, i+1)
+		}
+		rep.Results = append(rep.Results, res...)
+	}
+	return rep
+}
+
+// send sends batch i and returns one result per value; on failure every
+// result is Failed with the error's message.
+func (r *Runner) send(ctx context.Context, st *run, i int, lookupOK *bool) ([]Result, error) {
+	values := st.batches[i]
+	var (
+		res []Result
+		err error
+	)
+	switch st.plan.Mode {
+	case Add:
+		res, err = r.add(ctx, values)
+	case RemoveIDs:
+		res, err = r.removeIDs(ctx, values)
+	case RemoveEmails:
+		if lookupOK != nil && *lookupOK {
+			res, err = r.removeLookedUp(ctx, values, st.plan.Found)
+		} else {
+			res, err = r.removeEmails(ctx, values)
+		}
+	default:
+		err = fmt.Errorf("unknown mode %d", int(st.plan.Mode))
+	}
+	if err != nil {
+		res = make([]Result, len(values))
+		for k, v := range values {
+			res[k] = Result{Input: v, Outcome: Failed, Message: err.Error()}
+		}
+	}
+	for k := range res {
+		res[k].Batch = i + 1
+	}
+	return res, err
+}
+
+func (r *Runner) add(ctx context.Context, values []string) ([]Result, error) {
+	sent := time.Now().Add(r.Client.ClockSkew())
+	data, err := r.Client.BatchAdd(ctx, values)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Result, len(values))
+	outcome := func(id string) Outcome {
+		if createdBefore(id, sent) {
+			return AlreadyListed
+		}
+		return Added
+	}
+	if len(data) == len(values) {
+		for k, v := range values {
+			res[k] = Result{Input: v, ID: data[k].ID, Outcome: outcome(data[k].ID)}
+		}
+		return res, nil
+	}
+	// The service collapsed or split entries differently from our rule:
+	// ask it which ID each address has.
+	found, lerr := Lookup(ctx, r.Client, values, r.lookupConcurrency())
+	for k, v := range values {
+		res[k] = Result{Input: v, Outcome: Added}
+		switch {
+		case lerr == nil && found[k].Listed:
+			res[k].ID = found[k].Entry.ID
+			res[k].Outcome = outcome(found[k].Entry.ID)
+		case found[k].Err != nil:
+			res[k].Message = "added; its ID could not be looked up: " + found[k].Err.Error()
+		case lerr != nil:
+			res[k].Message = "added; its ID could not be looked up: " + lerr.Error()
+		default:
+			res[k].Message = fmt.Sprintf("the service answered %d IDs for %d addresses and does not list this one", len(data), len(values))
+		}
+	}
+	return res, nil
+}
+
+func (r *Runner) removeIDs(ctx context.Context, values []string) ([]Result, error) {
+	data, err := r.Client.BatchRemoveIDs(ctx, values)
+	if err != nil {
+		return nil, err
+	}
+	removed := make(map[string]bool, len(data))
+	for _, s := range data {
+		removed[s.ID] = true
+	}
+	res := make([]Result, len(values))
+	for k, v := range values {
+		res[k] = Result{Input: v, ID: v, Outcome: NotListed}
+		if removed[v] {
+			res[k].Outcome = Removed
+		}
+	}
+	return res, nil
+}
+
+// removeEmails removes by address without lookups.
+func (r *Runner) removeEmails(ctx context.Context, values []string) ([]Result, error) {
+	data, err := r.Client.BatchRemoveEmails(ctx, values)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Result, len(values))
+	for k, v := range values {
+		switch {
+		case len(data) == len(values):
+			res[k] = Result{Input: v, ID: data[k].ID, Outcome: Removed}
+		case len(data) == 0:
+			res[k] = Result{Input: v, Outcome: NotListed}
+		default:
+			res[k] = Result{Input: v, Outcome: Unresolved,
+				Message: fmt.Sprintf("the service removed %d of the %d addresses of this batch and does not say which", len(data), len(values))}
+		}
+	}
+	return res, nil
+}
+
+// removeLookedUp looks the addresses up (or takes them from found), then
+// removes the listed ones by ID.
+func (r *Runner) removeLookedUp(ctx context.Context, values []string, known map[string]Found) ([]Result, error) {
+	finds := make([]Found, len(values))
+	var ask []string
+	var at []int
+	for k, v := range values {
+		if f, ok := known[v]; ok && f.Err == nil {
+			finds[k] = f
+			continue
+		}
+		ask = append(ask, v)
+		at = append(at, k)
+	}
+	if len(ask) > 0 {
+		got, err := Lookup(ctx, r.Client, ask, r.lookupConcurrency())
+		if err != nil {
+			return nil, fmt.Errorf("looking up the addresses: %w", err)
+		}
+		for n, f := range got {
+			if f.Err != nil {
+				return nil, fmt.Errorf("looking up %s: %w", f.Input, f.Err)
+			}
+			finds[at[n]] = f
+		}
+	}
+	var ids []string
+	for _, f := range finds {
+		if f.Listed {
+			ids = append(ids, f.Entry.ID)
+		}
+	}
+	removed := map[string]bool{}
+	if len(ids) > 0 {
+		data, err := r.Client.BatchRemoveIDs(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range data {
+			removed[s.ID] = true
+		}
+	}
+	res := make([]Result, len(values))
+	for k, v := range values {
+		res[k] = Result{Input: v, Outcome: NotListed}
+		if finds[k].Listed {
+			res[k].ID = finds[k].Entry.ID
+			if removed[finds[k].Entry.ID] {
+				res[k].Outcome = Removed
+			} else {
+				res[k].Message = "it was taken off the list by someone else after the lookup"
+			}
+		}
+	}
+	return res, nil
+}
+
+// lookupConcurrency is how many lookups run at once; pacing, not this,
+// keeps them under the rate limit.
+func (r *Runner) lookupConcurrency() int { return max(r.Concurrency, 4) }
