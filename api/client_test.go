@@ -1,0 +1,393 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store/sqlite"
+)
+
+// service is the real service over real HTTP, with a real SQLite file.
+type service struct {
+	URL string
+	Key string
+	h   http.Handler
+}
+
+// startService runs the service with rate (requests/s per team); wrap, when
+// not nil, sits in front of it to inject faults or count answers.
+func startService(t *testing.T, rate float64, wrap func(http.Handler) http.Handler) *service {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "shush.db"))
+	if err != nil {
+		t.Fatalf("open the store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	_, key, err := server.CreateKey(ctx, st, "support", false)
+	if err != nil {
+		t.Fatalf("create a key: %v", err)
+	}
+	var h http.Handler = server.New(st, server.Options{Rate: rate})
+	if wrap != nil {
+		h = wrap(h)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return &service{URL: ts.URL, Key: key, h: h}
+}
+
+// fast retries keep fault tests short.
+func fast() api.Option { return api.WithRetry(4, time.Millisecond, 5*time.Millisecond) }
+
+// faults answers the first n requests to path with status (and a
+// retry-after of 1 s for 429), then passes requests on, counting all.
+type faults struct {
+	path   string
+	status int
+	left   atomic.Int32
+	seen   atomic.Int32
+	body   string
+}
+
+func (f *faults) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == f.path {
+			f.seen.Add(1)
+			if f.left.Add(-1) >= 0 {
+				if f.status == http.StatusTooManyRequests {
+					w.Header().Set("Retry-After", "1")
+				}
+				if f.body != "" {
+					w.Header().Set("Content-Type", "text/html")
+					w.WriteHeader(f.status)
+					w.Write([]byte(f.body))
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(f.status)
+				fmt.Fprintf(w, `{"statusCode":%d,"name":"injected","message":"injected fault"}`, f.status)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func TestEndpointsAgainstTheService(t *testing.T) {
+	svc := startService(t, 1000, nil)
+	c := api.NewClient(svc.URL+"/", svc.Key)
+	ctx := context.Background()
+
+	if err := c.Health(ctx); err != nil {
+		t.Fatalf("Health: %v", err)
+	}
+	if ok, err := c.Supports(ctx); !ok || err != nil {
+		t.Fatalf("Supports = %v, %v; want true", ok, err)
+	}
+	added, err := c.BatchAdd(ctx, []string{"a@example.com", "b/slash+tag@example.com"})
+	if err != nil || len(added) != 2 {
+		t.Fatalf("BatchAdd = %v, %v", added, err)
+	}
+	got, err := c.Get(ctx, "b/slash+tag@example.com")
+	if err != nil {
+		t.Fatalf("Get by an address with / and +: %v", err)
+	}
+	if got.ID != added[1].ID || got.Email != "b/slash+tag@example.com" || got.Origin != api.OriginManual {
+		t.Fatalf("Get = %+v, want ID %s", got, added[1].ID)
+	}
+	byID, err := c.Get(ctx, added[0].ID)
+	if err != nil || byID.Email != "a@example.com" {
+		t.Fatalf("Get by ID = %+v, %v", byID, err)
+	}
+	one, err := c.Add(ctx, "c@example.com")
+	if err != nil || one.ID == "" {
+		t.Fatalf("Add = %+v, %v", one, err)
+	}
+	page, err := c.List(ctx, api.ListParams{Limit: 2, Origin: api.OriginManual})
+	if err != nil || len(page.Data) != 2 || !page.HasMore || page.Data[0].Email != "c@example.com" {
+		t.Fatalf("List = %+v, %v; want the 2 newest with has_more", page, err)
+	}
+	rest, err := c.List(ctx, api.ListParams{Limit: 10, After: page.Data[1].ID})
+	if err != nil || len(rest.Data) != 1 || rest.HasMore {
+		t.Fatalf("List after = %+v, %v", rest, err)
+	}
+	gone, err := c.BatchRemoveEmails(ctx, []string{"a@example.com", "nobody@example.com"})
+	if err != nil || len(gone) != 1 || gone[0].ID != added[0].ID || !gone[0].Deleted {
+		t.Fatalf("BatchRemoveEmails = %+v, %v", gone, err)
+	}
+	gone, err = c.BatchRemoveIDs(ctx, []string{added[1].ID})
+	if err != nil || len(gone) != 1 || !gone[0].Deleted {
+		t.Fatalf("BatchRemoveIDs = %+v, %v", gone, err)
+	}
+	rm, err := c.Remove(ctx, "c@example.com")
+	if err != nil || rm.ID != one.ID || !rm.Deleted {
+		t.Fatalf("Remove = %+v, %v", rm, err)
+	}
+	_, err = c.Get(ctx, "c@example.com")
+	if !api.IsNotFound(err) || api.IsUnsupported(err) {
+		t.Fatalf("Get after Remove: %v; want not found", err)
+	}
+}
+
+func TestUserAgentAndKeyHeader(t *testing.T) {
+	var mu sync.Mutex
+	var agents []string
+	svc := startService(t, 1000, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			agents = append(agents, r.UserAgent())
+			mu.Unlock()
+			h.ServeHTTP(w, r)
+		})
+	})
+	c := api.NewClient(svc.URL, svc.Key, api.WithUserAgent("1.2.3"))
+	if _, err := c.BatchAdd(context.Background(), []string{"ua@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(agents) != 1 || agents[0] != "shush/1.2.3" {
+		t.Fatalf("User-Agent = %q, want shush/1.2.3", agents)
+	}
+}
+
+func TestServiceErrorsAreTyped(t *testing.T) {
+	svc := startService(t, 1000, nil)
+	ctx := context.Background()
+	c := api.NewClient(svc.URL, svc.Key)
+	emails := make([]string, 101)
+	for i := range emails {
+		emails[i] = "x" + strings.Repeat("y", i%5) + "@example.com"
+	}
+	_, err := c.BatchAdd(ctx, emails)
+	var e *api.Error
+	if !errors.As(err, &e) || e.StatusCode != 422 || e.Name != api.ErrValidation || e.Message == "" {
+		t.Fatalf("101 items: %v; want a 422 validation_error", err)
+	}
+	if !e.RateLimit.Known || e.RateLimit.Limit == 0 {
+		t.Fatalf("rate limit figures not filled from the headers: %+v", e.RateLimit)
+	}
+
+	bad := api.NewClient(svc.URL, "shush_wrongkey_0123456789abcdef")
+	_, err = bad.BatchAdd(ctx, []string{"a@example.com"})
+	if !errors.As(err, &e) || e.StatusCode != 403 || e.Name != api.ErrInvalidAPIKey {
+		t.Fatalf("wrong key: %v; want 403 invalid_api_key", err)
+	}
+	if strings.Contains(err.Error(), "wrongkey") {
+		t.Fatalf("the key appears in the error: %v", err)
+	}
+	none := api.NewClient(svc.URL, "")
+	if _, err = none.List(ctx, api.ListParams{}); !errors.As(err, &e) || e.StatusCode != 401 {
+		t.Fatalf("no key: %v; want 401", err)
+	}
+}
+
+func TestNonJSONErrorBodyIsASentence(t *testing.T) {
+	f := &faults{path: "/suppressions/batch/add", status: http.StatusBadGateway, body: "<html><body>Bad gateway from the proxy</body></html>"}
+	f.left.Store(100)
+	svc := startService(t, 1000, f.wrap)
+	c := api.NewClient(svc.URL, svc.Key, api.WithRetry(2, time.Millisecond, time.Millisecond))
+	_, err := c.BatchAdd(context.Background(), []string{"a@example.com"})
+	var e *api.Error
+	if !errors.As(err, &e) || e.StatusCode != 502 {
+		t.Fatalf("err = %v; want a 502 *api.Error", err)
+	}
+	if !strings.Contains(err.Error(), "502") || !strings.Contains(err.Error(), "Bad gateway from the proxy") {
+		t.Fatalf("err = %q; want the status and a snippet of the body", err)
+	}
+	if got := f.seen.Load(); got != 3 {
+		t.Fatalf("attempts = %d; want 3 (1 + 2 retries on a 5xx)", got)
+	}
+}
+
+func TestRetriesAfter429WithRetryAfter(t *testing.T) {
+	f := &faults{path: "/suppressions/batch/add", status: http.StatusTooManyRequests}
+	f.left.Store(1)
+	svc := startService(t, 1000, f.wrap)
+	var waits []api.WaitInfo
+	var mu sync.Mutex
+	c := api.NewClient(svc.URL, svc.Key, fast(), api.WithWaitHook(func(w api.WaitInfo) {
+		mu.Lock()
+		waits = append(waits, w)
+		mu.Unlock()
+	}))
+	start := time.Now()
+	data, err := c.BatchAdd(context.Background(), []string{"a@example.com"})
+	if err != nil || len(data) != 1 {
+		t.Fatalf("BatchAdd after a 429 = %v, %v", data, err)
+	}
+	if time.Since(start) < time.Second {
+		t.Fatalf("retried after %v; the 429 said retry-after: 1", time.Since(start))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(waits) == 0 || waits[0].Reason != api.WaitRetryAfter || waits[0].Delay < time.Second {
+		t.Fatalf("waits = %+v; want a retry-after wait of at least 1 s", waits)
+	}
+	if f.seen.Load() != 2 {
+		t.Fatalf("attempts = %d, want 2", f.seen.Load())
+	}
+}
+
+func TestRetriesOn503ButNotOn4xx(t *testing.T) {
+	f := &faults{path: "/suppressions/batch/remove", status: http.StatusServiceUnavailable}
+	f.left.Store(2)
+	svc := startService(t, 1000, f.wrap)
+	c := api.NewClient(svc.URL, svc.Key, fast())
+	ctx := context.Background()
+	if _, err := c.BatchRemoveEmails(ctx, []string{"a@example.com"}); err != nil {
+		t.Fatalf("BatchRemoveEmails after two 503s: %v", err)
+	}
+	if f.seen.Load() != 3 {
+		t.Fatalf("attempts = %d, want 3", f.seen.Load())
+	}
+	f.seen.Store(0)
+	_, err := c.BatchRemoveIDs(ctx, []string{"not-a-uuid"})
+	var e *api.Error
+	if !errors.As(err, &e) || e.StatusCode != 422 {
+		t.Fatalf("bad ID: %v; want 422", err)
+	}
+	if f.seen.Load() != 1 {
+		t.Fatalf("a 422 was sent %d times; a 4xx must not be retried", f.seen.Load())
+	}
+}
+
+func TestNetworkErrorNamesTheServiceNotTheKey(t *testing.T) {
+	ts := httptest.NewServer(http.NotFoundHandler())
+	url := ts.URL
+	ts.Close()
+	const key = "shush_secretkeyvalue_42"
+	var retries atomic.Int32
+	c := api.NewClient(url, key, fast(), api.WithWaitHook(func(w api.WaitInfo) {
+		if w.Reason == api.WaitBackoff {
+			retries.Add(1)
+		}
+	}))
+	_, err := c.BatchAdd(context.Background(), []string{"a@example.com"})
+	var ne *api.NetworkError
+	if !errors.As(err, &ne) {
+		t.Fatalf("err = %v; want a *api.NetworkError", err)
+	}
+	if !strings.Contains(err.Error(), url) || strings.Contains(err.Error(), "secretkey") {
+		t.Fatalf("err = %q; want the base URL and not the key", err)
+	}
+	if retries.Load() != 4 {
+		t.Fatalf("retries = %d; want 4 (WithRetry(4, …))", retries.Load())
+	}
+	// A single DELETE is not retried on a network error.
+	retries.Store(0)
+	if _, err := c.Remove(context.Background(), "a@example.com"); err == nil || retries.Load() != 0 {
+		t.Fatalf("Remove: err %v after %d retries; want an error and no retry", err, retries.Load())
+	}
+}
+
+func TestSupportsFalseOnBatchOnlyService(t *testing.T) {
+	svc := startService(t, 1000, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				w.Write([]byte(`{"statusCode":404,"name":"not_found","message":"The requested endpoint does not exist."}`))
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	c := api.NewClient(svc.URL, svc.Key)
+	ok, err := c.Supports(context.Background())
+	if ok || err != nil {
+		t.Fatalf("Supports = %v, %v; want false, nil", ok, err)
+	}
+	if _, err := c.BatchAdd(context.Background(), []string{"a@example.com"}); err != nil {
+		t.Fatalf("batch add on a batch-only service: %v", err)
+	}
+}
+
+// TestPacingAvoids429 sends more requests than the burst, sequentially and
+// from several goroutines, against a service limited to 5 requests/s.
+func TestPacingAvoids429(t *testing.T) {
+	var limited atomic.Int32
+	svc := startService(t, 5, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			rec := &statusWriter{ResponseWriter: w}
+			h.ServeHTTP(rec, r)
+			if rec.status == http.StatusTooManyRequests {
+				limited.Add(1)
+			}
+		})
+	})
+	var paced atomic.Int32
+	c := api.NewClient(svc.URL, svc.Key, api.WithWaitHook(func(w api.WaitInfo) {
+		if w.Reason == api.WaitPacing {
+			paced.Add(1)
+		}
+	}))
+	ctx := context.Background()
+	for i := range 8 {
+		if _, err := c.BatchAdd(ctx, []string{"s" + string(rune('a'+i)) + "@example.com"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if limited.Load() != 0 || paced.Load() == 0 {
+		t.Fatalf("sequential: %d answers were 429 and %d pacing waits; want 0 and some", limited.Load(), paced.Load())
+	}
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 4 {
+				if _, err := c.BatchAdd(ctx, []string{"p" + string(rune('a'+g)) + string(rune('a'+i)) + "@example.com"}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := limited.Load(); n > 1 {
+		t.Fatalf("3 goroutines: %d answers were 429; want at most 1", n)
+	}
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func TestCancelStopsAWait(t *testing.T) {
+	f := &faults{path: "/suppressions/batch/add", status: http.StatusTooManyRequests}
+	f.left.Store(100)
+	svc := startService(t, 1000, f.wrap)
+	c := api.NewClient(svc.URL, svc.Key)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.BatchAdd(ctx, []string{"a@example.com"})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 900*time.Millisecond {
+		t.Fatalf("err = %v after %v; want the context's error before the 1 s retry-after", err, time.Since(start))
+	}
+}
