@@ -1,0 +1,374 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+type screenID int
+
+const (
+	scrBuild screenID = iota
+	scrReview
+	scrSend
+	scrResults
+	scrBrowse
+	scrHistory
+)
+
+// Model is the root of the UI. It owns the screens, the header, the help
+// footer and the y/N prompt, and routes each message to the screen in
+// front; everything else happens in the screens.
+type Model struct {
+	c       *Common
+	opts    Options
+	keys    globalKeys
+	help    help.Model
+	screen  screenID
+	prompt  *prompt
+	lookups bool // the service offers lookups and the list
+	probed  bool
+	notice  string
+
+	build      *build
+	review     *review
+	send       *sender
+	results    *results
+	browse     *browse
+	history    *history
+	sentGen    int // the build list's generation when it was last sent
+	bodyHeight int
+}
+
+// New returns the UI's model.
+func New(opts Options) Model {
+	r := opts.Renderer
+	if r == nil {
+		r = lipgloss.DefaultRenderer()
+	}
+	c := &Common{Styles: newStyles(r), Target: opts.Target, r: r, Width: 80, Height: 24}
+	h := help.New()
+	h.Styles.ShortKey = c.Styles.Key
+	h.Styles.FullKey = c.Styles.Key
+	h.Styles.ShortDesc = c.Styles.Help
+	h.Styles.FullDesc = c.Styles.Help
+	h.Styles.ShortSeparator = c.Styles.Help
+	h.Styles.FullSeparator = c.Styles.Help
+	h.Styles.Ellipsis = c.Styles.Help
+	slack := 2 * time.Second
+	if c.Target.label() == "local list" {
+		// Same clock as the service: an ID made before the request was sent
+		// was on the list already.
+		slack = 0
+	}
+	m := Model{
+		c: c, opts: opts, keys: newGlobalKeys(), help: h,
+		build:   newBuild(c, opts.StartDir),
+		review:  newReview(c, opts.Service),
+		send:    newSender(c, opts.Service, slack),
+		results: newResults(c, opts.Clipboard),
+		browse:  newBrowse(c, opts.Service),
+		history: newHistory(c, opts.StateDir),
+	}
+	m.layout()
+	return m
+}
+
+type supportsMsg struct {
+	ok  bool
+	err error
+}
+
+// Init asks the service whether it offers lookups and the list.
+func (m Model) Init() tea.Cmd {
+	svc := m.opts.Service
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ok, err := svc.Supports(ctx)
+		return supportsMsg{ok: ok, err: err}
+	}
+}
+
+type quitMsg struct{}
+
+type historySavedMsg struct{ err error }
+
+// Update routes a message: the prompt first, then global keys, then the
+// screen in front.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.c.Width, m.c.Height = msg.Width, msg.Height
+		m.layout()
+		return m, nil
+	case promptMsg:
+		m.prompt = msg.p
+		return m, nil
+	case quitMsg:
+		return m, tea.Quit
+	case supportsMsg:
+		m.lookups, m.probed = msg.ok, true
+		if msg.err != nil {
+			m.notice = "The service did not answer: " + errorText(msg.err) + "."
+		}
+		return m, nil
+	case historySavedMsg:
+		if msg.err != nil {
+			m.notice = capitalize(msg.err.Error()) + "."
+		}
+		return m, nil
+	case tea.KeyMsg:
+		if m.prompt != nil {
+			p := m.prompt
+			m.prompt = nil
+			return m, p.answer(msg)
+		}
+		if cmd, done := m.globalKey(msg); done {
+			return m, cmd
+		}
+	case startReviewMsg:
+		m.review.svc = m.opts.Service
+		cmd := m.review.open(m.build.list.mode, m.build.list, m.lookups)
+		m.goTo(scrReview)
+		return m, cmd
+	case backMsg:
+		m.goTo(scrBuild)
+		return m, nil
+	case startSendMsg:
+		m.sentGen = m.build.list.gen
+		m.goTo(scrSend)
+		return m, m.send.start(msg.run)
+	case runDoneMsg:
+		m.sentGen = m.build.list.gen
+		m.results.show(msg.run, true)
+		m.goTo(scrResults)
+		dir, run := m.opts.StateDir, msg.run
+		return m, func() tea.Msg { return historySavedMsg{appendHistory(dir, run)} }
+	case retryMsg:
+		msg.run.layout(func(x Result) bool { return x.Outcome == OutFailed || x.Outcome == OutUnsent })
+		m.goTo(scrSend)
+		return m, m.send.start(msg.run)
+	case undoRunMsg:
+		m.goTo(scrSend)
+		return m, m.send.start(msg.run.inverse())
+	case newBatchMsg:
+		m.build.list.clear()
+		m.build.view.changed()
+		m.build.summary, m.build.status = "", "New batch: the list is empty (u brings the last one back)."
+		m.build.focus = focusEntry
+		m.build.input.Focus()
+		m.goTo(scrBuild)
+		return m, nil
+	case useMarkedMsg:
+		m.build.replace(ModeRemoveIDs, msg.ids, "browse")
+		m.build.status = fmt.Sprintf("%d entries from Browse, to remove by ID; r reviews.", len(msg.ids))
+		m.goTo(scrBuild)
+		return m, nil
+	case openRunMsg:
+		m.results.show(msg.run, false)
+		m.goTo(scrResults)
+		return m, nil
+	case clearMsg, deleteMsg:
+		m.build.confirmed(msg)
+		return m, nil
+	}
+	return m, m.route(msg)
+}
+
+// route hands a message to the screen in front. Messages of a screen that
+// is not in front still reach it, so that its work in flight completes.
+func (m *Model) route(msg tea.Msg) tea.Cmd {
+	switch msg.(type) {
+	case previewMsg:
+		return m.review.update(msg)
+	case batchDoneMsg, waitMsg:
+		return m.send.update(msg)
+	case pageMsg:
+		return m.browse.update(msg)
+	case historyMsg:
+		return m.history.update(msg)
+	case fileLoadedMsg, pasteParsedMsg:
+		return m.build.update(msg)
+	case exportedMsg:
+		return m.results.update(msg)
+	}
+	switch m.screen {
+	case scrReview:
+		return m.review.update(msg)
+	case scrSend:
+		return m.send.update(msg)
+	case scrResults:
+		return m.results.update(msg)
+	case scrBrowse:
+		return m.browse.update(msg)
+	case scrHistory:
+		return m.history.update(msg)
+	}
+	return m.build.update(msg)
+}
+
+// capturing says whether the screen in front takes every key (a text field
+// has focus, or a send is running).
+func (m *Model) capturing() bool {
+	switch m.screen {
+	case scrReview:
+		return m.review.capturing()
+	case scrSend:
+		return true
+	case scrResults:
+		return m.results.capturing()
+	case scrBrowse:
+		return m.browse.capturing()
+	case scrHistory:
+		return m.history.capturing()
+	}
+	return m.build.capturing()
+}
+
+// unsent says whether quitting would lose work: a list not yet sent, or a
+// send in progress.
+func (m *Model) unsent() bool {
+	return m.screen == scrSend || (m.build.list.len() > 0 && m.build.list.gen != m.sentGen)
+}
+
+func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	if msg.Paste {
+		return nil, false
+	}
+	if msg.String() == "ctrl+c" || (!m.capturing() && key.Matches(msg, m.keys.Quit)) {
+		if m.screen == scrSend && msg.String() == "ctrl+c" {
+			return ask("A send is running. Cancel it and quit? (the batch in flight finishes first)", func() tea.Msg { return quitMsg{} }), true
+		}
+		if m.unsent() {
+			return ask(fmt.Sprintf("The list holds %d entries that were not sent. Quit anyway?", m.build.list.len()), func() tea.Msg { return quitMsg{} }), true
+		}
+		return tea.Quit, true
+	}
+	if m.capturing() {
+		return nil, false
+	}
+	switch {
+	case key.Matches(msg, m.keys.Help):
+		m.help.ShowAll = !m.help.ShowAll
+		m.layout()
+		return nil, true
+	case key.Matches(msg, m.keys.Build):
+		m.goTo(scrBuild)
+		return nil, true
+	case key.Matches(msg, m.keys.Browse):
+		if !m.lookups {
+			m.notice = "This service offers no list to browse (it answered 404/405)."
+			if !m.probed {
+				m.notice = "Still asking the service what it offers; try again in a moment."
+			}
+			return nil, true
+		}
+		m.goTo(scrBrowse)
+		return m.browse.first(), true
+	case key.Matches(msg, m.keys.History):
+		m.goTo(scrHistory)
+		return m.history.load(), true
+	}
+	return nil, false
+}
+
+func (m *Model) goTo(s screenID) {
+	m.screen = s
+	m.notice = ""
+	m.layout()
+}
+
+// helpView is the footer: the keys of what has focus.
+func (m *Model) helpView() string {
+	var km help.KeyMap
+	switch m.screen {
+	case scrReview:
+		km = m.review.help(m.keys)
+	case scrSend:
+		km = m.send.help(m.keys)
+	case scrResults:
+		km = m.results.help(m.keys)
+	case scrBrowse:
+		km = m.browse.help(m.keys)
+	case scrHistory:
+		km = m.history.help(m.keys)
+	default:
+		km = m.build.help(m.keys)
+	}
+	return m.help.View(km)
+}
+
+// layout gives every screen the space left after the header, the notice
+// line and the help footer.
+func (m *Model) layout() {
+	m.help.Width = m.c.Width
+	h := m.c.Height - 2 - lipgloss.Height(m.helpView())
+	w := m.c.Width
+	m.build.setSize(w, h)
+	m.review.setSize(w, h)
+	m.send.setSize(w, h)
+	m.results.setSize(w, h)
+	m.browse.setSize(w, h)
+	m.history.setSize(w, h)
+	m.bodyHeight = h
+}
+
+// View draws the header, the screen in front and the help footer.
+func (m Model) View() string {
+	c := m.c
+	if c.Width < minWidth || c.Height < minHeight {
+		return fmt.Sprintf("The terminal is %dx%d; shush needs at least %dx%d.\nEnlarge the window, or press ctrl+c to quit.", c.Width, c.Height, minWidth, minHeight)
+	}
+	var body string
+	switch m.screen {
+	case scrReview:
+		body = m.review.render()
+	case scrSend:
+		body = m.send.render()
+	case scrResults:
+		body = m.results.render()
+	case scrBrowse:
+		body = m.browse.render()
+	case scrHistory:
+		body = m.history.render()
+	default:
+		body = m.build.render()
+	}
+	body = lipgloss.NewStyle().Height(m.bodyHeight).MaxHeight(m.bodyHeight).Render(body)
+	foot := m.helpView()
+	status := ""
+	switch {
+	case m.prompt != nil:
+		status = m.prompt.view(c)
+	case m.notice != "":
+		status = c.Styles.Warn.Render(truncate(m.notice, c.Width))
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, m.header(), body, status, foot)
+}
+
+func (m *Model) header() string {
+	c := m.c
+	t := c.Target
+	profile := t.Profile
+	if profile == "" {
+		profile = "default"
+	}
+	key := t.MaskedKey
+	if key == "" {
+		key = "none"
+	}
+	left := fmt.Sprintf("shush · %s · profile %s · key %s", t.label(), profile, key)
+	right := "mode: " + m.build.list.mode.String()
+	room := c.Width - lipgloss.Width(right) - 1
+	left = truncate(left, room)
+	gap := strings.Repeat(" ", max(c.Width-lipgloss.Width(left)-lipgloss.Width(right), 1))
+	return c.Styles.Header.Render(left) + gap + c.Styles.Mode.Render(right)
+}

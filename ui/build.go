@@ -1,0 +1,475 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// buildFocus is who gets the keys on the Build screen.
+type buildFocus int
+
+const (
+	focusEntry  buildFocus = iota // the entry field under the list
+	focusList                     // the list itself
+	focusEdit                     // editing one row in place
+	focusFilter                   // typing the filter
+	focusPicker                   // the file picker
+)
+
+// Lines in a paste beyond which the UI suggests a file instead: bubbletea
+// v1 reads a bracketed paste in time that grows with the square of its size.
+const bigPaste = 20000
+
+// Rapid input: Enter presses closer together than this are one plain
+// (unbracketed) paste, and their summary adds up.
+const pasteGap = 150 * time.Millisecond
+
+// build is the Build screen: the list, the entry field and the file picker.
+type build struct {
+	c      *Common
+	keys   buildKeys
+	list   *entries
+	view   listView
+	focus  buildFocus
+	input  textinput.Model // the entry field, also used to edit a row
+	filter textinput.Model
+	picker picker
+
+	editing  int // row being edited
+	summary  string
+	status   string
+	agg      addResult
+	aggFrom  string
+	lastLine time.Time
+	now      func() time.Time
+	loadSeq  int
+}
+
+func newTextInput(c *Common, placeholder string) textinput.Model {
+	ti := textinput.New()
+	ti.Placeholder = placeholder
+	ti.Prompt = "> "
+	ti.CharLimit = 4096
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	ti.PromptStyle = c.Styles.Prompt
+	ti.PlaceholderStyle = c.Styles.Muted
+	ti.TextStyle = c.Styles.Row
+	ti.Cursor.Style = c.r.NewStyle().Reverse(true)
+	ti.Cursor.TextStyle = c.Styles.Row
+	return ti
+}
+
+func newBuild(c *Common, startDir string) *build {
+	l := newEntries(ModeAdd)
+	b := &build{c: c, keys: newBuildKeys(), list: l, view: newListView(l), now: time.Now}
+	b.input = newTextInput(c, "paste a ticket or type an address, then Enter")
+	b.input.Focus()
+	b.filter = newTextInput(c, "filter")
+	b.filter.Prompt = "/ "
+	b.picker = newPicker(c, startDir)
+	return b
+}
+
+func (b *build) capturing() bool {
+	return b.focus != focusList
+}
+
+func (b *build) setSize(w, h int) {
+	// The list box takes what is left after its border, the title line,
+	// the entry field and the summary line.
+	frameW, frameH := b.c.Styles.Box.GetFrameSize()
+	b.view.setSize(w-frameW, h-frameH-3)
+	b.input.Width = w - 4
+	b.filter.Width = w - 4
+	b.picker.setSize(w, h)
+}
+
+func (b *build) help(g globalKeys) help.KeyMap {
+	switch b.focus {
+	case focusList:
+		return b.keys.listHelp(g)
+	case focusEdit:
+		return fieldHelp("save row", "cancel")
+	case focusFilter:
+		return fieldHelp("keep filter", "clear filter")
+	case focusPicker:
+		return b.picker.help()
+	}
+	return b.keys.entryHelp()
+}
+
+// startReviewMsg asks the root to open the Review screen.
+type startReviewMsg struct{}
+
+func (b *build) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case fileLoadedMsg:
+		return b.fileLoaded(msg)
+	case pasteParsedMsg:
+		b.addItems(msg.items, "paste", msg.lines)
+		return nil
+	case tea.KeyMsg:
+		return b.key(msg)
+	}
+	if b.focus == focusPicker {
+		return b.pickerUpdate(msg)
+	}
+	return nil
+}
+
+func (b *build) key(msg tea.KeyMsg) tea.Cmd {
+	// A bracketed paste is one message; it must be looked at before any
+	// binding (key.Matches never fires on it, and stringifying a big paste
+	// for each binding is slow).
+	if msg.Paste {
+		switch b.focus {
+		case focusEdit:
+			var cmd tea.Cmd
+			b.input, cmd = b.input.Update(msg)
+			return cmd
+		case focusFilter:
+			var cmd tea.Cmd
+			b.filter, cmd = b.filter.Update(msg)
+			b.view.setFilter(b.filter.Value())
+			return cmd
+		case focusPicker:
+			return nil
+		}
+		return b.paste(string(msg.Runes))
+	}
+	switch b.focus {
+	case focusEntry:
+		return b.entryKey(msg)
+	case focusEdit:
+		return b.editKey(msg)
+	case focusFilter:
+		return b.filterKey(msg)
+	case focusPicker:
+		return b.pickerUpdate(msg)
+	}
+	return b.listKey(msg)
+}
+
+func (b *build) paste(text string) tea.Cmd {
+	lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1
+	if lines < 2000 {
+		b.addItems(parseText(text, b.list.mode), "paste", lines)
+		return nil
+	}
+	mode := b.list.mode
+	b.status = fmt.Sprintf("Reading %d pasted lines…", lines)
+	return func() tea.Msg {
+		return pasteParsedMsg{items: parseText(text, mode), lines: lines}
+	}
+}
+
+type pasteParsedMsg struct {
+	items []item
+	lines int
+}
+
+// addItems puts items on the list and writes the one-line summary.
+func (b *build) addItems(items []item, source string, lines int) {
+	r := b.list.add(items, source)
+	b.view.refilter()
+	if len(items) > 0 {
+		b.view.cursor = b.view.count() - 1
+		b.view.clamp()
+	}
+	b.agg, b.aggFrom = r, source
+	b.summary = summarize(sourceLabel(source), r)
+	if len(items) == 0 {
+		b.summary = fmt.Sprintf("Found no %s in the %s.", plural(b.list.mode.noun()), sourceLabel(source))
+	}
+	if lines > bigPaste {
+		b.summary += fmt.Sprintf(" Big sets belong in files: ctrl+o opens one.")
+	}
+	b.status = ""
+}
+
+func sourceLabel(s string) string {
+	switch s {
+	case "paste", "typed":
+		return s
+	}
+	return s
+}
+
+func plural(noun string) string {
+	if strings.HasSuffix(noun, "s") {
+		return noun + "es"
+	}
+	return noun + "s"
+}
+
+func summarize(what string, r addResult) string {
+	return fmt.Sprintf("%s: %d added, %d skipped as duplicates, %d invalid.", capitalize(what), r.added, r.duplicates, r.invalid)
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (b *build) entryKey(msg tea.KeyMsg) tea.Cmd {
+	switch {
+	case msg.Type == tea.KeyEnter:
+		line := b.input.Value()
+		b.input.SetValue("")
+		items := parseTyped(line, b.list.mode)
+		if len(items) == 0 {
+			return nil
+		}
+		now := b.now()
+		rapid := now.Sub(b.lastLine) < pasteGap && b.aggFrom == "typed"
+		b.lastLine = now
+		prev := b.agg
+		b.addItems(items, "typed", 1)
+		if rapid {
+			// A plain paste: one Enter per line. Sum the lines up so the
+			// summary speaks for the whole paste.
+			b.agg.merge(prev)
+			b.summary = summarize("paste", b.agg)
+		}
+		return nil
+	case key.Matches(msg, b.keys.Leave):
+		b.input.Blur()
+		b.focus = focusList
+		return nil
+	case msg.String() == "ctrl+o":
+		return b.openPicker()
+	case msg.String() == "ctrl+s":
+		return func() tea.Msg { return startReviewMsg{} }
+	}
+	var cmd tea.Cmd
+	b.input, cmd = b.input.Update(msg)
+	return cmd
+}
+
+func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
+	k := b.keys
+	// Several runes in one message and no bracketed paste: a plain paste
+	// (or fast typing) meant for the entry field, not a run of commands.
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
+		b.focus = focusEntry
+		b.input.Focus()
+		var cmd tea.Cmd
+		b.input, cmd = b.input.Update(msg)
+		return cmd
+	}
+	page := max(b.view.height-1, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		b.view.move(-1)
+	case key.Matches(msg, k.Down):
+		b.view.move(1)
+	case key.Matches(msg, k.PageUp):
+		b.view.move(-page)
+	case key.Matches(msg, k.PageDown):
+		b.view.move(page)
+	case key.Matches(msg, k.Top):
+		b.view.top()
+	case key.Matches(msg, k.Bottom):
+		b.view.bottom()
+	case key.Matches(msg, k.Select):
+		b.view.toggle()
+		b.view.move(1)
+	case key.Matches(msg, k.SelectAll):
+		b.view.selectAll()
+	case key.Matches(msg, k.Edit):
+		i := b.view.current()
+		if i < 0 {
+			return nil
+		}
+		b.editing = i
+		b.focus = focusEdit
+		b.input.SetValue(b.list.rows[i].raw)
+		b.input.CursorEnd()
+		b.input.Focus()
+		b.status = fmt.Sprintf("Editing row %d: Enter saves, Esc cancels.", i+1)
+	case key.Matches(msg, k.Delete):
+		return b.deleteRows()
+	case key.Matches(msg, k.Filter):
+		b.focus = focusFilter
+		b.filter.Focus()
+	case key.Matches(msg, k.Undo):
+		what, ok := b.list.undoLast()
+		if !ok {
+			b.status = "Nothing to undo."
+		} else {
+			b.status = "Undid " + what + "."
+		}
+		b.view.changed()
+	case key.Matches(msg, k.Clear):
+		if b.list.len() == 0 {
+			return nil
+		}
+		n := b.list.len()
+		return ask(fmt.Sprintf("Clear all %d entries?", n), func() tea.Msg { return clearMsg{} })
+	case key.Matches(msg, k.Mode):
+		b.setMode(b.list.mode.next())
+	case key.Matches(msg, k.Type):
+		b.focus = focusEntry
+		b.input.Focus()
+	case key.Matches(msg, k.Open):
+		return b.openPicker()
+	case key.Matches(msg, k.Review):
+		return func() tea.Msg { return startReviewMsg{} }
+	}
+	return nil
+}
+
+type clearMsg struct{}
+type deleteMsg struct{ rows map[int]bool }
+
+func (b *build) deleteRows() tea.Cmd {
+	rows := b.view.targets()
+	switch len(rows) {
+	case 0:
+		return nil
+	case 1:
+		n := b.list.remove(rows)
+		b.view.changed()
+		b.status = fmt.Sprintf("Deleted %d row (u undoes).", n)
+		return nil
+	}
+	sel := rows
+	return ask(fmt.Sprintf("Delete the %d selected rows?", len(rows)), func() tea.Msg { return deleteMsg{sel} })
+}
+
+// confirmed carries out a change the agent said yes to.
+func (b *build) confirmed(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case clearMsg:
+		b.list.clear()
+		b.view.changed()
+		b.status = "Cleared the list (u undoes)."
+	case deleteMsg:
+		n := b.list.remove(msg.rows)
+		b.view.changed()
+		b.status = fmt.Sprintf("Deleted %d rows (u undoes).", n)
+	}
+}
+
+func (b *build) setMode(m Mode) {
+	b.list.setMode(m)
+	b.view.changed()
+	b.status = "Mode: " + m.String() + "."
+	if b.list.invalid() > 0 {
+		b.status += fmt.Sprintf(" %d rows are not valid in this mode.", b.list.invalid())
+	}
+}
+
+// replace loads values into the list for a new batch in a given mode (from
+// Browse, or an undo of a run).
+func (b *build) replace(m Mode, values []string, source string) {
+	b.list.clear()
+	b.list.mode = m
+	b.list.seen = map[string]int{}
+	items := make([]item, 0, len(values))
+	for _, v := range values {
+		val, p := validate(v, m)
+		items = append(items, item{raw: v, value: val, problem: p})
+	}
+	b.addItems(items, source, len(values))
+	b.view.changed()
+	b.focus = focusList
+	b.input.Blur()
+}
+
+func (b *build) editKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEnter:
+		problem, ok := b.list.edit(b.editing, b.input.Value())
+		if !ok {
+			b.status = capitalize(problem) + "."
+			return nil
+		}
+		b.input.SetValue("")
+		b.input.Blur()
+		b.focus = focusList
+		b.view.refilter()
+		if problem != "" {
+			b.status = fmt.Sprintf("Row %d saved, but it is not valid: %s.", b.editing+1, problem)
+		} else {
+			b.status = fmt.Sprintf("Row %d saved.", b.editing+1)
+		}
+		return nil
+	case tea.KeyEsc:
+		b.input.SetValue("")
+		b.input.Blur()
+		b.focus = focusList
+		b.status = ""
+		return nil
+	}
+	var cmd tea.Cmd
+	b.input, cmd = b.input.Update(msg)
+	return cmd
+}
+
+func (b *build) filterKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEnter:
+		b.filter.Blur()
+		b.focus = focusList
+		return nil
+	case tea.KeyEsc:
+		b.filter.SetValue("")
+		b.filter.Blur()
+		b.view.setFilter("")
+		b.focus = focusList
+		return nil
+	}
+	var cmd tea.Cmd
+	b.filter, cmd = b.filter.Update(msg)
+	b.view.setFilter(b.filter.Value())
+	return cmd
+}
+
+func (b *build) render() string {
+	st := b.c.Styles
+	if b.focus == focusPicker {
+		return b.picker.view()
+	}
+	l := b.list
+	title := fmt.Sprintf("List · %d entries · %d valid · %d invalid", l.len(), l.valid, l.invalid())
+	if n := len(b.view.selected); n > 0 {
+		title += fmt.Sprintf(" · %d selected", n)
+	}
+	if b.view.filter != "" {
+		title += fmt.Sprintf(" · filter %q: %d shown", b.view.filter, b.view.count())
+	}
+	box := st.Box
+	if b.focus == focusList || b.focus == focusFilter {
+		box = st.Focused
+	}
+	frameW, _ := box.GetFrameSize()
+	body := lipgloss.JoinVertical(lipgloss.Left,
+		st.Title.Render(truncate(title, b.c.Width-frameW)),
+		b.view.view(b.c, b.focus == focusList || b.focus == focusFilter),
+	)
+	boxed := box.Width(b.c.Width - 2).Render(body)
+
+	var field string
+	switch b.focus {
+	case focusFilter:
+		field = b.filter.View()
+	default:
+		field = b.input.View()
+	}
+	line := b.summary
+	if b.status != "" {
+		line = b.status
+	}
+	return lipgloss.JoinVertical(lipgloss.Left, boxed, field, st.Muted.Render(truncate(line, b.c.Width)))
+}

@@ -1,0 +1,10 @@
+// Package ui is the terminal UI of shush: a Bubble Tea program in which a
+// support agent builds a list of addresses or IDs (pasted from a ticket,
+// typed, or read from a file), reviews what will be sent, sends it in
+// batches, and checks the results; it also browses the service's list and
+// keeps a local history of runs.
+//
+// The package never talks HTTP itself: every call to the service goes
+// through the Service given in Options, inside a tea.Cmd, and comes back as
+// a typed message.
+package ui

@@ -1,0 +1,222 @@
+package ui
+
+import "strings"
+
+// entry is one row of the address list.
+type entry struct {
+	raw     string
+	value   string // normalized; empty when invalid
+	problem string // why the entry is invalid; empty when valid
+	line    int    // line of the paste or file it came from; 0 when typed
+	source  string // where it came from: "paste", "typed", a file name, "browse"
+}
+
+func (e entry) valid() bool { return e.problem == "" }
+
+// addResult counts what an addition did, for the one-line summary.
+type addResult struct {
+	added, duplicates, invalid int
+}
+
+func (r *addResult) merge(o addResult) {
+	r.added += o.added
+	r.duplicates += o.duplicates
+	r.invalid += o.invalid
+}
+
+// undoStep restores the list as it was before one change. Changes that only
+// append keep a prefix of the same backing array; changes that delete build
+// a new array and keep the old one; an edit is undone by writing the old row
+// back. Applied strictly last-in first-out, the three never disturb each
+// other, so a change costs at most one copy of the list and often none.
+type undoStep struct {
+	label string
+	rows  []entry // the list to go back to, when set
+	mode  Mode
+	at    int // the row an edit changed, when old is set
+	old   *entry
+}
+
+// entries is the address list: plain data, with a set of the values on it
+// for de-duplication, and an undo stack.
+type entries struct {
+	rows  []entry
+	seen  map[string]int // normalized value → how many rows hold it
+	mode  Mode
+	undo  []undoStep
+	valid int
+	gen   int // bumped by every change, to tell a sent list from a changed one
+}
+
+func newEntries(mode Mode) *entries {
+	return &entries{seen: map[string]int{}, mode: mode}
+}
+
+func (l *entries) len() int { return len(l.rows) }
+
+func (l *entries) invalid() int { return len(l.rows) - l.valid }
+
+const maxUndo = 50
+
+func (l *entries) push(s undoStep) {
+	l.gen++
+	if len(l.undo) == maxUndo {
+		l.undo = append(l.undo[:0:0], l.undo[1:]...)
+	}
+	l.undo = append(l.undo, s)
+}
+
+// add appends the items that are not already on the list.
+func (l *entries) add(items []item, source string) addResult {
+	var r addResult
+	before := l.rows[:len(l.rows):len(l.rows)]
+	for _, it := range items {
+		if it.problem == "" {
+			if l.seen[it.value] > 0 {
+				r.duplicates++
+				continue
+			}
+			l.seen[it.value]++
+			l.valid++
+			r.added++
+		} else {
+			r.invalid++
+		}
+		l.rows = append(l.rows, entry{raw: it.raw, value: it.value, problem: it.problem, line: it.line, source: source})
+	}
+	if r.added+r.invalid > 0 {
+		// The three-index slice above makes the next append copy rather
+		// than write into rows the snapshot shares.
+		l.push(undoStep{label: "add " + source, rows: before, mode: l.mode})
+	}
+	return r
+}
+
+// edit replaces row i with a new raw text; it refuses a value that another
+// row already holds.
+func (l *entries) edit(i int, raw string) (problem string, ok bool) {
+	raw = strings.TrimSpace(raw)
+	v, p := validate(raw, l.mode)
+	old := l.rows[i]
+	if p == "" && v != old.value && l.seen[v] > 0 {
+		return v + " is already on the list", false
+	}
+	l.forget(old)
+	e := entry{raw: raw, value: v, problem: p, line: old.line, source: old.source}
+	l.remember(e)
+	l.rows[i] = e
+	l.push(undoStep{label: "edit", at: i, old: &old, mode: l.mode})
+	return p, true
+}
+
+func (l *entries) forget(e entry) {
+	if e.valid() {
+		l.seen[e.value]--
+		if l.seen[e.value] <= 0 {
+			delete(l.seen, e.value)
+		}
+		l.valid--
+	}
+}
+
+func (l *entries) remember(e entry) {
+	if e.valid() {
+		l.seen[e.value]++
+		l.valid++
+	}
+}
+
+// remove deletes the rows whose indices are in del (sorted or not).
+func (l *entries) remove(del map[int]bool) int {
+	if len(del) == 0 {
+		return 0
+	}
+	kept := make([]entry, 0, len(l.rows)-len(del))
+	for i, e := range l.rows {
+		if del[i] {
+			l.forget(e)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	n := len(l.rows) - len(kept)
+	l.push(undoStep{label: "delete", rows: l.rows, mode: l.mode})
+	l.rows = kept
+	return n
+}
+
+// clear empties the list.
+func (l *entries) clear() {
+	if len(l.rows) == 0 {
+		return
+	}
+	l.push(undoStep{label: "clear", rows: l.rows, mode: l.mode})
+	l.rows = nil
+	l.seen = map[string]int{}
+	l.valid = 0
+}
+
+// setMode revalidates every row for a new mode (an address is not an ID).
+func (l *entries) setMode(m Mode) {
+	if m == l.mode {
+		return
+	}
+	l.push(undoStep{label: "mode", rows: l.rows, mode: l.mode})
+	l.mode = m
+	rows := make([]entry, len(l.rows))
+	for i, e := range l.rows {
+		e.value, e.problem = validate(e.raw, m)
+		rows[i] = e
+	}
+	l.rows = rows
+	l.reindex()
+}
+
+// undoLast reverts the last change and says what it was.
+func (l *entries) undoLast() (string, bool) {
+	if len(l.undo) == 0 {
+		return "", false
+	}
+	s := l.undo[len(l.undo)-1]
+	l.undo = l.undo[:len(l.undo)-1]
+	l.gen++
+	l.mode = s.mode
+	if s.old != nil {
+		l.forget(l.rows[s.at])
+		l.rows[s.at] = *s.old
+		l.remember(*s.old)
+		return s.label, true
+	}
+	l.rows = s.rows
+	l.reindex()
+	return s.label, true
+}
+
+// reindex rebuilds the duplicate set. Rows that repeat a value (possible
+// only after a mode change) are flagged so that each value is sent once.
+func (l *entries) reindex() {
+	l.seen = make(map[string]int, len(l.rows))
+	l.valid = 0
+	for i, e := range l.rows {
+		if !e.valid() {
+			continue
+		}
+		if l.seen[e.value] > 0 {
+			l.rows[i].problem = "duplicate of an earlier row"
+			continue
+		}
+		l.seen[e.value]++
+		l.valid++
+	}
+}
+
+// values are the valid values of the list, in order.
+func (l *entries) values() []string {
+	out := make([]string, 0, l.valid)
+	for _, e := range l.rows {
+		if e.valid() {
+			out = append(out, e.value)
+		}
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// listView renders the address list: only the rows that fit are drawn, so
+// its cost does not grow with the list. A filter narrows it to the rows
+// whose text contains a substring.
+type listView struct {
+	list     *entries
+	filter   string
+	matches  []int // row indices that match the filter; nil when none is set
+	cursor   int   // position in the visible rows
+	offset   int   // first visible row drawn
+	selected map[int]bool
+	width    int
+	height   int
+}
+
+func newListView(l *entries) listView {
+	return listView{list: l, selected: map[int]bool{}}
+}
+
+func (v *listView) setSize(w, h int) {
+	v.width, v.height = w, max(h, 1)
+	v.clamp()
+}
+
+// count is the number of rows shown (after the filter).
+func (v *listView) count() int {
+	if v.matches != nil {
+		return len(v.matches)
+	}
+	return v.list.len()
+}
+
+// row maps a visible position to its index in the list.
+func (v *listView) row(pos int) int {
+	if v.matches != nil {
+		return v.matches[pos]
+	}
+	return pos
+}
+
+// current is the list index under the cursor, or -1.
+func (v *listView) current() int {
+	if v.count() == 0 {
+		return -1
+	}
+	return v.row(v.cursor)
+}
+
+func (v *listView) setFilter(f string) {
+	v.filter = f
+	v.refilter()
+}
+
+// refilter recomputes the matches; called after every change of the list.
+func (v *listView) refilter() {
+	if v.filter == "" {
+		v.matches = nil
+		v.clamp()
+		return
+	}
+	f := strings.ToLower(v.filter)
+	m := make([]int, 0, 64)
+	for i, e := range v.list.rows {
+		if strings.Contains(e.value, f) || strings.Contains(strings.ToLower(e.raw), f) {
+			m = append(m, i)
+		}
+	}
+	v.matches = m
+	v.clamp()
+}
+
+func (v *listView) move(d int) {
+	v.cursor += d
+	v.clamp()
+}
+
+func (v *listView) top()    { v.cursor = 0; v.clamp() }
+func (v *listView) bottom() { v.cursor = v.count() - 1; v.clamp() }
+
+func (v *listView) clamp() {
+	n := v.count()
+	if v.cursor >= n {
+		v.cursor = n - 1
+	}
+	if v.cursor < 0 {
+		v.cursor = 0
+	}
+	if v.cursor < v.offset {
+		v.offset = v.cursor
+	}
+	if v.cursor >= v.offset+v.height {
+		v.offset = v.cursor - v.height + 1
+	}
+	if v.offset > max(n-v.height, 0) {
+		v.offset = max(n-v.height, 0)
+	}
+	if v.offset < 0 {
+		v.offset = 0
+	}
+}
+
+func (v *listView) toggle() {
+	i := v.current()
+	if i < 0 {
+		return
+	}
+	if v.selected[i] {
+		delete(v.selected, i)
+	} else {
+		v.selected[i] = true
+	}
+}
+
+// selectAll selects every shown row, or clears the selection when all of
+// them already are.
+func (v *listView) selectAll() {
+	n := v.count()
+	if len(v.selected) == n && n > 0 {
+		v.selected = map[int]bool{}
+		return
+	}
+	v.selected = make(map[int]bool, n)
+	for p := 0; p < n; p++ {
+		v.selected[v.row(p)] = true
+	}
+}
+
+// targets are the rows an action applies to: the selection, else the row
+// under the cursor.
+func (v *listView) targets() map[int]bool {
+	if len(v.selected) > 0 {
+		return v.selected
+	}
+	if i := v.current(); i >= 0 {
+		return map[int]bool{i: true}
+	}
+	return nil
+}
+
+// changed resets what depends on row indices after the list changed shape.
+func (v *listView) changed() {
+	v.selected = map[int]bool{}
+	v.refilter()
+}
+
+func (v *listView) view(c *Common, focused bool) string {
+	st := c.Styles
+	var b strings.Builder
+	n := v.count()
+	numW := len(fmt.Sprint(v.list.len()))
+	for p := v.offset; p < min(v.offset+v.height, n); p++ {
+		i := v.row(p)
+		e := v.list.rows[i]
+		mark := " "
+		if v.selected[i] {
+			mark = "*"
+		}
+		text := e.value
+		if !e.valid() {
+			text = e.raw + "  ✗ " + e.problem
+			if e.line > 0 && e.source != "typed" && e.source != "paste" {
+				text += fmt.Sprintf(" (line %d)", e.line)
+			}
+		}
+		line := fmt.Sprintf("%s %*d  %s", mark, numW, i+1, text)
+		line = ansi.Truncate(line, v.width, "…")
+		switch {
+		case p == v.cursor && focused:
+			line = st.Cursor.Render(padRight(line, v.width))
+		case !e.valid():
+			line = st.Invalid.Render(line)
+		case v.selected[i]:
+			line = st.Selected.Render(line)
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	if n == 0 {
+		msg := "The list is empty: paste a ticket, type an address, or press ctrl+o to open a file."
+		if v.filter != "" {
+			msg = "No row matches the filter."
+		}
+		b.WriteString(st.Muted.Render(ansi.Wrap(msg, v.width, "")))
+		b.WriteByte('\n')
+	}
+	return lipgloss.NewStyle().Height(v.height).MaxHeight(v.height).Render(strings.TrimSuffix(b.String(), "\n"))
+}
+
+func padRight(s string, w int) string {
+	if d := w - ansi.StringWidth(s); d > 0 {
+		return s + strings.Repeat(" ", d)
+	}
+	return s
+}

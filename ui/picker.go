@@ -1,0 +1,180 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/filepicker"
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// fileTypes are the extensions the list reads, compared case-insensitively.
+var fileTypes = []string{".txt", ".csv", ".json"}
+
+// picker wraps bubbles' filepicker with the fixes v1.0.0 needs: the height
+// is set before the first directory read, paths are absolute, a chosen file
+// is checked with os.Stat, extensions match in any case, and a directory
+// that cannot be read is reported instead of leaving a stale listing.
+type picker struct {
+	c      *Common
+	fp     filepicker.Model
+	dir    string
+	height int
+	err    string
+	ready  bool
+}
+
+func newPicker(c *Common, start string) picker {
+	if start == "" {
+		start, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(start); err == nil {
+		start = abs
+	}
+	return picker{c: c, dir: start}
+}
+
+func (p *picker) setSize(w, h int) {
+	p.height = max(h-3, 3)
+	if p.ready {
+		p.fp.SetHeight(p.height)
+	}
+}
+
+// open starts a fresh picker: a new one re-reads the directory, which also
+// avoids a panic in View on entries that disappeared since the last read.
+func (p *picker) open() tea.Cmd {
+	fp := filepicker.New()
+	fp.CurrentDirectory = p.dir
+	fp.AutoHeight = false
+	fp.Height = p.height
+	fp.ShowPermissions = false
+	fp.FileAllowed = true
+	fp.DirAllowed = false
+	// The picker's own Esc means "back a directory"; ours closes it.
+	fp.KeyMap.Back = key.NewBinding(key.WithKeys("h", "backspace", "left"), key.WithHelp("←/h", "up a directory"))
+	st := filepicker.DefaultStylesWithRenderer(p.c.r)
+	st.Cursor = p.c.Styles.Prompt
+	st.Selected = p.c.Styles.Prompt
+	st.Directory = p.c.Styles.Title
+	st.File = p.c.Styles.Row
+	st.DisabledFile = p.c.Styles.Muted
+	st.DisabledSelected = p.c.Styles.Muted
+	st.FileSize = p.c.Styles.Muted
+	st.EmptyDirectory = p.c.Styles.Muted
+	fp.Styles = st
+	p.fp = fp
+	p.err = ""
+	p.ready = true
+	return fp.Init()
+}
+
+func (p *picker) help() help.KeyMap {
+	b := []key.Binding{
+		kbh("↑/↓", "move", "up"),
+		kbh("enter/→", "open or choose", "enter"),
+		kbh("←/h", "up a directory", "left"),
+		kbh("esc", "close", "esc"),
+	}
+	return keyMap{short: b, full: [][]key.Binding{b}}
+}
+
+// pickedMsg carries the file the agent chose.
+type pickedMsg struct{ path string }
+
+type pickerClosedMsg struct{}
+
+func (b *build) openPicker() tea.Cmd {
+	b.focus = focusPicker
+	b.input.Blur()
+	return b.picker.open()
+}
+
+func (b *build) pickerUpdate(msg tea.Msg) tea.Cmd {
+	p := &b.picker
+	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyEsc {
+		b.focus = focusEntry
+		b.input.Focus()
+		return nil
+	}
+	before := p.fp.CurrentDirectory
+	var cmd tea.Cmd
+	p.fp, cmd = p.fp.Update(msg)
+	if p.fp.CurrentDirectory != before {
+		// The picker swallows read errors and keeps showing the old
+		// listing; check the new directory ourselves.
+		if _, err := os.ReadDir(p.fp.CurrentDirectory); err != nil {
+			p.err = fmt.Sprintf("Cannot open %s: %s.", p.fp.CurrentDirectory, reason(err))
+			p.fp.CurrentDirectory = before
+			return nil
+		}
+		p.dir = p.fp.CurrentDirectory
+		p.err = ""
+	}
+	if ok, path := p.fp.DidSelectFile(msg); ok {
+		return b.choose(path)
+	}
+	if ok, path := p.fp.DidSelectDisabledFile(msg); ok {
+		return b.choose(path)
+	}
+	return cmd
+}
+
+// choose loads the file after checking its extension in any case.
+func (b *build) choose(path string) tea.Cmd {
+	ext := strings.ToLower(filepath.Ext(path))
+	known := false
+	for _, t := range fileTypes {
+		known = known || ext == t
+	}
+	if !known {
+		b.picker.err = fmt.Sprintf("%s is not a .txt, .csv or .json file.", filepath.Base(path))
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.picker.err = fmt.Sprintf("Cannot read %s: %s.", filepath.Base(path), reason(err))
+		return nil
+	}
+	b.focus = focusEntry
+	b.input.Focus()
+	return b.load(path)
+}
+
+func (p *picker) view() string {
+	st := p.c.Styles
+	head := st.Title.Render("Open a file (.txt, .csv, .json)") + "  " + st.Muted.Render(truncate(p.dir, p.c.Width-34))
+	foot := ""
+	if p.err != "" {
+		foot = st.Bad.Render(truncate(p.err, p.c.Width))
+	}
+	body := func() (s string) {
+		defer func() {
+			if recover() != nil {
+				s = st.Bad.Render("A file vanished while listing; press ← and → to re-read.")
+			}
+		}()
+		return p.fp.View()
+	}()
+	return lipgloss.JoinVertical(lipgloss.Left, head, lipgloss.NewStyle().Height(p.height).MaxHeight(p.height).Render(body), foot)
+}
+
+// reason shortens an OS error to what a person can act on.
+func reason(err error) string {
+	switch {
+	case os.IsNotExist(err):
+		return "it does not exist"
+	case os.IsPermission(err):
+		return "permission denied"
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}

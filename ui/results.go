@@ -1,0 +1,333 @@
+package ui
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/aymanbagabas/go-osc52/v2"
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/table"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// results is the Results screen: a table of address, ID and outcome, with
+// export, copy, retry, undo and a new batch.
+type results struct {
+	c         *Common
+	keys      resultsKeys
+	run       *Run
+	live      bool // the run was just sent here (history runs are read-only)
+	table     table.Model
+	path      textinput.Model
+	exporting bool
+	status    string
+	clip      io.Writer
+}
+
+type resultsKeys struct {
+	Up, Down, Export, Copy, Retry, Undo, New key.Binding
+}
+
+func newResults(c *Common, clip io.Writer) *results {
+	t := table.New(table.WithFocused(true))
+	ts := table.DefaultStyles()
+	ts.Header = c.r.NewStyle().Bold(true).Padding(0, 1)
+	ts.Cell = c.r.NewStyle().Padding(0, 1)
+	ts.Selected = c.Styles.Cursor
+	t.SetStyles(ts)
+	p := newTextInput(c, "results.csv or results.json")
+	p.Prompt = "Write to: "
+	return &results{c: c, table: t, path: p, clip: clip, keys: resultsKeys{
+		Up:     kbh("↑/↓", "scroll", "up", "down"),
+		Export: kb("write CSV/JSON", "w"),
+		Copy:   kb("copy IDs (OSC 52)", "y"),
+		Retry:  kb("retry failed", "R"),
+		Undo:   kb("undo this run", "U"),
+		New:    kb("new batch", "n"),
+	}}
+}
+
+func (r *results) capturing() bool { return r.exporting }
+
+func (r *results) setSize(w, h int) {
+	idW := 36
+	outW := max(w-idW-34-6, 14)
+	addrW := max(w-idW-outW-6, 12)
+	r.table.SetColumns([]table.Column{{Title: "Address", Width: addrW}, {Title: "ID", Width: idW}, {Title: "Outcome", Width: outW}})
+	r.table.SetWidth(w)
+	r.table.SetHeight(max(h-4, 2))
+	r.path.Width = w - 12
+}
+
+func (r *results) help(g globalKeys) help.KeyMap {
+	if r.exporting {
+		return fieldHelp("write", "cancel")
+	}
+	k := r.keys
+	short := []key.Binding{k.Up, k.Export, k.Copy}
+	if r.live {
+		if r.run.retryable() {
+			short = append(short, k.Retry)
+		}
+		short = append(short, k.Undo)
+	}
+	short = append(short, k.New, g.Help)
+	return keyMap{short: short, full: [][]key.Binding{short[:len(short)-1], {g.Build, g.Browse, g.History, g.Help, g.Quit}}}
+}
+
+// show puts a run in the table.
+func (r *results) show(run *Run, live bool) {
+	r.run, r.live, r.exporting, r.status = run, live, false, ""
+	rows := make([]table.Row, len(run.Results))
+	for i, x := range run.Results {
+		rows[i] = table.Row{x.Address, x.ID, outcomeText(x)}
+	}
+	r.table.SetRows(rows)
+	r.table.GotoTop()
+}
+
+func outcomeText(x Result) string {
+	switch x.Outcome {
+	case OutRemoved:
+		if x.Deleted {
+			return "removed (deleted: true)"
+		}
+		if x.Error != "" {
+			return "removed? " + x.Error
+		}
+	case OutFailed:
+		return "failed: " + x.Error
+	}
+	return string(x.Outcome)
+}
+
+// retryMsg and undoRunMsg ask the root to send again.
+type retryMsg struct{ run *Run }
+type undoRunMsg struct{ run *Run }
+type newBatchMsg struct{}
+type exportedMsg struct {
+	path string
+	n    int
+	err  error
+}
+
+func (r *results) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case exportedMsg:
+		if msg.err != nil {
+			r.status = capitalize(msg.err.Error())
+		} else {
+			r.status = fmt.Sprintf("Wrote %d results to %s.", msg.n, msg.path)
+		}
+		return nil
+	case tea.KeyMsg:
+		if r.exporting {
+			return r.exportKey(msg)
+		}
+		if msg.Paste {
+			return nil
+		}
+		k := r.keys
+		switch {
+		case key.Matches(msg, k.Export):
+			r.exporting = true
+			r.path.SetValue(fmt.Sprintf("shush-results-%s.csv", r.run.Started.Local().Format("20060102-150405")))
+			r.path.CursorEnd()
+			return r.path.Focus()
+		case key.Matches(msg, k.Copy):
+			return r.copyIDs()
+		case key.Matches(msg, k.Retry) && r.live && r.run.retryable():
+			run := r.run
+			n := run.Counts.Failed + run.Counts.Unsent
+			return ask(fmt.Sprintf("Send the %d failed or unsent entries again?", n), func() tea.Msg { return retryMsg{run} })
+		case key.Matches(msg, k.Undo) && r.live:
+			return r.undo()
+		case key.Matches(msg, k.New):
+			return func() tea.Msg { return newBatchMsg{} }
+		}
+		var cmd tea.Cmd
+		r.table, cmd = r.table.Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+func (r *results) undo() tea.Cmd {
+	run := r.run
+	var n int
+	var q string
+	if run.mode == ModeAdd {
+		n = run.Counts.Added
+		q = fmt.Sprintf("Undo this run: remove the %d entries it added (by ID)?", n)
+	} else {
+		n = run.Counts.Removed
+		q = fmt.Sprintf("Undo this run: add the %d removed addresses back?", n)
+	}
+	if n == 0 {
+		r.status = "Nothing to undo: this run changed nothing."
+		return nil
+	}
+	if run.mode.removes() {
+		for _, x := range run.Results {
+			if x.Outcome == OutRemoved && x.Address == "" {
+				r.status = "Cannot undo: the addresses of the removed IDs are not known (the service offers no lookups)."
+				return nil
+			}
+		}
+	}
+	return ask(q, func() tea.Msg { return undoRunMsg{run} })
+}
+
+// inverse is the run that undoes r: its added entries removed by ID, or its
+// removed addresses added back.
+func (r *Run) inverse() *Run {
+	var rows []Result
+	mode := ModeRemoveIDs
+	if r.mode == ModeAdd {
+		for _, x := range r.Results {
+			if x.Outcome == OutAdded && x.ID != "" {
+				rows = append(rows, Result{Address: x.Address, ID: x.ID, Value: x.ID, Outcome: OutUnsent})
+			}
+		}
+	} else {
+		mode = ModeAdd
+		for _, x := range r.Results {
+			if x.Outcome == OutRemoved && x.Address != "" {
+				rows = append(rows, Result{Address: x.Address, Value: x.Address, Outcome: OutUnsent})
+			}
+		}
+	}
+	ticket := r.Ticket
+	if ticket != "" {
+		ticket += " "
+	}
+	u := newRun(mode, r.Target, ticket+"(undo of the run of "+r.Started.Local().Format("2006-01-02 15:04:05")+")", rows, mode == ModeRemoveIDs)
+	u.undoOf = true
+	return u
+}
+
+func (r *results) copyIDs() tea.Cmd {
+	var ids []string
+	for _, x := range r.run.Results {
+		if x.ID != "" {
+			ids = append(ids, x.ID)
+		}
+	}
+	if len(ids) == 0 {
+		r.status = "There are no IDs to copy."
+		return nil
+	}
+	if r.clip == nil {
+		r.status = "No terminal to copy to."
+		return nil
+	}
+	seq := osc52.New(strings.Join(ids, "\n"))
+	if os.Getenv("TMUX") != "" {
+		seq = seq.Tmux()
+	}
+	if _, err := seq.WriteTo(r.clip); err != nil {
+		r.status = "Copying failed: " + err.Error() + "."
+		return nil
+	}
+	r.status = fmt.Sprintf("Copied %d IDs to the clipboard (OSC 52; your terminal must allow it).", len(ids))
+	return nil
+}
+
+func (r *results) exportKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		r.exporting = false
+		r.path.Blur()
+		return nil
+	case tea.KeyEnter:
+		r.exporting = false
+		r.path.Blur()
+		path := strings.TrimSpace(r.path.Value())
+		if path == "" {
+			return nil
+		}
+		rows := append([]Result(nil), r.run.Results...)
+		return func() tea.Msg {
+			err := writeResults(path, rows)
+			return exportedMsg{path: path, n: len(rows), err: err}
+		}
+	}
+	var cmd tea.Cmd
+	r.path, cmd = r.path.Update(msg)
+	return cmd
+}
+
+// writeResults writes results as JSON when the path ends in .json (any
+// case), else as CSV. The file is written whole or not at all.
+func writeResults(path string, rows []Result) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".shush-results-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %s", dir, reason(err))
+	}
+	defer os.Remove(f.Name())
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		enc := json.NewEncoder(f)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(struct {
+			Data []Result `json:"data"`
+		}{rows})
+	} else {
+		w := csv.NewWriter(f)
+		_ = w.Write([]string{"address", "id", "outcome", "deleted", "error"})
+		for _, x := range rows {
+			_ = w.Write([]string{x.Address, x.ID, string(x.Outcome), fmt.Sprint(x.Deleted), x.Error})
+		}
+		w.Flush()
+		err = w.Error()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %s", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("cannot write %s: %s", path, reason(err))
+	}
+	return nil
+}
+
+func (r *results) render() string {
+	st := r.c.Styles
+	run := r.run
+	title := fmt.Sprintf("Results · %s → %s · %s", run.mode, run.Target, run.Started.Local().Format("2006-01-02 15:04"))
+	if run.Ticket != "" {
+		title += " · ticket " + run.Ticket
+	}
+	counts := fmt.Sprintf("%d entries: %s", len(run.Results), run.Counts)
+	var tail string
+	switch {
+	case r.exporting:
+		tail = r.path.View()
+	case r.status != "":
+		tail = st.Muted.Render(truncate(r.status, r.c.Width))
+	case run.Counts.Unsent > 0:
+		tail = st.Warn.Render(truncate(fmt.Sprintf("%d entries were not sent (cancelled); R sends them.", run.Counts.Unsent), r.c.Width))
+	case run.Counts.Failed > 0:
+		tail = st.Bad.Render(truncate(fmt.Sprintf("%d entries failed; R retries their batches.", run.Counts.Failed), r.c.Width))
+	}
+	return lipgloss.JoinVertical(lipgloss.Left,
+		st.Title.Render(truncate(title, r.c.Width)),
+		st.Header.Render(truncate(counts, r.c.Width)),
+		r.table.View(),
+		tail,
+	)
+}
+
+// stamp is when a run started, for file names and titles.
+func stamp(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
