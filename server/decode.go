@@ -177,7 +177,10 @@ func stringList(raw json.RawMessage, name, what string, norm func(string) (strin
 	}
 	if first != nil {
 		p := first.(*problem)
-		if bad > 1 {
+		switch {
+		case bad == 2:
+			p.message += fmt.Sprintf(" 1 more item of `%s` is invalid.", name)
+		case bad > 2:
 			p.message += fmt.Sprintf(" %d more items of `%s` are invalid.", bad-1, name)
 		}
 		return nil, p

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shushlist/shush/api"
@@ -172,3 +173,17 @@ func jsonBody(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// syncWriter lets concurrent request logs share a buffer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
+
+func decodeReply(r reply, v any) error { return json.Unmarshal(r.body, v) }
