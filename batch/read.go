@@ -193,7 +193,7 @@ func singleTokenLines(s string) bool {
 		line = strings.TrimSpace(line)
 		for i := 0; i < len(line); i++ {
 			c := line[i]
-			if c == ' ' || c == '\t' || c == ',' || c == ';' || c == '<' || c == '>' || c == '"' {
+			if c == ' ' || c == '\t' || c == ',' || c == ';' || c == ':' || c == '<' || c == '>' || c == '"' {
 				ok = false
 				return
 			}
@@ -358,7 +358,7 @@ func readJSONBody(data []byte, dec *json.Decoder, lc *lineCounter, mode Mode) ([
 		}
 		if next != json.Delim('[') {
 			what := jsonKind(next)
-			return nil, errLine(line, "%q is %s; it must be an array of %ss", key, what, nounFor(key))
+			return nil, errLine(line, "%q is %s; it must be an array of %s", key, what, nounFor(key))
 		}
 		got, err := readJSONArray(data, dec, lc, mode, key)
 		if err != nil {
@@ -388,9 +388,9 @@ func readJSONBody(data []byte, dec *json.Decoder, lc *lineCounter, mode Mode) ([
 
 func nounFor(key string) string {
 	if key == "ids" {
-		return "suppression ID"
+		return "suppression IDs"
 	}
-	return "email address"
+	return "email addresses"
 }
 
 func jsonKind(tok json.Token) string {
@@ -472,13 +472,33 @@ func jsonError(data []byte, dec *json.Decoder, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		return errLine(lineOf(data, int(se.Offset)), "%v", se)
+		return errLine(lineOf(data, badByte(data, int(se.Offset)-1, se.Error())), "%v", se)
 	case errors.As(err, &te):
 		return errLine(lineOf(data, int(te.Offset)), "%v", te)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return errLine(lineOf(data, len(data)), "the JSON ends before it is complete")
 	}
 	return errLine(lineOf(data, int(dec.InputOffset())), "%v", err)
+}
+
+// badByte finds the character a syntax error is about. The decoder's
+// offset may point a few bytes before it (at the end of the previous value)
+// or at it; the message names it ("invalid character '}' …"), so the first
+// such character from the offset on is the one, and its line is the line
+// the user must fix.
+func badByte(data []byte, off int, msg string) int {
+	off = min(max(off, 0), len(data))
+	if _, rest, ok := strings.Cut(msg, "invalid character '"); ok {
+		if r, size := utf8.DecodeRuneInString(rest); size > 0 && r != '\\' {
+			if i := bytes.IndexRune(data[off:], r); i >= 0 && i < 8 {
+				return off + i
+			}
+		}
+	}
+	for off < len(data) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
+		off++
+	}
+	return off
 }
 
 // Column headers that name the entries of a mode, compared after
@@ -580,7 +600,7 @@ func readCSV(s string, mode Mode, tab bool) ([]Item, error) {
 				if errors.Is(pe.Err, csv.ErrFieldCount) {
 					return nil, errLine(pe.StartLine, "it has %d %s, but the first line has %d", len(row), plural(len(row), "field"), width)
 				}
-				return nil, errLine(pe.StartLine, "%v", pe.Err)
+				return nil, errLine(pe.Line, "%v", pe.Err)
 			}
 			return nil, err
 		}
