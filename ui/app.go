@@ -303,7 +303,13 @@ func (m *Model) helpView() string {
 	default:
 		km = m.build.help(m.keys)
 	}
-	return m.help.View(km)
+	// help.Model lets a line run past its width when even the ellipsis
+	// does not fit; cut every line to the terminal.
+	lines := strings.Split(m.help.View(km), "\n")
+	for i, l := range lines {
+		lines[i] = truncate(l, m.c.Width)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // layout gives every screen the space left after the header, the notice

@@ -20,9 +20,9 @@ func newGlobalKeys() globalKeys {
 	return globalKeys{
 		Help:    kb("all keys", "?"),
 		Quit:    kbh("q", "quit", "q", "ctrl+c"),
-		Build:   kb("build list", "F1"),
-		Browse:  kb("browse the service's list", "F2"),
-		History: kb("history of runs", "F3"),
+		Build:   kbh("F1", "build list", "f1"),
+		Browse:  kbh("F2", "browse the list", "f2"),
+		History: kbh("F3", "history", "f3"),
 	}
 }
 

@@ -141,8 +141,7 @@ func (b *build) choose(path string) tea.Cmd {
 		b.picker.err = fmt.Sprintf("Cannot read %s: %s.", filepath.Base(path), reason(err))
 		return nil
 	}
-	b.focus = focusEntry
-	b.input.Focus()
+	b.focus = focusList
 	return b.load(path)
 }
 

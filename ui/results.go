@@ -311,9 +311,13 @@ func (r *results) render() string {
 	}
 	counts := fmt.Sprintf("%d entries: %s", len(run.Results), run.Counts)
 	var tail string
+	cur := r.table.Cursor()
 	switch {
 	case r.exporting:
 		tail = r.path.View()
+	case cur >= 0 && cur < len(run.Results) && run.Results[cur].Error != "":
+		x := run.Results[cur]
+		tail = st.Bad.Render(truncate(fmt.Sprintf("Row %d: %s", cur+1, outcomeText(x)), r.c.Width))
 	case r.status != "":
 		tail = st.Muted.Render(truncate(r.status, r.c.Width))
 	case run.Counts.Unsent > 0:

@@ -238,8 +238,10 @@ func addOutcome(id string, sentAt time.Time) Outcome {
 	if err != nil || u.Version() != 7 {
 		return OutAdded
 	}
+	// The ID holds whole milliseconds: compare with the millisecond before
+	// the one the request was sent in.
 	sec, nsec := u.Time().UnixTime()
-	if time.Unix(sec, nsec).Before(sentAt) {
+	if time.Unix(sec, nsec).Before(sentAt.Truncate(time.Millisecond).Add(-time.Millisecond)) {
 		return OutAlready
 	}
 	return OutAdded

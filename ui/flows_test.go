@@ -1,0 +1,255 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/shushlist/shush/api"
+)
+
+const ticket = "Hi support,\r\nplease stop mailing Alice@Example.com and bob@example.org.\r\n" +
+	"My colleague <carol@example.net> too, and alice@example.com again!\r\n" +
+	"Also dave@ (typo) — thanks, Erin\r\n"
+
+// Paste a ticket, add, and see one ID per address; the run is in History.
+func TestFlowPasteAddResults(t *testing.T) {
+	svc := service(t, nil)
+	h := newHarness(t, svc, 100, 30)
+	h.paste(ticket)
+	h.mustSee("Paste: 3 added, 1 skipped as duplicates, 1 invalid.", "dave@  ✗ the domain after @ is empty")
+	if got := h.m.build.list.values(); strings.Join(got, " ") != "alice@example.com bob@example.org carol@example.net" {
+		t.Fatalf("list values = %v", got)
+	}
+	h.keys("ctrl+s")
+	h.mustSee("Review · add", "3 addresses in 1 batch of up to 100", "Excluded: 1 invalid entry, never sent:", "dave@ — the domain after @ is empty")
+	h.keys("tab")
+	h.typeText("T-1234")
+	h.keys("enter") // to the confirmation field
+	h.keys("enter") // nothing typed: not sent
+	h.mustSee(`Type "add" to send; nothing was sent.`)
+	h.typeText("add")
+	h.keys("enter")
+	run := h.results()
+	if len(run.Results) != 3 || run.Counts.Added != 3 || run.Ticket != "T-1234" {
+		t.Fatalf("results = %+v", run)
+	}
+	seen := map[string]bool{}
+	for _, r := range run.Results {
+		e, err := svc.Get(context.Background(), r.Address)
+		if err != nil || e.ID != r.ID || seen[r.ID] {
+			t.Fatalf("%s shows ID %s; the service says %s (%v)", r.Address, r.ID, e.ID, err)
+		}
+		seen[r.ID] = true
+		h.mustSee(r.ID)
+	}
+	h.mustSee("3 entries: 3 added")
+
+	// The same addresses again: already listed.
+	h.keys("n")
+	h.paste("alice@example.com bob@example.org zed@example.com")
+	h.keys("ctrl+s")
+	h.typeText("add")
+	h.keys("enter")
+	run = h.results()
+	if run.Counts.Already != 2 || run.Counts.Added != 1 {
+		t.Fatalf("second run counts = %+v", run.Counts)
+	}
+
+	h.keys("f3")
+	h.mustSee("History · 2 runs", "T-1234", "3 added")
+	h.keys("down", "enter")
+	if r := h.results(); r.Ticket != "T-1234" || len(r.Results) != 3 {
+		t.Fatalf("history opened %+v", r)
+	}
+}
+
+// A file of IDs, removed by ID after typing "remove": deleted: true.
+func TestFlowFileOfIDsRemove(t *testing.T) {
+	svc := service(t, nil)
+	ctx := context.Background()
+	added, err := svc.BatchAdd(ctx, []string{"a@example.com", "b@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, svc, 100, 30)
+	missing := "0190a000-0000-7000-8000-000000000000"
+	file := filepath.Join(h.dir, "IDS.TXT")
+	os.WriteFile(file, []byte(added[0].ID+"\n"+strings.ToUpper(added[1].ID)+"\n"+missing+"\nnot-an-id\n"), 0o600)
+	h.keys("esc", "m", "m")
+	h.mustSee("mode: remove by ID")
+	h.keys("o")
+	h.mustSee("Open a file", "IDS.TXT")
+	h.keys("enter")
+	h.mustSee("IDS.TXT: 3 added, 0 skipped as duplicates, 1 invalid.", "not-an-id  ✗ it is not a UUID")
+	h.keys("r")
+	h.mustSee("Preview: 2 on the list · 1 not on the list", "a@example.com", "This removes 2 entries from the list.")
+	h.typeText("remov")
+	h.keys("enter")
+	h.mustSee(`Type "remove" to send; nothing was sent.`)
+	h.keys("e", "enter")
+	run := h.results()
+	h.mustSee("removed (deleted: true)", "not on the list", "2 removed · 1 not on the list")
+	for _, r := range run.Results[:2] {
+		if !r.Deleted || r.Outcome != OutRemoved {
+			t.Fatalf("result %+v", r)
+		}
+		if _, err := svc.Get(ctx, r.ID); !api.IsNotFound(err) {
+			t.Fatalf("%s is still on the list (%v)", r.ID, err)
+		}
+	}
+
+	// Undo the run: the two addresses come back.
+	h.keys("U")
+	h.mustSee("Undo this run: add the 2 removed addresses back? [y/N]")
+	h.keys("y")
+	run = h.results()
+	if run.Counts.Added != 2 {
+		t.Fatalf("undo counts %+v", run.Counts)
+	}
+	if _, err := svc.Get(ctx, "b@example.com"); err != nil {
+		t.Fatalf("b@example.com is not back: %v", err)
+	}
+}
+
+// Remove by address: the preview looks every address up, the removal goes
+// by ID, and an address not on the list is reported as such.
+func TestFlowRemoveByAddressPreview(t *testing.T) {
+	var byEmails, byIDs atomic.Int32
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/suppressions/batch/remove" {
+				var body api.BatchRemoveRequest
+				data, _ := readBody(r)
+				json.Unmarshal(data, &body)
+				if len(body.IDs) > 0 {
+					byIDs.Add(1)
+				} else {
+					byEmails.Add(1)
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	ctx := context.Background()
+	if _, err := svc.BatchAdd(ctx, []string{"on1@example.com", "on2@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, svc, 120, 40)
+	h.keys("esc", "m")
+	h.paste("on1@example.com\noff@example.com\nON2@example.com")
+	h.keys("r")
+	h.mustSee("Preview: 2 on the list · 1 not on the list", "✓ on1@example.com", "- off@example.com  not on the list", "manual")
+	h.typeText("remove")
+	h.keys("enter")
+	run := h.results()
+	if run.Counts.Removed != 2 || run.Counts.NotListed != 1 {
+		t.Fatalf("counts %+v", run.Counts)
+	}
+	if byIDs.Load() != 1 || byEmails.Load() != 0 {
+		t.Fatalf("removal went %d times by ID and %d by address; want by ID once", byIDs.Load(), byEmails.Load())
+	}
+	h.mustSee("off@example.com", "not on the list", "removed (deleted: true)")
+}
+
+// A failed batch shows the service's message; R retries it.
+func TestFlowFailedBatchRetry(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	var calls atomic.Int32
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/suppressions/batch/add" && calls.Add(1) == 2 && fail.Load() {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(422)
+				w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"the list is frozen for maintenance"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	h := newHarness(t, svc, 100, 30)
+	var b strings.Builder
+	for i := 0; i < 250; i++ {
+		b.WriteString("user" + strconv.Itoa(i) + "@example.com\n")
+	}
+	h.paste(b.String())
+	h.keys("ctrl+s")
+	h.mustSee("250 addresses in 3 batches of up to 100")
+	h.keys("ctrl+s")
+	run := h.results()
+	if run.Counts.Added != 150 || run.Counts.Failed != 100 {
+		t.Fatalf("counts %+v", run.Counts)
+	}
+	h.mustSee("100 entries failed; R retries their batches.")
+	h.keys("G")
+	for i := 0; i < 50; i++ {
+		h.keys("up")
+	}
+	h.mustSee("Row 200: failed: 422 validation_error: the list is frozen for maintenance")
+	for _, r := range run.Results[100:200] {
+		if r.Outcome != OutFailed || !strings.Contains(r.Error, "frozen for maintenance") {
+			t.Fatalf("result %+v", r)
+		}
+	}
+	fail.Store(false)
+	h.keys("R")
+	h.mustSee("Send the 100 failed or unsent entries again? [y/N]")
+	h.keys("y")
+	run = h.results()
+	if run.Counts.Added != 250 || run.Counts.Failed != 0 {
+		t.Fatalf("after retry: %+v", run.Counts)
+	}
+}
+
+// Cancel stops after the batch in flight and leaves the rest unsent.
+func TestSendCancel(t *testing.T) {
+	svc := service(t, nil)
+	h := newHarness(t, svc, 100, 30)
+	var b strings.Builder
+	for i := 0; i < 300; i++ {
+		b.WriteString("c" + strconv.Itoa(i) + "@example.com\n")
+	}
+	h.paste(b.String())
+	h.keys("ctrl+s")
+	// Hand-drive: the review's send gives startSendMsg; the first batch's
+	// command is held back until the agent has pressed esc.
+	nm, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	h.m = nm.(Model)
+	start := cmd()
+	nm, first := h.m.Update(start)
+	h.m = nm.(Model)
+	h.mustSee("Sending · add", "Batch 1 of 3")
+	nm, _ = h.m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	h.m = nm.(Model)
+	h.mustSee("Cancelling: the batch in flight finishes, the rest stays unsent.")
+	h.run(first)
+	run := h.results()
+	if run.Counts.Added != 100 || run.Counts.Unsent != 200 {
+		t.Fatalf("counts %+v", run.Counts)
+	}
+	h.mustSee("200 entries were not sent (cancelled); R sends them.", "unsent")
+	n := 0
+	resp, _ := svc.List(context.Background(), api.ListParams{Limit: 100})
+	n = len(resp.Data)
+	if n != 100 || resp.HasMore {
+		t.Fatalf("the service holds %d entries (more: %v); want exactly the first batch", n, resp.HasMore)
+	}
+}
+
+func readBody(r *http.Request) ([]byte, error) {
+	data, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	return data, err
+}

@@ -1,0 +1,249 @@
+package ui
+
+import (
+	"context"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store/sqlite"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files and docs/screens")
+
+// service starts the real service over a SQLite file in a temp dir, behind
+// an optional wrapper that injects faults at the HTTP layer, and returns a
+// client of it.
+func service(t testing.TB, wrap func(http.Handler) http.Handler) *api.Client {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	_, key, err := server.CreateKey(ctx, st, "team", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h http.Handler = server.New(st, server.Options{Rate: 1e6})
+	if wrap != nil {
+		h = wrap(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return api.NewClient(srv.URL, key, api.WithRetry(1, time.Millisecond, time.Millisecond))
+}
+
+// asciiRenderer renders without colour, like a terminal under NO_COLOR.
+func asciiRenderer() *lipgloss.Renderer {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	r.SetHasDarkBackground(true)
+	return r
+}
+
+// harness drives the root model the way the Bubble Tea runtime does, but
+// synchronously: each message goes through Update and every command it
+// returns is run, and its message fed back, until none is left.
+type harness struct {
+	t     testing.TB
+	m     Model
+	quit  bool
+	state string
+	dir   string
+}
+
+func newHarness(t testing.TB, svc Service, w, h int) *harness {
+	t.Helper()
+	dir := t.TempDir()
+	m := New(Options{
+		Service:   svc,
+		Target:    Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz"},
+		StateDir:  filepath.Join(dir, "state"),
+		StartDir:  dir,
+		Clipboard: io.Discard,
+		Renderer:  asciiRenderer(),
+	})
+	hs := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(m.Init())
+	return hs
+}
+
+func (h *harness) send(msg tea.Msg) {
+	h.t.Helper()
+	nm, cmd := h.m.Update(msg)
+	h.m = nm.(Model)
+	h.run(cmd)
+}
+
+func (h *harness) run(cmd tea.Cmd) {
+	h.t.Helper()
+	if cmd == nil {
+		return
+	}
+	msg := cmd()
+	switch msg := msg.(type) {
+	case nil:
+	case tea.QuitMsg:
+		h.quit = true
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+	default:
+		h.send(msg)
+	}
+}
+
+// typeText sends text as typed keys, one rune at a time.
+func (h *harness) typeText(s string) {
+	for _, r := range s {
+		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+func (h *harness) key(k tea.KeyType) { h.send(tea.KeyMsg{Type: k}) }
+
+func (h *harness) keys(s ...string) {
+	for _, k := range s {
+		switch k {
+		case "enter":
+			h.key(tea.KeyEnter)
+		case "esc":
+			h.key(tea.KeyEsc)
+		case "tab":
+			h.key(tea.KeyTab)
+		case "up":
+			h.key(tea.KeyUp)
+		case "down":
+			h.key(tea.KeyDown)
+		case "space":
+			h.key(tea.KeySpace)
+		case "ctrl+s":
+			h.key(tea.KeyCtrlS)
+		case "ctrl+o":
+			h.key(tea.KeyCtrlO)
+		case "ctrl+a":
+			h.key(tea.KeyCtrlA)
+		case "ctrl+c":
+			h.key(tea.KeyCtrlC)
+		case "ctrl+p":
+			h.key(tea.KeyCtrlP)
+		case "f1":
+			h.key(tea.KeyF1)
+		case "f2":
+			h.key(tea.KeyF2)
+		case "f3":
+			h.key(tea.KeyF3)
+		default:
+			h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+		}
+	}
+}
+
+// paste sends text as one bracketed paste.
+func (h *harness) paste(s string) {
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s), Paste: true})
+}
+
+// plainPaste sends text as a terminal without bracketed paste does: each
+// line's runes in one message, then Enter.
+func (h *harness) plainPaste(s string) {
+	for _, l := range strings.Split(normalizeNewlines(s), "\n") {
+		if l != "" {
+			h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(l)})
+		}
+		h.key(tea.KeyEnter)
+	}
+}
+
+func (h *harness) view() string { return h.m.View() }
+
+func (h *harness) mustSee(want ...string) {
+	h.t.Helper()
+	v := h.view()
+	for _, w := range want {
+		if !strings.Contains(v, w) {
+			h.t.Fatalf("the screen does not show %q:\n%s", w, v)
+		}
+	}
+}
+
+func (h *harness) mustNotSee(want ...string) {
+	h.t.Helper()
+	v := h.view()
+	for _, w := range want {
+		if strings.Contains(v, w) {
+			h.t.Fatalf("the screen shows %q:\n%s", w, v)
+		}
+	}
+}
+
+// results is the run shown on the Results screen.
+func (h *harness) results() *Run {
+	h.t.Helper()
+	if h.m.screen != scrResults {
+		h.t.Fatalf("not on the Results screen:\n%s", h.view())
+	}
+	return h.m.results.run
+}
+
+var (
+	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?`)
+	fileRE = regexp.MustCompile(`shush-results-\d{8}-\d{6}`)
+)
+
+// scrub replaces what changes from run to run (IDs, times, temp paths) so
+// that a screen can be compared with a golden file.
+func scrub(s string, tmp string) string {
+	s = uuidRE.ReplaceAllString(s, "xxxxxxxx-xxxx-7xxx-xxxx-xxxxxxxxxxxx")
+	s = timeRE.ReplaceAllStringFunc(s, func(m string) string {
+		if len(m) > 16 {
+			return "YYYY-MM-DD hh:mm:ss"
+		}
+		return "YYYY-MM-DD hh:mm"
+	})
+	s = fileRE.ReplaceAllString(s, "shush-results-YYYYMMDD-hhmmss")
+	if tmp != "" {
+		s = strings.ReplaceAll(s, tmp, "/tmp/test")
+	}
+	return s
+}
+
+// golden compares a screen with testdata/<name>.golden (rewritten with -update).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -run %s -update to create it)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
+	}
+}
