@@ -1,0 +1,558 @@
+package batch_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store/sqlite"
+)
+
+// service is the real service over real HTTP with a real SQLite file, behind
+// a gate that counts requests and can inject faults.
+type service struct {
+	URL  string
+	Key  string
+	gate *gate
+}
+
+// gate sits in front of the service. fault, when set, may answer a request
+// itself (it returns true then).
+type gate struct {
+	mu      sync.Mutex
+	fault   func(w http.ResponseWriter, r *http.Request, body []byte) bool
+	batches atomic.Int32 // batch requests that reached the service
+	limited atomic.Int32 // 429 answers of the service itself
+	bodies  []string     // batch request bodies that reached the service
+}
+
+func (g *gate) setFault(f func(w http.ResponseWriter, r *http.Request, body []byte) bool) {
+	g.mu.Lock()
+	g.fault = f
+	g.mu.Unlock()
+}
+
+func (g *gate) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		g.mu.Lock()
+		f := g.fault
+		g.mu.Unlock()
+		if f != nil && f(w, r, body) {
+			return
+		}
+		rec := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == http.StatusTooManyRequests {
+			g.limited.Add(1)
+		} else if strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+			g.batches.Add(1)
+			g.mu.Lock()
+			g.bodies = append(g.bodies, string(body))
+			g.mu.Unlock()
+		}
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func startService(tb testing.TB, rate float64) *service {
+	tb.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "shush.db"))
+	if err != nil {
+		tb.Fatalf("open the store: %v", err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	_, key, err := server.CreateKey(ctx, st, "support", false)
+	if err != nil {
+		tb.Fatalf("create a key: %v", err)
+	}
+	g := &gate{}
+	ts := httptest.NewServer(g.wrap(server.New(st, server.Options{Rate: rate})))
+	tb.Cleanup(ts.Close)
+	return &service{URL: ts.URL, Key: key, gate: g}
+}
+
+func (s *service) client(opts ...api.Option) *api.Client {
+	return api.NewClient(s.URL, s.Key, append([]api.Option{api.WithRetry(4, time.Millisecond, 5*time.Millisecond)}, opts...)...)
+}
+
+func addresses(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%04d@example.com", prefix, i)
+	}
+	return out
+}
+
+func planOf(mode batch.Mode, values []string) batch.Plan {
+	items := make([]batch.Item, len(values))
+	for i, v := range values {
+		items[i] = batch.NewItem(mode, i+1, v)
+	}
+	return batch.NewPlan(mode, items)
+}
+
+// listed returns the service's whole list, address → ID.
+func listed(t *testing.T, c *api.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	p := api.ListParams{Limit: 100}
+	for {
+		page, err := c.List(context.Background(), p)
+		if err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		for _, e := range page.Data {
+			out[e.Email] = e.ID
+		}
+		if !page.HasMore {
+			return out
+		}
+		p.After = page.Data[len(page.Data)-1].ID
+	}
+}
+
+func TestRunAddMapsIDsAndTellsAlreadyListed(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	ctx := context.Background()
+	values := addresses("add", 250)
+	before, err := c.BatchAdd(ctx, []string{values[7], values[180]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // the IDs' milliseconds must precede the run's
+
+	var events []batch.Event
+	dir := t.TempDir()
+	r := &batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) { events = append(events, e) }}
+	rep, err := r.Run(ctx, planOf(batch.Add, values))
+	if err != nil || !rep.Complete() {
+		t.Fatalf("Run: %v, failed %v unsent %v", err, rep.Failed, rep.Unsent)
+	}
+	list := listed(t, c)
+	if len(list) != 250 || len(rep.Results) != 250 || rep.Batches != 3 {
+		t.Fatalf("%d listed, %d results, %d batches; want 250, 250, 3", len(list), len(rep.Results), rep.Batches)
+	}
+	for i, res := range rep.Results {
+		want := batch.Added
+		if i == 7 || i == 180 {
+			want = batch.AlreadyListed
+		}
+		if res.Input != values[i] || res.ID != list[values[i]] || res.Outcome != want || res.Batch != i/100+1 {
+			t.Fatalf("result %d = %+v; want %s with ID %s, outcome %s", i, res, values[i], list[values[i]], want)
+		}
+	}
+	if rep.Results[7].ID != before[0].ID {
+		t.Fatalf("already listed entry got ID %s, want its existing %s", rep.Results[7].ID, before[0].ID)
+	}
+	var started, done int
+	last := events[len(events)-1]
+	for _, e := range events {
+		switch e.Kind {
+		case batch.BatchStarted:
+			started++
+		case batch.BatchDone:
+			done++
+		}
+	}
+	if started != 3 || done != 3 || last.Done != 250 || last.Total != 250 || last.Batches != 3 {
+		t.Fatalf("events: %d started, %d done, last %+v", started, done, last)
+	}
+	if latest, err := batch.Latest(dir, c.BaseURL()); err != nil || latest != "" {
+		t.Fatalf("Latest after a complete run = %q, %v; want none", latest, err)
+	}
+	info, err := os.Stat(rep.Journal)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("journal %s: %v %v; want mode 0600", rep.Journal, info, err)
+	}
+}
+
+func TestRunRemoveByID(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	ctx := context.Background()
+	added, err := c.BatchAdd(ctx, addresses("rid", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b"
+	ids := []string{added[0].ID, unknown, added[2].ID}
+	rep, err := (&batch.Runner{Client: c}).Run(ctx, planOf(batch.RemoveIDs, ids))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []batch.Outcome{batch.Removed, batch.NotListed, batch.Removed}
+	for i, res := range rep.Results {
+		if res.Outcome != want[i] || res.Input != ids[i] {
+			t.Fatalf("result %d = %+v; want %s", i, res, want[i])
+		}
+	}
+	if l := listed(t, c); len(l) != 1 || l["rid0001@example.com"] != added[1].ID {
+		t.Fatalf("list after removal: %v", l)
+	}
+}
+
+func TestRunRemoveByAddress(t *testing.T) {
+	for _, noLookup := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoLookup=%v", noLookup), func(t *testing.T) {
+			svc := startService(t, 10000)
+			c := svc.client()
+			ctx := context.Background()
+			// Batch 1: all listed; batch 2: none listed; batch 3: mixed.
+			all := addresses("on", 100)
+			none := addresses("off", 100)
+			mixed := append(addresses("mixon", 3), addresses("mixoff", 2)...)
+			for _, b := range [][]string{all, mixed[:3]} {
+				if _, err := c.BatchAdd(ctx, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ids := listed(t, c)
+			values := append(append(append([]string{}, all...), none...), mixed...)
+			rep, err := (&batch.Runner{Client: c, NoLookup: noLookup}).Run(ctx, planOf(batch.RemoveEmails, values))
+			if err != nil || !rep.Complete() {
+				t.Fatalf("Run: %v %+v", err, rep.Failed)
+			}
+			for i, res := range rep.Results {
+				var want batch.Outcome
+				switch {
+				case i < 100:
+					want = batch.Removed
+				case i < 200:
+					want = batch.NotListed
+				case noLookup:
+					want = batch.Unresolved
+				case i < 203:
+					want = batch.Removed
+				default:
+					want = batch.NotListed
+				}
+				if res.Outcome != want || res.Input != values[i] {
+					t.Fatalf("result %d (%s) = %+v; want %s", i, values[i], res, want)
+				}
+				if want == batch.Removed && res.ID != ids[values[i]] {
+					t.Fatalf("result %d has ID %s; the entry's ID was %s", i, res.ID, ids[values[i]])
+				}
+			}
+			if l := listed(t, c); len(l) != 0 {
+				t.Fatalf("%d entries left on the list", len(l))
+			}
+		})
+	}
+}
+
+func TestLookup(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	ctx := context.Background()
+	added, err := c.BatchAdd(ctx, []string{"here@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := batch.Lookup(ctx, c, []string{"gone@example.com", "here@example.com"}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found[0].Listed || found[0].Err != nil || !found[1].Listed || found[1].Entry.ID != added[0].ID ||
+		found[1].Entry.Origin != api.OriginManual || found[1].Entry.CreatedAt.IsZero() {
+		t.Fatalf("Lookup = %+v", found)
+	}
+	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			io.WriteString(w, `{"statusCode":405,"name":"method_not_allowed","message":"Method not allowed."}`)
+			return true
+		}
+		return false
+	})
+	if _, err := batch.Lookup(ctx, c, []string{"here@example.com"}, 1); !errors.Is(err, batch.ErrNoLookup) {
+		t.Fatalf("Lookup on a batch-only service: %v; want ErrNoLookup", err)
+	}
+}
+
+// TestRetriesAndFailedBatches injects a 429 with retry-after, 503s, and a
+// refused batch: the run retries what is transient, reports the refused
+// batch as failed without stopping the others, and Retry finishes it.
+func TestRetriesAndFailedBatches(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	ctx := context.Background()
+	values := addresses("retry", 500)
+	var calls atomic.Int32
+	refuse := atomic.Bool{}
+	refuse.Store(true)
+	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if r.URL.Path != "/suppressions/batch/add" {
+			return false
+		}
+		n := calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case n == 1:
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			io.WriteString(w, `{"statusCode":429,"name":"rate_limit_exceeded","message":"slow down"}`)
+			return true
+		case n == 3 || n == 4:
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"statusCode":503,"name":"service_unavailable","message":"try later"}`)
+			return true
+		case refuse.Load() && bytes.Contains(body, []byte("retry0250@")):
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			io.WriteString(w, `{"statusCode":422,"name":"validation_error","message":"emails[50] is refused by policy"}`)
+			return true
+		}
+		return false
+	})
+	var waits []batch.Event
+	r := &batch.Runner{Client: c, Concurrency: 2, JournalDir: t.TempDir(), OnEvent: func(e batch.Event) {
+		if e.Kind == batch.Waiting {
+			waits = append(waits, e)
+		}
+	}}
+	rep, err := r.Run(ctx, planOf(batch.Add, values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failed) != 1 || rep.Failed[0] != 3 || len(rep.Unsent) != 0 {
+		t.Fatalf("failed %v unsent %v; want batch 3 failed only", rep.Failed, rep.Unsent)
+	}
+	counts := rep.Count()
+	if counts[batch.Added] != 400 || counts[batch.Failed] != 100 {
+		t.Fatalf("counts %v; want 400 added, 100 failed", counts)
+	}
+	if msg := rep.Results[250].Message; !strings.Contains(msg, "refused by policy") || strings.Contains(msg, svc.Key) {
+		t.Fatalf("failed entry message %q; want the service's message and no key", msg)
+	}
+	var sawRetryAfter, sawBackoff bool
+	for _, w := range waits {
+		sawRetryAfter = sawRetryAfter || w.Reason == api.WaitRetryAfter && w.Wait >= time.Second
+		sawBackoff = sawBackoff || w.Reason == api.WaitBackoff
+	}
+	if !sawRetryAfter || !sawBackoff {
+		t.Fatalf("waiting events %+v; want a retry-after wait and a backoff", waits)
+	}
+	if latest, _ := batch.Latest(r.JournalDir, c.BaseURL()); latest != rep.Journal {
+		t.Fatalf("Latest = %q; want the unfinished run %q", latest, rep.Journal)
+	}
+
+	refuse.Store(false)
+	sent := svc.gate.batches.Load()
+	rep, err = r.Retry(ctx, rep)
+	if err != nil || !rep.Complete() {
+		t.Fatalf("Retry: %v, failed %v", err, rep.Failed)
+	}
+	if n := svc.gate.batches.Load() - sent; n != 1 {
+		t.Fatalf("Retry sent %d batches; want only the failed one", n)
+	}
+	if l := listed(t, c); len(l) != 500 || rep.Count()[batch.Added] != 500 {
+		t.Fatalf("%d listed, counts %v; want 500 added", len(l), rep.Count())
+	}
+	journal, _ := os.ReadFile(rep.Journal)
+	if bytes.Contains(journal, []byte(svc.Key)) {
+		t.Fatal("the journal holds the API key")
+	}
+}
+
+// TestCancelAndResume stops a run after two batches (Ctrl-C), resumes it
+// from the journal, and checks that the list is exactly the intended one
+// and that no batch that had succeeded was sent again.
+func TestCancelAndResume(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	values := addresses("cancel", 730)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := &batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) {
+		if e.Kind == batch.BatchDone && e.Batch == 2 {
+			cancel()
+		}
+	}}
+	rep, err := r.Run(ctx, planOf(batch.Add, values))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run after cancel: %v; want context.Canceled", err)
+	}
+	if len(rep.Unsent) != 6 || rep.Count()[batch.Unsent] != 530 || rep.Count()[batch.Added] != 200 {
+		t.Fatalf("after cancel: unsent %v counts %v", rep.Unsent, rep.Count())
+	}
+	if n := svc.gate.batches.Load(); n != 2 {
+		t.Fatalf("%d batches sent before the cancel took effect; want 2", n)
+	}
+	path, err := batch.Latest(dir, c.BaseURL())
+	if err != nil || path != rep.Journal {
+		t.Fatalf("Latest = %q, %v; want %q", path, err, rep.Journal)
+	}
+
+	r.OnEvent = nil
+	rep, err = r.Resume(context.Background(), path)
+	if err != nil || !rep.Complete() {
+		t.Fatalf("Resume: %v %+v", err, rep.Failed)
+	}
+	if n := svc.gate.batches.Load(); n != 8 {
+		t.Fatalf("%d batch requests in all; want 8 (nothing sent twice)", n)
+	}
+	checkExactly(t, c, values, rep)
+	if latest, _ := batch.Latest(dir, c.BaseURL()); latest != "" {
+		t.Fatalf("Latest after the resumed run finished = %q", latest)
+	}
+}
+
+// TestResumeAfterCrash simulates a crash in the middle of writing a journal
+// record (the last line cut short) and a network failure that ends a run.
+func TestResumeAfterCrash(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	values := addresses("crash", 420)
+	dir := t.TempDir()
+	down := atomic.Bool{}
+	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+		if !down.Load() {
+			return false
+		}
+		// The connection drops without an answer.
+		hj, _ := w.(http.Hijacker)
+		conn, _, err := hj.Hijack()
+		if err == nil {
+			conn.Close()
+		}
+		return true
+	})
+	r := &batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) {
+		if e.Kind == batch.BatchDone && e.Batch == 3 {
+			down.Store(true)
+		}
+	}}
+	rep, err := r.Run(context.Background(), planOf(batch.Add, values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failed) != 2 || !strings.Contains(rep.Results[399].Message, "cannot reach the service at "+svc.URL) {
+		t.Fatalf("failed %v, message %q; want batches 4 and 5 failed with a network error", rep.Failed, rep.Results[399].Message)
+	}
+	if strings.Contains(rep.Results[399].Message, svc.Key) {
+		t.Fatal("the API key appears in a result message")
+	}
+
+	// Cut the last record (batch 5's failure) and half of the one before
+	// (batch 4's), as a crash during the write would.
+	data, err := os.ReadFile(rep.Journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	lines = lines[:len(lines)-1] // the empty tail after the last newline
+	cut := append(bytes.Join(lines[:len(lines)-2], nil), lines[len(lines)-2][:len(lines[len(lines)-2])/2]...)
+	if err := os.WriteFile(rep.Journal, cut, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	down.Store(false)
+	sent := svc.gate.batches.Load()
+	r.OnEvent = nil
+	rep, err = r.Resume(context.Background(), rep.Journal)
+	if err != nil || !rep.Complete() {
+		t.Fatalf("Resume: %v %v", err, rep.Failed)
+	}
+	if n := svc.gate.batches.Load() - sent; n != 2 {
+		t.Fatalf("Resume sent %d batches; want 2 (the failed ones)", n)
+	}
+	checkExactly(t, c, values, rep)
+
+	// The repaired journal reads cleanly and says the run finished.
+	infos, err := batch.Journals(dir)
+	if err != nil || len(infos) != 1 || !infos[0].Finished || infos[0].Done != 420 {
+		t.Fatalf("Journals = %+v, %v", infos, err)
+	}
+}
+
+func TestResumeRefusesAnotherTarget(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, _ := (&batch.Runner{Client: c, JournalDir: dir}).Run(ctx, planOf(batch.Add, addresses("x", 3)))
+	other := api.NewClient("http://127.0.0.1:1", "k")
+	if _, err := (&batch.Runner{Client: other}).Resume(context.Background(), rep.Journal); err == nil ||
+		!strings.Contains(err.Error(), svc.URL) {
+		t.Fatalf("Resume against another service: %v; want an error naming the journal's target", err)
+	}
+}
+
+func checkExactly(t *testing.T, c *api.Client, values []string, rep batch.Report) {
+	t.Helper()
+	list := listed(t, c)
+	var got []string
+	for k := range list {
+		got = append(got, k)
+	}
+	sort.Strings(got)
+	want := append([]string{}, values...)
+	sort.Strings(want)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("the list has %d entries; want exactly the %d intended", len(got), len(want))
+	}
+	for i, res := range rep.Results {
+		if res.Input != values[i] || res.ID != list[values[i]] || !res.Settled() {
+			t.Fatalf("result %d = %+v; want %s with ID %s", i, res, values[i], list[values[i]])
+		}
+	}
+}
+
+// TestPacedRunMeetsFew429 runs 20 batches against a service limited to 5
+// requests/s, with 3 batches in flight: pacing keeps 429s to at most one.
+func TestPacedRunMeetsFew429(t *testing.T) {
+	if testing.Short() {
+		t.Skip("takes about 3 s")
+	}
+	svc := startService(t, 5)
+	c := api.NewClient(svc.URL, svc.Key)
+	var paced atomic.Int32
+	r := &batch.Runner{Client: c, Concurrency: 3, OnEvent: func(e batch.Event) {
+		if e.Kind == batch.Waiting && e.Reason == api.WaitPacing {
+			paced.Add(1)
+		}
+	}}
+	rep, err := r.Run(context.Background(), planOf(batch.Add, addresses("paced", 2000)))
+	if err != nil || !rep.Complete() {
+		t.Fatalf("Run: %v %v", err, rep.Failed)
+	}
+	if n := svc.gate.limited.Load(); n > 1 || paced.Load() == 0 {
+		t.Fatalf("%d answers were 429, %d pacing waits; want at most one 429 and some waits", n, paced.Load())
+	}
+}
