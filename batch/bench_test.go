@@ -1,0 +1,102 @@
+package batch_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+)
+
+// benchAddresses is how many addresses each parse benchmark reads per op;
+// one in ten is a duplicate that differs only in case.
+const benchAddresses = 100_000
+
+func lineInput() string {
+	var b strings.Builder
+	for i := range benchAddresses {
+		if i%10 == 9 {
+			fmt.Fprintf(&b, "First.Last%d@Example.com\r\n", i-1)
+			continue
+		}
+		fmt.Fprintf(&b, "first.last%d@example.com\r\n", i)
+	}
+	return b.String()
+}
+
+func ticketInput() string {
+	var b strings.Builder
+	for i := range benchAddresses {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "> On Monday Jane Doe <Jane.Doe%d@Example.com> wrote:\n", i)
+		case 1:
+			fmt.Fprintf(&b, "please remove mailto:user%d@example.org?subject=unsubscribe, ", i)
+		case 2:
+			fmt.Fprintf(&b, "\"Smith, Bob\" <bob%d@example.net>; ", i)
+		default:
+			fmt.Fprintf(&b, "and carol%d@example.com too.\n", i)
+		}
+	}
+	return b.String()
+}
+
+// BenchmarkReadLines measures read + normalize + de-duplicate of a plain
+// list (one address per line, CRLF) into a plan.
+func BenchmarkReadLines(b *testing.B) {
+	in := lineInput()
+	b.SetBytes(int64(len(in)))
+	b.ResetTimer()
+	for b.Loop() {
+		items, err := batch.Read(strings.NewReader(in), "list.txt", batch.Add)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := batch.NewPlan(batch.Add, items)
+		if len(p.Values) != benchAddresses-benchAddresses/10 {
+			b.Fatalf("%d values", len(p.Values))
+		}
+	}
+	b.ReportMetric(float64(benchAddresses)*float64(b.N)/b.Elapsed().Seconds(), "addresses/s")
+}
+
+// BenchmarkParseText measures ParseText + plan on text pasted from tickets
+// (display names, mailto links, quoted replies, mixed separators).
+func BenchmarkParseText(b *testing.B) {
+	in := ticketInput()
+	b.SetBytes(int64(len(in)))
+	b.ResetTimer()
+	for b.Loop() {
+		p := batch.NewPlan(batch.Add, batch.ParseText(in, batch.Add))
+		if len(p.Values) != benchAddresses {
+			b.Fatalf("%d values", len(p.Values))
+		}
+	}
+	b.ReportMetric(float64(benchAddresses)*float64(b.N)/b.Elapsed().Seconds(), "addresses/s")
+}
+
+// BenchmarkPacedImport adds 5,000 addresses (50 batches) to the real
+// service limited to 10 requests/s and reports the elapsed seconds and the
+// 429 answers. Run it with -benchtime 1x.
+func BenchmarkPacedImport(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		svc := startService(b, 10)
+		c := api.NewClient(svc.URL, svc.Key)
+		plan := planOf(batch.Add, addresses(fmt.Sprintf("paced%d-", b.N), 5000))
+		// Let the bucket fill as it would for a run that starts cold.
+		time.Sleep(time.Second)
+		b.StartTimer()
+		start := time.Now()
+		rep, err := (&batch.Runner{Client: c}).Run(context.Background(), plan)
+		elapsed := time.Since(start)
+		if err != nil || !rep.Complete() {
+			b.Fatalf("Run: %v %v", err, rep.Failed)
+		}
+		b.ReportMetric(elapsed.Seconds(), "s/import")
+		b.ReportMetric(float64(svc.gate.limited.Load()), "429s")
+	}
+}
