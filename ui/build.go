@@ -84,9 +84,9 @@ func (b *build) capturing() bool {
 
 func (b *build) setSize(w, h int) {
 	// The list box takes what is left after its border, the title line,
-	// the entry field and the summary line.
+	// the entry field, the summary and the status line.
 	frameW, frameH := b.c.Styles.Box.GetFrameSize()
-	b.view.setSize(w-frameW, h-frameH-3)
+	b.view.setSize(w-frameW, h-frameH-4)
 	b.input.Width = w - 4
 	b.filter.Width = w - 4
 	b.picker.setSize(w, h)
@@ -189,10 +189,10 @@ func (b *build) addItems(items []item, source string, lines int) {
 	if len(items) == 0 {
 		b.summary = fmt.Sprintf("Found no %s in the %s.", plural(b.list.mode.noun()), sourceLabel(source))
 	}
-	if lines > bigPaste {
-		b.summary += fmt.Sprintf(" Big sets belong in files: ctrl+o opens one.")
-	}
 	b.status = ""
+	if lines > bigPaste {
+		b.status = "Big sets belong in files (pasting them is slow): ctrl+o opens one."
+	}
 }
 
 func sourceLabel(s string) string {
@@ -467,9 +467,7 @@ func (b *build) render() string {
 	default:
 		field = b.input.View()
 	}
-	line := b.summary
-	if b.status != "" {
-		line = b.status
-	}
-	return lipgloss.JoinVertical(lipgloss.Left, boxed, field, st.Muted.Render(truncate(line, b.c.Width)))
+	return lipgloss.JoinVertical(lipgloss.Left, boxed, field,
+		st.Header.Render(truncate(b.summary, b.c.Width)),
+		st.Muted.Render(truncate(b.status, b.c.Width)))
 }

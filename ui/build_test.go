@@ -1,0 +1,313 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/shushlist/shush/api"
+)
+
+// Without bracketed paste every line arrives as runes and Enter; every line
+// must land in the list, and the summary speaks for the whole paste.
+func TestPlainPasteAddsEveryLine(t *testing.T) {
+	h := newHarness(t, service(t, nil), 80, 24)
+	h.plainPaste("one@example.com\r\ntwo@example.com\r\nTWO@example.com\r\nbroken@\r\n")
+	if got := h.m.build.list.len(); got != 3 {
+		t.Fatalf("list has %d rows, want 3:\n%s", got, h.view())
+	}
+	h.mustSee("Paste: 2 added, 1 skipped as duplicates, 1 invalid.")
+	if h.m.screen != scrBuild {
+		t.Fatal("an Enter of the paste left the Build screen")
+	}
+	// The same, landing on the list instead of the entry field: the runes
+	// are text, not commands (d would delete, m change the mode).
+	h.keys("esc")
+	h.plainPaste("dm@example.com")
+	if h.m.build.list.mode != ModeAdd || h.m.build.list.len() != 4 {
+		t.Fatalf("mode %v, %d rows:\n%s", h.m.build.list.mode, h.m.build.list.len(), h.view())
+	}
+}
+
+func TestListEditDeleteSelectFilterUndoClear(t *testing.T) {
+	h := newHarness(t, service(t, nil), 80, 24)
+	h.paste("a@example.com\nb@example.com\nc@example.com\nd@example\n")
+	h.mustSee("3 valid · 1 invalid", "d@example  ✗ the domain has no dot")
+	h.keys("esc", "g")
+
+	// Edit row 4 in place to fix it.
+	h.keys("G", "e")
+	for range "d@example" {
+		h.key(tea.KeyBackspace)
+	}
+	h.typeText("d@example.com")
+	h.keys("enter")
+	h.mustSee("Row 4 saved.", "4 valid · 0 invalid")
+
+	// An edit that duplicates another row is refused.
+	h.keys("g", "e")
+	for range "a@example.com" {
+		h.key(tea.KeyBackspace)
+	}
+	h.typeText("B@example.com")
+	h.keys("enter")
+	h.mustSee("B@example.com is already on the list.")
+	h.keys("esc")
+
+	// Delete one row (no prompt: u undoes it), then several (a prompt).
+	h.keys("d")
+	h.mustSee("Deleted 1 row (u undoes).", "3 entries")
+	h.keys("u")
+	h.mustSee("Undid delete.", "4 entries")
+	h.keys("space", "space")
+	h.mustSee("2 selected")
+	h.keys("d")
+	h.mustSee("Delete the 2 selected rows? [y/N]")
+	h.keys("enter") // not a yes
+	h.mustSee("4 entries")
+	h.keys("d", "y")
+	h.mustSee("Deleted 2 rows (u undoes).", "2 entries")
+	if got := strings.Join(h.m.build.list.values(), " "); got != "c@example.com d@example.com" {
+		t.Fatalf("values %q", got)
+	}
+	h.keys("u")
+
+	// Filter.
+	h.keys("/")
+	h.typeText("c@")
+	h.mustSee(`filter "c@": 1 shown`, "c@example.com")
+	h.mustNotSee("a@example.com")
+	h.keys("enter", "d")
+	h.mustSee("3 entries")
+	h.keys("/", "esc")
+	h.mustSee("3 entries")
+	h.mustNotSee("filter")
+
+	// Clear asks first; u brings everything back.
+	h.keys("X")
+	h.mustSee("Clear all 3 entries? [y/N]")
+	h.keys("y")
+	h.mustSee("0 entries", "Cleared the list")
+	h.keys("u")
+	h.mustSee("3 entries")
+
+	// Mode change revalidates: addresses are not IDs.
+	h.keys("m", "m")
+	h.mustSee("mode: remove by ID", "0 valid · 3 invalid", "it is not a UUID")
+	h.keys("u", "u")
+	h.mustSee("mode: add", "3 valid")
+
+	// ctrl+a selects every row shown.
+	h.keys("ctrl+a")
+	h.mustSee("3 selected")
+}
+
+func TestBigPasteSuggestsFile(t *testing.T) {
+	h := newHarness(t, service(t, nil), 80, 24)
+	var b strings.Builder
+	for i := 0; i < bigPaste+1; i++ {
+		b.WriteString("p")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteString(fmtN(i))
+		b.WriteString("@example.com\n")
+	}
+	h.paste(b.String())
+	h.mustSee("Paste: 20001 added", "Big sets belong in files (pasting them is slow): ctrl+o opens one.")
+	if h.m.build.list.len() != bigPaste+1 {
+		t.Fatalf("%d rows", h.m.build.list.len())
+	}
+}
+
+func fmtN(i int) string {
+	var b []byte
+	for {
+		b = append([]byte{byte('0' + i%10)}, b...)
+		i /= 10
+		if i == 0 {
+			return string(b)
+		}
+	}
+}
+
+func TestFilePickerCaseAndErrors(t *testing.T) {
+	h := newHarness(t, service(t, nil), 80, 24)
+	os.WriteFile(filepath.Join(h.dir, "LIST.CSV"), []byte("email\nx@example.com\ny@example.com\n"), 0o600)
+	os.WriteFile(filepath.Join(h.dir, "notes.pdf"), []byte("%PDF"), 0o600)
+	os.WriteFile(filepath.Join(h.dir, "bad.json"), []byte(`{"emails": [1, 2`), 0o600)
+	h.keys("ctrl+o")
+	h.mustSee("Open a file (.txt, .csv, .json)", "LIST.CSV", "bad.json", "notes.pdf")
+	// Sorted: LIST.CSV, bad.json, notes.pdf (directories first; none here).
+	h.keys("enter")
+	h.mustSee("LIST.CSV: 2 added, 0 skipped as duplicates, 0 invalid.")
+	h.keys("o", "down", "enter")
+	h.mustSee("bad.json:")
+	if h.m.build.list.len() != 2 {
+		t.Fatal("a broken file changed the list")
+	}
+	h.keys("o", "down", "down", "enter")
+	h.mustSee("notes.pdf is not a .txt, .csv or .json file.")
+	h.keys("esc")
+	h.mustNotSee("Open a file")
+
+	if os.Getuid() != 0 {
+		locked := filepath.Join(h.dir, "locked.txt")
+		os.WriteFile(locked, []byte("z@example.com\n"), 0o000)
+		cmd := h.m.build.load(locked)
+		h.run(cmd)
+		h.mustSee("cannot read locked.txt: permission denied")
+	}
+}
+
+func TestQuitAsksWithUnsentWork(t *testing.T) {
+	h := newHarness(t, service(t, nil), 80, 24)
+	h.keys("esc", "q")
+	if !h.quit {
+		t.Fatal("q on an empty list did not quit")
+	}
+	h = newHarness(t, service(t, nil), 80, 24)
+	h.paste("a@example.com")
+	h.keys("esc", "q")
+	h.mustSee("The list holds 1 entries that were not sent. Quit anyway? [y/N]")
+	h.keys("q")
+	if h.quit {
+		t.Fatal("a second q confirmed the quit")
+	}
+	h.keys("ctrl+c", "y")
+	if !h.quit {
+		t.Fatal("y did not quit")
+	}
+}
+
+func TestTooSmall(t *testing.T) {
+	h := newHarness(t, service(t, nil), 50, 10)
+	h.mustSee("The terminal is 50x10; shush needs at least 60x16.")
+}
+
+func TestExportAndCopy(t *testing.T) {
+	h := newHarness(t, service(t, nil), 100, 30)
+	var clip bytes.Buffer
+	h.m.results.clip = &clip
+	h.paste("a@example.com b@example.com")
+	h.keys("ctrl+s", "ctrl+s")
+	run := h.results()
+	out := filepath.Join(h.dir, "out.JSON")
+	h.keys("w")
+	h.key(tea.KeyCtrlU)
+	h.send(tea.KeyMsg{Type: tea.KeyCtrlK})
+	for range 80 {
+		h.key(tea.KeyBackspace)
+	}
+	h.typeText(out)
+	h.keys("enter")
+	h.mustSee("Wrote 2 results to " + out)
+	data, _ := os.ReadFile(out)
+	var got struct{ Data []Result }
+	if err := json.Unmarshal(data, &got); err != nil || len(got.Data) != 2 || got.Data[0].ID != run.Results[0].ID {
+		t.Fatalf("%s: %v %s", out, err, data)
+	}
+	csvPath := filepath.Join(h.dir, "out.csv")
+	h.keys("w")
+	for range 80 {
+		h.key(tea.KeyBackspace)
+	}
+	h.typeText(csvPath)
+	h.keys("enter")
+	data, _ = os.ReadFile(csvPath)
+	if !strings.HasPrefix(string(data), "address,id,outcome,deleted,error\na@example.com,"+run.Results[0].ID+",added,false,") {
+		t.Fatalf("csv:\n%s", data)
+	}
+	h.keys("y")
+	h.mustSee("Copied 2 IDs to the clipboard")
+	if !strings.HasPrefix(clip.String(), "\x1b]52;c;") {
+		t.Fatalf("clipboard got %q", clip.String())
+	}
+}
+
+func TestBrowseMarkAndRemove(t *testing.T) {
+	svc := service(t, nil)
+	ctx := context.Background()
+	var emails []string
+	for i := 0; i < 45; i++ {
+		emails = append(emails, "b"+fmtN(i)+"@example.com")
+	}
+	if _, err := svc.BatchAdd(ctx, emails); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, svc, 100, 30)
+	h.keys("esc", "f2")
+	h.mustSee("Browse · page 1 · all origins", "more: n", "b44@example.com")
+	h.keys("n")
+	h.mustSee("page 2")
+	h.mustNotSee("b44@example.com")
+	h.keys("p")
+	h.mustSee("page 1", "b44@example.com")
+	h.keys("o")
+	h.mustSee("origin bounce", "No entries.")
+	h.keys("o", "o")
+	h.mustSee("origin manual", "b44@example.com")
+	h.keys("/")
+	h.typeText("B3@example.com")
+	h.keys("enter")
+	h.mustSee("lookup result", "b3@example.com")
+	h.keys("space")
+	h.mustSee("1 marked")
+	h.keys("/")
+	h.typeText("nobody@example.com")
+	h.keys("enter")
+	h.mustSee("Not on the list.")
+	h.keys("p", "space", "space", "x")
+	if h.m.screen != scrBuild || h.m.build.list.mode != ModeRemoveIDs || h.m.build.list.valid != 3 {
+		t.Fatalf("after x: screen %d mode %v valid %d", h.m.screen, h.m.build.list.mode, h.m.build.list.valid)
+	}
+	h.mustSee("3 entries from Browse, to remove by ID")
+	h.keys("r")
+	h.mustSee("Preview: 3 on the list")
+	h.typeText("remove")
+	h.keys("enter")
+	if run := h.results(); run.Counts.Removed != 3 {
+		t.Fatalf("counts %+v", run.Counts)
+	}
+}
+
+// A service with only the batch endpoints: browsing is hidden and a
+// removal by address goes without a preview.
+func TestBatchOnlyService(t *testing.T) {
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(404)
+				w.Write([]byte(`{"statusCode":404,"name":"not_found","message":"Not found"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	if _, err := svc.BatchAdd(context.Background(), []string{"gone@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, svc, 100, 30)
+	h.keys("esc", "f2")
+	h.mustSee("This service offers no list to browse (it answered 404/405).")
+	if h.m.screen != scrBuild {
+		t.Fatal("Browse opened")
+	}
+	h.keys("m")
+	h.paste("gone@example.com")
+	h.keys("r")
+	h.mustSee("This service offers no lookups")
+	h.typeText("remove")
+	h.keys("enter")
+	run := h.results()
+	if run.Counts.Removed != 1 || !run.Results[0].Deleted {
+		t.Fatalf("%+v", run.Results)
+	}
+	_ = api.MaxBatch
+}
