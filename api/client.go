@@ -144,6 +144,9 @@ func NewClient(baseURL, apiKey string, opts ...Option) *Client {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.version == "" {
+		o.version = "dev"
+	}
 	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
 	hc := &http.Client{Timeout: o.timeout}
 	if o.transport != nil {

@@ -522,20 +522,32 @@ func headerKey(s string) string {
 // an exact name first, then a header that contains "email" (or
 // "suppressionid").
 func findColumn(header []string, mode Mode) int {
-	names, part := emailHeaders, "email"
+	if c := exactColumn(header, mode); c >= 0 {
+		return c
+	}
+	part := "email"
 	if mode.byID() {
-		names, part = idHeaders, "suppressionid"
+		part = "suppressionid"
+	}
+	for i, h := range header {
+		if strings.Contains(headerKey(h), part) {
+			return i
+		}
+	}
+	return -1
+}
+
+// exactColumn returns the column whose header is one of the mode's names.
+func exactColumn(header []string, mode Mode) int {
+	names := emailHeaders
+	if mode.byID() {
+		names = idHeaders
 	}
 	for _, want := range names {
 		for i, h := range header {
 			if headerKey(h) == want {
 				return i
 			}
-		}
-	}
-	for i, h := range header {
-		if strings.Contains(headerKey(h), part) {
-			return i
 		}
 	}
 	return -1
@@ -564,17 +576,24 @@ func firstLine(s string) string {
 }
 
 // looksCSV reports whether text without a .csv name is CSV: its first line
-// has separators and a header that names the mode's column.
+// has separators and a header with exactly the name of the mode's column,
+// and the next line has as many fields. Prose that happens to mention
+// "email" on its first line stays free text.
 func looksCSV(s string, mode Mode) bool {
 	first := firstLine(s)
 	d := delimiter(first)
 	if !strings.ContainsRune(first, d) {
 		return false
 	}
-	r := csv.NewReader(strings.NewReader(first))
+	r := csv.NewReader(strings.NewReader(s))
 	r.Comma = d
+	r.TrimLeadingSpace = true
 	header, err := r.Read()
-	return err == nil && findColumn(header, mode) >= 0
+	if err != nil || exactColumn(header, mode) < 0 {
+		return false
+	}
+	row, err := r.Read()
+	return err == io.EOF || err == nil && len(row) == len(header)
 }
 
 func readCSV(s string, mode Mode, tab bool) ([]Item, error) {
@@ -707,7 +726,7 @@ func plural(n int, word string) string {
 // "mailto:x@y" and "Email:x@y"; the rest never occur in a bare address.
 func isSep(r rune) bool {
 	switch r {
-	case ',', ';', '<', '>', '(', ')', '[', ']', '"', '`', ':', '\u00ab', '\u00bb', '\u201c', '\u201d':
+	case ',', ';', '<', '>', '(', ')', '[', ']', '"', '`', ':', '\u00ab', '\u00bb', '\u2018', '\u2019', '\u201c', '\u201d':
 		return true
 	}
 	return unicode.IsSpace(r)
@@ -757,8 +776,17 @@ func candidates(tok string) []string {
 	return out
 }
 
+// notInDomain are characters that never belong to a domain but follow an
+// address in prose ("jane@example.com's", "x@y.org!"): the address ends there.
+const notInDomain = "'!*?&=/\\|~^{}#$%+"
+
 // freeItem decides whether a token of free text is meant as an entry.
 func freeItem(tok string, line int, mode Mode) (Item, bool) {
+	if at := strings.LastIndexByte(tok, '@'); at >= 0 {
+		if cut := strings.IndexAny(tok[at+1:], notInDomain); cut >= 0 {
+			tok = tok[:at+1+cut]
+		}
+	}
 	tok = strings.TrimRight(tok, ".!?'*_")
 	tok = strings.TrimLeft(tok, "'*_")
 	if tok == "" {

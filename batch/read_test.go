@@ -85,6 +85,8 @@ func TestReadFormats(t *testing.T) {
 			format: batch.CSV, want: []entry{{2, "jane@example.com", ""}}},
 		{name: "free text", file: "ticket.txt", in: "Hi, please unblock Jane <Jane@Example.com> and bob@example.org.\n> On Monday carol@example.net wrote:\n",
 			format: batch.Text, want: []entry{{1, "jane@example.com", ""}, {1, "bob@example.org", ""}, {2, "carol@example.net", ""}}},
+		{name: "ticket whose first line mentions email stays free text", file: "ticket.txt", in: "Hi team, please remove these emails\njane@example.com and bob@example.com\n",
+			format: batch.Text, want: []entry{{2, "jane@example.com", ""}, {2, "bob@example.com", ""}}},
 		{name: "lines of IDs", file: "ids.txt", in: id1 + "\n" + strings.ToUpper(id2) + "\nxyz\n", mode: batch.RemoveIDs,
 			format: batch.Lines, want: []entry{{1, id1, ""}, {2, id2, ""}, {3, "", "not a UUID"}}},
 	} {
@@ -158,6 +160,8 @@ func TestParseText(t *testing.T) {
 			[]entry{{1, "a@example.com", ""}, {2, "b@example.com", ""}}},
 		{"invalid tokens with @ are kept", "ping @support or jane@localhost, ok x@example.com", batch.Add,
 			[]entry{{1, "", "before @ is empty"}, {1, "", "no dot"}, {1, "x@example.com", ""}}},
+		{"possessives and punctuation after an address", "jane@example.com's account; ask bob@example.org! or ‘carol@example.net’", batch.Add,
+			[]entry{{1, "jane@example.com", ""}, {1, "bob@example.org", ""}, {1, "carol@example.net", ""}}},
 		{"prose without addresses", "Hello team, nothing to do here.", batch.Add, nil},
 		{"a plain list counts every line", "jane@example.com\nnot an address\n", batch.RemoveEmails,
 			[]entry{{1, "jane@example.com", ""}}},

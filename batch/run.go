@@ -214,6 +214,11 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if ctx.Err() != nil {
+					// The feeder and a cancel can race; a batch handed
+					// over after the cancel stays unsent.
+					continue
+				}
 				b := st.batches[i]
 				mu.Lock()
 				emit(Event{Kind: BatchStarted, Batch: i + 1, Size: len(b), Done: done})
@@ -261,7 +266,7 @@ feed:
 	if jerr != nil {
 		return rep, jerr
 	}
-	if rep.Complete() {
+	if rep.Complete() && len(pending) > 0 {
 		if err := st.journal.finish(); err != nil {
 			return rep, err
 		}
