@@ -37,6 +37,7 @@ type browse struct {
 	status  string
 	loading bool
 	single  bool // the page is a lookup's answer
+	wide    bool // the table has the date column
 }
 
 type browseKeys struct {
@@ -66,8 +67,22 @@ func newBrowse(c *Common, svc Service) *browse {
 func (b *browse) capturing() bool { return b.looking }
 
 func (b *browse) setSize(w, h int) {
-	rest := max(w-36-10-24-2-8, 16)
-	b.table.SetColumns([]table.Column{{Title: "", Width: 1}, {Title: "Address", Width: rest}, {Title: "ID", Width: 36}, {Title: "Origin", Width: 10}, {Title: "Added (UTC)", Width: 16}})
+	// Cells have one space of padding on each side. The date goes first
+	// when the terminal is narrow.
+	cols := []table.Column{{Title: "", Width: 1}, {Title: "Address"}, {Title: "ID", Width: 36}, {Title: "Origin", Width: 9}}
+	if w >= 100 {
+		cols = append(cols, table.Column{Title: "Added (UTC)", Width: 16})
+	}
+	used := 0
+	for _, c := range cols {
+		used += c.Width + 2
+	}
+	cols[1].Width = max(w-used-2, 10)
+	b.wide = w >= 100
+	// SetRows before SetColumns: a row with more cells than columns panics.
+	b.table.SetRows(nil)
+	b.table.SetColumns(cols)
+	b.refresh()
 	b.table.SetWidth(w)
 	b.table.SetHeight(max(h-4, 3))
 	b.lookup.Width = w - 12
@@ -233,7 +248,10 @@ func (b *browse) refresh() {
 		if _, ok := b.marked[e.ID]; ok {
 			mark = "*"
 		}
-		rows[i] = table.Row{mark, e.Email, e.ID, string(e.Origin), e.CreatedAt.UTC().Format("2006-01-02 15:04")}
+		rows[i] = table.Row{mark, e.Email, e.ID, string(e.Origin)}
+		if b.wide {
+			rows[i] = append(rows[i], e.CreatedAt.UTC().Format("2006-01-02 15:04"))
+		}
 	}
 	b.table.SetRows(rows)
 }

@@ -39,6 +39,7 @@ type build struct {
 	list   *entries
 	view   listView
 	focus  buildFocus
+	back   buildFocus      // where Esc in the picker returns to
 	input  textinput.Model // the entry field, also used to edit a row
 	filter textinput.Model
 	picker picker

@@ -99,7 +99,7 @@ func TestFlowFileOfIDsRemove(t *testing.T) {
 	h.mustSee(`Type "remove" to send; nothing was sent.`)
 	h.keys("e", "enter")
 	run := h.results()
-	h.mustSee("removed (deleted: true)", "not on the list", "2 removed · 1 not on the list")
+	h.mustSee("deleted: true", "not on the list", "2 removed · 1 not on the list")
 	for _, r := range run.Results[:2] {
 		if !r.Deleted || r.Outcome != OutRemoved {
 			t.Fatalf("result %+v", r)
@@ -159,7 +159,7 @@ func TestFlowRemoveByAddressPreview(t *testing.T) {
 	if byIDs.Load() != 1 || byEmails.Load() != 0 {
 		t.Fatalf("removal went %d times by ID and %d by address; want by ID once", byIDs.Load(), byEmails.Load())
 	}
-	h.mustSee("off@example.com", "not on the list", "removed (deleted: true)")
+	h.mustSee("off@example.com", "not on the list", "deleted: true")
 }
 
 // A failed batch shows the service's message; R retries it.

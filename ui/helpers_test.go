@@ -204,15 +204,21 @@ func (h *harness) results() *Run {
 }
 
 var (
-	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?`)
-	fileRE = regexp.MustCompile(`shush-results-\d{8}-\d{6}`)
+	uuidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	cutIDRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f-]*…`)
+	timeRE  = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?`)
+	fileRE  = regexp.MustCompile(`shush-results-\d{8}-\d{6}`)
+	// Temp paths differ in length from machine to machine, so lines that
+	// show one are cut where they would be truncated differently.
+	pickRE = regexp.MustCompile(`(Open a file \(\.txt, \.csv, \.json\)  ).*`)
+	histRE = regexp.MustCompile(`(History · \d+ runs?) · .*`)
 )
 
 // scrub replaces what changes from run to run (IDs, times, temp paths) so
 // that a screen can be compared with a golden file.
 func scrub(s string, tmp string) string {
 	s = uuidRE.ReplaceAllString(s, "xxxxxxxx-xxxx-7xxx-xxxx-xxxxxxxxxxxx")
+	s = cutIDRE.ReplaceAllString(s, "xxxxxxxx…")
 	s = timeRE.ReplaceAllStringFunc(s, func(m string) string {
 		if len(m) > 16 {
 			return "YYYY-MM-DD hh:mm:ss"
@@ -220,6 +226,8 @@ func scrub(s string, tmp string) string {
 		return "YYYY-MM-DD hh:mm"
 	})
 	s = fileRE.ReplaceAllString(s, "shush-results-YYYYMMDD-hhmmss")
+	s = pickRE.ReplaceAllString(s, "$1<dir>")
+	s = histRE.ReplaceAllString(s, "$1 · <state dir>/history.jsonl")
 	if tmp != "" {
 		s = strings.ReplaceAll(s, tmp, "/tmp/test")
 	}

@@ -55,6 +55,7 @@ func (p *picker) open() tea.Cmd {
 	fp.AutoHeight = false
 	fp.Height = p.height
 	fp.ShowPermissions = false
+	fp.ShowSize = false
 	fp.FileAllowed = true
 	fp.DirAllowed = false
 	// The picker's own Esc means "back a directory"; ours closes it.
@@ -91,6 +92,7 @@ type pickedMsg struct{ path string }
 type pickerClosedMsg struct{}
 
 func (b *build) openPicker() tea.Cmd {
+	b.back = b.focus
 	b.focus = focusPicker
 	b.input.Blur()
 	return b.picker.open()
@@ -99,8 +101,10 @@ func (b *build) openPicker() tea.Cmd {
 func (b *build) pickerUpdate(msg tea.Msg) tea.Cmd {
 	p := &b.picker
 	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyEsc {
-		b.focus = focusEntry
-		b.input.Focus()
+		b.focus = b.back
+		if b.focus == focusEntry {
+			b.input.Focus()
+		}
 		return nil
 	}
 	before := p.fp.CurrentDirectory

@@ -59,9 +59,10 @@ func newResults(c *Common, clip io.Writer) *results {
 func (r *results) capturing() bool { return r.exporting }
 
 func (r *results) setSize(w, h int) {
+	// Cells have one space of padding on each side: 6 for three columns.
 	idW := 36
-	outW := max(w-idW-34-6, 14)
-	addrW := max(w-idW-outW-6, 12)
+	outW := max(16, (w-idW-6)/2)
+	addrW := max(w-idW-outW-6, 10)
 	r.table.SetColumns([]table.Column{{Title: "Address", Width: addrW}, {Title: "ID", Width: idW}, {Title: "Outcome", Width: outW}})
 	r.table.SetWidth(w)
 	r.table.SetHeight(max(h-4, 2))
@@ -99,7 +100,7 @@ func outcomeText(x Result) string {
 	switch x.Outcome {
 	case OutRemoved:
 		if x.Deleted {
-			return "removed (deleted: true)"
+			return "deleted: true"
 		}
 		if x.Error != "" {
 			return "removed? " + x.Error

@@ -358,14 +358,11 @@ func (r *review) previewView(height int) string {
 		case e.ID == "":
 			s = st.Muted.Render(truncate(fmt.Sprintf("  - %s  not on the list", v), w))
 		default:
-			who := e.Email
+			s = fmt.Sprintf("  ✓ %s  %s  added %s  %s", e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"), e.ID)
 			if r.mode == ModeRemoveIDs {
-				who = e.Email + "  " + e.ID
+				s = fmt.Sprintf("  ✓ %s  %s  %s  added %s", e.ID, e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 			}
-			s = truncate(fmt.Sprintf("  ✓ %s  %s  %s  added %s", who, e.ID, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04")), w)
-			if r.mode == ModeRemoveIDs {
-				s = truncate(fmt.Sprintf("  ✓ %s  %s  %s  added %s", e.ID, e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04")), w)
-			}
+			s = truncate(s, w)
 		}
 		b.WriteString(s + "\n")
 	}
