@@ -186,22 +186,14 @@ func (b *build) addItems(items []item, source string, lines int) {
 		b.view.clamp()
 	}
 	b.agg, b.aggFrom = r, source
-	b.summary = summarize(sourceLabel(source), r)
+	b.summary = summarize(source, r)
 	if len(items) == 0 {
-		b.summary = fmt.Sprintf("Found no %s in the %s.", plural(b.list.mode.noun()), sourceLabel(source))
+		b.summary = fmt.Sprintf("Found no %s in the %s.", plural(b.list.mode.noun()), source)
 	}
 	b.status = ""
 	if lines > bigPaste {
 		b.status = "Big sets belong in files (pasting them is slow): ctrl+o opens one."
 	}
-}
-
-func sourceLabel(s string) string {
-	switch s {
-	case "paste", "typed":
-		return s
-	}
-	return s
 }
 
 func plural(noun string) string {
@@ -212,7 +204,11 @@ func plural(noun string) string {
 }
 
 func summarize(what string, r addResult) string {
-	return fmt.Sprintf("%s: %d added, %d skipped as duplicates, %d invalid.", capitalize(what), r.added, r.duplicates, r.invalid)
+	if what == "paste" || what == "typed" {
+		// A file name keeps its case.
+		what = capitalize(what)
+	}
+	return fmt.Sprintf("%s: %d added, %d skipped as duplicates, %d invalid.", what, r.added, r.duplicates, r.invalid)
 }
 
 func capitalize(s string) string {
@@ -443,7 +439,7 @@ func (b *build) render() string {
 		return b.picker.view()
 	}
 	l := b.list
-	title := fmt.Sprintf("List · %d entries · %d valid · %d invalid", l.len(), l.valid, l.invalid())
+	title := fmt.Sprintf("List · %d %s · %d valid · %d invalid", l.len(), pluralN(l.len(), "entry"), l.valid, l.invalid())
 	if n := len(b.view.selected); n > 0 {
 		title += fmt.Sprintf(" · %d selected", n)
 	}

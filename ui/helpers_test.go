@@ -22,7 +22,12 @@ import (
 	"github.com/shushlist/shush/server/store/sqlite"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files and docs/screens")
+// updating reports whether -update was given (the flag is defined by
+// charmbracelet/x/exp/golden, which teatest imports).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // service starts the real service over a SQLite file in a temp dir, behind
 // an optional wrapper that injects faults at the HTTP layer, and returns a
@@ -238,7 +243,7 @@ func scrub(s string, tmp string) string {
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
