@@ -62,6 +62,12 @@ func createJournal(dir string, st *run) (*journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create the journal: %w", err)
 	}
+	// The directory entry must survive a crash too, or the synced records
+	// would be in a file nobody can find.
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 	j := &journal{path: path, f: f}
 	rec := planRecord{Kind: "plan", Version: 1, Mode: st.plan.Mode.key(), Target: st.target,
 		Created: time.Now().UTC(), Values: st.plan.Values, Invalid: st.plan.Invalid, Duplicates: st.plan.Duplicates}

@@ -74,8 +74,11 @@ func Read(r io.Reader, name string, mode Mode) ([]Item, error) {
 // ReadFormat is Read that also says which format it found.
 func ReadFormat(r io.Reader, name string, mode Mode) ([]Item, Format, error) {
 	label := name
-	if label == "" {
+	switch {
+	case label == "":
 		label = "input"
+	case strings.ContainsFunc(label, unicode.IsControl):
+		label = api.Quote(label)
 	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
 	if err != nil {
@@ -708,8 +711,11 @@ func trimAll(row []string) []string {
 	out := make([]string, len(row))
 	for i, v := range row {
 		out[i] = strings.TrimSpace(v)
-		if out[i] == "" {
+		switch {
+		case out[i] == "":
 			out[i] = `""`
+		case strings.ContainsFunc(out[i], unicode.IsControl) || len(out[i]) > 40:
+			out[i] = api.Quote(out[i])
 		}
 	}
 	return out

@@ -235,3 +235,10 @@ func TestModeNames(t *testing.T) {
 		}
 	}
 }
+
+func TestCSVHeaderWithNewlineStaysOneLine(t *testing.T) {
+	_, err := batch.Read(strings.NewReader("\"na\nme\",phone\nJane,1\n"), "x.csv", batch.Add)
+	if err == nil || strings.ContainsAny(err.Error(), "\n\r") || !strings.Contains(err.Error(), `"na\nme"`) {
+		t.Fatalf("error %q; want one line that shows the header quoted", err)
+	}
+}
