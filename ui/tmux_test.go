@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxSession runs the built shush binary in a detached tmux session on a
+// private server, with HOME and XDG_* in a temp dir (so it starts on a
+// fresh embedded default).
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+}
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) screen() string { return s.tmux("capture-pane", "-p", "-t", "ui") }
+
+// waitScreen polls the pane until it shows every string.
+func (s *tmuxSession) waitScreen(want ...string) string {
+	s.t.Helper()
+	var scr string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		scr = s.screen()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(scr, w)
+		}
+		if ok {
+			return scr
+		}
+	}
+	s.t.Fatalf("the pane never showed %q; it shows:\n%s", want, scr)
+	return ""
+}
+
+func startTmux(t *testing.T, w, h int) (*tmuxSession, string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: skipping the test of the built binary in a terminal")
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the test that builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "shush")
+	build := exec.Command("go", "build", "-o", bin, "github.com/shushlist/shush")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(home, 0o700)
+	s := &tmuxSession{t: t, socket: "shush-ui-test-" + filepath.Base(dir)}
+	env := []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"TERM=xterm-256color",
+		"PATH=" + os.Getenv("PATH"),
+	}
+	// -f /dev/null: none of the machine's tmux settings.
+	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", itoaP(w), "-y", itoaP(h),
+		"env -i "+strings.Join(env, " ")+" "+bin+"; sleep 30")
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s.waitScreen("mode: add", "local list")
+	return s, dir
+}
+
+func itoaP(i int) string { return fmtN(i) }
+
+// The built binary in a real terminal: a ticket pasted with tmux's
+// bracketed paste (paste-buffer -p) and one pasted without brackets, sent,
+// and the results read off the screen.
+func TestBinaryInTmux(t *testing.T) {
+	s, dir := startTmux(t, 100, 30)
+	ticketFile := filepath.Join(dir, "ticket.txt")
+	os.WriteFile(ticketFile, []byte(strings.ReplaceAll(ticket, "\r\n", "\n")), 0o600)
+	s.tmux("load-buffer", "-b", "ticket", ticketFile)
+	s.tmux("paste-buffer", "-p", "-b", "ticket", "-t", "ui")
+	s.waitScreen("Paste: 3 added, 1 skipped as duplicates, 1 invalid.", "dave@  ✗")
+	capture(t, "build", s.screen())
+
+	// Without brackets every line comes as keys and Enter.
+	plain := filepath.Join(dir, "plain.txt")
+	os.WriteFile(plain, []byte("erin@example.com\nfrank@example.com\nerin@example.com\n"), 0o600)
+	s.tmux("load-buffer", "-b", "plain", plain)
+	s.tmux("paste-buffer", "-b", "plain", "-t", "ui")
+	s.waitScreen("List · 6 entries · 5 valid · 1 invalid")
+
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen("Review · add", "5 addresses in 1 batch")
+	s.tmux("send-keys", "-t", "ui", "Tab")
+	s.tmux("send-keys", "-t", "ui", "-l", "T-4711")
+	s.tmux("send-keys", "-t", "ui", "Enter")
+	s.tmux("send-keys", "-t", "ui", "-l", "add")
+	capture(t, "review", s.waitScreen("Ticket: T-4711", `send: add`))
+	s.tmux("send-keys", "-t", "ui", "Enter")
+	scr := s.waitScreen("5 entries: 5 added")
+	capture(t, "results", scr)
+	if n := len(uuidRE.FindAllString(scr, -1)); n != 5 {
+		t.Fatalf("the results show %d IDs, want 5:\n%s", n, scr)
+	}
+
+	s.tmux("send-keys", "-t", "ui", "F2")
+	capture(t, "browse", s.waitScreen("Browse · page 1", "frank@example.com"))
+	s.tmux("send-keys", "-t", "ui", "F3")
+	capture(t, "history", s.waitScreen("History · 1 run", "T-4711"))
+	s.tmux("send-keys", "-t", "ui", "F1")
+	s.tmux("send-keys", "-t", "ui", "Escape")
+	s.waitScreen("i/a type entries")
+	s.tmux("send-keys", "-t", "ui", "?")
+	capture(t, "help", s.waitScreen("first row"))
+	s.tmux("send-keys", "-t", "ui", "q")
+	// The list was sent, so q quits at once and the alternate screen goes.
+	for deadline := time.Now().Add(10 * time.Second); strings.Contains(s.screen(), "mode: add"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("q did not quit:\n%s", s.screen())
+		}
+	}
+}
+
+// capture writes a screen to docs/screens/<name>.txt when -update is given
+// (the README's pictures are these captures).
+func capture(t *testing.T, name, screen string) {
+	t.Helper()
+	if !updating() {
+		return
+	}
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	dir := filepath.Join("..", "docs", "screens")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
