@@ -556,3 +556,88 @@ func TestPacedRunMeetsFew429(t *testing.T) {
 		t.Fatalf("%d answers were 429, %d pacing waits; want at most one 429 and some waits", n, paced.Load())
 	}
 }
+
+func TestResumeRefusesADamagedJournal(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) {
+		if e.Kind == batch.BatchDone && e.Batch == 2 {
+			cancel()
+		}
+	}}
+	rep, _ := r.Run(ctx, planOf(batch.Add, addresses("dmg", 300)))
+	data, _ := os.ReadFile(rep.Journal)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	lines[1] = []byte("{\"kind\":\"batch\",\"batch\":1,\"ok\":tr\n") // damage in the middle
+	if err := os.WriteFile(rep.Journal, bytes.Join(lines, nil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sent := svc.gate.batches.Load()
+	_, err := (&batch.Runner{Client: c}).Resume(context.Background(), rep.Journal)
+	if err == nil || !strings.Contains(err.Error(), "line 2 is damaged") {
+		t.Fatalf("Resume of a damaged journal: %v; want an error naming line 2", err)
+	}
+	if svc.gate.batches.Load() != sent {
+		t.Fatal("Resume sent batches from a damaged journal")
+	}
+}
+
+func TestRetryWithoutJournal(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	down := atomic.Bool{}
+	down.Store(true)
+	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if down.Load() && bytes.Contains(body, []byte("nj0150@")) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, `{"statusCode":403,"name":"restricted_api_key","message":"This key may only read."}`)
+			return true
+		}
+		return false
+	})
+	r := &batch.Runner{Client: c, Concurrency: 3}
+	values := addresses("nj", 300)
+	rep, err := r.Run(context.Background(), planOf(batch.Add, values))
+	if err != nil || len(rep.Failed) != 1 || rep.Failed[0] != 2 || rep.Journal != "" {
+		t.Fatalf("Run: %v, failed %v", err, rep.Failed)
+	}
+	if rep.Results[150].Outcome != batch.Failed || !strings.Contains(rep.Results[150].Message, "restricted_api_key") {
+		t.Fatalf("failed result %+v", rep.Results[150])
+	}
+	down.Store(false)
+	sent := svc.gate.batches.Load()
+	rep, err = r.Retry(context.Background(), rep)
+	if err != nil || !rep.Complete() || svc.gate.batches.Load()-sent != 1 {
+		t.Fatalf("Retry: %v, failed %v, %d batches sent", err, rep.Failed, svc.gate.batches.Load()-sent)
+	}
+	checkExactly(t, c, values, rep)
+}
+
+func TestJournalsListsRuns(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	dir := t.TempDir()
+	r := &batch.Runner{Client: c, JournalDir: dir}
+	if _, err := r.Run(context.Background(), planOf(batch.Add, addresses("j1", 5))); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep, _ := r.Run(ctx, planOf(batch.RemoveEmails, addresses("j1", 150)))
+	infos, err := batch.Journals(dir)
+	if err != nil || len(infos) != 2 {
+		t.Fatalf("Journals = %+v, %v", infos, err)
+	}
+	if infos[0].Path != rep.Journal || infos[0].Finished || infos[0].Mode != batch.RemoveEmails || infos[0].Entries != 150 || infos[0].Done != 0 {
+		t.Fatalf("newest journal %+v; want the unfinished removal", infos[0])
+	}
+	if !infos[1].Finished || infos[1].Done != 5 || infos[1].Target != c.BaseURL() {
+		t.Fatalf("older journal %+v; want the finished add", infos[1])
+	}
+	if got, _ := batch.Latest(dir, "http://elsewhere.example"); got != "" {
+		t.Fatalf("Latest for another target = %q", got)
+	}
+}
