@@ -23,6 +23,9 @@ const (
 	BatchFailed
 	// Waiting: a batch waits Wait for the rate limit or before a retry.
 	Waiting
+	// Listing: a removal by address reads the list to find the addresses'
+	// IDs before its batches start; Pages pages are read so far.
+	Listing
 )
 
 // Event reports the progress of a run. Events are delivered one at a time
@@ -42,6 +45,8 @@ type Event struct {
 	// retry on a Waiting event.
 	Err     error
 	Results []Result
+	// Pages counts the list pages read, on a Listing event.
+	Pages int
 }
 
 // Runner sends the batches of a plan.
@@ -56,9 +61,11 @@ type Event struct {
 //   - RemoveIDs: POST /suppressions/batch/remove with ids; an ID in the
 //     answer is "removed", one missing from it "not on the list".
 //   - RemoveEmails: the answer of a removal by address carries only IDs, so
-//     each address is first looked up (GET /suppressions/{email}, or taken
-//     from Plan.Found), then the found ones are removed by ID: exact
-//     results at the cost of one lookup per address. With NoLookup (or on
+//     the run first finds each address's ID, then removes the found ones
+//     by ID: exact results. For 200 addresses or more it first reads the
+//     list (100 entries per request, at most half as many requests as
+//     addresses); what that does not settle is looked up one by one (GET
+//     /suppressions/{email}); Plan.Found, when given, is used as is. With NoLookup (or on
 //     a service without the lookup endpoint) the batch is removed by
 //     address instead: one request per 100 addresses, exact when all or
 //     none of a batch was listed, otherwise its entries are "removed or not
@@ -195,7 +202,7 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 		delete(st.results, i)
 		pending = append(pending, i)
 	}
-	var lookupOK *bool
+	var rs *resolver
 	if st.plan.Mode == RemoveEmails && !r.NoLookup && len(pending) > 0 {
 		ok, err := r.Client.Supports(ctx)
 		if err != nil && ctx.Err() != nil {
@@ -203,8 +210,30 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 		}
 		// A failing check (a 5xx after retries) is no proof the lookup is
 		// missing: try it, and let the batches report their failure.
-		ok = ok || err != nil
-		lookupOK = &ok
+		rs = &resolver{lookup: ok || err != nil, known: map[string]Found{}}
+		for v, f := range st.plan.Found {
+			if f.Err == nil {
+				rs.known[v] = f
+			}
+		}
+		if ok {
+			var want []string
+			for _, i := range pending {
+				for _, v := range st.batches[i] {
+					if _, ok := rs.known[v]; !ok {
+						want = append(want, v)
+					}
+				}
+			}
+			wctx := api.WithWaits(ctx, func(w api.WaitInfo) {
+				emit(Event{Kind: Waiting, Wait: w.Delay, Reason: w.Reason, Err: w.Err})
+			})
+			if err := r.scan(wctx, rs, want, func(pages int) {
+				emit(Event{Kind: Listing, Pages: pages, Done: done})
+			}); err != nil && ctx.Err() != nil {
+				return r.report(st), ctx.Err()
+			}
+		}
 	}
 	workers := min(max(r.Concurrency, 1), max(len(pending), 1))
 	next := make(chan int)
@@ -226,7 +255,7 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 				bctx := api.WithWaits(api.Detach(ctx), func(w api.WaitInfo) {
 					emit(Event{Kind: Waiting, Batch: i + 1, Size: len(b), Wait: w.Delay, Reason: w.Reason, Err: w.Err})
 				})
-				res, err := r.send(bctx, st, i, lookupOK)
+				res, err := r.send(bctx, st, i, rs)
 				if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 					// Stopped while waiting, before the request went out.
 					continue
@@ -302,7 +331,7 @@ func (r *Runner) report(st *run) Report {
 
 // send sends batch i and returns one result per value; on failure every
 // result is Failed with the error's message.
-func (r *Runner) send(ctx context.Context, st *run, i int, lookupOK *bool) ([]Result, error) {
+func (r *Runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Result, error) {
 	values := st.batches[i]
 	var (
 		res []Result
@@ -314,8 +343,8 @@ func (r *Runner) send(ctx context.Context, st *run, i int, lookupOK *bool) ([]Re
 	case RemoveIDs:
 		res, err = r.removeIDs(ctx, values)
 	case RemoveEmails:
-		if lookupOK != nil && *lookupOK {
-			res, err = r.removeLookedUp(ctx, values, st.plan.Found)
+		if rs != nil && rs.lookup {
+			res, err = r.removeLookedUp(ctx, values, rs)
 		} else {
 			res, err = r.removeEmails(ctx, values)
 		}
@@ -413,15 +442,19 @@ func (r *Runner) removeEmails(ctx context.Context, values []string) ([]Result, e
 	return res, nil
 }
 
-// removeLookedUp looks the addresses up (or takes them from found), then
-// removes the listed ones by ID.
-func (r *Runner) removeLookedUp(ctx context.Context, values []string, known map[string]Found) ([]Result, error) {
+// removeLookedUp finds each address's ID (from the list scan or
+// Plan.Found, else with a lookup), then removes the listed ones by ID.
+func (r *Runner) removeLookedUp(ctx context.Context, values []string, rs *resolver) ([]Result, error) {
 	finds := make([]Found, len(values))
 	var ask []string
 	var at []int
 	for k, v := range values {
-		if f, ok := known[v]; ok && f.Err == nil {
+		if f, ok := rs.known[v]; ok {
 			finds[k] = f
+			continue
+		}
+		if rs.complete {
+			finds[k] = Found{Input: v}
 			continue
 		}
 		ask = append(ask, v)
@@ -468,6 +501,64 @@ func (r *Runner) removeLookedUp(ctx context.Context, values []string, known map[
 		}
 	}
 	return res, nil
+}
+
+// resolver holds what a removal by address knows of the addresses' IDs
+// before it removes them. It is filled before the batches start and only
+// read while they run.
+type resolver struct {
+	// lookup says GET /suppressions/{email} is available.
+	lookup bool
+	// known holds the addresses found by the list scan or given in
+	// Plan.Found.
+	known map[string]Found
+	// complete says the scan read the whole list, so an address that is not
+	// in known is not on the list.
+	complete bool
+}
+
+// scan reads the list (GET /suppressions, 100 per page) to find the IDs of
+// the wanted addresses, when that takes fewer requests than looking each
+// up: it is tried only for at least two batches' worth of addresses and
+// gives up after half as many pages as addresses, so in the worst case it
+// adds half a lookup per address, and on a list of up to 50 times the
+// addresses it replaces all of them. It stops early once every address is
+// found. A failed scan is no error: the lookups remain.
+func (r *Runner) scan(ctx context.Context, rs *resolver, want []string, onPage func(pages int)) error {
+	if len(want) < 2*api.MaxBatch {
+		return nil
+	}
+	wanted := make(map[string]bool, len(want))
+	for _, v := range want {
+		wanted[v] = true
+	}
+	budget := len(want) / 2
+	found := 0
+	p := api.ListParams{Limit: api.MaxBatch}
+	for pages := 1; pages <= budget; pages++ {
+		page, err := r.Client.List(ctx, p)
+		if err != nil {
+			return err
+		}
+		for _, e := range page.Data {
+			if wanted[e.Email] {
+				if _, dup := rs.known[e.Email]; !dup {
+					found++
+				}
+				rs.known[e.Email] = Found{Input: e.Email, Listed: true, Entry: e}
+			}
+		}
+		onPage(pages)
+		if !page.HasMore {
+			rs.complete = true
+			return nil
+		}
+		if found == len(wanted) || len(page.Data) == 0 {
+			return nil
+		}
+		p.After = page.Data[len(page.Data)-1].ID
+	}
+	return nil
 }
 
 // lookupConcurrency is how many lookups run at once; pacing, not this,

@@ -37,6 +37,8 @@ type gate struct {
 	mu      sync.Mutex
 	fault   func(w http.ResponseWriter, r *http.Request, body []byte) bool
 	batches atomic.Int32 // batch requests that reached the service
+	lists   atomic.Int32 // GET /suppressions
+	gets    atomic.Int32 // GET /suppressions/{id-or-email}
 	limited atomic.Int32 // 429 answers of the service itself
 	bodies  []string     // batch request bodies that reached the service
 }
@@ -56,6 +58,11 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		g.mu.Unlock()
 		if f != nil && f(w, r, body) {
 			return
+		}
+		if r.Method == http.MethodGet && r.URL.Path == "/suppressions" {
+			g.lists.Add(1)
+		} else if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/suppressions/") {
+			g.gets.Add(1)
 		}
 		rec := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
@@ -242,6 +249,7 @@ func TestRunRemoveByAddress(t *testing.T) {
 				}
 			}
 			ids := listed(t, c)
+			lists := svc.gate.lists.Load()
 			values := append(append(append([]string{}, all...), none...), mixed...)
 			rep, err := (&batch.Runner{Client: c, NoLookup: noLookup}).Run(ctx, planOf(batch.RemoveEmails, values))
 			if err != nil || !rep.Complete() {
@@ -268,10 +276,76 @@ func TestRunRemoveByAddress(t *testing.T) {
 					t.Fatalf("result %d has ID %s; the entry's ID was %s", i, res.ID, ids[values[i]])
 				}
 			}
+			// 205 addresses against a list of 103: reading the list (the
+			// availability check and 2 pages) settles all, with no lookups.
+			wantLists := int32(3)
+			if noLookup {
+				wantLists = 0
+			}
+			if n, g := svc.gate.lists.Load()-lists, svc.gate.gets.Load(); n != wantLists || g != 0 {
+				t.Fatalf("%d list requests and %d lookups; want %d and 0", n, g, wantLists)
+			}
 			if l := listed(t, c); len(l) != 0 {
 				t.Fatalf("%d entries left on the list", len(l))
 			}
 		})
+	}
+}
+
+func TestRemoveFewAddressesLooksEachUp(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	ctx := context.Background()
+	if _, err := c.BatchAdd(ctx, []string{"few1@example.com", "few3@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	values := []string{"few1@example.com", "few2@example.com", "few3@example.com"}
+	rep, err := (&batch.Runner{Client: c}).Run(ctx, planOf(batch.RemoveEmails, values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []batch.Outcome{batch.Removed, batch.NotListed, batch.Removed}
+	for i, res := range rep.Results {
+		if res.Outcome != want[i] {
+			t.Fatalf("result %d = %+v; want %s", i, res, want[i])
+		}
+	}
+	if g := svc.gate.gets.Load(); g != 3 {
+		t.Fatalf("%d lookups; want one per address (3)", g)
+	}
+}
+
+func TestRemoveManyAddressesStopsReadingTheListWhenAllAreFound(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	ctx := context.Background()
+	for i := range 8 {
+		if _, err := c.BatchAdd(ctx, addresses(fmt.Sprintf("old%d-", i), 100)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	values := addresses("new", 250)
+	for _, b := range planOf(batch.Add, values).Batches() {
+		if _, err := c.BatchAdd(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lists := svc.gate.lists.Load()
+	var pages int
+	rep, err := (&batch.Runner{Client: c, OnEvent: func(e batch.Event) {
+		if e.Kind == batch.Listing {
+			pages = e.Pages
+		}
+	}}).Run(ctx, planOf(batch.RemoveEmails, values))
+	if err != nil || rep.Count()[batch.Removed] != 250 {
+		t.Fatalf("Run: %v, counts %v", err, rep.Count())
+	}
+	// The newest 250 entries are on the first 3 pages of 100.
+	if n := svc.gate.lists.Load() - lists; n != 4 || pages != 3 || svc.gate.gets.Load() != 0 {
+		t.Fatalf("%d list requests (%d pages reported), %d lookups; want 1+3 and none", n, pages, svc.gate.gets.Load())
+	}
+	if l := listed(t, c); len(l) != 800 {
+		t.Fatalf("%d entries left; want the 800 others", len(l))
 	}
 }
 
