@@ -35,6 +35,12 @@ type undoStep struct {
 	mode  Mode
 	at    int // the row an edit changed, when old is set
 	old   *entry
+	// removed are the rows a delete took out: undoing it puts their values
+	// back in the set without rebuilding it.
+	removed []entry
+	// appended: the change only added rows after rows; undoing it takes
+	// their values out of the set.
+	appended bool
 }
 
 // entries is the address list: plain data, with a set of the values on it
@@ -87,7 +93,7 @@ func (l *entries) add(items []item, source string) addResult {
 	if r.added+r.invalid > 0 {
 		// The three-index slice above makes the next append copy rather
 		// than write into rows the snapshot shares.
-		l.push(undoStep{label: "add " + source, rows: before, mode: l.mode})
+		l.push(undoStep{label: "add " + source, rows: before, mode: l.mode, appended: true})
 	}
 	return r
 }
@@ -132,15 +138,17 @@ func (l *entries) remove(del map[int]bool) int {
 		return 0
 	}
 	kept := make([]entry, 0, len(l.rows)-len(del))
+	var removed []entry
 	for i, e := range l.rows {
 		if del[i] {
 			l.forget(e)
+			removed = append(removed, e)
 			continue
 		}
 		kept = append(kept, e)
 	}
-	n := len(l.rows) - len(kept)
-	l.push(undoStep{label: "delete", rows: l.rows, mode: l.mode})
+	n := len(removed)
+	l.push(undoStep{label: "delete", rows: l.rows, mode: l.mode, removed: removed})
 	l.rows = kept
 	return n
 }
@@ -187,7 +195,20 @@ func (l *entries) undoLast() (string, bool) {
 		l.remember(*s.old)
 		return s.label, true
 	}
+	if s.appended {
+		for _, e := range l.rows[len(s.rows):] {
+			l.forget(e)
+		}
+		l.rows = s.rows
+		return s.label, true
+	}
 	l.rows = s.rows
+	if s.removed != nil {
+		for _, e := range s.removed {
+			l.remember(e)
+		}
+		return s.label, true
+	}
 	l.reindex()
 	return s.label, true
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -252,4 +253,69 @@ func readBody(r *http.Request) ([]byte, error) {
 	r.Body.Close()
 	r.Body = io.NopCloser(bytes.NewReader(data))
 	return data, err
+}
+
+// A 429 from the service shows as a wait for the rate limit, then the batch
+// goes through.
+func TestSendShowsRateLimitWait(t *testing.T) {
+	var limited atomic.Bool
+	limited.Store(true)
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/suppressions/batch/add" && limited.CompareAndSwap(true, false) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("Retry-After", "1")
+				w.WriteHeader(http.StatusTooManyRequests)
+				w.Write([]byte(`{"statusCode":429,"name":"rate_limit_exceeded","message":"Too many requests"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	h := newHarness(t, svc, 100, 30)
+	h.paste("w1@example.com")
+	h.keys("ctrl+s")
+	nm, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
+	h.m = nm.(Model)
+	nm, listenCmd := h.m.Update(cmd())
+	h.m = nm.(Model)
+	wait := listenCmd()
+	if _, ok := wait.(waitMsg); !ok {
+		t.Fatalf("first message of the send is %T, want a wait", wait)
+	}
+	nm, rest := h.m.Update(wait)
+	h.m = nm.(Model)
+	h.mustSee("Waiting 1s: rate limit exceeded (429).")
+	h.run(rest)
+	if run := h.results(); run.Counts.Added != 1 {
+		t.Fatalf("%+v", run.Counts)
+	}
+}
+
+// Undo of an add run removes by ID what it added, and only that.
+func TestUndoAddRun(t *testing.T) {
+	svc := service(t, nil)
+	ctx := context.Background()
+	if _, err := svc.BatchAdd(ctx, []string{"keep@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond) // an ID of an earlier millisecond: already listed
+	h := newHarness(t, svc, 100, 30)
+	h.paste("keep@example.com new1@example.com new2@example.com")
+	h.keys("ctrl+s", "ctrl+s")
+	if c := h.results().Counts; c.Added != 2 || c.Already != 1 {
+		t.Fatalf("%+v", c)
+	}
+	h.keys("U")
+	h.mustSee("Undo this run: remove the 2 entries it added (by ID)? [y/N]")
+	h.keys("y")
+	if c := h.results().Counts; c.Removed != 2 {
+		t.Fatalf("undo: %+v", c)
+	}
+	if _, err := svc.Get(ctx, "keep@example.com"); err != nil {
+		t.Fatalf("the entry that was there before is gone: %v", err)
+	}
+	if _, err := svc.Get(ctx, "new1@example.com"); !api.IsNotFound(err) {
+		t.Fatalf("new1 is still listed: %v", err)
+	}
 }
