@@ -386,3 +386,5 @@ func report(t *testing.T, format string, args ...any) {
 		}
 	}
 }
+
+func jsonInto(b []byte, v any) error { return json.Unmarshal(b, v) }
