@@ -269,6 +269,9 @@ func (b *browse) render() string {
 	if n := len(b.marked); n > 0 {
 		title += fmt.Sprintf(" · %d marked", n)
 	}
+	if n := len(b.page); n > 0 {
+		title += fmt.Sprintf(" · row %d of %d", b.table.Cursor()+1, n)
+	}
 	more := ""
 	if b.hasMore && !b.single {
 		more = " · more: n"

@@ -216,7 +216,7 @@ var (
 	// Temp paths differ in length from machine to machine, so lines that
 	// show one are cut where they would be truncated differently.
 	pickRE = regexp.MustCompile(`(Open a file \(\.txt, \.csv, \.json\)  ).*`)
-	histRE = regexp.MustCompile(`(History · \d+ runs?) · .*`)
+	histRE = regexp.MustCompile(`(History · \d+ runs?(?: · row \d+)?) · .*`)
 )
 
 // scrub replaces what changes from run to run (IDs, times, temp paths) so

@@ -170,7 +170,10 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 
 func (h *history) render() string {
 	st := h.c.Styles
-	title := fmt.Sprintf("History · %d runs", len(h.runs))
+	title := fmt.Sprintf("History · %d %s", len(h.runs), pluralN(len(h.runs), "run"))
+	if n := len(h.runs); n > 0 {
+		title += fmt.Sprintf(" · row %d", h.table.Cursor()+1)
+	}
 	if h.dir != "" {
 		title += " · " + filepath.Join(h.dir, historyFile)
 	}

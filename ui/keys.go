@@ -55,7 +55,7 @@ func newBuildKeys() buildKeys {
 		SelectAll: kb("select all shown", "ctrl+a"),
 		Edit:      kbh("e/enter", "edit row", "e", "enter"),
 		Delete:    kbh("d/del", "delete rows", "d", "delete"),
-		Filter:    kb("filter", "/"),
+		Filter:    kbh("/", "filter (! = invalid)", "/"),
 		Undo:      kb("undo", "u", "ctrl+z"),
 		Clear:     kb("clear all", "X"),
 		Mode:      kb("change mode", "m"),

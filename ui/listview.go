@@ -69,7 +69,17 @@ func (v *listView) refilter() {
 	}
 	f := strings.ToLower(v.filter)
 	m := make([]int, 0, 64)
+	// A filter starting with ! shows only the invalid rows (whose reason
+	// or text contains the rest).
+	invalidOnly := strings.HasPrefix(f, "!")
+	f = strings.TrimPrefix(f, "!")
 	for i, e := range v.list.rows {
+		if invalidOnly {
+			if !e.valid() && (strings.Contains(strings.ToLower(e.raw), f) || strings.Contains(e.problem, f)) {
+				m = append(m, i)
+			}
+			continue
+		}
 		if strings.Contains(e.value, f) || strings.Contains(strings.ToLower(e.raw), f) {
 			m = append(m, i)
 		}
@@ -160,9 +170,16 @@ func (v *listView) view(c *Common, focused bool) string {
 	for p := v.offset; p < min(v.offset+v.height, n); p++ {
 		i := v.row(p)
 		e := v.list.rows[i]
+		// The cursor and the selection are marked in text too, so that
+		// they show without colour (NO_COLOR).
 		mark := " "
+		if p == v.cursor && focused {
+			mark = ">"
+		}
 		if v.selected[i] {
-			mark = "*"
+			mark += "*"
+		} else {
+			mark += " "
 		}
 		text := e.value
 		if !e.valid() {
@@ -171,7 +188,7 @@ func (v *listView) view(c *Common, focused bool) string {
 				text += fmt.Sprintf(" (line %d)", e.line)
 			}
 		}
-		line := fmt.Sprintf("%s %*d  %s", mark, numW, i+1, text)
+		line := fmt.Sprintf("%s%*d  %s", mark, numW, i+1, text)
 		line = ansi.Truncate(line, v.width, "…")
 		switch {
 		case p == v.cursor && focused:

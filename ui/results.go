@@ -311,6 +311,9 @@ func (r *results) render() string {
 		title += " · ticket " + run.Ticket
 	}
 	counts := fmt.Sprintf("%d entries: %s", len(run.Results), run.Counts)
+	if n := len(run.Results); n > 0 {
+		counts += fmt.Sprintf(" · row %d of %d", r.table.Cursor()+1, n)
+	}
 	var tail string
 	cur := r.table.Cursor()
 	switch {

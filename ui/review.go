@@ -300,7 +300,7 @@ func (r *review) render() string {
 			line(st.Invalid.Render(fmt.Sprintf("  %s — %s", e.raw, e.problem)))
 		}
 		if n > 3 {
-			line(st.Muted.Render(fmt.Sprintf("  … and %d more (filter the list for ✗ to see them)", n-3)))
+			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
 		}
 	} else {
 		line(st.Muted.Render("Excluded: nothing."))
