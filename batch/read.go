@@ -193,7 +193,7 @@ func singleTokenLines(s string) bool {
 		if !ok {
 			return
 		}
-		line = strings.TrimSpace(line)
+		line = trimLine(line)
 		for i := 0; i < len(line); i++ {
 			c := line[i]
 			if c == ' ' || c == '\t' || c == ',' || c == ';' || c == ':' || c == '<' || c == '>' || c == '"' {
@@ -202,7 +202,7 @@ func singleTokenLines(s string) bool {
 			}
 			if c >= utf8.RuneSelf {
 				r, size := utf8.DecodeRuneInString(line[i:])
-				if unicode.IsSpace(r) {
+				if unicode.IsSpace(r) || isInvisible(r) {
 					ok = false
 					return
 				}
@@ -224,7 +224,7 @@ func readLines(s string, mode Mode) []Item {
 	items := make([]Item, 0, strings.Count(s, "\n")+1)
 	first := true
 	eachLine(s, func(n int, line string) {
-		line = strings.TrimSpace(line)
+		line = trimLine(line)
 		if line == "" {
 			return
 		}
@@ -735,7 +735,26 @@ func isSep(r rune) bool {
 	case ',', ';', '<', '>', '(', ')', '[', ']', '"', '`', ':', '\u00ab', '\u00bb', '\u2018', '\u2019', '\u201c', '\u201d':
 		return true
 	}
-	return unicode.IsSpace(r)
+	return unicode.IsSpace(r) || isInvisible(r)
+}
+
+// isInvisible reports whether r is a zero-width character that web pages
+// and chat tools put into copied text; it never belongs to an entry.
+func isInvisible(r rune) bool {
+	switch r {
+	case '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff':
+		return true
+	}
+	return false
+}
+
+// trimLine trims white space and zero-width characters around an entry.
+func trimLine(s string) string {
+	s = strings.TrimSpace(s)
+	if s != "" && (s[0] >= utf8.RuneSelf || s[len(s)-1] >= utf8.RuneSelf) {
+		s = strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || isInvisible(r) })
+	}
+	return s
 }
 
 // parseFree finds entries in free text.
