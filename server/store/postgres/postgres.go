@@ -335,35 +335,11 @@ func (s *Store) getOne(ctx context.Context, query string, args ...any) (store.En
 // entries newer than its cursor; hasMore says whether more lie beyond the
 // page in the direction of the query.
 func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
-	limit := q.Limit
-	if limit < 1 || limit > api.MaxBatch {
-		limit = 20
+	query, args, limit, err := listQuery(team, q)
+	if err != nil {
+		return nil, false, err
 	}
-	args := []any{team, limit + 1}
-	where := "team = $1"
-	if q.Origin != "" {
-		args = append(args, string(q.Origin))
-		where += fmt.Sprintf(" AND origin = $%d", len(args))
-	}
-	order := "DESC"
-	switch {
-	case q.After != "":
-		c, err := cursor(q.After)
-		if err != nil {
-			return nil, false, err
-		}
-		args = append(args, c)
-		where += fmt.Sprintf(" AND id < $%d::uuid", len(args))
-	case q.Before != "":
-		c, err := cursor(q.Before)
-		if err != nil {
-			return nil, false, err
-		}
-		args = append(args, c)
-		where += fmt.Sprintf(" AND id > $%d::uuid", len(args))
-		order = "ASC"
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE `+where+` ORDER BY id `+order+` LIMIT $2`, args...)
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("read the list: %w", mapErr(err))
 	}
@@ -375,10 +351,47 @@ func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]sto
 	if hasMore {
 		page = page[:limit]
 	}
-	if order == "ASC" {
+	if q.After == "" && q.Before != "" {
 		slices.Reverse(page)
 	}
 	return page, hasMore, nil
+}
+
+// listQuery builds List's statement: it reads limit+1 rows to learn whether
+// more lie beyond the page, in index order of (team, id).
+func listQuery(team string, q store.ListQuery) (query string, args []any, limit int, err error) {
+	limit = q.Limit
+	if limit < 1 || limit > api.MaxBatch {
+		limit = 20
+	}
+	args = []any{team, limit + 1}
+	where := "team = $1"
+	if q.Origin != "" {
+		args = append(args, string(q.Origin))
+		where += fmt.Sprintf(" AND origin = $%d", len(args))
+	}
+	order := "DESC"
+	switch {
+	case q.After != "":
+		c, err := cursor(q.After)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		args = append(args, c)
+		where += fmt.Sprintf(" AND id < $%d::uuid", len(args))
+	case q.Before != "":
+		c, err := cursor(q.Before)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		args = append(args, c)
+		where += fmt.Sprintf(" AND id > $%d::uuid", len(args))
+		order = "ASC"
+	}
+	// ORDER BY names the table's column: a bare "id" would be the text
+	// output column, which no index serves, and every page would sort the
+	// team's whole list.
+	return `SELECT ` + entryColumns + ` FROM suppressions WHERE ` + where + ` ORDER BY suppressions.id ` + order + ` LIMIT $2`, args, limit, nil
 }
 
 func cursor(id string) (string, error) {

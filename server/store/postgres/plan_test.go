@@ -1,0 +1,63 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/postgres/pgtest"
+)
+
+// A page of a long list must be read from the (team, id) index, not by
+// sorting the team's whole list: with a million entries the difference is
+// a millisecond against seconds.
+func TestListReadsTheIndex(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Enough rows, analyzed, that the planner would rather sort than
+	// use an index that cannot give the order.
+	if _, err := st.pool.Exec(ctx, `
+		INSERT INTO suppressions (id, team, email, origin, created_at)
+		SELECT gen_random_uuid(), 'big', 'u' || g || '@example.com', 'manual', now()
+		FROM generate_series(1, 20000) g;
+		ANALYZE suppressions`); err != nil {
+		t.Fatal(err)
+	}
+	const cursor = "01a1fe15-ef7e-7c10-a222-42a32cbb09a1"
+	for _, q := range []store.ListQuery{
+		{Limit: 100},
+		{Limit: 100, After: cursor},
+		{Limit: 100, Before: cursor},
+		{Limit: 20, Origin: api.OriginManual},
+	} {
+		query, args, _, err := listQuery("big", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := st.pool.Query(ctx, "EXPLAIN "+query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, line)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(plan, "\n")
+		if strings.Contains(text, "Sort") || !strings.Contains(text, "Index") {
+			t.Errorf("List(%+v) does not read the index in order:\n%s", q, text)
+		}
+	}
+}
