@@ -51,12 +51,17 @@ func NormalizeEmail(s string) (string, error) {
 	if err := checkLocal(local); err != nil {
 		return "", err
 	}
-	local = strings.ToLower(local)
+	lower := strings.ToLower(local)
 	ascii, err := asciiDomain(domain)
 	if err != nil {
 		return "", err
 	}
-	addr := local + "@" + ascii
+	addr := s
+	// Most addresses are already normalized: reuse the input rather than
+	// building the same string again.
+	if lower != local || ascii != domain {
+		addr = lower + "@" + ascii
+	}
 	if len(addr) > MaxAddressLen {
 		return "", fmt.Errorf("it is longer than %d characters", MaxAddressLen)
 	}
@@ -125,7 +130,7 @@ func asciiDomain(domain string) (string, error) {
 	if !strings.Contains(ascii, ".") {
 		return "", errors.New("the domain has no dot")
 	}
-	for _, label := range strings.Split(ascii, ".") {
+	for label := range strings.SplitSeq(ascii, ".") {
 		if label == "" {
 			return "", errors.New("the domain has an empty label")
 		}
