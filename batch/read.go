@@ -761,44 +761,69 @@ func trimLine(s string) string {
 func parseFree(s string, mode Mode) []Item {
 	var items []Item
 	eachLine(s, func(n int, line string) {
-		for _, tok := range strings.FieldsFunc(line, isSep) {
-			for _, cand := range candidates(tok) {
+		fields(line, func(tok string) {
+			candidates(tok, func(cand string) {
 				if it, ok := freeItem(cand, n, mode); ok {
 					items = append(items, it)
 				}
-			}
-		}
+			})
+		})
 	})
 	return items
 }
 
-// candidates splits a token into the parts that may be entries: a mailto
-// link's query ("?subject=…&cc=b@x.org") is cut off, and its values with
-// an @ are candidates too; %40 and other escapes are decoded.
-func candidates(tok string) []string {
-	if strings.Contains(tok, "%") {
+// fields calls fn with each token of s between separators (isSep), like
+// strings.FieldsFunc without building a slice: free text is read in bulk.
+func fields(s string, fn func(string)) {
+	start := -1
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if isSep(r) {
+			if start >= 0 {
+				fn(s[start:i])
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+		i += size
+	}
+	if start >= 0 {
+		fn(s[start:])
+	}
+}
+
+// candidates calls fn with the parts of a token that may be entries: a
+// mailto link's query ("?subject=…&cc=b@x.org") is cut off, and its values
+// with an @ are candidates too; %40 and other escapes are decoded.
+func candidates(tok string, fn func(string)) {
+	if strings.IndexByte(tok, '%') >= 0 {
 		if u, err := url.PathUnescape(tok); err == nil {
 			tok = u
 		}
 	}
 	at := strings.IndexByte(tok, '@')
 	if at < 0 {
-		return []string{tok}
+		fn(tok)
+		return
 	}
 	q := strings.IndexByte(tok[at:], '?')
 	if q < 0 {
-		return []string{tok}
+		fn(tok)
+		return
 	}
-	out := []string{tok[:at+q]}
-	for _, kv := range strings.Split(tok[at+q+1:], "&") {
+	fn(tok[:at+q])
+	for kv := range strings.SplitSeq(tok[at+q+1:], "&") {
 		if _, v, ok := strings.Cut(kv, "="); ok && strings.Contains(v, "@") {
 			if u, err := url.QueryUnescape(v); err == nil {
 				v = u
 			}
-			out = append(out, strings.FieldsFunc(v, isSep)...)
+			fields(v, fn)
 		}
 	}
-	return out
 }
 
 // notInDomain are characters that never belong to a domain but follow an
