@@ -106,6 +106,10 @@ func exitCode(err error) int {
 	if errors.As(err, &ue) {
 		return ExitUsage
 	}
+	var ce interface{ ExitCode() int }
+	if errors.As(err, &ce) {
+		return ce.ExitCode()
+	}
 	var ae *api.Error
 	if errors.As(err, &ae) {
 		return ExitFailed

@@ -1,11 +1,332 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+)
 
 func (a *app) suppressionsCommand() *cobra.Command {
-	return &cobra.Command{Use: "suppressions", Short: "Read and change the suppression list"}
+	cmd := &cobra.Command{
+		Use:   "suppressions",
+		Short: "Read and change the suppression list",
+		Long: `Read and change the suppression list of the configured service (see
+"shush config"), or the local list when no service is configured.
+
+On a terminal the commands print tables and sentences; with --json, or when
+stdout is a pipe or a file, they print the API's JSON. Exit status: 0 success,
+1 the service refused or some batch failed, 2 bad usage or unreadable input,
+130 interrupted.`,
+		Args: groupArgs,
+		RunE: showHelp,
+	}
+	batch := &cobra.Command{
+		Use:   "batch",
+		Short: "Add or remove many entries from a file (or stdin)",
+		Args:  groupArgs,
+		RunE:  showHelp,
+	}
+	batch.AddCommand(a.batchAddCommand(), a.batchRemoveCommand())
+	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand())
+	return cmd
 }
 
-func (a *app) configCommand() *cobra.Command {
-	return &cobra.Command{Use: "config", Short: "Show the effective settings"}
+// groupArgs refuses an unknown subcommand of a command group with a usage
+// error.
+func groupArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %s for %s", api.Quote(args[0]), cmd.CommandPath())
+	}
+	return nil
+}
+
+func showHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+
+// oneArg wants exactly one argument named what.
+func oneArg(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch len(args) {
+		case 1:
+			return nil
+		case 0:
+			return usagef("%s needs %s", cmd.CommandPath(), what)
+		}
+		return usagef("%s takes one %s, got %d arguments", cmd.CommandPath(), what, len(args))
+	}
+}
+
+func (a *app) listCommand() *cobra.Command {
+	var (
+		p           api.ListParams
+		origin      string
+		all, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the suppressions, newest first",
+		Long: `List the suppressions, newest first, one page at a time (--limit, 1 to 100;
+page with --after or --before the last or first ID shown), or every entry
+with --all. --origin keeps only bounce, complaint or manual entries.`,
+		Example: `  shush suppressions list
+  shush suppressions list --limit 100 --after 0195f3c2-…
+  shush suppressions list --all --json > list.json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if p.Limit < 1 || p.Limit > api.MaxBatch {
+				return usagef("--limit must be between 1 and %d, not %d", api.MaxBatch, p.Limit)
+			}
+			if p.After != "" && p.Before != "" {
+				return usagef("give --after or --before, not both")
+			}
+			if all && (p.After != "" || p.Before != "") {
+				return usagef("--all lists from the start: leave out --after and --before")
+			}
+			for _, c := range []*string{&p.After, &p.Before} {
+				if *c == "" {
+					continue
+				}
+				id, err := api.NormalizeID(*c)
+				if err != nil {
+					return usagef("%s is not a suppression ID: %v", api.Quote(*c), err)
+				}
+				*c = id
+			}
+			if origin != "" {
+				o, err := api.ParseOrigin(origin)
+				if err != nil {
+					return usagef("--origin: %v", err)
+				}
+				p.Origin = o
+			}
+			conn, err := a.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			page, err := conn.Client.List(cmd.Context(), p)
+			for all && err == nil && page.HasMore && len(page.Data) > 0 {
+				var next api.ListResponse
+				q := p
+				q.After = page.Data[len(page.Data)-1].ID
+				next, err = conn.Client.List(cmd.Context(), q)
+				page.Data = append(page.Data, next.Data...)
+				page.HasMore = next.HasMore
+			}
+			if err != nil {
+				return err
+			}
+			if a.output(asJSON).json {
+				if page.Data == nil {
+					page.Data = []api.Entry{}
+				}
+				return writeJSON(a.io.Out, page)
+			}
+			return a.printList(page, p)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&p.Limit, "limit", 20, "entries per page (1-100)")
+	f.StringVar(&p.After, "after", "", "show the entries after (older than) this ID")
+	f.StringVar(&p.Before, "before", "", "show the entries before (newer than) this ID")
+	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
+	f.BoolVar(&all, "all", false, "follow the pages to the end of the list")
+	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func (a *app) printList(page api.ListResponse, p api.ListParams) error {
+	if len(page.Data) == 0 {
+		fmt.Fprintln(a.io.Out, "(no suppressions)")
+		return nil
+	}
+	t := newTable(a.io.Out)
+	t.row("EMAIL", "ID", "ORIGIN", "CREATED")
+	for _, e := range page.Data {
+		t.row(e.Email, e.ID, string(e.Origin), e.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if page.HasMore {
+		next := fmt.Sprintf("shush suppressions list --after %s --limit %d", page.Data[len(page.Data)-1].ID, p.Limit)
+		if p.Before != "" {
+			next = fmt.Sprintf("shush suppressions list --before %s --limit %d", page.Data[0].ID, p.Limit)
+		}
+		if p.Origin != "" {
+			next += " --origin " + string(p.Origin)
+		}
+		fmt.Fprintf(a.io.Err, "More entries: %s\n", next)
+	}
+	return nil
+}
+
+// normalizeRef checks an argument that names an entry by ID or address and
+// returns it in the service's normal form.
+func normalizeRef(s string) (string, error) {
+	if api.IsID(strings.TrimSpace(s)) {
+		return api.NormalizeID(s)
+	}
+	v, err := api.NormalizeEmail(s)
+	if err != nil {
+		return "", usagef("%s is neither a suppression ID nor a valid email address: %v", api.Quote(s), err)
+	}
+	return v, nil
+}
+
+// notListed turns the service's 404 for one entry into a sentence naming it.
+func notListed(ref string, err error) error {
+	if api.IsNotFound(err) && !api.IsUnsupported(err) {
+		return fmt.Errorf("%s is not on the list: %w", ref, err)
+	}
+	return err
+}
+
+func (a *app) getCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "get ID_OR_EMAIL",
+		Short:   "Show one suppression",
+		Example: "  shush suppressions get bob@example.com\n  shush suppressions get 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --json",
+		Args:    oneArg("an ID or an email address"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := normalizeRef(args[0])
+			if err != nil {
+				return err
+			}
+			conn, err := a.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			e, err := conn.Client.Get(cmd.Context(), ref)
+			if err != nil {
+				return notListed(ref, err)
+			}
+			if a.output(asJSON).json {
+				if e.Object == "" {
+					e.Object = api.ObjectSuppression
+				}
+				return writeJSON(a.io.Out, e)
+			}
+			t := newTable(a.io.Out)
+			t.row("Email:", e.Email)
+			t.row("ID:", e.ID)
+			t.row("Origin:", string(e.Origin))
+			if e.SourceID != nil {
+				t.row("Source:", *e.SourceID)
+			}
+			t.row("Created:", e.CreatedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
+			return t.flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func (a *app) addCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "add EMAIL",
+		Short:   "Put one address on the list",
+		Long:    "Put one address on the list. An address already listed keeps its entry and ID.",
+		Example: "  shush suppressions add bob@example.com",
+		Args:    oneArg("an email address"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			email, err := api.NormalizeEmail(args[0])
+			if err != nil {
+				return usagef("%s is not a valid email address: %v", api.Quote(args[0]), err)
+			}
+			conn, err := a.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			s, err := conn.Client.Add(cmd.Context(), email)
+			if err != nil {
+				return err
+			}
+			if a.output(asJSON).json {
+				return writeJSON(a.io.Out, s)
+			}
+			fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), s.ID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func (a *app) removeCommand() *cobra.Command {
+	var asJSON, yes bool
+	cmd := &cobra.Command{
+		Use:     "remove ID_OR_EMAIL",
+		Aliases: []string{"rm"},
+		Short:   "Take one entry off the list",
+		Long: `Take one entry, named by ID or address, off the list: mail may then be sent to
+the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
+		Example: "  shush suppressions remove bob@example.com\n  shush suppressions remove 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --yes --json",
+		Args:    oneArg("an ID or an email address"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := normalizeRef(args[0])
+			if err != nil {
+				return err
+			}
+			s, err := a.settings()
+			if err != nil {
+				return err
+			}
+			if ok, err := a.confirm(yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
+				return err
+			}
+			conn, err := a.connect(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			out, err := conn.Client.Remove(cmd.Context(), ref)
+			if err != nil {
+				return notListed(ref, err)
+			}
+			if a.output(asJSON).json {
+				return writeJSON(a.io.Out, out)
+			}
+			fmt.Fprintf(a.io.Out, "Removed %s (ID %s).\n", safeText(ref), out.ID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+// confirm asks the question on a terminal and says whether the answer was
+// "y" or "yes". Without a terminal to ask on (or when stdin carries the
+// input) it refuses with a usage error unless --yes was given.
+func (a *app) confirm(yes, stdinIsInput bool, question string) (bool, error) {
+	if yes {
+		return true, nil
+	}
+	if stdinIsInput {
+		return false, usagef("refusing to remove without confirmation: the entries come from stdin, so there is no terminal to ask on; pass --yes")
+	}
+	if !isTerminal(a.io.In) || !isTerminal(a.io.Err) {
+		return false, usagef("refusing to remove without confirmation: pass --yes")
+	}
+	fmt.Fprintf(a.io.Err, "%s [y/N] ", safeText(question))
+	line, err := bufio.NewReader(a.io.In).ReadString('\n')
+	if err != nil && err != io.EOF {
+		return false, usagef("cannot read the answer: %v", err)
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	fmt.Fprintln(a.io.Err, "Nothing removed.")
+	return false, nil
 }

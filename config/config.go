@@ -221,9 +221,21 @@ func (s Settings) Local() bool { return s.BaseURL.Value == "" }
 // with its database.
 func (s Settings) Target() string {
 	if s.Local() {
-		return "the local list (" + s.DB.Value + ")"
+		return "the local list (" + RedactDSN(s.DB.Value) + ")"
 	}
 	return s.BaseURL.Value
+}
+
+// RedactDSN hides the password a postgres:// URL may carry, for messages.
+func RedactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		return dsn
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
 
 // Source names used in Setting.Source.

@@ -1,0 +1,450 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+)
+
+// ExitInterrupted is the exit status of a batch run stopped by SIGINT or
+// SIGTERM (128 + SIGINT, as shells report it); --resume finishes it.
+const ExitInterrupted = 130
+
+// defaultConcurrency is how many batches are in flight at once unless
+// --concurrency says otherwise; the client's pacing keeps them within the
+// service's rate limit.
+const defaultConcurrency = 4
+
+// maxShownInvalid bounds how many invalid entries a human summary lists.
+const maxShownInvalid = 20
+
+// batchFlags are the flags of "suppressions batch add|remove".
+type batchFlags struct {
+	file        string
+	ids         bool
+	dryRun      bool
+	asJSON      bool
+	yes         bool
+	resume      bool
+	concurrency int
+}
+
+func (a *app) batchAddCommand() *cobra.Command {
+	var f batchFlags
+	cmd := &cobra.Command{
+		Use:   "add --file F",
+		Short: "Put every address of a file on the list",
+		Long: `Put every address of a file (or stdin with --file -) on the list, in batches of
+up to 100. The file may be a JSON array of strings, a JSON request body
+({"emails": [...]}), CSV or TSV with an "email" column (or one column), one
+address per line, or free text pasted from a ticket.
+
+Addresses are normalized (trimmed, lowercased) and de-duplicated; invalid
+entries are left out and reported with their line. --dry-run shows the plan
+and sends nothing. An interrupted run (Ctrl-C, a crash) is finished by
+running the same command again with --resume: batches already sent are not
+sent again.`,
+		Example: `  shush suppressions batch add --file bounces.csv
+  shush suppressions batch add --file bounces.csv --dry-run
+  cat addresses.txt | shush suppressions batch add --file - --json
+  shush suppressions batch add --file bounces.csv --resume`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runBatch(cmd, batch.Add, f)
+		},
+	}
+	addBatchFlags(cmd, &f, false)
+	return cmd
+}
+
+func (a *app) batchRemoveCommand() *cobra.Command {
+	var f batchFlags
+	cmd := &cobra.Command{
+		Use:     "remove --file F [--ids]",
+		Aliases: []string{"rm"},
+		Short:   "Take every address (or ID) of a file off the list",
+		Long: `Take every address of a file (or stdin with --file -) off the list, or every
+suppression ID with --ids, in batches of up to 100. The formats are those of
+"batch add" ({"ids": [...]} bodies too).
+
+Mail may be sent to removed addresses again, so shush asks first on a
+terminal; without a terminal (or with the entries on stdin) it needs --yes.
+Entries that are not on the list are reported, not an error.`,
+		Example: `  shush suppressions batch remove --file resolved.txt
+  shush suppressions batch remove --file ids.json --ids --yes --json
+  shush suppressions batch remove --file resolved.txt --dry-run`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			mode := batch.RemoveEmails
+			if f.ids {
+				mode = batch.RemoveIDs
+			}
+			return a.runBatch(cmd, mode, f)
+		},
+	}
+	addBatchFlags(cmd, &f, true)
+	return cmd
+}
+
+func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.file, "file", "", "file of entries; - reads stdin")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "show the plan (counts, batches, invalid entries) and send nothing")
+	fl.BoolVar(&f.asJSON, "json", false, "print the API's JSON, batches merged into one data array")
+	fl.BoolVar(&f.resume, "resume", false, "finish the last interrupted run of this command against this service")
+	fl.IntVar(&f.concurrency, "concurrency", defaultConcurrency, "batches in flight at once (1-16)")
+	if remove {
+		fl.BoolVar(&f.ids, "ids", false, "the entries are suppression IDs, not addresses")
+		fl.BoolVar(&f.yes, "yes", false, "remove without asking")
+	}
+}
+
+// readInput reads the entries of --file.
+func (a *app) readInput(file string, mode batch.Mode) ([]batch.Item, batch.Format, error) {
+	if file == "" {
+		return nil, 0, usagef("--file is required: a file of entries, or - for stdin")
+	}
+	var r io.Reader = a.io.In
+	name := "stdin"
+	if file != "-" {
+		fh, err := os.Open(file)
+		if err != nil {
+			return nil, 0, usagef("cannot read %s: %v", file, errors.Unwrap(err))
+		}
+		defer fh.Close()
+		r, name = fh, file
+	} else if r == nil || isTerminal(r) {
+		return nil, 0, usagef("--file - reads stdin, but nothing is piped to it")
+	}
+	items, format, err := batch.ReadFormat(r, name, mode)
+	if err != nil {
+		return nil, format, usageErr{err}
+	}
+	if len(items) == 0 {
+		return nil, format, usagef("%s holds no entries", name)
+	}
+	return items, format, nil
+}
+
+func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error {
+	if f.concurrency < 1 || f.concurrency > 16 {
+		return usagef("--concurrency must be between 1 and 16, not %d", f.concurrency)
+	}
+	if f.dryRun && f.resume {
+		return usagef("give --dry-run or --resume, not both")
+	}
+	items, format, err := a.readInput(f.file, mode)
+	if err != nil {
+		return err
+	}
+	plan := batch.NewPlan(mode, items)
+	settings, err := a.settings()
+	if err != nil {
+		return err
+	}
+	out := a.output(f.asJSON)
+	if f.dryRun {
+		return a.printPlan(out, plan, format, len(items), settings.Target())
+	}
+	if len(plan.Values) == 0 {
+		return usagef("%s has no valid entries to send: %s", inputName(f.file), describeInvalid(plan.Invalid, 3))
+	}
+	if mode != batch.Add {
+		q := fmt.Sprintf("Remove %s from %s?", entriesOf(mode, len(plan.Values)), settings.Target())
+		if ok, err := a.confirm(f.yes, f.file == "-", q); !ok {
+			return err
+		}
+	}
+
+	ctx := cmd.Context()
+	conn, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+
+	progress := a.progress(len(plan.Batches()))
+	runner := batch.Runner{Client: conn.Client, Concurrency: f.concurrency, JournalDir: conn.JournalDir, OnEvent: progress.event}
+	var rep batch.Report
+	var runErr error
+	journal := ""
+	if f.resume {
+		journal, err = a.interruptedRun(conn, mode, len(plan.Values), f.file)
+		if err != nil {
+			return err
+		}
+	}
+	if journal != "" {
+		rep, runErr = runner.Resume(ctx, journal)
+	} else {
+		rep, runErr = runner.Run(ctx, plan)
+	}
+	progress.clear()
+	if rep.Batches == 0 && runErr != nil {
+		return runErr
+	}
+
+	if out.json {
+		if err := writeJSON(a.io.Out, mergedResponse(mode, rep)); err != nil {
+			return err
+		}
+		if len(rep.Plan.Invalid) > 0 {
+			fmt.Fprintf(a.io.Err, "shush: left out %s: %s\n", plural(len(rep.Plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(rep.Plan.Invalid, 3))
+		}
+	} else {
+		a.printReport(rep, conn.Target)
+	}
+
+	resume := a.resumeCommand(cmd, f)
+	switch {
+	case runErr != nil && ctx.Err() != nil:
+		return exitErr{ExitInterrupted, fmt.Errorf("interrupted with %s of %s not sent; finish the run with: %s",
+			plural(len(rep.Unsent), "batch", "batches"), plural(rep.Batches, "batch", "batches"), resume)}
+	case runErr != nil:
+		return runErr
+	case !rep.Complete():
+		return exitErr{ExitFailed, fmt.Errorf("%s of %s failed; send them again with: %s",
+			plural(len(rep.Failed)+len(rep.Unsent), "batch", "batches"), plural(rep.Batches, "batch", "batches"), resume)}
+	}
+	return nil
+}
+
+// interruptedRun finds the newest unfinished run of this mode against the
+// connection's service. Its journal holds the plan; the file given now
+// must hold as many entries, or it is probably another file.
+func (a *app) interruptedRun(conn *connection, mode batch.Mode, values int, file string) (string, error) {
+	runs, err := batch.Journals(conn.JournalDir)
+	if err != nil {
+		return "", err
+	}
+	for _, j := range runs {
+		if j.Target != conn.Client.BaseURL() || j.Mode != mode || j.Finished {
+			continue
+		}
+		if j.Entries != values {
+			return "", usagef("the last interrupted %s run on %s had %d entries, but %s has %d; resume it with the same file (journal %s)",
+				mode, conn.Target, j.Entries, inputName(file), values, j.Path)
+		}
+		fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", j.Created.Local().Format(time.DateTime), j.Done, j.Entries)
+		return j.Path, nil
+	}
+	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", mode, conn.Target)
+	return "", nil
+}
+
+// resumeCommand is the command line that finishes this run: the same
+// command with --resume, and the target flags that were given (never the
+// key).
+func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
+	parts := []string{"shush"}
+	if a.globals.profile != "" {
+		parts = append(parts, "--profile", shellQuote(a.globals.profile))
+	}
+	if a.globals.baseURL != "" {
+		parts = append(parts, "--base-url", shellQuote(a.globals.baseURL))
+	}
+	parts = append(parts, strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "shush "))...)
+	parts = append(parts, "--file", shellQuote(f.file))
+	if f.ids {
+		parts = append(parts, "--ids")
+	}
+	if f.yes {
+		parts = append(parts, "--yes")
+	}
+	return strings.Join(append(parts, "--resume"), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func inputName(file string) string {
+	if file == "-" {
+		return "stdin"
+	}
+	return file
+}
+
+// describeInvalid names the first n invalid entries with line and reason.
+func describeInvalid(items []batch.Item, n int) string {
+	var parts []string
+	for i, it := range items {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more (--dry-run lists them)", len(items)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("line %d %s: %s", it.Line, api.Quote(it.Raw), it.Problem))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// planView is what --dry-run --json prints.
+type planView struct {
+	DryRun     bool         `json:"dry_run"`
+	Mode       string       `json:"mode"`
+	Target     string       `json:"target"`
+	Format     string       `json:"format"`
+	Entries    int          `json:"entries"`
+	Valid      int          `json:"valid"`
+	Duplicates int          `json:"duplicates"`
+	Invalid    []batch.Item `json:"invalid"`
+	Batches    int          `json:"batches"`
+	BatchSize  int          `json:"batch_size"`
+}
+
+func (a *app) printPlan(out outputMode, plan batch.Plan, format batch.Format, entries int, target string) error {
+	v := planView{DryRun: true, Mode: plan.Mode.String(), Target: target, Format: format.String(), Entries: entries,
+		Valid: len(plan.Values), Duplicates: plan.Duplicates, Invalid: plan.Invalid, Batches: len(plan.Batches()), BatchSize: api.MaxBatch}
+	if v.Invalid == nil {
+		v.Invalid = []batch.Item{}
+	}
+	if out.json {
+		return writeJSON(a.io.Out, v)
+	}
+	w := a.io.Out
+	verb := "add"
+	if plan.Mode != batch.Add {
+		verb = "remove"
+	}
+	fmt.Fprintf(w, "Would %s %s on %s in %s of up to %d.\n", verb, entriesOf(plan.Mode, v.Valid),
+		safeText(target), plural(v.Batches, "batch", "batches"), api.MaxBatch)
+	fmt.Fprintf(w, "Read %s (%s): %d to send, %s, %d invalid.\n", plural(entries, "entry", "entries"), format,
+		v.Valid, plural(v.Duplicates, "duplicate", "duplicates"), len(v.Invalid))
+	a.listInvalid(w, plan.Invalid, len(plan.Invalid))
+	fmt.Fprintln(w, "Nothing was sent (--dry-run).")
+	return nil
+}
+
+// listInvalid prints up to max invalid entries, one a line.
+func (a *app) listInvalid(w io.Writer, items []batch.Item, max int) {
+	for i, it := range items {
+		if i == max {
+			fmt.Fprintf(w, "  … and %d more (--dry-run lists them all)\n", len(items)-max)
+			return
+		}
+		fmt.Fprintf(w, "  line %d: %s: %s\n", it.Line, safeText(api.Quote(it.Raw)), safeText(it.Problem))
+	}
+}
+
+func (a *app) printReport(rep batch.Report, target string) {
+	w := a.io.Out
+	counts := rep.Count()
+	var parts []string
+	for _, o := range []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unresolved, batch.Failed, batch.Unsent} {
+		if n := counts[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "nothing to send")
+	}
+	fmt.Fprintf(w, "%s on %s, %s: %s.\n", capitalize(rep.Plan.Mode.String()), safeText(target),
+		plural(rep.Batches, "batch", "batches"), strings.Join(parts, ", "))
+	if rep.Plan.Duplicates > 0 || len(rep.Plan.Invalid) > 0 {
+		fmt.Fprintf(w, "Left out: %s, %d invalid.\n", plural(rep.Plan.Duplicates, "duplicate", "duplicates"), len(rep.Plan.Invalid))
+		a.listInvalid(w, rep.Plan.Invalid, maxShownInvalid)
+	}
+	for _, b := range rep.Failed {
+		msg := ""
+		for _, r := range rep.Results {
+			if r.Batch == b {
+				msg = r.Message
+				break
+			}
+		}
+		fmt.Fprintf(w, "Batch %d failed: %s\n", b, safeText(msg))
+	}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// mergedResponse is the API's own JSON for the run, its batches' data
+// merged into one array: one item per address for an add, one per entry
+// actually removed (deleted: true) for a removal.
+func mergedResponse(mode batch.Mode, rep batch.Report) api.BatchResponse {
+	out := api.BatchResponse{Data: []api.Suppression{}}
+	for _, r := range rep.Results {
+		switch {
+		case mode == batch.Add && (r.Outcome == batch.Added || r.Outcome == batch.AlreadyListed) && r.ID != "":
+			out.Data = append(out.Data, api.Suppression{Object: api.ObjectSuppression, ID: r.ID})
+		case mode != batch.Add && r.Outcome == batch.Removed && r.ID != "":
+			out.Data = append(out.Data, api.Suppression{Object: api.ObjectSuppression, ID: r.ID, Deleted: true})
+		}
+	}
+	return out
+}
+
+// exitErr is an error with its own exit status.
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e exitErr) Error() string { return e.err.Error() }
+func (e exitErr) Unwrap() error { return e.err }
+func (e exitErr) ExitCode() int { return e.code }
+
+// progressLine shows a run's progress on stderr, one line rewritten in
+// place; it is silent unless stderr is a terminal and the run has more
+// than one batch.
+type progressLine struct {
+	w       io.Writer
+	on      bool
+	started time.Time
+}
+
+func (a *app) progress(batches int) *progressLine {
+	return &progressLine{w: a.io.Err, on: batches > 1 && isTerminal(a.io.Err), started: time.Now()}
+}
+
+func (p *progressLine) event(e batch.Event) {
+	if !p.on {
+		return
+	}
+	line := fmt.Sprintf("batch %d/%d · %d/%d entries", e.Batch, e.Batches, e.Done, e.Total)
+	switch e.Kind {
+	case batch.Waiting:
+		line += fmt.Sprintf(" · waiting %s (%s)", e.Wait.Round(100*time.Millisecond), e.Reason)
+	case batch.BatchFailed:
+		line += " · batch failed"
+	}
+	if e.Done > 0 {
+		el := time.Since(p.started)
+		left := time.Duration(float64(el) / float64(e.Done) * float64(e.Total-e.Done))
+		line += fmt.Sprintf(" · %s left", left.Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
+}
+
+func (p *progressLine) clear() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+// entriesOf counts the entries of a mode: "3 addresses", "1 ID".
+func entriesOf(mode batch.Mode, n int) string {
+	if mode == batch.RemoveIDs {
+		return plural(n, "ID", "IDs")
+	}
+	return plural(n, "address", "addresses")
+}

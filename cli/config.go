@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/config"
+)
+
+// settings loads the config file and applies the precedence of flags >
+// environment > file > embedded default. Every error here is the user's to
+// fix (a bad flag, variable or file), so it exits with status 2.
+func (a *app) settings() (config.Settings, error) {
+	path, err := config.Path()
+	if err != nil {
+		return config.Settings{}, usageErr{err}
+	}
+	f, err := config.Load(path)
+	if err != nil {
+		return config.Settings{}, usageErr{err}
+	}
+	flags := config.Flags{Profile: a.globals.profile, BaseURL: a.globals.baseURL, APIKey: a.globals.apiKey}
+	s, err := config.Resolve(f, flags, os.Getenv)
+	if err != nil {
+		return s, usageErr{err}
+	}
+	return s, nil
+}
+
+// localKeyPath is where the embedded default keeps the text of its key.
+func localKeyPath() (string, error) {
+	dir, err := config.DataDir()
+	if err != nil {
+		return "", fmt.Errorf("cannot find the user data directory: %w", err)
+	}
+	return filepath.Join(dir, "local.key"), nil
+}
+
+// configView is what "shush config --json" prints. The key is masked.
+type configView struct {
+	Profile    config.Setting  `json:"profile"`
+	BaseURL    config.Setting  `json:"base_url"`
+	APIKey     config.Setting  `json:"api_key"`
+	DB         *config.Setting `json:"db,omitempty"`
+	Target     string          `json:"target"`
+	File       string          `json:"config_file"`
+	FileFound  bool            `json:"config_file_found"`
+	JournalDir string          `json:"journal_dir"`
+}
+
+func (a *app) configCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show the effective settings and where each came from",
+		Long: `Show the effective settings (profile, base URL, API key masked, database) and
+where each came from. Precedence: flags > environment (SHUSH_PROFILE,
+SHUSH_BASE_URL, SHUSH_API_KEY, SHUSH_DB) > config file > embedded default.
+
+With no base URL anywhere, shush works on the embedded default: the service
+in process on a SQLite file in the user data directory, with a local key made
+on first use.
+
+The config file is config.toml in the user config directory:
+
+  profile = "work"            # used when neither --profile nor SHUSH_PROFILE is set
+
+  [profiles.work]
+  base_url = "https://suppressions.example.com"
+  api_key  = "shush_…"
+
+It must not be readable by other users when it holds a key (chmod 600).`,
+		Example: `  shush config
+  shush --profile work config --json
+  shush config set-profile work --base-url https://suppressions.example.com --api-key-stdin --use`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.showConfig(asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(a.setProfileCommand())
+	return cmd
+}
+
+func (a *app) showConfig(asJSON bool) error {
+	s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	v := configView{
+		Profile: s.Profile,
+		BaseURL: s.BaseURL,
+		APIKey:  config.Setting{Value: config.MaskKey(s.APIKey.Value), Source: s.APIKey.Source},
+		Target:  s.Target(),
+		File:    s.File,
+	}
+	if _, err := os.Stat(s.File); err == nil {
+		v.FileFound = true
+	}
+	if dir, err := config.StateDir(); err == nil {
+		v.JournalDir = filepath.Join(dir, "journal")
+	}
+	if s.Local() {
+		db := s.DB
+		v.DB = &db
+		keyPath, err := localKeyPath()
+		if err != nil {
+			return err
+		}
+		v.APIKey.Source = "local key in " + keyPath
+		if key, err := os.ReadFile(keyPath); err == nil {
+			v.APIKey.Value = config.MaskKey(strings.TrimSpace(string(key)))
+		} else if errors.Is(err, fs.ErrNotExist) {
+			v.APIKey.Source = "made on first use in " + keyPath
+		}
+	}
+	if a.output(asJSON).json {
+		return writeJSON(a.io.Out, v)
+	}
+	t := newTable(a.io.Out)
+	t.row("SETTING", "VALUE", "FROM")
+	t.row("profile", v.Profile.Value, v.Profile.Source)
+	baseURL := v.BaseURL.Value
+	if baseURL == "" {
+		baseURL = "(none: the local list)"
+	}
+	t.row("base URL", baseURL, v.BaseURL.Source)
+	key := v.APIKey.Value
+	if key == "" {
+		key = "(none)"
+	}
+	t.row("API key", key, v.APIKey.Source)
+	if v.DB != nil {
+		t.row("database", v.DB.Value, v.DB.Source)
+	}
+	found := "(not found)"
+	if v.FileFound {
+		found = "(found)"
+	}
+	t.row("config file", v.File, found)
+	t.row("journals", v.JournalDir, "")
+	return t.flush()
+}
+
+func (a *app) setProfileCommand() *cobra.Command {
+	var use, keyStdin bool
+	cmd := &cobra.Command{
+		Use:   "set-profile NAME",
+		Short: "Create or change a profile in the config file",
+		Long: `Create or change a profile in the config file, with the global --base-url and
+--api-key flags (only the ones given are changed). --api-key-stdin reads the
+key from the first line of stdin instead, so that it stays out of the shell
+history. --use makes the profile the one used when none is named.
+
+The file is written with mode 0600 in a directory with mode 0700. Comments in
+the file are not kept; to delete a profile, edit the file.`,
+		Example: `  echo "$KEY" | shush config set-profile work --base-url https://suppressions.example.com --api-key-stdin --use
+  shush config set-profile staging --base-url http://127.0.0.1:8080 --api-key shush_…`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if err := config.CheckProfileName(name); err != nil {
+				return usageErr{err}
+			}
+			key := a.globals.apiKey
+			if keyStdin {
+				if key != "" {
+					return usagef("give the key with --api-key or --api-key-stdin, not both")
+				}
+				line, err := bufio.NewReader(a.io.In).ReadString('\n')
+				if err != nil && !errors.Is(err, io.EOF) {
+					return usagef("cannot read the key from stdin: %v", err)
+				}
+				if key = strings.TrimSpace(line); key == "" {
+					return usagef("no key on stdin")
+				}
+			}
+			baseURL := a.globals.baseURL
+			if baseURL != "" {
+				u, err := config.CheckBaseURL(baseURL)
+				if err != nil {
+					return usageErr{err}
+				}
+				baseURL = u
+			}
+			path, err := config.Path()
+			if err != nil {
+				return usageErr{err}
+			}
+			f, err := config.Load(path)
+			if err != nil {
+				return usageErr{err}
+			}
+			if f.Profiles == nil {
+				f.Profiles = map[string]config.Profile{}
+			}
+			p, existed := f.Profiles[name]
+			if !existed && baseURL == "" {
+				return usagef("a new profile needs --base-url")
+			}
+			if baseURL != "" {
+				p.BaseURL = baseURL
+			}
+			if key != "" {
+				p.APIKey = key
+			}
+			f.Profiles[name] = p
+			if use {
+				f.Profile = name
+			}
+			if err := f.Save(); err != nil {
+				return err
+			}
+			verb := "changed"
+			if !existed {
+				verb = "created"
+			}
+			fmt.Fprintf(a.io.Err, "Profile %q %s in %s.\n", name, verb, path)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&use, "use", false, "use this profile when none is named")
+	cmd.Flags().BoolVar(&keyStdin, "api-key-stdin", false, "read the API key from stdin")
+	return cmd
+}

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/config"
+)
+
+// connection is a client on the effective settings' target, with what a
+// face of shush shows about it. The terminal UI uses it as the CLI does.
+type connection struct {
+	Client   *api.Client
+	Settings config.Settings
+	// Target names what the client talks to: the base URL, or "the local
+	// list (PATH)".
+	Target string
+	// Profile is the profile's name; MaskedKey the key as it may be shown.
+	Profile   string
+	MaskedKey string
+	// JournalDir is where batch runs keep their journals (and so where an
+	// interrupted run is found to resume it).
+	JournalDir string
+	// Close releases what the connection holds (the local database).
+	Close func() error
+}
+
+// connect resolves the settings and builds the client: over the network to
+// the base URL, or to the service in process on the local database when no
+// base URL is set (the embedded default). opts are added to the client's.
+func (a *app) connect(ctx context.Context, opts ...api.Option) (*connection, error) {
+	s, err := a.settings()
+	if err != nil {
+		return nil, err
+	}
+	state, err := config.StateDir()
+	if err != nil {
+		return nil, usagef("cannot find the user state directory: %v", err)
+	}
+	c := &connection{
+		Settings:   s,
+		Target:     s.Target(),
+		Profile:    s.Profile.Value,
+		JournalDir: filepath.Join(state, "journal"),
+		Close:      func() error { return nil },
+	}
+	opts = append([]api.Option{api.WithUserAgent(Version)}, opts...)
+	if s.Local() {
+		client, key, closeFn, err := openLocal(ctx, s, opts...)
+		if err != nil {
+			return nil, err
+		}
+		c.Client, c.MaskedKey, c.Close = client, config.MaskKey(key), closeFn
+		return c, nil
+	}
+	if s.APIKey.Value == "" {
+		return nil, usagef("no API key for %s: pass --api-key, set %s, or add api_key to the profile %q (shush config set-profile)", s.BaseURL.Value, config.EnvAPIKey, s.Profile.Value)
+	}
+	c.Client = api.NewClient(s.BaseURL.Value, s.APIKey.Value, opts...)
+	c.MaskedKey = config.MaskKey(s.APIKey.Value)
+	return c, nil
+}

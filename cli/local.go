@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/server"
+)
+
+// localBaseURL is the base URL the client uses for the in-process service;
+// no request to it ever leaves the process.
+const localBaseURL = "http://shush.local"
+
+// localTeam is the team of the embedded default's key.
+const localTeam = "local"
+
+// localRate is the embedded default's rate limit: high enough that a single
+// user never meets it, since nobody else shares the list.
+const localRate = 1e6
+
+// openLocal starts the service in process on the database of s and returns
+// a client that reaches it without a network, with the local key (made on
+// first use, and again when the stored one no longer works, for example
+// because the database was replaced). close releases the database.
+func openLocal(ctx context.Context, s config.Settings, opts ...api.Option) (client *api.Client, key string, closeFn func() error, err error) {
+	st, err := server.OpenStore(ctx, s.DB.Value)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("cannot open the local list %s: %w", s.DB.Value, err)
+	}
+	defer func() {
+		if err != nil {
+			st.Close()
+		}
+	}()
+	srv := server.New(st, server.Options{Rate: localRate})
+	opts = append([]api.Option{api.WithTransport(inProcessTransport{handler: srv})}, opts...)
+
+	keyPath, err := localKeyPath()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	key, err = readLocalKey(keyPath)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if key != "" {
+		client = api.NewClient(localBaseURL, key, opts...)
+		_, err := client.List(ctx, api.ListParams{Limit: 1})
+		var ae *api.Error
+		switch {
+		case err == nil:
+			return client, key, st.Close, nil
+		case errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden):
+			// The key is not in this database: make a new one below.
+		default:
+			return nil, "", nil, fmt.Errorf("cannot use the local list %s: %w", s.DB.Value, err)
+		}
+	}
+	_, key, err = server.CreateKey(ctx, st, localTeam, false)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("cannot make a key for the local list %s: %w", s.DB.Value, err)
+	}
+	if err := config.WritePrivate(keyPath, []byte(key+"\n")); err != nil {
+		return nil, "", nil, err
+	}
+	return api.NewClient(localBaseURL, key, opts...), key, st.Close, nil
+}
+
+// readLocalKey returns the key text in path, or "" when there is none. A
+// key file others can read is refused, like the config file.
+func readLocalKey(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot read the local key: %w", err)
+	}
+	if err := config.CheckPrivate(path); err != nil {
+		return "", usageErr{err}
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// inProcessTransport answers requests by calling the handler directly: the
+// embedded default's service runs in the same process, so a request costs
+// no socket, port or network.
+type inProcessTransport struct{ handler http.Handler }
+
+// RoundTrip serves req with the handler and returns its recorded answer.
+func (t inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := req.Context().Err(); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	in := req.Clone(req.Context())
+	in.RequestURI = req.URL.RequestURI()
+	in.RemoteAddr = "127.0.0.1:0"
+	in.Host = req.URL.Host
+	if in.Body == nil {
+		in.Body = http.NoBody
+	}
+	w := &recordedResponse{header: http.Header{}}
+	t.handler.ServeHTTP(w, in)
+	in.Body.Close()
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.header.Set("Content-Length", strconv.Itoa(w.body.Len()))
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)),
+		StatusCode:    w.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        w.header,
+		Body:          io.NopCloser(bytes.NewReader(w.body.Bytes())),
+		ContentLength: int64(w.body.Len()),
+		Request:       req,
+	}, nil
+}
+
+// recordedResponse is the http.ResponseWriter of inProcessTransport: it
+// keeps the status, headers and body for the *http.Response.
+type recordedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *recordedResponse) Header() http.Header { return w.header }
+
+func (w *recordedResponse) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+		// Later changes to the header map must not show, as on the wire.
+		w.header = w.header.Clone()
+	}
+}
+
+func (w *recordedResponse) Write(b []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(b)
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"unicode"
+
+	"golang.org/x/term"
+)
+
+// isTerminal reports whether w is an *os.File on a terminal. Writers that
+// tests hand in are never terminals, so tests see the machine output.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// outputMode decides between human text and JSON: JSON when asked for, or
+// when stdout is not a terminal (a pipe or a file), as a script expects.
+type outputMode struct{ json bool }
+
+func (a *app) output(jsonFlag bool) outputMode {
+	return outputMode{json: jsonFlag || !isTerminal(a.io.Out)}
+}
+
+// writeJSON prints v as indented JSON with a final newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// table writes aligned columns; cells are cleaned of control characters so
+// that data from the service cannot move the cursor or change colours.
+type table struct{ tw *tabwriter.Writer }
+
+func newTable(w io.Writer) *table {
+	return &table{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)}
+}
+
+func (t *table) row(cells ...string) {
+	for i, c := range cells {
+		if i > 0 {
+			io.WriteString(t.tw, "\t")
+		}
+		io.WriteString(t.tw, safeText(c))
+	}
+	io.WriteString(t.tw, "\n")
+}
+
+func (t *table) flush() error { return t.tw.Flush() }
+
+// safeText replaces control characters (and tabs, which would break the
+// columns) with the Unicode replacement character.
+func safeText(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
+
+func isControl(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
+}
+
+// plural returns "1 entry" or "3 entries" style counts.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
