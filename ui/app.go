@@ -148,6 +148,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.send.start(msg.run)
 	case runDoneMsg:
 		m.sentGen = m.build.list.gen
+		// The next batch is likely another ticket's: do not carry the
+		// reference over.
+		m.review.ticket.SetValue("")
 		m.results.show(msg.run, true)
 		m.goTo(scrResults)
 		dir, run := m.opts.StateDir, msg.run

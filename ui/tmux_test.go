@@ -123,6 +123,25 @@ func TestBinaryInTmux(t *testing.T) {
 	s.waitScreen("i/a type entries")
 	s.tmux("send-keys", "-t", "ui", "?")
 	capture(t, "help", s.waitScreen("first row"))
+	s.tmux("send-keys", "-t", "ui", "?")
+
+	// Remove by address: the preview finds one address and not the other.
+	s.tmux("send-keys", "-t", "ui", "X")
+	s.waitScreen("Clear all 6 entries? [y/N]")
+	s.tmux("send-keys", "-t", "ui", "y")
+	s.waitScreen("List · 0 entries")
+	s.tmux("send-keys", "-t", "ui", "m")
+	s.waitScreen("mode: remove by address")
+	remove := filepath.Join(dir, "remove.txt")
+	os.WriteFile(remove, []byte("Please remove Alice@Example.com and nobody@example.com, thanks.\n"), 0o600)
+	s.tmux("load-buffer", "-b", "remove", remove)
+	s.tmux("paste-buffer", "-p", "-b", "remove", "-t", "ui")
+	s.waitScreen("Paste: 2 added")
+	s.tmux("send-keys", "-t", "ui", "r")
+	capture(t, "review-remove", s.waitScreen("Preview: 1 on the list · 1 not on the list", "This removes 1 entry from the list."))
+	s.tmux("send-keys", "-t", "ui", "-l", "remove")
+	s.tmux("send-keys", "-t", "ui", "Enter")
+	capture(t, "results-remove", s.waitScreen("2 entries: 1 removed · 1 not on the list", "deleted: true"))
 	s.tmux("send-keys", "-t", "ui", "q")
 	// The list was sent, so q quits at once and the alternate screen goes.
 	for deadline := time.Now().Add(10 * time.Second); strings.Contains(s.screen(), "mode: add"); time.Sleep(50 * time.Millisecond) {
