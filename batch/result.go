@@ -89,7 +89,7 @@ func Lookup(ctx context.Context, c *api.Client, values []string, concurrency int
 	}
 	concurrency = min(max(concurrency, 1), len(values))
 	var (
-		wg          sync.Mutex
+		mu          sync.Mutex // guards unsupported
 		unsupported bool
 	)
 	next := make(chan int)
@@ -106,9 +106,9 @@ func Lookup(ctx context.Context, c *api.Client, values []string, concurrency int
 					f.Listed = true
 				case api.IsNotFound(err) && !api.IsUnsupported(err):
 				case api.IsUnsupported(err):
-					wg.Lock()
+					mu.Lock()
 					unsupported = true
-					wg.Unlock()
+					mu.Unlock()
 					f.Err = ErrNoLookup
 				default:
 					f.Err = err
@@ -119,9 +119,9 @@ func Lookup(ctx context.Context, c *api.Client, values []string, concurrency int
 	}
 feed:
 	for i := range values {
-		wg.Lock()
+		mu.Lock()
 		stop := unsupported
-		wg.Unlock()
+		mu.Unlock()
 		if stop {
 			break
 		}
