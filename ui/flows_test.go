@@ -285,7 +285,7 @@ func TestSendShowsRateLimitWait(t *testing.T) {
 	}
 	nm, rest := h.m.Update(wait)
 	h.m = nm.(Model)
-	h.mustSee("Waiting 1", "s: rate limit exceeded (429).")
+	h.mustSee("Waiting ", ": rate limit exceeded (429).")
 	h.run(rest)
 	if run := h.results(); run.Counts.Added != 1 {
 		t.Fatalf("%+v", run.Counts)
