@@ -143,6 +143,8 @@ func TestBinaryInTmux(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "Enter")
 	capture(t, "results-remove", s.waitScreen("2 entries: 1 removed · 1 not on the list", "deleted: true"))
 	s.tmux("send-keys", "-t", "ui", "q")
+	writeScreensDoc(t)
+
 	// The list was sent, so q quits at once and the alternate screen goes.
 	for deadline := time.Now().Add(10 * time.Second); strings.Contains(s.screen(), "mode: add"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -167,6 +169,43 @@ func capture(t *testing.T, name, screen string) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".txt"), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// screenDocs are the captures in the order docs/screens/screens.md shows
+// them, with their captions.
+var screenDocs = []struct{ name, caption string }{
+	{"build", "Build: a ticket pasted (tmux paste-buffer -p, a bracketed paste); addresses extracted, normalized, de-duplicated; the invalid one stays visible with its reason."},
+	{"review", "Review of an addition: count, batches, target, what is excluded and why, the ticket reference, the typed confirmation."},
+	{"results", "Results of the addition: one ID per address."},
+	{"review-remove", "Review of a removal by address: the preview looked every address up."},
+	{"results-remove", "Results of the removal: `deleted: true` for the entry removed by ID, \"not on the list\" for the other."},
+	{"browse", "Browse: the service's list, newest first."},
+	{"history", "History: the runs kept in the state directory."},
+	{"help", "Build with the full help (?)."},
+}
+
+// writeScreensDoc gathers the captures into docs/screens/screens.md (with
+// -update).
+func writeScreensDoc(t *testing.T) {
+	t.Helper()
+	if !updating() {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("# shush terminal UI: screens\n\n")
+	b.WriteString("Captured from the built binary in tmux at 100x30 on a fresh embedded default\n")
+	b.WriteString("(`tmux capture-pane -p`). Remake them (needs tmux) with:\n\n")
+	b.WriteString("```\ngo test ./ui -run TestBinaryInTmux -update\n```\n")
+	for _, d := range screenDocs {
+		data, err := os.ReadFile(filepath.Join("..", "docs", "screens", d.name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("\n## " + d.name + "\n\n" + d.caption + "\n\n```text\n" + string(data) + "```\n")
+	}
+	if err := os.WriteFile(filepath.Join("..", "docs", "screens", "screens.md"), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
