@@ -116,6 +116,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Quit
 	case supportsMsg:
 		m.lookups, m.probed = msg.ok, true
+		// A service without the list hides Browse from the help.
+		m.keys.Browse.SetEnabled(msg.ok)
 		if msg.err != nil {
 			m.notice = "The service did not answer: " + errorText(msg.err) + "."
 		}
@@ -266,7 +268,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, m.keys.Build):
 		m.goTo(scrBuild)
 		return nil, true
-	case key.Matches(msg, m.keys.Browse):
+	case msg.String() == "f2":
 		if !m.lookups {
 			m.notice = "This service offers no list to browse (it answered 404/405)."
 			if !m.probed {

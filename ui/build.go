@@ -188,7 +188,7 @@ func (b *build) addItems(items []item, source string, lines int) {
 	b.agg, b.aggFrom = r, source
 	b.summary = summarize(source, r)
 	if len(items) == 0 {
-		b.summary = fmt.Sprintf("Found no %s in the %s.", plural(b.list.mode.noun()), source)
+		b.summary = fmt.Sprintf("Found no %s in the %s.", pluralN(2, b.list.mode.noun()), source)
 	}
 	b.status = ""
 	if lines > bigPaste {
@@ -196,12 +196,6 @@ func (b *build) addItems(items []item, source string, lines int) {
 	}
 }
 
-func plural(noun string) string {
-	if strings.HasSuffix(noun, "s") {
-		return noun + "es"
-	}
-	return noun + "s"
-}
 
 func summarize(what string, r addResult) string {
 	if what == "paste" || what == "typed" {

@@ -294,7 +294,10 @@ func TestBatchOnlyService(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, svc, 100, 30)
-	h.keys("esc", "f2")
+	h.keys("esc", "?")
+	h.mustSee("F3 history")
+	h.mustNotSee("browse the list")
+	h.keys("?", "f2")
 	h.mustSee("This service offers no list to browse (it answered 404/405).")
 	if h.m.screen != scrBuild {
 		t.Fatal("Browse opened")

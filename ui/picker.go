@@ -53,7 +53,8 @@ func (p *picker) open() tea.Cmd {
 	fp := filepicker.New()
 	fp.CurrentDirectory = p.dir
 	fp.AutoHeight = false
-	fp.Height = p.height
+	// Before the first read: a later SetHeight cannot enlarge the window.
+	fp.SetHeight(p.height)
 	fp.ShowPermissions = false
 	fp.ShowSize = false
 	fp.FileAllowed = true
@@ -85,11 +86,6 @@ func (p *picker) help() help.KeyMap {
 	}
 	return keyMap{short: b, full: [][]key.Binding{b}}
 }
-
-// pickedMsg carries the file the agent chose.
-type pickedMsg struct{ path string }
-
-type pickerClosedMsg struct{}
 
 func (b *build) openPicker() tea.Cmd {
 	b.back = b.focus

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/aymanbagabas/go-osc52/v2"
 	"github.com/charmbracelet/bubbles/help"
@@ -336,6 +335,3 @@ func (r *results) render() string {
 		tail,
 	)
 }
-
-// stamp is when a run started, for file names and titles.
-func stamp(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }

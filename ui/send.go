@@ -39,8 +39,6 @@ func newSender(c *Common, svc Service, slack time.Duration) *sender {
 	return &sender{c: c, svc: svc, bar: bar, slack: slack}
 }
 
-func (s *sender) capturing() bool { return false }
-
 func (s *sender) setSize(w, h int) { s.bar.Width = max(w-2, 10) }
 
 func (s *sender) help(g globalKeys) help.KeyMap {
