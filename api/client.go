@@ -363,7 +363,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			rl = parseRateLimit(resp.Header())
 			c.noteDate(resp)
 		}
-		c.pacer.release(rl, resp != nil && resp.StatusCode() == http.StatusTooManyRequests, retryAfter(respHeader(resp)))
+		c.pacer.release(resp != nil, rl, resp != nil && resp.StatusCode() == http.StatusTooManyRequests, retryAfter(respHeader(resp)))
 		if err == nil {
 			err = c.check(resp, rl, out)
 			if err == nil {
@@ -583,45 +583,86 @@ func retryAfter(h http.Header) time.Duration {
 	return 0
 }
 
-// pacer makes every request of a client wait while the service's rate
-// limit is spent. It counts requests in flight against the remaining
-// figure, because their answers will each take a token.
+// pacer makes the requests of a client, across goroutines, stay within the
+// service's rate limit. It keeps its own count of the requests left in the
+// current window: each request takes one when it starts, and an answer can
+// only lower the count (answers of concurrent requests arrive out of order,
+// so a higher figure may be stale). When the count is spent, requests wait
+// for the reset the service announced; after it, a full allowance (the
+// limit) is expected again. Until the first answer, one request at a time
+// goes, so that a burst of goroutines does not meet a limit it has not
+// seen yet.
 type pacer struct {
 	mu        sync.Mutex
-	known     bool
+	known     bool // an answer carried rate-limit figures
+	probing   bool // a request is out to learn them
+	unlimited bool // an answer came without figures: nothing to pace on
+	limit     int
 	remaining int
 	resetAt   time.Time
-	inflight  int
 }
+
+// minPeriod is the shortest window the pacer assumes after a reset.
+const minPeriod = 100 * time.Millisecond
 
 func (p *pacer) acquire(ctx context.Context, onWait func(time.Duration)) error {
 	for {
 		p.mu.Lock()
 		now := time.Now()
 		var wait time.Duration
-		if p.known && now.Before(p.resetAt) && p.remaining-p.inflight <= 0 {
-			wait = p.resetAt.Sub(now)
+		switch {
+		case p.unlimited && !p.known:
+		case !p.known && !p.probing:
+			p.probing = true
+		case !p.known:
+			// Another request is learning the figures; look again soon.
+			wait = 20 * time.Millisecond
+		default:
+			if !now.Before(p.resetAt) && p.remaining <= 0 {
+				p.remaining = max(p.limit, 1)
+				p.resetAt = now.Add(time.Second)
+			}
+			if p.remaining > 0 {
+				p.remaining--
+			} else {
+				wait = max(p.resetAt.Sub(now), minPeriod/10)
+			}
 		}
+		known := p.known
+		p.mu.Unlock()
 		if wait <= 0 {
-			p.inflight++
-			p.mu.Unlock()
 			return nil
 		}
-		p.mu.Unlock()
-		onWait(wait)
+		if known {
+			onWait(wait)
+		}
 		if err := sleep(ctx, wait); err != nil {
+			p.mu.Lock()
+			p.probing = false
+			p.mu.Unlock()
 			return err
 		}
 	}
 }
 
-// release records the figures of an answer (rl.Known false when there was
-// none or it carried no headers).
-func (p *pacer) release(rl RateLimit, limited bool, retryAfter time.Duration) {
+// release records the figures of an answer; answered is false when the
+// request got none (a network error).
+func (p *pacer) release(answered bool, rl RateLimit, limited bool, retryAfter time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.inflight--
 	now := time.Now()
+	first := !p.known
+	p.probing = false
+	if answered && !rl.Known && !limited {
+		p.unlimited = true
+	}
+	if rl.Known {
+		if rl.Limit > 0 {
+			p.limit = rl.Limit
+		} else {
+			p.limit = max(p.limit, rl.Remaining+1)
+		}
+	}
 	switch {
 	case limited:
 		d := retryAfter
@@ -631,10 +672,25 @@ func (p *pacer) release(rl RateLimit, limited bool, retryAfter time.Duration) {
 		if d <= 0 {
 			d = time.Second
 		}
-		p.known, p.remaining, p.resetAt = true, 0, now.Add(d)
+		p.known, p.remaining = true, 0
+		p.resetAt = later(p.resetAt, now.Add(d))
 	case rl.Known:
-		p.known, p.remaining, p.resetAt = true, rl.Remaining, now.Add(rl.Reset)
+		if first || rl.Remaining < p.remaining {
+			p.remaining = rl.Remaining
+		}
+		p.known = true
+		p.resetAt = later(p.resetAt, now.Add(max(rl.Reset, minPeriod)))
+		if first {
+			p.resetAt = now.Add(max(rl.Reset, minPeriod))
+		}
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 func nonNil(s []string) []string {
