@@ -196,7 +196,6 @@ func (b *build) addItems(items []item, source string, lines int) {
 	}
 }
 
-
 func summarize(what string, r addResult) string {
 	if what == "paste" || what == "typed" {
 		// A file name keeps its case.
