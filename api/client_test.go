@@ -391,3 +391,49 @@ func TestCancelStopsAWait(t *testing.T) {
 		t.Fatalf("err = %v after %v; want the context's error before the 1 s retry-after", err, time.Since(start))
 	}
 }
+
+// TestNoPacingWithoutFigures: a service that sends no rate-limit headers
+// is not paced, and concurrent requests are not held back one at a time.
+func TestNoPacingWithoutFigures(t *testing.T) {
+	var inflight, most atomic.Int32
+	svc := startService(t, 1000, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n := inflight.Add(1)
+			defer inflight.Add(-1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			time.Sleep(50 * time.Millisecond) // long enough for the others to arrive
+			h.ServeHTTP(&stripWriter{ResponseWriter: w}, r)
+		})
+	})
+	var waits atomic.Int32
+	c := api.NewClient(svc.URL, svc.Key, api.WithWaitHook(func(api.WaitInfo) { waits.Add(1) }))
+	ctx := context.Background()
+	if _, err := c.BatchAdd(ctx, []string{"first@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.BatchAdd(ctx, []string{fmt.Sprintf("np%d@example.com", g)}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if waits.Load() != 0 || most.Load() < 2 {
+		t.Fatalf("%d waits, at most %d requests at once; want no waits and concurrent requests", waits.Load(), most.Load())
+	}
+}
+
+// stripWriter drops the rate-limit headers of an answer.
+type stripWriter struct{ http.ResponseWriter }
+
+func (w *stripWriter) WriteHeader(code int) {
+	for _, h := range []string{"Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset"} {
+		w.Header().Del(h)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
