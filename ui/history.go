@@ -82,6 +82,7 @@ type history struct {
 	runs   []*Run
 	table  table.Model
 	status string
+	wide   bool // the table has the target column
 }
 
 func newHistory(c *Common, dir string) *history {
@@ -97,14 +98,36 @@ func newHistory(c *Common, dir string) *history {
 func (h *history) capturing() bool { return false }
 
 func (h *history) setSize(w, hh int) {
-	fixed := 16 + 18 + 8 + 6*2
-	rest := max(w-fixed, 20)
-	h.table.SetColumns([]table.Column{
-		{Title: "When", Width: 16}, {Title: "Mode", Width: 18}, {Title: "Entries", Width: 8},
-		{Title: "Counts", Width: rest * 2 / 3}, {Title: "Ticket", Width: rest - rest*2/3}, {Title: "Target", Width: 0},
-	}[:5])
+	// Cells have one space of padding on each side; the target gets a
+	// column when there is room.
+	cols := []table.Column{{Title: "When", Width: 16}, {Title: "Mode", Width: 17}, {Title: "Entries", Width: 7}, {Title: "Counts"}, {Title: "Ticket"}}
+	h.wide = w >= 110
+	if h.wide {
+		cols = append(cols, table.Column{Title: "Target", Width: 20})
+	}
+	used := 0
+	for _, c := range cols {
+		used += c.Width + 2
+	}
+	rest := max(w-used-4, 20)
+	cols[3].Width = rest * 3 / 5
+	cols[4].Width = rest - cols[3].Width
+	h.table.SetRows(nil)
+	h.table.SetColumns(cols)
 	h.table.SetWidth(w)
 	h.table.SetHeight(max(hh-3, 2))
+	h.refresh()
+}
+
+func (h *history) refresh() {
+	rows := make([]table.Row, len(h.runs))
+	for i, r := range h.runs {
+		rows[i] = table.Row{r.Started.Local().Format("2006-01-02 15:04"), r.Mode, fmt.Sprint(len(r.Results)), r.Counts.String(), r.Ticket}
+		if h.wide {
+			rows[i] = append(rows[i], r.Target)
+		}
+	}
+	h.table.SetRows(rows)
 }
 
 func (h *history) help(g globalKeys) help.KeyMap {
@@ -140,11 +163,7 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		} else if msg.bad > 0 {
 			h.status = fmt.Sprintf("%d lines of the history could not be read.", msg.bad)
 		}
-		rows := make([]table.Row, len(h.runs))
-		for i, r := range h.runs {
-			rows[i] = table.Row{r.Started.Local().Format("2006-01-02 15:04"), r.Mode, fmt.Sprint(len(r.Results)), r.Counts.String(), r.Ticket}
-		}
-		h.table.SetRows(rows)
+		h.refresh()
 		h.table.GotoTop()
 		return nil
 	case tea.KeyMsg:

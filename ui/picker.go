@@ -43,7 +43,10 @@ func newPicker(c *Common, start string) picker {
 func (p *picker) setSize(w, h int) {
 	p.height = max(h-3, 3)
 	if p.ready {
+		// SetHeight only ever shrinks the window of rows it shows; a size
+		// message makes it take the new height either way.
 		p.fp.SetHeight(p.height)
+		p.fp, _ = p.fp.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	}
 }
 

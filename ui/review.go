@@ -102,13 +102,15 @@ func (r *review) setSize(w, h int) {
 }
 
 func (r *review) help(g globalKeys) help.KeyMap {
-	b := []key.Binding{
-		kbh("enter", "send (after typing the word)", "enter"),
-		kbh("tab", "ticket / confirmation", "tab"),
-		kbh("↑/↓", "scroll the preview", "up", "down"),
-		kbh("ctrl+p", "look up again", "ctrl+p"),
-		kbh("esc", "back to the list", "esc"),
+	b := []key.Binding{kbh("enter", "send (after typing "+r.word()+")", "enter")}
+	if r.mode == ModeAdd {
+		b = append(b, kbh("ctrl+s", "send", "ctrl+s"))
 	}
+	b = append(b, kbh("tab", "ticket / confirmation", "tab"))
+	if r.preview != nil {
+		b = append(b, kbh("↑/↓", "scroll the preview", "up", "down"), kbh("ctrl+p", "look up again", "ctrl+p"))
+	}
+	b = append(b, kbh("esc", "back to the list", "esc"))
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Quit}}}
 }
 
