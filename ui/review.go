@@ -102,7 +102,7 @@ func (r *review) setSize(w, h int) {
 }
 
 func (r *review) help(g globalKeys) help.KeyMap {
-	b := []key.Binding{kbh("enter", "send (after typing "+r.word()+")", "enter")}
+	b := []key.Binding{kbh("enter", "send (after typing "+r.word()+")", "enter"), kbh("esc", "back", "esc")}
 	if r.mode == ModeAdd {
 		b = append(b, kbh("ctrl+s", "send", "ctrl+s"))
 	}
@@ -110,7 +110,6 @@ func (r *review) help(g globalKeys) help.KeyMap {
 	if r.preview != nil {
 		b = append(b, kbh("↑/↓", "scroll the preview", "up", "down"), kbh("ctrl+p", "look up again", "ctrl+p"))
 	}
-	b = append(b, kbh("esc", "back to the list", "esc"))
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Quit}}}
 }
 
