@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -159,6 +160,15 @@ func BenchmarkBatchAdd(b *testing.B) {
 	})
 }
 
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // runClients runs b.N calls of do from benchClients goroutines and reports
 // the rate and the latency percentiles; it returns the rate.
 func runClients(b *testing.B, do func(ctx context.Context) error) float64 {
@@ -170,6 +180,7 @@ func runClients(b *testing.B, do func(ctx context.Context) error) float64 {
 	var failed atomic.Value
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	start := time.Now()
 	for c := 0; c < benchClients; c++ {
 		wg.Add(1)
@@ -187,6 +198,7 @@ func runClients(b *testing.B, do func(ctx context.Context) error) float64 {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := cpuTime() - cpu0
 	b.StopTimer()
 	if err, ok := failed.Load().(error); ok {
 		b.Fatalf("a batch failed: %v", err)
@@ -200,6 +212,9 @@ func runClients(b *testing.B, do func(ctx context.Context) error) float64 {
 	b.ReportMetric(rate, "req/s")
 	b.ReportMetric(pct(0.50), "p50_ms")
 	b.ReportMetric(pct(0.99), "p99_ms")
+	// CPU per batch (of the whole process: server and clients) does not
+	// depend on how busy the machine's other processes keep it.
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu_ms/op")
 	return rate
 }
 

@@ -53,11 +53,14 @@ type Store struct {
 	path  string
 	read  *sql.DB
 	write *sql.DB
-	conn  *sql.Conn // the writer's connection, used only by run
+	conn  *sql.Conn            // the writer's connection, used only by run
+	stmts map[string]*sql.Stmt // the writer's prepared statements
 
 	jobs      chan *job
 	quit      chan struct{}
 	done      chan struct{}
+	committed chan struct{} // wakes the checkpointer
+	ckptDone  chan struct{}
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -109,6 +112,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), wrap(err))
 	}
+	// The writer does not checkpoint: copying the log into the database
+	// would stall the commits queued behind it. The checkpointer does it
+	// alongside.
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		conn.Close()
+		write.Close()
+		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), wrap(err))
+	}
 	if err := migrate(ctx, conn); err != nil {
 		conn.Close()
 		write.Close()
@@ -127,11 +138,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		read:  read,
 		write: write,
 		conn:  conn,
+		stmts: make(map[string]*sql.Stmt),
 		jobs:  make(chan *job),
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
+
+		committed: make(chan struct{}, 1),
+		ckptDone:  make(chan struct{}),
 	}
 	go s.run()
+	go s.checkpoint()
 	return s, nil
 }
 
@@ -144,6 +160,10 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.quit)
 		<-s.done
+		<-s.ckptDone
+		for _, st := range s.stmts {
+			st.Close()
+		}
 		s.closeErr = errors.Join(s.conn.Close(), s.write.Close(), s.read.Close())
 	})
 	return s.closeErr
@@ -258,6 +278,45 @@ func (s *Store) commitGroup(group []*job) {
 	for i, j := range group {
 		j.done <- errs[i]
 	}
+	select {
+	case s.committed <- struct{}{}:
+	default:
+	}
+}
+
+// checkpointEvery spaces the checkpoints; bigLog is the log size, in pages,
+// beyond which a checkpoint also waits for readers so that the log can
+// start over instead of growing.
+const (
+	checkpointEvery = 200 * time.Millisecond
+	bigLog          = 16384
+)
+
+// checkpoint copies committed pages from the write-ahead log into the
+// database file, after commits, at most every checkpointEvery. A passive
+// checkpoint runs beside the writer without blocking it.
+func (s *Store) checkpoint() {
+	defer close(s.ckptDone)
+	t := time.NewTimer(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.committed:
+		case <-s.quit:
+			return
+		}
+		var busy, logPages, done int
+		err := s.read.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logPages, &done)
+		if err == nil && logPages > bigLog {
+			_, _ = s.read.ExecContext(context.Background(), "PRAGMA wal_checkpoint(RESTART)")
+		}
+		t.Reset(checkpointEvery)
+		select {
+		case <-t.C:
+		case <-s.quit:
+			return
+		}
+	}
 }
 
 // wrap marks the errors that mean "the database cannot answer now" with
@@ -282,28 +341,71 @@ func wrap(err error) error {
 	return err
 }
 
-// Add puts the addresses on the team's list; see store.Store.
+// Add puts the addresses on the team's list; see store.Store. It inserts
+// them all, letting the address index skip those already listed, and then
+// reads back only the ones it skipped.
 func (s *Store) Add(ctx context.Context, team string, emails []string, origin api.Origin, sourceID *string) ([]Entry, error) {
 	out := make([]store.Entry, len(emails))
+	if origin == api.OriginManual {
+		sourceID = nil
+	}
 	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
-		byEmail := make(map[string]int, len(emails))
+		now := time.Now().UTC().Truncate(time.Millisecond)
+		index := make(map[string]int, len(emails))
 		for i, e := range emails {
-			byEmail[e] = i
+			id, err := uuid.NewV7()
+			if err != nil {
+				return err
+			}
+			out[i] = store.Entry{ID: id.String(), Email: e, Origin: origin, SourceID: sourceID, CreatedAt: now}
+			index[e] = i
 		}
-		found := make([]bool, len(emails))
+		inserted := make([]bool, len(emails))
 		for lo := 0; lo < len(emails); lo += chunk {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			part := emails[lo:min(lo+chunk, len(emails))]
-			args := make([]any, 0, len(part)+1)
-			args = append(args, team)
-			for _, e := range part {
-				args = append(args, e)
+			hi := min(lo+chunk, len(emails))
+			st, err := s.stmt(ctx, insertSQL(hi-lo))
+			if err != nil {
+				return err
 			}
-			// INDEXED BY: see remove.
-			rows, err := c.QueryContext(context.Background(),
-				"SELECT id, email, origin, source_id, created_at FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email IN ("+marks(len(part))+")", args...)
+			args := make([]any, 0, 6*(hi-lo))
+			for _, e := range out[lo:hi] {
+				args = append(args, team, e.ID, e.Email, string(e.Origin), nullString(e.SourceID), e.CreatedAt.UnixMilli())
+			}
+			rows, err := st.QueryContext(context.Background(), args...)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var email string
+				if err := rows.Scan(&email); err != nil {
+					rows.Close()
+					return err
+				}
+				inserted[index[email]] = true
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+		}
+		var listed []string
+		for i, ok := range inserted {
+			if !ok {
+				listed = append(listed, emails[i])
+			}
+		}
+		for lo := 0; lo < len(listed); lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			part := listed[lo:min(lo+chunk, len(listed))]
+			st, err := s.stmt(ctx, selectByEmailSQL(len(part)))
+			if err != nil {
+				return err
+			}
+			rows, err := st.QueryContext(context.Background(), keyArgs(team, part)...)
 			if err != nil {
 				return err
 			}
@@ -313,49 +415,17 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 					rows.Close()
 					return err
 				}
-				if i, ok := byEmail[e.Email]; ok {
-					out[i], found[i] = e, true
+				if i, ok := index[e.Email]; ok {
+					out[i], inserted[i] = e, true
 				}
 			}
 			if err := rows.Close(); err != nil {
 				return err
 			}
 		}
-		now := time.Now().UTC().Truncate(time.Millisecond)
-		fresh := make([]int, 0, len(emails))
-		for i := range emails {
-			if found[i] {
-				continue
-			}
-			id, err := uuid.NewV7()
-			if err != nil {
-				return err
-			}
-			out[i] = store.Entry{ID: id.String(), Email: emails[i], Origin: origin, SourceID: sourceID, CreatedAt: now}
-			if origin == api.OriginManual {
-				out[i].SourceID = nil
-			}
-			fresh = append(fresh, i)
-		}
-		const cols = 6
-		for lo := 0; lo < len(fresh); lo += chunk {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			part := fresh[lo:min(lo+chunk, len(fresh))]
-			args := make([]any, 0, len(part)*cols)
-			var q strings.Builder
-			q.WriteString("INSERT INTO suppressions (team, id, email, origin, source_id, created_at) VALUES ")
-			for k, i := range part {
-				if k > 0 {
-					q.WriteByte(',')
-				}
-				q.WriteString("(?,?,?,?,?,?)")
-				e := out[i]
-				args = append(args, team, e.ID, e.Email, string(e.Origin), nullString(e.SourceID), e.CreatedAt.UnixMilli())
-			}
-			if _, err := c.ExecContext(context.Background(), q.String(), args...); err != nil {
-				return err
+		for i, ok := range inserted {
+			if !ok {
+				return fmt.Errorf("sqlite: %s was neither inserted nor found", api.Quote(emails[i]))
 			}
 		}
 		return nil
@@ -364,6 +434,51 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 		return nil, err
 	}
 	return out, nil
+}
+
+// The statements of the writer, by number of rows. The address statements
+// name the address index: without statistics SQLite prefers scanning the
+// team's whole primary key range to probing the index once per address,
+// which on a large list is a hundred times slower.
+func insertSQL(n int) string {
+	return "INSERT INTO suppressions (team, id, email, origin, source_id, created_at) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", n), ",") +
+		" ON CONFLICT (team, email) DO NOTHING RETURNING email"
+}
+
+func selectByEmailSQL(n int) string {
+	return "SELECT id, email, origin, source_id, created_at FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email IN (" + marks(n) + ")"
+}
+
+func deleteSQL(col string, n int) string {
+	hint := ""
+	if col == "email" {
+		hint = "INDEXED BY suppressions_team_email "
+	}
+	return "DELETE FROM suppressions " + hint + "WHERE team = ? AND " + col + " IN (" + marks(n) + ") RETURNING id, email, origin, source_id, created_at"
+}
+
+// stmt returns the writer's prepared statement for q, preparing it on first
+// use. Only the writer goroutine calls it.
+func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if st, ok := s.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := s.conn.PrepareContext(context.Background(), q)
+	if err != nil {
+		return nil, err
+	}
+	s.stmts[q] = st
+	return st, nil
+}
+
+func keyArgs(team string, keys []string) []any {
+	args := make([]any, 0, len(keys)+1)
+	args = append(args, team)
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	return args
 }
 
 // Entry is store.Entry; the alias keeps method signatures short.
@@ -382,13 +497,6 @@ func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]Ent
 }
 
 func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]Entry, error) {
-	// Without statistics SQLite prefers scanning the team's whole primary
-	// key range to probing the address index once per address; on a large
-	// list that is a hundred times slower, so the index is named.
-	hint := ""
-	if col == "email" {
-		hint = "INDEXED BY suppressions_team_email "
-	}
 	var out []store.Entry
 	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
 		got := make(map[string]store.Entry, len(keys))
@@ -397,13 +505,11 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 				return err
 			}
 			part := keys[lo:min(lo+chunk, len(keys))]
-			args := make([]any, 0, len(part)+1)
-			args = append(args, team)
-			for _, k := range part {
-				args = append(args, k)
+			st, err := s.stmt(ctx, deleteSQL(col, len(part)))
+			if err != nil {
+				return err
 			}
-			rows, err := c.QueryContext(context.Background(),
-				"DELETE FROM suppressions "+hint+"WHERE team = ? AND "+col+" IN ("+marks(len(part))+") RETURNING id, email, origin, source_id, created_at", args...)
+			rows, err := st.QueryContext(context.Background(), keyArgs(team, part)...)
 			if err != nil {
 				return err
 			}
