@@ -53,6 +53,9 @@ func New(opts Options) Model {
 	if r == nil {
 		r = lipgloss.DefaultRenderer()
 	}
+	// Ask the terminal for its background now, before the program reads
+	// its input: a query in the middle of the run would race the reader.
+	r.HasDarkBackground()
 	c := &Common{Styles: newStyles(r), Target: opts.Target, r: r, Width: 80, Height: 24}
 	h := help.New()
 	h.Styles.ShortKey = c.Styles.Key

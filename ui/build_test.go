@@ -156,6 +156,15 @@ func TestFilePickerCaseAndErrors(t *testing.T) {
 	h.keys("esc")
 	h.mustNotSee("Open a file")
 
+	os.WriteFile(filepath.Join(h.dir, "dump.txt"), []byte("a@example.com\n\x00\x01binary"), 0o600)
+	h.run(h.m.build.load(filepath.Join(h.dir, "dump.txt")))
+	h.mustSee("dump.txt: line 2: it holds binary data (a NUL byte), not text")
+	h.run(h.m.build.load(filepath.Join(h.dir, "gone.txt")))
+	h.mustSee("cannot read gone.txt: it does not exist")
+	if h.m.build.list.len() != 2 {
+		t.Fatal("an unreadable file changed the list")
+	}
+
 	if os.Getuid() != 0 {
 		locked := filepath.Join(h.dir, "locked.txt")
 		os.WriteFile(locked, []byte("z@example.com\n"), 0o000)
