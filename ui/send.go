@@ -92,9 +92,10 @@ func (s *sender) sendNext() tea.Cmd {
 	ch := make(chan tea.Msg, 8)
 	go func() {
 		wctx := api.WithWaits(api.Detach(ctx), func(w api.WaitInfo) {
-			select {
-			case ch <- waitMsg{seq: seq, info: w, ch: ch}:
-			default:
+			// Keep a slot for the answer, so that the goroutine never
+			// blocks on a channel nobody reads any more.
+			if len(ch) < cap(ch)-1 {
+				ch <- waitMsg{seq: seq, info: w, ch: ch}
 			}
 		})
 		sentAt := time.Now()
