@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -193,7 +195,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 
 	if out.json {
-		if err := writeJSON(a.io.Out, mergedResponse(mode, rep)); err != nil {
+		if err := writeMerged(a.io.Out, mode, rep); err != nil {
 			return err
 		}
 		if len(rep.Plan.Invalid) > 0 {
@@ -377,20 +379,38 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// mergedResponse is the API's own JSON for the run, its batches' data
+// writeMerged prints the API's own JSON for the run, its batches' data
 // merged into one array: one item per address for an add, one per entry
-// actually removed (deleted: true) for a removal.
-func mergedResponse(mode batch.Mode, rep batch.Report) api.BatchResponse {
-	out := api.BatchResponse{Data: []api.Suppression{}}
+// actually removed (deleted: true) for a removal. It streams, as
+// writeJSON would format it, so that a run of millions of entries does not
+// hold its whole answer in memory twice.
+func writeMerged(w io.Writer, mode batch.Mode, rep batch.Report) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("{\n  \"data\": [")
+	n := 0
 	for _, r := range rep.Results {
-		switch {
-		case mode == batch.Add && (r.Outcome == batch.Added || r.Outcome == batch.AlreadyListed) && r.ID != "":
-			out.Data = append(out.Data, api.Suppression{Object: api.ObjectSuppression, ID: r.ID})
-		case mode != batch.Add && r.Outcome == batch.Removed && r.ID != "":
-			out.Data = append(out.Data, api.Suppression{Object: api.ObjectSuppression, ID: r.ID, Deleted: true})
+		removed := mode != batch.Add && r.Outcome == batch.Removed
+		added := mode == batch.Add && (r.Outcome == batch.Added || r.Outcome == batch.AlreadyListed)
+		if r.ID == "" || !added && !removed {
+			continue
 		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		id, _ := json.Marshal(r.ID)
+		bw.WriteString("\n    {\n      \"object\": \"suppression\",\n      \"id\": ")
+		bw.Write(id)
+		if removed {
+			bw.WriteString(",\n      \"deleted\": true")
+		}
+		bw.WriteString("\n    }")
 	}
-	return out
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
 // exitErr is an error with its own exit status.
