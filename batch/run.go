@@ -15,7 +15,9 @@ type EventKind int
 
 // The kinds of events of a run.
 const (
-	// BatchStarted: a batch is about to be sent (or looked up first).
+	// BatchStarted: a batch is about to be sent (or looked up first). A
+	// cancel that comes while it still waits (rate limit, retry) stops it
+	// before its request goes out: no further event, and it is Unsent.
 	BatchStarted EventKind = iota
 	// BatchDone: a batch finished; Results holds its entries.
 	BatchDone
@@ -243,13 +245,14 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				b := st.batches[i]
+				mu.Lock()
 				if ctx.Err() != nil {
 					// The feeder and a cancel can race; a batch handed
 					// over after the cancel stays unsent.
+					mu.Unlock()
 					continue
 				}
-				b := st.batches[i]
-				mu.Lock()
 				emit(Event{Kind: BatchStarted, Batch: i + 1, Size: len(b), Done: done})
 				mu.Unlock()
 				bctx := api.WithWaits(api.Detach(ctx), func(w api.WaitInfo) {
