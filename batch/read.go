@@ -645,9 +645,22 @@ func readCSV(s string, mode Mode, tab bool) ([]Item, error) {
 			items = append(items, Item{Line: line, Problem: "the " + mode.noun() + " column is empty on this line"})
 			continue
 		}
+		if !mode.byID() {
+			v = angleAddress(v)
+		}
 		items = append(items, NewItem(mode, line, v))
 	}
 	return items, nil
+}
+
+// angleAddress returns the address of a cell written as a mail header
+// would ("Jane Doe <jane@example.com>"), and any other cell as it is.
+func angleAddress(v string) string {
+	open := strings.LastIndexByte(v, '<')
+	if open < 0 || !strings.HasSuffix(v, ">") {
+		return v
+	}
+	return strings.TrimSpace(v[open+1 : len(v)-1])
 }
 
 func describeEntry(m Mode) string {

@@ -69,6 +69,8 @@ func TestReadFormats(t *testing.T) {
 			format: batch.JSONBody, want: []entry{{1, "", "emails[0] is null"}}},
 		{name: "CSV with header", file: "export.CSV", in: "Name,E-mail Address,Phone\r\nJane,Jane@Example.com,1\r\n\"Doe, John\",john@example.com,2\r\n",
 			format: batch.CSV, want: []entry{{2, "jane@example.com", ""}, {3, "john@example.com", ""}}},
+		{name: "CSV with display names in the address column", file: "contacts.csv", in: "Name,Email\nJane,Jane Doe <Jane@Example.com>\n",
+			format: batch.CSV, want: []entry{{2, "jane@example.com", ""}}},
 		{name: "CSV with semicolons", file: "export.csv", in: "name;email\nJane;jane@example.com\n",
 			format: batch.CSV, want: []entry{{2, "jane@example.com", ""}}},
 		{name: "TSV", file: "export.tsv", in: "name\temail\nJane Doe\tjane@example.com\n",
