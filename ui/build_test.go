@@ -304,7 +304,7 @@ func TestBatchOnlyService(t *testing.T) {
 	}
 	h := newHarness(t, svc, 100, 30)
 	h.keys("esc", "?")
-	h.mustSee("F3 history")
+	h.mustSee("history", "build list")
 	h.mustNotSee("browse the list")
 	h.keys("?", "f2")
 	h.mustSee("This service offers no list to browse (it answered 404/405).")

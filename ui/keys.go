@@ -52,7 +52,7 @@ func newBuildKeys() buildKeys {
 		Top:       kbh("g/home", "first row", "g", "home"),
 		Bottom:    kbh("G/end", "last row", "G", "end"),
 		Select:    kbh("space", "select", " "),
-		SelectAll: kb("select all shown", "ctrl+a"),
+		SelectAll: kb("select all", "ctrl+a"),
 		Edit:      kbh("e/enter", "edit row", "e", "enter"),
 		Delete:    kbh("d/del", "delete rows", "d", "delete"),
 		Filter:    kbh("/", "filter (! = invalid)", "/"),
@@ -70,11 +70,11 @@ func newBuildKeys() buildKeys {
 func (k buildKeys) listHelp(g globalKeys) keyMap {
 	return keyMap{
 		short: []key.Binding{k.Type, k.Open, k.Edit, k.Delete, k.Filter, k.Undo, k.Mode, k.Review, g.Help},
+		// Three columns, so that all of it fits in 80 columns.
 		full: [][]key.Binding{
-			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-			{k.Select, k.SelectAll, k.Edit, k.Delete, k.Undo, k.Clear},
-			{k.Type, k.Open, k.Filter, k.Mode, k.Review},
-			{g.Build, g.Browse, g.History, g.Help, g.Quit},
+			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.SelectAll},
+			{k.Type, k.Open, k.Edit, k.Delete, k.Undo, k.Clear, k.Filter, k.Mode},
+			{k.Review, g.Build, g.Browse, g.History, g.Help, g.Quit},
 		},
 	}
 }

@@ -124,12 +124,15 @@ func TestBinaryInTmux(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "?")
 	capture(t, "help", s.waitScreen("first row"))
 	s.tmux("send-keys", "-t", "ui", "?")
+	// Keys that reach the program in one read look like a paste; wait for
+	// each to land.
+	s.waitScreen("? all keys")
 
 	// Remove by address: the preview finds one address and not the other.
 	s.tmux("send-keys", "-t", "ui", "X")
 	s.waitScreen("Clear all 6 entries? [y/N]")
 	s.tmux("send-keys", "-t", "ui", "y")
-	s.waitScreen("List · 0 entries")
+	s.waitScreen("Cleared the list")
 	s.tmux("send-keys", "-t", "ui", "m")
 	s.waitScreen("mode: remove by address")
 	remove := filepath.Join(dir, "remove.txt")
