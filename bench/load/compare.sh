@@ -8,7 +8,8 @@
 # PostgreSQL: SHUSH_BENCH_POSTGRES (default
 # postgres://postgres@127.0.0.1:5432/test?sslmode=disable); the run works in
 # a schema of its own and drops it at the end. SHUSH_BIN: a shush binary to
-# measure instead of building this tree. Everything runs on loopback.
+# measure instead of building this tree. STORES: which stores to measure
+# (default "sqlite postgres"). Everything runs on loopback.
 set -euo pipefail
 DURATION=${1:-30s}
 CLIENTS=${2:-8}
@@ -45,7 +46,7 @@ stop_all() {
 	pids=()
 }
 
-for store in sqlite postgres; do
+for store in ${STORES:-sqlite postgres}; do
 	if [ "$store" = sqlite ]; then
 		dsn="$work/bench.db"
 	else

@@ -24,6 +24,10 @@ import (
 	"github.com/shushlist/shush/server/store"
 )
 
+// defaultMaxConns is the pool size when the DSN does not set
+// pool_max_conns.
+const defaultMaxConns = 10
+
 // Store is a store.Store over a pool of PostgreSQL connections.
 type Store struct {
 	pool *pgxpool.Pool
@@ -40,6 +44,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		// pgx's message may quote the DSN, password included.
 		return nil, errors.New("the PostgreSQL connection string is not valid")
+	}
+	if !strings.Contains(dsn, "pool_max_conns") {
+		// pgx's default (4 on a small machine) caps how many commits can
+		// wait on the disk together; requests mostly wait on I/O, not CPU.
+		cfg.MaxConns = max(cfg.MaxConns, defaultMaxConns)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
