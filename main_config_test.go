@@ -13,6 +13,7 @@ import (
 )
 
 func TestConfigPrecedence(t *testing.T) {
+	t.Parallel()
 	a := newService(t, server.Options{}, nil)
 	b := newService(t, server.Options{}, nil)
 	c := newService(t, server.Options{}, nil)
@@ -82,6 +83,7 @@ api_key = "`+b.key+`"
 }
 
 func TestSetProfile(t *testing.T) {
+	t.Parallel()
 	svc := newService(t, server.Options{}, nil)
 	sb := newSandbox(t)
 	sb.run(t, []byte(svc.key+"\n"), "config", "set-profile", "work", "--base-url", svc.url+"/", "--api-key-stdin", "--use").want(t, 0)
@@ -102,6 +104,7 @@ func TestSetProfile(t *testing.T) {
 }
 
 func TestEmbeddedDefaultOnAFreshHome(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t)
 	keyFile := filepath.Join(sb.dataDir(), "local.key")
 
@@ -172,6 +175,7 @@ func TestEmbeddedDefaultOnAFreshHome(t *testing.T) {
 }
 
 func TestAPIKeyWithoutBaseURLIsRefused(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t).with("SHUSH_API_KEY=shush_x_y")
 	r := sb.run(t, nil, "suppressions", "list").want(t, 2)
 	if !strings.Contains(r.stderr, "an API key is set (from SHUSH_API_KEY) but no base URL") || strings.Contains(r.stderr, "shush_x_y") {

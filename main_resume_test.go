@@ -209,6 +209,7 @@ func checkResumed(t *testing.T, svc *service, g *gate, want []string, doneBefore
 }
 
 func TestResumeAfterKill(t *testing.T) {
+	t.Parallel()
 	g := newGate(5)
 	svc := newService(t, server.Options{}, g.wrap)
 	sb := newSandbox(t).at(svc)
@@ -247,6 +248,7 @@ func TestResumeAfterKill(t *testing.T) {
 }
 
 func TestInterruptThenResume(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT to another process on Windows")
 	}
@@ -261,7 +263,7 @@ func TestInterruptThenResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Ctrl-C lets the batch in flight finish, then stops.
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(time.Second)
 	g.release(true)
 	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {

@@ -225,6 +225,7 @@ func sorted(s ...string) []string {
 }
 
 func TestEveryInputFormat(t *testing.T) {
+	t.Parallel()
 	want := sorted("ann@example.com", "bob@example.org", "cy@xn--bcher-kva.example")
 	files := map[string]string{
 		"array.json": `["Ann@Example.com", " bob@example.org ", "cy@bücher.example", "ann@example.com"]`,
@@ -253,6 +254,7 @@ func TestEveryInputFormat(t *testing.T) {
 }
 
 func TestStdinAndHumanSummary(t *testing.T) {
+	t.Parallel()
 	svc := newService(t, server.Options{}, nil)
 	sb := newSandbox(t).at(svc)
 	in := []byte("a@example.com\nb@example.com\nnot-an-address\na@example.com\n")
@@ -280,6 +282,7 @@ func TestStdinAndHumanSummary(t *testing.T) {
 }
 
 func TestDryRunSendsNothing(t *testing.T) {
+	t.Parallel()
 	var requests atomic.Int64
 	svc := newService(t, server.Options{}, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -326,6 +329,7 @@ func TestDryRunSendsNothing(t *testing.T) {
 }
 
 func TestExitCodesAndSentences(t *testing.T) {
+	t.Parallel()
 	// The service refuses any batch holding poison@example.com, as a
 	// service with stricter rules would: that batch fails, the others go.
 	svc := newService(t, server.Options{}, func(h http.Handler) http.Handler {
@@ -414,6 +418,7 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 func TestRemovalNeedsConfirmation(t *testing.T) {
+	t.Parallel()
 	svc := newService(t, server.Options{}, nil)
 	sb := newSandbox(t).at(svc)
 	path := writeFile(t, sb.home, "in.txt", "a@example.com\nb@example.com\nc@example.com\n")
@@ -461,6 +466,7 @@ func TestRemovalNeedsConfirmation(t *testing.T) {
 }
 
 func TestSingleEntryCommands(t *testing.T) {
+	t.Parallel()
 	svc := newService(t, server.Options{}, nil)
 	sb := newSandbox(t).at(svc)
 	added := decode[api.Suppression](t, sb.run(t, nil, "suppressions", "add", " Dee@Example.COM ", "--json").want(t, 0))

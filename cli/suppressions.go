@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -104,7 +105,7 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 				}
 				p.Origin = o
 			}
-			conn, err := a.connect(cmd.Context())
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
 			if err != nil {
 				return err
 			}
@@ -199,7 +200,7 @@ func (a *app) getCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			conn, err := a.connect(cmd.Context())
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
 			if err != nil {
 				return err
 			}
@@ -242,7 +243,7 @@ func (a *app) addCommand() *cobra.Command {
 			if err != nil {
 				return usagef("%s is not a valid email address: %v", api.Quote(args[0]), err)
 			}
-			conn, err := a.connect(cmd.Context())
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
 			if err != nil {
 				return err
 			}
@@ -284,7 +285,7 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 			if ok, err := a.confirm(yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
 				return err
 			}
-			conn, err := a.connect(cmd.Context())
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
 			if err != nil {
 				return err
 			}
@@ -329,4 +330,19 @@ func (a *app) confirm(yes, stdinIsInput bool, question string) (bool, error) {
 	}
 	fmt.Fprintln(a.io.Err, "Nothing removed.")
 	return false, nil
+}
+
+// waitNotice tells a person at a terminal why a single command is slow:
+// the client is waiting for the rate limit or before a retry.
+func (a *app) waitNotice() api.Option {
+	return api.WithWaitHook(func(w api.WaitInfo) {
+		if w.Delay < time.Second || !isTerminal(a.io.Err) {
+			return
+		}
+		why := w.Reason.String()
+		if w.Err != nil {
+			why += " after: " + w.Err.Error()
+		}
+		fmt.Fprintf(a.io.Err, "shush: waiting %s (%s)\n", w.Delay.Round(100*time.Millisecond), safeText(why))
+	})
 }
