@@ -57,7 +57,7 @@ func oneArg(what string) cobra.PositionalArgs {
 		case 0:
 			return usagef("%s needs %s", cmd.CommandPath(), what)
 		}
-		return usagef("%s takes one %s, got %d arguments", cmd.CommandPath(), what, len(args))
+		return usagef("%s takes one argument (%s), got %d", cmd.CommandPath(), what, len(args))
 	}
 }
 
