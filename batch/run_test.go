@@ -774,3 +774,21 @@ func TestJournalsListsRuns(t *testing.T) {
 		t.Fatalf("Latest for another target = %q", got)
 	}
 }
+
+func TestRunEmptyAndSingle(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	dir := t.TempDir()
+	r := &batch.Runner{Client: c, JournalDir: dir}
+	rep, err := r.Run(context.Background(), planOf(batch.Add, nil))
+	if err != nil || !rep.Complete() || rep.Batches != 0 || len(rep.Results) != 0 || svc.gate.batches.Load() != 0 {
+		t.Fatalf("empty plan: %+v, %v; want nothing sent", rep, err)
+	}
+	if infos, _ := batch.Journals(dir); len(infos) != 0 {
+		t.Fatalf("an empty run left %d journals", len(infos))
+	}
+	rep, err = r.Run(context.Background(), planOf(batch.Add, []string{" One@Example.com "}))
+	if err != nil || len(rep.Results) != 1 || rep.Results[0].Input != "one@example.com" || rep.Results[0].Outcome != batch.Added {
+		t.Fatalf("one entry: %+v, %v", rep.Results, err)
+	}
+}
