@@ -126,7 +126,7 @@ func TestBinaryInTmux(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "?")
 	// Keys that reach the program in one read look like a paste; wait for
 	// each to land.
-	s.waitScreen("? all keys")
+	s.waitScreen("i/a type entries")
 
 	// Remove by address: the preview finds one address and not the other.
 	s.tmux("send-keys", "-t", "ui", "X")
