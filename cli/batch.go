@@ -440,6 +440,10 @@ func (p *progressLine) event(e batch.Event) {
 	if !p.on {
 		return
 	}
+	if e.Kind == batch.Listing {
+		fmt.Fprintf(p.w, "\r\x1b[Kreading the list to find the IDs · %s", plural(e.Pages, "page", "pages"))
+		return
+	}
 	line := fmt.Sprintf("batch %d/%d · %d/%d entries", e.Batch, e.Batches, e.Done, e.Total)
 	switch e.Kind {
 	case batch.Waiting:

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+)
+
+// The human forms are what a terminal shows; a test cannot be a terminal,
+// so these call the printers directly.
+
+func humanApp() (*app, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	return &app{io: IO{In: strings.NewReader(""), Out: &out, Err: &errOut}}, &out, &errOut
+}
+
+func TestHumanPlan(t *testing.T) {
+	a, out, _ := humanApp()
+	items := []batch.Item{
+		batch.NewItem(batch.Add, 1, "Ann@example.com"),
+		batch.NewItem(batch.Add, 2, "ann@example.com"),
+		batch.NewItem(batch.Add, 3, "bob@"),
+		batch.NewItem(batch.Add, 4, "cy@example.com"),
+	}
+	plan := batch.NewPlan(batch.Add, items)
+	if err := a.printPlan(outputMode{}, plan, batch.Lines, len(items), "http://svc.example"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Would add 2 addresses on http://svc.example in 1 batch of up to 100.",
+		"Read 4 entries (one entry per line): 2 to send, 1 duplicate, 1 invalid.",
+		`line 3: "bob@": `,
+		"Nothing was sent (--dry-run).",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("plan does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestHumanReport(t *testing.T) {
+	a, out, _ := humanApp()
+	plan := batch.NewPlan(batch.RemoveEmails, []batch.Item{
+		batch.NewItem(batch.RemoveEmails, 1, "a@example.com"),
+		batch.NewItem(batch.RemoveEmails, 2, "b@example.com"),
+		batch.NewItem(batch.RemoveEmails, 3, "c@example.com"),
+		batch.NewItem(batch.RemoveEmails, 4, "nope"),
+	})
+	rep := batch.Report{Plan: plan, Batches: 2, Failed: []int{2}, Results: []batch.Result{
+		{Input: "a@example.com", ID: "x", Outcome: batch.Removed, Batch: 1},
+		{Input: "b@example.com", Outcome: batch.NotListed, Batch: 1},
+		{Input: "c@example.com", Outcome: batch.Failed, Message: "the service answered 503 service_unavailable: busy", Batch: 2},
+	}}
+	a.printReport(rep, "http://svc.example")
+	for _, want := range []string{
+		"Remove by address on http://svc.example, 2 batches: 1 removed, 1 not on the list, 1 failed.",
+		"Left out: 0 duplicates, 1 invalid.",
+		`line 4: "nope": `,
+		"Batch 2 failed: the service answered 503 service_unavailable: busy",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestHumanListIsSafeAndPages(t *testing.T) {
+	a, out, errOut := humanApp()
+	created := api.Timestamp{Time: time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)}
+	page := api.ListResponse{HasMore: true, Data: []api.Entry{
+		{ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a", Email: "evil\x1b[2J@example.com", Origin: api.OriginBounce, CreatedAt: created},
+		{ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c69", Email: "ok@example.com", Origin: api.OriginManual, CreatedAt: created},
+	}}
+	if err := a.printList(page, api.ListParams{Limit: 2, Origin: api.OriginBounce}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "\x1b") {
+		t.Errorf("an escape sequence from the service reached the terminal: %q", out)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "EMAIL ID ORIGIN CREATED" ||
+		strings.Join(strings.Fields(lines[2]), " ") != "ok@example.com 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c69 manual 2026-11-21 09:30:00" ||
+		column(lines[1], "0195") != column(lines[2], "0195") {
+		t.Errorf("table:\n%s", out)
+	}
+	if want := "More entries: shush suppressions list --after 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c69 --limit 2 --origin bounce"; !strings.Contains(errOut.String(), want) {
+		t.Errorf("next page hint %q, want %q", errOut, want)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		err  error
+		code int
+	}{
+		{usagef("bad"), ExitUsage},
+		{&api.Error{StatusCode: 403}, ExitFailed},
+		{exitErr{ExitInterrupted, errors.New("stopped")}, ExitInterrupted},
+		{exitErr{ExitFailed, errors.New("1 batch failed")}, ExitFailed},
+		{errors.New("anything else"), ExitFailed},
+	}
+	for _, c := range cases {
+		if got := exitCode(c.err); got != c.code {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.code)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain/file.txt": "plain/file.txt",
+		"with space.txt": "'with space.txt'",
+		"it's.txt":       `'it'\''s.txt'`,
+		"-":              "-",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// column is the screen column (in runes) where sub starts in line.
+func column(line, sub string) int {
+	return utf8.RuneCountInString(line[:strings.Index(line, sub)])
+}
