@@ -120,13 +120,13 @@ func TestBinaryInTmux(t *testing.T) {
 	capture(t, "history", s.waitScreen("History · 1 run", "T-4711"))
 	s.tmux("send-keys", "-t", "ui", "F1")
 	s.tmux("send-keys", "-t", "ui", "Escape")
-	s.waitScreen("i/a type entries")
+	s.waitScreen("i/a type entries •")
 	s.tmux("send-keys", "-t", "ui", "?")
 	capture(t, "help", s.waitScreen("first row"))
 	s.tmux("send-keys", "-t", "ui", "?")
 	// Keys that reach the program in one read look like a paste; wait for
 	// each to land.
-	s.waitScreen("i/a type entries")
+	s.waitScreen("i/a type entries •")
 
 	// Remove by address: the preview finds one address and not the other.
 	s.tmux("send-keys", "-t", "ui", "X")
