@@ -116,7 +116,7 @@ func (a *app) serve(ctx context.Context, addr, dsn string, opts server.Options) 
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return usagef("cannot listen on %s: %v", addr, err)
+		return fmt.Errorf("cannot listen on %s: %w", addr, err)
 	}
 	srv := &http.Server{
 		Handler:           server.New(st, opts),

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,6 +61,7 @@ type Store struct {
 	quit      chan struct{}
 	done      chan struct{}
 	committed chan struct{} // wakes the checkpointer
+	bigLog    atomic.Bool   // the checkpointer asks the writer to restart the log
 	ckptDone  chan struct{}
 	closeOnce sync.Once
 	closeErr  error
@@ -222,6 +224,7 @@ func (s *Store) run() {
 			}
 		}
 		s.commitGroup(group)
+		s.restartLog()
 	}
 }
 
@@ -284,17 +287,21 @@ func (s *Store) commitGroup(group []*job) {
 	}
 }
 
-// checkpointEvery spaces the checkpoints; bigLog is the log size, in pages,
-// beyond which a checkpoint also waits for readers so that the log can
-// start over instead of growing.
+// checkpointEvery spaces the checkpoints; restartPages is the log size,
+// in pages, from which the writer finishes a checkpoint itself so that the
+// log can start over instead of growing.
 const (
 	checkpointEvery = 200 * time.Millisecond
-	bigLog          = 16384
+	restartPages    = 2048
 )
 
 // checkpoint copies committed pages from the write-ahead log into the
 // database file, after commits, at most every checkpointEvery. A passive
-// checkpoint runs beside the writer without blocking it.
+// checkpoint runs beside the writer without blocking it; but the log only
+// starts over when a write begins with every page copied, which under a
+// steady stream of commits never happens by itself. So when the log has
+// grown past restartPages the writer copies the few pages committed since
+// (see restartLog).
 func (s *Store) checkpoint() {
 	defer close(s.ckptDone)
 	t := time.NewTimer(checkpointEvery)
@@ -307,8 +314,8 @@ func (s *Store) checkpoint() {
 		}
 		var busy, logPages, done int
 		err := s.read.QueryRowContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logPages, &done)
-		if err == nil && logPages > bigLog {
-			_, _ = s.read.ExecContext(context.Background(), "PRAGMA wal_checkpoint(RESTART)")
+		if err == nil && logPages > restartPages {
+			s.bigLog.Store(true)
 		}
 		t.Reset(checkpointEvery)
 		select {
@@ -316,6 +323,15 @@ func (s *Store) checkpoint() {
 		case <-s.quit:
 			return
 		}
+	}
+}
+
+// restartLog runs in the writer between commits: it finishes the
+// checkpoint the checkpointer started, which is cheap, so that the next
+// write starts the log over.
+func (s *Store) restartLog() {
+	if s.bigLog.CompareAndSwap(true, false) {
+		_, _ = s.conn.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
 	}
 }
 
