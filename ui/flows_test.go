@@ -69,6 +69,10 @@ func TestFlowPasteAddResults(t *testing.T) {
 
 	h.keys("f3")
 	h.mustSee("History · 2 runs", "T-1234", "3 added")
+	fi, err := os.Stat(filepath.Join(h.state, historyFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("history file: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	}
 	h.keys("down", "enter")
 	if r := h.results(); r.Ticket != "T-1234" || len(r.Results) != 3 {
 		t.Fatalf("history opened %+v", r)
