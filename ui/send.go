@@ -131,7 +131,12 @@ func (s *sender) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.wait = ""
-		s.run.settleAt(msg.batch, msg.sentAt.Add(-s.slack), msg.data, msg.err)
+		cutoff := msg.sentAt.Add(-s.slack)
+		if sk, ok := s.svc.(interface{ ClockSkew() time.Duration }); ok {
+			// IDs carry the service's clock.
+			cutoff = cutoff.Add(sk.ClockSkew())
+		}
+		s.run.settleAt(msg.batch, cutoff, msg.data, msg.err)
 		s.done++
 		s.sent += len(s.run.batches[msg.batch])
 		return s.sendNext()
