@@ -10,6 +10,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/server"
 )
 
@@ -62,7 +63,7 @@ func TestInProcessTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := api.NewClient(localBaseURL, key, api.WithTransport(inProcessTransport{handler: server.New(st, server.Options{})}))
+	c := api.NewClient(localTarget("local.db"), key, api.WithTransport(inProcessTransport{handler: server.New(st, server.Options{})}))
 	got, err := c.BatchAdd(ctx, []string{"a@example.com", "b@example.com"})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("BatchAdd: %v, %v", got, err)
@@ -83,5 +84,17 @@ func TestInProcessTransport(t *testing.T) {
 	}
 	if _, err := c.Get(ctx, "c@example.com"); !api.IsNotFound(err) {
 		t.Errorf("the cancelled request was served: %v", err)
+	}
+}
+
+// Journals find their run by target, so two local lists must not share one.
+func TestLocalTargetIsPerDatabase(t *testing.T) {
+	dir := t.TempDir()
+	a, b := localTarget(filepath.Join(dir, "a.db")), localTarget(filepath.Join(dir, "b.db"))
+	if a == b || a != localTarget(filepath.Join(dir, ".", "a.db")) {
+		t.Errorf("targets %s and %s", a, b)
+	}
+	if _, err := config.CheckBaseURL(a); err != nil {
+		t.Errorf("local target %s is not a base URL: %v", a, err)
 	}
 }

@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -17,9 +20,17 @@ import (
 	"github.com/shushlist/shush/server"
 )
 
-// localBaseURL is the base URL the client uses for the in-process service;
+// localTarget is the base URL of the in-process service on one database;
 // no request to it ever leaves the process.
-const localBaseURL = "http://shush.local"
+// Journals name their run's target by base URL, so each database gets its
+// own: --resume must never finish a run of one local list on another.
+func localTarget(db string) string {
+	if abs, err := filepath.Abs(db); err == nil && !strings.Contains(db, "://") {
+		db = abs
+	}
+	sum := sha256.Sum256([]byte(db))
+	return "http://" + hex.EncodeToString(sum[:4]) + ".shush.local"
+}
 
 // localTeam is the team of the embedded default's key.
 const localTeam = "local"
@@ -54,7 +65,7 @@ func openLocal(ctx context.Context, s config.Settings, opts ...api.Option) (clie
 		return nil, "", nil, err
 	}
 	if key != "" {
-		client = api.NewClient(localBaseURL, key, opts...)
+		client = api.NewClient(localTarget(s.DB.Value), key, opts...)
 		_, err := client.List(ctx, api.ListParams{Limit: 1})
 		var ae *api.Error
 		switch {
@@ -73,7 +84,7 @@ func openLocal(ctx context.Context, s config.Settings, opts ...api.Option) (clie
 	if err := config.WritePrivate(keyPath, []byte(key+"\n")); err != nil {
 		return nil, "", nil, err
 	}
-	return api.NewClient(localBaseURL, key, opts...), key, st.Close, nil
+	return api.NewClient(localTarget(s.DB.Value), key, opts...), key, st.Close, nil
 }
 
 // readLocalKey returns the key text in path, or "" when there is none. A
