@@ -230,7 +230,21 @@ func TestResumeAfterKill(t *testing.T) {
 		t.Fatalf("after the kill: journal has %d entries done, the service applied %d batches; want 400 and 4", len(doneBefore), appliedBefore)
 	}
 
-	r := sb.run(t, nil, "suppressions", "batch", "add", "--file", path, "--resume", "--json").want(t, 0)
+	// Another file of as many entries is not the interrupted run.
+	var other strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&other, "other%d@example.com\n", i)
+	}
+	otherPath := writeFile(t, sb.home, "other.txt", other.String())
+	r := sb.run(t, nil, "suppressions", "batch", "add", "--file", otherPath, "--resume").want(t, 2)
+	if !strings.Contains(r.stderr, "was of other entries") {
+		t.Errorf("resume with another file: %s", r)
+	}
+	if len(g.applied()) != appliedBefore {
+		t.Fatal("a refused resume sent something")
+	}
+
+	r = sb.run(t, nil, "suppressions", "batch", "add", "--file", path, "--resume", "--json").want(t, 0)
 	if !strings.Contains(r.stderr, "Resuming the run of") || !strings.Contains(r.stderr, "400 of 1000 entries were sent") {
 		t.Errorf("resume did not say what it resumes: %s", r)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -179,7 +180,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	var runErr error
 	journal := ""
 	if f.resume {
-		journal, err = a.interruptedRun(conn, mode, len(plan.Values), f.file)
+		journal, err = a.interruptedRun(conn, mode, plan.Values, f.file)
 		if err != nil {
 			return err
 		}
@@ -220,9 +221,10 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 }
 
 // interruptedRun finds the newest unfinished run of this mode against the
-// connection's service. Its journal holds the plan; the file given now
-// must hold as many entries, or it is probably another file.
-func (a *app) interruptedRun(conn *connection, mode batch.Mode, values int, file string) (string, error) {
+// connection's service. Its journal holds the plan, which must be the one
+// the file given now makes: resuming finishes the journaled plan, and a
+// different file would silently not be sent.
+func (a *app) interruptedRun(conn *connection, mode batch.Mode, values []string, file string) (string, error) {
 	runs, err := batch.Journals(conn.JournalDir)
 	if err != nil {
 		return "", err
@@ -231,15 +233,34 @@ func (a *app) interruptedRun(conn *connection, mode batch.Mode, values int, file
 		if j.Target != conn.Client.BaseURL() || j.Mode != mode || j.Finished {
 			continue
 		}
-		if j.Entries != values {
-			return "", usagef("the last interrupted %s run on %s had %d entries, but %s has %d; resume it with the same file (journal %s)",
-				mode, conn.Target, j.Entries, inputName(file), values, j.Path)
+		if j.Entries != len(values) || !samePlan(j.Path, values) {
+			return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file (journal %s)",
+				mode, conn.Target, j.Entries, inputName(file), len(values), j.Path)
 		}
 		fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", j.Created.Local().Format(time.DateTime), j.Done, j.Entries)
 		return j.Path, nil
 	}
 	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", mode, conn.Target)
 	return "", nil
+}
+
+// samePlan reports whether the journal at path is of a plan with exactly
+// these values. The plan is the journal's first line:
+// {"kind":"plan",…,"values":[…]}.
+func samePlan(path string, values []string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var rec struct {
+		Kind   string   `json:"kind"`
+		Values []string `json:"values"`
+	}
+	if err := json.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&rec); err != nil || rec.Kind != "plan" {
+		return false
+	}
+	return slices.Equal(rec.Values, values)
 }
 
 // resumeCommand is the command line that finishes this run: the same
