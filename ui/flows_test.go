@@ -197,16 +197,19 @@ func TestFlowFailedBatchRetry(t *testing.T) {
 		t.Fatalf("counts %+v", run.Counts)
 	}
 	h.mustSee("100 entries failed; R retries their batches.")
+	h.keys("f")
+	h.mustSee("row 1 of 100 · only failed")
 	h.keys("G")
-	for i := 0; i < 50; i++ {
-		h.keys("up")
-	}
-	h.mustSee("Row 200: failed: 422 validation_error: the list is frozen for maintenance")
+	h.mustSee("Row 100: failed: 422 validation_error: the list is frozen for maintenance")
 	for _, r := range run.Results[100:200] {
 		if r.Outcome != OutFailed || !strings.Contains(r.Error, "frozen for maintenance") {
 			t.Fatalf("result %+v", r)
 		}
 	}
+	h.keys("f")
+	h.mustSee("row 1 of 150 · only added")
+	h.keys("f")
+	h.mustSee("row 1 of 250")
 	fail.Store(false)
 	h.keys("R")
 	h.mustSee("Send the 100 failed or unsent entries again? [y/N]")

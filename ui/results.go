@@ -29,11 +29,13 @@ type results struct {
 	path      textinput.Model
 	exporting bool
 	status    string
+	only      Outcome // the outcome shown; empty for all
+	shown     []int   // result index of each table row
 	clip      io.Writer
 }
 
 type resultsKeys struct {
-	Up, Down, Export, Copy, Retry, Undo, New key.Binding
+	Up, Down, Filter, Export, Copy, Retry, Undo, New key.Binding
 }
 
 func newResults(c *Common, clip io.Writer) *results {
@@ -47,6 +49,7 @@ func newResults(c *Common, clip io.Writer) *results {
 	p.Prompt = "Write to: "
 	return &results{c: c, table: t, path: p, clip: clip, keys: resultsKeys{
 		Up:     kbh("↑/↓", "scroll", "up", "down"),
+		Filter: kb("show one outcome", "f"),
 		Export: kb("write CSV/JSON", "w"),
 		Copy:   kb("copy IDs (OSC 52)", "y"),
 		Retry:  kb("retry failed", "R"),
@@ -73,7 +76,7 @@ func (r *results) help(g globalKeys) help.KeyMap {
 		return fieldHelp("write", "cancel")
 	}
 	k := r.keys
-	short := []key.Binding{k.Up, k.Export, k.Copy}
+	short := []key.Binding{k.Up, k.Filter, k.Export, k.Copy}
 	if r.live {
 		if r.run.retryable() {
 			short = append(short, k.Retry)
@@ -86,13 +89,52 @@ func (r *results) help(g globalKeys) help.KeyMap {
 
 // show puts a run in the table.
 func (r *results) show(run *Run, live bool) {
-	r.run, r.live, r.exporting, r.status = run, live, false, ""
-	rows := make([]table.Row, len(run.Results))
-	for i, x := range run.Results {
-		rows[i] = table.Row{x.Address, x.ID, outcomeText(x)}
+	r.run, r.live, r.exporting, r.status, r.only = run, live, false, "", ""
+	r.fill()
+}
+
+// fill puts the run's results in the table, only those with the outcome
+// r.only when it is set.
+func (r *results) fill() {
+	r.shown = r.shown[:0]
+	rows := make([]table.Row, 0, len(r.run.Results))
+	for i, x := range r.run.Results {
+		if r.only != "" && x.Outcome != r.only {
+			continue
+		}
+		r.shown = append(r.shown, i)
+		rows = append(rows, table.Row{x.Address, x.ID, outcomeText(x)})
 	}
 	r.table.SetRows(rows)
 	r.table.GotoTop()
+}
+
+// outcomeOrder is the order in which f steps through the outcomes a run
+// has.
+var outcomeOrder = []Outcome{OutFailed, OutUnsent, OutNotListed, OutAlready, OutAdded, OutRemoved}
+
+// nextFilter steps to the next outcome present in the run, then back to all.
+func (r *results) nextFilter() {
+	start := 0
+	for i, o := range outcomeOrder {
+		if o == r.only {
+			start = i + 1
+		}
+	}
+	if r.only == "" {
+		start = 0
+	}
+	for _, o := range outcomeOrder[min(start, len(outcomeOrder)):] {
+		for _, x := range r.run.Results {
+			if x.Outcome == o {
+				r.only = o
+				r.fill()
+				return
+			}
+		}
+	}
+	r.only = ""
+	r.fill()
 }
 
 func outcomeText(x Result) string {
@@ -143,6 +185,9 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 			r.path.SetValue(fmt.Sprintf("shush-results-%s.csv", r.run.Started.Local().Format("20060102-150405")))
 			r.path.CursorEnd()
 			return r.path.Focus()
+		case key.Matches(msg, k.Filter):
+			r.nextFilter()
+			return nil
 		case key.Matches(msg, k.Copy):
 			return r.copyIDs()
 		case key.Matches(msg, k.Retry) && r.live && r.run.retryable():
@@ -310,16 +355,19 @@ func (r *results) render() string {
 		title += " · ticket " + run.Ticket
 	}
 	counts := fmt.Sprintf("%d entries: %s", len(run.Results), run.Counts)
-	if n := len(run.Results); n > 0 {
+	if n := len(r.shown); n > 0 {
 		counts += fmt.Sprintf(" · row %d of %d", r.table.Cursor()+1, n)
+	}
+	if r.only != "" {
+		counts += fmt.Sprintf(" · only %s (f: next)", r.only)
 	}
 	var tail string
 	cur := r.table.Cursor()
 	switch {
 	case r.exporting:
 		tail = r.path.View()
-	case cur >= 0 && cur < len(run.Results) && run.Results[cur].Error != "":
-		x := run.Results[cur]
+	case cur >= 0 && cur < len(r.shown) && run.Results[r.shown[cur]].Error != "":
+		x := run.Results[r.shown[cur]]
 		tail = st.Bad.Render(truncate(fmt.Sprintf("Row %d: %s", cur+1, outcomeText(x)), r.c.Width))
 	case r.status != "":
 		tail = st.Muted.Render(truncate(r.status, r.c.Width))
