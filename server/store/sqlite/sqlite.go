@@ -360,7 +360,7 @@ func wrap(err error) error {
 // Add puts the addresses on the team's list; see store.Store. It inserts
 // them all, letting the address index skip those already listed, and then
 // reads back only the ones it skipped.
-func (s *Store) Add(ctx context.Context, team string, emails []string, origin api.Origin, sourceID *string) ([]Entry, error) {
+func (s *Store) Add(ctx context.Context, team string, emails []string, origin api.Origin, sourceID *string) ([]store.Entry, error) {
 	out := make([]store.Entry, len(emails))
 	if origin == api.OriginManual {
 		sourceID = nil
@@ -382,7 +382,7 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 				return err
 			}
 			hi := min(lo+chunk, len(emails))
-			st, err := s.stmt(ctx, insertSQL(hi-lo))
+			st, err := s.stmt(insertSQL(hi-lo))
 			if err != nil {
 				return err
 			}
@@ -417,7 +417,7 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 				return err
 			}
 			part := listed[lo:min(lo+chunk, len(listed))]
-			st, err := s.stmt(ctx, selectByEmailSQL(len(part)))
+			st, err := s.stmt(selectByEmailSQL(len(part)))
 			if err != nil {
 				return err
 			}
@@ -476,7 +476,7 @@ func deleteSQL(col string, n int) string {
 
 // stmt returns the writer's prepared statement for q, preparing it on first
 // use. Only the writer goroutine calls it.
-func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+func (s *Store) stmt(q string) (*sql.Stmt, error) {
 	if st, ok := s.stmts[q]; ok {
 		return st, nil
 	}
@@ -497,22 +497,19 @@ func keyArgs(team string, keys []string) []any {
 	return args
 }
 
-// Entry is store.Entry; the alias keeps method signatures short.
-type Entry = store.Entry
-
 // RemoveEmails takes the entries with these addresses off the team's list;
 // see store.Store.
-func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) ([]Entry, error) {
+func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
 	return s.remove(ctx, team, "email", emails)
 }
 
 // RemoveIDs takes the entries with these IDs off the team's list; see
 // store.Store.
-func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]Entry, error) {
+func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]store.Entry, error) {
 	return s.remove(ctx, team, "id", ids)
 }
 
-func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]Entry, error) {
+func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]store.Entry, error) {
 	var out []store.Entry
 	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
 		got := make(map[string]store.Entry, len(keys))
@@ -521,7 +518,7 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 				return err
 			}
 			part := keys[lo:min(lo+chunk, len(keys))]
-			st, err := s.stmt(ctx, deleteSQL(col, len(part)))
+			st, err := s.stmt(deleteSQL(col, len(part)))
 			if err != nil {
 				return err
 			}
@@ -561,16 +558,16 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 }
 
 // Get returns the team's entry with this ID; see store.Store.
-func (s *Store) Get(ctx context.Context, team, id string) (Entry, error) {
+func (s *Store) Get(ctx context.Context, team, id string) (store.Entry, error) {
 	return s.getOne(ctx, "SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? AND id = ?", team, id)
 }
 
 // GetByEmail returns the team's entry for this address; see store.Store.
-func (s *Store) GetByEmail(ctx context.Context, team, email string) (Entry, error) {
+func (s *Store) GetByEmail(ctx context.Context, team, email string) (store.Entry, error) {
 	return s.getOne(ctx, "SELECT id, email, origin, source_id, created_at FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email = ?", team, email)
 }
 
-func (s *Store) getOne(ctx context.Context, q string, args ...any) (Entry, error) {
+func (s *Store) getOne(ctx context.Context, q string, args ...any) (store.Entry, error) {
 	e, err := scanEntry(s.read.QueryRowContext(ctx, q, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Entry{}, store.ErrNotFound
@@ -582,7 +579,7 @@ func (s *Store) getOne(ctx context.Context, q string, args ...any) (Entry, error
 }
 
 // List returns a page of the team's list, newest first; see store.Store.
-func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]Entry, bool, error) {
+func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
 	limit := q.Limit
 	if limit < 1 || limit > api.MaxBatch {
 		limit = 20
