@@ -382,7 +382,7 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 				return err
 			}
 			hi := min(lo+chunk, len(emails))
-			st, err := s.stmt(insertSQL(hi-lo))
+			st, err := s.stmt(insertSQL(hi - lo))
 			if err != nil {
 				return err
 			}
