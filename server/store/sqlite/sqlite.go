@@ -56,18 +56,54 @@ type Store struct {
 	write *sql.DB
 	conn  *sql.Conn            // the writer's connection, used only by run
 	stmts map[string]*sql.Stmt // the writer's prepared statements
+	reads readStmts
 
 	jobs      chan *job
 	quit      chan struct{}
 	done      chan struct{}
 	committed chan struct{} // wakes the checkpointer
 	bigLog    atomic.Bool   // the checkpointer asks the writer to restart the log
+	closing   atomic.Bool
 	ckptDone  chan struct{}
 	closeOnce sync.Once
 	closeErr  error
 }
 
 var _ store.Store = (*Store)(nil)
+
+// readStmts are the reads of every request, prepared once: preparing
+// costs about as much as running them.
+type readStmts struct {
+	keyByID, get, getByEmail *sql.Stmt
+}
+
+func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
+	var r readStmts
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&r.keyByID, "SELECT id, team, read_only, hash, created_at, revoked_at FROM api_keys WHERE id = ?"},
+		{&r.get, "SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? AND id = ?"},
+		{&r.getByEmail, "SELECT id, email, origin, source_id, created_at FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email = ?"},
+	} {
+		st, err := db.PrepareContext(ctx, p.q)
+		if err != nil {
+			r.close()
+			return readStmts{}, err
+		}
+		*p.dst = st
+	}
+	return r, nil
+}
+
+func (r readStmts) close() {
+	for _, st := range []*sql.Stmt{r.keyByID, r.get, r.getByEmail} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
 
 // job is one caller's change: fn runs inside its own savepoint of a
 // transaction that may carry other callers' changes too.
@@ -135,12 +171,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	read.SetMaxOpenConns(8)
 	read.SetMaxIdleConns(8)
+	reads, err := prepareReads(ctx, read)
+	if err != nil {
+		read.Close()
+		conn.Close()
+		write.Close()
+		return nil, fmt.Errorf("sqlite: prepare %s: %w", api.Quote(path), wrap(err))
+	}
 	s := &Store{
 		path:  abs,
 		read:  read,
 		write: write,
 		conn:  conn,
 		stmts: make(map[string]*sql.Stmt),
+		reads: reads,
 		jobs:  make(chan *job),
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
@@ -160,12 +204,14 @@ func (s *Store) Path() string { return s.path }
 // the database.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.closing.Store(true)
 		close(s.quit)
 		<-s.done
 		<-s.ckptDone
 		for _, st := range s.stmts {
 			st.Close()
 		}
+		s.reads.close()
 		s.closeErr = errors.Join(s.conn.Close(), s.write.Close(), s.read.Close())
 	})
 	return s.closeErr
@@ -559,18 +605,21 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 
 // Get returns the team's entry with this ID; see store.Store.
 func (s *Store) Get(ctx context.Context, team, id string) (store.Entry, error) {
-	return s.getOne(ctx, "SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? AND id = ?", team, id)
+	return s.getOne(ctx, s.reads.get, team, id)
 }
 
 // GetByEmail returns the team's entry for this address; see store.Store.
 func (s *Store) GetByEmail(ctx context.Context, team, email string) (store.Entry, error) {
-	return s.getOne(ctx, "SELECT id, email, origin, source_id, created_at FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email = ?", team, email)
+	return s.getOne(ctx, s.reads.getByEmail, team, email)
 }
 
-func (s *Store) getOne(ctx context.Context, q string, args ...any) (store.Entry, error) {
-	e, err := scanEntry(s.read.QueryRowContext(ctx, q, args...))
+func (s *Store) getOne(ctx context.Context, st *sql.Stmt, args ...any) (store.Entry, error) {
+	e, err := scanEntry(st.QueryRowContext(ctx, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Entry{}, store.ErrNotFound
+	}
+	if err != nil && s.closing.Load() {
+		return store.Entry{}, errClosed
 	}
 	if err != nil {
 		return store.Entry{}, wrap(err)
@@ -646,9 +695,12 @@ func (s *Store) CreateKey(ctx context.Context, k store.Key) error {
 
 // KeyByID returns the key with this ID; see store.Store.
 func (s *Store) KeyByID(ctx context.Context, id string) (store.Key, error) {
-	k, err := scanKey(s.read.QueryRowContext(ctx, "SELECT id, team, read_only, hash, created_at, revoked_at FROM api_keys WHERE id = ?", id))
+	k, err := scanKey(s.reads.keyByID.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Key{}, store.ErrNotFound
+	}
+	if err != nil && s.closing.Load() {
+		return store.Key{}, errClosed
 	}
 	if err != nil {
 		return store.Key{}, wrap(err)
