@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"strings"
@@ -72,7 +73,7 @@ stderr; they never hold keys, addresses or bodies.`,
   shush serve --addr 127.0.0.1:8080 --db ./shush.db --rate 20`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if rate <= 0 {
+			if !(rate > 0) || math.IsInf(rate, 0) {
 				return usagef("--rate must be a positive number of requests per second, not %v", rate)
 			}
 			if timeout <= 0 {

@@ -52,11 +52,11 @@ type Server struct {
 
 // New returns the service over st. The caller keeps ownership of st.
 func New(st store.Store, opts Options) *Server {
-	if opts.Rate <= 0 {
+	if !(opts.Rate > 0) { // also NaN
 		opts.Rate = DefaultRate
 	}
 	if opts.Burst <= 0 {
-		opts.Burst = max(1, int(math.Ceil(opts.Rate)))
+		opts.Burst = max(1, int(math.Ceil(min(opts.Rate, math.MaxInt32))))
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
