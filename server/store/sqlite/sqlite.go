@@ -520,11 +520,22 @@ func deleteSQL(col string, n int) string {
 	return "DELETE FROM suppressions " + hint + "WHERE team = ? AND " + col + " IN (" + marks(n) + ") RETURNING id, email, origin, source_id, created_at"
 }
 
+// maxStmts bounds the writer's statement cache: requests need at most a
+// few hundred shapes (one per batch size and statement).
+const maxStmts = 512
+
 // stmt returns the writer's prepared statement for q, preparing it on first
 // use. Only the writer goroutine calls it.
 func (s *Store) stmt(q string) (*sql.Stmt, error) {
 	if st, ok := s.stmts[q]; ok {
 		return st, nil
+	}
+	if len(s.stmts) >= maxStmts {
+		// Odd batch sizes from large calls: start over rather than grow.
+		for k, st := range s.stmts {
+			st.Close()
+			delete(s.stmts, k)
+		}
 	}
 	st, err := s.conn.PrepareContext(context.Background(), q)
 	if err != nil {
