@@ -162,7 +162,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	if mode != batch.Add {
 		q := fmt.Sprintf("Remove %s from %s?", entriesOf(mode, len(plan.Values)), settings.Target())
-		if ok, err := a.confirm(f.yes, f.file == "-", q); !ok {
+		if ok, err := a.confirm(cmd.Context(), f.yes, f.file == "-", q); !ok {
 			return err
 		}
 	}

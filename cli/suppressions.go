@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -282,7 +284,7 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 			if err != nil {
 				return err
 			}
-			if ok, err := a.confirm(yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
+			if ok, err := a.confirm(cmd.Context(), yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
 				return err
 			}
 			conn, err := a.connect(cmd.Context(), a.waitNotice())
@@ -309,7 +311,7 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 // confirm asks the question on a terminal and says whether the answer was
 // "y" or "yes". Without a terminal to ask on (or when stdin carries the
 // input) it refuses with a usage error unless --yes was given.
-func (a *app) confirm(yes, stdinIsInput bool, question string) (bool, error) {
+func (a *app) confirm(ctx context.Context, yes, stdinIsInput bool, question string) (bool, error) {
 	if yes {
 		return true, nil
 	}
@@ -320,9 +322,27 @@ func (a *app) confirm(yes, stdinIsInput bool, question string) (bool, error) {
 		return false, usagef("refusing to remove without confirmation: pass --yes")
 	}
 	fmt.Fprintf(a.io.Err, "%s [y/N] ", safeText(question))
-	line, err := bufio.NewReader(a.io.In).ReadString('\n')
-	if err != nil && err != io.EOF {
-		return false, usagef("cannot read the answer: %v", err)
+	// Ctrl-C cancels ctx rather than killing the process, so the read must
+	// not be what keeps the user waiting.
+	type answer struct {
+		line string
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		line, err := bufio.NewReader(a.io.In).ReadString('\n')
+		got <- answer{line, err}
+	}()
+	var line string
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(a.io.Err)
+		return false, exitErr{ExitInterrupted, errors.New("interrupted: nothing removed")}
+	case ans := <-got:
+		if ans.err != nil && ans.err != io.EOF {
+			return false, usagef("cannot read the answer: %v", ans.err)
+		}
+		line = ans.line
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
