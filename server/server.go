@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -59,7 +58,7 @@ func New(st store.Store, opts Options) *Server {
 		opts.Burst = max(1, int(math.Ceil(min(opts.Rate, math.MaxInt32))))
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
