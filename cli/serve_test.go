@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -136,6 +137,16 @@ func TestServeAnswersAndShutsDown(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// A request in flight when the signal comes: its body is half sent.
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	body := `{"emails":["inflight@example.com"]}`
+	fmt.Fprintf(conn, "POST /suppressions/batch/add HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
+		addr, key, len(body), body[:10])
+
 	req, _ := http.NewRequest("POST", base+"/suppressions/batch/add", strings.NewReader(`{"emails":["a@example.com"]}`))
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
@@ -148,6 +159,18 @@ func TestServeAnswersAndShutsDown(t *testing.T) {
 		t.Errorf("batch add through serve: %d, ratelimit-limit %q", resp.StatusCode, resp.Header.Get("Ratelimit-Limit"))
 	}
 	cancel()
+	time.Sleep(200 * time.Millisecond)
+	if _, err := conn.Write([]byte(body[10:])); err != nil {
+		t.Fatalf("the in-flight request's connection was cut: %v", err)
+	}
+	inflight, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer to the request in flight at shutdown: %v", err)
+	}
+	inflight.Body.Close()
+	if inflight.StatusCode != 201 {
+		t.Errorf("the request in flight at shutdown got %d, want 201", inflight.StatusCode)
+	}
 	select {
 	case code := <-done:
 		if code != 0 {
