@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -295,4 +296,54 @@ func TestInterruptThenResume(t *testing.T) {
 	}
 	sb.run(t, nil, "suppressions", "batch", "add", "--file", path, "--resume").want(t, 0)
 	checkResumed(t, svc, g, want, doneBefore, appliedBefore)
+}
+
+// --resume finishes the run of the file given, even when another run was
+// left unfinished after it; failed batches are sent again.
+func TestResumePicksTheRunOfTheFile(t *testing.T) {
+	t.Parallel()
+	var refuse atomic.Bool
+	refuse.Store(true)
+	svc := newService(t, server.Options{}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := readBody(r)
+			if refuse.Load() && bytes.Contains(b, []byte("poison")) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				fmt.Fprint(w, `{"statusCode":422,"name":"validation_error","message":"not now"}`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	sb := newSandbox(t).at(svc)
+	var want []string
+	files := map[string]string{}
+	for _, name := range []string{"a", "b"} {
+		var body strings.Builder
+		for i := range 150 {
+			e := fmt.Sprintf("%s%d@example.com", name, i)
+			if i == 120 {
+				e = "poison-" + e
+			}
+			want = append(want, e)
+			body.WriteString(e + "\n")
+		}
+		files[name] = writeFile(t, sb.home, name+".txt", body.String())
+		r := sb.run(t, nil, "suppressions", "batch", "add", "--file", files[name]).want(t, 1)
+		if !strings.Contains(r.stderr, "--file "+files[name]+" --resume") {
+			t.Errorf("no resume advice: %s", r)
+		}
+	}
+	refuse.Store(false)
+	for _, name := range []string{"a", "b"} {
+		r := sb.run(t, nil, "suppressions", "batch", "add", "--file", files[name], "--resume").want(t, 0)
+		if !strings.Contains(r.stderr, "100 of 150 entries were sent") {
+			t.Errorf("resume of %s: %s", name, r)
+		}
+	}
+	slices.Sort(want)
+	if got := svc.emails(t); !slices.Equal(got, want) {
+		t.Errorf("list has %d entries, want the %d of both files", len(got), len(want))
+	}
 }

@@ -221,24 +221,31 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 }
 
 // interruptedRun finds the newest unfinished run of this mode against the
-// connection's service. Its journal holds the plan, which must be the one
-// the file given now makes: resuming finishes the journaled plan, and a
-// different file would silently not be sent.
+// connection's service whose plan is the one the file given now makes
+// (resuming finishes the journaled plan, so a different file would
+// silently not be sent). When unfinished runs exist but none is of this
+// file, it refuses rather than guess; when there are none, a new run starts.
 func (a *app) interruptedRun(conn *connection, mode batch.Mode, values []string, file string) (string, error) {
 	runs, err := batch.Journals(conn.JournalDir)
 	if err != nil {
 		return "", err
 	}
-	for _, j := range runs {
+	var newest *batch.JournalInfo
+	for i, j := range runs {
 		if j.Target != conn.Client.BaseURL() || j.Mode != mode || j.Finished {
 			continue
 		}
-		if j.Entries != len(values) || !samePlan(j.Path, values) {
-			return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file (journal %s)",
-				mode, conn.Target, j.Entries, inputName(file), len(values), j.Path)
+		if newest == nil {
+			newest = &runs[i]
 		}
-		fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", j.Created.Local().Format(time.DateTime), j.Done, j.Entries)
-		return j.Path, nil
+		if j.Entries == len(values) && samePlan(j.Path, values) {
+			fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", j.Created.Local().Format(time.DateTime), j.Done, j.Entries)
+			return j.Path, nil
+		}
+	}
+	if newest != nil {
+		return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file (journal %s)",
+			mode, conn.Target, newest.Entries, inputName(file), len(values), newest.Path)
 	}
 	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", mode, conn.Target)
 	return "", nil
