@@ -126,6 +126,11 @@ func (a *app) showConfig(asJSON bool) error {
 	if a.output(asJSON).json {
 		return writeJSON(a.io.Out, v)
 	}
+	return a.printConfig(v)
+}
+
+// printConfig shows the settings as a table for a person.
+func (a *app) printConfig(v configView) error {
 	t := newTable(a.io.Out)
 	t.row("SETTING", "VALUE", "FROM")
 	t.row("profile", v.Profile.Value, v.Profile.Source)

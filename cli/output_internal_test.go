@@ -10,6 +10,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/config"
 )
 
 // The human forms are what a terminal shows; a test cannot be a terminal,
@@ -128,4 +129,29 @@ func TestShellQuote(t *testing.T) {
 // column is the screen column (in runes) where sub starts in line.
 func column(line, sub string) int {
 	return utf8.RuneCountInString(line[:strings.Index(line, sub)])
+}
+
+func TestHumanConfigMasksTheKey(t *testing.T) {
+	a, out, _ := humanApp()
+	key := "shush_0123456789abcdef_abcdefghijklmnopqrstuvwxyz234567"
+	v := configView{
+		Profile:    config.Setting{Value: "work", Source: "SHUSH_PROFILE"},
+		BaseURL:    config.Setting{Value: "https://svc.example", Source: `profile "work" in /c/config.toml`},
+		APIKey:     config.Setting{Value: config.MaskKey(key), Source: "--api-key flag"},
+		File:       "/c/config.toml",
+		FileFound:  true,
+		JournalDir: "/s/journal",
+	}
+	if err := a.printConfig(v); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{"profile", "work", "SHUSH_PROFILE", "https://svc.example", `profile "work" in /c/config.toml`, "shush_01…4567", "--api-key flag", "(found)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("config table lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, key[10:40]) {
+		t.Errorf("the key shows:\n%s", got)
+	}
 }
