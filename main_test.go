@@ -499,3 +499,31 @@ func TestSingleEntryCommands(t *testing.T) {
 	}
 	sb.run(t, nil, "suppressions", "remove", "dee@example.com", "--yes").want(t, 1)
 }
+
+func TestServiceWithOnlyBatchEndpoints(t *testing.T) {
+	t.Parallel()
+	svc := newService(t, server.Options{}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprint(w, `{"statusCode":404,"name":"not_found","message":"Route not found"}`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	sb := newSandbox(t).at(svc)
+	for _, args := range [][]string{{"suppressions", "list"}, {"suppressions", "get", "a@example.com"}, {"suppressions", "add", "a@example.com"}} {
+		r := sb.run(t, nil, args...).want(t, 1)
+		if !strings.Contains(r.stderr, svc.url+" offers only the batch endpoints") {
+			t.Errorf("%s", r)
+		}
+	}
+	path := writeFile(t, sb.home, "in.txt", "a@example.com\n")
+	sb.run(t, nil, "suppressions", "batch", "add", "--file", path).want(t, 0)
+	sb.run(t, nil, "suppressions", "batch", "remove", "--file", path, "--yes").want(t, 0)
+	if got := svc.emails(t); len(got) != 0 {
+		t.Errorf("list %v", got)
+	}
+}

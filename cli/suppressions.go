@@ -122,7 +122,7 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 				page.HasMore = next.HasMore
 			}
 			if err != nil {
-				return err
+				return unsupported(conn, err)
 			}
 			if a.output(asJSON).json {
 				if page.Data == nil {
@@ -183,9 +183,18 @@ func normalizeRef(s string) (string, error) {
 }
 
 // notListed turns the service's 404 for one entry into a sentence naming it.
-func notListed(ref string, err error) error {
+func notListed(conn *connection, ref string, err error) error {
 	if api.IsNotFound(err) && !api.IsUnsupported(err) {
 		return fmt.Errorf("%s is not on the list: %w", ref, err)
+	}
+	return unsupported(conn, err)
+}
+
+// unsupported explains the answer of a service that offers only the two
+// batch endpoints, which the single-entry commands need more than.
+func unsupported(conn *connection, err error) error {
+	if api.IsUnsupported(err) {
+		return fmt.Errorf("%s offers only the batch endpoints, not this command; use shush suppressions batch add|remove: %w", conn.Target, err)
 	}
 	return err
 }
@@ -209,7 +218,7 @@ func (a *app) getCommand() *cobra.Command {
 			defer conn.Close()
 			e, err := conn.Client.Get(cmd.Context(), ref)
 			if err != nil {
-				return notListed(ref, err)
+				return notListed(conn, ref, err)
 			}
 			if a.output(asJSON).json {
 				if e.Object == "" {
@@ -252,7 +261,7 @@ func (a *app) addCommand() *cobra.Command {
 			defer conn.Close()
 			s, err := conn.Client.Add(cmd.Context(), email)
 			if err != nil {
-				return err
+				return unsupported(conn, err)
 			}
 			if a.output(asJSON).json {
 				return writeJSON(a.io.Out, s)
@@ -294,7 +303,7 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 			defer conn.Close()
 			out, err := conn.Client.Remove(cmd.Context(), ref)
 			if err != nil {
-				return notListed(ref, err)
+				return notListed(conn, ref, err)
 			}
 			if a.output(asJSON).json {
 				return writeJSON(a.io.Out, out)
