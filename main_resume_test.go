@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -124,20 +125,28 @@ func addresses(t *testing.T, dir string, n int) (string, []string) {
 	return writeFile(t, dir, "addresses.txt", body.String()), want
 }
 
-// journaledDone reads the journal of the (only) run and returns the
-// addresses of the batches it records as done.
-func journaledDone(t *testing.T, dir string) map[string]bool {
+// journaledDone reads the journals in dir (want of them) and returns the
+// addresses of the batches they record as done.
+func journaledDone(t *testing.T, dir string, want int) map[string]bool {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if len(files) != 1 {
-		t.Fatalf("want one journal in %s, found %v", dir, files)
+	if len(files) != want {
+		t.Fatalf("want %d journals in %s, found %v", want, dir, files)
 	}
-	f, err := os.Open(files[0])
+	done := map[string]bool{}
+	for _, file := range files {
+		readJournalDone(t, file, done)
+	}
+	return done
+}
+
+func readJournalDone(t *testing.T, path string, done map[string]bool) {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	done := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
@@ -153,12 +162,12 @@ func journaledDone(t *testing.T, dir string) map[string]bool {
 			done[r.Input] = true
 		}
 	}
-	return done
 }
 
 // startImport starts a batch add of path against svc in the background.
 func startImport(t *testing.T, sb *sandbox, path string) (*exec.Cmd, *bytes.Buffer) {
 	cmd := exec.Command(shushBin, "suppressions", "batch", "add", "--file", path, "--concurrency", "1", "--json")
+	cmd.Stdout = io.Discard
 	cmd.Env = sb.env
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
@@ -225,7 +234,7 @@ func TestResumeAfterKill(t *testing.T) {
 	cmd.Wait()
 	g.release(false)
 
-	doneBefore := journaledDone(t, sb.journalDir())
+	doneBefore := journaledDone(t, sb.journalDir(), 1)
 	appliedBefore := len(g.applied())
 	if len(doneBefore) != 400 || appliedBefore != 4 {
 		t.Fatalf("after the kill: journal has %d entries done, the service applied %d batches; want 400 and 4", len(doneBefore), appliedBefore)
@@ -287,7 +296,7 @@ func TestInterruptThenResume(t *testing.T) {
 	if !strings.Contains(errOut.String(), "finish the run with: shush suppressions batch add --file "+path+" --resume") {
 		t.Errorf("no resume advice: %s", errOut)
 	}
-	doneBefore := journaledDone(t, sb.journalDir())
+	doneBefore := journaledDone(t, sb.journalDir(), 1)
 	appliedBefore := len(g.applied())
 	// Batch 3 was in flight and finished; on a loaded machine the signal
 	// may land a batch or two later, but the run must stop short of the end.
@@ -345,5 +354,52 @@ func TestResumePicksTheRunOfTheFile(t *testing.T) {
 	slices.Sort(want)
 	if got := svc.emails(t); !slices.Equal(got, want) {
 		t.Errorf("list has %d entries, want the %d of both files", len(got), len(want))
+	}
+}
+
+// An input larger than one segment (100,000 entries) runs as consecutive
+// runs with a journal each; killed in the second, it resumes there.
+func TestResumeAfterKillAcrossSegments(t *testing.T) {
+	if testing.Short() || raceDetector {
+		t.Skip("-short or -race: skipping the import of 120,000 addresses (go test without -race runs it)")
+	}
+	t.Parallel()
+	g := newGate(1100) // batch 100 of the second segment
+	svc := newService(t, server.Options{}, g.wrap)
+	sb := newSandbox(t).at(svc)
+	path, want := addresses(t, sb.home, 120_000)
+
+	cmd, errOut := startImport(t, sb, path)
+	waitHeld(t, g, cmd, errOut)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	g.release(false)
+
+	doneBefore := journaledDone(t, sb.journalDir(), 2)
+	appliedBefore := len(g.applied())
+	if len(doneBefore) != 109_900 || appliedBefore != 1099 {
+		t.Fatalf("after the kill: journals have %d entries done, the service applied %d batches; want 109900 and 1099", len(doneBefore), appliedBefore)
+	}
+	r := sb.run(t, nil, "suppressions", "batch", "add", "--file", path, "--resume").want(t, 0)
+	if !strings.Contains(r.stderr, "109900 of 120000 entries were sent") {
+		t.Errorf("resume did not say what it resumes: %s", r)
+	}
+	var resp struct{ Data []struct{ ID string } }
+	if err := json.Unmarshal([]byte(r.stdout), &resp); err != nil || len(resp.Data) != 120_000 {
+		t.Errorf("resumed run's JSON has %d items (%v), want all 120000", len(resp.Data), err)
+	}
+	checkResumed(t, svc, g, want, doneBefore, appliedBefore)
+
+	// The run is marked finished, so a later --resume has nothing to finish.
+	manifests, _ := filepath.Glob(filepath.Join(sb.journalDir(), "*.segments.json"))
+	if len(manifests) != 1 {
+		t.Fatalf("run records: %v", manifests)
+	}
+	b, _ := os.ReadFile(manifests[0])
+	var m struct{ Finished bool }
+	if json.Unmarshal(b, &m) != nil || !m.Finished {
+		t.Errorf("the run is not marked finished: %s", b)
 	}
 }

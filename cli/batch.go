@@ -174,48 +174,63 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	defer conn.Close()
 
-	progress := a.progress(len(plan.Batches()))
-	runner := batch.Runner{Client: conn.Client, Concurrency: f.concurrency, JournalDir: conn.JournalDir, OnEvent: progress.event}
-	var rep batch.Report
-	var runErr error
-	journal := ""
-	if f.resume {
-		journal, err = a.interruptedRun(conn, mode, plan.Values, f.file)
-		if err != nil {
-			return err
-		}
+	jobs, man, err := a.planJobs(conn, plan, f)
+	if err != nil {
+		return err
 	}
-	if journal != "" {
-		rep, runErr = runner.Resume(ctx, journal)
-	} else {
-		rep, runErr = runner.Run(ctx, plan)
+	sum := newSummary(plan)
+	progress := a.progress(sum.batches, len(plan.Values))
+	runner := batch.Runner{Client: conn.Client, Concurrency: f.concurrency, JournalDir: conn.JournalDir, OnEvent: progress.event}
+	var merged *mergedWriter
+	if out.json {
+		merged = newMergedWriter(a.io.Out)
+	}
+	var runErr error
+	for i, j := range jobs {
+		progress.batchBase, progress.doneBase = i*segmentBatches, i*segmentSize
+		var rep batch.Report
+		if j.journal != "" {
+			rep, runErr = runner.Resume(ctx, j.journal)
+		} else {
+			rep, runErr = runner.Run(ctx, j.plan)
+		}
+		sum.add(rep, i*segmentBatches)
+		if merged != nil {
+			merged.add(plan.Mode, rep)
+		}
+		if runErr != nil {
+			break
+		}
 	}
 	progress.clear()
-	if rep.Batches == 0 && runErr != nil {
-		return runErr
-	}
-
-	if out.json {
-		if err := writeMerged(a.io.Out, mode, rep); err != nil {
+	if man != nil && runErr == nil && sum.complete() {
+		man.Finished = true
+		if err := man.save(); err != nil {
 			return err
 		}
-		if len(rep.Plan.Invalid) > 0 {
-			fmt.Fprintf(a.io.Err, "shush: left out %s: %s\n", plural(len(rep.Plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(rep.Plan.Invalid, 3))
+	}
+
+	if merged != nil {
+		if err := merged.close(); err != nil {
+			return err
+		}
+		if len(plan.Invalid) > 0 {
+			fmt.Fprintf(a.io.Err, "shush: left out %s: %s\n", plural(len(plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(plan.Invalid, 3))
 		}
 	} else {
-		a.printReport(rep, conn.Target)
+		a.printReport(sum, conn.Target)
 	}
 
 	resume := a.resumeCommand(cmd, f)
 	switch {
 	case runErr != nil && ctx.Err() != nil:
 		return exitErr{ExitInterrupted, fmt.Errorf("interrupted with %s of %s not sent; finish the run with: %s",
-			plural(len(rep.Unsent), "batch", "batches"), plural(rep.Batches, "batch", "batches"), resume)}
+			plural(sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
 	case runErr != nil:
 		return runErr
-	case !rep.Complete():
+	case !sum.complete():
 		return exitErr{ExitFailed, fmt.Errorf("%s of %s failed; send them again with: %s",
-			plural(len(rep.Failed)+len(rep.Unsent), "batch", "batches"), plural(rep.Batches, "batch", "batches"), resume)}
+			plural(len(sum.failed)+sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
 	}
 	return nil
 }
@@ -370,9 +385,9 @@ func (a *app) listInvalid(w io.Writer, items []batch.Item, max int) {
 	}
 }
 
-func (a *app) printReport(rep batch.Report, target string) {
+func (a *app) printReport(sum *summary, target string) {
 	w := a.io.Out
-	counts := rep.Count()
+	counts := sum.outcomes()
 	var parts []string
 	for _, o := range []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unresolved, batch.Failed, batch.Unsent} {
 		if n := counts[o]; n > 0 {
@@ -382,21 +397,15 @@ func (a *app) printReport(rep batch.Report, target string) {
 	if len(parts) == 0 {
 		parts = append(parts, "nothing to send")
 	}
-	fmt.Fprintf(w, "%s on %s, %s: %s.\n", capitalize(rep.Plan.Mode.String()), safeText(target),
-		plural(rep.Batches, "batch", "batches"), strings.Join(parts, ", "))
-	if rep.Plan.Duplicates > 0 || len(rep.Plan.Invalid) > 0 {
-		fmt.Fprintf(w, "Left out: %s, %d invalid.\n", plural(rep.Plan.Duplicates, "duplicate", "duplicates"), len(rep.Plan.Invalid))
-		a.listInvalid(w, rep.Plan.Invalid, maxShownInvalid)
+	plan := sum.plan
+	fmt.Fprintf(w, "%s on %s, %s: %s.\n", capitalize(plan.Mode.String()), safeText(target),
+		plural(sum.batches, "batch", "batches"), strings.Join(parts, ", "))
+	if plan.Duplicates > 0 || len(plan.Invalid) > 0 {
+		fmt.Fprintf(w, "Left out: %s, %d invalid.\n", plural(plan.Duplicates, "duplicate", "duplicates"), len(plan.Invalid))
+		a.listInvalid(w, plan.Invalid, maxShownInvalid)
 	}
-	for _, b := range rep.Failed {
-		msg := ""
-		for _, r := range rep.Results {
-			if r.Batch == b {
-				msg = r.Message
-				break
-			}
-		}
-		fmt.Fprintf(w, "Batch %d failed: %s\n", b, safeText(msg))
+	for _, b := range sum.failed {
+		fmt.Fprintf(w, "Batch %d failed: %s\n", b.number, safeText(b.message))
 	}
 }
 
@@ -407,38 +416,58 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// writeMerged prints the API's own JSON for the run, its batches' data
+// mergedWriter prints the API's own JSON for a run, its batches' data
 // merged into one array: one item per address for an add, one per entry
-// actually removed (deleted: true) for a removal. It streams, as
-// writeJSON would format it, so that a run of millions of entries does not
-// hold its whole answer in memory twice.
-func writeMerged(w io.Writer, mode batch.Mode, rep batch.Report) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	bw.WriteString("{\n  \"data\": [")
-	n := 0
+// actually removed (deleted: true) for a removal. It streams, formatted as
+// writeJSON would, so that a run of millions of entries never holds its
+// whole answer in memory.
+type mergedWriter struct {
+	bw *bufio.Writer
+	n  int
+}
+
+func newMergedWriter(w io.Writer) *mergedWriter {
+	m := &mergedWriter{bw: bufio.NewWriterSize(w, 64<<10)}
+	m.bw.WriteString("{\n  \"data\": [")
+	return m
+}
+
+// add prints the items of one report.
+func (m *mergedWriter) add(mode batch.Mode, rep batch.Report) {
 	for _, r := range rep.Results {
 		removed := mode != batch.Add && r.Outcome == batch.Removed
 		added := mode == batch.Add && (r.Outcome == batch.Added || r.Outcome == batch.AlreadyListed)
 		if r.ID == "" || !added && !removed {
 			continue
 		}
-		if n > 0 {
-			bw.WriteByte(',')
+		if m.n > 0 {
+			m.bw.WriteByte(',')
 		}
-		n++
+		m.n++
 		id, _ := json.Marshal(r.ID)
-		bw.WriteString("\n    {\n      \"object\": \"suppression\",\n      \"id\": ")
-		bw.Write(id)
+		m.bw.WriteString("\n    {\n      \"object\": \"suppression\",\n      \"id\": ")
+		m.bw.Write(id)
 		if removed {
-			bw.WriteString(",\n      \"deleted\": true")
+			m.bw.WriteString(",\n      \"deleted\": true")
 		}
-		bw.WriteString("\n    }")
+		m.bw.WriteString("\n    }")
 	}
-	if n > 0 {
-		bw.WriteString("\n  ")
+}
+
+// close ends the JSON and flushes it.
+func (m *mergedWriter) close() error {
+	if m.n > 0 {
+		m.bw.WriteString("\n  ")
 	}
-	bw.WriteString("]\n}\n")
-	return bw.Flush()
+	m.bw.WriteString("]\n}\n")
+	return m.bw.Flush()
+}
+
+// writeMerged prints one report as the API's JSON.
+func writeMerged(w io.Writer, mode batch.Mode, rep batch.Report) error {
+	m := newMergedWriter(w)
+	m.add(mode, rep)
+	return m.close()
 }
 
 // exitErr is an error with its own exit status.
@@ -458,10 +487,14 @@ type progressLine struct {
 	w       io.Writer
 	on      bool
 	started time.Time
+	// batches and total count the whole plan; a run of several segments
+	// sets the bases to where the current segment starts.
+	batches, total      int
+	batchBase, doneBase int
 }
 
-func (a *app) progress(batches int) *progressLine {
-	return &progressLine{w: a.io.Err, on: batches > 1 && isTerminal(a.io.Err), started: time.Now()}
+func (a *app) progress(batches, total int) *progressLine {
+	return &progressLine{w: a.io.Err, on: batches > 1 && isTerminal(a.io.Err), started: time.Now(), batches: batches, total: total}
 }
 
 func (p *progressLine) event(e batch.Event) {
@@ -472,16 +505,17 @@ func (p *progressLine) event(e batch.Event) {
 		fmt.Fprintf(p.w, "\r\x1b[Kreading the list to find the IDs · %s", plural(e.Pages, "page", "pages"))
 		return
 	}
-	line := fmt.Sprintf("batch %d/%d · %d/%d entries", e.Batch, e.Batches, e.Done, e.Total)
+	done := p.doneBase + e.Done
+	line := fmt.Sprintf("batch %d/%d · %d/%d entries", p.batchBase+e.Batch, p.batches, done, p.total)
 	switch e.Kind {
 	case batch.Waiting:
 		line += fmt.Sprintf(" · waiting %s (%s)", e.Wait.Round(100*time.Millisecond), e.Reason)
 	case batch.BatchFailed:
 		line += " · batch failed"
 	}
-	if e.Done > 0 {
+	if done > 0 {
 		el := time.Since(p.started)
-		left := time.Duration(float64(el) / float64(e.Done) * float64(e.Total-e.Done))
+		left := time.Duration(float64(el) / float64(done) * float64(p.total-done))
 		line += fmt.Sprintf(" · %s left", left.Round(time.Second))
 	}
 	fmt.Fprintf(p.w, "\r\x1b[K%s", line)

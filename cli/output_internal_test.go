@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -47,27 +48,72 @@ func TestHumanPlan(t *testing.T) {
 
 func TestHumanReport(t *testing.T) {
 	a, out, _ := humanApp()
-	plan := batch.NewPlan(batch.RemoveEmails, []batch.Item{
-		batch.NewItem(batch.RemoveEmails, 1, "a@example.com"),
-		batch.NewItem(batch.RemoveEmails, 2, "b@example.com"),
-		batch.NewItem(batch.RemoveEmails, 3, "c@example.com"),
-		batch.NewItem(batch.RemoveEmails, 4, "nope"),
-	})
-	rep := batch.Report{Plan: plan, Batches: 2, Failed: []int{2}, Results: []batch.Result{
-		{Input: "a@example.com", ID: "x", Outcome: batch.Removed, Batch: 1},
-		{Input: "b@example.com", Outcome: batch.NotListed, Batch: 1},
-		{Input: "c@example.com", Outcome: batch.Failed, Message: "the service answered 503 service_unavailable: busy", Batch: 2},
-	}}
-	a.printReport(rep, "http://svc.example")
+	var items []batch.Item
+	for i := range 150 {
+		items = append(items, batch.NewItem(batch.RemoveEmails, i+1, fmt.Sprintf("u%d@example.com", i)))
+	}
+	items = append(items, batch.NewItem(batch.RemoveEmails, 151, "nope"))
+	plan := batch.NewPlan(batch.RemoveEmails, items)
+	rep := batch.Report{Plan: plan, Batches: 2, Failed: []int{2}}
+	for i, v := range plan.Values {
+		r := batch.Result{Input: v, ID: "x", Outcome: batch.Removed, Batch: 1}
+		switch {
+		case i == 0:
+			r = batch.Result{Input: v, Outcome: batch.NotListed, Batch: 1}
+		case i >= 100:
+			r = batch.Result{Input: v, Outcome: batch.Failed, Message: "the service answered 503 service_unavailable: busy", Batch: 2}
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	sum := newSummary(plan)
+	sum.add(rep, 0)
+	a.printReport(sum, "http://svc.example")
 	for _, want := range []string{
-		"Remove by address on http://svc.example, 2 batches: 1 removed, 1 not on the list, 1 failed.",
+		"Remove by address on http://svc.example, 2 batches: 99 removed, 1 not on the list, 50 failed.",
 		"Left out: 0 duplicates, 1 invalid.",
-		`line 4: "nope": `,
+		`line 151: "nope": `,
 		"Batch 2 failed: the service answered 503 service_unavailable: busy",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report does not say %q:\n%s", want, out)
 		}
+	}
+	if sum.complete() || sum.unsent() != 0 || len(sum.failed) != 1 {
+		t.Errorf("summary: complete %v, unsent %d, failed %v", sum.complete(), sum.unsent(), sum.failed)
+	}
+}
+
+// A run of several segments numbers its batches across segments, and
+// counts the entries of segments it never reached as unsent.
+func TestSummaryAcrossSegments(t *testing.T) {
+	values := make([]string, segmentSize+250)
+	for i := range values {
+		values[i] = fmt.Sprintf("u%d@example.com", i)
+	}
+	plan := batch.Plan{Mode: batch.Add, Values: values}
+	segs := segments(plan)
+	if len(segs) != 2 || len(segs[0].Values) != segmentSize || len(segs[1].Values) != 250 {
+		t.Fatalf("segments of %d values: %d", len(values), len(segs))
+	}
+	sum := newSummary(plan)
+	rep := batch.Report{Plan: segs[0], Batches: segmentBatches, Failed: []int{7}}
+	for i, v := range segs[0].Values {
+		o := batch.Added
+		if i/api.MaxBatch == 6 {
+			o = batch.Failed
+		}
+		rep.Results = append(rep.Results, batch.Result{Input: v, ID: "x", Outcome: o, Batch: i/api.MaxBatch + 1})
+	}
+	sum.add(rep, 0)
+	if sum.batches != segmentBatches+3 || sum.unsent() != 3 || sum.complete() {
+		t.Errorf("batches %d, unsent %d", sum.batches, sum.unsent())
+	}
+	got := sum.outcomes()
+	if got[batch.Added] != segmentSize-100 || got[batch.Failed] != 100 || got[batch.Unsent] != 250 {
+		t.Errorf("outcomes %v", got)
+	}
+	if len(sum.failed) != 1 || sum.failed[0].number != 7 {
+		t.Errorf("failed %v", sum.failed)
 	}
 }
 
