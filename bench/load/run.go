@@ -248,8 +248,7 @@ func (c *client) address() string {
 // maxMine bounds what a client remembers for later removes.
 const maxMine = 100_000
 
-func (c *client) batchFor(o op) (path string, body []byte) {
-	var emails []string
+func (c *client) batchFor(o op) (path string, body []byte, emails []string) {
 	switch {
 	case o == opRemove && c.cfg.pool == 0:
 		k := min(c.cfg.batch, len(c.mine))
@@ -275,12 +274,9 @@ func (c *client) batchFor(o op) (path string, body []byte) {
 	}
 	b, _ := json.Marshal(map[string][]string{"emails": emails})
 	if o == opAdd {
-		if c.cfg.pool == 0 && len(c.mine) < maxMine {
-			c.mine = append(c.mine, emails...)
-		}
-		return "/suppressions/batch/add", b
+		return "/suppressions/batch/add", b, emails
 	}
-	return "/suppressions/batch/remove", b
+	return "/suppressions/batch/remove", b, emails
 }
 
 // do sends one request of kind o and records it.
@@ -288,6 +284,7 @@ func (c *client) do(ctx context.Context, o op, s *sample) {
 	var req *http.Request
 	var err error
 	items := 0
+	var emails []string
 	switch o {
 	case opList:
 		u := c.base.JoinPath("/suppressions")
@@ -298,7 +295,9 @@ func (c *client) do(ctx context.Context, o op, s *sample) {
 		u.RawQuery = q.Encode()
 		req, err = http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	default:
-		path, body := c.batchFor(o)
+		var path string
+		var body []byte
+		path, body, emails = c.batchFor(o)
 		items = c.cfg.batch
 		req, err = http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), bytes.NewReader(body))
 		if req != nil {
@@ -337,6 +336,10 @@ func (c *client) do(ctx context.Context, o op, s *sample) {
 	if resp.StatusCode/100 != 2 {
 		s.byStatus[strconv.Itoa(resp.StatusCode)]++
 		return
+	}
+	if o == opAdd && c.cfg.pool == 0 && len(c.mine) < maxMine {
+		// Only addresses the service took are there to remove later.
+		c.mine = append(c.mine, emails...)
 	}
 	s.latency[o] = append(s.latency[o], elapsed)
 	s.ok[o]++
