@@ -244,9 +244,7 @@ func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) 
 	if len(emails) == 0 {
 		return []store.Entry{}, nil
 	}
-	removed, err := s.remove(ctx, `DELETE FROM suppressions WHERE id IN (
-		SELECT id FROM suppressions WHERE team = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE
-	) RETURNING `+entryColumns, team, emails)
+	removed, err := s.remove(ctx, lockByEmail, team, emails)
 	if err != nil {
 		return nil, fmt.Errorf("remove from the list: %w", err)
 	}
@@ -261,22 +259,39 @@ func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]sto
 	if len(valid) == 0 {
 		return []store.Entry{}, nil
 	}
-	removed, err := s.remove(ctx, `DELETE FROM suppressions WHERE id IN (
-		SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE
-	) RETURNING `+entryColumns, team, valid)
+	removed, err := s.remove(ctx, lockByID, team, valid)
 	if err != nil {
 		return nil, fmt.Errorf("remove from the list: %w", err)
 	}
 	return inOrder(removed, valid, func(e store.Entry) string { return e.ID }), nil
 }
 
-// remove runs a DELETE whose rows are locked in address order first, the
-// order Add takes them in, so that concurrent adds and removes of
-// overlapping sets wait for each other rather than deadlock.
-func (s *Store) remove(ctx context.Context, query, team string, keys []string) ([]store.Entry, error) {
+// The statements of a remove.
+const (
+	lockByEmail = `SELECT id FROM suppressions WHERE team = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE`
+	lockByID    = `SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE`
+	deleteByID  = `DELETE FROM suppressions WHERE id = ANY($1::uuid[]) RETURNING ` + entryColumns
+)
+
+// remove locks the rows that lock selects (the team's entries to remove)
+// in address order, the order Add takes them in, so that concurrent adds
+// and removes of overlapping sets wait for each other rather than deadlock;
+// then it deletes them by primary key. Two statements rather than one
+// DELETE … WHERE id IN (subquery): the planner may serve that with a scan
+// of the whole table when its statistics lag behind a fast-growing list.
+func (s *Store) remove(ctx context.Context, lock, team string, keys []string) ([]store.Entry, error) {
 	var removed []store.Entry
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, query, team, keys)
+		rows, err := tx.Query(ctx, lock, team, keys)
+		if err != nil {
+			return err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[[16]byte])
+		if err != nil || len(ids) == 0 {
+			removed = []store.Entry{}
+			return err
+		}
+		rows, err = tx.Query(ctx, deleteByID, ids)
 		if err != nil {
 			return err
 		}
