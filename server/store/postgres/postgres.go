@@ -77,10 +77,11 @@ func (s *Store) Ping(ctx context.Context) error {
 // serialization failure, unique violation) is run again.
 const maxAttempts = 8
 
-// inTx runs fn in a READ COMMITTED transaction and runs it again when it
-// lost a race with another transaction; any other error, and the last
-// attempt's, is returned.
-func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+// retry runs fn, one statement (atomic on its own), and runs it again
+// when it lost a race with another transaction (a deadlock, a
+// serialization failure); any other error, and the last attempt's, is
+// returned.
+func (s *Store) retry(ctx context.Context, fn func() error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -90,7 +91,7 @@ func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 			case <-time.After(time.Duration(attempt) * 2 * time.Millisecond):
 			}
 		}
-		err = pgx.BeginFunc(ctx, s.pool, fn)
+		err = fn()
 		if !retryable(err) {
 			break
 		}
@@ -206,8 +207,8 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 		sourceID = nil
 	}
 	var got []store.Entry
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `
+	err := s.retry(ctx, func() error {
+		rows, err := s.pool.Query(ctx, `
 			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at)
 			SELECT u.id, $1, u.email, $4, $5, $6
 			FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, email, n)
@@ -244,7 +245,7 @@ func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) 
 	if len(emails) == 0 {
 		return []store.Entry{}, nil
 	}
-	removed, err := s.remove(ctx, lockByEmail, team, emails)
+	removed, err := s.remove(ctx, deleteByEmail, team, emails)
 	if err != nil {
 		return nil, fmt.Errorf("remove from the list: %w", err)
 	}
@@ -259,39 +260,32 @@ func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]sto
 	if len(valid) == 0 {
 		return []store.Entry{}, nil
 	}
-	removed, err := s.remove(ctx, lockByID, team, valid)
+	removed, err := s.remove(ctx, deleteByID, team, valid)
 	if err != nil {
 		return nil, fmt.Errorf("remove from the list: %w", err)
 	}
 	return inOrder(removed, valid, func(e store.Entry) string { return e.ID }), nil
 }
 
-// The statements of a remove.
+// The statements of a remove. Each is one statement: the sub-select locks
+// the team's entries in address order, the order Add takes them in, so that
+// concurrent adds and removes of overlapping sets wait for each other
+// rather than deadlock; the DELETE then takes them by primary key. The
+// ARRAY(…) form runs the sub-select once, before the DELETE, which keeps
+// the planner from joining it to a scan of the whole table.
 const (
-	lockByEmail = `SELECT id FROM suppressions WHERE team = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE`
-	lockByID    = `SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE`
-	deleteByID  = `DELETE FROM suppressions WHERE id = ANY($1::uuid[]) RETURNING ` + entryColumns
+	deleteByEmail = `DELETE FROM suppressions WHERE id = ANY(ARRAY(
+		SELECT id FROM suppressions WHERE team = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE
+	)) RETURNING ` + entryColumns
+	deleteByID = `DELETE FROM suppressions WHERE id = ANY(ARRAY(
+		SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE
+	)) RETURNING ` + entryColumns
 )
 
-// remove locks the rows that lock selects (the team's entries to remove)
-// in address order, the order Add takes them in, so that concurrent adds
-// and removes of overlapping sets wait for each other rather than deadlock;
-// then it deletes them by primary key. Two statements rather than one
-// DELETE … WHERE id IN (subquery): the planner may serve that with a scan
-// of the whole table when its statistics lag behind a fast-growing list.
-func (s *Store) remove(ctx context.Context, lock, team string, keys []string) ([]store.Entry, error) {
+func (s *Store) remove(ctx context.Context, query, team string, keys []string) ([]store.Entry, error) {
 	var removed []store.Entry
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, lock, team, keys)
-		if err != nil {
-			return err
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[[16]byte])
-		if err != nil || len(ids) == 0 {
-			removed = []store.Entry{}
-			return err
-		}
-		rows, err = tx.Query(ctx, deleteByID, ids)
+	err := s.retry(ctx, func() error {
+		rows, err := s.pool.Query(ctx, query, team, keys)
 		if err != nil {
 			return err
 		}
