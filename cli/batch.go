@@ -22,9 +22,9 @@ import (
 const ExitInterrupted = 130
 
 // defaultConcurrency is how many batches are in flight at once unless
-// --concurrency says otherwise; the client's pacing keeps them within the
-// service's rate limit.
-const defaultConcurrency = 4
+// --concurrency says otherwise: one, so that batches reach the service in
+// the order of the input and a failure is easy to read.
+const defaultConcurrency = 1
 
 // maxShownInvalid bounds how many invalid entries a human summary lists.
 const maxShownInvalid = 20
@@ -103,7 +103,7 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl.BoolVar(&f.dryRun, "dry-run", false, "show the plan (counts, batches, invalid entries) and send nothing")
 	fl.BoolVar(&f.asJSON, "json", false, "print the API's JSON, batches merged into one data array")
 	fl.BoolVar(&f.resume, "resume", false, "finish the last interrupted run of this command against this service")
-	fl.IntVar(&f.concurrency, "concurrency", defaultConcurrency, "batches in flight at once (1-16)")
+	fl.IntVar(&f.concurrency, "concurrency", defaultConcurrency, "batches in flight at once (1-16); the client keeps within the rate limit")
 	if remove {
 		fl.BoolVar(&f.ids, "ids", false, "the entries are suppression IDs, not addresses")
 		fl.BoolVar(&f.yes, "yes", false, "remove without asking")
