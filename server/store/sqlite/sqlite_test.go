@@ -112,3 +112,26 @@ func TestOpenErrors(t *testing.T) {
 		t.Error("opening a file that is not a database succeeded")
 	}
 }
+
+// TestNewFilesPrivate checks that a new database and its log are readable
+// by their owner only: they hold the list's addresses.
+func TestNewFilesPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "private.db")
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Add(context.Background(), "team", []string{"a@example.com"}, api.OriginManual, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, path + "-wal"} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mode := fi.Mode().Perm(); mode != 0o600 {
+			t.Errorf("%s has mode %o; want 600", filepath.Base(p), mode)
+		}
+	}
+}
