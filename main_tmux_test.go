@@ -24,11 +24,13 @@ func TestOnATerminal(t *testing.T) {
 	}
 	body.WriteString("broken@\n")
 	writeFile(t, sb.home, "in.txt", body.String())
+	writeFile(t, sb.home, "ticket.txt", "Please block Jane <Jane@Example.com> and user7@example.com.\n")
 	// The shell survives the Ctrl-C sent to shush, as an interactive one
 	// would, to print the exit status.
 	script := strings.Join([]string{
 		"trap : INT",
 		shushBin + " suppressions batch add --file in.txt",
+		shushBin + " suppressions batch add --file ticket.txt",
 		shushBin + " suppressions list --limit 2",
 		shushBin + " suppressions batch remove --file in.txt",
 		`echo "batch remove exit $?"`,
@@ -77,6 +79,8 @@ func TestOnATerminal(t *testing.T) {
 		return ""
 	}
 	screen := wait("Add on the local list (", "3 batches: 250 added.", "Left out: 0 duplicates, 1 invalid.", `line 251: "broken@"`,
+		"(--json lists every entry with its ID.)",
+		"ADDRESS", "OUTCOME", "jane@example.com", "user7@example.com", "already listed", "1 added, 1 already listed.",
 		"EMAIL", "ORIGIN", "manual", "More entries: shush suppressions list --after",
 		"Remove 250 addresses from the local list (", "? [y/N]")
 	if strings.Contains(screen, `"data"`) {

@@ -29,6 +29,10 @@ const defaultConcurrency = 1
 // maxShownInvalid bounds how many invalid entries a human summary lists.
 const maxShownInvalid = 20
 
+// maxShownResults is the largest run whose entries the human summary lists
+// one by one (address, ID, outcome); a larger run gets counts only.
+const maxShownResults = 50
+
 // batchFlags are the flags of "suppressions batch add|remove".
 type batchFlags struct {
 	file        string
@@ -398,8 +402,14 @@ func (a *app) printReport(sum *summary, target string) {
 		parts = append(parts, "nothing to send")
 	}
 	plan := sum.plan
+	if sum.results > 0 && sum.results <= maxShownResults {
+		a.listResults(w, plan.Mode, sum.shown)
+	}
 	fmt.Fprintf(w, "%s on %s, %s: %s.\n", capitalize(plan.Mode.String()), safeText(target),
 		plural(sum.batches, "batch", "batches"), strings.Join(parts, ", "))
+	if sum.results > maxShownResults {
+		fmt.Fprintf(w, "(--json lists every entry with its ID.)\n")
+	}
 	if plan.Duplicates > 0 || len(plan.Invalid) > 0 {
 		fmt.Fprintf(w, "Left out: %s, %d invalid.\n", plural(plan.Duplicates, "duplicate", "duplicates"), len(plan.Invalid))
 		a.listInvalid(w, plan.Invalid, maxShownInvalid)
@@ -407,6 +417,33 @@ func (a *app) printReport(sum *summary, target string) {
 	for _, b := range sum.failed {
 		fmt.Fprintf(w, "Batch %d failed: %s\n", b.number, safeText(b.message))
 	}
+}
+
+// listResults prints one row per entry: what was sent, the suppression ID
+// the service returned, and the outcome (with the service's message for a
+// failure).
+func (a *app) listResults(w io.Writer, mode batch.Mode, results []batch.Result) {
+	head := "ADDRESS"
+	if mode == batch.RemoveIDs {
+		head = "SENT ID"
+	}
+	t := newTable(w)
+	t.row(head, "ID", "OUTCOME")
+	for _, r := range results {
+		outcome := string(r.Outcome)
+		switch {
+		case r.Outcome == batch.Removed:
+			outcome += " (deleted: true)"
+		case r.Message != "":
+			outcome += ": " + r.Message
+		}
+		id := r.ID
+		if id == "" {
+			id = "-"
+		}
+		t.row(r.Input, id, outcome)
+	}
+	t.flush()
 }
 
 func capitalize(s string) string {

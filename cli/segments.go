@@ -225,6 +225,9 @@ type summary struct {
 	failed  []failedBatch
 	ok      int // batches that succeeded
 	results int // entries with a result (sent or failed)
+	// shown holds the first maxShownResults results, for the human
+	// table of a small run.
+	shown []batch.Result
 }
 
 type failedBatch struct {
@@ -255,6 +258,9 @@ func (s *summary) add(rep batch.Report, base int) {
 	}
 	s.ok += rep.Batches - len(rep.Failed) - len(rep.Unsent)
 	s.results += len(rep.Results)
+	if room := maxShownResults - len(s.shown); room > 0 {
+		s.shown = append(s.shown, rep.Results[:min(room, len(rep.Results))]...)
+	}
 }
 
 // unsent is how many batches were not sent, in segments run or not.
