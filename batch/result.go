@@ -34,6 +34,13 @@ const (
 	Unsent Outcome = "unsent"
 )
 
+// Outcomes returns every outcome, in the order a summary of a run lists
+// them: what changed the list first, then what did not, then what is left
+// to send.
+func Outcomes() []Outcome {
+	return []Outcome{Added, AlreadyListed, Removed, NotListed, Unresolved, Failed, Unsent}
+}
+
 // Result is the outcome of one entry: the normalized address (or ID) that
 // was sent, the suppression ID the service returned (empty when none), the
 // outcome, a message for failures, and the 1-based batch number.

@@ -34,10 +34,11 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		state = ""
 	}
 	m := ui.New(ui.Options{
-		Service:   conn.Client,
-		Target:    ui.Target{Profile: conn.Profile, Label: label, MaskedKey: conn.MaskedKey},
-		StateDir:  state,
-		Clipboard: os.Stderr,
+		Service:    conn.Client,
+		Target:     ui.Target{Profile: conn.Profile, Label: label, MaskedKey: conn.MaskedKey},
+		StateDir:   state,
+		JournalDir: conn.JournalDir,
+		Clipboard:  os.Stderr,
 	})
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(a.io.In), tea.WithOutput(a.io.Out))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {

@@ -10,6 +10,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/shushlist/shush/batch"
 )
 
 type screenID int
@@ -65,17 +67,11 @@ func New(opts Options) Model {
 	h.Styles.ShortSeparator = c.Styles.Help
 	h.Styles.FullSeparator = c.Styles.Help
 	h.Styles.Ellipsis = c.Styles.Help
-	slack := 2 * time.Second
-	if c.Target.label() == "local list" {
-		// Same clock as the service: an ID made before the request was sent
-		// was on the list already.
-		slack = 0
-	}
 	m := Model{
 		c: c, opts: opts, keys: newGlobalKeys(), help: h,
 		build:   newBuild(c, opts.StartDir),
 		review:  newReview(c, opts.Service),
-		send:    newSender(c, opts.Service, slack),
+		send:    newSender(c, opts.Service, opts.JournalDir),
 		results: newResults(c, opts.Clipboard),
 		browse:  newBrowse(c, opts.Service),
 		history: newHistory(c, opts.StateDir),
@@ -150,23 +146,27 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case startSendMsg:
 		m.sentGen = m.build.list.gen
 		m.goTo(scrSend)
-		return m, m.send.start(msg.run)
+		return m, m.send.start(msg.job, msg.plan, nil)
 	case runDoneMsg:
 		m.sentGen = m.build.list.gen
 		// The next batch is likely another ticket's: do not carry the
 		// reference over.
 		m.review.ticket.SetValue("")
 		m.results.show(msg.run, true)
+		m.results.status = msg.note
 		m.goTo(scrResults)
 		dir, run := m.opts.StateDir, msg.run
 		return m, func() tea.Msg { return historySavedMsg{appendHistory(dir, run)} }
 	case retryMsg:
-		msg.run.layout(func(x Result) bool { return x.Outcome == OutFailed || x.Outcome == OutUnsent })
+		run := msg.run
 		m.goTo(scrSend)
-		return m, m.send.start(msg.run)
+		job := sendJob{mode: run.Mode, target: run.Target, ticket: run.Ticket, emails: run.emails, started: run.Started}
+		return m, m.send.start(job, batch.Plan{}, run.report)
 	case undoRunMsg:
+		plan, ticket, emails := msg.run.inverse()
 		m.goTo(scrSend)
-		return m, m.send.start(msg.run.inverse())
+		job := sendJob{mode: fromBatchMode(plan.Mode), target: msg.run.Target, ticket: ticket, emails: emails}
+		return m, m.send.start(job, plan, nil)
 	case newBatchMsg:
 		m.build.list.clear()
 		m.build.view.changed()
@@ -197,7 +197,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg.(type) {
 	case previewMsg:
 		return m.review.update(msg)
-	case batchDoneMsg, waitMsg:
+	case progressMsg, sentMsg:
 		return m.send.update(msg)
 	case pageMsg:
 		return m.browse.update(msg)

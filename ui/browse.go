@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -21,7 +20,7 @@ var origins = []api.Origin{"", api.OriginBounce, api.OriginComplaint, api.Origin
 // filter, a lookup by address or ID, and marks that become a removal by ID.
 type browse struct {
 	c       *Common
-	svc     Service
+	svc     *api.Client
 	keys    browseKeys
 	table   table.Model
 	lookup  textinput.Model
@@ -44,13 +43,8 @@ type browseKeys struct {
 	Next, Prev, Origin, Lookup, Mark, Use, Reload key.Binding
 }
 
-func newBrowse(c *Common, svc Service) *browse {
-	t := table.New(table.WithFocused(true))
-	ts := table.DefaultStyles()
-	ts.Header = c.r.NewStyle().Bold(true).Padding(0, 1)
-	ts.Cell = c.r.NewStyle().Padding(0, 1)
-	ts.Selected = c.Styles.Cursor
-	t.SetStyles(ts)
+func newBrowse(c *Common, svc *api.Client) *browse {
+	t := c.newTable()
 	in := newTextInput(c, "address or ID")
 	in.Prompt = "Look up: "
 	return &browse{c: c, svc: svc, table: t, lookup: in, marked: map[string]string{}, keys: browseKeys{
@@ -216,29 +210,18 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 }
 
 func (b *browse) lookupKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEsc:
-		b.looking = false
-		b.lookup.Blur()
-		return nil
-	case tea.KeyEnter:
-		b.looking = false
-		b.lookup.Blur()
-		q := strings.TrimSpace(b.lookup.Value())
-		if q == "" {
-			return nil
-		}
-		b.seq++
-		b.loading = true
-		svc, seq := b.svc, b.seq
-		return func() tea.Msg {
-			e, err := svc.Get(context.Background(), q)
-			return pageMsg{seq: seq, resp: api.ListResponse{Data: []api.Entry{e}}, single: true, err: err}
-		}
+	q, ok, closed, cmd := fieldKey(&b.lookup, msg)
+	b.looking = !closed
+	if !ok {
+		return cmd
 	}
-	var cmd tea.Cmd
-	b.lookup, cmd = b.lookup.Update(msg)
-	return cmd
+	b.seq++
+	b.loading = true
+	svc, seq := b.svc, b.seq
+	return func() tea.Msg {
+		e, err := svc.Get(context.Background(), q)
+		return pageMsg{seq: seq, resp: api.ListResponse{Data: []api.Entry{e}}, single: true, err: err}
+	}
 }
 
 func (b *browse) refresh() {

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
 // Without bracketed paste every line arrives as runes and Enter; every line
@@ -217,7 +218,7 @@ func TestExportAndCopy(t *testing.T) {
 	h.keys("enter")
 	h.mustSee("Wrote 2 results to " + out)
 	data, _ := os.ReadFile(out)
-	var got struct{ Data []Result }
+	var got struct{ Data []row }
 	if err := json.Unmarshal(data, &got); err != nil || len(got.Data) != 2 || got.Data[0].ID != run.Results[0].ID {
 		t.Fatalf("%s: %v %s", out, err, data)
 	}
@@ -280,7 +281,7 @@ func TestBrowseMarkAndRemove(t *testing.T) {
 	h.mustSee("Preview: 3 on the list")
 	h.typeText("remove")
 	h.keys("enter")
-	if run := h.results(); run.Counts.Removed != 3 {
+	if run := h.results(); run.Counts[batch.Removed] != 3 {
 		t.Fatalf("counts %+v", run.Counts)
 	}
 }
@@ -318,8 +319,9 @@ func TestBatchOnlyService(t *testing.T) {
 	h.typeText("remove")
 	h.keys("enter")
 	run := h.results()
-	if run.Counts.Removed != 1 || !run.Results[0].Deleted {
+	if run.Counts[batch.Removed] != 1 || run.Results[0].Outcome != batch.Removed {
 		t.Fatalf("%+v", run.Results)
 	}
+	h.mustSee("gone@example.com", "deleted: true")
 	_ = api.MaxBatch
 }

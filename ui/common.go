@@ -1,6 +1,13 @@
 package ui
 
-import "github.com/charmbracelet/lipgloss"
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/table"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
 
 // Common is what every screen shares: the space it has, the styles and the
 // target it works on.
@@ -16,3 +23,28 @@ const (
 	minWidth  = 60
 	minHeight = 16
 )
+
+// newTable is a focused table in the UI's styles.
+func (c *Common) newTable() table.Model {
+	t := table.New(table.WithFocused(true))
+	ts := table.DefaultStyles()
+	ts.Header = c.r.NewStyle().Bold(true).Padding(0, 1)
+	ts.Cell = c.r.NewStyle().Padding(0, 1)
+	ts.Selected = c.Styles.Cursor
+	t.SetStyles(ts)
+	return t
+}
+
+// fieldKey handles a key for an open one-line field: esc closes it, enter
+// closes it and submits its trimmed value (submitted is false when there
+// is none), any other key edits it.
+func fieldKey(in *textinput.Model, msg tea.KeyMsg) (value string, submitted, closed bool, cmd tea.Cmd) {
+	switch msg.Type {
+	case tea.KeyEsc, tea.KeyEnter:
+		in.Blur()
+		value = strings.TrimSpace(in.Value())
+		return value, msg.Type == tea.KeyEnter && value != "", true, nil
+	}
+	*in, cmd = in.Update(msg)
+	return "", false, false, cmd
+}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
 const ticket = "Hi support,\r\nplease stop mailing Alice@Example.com and bob@example.org.\r\n" +
@@ -42,14 +44,14 @@ func TestFlowPasteAddResults(t *testing.T) {
 	h.typeText("add")
 	h.keys("enter")
 	run := h.results()
-	if len(run.Results) != 3 || run.Counts.Added != 3 || run.Ticket != "T-1234" {
+	if len(run.Results) != 3 || run.Counts[batch.Added] != 3 || run.Ticket != "T-1234" {
 		t.Fatalf("results = %+v", run)
 	}
 	seen := map[string]bool{}
 	for _, r := range run.Results {
-		e, err := svc.Get(context.Background(), r.Address)
+		e, err := svc.Get(context.Background(), r.Input)
 		if err != nil || e.ID != r.ID || seen[r.ID] {
-			t.Fatalf("%s shows ID %s; the service says %s (%v)", r.Address, r.ID, e.ID, err)
+			t.Fatalf("%s shows ID %s; the service says %s (%v)", r.Input, r.ID, e.ID, err)
 		}
 		seen[r.ID] = true
 		h.mustSee(r.ID)
@@ -63,7 +65,7 @@ func TestFlowPasteAddResults(t *testing.T) {
 	h.typeText("add")
 	h.keys("enter")
 	run = h.results()
-	if run.Counts.Already != 2 || run.Counts.Added != 1 {
+	if run.Counts[batch.AlreadyListed] != 2 || run.Counts[batch.Added] != 1 {
 		t.Fatalf("second run counts = %+v", run.Counts)
 	}
 
@@ -106,8 +108,8 @@ func TestFlowFileOfIDsRemove(t *testing.T) {
 	run := h.results()
 	h.mustSee("deleted: true", "not on the list", "2 removed · 1 not on the list")
 	for _, r := range run.Results[:2] {
-		if !r.Deleted || r.Outcome != OutRemoved {
-			t.Fatalf("result %+v", r)
+		if r.Outcome != batch.Removed || run.address(r) == "" {
+			t.Fatalf("result %+v (address %q)", r, run.address(r))
 		}
 		if _, err := svc.Get(ctx, r.ID); !api.IsNotFound(err) {
 			t.Fatalf("%s is still on the list (%v)", r.ID, err)
@@ -119,7 +121,7 @@ func TestFlowFileOfIDsRemove(t *testing.T) {
 	h.mustSee("Undo this run: add the 2 removed addresses back? [y/N]")
 	h.keys("y")
 	run = h.results()
-	if run.Counts.Added != 2 {
+	if run.Counts[batch.Added] != 2 {
 		t.Fatalf("undo counts %+v", run.Counts)
 	}
 	if _, err := svc.Get(ctx, "b@example.com"); err != nil {
@@ -158,7 +160,7 @@ func TestFlowRemoveByAddressPreview(t *testing.T) {
 	h.typeText("remove")
 	h.keys("enter")
 	run := h.results()
-	if run.Counts.Removed != 2 || run.Counts.NotListed != 1 {
+	if run.Counts[batch.Removed] != 2 || run.Counts[batch.NotListed] != 1 {
 		t.Fatalf("counts %+v", run.Counts)
 	}
 	if byIDs.Load() != 1 || byEmails.Load() != 0 {
@@ -193,16 +195,16 @@ func TestFlowFailedBatchRetry(t *testing.T) {
 	h.mustSee("250 addresses in 3 batches of up to 100")
 	h.keys("ctrl+s")
 	run := h.results()
-	if run.Counts.Added != 150 || run.Counts.Failed != 100 {
+	if run.Counts[batch.Added] != 150 || run.Counts[batch.Failed] != 100 {
 		t.Fatalf("counts %+v", run.Counts)
 	}
 	h.mustSee("100 entries failed; R retries their batches.")
 	h.keys("f")
 	h.mustSee("row 1 of 100 · only failed")
 	h.keys("G")
-	h.mustSee("Row 100: failed: 422 validation_error: the list is frozen for maintenance")
+	h.mustSee("Row 100: failed: the service answered 422 validation_error: the list is frozen for maintenance")
 	for _, r := range run.Results[100:200] {
-		if r.Outcome != OutFailed || !strings.Contains(r.Error, "frozen for maintenance") {
+		if r.Outcome != batch.Failed || !strings.Contains(r.Message, "frozen for maintenance") {
 			t.Fatalf("result %+v", r)
 		}
 	}
@@ -215,14 +217,27 @@ func TestFlowFailedBatchRetry(t *testing.T) {
 	h.mustSee("Send the 100 failed or unsent entries again? [y/N]")
 	h.keys("y")
 	run = h.results()
-	if run.Counts.Added != 250 || run.Counts.Failed != 0 {
+	if run.Counts[batch.Added] != 250 || run.Counts[batch.Failed] != 0 {
 		t.Fatalf("after retry: %+v", run.Counts)
 	}
 }
 
-// Cancel stops after the batch in flight and leaves the rest unsent.
+// Cancel lets the batch in flight finish and leaves the rest unsent.
 func TestSendCancel(t *testing.T) {
-	svc := service(t, nil)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var adds atomic.Int32
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/suppressions/batch/add" && adds.Add(1) == 1 {
+				close(arrived)
+				<-release
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free)
 	h := newHarness(t, svc, 100, 30)
 	var b strings.Builder
 	for i := 0; i < 300; i++ {
@@ -230,28 +245,50 @@ func TestSendCancel(t *testing.T) {
 	}
 	h.paste(b.String())
 	h.keys("ctrl+s")
-	// Hand-drive: the review's send gives startSendMsg; the first batch's
-	// command is held back until the agent has pressed esc.
+	// Hand-drive the send as the runtime does: its command runs in a
+	// goroutine of its own, and the agent presses esc while the first
+	// batch is at the service.
 	nm, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	h.m = nm.(Model)
-	start := cmd()
-	nm, first := h.m.Update(start)
+	nm, first := h.m.Update(cmd())
 	h.m = nm.(Model)
-	h.mustSee("Sending · add", "Batch 1 of 3")
+	h.mustSee("Sending · add", "Batch 1 of 3", "So far: 300 unsent")
+	got := make(chan tea.Msg, 1)
+	go func() { got <- first() }()
+	<-arrived
 	nm, _ = h.m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 	h.m = nm.(Model)
 	h.mustSee("Cancelling: the batch in flight finishes, the rest stays unsent.")
-	h.run(first)
+	free()
+	h.send(<-got)
 	run := h.results()
-	if run.Counts.Added != 100 || run.Counts.Unsent != 200 {
+	if run.Counts[batch.Added] != 100 || run.Counts[batch.Unsent] != 200 {
 		t.Fatalf("counts %+v", run.Counts)
 	}
 	h.mustSee("200 entries were not sent (cancelled); R sends them.", "unsent")
-	n := 0
 	resp, _ := svc.List(context.Background(), api.ListParams{Limit: 100})
-	n = len(resp.Data)
-	if n != 100 || resp.HasMore {
+	if n := len(resp.Data); n != 100 || resp.HasMore {
 		t.Fatalf("the service holds %d entries (more: %v); want exactly the first batch", n, resp.HasMore)
+	}
+
+	// The run is journaled, so the CLI's --resume would find it.
+	journals := filepath.Join(h.state, "journal")
+	if j, err := batch.Latest(journals, svc.BaseURL()); err != nil || j == "" {
+		t.Fatalf("no unfinished journal of the cancelled run in %s (%v)", journals, err)
+	}
+
+	// R sends the rest.
+	h.keys("R")
+	h.mustSee("Send the 200 failed or unsent entries again? [y/N]")
+	h.keys("y")
+	if c := h.results().Counts; c[batch.Added] != 300 {
+		t.Fatalf("after R: %+v", c)
+	}
+	if n := adds.Load(); n != 3 {
+		t.Fatalf("%d add requests; want 3 (the first batch is not sent twice)", n)
+	}
+	if j, err := batch.Latest(journals, svc.BaseURL()); err != nil || j != "" {
+		t.Fatalf("the journal of the finished run is still offered for --resume: %q (%v)", j, err)
 	}
 }
 
@@ -284,17 +321,23 @@ func TestSendShowsRateLimitWait(t *testing.T) {
 	h.keys("ctrl+s")
 	nm, cmd := h.m.Update(tea.KeyMsg{Type: tea.KeyCtrlS})
 	h.m = nm.(Model)
-	nm, listenCmd := h.m.Update(cmd())
+	nm, cmd = h.m.Update(cmd())
 	h.m = nm.(Model)
-	wait := listenCmd()
-	if _, ok := wait.(waitMsg); !ok {
-		t.Fatalf("first message of the send is %T, want a wait", wait)
+	// Step through the send one message at a time, looking at each screen.
+	waited := false
+	for h.m.screen == scrSend && cmd != nil {
+		nm, cmd = h.m.Update(cmd())
+		h.m = nm.(Model)
+		if strings.Contains(h.view(), "Waiting ") {
+			h.mustSee(": rate limit exceeded (429).")
+			waited = true
+		}
 	}
-	nm, rest := h.m.Update(wait)
-	h.m = nm.(Model)
-	h.mustSee("Waiting ", ": rate limit exceeded (429).")
-	h.run(rest)
-	if run := h.results(); run.Counts.Added != 1 {
+	h.run(cmd)
+	if !waited {
+		t.Fatal("the Send screen never showed the wait for the rate limit")
+	}
+	if run := h.results(); run.Counts[batch.Added] != 1 {
 		t.Fatalf("%+v", run.Counts)
 	}
 }
@@ -310,13 +353,13 @@ func TestUndoAddRun(t *testing.T) {
 	h := newHarness(t, svc, 100, 30)
 	h.paste("keep@example.com new1@example.com new2@example.com")
 	h.keys("ctrl+s", "ctrl+s")
-	if c := h.results().Counts; c.Added != 2 || c.Already != 1 {
+	if c := h.results().Counts; c[batch.Added] != 2 || c[batch.AlreadyListed] != 1 {
 		t.Fatalf("%+v", c)
 	}
 	h.keys("U")
 	h.mustSee("Undo this run: remove the 2 entries it added (by ID)? [y/N]")
 	h.keys("y")
-	if c := h.results().Counts; c.Removed != 2 {
+	if c := h.results().Counts; c[batch.Removed] != 2 {
 		t.Fatalf("undo: %+v", c)
 	}
 	if _, err := svc.Get(ctx, "keep@example.com"); err != nil {

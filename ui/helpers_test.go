@@ -72,16 +72,17 @@ type harness struct {
 	dir   string
 }
 
-func newHarness(t testing.TB, svc Service, w, h int) *harness {
+func newHarness(t testing.TB, svc *api.Client, w, h int) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	m := New(Options{
-		Service:   svc,
-		Target:    Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz"},
-		StateDir:  filepath.Join(dir, "state"),
-		StartDir:  dir,
-		Clipboard: io.Discard,
-		Renderer:  asciiRenderer(),
+		Service:    svc,
+		Target:     Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz"},
+		StateDir:   filepath.Join(dir, "state"),
+		JournalDir: filepath.Join(dir, "state", "journal"),
+		StartDir:   dir,
+		Clipboard:  io.Discard,
+		Renderer:   asciiRenderer(),
 	})
 	hs := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})

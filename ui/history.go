@@ -62,11 +62,6 @@ func readHistory(dir string) (runs []*Run, bad int, err error) {
 			bad++
 			continue
 		}
-		for _, m := range []Mode{ModeAdd, ModeRemoveEmails, ModeRemoveIDs} {
-			if m.String() == r.Mode {
-				r.mode = m
-			}
-		}
 		runs = append(runs, &r)
 	}
 	for i, j := 0, len(runs)-1; i < j; i, j = i+1, j-1 {
@@ -86,12 +81,7 @@ type history struct {
 }
 
 func newHistory(c *Common, dir string) *history {
-	t := table.New(table.WithFocused(true))
-	ts := table.DefaultStyles()
-	ts.Header = c.r.NewStyle().Bold(true).Padding(0, 1)
-	ts.Cell = c.r.NewStyle().Padding(0, 1)
-	ts.Selected = c.Styles.Cursor
-	t.SetStyles(ts)
+	t := c.newTable()
 	return &history{c: c, dir: dir, table: t}
 }
 
@@ -122,7 +112,7 @@ func (h *history) setSize(w, hh int) {
 func (h *history) refresh() {
 	rows := make([]table.Row, len(h.runs))
 	for i, r := range h.runs {
-		rows[i] = table.Row{r.Started.Local().Format("2006-01-02 15:04"), r.Mode, fmt.Sprint(len(r.Results)), r.Counts.String(), r.Ticket}
+		rows[i] = table.Row{r.Started.Local().Format("2006-01-02 15:04"), r.Mode.String(), fmt.Sprint(len(r.Results)), countsText(r.Counts), r.Ticket}
 		if h.wide {
 			rows[i] = append(rows[i], r.Target)
 		}

@@ -1,5 +1,7 @@
 package ui
 
+import "github.com/shushlist/shush/batch"
+
 // Mode is what a batch does with its entries.
 type Mode int
 
@@ -32,4 +34,25 @@ func (m Mode) noun() string {
 		return "ID"
 	}
 	return "address"
+}
+
+// batch is the mode as batch names it.
+func (m Mode) batch() batch.Mode {
+	switch m {
+	case ModeRemoveEmails:
+		return batch.RemoveEmails
+	case ModeRemoveIDs:
+		return batch.RemoveIDs
+	}
+	return batch.Add
+}
+
+func fromBatchMode(m batch.Mode) Mode {
+	switch m {
+	case batch.RemoveEmails:
+		return ModeRemoveEmails
+	case batch.RemoveIDs:
+		return ModeRemoveIDs
+	}
+	return ModeAdd
 }

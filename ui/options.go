@@ -1,26 +1,12 @@
 package ui
 
 import (
-	"context"
 	"io"
 
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api"
 )
-
-// Service is what the UI needs from the suppression service. *api.Client
-// provides it; Get and List may answer 404/405 on services that only have
-// the batch endpoints, and the UI then hides lookups and browsing.
-type Service interface {
-	BatchAdd(ctx context.Context, emails []string) ([]api.Suppression, error)
-	BatchRemoveEmails(ctx context.Context, emails []string) ([]api.Suppression, error)
-	BatchRemoveIDs(ctx context.Context, ids []string) ([]api.Suppression, error)
-	Get(ctx context.Context, idOrEmail string) (api.Entry, error)
-	List(ctx context.Context, p api.ListParams) (api.ListResponse, error)
-	// Supports reports whether the service offers lookups and the list.
-	Supports(ctx context.Context) (bool, error)
-}
 
 // Target says where the UI works; it is shown in the header at all times.
 type Target struct {
@@ -34,10 +20,16 @@ type Target struct {
 
 // Options are what New needs.
 type Options struct {
-	Service Service
+	// Service is the client of the suppression service. Its Get and List
+	// may answer 404/405 on services that only have the batch endpoints;
+	// the UI then hides lookups and browsing.
+	Service *api.Client
 	Target  Target
 	// StateDir is where the history of runs is kept; empty disables it.
 	StateDir string
+	// JournalDir is where each run keeps its journal (see batch.Runner), so
+	// that the CLI can resume a run the UI left unfinished; empty for none.
+	JournalDir string
 	// StartDir is where the file picker opens; empty means the working
 	// directory.
 	StartDir string

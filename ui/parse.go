@@ -15,16 +15,6 @@ type item struct {
 	problem string
 }
 
-func (m Mode) batch() batch.Mode {
-	switch m {
-	case ModeRemoveEmails:
-		return batch.RemoveEmails
-	case ModeRemoveIDs:
-		return batch.RemoveIDs
-	}
-	return batch.Add
-}
-
 // validate normalizes raw for the mode with the service's rule; problem
 // says why it is invalid.
 func validate(raw string, mode Mode) (value, problem string) {

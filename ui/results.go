@@ -16,6 +16,8 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/shushlist/shush/batch"
 )
 
 // results is the Results screen: a table of address, ID and outcome, with
@@ -29,8 +31,8 @@ type results struct {
 	path      textinput.Model
 	exporting bool
 	status    string
-	only      Outcome // the outcome shown; empty for all
-	shown     []int   // result index of each table row
+	only      batch.Outcome // the outcome shown; empty for all
+	shown     []int         // result index of each table row
 	clip      io.Writer
 }
 
@@ -39,12 +41,7 @@ type resultsKeys struct {
 }
 
 func newResults(c *Common, clip io.Writer) *results {
-	t := table.New(table.WithFocused(true))
-	ts := table.DefaultStyles()
-	ts.Header = c.r.NewStyle().Bold(true).Padding(0, 1)
-	ts.Cell = c.r.NewStyle().Padding(0, 1)
-	ts.Selected = c.Styles.Cursor
-	t.SetStyles(ts)
+	t := c.newTable()
 	p := newTextInput(c, "results.csv or results.json")
 	p.Prompt = "Write to: "
 	return &results{c: c, table: t, path: p, clip: clip, keys: resultsKeys{
@@ -103,20 +100,23 @@ func (r *results) fill() {
 			continue
 		}
 		r.shown = append(r.shown, i)
-		rows = append(rows, table.Row{x.Address, x.ID, outcomeText(x)})
+		rows = append(rows, table.Row{r.run.address(x), x.ID, outcomeText(x)})
 	}
 	r.table.SetRows(rows)
 	r.table.GotoTop()
 }
 
 // outcomeOrder is the order in which f steps through the outcomes a run
-// has.
-var outcomeOrder = []Outcome{OutFailed, OutUnsent, OutNotListed, OutAlready, OutAdded, OutRemoved}
+// has: what needs attention first.
+func outcomeOrder() []batch.Outcome {
+	return []batch.Outcome{batch.Failed, batch.Unsent, batch.Unresolved, batch.NotListed, batch.AlreadyListed, batch.Added, batch.Removed}
+}
 
 // nextFilter steps to the next outcome present in the run, then back to all.
 func (r *results) nextFilter() {
+	order := outcomeOrder()
 	start := 0
-	for i, o := range outcomeOrder {
+	for i, o := range order {
 		if o == r.only {
 			start = i + 1
 		}
@@ -124,32 +124,36 @@ func (r *results) nextFilter() {
 	if r.only == "" {
 		start = 0
 	}
-	for _, o := range outcomeOrder[min(start, len(outcomeOrder)):] {
-		for _, x := range r.run.Results {
-			if x.Outcome == o {
-				r.only = o
-				r.fill()
-				return
-			}
+	for _, o := range order[min(start, len(order)):] {
+		if r.run.Counts[o] > 0 {
+			r.only = o
+			r.fill()
+			return
 		}
 	}
 	r.only = ""
 	r.fill()
 }
 
-func outcomeText(x Result) string {
+// outcomeText is the Outcome cell: a removal shows the service's
+// deleted flag, a failure the service's message.
+func outcomeText(x batch.Result) string {
 	switch x.Outcome {
-	case OutRemoved:
-		if x.Deleted {
-			return "deleted: true"
-		}
-		if x.Error != "" {
-			return "removed? " + x.Error
-		}
-	case OutFailed:
-		return "failed: " + x.Error
+	case batch.Removed:
+		return "deleted: true"
+	case batch.Failed:
+		return "failed: " + x.Message
 	}
 	return string(x.Outcome)
+}
+
+// detailText is what the line under the table says of a result with a
+// message.
+func detailText(x batch.Result) string {
+	if x.Outcome == batch.Failed {
+		return outcomeText(x)
+	}
+	return x.Message
 }
 
 // retryMsg and undoRunMsg ask the root to send again.
@@ -192,7 +196,7 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 			return r.copyIDs()
 		case key.Matches(msg, k.Retry) && r.live && r.run.retryable():
 			run := r.run
-			n := run.Counts.Failed + run.Counts.Unsent
+			n := run.Counts[batch.Failed] + run.Counts[batch.Unsent]
 			return ask(fmt.Sprintf("Send the %d failed or unsent entries again?", n), func() tea.Msg { return retryMsg{run} })
 		case key.Matches(msg, k.Undo) && r.live:
 			return r.undo()
@@ -208,56 +212,21 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 
 func (r *results) undo() tea.Cmd {
 	run := r.run
-	var n int
-	var q string
-	if run.mode == ModeAdd {
-		n = run.Counts.Added
-		q = fmt.Sprintf("Undo this run: remove the %d entries it added (by ID)?", n)
-	} else {
-		n = run.Counts.Removed
-		q = fmt.Sprintf("Undo this run: add the %d removed addresses back?", n)
+	values, _, unknown := run.undoable()
+	if unknown > 0 {
+		r.status = "Cannot undo: the addresses of the removed IDs are not known (the service offers no lookups)."
+		return nil
 	}
+	n := len(values)
 	if n == 0 {
 		r.status = "Nothing to undo: this run changed nothing."
 		return nil
 	}
-	if run.mode.removes() {
-		for _, x := range run.Results {
-			if x.Outcome == OutRemoved && x.Address == "" {
-				r.status = "Cannot undo: the addresses of the removed IDs are not known (the service offers no lookups)."
-				return nil
-			}
-		}
+	q := fmt.Sprintf("Undo this run: remove the %d entries it added (by ID)?", n)
+	if run.Mode.removes() {
+		q = fmt.Sprintf("Undo this run: add the %d removed addresses back?", n)
 	}
 	return ask(q, func() tea.Msg { return undoRunMsg{run} })
-}
-
-// inverse is the run that undoes r: its added entries removed by ID, or its
-// removed addresses added back.
-func (r *Run) inverse() *Run {
-	var rows []Result
-	mode := ModeRemoveIDs
-	if r.mode == ModeAdd {
-		for _, x := range r.Results {
-			if x.Outcome == OutAdded && x.ID != "" {
-				rows = append(rows, Result{Address: x.Address, ID: x.ID, Value: x.ID, Outcome: OutUnsent})
-			}
-		}
-	} else {
-		mode = ModeAdd
-		for _, x := range r.Results {
-			if x.Outcome == OutRemoved && x.Address != "" {
-				rows = append(rows, Result{Address: x.Address, Value: x.Address, Outcome: OutUnsent})
-			}
-		}
-	}
-	ticket := r.Ticket
-	if ticket != "" {
-		ticket += " "
-	}
-	u := newRun(mode, r.Target, ticket+"(undo of the run of "+r.Started.Local().Format("2006-01-02 15:04:05")+")", rows, mode == ModeRemoveIDs)
-	u.undoOf = true
-	return u
 }
 
 func (r *results) copyIDs() tea.Cmd {
@@ -288,32 +257,21 @@ func (r *results) copyIDs() tea.Cmd {
 }
 
 func (r *results) exportKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEsc:
-		r.exporting = false
-		r.path.Blur()
-		return nil
-	case tea.KeyEnter:
-		r.exporting = false
-		r.path.Blur()
-		path := strings.TrimSpace(r.path.Value())
-		if path == "" {
-			return nil
-		}
-		rows := append([]Result(nil), r.run.Results...)
-		return func() tea.Msg {
-			err := writeResults(path, rows)
-			return exportedMsg{path: path, n: len(rows), err: err}
-		}
+	path, ok, closed, cmd := fieldKey(&r.path, msg)
+	r.exporting = !closed
+	if !ok {
+		return cmd
 	}
-	var cmd tea.Cmd
-	r.path, cmd = r.path.Update(msg)
-	return cmd
+	rows := r.run.rows()
+	return func() tea.Msg {
+		err := writeResults(path, rows)
+		return exportedMsg{path: path, n: len(rows), err: err}
+	}
 }
 
 // writeResults writes results as JSON when the path ends in .json (any
 // case), else as CSV. The file is written whole or not at all.
-func writeResults(path string, rows []Result) error {
+func writeResults(path string, rows []row) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".shush-results-*")
 	if err != nil {
@@ -324,7 +282,7 @@ func writeResults(path string, rows []Result) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(struct {
-			Data []Result `json:"data"`
+			Data []row `json:"data"`
 		}{rows})
 	} else {
 		w := csv.NewWriter(f)
@@ -350,11 +308,11 @@ func writeResults(path string, rows []Result) error {
 func (r *results) render() string {
 	st := r.c.Styles
 	run := r.run
-	title := fmt.Sprintf("Results · %s → %s · %s", run.mode, run.Target, run.Started.Local().Format("2006-01-02 15:04"))
+	title := fmt.Sprintf("Results · %s → %s · %s", run.Mode, run.Target, run.Started.Local().Format("2006-01-02 15:04"))
 	if run.Ticket != "" {
 		title += " · ticket " + run.Ticket
 	}
-	counts := fmt.Sprintf("%d entries: %s", len(run.Results), run.Counts)
+	counts := fmt.Sprintf("%d entries: %s", len(run.Results), countsText(run.Counts))
 	if n := len(r.shown); n > 0 {
 		counts += fmt.Sprintf(" · row %d of %d", r.table.Cursor()+1, n)
 	}
@@ -366,15 +324,19 @@ func (r *results) render() string {
 	switch {
 	case r.exporting:
 		tail = r.path.View()
-	case cur >= 0 && cur < len(r.shown) && run.Results[r.shown[cur]].Error != "":
+	case cur >= 0 && cur < len(r.shown) && run.Results[r.shown[cur]].Message != "":
 		x := run.Results[r.shown[cur]]
-		tail = st.Bad.Render(truncate(fmt.Sprintf("Row %d: %s", cur+1, outcomeText(x)), r.c.Width))
+		style := st.Warn
+		if x.Outcome == batch.Failed {
+			style = st.Bad
+		}
+		tail = style.Render(truncate(fmt.Sprintf("Row %d: %s", cur+1, detailText(x)), r.c.Width))
 	case r.status != "":
 		tail = st.Muted.Render(truncate(r.status, r.c.Width))
-	case run.Counts.Unsent > 0:
-		tail = st.Warn.Render(truncate(fmt.Sprintf("%d entries were not sent (cancelled); R sends them.", run.Counts.Unsent), r.c.Width))
-	case run.Counts.Failed > 0:
-		tail = st.Bad.Render(truncate(fmt.Sprintf("%d entries failed; R retries their batches.", run.Counts.Failed), r.c.Width))
+	case run.Counts[batch.Unsent] > 0:
+		tail = st.Warn.Render(truncate(fmt.Sprintf("%d entries were not sent (cancelled); R sends them.", run.Counts[batch.Unsent]), r.c.Width))
+	case run.Counts[batch.Failed] > 0:
+		tail = st.Bad.Render(truncate(fmt.Sprintf("%d entries failed; R retries their batches.", run.Counts[batch.Failed]), r.c.Width))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left,
 		st.Title.Render(truncate(title, r.c.Width)),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -13,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
 type reviewFocus int
@@ -26,7 +26,7 @@ const (
 // and why, the preview of a removal, and the confirmation.
 type review struct {
 	c       *Common
-	svc     Service
+	svc     *api.Client
 	mode    Mode
 	values  []string
 	invalid []entry
@@ -41,20 +41,21 @@ type review struct {
 	height  int
 }
 
-// preview is the lookup of every entry of a removal.
+// preview is the lookup of every entry of a removal (batch.Lookup); a
+// removal by address then goes by the IDs it found (Plan.Found), and the
+// undo of a removal by ID adds back the addresses it found.
 type preview struct {
 	seq     int
 	done    int
-	entries []api.Entry // zero ID: not on the list
-	errs    []string    // a lookup that failed
+	lookups []batch.Found
 	found   int
 	missing int
 	failed  int
 }
 
-func (p *preview) complete() bool { return p.done == len(p.entries) }
+func (p *preview) complete() bool { return p.done == len(p.lookups) }
 
-func newReview(c *Common, svc Service) *review {
+func newReview(c *Common, svc *api.Client) *review {
 	r := &review{c: c, svc: svc}
 	r.ticket = newTextInput(c, "ticket reference (optional)")
 	r.ticket.Prompt = "Ticket: "
@@ -116,15 +117,14 @@ func (r *review) help(g globalKeys) help.KeyMap {
 type previewMsg struct {
 	seq     int
 	start   int
-	entries []api.Entry
-	errs    []string
+	lookups []batch.Found
 }
 
 const previewChunk = 64
 
 func (r *review) startPreview() tea.Cmd {
 	r.seq++
-	r.preview = &preview{seq: r.seq, entries: make([]api.Entry, len(r.values)), errs: make([]string, len(r.values))}
+	r.preview = &preview{seq: r.seq, lookups: make([]batch.Found, len(r.values))}
 	return r.lookup(0)
 }
 
@@ -134,26 +134,17 @@ func (r *review) lookup(start int) tea.Cmd {
 	vals := append([]string(nil), r.values[start:end]...)
 	svc, seq := r.svc, r.seq
 	return func() tea.Msg {
-		msg := previewMsg{seq: seq, start: start, entries: make([]api.Entry, len(vals)), errs: make([]string, len(vals))}
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 4)
-		for i, v := range vals {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				e, err := svc.Get(context.Background(), v)
-				switch {
-				case err == nil:
-					msg.entries[i] = e
-				case api.IsNotFound(err):
-				default:
-					msg.errs[i] = errorText(err)
+		got, err := batch.Lookup(context.Background(), svc, vals, 4)
+		if err != nil {
+			// Lookup stops at a service without lookups: what it did not
+			// reach failed the same way.
+			for i := range got {
+				if got[i].Input == "" {
+					got[i] = batch.Found{Input: vals[i], Err: err}
 				}
-			}()
+			}
 		}
-		wg.Wait()
-		return msg
+		return previewMsg{seq: seq, start: start, lookups: got}
 	}
 }
 
@@ -164,19 +155,18 @@ func (r *review) update(msg tea.Msg) tea.Cmd {
 		if p == nil || msg.seq != p.seq {
 			return nil
 		}
-		for k := range msg.entries {
-			i := msg.start + k
-			p.entries[i], p.errs[i] = msg.entries[k], msg.errs[k]
+		for k, f := range msg.lookups {
+			p.lookups[msg.start+k] = f
 			switch {
-			case msg.errs[k] != "":
+			case f.Err != nil:
 				p.failed++
-			case msg.entries[k].ID != "":
+			case f.Listed:
 				p.found++
 			default:
 				p.missing++
 			}
 		}
-		p.done = msg.start + len(msg.entries)
+		p.done = msg.start + len(msg.lookups)
 		if !p.complete() {
 			return r.lookup(p.done)
 		}
@@ -187,8 +177,11 @@ func (r *review) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// startSendMsg asks the root to send a run.
-type startSendMsg struct{ run *Run }
+// startSendMsg asks the root to send a plan.
+type startSendMsg struct {
+	job  sendJob
+	plan batch.Plan
+}
 
 // backMsg asks the root to go back to the Build screen.
 type backMsg struct{}
@@ -260,31 +253,27 @@ func (r *review) send() tea.Cmd {
 		r.err = fmt.Sprintf("%d lookups failed; press ctrl+p to look them up again before sending.", p.failed)
 		return nil
 	}
-	rows := make([]Result, len(r.values))
-	byID := r.mode == ModeRemoveIDs || p != nil
-	for i, v := range r.values {
-		res := Result{Value: v, Outcome: OutUnsent, Batch: -1}
+	plan := batch.Plan{Mode: r.mode.batch(), Values: r.values}
+	for _, e := range r.invalid {
+		plan.Invalid = append(plan.Invalid, batch.Item{Line: e.line, Raw: e.raw, Problem: e.problem})
+	}
+	job := sendJob{mode: r.mode, target: r.c.Target.label(), ticket: strings.TrimSpace(r.ticket.Value())}
+	if p != nil {
 		if r.mode == ModeRemoveIDs {
-			res.ID = v
+			job.emails = make(map[string]string, p.found)
 		} else {
-			res.Address = v
+			plan.Found = make(map[string]batch.Found, len(p.lookups))
 		}
-		if p != nil {
-			if e := p.entries[i]; e.ID != "" {
-				res.ID, res.Address, res.Value = e.ID, e.Email, e.ID
-			} else {
-				res.Outcome = OutNotListed
+		for _, f := range p.lookups {
+			if job.emails != nil && f.Listed {
+				job.emails[f.Input] = f.Entry.Email
+			}
+			if plan.Found != nil {
+				plan.Found[f.Input] = f
 			}
 		}
-		rows[i] = res
 	}
-	run := newRun(r.mode, r.c.Target.label(), strings.TrimSpace(r.ticket.Value()), rows, byID)
-	if len(run.batches) == 0 {
-		r.err = "Nothing to send: none of the entries is on the list."
-		run.count()
-		return func() tea.Msg { return runDoneMsg{run: run} }
-	}
-	return func() tea.Msg { return startSendMsg{run} }
+	return func() tea.Msg { return startSendMsg{job: job, plan: plan} }
 }
 
 func (r *review) render() string {
@@ -341,7 +330,7 @@ func (r *review) previewView(height int) string {
 	var b strings.Builder
 	w := r.c.Width
 	if !p.complete() {
-		fmt.Fprintf(&b, "Looking up %d of %d…\n", p.done, len(p.entries))
+		fmt.Fprintf(&b, "Looking up %d of %d…\n", p.done, len(p.lookups))
 	}
 	head := fmt.Sprintf("Preview: %d on the list · %d not on the list", p.found, p.missing)
 	if p.failed > 0 {
@@ -351,12 +340,13 @@ func (r *review) previewView(height int) string {
 	rows := max(height-2, 1)
 	r.offset = min(r.offset, max(p.done-rows, 0))
 	for i := r.offset; i < min(r.offset+rows, p.done); i++ {
-		e, v := p.entries[i], r.values[i]
+		f, v := p.lookups[i], r.values[i]
+		e := f.Entry
 		var s string
 		switch {
-		case p.errs[i] != "":
-			s = st.Bad.Render(truncate(fmt.Sprintf("  ! %s  lookup failed: %s", v, p.errs[i]), w))
-		case e.ID == "":
+		case f.Err != nil:
+			s = st.Bad.Render(truncate(fmt.Sprintf("  ! %s  lookup failed: %s", v, errorText(f.Err)), w))
+		case !f.Listed:
 			s = st.Muted.Render(truncate(fmt.Sprintf("  - %s  not on the list", v), w))
 		default:
 			s = fmt.Sprintf("  ✓ %s  %s  added %s  %s", e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"), e.ID)

@@ -2,249 +2,209 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
-// Outcome is what happened to one entry of a run.
-type Outcome string
-
-// The outcomes a run reports.
-const (
-	OutAdded     Outcome = "added"
-	OutAlready   Outcome = "already listed"
-	OutRemoved   Outcome = "removed"
-	OutNotListed Outcome = "not on the list"
-	OutFailed    Outcome = "failed"
-	OutUnsent    Outcome = "unsent"
-)
-
-// Result is one row of a run's results.
-type Result struct {
-	Address string  `json:"address,omitempty"`
-	ID      string  `json:"id,omitempty"`
-	Outcome Outcome `json:"outcome"`
-	Deleted bool    `json:"deleted"`
-	Error   string  `json:"error,omitempty"`
-	// Value is what was sent for the entry (the address or the ID).
-	Value string `json:"-"`
-	// Batch is the batch the entry went in; -1 when it was never sent.
-	Batch int `json:"-"`
-}
-
-// Run is one send of a batch set and its results; History keeps them.
+// Run is one send of a batch set and its results, as the Results and
+// History screens show them; the outcomes are batch's.
 type Run struct {
-	Started time.Time `json:"started"`
-	Target  string    `json:"target"`
-	Mode    string    `json:"mode"`
-	Ticket  string    `json:"ticket,omitempty"`
-	Counts  Counts    `json:"counts"`
-	Results []Result  `json:"results"`
+	Started time.Time
+	Target  string
+	Mode    Mode
+	Ticket  string
+	// Results has one entry per value sent, in order (batch.Report.Results).
+	Results []batch.Result
+	// Counts is how many entries have each outcome.
+	Counts map[batch.Outcome]int
 
-	mode    Mode
-	byID    bool    // the requests carry IDs (remove by ID, or remove by address after a preview)
-	batches [][]int // result indices of each batch
-	undoOf  bool
+	// emails maps an ID to its address for a removal by ID, from the
+	// preview: the undo of the run adds these addresses back.
+	emails map[string]string
+	// report is the live run's report, which Retry takes; nil for a run
+	// read from the history.
+	report *batch.Report
 }
 
-// Counts sums a run's outcomes.
-type Counts struct {
-	Added     int `json:"added,omitempty"`
-	Already   int `json:"already_listed,omitempty"`
-	Removed   int `json:"removed,omitempty"`
-	NotListed int `json:"not_listed,omitempty"`
-	Failed    int `json:"failed,omitempty"`
-	Unsent    int `json:"unsent,omitempty"`
+// newRun is the run of a report, started at started on the target named
+// target.
+func newRun(rep batch.Report, started time.Time, target, ticket string, emails map[string]string) *Run {
+	return &Run{Started: started, Target: target, Mode: fromBatchMode(rep.Plan.Mode), Ticket: ticket,
+		Results: rep.Results, Counts: rep.Count(), emails: emails, report: &rep}
 }
 
-func (r *Run) count() {
-	var c Counts
-	for _, x := range r.Results {
-		switch x.Outcome {
-		case OutAdded:
-			c.Added++
-		case OutAlready:
-			c.Already++
-		case OutRemoved:
-			c.Removed++
-		case OutNotListed:
-			c.NotListed++
-		case OutFailed:
-			c.Failed++
-		case OutUnsent:
-			c.Unsent++
+// address is the address of a result: the input itself, or for a removal
+// by ID the address the preview found for it ("" when unknown).
+func (r *Run) address(x batch.Result) string {
+	if r.Mode == ModeRemoveIDs {
+		return r.emails[x.Input]
+	}
+	return x.Input
+}
+
+// retryable says whether some entries failed or were never sent, and the
+// run can send them again.
+func (r *Run) retryable() bool {
+	return r.report != nil && r.Counts[batch.Failed]+r.Counts[batch.Unsent] > 0
+}
+
+// countsText is the counts line shown above the results and in the
+// history.
+func countsText(c map[batch.Outcome]int) string {
+	var parts []string
+	for _, o := range batch.Outcomes() {
+		if n := c[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o))
 		}
 	}
-	r.Counts = c
-}
-
-// String is the counts line shown above the results.
-func (c Counts) String() string {
-	s := ""
-	add := func(n int, what string) {
-		if n == 0 {
-			return
-		}
-		if s != "" {
-			s += " · "
-		}
-		s += fmt.Sprintf("%d %s", n, what)
-	}
-	add(c.Added, "added")
-	add(c.Already, "already listed")
-	add(c.Removed, "removed")
-	add(c.NotListed, "not on the list")
-	add(c.Failed, "failed")
-	add(c.Unsent, "unsent")
-	if s == "" {
+	if len(parts) == 0 {
 		return "nothing"
 	}
-	return s
+	return strings.Join(parts, " · ")
 }
 
-// newRun lays out the results of a run before it is sent: entries known
-// not to be on the list (from the preview) are settled already and go in
-// no batch.
-func newRun(mode Mode, target, ticket string, rows []Result, byID bool) *Run {
-	r := &Run{Started: time.Now().UTC(), Target: target, Mode: mode.String(), Ticket: ticket, mode: mode, byID: byID, Results: rows}
-	r.layout(func(x Result) bool { return x.Outcome == OutUnsent })
-	return r
-}
-
-// layout groups the results that pick selects into batches of up to
-// api.MaxBatch, and marks them unsent.
-func (r *Run) layout(pick func(Result) bool) {
-	r.batches = nil
-	var cur []int
-	for i := range r.Results {
-		if !pick(r.Results[i]) {
+// undoable is what the undo of the run sends: for an addition the IDs it
+// added (never those already listed), for a removal the addresses it took
+// off (and those it may have: a removal by address without lookups does
+// not say which of a batch it removed, and putting back one too many is
+// the safe side of a suppression list). emails maps the IDs to their
+// addresses, so that the undo's results show them.
+func (r *Run) undoable() (values []string, emails map[string]string, unknown int) {
+	if r.Mode == ModeAdd {
+		emails = map[string]string{}
+		for _, x := range r.Results {
+			if x.Outcome == batch.Added && x.ID != "" {
+				values = append(values, x.ID)
+				emails[x.ID] = x.Input
+			}
+		}
+		return values, emails, 0
+	}
+	for _, x := range r.Results {
+		if x.Outcome != batch.Removed && x.Outcome != batch.Unresolved {
 			continue
 		}
-		r.Results[i].Outcome = OutUnsent
-		r.Results[i].Error = ""
-		cur = append(cur, i)
-		if len(cur) == api.MaxBatch {
-			r.batches = append(r.batches, cur)
-			cur = nil
-		}
-	}
-	if len(cur) > 0 {
-		r.batches = append(r.batches, cur)
-	}
-	for b, idx := range r.batches {
-		for _, i := range idx {
-			r.Results[i].Batch = b
-		}
-	}
-	r.count()
-}
-
-// retryable says whether some entries failed or were never sent.
-func (r *Run) retryable() bool { return r.Counts.Failed+r.Counts.Unsent > 0 }
-
-// entries is how many entries the batches carry.
-func (r *Run) entries() int {
-	n := 0
-	for _, b := range r.batches {
-		n += len(b)
-	}
-	return n
-}
-
-// sendBatch sends one batch and returns its answer. It runs inside a
-// tea.Cmd: everything it reads is passed in.
-func sendBatch(ctx context.Context, svc Service, mode Mode, byID bool, values []string) ([]api.Suppression, error) {
-	switch {
-	case mode == ModeAdd:
-		return svc.BatchAdd(ctx, values)
-	case byID:
-		return svc.BatchRemoveIDs(ctx, values)
-	default:
-		return svc.BatchRemoveEmails(ctx, values)
-	}
-}
-
-// settleAt records a batch's answer in the results; an ID made before
-// cutoff was on the list already.
-func (r *Run) settleAt(b int, sentAt time.Time, data []api.Suppression, err error) {
-	idx := r.batches[b]
-	if err != nil {
-		msg := errorText(err)
-		for _, i := range idx {
-			r.Results[i].Outcome = OutFailed
-			r.Results[i].Error = msg
-		}
-		r.count()
-		return
-	}
-	switch {
-	case r.mode == ModeAdd:
-		if len(data) == len(idx) {
-			// The service answers one item per distinct address in request
-			// order, and our batches are distinct: map by position.
-			for k, i := range idx {
-				r.Results[i].ID = data[k].ID
-				r.Results[i].Outcome = addOutcome(data[k].ID, sentAt)
-			}
+		if a := r.address(x); a != "" {
+			values = append(values, a)
 		} else {
-			for _, i := range idx {
-				r.Results[i].Outcome = OutAdded
-				r.Results[i].Error = "the service answered with a different count; IDs unknown"
-			}
-		}
-	case r.byID:
-		deleted := make(map[string]bool, len(data))
-		for _, d := range data {
-			deleted[d.ID] = d.Deleted
-		}
-		for _, i := range idx {
-			if deleted[r.Results[i].Value] {
-				r.Results[i].Outcome = OutRemoved
-				r.Results[i].Deleted = true
-			} else {
-				r.Results[i].Outcome = OutNotListed
-			}
-		}
-	default:
-		// Removal by address without lookups: the answer carries no
-		// addresses, so only a full count can be mapped by position.
-		if len(data) == len(idx) {
-			for k, i := range idx {
-				r.Results[i].ID = data[k].ID
-				r.Results[i].Deleted = data[k].Deleted
-				r.Results[i].Outcome = OutRemoved
-			}
-		} else {
-			for _, i := range idx {
-				r.Results[i].Outcome = OutRemoved
-				r.Results[i].Error = fmt.Sprintf("the batch removed %d of %d; without lookups the rest is not known", len(data), len(idx))
-			}
+			unknown++
 		}
 	}
-	r.count()
+	return values, nil, unknown
 }
 
-// addOutcome tells a new entry from one already on the list. The answer
-// does not say; but a time-ordered ID (UUID version 7, as our service
-// makes) carries its creation time, and one made well before the request
-// was sent was already there.
-func addOutcome(id string, sentAt time.Time) Outcome {
-	u, err := uuid.Parse(id)
-	if err != nil || u.Version() != 7 {
-		return OutAdded
+// inverse is the plan that undoes the run and the ticket it goes under.
+func (r *Run) inverse() (batch.Plan, string, map[string]string) {
+	values, emails, _ := r.undoable()
+	mode := batch.RemoveIDs
+	if r.Mode.removes() {
+		mode = batch.Add
 	}
-	// The ID holds whole milliseconds: compare with the millisecond before
-	// the one the request was sent in.
-	sec, nsec := u.Time().UnixTime()
-	if time.Unix(sec, nsec).Before(sentAt.Truncate(time.Millisecond).Add(-time.Millisecond)) {
-		return OutAlready
+	ticket := r.Ticket
+	if ticket != "" {
+		ticket += " "
 	}
-	return OutAdded
+	return batch.Plan{Mode: mode, Values: values}, ticket + "(undo of the run of " + r.Started.Local().Format("2006-01-02 15:04:05") + ")", emails
+}
+
+// row is one result as the history file and an export write it:
+// address, ID, outcome, deleted (a removal the service confirmed) and the
+// error message.
+type row struct {
+	Address string        `json:"address,omitempty"`
+	ID      string        `json:"id,omitempty"`
+	Outcome batch.Outcome `json:"outcome"`
+	Deleted bool          `json:"deleted"`
+	Error   string        `json:"error,omitempty"`
+}
+
+func (r *Run) rows() []row {
+	out := make([]row, len(r.Results))
+	for i, x := range r.Results {
+		out[i] = row{Address: r.address(x), ID: x.ID, Outcome: x.Outcome, Deleted: x.Outcome == batch.Removed, Error: x.Message}
+	}
+	return out
+}
+
+// record is a run as a line of the history file. The format predates the
+// use of batch's results and stays as it was, so that history written by
+// earlier versions still opens (and theirs reads ours).
+type record struct {
+	Started time.Time      `json:"started"`
+	Target  string         `json:"target"`
+	Mode    string         `json:"mode"`
+	Ticket  string         `json:"ticket,omitempty"`
+	Counts  map[string]int `json:"counts"`
+	Results []row          `json:"results"`
+}
+
+// countKeys are the names of the outcomes in a record's counts.
+func countKey(o batch.Outcome) string {
+	switch o {
+	case batch.AlreadyListed:
+		return "already_listed"
+	case batch.NotListed:
+		return "not_listed"
+	}
+	return string(o)
+}
+
+// MarshalJSON writes the run as a history record.
+func (r *Run) MarshalJSON() ([]byte, error) {
+	rec := record{Started: r.Started, Target: r.Target, Mode: r.Mode.String(), Ticket: r.Ticket,
+		Counts: map[string]int{}, Results: r.rows()}
+	for o, n := range r.Counts {
+		if n > 0 {
+			rec.Counts[countKey(o)] = n
+		}
+	}
+	return json.Marshal(rec)
+}
+
+// UnmarshalJSON reads a history record. The counts are made again from the
+// results.
+func (r *Run) UnmarshalJSON(b []byte) error {
+	var rec record
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return err
+	}
+	*r = Run{Started: rec.Started, Target: rec.Target, Ticket: rec.Ticket, Counts: map[batch.Outcome]int{}}
+	found := false
+	for _, m := range []Mode{ModeAdd, ModeRemoveEmails, ModeRemoveIDs} {
+		if m.String() == rec.Mode {
+			r.Mode, found = m, true
+		}
+	}
+	if !found {
+		return fmt.Errorf("unknown mode %q", rec.Mode)
+	}
+	if r.Mode == ModeRemoveIDs {
+		r.emails = map[string]string{}
+	}
+	r.Results = make([]batch.Result, len(rec.Results))
+	for i, x := range rec.Results {
+		res := batch.Result{Input: x.Address, ID: x.ID, Outcome: x.Outcome, Message: x.Error}
+		if r.Mode == ModeRemoveIDs {
+			res.Input = x.ID
+			if x.Address != "" {
+				r.emails[x.ID] = x.Address
+			}
+		}
+		// Earlier versions wrote a removal by address that the service did
+		// not resolve as "removed" without deleted.
+		if x.Outcome == batch.Removed && !x.Deleted {
+			res.Outcome = batch.Unresolved
+		}
+		r.Results[i] = res
+		r.Counts[res.Outcome]++
+	}
+	return nil
 }
 
 // errorText is the service's own message when it sent one.

@@ -2,8 +2,12 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -12,31 +16,46 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
-// sender is the Send screen: it sends a run's batches one after another,
-// shows progress by batch and entry and any wait for the rate limit, and
-// on cancel stops after the batch in flight.
+// sender is the Send screen: it runs a plan with batch.Runner in the
+// background and shows progress by batch and entry and any wait for the
+// rate limit; on cancel the batch in flight finishes and the rest stays
+// unsent.
 type sender struct {
-	c       *Common
-	svc     Service
-	run     *Run
-	seq     int
-	next    int // next batch to send
-	done    int // batches answered
-	sent    int // entries answered
-	total   int
-	ctx     context.Context
-	stop    context.CancelFunc
-	stopped bool
-	wait    string
-	bar     progress.Model
-	slack   time.Duration
+	c          *Common
+	client     *api.Client
+	journalDir string
+	seq        int
+	job        sendJob
+	state      progressState
+	stop       context.CancelFunc
+	stopped    bool
+	bar        progress.Model
 }
 
-func newSender(c *Common, svc Service, slack time.Duration) *sender {
+// sendJob is what a send is about, for its screen and its results.
+type sendJob struct {
+	mode    Mode
+	target  string
+	ticket  string
+	emails  map[string]string // ID → address, for a removal by ID
+	started time.Time
+}
+
+// progressState is what the Send screen shows of a run.
+type progressState struct {
+	batch, batches int // the batch in flight (1-based)
+	done, total    int // entries answered, entries in all
+	counts         map[batch.Outcome]int
+	wait           string
+	pages          int // list pages read to find IDs
+}
+
+func newSender(c *Common, client *api.Client, journalDir string) *sender {
 	bar := progress.New(progress.WithoutPercentage(), progress.WithColorProfile(c.r.ColorProfile()), progress.WithSolidFill("#7D56F4"))
-	return &sender{c: c, svc: svc, bar: bar, slack: slack}
+	return &sender{c: c, client: client, journalDir: journalDir, bar: bar}
 }
 
 func (s *sender) setSize(w, h int) { s.bar.Width = max(w-2, 10) }
@@ -46,100 +65,201 @@ func (s *sender) help(g globalKeys) help.KeyMap {
 	return keyMap{short: b, full: [][]key.Binding{b}}
 }
 
-// batchDoneMsg is a batch's answer; seq ties it to its run.
-type batchDoneMsg struct {
-	seq    int
-	batch  int
-	sentAt time.Time
-	data   []api.Suppression
-	err    error
+// progressMsg is the latest progress of the run seq.
+type progressMsg struct {
+	seq   int
+	state progressState
+	feed  *feed
 }
 
-// waitMsg reports the client waiting before a request of the run.
-type waitMsg struct {
-	seq  int
-	info api.WaitInfo
-	ch   chan tea.Msg
+// sentMsg is the end of the run seq: its report, and the error that
+// stopped it (ctx's after a cancel).
+type sentMsg struct {
+	seq int
+	rep batch.Report
+	err error
 }
 
-// runDoneMsg says a run has ended (finished or cancelled).
-type runDoneMsg struct{ run *Run }
-
-// start sends the run's batches from the first one.
-func (s *sender) start(run *Run) tea.Cmd {
-	s.seq++
-	s.run, s.next, s.done, s.sent, s.stopped, s.wait = run, 0, 0, 0, false, ""
-	s.total = run.entries()
-	s.ctx, s.stop = context.WithCancel(context.Background())
-	return s.sendNext()
+// runDoneMsg hands a finished (or cancelled) run to the Results screen;
+// note says what went wrong beyond the results, if anything.
+type runDoneMsg struct {
+	run  *Run
+	note string
 }
 
-// sendNext starts the next batch in a goroutine and listens for its waits
-// and its answer. The request itself is detached from cancellation so that
-// a cancel lets it finish and its outcome is known.
-func (s *sender) sendNext() tea.Cmd {
-	if s.next >= len(s.run.batches) || s.stopped {
-		return s.finish()
-	}
-	b := s.next
-	s.next++
-	idx := s.run.batches[b]
-	values := make([]string, len(idx))
-	for k, i := range idx {
-		values[k] = s.run.Results[i].Value
-	}
-	svc, mode, byID, seq, ctx := s.svc, s.run.mode, s.run.byID, s.seq, s.ctx
-	ch := make(chan tea.Msg, 8)
-	go func() {
-		wctx := api.WithWaits(api.Detach(ctx), func(w api.WaitInfo) {
-			// Keep a slot for the answer, so that the goroutine never
-			// blocks on a channel nobody reads any more.
-			if len(ch) < cap(ch)-1 {
-				ch <- waitMsg{seq: seq, info: w, ch: ch}
+// feed carries a run's progress from the Runner's goroutine to the UI.
+// OnEvent folds each event into the state under a lock and wakes the
+// listener without ever blocking; the listener reads the latest state, so
+// progress is coalesced while the UI is busy, and the end of the run is
+// kept until it is read.
+type feed struct {
+	seq      int
+	mu       sync.Mutex
+	state    progressState
+	outcomes []batch.Outcome // of each entry so far, to keep the counts
+	end      *sentMsg
+	wake     chan struct{}
+}
+
+func newFeed(seq int, st progressState, outcomes []batch.Outcome) *feed {
+	return &feed{seq: seq, state: st, outcomes: outcomes, wake: make(chan struct{}, 1)}
+}
+
+// event is the Runner's OnEvent.
+func (f *feed) event(e batch.Event) {
+	f.mu.Lock()
+	s := &f.state
+	s.batches, s.total = e.Batches, e.Total
+	switch e.Kind {
+	case batch.BatchStarted:
+		s.batch, s.done, s.wait = e.Batch, e.Done, ""
+	case batch.Waiting:
+		s.wait = fmt.Sprintf("Waiting %s: %s.", e.Wait.Round(100*time.Millisecond), e.Reason)
+	case batch.Listing:
+		s.pages, s.done = e.Pages, e.Done
+	case batch.BatchDone, batch.BatchFailed:
+		s.done, s.wait = e.Done, ""
+		// Results are in plan order and batches are its chunks.
+		start := (e.Batch - 1) * api.MaxBatch
+		for k, x := range e.Results {
+			if i := start + k; i < len(f.outcomes) {
+				s.counts[f.outcomes[i]]--
+				f.outcomes[i] = x.Outcome
+				s.counts[x.Outcome]++
 			}
-		})
-		sentAt := time.Now()
-		data, err := sendBatch(wctx, svc, mode, byID, values)
-		ch <- batchDoneMsg{seq: seq, batch: b, sentAt: sentAt, data: data, err: err}
-	}()
-	return listen(ch)
+		}
+	}
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default: // a wake is pending: the listener reads the latest state anyway
+	}
 }
 
-func listen(ch chan tea.Msg) tea.Cmd {
-	return func() tea.Msg { return <-ch }
+// finish records the end of the run and wakes the listener for good.
+func (f *feed) finish(m sentMsg) {
+	f.mu.Lock()
+	f.end = &m
+	f.mu.Unlock()
+	close(f.wake)
 }
 
-func (s *sender) finish() tea.Cmd {
+// listen waits for news of the run: the end when it came, else the latest
+// progress.
+func (f *feed) listen() tea.Msg {
+	<-f.wake
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.end != nil {
+		return *f.end
+	}
+	st := f.state
+	st.counts = maps.Clone(st.counts)
+	return progressMsg{seq: f.seq, state: st, feed: f}
+}
+
+// start runs plan, or with prev sends again the failed and unsent batches
+// of that report.
+func (s *sender) start(job sendJob, plan batch.Plan, prev *batch.Report) tea.Cmd {
+	s.seq++
 	if s.stop != nil {
 		s.stop()
 	}
-	run := s.run
-	run.count()
-	return func() tea.Msg { return runDoneMsg{run: run} }
+	ctx, stop := context.WithCancel(context.Background())
+	s.job, s.stop, s.stopped = job, stop, false
+	if s.job.started.IsZero() {
+		s.job.started = time.Now().UTC()
+	}
+	if prev != nil {
+		plan = prev.Plan
+	}
+	st := progressState{batches: (len(plan.Values) + api.MaxBatch - 1) / api.MaxBatch, total: len(plan.Values), batch: 1}
+	outcomes := make([]batch.Outcome, len(plan.Values))
+	if prev != nil {
+		st.batches = prev.Batches
+		st.batch = slices.Min(append(slices.Clone(prev.Failed), prev.Unsent...))
+		for i, x := range prev.Results {
+			outcomes[i] = x.Outcome
+			if x.Settled() {
+				st.done++
+			}
+		}
+	} else {
+		for i := range outcomes {
+			outcomes[i] = batch.Unsent
+		}
+	}
+	st.counts = map[batch.Outcome]int{}
+	for _, o := range outcomes {
+		st.counts[o]++
+	}
+	s.state = st
+	f := newFeed(s.seq, st, outcomes)
+	f.state.counts = maps.Clone(st.counts)
+	runner := &batch.Runner{Client: s.client, Concurrency: 1, JournalDir: s.journalDir, OnEvent: f.event}
+	seq, client := s.seq, s.client
+	return func() tea.Msg {
+		go func() {
+			var rep batch.Report
+			var err error
+			if prev != nil {
+				rep, err = runner.Retry(ctx, *prev)
+			} else {
+				rep, err = runner.Run(ctx, plan)
+			}
+			switch {
+			case rep.Results != nil || err == nil:
+			case prev != nil:
+				// The retry could not start (its journal could not be
+				// read): the run stays as it was.
+				rep = *prev
+			default:
+				// Stopped before any batch (the journal could not be
+				// made): everything is unsent.
+				rep = unsentReport(plan, client.BaseURL())
+			}
+			f.finish(sentMsg{seq: seq, rep: rep, err: err})
+		}()
+		return f.listen()
+	}
+}
+
+// unsentReport is the report of a plan of which nothing was sent.
+func unsentReport(plan batch.Plan, target string) batch.Report {
+	rep := batch.Report{Target: target, Plan: plan, Batches: len(plan.Batches())}
+	for i, b := range plan.Batches() {
+		rep.Unsent = append(rep.Unsent, i+1)
+		for _, v := range b {
+			rep.Results = append(rep.Results, batch.Result{Input: v, Outcome: batch.Unsent, Batch: i + 1})
+		}
+	}
+	return rep
 }
 
 func (s *sender) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
-	case waitMsg:
+	case progressMsg:
 		if msg.seq != s.seq {
 			return nil
 		}
-		s.wait = fmt.Sprintf("Waiting %s: %s.", msg.info.Delay.Round(100*time.Millisecond), msg.info.Reason)
-		return listen(msg.ch)
-	case batchDoneMsg:
+		wait := s.state.wait
+		s.state = msg.state
+		if s.stopped {
+			s.state.wait = wait
+		}
+		return msg.feed.listen
+	case sentMsg:
 		if msg.seq != s.seq {
 			return nil
 		}
-		s.wait = ""
-		cutoff := msg.sentAt.Add(-s.slack)
-		if sk, ok := s.svc.(interface{ ClockSkew() time.Duration }); ok {
-			// IDs carry the service's clock.
-			cutoff = cutoff.Add(sk.ClockSkew())
+		s.stop()
+		j := s.job
+		run := newRun(msg.rep, j.started, j.target, j.ticket, j.emails)
+		note := ""
+		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+			note = capitalize(msg.err.Error()) + "."
 		}
-		s.run.settleAt(msg.batch, cutoff, msg.data, msg.err)
-		s.done++
-		s.sent += len(s.run.batches[msg.batch])
-		return s.sendNext()
+		return func() tea.Msg { return runDoneMsg{run: run, note: note} }
 	case tea.KeyMsg:
 		if msg.Paste {
 			return nil
@@ -149,7 +269,7 @@ func (s *sender) update(msg tea.Msg) tea.Cmd {
 			if !s.stopped {
 				s.stopped = true
 				s.stop()
-				s.wait = "Cancelling: the batch in flight finishes, the rest stays unsent."
+				s.state.wait = "Cancelling: the batch in flight finishes, the rest stays unsent."
 			}
 		}
 	}
@@ -158,23 +278,25 @@ func (s *sender) update(msg tea.Msg) tea.Cmd {
 
 func (s *sender) render() string {
 	st := s.c.Styles
-	r := s.run
+	p := s.state
 	var b strings.Builder
-	fmt.Fprintln(&b, st.Title.Render(fmt.Sprintf("Sending · %s → %s", r.mode, r.Target)))
-	if r.Ticket != "" {
-		fmt.Fprintln(&b, "Ticket: "+r.Ticket)
+	fmt.Fprintln(&b, st.Title.Render(fmt.Sprintf("Sending · %s → %s", s.job.mode, s.job.target)))
+	if s.job.ticket != "" {
+		fmt.Fprintln(&b, "Ticket: "+s.job.ticket)
 	}
 	fmt.Fprintln(&b)
 	pct := 0.0
-	if s.total > 0 {
-		pct = float64(s.sent) / float64(s.total)
+	if p.total > 0 {
+		pct = float64(p.done) / float64(p.total)
 	}
 	fmt.Fprintln(&b, s.bar.ViewAs(pct))
-	fmt.Fprintf(&b, "Batch %d of %d · %d of %d entries answered\n", min(s.done+1, len(r.batches)), len(r.batches), s.sent, s.total)
-	c := r.Counts
-	fmt.Fprintln(&b, st.Muted.Render("So far: "+c.String()))
-	if s.wait != "" {
-		fmt.Fprintln(&b, st.Warn.Render(s.wait))
+	fmt.Fprintf(&b, "Batch %d of %d · %d of %d entries answered\n", min(p.batch, p.batches), p.batches, p.done, p.total)
+	fmt.Fprintln(&b, st.Muted.Render("So far: "+countsText(p.counts)))
+	if p.pages > 0 && p.batch <= 1 && p.done == 0 {
+		fmt.Fprintln(&b, st.Muted.Render(fmt.Sprintf("Reading the list to find the addresses' IDs: %d %s so far.", p.pages, pluralN(p.pages, "page"))))
+	}
+	if p.wait != "" {
+		fmt.Fprintln(&b, st.Warn.Render(p.wait))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

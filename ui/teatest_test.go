@@ -13,11 +13,14 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
 // program runs the whole UI in a real Bubble Tea program (teatest) against
 // the service.
-func program(t *testing.T, svc Service) (*teatest.TestModel, string) {
+func program(t *testing.T, svc *api.Client) (*teatest.TestModel, string) {
 	t.Helper()
 	dir := t.TempDir()
 	m := New(Options{
@@ -68,9 +71,9 @@ func TestProgramPasteAdd(t *testing.T) {
 	run := finalRun(t, tm)
 	ids := map[string]bool{}
 	for _, r := range run.Results {
-		e, err := svc.Get(context.Background(), r.Address)
+		e, err := svc.Get(context.Background(), r.Input)
 		if err != nil || e.ID != r.ID || ids[r.ID] {
-			t.Fatalf("%s: ID %q, service %q (%v)", r.Address, r.ID, e.ID, err)
+			t.Fatalf("%s: ID %q, service %q (%v)", r.Input, r.ID, e.ID, err)
 		}
 		ids[r.ID] = true
 	}
@@ -101,7 +104,7 @@ func TestProgramFileOfIDsRemove(t *testing.T) {
 	waitFor(t, tm, "2 removed")
 	run := finalRun(t, tm)
 	for _, r := range run.Results {
-		if !r.Deleted {
+		if r.Outcome != batch.Removed || run.address(r) == "" {
 			t.Fatalf("%+v", r)
 		}
 	}
@@ -123,7 +126,7 @@ func TestProgramRemoveByAddressPreview(t *testing.T) {
 	tm.Send(press(tea.KeyEnter))
 	waitFor(t, tm, "1 removed · 1 not on the list")
 	run := finalRun(t, tm)
-	if run.Results[0].Outcome != OutRemoved || !run.Results[0].Deleted || run.Results[1].Outcome != OutNotListed {
+	if run.Results[0].Outcome != batch.Removed || run.Results[1].Outcome != batch.NotListed {
 		t.Fatalf("%+v", run.Results)
 	}
 }
@@ -148,14 +151,14 @@ func TestProgramFailedBatchRetry(t *testing.T) {
 	tm.Send(press(tea.KeyCtrlS))
 	waitFor(t, tm, "Review · add")
 	tm.Send(press(tea.KeyCtrlS))
-	waitFor(t, tm, "2 entries: 2 failed", "Row 1: failed: 503 service_unavailable: the store is unavailable")
+	waitFor(t, tm, "2 entries: 2 failed", "Row 1: failed: the service answered 503 service_unavailable: the store is unavailable")
 	failing.Store(false)
 	tm.Type("R")
 	waitFor(t, tm, "Send the 2 failed or unsent entries again?")
 	tm.Type("y")
 	waitFor(t, tm, "2 entries: 2 added")
 	run := finalRun(t, tm)
-	if run.Counts.Added != 2 {
+	if run.Counts[batch.Added] != 2 {
 		t.Fatalf("%+v", run.Counts)
 	}
 }
