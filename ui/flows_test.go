@@ -132,9 +132,12 @@ func TestFlowFileOfIDsRemove(t *testing.T) {
 // Remove by address: the preview looks every address up, the removal goes
 // by ID, and an address not on the list is reported as such.
 func TestFlowRemoveByAddressPreview(t *testing.T) {
-	var byEmails, byIDs atomic.Int32
+	var byEmails, byIDs, lookups atomic.Int32
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "@") {
+				lookups.Add(1)
+			}
 			if r.URL.Path == "/suppressions/batch/remove" {
 				var body api.BatchRemoveRequest
 				data, _ := readBody(r)
@@ -157,9 +160,15 @@ func TestFlowRemoveByAddressPreview(t *testing.T) {
 	h.paste("on1@example.com\noff@example.com\nON2@example.com")
 	h.keys("r")
 	h.mustSee("Preview: 2 on the list · 1 not on the list", "✓ on1@example.com", "- off@example.com  not on the list", "manual")
+	if n := lookups.Load(); n != 3 {
+		t.Fatalf("the preview made %d lookups for 3 addresses", n)
+	}
 	h.typeText("remove")
 	h.keys("enter")
 	run := h.results()
+	if n := lookups.Load(); n != 3 {
+		t.Fatalf("the send looked addresses up again (%d lookups in all); the preview's answers should do", n)
+	}
 	if run.Counts[batch.Removed] != 2 || run.Counts[batch.NotListed] != 1 {
 		t.Fatalf("counts %+v", run.Counts)
 	}

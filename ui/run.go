@@ -156,7 +156,7 @@ func countKey(o batch.Outcome) string {
 }
 
 // MarshalJSON writes the run as a history record.
-func (r *Run) MarshalJSON() ([]byte, error) {
+func (r Run) MarshalJSON() ([]byte, error) {
 	rec := record{Started: r.Started, Target: r.Target, Mode: r.Mode.String(), Ticket: r.Ticket,
 		Counts: map[string]int{}, Results: r.rows()}
 	for o, n := range r.Counts {
