@@ -165,7 +165,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case undoRunMsg:
 		plan, ticket, emails := msg.run.inverse()
 		m.goTo(scrSend)
-		job := sendJob{mode: fromBatchMode(plan.Mode), target: msg.run.Target, ticket: ticket, emails: emails}
+		job := sendJob{mode: plan.Mode, target: msg.run.Target, ticket: ticket, emails: emails}
 		return m, m.send.start(job, plan, nil)
 	case newBatchMsg:
 		m.build.list.clear()
@@ -176,7 +176,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.goTo(scrBuild)
 		return m, nil
 	case useMarkedMsg:
-		m.build.replace(ModeRemoveIDs, msg.ids, "browse")
+		m.build.replace(batch.RemoveIDs, msg.ids, "browse")
 		m.build.status = fmt.Sprintf("%d entries from Browse, to remove by ID; r reviews.", len(msg.ids))
 		m.goTo(scrBuild)
 		return m, nil

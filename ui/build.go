@@ -11,6 +11,8 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/shushlist/shush/batch"
 )
 
 // buildFocus is who gets the keys on the Build screen.
@@ -69,7 +71,7 @@ func newTextInput(c *Common, placeholder string) textinput.Model {
 }
 
 func newBuild(c *Common, startDir string) *build {
-	l := newEntries(ModeAdd)
+	l := newEntries(batch.Add)
 	b := &build{c: c, keys: newBuildKeys(), list: l, view: newListView(l), now: time.Now}
 	b.input = newTextInput(c, "paste a ticket or type an address, then Enter")
 	b.input.Focus()
@@ -188,7 +190,7 @@ func (b *build) addItems(items []item, source string, lines int) {
 	b.agg, b.aggFrom = r, source
 	b.summary = summarize(source, r)
 	if len(items) == 0 {
-		b.summary = fmt.Sprintf("Found no %s in the %s.", pluralN(2, b.list.mode.noun()), source)
+		b.summary = fmt.Sprintf("Found no %s in the %s.", pluralN(2, noun(b.list.mode)), source)
 	}
 	b.status = ""
 	if lines > bigPaste {
@@ -307,7 +309,7 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 		n := b.list.len()
 		return ask(fmt.Sprintf("Clear all %d entries?", n), func() tea.Msg { return clearMsg{} })
 	case key.Matches(msg, k.Mode):
-		b.setMode(b.list.mode.next())
+		b.setMode(nextMode(b.list.mode))
 	case key.Matches(msg, k.Type):
 		b.focus = focusEntry
 		b.input.Focus()
@@ -351,7 +353,7 @@ func (b *build) confirmed(msg tea.Msg) {
 	}
 }
 
-func (b *build) setMode(m Mode) {
+func (b *build) setMode(m batch.Mode) {
 	b.list.setMode(m)
 	b.view.changed()
 	b.status = "Mode: " + m.String() + "."
@@ -362,7 +364,7 @@ func (b *build) setMode(m Mode) {
 
 // replace loads values into the list for a new batch in a given mode (from
 // Browse, or an undo of a run).
-func (b *build) replace(m Mode, values []string, source string) {
+func (b *build) replace(m batch.Mode, values []string, source string) {
 	b.list.clear()
 	b.list.mode = m
 	b.list.seen = map[string]int{}

@@ -32,7 +32,7 @@ func TestPlainPasteAddsEveryLine(t *testing.T) {
 	// are text, not commands (d would delete, m change the mode).
 	h.keys("esc")
 	h.plainPaste("dm@example.com")
-	if h.m.build.list.mode != ModeAdd || h.m.build.list.len() != 4 {
+	if h.m.build.list.mode != batch.Add || h.m.build.list.len() != 4 {
 		t.Fatalf("mode %v, %d rows:\n%s", h.m.build.list.mode, h.m.build.list.len(), h.view())
 	}
 }
@@ -273,7 +273,7 @@ func TestBrowseMarkAndRemove(t *testing.T) {
 	h.keys("enter")
 	h.mustSee("Not on the list.")
 	h.keys("p", "space", "space", "x")
-	if h.m.screen != scrBuild || h.m.build.list.mode != ModeRemoveIDs || h.m.build.list.valid != 3 {
+	if h.m.screen != scrBuild || h.m.build.list.mode != batch.RemoveIDs || h.m.build.list.valid != 3 {
 		t.Fatalf("after x: screen %d mode %v valid %d", h.m.screen, h.m.build.list.mode, h.m.build.list.valid)
 	}
 	h.mustSee("3 entries from Browse, to remove by ID")

@@ -1,6 +1,10 @@
 package ui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/shushlist/shush/batch"
+)
 
 // entry is one row of the address list.
 type entry struct {
@@ -32,7 +36,7 @@ func (r *addResult) merge(o addResult) {
 type undoStep struct {
 	label string
 	rows  []entry // the list to go back to, when set
-	mode  Mode
+	mode  batch.Mode
 	at    int // the row an edit changed, when old is set
 	old   *entry
 	// removed are the rows a delete took out: undoing it puts their values
@@ -48,13 +52,13 @@ type undoStep struct {
 type entries struct {
 	rows  []entry
 	seen  map[string]int // normalized value → how many rows hold it
-	mode  Mode
+	mode  batch.Mode
 	undo  []undoStep
 	valid int
 	gen   int // bumped by every change, to tell a sent list from a changed one
 }
 
-func newEntries(mode Mode) *entries {
+func newEntries(mode batch.Mode) *entries {
 	return &entries{seen: map[string]int{}, mode: mode}
 }
 
@@ -165,7 +169,7 @@ func (l *entries) clear() {
 }
 
 // setMode revalidates every row for a new mode (an address is not an ID).
-func (l *entries) setMode(m Mode) {
+func (l *entries) setMode(m batch.Mode) {
 	if m == l.mode {
 		return
 	}

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/shushlist/shush/batch"
 )
 
 // check verifies that the duplicate set and the valid count agree with the
@@ -30,9 +32,9 @@ func snapshot(l *entries) []entry { return append([]entry(nil), l.rows...) }
 // same lists, and the duplicate set always matches the rows.
 func TestUndoWalksBack(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	l := newEntries(ModeAdd)
+	l := newEntries(batch.Add)
 	var history [][]entry
-	var modes []Mode
+	var modes []batch.Mode
 	for step := 0; step < 40; step++ {
 		history = append(history, snapshot(l))
 		modes = append(modes, l.mode)
@@ -60,7 +62,7 @@ func TestUndoWalksBack(t *testing.T) {
 		case 4:
 			l.clear()
 		case 5:
-			l.setMode(Mode(r.IntN(2)))
+			l.setMode(batch.Mode(r.IntN(2)))
 		}
 		if l.gen == before {
 			// Nothing changed, nothing to undo.

@@ -17,8 +17,8 @@ type item struct {
 
 // validate normalizes raw for the mode with the service's rule; problem
 // says why it is invalid.
-func validate(raw string, mode Mode) (value, problem string) {
-	v, err := mode.batch().Normalize(raw)
+func validate(raw string, mode batch.Mode) (value, problem string) {
+	v, err := mode.Normalize(raw)
 	if err != nil {
 		return "", err.Error()
 	}
@@ -44,14 +44,14 @@ func fromBatch(in []batch.Item) []item {
 
 // parseText extracts the entries of text pasted from a ticket (or a plain
 // list), with batch's rules.
-func parseText(text string, mode Mode) []item {
-	return fromBatch(batch.ParseText(text, mode.batch()))
+func parseText(text string, mode batch.Mode) []item {
+	return fromBatch(batch.ParseText(text, mode))
 }
 
 // parseTyped reads one typed line: the entries in it or, when it holds
 // none, the whole line as one entry (so that the agent sees why it is not
 // valid).
-func parseTyped(l string, mode Mode) []item {
+func parseTyped(l string, mode batch.Mode) []item {
 	items := parseText(l, mode)
 	if len(items) == 0 && strings.TrimSpace(l) != "" {
 		raw := strings.TrimSpace(l)

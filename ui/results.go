@@ -223,7 +223,7 @@ func (r *results) undo() tea.Cmd {
 		return nil
 	}
 	q := fmt.Sprintf("Undo this run: remove the %d entries it added (by ID)?", n)
-	if run.Mode.removes() {
+	if removes(run.Mode) {
 		q = fmt.Sprintf("Undo this run: add the %d removed addresses back?", n)
 	}
 	return ask(q, func() tea.Msg { return undoRunMsg{run} })

@@ -27,7 +27,7 @@ const (
 type review struct {
 	c       *Common
 	svc     *api.Client
-	mode    Mode
+	mode    batch.Mode
 	values  []string
 	invalid []entry
 	lookups bool
@@ -66,7 +66,7 @@ func newReview(c *Common, svc *api.Client) *review {
 
 // open lays out the review of the build list and starts the preview of a
 // removal.
-func (r *review) open(mode Mode, l *entries, lookups bool) tea.Cmd {
+func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 	r.mode, r.lookups = mode, lookups
 	r.values = l.values()
 	r.invalid = r.invalid[:0]
@@ -81,14 +81,14 @@ func (r *review) open(mode Mode, l *entries, lookups bool) tea.Cmd {
 	r.focus = focusConfirm
 	r.confirm.Focus()
 	r.ticket.Blur()
-	if mode.removes() && lookups && len(r.values) > 0 {
+	if removes(mode) && lookups && len(r.values) > 0 {
 		return r.startPreview()
 	}
 	return nil
 }
 
 func (r *review) word() string {
-	if r.mode.removes() {
+	if removes(r.mode) {
 		return "remove"
 	}
 	return "add"
@@ -104,7 +104,7 @@ func (r *review) setSize(w, h int) {
 
 func (r *review) help(g globalKeys) help.KeyMap {
 	b := []key.Binding{kbh("enter", "send (after typing "+r.word()+")", "enter"), kbh("esc", "back", "esc")}
-	if r.mode == ModeAdd {
+	if r.mode == batch.Add {
 		b = append(b, kbh("ctrl+s", "send", "ctrl+s"))
 	}
 	b = append(b, kbh("tab", "ticket / confirmation", "tab"))
@@ -208,12 +208,12 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 			r.offset++
 			return nil
 		case "ctrl+p":
-			if r.mode.removes() && r.lookups && len(r.values) > 0 {
+			if removes(r.mode) && r.lookups && len(r.values) > 0 {
 				return r.startPreview()
 			}
 			return nil
 		case "ctrl+s":
-			if r.mode == ModeAdd {
+			if r.mode == batch.Add {
 				return r.send()
 			}
 		case "enter":
@@ -253,13 +253,13 @@ func (r *review) send() tea.Cmd {
 		r.err = fmt.Sprintf("%d lookups failed; press ctrl+p to look them up again before sending.", p.failed)
 		return nil
 	}
-	plan := batch.Plan{Mode: r.mode.batch(), Values: r.values}
+	plan := batch.Plan{Mode: r.mode, Values: r.values}
 	for _, e := range r.invalid {
 		plan.Invalid = append(plan.Invalid, batch.Item{Line: e.line, Raw: e.raw, Problem: e.problem})
 	}
 	job := sendJob{mode: r.mode, target: r.c.Target.label(), ticket: strings.TrimSpace(r.ticket.Value())}
 	if p != nil {
-		if r.mode == ModeRemoveIDs {
+		if r.mode == batch.RemoveIDs {
 			job.emails = make(map[string]string, p.found)
 		} else {
 			plan.Found = make(map[string]batch.Found, len(p.lookups))
@@ -283,7 +283,7 @@ func (r *review) render() string {
 	line := func(s string) { b.WriteString(truncate(s, w)); b.WriteByte('\n') }
 	line(st.Title.Render("Review · " + r.mode.String()))
 	batches := (len(r.values) + api.MaxBatch - 1) / api.MaxBatch
-	line(fmt.Sprintf("%d %s in %d %s of up to %d → %s", len(r.values), pluralN(len(r.values), r.mode.noun()), batches, pluralN(batches, "batch"), api.MaxBatch, r.c.Target.label()))
+	line(fmt.Sprintf("%d %s in %d %s of up to %d → %s", len(r.values), pluralN(len(r.values), noun(r.mode)), batches, pluralN(batches, "batch"), api.MaxBatch, r.c.Target.label()))
 	if n := len(r.invalid); n > 0 {
 		line(st.Invalid.Render(fmt.Sprintf("Excluded: %d invalid %s, never sent:", n, pluralN(n, "entry"))))
 		for _, e := range r.invalid[:min(n, 3)] {
@@ -298,12 +298,12 @@ func (r *review) render() string {
 	used := strings.Count(b.String(), "\n")
 	rest := r.height - used - 5
 	switch {
-	case r.mode == ModeRemoveEmails && !r.lookups:
+	case r.mode == batch.RemoveEmails && !r.lookups:
 		line(st.Warn.Render("This service offers no lookups: addresses are removed as they are, without a preview."))
 	case r.preview != nil:
 		b.WriteString(r.previewView(rest))
 	}
-	if r.mode.removes() && len(r.values) > 0 {
+	if removes(r.mode) && len(r.values) > 0 {
 		n := len(r.values)
 		if r.preview != nil {
 			n = r.preview.found
@@ -312,7 +312,7 @@ func (r *review) render() string {
 	}
 	body := strings.TrimSuffix(b.String(), "\n")
 	foot := []string{r.ticket.View(), r.confirm.View()}
-	if r.mode == ModeAdd {
+	if r.mode == batch.Add {
 		foot[1] += st.Muted.Render("  (or ctrl+s)")
 	}
 	if r.err != "" {
@@ -350,7 +350,7 @@ func (r *review) previewView(height int) string {
 			s = st.Muted.Render(truncate(fmt.Sprintf("  - %s  not on the list", v), w))
 		default:
 			s = fmt.Sprintf("  ✓ %s  %s  added %s  %s", e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"), e.ID)
-			if r.mode == ModeRemoveIDs {
+			if r.mode == batch.RemoveIDs {
 				s = fmt.Sprintf("  ✓ %s  %s  %s  added %s", e.ID, e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 			}
 			s = truncate(s, w)

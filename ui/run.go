@@ -17,7 +17,7 @@ import (
 type Run struct {
 	Started time.Time
 	Target  string
-	Mode    Mode
+	Mode    batch.Mode
 	Ticket  string
 	// Results has one entry per value sent, in order (batch.Report.Results).
 	Results []batch.Result
@@ -35,14 +35,14 @@ type Run struct {
 // newRun is the run of a report, started at started on the target named
 // target.
 func newRun(rep batch.Report, started time.Time, target, ticket string, emails map[string]string) *Run {
-	return &Run{Started: started, Target: target, Mode: fromBatchMode(rep.Plan.Mode), Ticket: ticket,
+	return &Run{Started: started, Target: target, Mode: rep.Plan.Mode, Ticket: ticket,
 		Results: rep.Results, Counts: rep.Count(), emails: emails, report: &rep}
 }
 
 // address is the address of a result: the input itself, or for a removal
 // by ID the address the preview found for it ("" when unknown).
 func (r *Run) address(x batch.Result) string {
-	if r.Mode == ModeRemoveIDs {
+	if r.Mode == batch.RemoveIDs {
 		return r.emails[x.Input]
 	}
 	return x.Input
@@ -76,7 +76,7 @@ func countsText(c map[batch.Outcome]int) string {
 // the safe side of a suppression list). emails maps the IDs to their
 // addresses, so that the undo's results show them.
 func (r *Run) undoable() (values []string, emails map[string]string, unknown int) {
-	if r.Mode == ModeAdd {
+	if r.Mode == batch.Add {
 		emails = map[string]string{}
 		for _, x := range r.Results {
 			if x.Outcome == batch.Added && x.ID != "" {
@@ -103,7 +103,7 @@ func (r *Run) undoable() (values []string, emails map[string]string, unknown int
 func (r *Run) inverse() (batch.Plan, string, map[string]string) {
 	values, emails, _ := r.undoable()
 	mode := batch.RemoveIDs
-	if r.Mode.removes() {
+	if removes(r.Mode) {
 		mode = batch.Add
 	}
 	ticket := r.Ticket
@@ -144,7 +144,7 @@ type record struct {
 	Results []row          `json:"results"`
 }
 
-// countKeys are the names of the outcomes in a record's counts.
+// countKey is the name of an outcome in a record's counts.
 func countKey(o batch.Outcome) string {
 	switch o {
 	case batch.AlreadyListed:
@@ -176,7 +176,7 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 	}
 	*r = Run{Started: rec.Started, Target: rec.Target, Ticket: rec.Ticket, Counts: map[batch.Outcome]int{}}
 	found := false
-	for _, m := range []Mode{ModeAdd, ModeRemoveEmails, ModeRemoveIDs} {
+	for _, m := range []batch.Mode{batch.Add, batch.RemoveEmails, batch.RemoveIDs} {
 		if m.String() == rec.Mode {
 			r.Mode, found = m, true
 		}
@@ -184,13 +184,13 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 	if !found {
 		return fmt.Errorf("unknown mode %q", rec.Mode)
 	}
-	if r.Mode == ModeRemoveIDs {
+	if r.Mode == batch.RemoveIDs {
 		r.emails = map[string]string{}
 	}
 	r.Results = make([]batch.Result, len(rec.Results))
 	for i, x := range rec.Results {
 		res := batch.Result{Input: x.Address, ID: x.ID, Outcome: x.Outcome, Message: x.Error}
-		if r.Mode == ModeRemoveIDs {
+		if r.Mode == batch.RemoveIDs {
 			res.Input = x.ID
 			if x.Address != "" {
 				r.emails[x.ID] = x.Address

@@ -37,7 +37,7 @@ type sender struct {
 
 // sendJob is what a send is about, for its screen and its results.
 type sendJob struct {
-	mode    Mode
+	mode    batch.Mode
 	target  string
 	ticket  string
 	emails  map[string]string // ID → address, for a removal by ID
