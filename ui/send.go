@@ -177,8 +177,10 @@ func (s *sender) start(job sendJob, plan batch.Plan, prev *batch.Report) tea.Cmd
 	outcomes := make([]batch.Outcome, len(plan.Values))
 	if prev != nil {
 		st.batches = prev.Batches
-		st.batch = slices.Min(append(slices.Clone(prev.Failed), prev.Unsent...))
-		for i, x := range prev.Results {
+		if again := append(slices.Clone(prev.Failed), prev.Unsent...); len(again) > 0 {
+			st.batch = slices.Min(again)
+		}
+		for i, x := range prev.Results[:min(len(prev.Results), len(outcomes))] {
 			outcomes[i] = x.Outcome
 			if x.Settled() {
 				st.done++
