@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,7 +71,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
+		Args:          noArgs,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
 	pf := root.PersistentFlags()
@@ -114,10 +115,17 @@ func exitCode(err error) int {
 	if errors.As(err, &ae) {
 		return ExitFailed
 	}
-	if errors.Is(err, errUnknownCommand) {
-		return ExitUsage
-	}
 	return ExitFailed
 }
 
-var errUnknownCommand = errors.New("unknown command")
+// noArgs refuses arguments where a command takes none, with a usage error
+// (exit 2); at the root an argument is a command shush does not have.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if !cmd.HasParent() {
+		return usagef("unknown command %s; see shush --help", api.Quote(args[0]))
+	}
+	return usagef("%s takes no arguments, got %s", cmd.CommandPath(), api.Quote(strings.Join(args, " ")))
+}

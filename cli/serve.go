@@ -311,11 +311,3 @@ func (a *app) keysRevokeCommand() *cobra.Command {
 	dbFlag(cmd, &dsn)
 	return cmd
 }
-
-// noArgs refuses arguments with a usage error (exit 2).
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usagef("%s takes no arguments, got %s", cmd.CommandPath(), api.Quote(strings.Join(args, " ")))
-	}
-	return nil
-}
