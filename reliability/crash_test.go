@@ -298,12 +298,12 @@ func crashCycles(t *testing.T, dsn string, integrity func(t *testing.T)) {
 				t.Errorf("the restarted service took %v to answer", ready)
 			}
 		}
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		wg.Go(func() { l.load(ctx, c, 8, fmt.Sprintf("c%d", cycle)) })
 		// Kill while requests are in flight: after some have been
 		// acknowledged.
 		before := l.acks
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Go(func() { l.load(ctx, c, 8, fmt.Sprintf("c%d", cycle)) })
 		deadline := time.Now().Add(20 * time.Second)
 		for time.Now().Before(deadline) {
 			l.mu.Lock()
