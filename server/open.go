@@ -33,5 +33,9 @@ func OpenStore(ctx context.Context, dsn string) (store.Store, error) {
 			return nil, fmt.Errorf("create the database directory: %w", err)
 		}
 	}
-	return sqlite.Open(ctx, dsn)
+	st, err := sqlite.Open(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
 }
