@@ -177,7 +177,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case useMarkedMsg:
 		m.build.replace(batch.RemoveIDs, msg.ids, "browse")
-		m.build.status = fmt.Sprintf("%d entries from Browse, to remove by ID; r reviews.", len(msg.ids))
+		m.build.status = fmt.Sprintf("%d %s from Browse, to remove by ID; r reviews.", len(msg.ids), pluralN(len(msg.ids), "entry"))
 		m.goTo(scrBuild)
 		return m, nil
 	case openRunMsg:

@@ -378,3 +378,11 @@ func TestUndoAddRun(t *testing.T) {
 		t.Fatalf("new1 is still listed: %v", err)
 	}
 }
+
+// TestResultsCountOne checks the counts line speaks of one entry as one.
+func TestResultsCountOne(t *testing.T) {
+	h := newHarness(t, service(t, nil), 100, 30)
+	h.paste("Please block solo@example.com, thanks.")
+	h.keys("ctrl+s", "ctrl+s")
+	h.mustSee("1 entry: 1 added")
+}

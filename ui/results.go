@@ -312,7 +312,7 @@ func (r *results) render() string {
 	if run.Ticket != "" {
 		title += " · ticket " + run.Ticket
 	}
-	counts := fmt.Sprintf("%d entries: %s", len(run.Results), countsText(run.Counts))
+	counts := fmt.Sprintf("%d %s: %s", len(run.Results), pluralN(len(run.Results), "entry"), countsText(run.Counts))
 	if n := len(r.shown); n > 0 {
 		counts += fmt.Sprintf(" · row %d of %d", r.table.Cursor()+1, n)
 	}
@@ -334,9 +334,9 @@ func (r *results) render() string {
 	case r.status != "":
 		tail = st.Muted.Render(truncate(r.status, r.c.Width))
 	case run.Counts[batch.Unsent] > 0:
-		tail = st.Warn.Render(truncate(fmt.Sprintf("%d entries were not sent (cancelled); R sends them.", run.Counts[batch.Unsent]), r.c.Width))
+		tail = st.Warn.Render(truncate(fmt.Sprintf("%d %s not sent (cancelled); R sends them.", run.Counts[batch.Unsent], pluralN(run.Counts[batch.Unsent], "entry")+wasWere(run.Counts[batch.Unsent])), r.c.Width))
 	case run.Counts[batch.Failed] > 0:
-		tail = st.Bad.Render(truncate(fmt.Sprintf("%d entries failed; R retries their batches.", run.Counts[batch.Failed]), r.c.Width))
+		tail = st.Bad.Render(truncate(fmt.Sprintf("%d %s failed; R retries their batches.", run.Counts[batch.Failed], pluralN(run.Counts[batch.Failed], "entry")), r.c.Width))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left,
 		st.Title.Render(truncate(title, r.c.Width)),

@@ -360,6 +360,14 @@ func (r *review) previewView(height int) string {
 	return b.String()
 }
 
+// wasWere is the verb after a count of n: " was" or " were".
+func wasWere(n int) string {
+	if n == 1 {
+		return " was"
+	}
+	return " were"
+}
+
 func pluralN(n int, noun string) string {
 	if n == 1 {
 		return noun
