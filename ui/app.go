@@ -260,7 +260,9 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}
 		return tea.Quit, true
 	}
-	if m.capturing() {
+	// A text field takes every key but the screen keys F1-F3, which no
+	// one types into a field; a running send keeps its screen.
+	if m.capturing() && (m.screen == scrSend || !screenKey(msg)) {
 		return nil, false
 	}
 	switch {
@@ -286,6 +288,16 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.history.load(), true
 	}
 	return nil, false
+}
+
+// screenKey reports whether a key is one of the function keys that switch
+// screens.
+func screenKey(msg tea.KeyMsg) bool {
+	switch msg.Type {
+	case tea.KeyF1, tea.KeyF2, tea.KeyF3:
+		return true
+	}
+	return false
 }
 
 func (m *Model) goTo(s screenID) {

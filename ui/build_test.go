@@ -325,3 +325,17 @@ func TestBatchOnlyService(t *testing.T) {
 	h.mustSee("gone@example.com", "deleted: true")
 	_ = api.MaxBatch
 }
+
+// TestScreenKeysFromTheEntryField checks that F1-F3 switch screens while the
+// entry field has focus (no one types them into it), and that the field
+// keeps what was typed.
+func TestScreenKeysFromTheEntryField(t *testing.T) {
+	h := newHarness(t, service(t, nil), 100, 30)
+	h.typeText("half@exam")
+	h.keys("f3")
+	h.mustSee("History")
+	h.keys("f2")
+	h.mustSee("Browse · page 1")
+	h.keys("f1")
+	h.mustSee("> half@exam")
+}
