@@ -462,8 +462,8 @@ func TestRateLimit(t *testing.T) {
 		if r.header.Get("Ratelimit-Remaining") != "0" || r.header.Get("Ratelimit-Limit") != "3" {
 			t.Errorf("429 headers: %v", r.header)
 		}
-		if !strings.Contains(e.Message, "retry") {
-			t.Errorf("message %q", e.Message)
+		if !strings.Contains(e.Message, "retry after 2 seconds") {
+			t.Errorf("message %q; want it to say when to retry", e.Message)
 		}
 		if s.lookup(other, "x@example.com") != "" {
 			t.Fatal("impossible: other team sees an address")

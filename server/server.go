@@ -134,8 +134,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		v := s.limiter.take(k.Team, time.Now())
 		v.setHeaders(rec.Header())
 		if !v.allowed {
+			wait := max(1, seconds(v.retryAfter))
+			unit := "seconds"
+			if wait == 1 {
+				unit = "second"
+			}
 			writeProblem(rec, r, s.log, newProblem(http.StatusTooManyRequests, api.ErrRateLimitExceeded,
-				"Too many requests for this team; retry after %d seconds.", max(1, seconds(v.retryAfter))))
+				"Too many requests for this team; retry after %d %s.", wait, unit))
 			return
 		}
 		r = r.WithContext(context.WithValue(ctx, keyCtx{}, k))
