@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,37 +14,15 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
-	"github.com/shushlist/shush/server/store/sqlite"
+	"github.com/shushlist/shush/server/servicetest"
 )
 
-// service is the real service over real HTTP, with a real SQLite file.
-type service struct {
-	URL string
-	Key string
-	h   http.Handler
-}
-
-// startService runs the service with rate (requests/s per team); wrap, when
-// not nil, sits in front of it to inject faults or count answers.
-func startService(t *testing.T, rate float64, wrap func(http.Handler) http.Handler) *service {
+// startService runs the real service (servicetest.Start) with rate
+// (requests/s per team); wrap, when not nil, sits in front of it to inject
+// faults or count answers.
+func startService(t *testing.T, rate float64, wrap func(http.Handler) http.Handler) *servicetest.Service {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "shush.db"))
-	if err != nil {
-		t.Fatalf("open the store: %v", err)
-	}
-	t.Cleanup(func() { st.Close() })
-	_, key, err := server.CreateKey(ctx, st, "support", false)
-	if err != nil {
-		t.Fatalf("create a key: %v", err)
-	}
-	var h http.Handler = server.New(st, server.Options{Rate: rate})
-	if wrap != nil {
-		h = wrap(h)
-	}
-	ts := httptest.NewServer(h)
-	t.Cleanup(ts.Close)
-	return &service{URL: ts.URL, Key: key, h: h}
+	return servicetest.Start(t, server.Options{Rate: rate}, wrap)
 }
 
 // fast retries keep fault tests short.
@@ -321,9 +298,9 @@ func TestPacingAvoids429(t *testing.T) {
 	var limited atomic.Int32
 	svc := startService(t, 5, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			rec := &statusWriter{ResponseWriter: w}
+			rec := &servicetest.StatusRecorder{ResponseWriter: w}
 			h.ServeHTTP(rec, r)
-			if rec.status == http.StatusTooManyRequests {
+			if rec.Status == http.StatusTooManyRequests {
 				limited.Add(1)
 			}
 		})
@@ -359,23 +336,6 @@ func TestPacingAvoids429(t *testing.T) {
 	if n := limited.Load(); n > 1 {
 		t.Fatalf("8 goroutines: %d answers were 429; want at most 1", n)
 	}
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
 }
 
 func TestCancelStopsAWait(t *testing.T) {
