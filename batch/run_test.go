@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -21,7 +20,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/server"
-	"github.com/shushlist/shush/server/store/sqlite"
+	"github.com/shushlist/shush/server/servicetest"
 )
 
 // service is the real service over real HTTP with a real SQLite file, behind
@@ -35,7 +34,7 @@ type service struct {
 // gate sits in front of the service. fault, when set, may answer a request
 // itself (it returns true then).
 type gate struct {
-	next    http.Handler // the service
+	next    http.Handler // the service, set by wrap
 	mu      sync.Mutex
 	fault   func(w http.ResponseWriter, r *http.Request, body []byte) bool
 	batches atomic.Int32 // batch requests that reached the service
@@ -52,6 +51,7 @@ func (g *gate) setFault(f func(w http.ResponseWriter, r *http.Request, body []by
 }
 
 func (g *gate) wrap(next http.Handler) http.Handler {
+	g.next = next
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -66,9 +66,9 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 		} else if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/suppressions/") {
 			g.gets.Add(1)
 		}
-		rec := &statusWriter{ResponseWriter: w}
+		rec := &servicetest.StatusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		if rec.status == http.StatusTooManyRequests {
+		if rec.Status == http.StatusTooManyRequests {
 			g.limited.Add(1)
 		} else if strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
 			g.batches.Add(1)
@@ -79,39 +79,11 @@ func (g *gate) wrap(next http.Handler) http.Handler {
 	})
 }
 
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	w.status = code
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
 func startService(tb testing.TB, rate float64) *service {
 	tb.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "shush.db"))
-	if err != nil {
-		tb.Fatalf("open the store: %v", err)
-	}
-	tb.Cleanup(func() { st.Close() })
-	_, key, err := server.CreateKey(ctx, st, "support", false)
-	if err != nil {
-		tb.Fatalf("create a key: %v", err)
-	}
-	g := &gate{next: server.New(st, server.Options{Rate: rate})}
-	ts := httptest.NewServer(g.wrap(g.next))
-	tb.Cleanup(ts.Close)
-	return &service{URL: ts.URL, Key: key, gate: g}
+	g := &gate{}
+	svc := servicetest.Start(tb, server.Options{Rate: rate}, g.wrap)
+	return &service{URL: svc.URL, Key: svc.Key, gate: g}
 }
 
 func (s *service) client(opts ...api.Option) *api.Client {
