@@ -1,11 +1,9 @@
 package ui
 
 import (
-	"context"
 	"flag"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -19,7 +17,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
-	"github.com/shushlist/shush/server/store/sqlite"
+	"github.com/shushlist/shush/server/servicetest"
 )
 
 // updating reports whether -update was given (the flag is defined by
@@ -29,28 +27,12 @@ func updating() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-// service starts the real service over a SQLite file in a temp dir, behind
-// an optional wrapper that injects faults at the HTTP layer, and returns a
-// client of it.
+// service starts the real service (servicetest.Start) behind an optional
+// wrapper that injects faults at the HTTP layer, and returns a client of it.
 func service(t testing.TB, wrap func(http.Handler) http.Handler) *api.Client {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	_, key, err := server.CreateKey(ctx, st, "team", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h http.Handler = server.New(st, server.Options{Rate: 1e6})
-	if wrap != nil {
-		h = wrap(h)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return api.NewClient(srv.URL, key, api.WithRetry(1, time.Millisecond, time.Millisecond))
+	svc := servicetest.Start(t, server.Options{Rate: 1e6}, wrap)
+	return api.NewClient(svc.URL, svc.Key, api.WithRetry(1, time.Millisecond, time.Millisecond))
 }
 
 // asciiRenderer renders without colour, like a terminal under NO_COLOR.
