@@ -2,8 +2,8 @@ package main
 
 // These tests run the shush binary as a user does: built once, started as
 // a process with its own HOME and XDG directories, against the real
-// service over real HTTP (httptest.NewServer around server.New with a
-// SQLite file).
+// service over real HTTP (servicetest.Start: httptest.NewServer around
+// server.New with a SQLite file).
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/servicetest"
 	"github.com/shushlist/shush/server/store"
 )
 
@@ -149,33 +149,18 @@ type service struct {
 	key   string
 	team  string
 	store store.Store
-	srv   *httptest.Server
 }
 
-// newService starts the service; wrap, when given, wraps its handler (to
-// count or refuse requests at the HTTP layer).
+// newService starts the service (servicetest.Start) at 1000 requests/s
+// unless opts say otherwise; wrap, when given, wraps its handler (to count
+// or refuse requests at the HTTP layer).
 func newService(t *testing.T, opts server.Options, wrap func(http.Handler) http.Handler) *service {
 	t.Helper()
-	ctx := context.Background()
-	st, err := server.OpenStore(ctx, filepath.Join(t.TempDir(), "service.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	_, key, err := server.CreateKey(ctx, st, "support", false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if opts.Rate == 0 {
 		opts.Rate = 1000
 	}
-	var h http.Handler = server.New(st, opts)
-	if wrap != nil {
-		h = wrap(h)
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return &service{url: srv.URL, key: key, team: "support", store: st, srv: srv}
+	svc := servicetest.Start(t, opts, wrap)
+	return &service{url: svc.URL, key: svc.Key, team: svc.Team, store: svc.Store}
 }
 
 // emails returns the team's whole list, sorted.
