@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/shushlist/shush/server"
-	"github.com/shushlist/shush/server/store/sqlite"
+	"github.com/shushlist/shush/server/servicetest"
 )
 
 func noEnv(string) string { return "" }
@@ -46,17 +44,8 @@ func TestNeedsAKey(t *testing.T) {
 // A short run against the real service: it reports what it did, and the
 // list holds what its adds left there.
 func TestShortRunAgainstTheService(t *testing.T) {
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "shush.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	_, key, err := server.CreateKey(t.Context(), st, "load", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(server.New(st, server.Options{Rate: 100000}))
-	defer ts.Close()
+	svc := servicetest.Start(t, server.Options{Rate: 100000})
+	key := svc.Key
 
 	var out, errOut bytes.Buffer
 	env := func(k string) string {
@@ -65,7 +54,7 @@ func TestShortRunAgainstTheService(t *testing.T) {
 		}
 		return ""
 	}
-	args := []string{"-url", ts.URL, "-clients", "3", "-duration", "800ms", "-batch", "10", "-fill", "250", "-json"}
+	args := []string{"-url", svc.URL, "-clients", "3", "-duration", "800ms", "-batch", "10", "-fill", "250", "-json"}
 	if err := run(t.Context(), args, &out, &errOut, env); err != nil {
 		t.Fatalf("run: %v\n%s", err, errOut.String())
 	}
@@ -95,7 +84,7 @@ func TestShortRunAgainstTheService(t *testing.T) {
 	n := 0
 	after := ""
 	for {
-		req, _ := http.NewRequest("GET", ts.URL+"/suppressions?limit=100"+after, nil)
+		req, _ := http.NewRequest("GET", svc.URL+"/suppressions?limit=100"+after, nil)
 		req.Header.Set("Authorization", "Bearer "+key)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
