@@ -177,6 +177,19 @@ func startImport(t *testing.T, sb *sandbox, path string) (*exec.Cmd, *bytes.Buff
 	return cmd, &errOut
 }
 
+// killImport starts an import of path, kills it with SIGKILL while the gate
+// holds a batch in flight, and then lets the held request go on unanswered.
+func killImport(t *testing.T, sb *sandbox, g *gate, path string) {
+	t.Helper()
+	cmd, errOut := startImport(t, sb, path)
+	waitHeld(t, g, cmd, errOut)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	g.release(false)
+}
+
 func waitHeld(t *testing.T, g *gate, cmd *exec.Cmd, errOut *bytes.Buffer) {
 	t.Helper()
 	select {
@@ -225,14 +238,8 @@ func TestResumeAfterKill(t *testing.T) {
 	sb := newSandbox(t).at(svc)
 	path, want := addresses(t, sb.home, 1000)
 
-	cmd, errOut := startImport(t, sb, path)
-	waitHeld(t, g, cmd, errOut)
 	// Batch 5 is in flight: the client has journaled batches 1-4.
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	g.release(false)
+	killImport(t, sb, g, path)
 
 	doneBefore := journaledDone(t, sb.journalDir(), 1)
 	appliedBefore := len(g.applied())
@@ -369,13 +376,7 @@ func TestResumeAfterKillAcrossSegments(t *testing.T) {
 	sb := newSandbox(t).at(svc)
 	path, want := addresses(t, sb.home, 120_000)
 
-	cmd, errOut := startImport(t, sb, path)
-	waitHeld(t, g, cmd, errOut)
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	cmd.Wait()
-	g.release(false)
+	killImport(t, sb, g, path)
 
 	doneBefore := journaledDone(t, sb.journalDir(), 2)
 	appliedBefore := len(g.applied())
