@@ -466,32 +466,13 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 				listed = append(listed, emails[i])
 			}
 		}
-		for lo := 0; lo < len(listed); lo += chunk {
-			if err := ctx.Err(); err != nil {
-				return err
+		err := s.eachEntry(ctx, team, listed, selectByEmailSQL, func(e store.Entry) {
+			if i, ok := index[e.Email]; ok {
+				out[i], inserted[i] = e, true
 			}
-			part := listed[lo:min(lo+chunk, len(listed))]
-			st, err := s.stmt(selectByEmailSQL(len(part)))
-			if err != nil {
-				return err
-			}
-			rows, err := st.QueryContext(context.Background(), keyArgs(team, part)...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				e, err := scanEntry(rows)
-				if err != nil {
-					rows.Close()
-					return err
-				}
-				if i, ok := index[e.Email]; ok {
-					out[i], inserted[i] = e, true
-				}
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
+		})
+		if err != nil {
+			return err
 		}
 		for i, ok := range inserted {
 			if !ok {
@@ -578,34 +559,16 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 	var out []store.Entry
 	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
 		got := make(map[string]store.Entry, len(keys))
-		for lo := 0; lo < len(keys); lo += chunk {
-			if err := ctx.Err(); err != nil {
-				return err
+		deleteBy := func(n int) string { return deleteSQL(col, n) }
+		err := s.eachEntry(ctx, team, keys, deleteBy, func(e store.Entry) {
+			if col == "id" {
+				got[e.ID] = e
+			} else {
+				got[e.Email] = e
 			}
-			part := keys[lo:min(lo+chunk, len(keys))]
-			st, err := s.stmt(deleteSQL(col, len(part)))
-			if err != nil {
-				return err
-			}
-			rows, err := st.QueryContext(context.Background(), keyArgs(team, part)...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				e, err := scanEntry(rows)
-				if err != nil {
-					rows.Close()
-					return err
-				}
-				if col == "id" {
-					got[e.ID] = e
-				} else {
-					got[e.Email] = e
-				}
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
+		})
+		if err != nil {
+			return err
 		}
 		out = make([]store.Entry, 0, len(got))
 		for _, k := range keys {
@@ -620,6 +583,39 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 		return nil, err
 	}
 	return out, nil
+}
+
+// eachEntry runs the statement that sqlFor makes for a number of keys over
+// the keys in chunks, and hands every entry it returns to fn. The caller's
+// context is checked between chunks, not passed to the statements: an
+// interrupted statement would roll back the whole group commit.
+func (s *Store) eachEntry(ctx context.Context, team string, keys []string, sqlFor func(n int) string, fn func(store.Entry)) error {
+	for lo := 0; lo < len(keys); lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		part := keys[lo:min(lo+chunk, len(keys))]
+		st, err := s.stmt(sqlFor(len(part)))
+		if err != nil {
+			return err
+		}
+		rows, err := st.QueryContext(context.Background(), keyArgs(team, part)...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			e, err := scanEntry(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			fn(e)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Get returns the team's entry with this ID; see store.Store.
