@@ -1,0 +1,169 @@
+// Package safe makes text from outside (tickets, files, file names, a
+// service's answers) fit to reach a terminal. A terminal obeys control
+// characters and escape sequences: an OSC 52 sequence writes the clipboard,
+// OSC 0 the window title, CSI moves the cursor and clears the screen, and
+// bidi overrides reorder what is shown. Every such character is shown as a
+// visible escape instead (\x1b, \u202e), so what reaches the screen is
+// exactly what the text holds, and nothing more happens.
+//
+// Text and Lines are for human output; JSON keeps JSON exact while making
+// it safe to print. Apply them once, where outside text is rendered.
+package safe
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Text returns s for one line of a terminal: control characters (C0 and
+// C1, including tab and line ends), Unicode format characters (bidi
+// controls, zero-width characters, the byte order mark), line and paragraph
+// separators, and bytes that are not UTF-8 become visible escapes. Text
+// without any of them comes back unchanged, without a copy.
+func Text(s string) string { return escape(s, false) }
+
+// Lines is Text that keeps line feeds, for text of several lines. A
+// carriage return is still escaped: it would let a line overwrite itself.
+func Lines(s string) string { return escape(s, true) }
+
+// Clean reports whether s would come back from Text unchanged.
+func Clean(s string) bool { return firstUnsafe(s, false) < 0 }
+
+func escape(s string, keepLF bool) string {
+	i := firstUnsafe(s, keepLF)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n' && keepLF:
+			b.WriteByte('\n')
+		case unsafeRune(r):
+			writeEscape(&b, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// firstUnsafe returns the index of the first byte of s that must be
+// escaped, or -1. Printable ASCII, the common case, is checked a byte at a
+// time without decoding.
+func firstUnsafe(s string, keepLF bool) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		if c == '\n' && keepLF {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			return i
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size <= 1) || unsafeRune(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// unsafeRune reports whether a terminal could act on r, or show it as
+// nothing (so that it hides or reorders what is around it).
+func unsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, r == 0x7f:
+		return true
+	case r >= 0x80 && r < 0xa0: // C1 controls: 0x9b is CSI, 0x9d is OSC
+		return true
+	case r == 0x2028, r == 0x2029: // line and paragraph separators
+		return true
+	}
+	return r > 0x7f && unicode.Is(unicode.Cf, r)
+}
+
+func writeEscape(b *strings.Builder, r rune) {
+	switch {
+	case r == '\t':
+		b.WriteString(`\t`)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\r':
+		b.WriteString(`\r`)
+	case r < 0x80:
+		fmt.Fprintf(b, `\x%02x`, r)
+	case r <= 0xffff:
+		fmt.Fprintf(b, `\u%04x`, r)
+	default:
+		fmt.Fprintf(b, `\U%08x`, r)
+	}
+}
+
+// JSON returns JSON text with the characters that encoding/json leaves raw
+// but a terminal would act on (C1 controls, format characters such as bidi
+// overrides) written as \u escapes, so that the document means exactly
+// the same and is safe to print. Such characters can only stand inside
+// strings, where a \u escape is their exact equivalent. encoding/json
+// already escapes C0 controls and U+2028/U+2029; b is returned as is when
+// it holds nothing to escape.
+func JSON(b []byte) []byte {
+	i := firstUnsafeJSON(b)
+	if i < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b)+32)
+	out = append(out, b[:i]...)
+	for i < len(b) {
+		r, size := utf8.DecodeRune(b[i:])
+		if size > 1 && unsafeRune(r) {
+			out = appendJSONEscape(out, r)
+		} else {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+func firstUnsafeJSON(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if size > 1 && unsafeRune(r) {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+func appendJSONEscape(out []byte, r rune) []byte {
+	if r > 0xffff {
+		r1, r2 := utf16Pair(r)
+		out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		return out
+	}
+	return fmt.Appendf(out, `\u%04x`, r)
+}
+
+func utf16Pair(r rune) (rune, rune) {
+	r -= 0x10000
+	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
+}
