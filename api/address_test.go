@@ -89,3 +89,17 @@ func TestQuoteCutsLongValues(t *testing.T) {
 		t.Fatalf("Quote = %s; want at most 80 bytes cut on a rune boundary", q)
 	}
 }
+
+func TestValidReference(t *testing.T) {
+	ValidReference := api.ValidReference
+	for _, ok := range []string{"#48213", "https://support.example.com/tickets/48213", "Ticket 48213 — Jörg", strings.Repeat("x", 200)} {
+		if err := ValidReference(ok); err != nil {
+			t.Errorf("ValidReference(%q) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"", strings.Repeat("x", 201), "#1\x1b[2J", "a\tb", "a\u202eb", "bad\xff"} {
+		if err := ValidReference(bad); err == nil {
+			t.Errorf("ValidReference(%q) = nil, want an error", bad)
+		}
+	}
+}

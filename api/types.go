@@ -2,9 +2,12 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Origin says how an address came onto the list.
@@ -32,9 +35,22 @@ const (
 	ObjectList        = "list"
 )
 
-// BatchAddRequest is the body of POST /suppressions/batch/add.
+// BatchAddRequest is the body of POST /suppressions/batch/add: Emails (the
+// API spec's form, new entries get origin manual) or, on our service,
+// Entries (each with its origin, to restore removed entries as they were).
+// Exactly one is set.
 type BatchAddRequest struct {
-	Emails []string `json:"emails"`
+	Emails  []string   `json:"emails,omitempty"`
+	Entries []NewEntry `json:"entries,omitempty"`
+}
+
+// NewEntry is one item of BatchAddRequest.Entries: an address with the
+// origin (and source ID) it should be listed with. An empty Origin means
+// manual.
+type NewEntry struct {
+	Email    string  `json:"email"`
+	Origin   Origin  `json:"origin,omitempty"`
+	SourceID *string `json:"source_id,omitempty"`
 }
 
 // BatchRemoveRequest is the body of POST /suppressions/batch/remove. Exactly
@@ -45,6 +61,33 @@ type BatchRemoveRequest struct {
 	IDs    []string `json:"ids,omitempty"`
 }
 
+// ReferenceHeader carries the reference of a change (a ticket number or
+// URL) on every request that changes the list; our service keeps it with
+// the change. See ValidReference.
+const ReferenceHeader = "Shush-Reference"
+
+// MaxReference is the longest reference, in characters.
+const MaxReference = 200
+
+// ValidReference reports why ref cannot be sent as ReferenceHeader: it
+// must be 1-200 printable characters (no control or format characters).
+func ValidReference(ref string) error {
+	n := 0
+	for _, r := range ref {
+		n++
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			return fmt.Errorf("the reference %s holds a character that is not printable", Quote(ref))
+		}
+	}
+	switch {
+	case n == 0:
+		return errors.New("the reference is empty")
+	case n > MaxReference:
+		return fmt.Errorf("the reference is %d characters long; at most %d are allowed", n, MaxReference)
+	}
+	return nil
+}
+
 // AddRequest is the body of POST /suppressions.
 type AddRequest struct {
 	Email string `json:"email"`
@@ -52,9 +95,17 @@ type AddRequest struct {
 
 // Suppression is an item of a batch response, and the answer of a single
 // add or delete. Deleted is only present (and true) on removals.
+//
+// Email and Created are extensions of our service: the normalized address
+// the item is for, and (on batch add) whether this request made the entry.
+// A service that does not send them leaves Email empty and Created nil;
+// then neither the order of the items nor the ID says which address is
+// which, or whether it is new.
 type Suppression struct {
 	Object  string `json:"object"`
 	ID      string `json:"id"`
+	Email   string `json:"email,omitempty"`
+	Created *bool  `json:"created,omitempty"`
 	Deleted bool   `json:"deleted,omitempty"`
 }
 

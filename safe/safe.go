@@ -167,3 +167,18 @@ func utf16Pair(r rune) (rune, rune) {
 	r -= 0x10000
 	return 0xd800 + (r>>10)&0x3ff, 0xdc00 + r&0x3ff
 }
+
+// Cell returns s for a cell of a CSV file meant for a spreadsheet: a cell
+// that starts with = + - @, a tab or a carriage return would be run as a
+// formula (=1+2@example.com is a valid address), so it gets a leading
+// apostrophe, which spreadsheets take as "this is text" and do not show.
+func Cell(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
+}

@@ -114,3 +114,22 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+func TestCell(t *testing.T) {
+	tests := map[string]string{
+		"=1+2@example.com":  "'=1+2@example.com",
+		"+1@example.com":    "'+1@example.com",
+		"-x@example.com":    "'-x@example.com",
+		"@SUM(A1)":          "'@SUM(A1)",
+		"\t=cmd":            "'\t=cmd",
+		"\r=cmd":            "'\r=cmd",
+		"alice@example.com": "alice@example.com",
+		"a=b@example.com":   "a=b@example.com",
+		"":                  "",
+	}
+	for in, want := range tests {
+		if got := Cell(in); got != want {
+			t.Errorf("Cell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

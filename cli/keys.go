@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store"
+)
+
+func (a *app) keysCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "keys",
+		Short: "Manage the service's API keys",
+		Long: `Create, list and revoke the API keys of the service's database. A key belongs
+to one team and sees only that team's list; a read-only key may read but not
+change it. Only a hash of each key is stored: a key is shown once, when it is
+created.`,
+		Args: noArgs,
+	}
+	cmd.AddCommand(a.keysCreateCommand(), a.keysListCommand(), a.keysRevokeCommand())
+	return cmd
+}
+
+// keyJSON is how --json shows a key; Key is only set when it is created.
+type keyJSON struct {
+	ID        string  `json:"id"`
+	Key       string  `json:"key,omitempty"`
+	Team      string  `json:"team"`
+	ReadOnly  bool    `json:"read_only"`
+	CreatedAt string  `json:"created_at,omitempty"`
+	RevokedAt *string `json:"revoked_at,omitempty"`
+}
+
+func (a *app) keysCreateCommand() *cobra.Command {
+	var (
+		team, dsn        string
+		readOnly, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "create --team NAME",
+		Short: "Create an API key for a team and print it once",
+		Long: `Create an API key for a team. The key alone is printed on stdout, so that
+KEY=$(shush keys create --team support) captures it; it is not stored and
+cannot be shown again. --json prints {"id","key","team","read_only"}.`,
+		Example: `  shush keys create --team support
+  shush keys create --team auditors --read-only --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("team") {
+				return usagef("keys create needs --team NAME")
+			}
+			if err := server.ValidateTeam(team); err != nil {
+				return usagef("--team: %v", err)
+			}
+			st, _, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			k, text, err := server.CreateKey(cmd.Context(), st, team, readOnly)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, ReadOnly: k.ReadOnly})
+			}
+			fmt.Fprintln(a.io.Out, text)
+			fmt.Fprintf(a.io.Err, "Created %s API key %s for team %s. Store it now: it will not be shown again.\n",
+				access(k.ReadOnly), k.ID, safeText(k.Team))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&team, "team", "", "team the key belongs to (1-64 printable characters, no spaces)")
+	f.BoolVar(&readOnly, "read-only", false, "the key may read the list but not change it")
+	f.BoolVar(&asJSON, "json", false, "print the key as JSON")
+	dbFlag(cmd, &dsn)
+	return cmd
+}
+
+func access(readOnly bool) string {
+	if readOnly {
+		return "read-only"
+	}
+	return "read-write"
+}
+
+func (a *app) keysListCommand() *cobra.Command {
+	var (
+		dsn    string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the API keys (never the keys themselves)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, _, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			keys, err := st.ListKeys(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("list the keys: %w", err)
+			}
+			if asJSON {
+				out := make([]keyJSON, len(keys))
+				for i, k := range keys {
+					out[i] = keyJSON{ID: k.ID, Team: k.Team, ReadOnly: k.ReadOnly, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
+					if k.RevokedAt != nil {
+						r := k.RevokedAt.UTC().Format(api.TimestampLayout)
+						out[i].RevokedAt = &r
+					}
+				}
+				return writeJSON(a.io.Out, out)
+			}
+			if len(keys) == 0 {
+				fmt.Fprintln(a.io.Err, "No API keys yet; create one with: shush keys create --team NAME")
+				return nil
+			}
+			t := newTable(a.io.Out)
+			t.row("ID", "TEAM", "ACCESS", "CREATED", "REVOKED")
+			for _, k := range keys {
+				revoked := "-"
+				if k.RevokedAt != nil {
+					revoked = k.RevokedAt.UTC().Format(time.RFC3339)
+				}
+				t.row(k.ID, k.Team, access(k.ReadOnly), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+			}
+			return t.flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the keys as a JSON array")
+	dbFlag(cmd, &dsn)
+	return cmd
+}
+
+func (a *app) keysRevokeCommand() *cobra.Command {
+	var dsn string
+	cmd := &cobra.Command{
+		Use:   "revoke KEY_ID",
+		Short: "Revoke an API key; requests with it are refused from then on",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("keys revoke needs one KEY_ID (see shush keys list), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := args[0]
+			if strings.HasPrefix(id, server.KeyPrefix) {
+				return usagef("give the key's ID (see shush keys list), not the key itself")
+			}
+			st, _, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.RevokeKey(cmd.Context(), id); err != nil {
+				if errors.Is(err, store.ErrNotFound) {
+					return fmt.Errorf("no API key has the ID %s (see shush keys list)", api.Quote(id))
+				}
+				return fmt.Errorf("revoke the key: %w", err)
+			}
+			fmt.Fprintf(a.io.Out, "Revoked API key %s.\n", id)
+			return nil
+		},
+	}
+	dbFlag(cmd, &dsn)
+	return cmd
+}
