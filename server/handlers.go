@@ -22,6 +22,8 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions", false, s.list)
 	s.handle("GET /suppressions/{ref}", false, s.getOne)
 	s.handle("DELETE /suppressions/{ref}", true, s.removeOne)
+	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
+	s.handle("GET /audit", false, s.audit)
 	s.mux.HandleFunc("GET /healthz", s.health)
 }
 
