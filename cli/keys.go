@@ -32,6 +32,7 @@ type keyJSON struct {
 	ID        string  `json:"id"`
 	Key       string  `json:"key,omitempty"`
 	Team      string  `json:"team"`
+	Name      string  `json:"name,omitempty"`
 	ReadOnly  bool    `json:"read_only"`
 	CreatedAt string  `json:"created_at,omitempty"`
 	RevokedAt *string `json:"revoked_at,omitempty"`
@@ -39,7 +40,7 @@ type keyJSON struct {
 
 func (a *app) keysCreateCommand() *cobra.Command {
 	var (
-		team, dsn        string
+		team, name, dsn  string
 		readOnly, asJSON bool
 	)
 	cmd := &cobra.Command{
@@ -47,9 +48,10 @@ func (a *app) keysCreateCommand() *cobra.Command {
 		Short: "Create an API key for a team and print it once",
 		Long: `Create an API key for a team. The key alone is printed on stdout, so that
 KEY=$(shush keys create --team support) captures it; it is not stored and
-cannot be shown again. --json prints {"id","key","team","read_only"}.`,
-		Example: `  shush keys create --team support
-  shush keys create --team auditors --read-only --json`,
+cannot be shown again. --name says whose key it is: the audit trail shows
+it as who made each change. --json prints {"id","key","team","name","read_only"}.`,
+		Example: `  shush keys create --team support --name jane
+  shush keys create --team auditors --name soc-review --read-only --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("team") {
@@ -58,17 +60,20 @@ cannot be shown again. --json prints {"id","key","team","read_only"}.`,
 			if err := server.ValidateTeam(team); err != nil {
 				return usagef("--team: %v", err)
 			}
+			if err := server.ValidateKeyName(name); err != nil {
+				return usagef("--name: %v", err)
+			}
 			st, _, err := openStore(cmd.Context(), dsn)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			k, text, err := server.CreateKey(cmd.Context(), st, team, readOnly)
+			k, text, err := server.CreateNamedKey(cmd.Context(), st, team, name, readOnly)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, ReadOnly: k.ReadOnly})
+				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly})
 			}
 			fmt.Fprintln(a.io.Out, text)
 			fmt.Fprintf(a.io.Err, "Created %s API key %s for team %s. Store it now: it will not be shown again.\n",
@@ -78,6 +83,7 @@ cannot be shown again. --json prints {"id","key","team","read_only"}.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&team, "team", "", "team the key belongs to (1-64 printable characters, no spaces)")
+	f.StringVar(&name, "name", "", "whose key it is (up to 64 printable characters), shown in the audit trail")
 	f.BoolVar(&readOnly, "read-only", false, "the key may read the list but not change it")
 	f.BoolVar(&asJSON, "json", false, "print the key as JSON")
 	dbFlag(cmd, &dsn)
@@ -113,7 +119,7 @@ func (a *app) keysListCommand() *cobra.Command {
 			if asJSON {
 				out := make([]keyJSON, len(keys))
 				for i, k := range keys {
-					out[i] = keyJSON{ID: k.ID, Team: k.Team, ReadOnly: k.ReadOnly, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
+					out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
 					if k.RevokedAt != nil {
 						r := k.RevokedAt.UTC().Format(api.TimestampLayout)
 						out[i].RevokedAt = &r
@@ -126,13 +132,17 @@ func (a *app) keysListCommand() *cobra.Command {
 				return nil
 			}
 			t := newTable(a.io.Out)
-			t.row("ID", "TEAM", "ACCESS", "CREATED", "REVOKED")
+			t.row("ID", "TEAM", "NAME", "ACCESS", "CREATED", "REVOKED")
 			for _, k := range keys {
 				revoked := "-"
 				if k.RevokedAt != nil {
 					revoked = k.RevokedAt.UTC().Format(time.RFC3339)
 				}
-				t.row(k.ID, k.Team, access(k.ReadOnly), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+				name := k.Name
+				if name == "" {
+					name = "-"
+				}
+				t.row(k.ID, k.Team, name, access(k.ReadOnly), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 			}
 			return t.flush()
 		},

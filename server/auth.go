@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
@@ -53,7 +54,35 @@ func ValidateTeam(team string) error {
 // the stored key together with the full key text. The text is shown to the
 // user once and never stored.
 func CreateKey(ctx context.Context, st store.Store, team string, readOnly bool) (store.Key, string, error) {
+	return CreateNamedKey(ctx, st, team, "", readOnly)
+}
+
+// MaxKeyName is the longest name a key may have.
+const MaxKeyName = 64
+
+// ValidateKeyName accepts a key's name: up to MaxKeyName printable
+// characters (it is shown in the trail as who made a change).
+func ValidateKeyName(name string) error {
+	n := 0
+	for _, r := range name {
+		n++
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return fmt.Errorf("the key name %s holds a character that is not printable", api.Quote(name))
+		}
+	}
+	if n > MaxKeyName {
+		return fmt.Errorf("the key name is %d characters long; at most %d are allowed", n, MaxKeyName)
+	}
+	return nil
+}
+
+// CreateNamedKey is CreateKey for a key with a name ("jane", "ops-cron"),
+// which the trail shows as who made each change.
+func CreateNamedKey(ctx context.Context, st store.Store, team, name string, readOnly bool) (store.Key, string, error) {
 	if err := ValidateTeam(team); err != nil {
+		return store.Key{}, "", err
+	}
+	if err := ValidateKeyName(name); err != nil {
 		return store.Key{}, "", err
 	}
 	idb := make([]byte, keyIDBytes)
@@ -70,6 +99,7 @@ func CreateKey(ctx context.Context, st store.Store, team string, readOnly bool) 
 	k := store.Key{
 		ID:        id,
 		Team:      team,
+		Name:      name,
 		ReadOnly:  readOnly,
 		Hash:      sum[:],
 		CreatedAt: time.Now().UTC().Truncate(time.Millisecond),

@@ -9,9 +9,11 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
 )
 
 // MaxBody is the largest request body the service reads, in bytes.
@@ -209,4 +211,98 @@ func stringField(raw json.RawMessage, name, what string, norm func(string) (stri
 
 func missing(format string, args ...any) *problem {
 	return newProblem(http.StatusUnprocessableEntity, api.ErrMissingRequiredField, format, args...)
+}
+
+// maxSourceID bounds an entry's source_id: an ID from the system that
+// reported the bounce or complaint.
+const maxSourceID = 200
+
+// entryList decodes batch add's `entries`: an array of 1 to api.MaxBatch
+// objects {"email", "origin"?, "source_id"?} (contract: restoring entries
+// with their origin). Errors name the item by index. Addresses are
+// normalized; a repeated address keeps its first occurrence.
+func entryList(raw json.RawMessage) ([]store.NewEntry, error) {
+	const name = "entries"
+	if isNull(raw) {
+		return nil, invalid("`%s` is null; it must be an array of 1 to %d objects.", name, api.MaxBatch)
+	}
+	if kind := jsonKind(raw); kind != "an array" {
+		return nil, badRequest("`%s` must be an array of objects, not %s.", name, kind)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, badRequest("`%s` must be an array of objects: %s.", name, jsonReason(err))
+	}
+	switch {
+	case len(items) == 0:
+		return nil, invalid("`%s` is empty; send 1 to %d items.", name, api.MaxBatch)
+	case len(items) > api.MaxBatch:
+		return nil, invalid("`%s` has %d items; send at most %d per request.", name, len(items), api.MaxBatch)
+	}
+	out := make([]store.NewEntry, 0, len(items))
+	seen := make(map[string]bool, len(items))
+	for i, item := range items {
+		if kind := jsonKind(item); kind != "an object" {
+			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\"}, not %s.", name, i, kind)
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(item, &fields); err != nil {
+			return nil, badRequest("%s[%d] is not a valid JSON object: %s.", name, i, jsonReason(err))
+		}
+		for k := range fields {
+			if k != "email" && k != "origin" && k != "source_id" {
+				return nil, invalid("%s[%d] has the unknown field %s; an entry has email, origin and source_id.", name, i, api.Quote(k))
+			}
+		}
+		rawEmail, ok := fields["email"]
+		if !ok {
+			return nil, missing("%s[%d] has no `email`.", name, i)
+		}
+		email, err := stringField(rawEmail, fmt.Sprintf("%s[%d].email", name, i), "a valid email address", api.NormalizeEmail)
+		if err != nil {
+			return nil, err
+		}
+		e := store.NewEntry{Email: email, Origin: api.OriginManual}
+		if raw, ok := fields["origin"]; ok && !isNull(raw) {
+			o, err := stringField(raw, fmt.Sprintf("%s[%d].origin", name, i), "one of bounce, complaint, manual",
+				func(s string) (string, error) { o, err := api.ParseOrigin(s); return string(o), err })
+			if err != nil {
+				return nil, err
+			}
+			e.Origin = api.Origin(o)
+		}
+		if raw, ok := fields["source_id"]; ok && !isNull(raw) {
+			src, err := stringField(raw, fmt.Sprintf("%s[%d].source_id", name, i), "a source ID (1 to 200 printable characters)", sourceID)
+			if err != nil {
+				return nil, err
+			}
+			if e.Origin == api.OriginManual {
+				return nil, invalid("%s[%d] is a manual entry with a source_id; only bounce and complaint entries have one.", name, i)
+			}
+			e.SourceID = &src
+		}
+		if !seen[e.Email] {
+			seen[e.Email] = true
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// sourceID accepts 1 to maxSourceID printable characters.
+func sourceID(s string) (string, error) {
+	n := 0
+	for _, r := range s {
+		n++
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return "", errors.New("it holds a character that is not printable")
+		}
+	}
+	switch {
+	case n == 0:
+		return "", errors.New("it is empty")
+	case n > maxSourceID:
+		return "", fmt.Errorf("it is %d characters long; at most %d are allowed", n, maxSourceID)
+	}
+	return s, nil
 }

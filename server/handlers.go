@@ -22,6 +22,8 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions", false, s.list)
 	s.handle("GET /suppressions/{ref}", false, s.getOne)
 	s.handle("DELETE /suppressions/{ref}", true, s.removeOne)
+	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
+	s.handle("GET /audit", false, s.audit)
 	s.mux.HandleFunc("GET /healthz", s.health)
 }
 
@@ -39,6 +41,14 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 				"This API key is read-only; it cannot change the suppression list."))
 			return
 		}
+		if changes {
+			ch, err := changeOf(r, w, k)
+			if err != nil {
+				writeProblem(w, r, s.log, err)
+				return
+			}
+			r = r.WithContext(store.WithChange(r.Context(), ch))
+		}
 		status, body, err := h(r, w, k.Team)
 		if err != nil {
 			writeProblem(w, r, s.log, fromStore(err))
@@ -48,20 +58,49 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 	})
 }
 
+// changeOf says who makes a change and why, for the trail: the key, the
+// request's ID, and the Shush-Reference header when given (1 to 200
+// printable characters; anything else is a validation error naming it).
+func changeOf(r *http.Request, w http.ResponseWriter, k store.Key) (store.Change, *problem) {
+	ch := store.Change{KeyID: k.ID, KeyName: k.Name, RequestID: w.Header().Get(requestIDHeader)}
+	refs := r.Header.Values(api.ReferenceHeader)
+	switch {
+	case len(refs) > 1:
+		return ch, invalid("The %s header is given %d times; send it once.", api.ReferenceHeader, len(refs))
+	case len(refs) == 1:
+		if err := api.ValidReference(refs[0]); err != nil {
+			return ch, invalid("The %s header is not valid: %s; send 1 to %d printable characters, e.g. a ticket number.", api.ReferenceHeader, err, api.MaxReference)
+		}
+		ch.Reference = refs[0]
+	}
+	return ch, nil
+}
+
 func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
-	f, err := readObject(w, r, "emails")
+	f, err := readObject(w, r, "emails", "entries")
 	if err != nil {
 		return 0, nil, err
 	}
-	raw, ok := f["emails"]
-	if !ok {
-		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} with 1 to %d addresses.", api.MaxBatch)
+	rawEmails, hasEmails := f["emails"]
+	rawEntries, hasEntries := f["entries"]
+	var add []store.NewEntry
+	switch {
+	case hasEmails && hasEntries:
+		return 0, nil, invalid("Send either `emails` or `entries`, not both.")
+	case hasEntries:
+		if add, err = entryList(rawEntries); err != nil {
+			return 0, nil, err
+		}
+	case hasEmails:
+		emails, err := stringList(rawEmails, "emails", "a valid email address", api.NormalizeEmail)
+		if err != nil {
+			return 0, nil, err
+		}
+		add = store.Manual(emails...)
+	default:
+		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} (or `entries` with origins) with 1 to %d addresses.", api.MaxBatch)
 	}
-	emails, err := stringList(raw, "emails", "a valid email address", api.NormalizeEmail)
-	if err != nil {
-		return 0, nil, err
-	}
-	entries, err := s.store.Add(r.Context(), team, emails, api.OriginManual, nil)
+	entries, err := s.store.Add(r.Context(), team, add)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -103,12 +142,24 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 	return http.StatusOK, batchResponse(entries, true), nil
 }
 
+// batchResponse is the answer of both batch endpoints: each item names its
+// address (contract: answers that say which address is which), and an
+// add's item says whether this request created it.
 func batchResponse(entries []store.Entry, deleted bool) api.BatchResponse {
 	out := api.BatchResponse{Data: make([]api.Suppression, len(entries))}
 	for i, e := range entries {
-		out.Data[i] = api.Suppression{Object: api.ObjectSuppression, ID: e.ID, Deleted: deleted}
+		out.Data[i] = suppression(e, deleted)
 	}
 	return out
+}
+
+func suppression(e store.Entry, deleted bool) api.Suppression {
+	s := api.Suppression{Object: api.ObjectSuppression, ID: e.ID, Email: e.Email, Deleted: deleted}
+	if !deleted {
+		created := e.Created
+		s.Created = &created
+	}
+	return s
 }
 
 func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
@@ -124,11 +175,11 @@ func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (in
 	if err != nil {
 		return 0, nil, err
 	}
-	entries, err := s.store.Add(r.Context(), team, []string{email}, api.OriginManual, nil)
+	entries, err := s.store.Add(r.Context(), team, store.Manual([]string{email}...))
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusCreated, api.Suppression{Object: api.ObjectSuppression, ID: entries[0].ID}, nil
+	return http.StatusCreated, suppression(entries[0], false), nil
 }
 
 func (s *Server) list(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
@@ -232,7 +283,7 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 	if len(removed) == 0 {
 		return 0, nil, notFound()
 	}
-	return http.StatusOK, api.Suppression{Object: api.ObjectSuppression, ID: removed[0].ID, Deleted: true}, nil
+	return http.StatusOK, suppression(removed[0], true), nil
 }
 
 // health answers GET /healthz without a key: 200 when the store answers.

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/servicetest"
+	"github.com/shushlist/shush/server/store"
 )
 
 // The key works against the service, the wrappers see every answer in
@@ -43,7 +43,7 @@ func TestStart(t *testing.T) {
 	}
 	svc := servicetest.Start(t, server.Options{Rate: 1000}, outer, nil, inner)
 
-	if _, err := svc.Store.Add(context.Background(), svc.Team, []string{"a@example.com"}, api.OriginManual, nil); err != nil {
+	if _, err := svc.Store.Add(context.Background(), svc.Team, store.Manual([]string{"a@example.com"}...)); err != nil {
 		t.Fatal(err)
 	}
 	get := func(key string) string {

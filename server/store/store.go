@@ -28,6 +28,88 @@ type Entry struct {
 	Origin    api.Origin
 	SourceID  *string
 	CreatedAt time.Time
+	// Created is set by Add: true when this call put the entry on the
+	// list, false when it was already there.
+	Created bool
+}
+
+// NewEntry is an address to add with the origin it is listed with (an
+// empty Origin is manual; a manual entry has no source ID).
+type NewEntry struct {
+	Email    string
+	Origin   api.Origin
+	SourceID *string
+}
+
+// Manual makes the entries of plain addresses: origin manual.
+func Manual(emails ...string) []NewEntry {
+	return Listed(api.OriginManual, nil, emails...)
+}
+
+// Listed makes the entries of addresses that share an origin and source ID.
+func Listed(origin api.Origin, sourceID *string, emails ...string) []NewEntry {
+	out := make([]NewEntry, len(emails))
+	for i, e := range emails {
+		out[i] = NewEntry{Email: e, Origin: origin, SourceID: sourceID}
+	}
+	return out
+}
+
+// Change says who makes a change and why. The service puts it in the
+// request's context (WithChange); a store writes it into the trail, in the
+// change's own transaction, once per suppression that changed.
+type Change struct {
+	KeyID     string
+	KeyName   string
+	Reference string // the Shush-Reference header; may be empty
+	RequestID string
+}
+
+type changeKey struct{}
+
+// WithChange returns ctx carrying the change's author and reason.
+func WithChange(ctx context.Context, c Change) context.Context {
+	return context.WithValue(ctx, changeKey{}, c)
+}
+
+// ChangeOf returns the change ctx carries; a change made outside a request
+// (a test, a tool) has an empty one.
+func ChangeOf(ctx context.Context) Change {
+	c, _ := ctx.Value(changeKey{}).(Change)
+	return c
+}
+
+// The types of audit entries.
+const (
+	AuditAdded   = "suppression.added"
+	AuditRemoved = "suppression.removed"
+)
+
+// AuditEntry is one line of the trail: a suppression that a change put on
+// or took off a team's list, who did it (the key) and why (the reference).
+// IDs are UUIDv7, so they sort by time.
+type AuditEntry struct {
+	ID          string
+	Type        string
+	CreatedAt   time.Time
+	Suppression Entry
+	KeyID       string
+	KeyName     string
+	Reference   string
+	RequestID   string
+}
+
+// AuditQuery selects a page of a team's trail, newest first, paged by
+// audit entry ID like ListQuery. Email, Reference and Type narrow it.
+type AuditQuery struct {
+	Limit     int
+	After     string
+	Before    string
+	Email     string
+	Reference string
+	Type      string
+	// SuppressionID selects one suppression's entries (with or without Email).
+	SuppressionID string
 }
 
 // ListQuery selects a page of a team's list, newest first. After and Before
@@ -43,8 +125,11 @@ type ListQuery struct {
 // Key is an API key as stored: never the key itself, only a hash of its
 // secret part.
 type Key struct {
-	ID        string
-	Team      string
+	ID   string
+	Team string
+	// Name says whose key it is ("ops-cron", "jane"); it is shown in the
+	// trail. It may be empty.
+	Name      string
 	ReadOnly  bool
 	Hash      []byte
 	CreatedAt time.Time
@@ -56,15 +141,16 @@ type Key struct {
 // method that takes a team sees only that team's list. Every method that
 // changes the list is atomic: on error nothing changed.
 type Store interface {
-	// Add puts each address on the team's list. The addresses are already
+	// Add puts each entry on the team's list. The addresses are already
 	// normalized and distinct. It returns one entry per address, in the
-	// order given; an address already on the list comes back as its
-	// existing entry (origin and creation time unchanged).
-	Add(ctx context.Context, team string, emails []string, origin api.Origin, sourceID *string) ([]Entry, error)
+	// order given, with Created set; an address already on the list comes
+	// back as its existing entry (origin and creation time unchanged,
+	// Created false). Each entry it creates writes one audit entry.
+	Add(ctx context.Context, team string, entries []NewEntry) ([]Entry, error)
 
 	// RemoveEmails takes the entries with these addresses off the team's
 	// list and returns those it removed, in the order given. Addresses not
-	// on the list are left out.
+	// on the list are left out. Each removal writes one audit entry.
 	RemoveEmails(ctx context.Context, team string, emails []string) ([]Entry, error)
 
 	// RemoveIDs is RemoveEmails by entry ID.
@@ -81,6 +167,14 @@ type Store interface {
 	// a position in ID order: it need not name an existing entry, so a page
 	// whose cursor entry was removed meanwhile still works.
 	List(ctx context.Context, team string, q ListQuery) (page []Entry, hasMore bool, err error)
+
+	// Audit returns a page of the team's trail, newest first, and whether
+	// more entries lie beyond it in the direction of the query.
+	Audit(ctx context.Context, team string, q AuditQuery) (page []AuditEntry, hasMore bool, err error)
+
+	// PruneAudit deletes the trail's entries (of every team) older than
+	// before and says how many it deleted.
+	PruneAudit(ctx context.Context, before time.Time) (int64, error)
 
 	// CreateKey stores a new key.
 	CreateKey(ctx context.Context, k Key) error

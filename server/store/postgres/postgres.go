@@ -178,49 +178,75 @@ func collectEntries(rows pgx.Rows) ([]store.Entry, error) {
 // wire shows, so that what is stored is what a client sees.
 func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
-// Add puts each address on the team's list and returns one entry per
-// address in the order given, existing entries unchanged.
+// Add puts each entry on the team's list and returns one entry per
+// address in the order given, existing entries unchanged, with Created
+// set; the entries it created go into the trail in the same transaction.
 //
-// It is one statement. ON CONFLICT DO UPDATE (a no-op update of the email
-// to itself) locks an existing row and returns it, so that an add racing a
-// remove of the same address either finds the entry before the remove
-// takes it or inserts a new one after, and two adds racing on a new address
-// both return the one entry that won. Rows are taken in address order, the
-// order removes lock them in, so concurrent requests over overlapping sets
-// wait for each other instead of deadlocking.
-func (s *Store) Add(ctx context.Context, team string, emails []string, origin api.Origin, sourceID *string) ([]store.Entry, error) {
-	if len(emails) == 0 {
+// The insert is one statement. ON CONFLICT DO UPDATE (a no-op update of the
+// email to itself) locks an existing row and returns it, so that an add
+// racing a remove of the same address either finds the entry before the
+// remove takes it or inserts a new one after, and two adds racing on a new
+// address both return the one entry that won; xmax = 0 tells the rows this
+// statement inserted. Rows are taken in address order, the order removes
+// lock them in, so concurrent requests over overlapping sets wait for each
+// other instead of deadlocking.
+func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
+	if len(entries) == 0 {
 		return []store.Entry{}, nil
 	}
-	sorted := slices.Clone(emails)
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
+	sorted := slices.Clone(entries)
+	slices.SortFunc(sorted, func(a, b store.NewEntry) int { return strings.Compare(a.Email, b.Email) })
+	sorted = slices.CompactFunc(sorted, func(a, b store.NewEntry) bool { return a.Email == b.Email })
 	ids := make([]string, len(sorted))
-	for i := range sorted {
+	emails := make([]string, len(sorted))
+	origins := make([]string, len(sorted))
+	sources := make([]*string, len(sorted))
+	for i, n := range sorted {
 		id, err := uuid.NewV7()
 		if err != nil {
 			return nil, fmt.Errorf("add to the list: %w", err)
 		}
-		ids[i] = id.String()
-	}
-	if origin == api.OriginManual {
-		sourceID = nil
+		ids[i], emails[i] = id.String(), n.Email
+		origins[i], sources[i] = string(n.Origin), n.SourceID
+		if n.Origin == "" || n.Origin == api.OriginManual {
+			origins[i], sources[i] = string(api.OriginManual), nil
+		}
 	}
 	var got []store.Entry
 	err := s.retry(ctx, func() error {
-		rows, err := s.pool.Query(ctx, `
-			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at)
-			SELECT u.id, $1, u.email, $4, $5, $6
-			FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, email, n)
-			ORDER BY u.n
-			ON CONFLICT (team, email) DO UPDATE SET email = s.email
-			RETURNING `+entryColumns,
-			team, ids, sorted, string(origin), sourceID, now())
-		if err != nil {
-			return err
-		}
-		got, err = collectEntries(rows)
-		return err
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			at := now()
+			rows, err := tx.Query(ctx, `
+				INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at)
+				SELECT u.id, $1, u.email, u.origin, u.source_id, $6
+				FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(id, email, origin, source_id, n)
+				ORDER BY u.n
+				ON CONFLICT (team, email) DO UPDATE SET email = s.email
+				RETURNING `+entryColumns+`, (xmax = 0) AS created`,
+				team, ids, emails, origins, sources, at)
+			if err != nil {
+				return err
+			}
+			got, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) {
+				var e store.Entry
+				var origin string
+				if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &e.Created); err != nil {
+					return store.Entry{}, err
+				}
+				e.Origin, e.CreatedAt = api.Origin(origin), e.CreatedAt.UTC()
+				return e, nil
+			})
+			if err != nil {
+				return err
+			}
+			var created []store.Entry
+			for _, e := range got {
+				if e.Created {
+					created = append(created, e)
+				}
+			}
+			return writeAudit(ctx, tx, team, store.AuditAdded, at, created)
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("add to the list: %w", err)
@@ -229,11 +255,11 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 	for _, e := range got {
 		by[e.Email] = e
 	}
-	out := make([]store.Entry, len(emails))
-	for i, e := range emails {
+	out := make([]store.Entry, len(entries))
+	for i, n := range entries {
 		var ok bool
-		if out[i], ok = by[e]; !ok {
-			return nil, fmt.Errorf("add to the list: the database returned no entry for %s", api.Quote(e))
+		if out[i], ok = by[n.Email]; !ok {
+			return nil, fmt.Errorf("add to the list: the database returned no entry for %s", api.Quote(n.Email))
 		}
 	}
 	return out, nil
@@ -285,12 +311,16 @@ const (
 func (s *Store) remove(ctx context.Context, query, team string, keys []string) ([]store.Entry, error) {
 	var removed []store.Entry
 	err := s.retry(ctx, func() error {
-		rows, err := s.pool.Query(ctx, query, team, keys)
-		if err != nil {
-			return err
-		}
-		removed, err = collectEntries(rows)
-		return err
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			rows, err := tx.Query(ctx, query, team, keys)
+			if err != nil {
+				return err
+			}
+			if removed, err = collectEntries(rows); err != nil {
+				return err
+			}
+			return writeAudit(ctx, tx, team, store.AuditRemoved, now(), removed)
+		})
 	})
 	return removed, err
 }
@@ -420,11 +450,11 @@ func cursor(id string) (string, error) {
 	return u.String(), nil
 }
 
-const keyColumns = "id, team, read_only, hash, created_at, revoked_at"
+const keyColumns = "id, team, name, read_only, hash, created_at, revoked_at"
 
 func scanKey(row pgx.Row) (store.Key, error) {
 	var k store.Key
-	if err := row.Scan(&k.ID, &k.Team, &k.ReadOnly, &k.Hash, &k.CreatedAt, &k.RevokedAt); err != nil {
+	if err := row.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &k.CreatedAt, &k.RevokedAt); err != nil {
 		return store.Key{}, err
 	}
 	k.CreatedAt = k.CreatedAt.UTC()
@@ -438,8 +468,8 @@ func scanKey(row pgx.Row) (store.Key, error) {
 // CreateKey stores a new key.
 func (s *Store) CreateKey(ctx context.Context, k store.Key) error {
 	created := k.CreatedAt.UTC().Truncate(time.Millisecond)
-	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, team, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-		k.ID, k.Team, k.ReadOnly, k.Hash, created, k.RevokedAt)
+	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, created, k.RevokedAt)
 	if err != nil {
 		return fmt.Errorf("store the key: %w", mapErr(err))
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/postgres"
 	"github.com/shushlist/shush/server/store/postgres/pgtest"
@@ -49,7 +48,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 		defer stores[i].Close()
 	}
 	// Every store works on the same list.
-	if _, err := stores[0].Add(t.Context(), "t", []string{"a@example.com"}, api.OriginManual, nil); err != nil {
+	if _, err := stores[0].Add(t.Context(), "t", store.Manual([]string{"a@example.com"}...)); err != nil {
 		t.Fatal(err)
 	}
 	for i, st := range stores {
@@ -122,7 +121,7 @@ func TestConcurrentOverlappingAddRemove(t *testing.T) {
 					}
 				}
 				if rng.IntN(3) > 0 {
-					got, err := st.Add(t.Context(), team, emails, api.OriginManual, nil)
+					got, err := st.Add(t.Context(), team, store.Manual(emails...))
 					if err != nil {
 						errc <- fmt.Errorf("add: %w", err)
 						return

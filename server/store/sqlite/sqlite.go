@@ -84,7 +84,7 @@ func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
 		dst **sql.Stmt
 		q   string
 	}{
-		{&r.keyByID, "SELECT id, team, read_only, hash, created_at, revoked_at FROM api_keys WHERE id = ?"},
+		{&r.keyByID, "SELECT id, team, name, read_only, hash, created_at, revoked_at FROM api_keys WHERE id = ?"},
 		{&r.get, "SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? AND id = ?"},
 		{&r.getByEmail, "SELECT id, email, origin, source_id, created_at FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email = ?"},
 	} {
@@ -414,28 +414,28 @@ func wrap(err error) error {
 // Add puts the addresses on the team's list; see store.Store. It inserts
 // them all, letting the address index skip those already listed, and then
 // reads back only the ones it skipped.
-func (s *Store) Add(ctx context.Context, team string, emails []string, origin api.Origin, sourceID *string) ([]store.Entry, error) {
-	out := make([]store.Entry, len(emails))
-	if origin == api.OriginManual {
-		sourceID = nil
-	}
+func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
+	out := make([]store.Entry, len(entries))
 	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
 		now := time.Now().UTC().Truncate(time.Millisecond)
-		index := make(map[string]int, len(emails))
-		for i, e := range emails {
+		index := make(map[string]int, len(entries))
+		for i, n := range entries {
 			id, err := uuid.NewV7()
 			if err != nil {
 				return err
 			}
-			out[i] = store.Entry{ID: id.String(), Email: e, Origin: origin, SourceID: sourceID, CreatedAt: now}
-			index[e] = i
+			origin, source := n.Origin, n.SourceID
+			if origin == "" || origin == api.OriginManual {
+				origin, source = api.OriginManual, nil
+			}
+			out[i] = store.Entry{ID: id.String(), Email: n.Email, Origin: origin, SourceID: source, CreatedAt: now}
+			index[n.Email] = i
 		}
-		inserted := make([]bool, len(emails))
-		for lo := 0; lo < len(emails); lo += chunk {
+		for lo := 0; lo < len(out); lo += chunk {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			hi := min(lo+chunk, len(emails))
+			hi := min(lo+chunk, len(out))
 			st, err := s.stmt(insertSQL(hi - lo))
 			if err != nil {
 				return err
@@ -454,32 +454,36 @@ func (s *Store) Add(ctx context.Context, team string, emails []string, origin ap
 					rows.Close()
 					return err
 				}
-				inserted[index[email]] = true
+				out[index[email]].Created = true
 			}
 			if err := rows.Close(); err != nil {
 				return err
 			}
 		}
-		var listed []string
-		for i, ok := range inserted {
-			if !ok {
-				listed = append(listed, emails[i])
+		var listed, created []string
+		var changed []store.Entry
+		for _, e := range out {
+			if e.Created {
+				created = append(created, e.Email)
+				changed = append(changed, e)
+			} else {
+				listed = append(listed, e.Email)
 			}
 		}
+		found := 0
 		err := s.eachEntry(ctx, team, listed, selectByEmailSQL, func(e store.Entry) {
-			if i, ok := index[e.Email]; ok {
-				out[i], inserted[i] = e, true
+			if i, ok := index[e.Email]; ok && !out[i].Created {
+				out[i] = e
+				found++
 			}
 		})
 		if err != nil {
 			return err
 		}
-		for i, ok := range inserted {
-			if !ok {
-				return fmt.Errorf("sqlite: %s was neither inserted nor found", api.Quote(emails[i]))
-			}
+		if found != len(listed) {
+			return fmt.Errorf("sqlite: %d of %d listed addresses were neither inserted nor found", len(listed)-found, len(listed))
 		}
-		return nil
+		return s.writeAudit(ctx, team, store.AuditAdded, now, changed)
 	})
 	if err != nil {
 		return nil, err
@@ -577,7 +581,7 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 				delete(got, k)
 			}
 		}
-		return nil
+		return s.writeAudit(ctx, team, store.AuditRemoved, time.Now().UTC().Truncate(time.Millisecond), out)
 	})
 	if err != nil {
 		return nil, err
@@ -702,8 +706,8 @@ func (s *Store) CreateKey(ctx context.Context, k store.Key) error {
 		if k.RevokedAt != nil {
 			revoked = k.RevokedAt.UnixMilli()
 		}
-		_, err := c.ExecContext(context.Background(), "INSERT INTO api_keys (id, team, read_only, hash, created_at, revoked_at) VALUES (?,?,?,?,?,?)",
-			k.ID, k.Team, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked)
+		_, err := c.ExecContext(context.Background(), "INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES (?,?,?,?,?,?,?)",
+			k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked)
 		return err
 	})
 }
@@ -725,7 +729,7 @@ func (s *Store) KeyByID(ctx context.Context, id string) (store.Key, error) {
 
 // ListKeys returns every key, oldest first; see store.Store.
 func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
-	rows, err := s.read.QueryContext(ctx, "SELECT id, team, read_only, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
+	rows, err := s.read.QueryContext(ctx, "SELECT id, team, name, read_only, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
 	if err != nil {
 		return nil, wrap(err)
 	}
@@ -783,7 +787,7 @@ func scanKey(r scanner) (store.Key, error) {
 		ms      int64
 		revoked sql.NullInt64
 	)
-	if err := r.Scan(&k.ID, &k.Team, &k.ReadOnly, &k.Hash, &ms, &revoked); err != nil {
+	if err := r.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &ms, &revoked); err != nil {
 		return store.Key{}, err
 	}
 	k.CreatedAt = time.UnixMilli(ms).UTC()

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlite"
 	"github.com/shushlist/shush/server/store/storetest"
@@ -45,7 +44,7 @@ func TestReopenKeepsEntriesAndSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, err := st.Add(ctx, "acme", []string{"a@example.com"}, api.OriginManual, nil)
+	added, err := st.Add(ctx, "acme", store.Manual([]string{"a@example.com"}...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +73,8 @@ func TestReopenKeepsEntriesAndSchema(t *testing.T) {
 		t.Errorf("journal_mode %q (%v), want wal", mode, err)
 	}
 	var versions int
-	if err := db.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&versions); err != nil || versions != 1 {
-		t.Errorf("schema_migrations holds %d rows (%v), want 1 after two opens", versions, err)
+	if err := db.QueryRow("SELECT count(*) FROM schema_migrations").Scan(&versions); err != nil || versions != 2 {
+		t.Errorf("schema_migrations holds %d rows (%v), want 2 (one per migration) after two opens", versions, err)
 	}
 }
 
@@ -86,7 +85,7 @@ func TestClosedStoreIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	if _, err := st.Add(ctx, "acme", []string{"a@example.com"}, api.OriginManual, nil); !errors.Is(err, store.ErrUnavailable) {
+	if _, err := st.Add(ctx, "acme", store.Manual([]string{"a@example.com"}...)); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Add on a closed store: %v, want ErrUnavailable", err)
 	}
 	if err := st.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
@@ -122,7 +121,7 @@ func TestNewFilesPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := st.Add(context.Background(), "team", []string{"a@example.com"}, api.OriginManual, nil); err != nil {
+	if _, err := st.Add(context.Background(), "team", store.Manual([]string{"a@example.com"}...)); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, path + "-wal"} {

@@ -42,6 +42,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Keys", testKeys},
 		{"ConcurrentAdds", testConcurrentAdds},
 		{"ConcurrentAddRemove", testConcurrentAddRemove},
+		{"AddSaysCreated", testAddSaysCreated},
+		{"Trail", testTrail},
+		{"PruneAudit", testPruneAudit},
+		{"TrailMatchesList", testTrailMatchesList},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -74,7 +78,7 @@ func ctx(t *testing.T) context.Context {
 
 func mustAdd(t *testing.T, st store.Store, team string, emails ...string) []store.Entry {
 	t.Helper()
-	got, err := st.Add(ctx(t), team, emails, api.OriginManual, nil)
+	got, err := st.Add(ctx(t), team, store.Manual(emails...))
 	if err != nil {
 		t.Fatalf("Add(%d addresses): %v", len(emails), err)
 	}
@@ -163,7 +167,7 @@ func testAddOrderAndIDs(t *testing.T, st store.Store) {
 func testAddExistingUnchanged(t *testing.T, st store.Store) {
 	tm := team(t)
 	src := "msg-1"
-	first, err := st.Add(ctx(t), tm, []string{"b@example.com"}, api.OriginBounce, &src)
+	first, err := st.Add(ctx(t), tm, store.Listed(api.OriginBounce, &src, []string{"b@example.com"}...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +191,7 @@ func testAddExistingUnchanged(t *testing.T, st store.Store) {
 func testAddOriginAndSource(t *testing.T, st store.Store) {
 	tm := team(t)
 	src := "complaint-7"
-	got, err := st.Add(ctx(t), tm, []string{"c@example.com"}, api.OriginComplaint, &src)
+	got, err := st.Add(ctx(t), tm, store.Listed(api.OriginComplaint, &src, []string{"c@example.com"}...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +260,7 @@ func testCancelled(t *testing.T, st store.Store) {
 	kept := mustAdd(t, st, tm, "kept@example.com")
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := st.Add(c, tm, []string{"x@example.com", "y@example.com"}, api.OriginManual, nil); err == nil {
+	if _, err := st.Add(c, tm, store.Manual([]string{"x@example.com", "y@example.com"}...)); err == nil {
 		t.Error("Add with a cancelled context succeeded")
 	}
 	if _, err := st.RemoveIDs(c, tm, []string{kept[0].ID}); err == nil {
@@ -279,7 +283,7 @@ func testAllOrNothing(t *testing.T, st store.Store) {
 	for i, d := range []time.Duration{time.Microsecond, 200 * time.Microsecond, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
 		batch := addrs(fmt.Sprintf("deadline%d", i), n)
 		c, cancel := context.WithTimeout(context.Background(), d)
-		_, err := st.Add(c, tm, batch, api.OriginManual, nil)
+		_, err := st.Add(c, tm, store.Manual(batch...))
 		cancel()
 		count := countOn(t, st, tm, batch)
 		if err == nil && count != n {
@@ -437,12 +441,12 @@ func testListPaging(t *testing.T, st store.Store) {
 func testListOrigin(t *testing.T, st store.Store) {
 	tm := team(t)
 	src := "s"
-	bounces, err := st.Add(ctx(t), tm, addrs("bounce", 3), api.OriginBounce, &src)
+	bounces, err := st.Add(ctx(t), tm, store.Listed(api.OriginBounce, &src, addrs("bounce", 3)...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustAdd(t, st, tm, addrs("manual", 4)...)
-	complaints, err := st.Add(ctx(t), tm, addrs("complaint", 2), api.OriginComplaint, &src)
+	complaints, err := st.Add(ctx(t), tm, store.Listed(api.OriginComplaint, &src, addrs("complaint", 2)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +560,7 @@ func testConcurrentAdds(t *testing.T, st store.Store) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			got, err := st.Add(ctx(t), tm, inputs[w], api.OriginManual, nil)
+			got, err := st.Add(ctx(t), tm, store.Manual(inputs[w]...))
 			if err != nil {
 				errs <- err
 				return
@@ -612,7 +616,7 @@ func testConcurrentAddRemove(t *testing.T, st store.Store) {
 				if (w+i)%3 == 0 {
 					_, err = st.RemoveEmails(ctx(t), tm, pool[i%5:i%5+5])
 				} else {
-					_, err = st.Add(ctx(t), tm, pool[(w+i)%5:(w+i)%5+5], api.OriginManual, nil)
+					_, err = st.Add(ctx(t), tm, store.Manual(pool[(w+i)%5:(w+i)%5+5]...))
 				}
 				if err != nil {
 					errs <- err

@@ -1,0 +1,224 @@
+package storetest
+
+import (
+	"context"
+
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+)
+
+// testAddSaysCreated: Add tells the entries it made from those already
+// listed, and lists each entry with its own origin.
+func testAddSaysCreated(t *testing.T, st store.Store) {
+	tm := team(t)
+	first := mustAdd(t, st, tm, "old@example.com")
+	if !first[0].Created {
+		t.Fatalf("first Add of old@: Created false")
+	}
+	src := "bounce-7"
+	got, err := st.Add(ctx(t), tm, []store.NewEntry{
+		{Email: "new@example.com", Origin: api.OriginBounce, SourceID: &src},
+		{Email: "old@example.com", Origin: api.OriginComplaint},
+		{Email: "plain@example.com"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].Created || got[0].Origin != api.OriginBounce || got[0].SourceID == nil || *got[0].SourceID != src {
+		t.Errorf("new@: %+v; want created as bounce with source %s", got[0], src)
+	}
+	if got[1].Created || got[1].ID != first[0].ID || got[1].Origin != api.OriginManual {
+		t.Errorf("old@: %+v; want the existing manual entry %s, not created", got[1], first[0].ID)
+	}
+	if !got[2].Created || got[2].Origin != api.OriginManual || got[2].SourceID != nil {
+		t.Errorf("plain@: %+v; want created as manual without source", got[2])
+	}
+}
+
+func trail(t *testing.T, st store.Store, tm string, q store.AuditQuery) []store.AuditEntry {
+	t.Helper()
+	if q.Limit == 0 {
+		q.Limit = 100
+	}
+	page, _, err := st.Audit(ctx(t), tm, q)
+	if err != nil {
+		t.Fatalf("Audit(%+v): %v", q, err)
+	}
+	return page
+}
+
+func describe(es []store.AuditEntry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Type + " " + e.Suppression.Email + " " + e.Reference
+	}
+	return out
+}
+
+// testTrail: one entry per suppression that changed, with who and why,
+// newest first, filterable, per team, and prunable.
+func testTrail(t *testing.T, st store.Store) {
+	tm, other := team(t), team(t)
+	mustAdd(t, st, tm, "before@example.com")
+	c := store.WithChange(ctx(t), store.Change{KeyID: "key_1", KeyName: "jane", Reference: "#48213", RequestID: "req-1"})
+	added, err := st.Add(c, tm, store.Manual("before@example.com", "x@example.com", "y@example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := store.WithChange(ctx(t), store.Change{KeyID: "key_2", KeyName: "cron", Reference: "https://tickets.example/9", RequestID: "req-2"})
+	if _, err := st.RemoveEmails(c2, tm, []string{"x@example.com", "missing@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RemoveIDs(c2, tm, []string{added[2].ID}); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, st, other, "x@example.com")
+
+	all := trail(t, st, tm, store.AuditQuery{})
+	want := []string{
+		"suppression.removed y@example.com https://tickets.example/9",
+		"suppression.removed x@example.com https://tickets.example/9",
+		"suppression.added y@example.com #48213",
+		"suppression.added x@example.com #48213",
+		"suppression.added before@example.com ",
+	}
+	// The entries of one change share a time; within it the order is the
+	// change's own. Compare as sets per change, and the changes in order.
+	got := describe(all)
+	if len(got) != len(want) || !slices.Equal(sortedCopy(got[:2]), sortedCopy(want[:2])) ||
+		!slices.Equal(sortedCopy(got[2:4]), sortedCopy(want[2:4])) || got[4] != want[4] {
+		t.Fatalf("trail:\n got %q\nwant %q", got, want)
+	}
+	x := trail(t, st, tm, store.AuditQuery{Email: "x@example.com"})
+	if len(x) != 2 || x[0].Type != store.AuditRemoved || x[1].Type != store.AuditAdded {
+		t.Fatalf("x@'s trail: %q", describe(x))
+	}
+	a, r := x[1], x[0]
+	if a.KeyID != "key_1" || a.KeyName != "jane" || a.RequestID != "req-1" || a.Suppression.ID != added[1].ID ||
+		a.Suppression.Origin != api.OriginManual || a.CreatedAt.IsZero() || a.Suppression.CreatedAt.IsZero() {
+		t.Errorf("x@ added: %+v", a)
+	}
+	if r.KeyName != "cron" || r.Suppression.ID != added[1].ID || r.Suppression.CreatedAt.UnixMilli() != added[1].CreatedAt.UnixMilli() {
+		t.Errorf("x@ removed: %+v; want the removed entry %s as it was", r, added[1].ID)
+	}
+	if r.CreatedAt.Before(a.CreatedAt) {
+		t.Errorf("removal at %v is before the add at %v", r.CreatedAt, a.CreatedAt)
+	}
+	if got := trail(t, st, tm, store.AuditQuery{SuppressionID: added[2].ID}); len(got) != 2 {
+		t.Errorf("y@'s trail by its (removed) ID: %q", describe(got))
+	}
+	if got := trail(t, st, tm, store.AuditQuery{Reference: "#48213", Type: store.AuditAdded}); len(got) != 2 {
+		t.Errorf("by reference #48213: %q", describe(got))
+	}
+	if got := trail(t, st, other, store.AuditQuery{}); len(got) != 1 || got[0].Suppression.Email != "x@example.com" {
+		t.Errorf("the other team sees %q", describe(got))
+	}
+	if got := trail(t, st, tm, store.AuditQuery{Email: "missing@example.com"}); len(got) != 0 {
+		t.Errorf("removing a missing address wrote %q", describe(got))
+	}
+
+	// Paging: two at a time, newest first, then back.
+	p1, more, err := st.Audit(ctx(t), tm, store.AuditQuery{Limit: 2})
+	if err != nil || !more || len(p1) != 2 || p1[0].ID != all[0].ID {
+		t.Fatalf("first page: %v more=%v err=%v", describe(p1), more, err)
+	}
+	p2, _, _ := st.Audit(ctx(t), tm, store.AuditQuery{Limit: 2, After: p1[1].ID})
+	if len(p2) != 2 || p2[0].ID != all[2].ID {
+		t.Fatalf("second page: %v", describe(p2))
+	}
+	back, _, _ := st.Audit(ctx(t), tm, store.AuditQuery{Limit: 2, Before: p2[0].ID})
+	if len(back) != 2 || back[0].ID != p1[0].ID {
+		t.Fatalf("page before the second: %v", describe(back))
+	}
+}
+
+// testPruneAudit: entries older than the cut go, the rest stay.
+func testPruneAudit(t *testing.T, st store.Store) {
+	tm := team(t)
+	mustAdd(t, st, tm, "a@example.com", "b@example.com")
+	if n, err := st.PruneAudit(ctx(t), time.Now().Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	} else if got := trail(t, st, tm, store.AuditQuery{}); len(got) != 2 {
+		t.Fatalf("pruning an hour back (%d deleted) left %d of this team's 2 entries", n, len(got))
+	}
+	if _, err := st.PruneAudit(ctx(t), time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got := trail(t, st, tm, store.AuditQuery{}); len(got) != 0 {
+		t.Fatalf("pruning up to now left %q", describe(got))
+	}
+	if on := present(t, st, tm, []string{"a@example.com", "b@example.com"}); len(on) != 2 {
+		t.Errorf("pruning the trail took entries off the list: %v", on)
+	}
+}
+
+// testTrailMatchesList: under concurrent adds and removes, some cut short
+// by deadlines, every change and its trail commit together: for each
+// address, the trail's adds minus its removes is 1 when it is listed and
+// 0 when not.
+func testTrailMatchesList(t *testing.T, st store.Store) {
+	tm := team(t)
+	pool := addrs("trail", 40)
+	var wg sync.WaitGroup
+	for w := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 12 {
+				d := time.Duration(1+(w*7+i*13)%40) * 100 * time.Microsecond
+				c, cancel := context.WithTimeout(context.Background(), d)
+				part := pool[(w*5+i*3)%20 : (w*5+i*3)%20+20]
+				if (w+i)%3 == 0 {
+					_, _ = st.RemoveEmails(c, tm, part)
+				} else {
+					_, _ = st.Add(c, tm, store.Manual(part...))
+				}
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	balance := map[string]int{}
+	q := store.AuditQuery{Limit: 100}
+	for {
+		page, more, err := st.Audit(ctx(t), tm, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page {
+			if e.Type == store.AuditAdded {
+				balance[e.Suppression.Email]++
+			} else {
+				balance[e.Suppression.Email]--
+			}
+		}
+		if !more {
+			break
+		}
+		q.After = page[len(page)-1].ID
+	}
+	listed := map[string]bool{}
+	for _, e := range present(t, st, tm, pool) {
+		listed[e] = true
+	}
+	for _, e := range pool {
+		want := 0
+		if listed[e] {
+			want = 1
+		}
+		if balance[e] != want {
+			t.Errorf("%s: listed %v but the trail's adds minus removes is %d", e, listed[e], balance[e])
+		}
+	}
+}
+
+func sortedCopy(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
