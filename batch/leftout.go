@@ -78,101 +78,103 @@ func (o Own) Has(addr string) bool {
 // Empty reports whether no own address or domain is configured.
 func (o Own) Empty() bool { return len(o.addrs) == 0 && len(o.domains) == 0 }
 
-// Requesters reads a ticket's free text and returns the addresses (in
-// the add form, lowercased) that appear only in its header lines, reply
-// attributions or signature block, each with the reason. Text that is a
-// plain list (one entry per line) has no requester. ids and other modes
-// are not concerned: only addresses are.
-func Requesters(text string) map[string]string {
-	text = strings.TrimPrefix(text, "\uFEFF")
-	if singleTokenLines(text) {
-		return nil
-	}
-	zone := zones(text)
-	inBody := map[string]bool{}
-	reason := map[string]string{}
-	eachLine(text, func(n int, line string) {
-		z := zone[n]
-		fields(line, func(tok string) {
-			candidates(tok, func(cand string) {
-				it, ok := freeItem(cand, n, Add)
-				if !ok || !it.Valid() {
-					return
-				}
-				if z == "" {
-					inBody[it.Value] = true
-				} else if _, seen := reason[it.Value]; !seen {
-					reason[it.Value] = z
-				}
-			})
-		})
-	})
-	for addr := range reason {
-		if inBody[addr] {
-			delete(reason, addr)
-		}
-	}
-	return reason
+// closingLine is a line that ends a mail and opens its signature.
+var closingLine = regexp.MustCompile(`(?i)^(thanks|thank you|many thanks|best|regards|best regards|kind regards|warm regards|cheers|sincerely|all the best)[\s,.!]*$`)
+
+// unquote strips a reply's "> > " prefix and leading space.
+func unquote(line string) string {
+	return strings.TrimLeft(line, "> \t")
 }
 
-var (
-	headerLine  = regexp.MustCompile(`(?i)^[>\s]*(from|to|cc|bcc|reply-to|sender)\s*:`)
-	wroteLine   = regexp.MustCompile(`(?i)\bwrote:\s*$`)
-	onLine      = regexp.MustCompile(`(?i)^[>\s]*on\s`)
-	closingLine = regexp.MustCompile(`(?i)^(thanks|thank you|many thanks|best|regards|best regards|kind regards|warm regards|cheers|sincerely|all the best)[\s,.!]*$`)
-)
+// isHeaderLine reports a mail header line that names people: "From:",
+// "To:", "Cc:", "Bcc:", "Reply-To:", "Sender:", quoted or not.
+func isHeaderLine(line string) bool {
+	s := unquote(line)
+	i := strings.IndexByte(s, ':')
+	if i < 2 || i > 9 {
+		return false
+	}
+	switch strings.ToLower(strings.TrimRight(s[:i], " \t")) {
+	case "from", "to", "cc", "bcc", "reply-to", "sender":
+		return true
+	}
+	return false
+}
+
+// isWroteLine reports the end of a reply attribution: "… wrote:".
+func isWroteLine(t string) bool {
+	const w = "wrote:"
+	if len(t) < len(w) || !strings.EqualFold(t[len(t)-len(w):], w) {
+		return false
+	}
+	return len(t) == len(w) || t[len(t)-len(w)-1] == ' ' || t[len(t)-len(w)-1] == '\t'
+}
+
+// startsOn reports a line that begins a reply attribution: "On Mon, …".
+func startsOn(line string) bool {
+	s := unquote(line)
+	return len(s) > 3 && strings.EqualFold(s[:3], "on ")
+}
 
 // signatureLines is how far a signature may reach after its delimiter or
 // closing word: a name, a title, a company, an address, a phone number.
 const signatureLines = 8
 
-// zones returns, for each line number of text, the zone it is in: a
-// reason when the line is a header line, a reply attribution or part of a
-// signature block, "" for the body.
-func zones(text string) map[int]string {
-	z := map[int]string{}
-	sig := 0 // lines of signature still to go
-	prevOn := 0
-	eachLine(text, func(n int, line string) {
-		t := trimLine(line)
-		switch {
-		case headerLine.MatchString(line):
-			z[n] = ReasonHeader
-			sig = 0
-		case wroteLine.MatchString(t):
-			z[n] = ReasonAttribute
-			// "On Mon, 3 Feb 2026, Jane Doe <jane@…>\n wrote:" spans two lines.
-			if prevOn == n-1 && !onLine.MatchString(line) {
-				z[n-1] = ReasonAttribute
-			}
-			sig = 0
-		case t == "--" || strings.TrimRight(line, "\r") == "-- " || closingLine.MatchString(t):
-			sig = signatureLines
-		case sig > 0:
-			// A quoted reply or a blank line after the signature's first
-			// line ends it: what follows is body again.
-			if strings.HasPrefix(t, ">") || (t == "" && sig < signatureLines) {
-				sig = 0
-				break
-			}
-			if t != "" {
-				z[n] = ReasonSignature
-			}
-			sig--
+// zoner follows a ticket line by line and tells which lines are not its
+// body: header lines, reply attributions and the signature block.
+type zoner struct {
+	sig    int // lines of signature still to go
+	prevOn int // the last line that began "On …" and was not itself a zone
+}
+
+// line returns the zone of line n ("" for the body) and whether line n-1
+// belongs to the same zone (an attribution over two lines: "On Mon, …
+// Jane <jane@…>" then "wrote:").
+func (z *zoner) line(n int, line string) (zone string, prevToo bool) {
+	t := trimLine(line)
+	switch {
+	case isHeaderLine(line):
+		zone, z.sig = ReasonHeader, 0
+	case isWroteLine(t):
+		zone, z.sig = ReasonAttribute, 0
+		prevToo = z.prevOn == n-1 && !startsOn(line)
+	case t == "--" || strings.TrimRight(line, "\r") == "-- " || (len(t) < 24 && closingLine.MatchString(t)):
+		z.sig = signatureLines
+	case z.sig > 0:
+		// A quoted reply, or a blank line after the signature's first
+		// line, ends it: what follows is body again.
+		if strings.HasPrefix(t, ">") || (t == "" && z.sig < signatureLines) {
+			z.sig = 0
+			break
 		}
-		if onLine.MatchString(line) && z[n] == "" {
-			prevOn = n
+		if t != "" {
+			zone = ReasonSignature
 		}
-	})
-	return z
+		z.sig--
+	}
+	if zone == "" && startsOn(line) {
+		z.prevOn = n
+	}
+	return zone, prevToo
 }
 
 // LeaveOut sets aside the valid entries that must not be sent: our own
-// addresses always, and requester addresses of a free-text ticket unless
-// includeRequester. It returns the entries to plan and those left out, in
-// input order. Invalid entries pass through (the plan reports them).
-func LeaveOut(items []Item, requesters map[string]string, own Own, includeRequester bool) (keep []Item, out []LeftOut) {
-	if own.Empty() && (len(requesters) == 0 || includeRequester) {
+// addresses always, and unless includeRequester the addresses that a
+// free-text ticket names only outside its body (Item.Zone set on every
+// occurrence). It returns the entries to plan and those left out, in input
+// order. Invalid entries pass through (the plan reports them).
+func LeaveOut(items []Item, own Own, includeRequester bool) (keep []Item, out []LeftOut) {
+	inBody := map[string]bool{}
+	firstZone := map[string]string{}
+	for _, it := range items {
+		if it.Zone == "" {
+			inBody[it.Value] = true
+		} else if _, seen := firstZone[it.Value]; !seen {
+			firstZone[it.Value] = it.Zone
+		}
+	}
+	zoned := len(firstZone) > 0
+	if own.Empty() && (!zoned || includeRequester) {
 		return items, nil
 	}
 	keep = make([]Item, 0, len(items))
@@ -182,8 +184,8 @@ func LeaveOut(items []Item, requesters map[string]string, own Own, includeReques
 				out = append(out, LeftOut{Item: it, Reason: ReasonOwn})
 				continue
 			}
-			if r, ok := requesters[it.Value]; ok && !includeRequester {
-				out = append(out, LeftOut{Item: it, Reason: r})
+			if !includeRequester && !inBody[it.Value] {
+				out = append(out, LeftOut{Item: it, Reason: firstZone[it.Value]})
 				continue
 			}
 		}

@@ -29,8 +29,21 @@ On Mon, 2 Nov 2026 at 10:00, Sam <sam@ourcompany.test> wrote:
 > Also complained@lists.example was mentioned.
 `
 
+// requesters runs the rule on text and returns what it leaves out as a
+// requester, with the reason.
+func requesters(text string) map[string]string {
+	_, out := batch.LeaveOut(batch.ParseText(text, batch.Add), batch.NewOwn(nil), false)
+	got := map[string]string{}
+	for _, l := range out {
+		if _, dup := got[l.Value]; !dup {
+			got[l.Value] = l.Reason
+		}
+	}
+	return got
+}
+
 func TestRequestersAreOnlyOutsideTheBody(t *testing.T) {
-	got := batch.Requesters(ticket)
+	got := requesters(ticket)
 	want := map[string]string{
 		"jane@customer.example":   batch.ReasonHeader,
 		"support@ourcompany.test": batch.ReasonHeader,
@@ -44,7 +57,7 @@ func TestRequestersAreOnlyOutsideTheBody(t *testing.T) {
 func TestLeaveOutKeepsBodyDropsOwnAndRequesters(t *testing.T) {
 	items := batch.ParseText(ticket, batch.Add)
 	own := batch.NewOwn([]string{"@ourcompany.test"})
-	keep, out := batch.LeaveOut(items, batch.Requesters(ticket), own, false)
+	keep, out := batch.LeaveOut(items, own, false)
 	plan := batch.NewPlan(batch.Add, keep)
 	// ops@ is first seen in the Cc line; it is kept because the body names it too.
 	wantSent := []string{"ops@customer.example", "bounce1@lists.example", "bounce2@lists.example", "complained@lists.example"}
@@ -73,7 +86,7 @@ func TestLeaveOutKeepsBodyDropsOwnAndRequesters(t *testing.T) {
 	}
 
 	// Taking the requester in keeps our own addresses out all the same.
-	keep, out = batch.LeaveOut(items, batch.Requesters(ticket), own, true)
+	keep, out = batch.LeaveOut(items, own, true)
 	plan = batch.NewPlan(batch.Add, keep)
 	if !contains(plan.Values, "jane@customer.example") {
 		t.Errorf("--include-requester: jane not sent: %v", plan.Values)
@@ -91,6 +104,7 @@ func TestRequestersEdgeShapes(t *testing.T) {
 		want       map[string]string
 	}{
 		{"plain list has no requester", "a@x.example\nb@x.example\n", nil},
+		{"a signature in a plain list is not a thing", "thanks\na@x.example\n", nil},
 		{"address in header and body is kept",
 			"From: a@x.example\n\nPlease remove a@x.example from the list.\n", map[string]string{}},
 		{"attribution over two lines",
@@ -107,7 +121,7 @@ func TestRequestersEdgeShapes(t *testing.T) {
 		{"a closing word inside a sentence is body",
 			"Thanks, please block d@y.example\n", map[string]string{}},
 	} {
-		got := batch.Requesters(tc.text)
+		got := requesters(tc.text)
 		if len(got) == 0 && len(tc.want) == 0 {
 			continue
 		}
