@@ -93,7 +93,7 @@ type Item struct {
 	// Zone is set for an address of a free-text ticket found outside its
 	// body: in a header line, a reply attribution or the signature (one
 	// of the Reason… texts). LeaveOut decides what that means.
-	Zone string `json:"zone,omitempty"`
+	Zone string `json:"-"`
 }
 
 // Valid reports whether the item can be sent.

@@ -35,7 +35,7 @@ stdout is a pipe or a file, they print the API's JSON. Exit status: 0 success,
 		RunE:  showHelp,
 	}
 	batch.AddCommand(a.batchAddCommand(), a.batchRemoveCommand())
-	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand())
+	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand())
 	return cmd
 }
 

@@ -236,6 +236,8 @@ type Settings struct {
 	DB Setting
 	// File is the config file that was consulted (it may not exist).
 	File string
+	// Own is the config file's own addresses and domains: never sent.
+	Own []string
 }
 
 // Local reports whether no base URL is set, so the embedded default (the
@@ -276,7 +278,7 @@ const (
 // (it would silently go to the local list instead of the service it was
 // meant for).
 func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
-	s := Settings{File: f.Path}
+	s := Settings{File: f.Path, Own: f.Own}
 	inFile := func(what string) string { return what + " in " + f.Path }
 
 	explicit := true
