@@ -90,6 +90,10 @@ type Item struct {
 	Raw     string `json:"raw"`
 	Value   string `json:"value,omitempty"`
 	Problem string `json:"problem,omitempty"`
+	// Zone is set for an address of a free-text ticket found outside its
+	// body: in a header line, a reply attribution or the signature (one
+	// of the Reason… texts). LeaveOut decides what that means.
+	Zone string `json:"-"`
 }
 
 // Valid reports whether the item can be sent.

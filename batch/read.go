@@ -772,11 +772,21 @@ func trimLine(s string) string {
 
 // parseFree finds entries in free text.
 func parseFree(s string, mode Mode) []Item {
-	var items []Item
+	var (
+		items []Item
+		z     zoner
+	)
 	eachLine(s, func(n int, line string) {
+		zone, prevToo := z.line(n, line)
+		if prevToo {
+			for i := len(items) - 1; i >= 0 && items[i].Line == n-1; i-- {
+				items[i].Zone = zone
+			}
+		}
 		fields(line, func(tok string) {
 			candidates(tok, func(cand string) {
 				if it, ok := freeItem(cand, n, mode); ok {
+					it.Zone = zone
 					items = append(items, it)
 				}
 			})

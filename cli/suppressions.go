@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
 func (a *app) suppressionsCommand() *cobra.Command {
@@ -35,7 +36,7 @@ stdout is a pipe or a file, they print the API's JSON. Exit status: 0 success,
 		RunE:  showHelp,
 	}
 	batch.AddCommand(a.batchAddCommand(), a.batchRemoveCommand())
-	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand())
+	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand())
 	return cmd
 }
 
@@ -169,15 +170,13 @@ func (a *app) printList(page api.ListResponse, p api.ListParams) error {
 	return nil
 }
 
-// normalizeRef checks an argument that names an entry by ID or address and
-// returns it in the service's normal form.
+// normalizeRef checks an argument that names an entry by ID or address (as
+// mail writes it too: "Jane <jane@example.com>", mailto:) and returns it in
+// the service's normal form.
 func normalizeRef(s string) (string, error) {
-	if api.IsID(strings.TrimSpace(s)) {
-		return api.NormalizeID(s)
-	}
-	v, err := api.NormalizeEmail(s)
+	v, err := batch.Ref(s)
 	if err != nil {
-		return "", usagef("%s is neither a suppression ID nor a valid email address: %v", api.Quote(s), err)
+		return "", usageErr{err}
 	}
 	return v, nil
 }

@@ -25,6 +25,7 @@ const DefaultProfile = "default"
 // File is the content of the config file:
 //
 //	profile = "work"          # used when neither --profile nor SHUSH_PROFILE names one
+//	own = ["@ourcompany.test", "support@partner.example"]   # never sent in a batch
 //
 //	[profiles.work]
 //	base_url = "https://suppressions.example.com"
@@ -32,6 +33,9 @@ const DefaultProfile = "default"
 type File struct {
 	Profile  string             `toml:"profile,omitempty"`
 	Profiles map[string]Profile `toml:"profiles,omitempty"`
+	// Own lists our own addresses ("x@y.z") and domains ("@y.z"): they
+	// never enter a batch, whatever a ticket says.
+	Own []string `toml:"own,omitempty"`
 
 	// Path is where the file was read from; Found is false when no file
 	// was there.
@@ -76,7 +80,12 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("config file %s: %v", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("config file %s: unknown setting %q (known: profile, and base_url and api_key in [profiles.NAME])", path, und[0].String())
+		return nil, fmt.Errorf("config file %s: unknown setting %q (known: profile, own, and base_url and api_key in [profiles.NAME])", path, und[0].String())
+	}
+	for i, o := range f.Own {
+		if err := checkOwn(o); err != nil {
+			return nil, fmt.Errorf("config file %s: own, entry %d (%q): %w", path, i+1, o, err)
+		}
 	}
 	for name := range f.Profiles {
 		if err := CheckProfileName(name); err != nil {
@@ -89,6 +98,22 @@ func Load(path string) (*File, error) {
 		}
 	}
 	return f, nil
+}
+
+// checkOwn accepts an address ("x@y.z") or a domain ("@y.z" or "y.z").
+func checkOwn(s string) error {
+	s = strings.TrimSpace(s)
+	domain := strings.TrimPrefix(s, "@")
+	if at := strings.LastIndexByte(domain, '@'); at >= 0 {
+		if at == 0 || at == len(domain)-1 {
+			return errors.New("an address needs a name before and a domain after the @")
+		}
+		domain = domain[at+1:]
+	}
+	if domain == "" || !strings.Contains(domain, ".") || strings.ContainsAny(domain, " \t,;<>\"") {
+		return errors.New("it is neither an address (x@y.z) nor a domain (@y.z)")
+	}
+	return nil
 }
 
 func (f *File) holdsKey() bool {
@@ -211,6 +236,8 @@ type Settings struct {
 	DB Setting
 	// File is the config file that was consulted (it may not exist).
 	File string
+	// Own is the config file's own addresses and domains: never sent.
+	Own []string
 }
 
 // Local reports whether no base URL is set, so the embedded default (the
@@ -251,7 +278,7 @@ const (
 // (it would silently go to the local list instead of the service it was
 // meant for).
 func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
-	s := Settings{File: f.Path}
+	s := Settings{File: f.Path, Own: f.Own}
 	inFile := func(what string) string { return what + " in " + f.Path }
 
 	explicit := true

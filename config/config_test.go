@@ -162,12 +162,25 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 		"[profiles.x]\nbase_url = \n":              "line 2",
 		"[profiles.x]\nbaseurl = \"http://a.b\"\n": `unknown setting "profiles.x.baseurl"`,
 		"[profiles.\"a b\"]\nbase_url = \"x\"\n":   `profile name "a b"`,
+		"own = [\"@ours.test\", \"nodot\"]\n":      `own, entry 2 ("nodot"): it is neither`,
+		"own = [\"@\"]\n":                          `own, entry 1`,
+		"own = [\"x@\"]\n":                         `own, entry 1 ("x@"): an address needs`,
 	}
 	for body, want := range cases {
 		_, err := Load(writeConfig(t, body, 0o600))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("file %q: error %v, want %q", body, err, want)
 		}
+	}
+}
+
+func TestLoadOwnAddresses(t *testing.T) {
+	f, err := Load(writeConfig(t, "own = [\"@ourcompany.test\", \"help@partner.example\"]\n", 0o644))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Own) != 2 || f.Own[0] != "@ourcompany.test" || f.Own[1] != "help@partner.example" {
+		t.Errorf("own = %q", f.Own)
 	}
 }
 

@@ -203,7 +203,7 @@ func TestTooSmall(t *testing.T) {
 func TestExportAndCopy(t *testing.T) {
 	h := newHarness(t, service(t, nil), 100, 30)
 	var clip bytes.Buffer
-	h.m.results.clip = &clip
+	h.m.results.clip = copier{term: &clip, env: func(string) string { return "" }}
 	h.paste("a@example.com b@example.com")
 	h.keys("ctrl+s", "ctrl+s")
 	run := h.results()
@@ -234,7 +234,7 @@ func TestExportAndCopy(t *testing.T) {
 		t.Fatalf("csv:\n%s", data)
 	}
 	h.keys("y")
-	h.mustSee("Copied 2 IDs to the clipboard")
+	h.mustSee("Sent 2 IDs to your terminal's clipboard (OSC 52); shush cannot confirm")
 	if !strings.HasPrefix(clip.String(), "\x1b]52;c;") {
 		t.Fatalf("clipboard got %q", clip.String())
 	}

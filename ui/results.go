@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/aymanbagabas/go-osc52/v2"
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/table"
@@ -33,7 +32,7 @@ type results struct {
 	status    string
 	only      batch.Outcome // the outcome shown; empty for all
 	shown     []int         // result index of each table row
-	clip      io.Writer
+	clip      copier
 }
 
 type resultsKeys struct {
@@ -44,7 +43,7 @@ func newResults(c *Common, clip io.Writer) *results {
 	t := c.newTable()
 	p := newTextInput(c, "results.csv or results.json")
 	p.Prompt = "Write to: "
-	return &results{c: c, table: t, path: p, clip: clip, keys: resultsKeys{
+	return &results{c: c, table: t, path: p, clip: newCopier(clip), keys: resultsKeys{
 		Up:     kbh("↑/↓", "scroll", "up", "down"),
 		Filter: kb("show one outcome", "f"),
 		Export: kb("write CSV/JSON", "w"),
@@ -240,19 +239,7 @@ func (r *results) copyIDs() tea.Cmd {
 		r.status = "There are no IDs to copy."
 		return nil
 	}
-	if r.clip == nil {
-		r.status = "No terminal to copy to."
-		return nil
-	}
-	seq := osc52.New(strings.Join(ids, "\n"))
-	if os.Getenv("TMUX") != "" {
-		seq = seq.Tmux()
-	}
-	if _, err := seq.WriteTo(r.clip); err != nil {
-		r.status = "Copying failed: " + err.Error() + "."
-		return nil
-	}
-	r.status = fmt.Sprintf("Copied %d IDs to the clipboard (OSC 52; your terminal must allow it).", len(ids))
+	r.status = clipMessage(r.clip.copy(strings.Join(ids, "\n")), len(ids), "ID", r.keys.Export.Help().Key)
 	return nil
 }
 

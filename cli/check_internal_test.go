@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shushlist/shush/batch"
+)
+
+func TestHumanCheck(t *testing.T) {
+	a, out, _ := humanApp()
+	items := batch.ParseText("From: jane@customer.example\n\nIs a@lists.example listed? Or b@lists.example?\nAnd c@@x\n", batch.RemoveEmails)
+	keep, left := batch.LeaveOut(items, batch.NewOwn(nil), false)
+	plan := batch.NewPlan(batch.RemoveEmails, keep)
+	a.printCheck(checkJSON{
+		Data: []checkItem{
+			{Email: "a@lists.example", Listed: true, ID: "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b", Origin: "complaint", CreatedAt: "2026-11-02T10:04:05.123Z"},
+			{Email: "b@lists.example"},
+			{Email: "x\x1b]52;c;aGk=\x07@lists.example", Error: "the service answered 503"},
+		},
+		LeftOut: left,
+		Invalid: plan.Invalid,
+	})
+	for _, want := range []string{
+		"a@lists.example yes complaint 2026-11-02 10:04 UTC 0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b",
+		"b@lists.example no",
+		"look-up failed: the service answered 503",
+		"1 of 3 addresses on the list.",
+		"jane@customer.example line 1 requester? only in a header line",
+		`Invalid, not looked up: line 4 "c@@x"`,
+	} {
+		if !strings.Contains(squeeze(out.String()), want) {
+			t.Errorf("check does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsRune(out.String(), 0x1b) {
+		t.Errorf("an escape from outside text reached the terminal:\n%q", out)
+	}
+}
+
+// squeeze collapses the runs of spaces a table aligns columns with.
+func squeeze(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.Join(strings.Fields(l), " ")
+	}
+	return strings.Join(lines, "\n")
+}
