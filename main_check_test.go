@@ -11,6 +11,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store"
 )
 
 // A support agent checks a ticket: which addresses are on the list, with
@@ -27,7 +28,7 @@ func TestCheckATicketChangesNothing(t *testing.T) {
 		})
 	})
 	ctx := context.Background()
-	listed, err := svc.store.Add(ctx, svc.team, []string{"bounced@lists.example"}, api.OriginBounce, nil)
+	listed, err := svc.store.Add(ctx, svc.team, store.Listed(api.OriginBounce, nil, "bounced@lists.example"))
 	if err != nil {
 		t.Fatal(err)
 	}
