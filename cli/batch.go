@@ -393,9 +393,9 @@ func (a *app) printReport(sum *summary, target string) {
 	w := a.io.Out
 	counts := sum.outcomes()
 	var parts []string
-	for _, o := range []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unresolved, batch.Failed, batch.Unsent} {
+	for _, o := range []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unverified, batch.Failed, batch.Unsent} {
 		if n := counts[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
 		}
 	}
 	if len(parts) == 0 {
@@ -430,7 +430,7 @@ func (a *app) listResults(w io.Writer, mode batch.Mode, results []batch.Result) 
 	t := newTable(w)
 	t.row(head, "ID", "OUTCOME")
 	for _, r := range results {
-		outcome := string(r.Outcome)
+		outcome := r.Outcome.Text()
 		switch {
 		case r.Outcome == batch.Removed:
 			outcome += " (deleted: true)"
