@@ -84,7 +84,11 @@ func (s *Service) SetClockOffset(d time.Duration) { s.mu.Lock(); s.offset = d; s
 func (s *Service) DropNewFromNextAdd(n int) { s.mu.Lock(); s.dropNew = n; s.mu.Unlock() }
 
 // RetryAfter makes the next batch requests answer 429 with these delays.
-func (s *Service) RetryAfter(d ...time.Duration) { s.mu.Lock(); s.retry = append(s.retry, d...); s.mu.Unlock() }
+func (s *Service) RetryAfter(d ...time.Duration) {
+	s.mu.Lock()
+	s.retry = append(s.retry, d...)
+	s.mu.Unlock()
+}
 
 // HangUp makes the next n batch requests drop the connection unanswered.
 func (s *Service) HangUp(n int) { s.mu.Lock(); s.hangup += n; s.mu.Unlock() }
