@@ -430,8 +430,17 @@ func TestRemovalNeedsConfirmation(t *testing.T) {
 	}
 
 	r = sb.run(t, nil, "suppressions", "batch", "remove", "--file", rm, "--yes", "--json").want(t, 0)
-	resp := decode[api.BatchResponse](t, r)
-	if len(resp.Data) != 2 || !resp.Data[0].Deleted || !resp.Data[1].Deleted {
+	// One item per entry: the two removed with deleted: true and their
+	// IDs, the one that was never listed as not_listed with deleted: false.
+	resp := decode[struct {
+		Data []struct {
+			ID, Email, Outcome string
+			Deleted            *bool
+		}
+	}](t, r)
+	if len(resp.Data) != 3 || resp.Data[0].Outcome != "removed" || resp.Data[0].Deleted == nil || !*resp.Data[0].Deleted ||
+		resp.Data[0].ID == "" || resp.Data[1].Outcome != "removed" || resp.Data[2].Email != "never@example.com" ||
+		resp.Data[2].Outcome != "not_listed" || resp.Data[2].Deleted == nil || *resp.Data[2].Deleted {
 		t.Errorf("removal answer: %s", r)
 	}
 	if got := svc.emails(t); !slices.Equal(got, []string{"c@example.com"}) {

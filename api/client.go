@@ -190,6 +190,15 @@ func (c *Client) BatchAdd(ctx context.Context, emails []string) ([]Suppression, 
 	return out.Data, err
 }
 
+// BatchAddEntries puts up to MaxBatch entries on the list with their origin
+// (an extension of our service: restoring removed entries as they were). A
+// service without it refuses the request or lists them as manual.
+func (c *Client) BatchAddEntries(ctx context.Context, entries []NewEntry) ([]Suppression, error) {
+	var out BatchResponse
+	err := c.do(ctx, http.MethodPost, "/suppressions/batch/add", nil, BatchAddRequest{Entries: entries}, &out, idempotent)
+	return out.Data, err
+}
+
 // BatchRemoveEmails takes up to MaxBatch addresses off the list. The answer
 // holds only the entries actually removed, in request order.
 func (c *Client) BatchRemoveEmails(ctx context.Context, emails []string) ([]Suppression, error) {
@@ -362,6 +371,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		if resp != nil {
 			rl = parseRateLimit(resp.Header())
 			c.noteDate(resp)
+			observe(ctx, resp.Header())
 		}
 		c.pacer.release(resp != nil, rl, resp != nil && resp.StatusCode() == http.StatusTooManyRequests, retryAfter(respHeader(resp)))
 		if err == nil {
@@ -397,6 +407,9 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	}
 	if payload != nil {
 		req.SetHeader("Content-Type", "application/json").SetBody(payload)
+	}
+	if ref := ReferenceOf(ctx); ref != "" && method != http.MethodGet {
+		req.SetHeader(ReferenceHeader, ref)
 	}
 	resp, err := req.Execute(method, path)
 	if err != nil {

@@ -2,48 +2,81 @@ package batch
 
 import (
 	"context"
-	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"sync"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/shushlist/shush/api"
 )
 
-// Outcome is what happened to one entry.
+// Outcome is what happened to one entry. Its value is the word a script
+// reads (`--json`, CSV, journals); Text is how people read it.
 type Outcome string
 
 // The outcomes of an entry.
 const (
-	// Added: the address is on the list now and was not before.
+	// Added: this run put the address on the list; the service says so
+	// (our service's `created`, or the entry appears among those made
+	// after the batch was sent).
 	Added Outcome = "added"
-	// AlreadyListed: the address was on the list before the request.
-	AlreadyListed Outcome = "already listed"
+	// AlreadyListed: the address was on the list before the batch.
+	AlreadyListed Outcome = "already_listed"
 	// Removed: the entry was taken off the list (deleted: true).
 	Removed Outcome = "removed"
 	// NotListed: the entry was not on the list, so nothing was removed.
-	NotListed Outcome = "not on the list"
-	// Unresolved: a removal by address without lookups whose batch answer
-	// had fewer IDs than addresses; the service does not say which of the
-	// batch's addresses were removed.
-	Unresolved Outcome = "removed or not on the list"
+	NotListed Outcome = "not_listed"
+	// Unverified: the batch was accepted, but what it did to this entry
+	// (its ID, or whether it was new or removed) could not be established
+	// from what the service says; Message says what is missing. Never a
+	// guess.
+	Unverified Outcome = "unverified"
 	// Failed: the batch was refused or its retries ran out; Message says why.
 	Failed Outcome = "failed"
 	// Unsent: the run stopped before the entry's batch was sent.
 	Unsent Outcome = "unsent"
 )
 
+// Text is the outcome as a person reads it.
+func (o Outcome) Text() string {
+	switch o {
+	case AlreadyListed:
+		return "already listed"
+	case NotListed:
+		return "not on the list"
+	}
+	return string(o)
+}
+
+// UnmarshalJSON reads an outcome, including the words of journals written
+// before outcomes had their script names.
+func (o *Outcome) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	switch s {
+	case "already listed":
+		s = string(AlreadyListed)
+	case "not on the list":
+		s = string(NotListed)
+	case "removed or not on the list":
+		s = string(Unverified)
+	}
+	*o = Outcome(s)
+	return nil
+}
+
 // Outcomes returns every outcome, in the order a summary of a run lists
 // them: what changed the list first, then what did not, then what is left
 // to send.
 func Outcomes() []Outcome {
-	return []Outcome{Added, AlreadyListed, Removed, NotListed, Unresolved, Failed, Unsent}
+	return []Outcome{Added, AlreadyListed, Removed, NotListed, Unverified, Failed, Unsent}
 }
 
 // Result is the outcome of one entry: the normalized address (or ID) that
-// was sent, the suppression ID the service returned (empty when none), the
-// outcome, a message for failures, and the 1-based batch number.
+// was sent, the suppression ID the service returned (empty when none or
+// not established), the outcome, a message for failures and unverified
+// entries, and the 1-based batch number.
 type Result struct {
 	Input   string  `json:"input"`
 	ID      string  `json:"id,omitempty"`
@@ -54,21 +87,6 @@ type Result struct {
 
 // Settled reports whether the entry needs no further sending.
 func (r Result) Settled() bool { return r.Outcome != Failed && r.Outcome != Unsent }
-
-// createdBefore reports whether id is a UUIDv7 whose timestamp (its
-// creation time on services that mint v7 IDs, like ours) is earlier than t.
-// For other IDs it reports false: we cannot tell, and "added" is the
-// answer the request asked for.
-func createdBefore(id string, t time.Time) bool {
-	u, err := uuid.Parse(id)
-	if err != nil || u.Version() != 7 {
-		return false
-	}
-	var b [8]byte
-	copy(b[2:], u[:6])
-	ms := int64(binary.BigEndian.Uint64(b[:]))
-	return ms < t.UnixMilli()
-}
 
 // Found is the lookup of one address (or ID): whether it is on the list,
 // and its entry when it is. Err is set when the lookup itself failed.

@@ -83,6 +83,10 @@ type Runner struct {
 	NoLookup bool
 	// OnEvent receives progress; it must return quickly.
 	OnEvent func(Event)
+
+	// caps is what the run learned of the service (capUnknown, capNames,
+	// capBare), read and set atomically by the batches in flight.
+	caps int32
 }
 
 // Report is the outcome of a run.
@@ -366,45 +370,6 @@ func (r *Runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 	return res, err
 }
 
-func (r *Runner) add(ctx context.Context, values []string) ([]Result, error) {
-	sent := time.Now().Add(r.Client.ClockSkew())
-	data, err := r.Client.BatchAdd(ctx, values)
-	if err != nil {
-		return nil, err
-	}
-	res := make([]Result, len(values))
-	outcome := func(id string) Outcome {
-		if createdBefore(id, sent) {
-			return AlreadyListed
-		}
-		return Added
-	}
-	if len(data) == len(values) {
-		for k, v := range values {
-			res[k] = Result{Input: v, ID: data[k].ID, Outcome: outcome(data[k].ID)}
-		}
-		return res, nil
-	}
-	// The service collapsed or split entries differently from our rule:
-	// ask it which ID each address has.
-	found, lerr := Lookup(ctx, r.Client, values, r.lookupConcurrency())
-	for k, v := range values {
-		res[k] = Result{Input: v, Outcome: Added}
-		switch {
-		case lerr == nil && found[k].Listed:
-			res[k].ID = found[k].Entry.ID
-			res[k].Outcome = outcome(found[k].Entry.ID)
-		case found[k].Err != nil:
-			res[k].Message = "added; its ID could not be looked up: " + found[k].Err.Error()
-		case lerr != nil:
-			res[k].Message = "added; its ID could not be looked up: " + lerr.Error()
-		default:
-			res[k].Message = fmt.Sprintf("the service answered %d IDs for %d addresses and does not list this one", len(data), len(values))
-		}
-	}
-	return res, nil
-}
-
 func (r *Runner) removeIDs(ctx context.Context, values []string) ([]Result, error) {
 	data, err := r.Client.BatchRemoveIDs(ctx, values)
 	if err != nil {
@@ -431,14 +396,30 @@ func (r *Runner) removeEmails(ctx context.Context, values []string) ([]Result, e
 		return nil, err
 	}
 	res := make([]Result, len(values))
+	if named(data) {
+		// Our service names each removed address: exact.
+		byEmail := make(map[string]string, len(data))
+		for _, s := range data {
+			byEmail[s.Email] = s.ID
+		}
+		for k, v := range values {
+			res[k] = Result{Input: v, Outcome: NotListed}
+			if id, ok := byEmail[v]; ok {
+				res[k] = Result{Input: v, ID: id, Outcome: Removed}
+			}
+		}
+		return res, nil
+	}
 	for k, v := range values {
 		switch {
-		case len(data) == len(values):
-			res[k] = Result{Input: v, ID: data[k].ID, Outcome: Removed}
 		case len(data) == 0:
 			res[k] = Result{Input: v, Outcome: NotListed}
+		case len(values) == 1 && len(data) == 1:
+			res[k] = Result{Input: v, ID: data[0].ID, Outcome: Removed}
 		default:
-			res[k] = Result{Input: v, Outcome: Unresolved,
+			// Bare IDs in no promised order: which address each ID was is
+			// not said, even when every address was removed.
+			res[k] = Result{Input: v, Outcome: Unverified,
 				Message: fmt.Sprintf("the service removed %d of the %d addresses of this batch and does not say which", len(data), len(values))}
 		}
 	}

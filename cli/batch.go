@@ -15,6 +15,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/safe"
 )
 
 // ExitInterrupted is the exit status of a batch run stopped by SIGINT or
@@ -42,6 +43,7 @@ type batchFlags struct {
 	yes         bool
 	resume      bool
 	concurrency int
+	reference   string
 }
 
 func (a *app) batchAddCommand() *cobra.Command {
@@ -108,6 +110,7 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl.BoolVar(&f.asJSON, "json", false, "print the API's JSON, batches merged into one data array")
 	fl.BoolVar(&f.resume, "resume", false, "finish the last interrupted run of this command against this service")
 	fl.IntVar(&f.concurrency, "concurrency", defaultConcurrency, "batches in flight at once (1-16); the client keeps within the rate limit")
+	fl.StringVar(&f.reference, "reference", "", "ticket number or URL sent with every request of the run (Shush-Reference), kept in the service's audit trail")
 	if remove {
 		fl.BoolVar(&f.ids, "ids", false, "the entries are suppression IDs, not addresses")
 		fl.BoolVar(&f.yes, "yes", false, "remove without asking")
@@ -148,6 +151,11 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if f.dryRun && f.resume {
 		return usagef("give --dry-run or --resume, not both")
 	}
+	if f.reference != "" {
+		if err := api.ValidReference(f.reference); err != nil {
+			return usagef("--reference: %v", err)
+		}
+	}
 	items, format, err := a.readInput(f.file, mode)
 	if err != nil {
 		return err
@@ -171,7 +179,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		}
 	}
 
-	ctx := cmd.Context()
+	ctx := api.WithReference(cmd.Context(), f.reference)
 	conn, err := a.connect(ctx)
 	if err != nil {
 		return err
@@ -215,7 +223,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 
 	if merged != nil {
-		if err := merged.close(); err != nil {
+		if err := merged.close(plan.Invalid); err != nil {
 			return err
 		}
 		if len(plan.Invalid) > 0 {
@@ -393,9 +401,9 @@ func (a *app) printReport(sum *summary, target string) {
 	w := a.io.Out
 	counts := sum.outcomes()
 	var parts []string
-	for _, o := range []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unresolved, batch.Failed, batch.Unsent} {
+	for _, o := range []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unverified, batch.Failed, batch.Unsent} {
 		if n := counts[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
 		}
 	}
 	if len(parts) == 0 {
@@ -430,7 +438,7 @@ func (a *app) listResults(w io.Writer, mode batch.Mode, results []batch.Result) 
 	t := newTable(w)
 	t.row(head, "ID", "OUTCOME")
 	for _, r := range results {
-		outcome := string(r.Outcome)
+		outcome := r.Outcome.Text()
 		switch {
 		case r.Outcome == batch.Removed:
 			outcome += " (deleted: true)"
@@ -453,11 +461,49 @@ func capitalize(s string) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
-// mergedWriter prints the API's own JSON for a run, its batches' data
-// merged into one array: one item per address for an add, one per entry
-// actually removed (deleted: true) for a removal. It streams, formatted as
-// writeJSON would, so that a run of millions of entries never holds its
-// whole answer in memory.
+// runItem is one entry of a run's --json document: what the service says
+// of it, the outcome a script acts on, and why when it is not settled.
+type runItem struct {
+	Object  string        `json:"object"`
+	ID      string        `json:"id,omitempty"`
+	Email   string        `json:"email,omitempty"`
+	Outcome batch.Outcome `json:"outcome"`
+	Deleted *bool         `json:"deleted,omitempty"`
+	Error   string        `json:"error,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+	Batch   int           `json:"batch,omitempty"`
+}
+
+func itemOf(mode batch.Mode, r batch.Result) runItem {
+	it := runItem{Object: api.ObjectSuppression, ID: r.ID, Email: r.Input, Outcome: r.Outcome, Batch: r.Batch}
+	if mode == batch.RemoveIDs {
+		it.Email = ""
+		if it.ID == "" {
+			it.ID = r.Input
+		}
+	}
+	if mode != batch.Add && (r.Outcome == batch.Removed || r.Outcome == batch.NotListed) {
+		d := r.Outcome == batch.Removed
+		it.Deleted = &d
+	}
+	switch r.Outcome {
+	case batch.Failed, batch.Unsent:
+		it.Error = r.Message
+		if it.Error == "" && r.Outcome == batch.Unsent {
+			it.Error = "not sent: the run stopped first"
+		}
+	default:
+		it.Reason = r.Message
+	}
+	return it
+}
+
+// mergedWriter prints a run as one JSON document a script can act on:
+// `data` with an item per entry (object, id, email, outcome; deleted for
+// removals; error for failures; reason for unverified entries), then the
+// invalid entries left out. It streams, so that a run of millions of
+// entries never holds its whole answer in memory; every string is escaped
+// so that the document is exact and still safe on a terminal.
 type mergedWriter struct {
 	bw *bufio.Writer
 	n  int
@@ -465,46 +511,60 @@ type mergedWriter struct {
 
 func newMergedWriter(w io.Writer) *mergedWriter {
 	m := &mergedWriter{bw: bufio.NewWriterSize(w, 64<<10)}
-	m.bw.WriteString("{\n  \"data\": [")
+	m.bw.WriteString("{\n  \"object\": \"list\",\n  \"data\": [")
 	return m
 }
 
 // add prints the items of one report.
 func (m *mergedWriter) add(mode batch.Mode, rep batch.Report) {
 	for _, r := range rep.Results {
-		removed := mode != batch.Add && r.Outcome == batch.Removed
-		added := mode == batch.Add && (r.Outcome == batch.Added || r.Outcome == batch.AlreadyListed)
-		if r.ID == "" || !added && !removed {
+		b, err := json.Marshal(itemOf(mode, r))
+		if err != nil {
 			continue
 		}
 		if m.n > 0 {
 			m.bw.WriteByte(',')
 		}
 		m.n++
-		id, _ := json.Marshal(r.ID)
-		m.bw.WriteString("\n    {\n      \"object\": \"suppression\",\n      \"id\": ")
-		m.bw.Write(id)
-		if removed {
-			m.bw.WriteString(",\n      \"deleted\": true")
-		}
-		m.bw.WriteString("\n    }")
+		m.bw.WriteString("\n    ")
+		m.bw.Write(safe.JSON(b))
 	}
 }
 
-// close ends the JSON and flushes it.
-func (m *mergedWriter) close() error {
+// close ends the data, adds the invalid entries that were left out, and
+// flushes.
+func (m *mergedWriter) close(invalid []batch.Item) error {
 	if m.n > 0 {
+		m.bw.WriteString("\n  ")
+	}
+	m.bw.WriteString("],\n  \"invalid\": [")
+	for i, it := range invalid {
+		b, err := json.Marshal(struct {
+			Line    int    `json:"line"`
+			Entry   string `json:"entry"`
+			Problem string `json:"problem"`
+		}{it.Line, it.Raw, it.Problem})
+		if err != nil {
+			continue
+		}
+		if i > 0 {
+			m.bw.WriteByte(',')
+		}
+		m.bw.WriteString("\n    ")
+		m.bw.Write(safe.JSON(b))
+	}
+	if len(invalid) > 0 {
 		m.bw.WriteString("\n  ")
 	}
 	m.bw.WriteString("]\n}\n")
 	return m.bw.Flush()
 }
 
-// writeMerged prints one report as the API's JSON.
+// writeMerged prints one report as the run's JSON document.
 func writeMerged(w io.Writer, mode batch.Mode, rep batch.Report) error {
 	m := newMergedWriter(w)
 	m.add(mode, rep)
-	return m.close()
+	return m.close(rep.Plan.Invalid)
 }
 
 // exitErr is an error with its own exit status.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"path/filepath"
@@ -14,41 +15,57 @@ import (
 	"github.com/shushlist/shush/server"
 )
 
-// The streamed --json answer of a run is byte for byte what writeJSON
-// prints for the same merged response.
-func TestWriteMergedMatchesWriteJSON(t *testing.T) {
-	rep := batch.Report{Results: []batch.Result{
-		{Input: "a@example.com", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a", Outcome: batch.Added},
-		{Input: "b@example.com", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6b", Outcome: batch.AlreadyListed},
-		{Input: "c@example.com", Outcome: batch.Failed, Message: "refused"},
-		{Input: "d@example.com", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6c", Outcome: batch.Removed},
-		{Input: "e@example.com", Outcome: batch.NotListed},
-	}}
-	cases := []struct {
-		mode batch.Mode
-		rep  batch.Report
-		want api.BatchResponse
-	}{
-		{batch.Add, rep, api.BatchResponse{Data: []api.Suppression{
-			{Object: "suppression", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a"},
-			{Object: "suppression", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6b"},
-		}}},
-		{batch.RemoveEmails, rep, api.BatchResponse{Data: []api.Suppression{
-			{Object: "suppression", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6c", Deleted: true},
-		}}},
-		{batch.RemoveIDs, batch.Report{}, api.BatchResponse{Data: []api.Suppression{}}},
+// A run's --json document: an item per entry with its outcome, deleted
+// for removals, the error of a failure, the reason of an unverified entry,
+// and the invalid entries left out; hostile text escaped, exact.
+func TestRunDocument(t *testing.T) {
+	rep := batch.Report{
+		Plan: batch.Plan{Invalid: []batch.Item{{Line: 4, Raw: "bob@", Problem: "the domain after @ is empty"}}},
+		Results: []batch.Result{
+			{Input: "a@example.com", ID: "id-a", Outcome: batch.Added, Batch: 1},
+			{Input: "b@example.com", ID: "id-b", Outcome: batch.AlreadyListed, Batch: 1},
+			{Input: "c@example.com", Outcome: batch.Failed, Message: "refused \x1b[2J\u202e", Batch: 2},
+			{Input: "d@example.com", ID: "id-d", Outcome: batch.Removed, Batch: 2},
+			{Input: "e@example.com", Outcome: batch.NotListed, Batch: 2},
+			{Input: "f@example.com", Outcome: batch.Unverified, Message: "not said", Batch: 2},
+		}}
+	var got bytes.Buffer
+	if err := writeMerged(&got, batch.RemoveEmails, rep); err != nil {
+		t.Fatal(err)
 	}
-	for _, c := range cases {
-		var got, want bytes.Buffer
-		if err := writeMerged(&got, c.mode, c.rep); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeJSON(&want, c.want); err != nil {
-			t.Fatal(err)
-		}
-		if got.String() != want.String() {
-			t.Errorf("%s:\ngot  %s\nwant %s", c.mode, got.String(), want.String())
-		}
+	if bytes.ContainsAny(got.Bytes(), "\x1b") || bytes.Contains(got.Bytes(), []byte("\u202e")) && !bytes.Contains(got.Bytes(), []byte(`\u202e`)) {
+		t.Errorf("raw control or format characters in the JSON: %q", got.String())
+	}
+	var doc struct {
+		Object string `json:"object"`
+		Data   []struct {
+			Object, ID, Email, Error, Reason string
+			Outcome                          batch.Outcome
+			Deleted                          *bool
+		} `json:"data"`
+		Invalid []struct {
+			Line           int
+			Entry, Problem string
+		} `json:"invalid"`
+	}
+	if err := json.Unmarshal(got.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, got.String())
+	}
+	if doc.Object != "list" || len(doc.Data) != 6 || len(doc.Invalid) != 1 || doc.Invalid[0].Line != 4 || doc.Invalid[0].Entry != "bob@" {
+		t.Fatalf("document:\n%s", got.String())
+	}
+	d := doc.Data
+	if d[0].Email != "a@example.com" || d[0].ID != "id-a" || d[0].Outcome != "added" || d[0].Object != "suppression" {
+		t.Errorf("added: %+v", d[0])
+	}
+	if d[1].Outcome != "already_listed" || d[2].Outcome != "failed" || d[2].Error != "refused \x1b[2J\u202e" {
+		t.Errorf("listed/failed: %+v %+v", d[1], d[2])
+	}
+	if d[3].Deleted == nil || !*d[3].Deleted || d[4].Deleted == nil || *d[4].Deleted || d[4].Outcome != "not_listed" {
+		t.Errorf("removal flags: %+v %+v", d[3], d[4])
+	}
+	if d[5].Outcome != "unverified" || d[5].Reason != "not said" || d[5].ID != "" {
+		t.Errorf("unverified: %+v", d[5])
 	}
 }
 

@@ -24,7 +24,7 @@ not json
 	}
 	h.keys("esc", "f3")
 	h.mustSee("History · 3 runs", "1 lines of the history could not be read.",
-		"1 added · 1 already", "2 removed or not on", "1 removed · 1 not on")
+		"1 added · 1 already", "2 unverified", "1 removed · 1 not on")
 
 	h.keys("enter") // the newest: the addition
 	h.mustSee("Results · add → https://list.example.com", "3 entries: 1 added · 1 already listed · 1 failed",
@@ -32,7 +32,7 @@ not json
 	h.mustNotSee("R retry") // a run of the history is read-only
 
 	h.keys("f3", "down", "enter")
-	h.mustSee("2 entries: 2 removed or not on the list", "x@example.com", "Row 1: the batch removed 1 of 2")
+	h.mustSee("2 entries: 2 unverified", "x@example.com", "Row 1: the batch removed 1 of 2")
 
 	h.keys("f3", "down", "down", "enter")
 	h.mustSee("2 entries: 1 removed · 1 not on the list", "a@example.com", "0190a000-0000-7000-8000-00000000000a", "deleted: true", "not on the list")
@@ -90,7 +90,7 @@ func TestHistoryKeepsItsFormat(t *testing.T) {
 		t.Fatalf("the addition was kept as %+v", add)
 	}
 	if rm.Mode != "remove by address" || rm.Counts.Removed != 1 || rm.Counts.NotListed != 1 ||
-		!rm.Results[0].Deleted || rm.Results[0].ID != add.Results[0].ID || rm.Results[1].Outcome != "not on the list" || rm.Results[1].Deleted {
+		!rm.Results[0].Deleted || rm.Results[0].ID != add.Results[0].ID || rm.Results[1].Outcome != "not_listed" || rm.Results[1].Deleted {
 		t.Fatalf("the removal was kept as %+v", rm)
 	}
 }

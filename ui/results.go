@@ -108,7 +108,7 @@ func (r *results) fill() {
 // outcomeOrder is the order in which f steps through the outcomes a run
 // has: what needs attention first.
 func outcomeOrder() []batch.Outcome {
-	return []batch.Outcome{batch.Failed, batch.Unsent, batch.Unresolved, batch.NotListed, batch.AlreadyListed, batch.Added, batch.Removed}
+	return []batch.Outcome{batch.Failed, batch.Unsent, batch.Unverified, batch.NotListed, batch.AlreadyListed, batch.Added, batch.Removed}
 }
 
 // nextFilter steps to the next outcome present in the run, then back to all.
@@ -143,7 +143,7 @@ func outcomeText(x batch.Result) string {
 	case batch.Failed:
 		return "failed: " + x.Message
 	}
-	return string(x.Outcome)
+	return x.Outcome.Text()
 }
 
 // detailText is what the line under the table says of a result with a

@@ -60,7 +60,7 @@ func countsText(c map[batch.Outcome]int) string {
 	var parts []string
 	for _, o := range batch.Outcomes() {
 		if n := c[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
 		}
 	}
 	if len(parts) == 0 {
@@ -87,7 +87,7 @@ func (r *Run) undoable() (values []string, emails map[string]string, unknown int
 		return values, emails, 0
 	}
 	for _, x := range r.Results {
-		if x.Outcome != batch.Removed && x.Outcome != batch.Unresolved {
+		if x.Outcome != batch.Removed && x.Outcome != batch.Unverified {
 			continue
 		}
 		if a := r.address(x); a != "" {
@@ -145,15 +145,7 @@ type record struct {
 }
 
 // countKey is the name of an outcome in a record's counts.
-func countKey(o batch.Outcome) string {
-	switch o {
-	case batch.AlreadyListed:
-		return "already_listed"
-	case batch.NotListed:
-		return "not_listed"
-	}
-	return string(o)
-}
+func countKey(o batch.Outcome) string { return string(o) }
 
 // MarshalJSON writes the run as a history record.
 func (r Run) MarshalJSON() ([]byte, error) {
@@ -199,7 +191,7 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		// Earlier versions wrote a removal by address that the service did
 		// not resolve as "removed" without deleted.
 		if x.Outcome == batch.Removed && !x.Deleted {
-			res.Outcome = batch.Unresolved
+			res.Outcome = batch.Unverified
 		}
 		r.Results[i] = res
 		r.Counts[res.Outcome]++

@@ -1,0 +1,269 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/shushlist/shush/api"
+)
+
+// The truth of a batch add: which ID each address has and whether this
+// run created it. It is read only from what the service says, never from
+// the answer's order, an ID's bits or the local clock (contract: "What the
+// client does with it").
+//
+//   - Our service names every item (`email`, `created`): exact, one
+//     request.
+//   - Any other service answers with bare IDs in no promised order. Before
+//     the batch the run asks for the newest entry (one request, the
+//     "mark"); after it, it reads the list from the newest down to the
+//     mark: an address of the batch found there was created after the mark,
+//     by this batch. The list names each entry's address and ID, so those
+//     pairs are exact. The batch's other addresses were listed before; each
+//     is looked up by address, and its entry is "already listed" when its
+//     ID is one the batch answered and it was created before the mark (by
+//     the service's clock: its Date header). Whatever does not fit is
+//     Unverified, with the reason.
+//   - A service without the list or the look-up (only the batch
+//     endpoints) leaves everything it cannot pair Unverified.
+//
+// Cost against another service, per batch of n new addresses and m
+// already listed: 1 + 1 + ceil(n/100) (+1 when the mark is on a page's
+// edge) + m requests, instead of 1.
+
+// capability says what the run has learned of the service.
+const (
+	capUnknown int32 = iota
+	capNames         // batch answers carry email and created
+	capBare          // batch answers are bare IDs
+)
+
+// maxMarkPages bounds how far down the list a run reads to find its own
+// new entries; beyond it the rest is looked up one by one.
+func maxMarkPages(n int) int { return n/api.MaxBatch + 3 }
+
+func (r *Runner) add(ctx context.Context, values []string) ([]Result, error) {
+	var m mark
+	if atomic.LoadInt32(&r.caps) != capNames {
+		m = r.markNewest(ctx)
+	}
+	data, err := r.Client.BatchAdd(ctx, values)
+	if err != nil {
+		return nil, err
+	}
+	if named(data) {
+		atomic.StoreInt32(&r.caps, capNames)
+		return r.addNamed(ctx, values, data), nil
+	}
+	atomic.StoreInt32(&r.caps, capBare)
+	if m.err != nil {
+		return r.addUnmarked(values, data, fmt.Errorf("reading the list failed: %w", m.err)), nil
+	}
+	if !m.tried {
+		// The first answer told us the service is another one only now,
+		// after the batch: no mark was taken before it.
+		return r.addUnmarked(values, data, fmt.Errorf("the service's answers do not name their addresses and the run had no mark of the list before this first batch")), nil
+	}
+	return r.addBare(ctx, values, data, m), nil
+}
+
+// named reports whether a batch answer names the address of every item
+// (our service's extension).
+func named(data []api.Suppression) bool {
+	if len(data) == 0 {
+		return false
+	}
+	for _, s := range data {
+		if s.Email == "" {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *Runner) addNamed(ctx context.Context, values []string, data []api.Suppression) []Result {
+	by := make(map[string]api.Suppression, len(data))
+	for _, s := range data {
+		by[s.Email] = s
+	}
+	res := make([]Result, len(values))
+	var missing []int
+	for k, v := range values {
+		s, ok := by[v]
+		switch {
+		case !ok:
+			missing = append(missing, k)
+		case s.Created == nil:
+			res[k] = Result{Input: v, ID: s.ID, Outcome: Unverified, Message: "the service named the entry but did not say whether it was new"}
+		case *s.Created:
+			res[k] = Result{Input: v, ID: s.ID, Outcome: Added}
+		default:
+			res[k] = Result{Input: v, ID: s.ID, Outcome: AlreadyListed}
+		}
+	}
+	r.leftOut(ctx, values, missing, res, len(data))
+	return res
+}
+
+// leftOut settles the addresses a batch answer did not mention: looked up,
+// they are Unverified either way (listed, the run cannot tell who made the
+// entry; not listed, the batch did not add them) with what was found.
+func (r *Runner) leftOut(ctx context.Context, values []string, missing []int, res []Result, answered int) {
+	if len(missing) == 0 {
+		return
+	}
+	ask := make([]string, len(missing))
+	for n, k := range missing {
+		ask[n] = values[k]
+	}
+	found, lerr := Lookup(ctx, r.Client, ask, r.lookupConcurrency())
+	for n, k := range missing {
+		v := values[k]
+		why := fmt.Sprintf("the service answered %d items for %d addresses and left this one out", answered, len(values))
+		res[k] = Result{Input: v, Outcome: Unverified}
+		switch {
+		case lerr != nil && found[n].Err == nil && !found[n].Listed:
+			res[k].Message = why + "; looking it up failed: " + lerr.Error()
+		case found[n].Err != nil:
+			res[k].Message = why + "; looking it up failed: " + found[n].Err.Error()
+		case found[n].Listed:
+			res[k].ID = found[n].Entry.ID
+			res[k].Message = why + "; it is listed, but whether this run made the entry is not known"
+		default:
+			res[k].Message = why + "; it is not on the list"
+		}
+	}
+}
+
+// mark is the top of the list just before a batch: the newest entry's ID
+// (empty on an empty list) and the service's time, from its Date header.
+type mark struct {
+	tried bool
+	id    string
+	at    time.Time
+	err   error
+}
+
+func (r *Runner) markNewest(ctx context.Context) mark {
+	octx, ans := api.Observe(ctx)
+	page, err := r.Client.List(octx, api.ListParams{Limit: 1})
+	m := mark{tried: true, at: ans.Date(), err: err}
+	if err == nil && len(page.Data) > 0 {
+		m.id = page.Data[0].ID
+	}
+	return m
+}
+
+// addBare establishes the truth of a batch whose answer is bare IDs.
+func (r *Runner) addBare(ctx context.Context, values []string, data []api.Suppression, m mark) []Result {
+	answered := make(map[string]bool, len(data))
+	for _, s := range data {
+		answered[s.ID] = true
+	}
+	index := make(map[string]int, len(values))
+	for k, v := range values {
+		index[v] = k
+	}
+	res := make([]Result, len(values))
+	settled := make([]bool, len(values))
+
+	// Read from the newest entry down to the mark: what lies above it was
+	// created after the mark. The mark is found by its ID (the service's
+	// own order); when it was removed meanwhile, the service's clock (its
+	// Date header at the mark) bounds the walk instead, and entries of the
+	// mark's second stay unverified.
+	reached, byClock := false, false
+	p := api.ListParams{Limit: api.MaxBatch}
+walk:
+	for pages := 0; pages < maxMarkPages(len(values)); pages++ {
+		page, err := r.Client.List(ctx, p)
+		if err != nil {
+			break
+		}
+		for _, e := range page.Data {
+			if e.ID == m.id {
+				reached = true
+				break walk
+			}
+			if !m.at.IsZero() && e.CreatedAt.Before(m.at) {
+				reached, byClock = true, true
+				break walk
+			}
+			k, ok := index[e.Email]
+			if !ok || settled[k] {
+				continue
+			}
+			settled[k] = true
+			if answered[e.ID] {
+				res[k] = Result{Input: e.Email, ID: e.ID, Outcome: Added}
+			} else {
+				res[k] = Result{Input: e.Email, ID: e.ID, Outcome: Unverified,
+					Message: "it was listed after the batch was sent, with an ID the batch's answer did not give"}
+			}
+		}
+		if !page.HasMore || len(page.Data) == 0 {
+			reached = true
+			break
+		}
+		p.After = page.Data[len(page.Data)-1].ID
+	}
+
+	// The rest were listed before the mark, or were not added at all.
+	var ask []string
+	var at []int
+	for k, v := range values {
+		if !settled[k] {
+			ask = append(ask, v)
+			at = append(at, k)
+		}
+	}
+	if len(ask) == 0 {
+		return res
+	}
+	found, lerr := Lookup(ctx, r.Client, ask, r.lookupConcurrency())
+	for n, k := range at {
+		v := values[k]
+		res[k] = Result{Input: v, Outcome: Unverified}
+		f := Found{}
+		if n < len(found) {
+			f = found[n]
+		}
+		switch {
+		case f.Err != nil:
+			res[k].Message = "the service's answer does not say which ID is this address's, and looking it up failed: " + f.Err.Error()
+		case lerr != nil && !f.Listed:
+			res[k].Message = "the service's answer does not say which ID is this address's, and looking it up failed: " + lerr.Error()
+		case !f.Listed:
+			res[k].Message = fmt.Sprintf("the service answered %d IDs for %d addresses and does not list this one", len(data), len(values))
+		case !answered[f.Entry.ID]:
+			res[k].ID = f.Entry.ID
+			res[k].Message = "it is listed with an ID the batch's answer did not give"
+		case !reached:
+			res[k].ID = f.Entry.ID
+			res[k].Message = "the list was too busy to tell whether this run made the entry"
+		case byClock && !f.Entry.CreatedAt.Before(m.at):
+			res[k].ID = f.Entry.ID
+			res[k].Message = "its entry is as new as the batch, but it was not among the entries made after it"
+		default:
+			res[k] = Result{Input: v, ID: f.Entry.ID, Outcome: AlreadyListed}
+		}
+	}
+	return res
+}
+
+// addUnmarked is the answer for a batch whose service offers nothing to
+// pair bare IDs with addresses: one address and one ID pair up; the rest
+// is Unverified.
+func (r *Runner) addUnmarked(values []string, data []api.Suppression, cause error) []Result {
+	res := make([]Result, len(values))
+	for k, v := range values {
+		res[k] = Result{Input: v, Outcome: Unverified,
+			Message: "the service answers with bare IDs in no promised order, so which is this address's and whether it was new cannot be established (" + cause.Error() + ")"}
+		if len(values) == 1 && len(data) == 1 {
+			res[k].ID = data[0].ID
+		}
+	}
+	return res
+}

@@ -1,0 +1,145 @@
+package batch_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/internal/hostedtest"
+)
+
+func foreignClient(h *hostedtest.Service) *api.Client {
+	return api.NewClient(h.URL, "re_test_key", api.WithRetry(4, time.Millisecond, 5*time.Millisecond))
+}
+
+// Against a service whose answers are bare UUIDv4 IDs in any order and
+// whose clock is minutes off ours, every address gets its own ID, and
+// "added" means this run made the entry: never by position, never by the
+// ID's bits, never by our clock.
+func TestForeignServicePairsAreTrue(t *testing.T) {
+	for _, order := range []hostedtest.Order{hostedtest.RequestOrder, hostedtest.NewestFirst, hostedtest.Shuffled} {
+		for _, offset := range []time.Duration{0, -7 * time.Minute, 9 * time.Minute} {
+			t.Run(fmt.Sprintf("order%d/offset%v", order, offset), func(t *testing.T) {
+				h := hostedtest.Start(t)
+				h.SetOrder(order)
+				h.SetClockOffset(offset)
+				values := addresses("pair", 250)
+				before := h.Add(values[10], values[120], values[249]) // listed long before the run
+				h.Add("someone-else@example.com")
+				rep, err := (&batch.Runner{Client: foreignClient(h), Concurrency: 2}).Run(context.Background(), planOf(batch.Add, values))
+				if err != nil || !rep.Complete() {
+					t.Fatalf("Run: %v failed %v", err, rep.Failed)
+				}
+				truth := h.Truth()
+				for i, res := range rep.Results {
+					if res.Input != values[i] || res.ID != truth[values[i]] {
+						t.Fatalf("result %d = %+v; the service holds %s for %s", i, res, truth[values[i]], values[i])
+					}
+					want := batch.Added
+					if _, ok := before[values[i]]; ok {
+						want = batch.AlreadyListed
+					}
+					if res.Outcome != want {
+						t.Fatalf("result %d (%s) = %s (%s); want %s", i, values[i], res.Outcome, res.Message, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// An address another client lists during the run, before its batch, is
+// "already listed" — so an undo would leave it alone.
+func TestForeignServiceOtherClientDuringRun(t *testing.T) {
+	h := hostedtest.Start(t)
+	h.SetOrder(hostedtest.Shuffled)
+	values := addresses("during", 300)
+	var other map[string]string
+	r := &batch.Runner{Client: foreignClient(h), OnEvent: func(e batch.Event) {
+		if e.Kind == batch.BatchDone && e.Batch == 1 {
+			other = h.Add(values[150], values[299])
+		}
+	}}
+	rep, err := r.Run(context.Background(), planOf(batch.Add, values))
+	if err != nil || !rep.Complete() {
+		t.Fatalf("Run: %v", err)
+	}
+	for i, res := range rep.Results {
+		if id, ok := other[values[i]]; ok {
+			if res.Outcome != batch.AlreadyListed || res.ID != id {
+				t.Errorf("%s, listed by another client during the run: %+v", values[i], res)
+			}
+		} else if res.Outcome != batch.Added {
+			t.Errorf("%s: %+v", values[i], res)
+		}
+	}
+}
+
+// A batch answered with fewer IDs than addresses, whose missing address
+// the service does not list, is not reported added.
+func TestForeignServiceFewerIDs(t *testing.T) {
+	h := hostedtest.Start(t)
+	h.SetOrder(hostedtest.Shuffled)
+	values := addresses("fewer", 40)
+	h.DropNewFromNextAdd(2)
+	c := foreignClient(h)
+	rep, err := (&batch.Runner{Client: c}).Run(context.Background(), planOf(batch.Add, values))
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := h.Truth()
+	unverified := 0
+	for _, res := range rep.Results {
+		if _, listed := truth[res.Input]; !listed {
+			unverified++
+			if res.Outcome != batch.Unverified || res.ID != "" || !strings.Contains(res.Message, "does not list this one") {
+				t.Errorf("%s is not listed but the run says %+v", res.Input, res)
+			}
+			continue
+		}
+		if res.Outcome != batch.Added || res.ID != truth[res.Input] {
+			t.Errorf("%s: %+v; want added as %s", res.Input, res, truth[res.Input])
+		}
+	}
+	if unverified != 2 {
+		t.Errorf("%d addresses unverified; want the 2 the service left out", unverified)
+	}
+	if got := rep.Count()[batch.Added]; got != 38 {
+		t.Errorf("%d added; want 38", got)
+	}
+}
+
+// The request overhead of establishing the truth against another service:
+// new addresses cost the mark, the batch and the pages above the mark;
+// already-listed ones a look-up each. Our service needs one request per
+// batch after the first.
+func TestTruthOverhead(t *testing.T) {
+	h := hostedtest.Start(t)
+	values := addresses("cost", 1000)
+	if _, err := (&batch.Runner{Client: foreignClient(h)}).Run(context.Background(), planOf(batch.Add, values)); err != nil {
+		t.Fatal(err)
+	}
+	perBatch := float64(h.Total()) / 10
+	t.Logf("another service, 10 batches of 100 new addresses: %d requests (%.1f per batch)", h.Total(), perBatch)
+	if perBatch > 4 {
+		t.Errorf("%.1f requests per batch of new addresses; want at most 4 (mark, batch, two pages)", perBatch)
+	}
+	before := h.Total()
+	if _, err := (&batch.Runner{Client: foreignClient(h)}).Run(context.Background(), planOf(batch.Add, values[:100])); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("another service, 1 batch of 100 already listed: %d requests", h.Total()-before)
+
+	svc := startService(t, 10000)
+	rep, err := (&batch.Runner{Client: svc.client()}).Run(context.Background(), planOf(batch.Add, values))
+	if err != nil || rep.Count()[batch.Added] != 1000 {
+		t.Fatalf("our service: %v %v", err, rep.Count())
+	}
+	if n := svc.gate.lists.Load(); n != 1 {
+		t.Errorf("our service: %d list requests; want 1 (the first batch's mark, before the service is known)", n)
+	}
+}

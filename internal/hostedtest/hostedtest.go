@@ -1,0 +1,314 @@
+// Package hostedtest is a test double of the hosted suppression service
+// (not ours): it answers the batch endpoints with bare UUIDv4 IDs in an
+// order it does not promise, stamps entries with its own clock, and can be
+// made to misbehave the ways the hosted service may (fewer IDs than
+// addresses, long Retry-After, dropped connections). Tests run shush's
+// client against it over real HTTP to check that nothing is paired by
+// position, read from an ID's bits or judged by the local clock.
+package hostedtest
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Order is how a batch add answer orders its items.
+type Order int
+
+// The orders the double answers in.
+const (
+	RequestOrder Order = iota // as sent (what the hosted service happens to do today)
+	NewestFirst               // entries made by the request first
+	Shuffled                  // no order at all
+)
+
+// Entry is one suppression the double holds.
+type Entry struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Origin    string    `json:"origin"`
+	SourceID  *string   `json:"source_id"`
+	CreatedAt time.Time `json:"-"`
+	seq       int64
+}
+
+// Service is the double. Set its knobs before or between requests.
+type Service struct {
+	URL string
+
+	mu      sync.Mutex
+	byEmail map[string]*Entry
+	byID    map[string]*Entry
+	seq     int64
+	order   Order
+	offset  time.Duration // the service's clock minus ours
+	dropNew int           // the next batch add leaves this many new addresses out (and does not add them)
+	retry   []time.Duration
+	hangup  int // the next batch requests to drop without an answer
+	rng     *rand.Rand
+
+	// Requests counts requests by "METHOD /path-pattern".
+	Requests sync.Map
+	total    atomic.Int64
+}
+
+// Start runs the double over real HTTP until the test ends.
+func Start(t testing.TB) *Service {
+	s := &Service{byEmail: map[string]*Entry{}, byID: map[string]*Entry{}, rng: rand.New(rand.NewPCG(1, 2))}
+	srv := httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// SetOrder sets how batch add answers are ordered.
+func (s *Service) SetOrder(o Order) { s.mu.Lock(); s.order = o; s.mu.Unlock() }
+
+// SetClockOffset sets how far the service's clock is ahead of ours.
+func (s *Service) SetClockOffset(d time.Duration) { s.mu.Lock(); s.offset = d; s.mu.Unlock() }
+
+// DropNewFromNextAdd makes the next batch add silently skip n of its new
+// addresses: fewer IDs than addresses, and the skipped ones not listed.
+func (s *Service) DropNewFromNextAdd(n int) { s.mu.Lock(); s.dropNew = n; s.mu.Unlock() }
+
+// RetryAfter makes the next batch requests answer 429 with these delays.
+func (s *Service) RetryAfter(d ...time.Duration) {
+	s.mu.Lock()
+	s.retry = append(s.retry, d...)
+	s.mu.Unlock()
+}
+
+// HangUp makes the next n batch requests drop the connection unanswered.
+func (s *Service) HangUp(n int) { s.mu.Lock(); s.hangup += n; s.mu.Unlock() }
+
+// Add lists addresses as another client would, now by the service's clock.
+func (s *Service) Add(emails ...string) map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	for _, e := range emails {
+		out[e] = s.add(e).ID
+	}
+	return out
+}
+
+// Truth returns address → ID of every entry the double holds.
+func (s *Service) Truth() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(s.byEmail))
+	for e, x := range s.byEmail {
+		out[e] = x.ID
+	}
+	return out
+}
+
+// Total is the number of requests answered or dropped so far.
+func (s *Service) Total() int64 { return s.total.Load() }
+
+func (s *Service) now() time.Time { return time.Now().Add(s.offset).UTC().Truncate(time.Millisecond) }
+
+func (s *Service) add(email string) *Entry {
+	if e, ok := s.byEmail[email]; ok {
+		return e
+	}
+	s.seq++
+	e := &Entry{ID: uuid.NewString(), Email: email, Origin: "manual", CreatedAt: s.now(), seq: s.seq}
+	s.byEmail[email], s.byID[e.ID] = e, e
+	return e
+}
+
+func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
+	s.total.Add(1)
+	key := r.Method + " " + r.URL.Path
+	if strings.HasPrefix(r.URL.Path, "/suppressions/") && !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+		key = r.Method + " /suppressions/{ref}"
+	}
+	n, _ := s.Requests.LoadOrStore(key, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
+
+	s.mu.Lock()
+	w.Header().Set("Date", s.now().Format(http.TimeFormat))
+	batch := strings.HasPrefix(r.URL.Path, "/suppressions/batch/")
+	if batch && s.hangup > 0 {
+		s.hangup--
+		s.mu.Unlock()
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+				return
+			}
+		}
+		return
+	}
+	if batch && len(s.retry) > 0 {
+		d := s.retry[0]
+		s.retry = s.retry[1:]
+		s.mu.Unlock()
+		w.Header().Set("Retry-After", strconv.Itoa(int(d.Seconds())))
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"statusCode": 429, "name": "rate_limit_exceeded", "message": "Too many requests."})
+		return
+	}
+	defer s.mu.Unlock()
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/suppressions/batch/add":
+		s.batchAdd(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/suppressions/batch/remove":
+		s.batchRemove(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/suppressions":
+		s.list(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/suppressions/"):
+		ref, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/suppressions/"))
+		e, ok := s.byID[ref]
+		if !ok {
+			e, ok = s.byEmail[strings.ToLower(ref)]
+		}
+		if !ok {
+			writeJSON(w, http.StatusNotFound, map[string]any{"statusCode": 404, "name": "not_found", "message": "Suppression not found."})
+			return
+		}
+		writeJSON(w, http.StatusOK, entryJSON(e, "suppression"))
+	default:
+		writeJSON(w, http.StatusNotFound, map[string]any{"statusCode": 404, "name": "not_found", "message": "Route not found."})
+	}
+}
+
+type item struct {
+	Object  string `json:"object"`
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted,omitempty"`
+}
+
+func (s *Service) batchAdd(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Emails []string `json:"emails"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body.Emails) == 0 || len(body.Emails) > 100 {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"statusCode": 422, "name": "validation_error", "message": "Send 1 to 100 emails."})
+		return
+	}
+	var out, made []item
+	seen := map[string]bool{}
+	for _, raw := range body.Emails {
+		e := strings.ToLower(strings.TrimSpace(raw))
+		if seen[e] {
+			continue
+		}
+		seen[e] = true
+		if _, listed := s.byEmail[e]; !listed && s.dropNew > 0 {
+			s.dropNew--
+			continue
+		}
+		_, listed := s.byEmail[e]
+		x := s.add(e)
+		it := item{Object: "suppression", ID: x.ID}
+		if listed {
+			out = append(out, it)
+		} else {
+			made = append(made, it)
+		}
+	}
+	switch s.order {
+	case NewestFirst:
+		slices.Reverse(made)
+		out = append(made, out...)
+	case Shuffled:
+		out = append(out, made...)
+		s.rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	default:
+		// Request order: rebuild it from the addresses.
+		order := map[string]int{}
+		for i, raw := range body.Emails {
+			if _, ok := order[strings.ToLower(strings.TrimSpace(raw))]; !ok {
+				order[strings.ToLower(strings.TrimSpace(raw))] = i
+			}
+		}
+		out = append(out, made...)
+		slices.SortStableFunc(out, func(a, b item) int { return order[s.byID[a.ID].Email] - order[s.byID[b.ID].Email] })
+	}
+	writeJSON(w, http.StatusCreated, map[string]any{"data": out})
+}
+
+func (s *Service) batchRemove(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Emails []string `json:"emails"`
+		IDs    []string `json:"ids"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"statusCode": 400, "name": "validation_error", "message": "Bad body."})
+		return
+	}
+	out := []item{}
+	take := func(e *Entry) {
+		delete(s.byEmail, e.Email)
+		delete(s.byID, e.ID)
+		out = append(out, item{Object: "suppression", ID: e.ID, Deleted: true})
+	}
+	for _, raw := range body.Emails {
+		if e, ok := s.byEmail[strings.ToLower(strings.TrimSpace(raw))]; ok {
+			take(e)
+		}
+	}
+	for _, id := range body.IDs {
+		if e, ok := s.byID[id]; ok {
+			take(e)
+		}
+	}
+	s.rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+}
+
+// list answers newest first, paged with after=ID.
+func (s *Service) list(w http.ResponseWriter, r *http.Request) {
+	limit := 20
+	if v, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && v >= 1 && v <= 100 {
+		limit = v
+	}
+	all := make([]*Entry, 0, len(s.byEmail))
+	for _, e := range s.byEmail {
+		all = append(all, e)
+	}
+	slices.SortFunc(all, func(a, b *Entry) int { return int(b.seq - a.seq) })
+	start := 0
+	if after := r.URL.Query().Get("after"); after != "" {
+		start = len(all) // an unknown cursor: nothing after it
+		if e, ok := s.byID[after]; ok {
+			if i := slices.IndexFunc(all, func(x *Entry) bool { return x.seq < e.seq }); i >= 0 {
+				start = i
+			}
+		}
+	}
+	end := min(start+limit, len(all))
+	data := make([]map[string]any, 0, end-start)
+	for _, e := range all[start:end] {
+		data = append(data, entryJSON(e, ""))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "has_more": end < len(all), "data": data})
+}
+
+func entryJSON(e *Entry, object string) map[string]any {
+	m := map[string]any{"id": e.ID, "email": e.Email, "origin": e.Origin, "source_id": e.SourceID,
+		"created_at": e.CreatedAt.Format("2006-01-02T15:04:05.000Z")}
+	if object != "" {
+		m["object"] = object
+	}
+	return m
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
