@@ -22,7 +22,9 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions", false, s.list)
 	s.handle("GET /suppressions/{ref}", false, s.getOne)
 	s.handle("DELETE /suppressions/{ref}", true, s.removeOne)
-	s.mux.HandleFunc("GET /healthz", s.health)
+	s.mux.HandleFunc("GET /healthz", s.ready)
+	s.mux.HandleFunc("GET /readyz", s.ready)
+	s.mux.HandleFunc("GET /livez", s.live)
 }
 
 // handle registers a route that needs a key; changes says whether it
@@ -61,7 +63,10 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 	if err != nil {
 		return 0, nil, err
 	}
-	entries, err := s.store.Add(r.Context(), team, emails, api.OriginManual, nil)
+	s.metrics.batchItems.WithLabelValues("add").Observe(float64(len(emails)))
+	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
+		return s.store.Add(r.Context(), team, emails, api.OriginManual, nil)
+	})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -84,7 +89,10 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 		if err != nil {
 			return 0, nil, err
 		}
-		entries, err = s.store.RemoveEmails(r.Context(), team, emails)
+		s.metrics.batchItems.WithLabelValues("remove").Observe(float64(len(emails)))
+		entries, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
+			return s.store.RemoveEmails(r.Context(), team, emails)
+		})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -93,7 +101,10 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 		if err != nil {
 			return 0, nil, err
 		}
-		entries, err = s.store.RemoveIDs(r.Context(), team, ids)
+		s.metrics.batchItems.WithLabelValues("remove").Observe(float64(len(ids)))
+		entries, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
+			return s.store.RemoveIDs(r.Context(), team, ids)
+		})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -124,7 +135,9 @@ func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (in
 	if err != nil {
 		return 0, nil, err
 	}
-	entries, err := s.store.Add(r.Context(), team, []string{email}, api.OriginManual, nil)
+	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
+		return s.store.Add(r.Context(), team, []string{email}, api.OriginManual, nil)
+	})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -218,13 +231,17 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 		err     error
 	)
 	if id, idErr := api.NormalizeID(ref); idErr == nil {
-		removed, err = s.store.RemoveIDs(r.Context(), team, []string{id})
+		removed, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
+			return s.store.RemoveIDs(r.Context(), team, []string{id})
+		})
 	} else {
 		email, emailErr := api.NormalizeEmail(ref)
 		if emailErr != nil {
 			return 0, nil, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), emailErr)
 		}
-		removed, err = s.store.RemoveEmails(r.Context(), team, []string{email})
+		removed, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
+			return s.store.RemoveEmails(r.Context(), team, []string{email})
+		})
 	}
 	if err != nil {
 		return 0, nil, err
@@ -235,15 +252,13 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 	return http.StatusOK, api.Suppression{Object: api.ObjectSuppression, ID: removed[0].ID, Deleted: true}, nil
 }
 
-// health answers GET /healthz without a key: 200 when the store answers.
-func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
-		p := newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable, "The suppression list's database does not answer.")
-		p.cause = err
-		writeProblem(w, r, s.log, p)
-		return
+// timed runs a change of the list and notes how long it took to commit,
+// when it did.
+func timed(m *Metrics, op string, change func() ([]store.Entry, error)) ([]store.Entry, error) {
+	start := time.Now()
+	out, err := change()
+	if err == nil {
+		m.storeWrite.WithLabelValues(op).Observe(time.Since(start).Seconds())
 	}
-	writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
+	return out, err
 }
