@@ -71,7 +71,7 @@ type Store struct {
 	// database is read-only or unreachable: it opens a new one before the
 	// next commit, since a connection that opened the file read-only stays
 	// so.
-	stale bool
+	stale     bool
 	closeOnce sync.Once
 	closeErr  error
 }
