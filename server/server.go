@@ -175,6 +175,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !s.holdBody(n) {
 			s.metrics.bodyRefused.Inc()
 			rec.Header().Set("Retry-After", "1")
+			// Close rather than read the unread body to keep the
+			// connection: reading it is what the cap refuses.
+			rec.Header().Set("Connection", "close")
 			writeProblem(rec, r, s.log, newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable,
 				"The service is reading too many request bodies at once; retry after 1 second."))
 			return
