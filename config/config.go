@@ -237,7 +237,7 @@ func RedactDSN(dsn string) string {
 }
 
 var (
-	kvPassword  = regexp.MustCompile(`(?i)(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+	kvPassword  = regexp.MustCompile(`(?i)((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
 	urlPassword = regexp.MustCompile(`(?i)(://[^/@:\s]*:)[^/\s]*@`)
 	qPassword   = regexp.MustCompile(`(?i)([?&](?:password|sslpassword)=)[^&\s]*`)
 )
