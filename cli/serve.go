@@ -251,15 +251,15 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	log.Info(fmt.Sprintf("serving on %s://%s (database %s)", scheme, ln.Addr(), where),
 		slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil), slog.String("database", where),
 		slog.Float64("rate", opts.Rate), slog.String("version", Version))
+	if tlsConfig != nil {
+		// HTTP/1.1 only: the framing guard reads HTTP/1.1 heads, and it
+		// must see them decrypted.
+		tlsConfig.NextProtos = []string{"http/1.1"}
+		ln = tls.NewListener(ln, tlsConfig)
+	}
+	srv.ConnContext = server.ConnContext
 	served := make(chan error, 1)
-	go func() {
-		if tlsConfig != nil {
-			srv.TLSConfig = tlsConfig
-			served <- srv.ServeTLS(ln, "", "")
-			return
-		}
-		served <- srv.Serve(ln)
-	}()
+	go func() { served <- srv.Serve(server.GuardFraming(ln)) }()
 	select {
 	case err := <-served:
 		return fmt.Errorf("the service stopped: %w", err)

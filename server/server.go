@@ -145,6 +145,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.metrics.observeRequest(route, rec.status, time.Since(start))
 	}()
 
+	if ambiguousFraming(r) {
+		rec.Header().Set("Connection", "close")
+		writeProblem(rec, r, s.log, badRequest("The request has both Content-Length and Transfer-Encoding headers; send exactly one of them."))
+		return
+	}
+
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	r = r.WithContext(ctx)
