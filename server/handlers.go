@@ -25,6 +25,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.ready)
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("GET /livez", s.live)
+	s.mux.HandleFunc("GET /openapi.json", s.openapi)
 }
 
 // handle registers a route that needs a key; changes says whether it
