@@ -111,6 +111,7 @@ func (a *app) showConfig(asJSON bool) error {
 	}
 	if s.Local() {
 		db := s.DB
+		db.Value = config.RedactDSN(db.Value)
 		v.DB = &db
 		keyPath, err := localKeyPath()
 		if err != nil {

@@ -2,16 +2,19 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/config"
@@ -25,7 +28,7 @@ const shutdownGrace = 30 * time.Second
 
 // dbFlag adds --db to a command; empty means config.DefaultDB().
 func dbFlag(cmd *cobra.Command, dsn *string) {
-	cmd.Flags().StringVar(dsn, "db", "", "database: a SQLite file path or a postgres:// URL (default: shush.db in the data directory; env SHUSH_DB)")
+	cmd.Flags().StringVar(dsn, "db", "", "database: a SQLite file path, a postgres:// URL or a key=value PostgreSQL string (default: shush.db in the data directory; env SHUSH_DB)")
 }
 
 // openStore opens the database the --db flag names.
@@ -36,88 +39,191 @@ func openStore(ctx context.Context, dsn string) (store.Store, string, error) {
 			return nil, "", fmt.Errorf("find the default database: %w", err)
 		}
 	}
+	where := config.RedactDSN(dsn)
 	st, err := server.OpenStore(ctx, dsn)
 	if err != nil {
-		return nil, "", fmt.Errorf("open the database: %w", err)
+		return nil, "", fmt.Errorf("open the database %s: %w", api.Quote(where), err)
 	}
-	return st, describeDSN(dsn), nil
+	return st, where, nil
 }
 
-// describeDSN names a database for a message without the password a
-// postgres:// URL may carry.
-func describeDSN(dsn string) string {
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		if at := strings.LastIndex(dsn, "@"); at > i {
-			return dsn[:i+3] + "…@" + dsn[at+1:]
-		}
-	}
-	return dsn
+// serveFlags are the settings of serve.
+type serveFlags struct {
+	addr, dsn, logFormat, logLevel string
+	metricsAddr, tlsCert, tlsKey   string
+	rate                           float64
+	timeout                        time.Duration
+	maxBodyHeld                    int64
 }
 
 func (a *app) serveCommand() *cobra.Command {
-	var (
-		addr, dsn, logFormat string
-		rate                 float64
-		timeout              time.Duration
-	)
+	var sf serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the suppression list service",
 		Long: `Run the Suppression List Batch API service over a database, until SIGINT or
-SIGTERM; requests in flight then finish (up to 30 seconds).
+SIGTERM; requests in flight then finish (up to 30 seconds). A second SIGINT
+or SIGTERM during that time exits at once.
 
-Every request but GET /healthz needs an API key: create one with
-"shush keys create --team NAME" on the same database. Request logs go to
-stderr; they never hold keys, addresses or bodies.`,
+Every request but GET /livez, /readyz, /healthz and /openapi.json needs an API
+key: create one with "shush keys create --team NAME" on the same database.
+Logs go to stderr as slog records (--log-format text or json); they never
+hold keys, addresses, bodies or database passwords.
+
+Every flag can also come from the environment as SHUSH_<FLAG> (SHUSH_ADDR,
+SHUSH_DB, SHUSH_RATE, SHUSH_LOG_FORMAT, SHUSH_METRICS_ADDR, ...); a flag on
+the command line wins over its variable.`,
 		Example: `  shush keys create --team support --db ./shush.db
-  shush serve --addr 127.0.0.1:8080 --db ./shush.db --rate 20`,
+  shush serve --addr 127.0.0.1:8080 --db ./shush.db --rate 20
+  SHUSH_DB='host=db user=shush dbname=shush' shush serve --addr :8443 --tls-cert cert.pem --tls-key key.pem
+  shush serve --metrics-addr 127.0.0.1:9090 --log-format json --log-level debug`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !(rate > 0) || math.IsInf(rate, 0) {
-				return usagef("--rate must be a positive number of requests per second, not %v", rate)
+			if err := flagsFromEnv(cmd, os.LookupEnv); err != nil {
+				return err
 			}
-			if timeout <= 0 {
-				return usagef("--timeout must be positive, not %v", timeout)
-			}
-			var handler slog.Handler
-			switch logFormat {
-			case "text":
-				handler = slog.NewTextHandler(a.io.Err, nil)
-			case "json":
-				handler = slog.NewJSONHandler(a.io.Err, nil)
-			default:
-				return usagef("--log-format must be text or json, not %s", api.Quote(logFormat))
-			}
-			return a.serve(cmd.Context(), addr, dsn, server.Options{
-				Rate:           rate,
-				Logger:         slog.New(handler),
-				RequestTimeout: timeout,
-			})
+			return a.runServe(cmd.Context(), sf)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
-	dbFlag(cmd, &dsn)
-	f.Float64Var(&rate, "rate", server.DefaultRate, "requests per second each team may make (token bucket; bursts up to the same number)")
-	f.DurationVar(&timeout, "timeout", server.DefaultRequestTimeout, "longest time one request may take")
-	f.StringVar(&logFormat, "log-format", "text", "request log format on stderr: text or json")
+	f.StringVar(&sf.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
+	dbFlag(cmd, &sf.dsn)
+	f.Float64Var(&sf.rate, "rate", server.DefaultRate, "requests per second each team may make (token bucket; bursts up to the same number)")
+	f.DurationVar(&sf.timeout, "timeout", server.DefaultRequestTimeout, "longest time one request may take")
+	f.StringVar(&sf.logFormat, "log-format", "text", "log format on stderr: text or json")
+	f.StringVar(&sf.logLevel, "log-level", "info", "least severe log records shown: debug, info, warn or error")
+	f.StringVar(&sf.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address at /metrics (host:port; off when empty)")
+	f.StringVar(&sf.tlsCert, "tls-cert", "", "PEM certificate file: serve HTTPS (needs --tls-key)")
+	f.StringVar(&sf.tlsKey, "tls-key", "", "PEM private key file of --tls-cert")
+	f.Int64Var(&sf.maxBodyHeld, "max-body-bytes", server.DefaultMaxBodyBytesHeld, "most bytes of request bodies held at once across requests; beyond it requests get 503 with Retry-After")
+	envHelp(cmd)
 	return cmd
+}
+
+// envName is the environment variable of a serve flag: SHUSH_ and the
+// flag's name in capitals with - as _.
+func envName(flag string) string {
+	return "SHUSH_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// envHelp notes each flag's variable in its help, where it does not yet.
+func envHelp(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if fl.Name == "help" || strings.Contains(fl.Usage, "env "+envName(fl.Name)) {
+			return
+		}
+		fl.Usage += " (env " + envName(fl.Name) + ")"
+	})
+}
+
+// flagsFromEnv sets each flag not given on the command line from its
+// SHUSH_<FLAG> variable, when that is set. A bad value is a usage error
+// naming the variable (a database string is shown redacted).
+func flagsFromEnv(cmd *cobra.Command, lookup func(string) (string, bool)) error {
+	var errs []error
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if fl.Name == "help" || fl.Changed {
+			return
+		}
+		v, ok := lookup(envName(fl.Name))
+		if !ok {
+			return
+		}
+		if err := fl.Value.Set(v); err != nil {
+			shown := v
+			if fl.Name == "db" {
+				shown = config.RedactDSN(v)
+			}
+			errs = append(errs, usagef("%s=%s is not a valid value for --%s (%s)", envName(fl.Name), api.Quote(shown), fl.Name, fl.Value.Type()))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// runServe checks the settings and serves.
+func (a *app) runServe(ctx context.Context, sf serveFlags) error {
+	if !(sf.rate > 0) || math.IsInf(sf.rate, 0) {
+		return usagef("--rate must be a positive number of requests per second, not %v", sf.rate)
+	}
+	if sf.timeout <= 0 {
+		return usagef("--timeout must be positive, not %v", sf.timeout)
+	}
+	if sf.maxBodyHeld < server.MaxBody {
+		return usagef("--max-body-bytes must be at least %d (one request's largest body), not %d", server.MaxBody, sf.maxBodyHeld)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(sf.logLevel)); err != nil {
+		return usagef("--log-level must be debug, info, warn or error, not %s", api.Quote(sf.logLevel))
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var handler slog.Handler
+	switch sf.logFormat {
+	case "text":
+		handler = slog.NewTextHandler(a.io.Err, hopts)
+	case "json":
+		handler = slog.NewJSONHandler(a.io.Err, hopts)
+	default:
+		return usagef("--log-format must be text or json, not %s", api.Quote(sf.logFormat))
+	}
+	if (sf.tlsCert == "") != (sf.tlsKey == "") {
+		return usagef("--tls-cert and --tls-key go together; give both or neither")
+	}
+	var tlsConfig *tls.Config
+	if sf.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(sf.tlsCert, sf.tlsKey)
+		if err != nil {
+			return usagef("cannot load the TLS certificate %s and key %s: %v", api.Quote(sf.tlsCert), api.Quote(sf.tlsKey), err)
+		}
+		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+	opts := server.Options{
+		Rate:             sf.rate,
+		Logger:           slog.New(handler),
+		RequestTimeout:   sf.timeout,
+		MaxBodyBytesHeld: sf.maxBodyHeld,
+	}
+	if sf.metricsAddr != "" {
+		opts.Metrics = server.NewMetrics()
+	}
+	return a.serve(ctx, sf, tlsConfig, opts)
+}
+
+// loopback reports whether a listen address only takes connections from
+// this machine.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // serve runs the service until ctx is cancelled, then shuts it down
 // gracefully.
-func (a *app) serve(ctx context.Context, addr, dsn string, opts server.Options) error {
-	st, where, err := openStore(ctx, dsn)
+func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, opts server.Options) error {
+	log := opts.Logger
+	st, where, err := openStore(ctx, sf.dsn)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	if keys, err := st.ListKeys(ctx); err == nil && len(keys) == 0 {
-		fmt.Fprintf(a.io.Err, "shush: the database has no API keys yet; create one with: shush keys create --team NAME --db %s\n", where)
+		log.Warn("the database has no API keys yet; create one with: shush keys create --team NAME --db "+where, slog.String("database", where))
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", sf.addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", addr, err)
+		return fmt.Errorf("cannot listen on %s: %w", sf.addr, err)
+	}
+	scheme := "http"
+	if tlsConfig != nil {
+		scheme = "https"
+	} else if !loopback(sf.addr) {
+		log.Warn("serving plain HTTP on a non-loopback address: API keys and addresses cross the network unencrypted; use --tls-cert and --tls-key, or a TLS proxy in front",
+			slog.String("addr", sf.addr))
 	}
 	srv := &http.Server{
 		Handler:           server.New(st, opts),
@@ -126,17 +232,40 @@ func (a *app) serve(ctx context.Context, addr, dsn string, opts server.Options) 
 		WriteTimeout:      opts.RequestTimeout + 10*time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(opts.Logger.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	fmt.Fprintf(a.io.Err, "shush: serving on http://%s (database %s)\n", ln.Addr(), where)
+	var metricsSrv *http.Server
+	if opts.Metrics != nil {
+		mln, err := net.Listen("tcp", sf.metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("cannot listen on %s for metrics: %w", sf.metricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", opts.Metrics.Handler())
+		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: srv.ErrorLog}
+		go func() { _ = metricsSrv.Serve(mln) }()
+		log.Info(fmt.Sprintf("metrics on http://%s/metrics", mln.Addr()), slog.String("metrics_addr", mln.Addr().String()))
+		defer metricsSrv.Close()
+	}
+	log.Info(fmt.Sprintf("serving on %s://%s (database %s)", scheme, ln.Addr(), where),
+		slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil), slog.String("database", where),
+		slog.Float64("rate", opts.Rate), slog.String("version", Version))
+	if tlsConfig != nil {
+		// HTTP/1.1 only: the framing guard reads HTTP/1.1 heads, and it
+		// must see them decrypted.
+		tlsConfig.NextProtos = []string{"http/1.1"}
+		ln = tls.NewListener(ln, tlsConfig)
+	}
+	srv.ConnContext = server.ConnContext
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(server.GuardFraming(ln)) }()
 	select {
 	case err := <-served:
 		return fmt.Errorf("the service stopped: %w", err)
 	case <-ctx.Done():
 	}
-	opts.Logger.Info("shutting down; finishing requests in flight")
+	log.Info("shutting down; finishing requests in flight (interrupt again to exit at once)")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
@@ -145,5 +274,6 @@ func (a *app) serve(ctx context.Context, addr, dsn string, opts server.Options) 
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	log.Info("stopped")
 	return nil
 }

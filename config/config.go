@@ -253,17 +253,21 @@ func (s Settings) Target() string {
 	return s.BaseURL.Value
 }
 
-// RedactDSN hides the password a postgres:// URL may carry, for messages.
+// RedactDSN hides every password a DSN may carry (URL user info,
+// password= query parameters, key=value pairs), for messages. It works on
+// strings that do not parse too. It matches server.RedactDSN (a test in
+// package cli holds them together): config imports nothing of ours.
 func RedactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
+	out := urlPassword.ReplaceAllString(dsn, "${1}xxxxx@")
+	out = qPassword.ReplaceAllString(out, "${1}xxxxx")
+	return kvPassword.ReplaceAllString(out, "${1}xxxxx")
 }
+
+var (
+	kvPassword  = regexp.MustCompile(`(?i)((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+	urlPassword = regexp.MustCompile(`(?i)(://[^/@:\s]*:)[^/\s]*@`)
+	qPassword   = regexp.MustCompile(`(?i)([?&](?:password|sslpassword)=)[^&\s]*`)
+)
 
 // Source names used in Setting.Source.
 const (

@@ -37,6 +37,13 @@ func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[st
 				"The request has %s; send the body as JSON with Content-Type: application/json.", got)
 		}
 	}
+	if r.ContentLength > MaxBody {
+		// Refuse before reading (and before a 100-continue invites the
+		// body); the unread body is not worth keeping the connection.
+		w.Header().Set("Connection", "close")
+		return nil, newProblem(http.StatusRequestEntityTooLarge, api.ErrValidation,
+			"The request body is larger than %d bytes (1 MiB); send at most %d items per request.", MaxBody, api.MaxBatch)
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError

@@ -24,7 +24,10 @@ func (s *Server) routes() {
 	s.handle("DELETE /suppressions/{ref}", true, s.removeOne)
 	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
 	s.handle("GET /audit", false, s.audit)
-	s.mux.HandleFunc("GET /healthz", s.health)
+	s.mux.HandleFunc("GET /healthz", s.ready)
+	s.mux.HandleFunc("GET /readyz", s.ready)
+	s.mux.HandleFunc("GET /livez", s.live)
+	s.mux.HandleFunc("GET /openapi.json", s.openapi)
 }
 
 // handle registers a route that needs a key; changes says whether it
@@ -100,7 +103,10 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 	default:
 		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} (or `entries` with origins) with 1 to %d addresses.", api.MaxBatch)
 	}
-	entries, err := s.store.Add(r.Context(), team, add)
+	s.metrics.batchItems.WithLabelValues("add").Observe(float64(len(add)))
+	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
+		return s.store.Add(r.Context(), team, add)
+	})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -123,7 +129,10 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 		if err != nil {
 			return 0, nil, err
 		}
-		entries, err = s.store.RemoveEmails(r.Context(), team, emails)
+		s.metrics.batchItems.WithLabelValues("remove").Observe(float64(len(emails)))
+		entries, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
+			return s.store.RemoveEmails(r.Context(), team, emails)
+		})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -132,7 +141,10 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 		if err != nil {
 			return 0, nil, err
 		}
-		entries, err = s.store.RemoveIDs(r.Context(), team, ids)
+		s.metrics.batchItems.WithLabelValues("remove").Observe(float64(len(ids)))
+		entries, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
+			return s.store.RemoveIDs(r.Context(), team, ids)
+		})
 		if err != nil {
 			return 0, nil, err
 		}
@@ -175,7 +187,9 @@ func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (in
 	if err != nil {
 		return 0, nil, err
 	}
-	entries, err := s.store.Add(r.Context(), team, store.Manual([]string{email}...))
+	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
+		return s.store.Add(r.Context(), team, store.Manual(email))
+	})
 	if err != nil {
 		return 0, nil, err
 	}
@@ -269,13 +283,17 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 		err     error
 	)
 	if id, idErr := api.NormalizeID(ref); idErr == nil {
-		removed, err = s.store.RemoveIDs(r.Context(), team, []string{id})
+		removed, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
+			return s.store.RemoveIDs(r.Context(), team, []string{id})
+		})
 	} else {
 		email, emailErr := api.NormalizeEmail(ref)
 		if emailErr != nil {
 			return 0, nil, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), emailErr)
 		}
-		removed, err = s.store.RemoveEmails(r.Context(), team, []string{email})
+		removed, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
+			return s.store.RemoveEmails(r.Context(), team, []string{email})
+		})
 	}
 	if err != nil {
 		return 0, nil, err
@@ -286,15 +304,13 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 	return http.StatusOK, suppression(removed[0], true), nil
 }
 
-// health answers GET /healthz without a key: 200 when the store answers.
-func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
-		p := newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable, "The suppression list's database does not answer.")
-		p.cause = err
-		writeProblem(w, r, s.log, p)
-		return
+// timed runs a change of the list and notes how long it took to commit,
+// when it did.
+func timed(m *Metrics, op string, change func() ([]store.Entry, error)) ([]store.Entry, error) {
+	start := time.Now()
+	out, err := change()
+	if err == nil {
+		m.storeWrite.WithLabelValues(op).Observe(time.Since(start).Seconds())
 	}
-	writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
+	return out, err
 }

@@ -28,7 +28,10 @@ func startService(t *testing.T, st store.Store, opts server.Options) *service {
 	if opts.Rate == 0 {
 		opts.Rate = 10000
 	}
-	ts := httptest.NewServer(server.New(st, opts))
+	ts := httptest.NewUnstartedServer(checkedAgainstOpenAPI(t, server.New(st, opts)))
+	ts.Listener = server.GuardFraming(ts.Listener)
+	ts.Config.ConnContext = server.ConnContext
+	ts.Start()
 	t.Cleanup(ts.Close)
 	return &service{t: t, st: st, url: ts.URL}
 }

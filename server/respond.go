@@ -48,6 +48,8 @@ func fromStore(err error) *problem {
 		return p
 	case errors.Is(err, store.ErrNotFound):
 		return notFound()
+	case errors.Is(err, store.ErrReadOnly):
+		p = newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable, "The suppression list is read-only right now (its database does not accept writes); nothing was changed. Try again later.")
 	case errors.Is(err, store.ErrUnavailable):
 		p = newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable, "The suppression list is unavailable right now; try again shortly.")
 	case errors.Is(err, context.DeadlineExceeded):

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -22,6 +23,9 @@ import (
 const (
 	DefaultRate           = 10
 	DefaultRequestTimeout = 30 * time.Second
+	// DefaultMaxBodyBytesHeld lets 64 requests of the largest body size
+	// be read at once.
+	DefaultMaxBodyBytesHeld = 64 * MaxBody
 )
 
 // Options tune a Server. The zero value is a sensible default.
@@ -38,6 +42,15 @@ type Options struct {
 	// RequestTimeout bounds the work of one request; a value <= 0 means
 	// DefaultRequestTimeout.
 	RequestTimeout time.Duration
+	// MaxBodyBytesHeld caps the bytes of request bodies that requests in
+	// progress may hold at once, across all requests: each request with a
+	// body reserves its Content-Length (MaxBody when unknown) until it is
+	// answered, and one that does not fit is answered 503 with
+	// Retry-After. A value below MaxBody means DefaultMaxBodyBytesHeld.
+	MaxBodyBytesHeld int64
+	// Metrics receives the service's measurements; nil keeps them
+	// private (nothing exposes them).
+	Metrics *Metrics
 }
 
 // Server is the service as an http.Handler.
@@ -47,6 +60,9 @@ type Server struct {
 	log     *slog.Logger
 	limiter *limiter
 	mux     *http.ServeMux
+	metrics *Metrics
+	// bodyHeld is the bytes of request bodies reserved now.
+	bodyHeld atomic.Int64
 }
 
 // New returns the service over st. The caller keeps ownership of st.
@@ -63,13 +79,21 @@ func New(st store.Store, opts Options) *Server {
 	if opts.RequestTimeout <= 0 {
 		opts.RequestTimeout = DefaultRequestTimeout
 	}
+	if opts.MaxBodyBytesHeld < MaxBody {
+		opts.MaxBodyBytesHeld = DefaultMaxBodyBytesHeld
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = NewMetrics()
+	}
 	s := &Server{
 		store:   st,
 		opts:    opts,
 		log:     opts.Logger,
 		limiter: newLimiter(opts.Rate, opts.Burst),
 		mux:     http.NewServeMux(),
+		metrics: opts.Metrics,
 	}
+	s.metrics.poolStats(st)
 	s.routes()
 	return s
 }
@@ -118,13 +142,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			attrs = append(attrs, slog.String("team", key.Team), slog.String("key_id", key.ID))
 		}
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		s.metrics.observeRequest(route, rec.status, time.Since(start))
 	}()
+
+	if ambiguousFraming(r) {
+		rec.Header().Set("Connection", "close")
+		writeProblem(rec, r, s.log, badRequest("The request has both Content-Length and Transfer-Encoding headers; send exactly one of them."))
+		return
+	}
 
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 	defer cancel()
 	r = r.WithContext(ctx)
 
-	if r.URL.Path != "/healthz" {
+	if !unauthenticated[r.URL.Path] {
 		k, err := s.authenticate(r)
 		if err != nil {
 			writeProblem(rec, r, s.log, fromStore(err))
@@ -139,17 +170,64 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if wait == 1 {
 				unit = "second"
 			}
+			s.metrics.rateLimited.Inc()
 			writeProblem(rec, r, s.log, newProblem(http.StatusTooManyRequests, api.ErrRateLimitExceeded,
 				"Too many requests for this team; retry after %d %s.", wait, unit))
 			return
 		}
 		r = r.WithContext(context.WithValue(ctx, keyCtx{}, k))
 	}
+	if n := bodyWeight(r); n > 0 {
+		if !s.holdBody(n) {
+			s.metrics.bodyRefused.Inc()
+			rec.Header().Set("Retry-After", "1")
+			// Close rather than read the unread body to keep the
+			// connection: reading it is what the cap refuses.
+			rec.Header().Set("Connection", "close")
+			writeProblem(rec, r, s.log, newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable,
+				"The service is reading too many request bodies at once; retry after 1 second."))
+			return
+		}
+		defer s.releaseBody(n)
+	}
 	if pattern == "" {
 		s.unmatched(rec, r)
 		return
 	}
 	s.mux.ServeHTTP(rec, r)
+}
+
+// bodyWeight is how many bytes of body a request may make the service
+// hold: its Content-Length, at most MaxBody (a longer body is refused
+// after MaxBody bytes), or MaxBody when the length is not known up front.
+func bodyWeight(r *http.Request) int64 {
+	switch {
+	case r.ContentLength > 0:
+		return min(r.ContentLength, MaxBody)
+	case r.ContentLength < 0 || len(r.TransferEncoding) > 0:
+		return MaxBody
+	}
+	return 0
+}
+
+// holdBody reserves n bytes of the body budget, or reports false when
+// they do not fit.
+func (s *Server) holdBody(n int64) bool {
+	for {
+		cur := s.bodyHeld.Load()
+		if cur+n > s.opts.MaxBodyBytesHeld {
+			return false
+		}
+		if s.bodyHeld.CompareAndSwap(cur, cur+n) {
+			s.metrics.held(n)
+			return true
+		}
+	}
+}
+
+func (s *Server) releaseBody(n int64) {
+	s.bodyHeld.Add(-n)
+	s.metrics.held(-n)
 }
 
 // unmatched answers a path no route has (404), or a method the path's

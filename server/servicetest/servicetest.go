@@ -50,7 +50,10 @@ func Start(tb testing.TB, opts server.Options, wrap ...func(http.Handler) http.H
 			h = wrap[i](h)
 		}
 	}
-	ts := httptest.NewServer(h)
+	ts := httptest.NewUnstartedServer(h)
+	ts.Listener = server.GuardFraming(ts.Listener)
+	ts.Config.ConnContext = server.ConnContext
+	ts.Start()
 	// Cleanups run last-in first-out: the server stops before the store closes.
 	tb.Cleanup(ts.Close)
 	return &Service{URL: ts.URL, Key: key, Team: team, Store: st}

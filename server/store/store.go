@@ -195,3 +195,33 @@ type Store interface {
 	// Close releases the database.
 	Close() error
 }
+
+// ErrReadOnly is wrapped by errors that mean the database does not accept
+// writes right now (a read-only file or file system, a read-only
+// PostgreSQL session or standby). It also wraps ErrUnavailable: the
+// service answers 503, and writes resume once the database is writable.
+var ErrReadOnly error = readOnly{}
+
+type readOnly struct{}
+
+func (readOnly) Error() string { return "the database is read-only" }
+func (readOnly) Unwrap() error { return ErrUnavailable }
+
+// WriteChecker is implemented by stores that can tell whether a write
+// would succeed now; the service's readiness check uses it.
+type WriteChecker interface {
+	// CheckWritable returns nil when the store accepts writes, else why
+	// not (ErrReadOnly or ErrUnavailable wrapped).
+	CheckWritable(ctx context.Context) error
+}
+
+// PoolStats is a snapshot of a store's connection pool.
+type PoolStats struct {
+	Open, InUse, Max int
+	Waits            int64
+}
+
+// PoolStatser is implemented by stores with a connection pool.
+type PoolStatser interface {
+	PoolStats() PoolStats
+}

@@ -96,7 +96,46 @@ func (s *Store) retry(ctx context.Context, fn func() error) error {
 			break
 		}
 	}
-	return mapErr(err)
+	err = mapErr(err)
+	if errors.Is(err, store.ErrReadOnly) {
+		s.dropReadOnly()
+	}
+	return err
+}
+
+// dropReadOnly closes the pool's connections after a read-only answer: a
+// session keeps the read-only state it started with (a standby, or
+// default_transaction_read_only), so only new connections see the
+// database become writable again, or reach a promoted primary.
+func (s *Store) dropReadOnly() {
+	s.pool.Reset()
+}
+
+// CheckWritable reports whether a write would be accepted now: the
+// database answers and a new transaction on it is not read-only. See
+// store.WriteChecker.
+func (s *Store) CheckWritable(ctx context.Context) error {
+	var ro string
+	err := s.pool.QueryRow(ctx, "SELECT current_setting('transaction_read_only')").Scan(&ro)
+	if err != nil {
+		return mapErr(err)
+	}
+	if ro == "on" {
+		s.dropReadOnly()
+		return fmt.Errorf("postgres: new transactions are read-only: %w", store.ErrReadOnly)
+	}
+	return nil
+}
+
+// PoolStats reports the connection pool; see store.PoolStatser.
+func (s *Store) PoolStats() store.PoolStats {
+	st := s.pool.Stat()
+	return store.PoolStats{
+		Open:  int(st.TotalConns()),
+		InUse: int(st.AcquiredConns()),
+		Max:   int(st.MaxConns()),
+		Waits: st.EmptyAcquireCount(),
+	}
 }
 
 // retryable reports errors a transaction may get from a concurrent one and
@@ -120,6 +159,10 @@ func retryable(err error) bool {
 func mapErr(err error) error {
 	if err == nil || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrUnavailable) {
 		return err
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "25006" { // read_only_sql_transaction
+		return fmt.Errorf("%w: %w", store.ErrReadOnly, err)
 	}
 	if unavailable(err) {
 		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)

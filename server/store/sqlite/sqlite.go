@@ -8,6 +8,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -66,6 +67,11 @@ type Store struct {
 	bigLog    atomic.Bool   // the checkpointer asks the writer to restart the log
 	closing   atomic.Bool
 	ckptDone  chan struct{}
+	// stale is set by the writer when its connection answered that the
+	// database is read-only or unreachable: it opens a new one before the
+	// next commit, since a connection that opened the file read-only stays
+	// so.
+	stale     bool
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -298,8 +304,12 @@ func (s *Store) commitGroup(group []*job) {
 			}
 		}
 	}
-	if _, err := s.conn.ExecContext(bg, "BEGIN IMMEDIATE"); err != nil {
-		fail(wrap(err))
+	if err := s.writable(); err != nil {
+		fail(err)
+	} else if err := s.reconnect(); err != nil {
+		fail(err)
+	} else if _, err := s.conn.ExecContext(bg, "BEGIN IMMEDIATE"); err != nil {
+		fail(s.noteStale(wrap(err)))
 	} else {
 		broken := false
 		for i, j := range group {
@@ -313,7 +323,7 @@ func (s *Store) commitGroup(group []*job) {
 				break
 			}
 			if err := j.fn(j.ctx, s.conn); err != nil {
-				errs[i] = wrap(err)
+				errs[i] = s.noteStale(wrap(err))
 				if _, rerr := s.conn.ExecContext(bg, "ROLLBACK TO job"); rerr != nil {
 					broken = true
 					break
@@ -329,7 +339,7 @@ func (s *Store) commitGroup(group []*job) {
 			fail(fmt.Errorf("sqlite: the transaction was aborted: %w", store.ErrUnavailable))
 		} else if _, err := s.conn.ExecContext(bg, "COMMIT"); err != nil {
 			_, _ = s.conn.ExecContext(bg, "ROLLBACK")
-			fail(wrap(err))
+			fail(s.noteStale(wrap(err)))
 		}
 	}
 	for i, j := range group {
@@ -339,6 +349,77 @@ func (s *Store) commitGroup(group []*job) {
 	case s.committed <- struct{}{}:
 	default:
 	}
+}
+
+// writable refuses changes while the database file has lost its owner's
+// write permission: an operator (or a backup tool) marked it read-only,
+// and the service honours that even where its user could write anyway
+// (root). Open files stay writable after a chmod, so without this check
+// writes would go on.
+func (s *Store) writable() error {
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		return fmt.Errorf("sqlite: the database file cannot be examined: %w: %w", store.ErrUnavailable, err)
+	}
+	if fi.Mode().Perm()&0o200 == 0 {
+		return fmt.Errorf("sqlite: the database file has no write permission (mode %04o): %w", fi.Mode().Perm(), store.ErrReadOnly)
+	}
+	return nil
+}
+
+// noteStale marks the writer's connection for replacement after an
+// answer that a new connection may not give.
+func (s *Store) noteStale(err error) error {
+	var se *msqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_READONLY:
+			s.stale = true
+			return fmt.Errorf("%w: %w", store.ErrReadOnly, err)
+		case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
+			s.stale = true
+		}
+	}
+	return err
+}
+
+// reconnect replaces the writer's connection when it is stale. Only the
+// writer calls it, between commits.
+func (s *Store) reconnect() error {
+	if !s.stale {
+		return nil
+	}
+	for k, st := range s.stmts {
+		st.Close()
+		delete(s.stmts, k)
+	}
+	// Returning driver.ErrBadConn makes database/sql discard the
+	// connection instead of keeping it for reuse.
+	_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
+	_ = s.conn.Close()
+	ctx := context.Background()
+	conn, err := s.write.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlite: reopen the database: %w", wrap(err))
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
+		conn.Close()
+		return fmt.Errorf("sqlite: reopen the database: %w", wrap(err))
+	}
+	s.conn, s.stale = conn, false
+	return nil
+}
+
+// CheckWritable reports whether a change would commit now: the file is
+// writable and the writer can take the write lock. See store.WriteChecker.
+func (s *Store) CheckWritable(ctx context.Context) error {
+	return s.change(ctx, func(context.Context, *sql.Conn) error { return nil })
+}
+
+// PoolStats reports the readers' connection pool; see store.PoolStatser.
+func (s *Store) PoolStats() store.PoolStats {
+	st := s.read.Stats()
+	return store.PoolStats{Open: st.OpenConnections, InUse: st.InUse, Max: st.MaxOpenConnections, Waits: st.WaitCount}
 }
 
 // checkpointEvery spaces the checkpoints; restartPages is the log size,

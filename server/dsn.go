@@ -1,0 +1,108 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/shushlist/shush/api"
+)
+
+// DSNKind says which store a DSN selects.
+type DSNKind int
+
+// The kinds of DSN.
+const (
+	DSNSQLite DSNKind = iota
+	DSNPostgres
+)
+
+// kvStart matches the first pair of a key=value connection string.
+var kvStart = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=`)
+
+// pgKeys are the connection parameters of libpq that a key=value string
+// starts with in practice; a string that starts with another key=value pair
+// is refused rather than guessed at.
+var pgKeys = map[string]bool{
+	"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true,
+	"password": true, "passfile": true, "sslmode": true, "sslrootcert": true,
+	"sslcert": true, "sslkey": true, "connect_timeout": true, "application_name": true,
+	"target_session_attrs": true, "service": true, "servicefile": true,
+	"search_path": true, "options": true, "sslpassword": true, "pool_max_conns": true,
+	"pool_min_conns": true,
+}
+
+// ClassifyDSN says which store dsn selects, after checking it: a
+// postgres:// or postgresql:// URL and a key=value string whose first key
+// is a PostgreSQL connection parameter select PostgreSQL and must parse
+// with pgx's own parser; anything else must look like a file path. The
+// error is one sentence and never holds the DSN's password.
+func ClassifyDSN(dsn string) (DSNKind, error) {
+	if strings.TrimSpace(dsn) == "" {
+		return 0, errors.New("no database given: pass a SQLite file path, a postgres:// URL or a key=value PostgreSQL connection string")
+	}
+	lower := strings.ToLower(strings.TrimSpace(dsn))
+	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
+		if _, err := pgconn.ParseConfig(dsn); err != nil {
+			return 0, fmt.Errorf("the PostgreSQL URL is not valid: %s", pgReason(dsn, err))
+		}
+		return DSNPostgres, nil
+	}
+	if m := kvStart.FindStringSubmatch(dsn); m != nil {
+		if !pgKeys[strings.ToLower(m[1])] {
+			return 0, fmt.Errorf("the database %s looks like a key=value connection string, but %s is not a PostgreSQL connection parameter; give a SQLite file path or a PostgreSQL connection string", api.Quote(RedactDSN(dsn)), api.Quote(m[1]))
+		}
+		if _, err := pgconn.ParseConfig(dsn); err != nil {
+			return 0, fmt.Errorf("the PostgreSQL connection string is not valid: %s", pgReason(dsn, err))
+		}
+		return DSNPostgres, nil
+	}
+	if i := strings.Index(dsn, "://"); i > 0 {
+		return 0, fmt.Errorf("the database %s is a %s URL; shush opens only SQLite file paths and PostgreSQL (postgres:// URL or key=value string)", api.Quote(RedactDSN(dsn)), api.Quote(dsn[:i]))
+	}
+	for _, r := range dsn {
+		if unicode.IsControl(r) {
+			return 0, fmt.Errorf("the database path %s holds a control character; give a plain file path", api.Quote(RedactDSN(dsn)))
+		}
+	}
+	if strings.HasSuffix(dsn, "/") || strings.HasSuffix(dsn, string([]byte{'\\'})) {
+		return 0, fmt.Errorf("the database path %s names a directory; give the path of a file, e.g. %s", api.Quote(dsn), api.Quote(dsn+"shush.db"))
+	}
+	if strings.HasPrefix(lower, "file:") {
+		return 0, fmt.Errorf("the database %s is a SQLite URI; give a plain file path instead", api.Quote(RedactDSN(dsn)))
+	}
+	return DSNSQLite, nil
+}
+
+// pgReason is pgx's complaint about dsn without the string itself, which
+// may hold a password in a form pgx cannot recognise.
+func pgReason(dsn string, err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "cannot parse `") {
+		if i := strings.Index(msg, "`: "); i >= 0 {
+			msg = msg[i+3:]
+		}
+	}
+	msg = strings.ReplaceAll(msg, dsn, "…")
+	return RedactDSN(msg)
+}
+
+var (
+	kvPassword  = regexp.MustCompile(`(?i)((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
+	urlPassword = regexp.MustCompile(`(?i)(://[^/@:\s]*:)[^/\s]*@`)
+	qPassword   = regexp.MustCompile(`(?i)([?&](?:password|sslpassword)=)[^&\s]*`)
+)
+
+// RedactDSN hides every password a DSN may carry (URL user info,
+// password= query parameters and key=value pairs), for messages and logs.
+// It works on strings that do not parse too.
+func RedactDSN(dsn string) string {
+	out := urlPassword.ReplaceAllString(dsn, "${1}xxxxx@")
+	out = qPassword.ReplaceAllString(out, "${1}xxxxx")
+	out = kvPassword.ReplaceAllString(out, "${1}xxxxx")
+	return out
+}
