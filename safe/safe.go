@@ -182,3 +182,84 @@ func Cell(s string) string {
 	}
 	return s
 }
+
+// View returns a rendered screen (a Bubble Tea view) fit for the terminal:
+// line feeds and the SGR sequences that style it (ESC [ digits and ; or :
+// then m, which only set colours and attributes) pass; every other control
+// character, escape sequence and format character is escaped as Text
+// does. It is the backstop at the render boundary for text that a
+// component renders itself (a file name in a picker): whatever outside text
+// holds, it cannot move the cursor, clear the screen, set the title, write
+// the clipboard or reorder the line.
+func View(s string) string {
+	i := firstUnsafeView(s)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		if n := sgrLen(s[i:]); n > 0 {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteByte('\n')
+		case unsafeRune(r):
+			writeEscape(&b, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func firstUnsafeView(s string) int {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f, c == '\n':
+			i++
+		case c == 0x1b:
+			n := sgrLen(s[i:])
+			if n == 0 {
+				return i
+			}
+			i += n
+		case c < utf8.RuneSelf:
+			return i
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if (r == utf8.RuneError && size <= 1) || unsafeRune(r) {
+				return i
+			}
+			i += size
+		}
+	}
+	return -1
+}
+
+// sgrLen returns the length of the SGR sequence s starts with (ESC [
+// params m), or 0.
+func sgrLen(s string) int {
+	if len(s) < 3 || s[0] != 0x1b || s[1] != '[' {
+		return 0
+	}
+	for i := 2; i < len(s) && i < 64; i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9', c == ';', c == ':':
+		case c == 'm':
+			return i + 1
+		default:
+			return 0
+		}
+	}
+	return 0
+}

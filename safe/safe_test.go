@@ -133,3 +133,24 @@ func TestCell(t *testing.T) {
 		}
 	}
 }
+
+func TestViewKeepsStylingOnly(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\nlines":                       "plain\nlines",
+		"\x1b[1;38;2;255;0;0mred\x1b[0m":     "\x1b[1;38;2;255;0;0mred\x1b[0m",
+		"\x1b[38:5:196mx\x1b[m":              "\x1b[38:5:196mx\x1b[m",
+		"name\x1b]52;c;aGk=\x07.txt":         `name\x1b]52;c;aGk=\x07.txt`,
+		"\x1b[2J\x1b[Hall batches succeeded": `\x1b[2J\x1b[Hall batches succeeded`,
+		"\x1b]0;title\x07":                   `\x1b]0;title\x07`,
+		"abc\u202edef":                       `abc\u202edef`,
+		"cr\roverwrite":                      `cr\roverwrite`,
+		"\u009b2J":                           `\u009b2J`,
+		"\x9b2J":                             `\x9b2J`,
+		"\x1b[":                              `\x1b[`,
+		"bad\xffbyte":                        `bad\xffbyte`,
+	} {
+		if got := View(in); got != want {
+			t.Errorf("View(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

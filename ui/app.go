@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/safe"
 )
 
 type screenID int
@@ -377,7 +378,9 @@ func (m Model) View() string {
 	case m.notice != "":
 		status = c.Styles.Warn.Render(truncate(m.notice, c.Width))
 	}
-	return lipgloss.JoinVertical(lipgloss.Left, m.header(), body, status, foot)
+	// The render boundary: whatever a component drew from outside text (a
+	// file name in the picker), only styling reaches the terminal.
+	return safe.View(lipgloss.JoinVertical(lipgloss.Left, m.header(), body, status, foot))
 }
 
 func (m *Model) header() string {

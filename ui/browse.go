@@ -231,7 +231,7 @@ func (b *browse) refresh() {
 		if _, ok := b.marked[e.ID]; ok {
 			mark = "*"
 		}
-		rows[i] = table.Row{mark, e.Email, e.ID, string(e.Origin)}
+		rows[i] = table.Row{mark, cell(e.Email), cell(e.ID), cell(string(e.Origin))}
 		if b.wide {
 			rows[i] = append(rows[i], e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 		}

@@ -112,7 +112,7 @@ func (h *history) setSize(w, hh int) {
 func (h *history) refresh() {
 	rows := make([]table.Row, len(h.runs))
 	for i, r := range h.runs {
-		rows[i] = table.Row{r.Started.Local().Format("2006-01-02 15:04"), r.Mode.String(), fmt.Sprint(len(r.Results)), countsText(r.Counts), r.Ticket}
+		rows[i] = table.Row{r.Started.Local().Format("2006-01-02 15:04"), r.Mode.String(), fmt.Sprint(len(r.Results)), countsText(r.Counts), cell(r.Ticket)}
 		if h.wide {
 			rows[i] = append(rows[i], r.Target)
 		}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/shushlist/shush/safe"
 )
 
 // listView renders the address list: only the rows that fit are drawn, so
@@ -188,7 +190,7 @@ func (v *listView) view(c *Common, focused bool) string {
 				text += fmt.Sprintf(" (line %d)", e.line)
 			}
 		}
-		line := fmt.Sprintf("%s%*d  %s", mark, numW, i+1, text)
+		line := fmt.Sprintf("%s%*d  %s", mark, numW, i+1, safe.Text(text))
 		line = ansi.Truncate(line, v.width, "…")
 		switch {
 		case p == v.cursor && focused:

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/safe"
 )
 
 // results is the Results screen: a table of address, ID and outcome, with
@@ -99,7 +100,7 @@ func (r *results) fill() {
 			continue
 		}
 		r.shown = append(r.shown, i)
-		rows = append(rows, table.Row{r.run.address(x), x.ID, outcomeText(x)})
+		rows = append(rows, table.Row{cell(r.run.address(x)), cell(x.ID), cell(outcomeText(x))})
 	}
 	r.table.SetRows(rows)
 	r.table.GotoTop()
@@ -275,7 +276,7 @@ func writeResults(path string, rows []row) error {
 		w := csv.NewWriter(f)
 		_ = w.Write([]string{"address", "id", "outcome", "deleted", "error"})
 		for _, x := range rows {
-			_ = w.Write([]string{x.Address, x.ID, string(x.Outcome), fmt.Sprint(x.Deleted), x.Error})
+			_ = w.Write([]string{safe.Cell(x.Address), safe.Cell(x.ID), string(x.Outcome), fmt.Sprint(x.Deleted), safe.Cell(x.Error)})
 		}
 		w.Flush()
 		err = w.Error()

@@ -1,11 +1,27 @@
 package ui
 
-import "github.com/charmbracelet/x/ansi"
+import (
+	"strings"
 
-// truncate cuts s to w cells with an ellipsis.
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/shushlist/shush/safe"
+)
+
+// truncate cuts s to w cells with an ellipsis. It is where most text
+// reaches the screen, so it also makes it safe: escape sequences other
+// than styling, control and format characters (from a ticket, a file name,
+// a service's answer) show as visible escapes, and a line feed as \n.
 func truncate(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
+	s = safe.View(s)
+	if strings.IndexByte(s, '\n') >= 0 {
+		s = strings.ReplaceAll(s, "\n", `\n`)
+	}
 	return ansi.Truncate(s, w, "…")
 }
+
+// cell is outside text for one cell of a table: plain, on one line.
+func cell(s string) string { return safe.Text(s) }

@@ -72,7 +72,7 @@ func startTmux(t *testing.T, w, h int) (*tmuxSession, string) {
 		"PATH=" + os.Getenv("PATH"),
 	}
 	// -f /dev/null: none of the machine's tmux settings.
-	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-x", itoaP(w), "-y", itoaP(h),
+	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-c", dir, "-x", itoaP(w), "-y", itoaP(h),
 		"env -i "+strings.Join(env, " ")+" "+bin+"; sleep 30")
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	s.waitScreen("mode: add", "local list")

@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Hostile text in a pasted ticket and in a file name reaches the terminal
+// as visible escapes: the bytes the pane received hold no OSC 52 (the
+// clipboard), no screen clear or cursor move from the text, no bidi
+// override; the screen shows what the text holds.
+func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
+	s, dir := startTmux(t, 120, 30)
+	raw := filepath.Join(dir, "pane.raw")
+	s.tmux("pipe-pane", "-O", "-t", "ui", "cat >> "+raw)
+
+	ticket := "Please block ok@example.com and\n" +
+		"x\x1b]52;c;aGk=\x07@example.com\n" +
+		"y\x1b[2J\x1b[Hall-batches-succeeded@example.com\n" +
+		"moc.elpmaxe@\u202eevil\n" +
+		"title\x1b]0;pwned\x07@example.com\n"
+	tf := filepath.Join(dir, "hostile-ticket.txt")
+	os.WriteFile(tf, []byte(ticket), 0o600)
+	s.tmux("load-buffer", "-b", "hostile", tf)
+	s.tmux("paste-buffer", "-p", "-b", "hostile", "-t", "ui")
+	// The ticket's tokens end at the escape's own separators; what is left
+	// of each shows its control and format characters as escapes.
+	s.waitScreen(`aGk=\x07@example.com  ✗`, `moc.elpmaxe@\u202eevil  ✗`, `pwned\x07@example.com  ✗`)
+
+	// A file whose name carries an OSC 52 sequence, in the picker.
+	evil := "evil\x1b]52;c;aGk=\x07name.txt"
+	if err := os.WriteFile(filepath.Join(dir, evil), []byte("a@example.com\n"), 0o600); err != nil {
+		t.Skipf("this file system refuses the name: %v", err)
+	}
+	s.tmux("send-keys", "-t", "ui", "C-o")
+	s.waitScreen("Open a file", `evil\x1b]52;c;aGk=\x07name.txt`)
+	s.tmux("send-keys", "-t", "ui", "Escape")
+	time.Sleep(300 * time.Millisecond)
+	s.tmux("pipe-pane", "-t", "ui") // stop piping, flush
+
+	got, err := os.ReadFile(raw)
+	if err != nil || len(got) == 0 {
+		t.Fatalf("the pane's bytes were not recorded: %v", err)
+	}
+	for _, bad := range []string{"\x1b]52;", "\x1b]0;pwned", "\xe2\x80\xae", "\x1b[Hall"} {
+		if bytes.Contains(got, []byte(bad)) {
+			i := bytes.Index(got, []byte(bad))
+			t.Errorf("the terminal received %q (at %d: %q)", bad, i, got[max(i-20, 0):min(i+40, len(got))])
+		}
+	}
+	if !bytes.Contains(got, []byte(`evil\x1b]52;c;aGk=\x07name.txt`)) {
+		t.Errorf("the escaped form never reached the pane:\n%s", strings.ToValidUTF8(string(got[:min(len(got), 2000)]), "?"))
+	}
+}
