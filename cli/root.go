@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/termprobe"
 )
 
 // Version is the version shush reports; release builds set it with
@@ -50,6 +51,7 @@ type app struct {
 // Main runs shush with the arguments (without the program name) and returns
 // the exit status. Errors are written to stderr as one sentence.
 func Main(ctx context.Context, args []string, stdio IO) int {
+	termprobe.Restore()
 	a := &app{io: stdio}
 	root := a.rootCommand()
 	root.SetArgs(args)
