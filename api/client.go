@@ -148,7 +148,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) *Client {
 		o.version = "dev"
 	}
 	base := strings.TrimRight(strings.TrimSpace(baseURL), "/")
-	hc := &http.Client{Timeout: o.timeout}
+	hc := &http.Client{Timeout: o.timeout, CheckRedirect: noRedirects(base)}
 	if o.transport != nil {
 		hc.Transport = o.transport
 	}
@@ -440,7 +440,7 @@ type NetworkError struct {
 
 // Error names the service and the request, not the key.
 func (e *NetworkError) Error() string {
-	return fmt.Sprintf("cannot reach the service at %s (%s %s): %v", e.BaseURL, e.Method, e.Path, e.Err)
+	return fmt.Sprintf("cannot reach the service at %s (%s %s): %v", RedactURL(e.BaseURL), e.Method, e.Path, e.Err)
 }
 
 // Unwrap returns the underlying network error.
@@ -508,7 +508,7 @@ func (c *Client) shouldRetry(err error, class retryClass, attempt int) (time.Dur
 		return 0, 0, false
 	}
 	var ne *NetworkError
-	if errors.As(err, &ne) && class == idempotent {
+	if errors.As(err, &ne) && class == idempotent && !IsRedirect(err) {
 		return c.backoff(attempt), WaitBackoff, true
 	}
 	return 0, 0, false

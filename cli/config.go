@@ -27,12 +27,79 @@ func (a *app) settings() (config.Settings, error) {
 	if err != nil {
 		return config.Settings{}, usageErr{err}
 	}
-	flags := config.Flags{Profile: a.globals.profile, BaseURL: a.globals.baseURL, APIKey: a.globals.apiKey}
+	key, err := a.flagKey()
+	if err != nil {
+		return config.Settings{}, err
+	}
+	flags := config.Flags{Profile: a.globals.profile, BaseURL: a.globals.baseURL, APIKey: key}
 	s, err := config.Resolve(f, flags, os.Getenv)
 	if err != nil {
 		return s, usageErr{err}
 	}
 	return s, nil
+}
+
+// flagKey is the key given on the command line: --api-key, or read from
+// --api-key-file or --api-key-stdin (one of them at most). The file must be
+// readable by its owner only, like the config file that holds a key.
+func (a *app) flagKey() (string, error) {
+	g := a.globals
+	n := 0
+	for _, given := range []bool{g.apiKey != "", g.apiKeyFile != "", g.apiKeyStdin} {
+		if given {
+			n++
+		}
+	}
+	if n > 1 {
+		return "", usagef("give the API key one way: --api-key, --api-key-file or --api-key-stdin")
+	}
+	var text string
+	switch {
+	case g.apiKeyFile != "":
+		if err := config.CheckPrivate(g.apiKeyFile); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", usagef("--api-key-file: %s does not exist", g.apiKeyFile)
+			}
+			return "", usageErr{fmt.Errorf("--api-key-file: %w", err)}
+		}
+		b, err := os.ReadFile(g.apiKeyFile)
+		if err != nil {
+			return "", usagef("--api-key-file: cannot read %s: %v", g.apiKeyFile, errors.Unwrap(err))
+		}
+		text = string(b)
+	case g.apiKeyStdin:
+		if a.io.In == nil || isTerminal(a.io.In) {
+			return "", usagef("--api-key-stdin reads the key from stdin, but nothing is piped to it")
+		}
+		// Byte by byte: the rest of stdin may be the input (--file -).
+		var line []byte
+		one := make([]byte, 1)
+		for len(line) < 4096 {
+			n, err := a.io.In.Read(one)
+			if n == 1 {
+				if one[0] == '\n' {
+					break
+				}
+				line = append(line, one[0])
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return "", usagef("--api-key-stdin: cannot read stdin: %v", err)
+			}
+		}
+		text = string(line)
+	default:
+		return g.apiKey, nil
+	}
+	key := strings.TrimSpace(text)
+	if key == "" || strings.ContainsAny(key, " \t\r\n") {
+		return "", usagef("the API key read from %s is empty or holds white space", map[bool]string{true: "stdin", false: g.apiKeyFile}[g.apiKeyStdin])
+	}
+	// Read once: later look-ups of the settings find it as if given.
+	a.globals.apiKey, a.globals.apiKeyFile, a.globals.apiKeyStdin = key, "", false
+	return key, nil
 }
 
 // localKeyPath is where the embedded default keeps the text of its key.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 
 	"github.com/shushlist/shush/api"
@@ -56,6 +57,9 @@ func (a *app) connect(ctx context.Context, opts ...api.Option) (*connection, err
 	}
 	if s.APIKey.Value == "" {
 		return nil, usagef("no API key for %s: pass --api-key, set %s, or add api_key to the profile %q (shush config set-profile)", s.BaseURL.Value, config.EnvAPIKey, s.Profile.Value)
+	}
+	if w := api.PlainHTTPWarning(s.BaseURL.Value); w != "" {
+		fmt.Fprintln(a.io.Err, "shush: "+w)
 	}
 	c.Client = api.NewClient(s.BaseURL.Value, s.APIKey.Value, opts...)
 	c.MaskedKey = config.MaskKey(s.APIKey.Value)

@@ -1,15 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
-	"unicode"
 
 	"golang.org/x/term"
+
+	"github.com/shushlist/shush/safe"
 )
 
 // isTerminal reports whether w is an *os.File on a terminal. Writers that
@@ -29,10 +30,17 @@ func (a *app) output(jsonFlag bool) outputMode {
 
 // writeJSON prints v as indented JSON with a final newline.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	// Exact JSON, and still safe when it lands on a terminal: C1 and
+	// format characters (bidi overrides) as \u escapes.
+	_, err := w.Write(safe.JSON(buf.Bytes()))
+	return err
 }
 
 // table writes aligned columns; cells are cleaned of control characters so
@@ -55,23 +63,10 @@ func (t *table) row(cells ...string) {
 
 func (t *table) flush() error { return t.tw.Flush() }
 
-// safeText replaces control characters (and tabs, which would break the
-// columns) with the Unicode replacement character.
-func safeText(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if isControl(r) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
-}
-
-func isControl(r rune) bool {
-	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r)
-}
+// safeText is outside text for a human-readable line: control and format
+// characters show as visible escapes (\x1b, \u202e), never reach the
+// terminal.
+func safeText(s string) string { return safe.Text(s) }
 
 // plural returns "1 entry" or "3 entries" style counts.
 func plural(n int, one, many string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/termprobe"
 )
 
 // Version is the version shush reports; release builds set it with
@@ -34,9 +35,11 @@ type IO struct {
 
 // globals are the flags every command takes.
 type globals struct {
-	profile string
-	baseURL string
-	apiKey  string
+	profile     string
+	baseURL     string
+	apiKey      string
+	apiKeyFile  string
+	apiKeyStdin bool
 }
 
 // app carries what the commands share.
@@ -48,6 +51,7 @@ type app struct {
 // Main runs shush with the arguments (without the program name) and returns
 // the exit status. Errors are written to stderr as one sentence.
 func Main(ctx context.Context, args []string, stdio IO) int {
+	termprobe.Restore()
 	a := &app{io: stdio}
 	root := a.rootCommand()
 	root.SetArgs(args)
@@ -77,8 +81,19 @@ func (a *app) rootCommand() *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.globals.profile, "profile", "", "config profile to use (env SHUSH_PROFILE)")
 	pf.StringVar(&a.globals.baseURL, "base-url", "", "base URL of the suppression service (env SHUSH_BASE_URL); empty means the local list")
-	pf.StringVar(&a.globals.apiKey, "api-key", "", "API key (env SHUSH_API_KEY)")
+	pf.StringVar(&a.globals.apiKey, "api-key", "", "API key; other users can read it in the process list, so prefer SHUSH_API_KEY, --api-key-file or --api-key-stdin")
+	pf.StringVar(&a.globals.apiKeyFile, "api-key-file", "", "read the API key from this file (only its owner may read it: chmod 600)")
+	pf.BoolVar(&a.globals.apiKeyStdin, "api-key-stdin", false, "read the API key from the first line of stdin")
 
+	// A key from stdin is read before anything else reads stdin (the
+	// input of --file -): it is its first line.
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if a.globals.apiKeyStdin || a.globals.apiKeyFile != "" {
+			_, err := a.flagKey()
+			return err
+		}
+		return nil
+	}
 	root.RunE = a.runUI
 	root.AddCommand(
 		a.suppressionsCommand(),

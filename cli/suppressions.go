@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/safe"
 )
 
 func (a *app) suppressionsCommand() *cobra.Command {
@@ -113,15 +115,13 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 				return err
 			}
 			defer conn.Close()
-			page, err := conn.Client.List(cmd.Context(), p)
-			for all && err == nil && page.HasMore && len(page.Data) > 0 {
-				var next api.ListResponse
-				q := p
-				q.After = page.Data[len(page.Data)-1].ID
-				next, err = conn.Client.List(cmd.Context(), q)
-				page.Data = append(page.Data, next.Data...)
-				page.HasMore = next.HasMore
+			if all {
+				if !cmd.Flags().Changed("limit") {
+					p.Limit = api.MaxBatch
+				}
+				return a.listAll(cmd.Context(), conn, p, a.output(asJSON).json)
 			}
+			page, err := conn.Client.List(cmd.Context(), p)
 			if err != nil {
 				return unsupported(conn, err)
 			}
@@ -139,9 +139,87 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 	f.StringVar(&p.After, "after", "", "show the entries after (older than) this ID")
 	f.StringVar(&p.Before, "before", "", "show the entries before (newer than) this ID")
 	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
-	f.BoolVar(&all, "all", false, "follow the pages to the end of the list")
+	f.BoolVar(&all, "all", false, "follow the pages to the end of the list (100 per page unless --limit), printing each as it comes")
 	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
+}
+
+// listAll prints the whole list page by page as the pages arrive, so that
+// memory stays flat. A service that answers a page it already gave (a
+// cursor seen before, or an entry seen before) would make this loop
+// forever: it stops with an error instead.
+func (a *app) listAll(ctx context.Context, conn *connection, p api.ListParams, asJSON bool) error {
+	seenCursor := map[string]bool{}
+	var (
+		t     *table
+		n     int
+		first = true
+		last  string
+	)
+	bw := bufio.NewWriter(a.io.Out)
+	defer bw.Flush()
+	if asJSON {
+		bw.WriteString("{\n  \"object\": \"list\",\n  \"has_more\": false,\n  \"data\": [")
+	} else {
+		t = newTable(bw)
+		t.row("EMAIL", "ID", "ORIGIN", "CREATED")
+	}
+	for {
+		page, err := conn.Client.List(ctx, p)
+		if err != nil {
+			bw.Flush()
+			return unsupported(conn, err)
+		}
+		for _, e := range page.Data {
+			if e.ID == last {
+				bw.Flush()
+				return fmt.Errorf("the service repeated entry %s after %d entries; stopping rather than looping", safeText(e.ID), n)
+			}
+			n++
+			if asJSON {
+				if e.Object == "" {
+					e.Object = api.ObjectSuppression
+				}
+				b, err := json.Marshal(e)
+				if err != nil {
+					return err
+				}
+				if !first {
+					bw.WriteByte(',')
+				}
+				first = false
+				bw.WriteString("\n    ")
+				bw.Write(safe.JSON(b))
+			} else {
+				t.row(e.Email, e.ID, string(e.Origin), e.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+			}
+		}
+		if t != nil {
+			if err := t.flush(); err != nil {
+				return err
+			}
+		}
+		if !page.HasMore || len(page.Data) == 0 {
+			break
+		}
+		last = page.Data[len(page.Data)-1].ID
+		if seenCursor[last] {
+			bw.Flush()
+			return fmt.Errorf("the service answered the page after %s twice; stopping rather than looping (%d entries printed)", safeText(last), n)
+		}
+		seenCursor[last] = true
+		p.After = last
+		bw.Flush()
+	}
+	if asJSON {
+		if !first {
+			bw.WriteString("\n  ")
+		}
+		bw.WriteString("]\n}\n")
+	} else if n == 0 {
+		bw.WriteString("(no suppressions)\n")
+	}
+	return bw.Flush()
 }
 
 func (a *app) printList(page api.ListResponse, p api.ListParams) error {

@@ -250,7 +250,7 @@ func (s Settings) Target() string {
 	if s.Local() {
 		return "the local list (" + RedactDSN(s.DB.Value) + ")"
 	}
-	return s.BaseURL.Value
+	return RedactDSN(s.BaseURL.Value)
 }
 
 // RedactDSN hides every password a DSN may carry (URL user info,

@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"encoding/csv"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/shushlist/shush/batch"
+)
+
+// A service whose error message carries escape sequences (clear the
+// screen, draw a fake "all batches succeeded", set the title, write the
+// clipboard) and a bidi override: the view shows them as escapes and
+// holds none of them.
+func TestServiceReplyCannotDrawOnTheScreen(t *testing.T) {
+	evil := "\x1b[2J\x1b[HAll batches succeeded \x1b]0;pwned\x07\x1b]52;c;aGk=\x07 moc.elpmaxe\u202e"
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/suppressions/batch/add" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"` + strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`).Replace(evil) + `"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	h := newHarness(t, svc, 120, 40)
+	h.paste("a@example.com")
+	h.keys("ctrl+s", "ctrl+s")
+	h.mustSee(`\x1b[2J\x1b[HAll batches succeeded`)
+	v := h.view()
+	for _, bad := range []string{"\x1b[2J", "\x1b]0;", "\x1b]52;", "\u202e", "\x07"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("the view holds %q", bad)
+		}
+	}
+}
+
+// An export a spreadsheet opens runs no formula: cells that start with
+// = + - @ are written as text.
+func TestExportEscapesFormulas(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.csv")
+	rows := []row{
+		{Address: "=1+2@example.com", ID: "id-1", Outcome: batch.Added},
+		{Address: "+cmd@example.com", Outcome: batch.Failed, Error: "-2+3 refused"},
+		{Address: "@sum@example.com", Outcome: batch.Unverified},
+		{Address: "plain@example.com", Outcome: batch.Added},
+	}
+	if err := writeResults(path, rows); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"'=1+2@example.com", "'+cmd@example.com", "'@sum@example.com", "plain@example.com"}
+	for i, w := range want {
+		if recs[i+1][0] != w {
+			t.Errorf("row %d address cell %q; want %q", i+1, recs[i+1][0], w)
+		}
+	}
+	if recs[2][4] != "'-2+3 refused" {
+		t.Errorf("error cell %q", recs[2][4])
+	}
+}
