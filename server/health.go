@@ -40,7 +40,7 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
 		return
 	}
-	msg := "The suppression list's database does not answer."
+	msg := "The suppression list's database does not answer or does not accept writes."
 	switch {
 	case errors.Is(err, store.ErrReadOnly):
 		msg = "The suppression list's database is read-only; changes are refused until it is writable again."

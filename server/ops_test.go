@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -80,6 +81,60 @@ func TestReadOnlySQLiteRecovers(t *testing.T) {
 	}
 	if r := s.get("/readyz", ""); r.status != http.StatusOK {
 		t.Errorf("/readyz after the database became writable: %d %s", r.status, r.body)
+	}
+	s.add(key, "after@example.com")
+	if s.lookup(key, "during@example.com") != "" || s.lookup(key, "after@example.com") == "" {
+		t.Error("the refused write landed, or the write after recovery did not")
+	}
+}
+
+// TestUnwritableSQLiteFileRecovers: the file system refuses the writes
+// themselves (an immutable file, as a read-only remount or a full disk
+// would), not just the mode bits: writes answer 503, /readyz sees it, and
+// both recover without a restart once the file takes writes again.
+func TestUnwritableSQLiteFileRecovers(t *testing.T) {
+	chattr, err := exec.LookPath("chattr")
+	if err != nil || os.Getuid() != 0 {
+		t.Skip("needs root and chattr to make a file immutable")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shush.db")
+	st, err := server.OpenStore(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := startService(t, st, server.Options{})
+	key := s.key("ops", false)
+	s.add(key, "before@example.com")
+	files := []string{path, path + "-wal", path + "-shm"}
+	immutable := func(on bool) {
+		t.Helper()
+		flag := "-i"
+		if on {
+			flag = "+i"
+		}
+		if out, err := exec.Command(chattr, append([]string{flag}, files...)...).CombinedOutput(); err != nil {
+			if on {
+				t.Skipf("chattr +i does not work here: %v %s", err, out)
+			}
+			t.Fatalf("chattr -i: %v %s", err, out)
+		}
+	}
+	immutable(true)
+	t.Cleanup(func() { _ = exec.Command(chattr, append([]string{"-i"}, files...)...).Run() })
+
+	s.post("/suppressions/batch/add", key, `{"emails":["during@example.com"]}`).wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
+	s.get("/readyz", "").wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
+	// Reads may fail too (a new connection cannot open the -shm file for
+	// writing), but as 503, never as a wrong answer.
+	if r := s.get("/suppressions/before@example.com", key); r.status != http.StatusOK && r.status != http.StatusServiceUnavailable {
+		t.Errorf("a read while the file refuses writes: %d %s", r.status, r.body)
+	}
+
+	immutable(false)
+	if r := s.get("/readyz", ""); r.status != http.StatusOK {
+		t.Errorf("/readyz after the file takes writes again: %d %s", r.status, r.body)
 	}
 	s.add(key, "after@example.com")
 	if s.lookup(key, "during@example.com") != "" || s.lookup(key, "after@example.com") == "" {
