@@ -185,8 +185,20 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	if sf.metricsAddr != "" {
 		opts.Metrics = server.NewMetrics()
 	}
-	return a.serve(ctx, sf, tlsConfig, opts)
+	if err := a.serve(ctx, sf, tlsConfig, opts); err != nil {
+		// Once the log is set up, the failure is a record like every
+		// other line (one JSON object under --log-format json).
+		opts.Logger.Error(err.Error())
+		return loggedError{err}
+	}
+	return nil
 }
+
+// loggedError is an error already written to the log: Main exits with its
+// status without printing it again.
+type loggedError struct{ error }
+
+func (e loggedError) Unwrap() error { return e.error }
 
 // loopback reports whether a listen address only takes connections from
 // this machine.

@@ -369,3 +369,32 @@ func TestServeMetricsListener(t *testing.T) {
 		t.Error("the API's port serves /metrics")
 	}
 }
+
+// TestServeStartupFailureIsARecord: under --log-format json even a failure
+// to start is one JSON record, and the exit status says it failed.
+func TestServeStartupFailureIsARecord(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	db := filepath.Join(t.TempDir(), "shush.db")
+	code, _, errOut := runShush(t, context.Background(), "serve", "--addr", ln.Addr().String(), "--db", db, "--log-format", "json")
+	if code != 1 {
+		t.Errorf("serve on a taken port: exit %d", code)
+	}
+	var failed bool
+	for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		var rec struct{ Level, Msg string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("not a JSON record: %q", line)
+			continue
+		}
+		if rec.Level == "ERROR" && strings.Contains(rec.Msg, "cannot listen on "+ln.Addr().String()) {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Errorf("no error record naming the address: %s", errOut)
+	}
+}
