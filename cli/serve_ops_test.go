@@ -216,6 +216,12 @@ func TestServeNeverShowsTheDatabasePassword(t *testing.T) {
 	if code != 0 || strings.Contains(out, "hunter2secret") || !strings.Contains(out, "host=") {
 		t.Errorf("config --json: exit %d %s", code, out)
 	}
+	// The embedded default on a database that does not answer.
+	t.Setenv("SHUSH_DB", "host=127.0.0.1 port=1 user=u password=hunter2secret dbname=x connect_timeout=2")
+	code, out, errOut = runShush(t, context.Background(), "suppressions", "list")
+	if code == 0 || strings.Contains(out+errOut, "hunter2secret") || !strings.Contains(errOut, "password=xxxxx") {
+		t.Errorf("a local command on an unreachable key=value DSN: exit %d %q", code, errOut)
+	}
 }
 
 // TestRedactersAgree: config (which imports nothing of ours) and server
