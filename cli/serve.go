@@ -175,6 +175,10 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 			return usagef("cannot load the TLS certificate %s and key %s: %v", api.Quote(sf.tlsCert), api.Quote(sf.tlsKey), err)
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if fi, err := os.Stat(sf.tlsKey); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			slog.New(handler).Warn(fmt.Sprintf("the TLS key file %s is readable by other users (mode %04o); run: chmod 600 %s",
+				api.Quote(sf.tlsKey), fi.Mode().Perm(), sf.tlsKey))
+		}
 	}
 	opts := server.Options{
 		Rate:             sf.rate,

@@ -301,8 +301,19 @@ func TestServeTLS(t *testing.T) {
 		}
 	}
 	r.stop(t)
-	if !strings.Contains(r.errOut.String(), "serving on https://") || strings.Contains(r.errOut.String(), "plain HTTP") {
+	if !strings.Contains(r.errOut.String(), "serving on https://") || strings.Contains(r.errOut.String(), "plain HTTP") ||
+		strings.Contains(r.errOut.String(), "readable by other users") {
 		t.Errorf("TLS startup record: %s", r.errOut.String())
+	}
+	// A key file others can read is named at start.
+	if err := os.Chmod(keyFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr = freeAddr(t)
+	r = startServe(t, "https://"+addr, client, "--addr", addr, "--db", db, "--tls-cert", certFile, "--tls-key", keyFile)
+	r.stop(t)
+	if n := strings.Count(r.errOut.String(), "is readable by other users"); n != 1 {
+		t.Errorf("a 0644 TLS key: %d warnings, want 1: %s", n, r.errOut.String())
 	}
 	for _, c := range []struct {
 		args []string
