@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -28,14 +29,7 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 // accepts writes, else 503 with the reason. It asks the store each time,
 // so it turns 200 again as soon as the store recovers.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	var err error
-	if wc, ok := s.store.(store.WriteChecker); ok {
-		err = wc.CheckWritable(ctx)
-	} else {
-		err = s.store.Ping(ctx)
-	}
+	err := s.checkReady(r.Context())
 	if err == nil {
 		writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
 		return
@@ -50,4 +44,42 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	p := newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable, "%s", msg)
 	p.cause = err
 	writeProblem(w, r, s.log, p)
+}
+
+// readyTTL is how long a successful readiness check answers for later
+// probes. The probes need no key, so without it a flood of them would
+// queue empty transactions at the SQLite writer; with it the store is
+// asked at most once a second while healthy. A failure is not kept: the
+// next probe asks again, so recovery shows at once.
+const readyTTL = time.Second
+
+// readiness is the last successful readiness check.
+type readiness struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+// checkReady asks the store whether it accepts writes, or reuses a
+// success younger than readyTTL. Concurrent probes wait for one check.
+func (s *Server) checkReady(ctx context.Context) error {
+	s.readiness.mu.Lock()
+	defer s.readiness.mu.Unlock()
+	if !s.readiness.at.IsZero() && time.Since(s.readiness.at) < readyTTL {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	s.metrics.readyChecks.Inc()
+	var err error
+	if wc, ok := s.store.(store.WriteChecker); ok {
+		err = wc.CheckWritable(ctx)
+	} else {
+		err = s.store.Ping(ctx)
+	}
+	if err == nil {
+		s.readiness.at = time.Now()
+	} else {
+		s.readiness.at = time.Time{}
+	}
+	return err
 }

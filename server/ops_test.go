@@ -386,3 +386,34 @@ func TestMetricsCountByRoutePattern(t *testing.T) {
 		}
 	}
 }
+
+// TestReadinessFloodIsBounded: the probes need no key, so a flood of them
+// must not become a flood of store checks: a healthy store is asked at
+// most once a second, however many probes come.
+func TestReadinessFloodIsBounded(t *testing.T) {
+	m := server.NewMetrics()
+	s := startService(t, openSQLite(t), server.Options{Metrics: m})
+	start := time.Now()
+	errs := make(chan error, 200)
+	for i := 0; i < 200; i++ {
+		go func() {
+			resp, err := http.Get(s.url + "/readyz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("status %d", resp.StatusCode)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 200; i++ {
+		if err := <-errs; err != nil {
+			t.Fatalf("a probe: %v", err)
+		}
+	}
+	bound := float64(int(time.Since(start)/time.Second) + 1)
+	if got := scrape(t, m)["shush_readiness_checks_total"]; got < 1 || got > bound {
+		t.Errorf("200 probes made %v store checks, want 1 to %v", got, bound)
+	}
+}

@@ -62,7 +62,8 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *Metrics
 	// bodyHeld is the bytes of request bodies reserved now.
-	bodyHeld atomic.Int64
+	bodyHeld  atomic.Int64
+	readiness readiness
 }
 
 // New returns the service over st. The caller keeps ownership of st.
