@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -413,5 +414,28 @@ func TestServeStartupFailureIsARecord(t *testing.T) {
 	}
 	if !failed {
 		t.Errorf("no error record naming the address: %s", errOut)
+	}
+}
+
+// TestDeployFilesUseRealSettings: every SHUSH_ variable the Dockerfile,
+// compose.yaml and the systemd unit set is one serve reads, so a renamed
+// flag cannot leave them silently ignored.
+func TestDeployFilesUseRealSettings(t *testing.T) {
+	_, help, _ := runShush(t, context.Background(), "serve", "--help")
+	re := regexp.MustCompile(`SHUSH_[A-Z_]+`)
+	for _, f := range []string{"../Dockerfile", "../compose.yaml", "../docs/shush.service"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars := re.FindAllString(string(b), -1)
+		if len(vars) == 0 {
+			t.Errorf("%s sets no SHUSH_ variable", f)
+		}
+		for _, v := range vars {
+			if !strings.Contains(help, v) {
+				t.Errorf("%s sets %s, which serve does not read", f, v)
+			}
+		}
 	}
 }
