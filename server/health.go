@@ -46,11 +46,13 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	writeProblem(w, r, s.log, p)
 }
 
-// readyTTL is how long a successful readiness check answers for later
+// readyTTL is how long a successful write check answers for later
 // probes. The probes need no key, so without it a flood of them would
-// queue empty transactions at the SQLite writer; with it the store is
-// asked at most once a second while healthy. A failure is not kept: the
-// next probe asks again, so recovery shows at once.
+// queue empty transactions at the SQLite writer; with it the writer is
+// asked at most once a second while healthy. Every probe still pings the
+// store (a read), a failure is not kept, and a change that fails because
+// the store is unavailable drops the kept success, so trouble and
+// recovery both show at once.
 const readyTTL = time.Second
 
 // readiness is the last successful readiness check.
@@ -59,16 +61,30 @@ type readiness struct {
 	at time.Time
 }
 
+// forget drops the kept success, after a change failed because the store
+// is unavailable, so the next probe asks again.
+func (r *readiness) forget() {
+	r.mu.Lock()
+	r.at = time.Time{}
+	r.mu.Unlock()
+}
+
 // checkReady asks the store whether it accepts writes, or reuses a
 // success younger than readyTTL. Concurrent probes wait for one check.
 func (s *Server) checkReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	// A ping is a read on the readers' pool: cheap, and it shows at once
+	// a store that stopped answering.
+	if err := s.store.Ping(ctx); err != nil {
+		s.readiness.forget()
+		return err
+	}
 	s.readiness.mu.Lock()
 	defer s.readiness.mu.Unlock()
 	if !s.readiness.at.IsZero() && time.Since(s.readiness.at) < readyTTL {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
 	s.metrics.readyChecks.Inc()
 	var err error
 	if wc, ok := s.store.(store.WriteChecker); ok {

@@ -88,17 +88,21 @@ func TestReadOnlySQLiteRecovers(t *testing.T) {
 	}
 }
 
-// TestUnwritableSQLiteFileRecovers: the file system refuses the writes
-// themselves (an immutable file, as a read-only remount or a full disk
-// would), not just the mode bits: writes answer 503, /readyz sees it, and
-// both recover without a restart once the file takes writes again.
-func TestUnwritableSQLiteFileRecovers(t *testing.T) {
-	chattr, err := exec.LookPath("chattr")
-	if err != nil || os.Getuid() != 0 {
-		t.Skip("needs root and chattr to make a file immutable")
+// TestFullDiskSQLiteRecovers: the file system refuses the writes
+// themselves (a full disk), not just the mode bits: changes answer 503
+// and change nothing, and writes and /readyz recover without a restart
+// once there is room again.
+func TestFullDiskSQLiteRecovers(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to mount a small file system")
 	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "shush.db")
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here: %v %s", err, out)
+	}
+	// Registered first, so it runs after the store and service are closed.
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	path := filepath.Join(mnt, "shush.db")
 	st, err := server.OpenStore(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -107,38 +111,56 @@ func TestUnwritableSQLiteFileRecovers(t *testing.T) {
 	s := startService(t, st, server.Options{})
 	key := s.key("ops", false)
 	s.add(key, "before@example.com")
-	files := []string{path, path + "-wal", path + "-shm"}
-	immutable := func(on bool) {
-		t.Helper()
-		flag := "-i"
-		if on {
-			flag = "+i"
-		}
-		if out, err := exec.Command(chattr, append([]string{flag}, files...)...).CombinedOutput(); err != nil {
-			if on {
-				t.Skipf("chattr +i does not work here: %v %s", err, out)
-			}
-			t.Fatalf("chattr -i: %v %s", err, out)
+
+	filler := filepath.Join(mnt, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break
 		}
 	}
-	immutable(true)
-	t.Cleanup(func() { _ = exec.Command(chattr, append([]string{"-i"}, files...)...).Run() })
-
-	s.post("/suppressions/batch/add", key, `{"emails":["during@example.com"]}`).wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
-	s.get("/readyz", "").wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
-	// Reads may fail too (a new connection cannot open the -shm file for
-	// writing), but as 503, never as a wrong answer.
-	if r := s.get("/suppressions/before@example.com", key); r.status != http.StatusOK && r.status != http.StatusServiceUnavailable {
-		t.Errorf("a read while the file refuses writes: %d %s", r.status, r.body)
+	f.Close()
+	// Batches of long addresses until the disk refuses one: each answer
+	// is 201 (it still fit) or 503, never anything else.
+	var refused []string
+	for b := 0; b < 50 && refused == nil; b++ {
+		batch := make([]string, 100)
+		for i := range batch {
+			batch[i] = fmt.Sprintf("%s-%03d-%03d@%s.example.com", strings.Repeat("l", 50), b, i, strings.Repeat("d", 60))
+		}
+		r := s.post("/suppressions/batch/add", key, jsonBody(t, map[string][]string{"emails": batch}))
+		switch r.status {
+		case http.StatusCreated:
+		case http.StatusServiceUnavailable:
+			refused = batch
+		default:
+			t.Fatalf("batch %d on a full disk: %d %s", b, r.status, r.body)
+		}
+	}
+	if refused == nil {
+		t.Fatal("50 batches fit on a full 3 MB file system")
+	}
+	// (/readyz may still say 200 here: a write as small as its own
+	// probe can fit in the log's pages left by the failed one.)
+	if s.lookup(key, "before@example.com") == "" || s.lookup(key, refused[0]) != "" {
+		t.Error("reads stopped while the disk is full, or the refused batch landed in part")
 	}
 
-	immutable(false)
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
 	if r := s.get("/readyz", ""); r.status != http.StatusOK {
-		t.Errorf("/readyz after the file takes writes again: %d %s", r.status, r.body)
+		t.Errorf("/readyz once there is room again: %d %s", r.status, r.body)
 	}
-	s.add(key, "after@example.com")
-	if s.lookup(key, "during@example.com") != "" || s.lookup(key, "after@example.com") == "" {
-		t.Error("the refused write landed, or the write after recovery did not")
+	if r := s.post("/suppressions/batch/add", key, jsonBody(t, map[string][]string{"emails": refused})); r.status != http.StatusCreated {
+		t.Errorf("the refused batch once there is room again: %d %s", r.status, r.body)
+	}
+	if s.lookup(key, refused[99]) == "" {
+		t.Error("the write after recovery did not land")
 	}
 }
 
