@@ -99,6 +99,11 @@ func New(st store.Store, opts Options) *Server {
 	return s
 }
 
+// Metrics is the registry the service reports to (Options.Metrics, or
+// its own when none was given), for other parts of the process to add
+// their gauges, such as a delivery outbox's depth and oldest age.
+func (s *Server) Metrics() *Metrics { return s.metrics }
+
 const requestIDHeader = "X-Request-Id"
 
 // keyCtx carries the caller's key from ServeHTTP to the handlers.
