@@ -46,7 +46,7 @@ const localRate = 1e6
 func openLocal(ctx context.Context, s config.Settings, opts ...api.Option) (client *api.Client, key string, closeFn func() error, err error) {
 	st, err := server.OpenStore(ctx, s.DB.Value)
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("cannot open the local list %s: %w", s.DB.Value, err)
+		return nil, "", nil, fmt.Errorf("cannot open the local list %s: %w", api.Quote(config.RedactDSN(s.DB.Value)), err)
 	}
 	defer func() {
 		if err != nil {

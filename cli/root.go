@@ -63,7 +63,10 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 		return ExitOK
 	}
 	code := exitCode(err)
-	fmt.Fprintf(stdio.Err, "shush: %s\n", err)
+	var logged loggedError
+	if !errors.As(err, &logged) {
+		fmt.Fprintf(stdio.Err, "shush: %s\n", err)
+	}
 	return code
 }
 

@@ -175,6 +175,10 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 			return usagef("cannot load the TLS certificate %s and key %s: %v", api.Quote(sf.tlsCert), api.Quote(sf.tlsKey), err)
 		}
 		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		if fi, err := os.Stat(sf.tlsKey); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			slog.New(handler).Warn(fmt.Sprintf("the TLS key file %s is readable by other users (mode %04o); run: chmod 600 %s",
+				api.Quote(sf.tlsKey), fi.Mode().Perm(), sf.tlsKey))
+		}
 	}
 	opts := server.Options{
 		Rate:             sf.rate,
@@ -185,8 +189,20 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	if sf.metricsAddr != "" {
 		opts.Metrics = server.NewMetrics()
 	}
-	return a.serve(ctx, sf, tlsConfig, opts)
+	if err := a.serve(ctx, sf, tlsConfig, opts); err != nil {
+		// Once the log is set up, the failure is a record like every
+		// other line (one JSON object under --log-format json).
+		opts.Logger.Error(err.Error())
+		return loggedError{err}
+	}
+	return nil
 }
+
+// loggedError is an error already written to the log: Main exits with its
+// status without printing it again.
+type loggedError struct{ error }
+
+func (e loggedError) Unwrap() error { return e.error }
 
 // loopback reports whether a listen address only takes connections from
 // this machine.

@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -216,6 +217,12 @@ func TestServeNeverShowsTheDatabasePassword(t *testing.T) {
 	if code != 0 || strings.Contains(out, "hunter2secret") || !strings.Contains(out, "host=") {
 		t.Errorf("config --json: exit %d %s", code, out)
 	}
+	// The embedded default on a database that does not answer.
+	t.Setenv("SHUSH_DB", "host=127.0.0.1 port=1 user=u password=hunter2secret dbname=x connect_timeout=2")
+	code, out, errOut = runShush(t, context.Background(), "suppressions", "list")
+	if code == 0 || strings.Contains(out+errOut, "hunter2secret") || !strings.Contains(errOut, "password=xxxxx") {
+		t.Errorf("a local command on an unreachable key=value DSN: exit %d %q", code, errOut)
+	}
 }
 
 // TestRedactersAgree: config (which imports nothing of ours) and server
@@ -295,8 +302,19 @@ func TestServeTLS(t *testing.T) {
 		}
 	}
 	r.stop(t)
-	if !strings.Contains(r.errOut.String(), "serving on https://") || strings.Contains(r.errOut.String(), "plain HTTP") {
+	if !strings.Contains(r.errOut.String(), "serving on https://") || strings.Contains(r.errOut.String(), "plain HTTP") ||
+		strings.Contains(r.errOut.String(), "readable by other users") {
 		t.Errorf("TLS startup record: %s", r.errOut.String())
+	}
+	// A key file others can read is named at start.
+	if err := os.Chmod(keyFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr = freeAddr(t)
+	r = startServe(t, "https://"+addr, client, "--addr", addr, "--db", db, "--tls-cert", certFile, "--tls-key", keyFile)
+	r.stop(t)
+	if n := strings.Count(r.errOut.String(), "is readable by other users"); n != 1 {
+		t.Errorf("a 0644 TLS key: %d warnings, want 1: %s", n, r.errOut.String())
 	}
 	for _, c := range []struct {
 		args []string
@@ -367,5 +385,57 @@ func TestServeMetricsListener(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode == 200 {
 		t.Error("the API's port serves /metrics")
+	}
+}
+
+// TestServeStartupFailureIsARecord: under --log-format json even a failure
+// to start is one JSON record, and the exit status says it failed.
+func TestServeStartupFailureIsARecord(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	db := filepath.Join(t.TempDir(), "shush.db")
+	code, _, errOut := runShush(t, context.Background(), "serve", "--addr", ln.Addr().String(), "--db", db, "--log-format", "json")
+	if code != 1 {
+		t.Errorf("serve on a taken port: exit %d", code)
+	}
+	var failed bool
+	for _, line := range strings.Split(strings.TrimSpace(errOut), "\n") {
+		var rec struct{ Level, Msg string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("not a JSON record: %q", line)
+			continue
+		}
+		if rec.Level == "ERROR" && strings.Contains(rec.Msg, "cannot listen on "+ln.Addr().String()) {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Errorf("no error record naming the address: %s", errOut)
+	}
+}
+
+// TestDeployFilesUseRealSettings: every SHUSH_ variable the Dockerfile,
+// compose.yaml and the systemd unit set is one serve reads, so a renamed
+// flag cannot leave them silently ignored.
+func TestDeployFilesUseRealSettings(t *testing.T) {
+	_, help, _ := runShush(t, context.Background(), "serve", "--help")
+	re := regexp.MustCompile(`SHUSH_[A-Z_]+`)
+	for _, f := range []string{"../Dockerfile", "../compose.yaml", "../docs/shush.service"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars := re.FindAllString(string(b), -1)
+		if len(vars) == 0 {
+			t.Errorf("%s sets no SHUSH_ variable", f)
+		}
+		for _, v := range vars {
+			if !strings.Contains(help, v) {
+				t.Errorf("%s sets %s, which serve does not read", f, v)
+			}
+		}
 	}
 }

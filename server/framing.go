@@ -70,6 +70,7 @@ type framingConn struct {
 	state     int
 	line      []byte
 	inHead    bool // a request line was seen for the current head
+	global    bool // the current head is "OPTIONS *", which the HTTP server answers itself
 	cl, te    bool
 	clValue   int64
 	remaining int64
@@ -86,12 +87,15 @@ func (c *framingConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// ambiguous takes the verdict of the next request head read.
+// ambiguous takes the verdict of the next request head read. Every head
+// the handler sees passed through scan first, so a missing verdict means
+// the scanner lost track (after an ambiguous head, or bytes it cannot
+// follow): the request is refused rather than trusted.
 func (c *framingConn) ambiguous() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.verdicts) == 0 {
-		return false
+		return true
 	}
 	v := c.verdicts[0]
 	c.verdicts = c.verdicts[1:]
@@ -138,6 +142,9 @@ func (c *framingConn) onLine(line string) {
 				return // blank lines before a request are allowed
 			}
 			c.inHead, c.cl, c.te, c.clValue = true, false, false, 0
+			// The server answers "OPTIONS *" without calling the
+			// handler, so it must not leave a verdict in the queue.
+			c.global = strings.HasPrefix(line, "OPTIONS * ")
 			return
 		}
 		if line != "" {
@@ -160,7 +167,9 @@ func (c *framingConn) onLine(line string) {
 			return
 		}
 		c.inHead = false
-		c.verdicts = append(c.verdicts, c.cl && c.te)
+		if !c.global {
+			c.verdicts = append(c.verdicts, c.cl && c.te)
+		}
 		switch {
 		case c.cl && c.te:
 			c.state = scanOff

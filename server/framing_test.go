@@ -90,6 +90,23 @@ func TestAmbiguousFramingIsRefused(t *testing.T) {
 	if answers[0].StatusCode != http.StatusCreated || answers[1].StatusCode != http.StatusBadRequest {
 		t.Errorf("pipelined good then ambiguous: %d, %d", answers[0].StatusCode, answers[1].StatusCode)
 	}
+
+	// Behind "OPTIONS *", which the HTTP server answers without the
+	// service: the verdicts stay in step.
+	raw = "OPTIONS * HTTP/1.1\r\nHost: " + host + "\r\n\r\n" +
+		head + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(body)
+	answers = rawExchange(t, s.url, raw, 2)
+	if answers[0].StatusCode != http.StatusOK || answers[1].StatusCode != http.StatusBadRequest {
+		t.Errorf("OPTIONS * then ambiguous: %d, %d", answers[0].StatusCode, answers[1].StatusCode)
+	}
+	// An ambiguous "OPTIONS *" leaves the guard unsure of what follows:
+	// the next request is refused, not trusted.
+	raw = "OPTIONS * HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" +
+		head + "Transfer-Encoding: chunked\r\n\r\n" + chunked(body)
+	answers = rawExchange(t, s.url, raw, 2)
+	if answers[1].StatusCode != http.StatusBadRequest {
+		t.Errorf("a request after an ambiguous OPTIONS *: %d", answers[1].StatusCode)
+	}
 	if s.lookup(key, "smuggled@example.com") != "" {
 		t.Error("an ambiguous request changed the list")
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,6 +54,9 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 			r = r.WithContext(store.WithChange(r.Context(), ch))
 		}
 		status, body, err := h(r, w, k.Team)
+		if errors.Is(err, store.ErrUnavailable) {
+			s.readiness.forget()
+		}
 		if err != nil {
 			writeProblem(w, r, s.log, fromStore(err))
 			return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -28,19 +29,12 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 // accepts writes, else 503 with the reason. It asks the store each time,
 // so it turns 200 again as soon as the store recovers.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	var err error
-	if wc, ok := s.store.(store.WriteChecker); ok {
-		err = wc.CheckWritable(ctx)
-	} else {
-		err = s.store.Ping(ctx)
-	}
+	err := s.checkReady(r.Context())
 	if err == nil {
 		writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
 		return
 	}
-	msg := "The suppression list's database does not answer."
+	msg := "The suppression list's database does not answer or does not accept writes."
 	switch {
 	case errors.Is(err, store.ErrReadOnly):
 		msg = "The suppression list's database is read-only; changes are refused until it is writable again."
@@ -50,4 +44,58 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	p := newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable, "%s", msg)
 	p.cause = err
 	writeProblem(w, r, s.log, p)
+}
+
+// readyTTL is how long a successful write check answers for later
+// probes. The probes need no key, so without it a flood of them would
+// queue empty transactions at the SQLite writer; with it the writer is
+// asked at most once a second while healthy. Every probe still pings the
+// store (a read), a failure is not kept, and a change that fails because
+// the store is unavailable drops the kept success, so trouble and
+// recovery both show at once.
+const readyTTL = time.Second
+
+// readiness is the last successful readiness check.
+type readiness struct {
+	mu sync.Mutex
+	at time.Time
+}
+
+// forget drops the kept success, after a change failed because the store
+// is unavailable, so the next probe asks again.
+func (r *readiness) forget() {
+	r.mu.Lock()
+	r.at = time.Time{}
+	r.mu.Unlock()
+}
+
+// checkReady asks the store whether it accepts writes, or reuses a
+// success younger than readyTTL. Concurrent probes wait for one check.
+func (s *Server) checkReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	// A ping is a read on the readers' pool: cheap, and it shows at once
+	// a store that stopped answering.
+	if err := s.store.Ping(ctx); err != nil {
+		s.readiness.forget()
+		return err
+	}
+	s.readiness.mu.Lock()
+	defer s.readiness.mu.Unlock()
+	if !s.readiness.at.IsZero() && time.Since(s.readiness.at) < readyTTL {
+		return nil
+	}
+	s.metrics.readyChecks.Inc()
+	var err error
+	if wc, ok := s.store.(store.WriteChecker); ok {
+		err = wc.CheckWritable(ctx)
+	} else {
+		err = s.store.Ping(ctx)
+	}
+	if err == nil {
+		s.readiness.at = time.Now()
+	} else {
+		s.readiness.at = time.Time{}
+	}
+	return err
 }

@@ -26,6 +26,7 @@ type Metrics struct {
 	rateLimited prometheus.Counter
 	storeWrite  *prometheus.HistogramVec
 	bodyRefused prometheus.Counter
+	readyChecks prometheus.Counter
 
 	bodyHeld, bodyPeak atomic.Int64
 }
@@ -61,7 +62,11 @@ func NewMetrics() *Metrics {
 		Name: "shush_request_body_refused_total",
 		Help: "Requests answered 503 because the bytes of request bodies held at once reached the cap.",
 	})
-	m.reg.MustRegister(m.requests, m.latency, m.batchItems, m.rateLimited, m.storeWrite, m.bodyRefused,
+	m.readyChecks = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "shush_readiness_checks_total",
+		Help: "Times /readyz or /healthz asked the store whether it accepts writes (successes are reused for a second).",
+	})
+	m.reg.MustRegister(m.requests, m.latency, m.batchItems, m.rateLimited, m.storeWrite, m.bodyRefused, m.readyChecks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "shush_request_body_bytes_held",

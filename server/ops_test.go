@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -87,6 +88,82 @@ func TestReadOnlySQLiteRecovers(t *testing.T) {
 	}
 }
 
+// TestFullDiskSQLiteRecovers: the file system refuses the writes
+// themselves (a full disk), not just the mode bits: changes answer 503
+// and change nothing, and writes and /readyz recover without a restart
+// once there is room again.
+func TestFullDiskSQLiteRecovers(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to mount a small file system")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a small tmpfs here: %v %s", err, out)
+	}
+	// Registered first, so it runs after the store and service are closed.
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	path := filepath.Join(mnt, "shush.db")
+	st, err := server.OpenStore(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	s := startService(t, st, server.Options{})
+	key := s.key("ops", false)
+	s.add(key, "before@example.com")
+
+	filler := filepath.Join(mnt, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break
+		}
+	}
+	f.Close()
+	// Batches of long addresses until the disk refuses one: each answer
+	// is 201 (it still fit) or 503, never anything else.
+	var refused []string
+	for b := 0; b < 50 && refused == nil; b++ {
+		batch := make([]string, 100)
+		for i := range batch {
+			batch[i] = fmt.Sprintf("%s-%03d-%03d@%s.example.com", strings.Repeat("l", 50), b, i, strings.Repeat("d", 60))
+		}
+		r := s.post("/suppressions/batch/add", key, jsonBody(t, map[string][]string{"emails": batch}))
+		switch r.status {
+		case http.StatusCreated:
+		case http.StatusServiceUnavailable:
+			refused = batch
+		default:
+			t.Fatalf("batch %d on a full disk: %d %s", b, r.status, r.body)
+		}
+	}
+	if refused == nil {
+		t.Fatal("50 batches fit on a full 3 MB file system")
+	}
+	// (/readyz may still say 200 here: a write as small as its own
+	// probe can fit in the log's pages left by the failed one.)
+	if s.lookup(key, "before@example.com") == "" || s.lookup(key, refused[0]) != "" {
+		t.Error("reads stopped while the disk is full, or the refused batch landed in part")
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.get("/readyz", ""); r.status != http.StatusOK {
+		t.Errorf("/readyz once there is room again: %d %s", r.status, r.body)
+	}
+	if r := s.post("/suppressions/batch/add", key, jsonBody(t, map[string][]string{"emails": refused})); r.status != http.StatusCreated {
+		t.Errorf("the refused batch once there is room again: %d %s", r.status, r.body)
+	}
+	if s.lookup(key, refused[99]) == "" {
+		t.Error("the write after recovery did not land")
+	}
+}
+
 // TestReadOnlyPostgresRecovers: the service's database role turns
 // read-only (as on a standby, or default_transaction_read_only) and back;
 // writes answer 503 meanwhile and resume without a restart.
@@ -146,16 +223,18 @@ func TestReadOnlyPostgresRecovers(t *testing.T) {
 	if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1", role); err != nil {
 		t.Fatal(err)
 	}
-	// The first request after the cut may meet a dead connection (503 as
-	// well); every answer while read-only must be 503.
-	for i := 0; i < 3; i++ {
-		s.post("/suppressions/batch/add", key, `{"emails":["during@example.com"]}`).wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
+	// The first requests after the cut may meet dead connections (503 as
+	// well); every answer while read-only must be 503, and one soon says
+	// why.
+	saidReadOnly := false
+	for i := 0; i < 10 && !saidReadOnly; i++ {
+		e := s.post("/suppressions/batch/add", key, `{"emails":["during@example.com"]}`).wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
+		saidReadOnly = strings.Contains(e.Message, "read-only")
 	}
-	e := s.post("/suppressions/batch/add", key, `{"emails":["during@example.com"]}`).wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
-	if !strings.Contains(e.Message, "read-only") {
-		t.Errorf("a write while read-only: %q", e.Message)
+	if !saidReadOnly {
+		t.Error("no write while read-only said the database is read-only")
 	}
-	e = s.get("/readyz", "").wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
+	e := s.get("/readyz", "").wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable)
 	if !strings.Contains(e.Message, "read-only") {
 		t.Errorf("/readyz while read-only: %q", e.Message)
 	}
@@ -327,5 +406,36 @@ func TestMetricsCountByRoutePattern(t *testing.T) {
 		if !strings.Contains(r[1], " /") && r[1] != "unmatched" {
 			t.Errorf("route label %q is not a pattern", r[1])
 		}
+	}
+}
+
+// TestReadinessFloodIsBounded: the probes need no key, so a flood of them
+// must not become a flood of store checks: a healthy store is asked at
+// most once a second, however many probes come.
+func TestReadinessFloodIsBounded(t *testing.T) {
+	m := server.NewMetrics()
+	s := startService(t, openSQLite(t), server.Options{Metrics: m})
+	start := time.Now()
+	errs := make(chan error, 200)
+	for i := 0; i < 200; i++ {
+		go func() {
+			resp, err := http.Get(s.url + "/readyz")
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					err = fmt.Errorf("status %d", resp.StatusCode)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 200; i++ {
+		if err := <-errs; err != nil {
+			t.Fatalf("a probe: %v", err)
+		}
+	}
+	bound := float64(int(time.Since(start)/time.Second) + 1)
+	if got := scrape(t, m)["shush_readiness_checks_total"]; got < 1 || got > bound {
+		t.Errorf("200 probes made %v store checks, want 1 to %v", got, bound)
 	}
 }

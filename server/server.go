@@ -62,7 +62,8 @@ type Server struct {
 	mux     *http.ServeMux
 	metrics *Metrics
 	// bodyHeld is the bytes of request bodies reserved now.
-	bodyHeld atomic.Int64
+	bodyHeld  atomic.Int64
+	readiness readiness
 }
 
 // New returns the service over st. The caller keeps ownership of st.
@@ -97,6 +98,11 @@ func New(st store.Store, opts Options) *Server {
 	s.routes()
 	return s
 }
+
+// Metrics is the registry the service reports to (Options.Metrics, or
+// its own when none was given), for other parts of the process to add
+// their gauges, such as a delivery outbox's depth and oldest age.
+func (s *Server) Metrics() *Metrics { return s.metrics }
 
 const requestIDHeader = "X-Request-Id"
 

@@ -71,7 +71,11 @@ type Store struct {
 	// database is read-only or unreachable: it opens a new one before the
 	// next commit, since a connection that opened the file read-only stays
 	// so.
-	stale     bool
+	stale bool
+	// failing is set when a write failed for want of a writable file (a
+	// read-only or full file system, an immutable file) and cleared by
+	// the next commit that wrote something.
+	failing   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -118,6 +122,9 @@ type job struct {
 	ctx  context.Context
 	fn   func(ctx context.Context, c *sql.Conn) error
 	done chan error
+	// probe marks the readiness check's empty job, whose commit proves
+	// nothing about writing.
+	probe bool
 }
 
 // Open opens (creating if needed) the database file at path, applies the
@@ -247,10 +254,13 @@ var errClosed = fmt.Errorf("sqlite: the database is closed: %w", store.ErrUnavai
 // It always waits for the writer's answer once fn is queued: returning early
 // on a cancelled ctx could report failure for a change that commits.
 func (s *Store) change(ctx context.Context, fn func(ctx context.Context, c *sql.Conn) error) error {
+	return s.submit(ctx, &job{ctx: ctx, fn: fn, done: make(chan error, 1)})
+}
+
+func (s *Store) submit(ctx context.Context, j *job) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case s.jobs <- j:
 	case <-ctx.Done():
@@ -340,6 +350,13 @@ func (s *Store) commitGroup(group []*job) {
 		} else if _, err := s.conn.ExecContext(bg, "COMMIT"); err != nil {
 			_, _ = s.conn.ExecContext(bg, "ROLLBACK")
 			fail(s.noteStale(wrap(err)))
+		} else {
+			for i, j := range group {
+				if errs[i] == nil && !j.probe {
+					s.failing.Store(false)
+					break
+				}
+			}
 		}
 	}
 	for i, j := range group {
@@ -375,9 +392,11 @@ func (s *Store) noteStale(err error) error {
 		switch se.Code() & 0xff {
 		case sqlite3.SQLITE_READONLY:
 			s.stale = true
+			s.failing.Store(true)
 			return fmt.Errorf("%w: %w", store.ErrReadOnly, err)
-		case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
+		case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_FULL:
 			s.stale = true
+			s.failing.Store(true)
 		}
 	}
 	return err
@@ -411,9 +430,23 @@ func (s *Store) reconnect() error {
 }
 
 // CheckWritable reports whether a change would commit now: the file is
-// writable and the writer can take the write lock. See store.WriteChecker.
+// writable and the writer can take the write lock. After a write failed
+// at the file (see failing) it commits a real write, rewriting the
+// header's application_id with its own value, so that it sees the moment
+// the file takes writes again. See store.WriteChecker.
 func (s *Store) CheckWritable(ctx context.Context) error {
-	return s.change(ctx, func(context.Context, *sql.Conn) error { return nil })
+	if !s.failing.Load() {
+		return s.submit(ctx, &job{ctx: ctx, probe: true, done: make(chan error, 1),
+			fn: func(context.Context, *sql.Conn) error { return nil }})
+	}
+	return s.change(ctx, func(_ context.Context, c *sql.Conn) error {
+		var id int64
+		if err := c.QueryRowContext(context.Background(), "PRAGMA application_id").Scan(&id); err != nil {
+			return err
+		}
+		_, err := c.ExecContext(context.Background(), fmt.Sprintf("PRAGMA application_id = %d", id))
+		return err
+	})
 }
 
 // PoolStats reports the readers' connection pool; see store.PoolStatser.
