@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,5 +59,20 @@ func TestPlainHTTPWarningAndRedaction(t *testing.T) {
 	}
 	if strings.Contains(r.stderr+r.stdout, "hunter2") {
 		t.Errorf("the URL's password shows: %s", r)
+	}
+}
+
+// The service's error message reaches stderr with its escapes visible.
+func TestServiceErrorIsEscapedOnStderr(t *testing.T) {
+	t.Parallel()
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"\u001b[2J\u001b]52;c;aGk=\u0007 nope\u202e"}`))
+	}))
+	defer evil.Close()
+	r := newSandbox(t).run(t, nil, "suppressions", "add", "a@example.com", "--base-url", evil.URL, "--api-key", "k").want(t, 1)
+	if strings.ContainsAny(r.stderr, "\x1b\x07\u202e") || !strings.Contains(r.stderr, `\x1b]52;c;aGk=\x07 nope\u202e`) {
+		t.Errorf("stderr: %q", r.stderr)
 	}
 }

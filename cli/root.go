@@ -14,6 +14,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/internal/termprobe"
+	"github.com/shushlist/shush/safe"
 )
 
 // Version is the version shush reports; release builds set it with
@@ -65,7 +66,8 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	code := exitCode(err)
 	var logged loggedError
 	if !errors.As(err, &logged) {
-		fmt.Fprintf(stdio.Err, "shush: %s\n", err)
+		// An error may carry the service's message or a file's text.
+		fmt.Fprintf(stdio.Err, "shush: %s\n", safe.Text(err.Error()))
 	}
 	return code
 }

@@ -2,11 +2,15 @@ package ui
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/servicetest"
 )
 
 // Hostile text in a pasted ticket and in a file name reaches the terminal
@@ -54,5 +58,44 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	}
 	if !bytes.Contains(got, []byte(`evil\x1b]52;c;aGk=\x07name.txt`)) {
 		t.Errorf("the escaped form never reached the pane:\n%s", strings.ToValidUTF8(string(got[:min(len(got), 2000)]), "?"))
+	}
+}
+
+// A service whose error message tries to clear the screen, draw a fake
+// success line, set the title and write the clipboard: the real binary in
+// a real terminal shows the message with escapes, and the pane's bytes
+// hold none of it.
+func TestHostileServiceReplyInTmux(t *testing.T) {
+	evil := `\u001b[2J\u001b[HAll batches succeeded \u001b]0;pwned\u0007\u001b]52;c;aGk=\u0007 moc.elpmaxe\u202e`
+	svc := servicetest.Start(t, server.Options{Rate: 1e6}, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/suppressions/batch/add" {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnprocessableEntity)
+				w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"` + evil + `"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	s, dir := startTmux(t, 120, 30, "SHUSH_BASE_URL="+svc.URL, "SHUSH_API_KEY="+svc.Key)
+	raw := filepath.Join(dir, "pane.raw")
+	s.tmux("pipe-pane", "-O", "-t", "ui", "cat >> "+raw)
+	s.tmux("send-keys", "-t", "ui", "-l", "a@example.com")
+	s.tmux("send-keys", "-t", "ui", "Enter")
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen("Review · add")
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen(`\x1b[2J\x1b[HAll batches succeeded`)
+	time.Sleep(300 * time.Millisecond)
+	s.tmux("pipe-pane", "-t", "ui")
+	got, err := os.ReadFile(raw)
+	if err != nil || len(got) == 0 {
+		t.Fatalf("the pane's bytes were not recorded: %v", err)
+	}
+	for _, bad := range []string{"\x1b]52;", "\x1b]0;pwned", "\xe2\x80\xae", "\x1b[HAll"} {
+		if bytes.Contains(got, []byte(bad)) {
+			t.Errorf("the terminal received %q", bad)
+		}
 	}
 }

@@ -46,7 +46,7 @@ func (s *tmuxSession) waitScreen(want ...string) string {
 	return ""
 }
 
-func startTmux(t *testing.T, w, h int) (*tmuxSession, string) {
+func startTmux(t *testing.T, w, h int, extraEnv ...string) (*tmuxSession, string) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: skipping the test of the built binary in a terminal")
@@ -71,11 +71,12 @@ func startTmux(t *testing.T, w, h int) (*tmuxSession, string) {
 		"TERM=xterm-256color",
 		"PATH=" + os.Getenv("PATH"),
 	}
+	env = append(env, extraEnv...)
 	// -f /dev/null: none of the machine's tmux settings.
 	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-c", dir, "-x", itoaP(w), "-y", itoaP(h),
 		"env -i "+strings.Join(env, " ")+" "+bin+"; sleep 30")
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	s.waitScreen("mode: add", "local list")
+	s.waitScreen("mode: add")
 	return s, dir
 }
 
