@@ -122,7 +122,10 @@ func (a *app) rootCommand() *cobra.Command {
 		a.serveCommand(),
 		a.keysCommand(),
 		a.versionCommand(),
+		a.manCommand(),
+		exitCodesCommand(),
 	)
+	registerCompletions(root)
 	return root
 }
 
