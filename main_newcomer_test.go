@@ -77,3 +77,34 @@ func TestVersionFromTheBuild(t *testing.T) {
 		t.Errorf("--version of a release build: %q", v)
 	}
 }
+
+// The release recipe builds a stamped binary and its checksum (one target
+// here; every target in a release).
+func TestReleaseScript(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: skipping the release build")
+	}
+	if _, err := exec.LookPath("sha256sum"); err != nil {
+		t.Skip("sha256sum is not installed")
+	}
+	dist := t.TempDir()
+	cmd := exec.Command("bash", "scripts/release.sh", "v1.2.3-rc1")
+	cmd.Env = append(os.Environ(), "DIST="+dist, "TARGETS=linux/amd64")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("release.sh: %v\n%s", err, out)
+	}
+	bin := filepath.Join(dist, "shush_1.2.3-rc1_linux_amd64")
+	if v, err := exec.Command(bin, "--version").Output(); err != nil || strings.TrimSpace(string(v)) != "shush version v1.2.3-rc1" {
+		t.Errorf("the released binary says %q (%v)", v, err)
+	}
+	sums, _ := os.ReadFile(filepath.Join(dist, "SHA256SUMS"))
+	check := exec.Command("sha256sum", "-c", "SHA256SUMS")
+	check.Dir = dist
+	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(sums), "shush_1.2.3-rc1_linux_amd64") {
+		t.Errorf("SHA256SUMS %q does not check: %v %s", sums, err, out)
+	}
+	if out, err := exec.Command("bash", "scripts/release.sh", "1.2").CombinedOutput(); err == nil || !strings.Contains(string(out), "usage:") {
+		t.Errorf("a bad version was accepted: %s", out)
+	}
+}
