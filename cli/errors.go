@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +29,10 @@ type errorJSON struct {
 func errorDoc(err error) errorJSON {
 	var doc errorJSON
 	doc.Error.Message = err.Error()
+	if exitCode(err) == ExitInterrupted {
+		doc.Error.Name = "interrupted"
+		return doc
+	}
 	var ae *api.Error
 	var ue usageErr
 	switch {
@@ -44,8 +47,6 @@ func errorDoc(err error) errorJSON {
 		doc.Error.Name = "usage_error"
 	case api.IsRedirect(err):
 		doc.Error.Name = "redirect_refused"
-	case errors.Is(err, context.Canceled):
-		doc.Error.Name = "interrupted"
 	default:
 		var ne *api.NetworkError
 		if errors.As(err, &ne) {
