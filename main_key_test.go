@@ -72,7 +72,8 @@ func TestServiceErrorIsEscapedOnStderr(t *testing.T) {
 	}))
 	defer evil.Close()
 	r := newSandbox(t).run(t, nil, "suppressions", "add", "a@example.com", "--base-url", evil.URL, "--api-key", "k").want(t, 1)
-	if strings.ContainsAny(r.stderr, "\x1b\x07\u202e") || !strings.Contains(r.stderr, `\x1b]52;c;aGk=\x07 nope\u202e`) {
+	// Piped, the error is JSON: exact, with the characters escaped.
+	if strings.ContainsAny(r.stderr, "\x1b\x07\u202e") || !strings.Contains(r.stderr, `\u001b]52;c;aGk=\u0007 nope\u202e`) {
 		t.Errorf("stderr: %q", r.stderr)
 	}
 }

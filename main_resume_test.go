@@ -300,8 +300,9 @@ func TestInterruptThenResume(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 		t.Fatalf("after SIGINT: %v, stderr: %s", err, errOut)
 	}
-	if !strings.Contains(errOut.String(), "finish the run with: shush suppressions batch add --file "+path+" --resume") {
-		t.Errorf("no resume advice: %s", errOut)
+	if !strings.Contains(errOut.String(), "finish the run with: shush suppressions batch add --file "+path+" --resume") ||
+		!strings.Contains(errOut.String(), `"name": "interrupted"`) {
+		t.Errorf("no resume advice in the JSON error: %s", errOut)
 	}
 	doneBefore := journaledDone(t, sb.journalDir(), 1)
 	appliedBefore := len(g.applied())

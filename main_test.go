@@ -343,29 +343,37 @@ func TestExitCodesAndSentences(t *testing.T) {
 	bad := writeFile(t, dir, "bad.json", "[\"a@example.com\",\n  }")
 	allInvalid := writeFile(t, dir, "invalid.txt", "bob@\ncarol@\n")
 
+	// Every error path: its exit status, and its JSON form on stderr (the
+	// output is a pipe here, as in a script): the service's error name and
+	// status when it refused, else a name of our own and status null.
 	cases := []struct {
-		name string
-		sb   *sandbox
-		args []string
-		code int
-		says string
+		name   string
+		sb     *sandbox
+		args   []string
+		code   int
+		errNam string
+		status int // 0: null
+		says   string
 	}{
-		{"success", sb, []string{"suppressions", "batch", "add", "--file", good}, 0, ""},
-		{"some batch failed", sb, []string{"suppressions", "batch", "add", "--file", mixed}, 1, "1 batch of 2 batches failed; send them again with: shush suppressions batch add --file"},
-		{"missing file", sb, []string{"suppressions", "batch", "add", "--file", filepath.Join(dir, "nope.txt")}, 2, "cannot read"},
-		{"no --file", sb, []string{"suppressions", "batch", "add"}, 2, "--file is required"},
-		{"broken JSON", sb, []string{"suppressions", "batch", "add", "--file", bad}, 2, "bad.json: line 2"},
-		{"nothing valid", sb, []string{"suppressions", "batch", "add", "--file", allInvalid}, 2, "has no valid entries to send"},
-		{"unknown flag", sb, []string{"suppressions", "list", "--nope"}, 2, "unknown flag"},
-		{"unknown command", sb, []string{"frob"}, 2, `unknown command "frob"`},
-		{"unknown subcommand", sb, []string{"suppressions", "frob"}, 2, `unknown command "frob"`},
-		{"stray argument", sb, []string{"keys", "list", "extra"}, 2, `shush keys list takes no arguments, got "extra"`},
-		{"bad limit", sb, []string{"suppressions", "list", "--limit", "500"}, 2, "--limit must be between 1 and 100"},
-		{"bad address", sb, []string{"suppressions", "add", "bob@"}, 2, `"bob@" is not a valid email address`},
-		{"unknown profile", sb, []string{"--profile", "nope", "suppressions", "list"}, 2, `profile "nope" (from --profile flag) is not defined`},
-		{"wrong key", sb.with("SHUSH_API_KEY=shush_0000000000000000_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), []string{"suppressions", "list"}, 1, "403 invalid_api_key"},
-		{"not on the list", sb, []string{"suppressions", "get", "ghost@example.com"}, 1, "ghost@example.com is not on the list"},
-		{"service down", sb.with("SHUSH_BASE_URL=http://127.0.0.1:1"), []string{"suppressions", "list"}, 1, "cannot reach the service at http://127.0.0.1:1"},
+		{"success", sb, []string{"suppressions", "batch", "add", "--file", good}, 0, "", 0, ""},
+		{"some batch failed", sb, []string{"suppressions", "batch", "add", "--file", mixed}, 1, "error", 0, "1 batch of 2 batches failed; send them again with: shush suppressions batch add --file"},
+		{"missing file", sb, []string{"suppressions", "batch", "add", "--file", filepath.Join(dir, "nope.txt")}, 2, "usage_error", 0, "cannot read"},
+		{"no --file", sb, []string{"suppressions", "batch", "add"}, 2, "usage_error", 0, "--file is required"},
+		{"broken JSON", sb, []string{"suppressions", "batch", "add", "--file", bad}, 2, "usage_error", 0, "bad.json: line 2"},
+		{"nothing valid", sb, []string{"suppressions", "batch", "add", "--file", allInvalid}, 2, "usage_error", 0, "has no valid entries to send"},
+		{"unknown flag", sb, []string{"suppressions", "list", "--nope"}, 2, "usage_error", 0, "unknown flag"},
+		{"unknown command", sb, []string{"frob"}, 2, "usage_error", 0, `unknown command "frob"`},
+		{"unknown subcommand", sb, []string{"suppressions", "frob"}, 2, "usage_error", 0, `unknown command "frob"`},
+		{"stray argument", sb, []string{"keys", "list", "extra"}, 2, "usage_error", 0, `shush keys list takes no arguments, got "extra"`},
+		{"bad limit", sb, []string{"suppressions", "list", "--limit", "500"}, 2, "usage_error", 0, "--limit must be between 1 and 100"},
+		{"bad address", sb, []string{"suppressions", "add", "bob@"}, 2, "usage_error", 0, `"bob@" is not a valid email address`},
+		{"bad --jq", sb, []string{"suppressions", "list", "--jq", ".data["}, 2, "usage_error", 0, "--jq:"},
+		{"unknown profile", sb, []string{"--profile", "nope", "suppressions", "list"}, 2, "usage_error", 0, `profile "nope" (from --profile flag) is not defined`},
+		{"wrong key", sb.with("SHUSH_API_KEY=shush_0000000000000000_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), []string{"suppressions", "list"}, 4, "invalid_api_key", 403, "403 invalid_api_key"},
+		{"not on the list (get)", sb, []string{"suppressions", "get", "ghost@example.com"}, 3, "not_found", 404, "ghost@example.com is not on the list"},
+		{"not on the list (remove)", sb, []string{"suppressions", "remove", "ghost@example.com", "--yes"}, 3, "not_found", 404, "ghost@example.com is not on the list"},
+		{"service refuses", sb, []string{"suppressions", "add", "poison@example.com"}, 1, "validation_error", 422, "emails[0] is not allowed here"},
+		{"service down", sb.with("SHUSH_BASE_URL=http://127.0.0.1:1"), []string{"suppressions", "list"}, 1, "network_error", 0, "cannot reach the service at http://127.0.0.1:1"},
 	}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
@@ -375,12 +383,25 @@ func TestExitCodesAndSentences(t *testing.T) {
 				if c.code == 0 {
 					return
 				}
-				if !strings.Contains(r.stderr, c.says) {
-					t.Errorf("stderr does not say %q: %s", c.says, r)
+				var doc struct {
+					Error struct {
+						Name    string
+						Message string
+						Status  *int
+					}
 				}
-				// One sentence on one line, and never the key.
-				if lines := strings.Count(strings.TrimSpace(lastLine(r.stderr)), "\n"); lines != 0 || strings.Contains(r.stderr, svc.key) {
-					t.Errorf("stderr: %s", r)
+				if err := json.Unmarshal([]byte(r.stderr), &doc); err != nil {
+					t.Fatalf("stderr is not the JSON error form: %v\n%s", err, r)
+				}
+				e := doc.Error
+				if e.Name != c.errNam || !strings.Contains(e.Message, c.says) || strings.Contains(e.Message, "\n") {
+					t.Errorf("error %+v; want name %s saying %q on one line: %s", e, c.errNam, c.says, r)
+				}
+				if (c.status == 0) != (e.Status == nil) || e.Status != nil && *e.Status != c.status {
+					t.Errorf("status %v; want %d (0: null)", e.Status, c.status)
+				}
+				if strings.Contains(r.stderr, svc.key) {
+					t.Errorf("stderr shows the key: %s", r)
 				}
 			})
 		}
@@ -494,7 +515,7 @@ func TestSingleEntryCommands(t *testing.T) {
 	if gone.ID != added.ID || !gone.Deleted {
 		t.Errorf("remove: %+v", gone)
 	}
-	sb.run(t, nil, "suppressions", "remove", "dee@example.com", "--yes").want(t, 1)
+	sb.run(t, nil, "suppressions", "remove", "dee@example.com", "--yes").want(t, 3)
 }
 
 func TestServiceWithOnlyBatchEndpoints(t *testing.T) {

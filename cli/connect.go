@@ -46,7 +46,7 @@ func (a *app) connect(ctx context.Context, opts ...api.Option) (*connection, err
 		JournalDir: filepath.Join(state, "journal"),
 		Close:      func() error { return nil },
 	}
-	opts = append([]api.Option{api.WithUserAgent(Version)}, opts...)
+	opts = append([]api.Option{api.WithUserAgent(version())}, opts...)
 	if s.Local() {
 		client, key, closeFn, err := openLocal(ctx, s, opts...)
 		if err != nil {

@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/store"
 )
@@ -116,7 +118,7 @@ func (a *app) keysListCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("list the keys: %w", err)
 			}
-			if asJSON {
+			if a.output(asJSON).json {
 				out := make([]keyJSON, len(keys))
 				for i, k := range keys {
 					out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
@@ -163,6 +165,12 @@ func (a *app) keysRevokeCommand() *cobra.Command {
 			}
 			return nil
 		},
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return completeKeyIDs(cmd, dsn, prefix), cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id := args[0]
 			if strings.HasPrefix(id, server.KeyPrefix) {
@@ -185,4 +193,35 @@ func (a *app) keysRevokeCommand() *cobra.Command {
 	}
 	dbFlag(cmd, &dsn)
 	return cmd
+}
+
+// completeKeyIDs offers the IDs of the keys not yet revoked, with their
+// team, from a database that already exists (completion never creates one).
+func completeKeyIDs(cmd *cobra.Command, dsn, prefix string) []cobra.Completion {
+	if dsn == "" {
+		d, err := config.DefaultDB()
+		if err != nil {
+			return nil
+		}
+		if _, err := os.Stat(d); err != nil {
+			return nil
+		}
+		dsn = d
+	}
+	st, _, err := openStore(cmd.Context(), dsn)
+	if err != nil {
+		return nil
+	}
+	defer st.Close()
+	keys, err := st.ListKeys(cmd.Context())
+	if err != nil {
+		return nil
+	}
+	var out []cobra.Completion
+	for _, k := range keys {
+		if k.RevokedAt == nil && strings.HasPrefix(k.ID, prefix) {
+			out = append(out, cobra.CompletionWithDesc(k.ID, "team "+safeText(k.Team)))
+		}
+	}
+	return out
 }

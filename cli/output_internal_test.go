@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -147,7 +148,11 @@ func TestExitCodes(t *testing.T) {
 		code int
 	}{
 		{usagef("bad"), ExitUsage},
-		{&api.Error{StatusCode: 403}, ExitFailed},
+		{&api.Error{StatusCode: 403}, ExitRefused},
+		{&api.Error{StatusCode: 401}, ExitRefused},
+		{&api.Error{StatusCode: 422}, ExitFailed},
+		{exitErr{ExitNotListed, errors.New("x is not on the list")}, ExitNotListed},
+		{context.Canceled, ExitInterrupted},
 		{exitErr{ExitInterrupted, errors.New("stopped")}, ExitInterrupted},
 		{exitErr{ExitFailed, errors.New("1 batch failed")}, ExitFailed},
 		{errors.New("anything else"), ExitFailed},

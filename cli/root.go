@@ -4,10 +4,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,15 +19,13 @@ import (
 	"github.com/shushlist/shush/safe"
 )
 
-// Version is the version shush reports; release builds set it with
-// -ldflags "-X github.com/shushlist/shush/cli.Version=…".
-var Version = "0.1.0-dev"
-
 // Exit statuses of the command surface.
 const (
-	ExitOK     = 0
-	ExitFailed = 1 // the service refused, or some batch failed
-	ExitUsage  = 2 // bad usage or unreadable input
+	ExitOK        = 0
+	ExitFailed    = 1 // the service refused, or some batch failed
+	ExitUsage     = 2 // bad usage or unreadable input
+	ExitNotListed = 3 // get or a single remove: the entry is not on the list
+	ExitRefused   = 4 // the service refused the key (401, 403)
 )
 
 // IO is where a command reads and writes; tests give their own.
@@ -41,6 +41,7 @@ type globals struct {
 	apiKey      string
 	apiKeyFile  string
 	apiKeyStdin bool
+	jq          string
 }
 
 // app carries what the commands share.
@@ -57,15 +58,29 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
-	root.SetOut(stdio.Out)
 	root.SetErr(stdio.Err)
+	// With --jq the command's JSON is gathered, then filtered.
+	var gathered *bytes.Buffer
+	if jq := jqArg(args); jq != "" {
+		gathered = &bytes.Buffer{}
+		a.io.Out = gathered
+	}
+	root.SetOut(a.io.Out)
 	err := root.ExecuteContext(ctx)
+	if err == nil && gathered != nil {
+		err = runJQ(a.globals.jq, gathered.Bytes(), stdio.Out)
+	}
 	if err == nil {
 		return ExitOK
 	}
 	code := exitCode(err)
 	var logged loggedError
-	if !errors.As(err, &logged) {
+	if errors.As(err, &logged) {
+		return code
+	}
+	if wantsJSON(args) || !isTerminal(stdio.Out) {
+		_ = writeJSON(stdio.Err, errorDoc(err))
+	} else {
 		// An error may carry the service's message or a file's text.
 		fmt.Fprintf(stdio.Err, "shush: %s\n", safe.Text(err.Error()))
 	}
@@ -77,7 +92,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:           "shush",
 		Short:         "Curate an email suppression list",
 		Long:          "shush curates an email suppression list: a terminal UI for support staff, a CLI for scripts, and the Suppression List Batch API service itself.",
-		Version:       Version,
+		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          noArgs,
@@ -89,6 +104,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.StringVar(&a.globals.apiKey, "api-key", "", "API key; other users can read it in the process list, so prefer SHUSH_API_KEY, --api-key-file or --api-key-stdin")
 	pf.StringVar(&a.globals.apiKeyFile, "api-key-file", "", "read the API key from this file (only its owner may read it: chmod 600)")
 	pf.BoolVar(&a.globals.apiKeyStdin, "api-key-stdin", false, "read the API key from the first line of stdin")
+	pf.StringVar(&a.globals.jq, "jq", "", "filter the JSON output with a jq expression (implies --json), e.g. --jq '.data[].id'")
 
 	// A key from stdin is read before anything else reads stdin (the
 	// input of --file -): it is its first line.
@@ -105,7 +121,11 @@ func (a *app) rootCommand() *cobra.Command {
 		a.configCommand(),
 		a.serveCommand(),
 		a.keysCommand(),
+		a.versionCommand(),
+		a.manCommand(),
+		exitCodesCommand(),
 	)
+	registerCompletions(root)
 	return root
 }
 
@@ -121,7 +141,8 @@ func usagef(format string, args ...any) error {
 	return usageErr{fmt.Errorf(format, args...)}
 }
 
-// exitCode maps an error to the exit status of the command surface.
+// exitCode maps an error to the exit status of the command surface (see
+// `shush help exit-codes`).
 func exitCode(err error) int {
 	var ue usageErr
 	if errors.As(err, &ue) {
@@ -132,8 +153,11 @@ func exitCode(err error) int {
 		return ce.ExitCode()
 	}
 	var ae *api.Error
-	if errors.As(err, &ae) {
-		return ExitFailed
+	if errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden) {
+		return ExitRefused
+	}
+	if errors.Is(err, context.Canceled) {
+		return ExitInterrupted
 	}
 	return ExitFailed
 }

@@ -266,7 +266,7 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	}
 	log.Info(fmt.Sprintf("serving on %s://%s (database %s)", scheme, ln.Addr(), where),
 		slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil), slog.String("database", where),
-		slog.Float64("rate", opts.Rate), slog.String("version", Version))
+		slog.Float64("rate", opts.Rate), slog.String("version", version()))
 	if tlsConfig != nil {
 		// HTTP/1.1 only: the framing guard reads HTTP/1.1 heads, and it
 		// must see them decrypted.

@@ -262,7 +262,7 @@ func normalizeRef(s string) (string, error) {
 // notListed turns the service's 404 for one entry into a sentence naming it.
 func notListed(conn *connection, ref string, err error) error {
 	if api.IsNotFound(err) && !api.IsUnsupported(err) {
-		return fmt.Errorf("%s is not on the list: %w", ref, err)
+		return exitErr{ExitNotListed, fmt.Errorf("%s is not on the list: %w", ref, err)}
 	}
 	return unsupported(conn, err)
 }

@@ -315,6 +315,16 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 
 	s.BaseURL = pick(flags.BaseURL, "--base-url flag", env(EnvBaseURL), EnvBaseURL, p.BaseURL, fromProfile, Setting{"", SourceLocal})
 	s.APIKey = pick(flags.APIKey, "--api-key flag", env(EnvAPIKey), EnvAPIKey, p.APIKey, fromProfile, Setting{"", SourceDefault})
+	// The hosted service's own variables come last: a Resend user's
+	// RESEND_API_KEY works with nothing else set, and only ever goes to
+	// RESEND_BASE_URL or the hosted API, never to a service set for shush.
+	if s.BaseURL.Value == "" && s.APIKey.Value == "" && env(EnvResendAPIKey) != "" {
+		s.APIKey = Setting{env(EnvResendAPIKey), EnvResendAPIKey}
+		s.BaseURL = Setting{ResendBaseURL, EnvResendAPIKey + " (the hosted API)"}
+		if u := env(EnvResendBaseURL); u != "" {
+			s.BaseURL = Setting{u, EnvResendBaseURL}
+		}
+	}
 	if db := env(EnvDB); db != "" {
 		s.DB = Setting{db, EnvDB}
 	} else {

@@ -222,3 +222,40 @@ func TestMaskKey(t *testing.T) {
 		}
 	}
 }
+
+// RESEND_API_KEY works on its own, against the hosted API or
+// RESEND_BASE_URL; shush's own settings win over it, and it never goes to
+// a service configured for shush.
+func TestResendFallbacks(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	empty := load(t, filepath.Join(t.TempDir(), "missing", FileName))
+	s, err := Resolve(empty, Flags{}, envOf(map[string]string{EnvResendAPIKey: "re_abc"}))
+	if err != nil || s.BaseURL.Value != ResendBaseURL || s.APIKey.Value != "re_abc" || s.APIKey.Source != EnvResendAPIKey {
+		t.Fatalf("RESEND_API_KEY alone: %+v %v", s, err)
+	}
+	s, _ = Resolve(empty, Flags{}, envOf(map[string]string{EnvResendAPIKey: "re_abc", EnvResendBaseURL: "https://eu.resend.example"}))
+	if s.BaseURL.Value != "https://eu.resend.example" || s.BaseURL.Source != EnvResendBaseURL {
+		t.Errorf("RESEND_BASE_URL: %+v", s.BaseURL)
+	}
+	s, _ = Resolve(empty, Flags{}, envOf(map[string]string{EnvResendAPIKey: "re_abc", EnvBaseURL: "http://127.0.0.1:8080", EnvAPIKey: "shush_k"}))
+	if s.APIKey.Value != "shush_k" || s.BaseURL.Value != "http://127.0.0.1:8080" {
+		t.Errorf("shush's settings must win: %+v", s)
+	}
+	s, err = Resolve(empty, Flags{}, envOf(map[string]string{EnvResendAPIKey: "re_abc", EnvBaseURL: "http://127.0.0.1:8080"}))
+	if err != nil || s.APIKey.Value == "re_abc" {
+		t.Errorf("the Resend key went to shush's service: %+v %v", s, err)
+	}
+}
+
+func TestConfigDirOverrides(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvConfigDir, dir)
+	t.Setenv("XDG_CONFIG_HOME", "/elsewhere")
+	if got, _ := ConfigDir(); got != dir {
+		t.Errorf("%s: %s; want %s", EnvConfigDir, got, dir)
+	}
+	t.Setenv(EnvConfigDir, "")
+	if got, _ := ConfigDir(); got != filepath.Join("/elsewhere", "shush") {
+		t.Errorf("XDG_CONFIG_HOME on %s: %s", runtime.GOOS, got)
+	}
+}

@@ -16,13 +16,30 @@ const (
 	EnvBaseURL = "SHUSH_BASE_URL"
 	EnvAPIKey  = "SHUSH_API_KEY"
 	EnvDB      = "SHUSH_DB"
+	// EnvConfigDir names the directory of the config file, on every OS.
+	EnvConfigDir = "SHUSH_CONFIG_DIR"
+	// The hosted service's own variables, read as fallbacks (see Resolve).
+	EnvResendAPIKey  = "RESEND_API_KEY"
+	EnvResendBaseURL = "RESEND_BASE_URL"
 )
+
+// ResendBaseURL is the hosted service's API, used when RESEND_API_KEY is
+// the only setting.
+const ResendBaseURL = "https://api.resend.com"
 
 const appName = "shush"
 
-// ConfigDir is where the config file lives: $XDG_CONFIG_HOME/shush, or the
-// system's user config directory.
+// ConfigDir is where the config file lives: $SHUSH_CONFIG_DIR; else
+// $XDG_CONFIG_HOME/shush on every OS (macOS and Windows included, for
+// people who keep their dotfiles there); else the system's user config
+// directory (~/.config, ~/Library/Application Support, %AppData%).
 func ConfigDir() (string, error) {
+	if d := os.Getenv(EnvConfigDir); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, appName), nil
+	}
 	base, err := os.UserConfigDir()
 	if err != nil {
 		return "", err
