@@ -149,6 +149,7 @@ type service struct {
 	key   string
 	team  string
 	store store.Store
+	db    string // the SQLite file
 }
 
 // newService starts the service (servicetest.Start) at 1000 requests/s
@@ -160,7 +161,7 @@ func newService(t *testing.T, opts server.Options, wrap func(http.Handler) http.
 		opts.Rate = 1000
 	}
 	svc := servicetest.Start(t, opts, wrap)
-	return &service{url: svc.URL, key: svc.Key, team: svc.Team, store: svc.Store}
+	return &service{url: svc.URL, key: svc.Key, team: svc.Team, store: svc.Store, db: svc.DB}
 }
 
 // emails returns the team's whole list, sorted.

@@ -121,6 +121,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.configCommand(),
 		a.serveCommand(),
 		a.keysCommand(),
+		a.auditCommand(),
 		a.versionCommand(),
 		a.manCommand(),
 		exitCodesCommand(),

@@ -52,8 +52,9 @@ func TestKeysCommands(t *testing.T) {
 		t.Fatalf("keys create --json: exit %d, %q", code, out)
 	}
 
+	// Into a pipe (a buffer here) keys list prints JSON, like every command.
 	code, out, _ = runShush(t, ctx, "keys", "list", "--db", db)
-	if code != 0 || !strings.Contains(out, "support") || !strings.Contains(out, created.ID) || !strings.Contains(out, "read-only") {
+	if code != 0 || !strings.Contains(out, `"team": "support"`) || !strings.Contains(out, created.ID) || !strings.Contains(out, `"read_only": true`) {
 		t.Errorf("keys list: exit %d:\n%s", code, out)
 	}
 	if strings.Contains(out, key[len(key)-32:]) || strings.Contains(out, created.Key) {

@@ -28,6 +28,9 @@ type Service struct {
 	Team string
 	// Store is the service's store, for checking what a request left there.
 	Store store.Store
+	// DB is the path of the store's SQLite file, for tools that open the
+	// database themselves (keys, audit prune).
+	DB string
 }
 
 // Start runs server.New(opts) over a new SQLite file in tb.TempDir() behind
@@ -35,7 +38,8 @@ type Service struct {
 // (the first one outermost), to count requests or answer some itself.
 func Start(tb testing.TB, opts server.Options, wrap ...func(http.Handler) http.Handler) *Service {
 	tb.Helper()
-	st, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "shush.db"))
+	db := filepath.Join(tb.TempDir(), "shush.db")
+	st, err := sqlite.Open(context.Background(), db)
 	if err != nil {
 		tb.Fatalf("open the store: %v", err)
 	}
@@ -56,7 +60,7 @@ func Start(tb testing.TB, opts server.Options, wrap ...func(http.Handler) http.H
 	ts.Start()
 	// Cleanups run last-in first-out: the server stops before the store closes.
 	tb.Cleanup(ts.Close)
-	return &Service{URL: ts.URL, Key: key, Team: team, Store: st}
+	return &Service{URL: ts.URL, Key: key, Team: team, Store: st, DB: db}
 }
 
 // StatusRecorder is an http.ResponseWriter that notes the status code the

@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+)
+
+func (a *app) auditCommand() *cobra.Command {
+	var (
+		p           api.AuditParams
+		all, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Who changed the list, when, and under which reference",
+		Long: `Read the service's audit trail, newest first: every suppression a change put
+on or took off the list, the key that made it (its name) and the reference
+the change carried (a ticket number or URL, from --reference or the UI's
+ticket field). Narrow it with --email, --reference or --type; --all follows
+every page. The trail is kept by shush's own service; the hosted service
+has none.
+
+Keep it from growing for ever with "shush audit prune" on the service's
+database.`,
+		Example: `  shush audit --email bob@example.com
+  shush audit --reference '#48213' --json
+  shush audit --type suppression.removed --all --jq '.data[].suppression.email'`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if p.Limit < 1 || p.Limit > api.MaxBatch {
+				return usagef("--limit must be between 1 and %d, not %d", api.MaxBatch, p.Limit)
+			}
+			if p.Email != "" {
+				e, err := api.NormalizeEmail(p.Email)
+				if err != nil {
+					return usagef("--email: %s is not a valid email address: %v", api.Quote(p.Email), err)
+				}
+				p.Email = e
+			}
+			if p.Reference != "" {
+				if err := api.ValidReference(p.Reference); err != nil {
+					return usagef("--reference: %v", err)
+				}
+			}
+			switch p.Type {
+			case "", api.AuditAdded, api.AuditRemoved:
+			case "added", "removed":
+				p.Type = "suppression." + p.Type
+			default:
+				return usagef("--type must be added or removed (suppression.added, suppression.removed), not %s", api.Quote(p.Type))
+			}
+			if all && !cmd.Flags().Changed("limit") {
+				p.Limit = api.MaxBatch
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			return a.printAudit(cmd.Context(), conn, p, all, a.output(asJSON).json)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&p.Email, "email", "", "only this address's changes (also after its removal)")
+	f.StringVar(&p.Reference, "reference", "", "only the changes made under this reference")
+	f.StringVar(&p.Type, "type", "", "only added or removed")
+	f.IntVar(&p.Limit, "limit", 20, "entries per page (1-100)")
+	f.StringVar(&p.After, "after", "", "the page after (older than) this audit entry ID")
+	f.BoolVar(&all, "all", false, "follow every page")
+	f.BoolVar(&asJSON, "json", false, `print {"object":"list","has_more","data":[audit entries]}`)
+	_ = cmd.RegisterFlagCompletionFunc("type", completeWords("added", "removed"))
+	cmd.AddCommand(a.auditPruneCommand())
+	return cmd
+}
+
+func (a *app) printAudit(ctx context.Context, conn *connection, p api.AuditParams, all, asJSON bool) error {
+	var out api.AuditList
+	seen := map[string]bool{}
+	for {
+		page, err := conn.Client.Audit(ctx, p)
+		if err != nil {
+			if api.IsNotFound(err) || api.IsUnsupported(err) {
+				return fmt.Errorf("%s keeps no audit trail (only shush's own service does): %w", conn.Target, err)
+			}
+			return err
+		}
+		out.Data = append(out.Data, page.Data...)
+		out.HasMore = page.HasMore
+		if !all || !page.HasMore || len(page.Data) == 0 {
+			break
+		}
+		last := page.Data[len(page.Data)-1].ID
+		if seen[last] {
+			return fmt.Errorf("the service answered the page after %s twice; stopping rather than looping", safeText(last))
+		}
+		seen[last] = true
+		p.After = last
+	}
+	out.Object = api.ObjectList
+	if out.Data == nil {
+		out.Data = []api.AuditEntry{}
+	}
+	if asJSON {
+		return writeJSON(a.io.Out, out)
+	}
+	if len(out.Data) == 0 {
+		fmt.Fprintln(a.io.Out, "(no changes in the trail)")
+		return nil
+	}
+	t := newTable(a.io.Out)
+	t.row("WHEN (UTC)", "CHANGE", "EMAIL", "ORIGIN", "BY", "REFERENCE")
+	for _, e := range out.Data {
+		by := e.Key.Name
+		if by == "" {
+			by = "key " + e.Key.ID
+		}
+		ref := "-"
+		if e.Reference != nil {
+			ref = *e.Reference
+		}
+		t.row(e.CreatedAt.UTC().Format("2006-01-02 15:04:05"), strings.TrimPrefix(e.Type, "suppression."),
+			e.Suppression.Email, string(e.Suppression.Origin), by, ref)
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if out.HasMore {
+		fmt.Fprintf(a.io.Err, "More entries: add --after %s, or --all.\n", out.Data[len(out.Data)-1].ID)
+	}
+	return nil
+}
+
+func (a *app) auditPruneCommand() *cobra.Command {
+	var (
+		dsn, olderThan, before string
+		yes                    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "prune (--older-than DURATION | --before DATE)",
+		Short: "Delete the trail's entries older than a cut (on the service's database)",
+		Long: `Delete the audit trail's entries older than a cut, for every team, on the
+service's database (--db, as for keys). The list itself is untouched. Run it
+from cron or a systemd timer to keep, say, a year:
+
+  shush audit prune --older-than 365d --yes --db "$SHUSH_DB"
+
+--older-than takes days (365d), hours (72h) or any Go duration; --before
+takes a date (2026-01-31) or an RFC 3339 time. It deletes 10,000 entries per
+transaction, so a long trail never holds the database for long.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cut, err := pruneCut(olderThan, before, time.Now())
+			if err != nil {
+				return err
+			}
+			if !yes {
+				q := fmt.Sprintf("Delete every audit entry older than %s?", cut.UTC().Format(time.RFC3339))
+				if ok, err := a.confirm(cmd.Context(), false, false, q); !ok {
+					return err
+				}
+			}
+			st, where, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			n, err := st.PruneAudit(cmd.Context(), cut)
+			if err != nil {
+				return fmt.Errorf("prune the trail of %s: %w", where, err)
+			}
+			fmt.Fprintf(a.io.Out, "Deleted %s older than %s from %s.\n", plural(int(n), "audit entry", "audit entries"), cut.UTC().Format(time.RFC3339), where)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&olderThan, "older-than", "", "age of the entries to delete: 365d, 72h, …")
+	f.StringVar(&before, "before", "", "delete the entries before this date (2026-01-31) or RFC 3339 time")
+	f.BoolVar(&yes, "yes", false, "delete without asking")
+	dbFlag(cmd, &dsn)
+	return cmd
+}
+
+// pruneCut reads the cut of audit prune: exactly one of an age and a date.
+func pruneCut(olderThan, before string, now time.Time) (time.Time, error) {
+	switch {
+	case olderThan != "" && before != "":
+		return time.Time{}, usagef("give --older-than or --before, not both")
+	case olderThan != "":
+		d, err := parseAge(olderThan)
+		if err != nil {
+			return time.Time{}, usagef("--older-than: %v", err)
+		}
+		return now.Add(-d), nil
+	case before != "":
+		if t, err := time.Parse(time.RFC3339, before); err == nil {
+			return t, nil
+		}
+		t, err := time.Parse("2006-01-02", before)
+		if err != nil {
+			return time.Time{}, usagef("--before: %s is neither a date (2026-01-31) nor an RFC 3339 time", api.Quote(before))
+		}
+		return t, nil
+	}
+	return time.Time{}, usagef("audit prune needs --older-than (365d) or --before (2026-01-31)")
+}
+
+// parseAge reads a duration that may be given in days ("365d").
+func parseAge(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		var days int
+		if _, err := fmt.Sscanf(n, "%d", &days); err != nil || days < 1 || fmt.Sprint(days) != n {
+			return 0, fmt.Errorf("%s is not a whole number of days", api.Quote(s))
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, errors.New(api.Quote(s) + " is not an age like 365d or 72h")
+	}
+	return d, nil
+}
