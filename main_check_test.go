@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -89,5 +90,57 @@ jane@customer.example
 	if !strings.Contains(r.stdout, `"email": "jane@customer.example"`) || strings.Contains(r.stdout, "requester?") ||
 		!strings.Contains(r.stdout, "one of our own addresses") {
 		t.Errorf("--include-requester:\n%s", r.stdout)
+	}
+}
+
+// A ticket's requester and our own addresses stay out of a batch add;
+// --dry-run lists them with the reason; --include-requester takes the
+// requester in, never our own.
+func TestBatchLeavesOutTheRequester(t *testing.T) {
+	t.Parallel()
+	svc := newService(t, server.Options{}, nil)
+	sb := newSandbox(t).at(svc)
+	if err := os.MkdirAll(filepath.Dir(sb.configFile()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Dir(sb.configFile()), "config.toml", "own = [\"@ourcompany.test\"]\n")
+	ticket := writeFile(t, sb.home, "ticket.txt", `From: Jane Doe <jane@customer.example>
+To: support@ourcompany.test
+
+Please block bounce1@lists.example and bounce2@lists.example.
+
+Thanks,
+Jane
+jane@customer.example
+`)
+	plan := decode[struct {
+		Valid   int
+		LeftOut []struct {
+			Value, Reason string
+			Line          int
+		} `json:"left_out"`
+	}](t, sb.run(t, nil, "suppressions", "batch", "add", "--file", ticket, "--dry-run").want(t, 0))
+	if plan.Valid != 2 || len(plan.LeftOut) != 3 {
+		t.Fatalf("dry run: %+v", plan)
+	}
+	reasons := map[string]string{}
+	for _, l := range plan.LeftOut {
+		reasons[l.Value] = l.Reason
+	}
+	if !strings.HasPrefix(reasons["jane@customer.example"], "requester?") || reasons["support@ourcompany.test"] != "one of our own addresses" {
+		t.Errorf("left out: %+v", plan.LeftOut)
+	}
+
+	r := sb.run(t, nil, "suppressions", "batch", "add", "--file", ticket).want(t, 0)
+	if got := svc.emails(t); strings.Join(got, ",") != "bounce1@lists.example,bounce2@lists.example" {
+		t.Errorf("sent %v: %s", got, r)
+	}
+	if !strings.Contains(r.stdout, `"left_out"`) || !strings.Contains(r.stdout, "jane@customer.example") {
+		t.Errorf("the run's document does not list what it left out: %s", r.stdout)
+	}
+	sb.run(t, nil, "suppressions", "batch", "add", "--file", ticket, "--include-requester").want(t, 0)
+	got := svc.emails(t)
+	if !slices.Contains(got, "jane@customer.example") || slices.Contains(got, "support@ourcompany.test") {
+		t.Errorf("--include-requester sent %v", got)
 	}
 }

@@ -44,6 +44,9 @@ type batchFlags struct {
 	resume      bool
 	concurrency int
 	reference   string
+	// includeRequester takes in the addresses a ticket names only in its
+	// headers, attributions or signature.
+	includeRequester bool
 }
 
 func (a *app) batchAddCommand() *cobra.Command {
@@ -110,6 +113,7 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl.BoolVar(&f.asJSON, "json", false, "print the API's JSON, batches merged into one data array")
 	fl.BoolVar(&f.resume, "resume", false, "finish the last interrupted run of this command against this service")
 	fl.IntVar(&f.concurrency, "concurrency", defaultConcurrency, "batches in flight at once (1-16); the client keeps within the rate limit")
+	fl.BoolVar(&f.includeRequester, "include-requester", false, "also send the addresses a ticket names only in its headers, reply attributions or signature (our own addresses, config own, never go)")
 	fl.StringVar(&f.reference, "reference", "", "ticket number or URL sent with every request of the run (Shush-Reference), kept in the service's audit trail")
 	if remove {
 		fl.BoolVar(&f.ids, "ids", false, "the entries are suppression IDs, not addresses")
@@ -160,14 +164,16 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if err != nil {
 		return err
 	}
-	plan := batch.NewPlan(mode, items)
 	settings, err := a.settings()
 	if err != nil {
 		return err
 	}
+	// Our own addresses never go; a ticket's requester only on request.
+	keep, left := batch.LeaveOut(items, batch.NewOwn(settings.Own), f.includeRequester)
+	plan := batch.NewPlan(mode, keep)
 	out := a.output(f.asJSON)
 	if f.dryRun {
-		return a.printPlan(out, plan, format, len(items), settings.Target())
+		return a.printPlan(out, plan, left, format, len(items), settings.Target())
 	}
 	if len(plan.Values) == 0 {
 		return usagef("%s has no valid entries to send: %s", inputName(f.file), describeInvalid(plan.Invalid, 3))
@@ -223,7 +229,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 
 	if merged != nil {
-		if err := merged.close(plan.Invalid); err != nil {
+		if err := merged.close(plan.Invalid, left); err != nil {
 			return err
 		}
 		if len(plan.Invalid) > 0 {
@@ -231,6 +237,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		}
 	} else {
 		a.printReport(sum, conn.Target)
+		a.listLeftOut(a.io.Out, left)
 	}
 
 	resume := a.resumeCommand(cmd, f)
@@ -351,23 +358,27 @@ func describeInvalid(items []batch.Item, n int) string {
 
 // planView is what --dry-run --json prints.
 type planView struct {
-	DryRun     bool         `json:"dry_run"`
-	Mode       string       `json:"mode"`
-	Target     string       `json:"target"`
-	Format     string       `json:"format"`
-	Entries    int          `json:"entries"`
-	Valid      int          `json:"valid"`
-	Duplicates int          `json:"duplicates"`
-	Invalid    []batch.Item `json:"invalid"`
-	Batches    int          `json:"batches"`
-	BatchSize  int          `json:"batch_size"`
+	DryRun     bool            `json:"dry_run"`
+	Mode       string          `json:"mode"`
+	Target     string          `json:"target"`
+	Format     string          `json:"format"`
+	Entries    int             `json:"entries"`
+	Valid      int             `json:"valid"`
+	Duplicates int             `json:"duplicates"`
+	Invalid    []batch.Item    `json:"invalid"`
+	LeftOut    []batch.LeftOut `json:"left_out"`
+	Batches    int             `json:"batches"`
+	BatchSize  int             `json:"batch_size"`
 }
 
-func (a *app) printPlan(out outputMode, plan batch.Plan, format batch.Format, entries int, target string) error {
+func (a *app) printPlan(out outputMode, plan batch.Plan, left []batch.LeftOut, format batch.Format, entries int, target string) error {
 	v := planView{DryRun: true, Mode: plan.Mode.String(), Target: target, Format: format.String(), Entries: entries,
-		Valid: len(plan.Values), Duplicates: plan.Duplicates, Invalid: plan.Invalid, Batches: len(plan.Batches()), BatchSize: api.MaxBatch}
+		Valid: len(plan.Values), Duplicates: plan.Duplicates, Invalid: plan.Invalid, LeftOut: left, Batches: len(plan.Batches()), BatchSize: api.MaxBatch}
 	if v.Invalid == nil {
 		v.Invalid = []batch.Item{}
+	}
+	if v.LeftOut == nil {
+		v.LeftOut = []batch.LeftOut{}
 	}
 	if out.json {
 		return writeJSON(a.io.Out, v)
@@ -382,8 +393,31 @@ func (a *app) printPlan(out outputMode, plan batch.Plan, format batch.Format, en
 	fmt.Fprintf(w, "Read %s (%s): %d to send, %s, %d invalid.\n", plural(entries, "entry", "entries"), format,
 		v.Valid, plural(v.Duplicates, "duplicate", "duplicates"), len(v.Invalid))
 	a.listInvalid(w, plan.Invalid, len(plan.Invalid))
+	a.listLeftOut(w, left)
 	fmt.Fprintln(w, "Nothing was sent (--dry-run).")
 	return nil
+}
+
+// listLeftOut prints the valid addresses left out of the plan, with why:
+// our own, or the ticket's requester (which --include-requester takes in).
+func (a *app) listLeftOut(w io.Writer, left []batch.LeftOut) {
+	if len(left) == 0 {
+		return
+	}
+	requester := false
+	for _, l := range left {
+		requester = requester || l.Requester()
+	}
+	hint := ""
+	if requester {
+		hint = "; --include-requester takes the requester's in"
+	}
+	fmt.Fprintf(w, "Left out %s%s:\n", plural(len(left), "address", "addresses"), hint)
+	t := newTable(w)
+	for _, l := range left {
+		t.row("  line "+fmt.Sprint(l.Line), l.Value, l.Reason)
+	}
+	_ = t.flush()
 }
 
 // listInvalid prints up to max invalid entries, one a line.
@@ -533,7 +567,7 @@ func (m *mergedWriter) add(mode batch.Mode, rep batch.Report) {
 
 // close ends the data, adds the invalid entries that were left out, and
 // flushes.
-func (m *mergedWriter) close(invalid []batch.Item) error {
+func (m *mergedWriter) close(invalid []batch.Item, left []batch.LeftOut) error {
 	if m.n > 0 {
 		m.bw.WriteString("\n  ")
 	}
@@ -556,6 +590,25 @@ func (m *mergedWriter) close(invalid []batch.Item) error {
 	if len(invalid) > 0 {
 		m.bw.WriteString("\n  ")
 	}
+	m.bw.WriteString("],\n  \"left_out\": [")
+	for i, l := range left {
+		b, err := json.Marshal(struct {
+			Line   int    `json:"line"`
+			Email  string `json:"email"`
+			Reason string `json:"reason"`
+		}{l.Line, l.Value, l.Reason})
+		if err != nil {
+			continue
+		}
+		if i > 0 {
+			m.bw.WriteByte(',')
+		}
+		m.bw.WriteString("\n    ")
+		m.bw.Write(safe.JSON(b))
+	}
+	if len(left) > 0 {
+		m.bw.WriteString("\n  ")
+	}
 	m.bw.WriteString("]\n}\n")
 	return m.bw.Flush()
 }
@@ -564,7 +617,7 @@ func (m *mergedWriter) close(invalid []batch.Item) error {
 func writeMerged(w io.Writer, mode batch.Mode, rep batch.Report) error {
 	m := newMergedWriter(w)
 	m.add(mode, rep)
-	return m.close(rep.Plan.Invalid)
+	return m.close(rep.Plan.Invalid, nil)
 }
 
 // exitErr is an error with its own exit status.

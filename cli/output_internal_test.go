@@ -32,7 +32,7 @@ func TestHumanPlan(t *testing.T) {
 		batch.NewItem(batch.Add, 4, "cy@example.com"),
 	}
 	plan := batch.NewPlan(batch.Add, items)
-	if err := a.printPlan(outputMode{}, plan, batch.Lines, len(items), "http://svc.example"); err != nil {
+	if err := a.printPlan(outputMode{}, plan, nil, batch.Lines, len(items), "http://svc.example"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
 var origins = []api.Origin{"", api.OriginBounce, api.OriginComplaint, api.OriginManual}
@@ -94,6 +95,7 @@ func (b *browse) help(g globalKeys) help.KeyMap {
 }
 
 type pageMsg struct {
+	query  string // the look-up's address or ID (single answers)
 	seq    int
 	resp   api.ListResponse
 	single bool
@@ -131,7 +133,11 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			b.status = errorText(msg.err)
 			if msg.single && api.IsNotFound(msg.err) {
-				b.status = "Not on the list."
+				// A miss clears the previous hit: the table never shows
+				// an entry that is not the answer.
+				b.status = fmt.Sprintf("%s is not on the list.", msg.query)
+				b.single, b.page, b.hasMore = true, nil, false
+				b.refresh()
 			}
 			return nil
 		}
@@ -215,12 +221,18 @@ func (b *browse) lookupKey(msg tea.KeyMsg) tea.Cmd {
 	if !ok {
 		return cmd
 	}
+	// What people paste: "Jane <jane@example.com>", mailto: links, an ID.
+	ref, err := batch.Ref(q)
+	if err != nil {
+		b.status = err.Error() + "."
+		return nil
+	}
 	b.seq++
 	b.loading = true
 	svc, seq := b.svc, b.seq
 	return func() tea.Msg {
-		e, err := svc.Get(context.Background(), q)
-		return pageMsg{seq: seq, resp: api.ListResponse{Data: []api.Entry{e}}, single: true, err: err}
+		e, err := svc.Get(context.Background(), ref)
+		return pageMsg{seq: seq, resp: api.ListResponse{Data: []api.Entry{e}}, single: true, query: ref, err: err}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/config"
 )
 
 // Without bracketed paste every line arrives as runes and Enter; every line
@@ -201,37 +202,54 @@ func TestTooSmall(t *testing.T) {
 }
 
 func TestExportAndCopy(t *testing.T) {
+	t.Setenv(config.EnvExportDir, "")
 	h := newHarness(t, service(t, nil), 100, 30)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	downloads := filepath.Join(home, "Downloads")
+	os.Mkdir(downloads, 0o700)
 	var clip bytes.Buffer
 	h.m.results.clip = copier{term: &clip, env: func(string) string { return "" }}
 	h.paste("a@example.com b@example.com")
-	h.keys("ctrl+s", "ctrl+s")
+	h.keys("ctrl+s", "tab")
+	h.typeText("T-4711")
+	h.keys("enter", "ctrl+s")
 	run := h.results()
+
+	// The default: the downloads directory, a name that names the ticket.
+	h.keys("w")
+	want := filepath.Join(downloads, config.ExportName("T-4711", "add", run.Started.Local(), "csv"))
+	if got := h.m.results.path.Value(); got != want {
+		t.Fatalf("export path %q; want %q", got, want)
+	}
+	h.keys("enter")
+	h.mustSee("Wrote 2 results to " + downloads)
+	data, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), "address,id,outcome,deleted,error,ticket,target,mode,time\na@example.com,"+run.Results[0].ID+",added,false,,T-4711,local list,add,") {
+		t.Fatalf("csv:\n%s", data)
+	}
+
 	out := filepath.Join(h.dir, "out.JSON")
 	h.keys("w")
 	h.key(tea.KeyCtrlU)
 	h.send(tea.KeyMsg{Type: tea.KeyCtrlK})
-	for range 80 {
+	for range 200 {
 		h.key(tea.KeyBackspace)
 	}
 	h.typeText(out)
 	h.keys("enter")
 	h.mustSee("Wrote 2 results to " + out)
-	data, _ := os.ReadFile(out)
-	var got struct{ Data []row }
-	if err := json.Unmarshal(data, &got); err != nil || len(got.Data) != 2 || got.Data[0].ID != run.Results[0].ID {
+	data, _ = os.ReadFile(out)
+	var got struct {
+		Ticket, Target, Mode string
+		Data                 []row
+	}
+	if err := json.Unmarshal(data, &got); err != nil || len(got.Data) != 2 || got.Data[0].ID != run.Results[0].ID ||
+		got.Ticket != "T-4711" || got.Mode != "add" || got.Target != "local list" {
 		t.Fatalf("%s: %v %s", out, err, data)
-	}
-	csvPath := filepath.Join(h.dir, "out.csv")
-	h.keys("w")
-	for range 80 {
-		h.key(tea.KeyBackspace)
-	}
-	h.typeText(csvPath)
-	h.keys("enter")
-	data, _ = os.ReadFile(csvPath)
-	if !strings.HasPrefix(string(data), "address,id,outcome,deleted,error\na@example.com,"+run.Results[0].ID+",added,false,") {
-		t.Fatalf("csv:\n%s", data)
 	}
 	h.keys("y")
 	h.mustSee("Sent 2 IDs to your terminal's clipboard (OSC 52); shush cannot confirm")
@@ -263,15 +281,20 @@ func TestBrowseMarkAndRemove(t *testing.T) {
 	h.keys("o", "o")
 	h.mustSee("origin manual", "b44@example.com")
 	h.keys("/")
-	h.typeText("B3@example.com")
+	h.typeText("Bee Three <B3@example.com>") // as mail writes it
 	h.keys("enter")
 	h.mustSee("lookup result", "b3@example.com")
 	h.keys("space")
 	h.mustSee("1 marked")
 	h.keys("/")
-	h.typeText("nobody@example.com")
+	h.typeText("mailto:nobody@example.com?subject=hi")
 	h.keys("enter")
-	h.mustSee("Not on the list.")
+	h.mustSee("nobody@example.com is not on the list.")
+	h.mustNotSee("b3@example.com") // a miss clears the previous hit
+	h.keys("/")
+	h.typeText("two@example.com, three@example.com")
+	h.keys("enter")
+	h.mustSee("holds 2 addresses")
 	h.keys("p", "space", "space", "x")
 	if h.m.screen != scrBuild || h.m.build.list.mode != batch.RemoveIDs || h.m.build.list.valid != 3 {
 		t.Fatalf("after x: screen %d mode %v valid %d", h.m.screen, h.m.build.list.mode, h.m.build.list.valid)

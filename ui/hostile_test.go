@@ -50,7 +50,7 @@ func TestExportEscapesFormulas(t *testing.T) {
 		{Address: "@sum@example.com", Outcome: batch.Unverified},
 		{Address: "plain@example.com", Outcome: batch.Added},
 	}
-	if err := writeResults(path, rows); err != nil {
+	if err := writeResults(path, exportHead{Ticket: "=T-1", Mode: "add"}, rows); err != nil {
 		t.Fatal(err)
 	}
 	f, _ := os.Open(path)

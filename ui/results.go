@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -17,6 +18,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/safe"
 )
 
@@ -186,7 +188,9 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Export):
 			r.exporting = true
-			r.path.SetValue(fmt.Sprintf("shush-results-%s.csv", r.run.Started.Local().Format("20060102-150405")))
+			// A file an agent can attach to the ticket: in their downloads
+			// (or documents) directory, named after the ticket.
+			r.path.SetValue(filepath.Join(config.ExportDir(), config.ExportName(r.run.Ticket, r.run.Mode.String(), r.run.Started.Local(), "csv")))
 			r.path.CursorEnd()
 			return r.path.Focus()
 		case key.Matches(msg, k.Filter):
@@ -250,16 +254,41 @@ func (r *results) exportKey(msg tea.KeyMsg) tea.Cmd {
 	if !ok {
 		return cmd
 	}
+	path = expandHome(path)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
 	rows := r.run.rows()
+	head := exportHead{Ticket: r.run.Ticket, Target: r.run.Target, Mode: r.run.Mode.String(), Started: r.run.Started.UTC()}
 	return func() tea.Msg {
-		err := writeResults(path, rows)
+		err := writeResults(path, head, rows)
 		return exportedMsg{path: path, n: len(rows), err: err}
 	}
 }
 
+// exportHead is what an export says of its run, so that the file alone,
+// attached to a ticket, tells which ticket, service, mode and time.
+type exportHead struct {
+	Ticket  string    `json:"ticket"`
+	Target  string    `json:"target"`
+	Mode    string    `json:"mode"`
+	Started time.Time `json:"started"`
+}
+
+// expandHome reads a leading ~/ as the home directory, as a shell would.
+func expandHome(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return path
+}
+
 // writeResults writes results as JSON when the path ends in .json (any
-// case), else as CSV. The file is written whole or not at all.
-func writeResults(path string, rows []row) error {
+// case), else as CSV, each carrying the run's ticket, target, mode and
+// time. The file is written whole or not at all.
+func writeResults(path string, head exportHead, rows []row) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".shush-results-*")
 	if err != nil {
@@ -270,13 +299,16 @@ func writeResults(path string, rows []row) error {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(struct {
+			exportHead
 			Data []row `json:"data"`
-		}{rows})
+		}{head, rows})
 	} else {
 		w := csv.NewWriter(f)
-		_ = w.Write([]string{"address", "id", "outcome", "deleted", "error"})
+		_ = w.Write([]string{"address", "id", "outcome", "deleted", "error", "ticket", "target", "mode", "time"})
+		at := head.Started.Format(time.RFC3339)
 		for _, x := range rows {
-			_ = w.Write([]string{safe.Cell(x.Address), safe.Cell(x.ID), string(x.Outcome), fmt.Sprint(x.Deleted), safe.Cell(x.Error)})
+			_ = w.Write([]string{safe.Cell(x.Address), safe.Cell(x.ID), string(x.Outcome), fmt.Sprint(x.Deleted), safe.Cell(x.Error),
+				safe.Cell(head.Ticket), safe.Cell(head.Target), head.Mode, at})
 		}
 		w.Flush()
 		err = w.Error()
