@@ -42,6 +42,29 @@ type Client struct {
 type retryPolicy struct {
 	max       int
 	base, cap time.Duration
+	// maxRetryAfter is the longest Retry-After the client waits out; a
+	// longer one ends the call with the 429 (see LongRetryAfter).
+	maxRetryAfter time.Duration
+}
+
+// DefaultMaxRetryAfter is how long a Retry-After the client waits out by
+// itself; a service that asks for longer is a pause, not a wait.
+const DefaultMaxRetryAfter = 60 * time.Second
+
+// WithMaxRetryAfter sets the longest Retry-After the client waits out
+// (DefaultMaxRetryAfter when not set).
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(o *options) { o.retry.maxRetryAfter = d }
+}
+
+// LongRetryAfter reports whether err is a 429 whose Retry-After was longer
+// than the client waits out, and how long it asked for.
+func LongRetryAfter(err error) (time.Duration, bool) {
+	var e *Error
+	if errors.As(err, &e) && e.StatusCode == http.StatusTooManyRequests && e.longWait {
+		return e.RetryAfter, true
+	}
+	return 0, false
 }
 
 // Option changes how NewClient builds a client.
@@ -70,7 +93,7 @@ func WithUserAgent(version string) Option {
 // after the first attempt; 0 turns retries off) and the backoff: base doubles
 // on each retry up to cap, with jitter.
 func WithRetry(max int, base, cap time.Duration) Option {
-	return func(o *options) { o.retry = retryPolicy{max: max, base: base, cap: cap} }
+	return func(o *options) { o.retry.max, o.retry.base, o.retry.cap = max, base, cap }
 }
 
 // WithWaitHook calls hook whenever the client is about to wait: for the
@@ -138,7 +161,7 @@ const (
 func NewClient(baseURL, apiKey string, opts ...Option) *Client {
 	o := options{
 		version: "dev",
-		retry:   retryPolicy{max: DefaultRetries, base: DefaultRetryBase, cap: DefaultRetryCap},
+		retry:   retryPolicy{max: DefaultRetries, base: DefaultRetryBase, cap: DefaultRetryCap, maxRetryAfter: DefaultMaxRetryAfter},
 		timeout: defaultTimeout,
 	}
 	for _, opt := range opts {
@@ -491,6 +514,9 @@ func (c *Client) shouldRetry(err error, class retryClass, attempt int) (time.Dur
 	var e *Error
 	if errors.As(err, &e) {
 		switch {
+		case e.StatusCode == http.StatusTooManyRequests && c.retry.maxRetryAfter > 0 && e.RetryAfter > c.retry.maxRetryAfter:
+			e.longWait = true
+			return 0, 0, false
 		case e.StatusCode == http.StatusTooManyRequests:
 			d := e.RetryAfter
 			if d <= 0 && e.RateLimit.Known {

@@ -83,6 +83,11 @@ type Runner struct {
 	NoLookup bool
 	// OnEvent receives progress; it must return quickly.
 	OnEvent func(Event)
+	// PauseAfter is how many batches in a row may fail for the service's
+	// sake (no answer, 5xx) before the run pauses rather than spend its
+	// retries on every batch left (default 3). A Retry-After longer than
+	// the client waits out pauses the run at once.
+	PauseAfter int
 
 	// caps is what the run learned of the service (capUnknown, capNames,
 	// capBare), read and set atomically by the batches in flight.
@@ -185,12 +190,22 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 	defer st.journal.close()
 	total := len(st.plan.Values)
 	var (
-		mu      sync.Mutex // guards st.results, done, events and jerr
-		done    int
-		jerr    error
-		evMu    sync.Mutex
-		pending []int
+		mu       sync.Mutex // guards st.results, done, events, jerr and the pause
+		done     int
+		jerr     error
+		evMu     sync.Mutex
+		pending  []int
+		inARow   int   // batches failed in a row for the service's sake
+		pausedBy error // why the run paused; nil while it runs
 	)
+	pauseAfter := r.PauseAfter
+	if pauseAfter <= 0 {
+		pauseAfter = 3
+	}
+	// A pause stops what still waits to go out (pacing, retries), as a
+	// cancel does; what is already on the wire finishes.
+	sendCtx, pause := context.WithCancel(ctx)
+	defer pause()
 	emit := func(e Event) {
 		if r.OnEvent == nil {
 			return
@@ -251,23 +266,36 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 			for i := range next {
 				b := st.batches[i]
 				mu.Lock()
-				if ctx.Err() != nil {
-					// The feeder and a cancel can race; a batch handed
-					// over after the cancel stays unsent.
+				if sendCtx.Err() != nil {
+					// The feeder and a cancel (or a pause) can race; a
+					// batch handed over after it stays unsent.
 					mu.Unlock()
 					continue
 				}
 				emit(Event{Kind: BatchStarted, Batch: i + 1, Size: len(b), Done: done})
 				mu.Unlock()
-				bctx := api.WithWaits(api.Detach(ctx), func(w api.WaitInfo) {
+				bctx := api.WithWaits(api.Detach(sendCtx), func(w api.WaitInfo) {
 					emit(Event{Kind: Waiting, Batch: i + 1, Size: len(b), Wait: w.Delay, Reason: w.Reason, Err: w.Err})
 				})
 				res, err := r.send(bctx, st, i, rs)
-				if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+				if err != nil && sendCtx.Err() != nil && errors.Is(err, sendCtx.Err()) {
 					// Stopped while waiting, before the request went out.
 					continue
 				}
 				mu.Lock()
+				switch {
+				case err == nil:
+					inARow = 0
+				case pausedBy != nil:
+				case isLongWait(err):
+					pausedBy = err
+					pause()
+				case serviceFailure(err):
+					if inARow++; inARow >= pauseAfter {
+						pausedBy = err
+						pause()
+					}
+				}
 				st.results[i] = res
 				done += len(b)
 				if werr := st.journal.batch(i, res, err); werr != nil && jerr == nil {
@@ -285,14 +313,14 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 feed:
 	for _, i := range pending {
 		mu.Lock()
-		stop := jerr != nil
+		stop := jerr != nil || pausedBy != nil
 		mu.Unlock()
 		if stop {
 			break
 		}
 		select {
 		case next <- i:
-		case <-ctx.Done():
+		case <-sendCtx.Done():
 			break feed
 		}
 	}
@@ -310,7 +338,45 @@ feed:
 	if err := ctx.Err(); err != nil && len(rep.Unsent) > 0 {
 		return rep, err
 	}
+	if pausedBy != nil {
+		return rep, &PausedError{Cause: pausedBy, InARow: inARow}
+	}
 	return rep, nil
+}
+
+// PausedError ends a run that stopped sending because the service was not
+// taking its batches: several in a row failed without an answer or with a
+// 5xx, or the service asked to wait longer than the client waits. The
+// batches not sent are Unsent; a Resume (or Retry) sends them when the
+// service is back.
+type PausedError struct {
+	Cause  error
+	InARow int
+}
+
+func (e *PausedError) Error() string {
+	if d, ok := api.LongRetryAfter(e.Cause); ok {
+		return fmt.Sprintf("paused: the service asks to wait %s before the next request (Retry-After)", d.Round(time.Second))
+	}
+	return fmt.Sprintf("paused after %d batches in a row failed: %v", e.InARow, e.Cause)
+}
+
+func (e *PausedError) Unwrap() error { return e.Cause }
+
+// serviceFailure reports a batch failure that is the service's, not the
+// batch's: no answer, or a 5xx after the retries.
+func serviceFailure(err error) bool {
+	var ne *api.NetworkError
+	if errors.As(err, &ne) {
+		return true
+	}
+	var ae *api.Error
+	return errors.As(err, &ae) && ae.StatusCode >= 500
+}
+
+func isLongWait(err error) bool {
+	_, ok := api.LongRetryAfter(err)
+	return ok
 }
 
 func (r *Runner) report(st *run) Report {

@@ -2,6 +2,7 @@ package batch_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -141,5 +142,46 @@ func TestTruthOverhead(t *testing.T) {
 	}
 	if n := svc.gate.lists.Load(); n != 1 {
 		t.Errorf("our service: %d list requests; want 1 (the first batch's mark, before the service is known)", n)
+	}
+}
+
+// A service that stops answering pauses the run after three batches in a
+// row: the rest stay unsent (for a resume), instead of each spending its
+// retries.
+func TestRunPausesWhenTheServiceStopsAnswering(t *testing.T) {
+	h := hostedtest.Start(t)
+	h.HangUp(1000)
+	values := addresses("pause", 2000) // 20 batches
+	c := api.NewClient(h.URL, "re_test_key", api.WithRetry(2, time.Millisecond, 2*time.Millisecond))
+	rep, err := (&batch.Runner{Client: c}).Run(context.Background(), planOf(batch.Add, values))
+	var paused *batch.PausedError
+	if !errors.As(err, &paused) || !strings.Contains(err.Error(), "paused after 3 batches in a row failed: cannot reach the service") {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(rep.Failed) != 3 || len(rep.Unsent) != 17 {
+		t.Errorf("failed %v, unsent %d; want 3 failed and 17 unsent", rep.Failed, len(rep.Unsent))
+	}
+	if n := h.Total(); n > 3*3+3 {
+		t.Errorf("%d requests reached the service; a paused run stops asking", n)
+	}
+}
+
+// A Retry-After longer than the client waits out pauses at once, saying
+// how long the service asked for.
+func TestRunPausesOnALongRetryAfter(t *testing.T) {
+	h := hostedtest.Start(t)
+	h.RetryAfter(10 * time.Minute)
+	values := addresses("wait", 300)
+	rep, err := (&batch.Runner{Client: foreignClient(h)}).Run(context.Background(), planOf(batch.Add, values))
+	if err == nil || !strings.Contains(err.Error(), "paused: the service asks to wait 10m0s before the next request (Retry-After)") {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(rep.Failed) != 1 || len(rep.Unsent) != 2 {
+		t.Errorf("failed %v, unsent %v", rep.Failed, rep.Unsent)
+	}
+	// Back to normal: a retry of the report sends what is left.
+	rep, err = (&batch.Runner{Client: foreignClient(h)}).Retry(context.Background(), rep)
+	if err != nil || !rep.Complete() || rep.Count()[batch.Added] != 300 {
+		t.Fatalf("after the wait: %v %v", err, rep.Count())
 	}
 }

@@ -241,7 +241,11 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 
 	resume := a.resumeCommand(cmd, f)
+	var paused *batch.PausedError
 	switch {
+	case errors.As(runErr, &paused):
+		return exitErr{ExitFailed, fmt.Errorf("%v; %s of %s not sent; when the service is back, finish the run with: %s",
+			paused, plural(sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
 	case runErr != nil && ctx.Err() != nil:
 		return exitErr{ExitInterrupted, fmt.Errorf("interrupted with %s of %s not sent; finish the run with: %s",
 			plural(sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
