@@ -38,6 +38,9 @@ type Model struct {
 	prompt  *prompt
 	lookups bool // the service offers lookups and the list
 	probed  bool
+	// down is why the service did not answer its last probe ("" when it
+	// answered); the header shows it.
+	down string
 	notice  string
 
 	build      *build
@@ -86,8 +89,13 @@ type supportsMsg struct {
 	err error
 }
 
-// Init asks the service whether it offers lookups and the list.
-func (m Model) Init() tea.Cmd {
+// Init asks the service whether it answers, and whether it offers
+// lookups and the list.
+func (m Model) Init() tea.Cmd { return m.probe() }
+
+// probe asks the service whether it answers; the header shows the answer.
+// It runs at start and after a run that something failed in.
+func (m Model) probe() tea.Cmd {
 	svc := m.opts.Service
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -115,12 +123,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case quitMsg:
 		return m, tea.Quit
 	case supportsMsg:
+		m.down = ""
+		if msg.err != nil {
+			m.down = errorText(msg.err)
+			m.notice = "The service does not answer: " + m.down + "."
+			return m, nil
+		}
 		m.lookups, m.probed = msg.ok, true
 		// A service without the list hides Browse from the help.
 		m.keys.Browse.SetEnabled(msg.ok)
-		if msg.err != nil {
-			m.notice = "The service did not answer: " + errorText(msg.err) + "."
-		}
 		return m, nil
 	case historySavedMsg:
 		if msg.err != nil {
@@ -157,7 +168,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.results.status = msg.note
 		m.goTo(scrResults)
 		dir, run := m.opts.StateDir, msg.run
-		return m, func() tea.Msg { return historySavedMsg{appendHistory(dir, run)} }
+		save := func() tea.Msg { return historySavedMsg{appendHistory(dir, run)} }
+		if run.Counts[batch.Failed]+run.Counts[batch.Unsent] > 0 {
+			// Something failed: say in the header whether the service
+			// still answers, and why not.
+			return m, tea.Batch(save, m.probe())
+		}
+		return m, save
 	case retryMsg:
 		run := msg.run
 		m.goTo(scrSend)
@@ -394,7 +411,14 @@ func (m *Model) header() string {
 	if key == "" {
 		key = "none"
 	}
-	left := fmt.Sprintf("shush · %s · profile %s · key %s", t.label(), profile, key)
+	state := "…"
+	switch {
+	case m.down != "":
+		state = "✗ not answering: " + m.down
+	case m.probed:
+		state = "answers"
+	}
+	left := fmt.Sprintf("shush · %s · %s · profile %s · key %s", t.label(), state, profile, key)
 	right := "mode: " + m.build.list.mode.String()
 	room := c.Width - lipgloss.Width(right) - 1
 	left = truncate(left, room)

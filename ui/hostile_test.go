@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -68,4 +70,16 @@ func TestExportEscapesFormulas(t *testing.T) {
 	if recs[2][4] != "'-2+3 refused" {
 		t.Errorf("error cell %q", recs[2][4])
 	}
+}
+
+// The header says whether the service answers: a service down at start
+// shows as not answering, with the cause in the notice.
+func TestHeaderSaysWhetherTheServiceAnswers(t *testing.T) {
+	down := api.NewClient("http://127.0.0.1:1", "k", api.WithRetry(0, time.Millisecond, time.Millisecond))
+	h := newHarness(t, down, 120, 40)
+	h.mustSee("local list · ✗ not answering: cannot reach the service at http://127.0.0.1:1", "The service does not answer: cannot reach")
+	h.mustNotSee("· answers ·")
+
+	up := newHarness(t, service(t, nil), 120, 40)
+	up.mustSee("local list · answers · profile default")
 }
