@@ -40,8 +40,8 @@ type Model struct {
 	probed  bool
 	// down is why the service did not answer its last probe ("" when it
 	// answered); the header shows it.
-	down string
-	notice  string
+	down   string
+	notice string
 
 	build      *build
 	review     *review
