@@ -343,6 +343,10 @@ func TestExitCodesAndSentences(t *testing.T) {
 	good := writeFile(t, dir, "good.txt", "ok@example.com\n")
 	bad := writeFile(t, dir, "bad.json", "[\"a@example.com\",\n  }")
 	allInvalid := writeFile(t, dir, "invalid.txt", "bob@\ncarol@\n")
+	_, readOnly, err := server.CreateKey(context.Background(), svc.store, svc.team, true)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// Every error path: its exit status, and its JSON form on stderr (the
 	// output is a pipe here, as in a script): the service's error name and
@@ -375,6 +379,25 @@ func TestExitCodesAndSentences(t *testing.T) {
 		{"not on the list (remove)", sb, []string{"suppressions", "remove", "ghost@example.com", "--yes"}, 3, "not_found", 404, "ghost@example.com is not on the list"},
 		{"service refuses", sb, []string{"suppressions", "add", "poison@example.com"}, 1, "validation_error", 422, "emails[0] is not allowed here"},
 		{"service down", sb.with("SHUSH_BASE_URL=http://127.0.0.1:1"), []string{"suppressions", "list"}, 1, "network_error", 0, "cannot reach the service at http://127.0.0.1:1"},
+		{"bad cursor", sb, []string{"suppressions", "list", "--after", "nope"}, 2, "usage_error", 0, `"nope" is not a suppression ID`},
+		{"bad origin", sb, []string{"suppressions", "list", "--origin", "spam"}, 2, "usage_error", 0, "--origin:"},
+		{"--all with a cursor", sb, []string{"suppressions", "list", "--all", "--after", "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b"}, 2, "usage_error", 0, "--all lists from the start"},
+		{"not an address or ID", sb, []string{"suppressions", "get", "Jane Doe"}, 2, "usage_error", 0, "is neither an address nor a suppression ID"},
+		{"get without an argument", sb, []string{"suppressions", "get"}, 2, "usage_error", 0, "needs an ID or an email address"},
+		{"removal without --yes off a terminal", sb, []string{"suppressions", "remove", "ok@example.com"}, 2, "usage_error", 0, "--yes"},
+		{"check without --file", sb, []string{"suppressions", "check"}, 2, "usage_error", 0, "--file is required"},
+		{"bad --concurrency", sb, []string{"suppressions", "batch", "add", "--file", good, "--concurrency", "99"}, 2, "usage_error", 0, "--concurrency must be between 1 and 16"},
+		{"bad --reference", sb, []string{"suppressions", "batch", "add", "--file", good, "--reference", "tab\there"}, 2, "usage_error", 0, "--reference:"},
+		{"--dry-run and --resume", sb, []string{"suppressions", "batch", "add", "--file", good, "--dry-run", "--resume"}, 2, "usage_error", 0, "not both"},
+		{"two key sources", sb, []string{"suppressions", "list", "--api-key", "x", "--api-key-stdin"}, 2, "usage_error", 0, "one way"},
+		{"bad audit type", sb, []string{"audit", "--type", "deleted"}, 2, "usage_error", 0, "--type must be added or removed"},
+		{"audit prune without a cut", sb, []string{"audit", "prune", "--yes"}, 2, "usage_error", 0, "needs --older-than"},
+		{"unknown key to revoke", sb, []string{"keys", "revoke", "ffffffffffffffff"}, 1, "error", 0, "no API key has the ID"},
+		{"the key itself to revoke", sb, []string{"keys", "revoke", "shush_abc_def"}, 2, "usage_error", 0, "not the key itself"},
+		{"keys create without --team", sb, []string{"keys", "create"}, 2, "usage_error", 0, "needs --team"},
+		{"bad key name", sb, []string{"keys", "create", "--team", "t", "--name", "bad\x07name"}, 2, "usage_error", 0, "--name:"},
+		{"man without a directory", sb, []string{"man"}, 2, "usage_error", 0, "needs a directory"},
+		{"a read-only key writes", sb.with("SHUSH_API_KEY=" + readOnly), []string{"suppressions", "add", "ro@example.com"}, 4, "restricted_api_key", 403, "403 restricted_api_key"},
 	}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
