@@ -53,6 +53,9 @@ CREATE INDEX audit_team_sup ON audit (team, sup_id, id);
 CREATE INDEX audit_team_reference ON audit (team, reference, id);
 CREATE INDEX audit_created ON audit (created_at);
 ALTER TABLE api_keys ADD COLUMN name text NOT NULL DEFAULT '';`,
+	// 3: a page of one origin reads its own range, however few entries of
+	// that origin the team has among many.
+	3: `CREATE INDEX suppressions_team_origin_id ON suppressions (team, origin, id);`,
 }
 
 // migrate brings the schema up to date. The whole run holds a

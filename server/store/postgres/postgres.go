@@ -497,10 +497,15 @@ func listQuery(team string, q store.ListQuery) (query string, args []any, limit 
 		where += fmt.Sprintf(" AND id > $%d::uuid", len(args))
 		order = "ASC"
 	}
-	// ORDER BY names the table's column: a bare "id" would be the text
-	// output column, which no index serves, and every page would sort the
-	// team's whole list.
-	return `SELECT ` + entryColumns + ` FROM suppressions WHERE ` + where + ` ORDER BY suppressions.id ` + order + ` LIMIT $2`, args, limit, nil
+	// ORDER BY names the table's columns (a bare "id" would be the text
+	// output column, which no index serves), and leads with the team (and
+	// the origin), so that every plan, a generic one too, reads the team's
+	// own index range instead of walking the id order of every team.
+	lead := "suppressions.team " + order + ", "
+	if q.Origin != "" {
+		lead += "suppressions.origin " + order + ", "
+	}
+	return `SELECT ` + entryColumns + ` FROM suppressions WHERE ` + where + ` ORDER BY ` + lead + `suppressions.id ` + order + ` LIMIT $2`, args, limit, nil
 }
 
 func cursor(id string) (string, error) {
