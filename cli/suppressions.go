@@ -38,7 +38,7 @@ stdout is a pipe or a file, they print the API's JSON. Exit status: 0 success,
 		RunE:  showHelp,
 	}
 	batch.AddCommand(a.batchAddCommand(), a.batchRemoveCommand())
-	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand())
+	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand(), a.exportCommand())
 	return cmd
 }
 

@@ -23,6 +23,7 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions", false, s.list)
 	s.handle("GET /suppressions/{ref}", false, s.getOne)
 	s.handle("DELETE /suppressions/{ref}", true, s.removeOne)
+	s.handle("GET /suppressions/export", false, s.export)
 	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
 	s.handle("GET /audit", false, s.audit)
 	s.mux.HandleFunc("GET /healthz", s.ready)
@@ -59,6 +60,10 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 		}
 		if err != nil {
 			writeProblem(w, r, s.log, fromStore(err))
+			return
+		}
+		if st, ok := body.(streamer); ok {
+			st.stream(w, r)
 			return
 		}
 		writeJSON(w, status, body)

@@ -168,6 +168,11 @@ type Store interface {
 	// whose cursor entry was removed meanwhile still works.
 	List(ctx context.Context, team string, q ListQuery) (page []Entry, hasMore bool, err error)
 
+	// Export calls fn with every entry of the team's list (of one origin
+	// when origin is set), newest first, from one consistent snapshot, in
+	// constant memory. An error from fn stops it and is returned.
+	Export(ctx context.Context, team string, origin api.Origin, fn func(Entry) error) error
+
 	// Audit returns a page of the team's trail, newest first, and whether
 	// more entries lie beyond it in the direction of the query.
 	Audit(ctx context.Context, team string, q AuditQuery) (page []AuditEntry, hasMore bool, err error)

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 
 	"slices"
 	"sync"
@@ -221,4 +222,46 @@ func sortedCopy(s []string) []string {
 	c := slices.Clone(s)
 	slices.Sort(c)
 	return c
+}
+
+// testExport: every entry of the team, newest first, of one origin when
+// asked, and nothing of another team.
+func testExport(t *testing.T, st store.Store) {
+	tm, other := team(t), team(t)
+	added := mustAdd(t, st, tm, addrs("exp", 250)...)
+	src := "evt-1"
+	if _, err := st.Add(ctx(t), tm, store.Listed(api.OriginBounce, &src, "bounced@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	mustAdd(t, st, other, "elsewhere@example.com")
+	var got []store.Entry
+	if err := st.Export(ctx(t), tm, "", func(e store.Entry) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 251 || got[0].Email != "bounced@example.com" || got[250].ID != added[0].ID {
+		t.Fatalf("export: %d entries, first %s, last %s", len(got), got[0].Email, got[len(got)-1].ID)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].ID >= got[i-1].ID {
+			t.Fatalf("export is not newest first at %d", i)
+		}
+	}
+	var bounces []store.Entry
+	if err := st.Export(ctx(t), tm, api.OriginBounce, func(e store.Entry) error { bounces = append(bounces, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(bounces) != 1 || bounces[0].SourceID == nil || *bounces[0].SourceID != src {
+		t.Errorf("bounces: %+v", bounces)
+	}
+	stop := errors.New("enough")
+	n := 0
+	if err := st.Export(ctx(t), tm, "", func(store.Entry) error {
+		n++
+		if n == 10 {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) || n != 10 {
+		t.Errorf("an error from fn: %v after %d", err, n)
+	}
 }

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Trail", testTrail},
 		{"PruneAudit", testPruneAudit},
 		{"TrailMatchesList", testTrailMatchesList},
+		{"Export", testExport},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

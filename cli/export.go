@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+)
+
+func (a *app) exportCommand() *cobra.Command {
+	var (
+		p       api.ExportParams
+		origin  string
+		outPath string
+	)
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write the whole list, newest first, as CSV or NDJSON",
+		Long: `Write every entry of the list, newest first, from one consistent snapshot:
+CSV (id,email,origin,source_id,created_at; cells a spreadsheet would run as
+a formula are escaped) or NDJSON (one entry a line). The service streams it
+and shush writes it as it comes, so memory stays flat for any size.
+
+With --output the file is written whole or not at all (mode 0600: it holds
+addresses); without it the export goes to stdout. Needs shush's own service
+(GET /suppressions/export); the hosted service has none (use list --all).`,
+		Example: `  shush suppressions export --output list.csv
+  shush suppressions export --format ndjson --origin bounce | jq -r .email`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if p.Format != "csv" && p.Format != "ndjson" {
+				return usagef("--format must be csv or ndjson, not %s", api.Quote(p.Format))
+			}
+			if origin != "" {
+				o, err := api.ParseOrigin(origin)
+				if err != nil {
+					return usagef("--origin: %v", err)
+				}
+				p.Origin = o
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			var w io.Writer = a.io.Out
+			var tmp *os.File
+			if outPath != "" {
+				tmp, err = os.CreateTemp(filepath.Dir(outPath), ".shush-export-*")
+				if err != nil {
+					return usagef("cannot write in %s: %v", filepath.Dir(outPath), err)
+				}
+				defer os.Remove(tmp.Name())
+				w = tmp
+			}
+			prog := &exportProgress{w: w, err: a.io.Err, show: isTerminal(a.io.Err), csv: p.Format == "csv"}
+			_, err = conn.Client.Export(cmd.Context(), p, prog)
+			prog.done()
+			if err != nil {
+				if tmp != nil {
+					tmp.Close()
+				}
+				if api.IsNotFound(err) || api.IsUnsupported(err) {
+					return fmt.Errorf("%s offers no export (only shush's own service does); use shush suppressions list --all: %w", conn.Target, err)
+				}
+				return err
+			}
+			if tmp != nil {
+				if err := tmp.Close(); err != nil {
+					return fmt.Errorf("write %s: %w", outPath, err)
+				}
+				if err := os.Rename(tmp.Name(), outPath); err != nil {
+					return fmt.Errorf("write %s: %w", outPath, err)
+				}
+				abs, _ := filepath.Abs(outPath)
+				fmt.Fprintf(a.io.Err, "Exported %s to %s.\n", plural(prog.entries(), "entry", "entries"), safeText(abs))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&p.Format, "format", "csv", "csv or ndjson")
+	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
+	f.StringVarP(&outPath, "output", "o", "", "write to this file (whole or not at all) instead of stdout")
+	return cmd
+}
+
+// exportProgress passes the export through and counts its lines, saying
+// how far it got on a terminal.
+type exportProgress struct {
+	w     io.Writer
+	err   io.Writer
+	show  bool
+	csv   bool
+	lines int
+	shown int
+}
+
+func (p *exportProgress) Write(b []byte) (int, error) {
+	p.lines += bytes.Count(b, []byte{'\n'})
+	if p.show && p.lines-p.shown >= 10000 {
+		p.shown = p.lines
+		fmt.Fprintf(p.err, "\rExported %d entries…", p.entries())
+	}
+	return p.w.Write(b)
+}
+
+func (p *exportProgress) entries() int {
+	if p.csv && p.lines > 0 {
+		return p.lines - 1
+	}
+	return p.lines
+}
+
+func (p *exportProgress) done() {
+	if p.show && p.shown > 0 {
+		fmt.Fprint(p.err, "\r\x1b[K")
+	}
+}
