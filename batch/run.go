@@ -164,7 +164,7 @@ func (r *Runner) Resume(ctx context.Context, path string) (Report, error) {
 	}
 	if st.target != r.Client.BaseURL() {
 		st.journal.close()
-		return Report{}, fmt.Errorf("journal %s is for %s, not %s", path, st.target, r.Client.BaseURL())
+		return Report{}, fmt.Errorf("journal %s is for %s, not %s", path, api.RedactURL(st.target), api.RedactURL(r.Client.BaseURL()))
 	}
 	return r.execute(ctx, st)
 }

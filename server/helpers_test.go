@@ -18,17 +18,23 @@ import (
 
 // service is a running server over real HTTP.
 type service struct {
-	t   *testing.T
+	t   testing.TB
 	st  store.Store
 	url string
 }
 
-func startService(t *testing.T, st store.Store, opts server.Options) *service {
+func startService(t testing.TB, st store.Store, opts server.Options) *service {
 	t.Helper()
 	if opts.Rate == 0 {
 		opts.Rate = 10000
 	}
-	ts := httptest.NewUnstartedServer(checkedAgainstOpenAPI(t, server.New(st, opts)))
+	var h http.Handler = server.New(st, opts)
+	if tt, ok := t.(*testing.T); ok {
+		// Tests check every answer against the OpenAPI document;
+		// benchmarks measure the service alone.
+		h = checkedAgainstOpenAPI(tt, h)
+	}
+	ts := httptest.NewUnstartedServer(h)
 	ts.Listener = server.GuardFraming(ts.Listener)
 	ts.Config.ConnContext = server.ConnContext
 	ts.Start()
@@ -53,7 +59,7 @@ type reply struct {
 	body   []byte
 }
 
-func (r reply) decode(t *testing.T, v any) {
+func (r reply) decode(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("response body %q: %v", r.body, err)
@@ -61,7 +67,7 @@ func (r reply) decode(t *testing.T, v any) {
 }
 
 // apiError decodes an error answer and checks its status and name.
-func (r reply) wantError(t *testing.T, status int, name string) api.Error {
+func (r reply) wantError(t testing.TB, status int, name string) api.Error {
 	t.Helper()
 	if r.status != status {
 		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
