@@ -569,52 +569,59 @@ func (m *mergedWriter) add(mode batch.Mode, rep batch.Report) {
 	}
 }
 
-// close ends the data, adds the invalid entries that were left out, and
-// flushes.
+// close ends the data, adds the invalid entries and the addresses left
+// out, and flushes.
 func (m *mergedWriter) close(invalid []batch.Item, left []batch.LeftOut) error {
-	if m.n > 0 {
-		m.bw.WriteString("\n  ")
+	type invalidItem struct {
+		Line    int    `json:"line"`
+		Entry   string `json:"entry"`
+		Problem string `json:"problem"`
 	}
-	m.bw.WriteString("],\n  \"invalid\": [")
+	type leftItem struct {
+		Line   int    `json:"line"`
+		Email  string `json:"email"`
+		Reason string `json:"reason"`
+	}
+	inv := make([]any, len(invalid))
 	for i, it := range invalid {
-		b, err := json.Marshal(struct {
-			Line    int    `json:"line"`
-			Entry   string `json:"entry"`
-			Problem string `json:"problem"`
-		}{it.Line, it.Raw, it.Problem})
-		if err != nil {
-			continue
-		}
-		if i > 0 {
-			m.bw.WriteByte(',')
-		}
-		m.bw.WriteString("\n    ")
-		m.bw.Write(safe.JSON(b))
+		inv[i] = invalidItem{it.Line, it.Raw, it.Problem}
 	}
-	if len(invalid) > 0 {
-		m.bw.WriteString("\n  ")
-	}
-	m.bw.WriteString("],\n  \"left_out\": [")
+	lo := make([]any, len(left))
 	for i, l := range left {
-		b, err := json.Marshal(struct {
-			Line   int    `json:"line"`
-			Email  string `json:"email"`
-			Reason string `json:"reason"`
-		}{l.Line, l.Value, l.Reason})
+		lo[i] = leftItem{l.Line, l.Value, l.Reason}
+	}
+	m.endArray(m.n)
+	m.array("invalid", inv)
+	m.array("left_out", lo)
+	m.bw.WriteString("\n}\n")
+	return m.bw.Flush()
+}
+
+// array writes `,\n  "name": [items]`, one item a line.
+func (m *mergedWriter) array(name string, items []any) {
+	m.bw.WriteString(",\n  \"" + name + "\": [")
+	n := 0
+	for _, v := range items {
+		b, err := json.Marshal(v)
 		if err != nil {
 			continue
 		}
-		if i > 0 {
+		if n > 0 {
 			m.bw.WriteByte(',')
 		}
+		n++
 		m.bw.WriteString("\n    ")
 		m.bw.Write(safe.JSON(b))
 	}
-	if len(left) > 0 {
+	m.endArray(n)
+}
+
+// endArray closes an array of n items.
+func (m *mergedWriter) endArray(n int) {
+	if n > 0 {
 		m.bw.WriteString("\n  ")
 	}
-	m.bw.WriteString("]\n}\n")
-	return m.bw.Flush()
+	m.bw.WriteByte(']')
 }
 
 // writeMerged prints one report as the run's JSON document.

@@ -108,15 +108,7 @@ func (s *Store) Audit(ctx context.Context, team string, q store.AuditQuery) ([]s
 	if err := rows.Err(); err != nil {
 		return nil, false, wrap(err)
 	}
-	more := len(page) > limit
-	if more {
-		page = page[:limit]
-	}
-	if order == "ASC" {
-		for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
-			page[i], page[j] = page[j], page[i]
-		}
-	}
+	page, more := trimPage(page, limit, order == "ASC")
 	return page, more, nil
 }
 

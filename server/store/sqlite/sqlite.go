@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -811,15 +812,7 @@ func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]sto
 	if err := rows.Err(); err != nil {
 		return nil, false, wrap(err)
 	}
-	more := len(page) > limit
-	if more {
-		page = page[:limit]
-	}
-	if order == "ASC" {
-		for i, j := 0, len(page)-1; i < j; i, j = i+1, j-1 {
-			page[i], page[j] = page[j], page[i]
-		}
-	}
+	page, more := trimPage(page, limit, order == "ASC")
 	return page, more, nil
 }
 
@@ -931,4 +924,18 @@ func nullString(s *string) any {
 
 func marks(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// trimPage cuts a page read with one row more than limit (to learn
+// whether more lie beyond) to limit, and puts a page read oldest first
+// (a "before" cursor) back newest first.
+func trimPage[T any](page []T, limit int, ascending bool) ([]T, bool) {
+	more := len(page) > limit
+	if more {
+		page = page[:limit]
+	}
+	if ascending {
+		slices.Reverse(page)
+	}
+	return page, more
 }
