@@ -148,14 +148,22 @@ type Health struct {
 
 // Timestamp is a point in time on the wire: RFC 3339 in UTC with
 // milliseconds when written. When read it also accepts the PostgreSQL text
-// form ("2026-10-06 23:47:56.678+00") that some services send.
-type Timestamp struct{ time.Time }
+// form ("2026-10-06 23:47:56.678+00") that some services send, and keeps
+// the text as it came: a Timestamp that was read is written back exactly
+// so (the service's data, not our rendering of it).
+type Timestamp struct {
+	time.Time
+	raw string
+}
 
 // TimestampLayout is how the service writes times.
 const TimestampLayout = "2006-01-02T15:04:05.000Z07:00"
 
 // MarshalJSON writes the time as RFC 3339 UTC with milliseconds.
 func (t Timestamp) MarshalJSON() ([]byte, error) {
+	if t.raw != "" {
+		return json.Marshal(t.raw)
+	}
 	return []byte(`"` + t.UTC().Format(TimestampLayout) + `"`), nil
 }
 
@@ -167,7 +175,7 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999Z07:00"} {
 		if v, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
-			t.Time = v.UTC()
+			t.Time, t.raw = v.UTC(), s
 			return nil
 		}
 	}

@@ -298,9 +298,13 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "has_more": end < len(all), "data": data})
 }
 
+// PostgresText is how the hosted service writes created_at (its docs'
+// examples: "2026-10-06 23:47:56.678+00"), not RFC 3339.
+const PostgresText = "2006-01-02 15:04:05.000-07"
+
 func entryJSON(e *Entry, object string) map[string]any {
 	m := map[string]any{"id": e.ID, "email": e.Email, "origin": e.Origin, "source_id": e.SourceID,
-		"created_at": e.CreatedAt.Format("2006-01-02T15:04:05.000Z")}
+		"created_at": e.CreatedAt.Format(PostgresText)}
 	if object != "" {
 		m["object"] = object
 	}
