@@ -32,6 +32,8 @@ type planRecord struct {
 	Values     []string  `json:"values"`
 	Invalid    []Item    `json:"invalid,omitempty"`
 	Duplicates int       `json:"duplicates,omitempty"`
+	// Restore is the plan's Restore (the undo of a removal).
+	Restore map[string]Restore `json:"restore,omitempty"`
 }
 
 type batchRecord struct {
@@ -53,11 +55,12 @@ func newRunID() string {
 	return time.Now().UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:])
 }
 
-func createJournal(dir string, st *run) (*journal, error) {
+// createJournal starts the journal of st at path (a new file).
+func createJournal(path string, st *run) (*journal, error) {
+	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the journal directory %s: %w", dir, err)
 	}
-	path := filepath.Join(dir, newRunID()+journalExt)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create the journal: %w", err)
@@ -70,7 +73,7 @@ func createJournal(dir string, st *run) (*journal, error) {
 	}
 	j := &journal{path: path, f: f}
 	rec := planRecord{Kind: "plan", Version: 1, Mode: st.plan.Mode.key(), Target: st.target,
-		Created: time.Now().UTC(), Values: st.plan.Values, Invalid: st.plan.Invalid, Duplicates: st.plan.Duplicates}
+		Created: time.Now().UTC(), Values: st.plan.Values, Invalid: st.plan.Invalid, Duplicates: st.plan.Duplicates, Restore: st.plan.Restore}
 	if rec.Values == nil {
 		rec.Values = []string{}
 	}
@@ -174,7 +177,7 @@ func readJournal(path string) (*journalState, error) {
 			if !ok {
 				return nil, fmt.Errorf("journal %s: line %d: unknown mode %q", path, n, p.Mode)
 			}
-			plan := Plan{Mode: mode, Values: p.Values, Invalid: p.Invalid, Duplicates: p.Duplicates}
+			plan := Plan{Mode: mode, Values: p.Values, Invalid: p.Invalid, Duplicates: p.Duplicates, Restore: p.Restore}
 			js.run = &run{plan: plan, target: p.Target, batches: plan.Batches(), results: map[int][]Result{}}
 			js.created = p.Created
 		case "batch":

@@ -120,6 +120,17 @@ type Plan struct {
 	// a removal by address: the run then removes those entries by ID and
 	// skips its own lookups for them. Leave it nil to let the run look up.
 	Found map[string]Found
+	// Restore optionally gives, for an addition, the origin each address
+	// is to be listed with (the undo of a removal puts entries back as
+	// they were). The run then sends `entries` instead of `emails`; only
+	// shush's own service takes them.
+	Restore map[string]Restore
+}
+
+// Restore is how an address goes back on the list.
+type Restore struct {
+	Origin   api.Origin `json:"origin"`
+	SourceID string     `json:"source_id,omitempty"`
 }
 
 // NewPlan keeps the valid items of mode, de-duplicated by normalized value

@@ -77,12 +77,32 @@ func Outcomes() []Outcome {
 // was sent, the suppression ID the service returned (empty when none or
 // not established), the outcome, a message for failures and unverified
 // entries, and the 1-based batch number.
+//
+// Email, Origin and SourceID are what the run learned of the entry beyond
+// that: for a removal by ID the address when the service named it, and
+// for a removal the origin the entry had (from the look-up before it), so
+// that an undo can restore the entry as it was.
 type Result struct {
-	Input   string  `json:"input"`
-	ID      string  `json:"id,omitempty"`
-	Outcome Outcome `json:"outcome"`
-	Message string  `json:"message,omitempty"`
-	Batch   int     `json:"batch"`
+	Input    string     `json:"input"`
+	ID       string     `json:"id,omitempty"`
+	Outcome  Outcome    `json:"outcome"`
+	Message  string     `json:"message,omitempty"`
+	Batch    int        `json:"batch"`
+	Email    string     `json:"email,omitempty"`
+	Origin   api.Origin `json:"origin,omitempty"`
+	SourceID string     `json:"source_id,omitempty"`
+}
+
+// Address is the entry's address: the input, or for a removal by ID the
+// address the service named ("" when it did not).
+func (r Result) Address() string {
+	if r.Email != "" {
+		return r.Email
+	}
+	if api.IsID(r.Input) {
+		return ""
+	}
+	return r.Input
 }
 
 // Settled reports whether the entry needs no further sending.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -54,24 +56,28 @@ type Event struct {
 // Runner sends the batches of a plan.
 //
 // What a run sends per mode:
-//   - Add: POST /suppressions/batch/add. The answer has one ID per distinct
-//     address in order; since a plan's batch is already normalized and
-//     distinct, IDs are mapped by position. When the count differs, each
-//     address is resolved with GET /suppressions/{email}. An ID that is a
-//     UUIDv7 minted before the request was sent (corrected for the
-//     service's clock skew) is "already listed"; any other ID is "added".
+//   - Add: POST /suppressions/batch/add. Which ID each address has and
+//     whether the run created it come only from what the service says
+//     (see truth.go): the answer's email/created on shush's service,
+//     look-ups of the list before and after the batch on any other. What
+//     cannot be established is Unverified, never guessed.
 //   - RemoveIDs: POST /suppressions/batch/remove with ids; an ID in the
 //     answer is "removed", one missing from it "not on the list".
-//   - RemoveEmails: the answer of a removal by address carries only IDs, so
-//     the run first finds each address's ID, then removes the found ones
-//     by ID: exact results. For 200 addresses or more it first reads the
-//     list (100 entries per request, at most half as many requests as
-//     addresses); what that does not settle is looked up one by one (GET
-//     /suppressions/{email}); Plan.Found, when given, is used as is. With NoLookup (or on
-//     a service without the lookup endpoint) the batch is removed by
-//     address instead: one request per 100 addresses, exact when all or
-//     none of a batch was listed, otherwise its entries are "removed or not
-//     on the list".
+//   - RemoveEmails: the answer of a removal by address need not say which
+//     address each ID was, so the run first finds each address's entry,
+//     then removes the found ones by ID: exact results, and the origin of
+//     each removed entry is kept for an undo. For 200 addresses or more it
+//     first reads the list (100 entries per request, at most half as many
+//     requests as addresses); what that does not settle is looked up one by
+//     one (GET /suppressions/{email}); Plan.Found, when given, is used as
+//     is. With NoLookup (or on a service without the lookup endpoint) the
+//     batch is removed by address instead: exact when the service names
+//     the removed addresses or all or none of a batch was listed,
+//     otherwise Unverified.
+//
+// Run sends a plan with one journal; Send records a run (a header and a
+// journal per segment, see runs.go) that ResumeRun, Load and PlanUndo find
+// again by its ID. The CLI and the UI use Send.
 type Runner struct {
 	Client *api.Client
 	// Concurrency is how many batches are in flight at once (default 1).
@@ -83,11 +89,21 @@ type Runner struct {
 	NoLookup bool
 	// OnEvent receives progress; it must return quickly.
 	OnEvent func(Event)
+	// SegmentSize is the most entries a segment of a recorded run holds
+	// (default SegmentSize; rounded down to a multiple of api.MaxBatch).
+	SegmentSize int
+	// OnSegment receives the report of each segment of a recorded run
+	// (Send, ResumeRun), in order, whether sent now or read back.
+	OnSegment func(Report)
 	// PauseAfter is how many batches in a row may fail for the service's
 	// sake (no answer, 5xx) before the run pauses rather than spend its
 	// retries on every batch left (default 3). A Retry-After longer than
 	// the client waits out pauses the run at once.
 	PauseAfter int
+	// StopGrace is how long, after ctx is cancelled, a batch already on
+	// the wire may take to be answered before it is cut off (default
+	// 500ms), so that a stop takes effect within a second.
+	StopGrace time.Duration
 
 	// caps is what the run learned of the service (capUnknown, capNames,
 	// capBare), read and set atomically by the batches in flight.
@@ -103,8 +119,12 @@ type Report struct {
 	// Results has one entry per value of the plan, in plan order.
 	Results []Result
 	Batches int
+	// Base is the number of batches before this report's in the recorded
+	// run it is a segment of (0 for a run of its own).
+	Base int
 	// Failed and Unsent list the 1-based numbers of batches that failed or
-	// were not sent; Retry sends them again.
+	// were not sent (counted across the whole recorded run); Retry sends
+	// them again.
 	Failed []int
 	Unsent []int
 }
@@ -128,6 +148,15 @@ type run struct {
 	batches [][]string
 	results map[int][]Result // by 0-based batch index, settled or failed
 	journal *journal
+	// seg places a segment of a recorded run within the whole: the batches
+	// and entries before it, and the whole's totals (zero for a run of its
+	// own). Events and results number batches across the whole run.
+	seg segPlace
+}
+
+type segPlace struct {
+	batches, entries           int // before this segment
+	totalBatches, totalEntries int
 }
 
 // Run sends the plan's batches and returns one result per value. A failed
@@ -141,7 +170,7 @@ func (r *Runner) Run(ctx context.Context, plan Plan) (Report, error) {
 	}
 	st := &run{plan: plan, target: r.Client.BaseURL(), batches: plan.Batches(), results: map[int][]Result{}}
 	if r.JournalDir != "" && len(st.batches) > 0 {
-		j, err := createJournal(r.JournalDir, st)
+		j, err := createJournal(filepath.Join(r.JournalDir, newRunID()+journalExt), st)
 		if err != nil {
 			return Report{}, err
 		}
@@ -213,6 +242,13 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 		evMu.Lock()
 		defer evMu.Unlock()
 		e.Batches, e.Total = len(st.batches), total
+		if p := st.seg; p.totalBatches > 0 {
+			e.Batches, e.Total = p.totalBatches, p.totalEntries
+			e.Done += p.entries
+			if e.Batch > 0 {
+				e.Batch += p.batches
+			}
+		}
 		r.OnEvent(e)
 	}
 	for i, b := range st.batches {
@@ -274,11 +310,29 @@ func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 				}
 				emit(Event{Kind: BatchStarted, Batch: i + 1, Size: len(b), Done: done})
 				mu.Unlock()
-				bctx := api.WithWaits(api.Detach(sendCtx), func(w api.WaitInfo) {
+				// The request once sent is let finish after a cancel, so its
+				// outcome is known, but only for StopGrace: then it is cut
+				// off, and its batch counts as failed (the service may or
+				// may not have applied it; a resume sends it again, which is
+				// safe, both endpoints being idempotent).
+				inFlight, cut := context.WithCancel(api.Detach(sendCtx))
+				var abandoned atomic.Bool
+				stopCut := context.AfterFunc(ctx, func() {
+					t := time.AfterFunc(r.stopGrace(), func() { abandoned.Store(true); cut() })
+					context.AfterFunc(inFlight, func() { t.Stop() })
+				})
+				bctx := api.WithWaits(inFlight, func(w api.WaitInfo) {
 					emit(Event{Kind: Waiting, Batch: i + 1, Size: len(b), Wait: w.Delay, Reason: w.Reason, Err: w.Err})
 				})
 				res, err := r.send(bctx, st, i, rs)
-				if err != nil && sendCtx.Err() != nil && errors.Is(err, sendCtx.Err()) {
+				stopCut()
+				cut()
+				if err != nil && abandoned.Load() {
+					err = ErrAbandoned
+					for k := range res {
+						res[k].Message = err.Error()
+					}
+				} else if err != nil && sendCtx.Err() != nil && errors.Is(err, sendCtx.Err()) {
 					// Stopped while waiting, before the request went out.
 					continue
 				}
@@ -335,13 +389,24 @@ feed:
 			return rep, err
 		}
 	}
-	if err := ctx.Err(); err != nil && len(rep.Unsent) > 0 {
+	if err := ctx.Err(); err != nil && !rep.Complete() {
 		return rep, err
 	}
 	if pausedBy != nil {
 		return rep, &PausedError{Cause: pausedBy, InARow: inARow}
 	}
 	return rep, nil
+}
+
+// ErrAbandoned is the failure of a batch whose request was cut off by a
+// stop while on the wire: the service may or may not have applied it.
+var ErrAbandoned = errors.New("stopped while its request was on the wire: the service may or may not have applied it; resuming sends it again")
+
+func (r *Runner) stopGrace() time.Duration {
+	if r.StopGrace > 0 {
+		return r.StopGrace
+	}
+	return 500 * time.Millisecond
 }
 
 // PausedError ends a run that stopped sending because the service was not
@@ -385,17 +450,19 @@ func (r *Runner) report(st *run) Report {
 	if st.journal != nil {
 		rep.Journal = st.journal.path
 	}
+	rep.Base = st.seg.batches
 	for i, b := range st.batches {
+		n := st.seg.batches + i + 1
 		res, ok := st.results[i]
 		switch {
 		case !ok:
-			rep.Unsent = append(rep.Unsent, i+1)
+			rep.Unsent = append(rep.Unsent, n)
 			for _, v := range b {
-				rep.Results = append(rep.Results, Result{Input: v, Outcome: Unsent, Batch: i + 1})
+				rep.Results = append(rep.Results, Result{Input: v, Outcome: Unsent, Batch: n})
 			}
 			continue
 		case !res[0].Settled():
-			rep.Failed = append(rep.Failed, i+1)
+			rep.Failed = append(rep.Failed, n)
 		}
 		rep.Results = append(rep.Results, res...)
 	}
@@ -412,7 +479,7 @@ func (r *Runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 	)
 	switch st.plan.Mode {
 	case Add:
-		res, err = r.add(ctx, values)
+		res, err = r.add(ctx, values, st.plan.Restore)
 	case RemoveIDs:
 		res, err = r.removeIDs(ctx, values)
 	case RemoveEmails:
@@ -431,7 +498,7 @@ func (r *Runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 		}
 	}
 	for k := range res {
-		res[k].Batch = i + 1
+		res[k].Batch = st.seg.batches + i + 1
 	}
 	return res, err
 }
@@ -441,15 +508,15 @@ func (r *Runner) removeIDs(ctx context.Context, values []string) ([]Result, erro
 	if err != nil {
 		return nil, err
 	}
-	removed := make(map[string]bool, len(data))
+	removed := make(map[string]string, len(data))
 	for _, s := range data {
-		removed[s.ID] = true
+		removed[s.ID] = s.Email
 	}
 	res := make([]Result, len(values))
 	for k, v := range values {
 		res[k] = Result{Input: v, ID: v, Outcome: NotListed}
-		if removed[v] {
-			res[k].Outcome = Removed
+		if email, ok := removed[v]; ok {
+			res[k].Outcome, res[k].Email = Removed, email
 		}
 	}
 	return res, nil
@@ -542,7 +609,11 @@ func (r *Runner) removeLookedUp(ctx context.Context, values []string, rs *resolv
 	for k, v := range values {
 		res[k] = Result{Input: v, Outcome: NotListed}
 		if finds[k].Listed {
-			res[k].ID = finds[k].Entry.ID
+			e := finds[k].Entry
+			res[k].ID, res[k].Origin = e.ID, e.Origin
+			if e.SourceID != nil {
+				res[k].SourceID = *e.SourceID
+			}
 			if removed[finds[k].Entry.ID] {
 				res[k].Outcome = Removed
 			} else {

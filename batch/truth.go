@@ -44,12 +44,18 @@ const (
 // new entries; beyond it the rest is looked up one by one.
 func maxMarkPages(n int) int { return n/api.MaxBatch + 3 }
 
-func (r *Runner) add(ctx context.Context, values []string) ([]Result, error) {
+func (r *Runner) add(ctx context.Context, values []string, restore map[string]Restore) ([]Result, error) {
 	var m mark
 	if atomic.LoadInt32(&r.caps) != capNames {
 		m = r.markNewest(ctx)
 	}
-	data, err := r.Client.BatchAdd(ctx, values)
+	var data []api.Suppression
+	var err error
+	if len(restore) > 0 {
+		data, err = r.Client.BatchAddEntries(ctx, entriesOf(values, restore))
+	} else {
+		data, err = r.Client.BatchAdd(ctx, values)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +73,22 @@ func (r *Runner) add(ctx context.Context, values []string) ([]Result, error) {
 		return r.addUnmarked(values, data, fmt.Errorf("the service's answers do not name their addresses and the run had no mark of the list before this first batch")), nil
 	}
 	return r.addBare(ctx, values, data, m), nil
+}
+
+// entriesOf gives each address its origin to be restored with (manual
+// when the plan has none for it).
+func entriesOf(values []string, restore map[string]Restore) []api.NewEntry {
+	out := make([]api.NewEntry, len(values))
+	for k, v := range values {
+		out[k] = api.NewEntry{Email: v, Origin: api.OriginManual}
+		if to, ok := restore[v]; ok && to.Origin != "" {
+			out[k].Origin = to.Origin
+			if to.SourceID != "" {
+				out[k].SourceID = &to.SourceID
+			}
+		}
+	}
+	return out
 }
 
 // named reports whether a batch answer names the address of every item

@@ -1,0 +1,301 @@
+package batch_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/internal/hostedtest"
+)
+
+// A recorded run of several segments is cut off, listed from its header,
+// resumed from its ID alone and ends with exactly the intended list; a
+// second resume sends nothing.
+func TestRecordedRunResumesFromItsID(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	dir := t.TempDir()
+	values := addresses("seg", 450)
+	ctx, cancel := context.WithCancel(context.Background())
+	var segments []batch.Report
+	r := batch.Runner{Client: c, JournalDir: dir, SegmentSize: 200,
+		OnEvent: func(e batch.Event) {
+			if e.Kind == batch.BatchDone && e.Batch == 3 {
+				cancel()
+			}
+		},
+		OnSegment: func(rep batch.Report) { segments = append(segments, rep) }}
+	ri, err := r.Send(ctx, planOf(batch.Add, values), batch.RunMeta{Reference: "#77", Source: "cli", Input: "in.txt"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	if ri.State != batch.Stopped || ri.Segments != 3 || ri.Counts[batch.Added] != 300 || ri.Counts[batch.Unsent] != 150 {
+		t.Fatalf("header after the cancel: %+v", ri)
+	}
+	if len(segments) != 3 || segments[1].Base != 2 || segments[1].Results[0].Batch != 3 {
+		t.Fatalf("segments reported: %d, second based at %d", len(segments), segments[1].Base)
+	}
+
+	runs, err := batch.Runs(dir)
+	if err != nil || len(runs) != 1 || runs[0].ID != ri.ID || runs[0].Reference != "#77" || !runs[0].Resumable() {
+		t.Fatalf("runs: %+v %v", runs, err)
+	}
+	if got, ok, _ := batch.Interrupted(dir, c.BaseURL()); !ok || got.ID != ri.ID {
+		t.Fatalf("interrupted: %+v %v", got, ok)
+	}
+
+	before := svc.gate.batches.Load()
+	r2 := batch.Runner{Client: c, JournalDir: dir}
+	ri, err = r2.ResumeRun(context.Background(), ri.ID[:12])
+	if err != nil || ri.State != batch.Finished || ri.Counts[batch.Added] != 450 {
+		t.Fatalf("resume: %+v %v", ri, err)
+	}
+	if sent := svc.gate.batches.Load() - before; sent != 2 {
+		t.Errorf("the resume sent %d batches, want the 2 left", sent)
+	}
+	if got := listed(t, c); len(got) != 450 {
+		t.Errorf("list holds %d entries", len(got))
+	}
+	before = svc.gate.batches.Load()
+	if _, err := r2.ResumeRun(context.Background(), ri.ID); err != nil {
+		t.Fatal(err)
+	}
+	if sent := svc.gate.batches.Load() - before; sent != 0 {
+		t.Errorf("resuming a finished run sent %d batches", sent)
+	}
+	if _, ok, _ := batch.Interrupted(dir, c.BaseURL()); ok {
+		t.Error("a finished run is still offered")
+	}
+
+	// Load reads the journals: every address with its true ID.
+	truth := listed(t, c)
+	n := 0
+	if _, err := batch.Load(dir, ri.ID, func(rep batch.Report) error {
+		for _, x := range rep.Results {
+			n++
+			if truth[x.Input] != x.ID {
+				t.Errorf("%s: %s, list says %s", x.Input, x.ID, truth[x.Input])
+			}
+		}
+		return nil
+	}); err != nil || n != 450 {
+		t.Fatalf("load: %d results, %v", n, err)
+	}
+}
+
+// Undo of an addition removes only what the run created: not what was
+// listed before it, and not an entry someone else removed and added again
+// since (it has another ID).
+func TestUndoOfAnAdditionRemovesOnlyWhatTheRunCreated(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	ctx := context.Background()
+	dir := t.TempDir()
+	values := addresses("undo", 120)
+	if _, err := c.BatchAdd(ctx, values[:10]); err != nil {
+		t.Fatal(err)
+	}
+	r := batch.Runner{Client: c, JournalDir: dir}
+	ri, err := r.Send(ctx, planOf(batch.Add, values), batch.RunMeta{})
+	if err != nil || ri.Counts[batch.Added] != 110 || ri.Counts[batch.AlreadyListed] != 10 {
+		t.Fatalf("send: %+v %v", ri.Counts, err)
+	}
+	// Another agent re-creates one of the run's entries meanwhile.
+	if _, err := c.Remove(ctx, values[50]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Add(ctx, values[50]); err != nil {
+		t.Fatal(err)
+	}
+	u, err := batch.PlanUndo(ctx, c, dir, ri.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Plan.Mode != batch.RemoveIDs || len(u.Plan.Values) != 110 || len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "10 entries were already listed before the run stay") {
+		t.Fatalf("undo plan: %d values, notes %q", len(u.Plan.Values), u.Notes)
+	}
+	undo, err := r.Send(ctx, u.Plan, batch.RunMeta{UndoOf: ri.ID})
+	if err != nil || undo.Counts[batch.Removed] != 109 || undo.Counts[batch.NotListed] != 1 {
+		t.Fatalf("undo: %+v %v", undo.Counts, err)
+	}
+	got := listed(t, c)
+	if len(got) != 11 {
+		t.Errorf("after the undo the list holds %d entries, want the 10 from before and the one re-added", len(got))
+	}
+	for _, v := range append(values[:10:10], values[50]) {
+		if got[v] == "" {
+			t.Errorf("%s is gone", v)
+		}
+	}
+}
+
+// Undo of a removal puts each entry back with the origin it had, found by
+// the run's look-ups or in the trail; against a service that takes no
+// origins it says beforehand that they come back manual.
+func TestUndoOfARemovalRestoresTheOrigin(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := "msg-1"
+	entries := []api.NewEntry{
+		{Email: "b@example.com", Origin: api.OriginBounce, SourceID: &src},
+		{Email: "c@example.com", Origin: api.OriginComplaint},
+		{Email: "m@example.com"},
+	}
+	added, err := c.BatchAddEntries(ctx, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []batch.Mode{batch.RemoveEmails, batch.RemoveIDs} {
+		values := []string{"b@example.com", "c@example.com", "m@example.com", "never@example.com"}
+		if mode == batch.RemoveIDs {
+			values = nil
+			for _, s := range added {
+				values = append(values, s.ID)
+			}
+		}
+		r := batch.Runner{Client: c, JournalDir: dir}
+		ri, err := r.Send(ctx, planOf(mode, values), batch.RunMeta{})
+		if err != nil || ri.Counts[batch.Removed] != 3 {
+			t.Fatalf("%s: %+v %v", mode, ri.Counts, err)
+		}
+		u, err := batch.PlanUndo(ctx, c, dir, ri.ID)
+		if err != nil || len(u.Plan.Values) != 3 || u.Manual != 1 || len(u.Notes) != 0 {
+			t.Fatalf("%s undo plan: %+v %v", mode, u, err)
+		}
+		if _, err := r.Send(ctx, u.Plan, batch.RunMeta{UndoOf: ri.ID}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"b@example.com": "bounce/msg-1", "c@example.com": "complaint/", "m@example.com": "manual/"}
+		for email, w := range want {
+			e, err := c.Get(ctx, email)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sid := ""
+			if e.SourceID != nil {
+				sid = *e.SourceID
+			}
+			if got := string(e.Origin) + "/" + sid; got != w {
+				t.Errorf("%s: %s came back as %s, want %s", mode, email, got, w)
+			}
+		}
+		added = nil
+		for _, email := range []string{"b@example.com", "c@example.com", "m@example.com"} {
+			e, _ := c.Get(ctx, email)
+			added = append(added, api.Suppression{ID: e.ID})
+		}
+	}
+
+	// The hosted service takes no origins: said beforehand.
+	h := hostedtest.Start(t)
+	h.Add("x@example.com", "y@example.com")
+	fc := foreignClient(h)
+	fdir := t.TempDir()
+	r := batch.Runner{Client: fc, JournalDir: fdir}
+	ri, err := r.Send(ctx, planOf(batch.RemoveEmails, []string{"x@example.com", "y@example.com"}), batch.RunMeta{})
+	if err != nil || ri.Counts[batch.Removed] != 2 {
+		t.Fatalf("foreign removal: %+v %v", ri.Counts, err)
+	}
+	u, err := batch.PlanUndo(ctx, fc, fdir, ri.ID)
+	if err != nil || u.Manual != 2 || u.Plan.Restore != nil || len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "2 entries will come back with origin manual") {
+		t.Fatalf("foreign undo plan: %+v %v", u, err)
+	}
+	if _, err := r.Send(ctx, u.Plan, batch.RunMeta{UndoOf: ri.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if truth := h.Truth(); len(truth) != 2 {
+		t.Errorf("the hosted list after the undo: %v", truth)
+	}
+}
+
+// A stop takes effect within a second even while the service sits on a
+// batch: the batch is journaled as failed (it may have been applied) and a
+// resume sends it again.
+func TestStopWithinASecond(t *testing.T) {
+	svc := startService(t, 10000)
+	hold := make(chan struct{})
+	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		if strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+			}
+			return true
+		}
+		return false
+	})
+	defer close(hold)
+	c := svc.client()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) {
+		if e.Kind == batch.BatchStarted {
+			time.AfterFunc(100*time.Millisecond, cancel)
+		}
+	}}
+	stopped := make(chan time.Time, 1)
+	context.AfterFunc(ctx, func() { stopped <- time.Now() })
+	ri, err := r.Send(ctx, planOf(batch.Add, addresses("hold", 150)), batch.RunMeta{})
+	if took := time.Since(<-stopped); took > time.Second {
+		t.Errorf("the stop took %s", took)
+	}
+	if !errors.Is(err, context.Canceled) || ri.Counts[batch.Failed] != 100 || ri.Counts[batch.Unsent] != 50 {
+		t.Fatalf("stopped run: %+v %v", ri.Counts, err)
+	}
+	var msg string
+	if _, err := batch.Load(dir, ri.ID, func(rep batch.Report) error {
+		msg = rep.Results[0].Message
+		return nil
+	}); err != nil || !strings.Contains(msg, "may or may not have applied it") {
+		t.Fatalf("journaled failure: %q %v", msg, err)
+	}
+	svc.gate.setFault(nil)
+	ri, err = r.ResumeRun(context.Background(), ri.ID)
+	if err != nil || ri.Counts[batch.Added] != 150 {
+		t.Fatalf("resume: %+v %v", ri.Counts, err)
+	}
+}
+
+// Journals of earlier versions (one file per run) are listed as runs, and
+// pruning deletes finished runs past the cut and keeps unfinished ones.
+func TestEarlierJournalsAndPruning(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	dir := t.TempDir()
+	old := batch.Runner{Client: c, JournalDir: dir}
+	rep, err := old.Run(context.Background(), planOf(batch.Add, addresses("old", 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := batch.Runs(dir)
+	if err != nil || len(runs) != 1 || runs[0].State != batch.Finished || runs[0].Counts[batch.Added] != 3 {
+		t.Fatalf("adopted: %+v %v", runs, err)
+	}
+	if _, err := os.Stat(rep.Journal); !os.IsNotExist(err) {
+		t.Errorf("the old journal is still beside its segment: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	open, _ := old.Send(ctx, planOf(batch.Add, addresses("open", 3)), batch.RunMeta{})
+	n, err := batch.Prune(dir, time.Now().Add(time.Hour))
+	if err != nil || n != 1 {
+		t.Fatalf("pruned %d: %v", n, err)
+	}
+	runs, _ = batch.Runs(dir)
+	if len(runs) != 1 || runs[0].ID != open.ID {
+		t.Fatalf("left: %+v", runs)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) != 2 {
+		t.Errorf("files left: %v", files)
+	}
+}

@@ -1,0 +1,190 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/shushlist/shush/api"
+)
+
+// Undo is what undoing a recorded run sends, and what it says beforehand.
+//
+//   - An addition is undone by removing, by ID, the entries the run itself
+//     created (outcome added). Removing by ID is its own re-check: an
+//     entry another client removed and added again since has another ID
+//     and stays. Entries already listed before the run, and those whose
+//     outcome was not established, are left as they are.
+//   - A removal is undone by adding the removed addresses back with the
+//     origin they had, through `entries`, where the service takes them
+//     (shush's own service). The origin comes from the run's look-ups, else
+//     from the service's audit trail; an entry whose origin is not known,
+//     or a service that does not take origins, puts it back as manual, and
+//     Manual counts them. An unverified removal (by address, without
+//     look-ups) is put back too: one entry too many on a suppression list
+//     is the safe side.
+type Undo struct {
+	Of   RunInfo
+	Plan Plan
+	// Emails maps each ID of an undo by ID to its address, for the
+	// results.
+	Emails map[string]string
+	// Manual counts the entries that come back with origin manual.
+	Manual int
+	// Notes are the sentences to show before the undo is confirmed.
+	Notes []string
+}
+
+// PlanUndo reads the recorded run id in dir and plans its undo against the
+// client's service, which must be the run's.
+func PlanUndo(ctx context.Context, c *api.Client, dir, id string) (Undo, error) {
+	var results []Result
+	ri, err := Load(dir, id, func(rep Report) error {
+		for _, x := range rep.Results {
+			switch x.Outcome {
+			case Added, Removed, Unverified:
+				results = append(results, x)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Undo{}, err
+	}
+	if ri.Target != c.BaseURL() {
+		return Undo{}, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, api.RedactURL(ri.Target), api.RedactURL(c.BaseURL()))
+	}
+	u := Undo{Of: ri}
+	if ri.Mode == Add {
+		u.Plan.Mode = RemoveIDs
+		u.Emails = map[string]string{}
+		unverified := 0
+		for _, x := range results {
+			if x.Outcome == Added && x.ID != "" {
+				u.Plan.Values = append(u.Plan.Values, x.ID)
+				u.Emails[x.ID] = x.Input
+			} else {
+				unverified++
+			}
+		}
+		if n := ri.Counts[AlreadyListed]; n > 0 {
+			u.Notes = append(u.Notes, fmt.Sprintf("%s already listed before the run %s.", count(n, "entry was", "entries were"), pluralVerb(n, "stays", "stay")))
+		}
+		if unverified > 0 {
+			u.Notes = append(u.Notes, fmt.Sprintf("%s whose outcome was not established %s left as %s.", count(unverified, "entry", "entries"), pluralVerb(unverified, "is", "are"), pluralVerb(unverified, "it is", "they are")))
+		}
+		return u, nil
+	}
+
+	u.Plan.Mode = Add
+	u.Plan.Restore = map[string]Restore{}
+	noAddress := 0
+	var unknown []Result
+	for _, x := range results {
+		if ri.Mode == RemoveIDs && x.Outcome == Unverified {
+			continue
+		}
+		a := x.Address()
+		if a == "" {
+			noAddress++
+			continue
+		}
+		u.Plan.Values = append(u.Plan.Values, a)
+		if x.Origin != "" {
+			u.Plan.Restore[a] = Restore{Origin: x.Origin, SourceID: x.SourceID}
+		} else {
+			unknown = append(unknown, x)
+		}
+	}
+	u.Plan.Values = dedupe(u.Plan.Values)
+	if noAddress > 0 {
+		u.Notes = append(u.Notes, fmt.Sprintf("%s cannot be put back: the service did not name %s address.", count(noAddress, "removed ID", "removed IDs"), pluralVerb(noAddress, "its", "their")))
+	}
+	if len(u.Plan.Values) == 0 {
+		return u, nil
+	}
+	extended := extends(ctx, c)
+	if extended && len(unknown) > 0 {
+		fromTrail(ctx, c, unknown, u.Plan.Restore)
+	}
+	if !extended {
+		u.Plan.Restore = nil
+		u.Manual = len(u.Plan.Values)
+		u.Notes = append(u.Notes, fmt.Sprintf("%s will come back with origin manual: this service does not take an entry's origin.", count(u.Manual, "entry", "entries")))
+		return u, nil
+	}
+	for _, v := range u.Plan.Values {
+		if to, ok := u.Plan.Restore[v]; !ok || to.Origin == "" || to.Origin == api.OriginManual {
+			u.Manual++
+		}
+	}
+	if n := u.Manual - manualBefore(u.Plan.Restore); n > 0 {
+		u.Notes = append(u.Notes, fmt.Sprintf("%s will come back with origin manual: %s origin was not recorded.", count(n, "entry", "entries"), pluralVerb(n, "its", "their")))
+	}
+	return u, nil
+}
+
+// manualBefore counts the entries that were manual before their removal
+// (they come back as they were, which is no loss).
+func manualBefore(restore map[string]Restore) int {
+	n := 0
+	for _, to := range restore {
+		if to.Origin == api.OriginManual {
+			n++
+		}
+	}
+	return n
+}
+
+// extends reports whether the service is shush's own (it keeps the audit
+// trail, and takes `entries` with origins).
+func extends(ctx context.Context, c *api.Client) bool {
+	_, err := c.Audit(ctx, api.AuditParams{Limit: 1})
+	return err == nil
+}
+
+// fromTrail finds in the service's audit trail the origin each removed
+// entry had, one request per entry; what it cannot find stays unknown.
+func fromTrail(ctx context.Context, c *api.Client, removed []Result, into map[string]Restore) {
+	for _, x := range removed {
+		ref := x.ID
+		if ref == "" {
+			ref = x.Address()
+		}
+		page, err := c.SuppressionAudit(ctx, ref, api.AuditParams{Limit: 1, Type: api.AuditRemoved})
+		if err != nil || len(page.Data) == 0 {
+			continue
+		}
+		e := page.Data[0].Suppression
+		to := Restore{Origin: e.Origin}
+		if e.SourceID != nil {
+			to.SourceID = *e.SourceID
+		}
+		into[x.Address()] = to
+	}
+}
+
+func dedupe(values []string) []string {
+	seen := make(map[string]bool, len(values))
+	out := values[:0]
+	for _, v := range values {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func pluralVerb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
