@@ -2,12 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -192,41 +192,44 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	defer conn.Close()
 
-	jobs, man, err := a.planJobs(conn, plan, f)
-	if err != nil {
-		return err
-	}
-	sum := newSummary(plan)
-	progress := a.progress(sum.batches, len(plan.Values))
-	runner := batch.Runner{Client: conn.Client, Concurrency: f.concurrency, JournalDir: conn.JournalDir, OnEvent: progress.event}
-	var merged *mergedWriter
-	if out.json {
-		merged = newMergedWriter(a.io.Out)
-	}
-	var runErr error
-	for i, j := range jobs {
-		progress.batchBase, progress.doneBase = i*segmentBatches, i*segmentSize
-		var rep batch.Report
-		if j.journal != "" {
-			rep, runErr = runner.Resume(ctx, j.journal)
-		} else {
-			rep, runErr = runner.Run(ctx, j.plan)
-		}
-		sum.add(rep, i*segmentBatches)
-		if merged != nil {
-			merged.add(plan.Mode, rep)
-		}
-		if runErr != nil {
-			break
-		}
-	}
-	progress.clear()
-	if man != nil && runErr == nil && sum.complete() {
-		man.Finished = true
-		if err := man.save(); err != nil {
+	resumeID := ""
+	if f.resume {
+		if resumeID, err = a.interruptedRun(conn, plan, f.file); err != nil {
 			return err
 		}
+	} else {
+		a.pruneRuns(conn)
 	}
+	send := func(r *batch.Runner) error {
+		if resumeID != "" {
+			_, err := r.ResumeRun(ctx, resumeID)
+			return err
+		}
+		_, err := r.Send(ctx, plan, batch.RunMeta{Reference: f.reference, Source: "cli", Input: inputName(f.file)})
+		return err
+	}
+	return a.sendRun(ctx, conn, newSummary(plan), left, f.asJSON, f.concurrency, a.resumeCommand(cmd, f), send)
+}
+
+// sendRun runs send with a Runner that reports into sum, prints the run's
+// report (or its --json document) and says how it ended: the exit status
+// and, for a run with entries left, the command that finishes it.
+func (a *app) sendRun(ctx context.Context, conn *connection, sum *summary, left []batch.LeftOut, asJSON bool, concurrency int, resume string, send func(*batch.Runner) error) error {
+	plan := sum.plan
+	progress := a.progress(sum.batches, sum.entries)
+	var merged *mergedWriter
+	if a.output(asJSON).json {
+		merged = newMergedWriter(a.io.Out)
+	}
+	runner := &batch.Runner{Client: conn.Client, Concurrency: concurrency, JournalDir: conn.JournalDir, OnEvent: progress.event,
+		OnSegment: func(rep batch.Report) {
+			sum.add(rep)
+			if merged != nil {
+				merged.add(plan.Mode, rep)
+			}
+		}}
+	runErr := send(runner)
+	progress.clear()
 
 	if merged != nil {
 		if err := merged.close(plan.Invalid, left); err != nil {
@@ -240,7 +243,6 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		a.listLeftOut(a.io.Out, left)
 	}
 
-	resume := a.resumeCommand(cmd, f)
 	var paused *batch.PausedError
 	switch {
 	case errors.As(runErr, &paused):
@@ -248,7 +250,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 			paused, plural(sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
 	case runErr != nil && ctx.Err() != nil:
 		return exitErr{ExitInterrupted, fmt.Errorf("interrupted with %s of %s not sent; finish the run with: %s",
-			plural(sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
+			plural(sum.unsent()+len(sum.failed), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
 	case runErr != nil:
 		return runErr
 	case !sum.complete():
@@ -260,52 +262,46 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 
 // interruptedRun finds the newest unfinished run of this mode against the
 // connection's service whose plan is the one the file given now makes
-// (resuming finishes the journaled plan, so a different file would
+// (resuming finishes the recorded plan, so a different file would
 // silently not be sent). When unfinished runs exist but none is of this
-// file, it refuses rather than guess; when there are none, a new run starts.
-func (a *app) interruptedRun(conn *connection, mode batch.Mode, values []string, file string) (string, error) {
-	runs, err := batch.Journals(conn.JournalDir)
+// file, it refuses rather than guess; when there are none, a new run
+// starts ("" is returned). Only the runs' headers are read.
+func (a *app) interruptedRun(conn *connection, plan batch.Plan, file string) (string, error) {
+	runs, err := batch.Runs(conn.JournalDir)
 	if err != nil {
 		return "", err
 	}
-	var newest *batch.JournalInfo
-	for i, j := range runs {
-		if j.Target != conn.Client.BaseURL() || j.Mode != mode || j.Finished {
+	sum := batch.Sum(plan.Values)
+	var newest *batch.RunInfo
+	for i, ri := range runs {
+		if ri.Target != conn.Client.BaseURL() || ri.Mode != plan.Mode || !ri.Resumable() {
 			continue
 		}
 		if newest == nil {
 			newest = &runs[i]
 		}
-		if j.Entries == len(values) && samePlan(j.Path, values) {
-			fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", j.Created.Local().Format(time.DateTime), j.Done, j.Entries)
-			return j.Path, nil
+		if ri.Entries == len(plan.Values) && ri.Sum == sum {
+			a.sayResuming(conn.JournalDir, ri)
+			return ri.ID, nil
 		}
 	}
 	if newest != nil {
-		return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file (journal %s)",
-			mode, conn.Target, newest.Entries, inputName(file), len(values), newest.Path)
+		return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file, or with: shush runs resume %s",
+			plan.Mode, conn.Target, newest.Entries, inputName(file), len(plan.Values), newest.ID)
 	}
-	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", mode, conn.Target)
+	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", plan.Mode, conn.Target)
 	return "", nil
 }
 
-// samePlan reports whether the journal at path is of a plan with exactly
-// these values. The plan is the journal's first line:
-// {"kind":"plan",…,"values":[…]}.
-func samePlan(path string, values []string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
+// sayResuming tells what a resume picks up. A run cut off by a crash has
+// a header older than its journals, so they are read for the count.
+func (a *app) sayResuming(dir string, ri batch.RunInfo) {
+	if ri.State == batch.Running {
+		if exact, err := batch.Load(dir, ri.ID, nil); err == nil {
+			ri = exact
+		}
 	}
-	defer f.Close()
-	var rec struct {
-		Kind   string   `json:"kind"`
-		Values []string `json:"values"`
-	}
-	if err := json.NewDecoder(bufio.NewReaderSize(f, 1<<20)).Decode(&rec); err != nil || rec.Kind != "plan" {
-		return false
-	}
-	return slices.Equal(rec.Values, values)
+	fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", ri.Created.Local().Format(time.DateTime), ri.Sent(), ri.Entries)
 }
 
 // resumeCommand is the command line that finishes this run: the same
@@ -515,7 +511,7 @@ type runItem struct {
 func itemOf(mode batch.Mode, r batch.Result) runItem {
 	it := runItem{Object: api.ObjectSuppression, ID: r.ID, Email: r.Input, Outcome: r.Outcome, Batch: r.Batch}
 	if mode == batch.RemoveIDs {
-		it.Email = ""
+		it.Email = r.Email
 		if it.ID == "" {
 			it.ID = r.Input
 		}
@@ -648,10 +644,9 @@ type progressLine struct {
 	w       io.Writer
 	on      bool
 	started time.Time
-	// batches and total count the whole plan; a run of several segments
-	// sets the bases to where the current segment starts.
-	batches, total      int
-	batchBase, doneBase int
+	// batches and total count the whole plan (events count across a
+	// run's segments).
+	batches, total int
 }
 
 func (a *app) progress(batches, total int) *progressLine {
@@ -666,8 +661,8 @@ func (p *progressLine) event(e batch.Event) {
 		fmt.Fprintf(p.w, "\r\x1b[Kreading the list to find the IDs · %s", plural(e.Pages, "page", "pages"))
 		return
 	}
-	done := p.doneBase + e.Done
-	line := fmt.Sprintf("batch %d/%d · %d/%d entries", p.batchBase+e.Batch, p.batches, done, p.total)
+	done := e.Done
+	line := fmt.Sprintf("batch %d/%d · %d/%d entries", e.Batch, p.batches, done, p.total)
 	switch e.Kind {
 	case batch.Waiting:
 		line += fmt.Sprintf(" · waiting %s (%s)", e.Wait.Round(100*time.Millisecond), e.Reason)

@@ -35,15 +35,15 @@ func (a *app) connect(ctx context.Context, opts ...api.Option) (*connection, err
 	if err != nil {
 		return nil, err
 	}
-	state, err := config.StateDir()
+	journals, err := journalDirOf()
 	if err != nil {
-		return nil, usagef("cannot find the user state directory: %v", err)
+		return nil, err
 	}
 	c := &connection{
 		Settings:   s,
 		Target:     s.Target(),
 		Profile:    s.Profile.Value,
-		JournalDir: filepath.Join(state, "journal"),
+		JournalDir: journals,
 		Close:      func() error { return nil },
 	}
 	opts = append([]api.Option{api.WithUserAgent(version())}, opts...)
@@ -64,4 +64,14 @@ func (a *app) connect(ctx context.Context, opts ...api.Option) (*connection, err
 	c.Client = api.NewClient(s.BaseURL.Value, s.APIKey.Value, opts...)
 	c.MaskedKey = config.MaskKey(s.APIKey.Value)
 	return c, nil
+}
+
+// journalDirOf is where the runs are recorded: journal in the user state
+// directory.
+func journalDirOf() (string, error) {
+	state, err := config.StateDir()
+	if err != nil {
+		return "", usagef("cannot find the user state directory: %v", err)
+	}
+	return filepath.Join(state, "journal"), nil
 }

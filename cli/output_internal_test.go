@@ -67,7 +67,7 @@ func TestHumanReport(t *testing.T) {
 		rep.Results = append(rep.Results, r)
 	}
 	sum := newSummary(plan)
-	sum.add(rep, 0)
+	sum.add(rep)
 	a.printReport(sum, "http://svc.example")
 	for _, want := range []string{
 		"Remove by address on http://svc.example, 2 batches: 99 removed, 1 not on the list, 50 failed.",
@@ -87,25 +87,23 @@ func TestHumanReport(t *testing.T) {
 // A run of several segments numbers its batches across segments, and
 // counts the entries of segments it never reached as unsent.
 func TestSummaryAcrossSegments(t *testing.T) {
+	const segmentSize, segmentBatches = batch.SegmentSize, batch.SegmentSize / api.MaxBatch
 	values := make([]string, segmentSize+250)
 	for i := range values {
 		values[i] = fmt.Sprintf("u%d@example.com", i)
 	}
 	plan := batch.Plan{Mode: batch.Add, Values: values}
-	segs := segments(plan)
-	if len(segs) != 2 || len(segs[0].Values) != segmentSize || len(segs[1].Values) != 250 {
-		t.Fatalf("segments of %d values: %d", len(values), len(segs))
-	}
+	first := batch.Plan{Mode: batch.Add, Values: values[:segmentSize]}
 	sum := newSummary(plan)
-	rep := batch.Report{Plan: segs[0], Batches: segmentBatches, Failed: []int{7}}
-	for i, v := range segs[0].Values {
+	rep := batch.Report{Plan: first, Batches: segmentBatches, Failed: []int{7}}
+	for i, v := range first.Values {
 		o := batch.Added
 		if i/api.MaxBatch == 6 {
 			o = batch.Failed
 		}
 		rep.Results = append(rep.Results, batch.Result{Input: v, ID: "x", Outcome: o, Batch: i/api.MaxBatch + 1})
 	}
-	sum.add(rep, 0)
+	sum.add(rep)
 	if sum.batches != segmentBatches+3 || sum.unsent() != 3 || sum.complete() {
 		t.Errorf("batches %d, unsent %d", sum.batches, sum.unsent())
 	}

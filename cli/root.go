@@ -122,6 +122,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.serveCommand(),
 		a.keysCommand(),
 		a.auditCommand(),
+		a.runsCommand(),
 		a.versionCommand(),
 		a.manCommand(),
 		exitCodesCommand(),

@@ -12,9 +12,14 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
+
+// DefaultKeepRunsDays is how many days finished runs are kept unless the
+// config file's keep_runs_days says otherwise.
+const DefaultKeepRunsDays = 90
 
 // FileName is the name of the config file inside ConfigDir.
 const FileName = "config.toml"
@@ -26,6 +31,7 @@ const DefaultProfile = "default"
 //
 //	profile = "work"          # used when neither --profile nor SHUSH_PROFILE names one
 //	own = ["@ourcompany.test", "support@partner.example"]   # never sent in a batch
+//	keep_runs_days = 90       # finished runs older than this are pruned
 //
 //	[profiles.work]
 //	base_url = "https://suppressions.example.com"
@@ -36,6 +42,10 @@ type File struct {
 	// Own lists our own addresses ("x@y.z") and domains ("@y.z"): they
 	// never enter a batch, whatever a ticket says.
 	Own []string `toml:"own,omitempty"`
+	// KeepRunsDays is how long finished runs (their journals, the
+	// history) are kept; 0 means DefaultKeepRunsDays. A run with entries
+	// left to send is kept whatever its age.
+	KeepRunsDays int `toml:"keep_runs_days,omitempty"`
 
 	// Path is where the file was read from; Found is false when no file
 	// was there.
@@ -80,12 +90,15 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("config file %s: %v", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("config file %s: unknown setting %q (known: profile, own, and base_url and api_key in [profiles.NAME])", path, und[0].String())
+		return nil, fmt.Errorf("config file %s: unknown setting %q (known: profile, own, keep_runs_days, and base_url and api_key in [profiles.NAME])", path, und[0].String())
 	}
 	for i, o := range f.Own {
 		if err := checkOwn(o); err != nil {
 			return nil, fmt.Errorf("config file %s: own, entry %d (%q): %w", path, i+1, o, err)
 		}
+	}
+	if f.KeepRunsDays < 0 {
+		return nil, fmt.Errorf("config file %s: keep_runs_days must be a number of days, not %d", path, f.KeepRunsDays)
 	}
 	for name := range f.Profiles {
 		if err := CheckProfileName(name); err != nil {
@@ -238,6 +251,8 @@ type Settings struct {
 	File string
 	// Own is the config file's own addresses and domains: never sent.
 	Own []string
+	// KeepRuns is how long finished runs are kept.
+	KeepRuns time.Duration
 }
 
 // Local reports whether no base URL is set, so the embedded default (the
@@ -282,7 +297,10 @@ const (
 // (it would silently go to the local list instead of the service it was
 // meant for).
 func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
-	s := Settings{File: f.Path, Own: f.Own}
+	s := Settings{File: f.Path, Own: f.Own, KeepRuns: DefaultKeepRunsDays * 24 * time.Hour}
+	if f.KeepRunsDays > 0 {
+		s.KeepRuns = time.Duration(f.KeepRunsDays) * 24 * time.Hour
+	}
 	inFile := func(what string) string { return what + " in " + f.Path }
 
 	explicit := true

@@ -1,0 +1,362 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+)
+
+// The runs commands work on the recorded runs of both faces (the CLI's
+// batch commands and the UI's sends): list their headers, show one's
+// results, undo it, resume it, prune the old ones.
+func (a *app) runsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "List, show, undo and resume the batch runs of the CLI and the UI",
+		Long: `Every batch run, from the command line or the UI, is recorded in the
+journal directory (shush config shows it): what was sent where, for which
+ticket, and each entry's outcome. A run is named by its ID; any unique
+beginning of it will do.
+
+Finished runs older than keep_runs_days (config file, default 90) are
+pruned when a new run starts; a run with entries left to send is kept
+until it is resumed or pruned by hand.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(a.runsListCommand(), a.runsShowCommand(), a.runsUndoCommand(), a.runsResumeCommand(), a.runsPruneCommand())
+	return cmd
+}
+
+// journalDir is where the runs are recorded, for commands that need no
+// connection.
+func (a *app) journalDir() (string, error) {
+	return journalDirOf()
+}
+
+func (a *app) runsListCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the recorded runs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := a.journalDir()
+			if err != nil {
+				return err
+			}
+			runs, err := batch.Runs(dir)
+			if err != nil {
+				return err
+			}
+			if a.output(asJSON).json {
+				if runs == nil {
+					runs = []batch.RunInfo{}
+				}
+				return writeJSON(a.io.Out, map[string]any{"object": "list", "data": runs})
+			}
+			if len(runs) == 0 {
+				fmt.Fprintf(a.io.Out, "No runs recorded in %s.\n", dir)
+				return nil
+			}
+			t := newTable(a.io.Out)
+			t.row("RUN", "STARTED", "MODE", "ENTRIES", "STATE", "OUTCOMES", "REFERENCE", "TARGET")
+			for _, ri := range runs {
+				t.row(ri.ID, ri.Created.Local().Format("2006-01-02 15:04"), runMode(ri), fmt.Sprint(ri.Entries),
+					stateText(ri), countsLine(ri.Counts), dash(ri.Reference), api.RedactURL(ri.Target))
+			}
+			return t.flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs' headers as JSON")
+	return cmd
+}
+
+func (a *app) runsShowCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show RUN",
+		Short: "Show a run and every entry's outcome",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := a.journalDir()
+			if err != nil {
+				return err
+			}
+			ri, err := batch.FindRun(dir, args[0])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			if a.output(asJSON).json {
+				m := newMergedWriter(a.io.Out)
+				var invalid []batch.Item
+				if _, err := batch.Load(dir, ri.ID, func(rep batch.Report) error {
+					if rep.Base == 0 {
+						invalid = rep.Plan.Invalid
+					}
+					m.add(ri.Mode, rep)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return m.close(invalid, nil)
+			}
+			w := a.io.Out
+			a.printRunHeader(w, ri)
+			fmt.Fprintln(w)
+			t := newTable(w)
+			head := "ADDRESS"
+			if ri.Mode == batch.RemoveIDs {
+				head = "SENT ID"
+			}
+			t.row(head, "ID", "OUTCOME", "BATCH")
+			ri, err = batch.Load(dir, ri.ID, func(rep batch.Report) error {
+				for _, r := range rep.Results {
+					outcome := r.Outcome.Text()
+					if r.Message != "" {
+						outcome += ": " + r.Message
+					}
+					t.row(r.Input, dash(r.ID), outcome, fmt.Sprint(r.Batch))
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if err := t.flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "\n%s.\n", capitalize(countsLine(ri.Counts)))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry as JSON, like the batch commands' --json")
+	return cmd
+}
+
+func (a *app) printRunHeader(w io.Writer, ri batch.RunInfo) {
+	t := newTable(w)
+	t.row("Run:", ri.ID)
+	t.row("Started:", ri.Created.Local().Format("2006-01-02 15:04:05"))
+	t.row("Mode:", runMode(ri))
+	t.row("Target:", api.RedactURL(ri.Target))
+	if ri.Reference != "" {
+		t.row("Reference:", ri.Reference)
+	}
+	if ri.Input != "" {
+		t.row("Input:", ri.Input+" ("+ri.Source+")")
+	}
+	t.row("Entries:", fmt.Sprintf("%d (%d invalid and %d duplicates left out)", ri.Entries, ri.Invalid, ri.Duplicates))
+	t.row("State:", stateText(ri))
+	if ri.Note != "" {
+		t.row("Stopped by:", ri.Note)
+	}
+	_ = t.flush()
+}
+
+func (a *app) runsUndoCommand() *cobra.Command {
+	var yes, dryRun, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "undo RUN",
+		Short: "Undo a run: remove what it added, put back what it removed",
+		Long: `Undo a run, from any session, days later.
+
+The undo of an addition removes, by ID, only the entries the run itself
+created: entries listed before the run stay, and so does an entry someone
+removed and added again since (it has another ID). The undo of a removal
+adds the removed addresses back with the origin they had (bounce,
+complaint, …) where the service takes origins (shush's own service); it
+says beforehand which will come back as manual.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			dir, err := a.journalDir()
+			if err != nil {
+				return err
+			}
+			ri, err := batch.FindRun(dir, args[0])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			ctx = api.WithReference(ctx, ri.Reference)
+			conn, err := a.connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			u, err := batch.PlanUndo(ctx, conn.Client, dir, ri.ID)
+			if err != nil {
+				return err
+			}
+			what := fmt.Sprintf("Undo the %s run %s of %s: %s %s on %s.", ri.Mode, ri.ID, ri.Created.Local().Format(time.DateTime),
+				undoVerb(u.Plan.Mode), entriesOf(u.Plan.Mode, len(u.Plan.Values)), conn.Target)
+			fmt.Fprintln(a.io.Err, safeText(what))
+			for _, n := range u.Notes {
+				fmt.Fprintln(a.io.Err, "  "+safeText(n))
+			}
+			if len(u.Plan.Values) == 0 {
+				fmt.Fprintln(a.io.Err, "Nothing to undo: the run changed nothing that can be put back.")
+				return nil
+			}
+			if dryRun {
+				return nil
+			}
+			if ok, err := a.confirm(ctx, yes, false, "Go ahead?"); !ok {
+				return err
+			}
+			sum := newSummary(u.Plan)
+			send := func(r *batch.Runner) error {
+				_, err := r.Send(ctx, u.Plan, batch.RunMeta{Reference: ri.Reference, Source: "cli", Input: "undo of " + ri.ID, UndoOf: ri.ID})
+				return err
+			}
+			return a.sendRun(ctx, conn, sum, nil, asJSON, defaultConcurrency, "shush runs resume RUN (shush runs list names it)", send)
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "undo without asking")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what the undo would send, and send nothing")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry of the undo as JSON")
+	return cmd
+}
+
+func undoVerb(m batch.Mode) string {
+	if m == batch.Add {
+		return "put back"
+	}
+	return "remove"
+}
+
+func (a *app) runsResumeCommand() *cobra.Command {
+	var asJSON bool
+	var concurrency int
+	cmd := &cobra.Command{
+		Use:   "resume RUN",
+		Short: "Send what a stopped or interrupted run has left",
+		Long: `Send what a run has left: the batches its journal does not record as
+answered. Nothing answered is sent twice, so the run ends with exactly the
+intended list. The run must be resumed against the service it was sent to.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if concurrency < 1 || concurrency > 16 {
+				return usagef("--concurrency must be between 1 and 16, not %d", concurrency)
+			}
+			dir, err := a.journalDir()
+			if err != nil {
+				return err
+			}
+			ri, err := batch.FindRun(dir, args[0])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			ctx := api.WithReference(cmd.Context(), ri.Reference)
+			conn, err := a.connect(ctx)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			if ri.Target != conn.Client.BaseURL() {
+				return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, api.RedactURL(ri.Target), conn.Target)
+			}
+			if !ri.Resumable() {
+				fmt.Fprintf(a.io.Err, "Run %s is finished: nothing left to send.\n", ri.ID)
+				return nil
+			}
+			a.sayResuming(dir, ri)
+			send := func(r *batch.Runner) error {
+				_, err := r.ResumeRun(ctx, ri.ID)
+				return err
+			}
+			return a.sendRun(ctx, conn, summaryOf(ri), nil, asJSON, concurrency, "shush runs resume "+ri.ID, send)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry of the run as JSON")
+	cmd.Flags().IntVar(&concurrency, "concurrency", defaultConcurrency, "batches in flight at once (1–16)")
+	return cmd
+}
+
+func (a *app) runsPruneCommand() *cobra.Command {
+	var olderThan time.Duration
+	var days int
+	cmd := &cobra.Command{
+		Use:   "prune [--older-than-days N]",
+		Short: "Delete finished runs older than keep_runs_days (or N days)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := a.journalDir()
+			if err != nil {
+				return err
+			}
+			keep := olderThan
+			if cmd.Flags().Changed("older-than-days") {
+				if days < 0 {
+					return usagef("--older-than-days must be 0 or more, not %d", days)
+				}
+				keep = time.Duration(days) * 24 * time.Hour
+			} else if s, err := a.settings(); err == nil {
+				keep = s.KeepRuns
+			}
+			n, err := batch.Prune(dir, time.Now().Add(-keep))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.io.Out, "Pruned %s finished more than %s ago.\n", plural(n, "run", "runs"), daysText(keep))
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&days, "older-than-days", 0, "prune finished runs older than this many days (default: keep_runs_days)")
+	return cmd
+}
+
+// pruneRuns deletes the finished runs older than the settings keep,
+// before a new run; a failure only costs disk and is not the run's.
+func (a *app) pruneRuns(conn *connection) {
+	if _, err := batch.Prune(conn.JournalDir, time.Now().Add(-conn.Settings.KeepRuns)); err != nil {
+		fmt.Fprintf(a.io.Err, "shush: pruning old runs: %v\n", err)
+	}
+}
+
+func daysText(d time.Duration) string {
+	return plural(int(d/(24*time.Hour)), "day", "days")
+}
+
+func runMode(ri batch.RunInfo) string {
+	if ri.UndoOf != "" {
+		return ri.Mode.String() + " (undo)"
+	}
+	return ri.Mode.String()
+}
+
+func stateText(ri batch.RunInfo) string {
+	switch ri.State {
+	case batch.Running:
+		return "running or cut off"
+	case batch.Stopped:
+		return fmt.Sprintf("stopped, %d of %d sent", ri.Sent(), ri.Entries)
+	}
+	return string(ri.State)
+}
+
+// countsLine is a run's outcomes in words: "3 added, 1 already listed".
+func countsLine(c map[batch.Outcome]int) string {
+	var parts []string
+	for _, o := range batch.Outcomes() {
+		if n := c[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+)
+
+// summary adds up the reports of a run's segments.
+type summary struct {
+	plan    batch.Plan // its Values may be left out: entries counts them
+	entries int
+	batches int // of the whole plan
+	counts  map[batch.Outcome]int
+	failed  []failedBatch
+	ok      int // batches that succeeded
+	results int // entries with a result (sent or failed)
+	// shown holds the first maxShownResults results, for the human
+	// table of a small run.
+	shown []batch.Result
+}
+
+type failedBatch struct {
+	number  int
+	message string
+}
+
+func newSummary(plan batch.Plan) *summary {
+	return &summary{plan: plan, entries: len(plan.Values), batches: len(plan.Batches()), counts: map[batch.Outcome]int{}}
+}
+
+// summaryOf is the summary of a recorded run, known by its header.
+func summaryOf(ri batch.RunInfo) *summary {
+	return &summary{plan: batch.Plan{Mode: ri.Mode, Duplicates: ri.Duplicates}, entries: ri.Entries,
+		batches: (ri.Entries + api.MaxBatch - 1) / api.MaxBatch, counts: map[batch.Outcome]int{}}
+}
+
+// add counts the report of a segment (its batch numbers count across the
+// run).
+func (s *summary) add(rep batch.Report) {
+	for o, n := range rep.Count() {
+		s.counts[o] += n
+	}
+	failed := map[int]bool{}
+	for _, b := range rep.Failed {
+		failed[b] = true
+		msg := ""
+		for _, r := range rep.Results {
+			if r.Batch == b {
+				msg = r.Message
+				break
+			}
+		}
+		s.failed = append(s.failed, failedBatch{b, msg})
+	}
+	s.ok += rep.Batches - len(rep.Failed) - len(rep.Unsent)
+	s.results += len(rep.Results)
+	if room := maxShownResults - len(s.shown); room > 0 {
+		s.shown = append(s.shown, rep.Results[:min(room, len(rep.Results))]...)
+	}
+}
+
+// unsent is how many batches were not sent, in segments run or not.
+func (s *summary) unsent() int { return s.batches - s.ok - len(s.failed) }
+
+// complete reports whether every batch of the plan succeeded.
+func (s *summary) complete() bool { return s.ok == s.batches }
+
+// outcomes counts the entries by outcome, the entries of segments never
+// reached among the unsent.
+func (s *summary) outcomes() map[batch.Outcome]int {
+	m := make(map[batch.Outcome]int, len(s.counts)+1)
+	for o, n := range s.counts {
+		m[o] = n
+	}
+	if rest := s.entries - s.results; rest > 0 {
+		m[batch.Unsent] += rest
+	}
+	return m
+}
