@@ -116,9 +116,11 @@ type Plan struct {
 	Values     []string
 	Invalid    []Item
 	Duplicates int
-	// Found optionally holds a fresh lookup of the values (see Lookup), for
-	// a removal by address: the run then removes those entries by ID and
-	// skips its own lookups for them. Leave it nil to let the run look up.
+	// Found optionally holds a fresh lookup of the values (see Lookup). For
+	// a removal by address the run then removes those entries by ID and
+	// skips its own lookups for them (leave it nil to let the run look
+	// up); for a removal by ID it names the removed entries' addresses and
+	// origins in the results.
 	Found map[string]Found
 	// Restore optionally gives, for an addition, the origin each address
 	// is to be listed with (the undo of a removal puts entries back as

@@ -481,7 +481,7 @@ func (r *Runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 	case Add:
 		res, err = r.add(ctx, values, st.plan.Restore)
 	case RemoveIDs:
-		res, err = r.removeIDs(ctx, values)
+		res, err = r.removeIDs(ctx, values, st.plan.Found)
 	case RemoveEmails:
 		if rs != nil && rs.lookup {
 			res, err = r.removeLookedUp(ctx, values, rs)
@@ -503,7 +503,10 @@ func (r *Runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 	return res, err
 }
 
-func (r *Runner) removeIDs(ctx context.Context, values []string) ([]Result, error) {
+// removeIDs removes by ID. found, when the plan has it, is a look-up of
+// the IDs (the UI's preview): it names each removed entry's address and
+// origin, which the service's answer need not.
+func (r *Runner) removeIDs(ctx context.Context, values []string, found map[string]Found) ([]Result, error) {
 	data, err := r.Client.BatchRemoveIDs(ctx, values)
 	if err != nil {
 		return nil, err
@@ -517,6 +520,12 @@ func (r *Runner) removeIDs(ctx context.Context, values []string) ([]Result, erro
 		res[k] = Result{Input: v, ID: v, Outcome: NotListed}
 		if email, ok := removed[v]; ok {
 			res[k].Outcome, res[k].Email = Removed, email
+			if f, ok := found[v]; ok && f.Listed && f.Entry.ID == v {
+				res[k].Email, res[k].Origin = f.Entry.Email, f.Entry.Origin
+				if f.Entry.SourceID != nil {
+					res[k].SourceID = *f.Entry.SourceID
+				}
+			}
 		}
 	}
 	return res, nil

@@ -214,7 +214,7 @@ func (r *Runner) Send(ctx context.Context, plan Plan, meta RunMeta) (RunInfo, er
 	if err != nil {
 		return RunInfo{}, err
 	}
-	return r.ResumeRun(ctx, ri.ID)
+	return r.resumeRun(ctx, ri.ID, plan.Found)
 }
 
 // ResumeRun sends what the recorded run id has left: its segments in
@@ -224,6 +224,12 @@ func (r *Runner) Send(ctx context.Context, plan Plan, meta RunMeta) (RunInfo, er
 // *PausedError, or what kept the run from going on. Nothing answered is
 // sent twice.
 func (r *Runner) ResumeRun(ctx context.Context, id string) (RunInfo, error) {
+	return r.resumeRun(ctx, id, nil)
+}
+
+// resumeRun is ResumeRun with the plan's look-ups (Plan.Found), which a
+// journal does not keep: a new run has them, a resumed one looks up again.
+func (r *Runner) resumeRun(ctx context.Context, id string, found map[string]Found) (RunInfo, error) {
 	if r.Client == nil {
 		return RunInfo{}, errors.New("batch: Runner has no Client")
 	}
@@ -259,7 +265,7 @@ func (r *Runner) ResumeRun(ctx context.Context, id string) (RunInfo, error) {
 				runErr = err
 				break
 			}
-			st.seg = place
+			st.seg, st.plan.Found = place, found
 			rep, runErr = r.execute(ctx, st)
 		}
 		if err != nil {
@@ -479,4 +485,59 @@ func Prune(dir string, cutoff time.Time) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// Import records a run sent before runs were recorded (the UI's former
+// history file) from its results, in plan order, so that it is listed
+// and shown with the others. It is recorded as of created.
+func Import(dir, target string, mode Mode, created time.Time, meta RunMeta, results []Result) (RunInfo, error) {
+	if len(results) == 0 {
+		return RunInfo{}, errors.New("the run has no entries")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return RunInfo{}, fmt.Errorf("create the journal directory %s: %w", dir, err)
+	}
+	plan := Plan{Mode: mode, Values: make([]string, len(results))}
+	for i, x := range results {
+		plan.Values[i] = x.Input
+	}
+	st := &run{plan: plan, target: target}
+	ri := RunInfo{Kind: headerKind, Version: 1, ID: created.UTC().Format("20060102T150405.000Z") + "-imported" + fmt.Sprint(len(results)),
+		Mode: mode, Target: target, Reference: meta.Reference, Source: meta.Source, Input: meta.Input,
+		Created: created.UTC(), Entries: len(results), Segments: 1, Sum: Sum(plan.Values), dir: dir}
+	if _, err := os.Stat(ri.headerPath()); err == nil {
+		return readHeader(ri.headerPath()) // imported before
+	}
+	j, err := createJournal(ri.segmentPath(0), st)
+	if err != nil {
+		return RunInfo{}, err
+	}
+	defer j.close()
+	complete := true
+	for i := 0; i < len(results); i += api.MaxBatch {
+		res := results[i:min(i+api.MaxBatch, len(results))]
+		var failure error
+		if !res[0].Settled() {
+			complete = false
+			if res[0].Outcome == Unsent {
+				continue
+			}
+			failure = errors.New(res[0].Message)
+		}
+		if err := j.batch(i/api.MaxBatch, res, failure); err != nil {
+			return RunInfo{}, err
+		}
+	}
+	ri.State = Stopped
+	if complete {
+		ri.State = Finished
+		if err := j.finish(); err != nil {
+			return RunInfo{}, err
+		}
+	}
+	ri.Counts = map[Outcome]int{}
+	for _, x := range results {
+		ri.Counts[x.Outcome]++
+	}
+	return ri, ri.save()
 }

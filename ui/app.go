@@ -49,7 +49,8 @@ type Model struct {
 	results    *results
 	browse     *browse
 	history    *history
-	sentGen    int // the build list's generation when it was last sent
+	sentGen    int  // the build list's generation when it was last sent
+	lastRun    *Run // the run that list went out in
 	bodyHeight int
 }
 
@@ -62,7 +63,7 @@ func New(opts Options) Model {
 	// Ask the terminal for its background now, before the program reads
 	// its input: a query in the middle of the run would race the reader.
 	r.HasDarkBackground()
-	c := &Common{Styles: newStyles(r), Target: opts.Target, r: r, Width: 80, Height: 24}
+	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Journals: opts.JournalDir, r: r, Width: 80, Height: 24}
 	h := help.New()
 	h.Styles.ShortKey = c.Styles.Key
 	h.Styles.FullKey = c.Styles.Key
@@ -91,7 +92,7 @@ type supportsMsg struct {
 
 // Init asks the service whether it answers, and whether it offers
 // lookups and the list.
-func (m Model) Init() tea.Cmd { return m.probe() }
+func (m Model) Init() tea.Cmd { return tea.Batch(m.probe(), m.checkInterrupted()) }
 
 // probe asks the service whether it answers; the header shows the answer.
 // It runs at start and after a run that something failed in.
@@ -107,7 +108,31 @@ func (m Model) probe() tea.Cmd {
 
 type quitMsg struct{}
 
-type historySavedMsg struct{ err error }
+// interruptedMsg offers, at start, to finish a run that did not.
+type interruptedMsg struct{ run batch.RunInfo }
+
+// checkInterrupted looks for a recorded run against this service with
+// entries left to send: one the UI left when its terminal closed, or the
+// CLI's.
+func (m Model) checkInterrupted() tea.Cmd {
+	dir, svc := m.opts.JournalDir, m.opts.Service
+	if dir == "" || svc == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		ri, ok, err := batch.Interrupted(dir, svc.BaseURL())
+		if err != nil || !ok {
+			return nil
+		}
+		if ri.State == batch.Running {
+			// Cut off: its header is older than its journals.
+			if exact, err := batch.Load(dir, ri.ID, nil); err == nil {
+				ri = exact
+			}
+		}
+		return interruptedMsg{ri}
+	}
+}
 
 // Update routes a message: the prompt first, then global keys, then the
 // screen in front.
@@ -121,6 +146,13 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.prompt = msg.p
 		return m, nil
 	case quitMsg:
+		if m.screen == scrSend {
+			// Stop the send, let the batch in flight be journaled (within
+			// a second), then quit.
+			m.send.cancel()
+			s := m.send
+			return m, func() tea.Msg { s.wait(); return tea.Quit() }
+		}
 		return m, tea.Quit
 	case supportsMsg:
 		m.down = ""
@@ -133,11 +165,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// A service without the list hides Browse from the help.
 		m.keys.Browse.SetEnabled(msg.ok)
 		return m, nil
-	case historySavedMsg:
-		if msg.err != nil {
-			m.notice = capitalize(msg.err.Error()) + "."
-		}
-		return m, nil
 	case tea.KeyMsg:
 		if m.prompt != nil {
 			p := m.prompt
@@ -148,6 +175,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, cmd
 		}
 	case startReviewMsg:
+		if last := m.lastRun; last != nil && m.build.list.gen == m.sentGen && !msg.again {
+			// Nothing is sent twice without an explicit choice.
+			q := fmt.Sprintf("This list was sent at %s (%s). Review it to send it again?", last.Started.Local().Format("15:04"), countsText(last.Counts))
+			if last.retryable() {
+				q = fmt.Sprintf("This list was sent at %s and %d entries are left (R on its results sends only those). Review the whole list again?",
+					last.Started.Local().Format("15:04"), last.Counts[batch.Failed]+last.Counts[batch.Unsent])
+			}
+			return m, ask(q, func() tea.Msg { return startReviewMsg{again: true} })
+		}
 		m.review.svc = m.opts.Service
 		cmd := m.review.open(m.build.list.mode, m.build.list, m.lookups)
 		m.goTo(scrReview)
@@ -158,33 +194,51 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case startSendMsg:
 		m.sentGen = m.build.list.gen
 		m.goTo(scrSend)
-		return m, m.send.start(msg.job, msg.plan, nil)
+		msg.job.input = m.build.source()
+		return m, m.send.start(msg.job, msg.plan)
 	case runDoneMsg:
-		m.sentGen = m.build.list.gen
+		// The run of the build list (or its resume) is what a second
+		// review of the same list is asked about.
+		if j := m.send.job; j.undoOf == "" && (j.resume == "" || m.lastRun != nil && j.resume == m.lastRun.ID) {
+			m.lastRun = msg.run
+		}
 		// The next batch is likely another ticket's: do not carry the
 		// reference over.
 		m.review.ticket.SetValue("")
 		m.results.show(msg.run, true)
 		m.results.status = msg.note
 		m.goTo(scrResults)
-		dir, run := m.opts.StateDir, msg.run
-		save := func() tea.Msg { return historySavedMsg{appendHistory(dir, run)} }
-		if run.Counts[batch.Failed]+run.Counts[batch.Unsent] > 0 {
+		if msg.run.Counts[batch.Failed]+msg.run.Counts[batch.Unsent] > 0 {
 			// Something failed: say in the header whether the service
 			// still answers, and why not.
-			return m, tea.Batch(save, m.probe())
+			return m, m.probe()
 		}
-		return m, save
+		return m, nil
+	case runFailedMsg:
+		m.goTo(scrResults)
+		m.notice = "The run could not be resumed: " + msg.err.Error() + "."
+		return m, nil
 	case retryMsg:
 		run := msg.run
 		m.goTo(scrSend)
-		job := sendJob{mode: run.Mode, target: run.Target, ticket: run.Ticket, emails: run.emails, started: run.Started}
-		return m, m.send.start(job, batch.Plan{}, run.report)
+		job := sendJob{mode: run.Mode, target: m.c.Target.label(), ticket: run.Ticket, emails: run.emails, resume: run.ID}
+		return m, m.send.start(job, batch.Plan{})
 	case undoRunMsg:
-		plan, ticket, emails := msg.run.inverse()
+		u := msg.undo
 		m.goTo(scrSend)
-		job := sendJob{mode: plan.Mode, target: msg.run.Target, ticket: ticket, emails: emails}
-		return m, m.send.start(job, plan, nil)
+		job := sendJob{mode: u.Plan.Mode, target: m.c.Target.label(), ticket: u.Of.Reference, emails: u.Emails, undoOf: u.Of.ID, input: "undo of " + u.Of.ID}
+		return m, m.send.start(job, u.Plan)
+	case interruptedMsg:
+		ri := msg.run
+		what := ri.Mode.String()
+		if ri.Reference != "" {
+			what += " for " + ri.Reference
+		}
+		q := fmt.Sprintf("A run did not finish: %s, %d of %d entries sent, started %s. Resume it now?",
+			what, ri.Sent(), ri.Entries, ri.Created.Local().Format("2006-01-02 15:04"))
+		run := &Run{ID: ri.ID, Mode: ri.Mode, Ticket: ri.Reference, Target: ri.Target}
+		m.notice = "An unfinished run can be resumed any time from History (h)."
+		return m, ask(q, func() tea.Msg { return retryMsg{run} })
 	case newBatchMsg:
 		m.build.list.clear()
 		m.build.view.changed()
@@ -199,6 +253,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.goTo(scrBuild)
 		return m, nil
 	case openRunMsg:
+		if msg.err != nil {
+			m.notice = capitalize(msg.err.Error()) + "."
+			return m, nil
+		}
 		m.results.show(msg.run, false)
 		m.goTo(scrResults)
 		return m, nil
@@ -223,7 +281,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.history.update(msg)
 	case fileLoadedMsg, pasteParsedMsg:
 		return m.build.update(msg)
-	case exportedMsg:
+	case exportedMsg, undoPlannedMsg:
 		return m.results.update(msg)
 	}
 	switch m.screen {
@@ -271,7 +329,7 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	if msg.String() == "ctrl+c" || (!m.capturing() && key.Matches(msg, m.keys.Quit)) {
 		if m.screen == scrSend && msg.String() == "ctrl+c" {
-			return ask("A send is running. Cancel it and quit? (the batch in flight finishes first)", func() tea.Msg { return quitMsg{} }), true
+			return ask("A send is running. Cancel it and quit? (what is unsent is journaled; the run can be resumed)", func() tea.Msg { return quitMsg{} }), true
 		}
 		if m.unsent() {
 			return ask(fmt.Sprintf("The list holds %d entries that were not sent. Quit anyway?", m.build.list.len()), func() tea.Msg { return quitMsg{} }), true

@@ -109,8 +109,17 @@ func (b *build) help(g globalKeys) help.KeyMap {
 	return b.keys.entryHelp()
 }
 
-// startReviewMsg asks the root to open the Review screen.
-type startReviewMsg struct{}
+// startReviewMsg asks the root to open the Review screen; again says the
+// agent chose to review a list that was already sent.
+type startReviewMsg struct{ again bool }
+
+// source says where the list's entries came from, for the run's record.
+func (b *build) source() string {
+	if b.aggFrom == "" {
+		return "typed"
+	}
+	return b.aggFrom
+}
 
 func (b *build) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"github.com/shushlist/shush/api"
+
 	"strings"
 
 	"github.com/charmbracelet/bubbles/table"
@@ -15,7 +17,26 @@ type Common struct {
 	Width, Height int
 	Styles        Styles
 	Target        Target
-	r             *lipgloss.Renderer
+	// Service is the service the UI works on; Journals where its runs
+	// (and the CLI's) are recorded ("" for none).
+	Service  *api.Client
+	Journals string
+	r        *lipgloss.Renderer
+}
+
+// targetOf names where a run was sent: this UI's target label when it is
+// this service, else the run's base URL without credentials.
+func (c *Common) targetOf(target string) string {
+	if c.Service != nil && target == c.Service.BaseURL() {
+		return c.Target.label()
+	}
+	return api.RedactURL(target)
+}
+
+// ours reports whether a recorded run was sent to the service the UI
+// works on, so that it can be resumed or undone here.
+func (c *Common) ours(run *Run) bool {
+	return run.ID != "" && c.Journals != "" && c.Service != nil && run.Target == c.Service.BaseURL()
 }
 
 // Minimum terminal size; below it the UI shows a message instead.

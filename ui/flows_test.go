@@ -71,9 +71,15 @@ func TestFlowPasteAddResults(t *testing.T) {
 
 	h.keys("f3")
 	h.mustSee("History · 2 runs", "T-1234", "3 added")
-	fi, err := os.Stat(filepath.Join(h.state, historyFile))
-	if err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("history file: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	// The history is the recorded runs: private, like the addresses in them.
+	headers, _ := filepath.Glob(filepath.Join(h.state, "journal", "*.run.json"))
+	if len(headers) != 2 {
+		t.Fatalf("recorded runs: %v", headers)
+	}
+	for _, path := range headers {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v; want mode 0600", path, err)
+		}
 	}
 	h.keys("down", "enter")
 	if r := h.results(); r.Ticket != "T-1234" || len(r.Results) != 3 {
@@ -118,7 +124,7 @@ func TestFlowFileOfIDsRemove(t *testing.T) {
 
 	// Undo the run: the two addresses come back.
 	h.keys("U")
-	h.mustSee("Undo this run: add the 2 removed addresses back? [y/N]")
+	h.mustSee("Undo: put the 2 removed addresses back? [y/N]")
 	h.keys("y")
 	run = h.results()
 	if run.Counts[batch.Added] != 2 {
@@ -231,7 +237,8 @@ func TestFlowFailedBatchRetry(t *testing.T) {
 	}
 }
 
-// Cancel lets the batch in flight finish and leaves the rest unsent.
+// Cancel lets the batch in flight finish (within the stop's grace) and
+// leaves the rest unsent.
 func TestSendCancel(t *testing.T) {
 	arrived, release := make(chan struct{}), make(chan struct{})
 	var adds atomic.Int32
@@ -267,7 +274,7 @@ func TestSendCancel(t *testing.T) {
 	<-arrived
 	nm, _ = h.m.Update(tea.KeyMsg{Type: tea.KeyEsc})
 	h.m = nm.(Model)
-	h.mustSee("Cancelling: the batch in flight finishes, the rest stays unsent.")
+	h.mustSee("Cancelling: the batch in flight gets a moment to finish, the rest stays unsent.")
 	free()
 	h.send(<-got)
 	run := h.results()
@@ -366,7 +373,7 @@ func TestUndoAddRun(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 	h.keys("U")
-	h.mustSee("Undo this run: remove the 2 entries it added (by ID)? [y/N]")
+	h.mustSee("Undo: remove the 2 entries this run added (by ID)? [y/N]", "1 entry was already listed before the run stays.")
 	h.keys("y")
 	if c := h.results().Counts; c[batch.Removed] != 2 {
 		t.Fatalf("undo: %+v", c)
@@ -385,4 +392,64 @@ func TestResultsCountOne(t *testing.T) {
 	h.paste("Please block solo@example.com, thanks.")
 	h.keys("ctrl+s", "ctrl+s")
 	h.mustSee("1 entry: 1 added")
+}
+
+// A list that went out is not sent again by ctrl+s alone: the agent is
+// asked, and "no" sends nothing.
+func TestSentListIsNotSentAgainByCtrlS(t *testing.T) {
+	var batches atomic.Int32
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+				batches.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	h := newHarness(t, svc, 110, 30)
+	h.paste("once1@example.com once2@example.com")
+	h.keys("ctrl+s", "ctrl+s")
+	h.results()
+	h.keys("f1", "ctrl+s")
+	h.mustSee("This list was sent at", "(2 added). Review it to send it again? [y/N]")
+	h.keys("n", "ctrl+s", "n")
+	h.mustSee("mode: add", "List · 2 entries")
+	h.mustNotSee("Review · add")
+	if n := batches.Load(); n != 1 {
+		t.Fatalf("%d batches went out, want the first send's 1", n)
+	}
+	h.keys("ctrl+s", "y")
+	h.mustSee("Review · add")
+	// A changed list is a new list: no question.
+	h.keys("esc", "i")
+	h.typeText("third@example.com")
+	h.keys("enter", "ctrl+s")
+	h.mustSee("Review · add")
+}
+
+// At start the UI offers to finish a run that did not (here one the CLI
+// recorded and never sent), with its counts; yes sends what is left.
+func TestStartOffersToResume(t *testing.T) {
+	svc := service(t, nil)
+	dir := t.TempDir()
+	journals := filepath.Join(dir, "state", "journal")
+	r := batch.Runner{Client: svc, JournalDir: journals}
+	items := []batch.Item{batch.NewItem(batch.Add, 1, "r1@example.com"), batch.NewItem(batch.Add, 2, "r2@example.com")}
+	if _, err := r.Record(batch.NewPlan(batch.Add, items), batch.RunMeta{Reference: "T-77", Source: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
+		JournalDir: journals, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer()})
+	h := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
+	h.run(m.Init())
+	h.mustSee("A run did not finish: add for T-77, 0 of 2 entries sent", "Resume it now? [y/N]")
+	h.keys("y")
+	if c := h.results().Counts; c[batch.Added] != 2 {
+		t.Fatalf("resumed: %+v", c)
+	}
+	h.mustSee("Results · add → local list", "ticket T-77", "2 entries: 2 added")
+	if _, ok, _ := batch.Interrupted(journals, svc.BaseURL()); ok {
+		t.Error("the run is still unfinished after the resume")
+	}
 }

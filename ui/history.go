@@ -13,68 +13,56 @@ import (
 	"github.com/charmbracelet/bubbles/table"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/shushlist/shush/batch"
 )
 
-// historyFile is the file of past runs in the state directory, one JSON
-// object a line, oldest first.
+// historyFile is the file of past runs that earlier versions kept in the
+// state directory, one JSON object a line. The history now is the
+// recorded runs (batch.Runs) of the UI and the CLI; the file is imported
+// into them once and renamed with importedExt.
 const historyFile = "history.jsonl"
 
-// appendHistory adds a run to the history file (0600: results may be
-// personal data).
-func appendHistory(dir string, run *Run) error {
-	if dir == "" {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("cannot keep the history in %s: %s", dir, reason(err))
-	}
-	b, err := json.Marshal(run)
-	if err != nil {
-		return err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, historyFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return fmt.Errorf("cannot keep the history in %s: %s", dir, reason(err))
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+const importedExt = ".imported"
 
-// readHistory reads the runs, newest first; lines it cannot read are
-// counted, not fatal.
-func readHistory(dir string) (runs []*Run, bad int, err error) {
-	f, err := os.Open(filepath.Join(dir, historyFile))
+// importHistory records the runs of an earlier version's history file and
+// renames the file, so that they are imported once. Lines it cannot read
+// are counted, not fatal.
+func importHistory(stateDir, journals string) (bad int, err error) {
+	path := filepath.Join(stateDir, historyFile)
+	f, err := os.Open(path)
 	if os.IsNotExist(err) {
-		return nil, 0, nil
+		return 0, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("cannot read the history: %s", reason(err))
+		return 0, fmt.Errorf("cannot read the history: %s", reason(err))
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	for sc.Scan() {
 		var r Run
-		if json.Unmarshal(sc.Bytes(), &r) != nil {
+		if json.Unmarshal(sc.Bytes(), &r) != nil || len(r.Results) == 0 {
 			bad++
 			continue
 		}
-		runs = append(runs, &r)
+		meta := batch.RunMeta{Reference: r.Ticket, Source: "ui", Input: "history of an earlier version"}
+		if _, err := batch.Import(journals, r.Target, r.Mode, r.Started, meta, r.Results); err != nil {
+			return bad, fmt.Errorf("cannot import the history: %s", reason(err))
+		}
 	}
-	for i, j := 0, len(runs)-1; i < j; i, j = i+1, j-1 {
-		runs[i], runs[j] = runs[j], runs[i]
+	if err := sc.Err(); err != nil {
+		return bad, fmt.Errorf("cannot read the history: %s", reason(err))
 	}
-	return runs, bad, sc.Err()
+	f.Close()
+	return bad, os.Rename(path, path+importedExt)
 }
 
 // history is the History screen: past runs; Enter opens one's results.
 type history struct {
 	c      *Common
-	dir    string
-	runs   []*Run
+	dir    string // the state directory, where an earlier history may be
+	runs   []batch.RunInfo
 	table  table.Model
 	status string
 	wide   bool // the table has the target column
@@ -112,9 +100,17 @@ func (h *history) setSize(w, hh int) {
 func (h *history) refresh() {
 	rows := make([]table.Row, len(h.runs))
 	for i, r := range h.runs {
-		rows[i] = table.Row{r.Started.Local().Format("2006-01-02 15:04"), r.Mode.String(), fmt.Sprint(len(r.Results)), countsText(r.Counts), cell(r.Ticket)}
+		mode := r.Mode.String()
+		if r.UndoOf != "" {
+			mode = "undo: " + mode
+		}
+		counts := countsText(r.Counts)
+		if r.State == batch.Running {
+			counts = "cut off · " + counts
+		}
+		rows[i] = table.Row{r.Created.Local().Format("2006-01-02 15:04"), mode, fmt.Sprint(r.Entries), counts, cell(r.Reference)}
 		if h.wide {
-			rows[i] = append(rows[i], r.Target)
+			rows[i] = append(rows[i], cell(h.c.targetOf(r.Target)))
 		}
 	}
 	h.table.SetRows(rows)
@@ -126,21 +122,47 @@ func (h *history) help(g globalKeys) help.KeyMap {
 }
 
 type historyMsg struct {
-	runs []*Run
+	runs []batch.RunInfo
 	bad  int
 	err  error
 }
 
-type openRunMsg struct{ run *Run }
+type openRunMsg struct {
+	run *Run
+	err error
+}
 
 func (h *history) load() tea.Cmd {
-	dir := h.dir
+	dir, journals := h.dir, h.c.Journals
 	return func() tea.Msg {
-		if dir == "" {
+		if journals == "" {
 			return historyMsg{err: fmt.Errorf("no state directory, so no history is kept")}
 		}
-		runs, bad, err := readHistory(dir)
+		var bad int
+		var err error
+		if dir != "" {
+			bad, err = importHistory(dir, journals)
+		}
+		runs, lerr := batch.Runs(journals)
+		if err == nil {
+			err = lerr
+		}
 		return historyMsg{runs: runs, bad: bad, err: err}
+	}
+}
+
+// openRun reads a recorded run's journals for the Results screen.
+func openRun(journals, id string) tea.Cmd {
+	return func() tea.Msg {
+		var results []batch.Result
+		ri, err := batch.Load(journals, id, func(rep batch.Report) error {
+			results = append(results, rep.Results...)
+			return nil
+		})
+		if err != nil {
+			return openRunMsg{err: err}
+		}
+		return openRunMsg{run: runOf(ri, results)}
 	}
 }
 
@@ -151,7 +173,7 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			h.status = capitalize(msg.err.Error()) + "."
 		} else if msg.bad > 0 {
-			h.status = fmt.Sprintf("%d lines of the history could not be read.", msg.bad)
+			h.status = fmt.Sprintf("%d lines of the earlier history could not be read.", msg.bad)
 		}
 		h.refresh()
 		h.table.GotoTop()
@@ -163,8 +185,7 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		switch msg.String() {
 		case "enter":
 			if i := h.table.Cursor(); i >= 0 && i < len(h.runs) {
-				run := h.runs[i]
-				return func() tea.Msg { return openRunMsg{run} }
+				return openRun(h.c.Journals, h.runs[i].ID)
 			}
 			return nil
 		case "ctrl+r":
@@ -183,8 +204,8 @@ func (h *history) render() string {
 	if n := len(h.runs); n > 0 {
 		title += fmt.Sprintf(" · row %d", h.table.Cursor()+1)
 	}
-	if h.dir != "" {
-		title += " · " + filepath.Join(h.dir, historyFile)
+	if h.c.Journals != "" {
+		title += " · " + h.c.Journals
 	}
 	body := h.table.View()
 	if len(h.runs) == 0 {

@@ -1,16 +1,17 @@
 package ui
 
 import (
-	"bufio"
-	"encoding/json"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
-// History written by earlier versions (their own result rows) still
-// opens: addresses, IDs, deleted flags and messages as they were.
+// The history file of an earlier version is imported into the recorded
+// runs once: addresses, IDs, deleted flags and messages as they were.
 func TestHistoryOfEarlierVersionsOpens(t *testing.T) {
 	h := newHarness(t, service(t, nil), 120, 40)
 	lines := `{"started":"2026-11-01T09:00:00Z","target":"local list","mode":"remove by ID","ticket":"T-1","counts":{"removed":1,"not_listed":1},"results":[{"address":"a@example.com","id":"0190a000-0000-7000-8000-00000000000a","outcome":"removed","deleted":true},{"id":"0190a000-0000-7000-8000-00000000000b","outcome":"not on the list","deleted":false}]}
@@ -23,74 +24,59 @@ not json
 		t.Fatal(err)
 	}
 	h.keys("esc", "f3")
-	h.mustSee("History · 3 runs", "1 lines of the history could not be read.",
+	h.mustSee("History · 3 runs", "1 lines of the earlier history could not be read.",
 		"1 added · 1 already", "2 unverified", "1 removed · 1 not on")
 
 	h.keys("enter") // the newest: the addition
 	h.mustSee("Results · add → https://list.example.com", "3 entries: 1 added · 1 already listed · 1 failed",
 		"n@example.com", "already listed", "failed: 503 service_unavailable: busy")
-	h.mustNotSee("R retry") // a run of the history is read-only
+	h.mustNotSee("R retry", "U undo") // sent to another service: not from here
 
 	h.keys("f3", "down", "enter")
 	h.mustSee("2 entries: 2 unverified", "x@example.com", "Row 1: the batch removed 1 of 2")
 
 	h.keys("f3", "down", "down", "enter")
 	h.mustSee("2 entries: 1 removed · 1 not on the list", "a@example.com", "0190a000-0000-7000-8000-00000000000a", "deleted: true", "not on the list")
+
+	// Imported once: the file is set aside, the runs stay.
+	if _, err := os.Stat(filepath.Join(h.state, historyFile+importedExt)); err != nil {
+		t.Errorf("the earlier history was not set aside: %v", err)
+	}
+	h.keys("f3", "ctrl+r")
+	h.mustSee("History · 3 runs")
+	h.mustNotSee("could not be read")
 }
 
-// A run the UI sends goes to the history in the format earlier versions
-// wrote, so that they read it too.
-func TestHistoryKeepsItsFormat(t *testing.T) {
-	h := newHarness(t, service(t, nil), 100, 30)
+// One history holds the UI's runs and the command line's: a run the CLI
+// made on this service is listed, opens, and can be undone from here.
+func TestHistoryHoldsTheCLIsRuns(t *testing.T) {
+	svc := service(t, nil)
+	h := newHarness(t, svc, 110, 30)
 	h.paste("k1@example.com k2@example.com")
-	h.keys("ctrl+s", "ctrl+s")
-	h.keys("n", "esc", "m")
-	h.paste("k1@example.com nobody@example.com")
-	h.keys("r")
-	h.typeText("remove")
-	h.keys("enter")
+	h.keys("ctrl+s", "tab")
+	h.typeText("T-9")
+	h.keys("enter", "ctrl+s")
 	h.results()
 
-	type row struct {
-		Address, ID, Outcome, Error string
-		Deleted                     bool
-	}
-	type record struct {
-		Started time.Time
-		Target  string
-		Mode    string
-		Counts  struct {
-			Added     int `json:"added"`
-			Already   int `json:"already_listed"`
-			Removed   int `json:"removed"`
-			NotListed int `json:"not_listed"`
-		}
-		Results []row
-	}
-	f, err := os.Open(filepath.Join(h.state, historyFile))
-	if err != nil {
+	cli := batch.Runner{Client: svc, JournalDir: filepath.Join(h.state, "journal")}
+	items := []batch.Item{batch.NewItem(batch.Add, 1, "c1@example.com"), batch.NewItem(batch.Add, 2, "k1@example.com")}
+	if _, err := cli.Send(context.Background(), batch.NewPlan(batch.Add, items), batch.RunMeta{Reference: "T-10", Source: "cli"}); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var recs []record
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var r record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%v: %s", err, sc.Bytes())
-		}
-		recs = append(recs, r)
+	h.keys("f3")
+	h.mustSee("History · 2 runs", "T-9", "T-10", "1 added · 1 already", "2 added", "local list")
+	h.keys("enter")
+	h.mustSee("c1@example.com", "U undo")
+	h.keys("U")
+	h.mustSee("Undo: remove the 1 entry this run added (by ID)? [y/N]", "1 entry was already listed before the run stays.")
+	h.keys("y")
+	if c := h.results().Counts; c[batch.Removed] != 1 {
+		t.Fatalf("undo of the CLI's run: %+v", c)
 	}
-	if len(recs) != 2 {
-		t.Fatalf("%d records, want 2", len(recs))
+	if _, err := svc.Get(context.Background(), "c1@example.com"); !api.IsNotFound(err) {
+		t.Errorf("c1 is still listed: %v", err)
 	}
-	add, rm := recs[0], recs[1]
-	if add.Mode != "add" || add.Target != "local list" || add.Counts.Added != 2 || len(add.Results) != 2 ||
-		add.Results[0].Address != "k1@example.com" || add.Results[0].ID == "" || add.Results[0].Outcome != "added" {
-		t.Fatalf("the addition was kept as %+v", add)
-	}
-	if rm.Mode != "remove by address" || rm.Counts.Removed != 1 || rm.Counts.NotListed != 1 ||
-		!rm.Results[0].Deleted || rm.Results[0].ID != add.Results[0].ID || rm.Results[1].Outcome != "not_listed" || rm.Results[1].Deleted {
-		t.Fatalf("the removal was kept as %+v", rm)
+	if _, err := svc.Get(context.Background(), "k1@example.com"); err != nil {
+		t.Errorf("k1, added by the UI's run, is gone: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/safe"
@@ -76,10 +78,10 @@ func (r *results) help(g globalKeys) help.KeyMap {
 	}
 	k := r.keys
 	short := []key.Binding{k.Up, k.Filter, k.Export, k.Copy}
-	if r.live {
-		if r.run.retryable() {
-			short = append(short, k.Retry)
-		}
+	if r.run.retryable() && r.c.ours(r.run) {
+		short = append(short, k.Retry)
+	}
+	if r.c.ours(r.run) {
 		short = append(short, k.Undo)
 	}
 	short = append(short, k.New, g.Help)
@@ -158,9 +160,15 @@ func detailText(x batch.Result) string {
 	return x.Message
 }
 
-// retryMsg and undoRunMsg ask the root to send again.
+// retryMsg asks the root to resume a run; undoRunMsg to send its undo.
 type retryMsg struct{ run *Run }
-type undoRunMsg struct{ run *Run }
+type undoRunMsg struct{ undo batch.Undo }
+
+// undoPlannedMsg is the undo of the run on screen, planned.
+type undoPlannedMsg struct {
+	undo batch.Undo
+	err  error
+}
 type newBatchMsg struct{}
 type exportedMsg struct {
 	path string
@@ -170,6 +178,8 @@ type exportedMsg struct {
 
 func (r *results) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case undoPlannedMsg:
+		return r.confirmUndo(msg)
 	case exportedMsg:
 		if msg.err != nil {
 			r.status = capitalize(msg.err.Error())
@@ -198,15 +208,17 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 			return nil
 		case key.Matches(msg, k.Copy):
 			return r.copyIDs()
-		case key.Matches(msg, k.Retry) && r.live && r.run.retryable():
+		case key.Matches(msg, k.Retry) && r.run.retryable() && r.c.ours(r.run):
 			run := r.run
 			n := run.Counts[batch.Failed] + run.Counts[batch.Unsent]
 			return ask(fmt.Sprintf("Send the %d failed or unsent entries again?", n), func() tea.Msg { return retryMsg{run} })
-		case key.Matches(msg, k.Undo) && r.live:
+		case key.Matches(msg, k.Undo):
 			return r.undo()
 		case key.Matches(msg, k.New):
 			return func() tea.Msg { return newBatchMsg{} }
 		}
+		// Moving on clears the last message, so the row's detail shows.
+		r.status = ""
 		var cmd tea.Cmd
 		r.table, cmd = r.table.Update(msg)
 		return cmd
@@ -214,23 +226,49 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// undo plans the undo of the run on screen (batch.PlanUndo reads its
+// journals and asks the service what it can restore), then asks.
 func (r *results) undo() tea.Cmd {
 	run := r.run
-	values, _, unknown := run.undoable()
-	if unknown > 0 {
-		r.status = "Cannot undo: the addresses of the removed IDs are not known (the service offers no lookups)."
+	switch {
+	case run.ID == "":
+		r.status = "Cannot undo: this run was sent without a journal (no state directory)."
+		return nil
+	case !r.c.ours(run):
+		r.status = "Cannot undo here: this run was sent to " + api.RedactURL(run.Target) + ", not this service."
 		return nil
 	}
-	n := len(values)
+	r.status = "Planning the undo…"
+	c, dir, id := r.c.Service, r.c.Journals, run.ID
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		u, err := batch.PlanUndo(ctx, c, dir, id)
+		return undoPlannedMsg{undo: u, err: err}
+	}
+}
+
+// confirmUndo says what the undo sends and what it cannot do, and asks.
+func (r *results) confirmUndo(msg undoPlannedMsg) tea.Cmd {
+	r.status = ""
+	if msg.err != nil {
+		r.status = "Cannot undo: " + msg.err.Error() + "."
+		return nil
+	}
+	u := msg.undo
+	notes := strings.Join(u.Notes, " ")
+	n := len(u.Plan.Values)
 	if n == 0 {
-		r.status = "Nothing to undo: this run changed nothing."
+		r.status = strings.TrimSpace("Nothing to undo: this run changed nothing that can be put back. " + notes)
 		return nil
 	}
-	q := fmt.Sprintf("Undo this run: remove the %d entries it added (by ID)?", n)
-	if removes(run.Mode) {
-		q = fmt.Sprintf("Undo this run: add the %d removed addresses back?", n)
+	q := fmt.Sprintf("Undo: remove the %d %s this run added (by ID)?", n, pluralN(n, "entry"))
+	if u.Plan.Mode == batch.Add {
+		q = fmt.Sprintf("Undo: put the %d removed %s back?", n, pluralN(n, "address"))
 	}
-	return ask(q, func() tea.Msg { return undoRunMsg{run} })
+	// The prompt is one line: what the undo cannot do goes above it.
+	r.status = notes
+	return ask(q, func() tea.Msg { return undoRunMsg{u} })
 }
 
 func (r *results) copyIDs() tea.Cmd {
@@ -259,7 +297,7 @@ func (r *results) exportKey(msg tea.KeyMsg) tea.Cmd {
 		path = abs
 	}
 	rows := r.run.rows()
-	head := exportHead{Ticket: r.run.Ticket, Target: r.run.Target, Mode: r.run.Mode.String(), Started: r.run.Started.UTC()}
+	head := exportHead{Ticket: r.run.Ticket, Target: r.c.targetOf(r.run.Target), Mode: r.run.Mode.String(), Started: r.run.Started.UTC()}
 	return func() tea.Msg {
 		err := writeResults(path, head, rows)
 		return exportedMsg{path: path, n: len(rows), err: err}
@@ -328,7 +366,7 @@ func writeResults(path string, head exportHead, rows []row) error {
 func (r *results) render() string {
 	st := r.c.Styles
 	run := r.run
-	title := fmt.Sprintf("Results · %s → %s · %s", run.Mode, run.Target, run.Started.Local().Format("2006-01-02 15:04"))
+	title := fmt.Sprintf("Results · %s → %s · %s", run.Mode, r.c.targetOf(run.Target), run.Started.Local().Format("2006-01-02 15:04"))
 	if run.Ticket != "" {
 		title += " · ticket " + run.Ticket
 	}
@@ -344,6 +382,8 @@ func (r *results) render() string {
 	switch {
 	case r.exporting:
 		tail = r.path.View()
+	case r.status != "":
+		tail = st.Muted.Render(truncate(r.status, r.c.Width))
 	case cur >= 0 && cur < len(r.shown) && run.Results[r.shown[cur]].Message != "":
 		x := run.Results[r.shown[cur]]
 		style := st.Warn
@@ -351,8 +391,6 @@ func (r *results) render() string {
 			style = st.Bad
 		}
 		tail = style.Render(truncate(fmt.Sprintf("Row %d: %s", cur+1, detailText(x)), r.c.Width))
-	case r.status != "":
-		tail = st.Muted.Render(truncate(r.status, r.c.Width))
 	case run.Counts[batch.Unsent] > 0:
 		tail = st.Warn.Render(truncate(fmt.Sprintf("%d %s not sent (cancelled); R sends them.", run.Counts[batch.Unsent], pluralN(run.Counts[batch.Unsent], "entry")+wasWere(run.Counts[batch.Unsent])), r.c.Width))
 	case run.Counts[batch.Failed] > 0:

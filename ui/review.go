@@ -259,18 +259,18 @@ func (r *review) send() tea.Cmd {
 	}
 	job := sendJob{mode: r.mode, target: r.c.Target.label(), ticket: strings.TrimSpace(r.ticket.Value())}
 	if p != nil {
+		// The preview's look-ups: a removal by address removes the found
+		// entries by ID, a removal by ID learns their addresses and
+		// origins (for the results and an undo).
+		plan.Found = make(map[string]batch.Found, len(p.lookups))
 		if r.mode == batch.RemoveIDs {
 			job.emails = make(map[string]string, p.found)
-		} else {
-			plan.Found = make(map[string]batch.Found, len(p.lookups))
 		}
 		for _, f := range p.lookups {
 			if job.emails != nil && f.Listed {
 				job.emails[f.Input] = f.Entry.Email
 			}
-			if plan.Found != nil {
-				plan.Found[f.Input] = f
-			}
+			plan.Found[f.Input] = f
 		}
 	}
 	return func() tea.Msg { return startSendMsg{job: job, plan: plan} }

@@ -12,46 +12,52 @@ import (
 	"github.com/shushlist/shush/batch"
 )
 
-// Run is one send of a batch set and its results, as the Results and
-// History screens show them; the outcomes are batch's.
+// Run is one recorded run and its results, as the Results and History
+// screens show them; the outcomes are batch's.
 type Run struct {
+	// ID names the recorded run (batch.Runs); "" for a run sent without a
+	// journal directory, which cannot be resumed or undone later.
+	ID      string
 	Started time.Time
-	Target  string
-	Mode    batch.Mode
-	Ticket  string
-	// Results has one entry per value sent, in order (batch.Report.Results).
+	// Target is the service's base URL the run was sent to.
+	Target string
+	Mode   batch.Mode
+	Ticket string
+	State  batch.RunState
+	UndoOf string
+	// Results has one entry per value sent, in order.
 	Results []batch.Result
 	// Counts is how many entries have each outcome.
 	Counts map[batch.Outcome]int
 
 	// emails maps an ID to its address for a removal by ID, from the
-	// preview: the undo of the run adds these addresses back.
+	// preview, for results the service did not name.
 	emails map[string]string
-	// report is the live run's report, which Retry takes; nil for a run
-	// read from the history.
-	report *batch.Report
 }
 
-// newRun is the run of a report, started at started on the target named
-// target.
-func newRun(rep batch.Report, started time.Time, target, ticket string, emails map[string]string) *Run {
-	return &Run{Started: started, Target: target, Mode: rep.Plan.Mode, Ticket: ticket,
-		Results: rep.Results, Counts: rep.Count(), emails: emails, report: &rep}
+// runOf is the run of a recorded run's header and its results.
+func runOf(ri batch.RunInfo, results []batch.Result) *Run {
+	r := &Run{ID: ri.ID, Started: ri.Created, Target: ri.Target, Mode: ri.Mode, Ticket: ri.Reference,
+		State: ri.State, UndoOf: ri.UndoOf, Results: results, Counts: map[batch.Outcome]int{}}
+	for _, x := range results {
+		r.Counts[x.Outcome]++
+	}
+	return r
 }
 
 // address is the address of a result: the input itself, or for a removal
-// by ID the address the preview found for it ("" when unknown).
+// by ID the address the service or the preview named ("" when unknown).
 func (r *Run) address(x batch.Result) string {
-	if r.Mode == batch.RemoveIDs {
-		return r.emails[x.Input]
+	if a := x.Address(); a != "" {
+		return a
 	}
-	return x.Input
+	return r.emails[x.Input]
 }
 
 // retryable says whether some entries failed or were never sent, and the
-// run can send them again.
+// run can send them again (it is recorded).
 func (r *Run) retryable() bool {
-	return r.report != nil && r.Counts[batch.Failed]+r.Counts[batch.Unsent] > 0
+	return r.ID != "" && r.Counts[batch.Failed]+r.Counts[batch.Unsent] > 0
 }
 
 // countsText is the counts line shown above the results and in the
@@ -67,50 +73,6 @@ func countsText(c map[batch.Outcome]int) string {
 		return "nothing"
 	}
 	return strings.Join(parts, " · ")
-}
-
-// undoable is what the undo of the run sends: for an addition the IDs it
-// added (never those already listed), for a removal the addresses it took
-// off (and those it may have: a removal by address without lookups does
-// not say which of a batch it removed, and putting back one too many is
-// the safe side of a suppression list). emails maps the IDs to their
-// addresses, so that the undo's results show them.
-func (r *Run) undoable() (values []string, emails map[string]string, unknown int) {
-	if r.Mode == batch.Add {
-		emails = map[string]string{}
-		for _, x := range r.Results {
-			if x.Outcome == batch.Added && x.ID != "" {
-				values = append(values, x.ID)
-				emails[x.ID] = x.Input
-			}
-		}
-		return values, emails, 0
-	}
-	for _, x := range r.Results {
-		if x.Outcome != batch.Removed && x.Outcome != batch.Unverified {
-			continue
-		}
-		if a := r.address(x); a != "" {
-			values = append(values, a)
-		} else {
-			unknown++
-		}
-	}
-	return values, nil, unknown
-}
-
-// inverse is the plan that undoes the run and the ticket it goes under.
-func (r *Run) inverse() (batch.Plan, string, map[string]string) {
-	values, emails, _ := r.undoable()
-	mode := batch.RemoveIDs
-	if removes(r.Mode) {
-		mode = batch.Add
-	}
-	ticket := r.Ticket
-	if ticket != "" {
-		ticket += " "
-	}
-	return batch.Plan{Mode: mode, Values: values}, ticket + "(undo of the run of " + r.Started.Local().Format("2006-01-02 15:04:05") + ")", emails
 }
 
 // row is one result as the history file and an export write it:
@@ -132,9 +94,9 @@ func (r *Run) rows() []row {
 	return out
 }
 
-// record is a run as a line of the history file. The format predates the
-// use of batch's results and stays as it was, so that history written by
-// earlier versions still opens (and theirs reads ours).
+// record is a run as a line of the history file that earlier versions
+// kept; the history now is the recorded runs, and such a file is imported
+// into them once.
 type record struct {
 	Started time.Time      `json:"started"`
 	Target  string         `json:"target"`
@@ -142,21 +104,6 @@ type record struct {
 	Ticket  string         `json:"ticket,omitempty"`
 	Counts  map[string]int `json:"counts"`
 	Results []row          `json:"results"`
-}
-
-// countKey is the name of an outcome in a record's counts.
-func countKey(o batch.Outcome) string { return string(o) }
-
-// MarshalJSON writes the run as a history record.
-func (r Run) MarshalJSON() ([]byte, error) {
-	rec := record{Started: r.Started, Target: r.Target, Mode: r.Mode.String(), Ticket: r.Ticket,
-		Counts: map[string]int{}, Results: r.rows()}
-	for o, n := range r.Counts {
-		if n > 0 {
-			rec.Counts[countKey(o)] = n
-		}
-	}
-	return json.Marshal(rec)
 }
 
 // UnmarshalJSON reads a history record. The counts are made again from the
@@ -192,6 +139,9 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 		// not resolve as "removed" without deleted.
 		if x.Outcome == batch.Removed && !x.Deleted {
 			res.Outcome = batch.Unverified
+		}
+		if r.Mode == batch.RemoveIDs {
+			res.Email = x.Address
 		}
 		r.Results[i] = res
 		r.Counts[res.Outcome]++

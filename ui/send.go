@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +31,7 @@ type sender struct {
 	state      progressState
 	stop       context.CancelFunc
 	stopped    bool
+	done       chan struct{} // closed when the run in flight has stopped
 	bar        progress.Model
 }
 
@@ -42,6 +42,12 @@ type sendJob struct {
 	ticket  string
 	emails  map[string]string // ID → address, for a removal by ID
 	started time.Time
+	// resume names the recorded run to finish instead of a new plan.
+	resume string
+	// undoOf names the run a new plan undoes.
+	undoOf string
+	// input says where the entries came from ("pasted", a file name).
+	input string
 }
 
 // progressState is what the Send screen shows of a run.
@@ -72,13 +78,16 @@ type progressMsg struct {
 	feed  *feed
 }
 
-// sentMsg is the end of the run seq: its report, and the error that
-// stopped it (ctx's after a cancel).
+// sentMsg is the end of the run seq: the run, and the error that stopped
+// it (ctx's after a cancel).
 type sentMsg struct {
 	seq int
-	rep batch.Report
+	run *Run
 	err error
 }
+
+// runFailedMsg says a resume could not start.
+type runFailedMsg struct{ err error }
 
 // runDoneMsg hands a finished (or cancelled) run to the Results screen;
 // note says what went wrong beyond the results, if anything.
@@ -158,71 +167,104 @@ func (f *feed) listen() tea.Msg {
 	return progressMsg{seq: f.seq, state: st, feed: f}
 }
 
-// start runs plan, or with prev sends again the failed and unsent batches
-// of that report.
-func (s *sender) start(job sendJob, plan batch.Plan, prev *batch.Report) tea.Cmd {
+// start sends plan as a new recorded run, or finishes the recorded run
+// job.resume. The run is sent in segments (batch.Runner.Send), so that a
+// run the UI leaves (a closed terminal) can be resumed by the UI or the
+// CLI.
+func (s *sender) start(job sendJob, plan batch.Plan) tea.Cmd {
 	s.seq++
 	if s.stop != nil {
 		s.stop()
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s.job, s.stop, s.stopped = job, stop, false
+	s.job, s.stop, s.stopped, s.done = job, stop, false, make(chan struct{})
 	if s.job.started.IsZero() {
 		s.job.started = time.Now().UTC()
 	}
-	if prev != nil {
-		plan = prev.Plan
-	}
-	st := progressState{batches: (len(plan.Values) + api.MaxBatch - 1) / api.MaxBatch, total: len(plan.Values), batch: 1}
-	outcomes := make([]batch.Outcome, len(plan.Values))
-	if prev != nil {
-		st.batches = prev.Batches
-		if again := append(slices.Clone(prev.Failed), prev.Unsent...); len(again) > 0 {
-			st.batch = slices.Min(again)
+	total := len(plan.Values)
+	var prior []batch.Result
+	if job.resume != "" {
+		// What the run has done so far, for the counts.
+		ri, err := batch.Load(s.journalDir, job.resume, func(rep batch.Report) error {
+			prior = append(prior, rep.Results...)
+			return nil
+		})
+		if err != nil {
+			close(s.done)
+			seq := s.seq
+			return func() tea.Msg { return sentMsg{seq: seq, err: err} }
 		}
-		for i, x := range prev.Results[:min(len(prev.Results), len(outcomes))] {
-			outcomes[i] = x.Outcome
-			if x.Settled() {
+		total, s.job.mode, s.job.started = ri.Entries, ri.Mode, ri.Created
+	}
+	st := progressState{batches: (total + api.MaxBatch - 1) / api.MaxBatch, total: total, batch: 1, counts: map[batch.Outcome]int{}}
+	outcomes := make([]batch.Outcome, total)
+	for i := range outcomes {
+		outcomes[i] = batch.Unsent
+		if i < len(prior) {
+			outcomes[i] = prior[i].Outcome
+			if prior[i].Settled() {
 				st.done++
 			}
 		}
-	} else {
-		for i := range outcomes {
-			outcomes[i] = batch.Unsent
-		}
-	}
-	st.counts = map[batch.Outcome]int{}
-	for _, o := range outcomes {
-		st.counts[o]++
+		st.counts[outcomes[i]]++
 	}
 	s.state = st
 	f := newFeed(s.seq, st, outcomes)
 	f.state.counts = maps.Clone(st.counts)
-	runner := &batch.Runner{Client: s.client, Concurrency: 1, JournalDir: s.journalDir, OnEvent: f.event}
-	seq, client := s.seq, s.client
+	var results []batch.Result
+	runner := &batch.Runner{Client: s.client, Concurrency: 1, JournalDir: s.journalDir, OnEvent: f.event,
+		OnSegment: func(rep batch.Report) { results = append(results, rep.Results...) }}
+	seq, j, done := s.seq, s.job, s.done
 	return func() tea.Msg {
 		go func() {
-			var rep batch.Report
+			defer close(done)
+			var run *Run
 			var err error
-			if prev != nil {
-				rep, err = runner.Retry(ctx, *prev)
-			} else {
-				rep, err = runner.Run(ctx, plan)
-			}
 			switch {
-			case rep.Results != nil || err == nil:
-			case prev != nil:
-				// The retry could not start (its journal could not be
-				// read): the run stays as it was.
-				rep = *prev
+			case j.resume != "":
+				var ri batch.RunInfo
+				ri, err = runner.ResumeRun(ctx, j.resume)
+				run = runOf(ri, results)
+			case s.journalDir == "":
+				// No state directory: the run is sent without a journal,
+				// and cannot be resumed or undone later.
+				var rep batch.Report
+				rep, err = runner.Run(ctx, plan)
+				if rep.Results == nil {
+					rep = unsentReport(plan, runner.Client.BaseURL())
+				}
+				run = runOf(batch.RunInfo{Created: j.started, Target: rep.Target, Mode: plan.Mode, Reference: j.ticket}, rep.Results)
 			default:
-				// Stopped before any batch (the journal could not be
-				// made): everything is unsent.
-				rep = unsentReport(plan, client.BaseURL())
+				var ri batch.RunInfo
+				ri, err = runner.Send(ctx, plan, batch.RunMeta{Reference: j.ticket, Source: "ui", Input: j.input, UndoOf: j.undoOf})
+				if ri.ID == "" {
+					// The run could not be recorded: nothing was sent.
+					ri = batch.RunInfo{Created: j.started, Target: runner.Client.BaseURL(), Mode: plan.Mode, Reference: j.ticket}
+					results = unsentReport(plan, ri.Target).Results
+				}
+				run = runOf(ri, results)
 			}
-			f.finish(sentMsg{seq: seq, rep: rep, err: err})
+			run.emails = j.emails
+			f.finish(sentMsg{seq: seq, run: run, err: err})
 		}()
 		return f.listen()
+	}
+}
+
+// cancel stops the run in flight: nothing more goes out, and a batch on
+// the wire is cut off after a moment (batch.Runner.StopGrace).
+func (s *sender) cancel() {
+	if s.stop != nil && !s.stopped {
+		s.stopped = true
+		s.stop()
+	}
+}
+
+// wait blocks until the run in flight (if any) has stopped and journaled
+// what it sent; quitting calls it after a cancel.
+func (s *sender) wait() {
+	if s.done != nil {
+		<-s.done
 	}
 }
 
@@ -255,8 +297,11 @@ func (s *sender) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		s.stop()
-		j := s.job
-		run := newRun(msg.rep, j.started, j.target, j.ticket, j.emails)
+		run := msg.run
+		if run == nil {
+			// The run could not start (its journal could not be read).
+			return func() tea.Msg { return runFailedMsg{err: msg.err} }
+		}
 		note := ""
 		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
 			note = capitalize(msg.err.Error()) + "."
@@ -271,7 +316,7 @@ func (s *sender) update(msg tea.Msg) tea.Cmd {
 			if !s.stopped {
 				s.stopped = true
 				s.stop()
-				s.state.wait = "Cancelling: the batch in flight finishes, the rest stays unsent."
+				s.state.wait = "Cancelling: the batch in flight gets a moment to finish, the rest stays unsent."
 			}
 		}
 	}

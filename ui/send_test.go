@@ -37,9 +37,9 @@ func TestFeedNeverBlocksTheRunner(t *testing.T) {
 		t.Fatalf("progress after the run: %+v", p.state)
 	}
 
-	f.finish(sentMsg{seq: 7, rep: rep})
+	f.finish(sentMsg{seq: 7, run: runOf(batch.RunInfo{}, rep.Results)})
 	end, ok := f.listen().(sentMsg)
-	if !ok || len(end.rep.Results) != 1050 {
+	if !ok || len(end.run.Results) != 1050 {
 		t.Fatalf("the end of the run was lost: %#v", end)
 	}
 }

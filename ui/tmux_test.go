@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,8 @@ import (
 type tmuxSession struct {
 	t      *testing.T
 	socket string
+	bin    string // the built binary
+	cmd    string // the pane's command line: shush in its environment
 }
 
 func (s *tmuxSession) tmux(args ...string) string {
@@ -73,14 +76,31 @@ func startTmux(t *testing.T, w, h int, extraEnv ...string) (*tmuxSession, string
 	}
 	env = append(env, extraEnv...)
 	// -f /dev/null: none of the machine's tmux settings.
-	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-c", dir, "-x", itoaP(w), "-y", itoaP(h),
-		"env -i "+strings.Join(env, " ")+" "+bin+"; sleep 30")
+	s.bin, s.cmd = bin, "env -i "+strings.Join(env, " ")+" "+bin+"; sleep 30"
+	s.tmux("-f", "/dev/null", "new-session", "-d", "-s", "ui", "-c", dir, "-x", itoaP(w), "-y", itoaP(h), s.cmd)
 	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	s.waitScreen("mode: add")
 	return s, dir
 }
 
 func itoaP(i int) string { return fmtN(i) }
+
+// kill ends shush with SIGKILL, as a closed terminal or a dropped SSH
+// session can: no chance to clean up.
+func (s *tmuxSession) kill() {
+	s.t.Helper()
+	// The pattern is shush's whole command line: the tmux server's holds
+	// the binary's path too.
+	if out, err := exec.Command("pkill", "-KILL", "-f", "^"+regexp.QuoteMeta(s.bin)+"$").CombinedOutput(); err != nil {
+		s.t.Fatalf("pkill: %v %s", err, out)
+	}
+}
+
+// restart starts shush again in the pane, in the same environment.
+func (s *tmuxSession) restart() {
+	s.t.Helper()
+	s.tmux("respawn-pane", "-k", "-t", "ui", s.cmd)
+}
 
 // The built binary in a real terminal: a ticket pasted with tmux's
 // bracketed paste (paste-buffer -p) and one pasted without brackets, sent,

@@ -1,0 +1,62 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A UI killed during a send (a closed terminal) leaves its run recorded:
+// started again, it offers to finish it with its counts, and the list
+// ends with exactly the intended entries. A finished list is not sent
+// again by ctrl+s alone.
+func TestKilledSendResumesOnRestart(t *testing.T) {
+	s, dir := startTmux(t, 110, 30)
+	const n = 60_000
+	var body strings.Builder
+	for i := range n {
+		fmt.Fprintf(&body, "k%06d@example.com\n", i)
+	}
+	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(body.String()), 0o600)
+	s.tmux("send-keys", "-t", "ui", "Escape")
+	s.tmux("send-keys", "-t", "ui", "o")
+	s.waitScreen("Open a file", "big.txt")
+	s.tmux("send-keys", "-t", "ui", "Down", "Enter")
+	s.waitScreen("big.txt: 60000 added")
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen("Review · add", "60000 addresses")
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen("Sending · add", "Batch 5")
+	s.kill()
+
+	s.restart()
+	scr := s.waitScreen("A run did not finish: add", "Resume it now? [y/N]")
+	if strings.Contains(scr, fmt.Sprintf("%d of %d entries sent", n, n)) || !strings.Contains(scr, fmt.Sprintf("of %d entries sent", n)) {
+		t.Fatalf("the offer does not give the run's counts:\n%s", scr)
+	}
+	s.tmux("send-keys", "-t", "ui", "y")
+	scr = s.waitScreen("60000 entries:")
+	if strings.Contains(scr, "failed") || strings.Contains(scr, "unsent") {
+		t.Fatalf("the resumed run did not finish:\n%s", scr)
+	}
+
+	// The list holds exactly the file's addresses.
+	home := filepath.Join(dir, "home")
+	cmd := exec.Command(s.bin, "suppressions", "export", "--format", "ndjson")
+	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	seen := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		seen[line[strings.Index(line, `"email":"`)+9:][:len("k000000@example.com")]] = true
+	}
+	if len(seen) != n || !seen["k000000@example.com"] || !seen["k059999@example.com"] {
+		t.Fatalf("the list holds %d distinct addresses, want the %d of the file", len(seen), n)
+	}
+}
