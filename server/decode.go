@@ -41,6 +41,7 @@ func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[st
 		// Refuse before reading (and before a 100-continue invites the
 		// body); the unread body is not worth keeping the connection.
 		w.Header().Set("Connection", "close")
+		drainTooLarge(r)
 		return nil, newProblem(http.StatusRequestEntityTooLarge, api.ErrValidation,
 			"The request body is larger than %d bytes (1 MiB); send at most %d items per request.", MaxBody, api.MaxBatch)
 	}
@@ -48,6 +49,7 @@ func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[st
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
+			drainTooLarge(r)
 			return nil, newProblem(http.StatusRequestEntityTooLarge, api.ErrValidation,
 				"The request body is larger than %d bytes (1 MiB); send at most %d items per request.", MaxBody, api.MaxBatch)
 		}
@@ -313,3 +315,19 @@ func sourceID(s string) (string, error) {
 	}
 	return s, nil
 }
+
+// drainTooLarge reads and drops what a client already sends of a body
+// that is too large, up to drainLimit, so that a client without
+// "Expect: 100-continue" reads the 413 instead of a connection reset
+// while it still writes. A client that already waits for 100-continue
+// sends nothing, and this returns at once.
+func drainTooLarge(r *http.Request) {
+	if r.Header.Get("Expect") != "" {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, r.Body, drainLimit)
+}
+
+// drainLimit bounds what drainTooLarge reads: a body a few times the
+// limit (a client that overshot) is drained; a larger one is cut off.
+const drainLimit = 8 * MaxBody
