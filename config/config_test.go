@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func envOf(m map[string]string) func(string) string {
@@ -181,6 +182,25 @@ func TestLoadOwnAddresses(t *testing.T) {
 	}
 	if len(f.Own) != 2 || f.Own[0] != "@ourcompany.test" || f.Own[1] != "help@partner.example" {
 		t.Errorf("own = %q", f.Own)
+	}
+}
+
+// keep_runs_days says how long finished runs are kept; 90 days without it.
+func TestKeepRunsDays(t *testing.T) {
+	f, err := Load(writeConfig(t, "keep_runs_days = 7\n", 0o644))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Resolve(f, Flags{}, envOf(nil))
+	if err != nil || s.KeepRuns != 7*24*time.Hour {
+		t.Errorf("keep_runs_days = 7: %v %v", s.KeepRuns, err)
+	}
+	s, _ = Resolve(load(t, filepath.Join(t.TempDir(), FileName)), Flags{}, envOf(nil))
+	if s.KeepRuns != DefaultKeepRunsDays*24*time.Hour {
+		t.Errorf("default: %v", s.KeepRuns)
+	}
+	if _, err := Load(writeConfig(t, "keep_runs_days = -1\n", 0o644)); err == nil || !strings.Contains(err.Error(), "keep_runs_days must be a number of days") {
+		t.Errorf("negative: %v", err)
 	}
 }
 
