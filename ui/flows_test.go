@@ -453,3 +453,25 @@ func TestStartOffersToResume(t *testing.T) {
 		t.Error("the run is still unfinished after the resume")
 	}
 }
+
+// The ticket typed in the review goes out as Shush-Reference with every
+// request of the run, so the service's trail says why; one it cannot
+// carry is refused before anything is sent.
+func TestTicketGoesOutAsTheReference(t *testing.T) {
+	svc := service(t, nil)
+	h := newHarness(t, svc, 110, 30)
+	h.paste("ref1@example.com ref2@example.com")
+	h.keys("ctrl+s", "tab")
+	h.typeText("T-\u202e1")
+	h.keys("enter", "ctrl+s")
+	h.mustSee("Ticket: the reference", "holds a character that is not printable; nothing was sent.")
+	h.keys("tab")
+	h.key(tea.KeyCtrlU)
+	h.typeText("T-5150")
+	h.keys("enter", "ctrl+s")
+	h.results()
+	trail, err := svc.Audit(context.Background(), api.AuditParams{Reference: "T-5150"})
+	if err != nil || len(trail.Data) != 2 {
+		t.Fatalf("the trail under T-5150: %+v %v", trail.Data, err)
+	}
+}

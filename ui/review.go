@@ -258,6 +258,14 @@ func (r *review) send() tea.Cmd {
 		plan.Invalid = append(plan.Invalid, batch.Item{Line: e.line, Raw: e.raw, Problem: e.problem})
 	}
 	job := sendJob{mode: r.mode, target: r.c.Target.label(), ticket: strings.TrimSpace(r.ticket.Value())}
+	if job.ticket != "" {
+		// The ticket goes out with every request of the run
+		// (Shush-Reference), and the service keeps it in its trail.
+		if err := api.ValidReference(job.ticket); err != nil {
+			r.err = "Ticket: " + err.Error() + "; nothing was sent."
+			return nil
+		}
+	}
 	if p != nil {
 		// The preview's look-ups: a removal by address removes the found
 		// entries by ID, a removal by ID learns their addresses and

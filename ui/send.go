@@ -177,6 +177,8 @@ func (s *sender) start(job sendJob, plan batch.Plan) tea.Cmd {
 		s.stop()
 	}
 	ctx, stop := context.WithCancel(context.Background())
+	// The ticket goes out as Shush-Reference on every request of the run.
+	ctx = api.WithReference(ctx, job.ticket)
 	s.job, s.stop, s.stopped, s.done = job, stop, false, make(chan struct{})
 	if s.job.started.IsZero() {
 		s.job.started = time.Now().UTC()
