@@ -3,7 +3,11 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"runtime"
+
+	"golang.org/x/term"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
@@ -40,7 +44,25 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		JournalDir: conn.JournalDir,
 		Clipboard:  os.Stderr,
 	})
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(a.io.In), tea.WithOutput(a.io.Out))
+	var input io.Reader = a.io.In
+	var pastes *ui.Input
+	if f, ok := a.io.In.(*os.File); ok && runtime.GOOS != "windows" {
+		// Pastes are taken off the input before Bubble Tea's reader (see
+		// ui.Input); the terminal is put in raw mode here, as Bubble Tea
+		// does only for a file it reads itself.
+		old, err := term.MakeRaw(int(f.Fd()))
+		if err != nil {
+			return fmt.Errorf("the terminal cannot be set up for the UI: %v", err)
+		}
+		defer term.Restore(int(f.Fd()), old)
+		pastes = ui.NewInput(f)
+		input = pastes
+	}
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(a.io.Out))
+	if pastes != nil {
+		pastes.Start(p.Send)
+		defer pastes.Close()
+	}
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("the terminal UI stopped: %v", err)
 	}

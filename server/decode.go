@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -41,7 +42,9 @@ func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[st
 		// Refuse before reading (and before a 100-continue invites the
 		// body); the unread body is not worth keeping the connection.
 		w.Header().Set("Connection", "close")
-		drainTooLarge(r)
+		if r.ContentLength <= drainLimit {
+			drainTooLarge(w, r)
+		}
 		return nil, newProblem(http.StatusRequestEntityTooLarge, api.ErrValidation,
 			"The request body is larger than %d bytes (1 MiB); send at most %d items per request.", MaxBody, api.MaxBatch)
 	}
@@ -49,7 +52,7 @@ func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[st
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			drainTooLarge(r)
+			drainTooLarge(w, r)
 			return nil, newProblem(http.StatusRequestEntityTooLarge, api.ErrValidation,
 				"The request body is larger than %d bytes (1 MiB); send at most %d items per request.", MaxBody, api.MaxBatch)
 		}
@@ -316,18 +319,28 @@ func sourceID(s string) (string, error) {
 	return s, nil
 }
 
-// drainTooLarge reads and drops what a client already sends of a body
-// that is too large, up to drainLimit, so that a client without
-// "Expect: 100-continue" reads the 413 instead of a connection reset
-// while it still writes. A client that already waits for 100-continue
-// sends nothing, and this returns at once.
-func drainTooLarge(r *http.Request) {
+// drainTooLarge reads and drops what a client is already sending of a
+// body that is too large, up to drainLimit and for at most drainTime, so
+// that a client without "Expect: 100-continue" reads the 413 instead of a
+// connection reset while it still writes. A client that waits for
+// 100-continue (or sends nothing) is answered once drainTime is up, or at
+// once for the former.
+func drainTooLarge(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Expect") != "" {
 		return
 	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(drainTime)) != nil {
+		return
+	}
 	_, _ = io.CopyN(io.Discard, r.Body, drainLimit)
+	_ = rc.SetReadDeadline(time.Time{})
 }
 
-// drainLimit bounds what drainTooLarge reads: a body a few times the
-// limit (a client that overshot) is drained; a larger one is cut off.
-const drainLimit = 8 * MaxBody
+// drainLimit and drainTime bound what drainTooLarge reads: a body a few
+// times the limit (a client that overshot) is drained; a larger one is
+// refused unread.
+const (
+	drainLimit = 8 * MaxBody
+	drainTime  = time.Second
+)

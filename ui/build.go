@@ -26,10 +26,6 @@ const (
 	focusPicker                   // the file picker
 )
 
-// Lines in a paste beyond which the UI suggests a file instead: bubbletea
-// v1 reads a bracketed paste in time that grows with the square of its size.
-const bigPaste = 20000
-
 // Rapid input: Enter presses closer together than this are one plain
 // (unbracketed) paste, and their summary adds up.
 const pasteGap = 150 * time.Millisecond
@@ -202,9 +198,6 @@ func (b *build) addItems(items []item, source string, lines int) {
 		b.summary = fmt.Sprintf("Found no %s in the %s.", pluralN(2, noun(b.list.mode)), source)
 	}
 	b.status = ""
-	if lines > bigPaste {
-		b.status = "Big sets belong in files (pasting them is slow): ctrl+o opens one."
-	}
 }
 
 func summarize(what string, r addResult) string {

@@ -1,0 +1,211 @@
+package ui
+
+import (
+	"bytes"
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Input sits between the terminal and Bubble Tea's reader and takes pastes
+// off the stream before the reader sees them:
+//
+//   - a bracketed paste (ESC [200~ … ESC [201~) becomes one paste message,
+//     read in one pass (Bubble Tea v1's reader grows its buffer a read at
+//     a time and is quadratic in the paste: 100k lines took ~18 s);
+//   - text that arrives faster than anyone types, without the markers
+//     (terminals and multiplexers that do not bracket, tmux's plain
+//     paste-buffer), is a paste too, never keystrokes: a ticket's words
+//     must not delete rows or switch the mode.
+//
+// Everything else (keys, mouse, terminal answers) passes through
+// unchanged. The terminal must be in raw mode (the caller's job: Bubble
+// Tea does it only for an *os.File).
+type Input struct {
+	pr   *io.PipeReader
+	pw   *io.PipeWriter
+	src  io.Reader
+	send func(tea.Msg)
+}
+
+var (
+	pasteStart = []byte("\x1b[200~")
+	pasteEnd   = []byte("\x1b[201~")
+)
+
+// burstGap is how long after a burst more input still belongs to it: a
+// big paste reaches the program in pieces a few milliseconds apart.
+const burstGap = 25 * time.Millisecond
+
+// markerWait is how long the start of what may be a paste marker (an Esc
+// key alone looks like one) waits for the rest before it passes as a key.
+const markerWait = 10 * time.Millisecond
+
+// minBurst is the least a single read must hold to be a paste without
+// markers when it has no line break: nobody types 16 characters within
+// one read.
+const minBurst = 16
+
+// NewInput reads the terminal from src; Read gives Bubble Tea the rest.
+func NewInput(src io.Reader) *Input {
+	pr, pw := io.Pipe()
+	return &Input{pr: pr, pw: pw, src: src}
+}
+
+// Read is what Bubble Tea reads: the input without its pastes.
+func (in *Input) Read(p []byte) (int, error) { return in.pr.Read(p) }
+
+// Close ends what Bubble Tea reads (its reader may still wait on it).
+func (in *Input) Close() error { return in.pr.Close() }
+
+// Start begins reading; pastes go to send (the program's Send).
+func (in *Input) Start(send func(tea.Msg)) {
+	in.send = send
+	chunks := make(chan []byte, 64)
+	go func() {
+		defer close(chunks)
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := in.src.Read(buf)
+			if n > 0 {
+				chunks <- buf[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	go in.pump(chunks)
+}
+
+// pump sorts the chunks: bracketed pastes, bursts, and keys.
+func (in *Input) pump(chunks <-chan []byte) {
+	defer in.pw.Close()
+	var (
+		bracketed bool         // inside ESC [200~
+		paste     bytes.Buffer // the paste being gathered
+		burst     bool         // gathering a paste without markers
+		pending   []byte       // bytes that may start a marker
+	)
+	var timer <-chan time.Time
+	flushBurst := func() {
+		if paste.Len() > 0 {
+			in.deliver(paste.Bytes())
+			paste.Reset()
+		}
+		burst, timer = false, nil
+	}
+	for {
+		var chunk []byte
+		var ok bool
+		select {
+		case chunk, ok = <-chunks:
+			if !ok {
+				flushBurst()
+				return
+			}
+		case <-timer:
+			flushBurst()
+			if len(pending) > 0 && !bracketed {
+				// A lone Esc (or Alt+[) was no paste's start after all.
+				if _, err := in.pw.Write(pending); err != nil {
+					return
+				}
+				pending = nil
+			}
+			continue
+		}
+		data := append(pending, chunk...)
+		pending = nil
+		for len(data) > 0 {
+			if bracketed {
+				end := bytes.Index(data, pasteEnd)
+				if end < 0 {
+					keep := partialSuffix(data, pasteEnd)
+					paste.Write(data[:len(data)-keep])
+					pending = append([]byte(nil), data[len(data)-keep:]...)
+					data = nil
+					break
+				}
+				paste.Write(data[:end])
+				in.deliver(paste.Bytes())
+				paste.Reset()
+				bracketed = false
+				data = data[end+len(pasteEnd):]
+				continue
+			}
+			start := bytes.Index(data, pasteStart)
+			head := data
+			if start >= 0 {
+				head = data[:start]
+			} else if keep := partialSuffix(data, pasteStart); keep > 0 {
+				head = data[:len(data)-keep]
+				pending = append([]byte(nil), data[len(data)-keep:]...)
+			}
+			switch {
+			case burst && isText(head):
+				paste.Write(head)
+			case len(head) > 0 && isText(head) && looksPasted(head):
+				burst = true
+				paste.Write(head)
+			default:
+				flushBurst()
+				if len(head) > 0 {
+					if _, err := in.pw.Write(head); err != nil {
+						return
+					}
+				}
+			}
+			if start < 0 {
+				break
+			}
+			flushBurst()
+			bracketed = true
+			data = data[start+len(pasteStart):]
+		}
+		switch {
+		case burst:
+			timer = time.After(burstGap)
+		case len(pending) > 0 && !bracketed:
+			timer = time.After(markerWait)
+		}
+	}
+}
+
+// deliver sends a paste as Bubble Tea's own paste message, line breaks as
+// it gives them.
+func (in *Input) deliver(b []byte) {
+	text := bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	text = bytes.ReplaceAll(text, []byte("\r"), []byte("\n"))
+	in.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(string(text)), Paste: true})
+}
+
+// isText reports whether b is only text a paste holds: no escape
+// sequences, no control characters but line breaks and tabs.
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// looksPasted reports whether one read of text came faster than typing:
+// several lines, or a line of minBurst characters or more.
+func looksPasted(b []byte) bool {
+	breaks := bytes.Count(b, []byte("\r")) + bytes.Count(b, []byte("\n"))
+	return breaks >= 2 || len(b) >= minBurst
+}
+
+// partialSuffix is the length of the longest end of b that begins marker
+// (a marker cut between two reads).
+func partialSuffix(b, marker []byte) int {
+	for n := min(len(marker)-1, len(b)); n > 0; n-- {
+		if bytes.HasSuffix(b, marker[:n]) {
+			return n
+		}
+	}
+	return 0
+}
