@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
+	"sync/atomic"
 
 	"github.com/shushlist/shush/api"
 )
@@ -132,56 +132,30 @@ func Lookup(ctx context.Context, c *api.Client, values []string, concurrency int
 	if len(values) == 0 {
 		return out, nil
 	}
-	concurrency = min(max(concurrency, 1), len(values))
-	var (
-		mu          sync.Mutex // guards unsupported
-		unsupported bool
-	)
-	next := make(chan int)
-	var done sync.WaitGroup
-	for range concurrency {
-		done.Add(1)
-		go func() {
-			defer done.Done()
-			for i := range next {
-				e, err := c.Get(ctx, values[i])
-				f := Found{Input: values[i], Entry: e}
-				switch {
-				case err == nil:
-					f.Listed = true
-				case api.IsNotFound(err) && !api.IsUnsupported(err):
-				case api.IsUnsupported(err):
-					mu.Lock()
-					unsupported = true
-					mu.Unlock()
-					f.Err = ErrNoLookup
-				default:
-					f.Err = err
-				}
-				out[i] = f
-			}
-		}()
+	var unsupported atomic.Bool
+	items := make([]int, len(values))
+	for i := range items {
+		items[i] = i
 	}
-feed:
-	for i := range values {
-		mu.Lock()
-		stop := unsupported
-		mu.Unlock()
-		if stop {
-			break
+	pool(ctx, min(max(concurrency, 1), len(values)), items, unsupported.Load, func(i int) {
+		e, err := c.Get(ctx, values[i])
+		f := Found{Input: values[i], Entry: e}
+		switch {
+		case err == nil:
+			f.Listed = true
+		case api.IsNotFound(err) && !api.IsUnsupported(err):
+		case api.IsUnsupported(err):
+			unsupported.Store(true)
+			f.Err = ErrNoLookup
+		default:
+			f.Err = err
 		}
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	done.Wait()
+		out[i] = f
+	})
 	if err := ctx.Err(); err != nil {
 		return out, err
 	}
-	if unsupported {
+	if unsupported.Load() {
 		return out, ErrNoLookup
 	}
 	return out, nil

@@ -215,187 +215,274 @@ func (r *Runner) Retry(ctx context.Context, rep Report) (Report, error) {
 	return r.execute(ctx, st)
 }
 
+// execute sends what st has left: partition (the batches not yet
+// settled), resolve (a removal by address finds its entries), pool (the
+// batches over Concurrency workers, each journaled as it ends), report.
+// Nothing settled is sent again; that is what makes Resume safe.
 func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
 	defer st.journal.close()
-	total := len(st.plan.Values)
-	var (
-		mu       sync.Mutex // guards st.results, done, events, jerr and the pause
-		done     int
-		jerr     error
-		evMu     sync.Mutex
-		pending  []int
-		inARow   int   // batches failed in a row for the service's sake
-		pausedBy error // why the run paused; nil while it runs
-	)
-	pauseAfter := r.PauseAfter
-	if pauseAfter <= 0 {
-		pauseAfter = 3
+	s := r.newSending(ctx, st)
+	defer s.pause()
+	pending := s.partition()
+	rs, err := r.resolve(ctx, st, pending, s.emit, s.progress)
+	if err != nil {
+		return r.report(st), err
 	}
+	s.rs = rs
+	workers := min(max(r.Concurrency, 1), max(len(pending), 1))
+	pool(s.sendCtx, workers, pending, s.stopped, s.batch)
+	return s.end(len(pending))
+}
+
+// sending is the state of one execute while its batches are in flight.
+type sending struct {
+	r       *Runner
+	st      *run
+	ctx     context.Context // the caller's: a cancel stops the run
+	sendCtx context.Context // ctx, or earlier: a pause stops the run
+	pause   context.CancelFunc
+	rs      *resolver
+	evMu    sync.Mutex // OnEvent is never called concurrently
+
+	mu       sync.Mutex // guards what follows and orders the events
+	done     int        // entries whose batch has ended
+	jerr     error      // the first journal write that failed
+	inARow   int        // batches failed in a row for the service's sake
+	pausedBy error      // why the run paused; nil while it runs
+}
+
+func (r *Runner) newSending(ctx context.Context, st *run) *sending {
 	// A pause stops what still waits to go out (pacing, retries), as a
 	// cancel does; what is already on the wire finishes.
 	sendCtx, pause := context.WithCancel(ctx)
-	defer pause()
-	emit := func(e Event) {
-		if r.OnEvent == nil {
-			return
-		}
-		evMu.Lock()
-		defer evMu.Unlock()
-		e.Batches, e.Total = len(st.batches), total
-		if p := st.seg; p.totalBatches > 0 {
-			e.Batches, e.Total = p.totalBatches, p.totalEntries
-			e.Done += p.entries
-			if e.Batch > 0 {
-				e.Batch += p.batches
-			}
-		}
-		r.OnEvent(e)
+	return &sending{r: r, st: st, ctx: ctx, sendCtx: sendCtx, pause: pause}
+}
+
+// emit hands an event to OnEvent with the run's totals.
+func (s *sending) emit(e Event) {
+	if s.r.OnEvent == nil {
+		return
 	}
-	for i, b := range st.batches {
-		if res, ok := st.results[i]; ok && res[0].Settled() {
-			done += len(b)
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	e.Batches, e.Total = len(s.st.batches), len(s.st.plan.Values)
+	if p := s.st.seg; p.totalBatches > 0 {
+		e.Batches, e.Total = p.totalBatches, p.totalEntries
+		e.Done += p.entries
+		if e.Batch > 0 {
+			e.Batch += p.batches
+		}
+	}
+	s.r.OnEvent(e)
+}
+
+// progress is the entries done so far, for events outside a batch.
+func (s *sending) progress() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done
+}
+
+// partition returns the batches left to send; a settled one counts as
+// done and is not sent again.
+func (s *sending) partition() []int {
+	var pending []int
+	for i, b := range s.st.batches {
+		if res, ok := s.st.results[i]; ok && res[0].Settled() {
+			s.done += len(b)
 			continue
 		}
-		delete(st.results, i)
+		delete(s.st.results, i)
 		pending = append(pending, i)
 	}
-	var rs *resolver
-	if st.plan.Mode == RemoveEmails && !r.NoLookup && len(pending) > 0 {
-		ok, err := r.Client.Supports(ctx)
-		if err != nil && ctx.Err() != nil {
-			return r.report(st), ctx.Err()
+	return pending
+}
+
+// stopped says the pool should hand out no more batches: the journal
+// failed, or the run paused.
+func (s *sending) stopped() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jerr != nil || s.pausedBy != nil
+}
+
+// batch sends batch i, judges its failure, records and journals it.
+func (s *sending) batch(i int) {
+	b := s.st.batches[i]
+	s.mu.Lock()
+	if s.sendCtx.Err() != nil {
+		// The pool and a cancel (or a pause) can race; a batch handed
+		// over after it stays unsent.
+		s.mu.Unlock()
+		return
+	}
+	s.emit(Event{Kind: BatchStarted, Batch: i + 1, Size: len(b), Done: s.done})
+	s.mu.Unlock()
+	res, sent, err := s.r.sendInFlight(s.ctx, s.sendCtx, s.st, i, s.rs, s.emit)
+	if !sent {
+		return // stopped while waiting, before the request went out
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.judge(err)
+	s.st.results[i] = res
+	s.done += len(b)
+	if werr := s.st.journal.batch(i, res, err); werr != nil && s.jerr == nil {
+		s.jerr = werr
+	}
+	kind := BatchDone
+	if err != nil {
+		kind = BatchFailed
+	}
+	s.emit(Event{Kind: kind, Batch: i + 1, Size: len(b), Done: s.done, Err: err, Results: res})
+}
+
+// judge pauses the run when a failure is the service's: a Retry-After
+// longer than the client waits, or PauseAfter failures in a row. Called
+// with s.mu held.
+func (s *sending) judge(err error) {
+	pauseAfter := s.r.PauseAfter
+	if pauseAfter <= 0 {
+		pauseAfter = 3
+	}
+	switch {
+	case err == nil:
+		s.inARow = 0
+	case s.pausedBy != nil:
+	case isLongWait(err):
+		s.pausedBy = err
+		s.pause()
+	case serviceFailure(err):
+		if s.inARow++; s.inARow >= pauseAfter {
+			s.pausedBy = err
+			s.pause()
 		}
-		// A failing check (a 5xx after retries) is no proof the lookup is
-		// missing: try it, and let the batches report their failure.
-		rs = &resolver{lookup: ok || err != nil, known: map[string]Found{}}
-		for v, f := range st.plan.Found {
-			if f.Err == nil {
-				rs.known[v] = f
-			}
+	}
+}
+
+// end writes the journal's end when everything is settled and says how
+// the run ended.
+func (s *sending) end(pending int) (Report, error) {
+	rep := s.r.report(s.st)
+	if s.jerr != nil {
+		return rep, s.jerr
+	}
+	if rep.Complete() && pending > 0 {
+		if err := s.st.journal.finish(); err != nil {
+			return rep, err
 		}
-		if ok {
-			var want []string
-			for _, i := range pending {
-				for _, v := range st.batches[i] {
-					if _, ok := rs.known[v]; !ok {
-						want = append(want, v)
-					}
-				}
-			}
-			wctx := api.WithWaits(ctx, func(w api.WaitInfo) {
-				emit(Event{Kind: Waiting, Wait: w.Delay, Reason: w.Reason, Err: w.Err})
-			})
-			if err := r.scan(wctx, rs, want, func(pages int) {
-				emit(Event{Kind: Listing, Pages: pages, Done: done})
-			}); err != nil && ctx.Err() != nil {
-				return r.report(st), ctx.Err()
+	}
+	if err := s.ctx.Err(); err != nil && !rep.Complete() {
+		return rep, err
+	}
+	if s.pausedBy != nil {
+		return rep, &PausedError{Cause: s.pausedBy, InARow: s.inARow}
+	}
+	return rep, nil
+}
+
+// sendInFlight sends batch i. The request once sent is let finish after
+// a cancel, so that its outcome is known, but only for StopGrace: then it
+// is cut off, and the batch fails with ErrAbandoned (the service may or
+// may not have applied it; a resume sends it again, which is safe, both
+// endpoints being idempotent). sent is false when the batch was stopped
+// while it still waited to go out (pacing, retries): it stays unsent.
+func (r *Runner) sendInFlight(ctx, sendCtx context.Context, st *run, i int, rs *resolver, emit func(Event)) (res []Result, sent bool, err error) {
+	b := st.batches[i]
+	inFlight, cut := context.WithCancel(api.Detach(sendCtx))
+	defer cut()
+	var abandoned atomic.Bool
+	stopCut := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(r.stopGrace(), func() { abandoned.Store(true); cut() })
+		context.AfterFunc(inFlight, func() { t.Stop() })
+	})
+	bctx := api.WithWaits(inFlight, func(w api.WaitInfo) {
+		emit(Event{Kind: Waiting, Batch: i + 1, Size: len(b), Wait: w.Delay, Reason: w.Reason, Err: w.Err})
+	})
+	res, err = r.send(bctx, st, i, rs)
+	stopCut()
+	switch {
+	case err != nil && abandoned.Load():
+		for k := range res {
+			res[k].Message = ErrAbandoned.Error()
+		}
+		return res, true, ErrAbandoned
+	case err != nil && sendCtx.Err() != nil && errors.Is(err, sendCtx.Err()):
+		return nil, false, err
+	}
+	return res, true, err
+}
+
+// resolve prepares a removal by address: it asks whether the service has
+// look-ups and reads the list for the entries of the pending batches when
+// that takes fewer requests (see scan). Other modes need nothing. The
+// error is ctx's.
+func (r *Runner) resolve(ctx context.Context, st *run, pending []int, emit func(Event), done func() int) (*resolver, error) {
+	if st.plan.Mode != RemoveEmails || r.NoLookup || len(pending) == 0 {
+		return nil, nil
+	}
+	ok, err := r.Client.Supports(ctx)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	// A failing check (a 5xx after retries) is no proof the lookup is
+	// missing: try it, and let the batches report their failure.
+	rs := &resolver{lookup: ok || err != nil, known: map[string]Found{}}
+	for v, f := range st.plan.Found {
+		if f.Err == nil {
+			rs.known[v] = f
+		}
+	}
+	if !ok {
+		return rs, nil
+	}
+	var want []string
+	for _, i := range pending {
+		for _, v := range st.batches[i] {
+			if _, ok := rs.known[v]; !ok {
+				want = append(want, v)
 			}
 		}
 	}
-	workers := min(max(r.Concurrency, 1), max(len(pending), 1))
+	wctx := api.WithWaits(ctx, func(w api.WaitInfo) {
+		emit(Event{Kind: Waiting, Wait: w.Delay, Reason: w.Reason, Err: w.Err})
+	})
+	if err := r.scan(wctx, rs, want, func(pages int) {
+		emit(Event{Kind: Listing, Pages: pages, Done: done()})
+	}); err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return rs, nil
+}
+
+// pool hands items, in order, to workers that run work on them; it stops
+// handing out once stop says so or ctx is done, and returns when every
+// item handed out is done. The Runner's batches and Lookup share it.
+func pool(ctx context.Context, workers int, items []int, stop func() bool, work func(int)) {
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range workers {
+	for range max(workers, 1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				b := st.batches[i]
-				mu.Lock()
-				if sendCtx.Err() != nil {
-					// The feeder and a cancel (or a pause) can race; a
-					// batch handed over after it stays unsent.
-					mu.Unlock()
-					continue
-				}
-				emit(Event{Kind: BatchStarted, Batch: i + 1, Size: len(b), Done: done})
-				mu.Unlock()
-				// The request once sent is let finish after a cancel, so its
-				// outcome is known, but only for StopGrace: then it is cut
-				// off, and its batch counts as failed (the service may or
-				// may not have applied it; a resume sends it again, which is
-				// safe, both endpoints being idempotent).
-				inFlight, cut := context.WithCancel(api.Detach(sendCtx))
-				var abandoned atomic.Bool
-				stopCut := context.AfterFunc(ctx, func() {
-					t := time.AfterFunc(r.stopGrace(), func() { abandoned.Store(true); cut() })
-					context.AfterFunc(inFlight, func() { t.Stop() })
-				})
-				bctx := api.WithWaits(inFlight, func(w api.WaitInfo) {
-					emit(Event{Kind: Waiting, Batch: i + 1, Size: len(b), Wait: w.Delay, Reason: w.Reason, Err: w.Err})
-				})
-				res, err := r.send(bctx, st, i, rs)
-				stopCut()
-				cut()
-				if err != nil && abandoned.Load() {
-					err = ErrAbandoned
-					for k := range res {
-						res[k].Message = err.Error()
-					}
-				} else if err != nil && sendCtx.Err() != nil && errors.Is(err, sendCtx.Err()) {
-					// Stopped while waiting, before the request went out.
-					continue
-				}
-				mu.Lock()
-				switch {
-				case err == nil:
-					inARow = 0
-				case pausedBy != nil:
-				case isLongWait(err):
-					pausedBy = err
-					pause()
-				case serviceFailure(err):
-					if inARow++; inARow >= pauseAfter {
-						pausedBy = err
-						pause()
-					}
-				}
-				st.results[i] = res
-				done += len(b)
-				if werr := st.journal.batch(i, res, err); werr != nil && jerr == nil {
-					jerr = werr
-				}
-				kind := BatchDone
-				if err != nil {
-					kind = BatchFailed
-				}
-				emit(Event{Kind: kind, Batch: i + 1, Size: len(b), Done: done, Err: err, Results: res})
-				mu.Unlock()
+				work(i)
 			}
 		}()
 	}
 feed:
-	for _, i := range pending {
-		mu.Lock()
-		stop := jerr != nil || pausedBy != nil
-		mu.Unlock()
-		if stop {
+	for _, i := range items {
+		if stop() {
 			break
 		}
 		select {
 		case next <- i:
-		case <-sendCtx.Done():
+		case <-ctx.Done():
 			break feed
 		}
 	}
 	close(next)
 	wg.Wait()
-	rep := r.report(st)
-	if jerr != nil {
-		return rep, jerr
-	}
-	if rep.Complete() && len(pending) > 0 {
-		if err := st.journal.finish(); err != nil {
-			return rep, err
-		}
-	}
-	if err := ctx.Err(); err != nil && !rep.Complete() {
-		return rep, err
-	}
-	if pausedBy != nil {
-		return rep, &PausedError{Cause: pausedBy, InARow: inARow}
-	}
-	return rep, nil
 }
 
 // ErrAbandoned is the failure of a batch whose request was cut off by a
