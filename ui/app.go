@@ -15,17 +15,6 @@ import (
 	"github.com/shushlist/shush/safe"
 )
 
-type screenID int
-
-const (
-	scrBuild screenID = iota
-	scrReview
-	scrSend
-	scrResults
-	scrBrowse
-	scrHistory
-)
-
 // Model is the root of the UI. It owns the screens, the header, the help
 // footer and the y/N prompt, and routes each message to the screen in
 // front; everything else happens in the screens.
@@ -43,6 +32,9 @@ type Model struct {
 	down   string
 	notice string
 
+	// screens holds every screen by its ID; the typed fields are the same
+	// screens, for the root's calls to their methods.
+	screens    [screenCount]screen
 	build      *build
 	review     *review
 	send       *sender
@@ -81,9 +73,14 @@ func New(opts Options) Model {
 		browse:  newBrowse(c, opts.Service),
 		history: newHistory(c, opts.StateDir),
 	}
+	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
+		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history}
 	m.layout()
 	return m
 }
+
+// front is the screen in front.
+func (m *Model) front() screen { return m.screens[m.screen] }
 
 type supportsMsg struct {
 	ok  bool
@@ -145,6 +142,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case promptMsg:
 		m.prompt = msg.p
 		return m, nil
+	case helpMsg:
+		return m, m.toggleHelp()
 	case quitMsg:
 		if m.screen == scrSend {
 			// Stop the send, let the batch in flight be journaled (within
@@ -175,7 +174,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, cmd
 		}
 	case startReviewMsg:
-		if last := m.lastRun; last != nil && m.build.list.gen == m.sentGen && !msg.again {
+		if last := m.lastRun; last != nil && m.build.generation() == m.sentGen && !msg.again {
 			// Nothing is sent twice without an explicit choice.
 			q := fmt.Sprintf("This list was sent at %s (%s). Review it to send it again?", last.Started.Local().Format("15:04"), countsText(last.Counts))
 			if last.retryable() {
@@ -184,7 +183,6 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return m, ask(q, func() tea.Msg { return startReviewMsg{again: true} })
 		}
-		m.review.svc = m.opts.Service
 		cmd := m.review.open(m.build.list.mode, m.build.list, m.lookups)
 		m.goTo(scrReview)
 		return m, cmd
@@ -192,7 +190,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.goTo(scrBuild)
 		return m, nil
 	case startSendMsg:
-		m.sentGen = m.build.list.gen
+		m.sentGen = m.build.generation()
 		m.goTo(scrSend)
 		msg.job.input = m.build.source()
 		return m, m.send.start(msg.job, msg.plan)
@@ -204,9 +202,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		// The next batch is likely another ticket's: do not carry the
 		// reference over.
-		m.review.ticket.SetValue("")
-		m.results.show(msg.run, true)
-		m.results.status = msg.note
+		m.review.forgetTicket()
+		m.results.show(msg.run, msg.note)
 		m.goTo(scrResults)
 		if msg.run.Counts[batch.Failed]+msg.run.Counts[batch.Unsent] > 0 {
 			// Something failed: say in the header whether the service
@@ -240,16 +237,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.notice = "An unfinished run can be resumed any time from History (h)."
 		return m, ask(q, func() tea.Msg { return retryMsg{run} })
 	case newBatchMsg:
-		m.build.list.clear()
-		m.build.view.changed()
-		m.build.summary, m.build.status = "", "New batch: the list is empty (u brings the last one back)."
-		m.build.focus = focusEntry
-		m.build.input.Focus()
 		m.goTo(scrBuild)
-		return m, nil
+		return m, m.build.startOver()
 	case useMarkedMsg:
-		m.build.replace(batch.RemoveIDs, msg.ids, "browse")
-		m.build.status = fmt.Sprintf("%d %s from Browse, to remove by ID; r reviews.", len(msg.ids), pluralN(len(msg.ids), "entry"))
+		m.build.useMarked(msg.ids)
 		m.goTo(scrBuild)
 		return m, nil
 	case openRunMsg:
@@ -257,7 +248,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.notice = capitalize(msg.err.Error()) + "."
 			return m, nil
 		}
-		m.results.show(msg.run, false)
+		m.results.show(msg.run, "")
 		m.goTo(scrResults)
 		return m, nil
 	case clearMsg, deleteMsg:
@@ -284,96 +275,102 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 	case exportedMsg, undoPlannedMsg:
 		return m.results.update(msg)
 	}
-	switch m.screen {
-	case scrReview:
-		return m.review.update(msg)
-	case scrSend:
-		return m.send.update(msg)
-	case scrResults:
-		return m.results.update(msg)
-	case scrBrowse:
-		return m.browse.update(msg)
-	case scrHistory:
-		return m.history.update(msg)
-	}
-	return m.build.update(msg)
-}
-
-// capturing says whether the screen in front takes every key (a text field
-// has focus, or a send is running).
-func (m *Model) capturing() bool {
-	switch m.screen {
-	case scrReview:
-		return m.review.capturing()
-	case scrSend:
-		return true
-	case scrResults:
-		return m.results.capturing()
-	case scrBrowse:
-		return m.browse.capturing()
-	case scrHistory:
-		return m.history.capturing()
-	}
-	return m.build.capturing()
+	return m.front().update(msg)
 }
 
 // unsent says whether quitting would lose work: a list not yet sent, or a
 // send in progress.
 func (m *Model) unsent() bool {
-	return m.screen == scrSend || (m.build.list.len() > 0 && m.build.list.gen != m.sentGen)
+	return m.screen == scrSend || (m.build.list.len() > 0 && m.build.generation() != m.sentGen)
 }
 
+// globalKey handles the keys of the root, by the input mode of the
+// screen in front: ctrl+c always; while sending nothing else; while typing
+// the function keys F1-F3 only (nobody types them into a field); else the
+// help, the screens by letter and quit.
 func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if msg.Paste {
 		return nil, false
 	}
-	if msg.String() == "ctrl+c" || (!m.capturing() && key.Matches(msg, m.keys.Quit)) {
-		if m.screen == scrSend && msg.String() == "ctrl+c" {
-			return ask("A send is running. Cancel it and quit? (what is unsent is journaled; the run can be resumed)", func() tea.Msg { return quitMsg{} }), true
-		}
-		if m.unsent() {
-			return ask(fmt.Sprintf("The list holds %d entries that were not sent. Quit anyway?", m.build.list.len()), func() tea.Msg { return quitMsg{} }), true
-		}
-		return tea.Quit, true
+	k := m.keys
+	mode := m.front().keyMode()
+	if key.Matches(msg, k.Interrupt) {
+		return m.quit(), true
 	}
-	// A text field takes every key but the screen keys F1-F3, which no
-	// one types into a field; a running send keeps its screen.
-	if m.capturing() && (m.screen == scrSend || !screenKey(msg)) {
+	switch {
+	case mode == sending:
+		if key.Matches(msg, k.Help) {
+			return m.toggleHelp(), true
+		}
+		return nil, false
+	case mode == typing:
+		switch {
+		case key.Matches(msg, k.fn.Build):
+			return m.show(scrBuild), true
+		case key.Matches(msg, k.fn.Browse):
+			return m.show(scrBrowse), true
+		case key.Matches(msg, k.fn.History):
+			return m.show(scrHistory), true
+		}
 		return nil, false
 	}
 	switch {
-	case key.Matches(msg, m.keys.Help):
-		m.help.ShowAll = !m.help.ShowAll
-		m.layout()
-		return nil, true
-	case key.Matches(msg, m.keys.Build):
-		m.goTo(scrBuild)
-		return nil, true
-	case msg.String() == "f2":
+	case key.Matches(msg, k.Quit):
+		return m.quit(), true
+	case key.Matches(msg, k.Help):
+		return m.toggleHelp(), true
+	case key.Matches(msg, k.Build):
+		return m.show(scrBuild), true
+	case key.Matches(msg, k.browseAny):
+		return m.show(scrBrowse), true
+	case key.Matches(msg, k.History):
+		return m.show(scrHistory), true
+	}
+	return nil, false
+}
+
+// toggleHelp shows all keys, or the short line again.
+func (m *Model) toggleHelp() tea.Cmd {
+	m.help.ShowAll = !m.help.ShowAll
+	m.layout()
+	return nil
+}
+
+// quit asks before losing work: a send in progress (stopped and journaled
+// first) or a list not sent.
+func (m *Model) quit() tea.Cmd {
+	switch {
+	case m.screen == scrSend:
+		return ask("A send is running. Cancel it and quit? (what is unsent is journaled; the run can be resumed)", func() tea.Msg { return quitMsg{} })
+	case m.unsent():
+		return ask(fmt.Sprintf("The list holds %d entries that were not sent. Quit anyway?", m.build.list.len()), func() tea.Msg { return quitMsg{} })
+	}
+	return tea.Quit
+}
+
+// show brings a screen to front from the keyboard; Browse needs the list
+// (a service with only the batch endpoints has none).
+func (m *Model) show(s screenID) tea.Cmd {
+	if s == scrSend && m.screen == scrSend {
+		return nil
+	}
+	switch s {
+	case scrBrowse:
 		if !m.lookups {
 			m.notice = "This service offers no list to browse (it answered 404/405)."
 			if !m.probed {
 				m.notice = "Still asking the service what it offers; try again in a moment."
 			}
-			return nil, true
+			return nil
 		}
 		m.goTo(scrBrowse)
-		return m.browse.first(), true
-	case key.Matches(msg, m.keys.History):
+		return m.browse.first()
+	case scrHistory:
 		m.goTo(scrHistory)
-		return m.history.load(), true
+		return m.history.load()
 	}
-	return nil, false
-}
-
-// screenKey reports whether a key is one of the function keys that switch
-// screens.
-func screenKey(msg tea.KeyMsg) bool {
-	switch msg.Type {
-	case tea.KeyF1, tea.KeyF2, tea.KeyF3:
-		return true
-	}
-	return false
+	m.goTo(s)
+	return nil
 }
 
 func (m *Model) goTo(s screenID) {
@@ -384,21 +381,7 @@ func (m *Model) goTo(s screenID) {
 
 // helpView is the footer: the keys of what has focus.
 func (m *Model) helpView() string {
-	var km help.KeyMap
-	switch m.screen {
-	case scrReview:
-		km = m.review.help(m.keys)
-	case scrSend:
-		km = m.send.help(m.keys)
-	case scrResults:
-		km = m.results.help(m.keys)
-	case scrBrowse:
-		km = m.browse.help(m.keys)
-	case scrHistory:
-		km = m.history.help(m.keys)
-	default:
-		km = m.build.help(m.keys)
-	}
+	km := m.front().help(m.keys)
 	// help.Model lets a line run past its width when even the ellipsis
 	// does not fit; cut every line to the terminal.
 	lines := strings.Split(m.help.View(km), "\n")
@@ -414,12 +397,9 @@ func (m *Model) layout() {
 	m.help.Width = m.c.Width
 	h := m.c.Height - 2 - lipgloss.Height(m.helpView())
 	w := m.c.Width
-	m.build.setSize(w, h)
-	m.review.setSize(w, h)
-	m.send.setSize(w, h)
-	m.results.setSize(w, h)
-	m.browse.setSize(w, h)
-	m.history.setSize(w, h)
+	for _, s := range m.screens {
+		s.setSize(w, h)
+	}
 	m.bodyHeight = h
 }
 
@@ -429,21 +409,7 @@ func (m Model) View() string {
 	if c.Width < minWidth || c.Height < minHeight {
 		return fmt.Sprintf("The terminal is %dx%d; shush needs at least %dx%d.\nEnlarge the window, or press ctrl+c to quit.", c.Width, c.Height, minWidth, minHeight)
 	}
-	var body string
-	switch m.screen {
-	case scrReview:
-		body = m.review.render()
-	case scrSend:
-		body = m.send.render()
-	case scrResults:
-		body = m.results.render()
-	case scrBrowse:
-		body = m.browse.render()
-	case scrHistory:
-		body = m.history.render()
-	default:
-		body = m.build.render()
-	}
+	body := m.front().render()
 	body = lipgloss.NewStyle().Height(m.bodyHeight).MaxHeight(m.bodyHeight).Render(body)
 	foot := m.helpView()
 	status := ""

@@ -59,8 +59,6 @@ func newBrowse(c *Common, svc *api.Client) *browse {
 	}}
 }
 
-func (b *browse) capturing() bool { return b.looking }
-
 func (b *browse) setSize(w, h int) {
 	// Cells have one space of padding on each side. The date goes first
 	// when the terminal is narrow.

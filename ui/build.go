@@ -77,10 +77,6 @@ func newBuild(c *Common, startDir string) *build {
 	return b
 }
 
-func (b *build) capturing() bool {
-	return b.focus != focusList
-}
-
 func (b *build) setSize(w, h int) {
 	// The list box takes what is left after its border, the title line,
 	// the entry field, the summary and the status line.
@@ -102,12 +98,35 @@ func (b *build) help(g globalKeys) help.KeyMap {
 	case focusPicker:
 		return b.picker.help()
 	}
-	return b.keys.entryHelp()
+	return b.keys.entryHelp(g)
 }
+
+// helpMsg asks the root to show all keys (or the short line again).
+type helpMsg struct{}
 
 // startReviewMsg asks the root to open the Review screen; again says the
 // agent chose to review a list that was already sent.
 type startReviewMsg struct{ again bool }
+
+// generation changes whenever the list does; the root compares it with
+// the one it sent.
+func (b *build) generation() int { return b.list.gen }
+
+// startOver empties the list for a new batch (u brings it back) and
+// puts the cursor in the entry field.
+func (b *build) startOver() tea.Cmd {
+	b.list.clear()
+	b.view.changed()
+	b.summary, b.status = "", "New batch: the list is empty (u brings the last one back)."
+	b.focus = focusEntry
+	return b.input.Focus()
+}
+
+// useMarked makes the entries marked in Browse the list, to remove by ID.
+func (b *build) useMarked(ids []string) {
+	b.replace(batch.RemoveIDs, ids, "browse")
+	b.status = fmt.Sprintf("%d %s from Browse, to remove by ID; r reviews.", len(ids), pluralN(len(ids), "entry"))
+}
 
 // source says where the list's entries came from, for the run's record.
 func (b *build) source() string {
@@ -217,7 +236,7 @@ func capitalize(s string) string {
 
 func (b *build) entryKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
-	case msg.Type == tea.KeyEnter:
+	case key.Matches(msg, b.keys.AddLine):
 		line := b.input.Value()
 		b.input.SetValue("")
 		items := parseTyped(line, b.list.mode)
@@ -240,9 +259,13 @@ func (b *build) entryKey(msg tea.KeyMsg) tea.Cmd {
 		b.input.Blur()
 		b.focus = focusList
 		return nil
-	case msg.String() == "ctrl+o":
+	case key.Matches(msg, b.keys.Help) && b.input.Value() == "":
+		// Nobody starts an address with "?": in the empty field it is
+		// the help, as everywhere outside a text field.
+		return func() tea.Msg { return helpMsg{} }
+	case key.Matches(msg, b.keys.EntryOpen):
 		return b.openPicker()
-	case msg.String() == "ctrl+s":
+	case key.Matches(msg, b.keys.EntryReview):
 		return func() tea.Msg { return startReviewMsg{} }
 	}
 	var cmd tea.Cmd
@@ -254,7 +277,7 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	k := b.keys
 	// Several runes in one message and no bracketed paste: a plain paste
 	// (or fast typing) meant for the entry field, not a run of commands.
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 {
+	if len(msg.Runes) > 1 {
 		b.focus = focusEntry
 		b.input.Focus()
 		var cmd tea.Cmd
@@ -382,8 +405,8 @@ func (b *build) replace(m batch.Mode, values []string, source string) {
 }
 
 func (b *build) editKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEnter:
+	switch {
+	case key.Matches(msg, fieldKeys.Submit):
 		problem, ok := b.list.edit(b.editing, b.input.Value())
 		if !ok {
 			b.status = capitalize(problem) + "."
@@ -399,7 +422,7 @@ func (b *build) editKey(msg tea.KeyMsg) tea.Cmd {
 			b.status = fmt.Sprintf("Row %d saved.", b.editing+1)
 		}
 		return nil
-	case tea.KeyEsc:
+	case key.Matches(msg, fieldKeys.Cancel):
 		b.input.SetValue("")
 		b.input.Blur()
 		b.focus = focusList
@@ -412,12 +435,12 @@ func (b *build) editKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (b *build) filterKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEnter:
+	switch {
+	case key.Matches(msg, fieldKeys.Submit):
 		b.filter.Blur()
 		b.focus = focusList
 		return nil
-	case tea.KeyEsc:
+	case key.Matches(msg, fieldKeys.Cancel):
 		b.filter.SetValue("")
 		b.filter.Blur()
 		b.view.setFilter("")

@@ -5,6 +5,7 @@ import (
 
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/table"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
@@ -60,11 +61,11 @@ func (c *Common) newTable() table.Model {
 // closes it and submits its trimmed value (submitted is false when there
 // is none), any other key edits it.
 func fieldKey(in *textinput.Model, msg tea.KeyMsg) (value string, submitted, closed bool, cmd tea.Cmd) {
-	switch msg.Type {
-	case tea.KeyEsc, tea.KeyEnter:
+	enter := key.Matches(msg, fieldKeys.Submit)
+	if enter || key.Matches(msg, fieldKeys.Cancel) {
 		in.Blur()
 		value = strings.TrimSpace(in.Value())
-		return value, msg.Type == tea.KeyEnter && value != "", true, nil
+		return value, enter && value != "", true, nil
 	}
 	*in, cmd = in.Update(msg)
 	return "", false, false, cmd

@@ -193,7 +193,7 @@ func (h *harness) results() *Run {
 
 var (
 	uuidRE  = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	cutIDRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f-]*…`)
+	cutIDRE = regexp.MustCompile(`[0-9a-f]{8}(?:-[0-9a-f-]*)?…`)
 	timeRE  = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d(:\d\d)?`)
 	fileRE  = regexp.MustCompile(`shush-results-\d{8}-\d{6}`)
 	// Temp paths differ in length from machine to machine, so lines that
@@ -215,7 +215,7 @@ func scrub(s string, tmp string) string {
 	})
 	s = fileRE.ReplaceAllString(s, "shush-results-YYYYMMDD-hhmmss")
 	s = pickRE.ReplaceAllString(s, "$1<dir>")
-	s = histRE.ReplaceAllString(s, "$1 · <state dir>/history.jsonl")
+	s = histRE.ReplaceAllString(s, "$1 · <state dir>/journal")
 	if tmp != "" {
 		s = strings.ReplaceAll(s, tmp, "/tmp/test")
 	}

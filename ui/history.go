@@ -61,6 +61,7 @@ func importHistory(stateDir, journals string) (bad int, err error) {
 // history is the History screen: past runs; Enter opens one's results.
 type history struct {
 	c      *Common
+	keys   historyKeys
 	dir    string // the state directory, where an earlier history may be
 	runs   []batch.RunInfo
 	table  table.Model
@@ -68,12 +69,17 @@ type history struct {
 	wide   bool // the table has the target column
 }
 
+// historyKeys are the History screen's bindings.
+type historyKeys struct{ Move, Open, Reload key.Binding }
+
 func newHistory(c *Common, dir string) *history {
 	t := c.newTable()
-	return &history{c: c, dir: dir, table: t}
+	return &history{c: c, dir: dir, table: t, keys: historyKeys{
+		Move:   kbh("↑/↓", "move", "up"),
+		Open:   kbh("enter", "open results", "enter"),
+		Reload: kbh("ctrl+r", "reload", "ctrl+r"),
+	}}
 }
-
-func (h *history) capturing() bool { return false }
 
 func (h *history) setSize(w, hh int) {
 	// Cells have one space of padding on each side; the target gets a
@@ -117,7 +123,7 @@ func (h *history) refresh() {
 }
 
 func (h *history) help(g globalKeys) help.KeyMap {
-	b := []key.Binding{kbh("↑/↓", "move", "up"), kbh("enter", "open results", "enter"), kbh("ctrl+r", "reload", "ctrl+r"), g.Build, g.Help}
+	b := []key.Binding{h.keys.Move, h.keys.Open, h.keys.Reload, g.Build, g.Help}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Browse, g.Quit}}}
 }
 
@@ -182,13 +188,13 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		if msg.Paste {
 			return nil
 		}
-		switch msg.String() {
-		case "enter":
+		switch {
+		case key.Matches(msg, h.keys.Open):
 			if i := h.table.Cursor(); i >= 0 && i < len(h.runs) {
 				return openRun(h.c.Journals, h.runs[i].ID)
 			}
 			return nil
-		case "ctrl+r":
+		case key.Matches(msg, h.keys.Reload):
 			return h.load()
 		}
 		var cmd tea.Cmd

@@ -116,6 +116,16 @@ func (in *Input) pump(chunks <-chan []byte) {
 			}
 			continue
 		}
+		if len(pending) > 0 && !bracketed {
+			if next := append(pending[:len(pending):len(pending)], chunk...); !bytes.HasPrefix(next, pasteStart) && !bytes.HasPrefix(pasteStart, next) {
+				// No marker after all: what waited is a key of its own
+				// (Esc, then a letter, is not Alt+letter).
+				if _, err := in.pw.Write(pending); err != nil {
+					return
+				}
+				pending = nil
+			}
+		}
 		data := append(pending, chunk...)
 		pending = nil
 		for len(data) > 0 {

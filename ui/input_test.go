@@ -75,6 +75,28 @@ func TestInputTakesPastesOffTheStream(t *testing.T) {
 	}
 }
 
+// Esc and then a letter are two keys, not Alt+letter, even when the Esc
+// waited to see whether a paste marker followed: they reach Bubble Tea in
+// two reads.
+func TestInputKeepsEscApart(t *testing.T) {
+	in := NewInput(&chunked{reads: [][]byte{[]byte("\x1b"), []byte("o")}})
+	in.Start(func(tea.Msg) { t.Error("a paste") })
+	var reads []string
+	buf := make([]byte, 64)
+	for {
+		n, err := in.Read(buf)
+		if n > 0 {
+			reads = append(reads, string(buf[:n]))
+		}
+		if err != nil {
+			break
+		}
+	}
+	if strings.Join(reads, "|") != "\x1b|o" {
+		t.Errorf("reads %q; want Esc and o apart", reads)
+	}
+}
+
 // BenchmarkBracketedPaste measures a bracketed paste of n lines from the
 // terminal's bytes to the Build screen's summary: the Input takes it off
 // the stream, the model reads it.

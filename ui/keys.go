@@ -11,19 +11,37 @@ func kbh(keyHelp, help string, keys ...string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keyHelp, help))
 }
 
-// globalKeys work on every screen unless a text field has focus.
+// globalKeys work on every screen unless a text field has focus (then
+// only Interrupt and the function keys in fn do).
 type globalKeys struct {
-	Help, Quit, Build, Browse, History key.Binding
+	Help, Quit, Interrupt, Build, Browse, History key.Binding
+	fn                                            struct{ Build, Browse, History key.Binding }
+	// browseAny is Browse's keys, matched even when Browse is hidden from
+	// the help (a service without the list), so that they say why.
+	browseAny key.Binding
 }
 
 func newGlobalKeys() globalKeys {
-	return globalKeys{
-		Help:    kb("all keys", "?"),
-		Quit:    kbh("q", "quit", "q", "ctrl+c"),
-		Build:   kbh("F1", "build list", "f1"),
-		Browse:  kbh("F2", "browse the list", "f2"),
-		History: kbh("F3", "history", "f3"),
+	g := globalKeys{
+		Help:      kb("all keys", "?"),
+		Quit:      kb("quit", "q"),
+		Interrupt: kb("quit", "ctrl+c"),
+		Build:     kbh("b/F1", "build list", "b", "f1"),
+		Browse:    kbh("l/F2", "browse the list", "l", "f2"),
+		History:   kbh("h/F3", "history", "h", "f3"),
 	}
+	g.fn.Build = kbh("F1", "build list", "f1")
+	g.fn.Browse = kbh("F2", "browse the list", "f2")
+	g.fn.History = kbh("F3", "history", "f3")
+	g.browseAny = key.NewBinding(key.WithKeys(g.Browse.Keys()...))
+	return g
+}
+
+// fieldKeys close a one-line text field: Submit keeps what was typed,
+// Cancel drops it.
+var fieldKeys = struct{ Submit, Cancel key.Binding }{
+	Submit: kb("done", "enter"),
+	Cancel: kb("cancel", "esc"),
 }
 
 // keyMap is a screen's bindings for the help footer.
@@ -40,30 +58,33 @@ type buildKeys struct {
 	Select, SelectAll, Edit, Delete, Filter key.Binding
 	Undo, Clear, Mode, Type, Open, Review   key.Binding
 	// In the entry field.
-	AddLine, Leave key.Binding
+	AddLine, Leave, EntryOpen, EntryReview, Help key.Binding
 }
 
 func newBuildKeys() buildKeys {
 	return buildKeys{
-		Up:        kbh("↑/k", "up", "up", "k"),
-		Down:      kbh("↓/j", "down", "down", "j"),
-		PageUp:    kbh("pgup", "page up", "pgup", "ctrl+u"),
-		PageDown:  kbh("pgdn", "page down", "pgdown", "ctrl+d"),
-		Top:       kbh("g/home", "first row", "g", "home"),
-		Bottom:    kbh("G/end", "last row", "G", "end"),
-		Select:    kbh("space", "select", " "),
-		SelectAll: kb("select all", "ctrl+a"),
-		Edit:      kbh("e/enter", "edit row", "e", "enter"),
-		Delete:    kbh("d/del", "delete rows", "d", "delete"),
-		Filter:    kbh("/", "filter (! = invalid)", "/"),
-		Undo:      kb("undo", "u", "ctrl+z"),
-		Clear:     kb("clear all", "X"),
-		Mode:      kb("change mode", "m"),
-		Type:      kbh("i/a", "type entries", "i", "a"),
-		Open:      kb("open a file", "ctrl+o", "o"),
-		Review:    kbh("r/ctrl+s", "review & send", "r", "ctrl+s"),
-		AddLine:   kb("add", "enter"),
-		Leave:     kbh("tab/esc", "to the list", "tab", "esc"),
+		Up:          kbh("↑/k", "up", "up", "k"),
+		Down:        kbh("↓/j", "down", "down", "j"),
+		PageUp:      kbh("pgup", "page up", "pgup", "ctrl+u"),
+		PageDown:    kbh("pgdn", "page down", "pgdown", "ctrl+d"),
+		Top:         kbh("g/home", "first row", "g", "home"),
+		Bottom:      kbh("G/end", "last row", "G", "end"),
+		Select:      kbh("space", "select", " "),
+		SelectAll:   kb("select all", "ctrl+a"),
+		Edit:        kbh("e/enter", "edit row", "e", "enter"),
+		Delete:      kbh("d/del", "delete rows", "d", "delete"),
+		Filter:      kbh("/", "filter (! = invalid)", "/"),
+		Undo:        kb("undo", "u", "ctrl+z"),
+		Clear:       kb("clear all", "X"),
+		Mode:        kb("change mode", "m"),
+		Type:        kbh("i/a", "type entries", "i", "a"),
+		Open:        kb("open a file", "ctrl+o", "o"),
+		Review:      kbh("r/ctrl+s", "review & send", "r", "ctrl+s"),
+		AddLine:     kb("add", "enter"),
+		EntryOpen:   kb("open a file", "ctrl+o"),
+		EntryReview: kb("review & send", "ctrl+s"),
+		Help:        kbh("?", "all keys (field empty)", "?"),
+		Leave:       kbh("tab/esc", "to the list", "tab", "esc"),
 	}
 }
 
@@ -79,11 +100,9 @@ func (k buildKeys) listHelp(g globalKeys) keyMap {
 	}
 }
 
-func (k buildKeys) entryHelp() keyMap {
-	open := kb("open a file", "ctrl+o")
-	review := kb("review & send", "ctrl+s")
-	b := []key.Binding{k.AddLine, k.Leave, open, review}
-	return keyMap{short: b, full: [][]key.Binding{b}}
+func (k buildKeys) entryHelp(g globalKeys) keyMap {
+	b := []key.Binding{k.AddLine, k.Leave, k.EntryOpen, k.EntryReview, k.Help}
+	return keyMap{short: b, full: [][]key.Binding{b, {g.fn.Build, g.fn.Browse, g.fn.History, g.Interrupt}}}
 }
 
 func fieldHelp(submit, cancel string) keyMap {

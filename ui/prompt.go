@@ -1,12 +1,16 @@
 package ui
 
 import (
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
 // prompt is a yes/no question before something destructive. Only y or Y
 // answers yes; every other key, Enter included, answers no, so a stray key
 // (or a pasted line's Enter) can never confirm.
+// yesKey answers a prompt; any other key is no.
+var yesKey = key.NewBinding(key.WithKeys("y", "Y"))
+
 type prompt struct {
 	question string
 	yes      tea.Cmd
@@ -20,7 +24,7 @@ func ask(question string, yes tea.Cmd) tea.Cmd {
 
 // answer handles a key and says whether the prompt is done.
 func (p *prompt) answer(msg tea.KeyMsg) tea.Cmd {
-	if !msg.Paste && (msg.String() == "y" || msg.String() == "Y") {
+	if !msg.Paste && key.Matches(msg, yesKey) {
 		return p.yes
 	}
 	return nil

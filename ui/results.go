@@ -30,12 +30,12 @@ type results struct {
 	c         *Common
 	keys      resultsKeys
 	run       *Run
-	live      bool // the run was just sent here (history runs are read-only)
 	table     table.Model
 	path      textinput.Model
 	exporting bool
 	status    string
 	only      batch.Outcome // the outcome shown; empty for all
+	idW       int           // the ID column's width
 	shown     []int         // result index of each table row
 	clip      copier
 }
@@ -59,11 +59,15 @@ func newResults(c *Common, clip io.Writer) *results {
 	}}
 }
 
-func (r *results) capturing() bool { return r.exporting }
-
 func (r *results) setSize(w, h int) {
 	// Cells have one space of padding on each side: 6 for three columns.
+	// A narrow terminal shortens the ID (its first 8 characters identify
+	// it on screen; exports and copies keep it whole), not the address.
 	idW := 36
+	if w-idW-6-max(16, (w-idW-6)/2) < minAddressWidth {
+		idW = shortIDWidth
+	}
+	r.idW = idW
 	outW := max(16, (w-idW-6)/2)
 	addrW := max(w-idW-outW-6, 10)
 	r.table.SetColumns([]table.Column{{Title: "Address", Width: addrW}, {Title: "ID", Width: idW}, {Title: "Outcome", Width: outW}})
@@ -88,9 +92,10 @@ func (r *results) help(g globalKeys) help.KeyMap {
 	return keyMap{short: short, full: [][]key.Binding{short[:len(short)-1], {g.Build, g.Browse, g.History, g.Help, g.Quit}}}
 }
 
-// show puts a run in the table.
-func (r *results) show(run *Run, live bool) {
-	r.run, r.live, r.exporting, r.status, r.only = run, live, false, "", ""
+// show puts a run in the table, with a note on what went wrong beyond
+// its results ("" for none).
+func (r *results) show(run *Run, note string) {
+	r.run, r.exporting, r.status, r.only = run, false, note, ""
 	r.fill()
 }
 
@@ -104,7 +109,7 @@ func (r *results) fill() {
 			continue
 		}
 		r.shown = append(r.shown, i)
-		rows = append(rows, table.Row{cell(r.run.address(x)), cell(x.ID), cell(outcomeText(x))})
+		rows = append(rows, table.Row{cell(r.run.address(x)), cell(shortID(x.ID, r.idW)), cell(outcomeText(x))})
 	}
 	r.table.SetRows(rows)
 	r.table.GotoTop()

@@ -25,6 +25,7 @@ const (
 // review is the Review screen: what will be sent where, what is left out
 // and why, the preview of a removal, and the confirmation.
 type review struct {
+	keys    reviewKeys
 	c       *Common
 	svc     *api.Client
 	mode    batch.Mode
@@ -56,7 +57,7 @@ type preview struct {
 func (p *preview) complete() bool { return p.done == len(p.lookups) }
 
 func newReview(c *Common, svc *api.Client) *review {
-	r := &review{c: c, svc: svc}
+	r := &review{c: c, svc: svc, keys: newReviewKeys()}
 	r.ticket = newTextInput(c, "ticket reference (optional)")
 	r.ticket.Prompt = "Ticket: "
 	r.ticket.CharLimit = 200
@@ -87,6 +88,10 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 	return nil
 }
 
+// forgetTicket empties the ticket field: the next batch is likely another
+// ticket's.
+func (r *review) forgetTicket() { r.ticket.SetValue("") }
+
 func (r *review) word() string {
 	if removes(r.mode) {
 		return "remove"
@@ -94,22 +99,40 @@ func (r *review) word() string {
 	return "add"
 }
 
-func (r *review) capturing() bool { return true }
-
 func (r *review) setSize(w, h int) {
 	r.height = h
 	r.ticket.Width = w - 12
 	r.confirm.Width = 12
 }
 
-func (r *review) help(g globalKeys) help.KeyMap {
-	b := []key.Binding{kbh("enter", "send (after typing "+r.word()+")", "enter"), kbh("esc", "back", "esc")}
-	if r.mode == batch.Add {
-		b = append(b, kbh("ctrl+s", "send", "ctrl+s"))
+// reviewKeys are the Review screen's bindings.
+type reviewKeys struct {
+	Send, Back, SendNow, Switch, Up, Down, Again key.Binding
+}
+
+func newReviewKeys() reviewKeys {
+	return reviewKeys{
+		Send:    kbh("enter", "send (after typing the word)", "enter"),
+		Back:    kbh("esc", "back", "esc"),
+		SendNow: kbh("ctrl+s", "send", "ctrl+s"),
+		Switch:  kbh("tab", "ticket / confirmation", "tab", "shift+tab"),
+		Up:      kbh("↑/↓", "scroll the preview", "up"),
+		Down:    key.NewBinding(key.WithKeys("down")),
+		Again:   kbh("ctrl+p", "look up again", "ctrl+p"),
 	}
-	b = append(b, kbh("tab", "ticket / confirmation", "tab"))
+}
+
+func (r *review) help(g globalKeys) help.KeyMap {
+	k := r.keys
+	send := k.Send
+	send.SetHelp("enter", "send (after typing "+r.word()+")")
+	b := []key.Binding{send, k.Back}
+	if r.mode == batch.Add {
+		b = append(b, k.SendNow)
+	}
+	b = append(b, k.Switch)
 	if r.preview != nil {
-		b = append(b, kbh("↑/↓", "scroll the preview", "up", "down"), kbh("ctrl+p", "look up again", "ctrl+p"))
+		b = append(b, k.Up, k.Again)
 	}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Quit}}}
 }
@@ -187,12 +210,13 @@ type startSendMsg struct {
 type backMsg struct{}
 
 func (r *review) key(msg tea.KeyMsg) tea.Cmd {
+	k := r.keys
 	if !msg.Paste {
-		switch msg.String() {
-		case "esc":
+		switch {
+		case key.Matches(msg, k.Back):
 			r.seq++ // a preview still running is now stale
 			return func() tea.Msg { return backMsg{} }
-		case "tab", "shift+tab":
+		case key.Matches(msg, k.Switch):
 			if r.focus == focusConfirm {
 				r.focus = focusTicket
 				r.confirm.Blur()
@@ -201,22 +225,20 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 			r.focus = focusConfirm
 			r.ticket.Blur()
 			return r.confirm.Focus()
-		case "up":
+		case key.Matches(msg, k.Up):
 			r.offset = max(r.offset-1, 0)
 			return nil
-		case "down":
+		case key.Matches(msg, k.Down):
 			r.offset++
 			return nil
-		case "ctrl+p":
+		case key.Matches(msg, k.Again):
 			if removes(r.mode) && r.lookups && len(r.values) > 0 {
 				return r.startPreview()
 			}
 			return nil
-		case "ctrl+s":
-			if r.mode == batch.Add {
-				return r.send()
-			}
-		case "enter":
+		case key.Matches(msg, k.SendNow) && r.mode == batch.Add:
+			return r.send()
+		case key.Matches(msg, k.Send):
 			if r.focus == focusTicket {
 				r.focus = focusConfirm
 				r.ticket.Blur()

@@ -32,6 +32,7 @@ type sender struct {
 	stop       context.CancelFunc
 	stopped    bool
 	done       chan struct{} // closed when the run in flight has stopped
+	cancelKey  key.Binding
 	bar        progress.Model
 }
 
@@ -61,13 +62,14 @@ type progressState struct {
 
 func newSender(c *Common, client *api.Client, journalDir string) *sender {
 	bar := progress.New(progress.WithoutPercentage(), progress.WithColorProfile(c.r.ColorProfile()), progress.WithSolidFill("#7D56F4"))
-	return &sender{c: c, client: client, journalDir: journalDir, bar: bar}
+	return &sender{c: c, client: client, journalDir: journalDir, bar: bar,
+		cancelKey: kbh("esc/c", "cancel (the batch in flight gets a moment)", "esc", "c")}
 }
 
 func (s *sender) setSize(w, h int) { s.bar.Width = max(w-2, 10) }
 
 func (s *sender) help(g globalKeys) help.KeyMap {
-	b := []key.Binding{kbh("esc/c", "cancel after the batch in flight", "esc", "c")}
+	b := []key.Binding{s.cancelKey}
 	return keyMap{short: b, full: [][]key.Binding{b}}
 }
 
@@ -313,13 +315,10 @@ func (s *sender) update(msg tea.Msg) tea.Cmd {
 		if msg.Paste {
 			return nil
 		}
-		switch msg.String() {
-		case "esc", "c", "ctrl+c":
-			if !s.stopped {
-				s.stopped = true
-				s.stop()
-				s.state.wait = "Cancelling: the batch in flight gets a moment to finish, the rest stays unsent."
-			}
+		if key.Matches(msg, s.cancelKey) && !s.stopped {
+			s.stopped = true
+			s.stop()
+			s.state.wait = "Cancelling: the batch in flight gets a moment to finish, the rest stays unsent."
 		}
 	}
 	return nil

@@ -23,5 +23,20 @@ func truncate(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// minAddressWidth is the least an address column gets before IDs are
+// shortened to make room.
+const minAddressWidth = 24
+
+// shortIDWidth is the ID column of a narrow table: 8 characters and "…".
+const shortIDWidth = 9
+
+// shortID cuts an ID to w cells, keeping its start.
+func shortID(id string, w int) string {
+	if len(id) <= w {
+		return id
+	}
+	return id[:w-1] + "…"
+}
+
 // cell is outside text for one cell of a table: plain, on one line.
 func cell(s string) string { return safe.Text(s) }

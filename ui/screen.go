@@ -1,0 +1,80 @@
+package ui
+
+import (
+	"github.com/charmbracelet/bubbles/help"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// screen is what every screen of the UI implements. The root holds the
+// screens and routes to the one in front; it never writes their fields:
+// what it asks of a screen is a method the screen owns.
+type screen interface {
+	// update handles a message meant for the screen.
+	update(msg tea.Msg) tea.Cmd
+	// render draws the screen's body.
+	render() string
+	// help is the screen's keys for the footer (the help is the
+	// behaviour: the same bindings are matched).
+	help(g globalKeys) help.KeyMap
+	// setSize gives the screen the space below the header and above the
+	// footer.
+	setSize(w, h int)
+	// keyMode says who gets a key while the screen is in front.
+	keyMode() inputMode
+}
+
+// inputMode decides at the root who gets a key.
+type inputMode int
+
+const (
+	// normal: the global keys (help, screens, quit), then the screen's.
+	normal inputMode = iota
+	// typing: a text field has focus and takes every key but ctrl+c and
+	// the function keys F1-F3.
+	typing
+	// sending: a send runs; its screen takes the keys (cancel), ctrl+c
+	// asks to stop and quit.
+	sending
+)
+
+// screenID names a screen.
+type screenID int
+
+const (
+	scrBuild screenID = iota
+	scrReview
+	scrSend
+	scrResults
+	scrBrowse
+	scrHistory
+	screenCount
+)
+
+// The modes of the screens.
+
+func (b *build) keyMode() inputMode {
+	if b.focus != focusList {
+		return typing
+	}
+	return normal
+}
+
+func (r *review) keyMode() inputMode { return typing }
+
+func (s *sender) keyMode() inputMode { return sending }
+
+func (r *results) keyMode() inputMode {
+	if r.exporting {
+		return typing
+	}
+	return normal
+}
+
+func (b *browse) keyMode() inputMode {
+	if b.looking {
+		return typing
+	}
+	return normal
+}
+
+func (h *history) keyMode() inputMode { return normal }
