@@ -80,14 +80,47 @@ func (p *picker) open() tea.Cmd {
 	return fp.Init()
 }
 
+// pickerClose closes the picker without choosing (the picker's own Esc
+// would go up a directory; ours is Back).
+var pickerClose = kbh("esc", "close", "esc")
+
 func (p *picker) help() help.KeyMap {
+	km := p.fp.KeyMap
 	b := []key.Binding{
-		kbh("↑/↓", "move", "up"),
-		kbh("enter/→", "open or choose", "enter"),
-		kbh("←/h", "up a directory", "left"),
-		kbh("esc", "close", "esc"),
+		kbh("↑/↓", "move", km.Up.Keys()...),
+		kbh("enter/→", "open or choose", km.Open.Keys()...),
+		km.Back,
+		pickerClose,
 	}
 	return keyMap{short: b, full: [][]key.Binding{b}}
+}
+
+// update handles a message while the picker is open: closed says the
+// agent closed it, chosen is the file the agent chose ("" for none).
+func (p *picker) update(msg tea.Msg) (closed bool, chosen string, cmd tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && key.Matches(k, pickerClose) {
+		return true, "", nil
+	}
+	before := p.fp.CurrentDirectory
+	p.fp, cmd = p.fp.Update(msg)
+	if p.fp.CurrentDirectory != before {
+		// The picker swallows read errors and keeps showing the old
+		// listing; check the new directory ourselves.
+		if _, err := os.ReadDir(p.fp.CurrentDirectory); err != nil {
+			p.err = fmt.Sprintf("Cannot open %s: %s.", p.fp.CurrentDirectory, reason(err))
+			p.fp.CurrentDirectory = before
+			return false, "", nil
+		}
+		p.dir = p.fp.CurrentDirectory
+		p.err = ""
+	}
+	if ok, path := p.fp.DidSelectFile(msg); ok {
+		return false, path, nil
+	}
+	if ok, path := p.fp.DidSelectDisabledFile(msg); ok {
+		return false, path, nil
+	}
+	return false, "", cmd
 }
 
 func (b *build) openPicker() tea.Cmd {
@@ -98,33 +131,16 @@ func (b *build) openPicker() tea.Cmd {
 }
 
 func (b *build) pickerUpdate(msg tea.Msg) tea.Cmd {
-	p := &b.picker
-	if k, ok := msg.(tea.KeyMsg); ok && k.Type == tea.KeyEsc {
+	closed, chosen, cmd := b.picker.update(msg)
+	switch {
+	case closed:
 		b.focus = b.back
 		if b.focus == focusEntry {
 			b.input.Focus()
 		}
 		return nil
-	}
-	before := p.fp.CurrentDirectory
-	var cmd tea.Cmd
-	p.fp, cmd = p.fp.Update(msg)
-	if p.fp.CurrentDirectory != before {
-		// The picker swallows read errors and keeps showing the old
-		// listing; check the new directory ourselves.
-		if _, err := os.ReadDir(p.fp.CurrentDirectory); err != nil {
-			p.err = fmt.Sprintf("Cannot open %s: %s.", p.fp.CurrentDirectory, reason(err))
-			p.fp.CurrentDirectory = before
-			return nil
-		}
-		p.dir = p.fp.CurrentDirectory
-		p.err = ""
-	}
-	if ok, path := p.fp.DidSelectFile(msg); ok {
-		return b.choose(path)
-	}
-	if ok, path := p.fp.DidSelectDisabledFile(msg); ok {
-		return b.choose(path)
+	case chosen != "":
+		return b.choose(chosen)
 	}
 	return cmd
 }
