@@ -82,11 +82,6 @@ func New(opts Options) Model {
 // front is the screen in front.
 func (m *Model) front() screen { return m.screens[m.screen] }
 
-type supportsMsg struct {
-	ok  bool
-	err error
-}
-
 // Init asks the service whether it answers, and whether it offers
 // lookups and the list.
 func (m Model) Init() tea.Cmd { return tea.Batch(m.probe(), m.checkInterrupted()) }
@@ -102,11 +97,6 @@ func (m Model) probe() tea.Cmd {
 		return supportsMsg{ok: ok, err: err}
 	}
 }
-
-type quitMsg struct{}
-
-// interruptedMsg offers, at start, to finish a run that did not.
-type interruptedMsg struct{ run batch.RunInfo }
 
 // checkInterrupted looks for a recorded run against this service with
 // entries left to send: one the UI left when its terminal closed, or the

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/shushlist/shush/batch"
 )
 
 // bigModel is the UI at 120x40 with n addresses in the list, the list in
@@ -18,10 +20,10 @@ func bigModel(b *testing.B, n int) Model {
 	m := New(Options{Service: nil, Target: Target{Label: "local list"}, Renderer: asciiRenderer(), StartDir: b.TempDir()})
 	nm, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m = nm.(Model)
-	items := make([]item, n)
+	items := make([]batch.Item, n)
 	for i := range items {
 		v := fmt.Sprintf("user%06d@example.com", i)
-		items[i] = item{raw: v, value: v, line: i + 1}
+		items[i] = batch.Item{Raw: v, Value: v, Line: i + 1}
 	}
 	m.build.addItems(items, "bench", n)
 	m.build.focus = focusList

@@ -100,9 +100,6 @@ type pageMsg struct {
 	err    error
 }
 
-// useMarkedMsg carries the marked IDs to the Build screen.
-type useMarkedMsg struct{ ids []string }
-
 func (b *browse) fetch(p api.ListParams) tea.Cmd {
 	b.seq++
 	b.loading = true

@@ -101,13 +101,6 @@ func (b *build) help(g globalKeys) help.KeyMap {
 	return b.keys.entryHelp(g)
 }
 
-// helpMsg asks the root to show all keys (or the short line again).
-type helpMsg struct{}
-
-// startReviewMsg asks the root to open the Review screen; again says the
-// agent chose to review a list that was already sent.
-type startReviewMsg struct{ again bool }
-
 // generation changes whenever the list does; the root compares it with
 // the one it sent.
 func (b *build) generation() int { return b.list.gen }
@@ -199,12 +192,12 @@ func (b *build) paste(text string) tea.Cmd {
 }
 
 type pasteParsedMsg struct {
-	items []item
+	items []batch.Item
 	lines int
 }
 
 // addItems puts items on the list and writes the one-line summary.
-func (b *build) addItems(items []item, source string, lines int) {
+func (b *build) addItems(items []batch.Item, source string, lines int) {
 	r := b.list.add(items, source)
 	b.view.refilter()
 	if len(items) > 0 {
@@ -310,7 +303,7 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		b.editing = i
 		b.focus = focusEdit
-		b.input.SetValue(b.list.rows[i].raw)
+		b.input.SetValue(b.list.rows[i].Raw)
 		b.input.CursorEnd()
 		b.input.Focus()
 		b.status = fmt.Sprintf("Editing row %d: Enter saves, Esc cancels.", i+1)
@@ -345,9 +338,6 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	return nil
 }
-
-type clearMsg struct{}
-type deleteMsg struct{ rows map[int]bool }
 
 func (b *build) deleteRows() tea.Cmd {
 	rows := b.view.targets()
@@ -393,10 +383,9 @@ func (b *build) replace(m batch.Mode, values []string, source string) {
 	b.list.clear()
 	b.list.mode = m
 	b.list.seen = map[string]int{}
-	items := make([]item, 0, len(values))
-	for _, v := range values {
-		val, p := validate(v, m)
-		items = append(items, item{raw: v, value: val, problem: p})
+	items := make([]batch.Item, 0, len(values))
+	for i, v := range values {
+		items = append(items, batch.NewItem(m, i+1, v))
 	}
 	b.addItems(items, source, len(values))
 	b.view.changed()

@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"github.com/shushlist/shush/api"
-
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -10,6 +8,8 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/shushlist/shush/api"
 )
 
 // Common is what every screen shares: the space it has, the styles and the

@@ -6,16 +6,13 @@ import (
 	"github.com/shushlist/shush/batch"
 )
 
-// entry is one row of the address list.
+// entry is one row of the address list: batch's item (raw text, the
+// normalized value, why it is invalid, its line) and where it came from:
+// "paste", "typed", a file name, "browse".
 type entry struct {
-	raw     string
-	value   string // normalized; empty when invalid
-	problem string // why the entry is invalid; empty when valid
-	line    int    // line of the paste or file it came from; 0 when typed
-	source  string // where it came from: "paste", "typed", a file name, "browse"
+	batch.Item
+	source string
 }
-
-func (e entry) valid() bool { return e.problem == "" }
 
 // addResult counts what an addition did, for the one-line summary.
 type addResult struct {
@@ -77,22 +74,22 @@ func (l *entries) push(s undoStep) {
 }
 
 // add appends the items that are not already on the list.
-func (l *entries) add(items []item, source string) addResult {
+func (l *entries) add(items []batch.Item, source string) addResult {
 	var r addResult
 	before := l.rows[:len(l.rows):len(l.rows)]
 	for _, it := range items {
-		if it.problem == "" {
-			if l.seen[it.value] > 0 {
+		if it.Problem == "" {
+			if l.seen[it.Value] > 0 {
 				r.duplicates++
 				continue
 			}
-			l.seen[it.value]++
+			l.seen[it.Value]++
 			l.valid++
 			r.added++
 		} else {
 			r.invalid++
 		}
-		l.rows = append(l.rows, entry{raw: it.raw, value: it.value, problem: it.problem, line: it.line, source: source})
+		l.rows = append(l.rows, entry{Item: it, source: source})
 	}
 	if r.added+r.invalid > 0 {
 		// The three-index slice above makes the next append copy rather
@@ -106,13 +103,14 @@ func (l *entries) add(items []item, source string) addResult {
 // row already holds.
 func (l *entries) edit(i int, raw string) (problem string, ok bool) {
 	raw = strings.TrimSpace(raw)
-	v, p := validate(raw, l.mode)
 	old := l.rows[i]
-	if p == "" && v != old.value && l.seen[v] > 0 {
-		return v + " is already on the list", false
+	it := batch.NewItem(l.mode, old.Line, raw)
+	if it.Valid() && it.Value != old.Value && l.seen[it.Value] > 0 {
+		return it.Value + " is already on the list", false
 	}
 	l.forget(old)
-	e := entry{raw: raw, value: v, problem: p, line: old.line, source: old.source}
+	e := entry{Item: it, source: old.source}
+	p := it.Problem
 	l.remember(e)
 	l.rows[i] = e
 	l.push(undoStep{label: "edit", at: i, old: &old, mode: l.mode})
@@ -120,18 +118,18 @@ func (l *entries) edit(i int, raw string) (problem string, ok bool) {
 }
 
 func (l *entries) forget(e entry) {
-	if e.valid() {
-		l.seen[e.value]--
-		if l.seen[e.value] <= 0 {
-			delete(l.seen, e.value)
+	if e.Valid() {
+		l.seen[e.Value]--
+		if l.seen[e.Value] <= 0 {
+			delete(l.seen, e.Value)
 		}
 		l.valid--
 	}
 }
 
 func (l *entries) remember(e entry) {
-	if e.valid() {
-		l.seen[e.value]++
+	if e.Valid() {
+		l.seen[e.Value]++
 		l.valid++
 	}
 }
@@ -177,7 +175,7 @@ func (l *entries) setMode(m batch.Mode) {
 	l.mode = m
 	rows := make([]entry, len(l.rows))
 	for i, e := range l.rows {
-		e.value, e.problem = validate(e.raw, m)
+		e.Item = batch.NewItem(m, e.Line, e.Raw)
 		rows[i] = e
 	}
 	l.rows = rows
@@ -223,14 +221,14 @@ func (l *entries) reindex() {
 	l.seen = make(map[string]int, len(l.rows))
 	l.valid = 0
 	for i, e := range l.rows {
-		if !e.valid() {
+		if !e.Valid() {
 			continue
 		}
-		if l.seen[e.value] > 0 {
-			l.rows[i].problem = "duplicate of an earlier row"
+		if l.seen[e.Value] > 0 {
+			l.rows[i].Problem = "duplicate of an earlier row"
 			continue
 		}
-		l.seen[e.value]++
+		l.seen[e.Value]++
 		l.valid++
 	}
 }
@@ -239,8 +237,8 @@ func (l *entries) reindex() {
 func (l *entries) values() []string {
 	out := make([]string, 0, l.valid)
 	for _, e := range l.rows {
-		if e.valid() {
-			out = append(out, e.value)
+		if e.Valid() {
+			out = append(out, e.Value)
 		}
 	}
 	return out

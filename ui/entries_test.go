@@ -16,8 +16,8 @@ func check(t *testing.T, l *entries, step string) {
 	seen := map[string]int{}
 	valid := 0
 	for _, e := range l.rows {
-		if e.valid() {
-			seen[e.value]++
+		if e.Valid() {
+			seen[e.Value]++
 			valid++
 		}
 	}
@@ -41,14 +41,13 @@ func TestUndoWalksBack(t *testing.T) {
 		before := l.gen
 		switch op := r.IntN(6); op {
 		case 0, 1:
-			var items []item
+			var items []batch.Item
 			for k := 0; k < 1+r.IntN(5); k++ {
 				raw := fmt.Sprintf("u%d@example.com", r.IntN(30))
 				if r.IntN(5) == 0 {
 					raw = "bad@"
 				}
-				v, p := validate(raw, l.mode)
-				items = append(items, item{raw: raw, value: v, problem: p})
+				items = append(items, batch.NewItem(l.mode, k+1, raw))
 			}
 			l.add(items, "paste")
 		case 2:

@@ -133,11 +133,6 @@ type historyMsg struct {
 	err  error
 }
 
-type openRunMsg struct {
-	run *Run
-	err error
-}
-
 func (h *history) load() tea.Cmd {
 	dir, journals := h.dir, h.c.Journals
 	return func() tea.Msg {

@@ -77,12 +77,12 @@ func (v *listView) refilter() {
 	f = strings.TrimPrefix(f, "!")
 	for i, e := range v.list.rows {
 		if invalidOnly {
-			if !e.valid() && (strings.Contains(strings.ToLower(e.raw), f) || strings.Contains(e.problem, f)) {
+			if !e.Valid() && (strings.Contains(strings.ToLower(e.Raw), f) || strings.Contains(e.Problem, f)) {
 				m = append(m, i)
 			}
 			continue
 		}
-		if strings.Contains(e.value, f) || strings.Contains(strings.ToLower(e.raw), f) {
+		if strings.Contains(e.Value, f) || strings.Contains(strings.ToLower(e.Raw), f) {
 			m = append(m, i)
 		}
 	}
@@ -183,11 +183,11 @@ func (v *listView) view(c *Common, focused bool) string {
 		} else {
 			mark += " "
 		}
-		text := e.value
-		if !e.valid() {
-			text = e.raw + "  ✗ " + e.problem
-			if e.line > 0 && e.source != "typed" && e.source != "paste" {
-				text += fmt.Sprintf(" (line %d)", e.line)
+		text := e.Value
+		if !e.Valid() {
+			text = e.Raw + "  ✗ " + e.Problem
+			if e.Line > 0 && e.source != "typed" && e.source != "paste" {
+				text += fmt.Sprintf(" (line %d)", e.Line)
 			}
 		}
 		line := fmt.Sprintf("%s%*d  %s", mark, numW, i+1, safe.Text(text))
@@ -195,7 +195,7 @@ func (v *listView) view(c *Common, focused bool) string {
 		switch {
 		case p == v.cursor && focused:
 			line = st.Cursor.Render(padRight(line, v.width))
-		case !e.valid():
+		case !e.Valid():
 			line = st.Invalid.Render(line)
 		case v.selected[i]:
 			line = st.Selected.Render(line)

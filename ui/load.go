@@ -15,7 +15,7 @@ import (
 type fileLoadedMsg struct {
 	seq   int
 	name  string
-	items []item
+	items []batch.Item
 	err   error
 }
 
@@ -44,16 +44,12 @@ func (b *build) fileLoaded(msg fileLoadedMsg) tea.Cmd {
 
 // readFile reads the entries of a .txt, .csv or .json file with batch's
 // rules (every format it reads; the extension only breaks ties).
-func readFile(path string, mode batch.Mode) ([]item, error) {
+func readFile(path string, mode batch.Mode) ([]batch.Item, error) {
 	name := filepath.Base(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %s", name, reason(err))
 	}
 	defer f.Close()
-	items, err := batch.Read(f, name, mode)
-	if err != nil {
-		return nil, err
-	}
-	return fromBatch(items), nil
+	return batch.Read(f, name, mode)
 }

@@ -16,8 +16,6 @@ type prompt struct {
 	yes      tea.Cmd
 }
 
-type promptMsg struct{ p *prompt }
-
 func ask(question string, yes tea.Cmd) tea.Cmd {
 	return func() tea.Msg { return promptMsg{&prompt{question: question, yes: yes}} }
 }

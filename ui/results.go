@@ -165,16 +165,11 @@ func detailText(x batch.Result) string {
 	return x.Message
 }
 
-// retryMsg asks the root to resume a run; undoRunMsg to send its undo.
-type retryMsg struct{ run *Run }
-type undoRunMsg struct{ undo batch.Undo }
-
 // undoPlannedMsg is the undo of the run on screen, planned.
 type undoPlannedMsg struct {
 	undo batch.Undo
 	err  error
 }
-type newBatchMsg struct{}
 type exportedMsg struct {
 	path string
 	n    int

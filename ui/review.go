@@ -30,7 +30,8 @@ type review struct {
 	svc     *api.Client
 	mode    batch.Mode
 	values  []string
-	invalid []entry
+	invalid []batch.Item
+	plan    batch.Plan
 	lookups bool
 	preview *preview
 	seq     int
@@ -69,13 +70,14 @@ func newReview(c *Common, svc *api.Client) *review {
 // removal.
 func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 	r.mode, r.lookups = mode, lookups
-	r.values = l.values()
-	r.invalid = r.invalid[:0]
-	for _, e := range l.rows {
-		if !e.valid() {
-			r.invalid = append(r.invalid, e)
-		}
+	// The plan is batch's: its values (valid, distinct) and the invalid
+	// entries it leaves out.
+	items := make([]batch.Item, len(l.rows))
+	for i, e := range l.rows {
+		items[i] = e.Item
 	}
+	r.plan = batch.NewPlan(mode, items)
+	r.values, r.invalid = r.plan.Values, r.plan.Invalid
 	r.err, r.offset, r.preview = "", 0, nil
 	r.confirm.SetValue("")
 	r.confirm.Prompt = fmt.Sprintf("Type %q and press Enter to send: ", r.word())
@@ -200,15 +202,6 @@ func (r *review) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// startSendMsg asks the root to send a plan.
-type startSendMsg struct {
-	job  sendJob
-	plan batch.Plan
-}
-
-// backMsg asks the root to go back to the Build screen.
-type backMsg struct{}
-
 func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 	k := r.keys
 	if !msg.Paste {
@@ -275,10 +268,7 @@ func (r *review) send() tea.Cmd {
 		r.err = fmt.Sprintf("%d lookups failed; press ctrl+p to look them up again before sending.", p.failed)
 		return nil
 	}
-	plan := batch.Plan{Mode: r.mode, Values: r.values}
-	for _, e := range r.invalid {
-		plan.Invalid = append(plan.Invalid, batch.Item{Line: e.line, Raw: e.raw, Problem: e.problem})
-	}
+	plan := r.plan
 	job := sendJob{mode: r.mode, target: r.c.Target.label(), ticket: strings.TrimSpace(r.ticket.Value())}
 	if job.ticket != "" {
 		// The ticket goes out with every request of the run
@@ -317,7 +307,7 @@ func (r *review) render() string {
 	if n := len(r.invalid); n > 0 {
 		line(st.Invalid.Render(fmt.Sprintf("Excluded: %d invalid %s, never sent:", n, pluralN(n, "entry"))))
 		for _, e := range r.invalid[:min(n, 3)] {
-			line(st.Invalid.Render(fmt.Sprintf("  %s — %s", e.raw, e.problem)))
+			line(st.Invalid.Render(fmt.Sprintf("  %s — %s", e.Raw, e.Problem)))
 		}
 		if n > 3 {
 			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))

@@ -88,16 +88,6 @@ type sentMsg struct {
 	err error
 }
 
-// runFailedMsg says a resume could not start.
-type runFailedMsg struct{ err error }
-
-// runDoneMsg hands a finished (or cancelled) run to the Results screen;
-// note says what went wrong beyond the results, if anything.
-type runDoneMsg struct {
-	run  *Run
-	note string
-}
-
 // feed carries a run's progress from the Runner's goroutine to the UI.
 // OnEvent folds each event into the state under a lock and wakes the
 // listener without ever blocking; the listener reads the latest state, so

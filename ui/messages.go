@@ -1,0 +1,72 @@
+package ui
+
+import "github.com/shushlist/shush/batch"
+
+// The messages that go from one screen to another through the root. A
+// screen's own messages (its look-ups, pages, progress) stay beside it.
+
+// supportsMsg is the service's answer to the probe: whether it answers,
+// and whether it offers look-ups and the list.
+type supportsMsg struct {
+	ok  bool
+	err error
+}
+
+// quitMsg ends the program (after a send in flight has stopped).
+type quitMsg struct{}
+
+// helpMsg asks the root to show all keys (or the short line again).
+type helpMsg struct{}
+
+// promptMsg puts a y/N question on the status line.
+type promptMsg struct{ p *prompt }
+
+// interruptedMsg offers, at start, to finish a run that did not.
+type interruptedMsg struct{ run batch.RunInfo }
+
+// startReviewMsg asks the root to open the Review screen; again says the
+// agent chose to review a list that was already sent.
+type startReviewMsg struct{ again bool }
+
+// backMsg asks the root to go back to the Build screen.
+type backMsg struct{}
+
+// clearMsg and deleteMsg are the Build screen's confirmed clear and
+// delete of rows.
+type (
+	clearMsg  struct{}
+	deleteMsg struct{ rows map[int]bool }
+)
+
+// useMarkedMsg carries the IDs marked in Browse to the Build screen.
+type useMarkedMsg struct{ ids []string }
+
+// startSendMsg asks the root to send a plan.
+type startSendMsg struct {
+	job  sendJob
+	plan batch.Plan
+}
+
+// runDoneMsg hands a finished (or cancelled) run to the Results screen;
+// note says what went wrong beyond the results, if anything.
+type runDoneMsg struct {
+	run  *Run
+	note string
+}
+
+// runFailedMsg says a resume could not start.
+type runFailedMsg struct{ err error }
+
+// openRunMsg is a run of the history, read for the Results screen.
+type openRunMsg struct {
+	run *Run
+	err error
+}
+
+// retryMsg asks the root to resume a run; undoRunMsg to send the undo of
+// one; newBatchMsg to start a new list.
+type (
+	retryMsg    struct{ run *Run }
+	undoRunMsg  struct{ undo batch.Undo }
+	newBatchMsg struct{}
+)
