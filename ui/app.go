@@ -381,11 +381,15 @@ func (m *Model) helpView() string {
 	return strings.Join(lines, "\n")
 }
 
+// statusLines is the one line under the body for a notice or a prompt.
+const statusLines = 1
+
 // layout gives every screen the space left after the header, the notice
 // line and the help footer.
 func (m *Model) layout() {
 	m.help.Width = m.c.Width
-	h := m.c.Height - 2 - lipgloss.Height(m.helpView())
+	// The body gets what the header, the status line and the help leave.
+	h := m.c.Height - lipgloss.Height(m.header()) - statusLines - lipgloss.Height(m.helpView())
 	w := m.c.Width
 	for _, s := range m.screens {
 		s.setSize(w, h)

@@ -22,6 +22,7 @@ var origins = []api.Origin{"", api.OriginBounce, api.OriginComplaint, api.Origin
 type browse struct {
 	c       *Common
 	svc     *api.Client
+	idW     int // the ID column's width
 	keys    browseKeys
 	table   table.Model
 	lookup  textinput.Model
@@ -70,6 +71,12 @@ func (b *browse) setSize(w, h int) {
 	for _, c := range cols {
 		used += c.Width + 2
 	}
+	if w-used-2 < minAddressWidth {
+		// A narrow terminal shortens the ID, not the address.
+		used -= cols[2].Width - shortIDWidth
+		cols[2].Width = shortIDWidth
+	}
+	b.idW = cols[2].Width
 	cols[1].Width = max(w-used-2, 10)
 	b.wide = w >= 100
 	// SetRows before SetColumns: a row with more cells than columns panics.
@@ -238,7 +245,7 @@ func (b *browse) refresh() {
 		if _, ok := b.marked[e.ID]; ok {
 			mark = "*"
 		}
-		rows[i] = table.Row{mark, cell(e.Email), cell(e.ID), cell(string(e.Origin))}
+		rows[i] = table.Row{mark, cell(e.Email), cell(shortID(e.ID, b.idW)), cell(string(e.Origin))}
 		if b.wide {
 			rows[i] = append(rows[i], e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 		}
