@@ -18,7 +18,24 @@ import (
 // settings loads the config file and applies the precedence of flags >
 // environment > file > embedded default. Every error here is the user's to
 // fix (a bad flag, variable or file), so it exits with status 2.
+//
+// They are resolved once per command and kept: every part of the command
+// works with the same settings.
 func (a *app) settings() (config.Settings, error) {
+	if a.resolved == nil {
+		s, err := a.resolveSettings()
+		a.resolved = &resolved{s, err}
+	}
+	return a.resolved.settings, a.resolved.err
+}
+
+// resolved is what settings found.
+type resolved struct {
+	settings config.Settings
+	err      error
+}
+
+func (a *app) resolveSettings() (config.Settings, error) {
 	path, err := config.Path()
 	if err != nil {
 		return config.Settings{}, usageErr{err}

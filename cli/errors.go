@@ -146,3 +146,15 @@ func normalizeNumbers(v any) any {
 	}
 	return v
 }
+
+// exitErr is an error with its own exit status.
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e exitErr) Error() string { return e.err.Error() }
+
+func (e exitErr) Unwrap() error { return e.err }
+
+func (e exitErr) ExitCode() int { return e.code }

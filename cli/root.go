@@ -48,6 +48,8 @@ type globals struct {
 type app struct {
 	io      IO
 	globals globals
+	// resolved holds the settings once resolved (see settings).
+	resolved *resolved
 }
 
 // Main runs shush with the arguments (without the program name) and returns

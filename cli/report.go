@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+)
+
+// The human reports of the batch commands: the plan of a dry run, the
+// summary of a run, the entries left out.
+
+// maxShownInvalid bounds how many invalid entries a human summary lists.
+const maxShownInvalid = 20
+
+// maxShownResults is the largest run whose entries the human summary lists
+// one by one (address, ID, outcome); a larger run gets counts only.
+const maxShownResults = 50
+
+// describeInvalid names the first n invalid entries with line and reason.
+func describeInvalid(items []batch.Item, n int) string {
+	var parts []string
+	for i, it := range items {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more (--dry-run lists them)", len(items)-n))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("line %d %s: %s", it.Line, api.Quote(it.Raw), it.Problem))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// planView is what --dry-run --json prints.
+type planView struct {
+	DryRun     bool            `json:"dry_run"`
+	Mode       string          `json:"mode"`
+	Target     string          `json:"target"`
+	Format     string          `json:"format"`
+	Entries    int             `json:"entries"`
+	Valid      int             `json:"valid"`
+	Duplicates int             `json:"duplicates"`
+	Invalid    []batch.Item    `json:"invalid"`
+	LeftOut    []batch.LeftOut `json:"left_out"`
+	Batches    int             `json:"batches"`
+	BatchSize  int             `json:"batch_size"`
+}
+
+func (a *app) printPlan(out outputMode, plan batch.Plan, left []batch.LeftOut, format batch.Format, entries int, target string) error {
+	v := planView{DryRun: true, Mode: plan.Mode.String(), Target: target, Format: format.String(), Entries: entries,
+		Valid: len(plan.Values), Duplicates: plan.Duplicates, Invalid: plan.Invalid, LeftOut: left, Batches: len(plan.Batches()), BatchSize: api.MaxBatch}
+	if v.Invalid == nil {
+		v.Invalid = []batch.Item{}
+	}
+	if v.LeftOut == nil {
+		v.LeftOut = []batch.LeftOut{}
+	}
+	if out.json {
+		return writeJSON(a.io.Out, v)
+	}
+	w := a.io.Out
+	verb := "add"
+	if plan.Mode != batch.Add {
+		verb = "remove"
+	}
+	fmt.Fprintf(w, "Would %s %s on %s in %s of up to %d.\n", verb, entriesOf(plan.Mode, v.Valid),
+		safeText(target), plural(v.Batches, "batch", "batches"), api.MaxBatch)
+	fmt.Fprintf(w, "Read %s (%s): %d to send, %s, %d invalid.\n", plural(entries, "entry", "entries"), format,
+		v.Valid, plural(v.Duplicates, "duplicate", "duplicates"), len(v.Invalid))
+	a.listInvalid(w, plan.Invalid, len(plan.Invalid))
+	a.listLeftOut(w, left)
+	fmt.Fprintln(w, "Nothing was sent (--dry-run).")
+	return nil
+}
+
+// listLeftOut prints the valid addresses left out of the plan, with why:
+// our own, or the ticket's requester (which --include-requester takes in).
+func (a *app) listLeftOut(w io.Writer, left []batch.LeftOut) {
+	if len(left) == 0 {
+		return
+	}
+	requester := false
+	for _, l := range left {
+		requester = requester || l.Requester()
+	}
+	hint := ""
+	if requester {
+		hint = "; --include-requester takes the requester's in"
+	}
+	fmt.Fprintf(w, "Left out %s%s:\n", plural(len(left), "address", "addresses"), hint)
+	t := newTable(w)
+	for _, l := range left {
+		t.row("  line "+fmt.Sprint(l.Line), l.Value, l.Reason)
+	}
+	_ = t.flush()
+}
+
+// listInvalid prints up to max invalid entries, one a line.
+func (a *app) listInvalid(w io.Writer, items []batch.Item, max int) {
+	for i, it := range items {
+		if i == max {
+			fmt.Fprintf(w, "  … and %d more (--dry-run lists them all)\n", len(items)-max)
+			return
+		}
+		fmt.Fprintf(w, "  line %d: %s: %s\n", it.Line, safeText(api.Quote(it.Raw)), safeText(it.Problem))
+	}
+}
+
+func (a *app) printReport(sum *summary, target string) {
+	w := a.io.Out
+	counts := sum.outcomes()
+	var parts []string
+	for _, o := range []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unverified, batch.Failed, batch.Unsent} {
+		if n := counts[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "nothing to send")
+	}
+	plan := sum.plan
+	if sum.results > 0 && sum.results <= maxShownResults {
+		a.listResults(w, plan.Mode, sum.shown)
+	}
+	fmt.Fprintf(w, "%s on %s, %s: %s.\n", capitalize(plan.Mode.String()), safeText(target),
+		plural(sum.batches, "batch", "batches"), strings.Join(parts, ", "))
+	if sum.results > maxShownResults {
+		fmt.Fprintf(w, "(--json lists every entry with its ID.)\n")
+	}
+	if plan.Duplicates > 0 || len(plan.Invalid) > 0 {
+		fmt.Fprintf(w, "Left out: %s, %d invalid.\n", plural(plan.Duplicates, "duplicate", "duplicates"), len(plan.Invalid))
+		a.listInvalid(w, plan.Invalid, maxShownInvalid)
+	}
+	for _, b := range sum.failed {
+		fmt.Fprintf(w, "Batch %d failed: %s\n", b.number, safeText(b.message))
+	}
+}
+
+// listResults prints one row per entry: what was sent, the suppression ID
+// the service returned, and the outcome (with the service's message for a
+// failure).
+func (a *app) listResults(w io.Writer, mode batch.Mode, results []batch.Result) {
+	head := "ADDRESS"
+	if mode == batch.RemoveIDs {
+		head = "SENT ID"
+	}
+	t := newTable(w)
+	t.row(head, "ID", "OUTCOME")
+	for _, r := range results {
+		outcome := r.Outcome.Text()
+		switch {
+		case r.Outcome == batch.Removed:
+			outcome += " (deleted: true)"
+		case r.Message != "":
+			outcome += ": " + r.Message
+		}
+		id := r.ID
+		if id == "" {
+			id = "-"
+		}
+		t.row(r.Input, id, outcome)
+	}
+	t.flush()
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,90 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/batch"
+)
+
+// Finding the run that --resume finishes, and the command line that
+// finishes a run.
+
+// interruptedRun finds the newest unfinished run of this mode against the
+// connection's service whose plan is the one the file given now makes
+// (resuming finishes the recorded plan, so a different file would
+// silently not be sent). When unfinished runs exist but none is of this
+// file, it refuses rather than guess; when there are none, a new run
+// starts ("" is returned). Only the runs' headers are read.
+func (a *app) interruptedRun(conn *connection, plan batch.Plan, file string) (string, error) {
+	runs, err := batch.Runs(conn.JournalDir)
+	if err != nil {
+		return "", err
+	}
+	sum := batch.Sum(plan.Values)
+	var newest *batch.RunInfo
+	for i, ri := range runs {
+		if ri.Target != conn.Client.BaseURL() || ri.Mode != plan.Mode || !ri.Resumable() {
+			continue
+		}
+		if newest == nil {
+			newest = &runs[i]
+		}
+		if ri.Entries == len(plan.Values) && ri.Sum == sum {
+			a.sayResuming(conn.JournalDir, ri)
+			return ri.ID, nil
+		}
+	}
+	if newest != nil {
+		return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file, or with: shush runs resume %s",
+			plan.Mode, conn.Target, newest.Entries, inputName(file), len(plan.Values), newest.ID)
+	}
+	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", plan.Mode, conn.Target)
+	return "", nil
+}
+
+// sayResuming tells what a resume picks up. A run cut off by a crash has
+// a header older than its journals, so they are read for the count.
+func (a *app) sayResuming(dir string, ri batch.RunInfo) {
+	if ri.State == batch.Running {
+		if exact, err := batch.Load(dir, ri.ID, nil); err == nil {
+			ri = exact
+		}
+	}
+	fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", ri.Created.Local().Format(time.DateTime), ri.Sent(), ri.Entries)
+}
+
+// resumeCommand is the command line that finishes this run: the same
+// command with --resume, and the target flags that were given (never the
+// key).
+func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
+	parts := []string{"shush"}
+	if a.globals.profile != "" {
+		parts = append(parts, "--profile", shellQuote(a.globals.profile))
+	}
+	if a.globals.baseURL != "" {
+		parts = append(parts, "--base-url", shellQuote(a.globals.baseURL))
+	}
+	parts = append(parts, strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "shush "))...)
+	parts = append(parts, "--file", shellQuote(f.file))
+	if f.ids {
+		parts = append(parts, "--ids")
+	}
+	if f.yes {
+		parts = append(parts, "--yes")
+	}
+	return strings.Join(append(parts, "--resume"), " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@=+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
