@@ -220,13 +220,6 @@ func summarize(what string, r addResult) string {
 	return fmt.Sprintf("%s: %d added, %d skipped as duplicates, %d invalid.", what, r.added, r.duplicates, r.invalid)
 }
 
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
 func (b *build) entryKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, b.keys.AddLine):

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -180,19 +179,4 @@ func (p *picker) view() string {
 		return p.fp.View()
 	}()
 	return lipgloss.JoinVertical(lipgloss.Left, head, lipgloss.NewStyle().Height(p.height).MaxHeight(p.height).Render(body), foot)
-}
-
-// reason shortens an OS error to what a person can act on.
-func reason(err error) string {
-	switch {
-	case os.IsNotExist(err):
-		return "it does not exist"
-	case os.IsPermission(err):
-		return "permission denied"
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

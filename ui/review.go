@@ -380,27 +380,6 @@ func (r *review) previewView(height int) string {
 	return b.String()
 }
 
-// wasWere is the verb after a count of n: " was" or " were".
-func wasWere(n int) string {
-	if n == 1 {
-		return " was"
-	}
-	return " were"
-}
-
-func pluralN(n int, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	switch {
-	case strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "s"):
-		return noun + "es"
-	case strings.HasSuffix(noun, "y"):
-		return noun[:len(noun)-1] + "ies"
-	}
-	return noun + "s"
-}
-
 func (t Target) label() string {
 	if t.Label == "" {
 		return "local list"

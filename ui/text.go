@@ -1,12 +1,16 @@
 package ui
 
 import (
+	"errors"
+	"os"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/shushlist/shush/safe"
 )
+
+// The UI's text helpers: what reaches the screen, and how counts read.
 
 // truncate cuts s to w cells with an ellipsis. It is where most text
 // reaches the screen, so it also makes it safe: escape sequences other
@@ -40,3 +44,48 @@ func shortID(id string, w int) string {
 
 // cell is outside text for one cell of a table: plain, on one line.
 func cell(s string) string { return safe.Text(s) }
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// wasWere is the verb after a count of n: " was" or " were".
+func wasWere(n int) string {
+	if n == 1 {
+		return " was"
+	}
+	return " were"
+}
+
+// pluralN is noun for n of it: "1 entry", "2 entries" (the count is the
+// caller's).
+func pluralN(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	switch {
+	case strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "s"):
+		return noun + "es"
+	case strings.HasSuffix(noun, "y"):
+		return noun[:len(noun)-1] + "ies"
+	}
+	return noun + "s"
+}
+
+// reason shortens an OS error to what a person can act on.
+func reason(err error) string {
+	switch {
+	case os.IsNotExist(err):
+		return "it does not exist"
+	case os.IsPermission(err):
+		return "permission denied"
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
