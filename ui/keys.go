@@ -83,7 +83,7 @@ func newBuildKeys() buildKeys {
 		AddLine:     kb("add", "enter"),
 		EntryOpen:   kb("open a file", "ctrl+o"),
 		EntryReview: kb("review & send", "ctrl+s"),
-		Help:        kbh("?", "all keys (field empty)", "?"),
+		Help:        kb("all keys", "?"),
 		Leave:       kbh("tab/esc", "to the list", "tab", "esc"),
 	}
 }

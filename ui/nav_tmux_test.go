@@ -8,7 +8,7 @@ func TestScreensWithoutFunctionKeys(t *testing.T) {
 	s, _ := startTmux(t, 100, 30)
 	// In the empty entry field, ? is the help: what works while typing.
 	s.tmux("send-keys", "-t", "ui", "?")
-	s.waitScreen("F1", "build list", "F2", "browse the list", "F3", "ctrl+c", "all keys (field empty)")
+	s.waitScreen("F1", "build list", "F2", "browse the list", "F3", "ctrl+c", "all keys")
 	s.tmux("send-keys", "-t", "ui", "?")
 	s.tmux("send-keys", "-t", "ui", "-l", "nav@example.com")
 	s.tmux("send-keys", "-t", "ui", "Enter")
