@@ -121,131 +121,163 @@ func (m Model) checkInterrupted() tea.Cmd {
 	}
 }
 
-// Update routes a message: the prompt first, then global keys, then the
-// screen in front.
+// Update routes a message: the session's own (size, prompt, probe,
+// quit), then the keys (the prompt, then the root's by input mode), then
+// the flow between screens, then the screen the message is for.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, done := m.session(msg); done {
+		return m, cmd
+	}
+	if k, ok := msg.(tea.KeyMsg); ok {
+		if m.prompt != nil {
+			p := m.prompt
+			m.prompt = nil
+			return m, p.answer(k)
+		}
+		if cmd, done := m.globalKey(k); done {
+			return m, cmd
+		}
+		return m, m.front().update(k)
+	}
+	if cmd, done := m.flow(msg); done {
+		return m, cmd
+	}
+	return m, m.route(msg)
+}
+
+// session handles what belongs to the program as a whole.
+func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.c.Width, m.c.Height = msg.Width, msg.Height
 		m.layout()
-		return m, nil
 	case promptMsg:
 		m.prompt = msg.p
-		return m, nil
 	case helpMsg:
-		return m, m.toggleHelp()
+		return m.toggleHelp(), true
 	case quitMsg:
 		if m.screen == scrSend {
 			// Stop the send, let the batch in flight be journaled (within
 			// a second), then quit.
 			m.send.cancel()
 			s := m.send
-			return m, func() tea.Msg { s.wait(); return tea.Quit() }
+			return func() tea.Msg { s.wait(); return tea.Quit() }, true
 		}
-		return m, tea.Quit
+		return tea.Quit, true
 	case supportsMsg:
 		m.down = ""
 		if msg.err != nil {
 			m.down = errorText(msg.err)
 			m.notice = "The service does not answer: " + m.down + "."
-			return m, nil
+			return nil, true
 		}
 		m.lookups, m.probed = msg.ok, true
 		// A service without the list hides Browse from the help.
 		m.keys.Browse.SetEnabled(msg.ok)
-		return m, nil
-	case tea.KeyMsg:
-		if m.prompt != nil {
-			p := m.prompt
-			m.prompt = nil
-			return m, p.answer(msg)
-		}
-		if cmd, done := m.globalKey(msg); done {
-			return m, cmd
-		}
+	case interruptedMsg:
+		return m.offerResume(msg.run), true
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// flow moves the agent between screens: review, send, results, history.
+func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
 	case startReviewMsg:
-		if last := m.lastRun; last != nil && m.build.generation() == m.sentGen && !msg.again {
-			// Nothing is sent twice without an explicit choice.
-			q := fmt.Sprintf("This list was sent at %s (%s). Review it to send it again?", last.Started.Local().Format("15:04"), countsText(last.Counts))
-			if last.retryable() {
-				q = fmt.Sprintf("This list was sent at %s and %d entries are left (R on its results sends only those). Review the whole list again?",
-					last.Started.Local().Format("15:04"), last.Counts[batch.Failed]+last.Counts[batch.Unsent])
-			}
-			return m, ask(q, func() tea.Msg { return startReviewMsg{again: true} })
-		}
-		cmd := m.review.open(m.build.list.mode, m.build.list, m.lookups)
-		m.goTo(scrReview)
-		return m, cmd
+		return m.startReview(msg.again), true
 	case backMsg:
 		m.goTo(scrBuild)
-		return m, nil
 	case startSendMsg:
 		m.sentGen = m.build.generation()
 		m.goTo(scrSend)
 		msg.job.input = m.build.source()
-		return m, m.send.start(msg.job, msg.plan)
+		return m.send.start(msg.job, msg.plan), true
 	case runDoneMsg:
-		// The run of the build list (or its resume) is what a second
-		// review of the same list is asked about.
-		if j := m.send.job; j.undoOf == "" && (j.resume == "" || m.lastRun != nil && j.resume == m.lastRun.ID) {
-			m.lastRun = msg.run
-		}
-		// The next batch is likely another ticket's: do not carry the
-		// reference over.
-		m.review.forgetTicket()
-		m.results.show(msg.run, msg.note)
-		m.goTo(scrResults)
-		if msg.run.Counts[batch.Failed]+msg.run.Counts[batch.Unsent] > 0 {
-			// Something failed: say in the header whether the service
-			// still answers, and why not.
-			return m, m.probe()
-		}
-		return m, nil
+		return m.runDone(msg), true
 	case runFailedMsg:
 		m.goTo(scrResults)
 		m.notice = "The run could not be resumed: " + msg.err.Error() + "."
-		return m, nil
 	case retryMsg:
 		run := msg.run
 		m.goTo(scrSend)
 		job := sendJob{mode: run.Mode, target: m.c.Target.label(), ticket: run.Ticket, emails: run.emails, resume: run.ID}
-		return m, m.send.start(job, batch.Plan{})
+		return m.send.start(job, batch.Plan{}), true
 	case undoRunMsg:
 		u := msg.undo
 		m.goTo(scrSend)
 		job := sendJob{mode: u.Plan.Mode, target: m.c.Target.label(), ticket: u.Of.Reference, emails: u.Emails, undoOf: u.Of.ID, input: "undo of " + u.Of.ID}
-		return m, m.send.start(job, u.Plan)
-	case interruptedMsg:
-		ri := msg.run
-		what := ri.Mode.String()
-		if ri.Reference != "" {
-			what += " for " + ri.Reference
-		}
-		q := fmt.Sprintf("A run did not finish: %s, %d of %d entries sent, started %s. Resume it now?",
-			what, ri.Sent(), ri.Entries, ri.Created.Local().Format("2006-01-02 15:04"))
-		run := &Run{ID: ri.ID, Mode: ri.Mode, Ticket: ri.Reference, Target: ri.Target}
-		m.notice = "An unfinished run can be resumed any time from History (h)."
-		return m, ask(q, func() tea.Msg { return retryMsg{run} })
+		return m.send.start(job, u.Plan), true
 	case newBatchMsg:
 		m.goTo(scrBuild)
-		return m, m.build.startOver()
+		return m.build.startOver(), true
 	case useMarkedMsg:
 		m.build.useMarked(msg.ids)
 		m.goTo(scrBuild)
-		return m, nil
 	case openRunMsg:
 		if msg.err != nil {
 			m.notice = capitalize(msg.err.Error()) + "."
-			return m, nil
+			return nil, true
 		}
 		m.results.show(msg.run, "")
 		m.goTo(scrResults)
-		return m, nil
 	case clearMsg, deleteMsg:
 		m.build.confirmed(msg)
-		return m, nil
+	default:
+		return nil, false
 	}
-	return m, m.route(msg)
+	return nil, true
+}
+
+// startReview opens the review of the build list; a list that already
+// went out is reviewed again only when the agent says so.
+func (m *Model) startReview(again bool) tea.Cmd {
+	if last := m.lastRun; last != nil && m.build.generation() == m.sentGen && !again {
+		// Nothing is sent twice without an explicit choice.
+		q := fmt.Sprintf("This list was sent at %s (%s). Review it to send it again?", last.Started.Local().Format("15:04"), countsText(last.Counts))
+		if last.retryable() {
+			q = fmt.Sprintf("This list was sent at %s and %d entries are left (R on its results sends only those). Review the whole list again?",
+				last.Started.Local().Format("15:04"), last.Counts[batch.Failed]+last.Counts[batch.Unsent])
+		}
+		return ask(q, func() tea.Msg { return startReviewMsg{again: true} })
+	}
+	cmd := m.review.open(m.build.list.mode, m.build.list, m.lookups)
+	m.goTo(scrReview)
+	return cmd
+}
+
+// runDone shows a run that ended on the Results screen.
+func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
+	// The run of the build list (or its resume) is what a second review
+	// of the same list is asked about.
+	if j := m.send.job; j.undoOf == "" && (j.resume == "" || m.lastRun != nil && j.resume == m.lastRun.ID) {
+		m.lastRun = msg.run
+	}
+	// The next batch is likely another ticket's: do not carry the
+	// reference over.
+	m.review.forgetTicket()
+	m.results.show(msg.run, msg.note)
+	m.goTo(scrResults)
+	if msg.run.Counts[batch.Failed]+msg.run.Counts[batch.Unsent] > 0 {
+		// Something failed: say in the header whether the service still
+		// answers, and why not.
+		return m.probe()
+	}
+	return nil
+}
+
+// offerResume asks, at start, whether to finish a run that did not.
+func (m *Model) offerResume(ri batch.RunInfo) tea.Cmd {
+	what := ri.Mode.String()
+	if ri.Reference != "" {
+		what += " for " + ri.Reference
+	}
+	q := fmt.Sprintf("A run did not finish: %s, %d of %d entries sent, started %s. Resume it now?",
+		what, ri.Sent(), ri.Entries, ri.Created.Local().Format("2006-01-02 15:04"))
+	run := &Run{ID: ri.ID, Mode: ri.Mode, Ticket: ri.Reference, Target: ri.Target}
+	m.notice = "An unfinished run can be resumed any time from History (h)."
+	return ask(q, func() tea.Msg { return retryMsg{run} })
 }
 
 // route hands a message to the screen in front. Messages of a screen that

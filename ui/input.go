@@ -79,108 +79,141 @@ func (in *Input) Start(send func(tea.Msg)) {
 	go in.pump(chunks)
 }
 
-// pump sorts the chunks: bracketed pastes, bursts, and keys.
+// sorter is the pump's state between chunks.
+type sorter struct {
+	in        *Input
+	bracketed bool         // inside ESC [200~
+	burst     bool         // gathering a paste without markers
+	paste     bytes.Buffer // the paste being gathered
+	pending   []byte       // bytes that may start (or end) a marker
+}
+
+// pump sorts the chunks: bracketed pastes, bursts, and keys. A burst ends
+// when no text follows it within burstGap; bytes that may begin a marker
+// wait markerWait for the rest.
 func (in *Input) pump(chunks <-chan []byte) {
 	defer in.pw.Close()
-	var (
-		bracketed bool         // inside ESC [200~
-		paste     bytes.Buffer // the paste being gathered
-		burst     bool         // gathering a paste without markers
-		pending   []byte       // bytes that may start a marker
-	)
+	s := &sorter{in: in}
 	var timer <-chan time.Time
-	flushBurst := func() {
-		if paste.Len() > 0 {
-			in.deliver(paste.Bytes())
-			paste.Reset()
-		}
-		burst, timer = false, nil
-	}
 	for {
-		var chunk []byte
-		var ok bool
 		select {
-		case chunk, ok = <-chunks:
+		case chunk, ok := <-chunks:
 			if !ok {
-				flushBurst()
+				s.endBurst()
+				return
+			}
+			if s.take(chunk) != nil {
 				return
 			}
 		case <-timer:
-			flushBurst()
-			if len(pending) > 0 && !bracketed {
-				// A lone Esc (or Alt+[) was no paste's start after all.
-				if _, err := in.pw.Write(pending); err != nil {
-					return
-				}
-				pending = nil
-			}
-			continue
-		}
-		if len(pending) > 0 && !bracketed {
-			if next := append(pending[:len(pending):len(pending)], chunk...); !bytes.HasPrefix(next, pasteStart) && !bytes.HasPrefix(pasteStart, next) {
-				// No marker after all: what waited is a key of its own
-				// (Esc, then a letter, is not Alt+letter).
-				if _, err := in.pw.Write(pending); err != nil {
-					return
-				}
-				pending = nil
+			s.endBurst()
+			if s.flushPending() != nil {
+				return
 			}
 		}
-		data := append(pending, chunk...)
-		pending = nil
-		for len(data) > 0 {
-			if bracketed {
-				end := bytes.Index(data, pasteEnd)
-				if end < 0 {
-					keep := partialSuffix(data, pasteEnd)
-					paste.Write(data[:len(data)-keep])
-					pending = append([]byte(nil), data[len(data)-keep:]...)
-					data = nil
-					break
-				}
-				paste.Write(data[:end])
-				in.deliver(paste.Bytes())
-				paste.Reset()
-				bracketed = false
-				data = data[end+len(pasteEnd):]
-				continue
-			}
-			start := bytes.Index(data, pasteStart)
-			head := data
-			if start >= 0 {
-				head = data[:start]
-			} else if keep := partialSuffix(data, pasteStart); keep > 0 {
-				head = data[:len(data)-keep]
-				pending = append([]byte(nil), data[len(data)-keep:]...)
-			}
-			switch {
-			case burst && isText(head):
-				paste.Write(head)
-			case len(head) > 0 && isText(head) && looksPasted(head):
-				burst = true
-				paste.Write(head)
-			default:
-				flushBurst()
-				if len(head) > 0 {
-					if _, err := in.pw.Write(head); err != nil {
-						return
-					}
-				}
-			}
-			if start < 0 {
-				break
-			}
-			flushBurst()
-			bracketed = true
-			data = data[start+len(pasteStart):]
-		}
+		timer = nil
 		switch {
-		case burst:
+		case s.burst:
 			timer = time.After(burstGap)
-		case len(pending) > 0 && !bracketed:
+		case len(s.pending) > 0 && !s.bracketed:
 			timer = time.After(markerWait)
 		}
 	}
+}
+
+// take sorts one chunk.
+func (s *sorter) take(chunk []byte) error {
+	if len(s.pending) > 0 && !s.bracketed {
+		next := append(s.pending[:len(s.pending):len(s.pending)], chunk...)
+		if !bytes.HasPrefix(next, pasteStart) && !bytes.HasPrefix(pasteStart, next) {
+			// No marker after all: what waited is a key of its own (Esc,
+			// then a letter, is not Alt+letter).
+			if err := s.flushPending(); err != nil {
+				return err
+			}
+		}
+	}
+	data := append(s.pending, chunk...)
+	s.pending = nil
+	for len(data) > 0 {
+		var err error
+		if s.bracketed {
+			data = s.inPaste(data)
+		} else if data, err = s.outside(data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inPaste gathers a bracketed paste up to its end marker and returns what
+// follows it.
+func (s *sorter) inPaste(data []byte) []byte {
+	end := bytes.Index(data, pasteEnd)
+	if end < 0 {
+		keep := partialSuffix(data, pasteEnd)
+		s.paste.Write(data[:len(data)-keep])
+		s.pending = append([]byte(nil), data[len(data)-keep:]...)
+		return nil
+	}
+	s.paste.Write(data[:end])
+	s.in.deliver(s.paste.Bytes())
+	s.paste.Reset()
+	s.bracketed = false
+	return data[end+len(pasteEnd):]
+}
+
+// outside sorts what comes before a paste's start marker (all of data
+// when there is none) into a burst or keys, and returns what follows the
+// marker.
+func (s *sorter) outside(data []byte) ([]byte, error) {
+	start := bytes.Index(data, pasteStart)
+	head := data
+	if start >= 0 {
+		head = data[:start]
+	} else if keep := partialSuffix(data, pasteStart); keep > 0 {
+		head = data[:len(data)-keep]
+		s.pending = append([]byte(nil), data[len(data)-keep:]...)
+	}
+	switch {
+	case s.burst && isText(head):
+		s.paste.Write(head)
+	case len(head) > 0 && isText(head) && looksPasted(head):
+		s.burst = true
+		s.paste.Write(head)
+	default:
+		s.endBurst()
+		if len(head) > 0 {
+			if _, err := s.in.pw.Write(head); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if start < 0 {
+		return nil, nil
+	}
+	s.endBurst()
+	s.bracketed = true
+	return data[start+len(pasteStart):], nil
+}
+
+// endBurst delivers a paste gathered without markers.
+func (s *sorter) endBurst() {
+	if s.burst && s.paste.Len() > 0 {
+		s.in.deliver(s.paste.Bytes())
+		s.paste.Reset()
+	}
+	s.burst = false
+}
+
+// flushPending passes bytes that began no marker on as keys.
+func (s *sorter) flushPending() error {
+	if len(s.pending) == 0 || s.bracketed {
+		return nil
+	}
+	_, err := s.in.pw.Write(s.pending)
+	s.pending = nil
+	return err
 }
 
 // deliver sends a paste as Bubble Tea's own paste message, line breaks as
