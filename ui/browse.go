@@ -84,7 +84,9 @@ func (b *browse) setSize(w, h int) {
 	b.table.SetColumns(cols)
 	b.refresh()
 	b.table.SetWidth(w)
-	b.table.SetHeight(max(h-4, 3))
+	// The title and the status line take the rest.
+	st := b.c.Styles
+	b.table.SetHeight(max(h-lines(st.Title, st.Muted), 3))
 	b.lookup.Width = w - 12
 }
 

@@ -80,8 +80,9 @@ func newBuild(c *Common, startDir string) *build {
 func (b *build) setSize(w, h int) {
 	// The list box takes what is left after its border, the title line,
 	// the entry field, the summary and the status line.
-	frameW, frameH := b.c.Styles.Box.GetFrameSize()
-	b.view.setSize(w-frameW, h-frameH-4)
+	st := b.c.Styles
+	frameW, frameH := st.Box.GetFrameSize()
+	b.view.setSize(w-frameW, h-frameH-lines(st.Title, lipgloss.NewStyle(), st.Header, st.Muted))
 	b.input.Width = w - 4
 	b.filter.Width = w - 4
 	b.picker.setSize(w, h)

@@ -40,6 +40,17 @@ func (c *Common) ours(run *Run) bool {
 	return run.ID != "" && c.Journals != "" && c.Service != nil && run.Target == c.Service.BaseURL()
 }
 
+// lines is the height of one line of text in each style, borders,
+// padding and margins included: the chrome around a screen's flexible
+// part, measured as it renders rather than counted by hand.
+func lines(styles ...lipgloss.Style) int {
+	n := 0
+	for _, s := range styles {
+		n += lipgloss.Height(s.Render("x"))
+	}
+	return n
+}
+
 // Minimum terminal size; below it the UI shows a message instead.
 const (
 	minWidth  = 60

@@ -99,7 +99,9 @@ func (h *history) setSize(w, hh int) {
 	h.table.SetRows(nil)
 	h.table.SetColumns(cols)
 	h.table.SetWidth(w)
-	h.table.SetHeight(max(hh-3, 2))
+	// The title and the status line take the rest.
+	st := h.c.Styles
+	h.table.SetHeight(max(hh-lines(st.Title, st.Warn), 2))
 	h.refresh()
 }
 

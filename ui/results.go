@@ -72,7 +72,9 @@ func (r *results) setSize(w, h int) {
 	addrW := max(w-idW-outW-6, 10)
 	r.table.SetColumns([]table.Column{{Title: "Address", Width: addrW}, {Title: "ID", Width: idW}, {Title: "Outcome", Width: outW}})
 	r.table.SetWidth(w)
-	r.table.SetHeight(max(h-4, 2))
+	// The title, the counts and the line under the table take the rest.
+	st := r.c.Styles
+	r.table.SetHeight(max(h-lines(st.Title, st.Header, st.Muted), 2))
 	r.path.Width = w - 12
 }
 
