@@ -475,3 +475,21 @@ func TestTicketGoesOutAsTheReference(t *testing.T) {
 		t.Fatalf("the trail under T-5150: %+v %v", trail.Data, err)
 	}
 }
+
+// The review of an addition lists every address with its state: new, or
+// already listed with its origin and date.
+func TestAddReviewShowsWhatIsListed(t *testing.T) {
+	svc := service(t, nil)
+	if _, err := svc.BatchAddEntries(context.Background(), []api.NewEntry{{Email: "old@example.com", Origin: api.OriginBounce}}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, svc, 110, 30)
+	h.paste("old@example.com fresh@example.com")
+	h.keys("ctrl+s")
+	h.mustSee("Preview: 1 new · 1 already listed", "✓ old@example.com  bounce  added ", "+ fresh@example.com  new",
+		"This adds 1 new entry; 1 already listed stays as it is.")
+	h.keys("ctrl+s")
+	if c := h.results().Counts; c[batch.Added] != 1 || c[batch.AlreadyListed] != 1 {
+		t.Fatalf("%+v", c)
+	}
+}

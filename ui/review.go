@@ -84,7 +84,7 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 	r.focus = focusConfirm
 	r.confirm.Focus()
 	r.ticket.Blur()
-	if removes(mode) && lookups && len(r.values) > 0 {
+	if r.previews() {
 		return r.startPreview()
 	}
 	return nil
@@ -93,6 +93,20 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 // forgetTicket empties the ticket field: the next batch is likely another
 // ticket's.
 func (r *review) forgetTicket() { r.ticket.SetValue("") }
+
+// maxAddPreview is the most addresses an addition's review looks up one by
+// one; a larger set is sent without (its results say which were listed).
+const maxAddPreview = 2000
+
+// previews says whether the review looks every entry up: a removal (to
+// remove by ID and show what goes), an addition of up to maxAddPreview
+// addresses (to show which are new and which already listed).
+func (r *review) previews() bool {
+	if !r.lookups || len(r.values) == 0 {
+		return false
+	}
+	return removes(r.mode) || len(r.values) <= maxAddPreview
+}
 
 func (r *review) word() string {
 	if removes(r.mode) {
@@ -225,7 +239,7 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 			r.offset++
 			return nil
 		case key.Matches(msg, k.Again):
-			if removes(r.mode) && r.lookups && len(r.values) > 0 {
+			if r.previews() {
 				return r.startPreview()
 			}
 			return nil
@@ -323,12 +337,22 @@ func (r *review) render() string {
 	case r.preview != nil:
 		b.WriteString(r.previewView(rest))
 	}
-	if removes(r.mode) && len(r.values) > 0 {
+	switch {
+	case removes(r.mode) && len(r.values) > 0:
 		n := len(r.values)
 		if r.preview != nil {
 			n = r.preview.found
 		}
 		line(st.Warn.Render(fmt.Sprintf("This removes %d %s from the list.", n, pluralN(n, "entry"))))
+	case r.mode == batch.Add && r.preview != nil && r.preview.complete():
+		p := r.preview
+		stay := "stay as they are"
+		if p.found == 1 {
+			stay = "stays as it is"
+		}
+		line(st.Warn.Render(fmt.Sprintf("This adds %d new %s; %d already listed %s.", p.missing, pluralN(p.missing, "entry"), p.found, stay)))
+	case r.mode == batch.Add && len(r.values) > maxAddPreview && r.lookups:
+		line(st.Muted.Render(fmt.Sprintf("Too many to look up one by one (%d); the results will say which were already listed.", len(r.values))))
 	}
 	body := strings.TrimSuffix(b.String(), "\n")
 	foot := []string{r.ticket.View(), r.confirm.View()}
@@ -353,6 +377,9 @@ func (r *review) previewView(height int) string {
 		fmt.Fprintf(&b, "Looking up %d of %d…\n", p.done, len(p.lookups))
 	}
 	head := fmt.Sprintf("Preview: %d on the list · %d not on the list", p.found, p.missing)
+	if r.mode == batch.Add {
+		head = fmt.Sprintf("Preview: %d new · %d already listed", p.missing, p.found)
+	}
 	if p.failed > 0 {
 		head += fmt.Sprintf(" · %d lookups failed", p.failed)
 	}
@@ -366,6 +393,8 @@ func (r *review) previewView(height int) string {
 		switch {
 		case f.Err != nil:
 			s = st.Bad.Render(truncate(fmt.Sprintf("  ! %s  lookup failed: %s", v, errorText(f.Err)), w))
+		case !f.Listed && r.mode == batch.Add:
+			s = truncate(fmt.Sprintf("  + %s  new", v), w)
 		case !f.Listed:
 			s = st.Muted.Render(truncate(fmt.Sprintf("  - %s  not on the list", v), w))
 		default:
