@@ -3,14 +3,17 @@ package ui
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/table"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
@@ -67,17 +70,30 @@ type history struct {
 	table  table.Model
 	status string
 	wide   bool // the table has the target column
+
+	// The search: query is what / found runs by; shown the runs it
+	// matches (indexes into runs), all of them without a query; holding
+	// the runs whose entries hold the queried address.
+	search   textinput.Model
+	typing   bool
+	query    string
+	shown    []int
+	holding  map[string]bool
+	searchNo int
 }
 
 // historyKeys are the History screen's bindings.
-type historyKeys struct{ Move, Open, Reload key.Binding }
+type historyKeys struct{ Move, Open, Reload, Search key.Binding }
 
 func newHistory(c *Common, dir string) *history {
 	t := c.newTable()
-	return &history{c: c, dir: dir, table: t, keys: historyKeys{
+	search := newTextInput(c, "ticket, address, target or mode")
+	search.Prompt = "Find: "
+	return &history{c: c, dir: dir, table: t, search: search, keys: historyKeys{
 		Move:   kbh("↑/↓", "move", "up"),
 		Open:   kbh("enter", "open results", "enter"),
 		Reload: kbh("ctrl+r", "reload", "ctrl+r"),
+		Search: kbh("/", "find by ticket, address, target, mode", "/"),
 	}}
 }
 
@@ -96,6 +112,7 @@ func (h *history) setSize(w, hh int) {
 	rest := max(w-used-4, 20)
 	cols[3].Width = rest * 3 / 5
 	cols[4].Width = rest - cols[3].Width
+	h.search.Width = w - 8
 	h.table.SetRows(nil)
 	h.table.SetColumns(cols)
 	h.table.SetWidth(w)
@@ -105,9 +122,31 @@ func (h *history) setSize(w, hh int) {
 	h.refresh()
 }
 
+// matches says whether run r answers the query: its ticket, target or
+// mode holds it, or (for an address) its entries do.
+func (h *history) matches(r batch.RunInfo) bool {
+	q := strings.ToLower(h.query)
+	if q == "" || h.holding[r.ID] {
+		return true
+	}
+	for _, s := range []string{r.Reference, h.c.targetOf(r.Target), r.Target, r.Mode.String(), r.Input} {
+		if strings.Contains(strings.ToLower(s), q) {
+			return true
+		}
+	}
+	return false
+}
+
 func (h *history) refresh() {
-	rows := make([]table.Row, len(h.runs))
+	h.shown = h.shown[:0]
 	for i, r := range h.runs {
+		if h.matches(r) {
+			h.shown = append(h.shown, i)
+		}
+	}
+	rows := make([]table.Row, len(h.shown))
+	for i, at := range h.shown {
+		r := h.runs[at]
 		mode := r.Mode.String()
 		if r.UndoOf != "" {
 			mode = "undo: " + mode
@@ -125,7 +164,10 @@ func (h *history) refresh() {
 }
 
 func (h *history) help(g globalKeys) help.KeyMap {
-	b := []key.Binding{h.keys.Move, h.keys.Open, h.keys.Reload, g.Build, g.Help}
+	if h.typing {
+		return fieldHelp("find", "clear")
+	}
+	b := []key.Binding{h.keys.Move, h.keys.Open, h.keys.Search, h.keys.Reload, g.Build, g.Help}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Browse, g.Quit}}}
 }
 
@@ -181,14 +223,26 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		h.refresh()
 		h.table.GotoTop()
 		return nil
+	case searchedMsg:
+		if msg.no == h.searchNo {
+			h.holding, h.status = msg.holding, ""
+			h.refresh()
+			h.table.GotoTop()
+		}
+		return nil
 	case tea.KeyMsg:
-		if msg.Paste {
+		if msg.Paste && !h.typing {
 			return nil
 		}
 		switch {
+		case h.typing:
+			return h.searchKey(msg)
+		case key.Matches(msg, h.keys.Search):
+			h.typing = true
+			return h.search.Focus()
 		case key.Matches(msg, h.keys.Open):
-			if i := h.table.Cursor(); i >= 0 && i < len(h.runs) {
-				return openRun(h.c.Journals, h.runs[i].ID)
+			if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
+				return openRun(h.c.Journals, h.runs[h.shown[i]].ID)
 			}
 			return nil
 		case key.Matches(msg, h.keys.Reload):
@@ -201,10 +255,63 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// searchedMsg is the runs whose entries hold the queried address.
+type searchedMsg struct {
+	no      int
+	holding map[string]bool
+}
+
+// searchKey edits the query; Enter finds, Esc clears. The headers answer
+// at once; the runs' journals are searched for the query as an address in
+// the background, and the runs that hold it join the matches.
+func (h *history) searchKey(msg tea.KeyMsg) tea.Cmd {
+	value, submitted, closed, cmd := fieldKey(&h.search, msg)
+	if !closed {
+		return cmd
+	}
+	h.typing = false
+	h.searchNo++
+	h.query, h.holding = "", nil
+	if !submitted {
+		h.search.SetValue("")
+	} else {
+		h.query = value
+	}
+	h.refresh()
+	h.table.GotoTop()
+	if h.query == "" || h.c.Journals == "" {
+		return nil
+	}
+	h.status = "Looking for it among the runs' addresses too…"
+	dir, no, addr := h.c.Journals, h.searchNo, strings.ToLower(h.query)
+	runs := slices.Clone(h.runs)
+	return func() tea.Msg {
+		holding := map[string]bool{}
+		for _, r := range runs {
+			_, _ = batch.Load(dir, r.ID, func(rep batch.Report) error {
+				for _, x := range rep.Results {
+					if strings.Contains(x.Input, addr) || strings.Contains(x.Email, addr) {
+						holding[r.ID] = true
+						return errFound
+					}
+				}
+				return nil
+			})
+		}
+		return searchedMsg{no: no, holding: holding}
+	}
+}
+
+// errFound stops reading a run's journals once the address is found.
+var errFound = errors.New("found")
+
 func (h *history) render() string {
 	st := h.c.Styles
 	title := fmt.Sprintf("History · %d %s", len(h.runs), pluralN(len(h.runs), "run"))
-	if n := len(h.runs); n > 0 {
+	if h.query != "" {
+		title = fmt.Sprintf("History · %d of %d %s match %q", len(h.shown), len(h.runs), pluralN(len(h.runs), "run"), h.query)
+	}
+	if n := len(h.shown); n > 0 {
 		title += fmt.Sprintf(" · row %d", h.table.Cursor()+1)
 	}
 	if h.c.Journals != "" {
@@ -215,7 +322,10 @@ func (h *history) render() string {
 		body = st.Muted.Render("No runs yet: the runs you send appear here.")
 	}
 	parts := []string{st.Title.Render(truncate(title, h.c.Width)), body}
-	if h.status != "" {
+	switch {
+	case h.typing:
+		parts = append(parts, h.search.View())
+	case h.status != "":
 		parts = append(parts, st.Warn.Render(truncate(h.status, h.c.Width)))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left, strings.Join(parts, "\n"))

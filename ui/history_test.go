@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 )
@@ -79,4 +81,46 @@ func TestHistoryHoldsTheCLIsRuns(t *testing.T) {
 	if _, err := svc.Get(context.Background(), "k1@example.com"); err != nil {
 		t.Errorf("k1, added by the UI's run, is gone: %v", err)
 	}
+}
+
+// / finds last week's run by its ticket, an address in it, its target or
+// its mode; Esc shows all runs again.
+func TestHistorySearch(t *testing.T) {
+	svc := service(t, nil)
+	h := newHarness(t, svc, 110, 30)
+	send := func(ticket, text string) {
+		h.paste(text)
+		h.keys("ctrl+s", "tab")
+		h.typeText(ticket)
+		h.keys("enter", "ctrl+s")
+		h.results()
+		h.keys("n")
+	}
+	send("T-100", "ann@example.com bo@example.com")
+	send("T-200", "cy@example.com")
+	send("T-300", "dee@example.com ann2@example.com")
+	h.keys("esc", "h")
+	h.mustSee("History · 3 runs")
+	h.keys("/")
+	h.typeText("t-200")
+	h.keys("enter")
+	h.mustSee(`History · 1 of 3 runs match "t-200"`, "T-200")
+	h.mustNotSee("T-100", "T-300")
+	h.keys("enter")
+	if r := h.results(); r.Ticket != "T-200" {
+		t.Fatalf("opened %+v", r.Ticket)
+	}
+	h.keys("h", "/")
+	h.key(tea.KeyCtrlU)
+	h.typeText("ann")
+	h.keys("enter")
+	h.mustSee(`History · 2 of 3 runs match "ann"`, "T-100", "T-300")
+	h.mustNotSee("T-200")
+	h.keys("/")
+	h.key(tea.KeyCtrlU)
+	h.typeText("bo@example.com")
+	h.keys("enter")
+	h.mustSee(`1 of 3 runs match "bo@example.com"`, "T-100")
+	h.keys("/", "esc")
+	h.mustSee("History · 3 runs", "T-100", "T-200", "T-300")
 }

@@ -77,4 +77,9 @@ func (b *browse) keyMode() inputMode {
 	return normal
 }
 
-func (h *history) keyMode() inputMode { return normal }
+func (h *history) keyMode() inputMode {
+	if h.typing {
+		return typing
+	}
+	return normal
+}
