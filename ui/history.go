@@ -93,7 +93,7 @@ func newHistory(c *Common, dir string) *history {
 		Move:   kbh("↑/↓", "move", "up"),
 		Open:   kbh("enter", "open results", "enter"),
 		Reload: kbh("ctrl+r", "reload", "ctrl+r"),
-		Search: kbh("/", "find by ticket, address, target, mode", "/"),
+		Search: kbh("/", "find", "/"),
 	}}
 }
 
