@@ -158,12 +158,13 @@ func (z *zoner) line(n int, line string) (zone string, prevToo bool) {
 	return zone, prevToo
 }
 
-// LeaveOut sets aside the valid entries that must not be sent: our own
-// addresses always, and unless includeRequester the addresses that a
-// free-text ticket names only outside its body (Item.Zone set on every
-// occurrence). It returns the entries to plan and those left out, in input
-// order. Invalid entries pass through (the plan reports them).
-func LeaveOut(items []Item, own Own, includeRequester bool) (keep []Item, out []LeftOut) {
+// Reasons says, for each item, why it must not be sent unless someone
+// takes it in ("" when it goes): ReasonOwn for our own addresses, the
+// zone's reason for an address that a free-text ticket names only outside
+// its body (Item.Zone set on every occurrence). Invalid items have none
+// (the plan reports them).
+func Reasons(items []Item, own Own) []string {
+	reasons := make([]string, len(items))
 	inBody := map[string]bool{}
 	firstZone := map[string]string{}
 	for _, it := range items {
@@ -173,23 +174,37 @@ func LeaveOut(items []Item, own Own, includeRequester bool) (keep []Item, out []
 			firstZone[it.Value] = it.Zone
 		}
 	}
-	zoned := len(firstZone) > 0
-	if own.Empty() && (!zoned || includeRequester) {
-		return items, nil
+	if own.Empty() && len(firstZone) == 0 {
+		return reasons
 	}
-	keep = make([]Item, 0, len(items))
-	for _, it := range items {
-		if it.Valid() && strings.Contains(it.Value, "@") {
-			if own.Has(it.Value) {
-				out = append(out, LeftOut{Item: it, Reason: ReasonOwn})
-				continue
-			}
-			if !includeRequester && !inBody[it.Value] {
-				out = append(out, LeftOut{Item: it, Reason: firstZone[it.Value]})
-				continue
-			}
+	for i, it := range items {
+		if !it.Valid() || !strings.Contains(it.Value, "@") {
+			continue
 		}
-		keep = append(keep, it)
+		switch {
+		case own.Has(it.Value):
+			reasons[i] = ReasonOwn
+		case !inBody[it.Value]:
+			reasons[i] = firstZone[it.Value]
+		}
+	}
+	return reasons
+}
+
+// LeaveOut sets aside the valid entries that must not be sent: our own
+// addresses always, and unless includeRequester the ticket's requester
+// (see Reasons). It returns the entries to plan and those left out, in
+// input order.
+func LeaveOut(items []Item, own Own, includeRequester bool) (keep []Item, out []LeftOut) {
+	reasons := Reasons(items, own)
+	keep = make([]Item, 0, len(items))
+	for i, it := range items {
+		r := reasons[i]
+		if r == "" || includeRequester && r != ReasonOwn {
+			keep = append(keep, it)
+			continue
+		}
+		out = append(out, LeftOut{Item: it, Reason: r})
 	}
 	return keep, out
 }

@@ -42,6 +42,7 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		Target:     ui.Target{Profile: conn.Profile, Label: label, MaskedKey: conn.MaskedKey},
 		StateDir:   state,
 		JournalDir: conn.JournalDir,
+		Own:        conn.Settings.Own,
 		Clipboard:  os.Stderr,
 	})
 	var input io.Reader = a.io.In

@@ -55,7 +55,7 @@ func New(opts Options) Model {
 	// Ask the terminal for its background now, before the program reads
 	// its input: a query in the middle of the run would race the reader.
 	r.HasDarkBackground()
-	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Journals: opts.JournalDir, r: r, Width: 80, Height: 24}
+	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Journals: opts.JournalDir, Own: batch.NewOwn(opts.Own), r: r, Width: 80, Height: 24}
 	h := help.New()
 	h.Styles.ShortKey = c.Styles.Key
 	h.Styles.FullKey = c.Styles.Key

@@ -199,7 +199,13 @@ type pasteParsedMsg struct {
 
 // addItems puts items on the list and writes the one-line summary.
 func (b *build) addItems(items []batch.Item, source string, lines int) {
-	r := b.list.add(items, source)
+	// Our own addresses and a ticket's requester are left out (greyed,
+	// with the reason); t takes one in.
+	var reasons []string
+	if b.list.mode != batch.RemoveIDs {
+		reasons = batch.Reasons(items, b.c.Own)
+	}
+	r := b.list.add(items, reasons, source)
 	b.view.refilter()
 	if len(items) > 0 {
 		b.view.cursor = b.view.count() - 1
@@ -218,7 +224,11 @@ func summarize(what string, r addResult) string {
 		// A file name keeps its case.
 		what = capitalize(what)
 	}
-	return fmt.Sprintf("%s: %d added, %d skipped as duplicates, %d invalid.", what, r.added, r.duplicates, r.invalid)
+	s := fmt.Sprintf("%s: %d added, %d skipped as duplicates, %d invalid.", what, r.added, r.duplicates, r.invalid)
+	if r.leftOut > 0 {
+		s += fmt.Sprintf(" %d left out (greyed; t takes one in).", r.leftOut)
+	}
+	return s
 }
 
 func (b *build) entryKey(msg tea.KeyMsg) tea.Cmd {
@@ -320,6 +330,10 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		n := b.list.len()
 		return ask(fmt.Sprintf("Clear all %d entries?", n), func() tea.Msg { return clearMsg{} })
+	case key.Matches(msg, k.TakeIn):
+		if i := b.view.row(b.view.cursor); b.view.count() > 0 && b.list.takeIn(i) {
+			b.status = fmt.Sprintf("Row %d taken in: it will be sent.", i+1)
+		}
 	case key.Matches(msg, k.Mode):
 		b.setMode(nextMode(b.list.mode))
 	case key.Matches(msg, k.Type):
@@ -443,6 +457,9 @@ func (b *build) render() string {
 	}
 	l := b.list
 	title := fmt.Sprintf("List · %d %s · %d valid · %d invalid", l.len(), pluralN(l.len(), "entry"), l.valid, l.invalid())
+	if n := l.leftOut(); n > 0 {
+		title += fmt.Sprintf(" · %d left out", n)
+	}
 	if n := len(b.view.selected); n > 0 {
 		title += fmt.Sprintf(" · %d selected", n)
 	}

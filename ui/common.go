@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
 )
 
 // Common is what every screen shares: the space it has, the styles and the
@@ -22,7 +23,9 @@ type Common struct {
 	// (and the CLI's) are recorded ("" for none).
 	Service  *api.Client
 	Journals string
-	r        *lipgloss.Renderer
+	// Own is our own addresses and domains (config own): never sent.
+	Own batch.Own
+	r   *lipgloss.Renderer
 }
 
 // targetOf names where a run was sent: this UI's target label when it is

@@ -12,14 +12,21 @@ import (
 type entry struct {
 	batch.Item
 	source string
+	// leftOut says why a valid entry is not sent unless the agent takes
+	// it in (batch.Reasons: our own address, the ticket's requester).
+	leftOut string
 }
+
+// sends reports whether the entry goes into the batch.
+func (e entry) sends() bool { return e.Valid() && e.leftOut == "" }
 
 // addResult counts what an addition did, for the one-line summary.
 type addResult struct {
-	added, duplicates, invalid int
+	added, duplicates, invalid, leftOut int
 }
 
 func (r *addResult) merge(o addResult) {
+	r.leftOut += o.leftOut
 	r.added += o.added
 	r.duplicates += o.duplicates
 	r.invalid += o.invalid
@@ -73,11 +80,12 @@ func (l *entries) push(s undoStep) {
 	l.undo = append(l.undo, s)
 }
 
-// add appends the items that are not already on the list.
-func (l *entries) add(items []batch.Item, source string) addResult {
+// add appends the items that are not already on the list; reasons (one
+// per item, or nil) leave some out (batch.Reasons).
+func (l *entries) add(items []batch.Item, reasons []string, source string) addResult {
 	var r addResult
 	before := l.rows[:len(l.rows):len(l.rows)]
-	for _, it := range items {
+	for k, it := range items {
 		if it.Problem == "" {
 			if l.seen[it.Value] > 0 {
 				r.duplicates++
@@ -89,7 +97,14 @@ func (l *entries) add(items []batch.Item, source string) addResult {
 		} else {
 			r.invalid++
 		}
-		l.rows = append(l.rows, entry{Item: it, source: source})
+		e := entry{Item: it, source: source}
+		if reasons != nil {
+			e.leftOut = reasons[k]
+			if e.leftOut != "" {
+				r.leftOut++
+			}
+		}
+		l.rows = append(l.rows, e)
 	}
 	if r.added+r.invalid > 0 {
 		// The three-index slice above makes the next append copy rather
@@ -237,9 +252,31 @@ func (l *entries) reindex() {
 func (l *entries) values() []string {
 	out := make([]string, 0, l.valid)
 	for _, e := range l.rows {
-		if e.Valid() {
+		if e.sends() {
 			out = append(out, e.Value)
 		}
 	}
 	return out
+}
+
+// leftOut counts the valid rows that are not sent.
+func (l *entries) leftOut() int {
+	n := 0
+	for _, e := range l.rows {
+		if e.Valid() && e.leftOut != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// takeIn sends row i after all (the agent read it and wants it).
+func (l *entries) takeIn(i int) bool {
+	if l.rows[i].leftOut == "" {
+		return false
+	}
+	old := l.rows[i]
+	l.rows[i].leftOut = ""
+	l.push(undoStep{label: "take in", at: i, old: &old, mode: l.mode})
+	return true
 }

@@ -49,7 +49,7 @@ func TestUndoWalksBack(t *testing.T) {
 				}
 				items = append(items, batch.NewItem(l.mode, k+1, raw))
 			}
-			l.add(items, "paste")
+			l.add(items, nil, "paste")
 		case 2:
 			if l.len() > 0 {
 				l.edit(r.IntN(l.len()), fmt.Sprintf("e%d@example.com", r.IntN(30)))

@@ -493,3 +493,36 @@ func TestAddReviewShowsWhatIsListed(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// A ticket's requester (named only in its header lines or signature) and
+// our own addresses are left out, greyed with the reason; t takes one in.
+func TestRequesterIsLeftOutInTheUI(t *testing.T) {
+	svc := service(t, nil)
+	dir := t.TempDir()
+	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
+		JournalDir: filepath.Join(dir, "state", "journal"), StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer(),
+		Own: []string{"@ourcompany.test"}})
+	h := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
+	h.run(m.Init())
+	h.paste("From: Jane Doe <jane@customer.test>\nTo: help@ourcompany.test\n\nPlease stop mailing bob@example.com.\n\nThanks,\nJane\njane.doe@customer.test\n")
+	h.mustSee("Paste: 4 added, 0 skipped as duplicates, 0 invalid. 3 left out (greyed; t takes one in).",
+		"jane@customer.test  ↷ left out: requester? only in a header line",
+		"help@ourcompany.test  ↷ left out: one of our own addresses",
+		"jane.doe@customer.test  ↷ left out: requester? only in a signature", "· 3 left out")
+	h.keys("ctrl+s")
+	h.mustSee("1 address in 1 batch", "Left out: 3 addresses, not sent", "jane@customer.test — requester? only in a header line")
+	h.keys("esc", "esc", "g", "t")
+	h.mustSee("Row 1 taken in: it will be sent.", "· 2 left out")
+	h.keys("ctrl+s")
+	h.mustSee("2 addresses in 1 batch")
+	h.keys("ctrl+s")
+	run := h.results()
+	got := map[string]bool{}
+	for _, x := range run.Results {
+		got[x.Input] = true
+	}
+	if len(got) != 2 || !got["bob@example.com"] || !got["jane@customer.test"] {
+		t.Fatalf("sent %v", got)
+	}
+}

@@ -184,6 +184,9 @@ func (v *listView) view(c *Common, focused bool) string {
 			mark += " "
 		}
 		text := e.Value
+		if e.Valid() && e.leftOut != "" {
+			text += "  ↷ left out: " + e.leftOut
+		}
 		if !e.Valid() {
 			text = e.Raw + "  ✗ " + e.Problem
 			if e.Line > 0 && e.source != "typed" && e.source != "paste" {
@@ -197,6 +200,8 @@ func (v *listView) view(c *Common, focused bool) string {
 			line = st.Cursor.Render(padRight(line, v.width))
 		case !e.Valid():
 			line = st.Invalid.Render(line)
+		case e.leftOut != "":
+			line = st.Muted.Render(line)
 		case v.selected[i]:
 			line = st.Selected.Render(line)
 		}

@@ -30,6 +30,9 @@ type Options struct {
 	// JournalDir is where each run keeps its journal (see batch.Runner), so
 	// that the CLI can resume a run the UI left unfinished; empty for none.
 	JournalDir string
+	// Own lists our own addresses ("x@y.z") and domains ("@y.z"), from the
+	// config file: they never enter a batch.
+	Own []string
 	// StartDir is where the file picker opens; empty means the working
 	// directory.
 	StartDir string

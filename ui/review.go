@@ -31,6 +31,7 @@ type review struct {
 	mode    batch.Mode
 	values  []string
 	invalid []batch.Item
+	left    []batch.LeftOut
 	plan    batch.Plan
 	lookups bool
 	preview *preview
@@ -71,10 +72,16 @@ func newReview(c *Common, svc *api.Client) *review {
 func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 	r.mode, r.lookups = mode, lookups
 	// The plan is batch's: its values (valid, distinct) and the invalid
-	// entries it leaves out.
-	items := make([]batch.Item, len(l.rows))
-	for i, e := range l.rows {
-		items[i] = e.Item
+	// entries it leaves out; our own and the requester's addresses stay
+	// out unless taken in.
+	items := make([]batch.Item, 0, len(l.rows))
+	r.left = r.left[:0]
+	for _, e := range l.rows {
+		if e.Valid() && e.leftOut != "" {
+			r.left = append(r.left, batch.LeftOut{Item: e.Item, Reason: e.leftOut})
+			continue
+		}
+		items = append(items, e.Item)
 	}
 	r.plan = batch.NewPlan(mode, items)
 	r.values, r.invalid = r.plan.Values, r.plan.Invalid
@@ -326,8 +333,17 @@ func (r *review) render() string {
 		if n > 3 {
 			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
 		}
-	} else {
+	} else if len(r.left) == 0 {
 		line(st.Muted.Render("Excluded: nothing."))
+	}
+	if n := len(r.left); n > 0 {
+		line(st.Muted.Render(fmt.Sprintf("Left out: %d %s, not sent (t on the list takes one in):", n, pluralN(n, "address"))))
+		for _, l := range r.left[:min(n, 3)] {
+			line(st.Muted.Render(fmt.Sprintf("  %s — %s", l.Value, l.Reason)))
+		}
+		if n > 3 {
+			line(st.Muted.Render(fmt.Sprintf("  … and %d more", n-3)))
+		}
 	}
 	used := strings.Count(b.String(), "\n")
 	rest := r.height - used - 5
