@@ -41,6 +41,7 @@ type Model struct {
 	results    *results
 	browse     *browse
 	history    *history
+	check      *checker
 	sentGen    int  // the build list's generation when it was last sent
 	lastRun    *Run // the run that list went out in
 	bodyHeight int
@@ -72,9 +73,10 @@ func New(opts Options) Model {
 		results: newResults(c, opts.Clipboard),
 		browse:  newBrowse(c, opts.Service),
 		history: newHistory(c, opts.StateDir),
+		check:   newChecker(c),
 	}
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
-		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history}
+		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check}
 	m.layout()
 	return m
 }
@@ -187,6 +189,14 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case startReviewMsg:
 		return m.startReview(msg.again), true
+	case startCheckMsg:
+		if !m.lookups {
+			m.notice = "This service offers no look-ups, so addresses cannot be checked here."
+			return nil, true
+		}
+		cmd := m.check.open(m.build.list)
+		m.goTo(scrCheck)
+		return cmd, true
 	case backMsg:
 		m.goTo(scrBuild)
 	case startSendMsg:
@@ -294,6 +304,8 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.history.update(msg)
 	case fileLoadedMsg, pasteParsedMsg:
 		return m.build.update(msg)
+	case checkedMsg, checkWrittenMsg:
+		return m.check.update(msg)
 	case exportedMsg, undoPlannedMsg:
 		return m.results.update(msg)
 	}

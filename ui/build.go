@@ -330,6 +330,8 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		n := b.list.len()
 		return ask(fmt.Sprintf("Clear all %d entries?", n), func() tea.Msg { return clearMsg{} })
+	case key.Matches(msg, k.Check):
+		return func() tea.Msg { return startCheckMsg{} }
 	case key.Matches(msg, k.TakeIn):
 		if i := b.view.row(b.view.cursor); b.view.count() > 0 && b.list.takeIn(i) {
 			b.status = fmt.Sprintf("Row %d taken in: it will be sent.", i+1)

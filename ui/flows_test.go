@@ -19,6 +19,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/config"
 )
 
 const ticket = "Hi support,\r\nplease stop mailing Alice@Example.com and bob@example.org.\r\n" +
@@ -524,5 +525,47 @@ func TestRequesterIsLeftOutInTheUI(t *testing.T) {
 	}
 	if len(got) != 2 || !got["bob@example.com"] || !got["jane@customer.test"] {
 		t.Fatalf("sent %v", got)
+	}
+}
+
+// Check answers a pasted ticket without arming anything: which addresses
+// are listed, with origin, date, and from the trail who and under which
+// reference; it can be written out; nothing is sent.
+func TestCheckArmsNothing(t *testing.T) {
+	var batches atomic.Int32
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+				batches.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	ctx := api.WithReference(context.Background(), "T-77")
+	if _, err := svc.BatchAdd(ctx, []string{"listed@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	before := batches.Load()
+	home := t.TempDir()
+	t.Setenv(config.EnvExportDir, home)
+	h := newHarness(t, svc, 120, 30)
+	h.paste("Is listed@example.com blocked? And free@example.com?")
+	h.keys("esc", "c")
+	h.mustSee("Check · 2 addresses → local list · nothing is sent", "1 listed · 1 not listed",
+		"✓ listed@example.com  manual  added ", "ref T-77", "- free@example.com  not listed")
+	h.keys("w")
+	h.mustSee("Wrote 2 addresses to " + home)
+	files, _ := filepath.Glob(filepath.Join(home, "*check*.csv"))
+	if len(files) != 1 {
+		t.Fatalf("export: %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(data), "listed@example.com,true,") || !strings.Contains(string(data), ",T-77,") || !strings.Contains(string(data), "free@example.com,false,") {
+		t.Errorf("export:\n%s", data)
+	}
+	h.keys("esc")
+	h.mustSee("List · 2 entries")
+	if n := batches.Load() - before; n != 0 {
+		t.Errorf("check sent %d batches", n)
 	}
 }

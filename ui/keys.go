@@ -57,7 +57,7 @@ type buildKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Select, SelectAll, Edit, Delete, Filter key.Binding
 	Undo, Clear, Mode, Type, Open, Review   key.Binding
-	TakeIn                                  key.Binding
+	TakeIn, Check                           key.Binding
 	// In the entry field.
 	AddLine, Leave, EntryOpen, EntryReview, Help key.Binding
 }
@@ -79,6 +79,7 @@ func newBuildKeys() buildKeys {
 		Clear:       kb("clear all", "X"),
 		Mode:        kb("change mode", "m"),
 		TakeIn:      kb("take in (left out)", "t"),
+		Check:       kb("check, no send", "c"),
 		Type:        kbh("i/a", "type entries", "i", "a"),
 		Open:        kb("open a file", "ctrl+o", "o"),
 		Review:      kbh("r/ctrl+s", "review & send", "r", "ctrl+s"),
@@ -97,7 +98,7 @@ func (k buildKeys) listHelp(g globalKeys) keyMap {
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.SelectAll},
 			{k.Type, k.Open, k.Edit, k.Delete, k.Undo, k.Clear, k.Filter, k.Mode, k.TakeIn},
-			{k.Review, g.Build, g.Browse, g.History, g.Help, g.Quit},
+			{k.Review, k.Check, g.Build, g.Browse, g.History, g.Help, g.Quit},
 		},
 	}
 }

@@ -28,6 +28,10 @@ type interruptedMsg struct{ run batch.RunInfo }
 // agent chose to review a list that was already sent.
 type startReviewMsg struct{ again bool }
 
+// startCheckMsg asks the root to check the build list (look up, send
+// nothing).
+type startCheckMsg struct{}
+
 // backMsg asks the root to go back to the Build screen.
 type backMsg struct{}
 

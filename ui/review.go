@@ -180,18 +180,24 @@ func (r *review) lookup(start int) tea.Cmd {
 	vals := append([]string(nil), r.values[start:end]...)
 	svc, seq := r.svc, r.seq
 	return func() tea.Msg {
-		got, err := batch.Lookup(context.Background(), svc, vals, 4)
-		if err != nil {
-			// Lookup stops at a service without lookups: what it did not
-			// reach failed the same way.
-			for i := range got {
-				if got[i].Input == "" {
-					got[i] = batch.Found{Input: vals[i], Err: err}
-				}
+		return previewMsg{seq: seq, start: start, lookups: lookUp(svc, vals)}
+	}
+}
+
+// lookUp looks vals up, a few requests at a time; an entry whose look-up
+// failed carries the error.
+func lookUp(svc *api.Client, vals []string) []batch.Found {
+	got, err := batch.Lookup(context.Background(), svc, vals, 4)
+	if err != nil {
+		// Lookup stops at a service without lookups: what it did not
+		// reach failed the same way.
+		for i := range got {
+			if got[i].Input == "" {
+				got[i] = batch.Found{Input: vals[i], Err: err}
 			}
 		}
-		return previewMsg{seq: seq, start: start, lookups: got}
 	}
+	return got
 }
 
 func (r *review) update(msg tea.Msg) tea.Cmd {

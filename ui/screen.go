@@ -47,6 +47,7 @@ const (
 	scrResults
 	scrBrowse
 	scrHistory
+	scrCheck
 	screenCount
 )
 
