@@ -13,7 +13,7 @@ func TestScreensWithoutFunctionKeys(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "-l", "nav@example.com")
 	s.tmux("send-keys", "-t", "ui", "Enter")
 	s.waitScreen("List · 1 entry")
-	s.tmux("send-keys", "-t", "ui", "Escape")
+	s.esc()
 	// On the list: the screens by letter.
 	s.tmux("send-keys", "-t", "ui", "?")
 	s.waitScreen("b/F1", "build list", "l/F2", "browse the list", "h/F3", "history")

@@ -15,7 +15,7 @@ func TestUnbracketedPasteIsText(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "-l", "first@example.com")
 	s.tmux("send-keys", "-t", "ui", "Enter")
 	s.waitScreen("List · 1 entry ")
-	s.tmux("send-keys", "-t", "ui", "Escape")
+	s.esc()
 	ticket := "dd mm uu x o q\r\nplease delete my data and move me off: dan@example.com\r\neve@example.com too, thanks\r\n"
 	path := filepath.Join(dir, "plain.txt")
 	os.WriteFile(path, []byte(ticket), 0o600)

@@ -21,7 +21,7 @@ func TestKilledSendResumesOnRestart(t *testing.T) {
 		fmt.Fprintf(&body, "k%06d@example.com\n", i)
 	}
 	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(body.String()), 0o600)
-	s.tmux("send-keys", "-t", "ui", "Escape")
+	s.esc()
 	s.tmux("send-keys", "-t", "ui", "o")
 	s.waitScreen("Open a file", "big.txt")
 	s.tmux("send-keys", "-t", "ui", "Down", "Enter")

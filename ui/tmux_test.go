@@ -49,7 +49,9 @@ func (s *tmuxSession) waitScreen(want ...string) string {
 	return ""
 }
 
-func startTmux(t *testing.T, w, h int, extraEnv ...string) (*tmuxSession, string) {
+// buildShush builds the binary into a temp dir and returns both; it
+// skips without tmux or with -short.
+func buildShush(t *testing.T) (bin, dir string) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: skipping the test of the built binary in a terminal")
@@ -57,12 +59,24 @@ func startTmux(t *testing.T, w, h int, extraEnv ...string) (*tmuxSession, string
 	if testing.Short() {
 		t.Skip("-short: skipping the test that builds the binary")
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "shush")
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "shush")
 	build := exec.Command("go", "build", "-o", bin, "github.com/shushlist/shush")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	return bin, dir
+}
+
+func startTmux(t *testing.T, w, h int, extraEnv ...string) (*tmuxSession, string) {
+	t.Helper()
+	bin, dir := buildShush(t)
+	return startTmuxWith(t, bin, dir, w, h, extraEnv...)
+}
+
+// startTmuxWith runs the built binary bin in tmux, its home under dir.
+func startTmuxWith(t *testing.T, bin, dir string, w, h int, extraEnv ...string) (*tmuxSession, string) {
+	t.Helper()
 	home := filepath.Join(dir, "home")
 	os.MkdirAll(home, 0o700)
 	s := &tmuxSession{t: t, socket: "shush-ui-test-" + filepath.Base(dir)}
@@ -84,6 +98,14 @@ func startTmux(t *testing.T, w, h int, extraEnv ...string) (*tmuxSession, string
 }
 
 func itoaP(i int) string { return fmtN(i) }
+
+// esc presses Esc alone: a key sent right after it could reach the
+// program in the same read and make Alt+key, as on any terminal.
+func (s *tmuxSession) esc() {
+	s.t.Helper()
+	s.tmux("send-keys", "-t", "ui", "Escape")
+	time.Sleep(150 * time.Millisecond)
+}
 
 // kill ends shush with SIGKILL, as a closed terminal or a dropped SSH
 // session can: no chance to clean up.
