@@ -482,6 +482,9 @@ func (m *Model) header() string {
 	}
 	left := fmt.Sprintf("shush · %s · %s · profile %s · key %s", t.label(), state, profile, key)
 	right := "mode: " + m.build.list.mode.String()
+	if m.screen == scrCheck {
+		right = "mode: check (sends nothing)"
+	}
 	room := c.Width - lipgloss.Width(right) - 1
 	left = truncate(left, room)
 	gap := strings.Repeat(" ", max(c.Width-lipgloss.Width(left)-lipgloss.Width(right), 1))

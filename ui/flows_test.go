@@ -569,3 +569,24 @@ func TestCheckArmsNothing(t *testing.T) {
 		t.Errorf("check sent %d batches", n)
 	}
 }
+
+// The review's list can show only the new, only the already listed, or
+// all (ctrl+f).
+func TestReviewFilter(t *testing.T) {
+	svc := service(t, nil)
+	if _, err := svc.BatchAdd(context.Background(), []string{"was1@example.com", "was2@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, svc, 110, 30)
+	h.paste("was1@example.com new1@example.com was2@example.com new2@example.com new3@example.com")
+	h.keys("ctrl+s")
+	h.mustSee("Preview: 3 new · 2 already listed")
+	h.keys("ctrl+f")
+	h.mustSee("showing the already listed (2; ctrl+f: next)", "✓ was1@example.com", "✓ was2@example.com")
+	h.mustNotSee("+ new1@example.com")
+	h.keys("ctrl+f")
+	h.mustSee("showing the new (3", "+ new1@example.com", "+ new3@example.com")
+	h.mustNotSee("✓ was1@example.com")
+	h.keys("ctrl+f", "ctrl+f")
+	h.mustSee("✓ was1@example.com", "+ new1@example.com")
+}

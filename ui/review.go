@@ -40,6 +40,7 @@ type review struct {
 	confirm textinput.Model
 	focus   reviewFocus
 	offset  int
+	only    previewFilter
 	err     string
 	height  int
 }
@@ -85,7 +86,7 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 	}
 	r.plan = batch.NewPlan(mode, items)
 	r.values, r.invalid = r.plan.Values, r.plan.Invalid
-	r.err, r.offset, r.preview = "", 0, nil
+	r.err, r.offset, r.preview, r.only = "", 0, nil, showAll
 	r.confirm.SetValue("")
 	r.confirm.Prompt = fmt.Sprintf("Type %q and press Enter to send: ", r.word())
 	r.focus = focusConfirm
@@ -130,7 +131,7 @@ func (r *review) setSize(w, h int) {
 
 // reviewKeys are the Review screen's bindings.
 type reviewKeys struct {
-	Send, Back, SendNow, Switch, Up, Down, Again key.Binding
+	Send, Back, SendNow, Switch, Up, Down, Again, Filter key.Binding
 }
 
 func newReviewKeys() reviewKeys {
@@ -138,10 +139,11 @@ func newReviewKeys() reviewKeys {
 		Send:    kbh("enter", "send (after typing the word)", "enter"),
 		Back:    kbh("esc", "back", "esc"),
 		SendNow: kbh("ctrl+s", "send", "ctrl+s"),
-		Switch:  kbh("tab", "ticket / confirmation", "tab", "shift+tab"),
-		Up:      kbh("↑/↓", "scroll the preview", "up"),
+		Switch:  kbh("tab", "ticket", "tab", "shift+tab"),
+		Up:      kbh("↑/↓", "scroll", "up"),
 		Down:    key.NewBinding(key.WithKeys("down")),
 		Again:   kbh("ctrl+p", "look up again", "ctrl+p"),
+		Filter:  kbh("ctrl+f", "new/listed/all", "ctrl+f"),
 	}
 }
 
@@ -155,7 +157,7 @@ func (r *review) help(g globalKeys) help.KeyMap {
 	}
 	b = append(b, k.Switch)
 	if r.preview != nil {
-		b = append(b, k.Up, k.Again)
+		b = append(b, k.Up, k.Filter, k.Again)
 	}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Quit}}}
 }
@@ -250,6 +252,9 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 			return nil
 		case key.Matches(msg, k.Down):
 			r.offset++
+			return nil
+		case key.Matches(msg, k.Filter) && r.preview != nil:
+			r.only, r.offset = (r.only+1)%filterCount, 0
 			return nil
 		case key.Matches(msg, k.Again):
 			if r.previews() {
@@ -405,10 +410,19 @@ func (r *review) previewView(height int) string {
 	if p.failed > 0 {
 		head += fmt.Sprintf(" · %d lookups failed", p.failed)
 	}
-	b.WriteString(st.Header.Render(head) + "\n")
+	var shown []int
+	for i, f := range p.lookups[:p.done] {
+		if r.only.keeps(f) {
+			shown = append(shown, i)
+		}
+	}
+	if r.only != showAll {
+		head += fmt.Sprintf(" · showing %s (%d; ctrl+f: next)", r.only.name(r.mode), len(shown))
+	}
+	b.WriteString(st.Header.Render(truncate(head, w)) + "\n")
 	rows := max(height-2, 1)
-	r.offset = min(r.offset, max(p.done-rows, 0))
-	for i := r.offset; i < min(r.offset+rows, p.done); i++ {
+	r.offset = min(r.offset, max(len(shown)-rows, 0))
+	for _, i := range shown[r.offset:min(r.offset+rows, len(shown))] {
 		f, v := p.lookups[i], r.values[i]
 		e := f.Entry
 		var s string
@@ -429,6 +443,48 @@ func (r *review) previewView(height int) string {
 		b.WriteString(s + "\n")
 	}
 	return b.String()
+}
+
+// previewFilter is which entries the preview shows: ctrl+f steps through
+// them.
+type previewFilter int
+
+const (
+	showAll previewFilter = iota
+	showListed
+	showMissing
+	showFailed
+	filterCount
+)
+
+func (f previewFilter) keeps(x batch.Found) bool {
+	switch f {
+	case showListed:
+		return x.Err == nil && x.Listed
+	case showMissing:
+		return x.Err == nil && !x.Listed
+	case showFailed:
+		return x.Err != nil
+	}
+	return true
+}
+
+func (f previewFilter) name(m batch.Mode) string {
+	switch f {
+	case showListed:
+		if m == batch.Add {
+			return "the already listed"
+		}
+		return "those on the list"
+	case showMissing:
+		if m == batch.Add {
+			return "the new"
+		}
+		return "those not on the list"
+	case showFailed:
+		return "the failed look-ups"
+	}
+	return "all"
 }
 
 func (t Target) label() string {
