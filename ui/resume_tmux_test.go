@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A UI killed during a send (a closed terminal) leaves its run recorded:
@@ -58,5 +60,58 @@ func TestKilledSendResumesOnRestart(t *testing.T) {
 	}
 	if len(seen) != n || !seen["k000000@example.com"] || !seen["k059999@example.com"] {
 		t.Fatalf("the list holds %d distinct addresses, want the %d of the file", len(seen), n)
+	}
+}
+
+// Quitting during a send (ctrl+c, y) stops it, journals the batch in
+// flight and quits within a second or so; the run is recorded as stopped,
+// not cut off, with what it sent.
+func TestQuitDuringSendJournals(t *testing.T) {
+	s, dir := startTmux(t, 110, 30)
+	const n = 60_000
+	var body strings.Builder
+	for i := range n {
+		fmt.Fprintf(&body, "q%06d@example.com\n", i)
+	}
+	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(body.String()), 0o600)
+	s.esc()
+	s.tmux("send-keys", "-t", "ui", "o")
+	s.waitScreen("Open a file", "big.txt")
+	s.tmux("send-keys", "-t", "ui", "Down", "Enter")
+	s.waitScreen("big.txt: 60000 added")
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen("Review · add")
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen("Sending · add", "Batch 5")
+	s.tmux("send-keys", "-t", "ui", "C-c")
+	s.waitScreen("A send is running. Cancel it and quit?")
+	asked := time.Now()
+	s.tmux("send-keys", "-t", "ui", "y")
+	for strings.Contains(s.screen(), "mode: add") {
+		if time.Since(asked) > 3*time.Second {
+			t.Fatalf("shush did not quit:\n%s", s.screen())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	home := filepath.Join(dir, "home")
+	cmd := exec.Command(s.bin, "runs", "list", "--json")
+	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"), "XDG_STATE_HOME=" + filepath.Join(home, ".local", "state")}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs struct {
+		Data []struct {
+			State  string
+			Counts map[string]int
+		}
+	}
+	if err := json.Unmarshal(out, &runs); err != nil || len(runs.Data) != 1 {
+		t.Fatalf("runs: %s %v", out, err)
+	}
+	r := runs.Data[0]
+	if r.State != "stopped" || r.Counts["added"] < 400 || r.Counts["added"]+r.Counts["unsent"]+r.Counts["failed"] != n {
+		t.Errorf("the run after quitting: %+v", r)
 	}
 }
