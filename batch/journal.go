@@ -12,14 +12,24 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
 // A journal is one file per run, JSON lines: a plan record (mode, target,
 // values, invalid entries), one record per finished batch with its
 // results, and an end record once every batch succeeded. Each record is
-// written with one write and synced, so a crash leaves at most a truncated
-// last line, which Resume drops. The file is 0600: it holds addresses.
+// written with one write, so a crash leaves at most a truncated last line,
+// which Resume drops. The file is 0600: it holds addresses.
+//
+// The plan and end records are synced before the run goes on. A batch
+// record is written at once (a killed process loses nothing: the kernel
+// has it) and synced by the journal's syncer, which covers every record
+// written since its last sync with one fsync, outside the runner's lock,
+// while the next request is already on the wire. The run returns only
+// after the last sync. A machine that loses power before a sync forgets
+// those batches, and a resume sends them again: safe, both endpoints being
+// idempotent.
 
 const journalExt = ".jsonl"
 
@@ -47,6 +57,33 @@ type batchRecord struct {
 type journal struct {
 	path string
 	f    *os.File
+
+	mu      sync.Mutex    // orders writes; guards syncErr
+	syncErr error         // the first failed sync
+	kick    chan struct{} // wakes the syncer (one pending wake is enough)
+	stopped chan struct{} // closed when the syncer has ended
+}
+
+// newJournal wraps an open journal file and starts its syncer.
+func newJournal(path string, f *os.File) *journal {
+	j := &journal{path: path, f: f, kick: make(chan struct{}, 1), stopped: make(chan struct{})}
+	go j.syncer()
+	return j
+}
+
+// syncer fsyncs the journal whenever records were written since its last
+// sync, until kick is closed.
+func (j *journal) syncer() {
+	defer close(j.stopped)
+	for range j.kick {
+		if err := j.f.Sync(); err != nil {
+			j.mu.Lock()
+			if j.syncErr == nil {
+				j.syncErr = fmt.Errorf("sync the journal %s: %w", j.path, err)
+			}
+			j.mu.Unlock()
+		}
+	}
 }
 
 func newRunID() string {
@@ -71,30 +108,44 @@ func createJournal(path string, st *run) (*journal, error) {
 		_ = d.Sync()
 		d.Close()
 	}
-	j := &journal{path: path, f: f}
+	j := newJournal(path, f)
 	rec := planRecord{Kind: "plan", Version: 1, Mode: st.plan.Mode.key(), Target: st.target,
 		Created: time.Now().UTC(), Values: st.plan.Values, Invalid: st.plan.Invalid, Duplicates: st.plan.Duplicates, Restore: st.plan.Restore}
 	if rec.Values == nil {
 		rec.Values = []string{}
 	}
 	if err := j.write(rec); err != nil {
-		j.close()
+		_ = j.close()
 		return nil, err
 	}
 	return j, nil
 }
 
+// write writes a record and syncs it before it returns.
 func (j *journal) write(rec any) error {
+	if err := j.append(rec); err != nil {
+		return err
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("sync the journal %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// append writes a record with one write; the syncer makes it durable.
+func (j *journal) append(rec any) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	b = append(b, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.syncErr != nil {
+		return j.syncErr
+	}
 	if _, err := j.f.Write(b); err != nil {
 		return fmt.Errorf("write the journal %s: %w", j.path, err)
-	}
-	if err := j.f.Sync(); err != nil {
-		return fmt.Errorf("sync the journal %s: %w", j.path, err)
 	}
 	return nil
 }
@@ -108,7 +159,14 @@ func (j *journal) batch(i int, res []Result, failure error) error {
 	if failure != nil {
 		rec.Error = failure.Error()
 	}
-	return j.write(rec)
+	if err := j.append(rec); err != nil {
+		return err
+	}
+	select {
+	case j.kick <- struct{}{}:
+	default: // a sync is due anyway and will cover this record
+	}
+	return nil
 }
 
 // finish marks the run complete, so that Latest no longer offers it.
@@ -119,11 +177,21 @@ func (j *journal) finish() error {
 	return j.write(map[string]string{"kind": "end"})
 }
 
-func (j *journal) close() {
-	if j != nil && j.f != nil {
-		_ = j.f.Close()
-		j.f = nil
+// close stops the syncer, syncs what it had not, and closes the file; it
+// returns a failed sync (what it says done may not be durable).
+func (j *journal) close() error {
+	if j == nil || j.f == nil {
+		return nil
 	}
+	close(j.kick)
+	<-j.stopped
+	err := j.syncErr
+	if serr := j.f.Sync(); serr != nil && err == nil {
+		err = fmt.Errorf("sync the journal %s: %w", j.path, serr)
+	}
+	_ = j.f.Close()
+	j.f = nil
+	return err
 }
 
 // journalState is what a journal file says.
@@ -235,7 +303,7 @@ func openJournal(path string) (*run, error) {
 			return nil, fmt.Errorf("repair the journal %s: %w", path, err)
 		}
 	}
-	js.run.journal = &journal{path: path, f: f}
+	js.run.journal = newJournal(path, f)
 	return js.run, nil
 }
 

@@ -192,7 +192,7 @@ func (r *Runner) Resume(ctx context.Context, path string) (Report, error) {
 		return Report{}, err
 	}
 	if st.target != r.Client.BaseURL() {
-		st.journal.close()
+		_ = st.journal.close()
 		return Report{}, fmt.Errorf("journal %s is for %s, not %s", path, api.RedactURL(st.target), api.RedactURL(r.Client.BaseURL()))
 	}
 	return r.execute(ctx, st)
@@ -219,8 +219,13 @@ func (r *Runner) Retry(ctx context.Context, rep Report) (Report, error) {
 // settled), resolve (a removal by address finds its entries), pool (the
 // batches over Concurrency workers, each journaled as it ends), report.
 // Nothing settled is sent again; that is what makes Resume safe.
-func (r *Runner) execute(ctx context.Context, st *run) (Report, error) {
-	defer st.journal.close()
+func (r *Runner) execute(ctx context.Context, st *run) (rep Report, err error) {
+	defer func() {
+		// The run says what it did only once the journal has it durably.
+		if cerr := st.journal.close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
 	s := r.newSending(ctx, st)
 	defer s.pause()
 	pending := s.partition()

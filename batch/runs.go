@@ -202,7 +202,9 @@ func (r *Runner) Record(plan Plan, meta RunMeta) (RunInfo, error) {
 		if err != nil {
 			return RunInfo{}, err
 		}
-		j.close()
+		if err := j.close(); err != nil {
+			return RunInfo{}, err
+		}
 	}
 	return ri, nil
 }
@@ -512,7 +514,7 @@ func Import(dir, target string, mode Mode, created time.Time, meta RunMeta, resu
 	if err != nil {
 		return RunInfo{}, err
 	}
-	defer j.close()
+	defer func() { _ = j.close() }()
 	complete := true
 	for i := 0; i < len(results); i += api.MaxBatch {
 		res := results[i:min(i+api.MaxBatch, len(results))]
