@@ -179,7 +179,8 @@ func (k *checker) export() tea.Cmd {
 		}
 		if f.Listed {
 			e := f.Entry
-			r[2], r[3], r[4] = e.ID, string(e.Origin), e.CreatedAt.UTC().Format(time.RFC3339)
+			// The service's answer is outside text too.
+			r[2], r[3], r[4] = safe.Cell(e.ID), safe.Cell(string(e.Origin)), e.CreatedAt.UTC().Format(time.RFC3339)
 		}
 		if a, ok := k.trail[i]; ok {
 			r[5] = safe.Cell(a.Key.Name)
