@@ -102,7 +102,9 @@ func TestProgramFileOfIDsRemove(t *testing.T) {
 	waitFor(t, tm, "Preview: 2 on the list")
 	tm.Type("remove")
 	tm.Send(press(tea.KeyEnter))
-	waitFor(t, tm, "2 removed")
+	// The Results screen's counts (the send screen's "So far" line says
+	// the same while its end is still on the way).
+	waitFor(t, tm, "2 entries: 2 removed")
 	run := finalRun(t, tm)
 	for _, r := range run.Results {
 		if r.Outcome != batch.Removed || run.address(r) == "" {
@@ -125,7 +127,7 @@ func TestProgramRemoveByAddressPreview(t *testing.T) {
 	waitFor(t, tm, "Preview: 1 on the list · 1 not on the list")
 	tm.Type("remove")
 	tm.Send(press(tea.KeyEnter))
-	waitFor(t, tm, "1 removed · 1 not on the list")
+	waitFor(t, tm, "2 entries: 1 removed · 1 not on the list")
 	run := finalRun(t, tm)
 	if run.Results[0].Outcome != batch.Removed || run.Results[1].Outcome != batch.NotListed {
 		t.Fatalf("%+v", run.Results)
