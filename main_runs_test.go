@@ -66,6 +66,20 @@ func TestRunsListShowUndo(t *testing.T) {
 	// Unknown and ambiguous IDs are the caller's mistake.
 	sb.run(t, nil, "runs", "show", "nope").want(t, 2)
 	sb.run(t, nil, "runs", "show", "2").want(t, 2)
+	// Pruning keeps what is younger than keep_runs_days (90), and with
+	// --older-than-days 0 deletes every finished run.
+	r = sb.run(t, nil, "runs", "prune").want(t, 0)
+	if !strings.Contains(r.stdout, "Pruned 0 runs finished more than 90 days ago.") {
+		t.Errorf("prune: %s", r)
+	}
+	r = sb.run(t, nil, "runs", "prune", "--older-than-days", "0").want(t, 0)
+	if !strings.Contains(r.stdout, "Pruned 2 runs") {
+		t.Errorf("prune everything: %s", r)
+	}
+	sb.run(t, nil, "runs", "prune", "--older-than-days", "-1").want(t, 2)
+	if got := svc.emails(t); len(got) != 1 {
+		t.Errorf("pruning runs changed the list: %v", got)
+	}
 }
 
 // A run whose service stops answering pauses after a few batches in a row

@@ -39,6 +39,18 @@ func (a *app) journalDir() (string, error) {
 	return journalDirOf()
 }
 
+// findRun finds the run an argument names (its ID or a unique beginning
+// of it) in the journal directory.
+func (a *app) findRun(id string) (dir string, ri batch.RunInfo, err error) {
+	if dir, err = a.journalDir(); err != nil {
+		return "", ri, err
+	}
+	if ri, err = batch.FindRun(dir, id); err != nil {
+		return "", ri, usagef("%v", err)
+	}
+	return dir, ri, nil
+}
+
 func (a *app) runsListCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -84,13 +96,9 @@ func (a *app) runsShowCommand() *cobra.Command {
 		Short: "Show a run and every entry's outcome",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := a.journalDir()
+			dir, ri, err := a.findRun(args[0])
 			if err != nil {
 				return err
-			}
-			ri, err := batch.FindRun(dir, args[0])
-			if err != nil {
-				return usagef("%v", err)
 			}
 			if a.output(asJSON).json {
 				m := newMergedWriter(a.io.Out)
@@ -175,13 +183,9 @@ says beforehand which will come back as manual.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			dir, err := a.journalDir()
+			dir, ri, err := a.findRun(args[0])
 			if err != nil {
 				return err
-			}
-			ri, err := batch.FindRun(dir, args[0])
-			if err != nil {
-				return usagef("%v", err)
 			}
 			ctx = api.WithReference(ctx, ri.Reference)
 			conn, err := a.connect(ctx)
@@ -244,13 +248,9 @@ intended list. The run must be resumed against the service it was sent to.`,
 			if concurrency < 1 || concurrency > 16 {
 				return usagef("--concurrency must be between 1 and 16, not %d", concurrency)
 			}
-			dir, err := a.journalDir()
+			dir, ri, err := a.findRun(args[0])
 			if err != nil {
 				return err
-			}
-			ri, err := batch.FindRun(dir, args[0])
-			if err != nil {
-				return usagef("%v", err)
 			}
 			ctx := api.WithReference(cmd.Context(), ri.Reference)
 			conn, err := a.connect(ctx)
@@ -279,7 +279,6 @@ intended list. The run must be resumed against the service it was sent to.`,
 }
 
 func (a *app) runsPruneCommand() *cobra.Command {
-	var olderThan time.Duration
 	var days int
 	cmd := &cobra.Command{
 		Use:   "prune [--older-than-days N]",
@@ -290,13 +289,17 @@ func (a *app) runsPruneCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			keep := olderThan
+			var keep time.Duration
 			if cmd.Flags().Changed("older-than-days") {
 				if days < 0 {
 					return usagef("--older-than-days must be 0 or more, not %d", days)
 				}
 				keep = time.Duration(days) * 24 * time.Hour
-			} else if s, err := a.settings(); err == nil {
+			} else {
+				s, err := a.settings()
+				if err != nil {
+					return err
+				}
 				keep = s.KeepRuns
 			}
 			n, err := batch.Prune(dir, time.Now().Add(-keep))

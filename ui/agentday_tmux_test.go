@@ -2,7 +2,6 @@ package ui
 
 import (
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -175,22 +174,7 @@ var dayDocs = []struct{ name, caption string }{
 // -update).
 func writeDayDoc(t *testing.T) {
 	t.Helper()
-	if !updating() {
-		return
-	}
-	var b strings.Builder
-	b.WriteString("# A support agent's day with shush\n\n")
-	b.WriteString("Captured from the built binary in tmux at 110x32 against `shush serve`\n")
-	b.WriteString("(`tmux capture-pane -p`). Remake them (needs tmux) with:\n\n")
-	b.WriteString("```\ngo test ./ui -run TestAgentsDayAgainstShushServe -update\n```\n")
-	for i, d := range dayDocs {
-		data, err := os.ReadFile(filepath.Join("..", "docs", "screens", d.name+".txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "\n## %d. %s\n\n```text\n%s```\n", i+1, d.caption, data)
-	}
-	if err := os.WriteFile(filepath.Join("..", "docs", "screens", "day.md"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	intro := "Captured from the built binary in tmux at 110x32 against `shush serve`\n" +
+		"(`tmux capture-pane -p`). Remake them (needs tmux) with:\n\n```\ngo test ./ui -run TestAgentsDayAgainstShushServe -update\n```\n"
+	writeCapturesDoc(t, "day.md", "A support agent's day with shush", intro, dayDocs, true)
 }

@@ -18,20 +18,7 @@ import (
 func TestKilledSendResumesOnRestart(t *testing.T) {
 	s, dir := startTmux(t, 110, 30)
 	const n = 60_000
-	var body strings.Builder
-	for i := range n {
-		fmt.Fprintf(&body, "k%06d@example.com\n", i)
-	}
-	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(body.String()), 0o600)
-	s.esc()
-	s.tmux("send-keys", "-t", "ui", "o")
-	s.waitScreen("Open a file", "big.txt")
-	s.tmux("send-keys", "-t", "ui", "Down", "Enter")
-	s.waitScreen("big.txt: 60000 added")
-	s.tmux("send-keys", "-t", "ui", "C-s")
-	s.waitScreen("Review · add", "60000 addresses")
-	s.tmux("send-keys", "-t", "ui", "C-s")
-	s.waitScreen("Sending · add", "Batch 5")
+	sendBigFile(s, dir, "k", n)
 	s.kill()
 
 	s.restart()
@@ -69,20 +56,7 @@ func TestKilledSendResumesOnRestart(t *testing.T) {
 func TestQuitDuringSendJournals(t *testing.T) {
 	s, dir := startTmux(t, 110, 30)
 	const n = 60_000
-	var body strings.Builder
-	for i := range n {
-		fmt.Fprintf(&body, "q%06d@example.com\n", i)
-	}
-	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(body.String()), 0o600)
-	s.esc()
-	s.tmux("send-keys", "-t", "ui", "o")
-	s.waitScreen("Open a file", "big.txt")
-	s.tmux("send-keys", "-t", "ui", "Down", "Enter")
-	s.waitScreen("big.txt: 60000 added")
-	s.tmux("send-keys", "-t", "ui", "C-s")
-	s.waitScreen("Review · add")
-	s.tmux("send-keys", "-t", "ui", "C-s")
-	s.waitScreen("Sending · add", "Batch 5")
+	sendBigFile(s, dir, "q", n)
 	s.tmux("send-keys", "-t", "ui", "C-c")
 	s.waitScreen("A send is running. Cancel it and quit?")
 	asked := time.Now()
@@ -114,4 +88,24 @@ func TestQuitDuringSendJournals(t *testing.T) {
 	if r.State != "stopped" || r.Counts["added"] < 400 || r.Counts["added"]+r.Counts["unsent"]+r.Counts["failed"] != n {
 		t.Errorf("the run after quitting: %+v", r)
 	}
+}
+
+// sendBigFile opens a file of n addresses (prefix000000@example.com, …) in
+// the UI and sends it, returning once batch 5 is under way.
+func sendBigFile(s *tmuxSession, dir, prefix string, n int) {
+	s.t.Helper()
+	var body strings.Builder
+	for i := range n {
+		fmt.Fprintf(&body, "%s%06d@example.com\n", prefix, i)
+	}
+	os.WriteFile(filepath.Join(dir, "big.txt"), []byte(body.String()), 0o600)
+	s.esc()
+	s.tmux("send-keys", "-t", "ui", "o")
+	s.waitScreen("Open a file", "big.txt")
+	s.tmux("send-keys", "-t", "ui", "Down", "Enter")
+	s.waitScreen(fmt.Sprintf("big.txt: %d added", n))
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen("Review · add", fmt.Sprintf("%d addresses", n))
+	s.tmux("send-keys", "-t", "ui", "C-s")
+	s.waitScreen("Sending · add", "Batch 5")
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -236,22 +237,32 @@ var screenDocs = []struct{ name, caption string }{
 // -update).
 func writeScreensDoc(t *testing.T) {
 	t.Helper()
+	intro := "Captured from the built binary in tmux at 100x30 on a fresh embedded default\n" +
+		"(`tmux capture-pane -p`). Remake them (needs tmux) with:\n\n```\ngo test ./ui -run TestBinaryInTmux -update\n```\n"
+	writeCapturesDoc(t, "screens.md", "shush terminal UI: screens", intro, screenDocs, false)
+}
+
+// writeCapturesDoc writes docs/screens/<file>: a title, an intro and each
+// capture under its caption (numbered when numbered), with -update.
+func writeCapturesDoc(t *testing.T, file, title, intro string, docs []struct{ name, caption string }, numbered bool) {
+	t.Helper()
 	if !updating() {
 		return
 	}
 	var b strings.Builder
-	b.WriteString("# shush terminal UI: screens\n\n")
-	b.WriteString("Captured from the built binary in tmux at 100x30 on a fresh embedded default\n")
-	b.WriteString("(`tmux capture-pane -p`). Remake them (needs tmux) with:\n\n")
-	b.WriteString("```\ngo test ./ui -run TestBinaryInTmux -update\n```\n")
-	for _, d := range screenDocs {
+	b.WriteString("# " + title + "\n\n" + intro)
+	for i, d := range docs {
 		data, err := os.ReadFile(filepath.Join("..", "docs", "screens", d.name+".txt"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.WriteString("\n## " + d.name + "\n\n" + d.caption + "\n\n```text\n" + string(data) + "```\n")
+		head := d.name + "\n\n" + d.caption
+		if numbered {
+			head = fmt.Sprintf("%d. %s", i+1, d.caption)
+		}
+		b.WriteString("\n## " + head + "\n\n```text\n" + string(data) + "```\n")
 	}
-	if err := os.WriteFile(filepath.Join("..", "docs", "screens", "screens.md"), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join("..", "docs", "screens", file), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
