@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -80,7 +81,9 @@ func startTmuxWith(t *testing.T, bin, dir string, w, h int, extraEnv ...string) 
 	t.Helper()
 	home := filepath.Join(dir, "home")
 	os.MkdirAll(home, 0o700)
-	s := &tmuxSession{t: t, socket: "shush-ui-test-" + filepath.Base(dir)}
+	// A socket of its own per session: a server that a previous test killed
+	// may still be going away.
+	s := &tmuxSession{t: t, socket: fmt.Sprintf("shush-ui-test-%d-%d", os.Getpid(), sessions.Add(1))}
 	env := []string{
 		"HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
@@ -99,6 +102,9 @@ func startTmuxWith(t *testing.T, bin, dir string, w, h int, extraEnv ...string) 
 }
 
 func itoaP(i int) string { return fmtN(i) }
+
+// sessions numbers the tmux servers of this test process.
+var sessions atomic.Int32
 
 // esc presses Esc alone: a key sent right after it could reach the
 // program in the same read and make Alt+key, as on any terminal.
