@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 
 	"github.com/shushlist/shush/api"
@@ -71,6 +73,19 @@ func (o *Outcome) UnmarshalJSON(b []byte) error {
 // to send.
 func Outcomes() []Outcome {
 	return []Outcome{Added, AlreadyListed, Removed, NotListed, Unverified, Failed, Unsent}
+}
+
+// CountsText says how many entries have each outcome, in the order of
+// Outcomes, joined by sep: "3 added, 1 already listed". It is "" when
+// there are none.
+func CountsText(counts map[Outcome]int, sep string) string {
+	var parts []string
+	for _, o := range Outcomes() {
+		if n := counts[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
+		}
+	}
+	return strings.Join(parts, sep)
 }
 
 // Result is the outcome of one entry: the normalized address (or ID) that

@@ -109,22 +109,16 @@ func (a *app) listInvalid(w io.Writer, items []batch.Item, max int) {
 
 func (a *app) printReport(sum *summary, target string) {
 	w := a.io.Out
-	counts := sum.outcomes()
-	var parts []string
-	for _, o := range []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unverified, batch.Failed, batch.Unsent} {
-		if n := counts[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
-		}
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "nothing to send")
+	counts := batch.CountsText(sum.outcomes(), ", ")
+	if counts == "" {
+		counts = "nothing to send"
 	}
 	plan := sum.plan
 	if sum.results > 0 && sum.results <= maxShownResults {
 		a.listResults(w, plan.Mode, sum.shown)
 	}
 	fmt.Fprintf(w, "%s on %s, %s: %s.\n", capitalize(plan.Mode.String()), safeText(target),
-		plural(sum.batches, "batch", "batches"), strings.Join(parts, ", "))
+		plural(sum.batches, "batch", "batches"), counts)
 	if sum.results > maxShownResults {
 		fmt.Fprintf(w, "(--json lists every entry with its ID.)\n")
 	}

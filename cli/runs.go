@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -345,16 +344,10 @@ func stateText(ri batch.RunInfo) string {
 
 // countsLine is a run's outcomes in words: "3 added, 1 already listed".
 func countsLine(c map[batch.Outcome]int) string {
-	var parts []string
-	for _, o := range batch.Outcomes() {
-		if n := c[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
-		}
+	if s := batch.CountsText(c, ", "); s != "" {
+		return s
 	}
-	if len(parts) == 0 {
-		return "nothing"
-	}
-	return strings.Join(parts, ", ")
+	return "nothing"
 }
 
 func dash(s string) string {

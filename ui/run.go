@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -63,16 +62,10 @@ func (r *Run) retryable() bool {
 // countsText is the counts line shown above the results and in the
 // history.
 func countsText(c map[batch.Outcome]int) string {
-	var parts []string
-	for _, o := range batch.Outcomes() {
-		if n := c[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
-		}
+	if s := batch.CountsText(c, " · "); s != "" {
+		return s
 	}
-	if len(parts) == 0 {
-		return "nothing"
-	}
-	return strings.Join(parts, " · ")
+	return "nothing"
 }
 
 // row is one result as the history file and an export write it:
