@@ -26,8 +26,9 @@ import (
 // health are idempotent and are also retried on 5xx and on network errors,
 // with capped exponential backoff and jitter. A single DELETE is retried on
 // 5xx but not on a network error, because a retry after a removal whose
-// answer was lost would answer 404 and hide the removal. A 4xx other than
-// 429 is never retried.
+// answer was lost would answer 404 and hide the removal. Creating a webhook
+// and rotating its secret are retried only on a 429 (see webhooks_client.go).
+// A 4xx other than 429 is never retried.
 type Client struct {
 	base   string
 	http   *resty.Client
@@ -332,6 +333,7 @@ type retryClass int
 const (
 	idempotent     retryClass = iota // 429, 5xx and network errors
 	noNetworkRetry                   // 429 and 5xx only
+	rateLimitOnly                    // 429 only: a repeat would do the change twice
 )
 
 // detachKey marks a context made by Detach; its value is the context whose
@@ -528,7 +530,7 @@ func (c *Client) shouldRetry(err error, class retryClass, attempt int) (time.Dur
 			// A little jitter keeps concurrent workers from all coming back
 			// in the same millisecond.
 			return d + jitter(d/10), WaitRetryAfter, true
-		case e.StatusCode >= 500:
+		case e.StatusCode >= 500 && class != rateLimitOnly:
 			return c.backoff(attempt), WaitBackoff, true
 		}
 		return 0, 0, false
