@@ -141,6 +141,8 @@ type Key struct {
 // method that takes a team sees only that team's list. Every method that
 // changes the list is atomic: on error nothing changed.
 type Store interface {
+	Webhooks
+
 	// Add puts each entry on the team's list. The addresses are already
 	// normalized and distinct. It returns one entry per address, in the
 	// order given, with Created set; an address already on the list comes

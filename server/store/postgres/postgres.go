@@ -226,16 +226,18 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
 // Add puts each entry on the team's list and returns one entry per
 // address in the order given, existing entries unchanged, with Created
-// set; the entries it created go into the trail in the same transaction.
+// set; the entries it created go into the trail and the webhook outbox in
+// the same transaction.
 //
-// The insert is one statement. ON CONFLICT DO UPDATE (a no-op update of the
-// email to itself) locks an existing row and returns it, so that an add
-// racing a remove of the same address either finds the entry before the
-// remove takes it or inserts a new one after, and two adds racing on a new
-// address both return the one entry that won; xmax = 0 tells the rows this
-// statement inserted. Rows are taken in address order, the order removes
-// lock them in, so concurrent requests over overlapping sets wait for each
-// other instead of deadlocking.
+// The insert skips listed addresses (ON CONFLICT DO NOTHING), so re-adding
+// a listed address writes nothing: its row is read, not rewritten. The
+// statement's own snapshot shows the rows that were listed before it;
+// an address that is neither inserted nor in that snapshot (another
+// request listed it, or removed it, in between) is tried again by a new
+// statement, which sees what those requests committed. Rows are inserted
+// in address order, the order removes lock them in, so concurrent
+// requests over overlapping sets wait for each other instead of
+// deadlocking.
 func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
 	if len(entries) == 0 {
 		return []store.Entry{}, nil
@@ -243,75 +245,50 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 	sorted := slices.Clone(entries)
 	slices.SortFunc(sorted, func(a, b store.NewEntry) int { return strings.Compare(a.Email, b.Email) })
 	sorted = slices.CompactFunc(sorted, func(a, b store.NewEntry) bool { return a.Email == b.Email })
-	ids := make([]string, len(sorted))
-	emails := make([]string, len(sorted))
-	origins := make([]string, len(sorted))
-	sources := make([]*string, len(sorted))
+	rows := make([]addRow, len(sorted))
 	for i, n := range sorted {
 		id, err := uuid.NewV7()
 		if err != nil {
 			return nil, fmt.Errorf("add to the list: %w", err)
 		}
-		ids[i], emails[i] = id.String(), n.Email
-		origins[i], sources[i] = string(n.Origin), n.SourceID
-		if n.Origin == "" || n.Origin == api.OriginManual {
-			origins[i], sources[i] = string(api.OriginManual), nil
-		}
-	}
-	auditIDs := make([]string, len(sorted))
-	for i := range auditIDs {
-		id, err := uuid.NewV7()
+		aid, err := uuid.NewV7()
 		if err != nil {
 			return nil, fmt.Errorf("add to the list: %w", err)
 		}
-		auditIDs[i] = id.String()
+		rows[i] = addRow{id: id.String(), auditID: aid.String(), email: n.Email, origin: string(n.Origin), source: n.SourceID}
+		if n.Origin == "" || n.Origin == api.OriginManual {
+			rows[i].origin, rows[i].source = string(api.OriginManual), nil
+		}
 	}
 	at := now()
-	var got []store.Entry
+	var by map[string]store.Entry
 	err := s.retry(ctx, func() error {
-		// One statement: the insert, and the trail of what it created, in
-		// the same transaction by construction (a data-modifying WITH).
-		ch := store.ChangeOf(ctx)
-		var ref *string
-		if ch.Reference != "" {
-			ref = &ch.Reference
-		}
-		rows, err := s.pool.Query(ctx, `
-			WITH ins AS (
-				INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at)
-				SELECT u.id, $1, u.email, u.origin, u.source_id, $6
-				FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(id, email, origin, source_id, n)
-				ORDER BY u.n
-				ON CONFLICT (team, email) DO UPDATE SET email = s.email
-				RETURNING s.id, s.email, s.origin, s.source_id, s.created_at, (xmax = 0) AS created
-			), trail AS (
-				INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
-				SELECT a.aid, $1, 'suppression.added', $6, ins.id, ins.email, ins.origin, ins.source_id, ins.created_at, $8, $9, $10, $11
-				FROM ins JOIN unnest($3::text[], $7::uuid[]) AS a(email, aid) ON a.email = ins.email
-				WHERE ins.created AND $12
-			)
-			SELECT id::text, email, origin, source_id, created_at, created FROM ins`,
-			team, ids, emails, origins, sources, at, auditIDs, ch.KeyID, ch.KeyName, ref, ch.RequestID, !s.noTrail)
-		if err != nil {
-			return err
-		}
-		got, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) {
-			var e store.Entry
-			var origin string
-			if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &e.Created); err != nil {
-				return store.Entry{}, err
+		by = make(map[string]store.Entry, len(rows))
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+			todo := rows
+			for round := 0; len(todo) > 0; round++ {
+				if round == maxAddRounds {
+					return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(todo), round)
+				}
+				if err := s.insertRows(ctx, tx, team, at, todo, by); err != nil {
+					return err
+				}
+				todo = slices.DeleteFunc(slices.Clone(todo), func(r addRow) bool { _, ok := by[r.email]; return ok })
 			}
-			e.Origin, e.CreatedAt = api.Origin(origin), e.CreatedAt.UTC()
-			return e, nil
+			if s.noTrail {
+				return nil
+			}
+			var created []store.Entry
+			for _, r := range rows {
+				if e := by[r.email]; e.Created {
+					created = append(created, e)
+				}
+			}
+			return queueEvents(ctx, tx, team, store.AuditAdded, at, created)
 		})
-		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("add to the list: %w", err)
-	}
-	by := make(map[string]store.Entry, len(got))
-	for _, e := range got {
-		by[e.Email] = e
 	}
 	out := make([]store.Entry, len(entries))
 	for i, n := range entries {
@@ -321,6 +298,76 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 		}
 	}
 	return out, nil
+}
+
+// maxAddRounds bounds how often Add tries an address that concurrent
+// requests keep listing and removing.
+const maxAddRounds = 4
+
+// addRow is an address Add puts on the list, with the IDs of its entry
+// and of its audit entry should it be created.
+type addRow struct {
+	id, auditID, email, origin string
+	source                     *string
+}
+
+// insertRows inserts rows in one statement (the insert, and the trail of
+// what it created, in the same transaction by construction: a
+// data-modifying WITH) and records in by the entry of every address it
+// inserted or found listed.
+func (s *Store) insertRows(ctx context.Context, tx pgx.Tx, team string, at time.Time, rows []addRow, by map[string]store.Entry) error {
+	n := len(rows)
+	ids, auditIDs, emails, origins, sources := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
+	for i, r := range rows {
+		ids[i], auditIDs[i], emails[i], origins[i], sources[i] = r.id, r.auditID, r.email, r.origin, r.source
+	}
+	ch := store.ChangeOf(ctx)
+	var ref *string
+	if ch.Reference != "" {
+		ref = &ch.Reference
+	}
+	res, err := tx.Query(ctx, `
+		WITH ins AS (
+			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at)
+			SELECT u.id, $1, u.email, u.origin, u.source_id, $6
+			FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(id, email, origin, source_id, n)
+			ORDER BY u.n
+			ON CONFLICT (team, email) DO NOTHING
+			RETURNING s.id, s.email, s.origin, s.source_id, s.created_at
+		), trail AS (
+			INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
+			SELECT a.aid, $1, 'suppression.added', $6, ins.id, ins.email, ins.origin, ins.source_id, ins.created_at, $8, $9, $10, $11
+			FROM ins JOIN unnest($3::text[], $7::uuid[]) AS a(email, aid) ON a.email = ins.email
+			WHERE $12
+		)
+		SELECT id::text, email, origin, source_id, created_at, true FROM ins
+		UNION ALL
+		SELECT id::text, email, origin, source_id, created_at, false FROM suppressions WHERE team = $1 AND email = ANY($3::text[])`,
+		team, ids, emails, origins, sources, at, auditIDs, ch.KeyID, ch.KeyName, ref, ch.RequestID, !s.noTrail)
+	if err != nil {
+		return err
+	}
+	got, err := pgx.CollectRows(res, func(r pgx.CollectableRow) (store.Entry, error) {
+		var e store.Entry
+		var origin string
+		if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &e.Created); err != nil {
+			return store.Entry{}, err
+		}
+		e.Origin, e.CreatedAt = api.Origin(origin), e.CreatedAt.UTC()
+		return e, nil
+	})
+	if err != nil {
+		return err
+	}
+	// An address removed by another request after this statement's
+	// snapshot was taken comes back twice: inserted anew, and as the old
+	// entry the snapshot still shows. The new entry is the one listed.
+	for _, e := range got {
+		if old, ok := by[e.Email]; !ok || (e.Created && !old.Created) {
+			by[e.Email] = e
+		}
+	}
+	return nil
 }
 
 // RemoveEmails takes the entries with these addresses off the team's list
@@ -380,7 +427,11 @@ func (s *Store) remove(ctx context.Context, query, team string, keys []string) (
 			if s.noTrail {
 				return nil
 			}
-			return writeAudit(ctx, tx, team, store.AuditRemoved, now(), removed)
+			at := now()
+			if err := writeAudit(ctx, tx, team, store.AuditRemoved, at, removed); err != nil {
+				return err
+			}
+			return queueEvents(ctx, tx, team, store.AuditRemoved, at, removed)
 		})
 	})
 	return removed, err

@@ -605,7 +605,10 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 		if s.noTrail {
 			return nil
 		}
-		return s.writeAudit(ctx, team, store.AuditAdded, now, changed)
+		if err := s.writeAudit(ctx, team, store.AuditAdded, now, changed); err != nil {
+			return err
+		}
+		return s.queueEvents(team, store.AuditAdded, now, changed)
 	})
 	if err != nil {
 		return nil, err
@@ -706,7 +709,11 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 		if s.noTrail {
 			return nil
 		}
-		return s.writeAudit(ctx, team, store.AuditRemoved, time.Now().UTC().Truncate(time.Millisecond), out)
+		at := time.Now().UTC().Truncate(time.Millisecond)
+		if err := s.writeAudit(ctx, team, store.AuditRemoved, at, out); err != nil {
+			return err
+		}
+		return s.queueEvents(team, store.AuditRemoved, at, out)
 	})
 	if err != nil {
 		return nil, err

@@ -47,6 +47,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"PruneAudit", testPruneAudit},
 		{"TrailMatchesList", testTrailMatchesList},
 		{"Export", testExport},
+		{"WebhooksCRUD", testWebhooksCRUD},
+		{"Outbox", testOutbox},
+		{"DeliveryLifecycle", testDeliveryLifecycle},
+		{"RotatedSecretsSign", testRotatedSecretsSign},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
