@@ -54,6 +54,7 @@ type serveFlags struct {
 	rate                           float64
 	timeout                        time.Duration
 	maxBodyHeld                    int64
+	webhooks                       server.DeliveryOptions
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -96,6 +97,10 @@ the command line wins over its variable.`,
 	f.StringVar(&sf.tlsCert, "tls-cert", "", "PEM certificate file: serve HTTPS (needs --tls-key)")
 	f.StringVar(&sf.tlsKey, "tls-key", "", "PEM private key file of --tls-cert")
 	f.Int64Var(&sf.maxBodyHeld, "max-body-bytes", server.DefaultMaxBodyBytesHeld, "most bytes of request bodies held at once across requests; beyond it requests get 503 with Retry-After")
+	f.DurationVar(&sf.webhooks.RetryMin, "webhook-retry-min", server.DefaultRetryMin, "delay before a failed webhook delivery's first retry; each next one waits twice as long (with jitter)")
+	f.DurationVar(&sf.webhooks.RetryMax, "webhook-retry-max", server.DefaultRetryMax, "longest delay between two webhook delivery attempts")
+	f.DurationVar(&sf.webhooks.RetryFor, "webhook-retry-for", server.DefaultRetryFor, "how long a webhook event is retried before it is given up")
+	f.DurationVar(&sf.webhooks.Timeout, "webhook-timeout", server.DefaultWebhookTimeout, "longest time one webhook delivery attempt may take")
 	envHelp(cmd)
 	return cmd
 }
@@ -241,6 +246,16 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 		log.Warn("serving plain HTTP on a non-loopback address: API keys and addresses cross the network unencrypted; use --tls-cert and --tls-key, or a TLS proxy in front",
 			slog.String("addr", sf.addr))
 	}
+	dopts := sf.webhooks
+	dopts.Logger = log
+	deliverer := server.NewDeliverer(st, dopts)
+	opts.Deliveries = deliverer
+	if opts.Metrics != nil {
+		if err := opts.Metrics.Register(deliverer.Collectors()...); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	srv := &http.Server{
 		Handler:           server.New(st, opts),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -276,6 +291,12 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	srv.ConnContext = server.ConnContext
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(server.GuardFraming(ln)) }()
+	// Webhook deliveries stop with the service; attempts under way finish
+	// (each within --webhook-timeout) and are recorded.
+	dctx, stopDeliveries := context.WithCancel(context.Background())
+	delivered := make(chan struct{})
+	go func() { deliverer.Run(dctx); close(delivered) }()
+	defer func() { stopDeliveries(); <-delivered }()
 	select {
 	case err := <-served:
 		return fmt.Errorf("the service stopped: %w", err)

@@ -26,6 +26,7 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions/export", false, s.export)
 	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
 	s.handle("GET /audit", false, s.audit)
+	s.webhookRoutes()
 	s.mux.HandleFunc("GET /healthz", s.ready)
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("GET /livez", s.live)
@@ -61,6 +62,9 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 		if err != nil {
 			writeProblem(w, r, s.log, fromStore(err))
 			return
+		}
+		if changes {
+			s.wakeDeliveries()
 		}
 		if st, ok := body.(streamer); ok {
 			st.stream(w, r)

@@ -134,7 +134,10 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Fatalf("the served document is not OpenAPI 3.1: %v", err)
 	}
 	key := s.key("ops", false)
+	hook := s.createWebhook(key, "https://example.com/hook", "suppression.added")
 	ids := s.add(key, "one@example.com", "two@example.com", "three@example.com")
+	event := s.events(key, hook.ID)[0].ID
+	wh := "/webhooks/" + hook.ID
 	calls := []struct {
 		method, path, body string
 		status             int
@@ -160,6 +163,16 @@ func TestOpenAPIDocument(t *testing.T) {
 		{"GET", "/audit?email=two%40example.com", "", 200},
 		{"GET", "/suppressions/two@example.com/audit", "", 200},
 		{"GET", "/suppressions/" + ids[0] + "/audit", "", 200},
+		{"POST", "/webhooks", `{"endpoint":"https://example.org/in","events":["suppression.removed","email.sent"]}`, 201},
+		{"GET", "/webhooks?limit=5", "", 200},
+		{"GET", wh, "", 200},
+		{"PATCH", wh, `{"events":["suppression.added","suppression.removed"]}`, 200},
+		{"GET", wh + "/events?limit=2", "", 200},
+		{"GET", wh + "/events/" + event, "", 200},
+		{"GET", wh + "/events/" + event + "/attempts", "", 200},
+		{"POST", wh + "/events/" + event + "/replay", "", 200},
+		{"POST", wh + "/signing-secret/rotate", "", 200},
+		{"DELETE", wh, "", 200},
 	}
 	seen := map[string]bool{}
 	for _, c := range calls {

@@ -51,6 +51,9 @@ type Options struct {
 	// Metrics receives the service's measurements; nil keeps them
 	// private (nothing exposes them).
 	Metrics *Metrics
+	// Deliveries is this process's webhook deliverer, woken when a change
+	// queued events; nil leaves them to the deliverers' polls.
+	Deliveries *Deliverer
 }
 
 // Server is the service as an http.Handler.
@@ -97,6 +100,13 @@ func New(st store.Store, opts Options) *Server {
 	s.metrics.poolStats(st)
 	s.routes()
 	return s
+}
+
+// wakeDeliveries tells this process's deliverer that events may be due.
+func (s *Server) wakeDeliveries() {
+	if s.opts.Deliveries != nil {
+		s.opts.Deliveries.Wake()
+	}
 }
 
 // Metrics is the registry the service reports to (Options.Metrics, or
