@@ -342,14 +342,25 @@ func (s *Store) Outbox(ctx context.Context) (store.OutboxStats, error) {
 }
 
 // PruneWebhookEvents deletes settled events created before before, with
-// their attempts (ON DELETE CASCADE); see store.Webhooks.
+// their attempts (ON DELETE CASCADE), a statement per pruneBatch events;
+// see store.Webhooks.
 func (s *Store) PruneWebhookEvents(ctx context.Context, before time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, "DELETE FROM webhook_events WHERE created_at < $1 AND next_attempt_at IS NULL", before)
-	if err != nil {
-		return 0, fmt.Errorf("prune webhook events: %w", mapErr(err))
+	var total int64
+	for {
+		tag, err := s.pool.Exec(ctx, `DELETE FROM webhook_events WHERE id IN (
+			SELECT id FROM webhook_events WHERE created_at < $1 AND next_attempt_at IS NULL ORDER BY created_at LIMIT $2)`, before, pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("prune webhook events: %w", mapErr(err))
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < pruneBatch {
+			return total, nil
+		}
 	}
-	return tag.RowsAffected(), nil
 }
+
+// pruneBatch is how many settled events one prune statement deletes.
+const pruneBatch = 10000
 
 // readPage reads a page of rows newest first by ID, like List. base
 // selects the columns scan reads; where (over args) narrows it, and lead

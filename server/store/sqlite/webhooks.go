@@ -355,24 +355,30 @@ func (s *Store) Outbox(ctx context.Context) (store.OutboxStats, error) {
 	return st, nil
 }
 
-// PruneWebhookEvents deletes settled events created before before; see
-// store.Webhooks.
+// PruneWebhookEvents deletes settled events created before before, a
+// transaction per pruneChunk events; see store.Webhooks.
 func (s *Store) PruneWebhookEvents(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
-		bg := context.Background()
-		const settled = "SELECT id FROM webhook_events WHERE created_at < ? AND next_attempt_at IS NULL"
-		if _, err := c.ExecContext(bg, "DELETE FROM webhook_attempts WHERE event_id IN ("+settled+")", before.UnixMilli()); err != nil {
+	var total int64
+	for {
+		var n int64
+		err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
+			bg := context.Background()
+			const settled = "SELECT id FROM webhook_events WHERE created_at < ? AND next_attempt_at IS NULL ORDER BY created_at LIMIT ?"
+			if _, err := c.ExecContext(bg, "DELETE FROM webhook_attempts WHERE event_id IN ("+settled+")", before.UnixMilli(), pruneChunk); err != nil {
+				return err
+			}
+			res, err := c.ExecContext(bg, "DELETE FROM webhook_events WHERE id IN ("+settled+")", before.UnixMilli(), pruneChunk)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
 			return err
+		})
+		total += n
+		if err != nil || n < pruneChunk {
+			return total, err
 		}
-		res, err := c.ExecContext(bg, "DELETE FROM webhook_events WHERE id IN ("+settled+")", before.UnixMilli())
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	return n, err
+	}
 }
 
 // readPage reads a page of rows newest first by ID, like List: base
