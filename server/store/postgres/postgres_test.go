@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/postgres"
 	"github.com/shushlist/shush/server/store/postgres/pgtest"
@@ -230,3 +232,43 @@ func TestConcurrentOverlappingAddRemove(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// Re-adding listed addresses reads their rows and writes none: the row
+// version (xmin) and place (ctid) stay, so a re-import of a big list makes
+// no dead tuples, index entries or WAL for what was already there.
+func TestReAddDoesNotRewrite(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	st := open(t, dsn)
+	ctx := t.Context()
+	emails := []string{"kept@example.com", "also@example.com"}
+	if _, err := st.Add(ctx, "t", store.Manual(emails...)); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	version := func() string {
+		var v string
+		err := conn.QueryRow(ctx, `SELECT string_agg(email || ' ' || xmin::text || ' ' || ctid::text, ', ' ORDER BY email) FROM suppressions WHERE team = 't'`).Scan(&v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	before := version()
+	got, err := st.Add(ctx, "t", store.Manual(append([]string{"new@example.com"}, emails...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].Created || got[1].Created || got[2].Created {
+		t.Fatalf("re-add: created %v %v %v; want only the new address created", got[0].Created, got[1].Created, got[2].Created)
+	}
+	after := version()
+	for _, line := range strings.Split(before, ", ") {
+		if !strings.Contains(after, line) {
+			t.Errorf("the listed row %q was rewritten: now %q", line, after)
+		}
+	}
+}
