@@ -124,6 +124,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.serveCommand(),
 		a.keysCommand(),
 		a.auditCommand(),
+		a.webhooksCommand(),
 		a.runsCommand(),
 		a.versionCommand(),
 		a.manCommand(),

@@ -1,0 +1,840 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+)
+
+func (a *app) webhooksCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "webhooks",
+		Aliases: []string{"webhook"},
+		Short:   "Send suppression.added and suppression.removed to your endpoints",
+		Long: `Manage the webhooks of the configured service: endpoints that get a signed
+POST for every suppression put on the list (suppression.added) or taken off
+it (suppression.removed), whatever made the change (the CLI, the UI, the API).
+
+A delivery carries svix-id, svix-timestamp and svix-signature headers (and the
+same values as webhook-id, webhook-timestamp, webhook-signature): "v1," and the
+base64 HMAC-SHA256 of "{id}.{timestamp}.{body}" keyed with the webhook's
+signing secret, as the hosted service signs them, so its SDKs' verify works
+unchanged. A delivery that does not get a 2xx is retried with backoff for a
+day; "shush webhooks deliveries" shows where each stands.
+
+The same commands manage the webhooks of a Resend account (set the base URL
+and a re_ key as for the list). Deliveries go out from "shush serve"; a
+webhook of the local list is delivered while a "shush serve" runs on its
+database.`,
+		Args: groupArgs,
+		RunE: showHelp,
+	}
+	cmd.AddCommand(
+		a.webhooksAddCommand(),
+		a.webhooksListCommand(),
+		a.webhooksShowCommand(),
+		a.webhooksUpdateCommand(),
+		a.webhooksStatusCommand("enable", api.WebhookEnabled),
+		a.webhooksStatusCommand("disable", api.WebhookDisabled),
+		a.webhooksRotateCommand(),
+		a.webhooksRemoveCommand(),
+		a.webhooksDeliveriesCommand(),
+		a.webhooksReplayCommand(),
+	)
+	return cmd
+}
+
+// webhookEndpoint checks an endpoint before it is sent, so that a typo is a
+// usage error here rather than a 422 later: an absolute http(s) URL.
+func webhookEndpoint(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", usagef("the endpoint %s is not an absolute http or https URL", api.Quote(s))
+	}
+	return s, nil
+}
+
+// webhookEvents reads --events: comma-separated event names, where added
+// and removed are short for the suppression events. Any name shaped
+// resource.action is passed on (the hosted service has many more events);
+// shush's own service delivers only the suppression ones.
+func webhookEvents(list []string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range list {
+		e = strings.ToLower(strings.TrimSpace(e))
+		switch e {
+		case "":
+			continue
+		case "added", "removed":
+			e = "suppression." + e
+		}
+		if !eventName(e) {
+			return nil, usagef("--events: %s is not an event name like suppression.added", api.Quote(e))
+		}
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--events needs at least one event, e.g. suppression.added,suppression.removed")
+	}
+	return out, nil
+}
+
+// eventName says whether s is shaped resource.action: dot-separated words
+// of lowercase letters, digits and underscores, at least two of them.
+func eventName(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) < 2 || len(s) > 100 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" {
+			return false
+		}
+		for _, r := range p {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// webhookID checks an ID argument: a webhook or event ID is one token; a
+// URL or a secret pasted by mistake is refused here, not sent in a path.
+func webhookID(what, s string) (string, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case strings.HasPrefix(s, api.WebhookSecretPrefix):
+		return "", usagef("give the %s ID (see shush webhooks list), not the signing secret", what)
+	case s == "" || len(s) > 200 || strings.ContainsAny(s, "/?# \t\r\n"):
+		return "", usagef("%s is not a %s ID (see shush webhooks list)", api.Quote(s), what)
+	}
+	return s, nil
+}
+
+// webhookErr says what a refusal means for a webhook command: a service
+// without the webhooks API, or an ID it does not know.
+func webhookErr(conn *connection, id string, err error) error {
+	var ae *api.Error
+	switch {
+	case api.IsWebhooksUnsupported(err):
+		return fmt.Errorf("%s has no webhooks API (shush serve and the hosted service have one): %w", conn.Target, err)
+	case errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(ae.Message), "event"):
+		return fmt.Errorf("webhook %s has no such event on %s (see shush webhooks deliveries %s): %w", safeText(id), conn.Target, safeText(id), err)
+	case api.IsNotFound(err) && id != "":
+		return fmt.Errorf("no webhook has the ID %s on %s (see shush webhooks list): %w", api.Quote(id), conn.Target, err)
+	}
+	return err
+}
+
+// secretNotice goes to stderr beside a printed secret: what it is for and
+// how to see it again, never the secret itself.
+func (a *app) secretNotice(id string) {
+	fmt.Fprintf(a.io.Err, "Give the signing secret to the receiver only: it verifies deliveries, and anyone holding it can forge them. A read-write key shows it again: shush webhooks show %s --secret\n", id)
+}
+
+func (a *app) webhooksAddCommand() *cobra.Command {
+	var (
+		endpoint string
+		events   []string
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "add URL",
+		Short: "Register an endpoint and print its signing secret",
+		Long: `Register an endpoint (an absolute http or https URL) for suppression events:
+both of them unless --events says which. The new webhook's ID and signing
+secret are printed on stdout; the secret verifies deliveries, so give it to
+the receiver only. A read-write key can show it again later (show --secret).
+--json prints the API's {"object":"webhook","id","signing_secret"}.`,
+		Example: `  shush webhooks add https://hooks.example.com/suppressions
+  shush webhooks add https://hooks.example.com/unlisted --events removed
+  SECRET=$(shush webhooks add https://hooks.example.com/x --jq .signing_secret)`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 1 && endpoint != "":
+				return usagef("give the endpoint once: as the argument or as --endpoint")
+			case len(args) == 0 && endpoint == "":
+				return usagef("webhooks add needs the endpoint URL")
+			case len(args) > 1:
+				return usagef("webhooks add takes one endpoint URL, got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				endpoint = args[0]
+			}
+			ep, err := webhookEndpoint(endpoint)
+			if err != nil {
+				return err
+			}
+			evs, err := webhookEvents(events)
+			if err != nil {
+				return err
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			w, err := conn.Client.CreateWebhook(cmd.Context(), ep, evs)
+			if err != nil {
+				return webhookErr(conn, "", err)
+			}
+			if a.output(asJSON).json {
+				return writeJSON(a.io.Out, w)
+			}
+			t := newTable(a.io.Out)
+			t.row("id", w.ID)
+			t.row("endpoint", ep)
+			t.row("events", strings.Join(evs, ", "))
+			t.row("signing secret", w.SigningSecret)
+			if err := t.flush(); err != nil {
+				return err
+			}
+			a.secretNotice(w.ID)
+			if conn.Settings.Local() {
+				fmt.Fprintf(a.io.Err, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&endpoint, "endpoint", "", "the endpoint URL (instead of the argument)")
+	f.StringSliceVar(&events, "events", api.SuppressionEvents(), "events to send, comma-separated: suppression.added (added), suppression.removed (removed)")
+	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
+	_ = cmd.RegisterFlagCompletionFunc("events", completeWords(api.EventSuppressionAdded, api.EventSuppressionRemoved))
+	return cmd
+}
+
+// webhookEventsText shortens a webhook's events for a table cell.
+func webhookEventsText(evs []string) string {
+	switch {
+	case len(evs) == 0:
+		return "-"
+	case len(evs) > 3:
+		return fmt.Sprintf("%d events", len(evs))
+	}
+	short := make([]string, len(evs))
+	for i, e := range evs {
+		short[i] = e
+		if s, ok := strings.CutPrefix(e, "suppression."); ok {
+			short[i] = s
+		}
+	}
+	return strings.Join(short, ",")
+}
+
+func (a *app) webhooksListCommand() *cobra.Command {
+	var (
+		p           api.WebhookParams
+		all, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the webhooks, newest first",
+		Long: `List the team's webhooks, newest first: ID, status, events, endpoint. Never
+the signing secrets (see show --secret). --all follows every page.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if p.Limit < 1 || p.Limit > api.MaxBatch {
+				return usagef("--limit must be between 1 and %d, not %d", api.MaxBatch, p.Limit)
+			}
+			if p.After != "" && p.Before != "" {
+				return usagef("give --after or --before, not both")
+			}
+			if all && (p.After != "" || p.Before != "") {
+				return usagef("--all lists from the start: leave out --after and --before")
+			}
+			if all && !cmd.Flags().Changed("limit") {
+				p.Limit = api.MaxBatch
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			out, err := listWebhooks(cmd.Context(), conn, p, all)
+			if err != nil {
+				return err
+			}
+			if a.output(asJSON).json {
+				return writeJSON(a.io.Out, out)
+			}
+			if len(out.Data) == 0 {
+				fmt.Fprintln(a.io.Err, "No webhooks yet; add one with: shush webhooks add URL")
+				return nil
+			}
+			t := newTable(a.io.Out)
+			t.row("ID", "STATUS", "EVENTS", "ENDPOINT", "CREATED (UTC)")
+			for _, w := range out.Data {
+				t.row(w.ID, w.Status, webhookEventsText(w.Events), w.Endpoint, w.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+			}
+			if err := t.flush(); err != nil {
+				return err
+			}
+			if out.HasMore {
+				fmt.Fprintf(a.io.Err, "More webhooks: add --after %s, or --all.\n", safeText(out.Data[len(out.Data)-1].ID))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&p.Limit, "limit", 20, "webhooks per page (1-100)")
+	f.StringVar(&p.After, "after", "", "the page after (older than) this webhook ID")
+	f.StringVar(&p.Before, "before", "", "the page before (newer than) this webhook ID")
+	f.BoolVar(&all, "all", false, "follow every page")
+	f.BoolVar(&asJSON, "json", false, `print the API's {"object":"list","has_more","data":[…]}`)
+	return cmd
+}
+
+// listWebhooks reads one page, or every page with all. A service that
+// answers a page it already gave would make this loop for ever: it stops
+// with an error instead.
+func listWebhooks(ctx context.Context, conn *connection, p api.WebhookParams, all bool) (api.WebhookList, error) {
+	out := api.WebhookList{Object: api.ObjectList, Data: []api.Webhook{}}
+	seen := map[string]bool{}
+	for {
+		page, err := conn.Client.ListWebhooks(ctx, p)
+		if err != nil {
+			return out, webhookErr(conn, "", err)
+		}
+		out.Data = append(out.Data, page.Data...)
+		out.HasMore = page.HasMore
+		if !all || !page.HasMore || len(page.Data) == 0 {
+			return out, nil
+		}
+		last := page.Data[len(page.Data)-1].ID
+		if seen[last] {
+			return out, fmt.Errorf("the service answered the page after %s twice; stopping rather than looping", safeText(last))
+		}
+		seen[last] = true
+		p.After = last
+	}
+}
+
+func (a *app) webhooksShowCommand() *cobra.Command {
+	var secret, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one webhook (its signing secret with --secret)",
+		Long: `Show one webhook: endpoint, status, events, creation time. --secret adds the
+signing secret, which only a read-write key may read (the service refuses a
+read-only one, since the secret forges deliveries); without --secret a
+read-only key is enough. --json prints the API's webhook object.`,
+		Example: `  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a
+  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --secret --jq .signing_secret`,
+		Args: oneArg("a webhook ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			w, err := a.findWebhook(cmd.Context(), conn, id, secret)
+			if err != nil {
+				return err
+			}
+			if !secret {
+				w.SigningSecret = ""
+			}
+			if a.output(asJSON).json {
+				return writeJSON(a.io.Out, w)
+			}
+			t := newTable(a.io.Out)
+			t.row("id", w.ID)
+			t.row("endpoint", w.Endpoint)
+			t.row("status", w.Status)
+			t.row("events", strings.Join(w.Events, ", "))
+			t.row("created (UTC)", w.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+			if secret {
+				t.row("signing secret", w.SigningSecret)
+			}
+			return t.flush()
+		},
+	}
+	cmd.Flags().BoolVar(&secret, "secret", false, "also print the signing secret (needs a read-write key)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+// findWebhook reads one webhook. Reading it by ID needs a read-write key
+// (the answer holds the secret); when the secret is not wanted and the key
+// is read-only, the webhook is looked up in the list instead, which a
+// read-only key may read.
+func (a *app) findWebhook(ctx context.Context, conn *connection, id string, secret bool) (api.Webhook, error) {
+	w, err := conn.Client.GetWebhook(ctx, id)
+	var ae *api.Error
+	if err == nil || secret || !errors.As(err, &ae) || ae.Name != api.ErrRestrictedAPIKey {
+		if err != nil {
+			return w, webhookErr(conn, id, err)
+		}
+		return w, nil
+	}
+	p := api.WebhookParams{Limit: api.MaxBatch}
+	for seen := map[string]bool{}; ; {
+		page, err := conn.Client.ListWebhooks(ctx, p)
+		if err != nil {
+			return api.Webhook{}, webhookErr(conn, "", err)
+		}
+		for _, w := range page.Data {
+			if w.ID == id {
+				w.Object = api.ObjectWebhook
+				return w, nil
+			}
+		}
+		if !page.HasMore || len(page.Data) == 0 || seen[page.Data[len(page.Data)-1].ID] {
+			return api.Webhook{}, fmt.Errorf("no webhook has the ID %s on %s (see shush webhooks list)", api.Quote(id), conn.Target)
+		}
+		p.After = page.Data[len(page.Data)-1].ID
+		seen[p.After] = true
+	}
+}
+
+func (a *app) webhooksUpdateCommand() *cobra.Command {
+	var (
+		endpoint string
+		events   []string
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "update ID [--endpoint URL] [--events LIST]",
+		Short: "Change a webhook's endpoint or events",
+		Long: `Change a webhook's endpoint, or its events (--events replaces the whole list;
+added and removed are short for the suppression events). Pending deliveries
+go to the new endpoint. See also enable and disable.`,
+		Example: `  shush webhooks update 0195f3c2-… --endpoint https://hooks.example.com/v2
+  shush webhooks update 0195f3c2-… --events added`,
+		Args: oneArg("a webhook ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			var u api.UpdateWebhookRequest
+			if cmd.Flags().Changed("endpoint") {
+				ep, err := webhookEndpoint(endpoint)
+				if err != nil {
+					return err
+				}
+				u.Endpoint = &ep
+			}
+			if cmd.Flags().Changed("events") {
+				evs, err := webhookEvents(events)
+				if err != nil {
+					return err
+				}
+				u.Events = &evs
+			}
+			if u.Endpoint == nil && u.Events == nil {
+				return usagef("webhooks update needs --endpoint or --events (enable and disable change the status)")
+			}
+			return a.updateWebhook(cmd.Context(), id, u, asJSON, "Updated")
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&endpoint, "endpoint", "", "the new endpoint URL")
+	f.StringSliceVar(&events, "events", nil, "the new events, comma-separated (replaces the list)")
+	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
+	_ = cmd.RegisterFlagCompletionFunc("events", completeWords(api.EventSuppressionAdded, api.EventSuppressionRemoved))
+	return cmd
+}
+
+func (a *app) webhooksStatusCommand(verb, status string) *cobra.Command {
+	var asJSON bool
+	short := "Start sending a webhook's events again"
+	long := `Enable a webhook: changes from now on make deliveries again. The changes made
+while it was disabled are not sent.`
+	done := "Enabled"
+	if status == api.WebhookDisabled {
+		short = "Stop sending a webhook's events, keeping it"
+		long = `Disable a webhook: changes make no deliveries until it is enabled again, and
+its pending deliveries wait. The webhook, its secret and its deliveries are
+kept.`
+		done = "Disabled"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " ID",
+		Short: short,
+		Long:  long,
+		Args:  oneArg("a webhook ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			s := status
+			return a.updateWebhook(cmd.Context(), id, api.UpdateWebhookRequest{Status: &s}, asJSON, done)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookRequest, asJSON bool, done string) error {
+	conn, err := a.connect(ctx, a.waitNotice())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	w, err := conn.Client.UpdateWebhook(ctx, id, u)
+	if err != nil {
+		return webhookErr(conn, id, err)
+	}
+	if a.output(asJSON).json {
+		return writeJSON(a.io.Out, w)
+	}
+	fmt.Fprintf(a.io.Out, "%s webhook %s.\n", done, safeText(id))
+	return nil
+}
+
+func (a *app) webhooksRotateCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "rotate ID",
+		Short: "Give a webhook a new signing secret and print it",
+		Long: `Give a webhook a new signing secret and print it on stdout. For 24 hours
+every delivery carries two signatures, by the new secret and by the old one,
+so the receiver can take the new secret without missing a delivery.
+--json prints the API's {"object":"webhook","id","signing_secret"}.`,
+		Args: oneArg("a webhook ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			w, err := conn.Client.RotateWebhookSecret(cmd.Context(), id)
+			if err != nil {
+				return webhookErr(conn, id, err)
+			}
+			if a.output(asJSON).json {
+				return writeJSON(a.io.Out, w)
+			}
+			t := newTable(a.io.Out)
+			t.row("id", w.ID)
+			t.row("signing secret", w.SigningSecret)
+			if err := t.flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(a.io.Err, "The old secret keeps signing deliveries beside the new one for 24 hours.")
+			a.secretNotice(w.ID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func (a *app) webhooksRemoveCommand() *cobra.Command {
+	var yes, asJSON bool
+	cmd := &cobra.Command{
+		Use:     "remove ID",
+		Aliases: []string{"rm"},
+		Short:   "Delete a webhook and its pending deliveries",
+		Long: `Delete a webhook: its endpoint gets nothing more, and its deliveries (sent or
+pending) are deleted with it. On a terminal shush asks first; elsewhere it
+needs --yes. To pause it instead, use disable.`,
+		Args: oneArg("a webhook ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			s, err := a.settings()
+			if err != nil {
+				return err
+			}
+			if ok, err := a.confirm(cmd.Context(), yes, false, fmt.Sprintf("Remove webhook %s from %s?", id, s.Target())); !ok {
+				return err
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			w, err := conn.Client.DeleteWebhook(cmd.Context(), id)
+			if err != nil {
+				return webhookErr(conn, id, err)
+			}
+			if a.output(asJSON).json {
+				return writeJSON(a.io.Out, w)
+			}
+			fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+// eventDoc is what deliveries --event prints under --json: the API's
+// event and the API's page of its attempts.
+type eventDoc struct {
+	Event    api.WebhookEvent       `json:"event"`
+	Attempts api.WebhookAttemptList `json:"attempts"`
+}
+
+func (a *app) webhooksDeliveriesCommand() *cobra.Command {
+	var (
+		limit       int
+		after, evID string
+		all, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "deliveries ID [--event EVENT_ID]",
+		Short: "Where a webhook's deliveries stand; one event's attempts",
+		Long: `List a webhook's events, newest first, each with its status: pending (not
+tried yet), attempting (failed so far, a retry is scheduled), success, or
+failed (given up). --event shows one event: its payload, when it is next
+tried, and every attempt with the endpoint's status code (0 when it could not
+be reached) and the start of its answer.
+
+--json prints the API's list of events; with --event,
+{"event":{…},"attempts":{"object":"list","has_more","data":[…]}}.`,
+		Example: `  shush webhooks deliveries 0195f3c2-…
+  shush webhooks deliveries 0195f3c2-… --jq '.data[] | select(.status == "failed") | .id'
+  shush webhooks deliveries 0195f3c2-… --event 0195f3d0-…`,
+		Args: oneArg("a webhook ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			if limit < 1 || limit > api.MaxBatch {
+				return usagef("--limit must be between 1 and %d, not %d", api.MaxBatch, limit)
+			}
+			if all && after != "" {
+				return usagef("--all lists from the start: leave out --after")
+			}
+			if all && !cmd.Flags().Changed("limit") {
+				limit = api.MaxBatch
+			}
+			if evID != "" {
+				if evID, err = webhookID("event", evID); err != nil {
+					return err
+				}
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			asJSON = a.output(asJSON).json
+			if evID != "" {
+				return a.printEvent(cmd.Context(), conn, id, evID, limit, after, all, asJSON)
+			}
+			return a.printEvents(cmd.Context(), conn, id, limit, after, all, asJSON)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&evID, "event", "", "show this event with its attempts")
+	f.IntVar(&limit, "limit", 20, "events (or attempts) per page (1-100)")
+	f.StringVar(&after, "after", "", "the page after (older than) this event (or attempt) ID")
+	f.BoolVar(&all, "all", false, "follow every page")
+	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func (a *app) printEvents(ctx context.Context, conn *connection, id string, limit int, after string, all, asJSON bool) error {
+	out := api.WebhookEventList{Object: api.ObjectList, Data: []api.WebhookEvent{}}
+	seen := map[string]bool{}
+	for {
+		page, err := conn.Client.WebhookEvents(ctx, id, limit, after)
+		if err != nil {
+			return webhookErr(conn, id, err)
+		}
+		out.Data = append(out.Data, page.Data...)
+		out.HasMore = page.HasMore
+		if !all || !page.HasMore || len(page.Data) == 0 {
+			break
+		}
+		after = page.Data[len(page.Data)-1].ID
+		if seen[after] {
+			return fmt.Errorf("the service answered the page after %s twice; stopping rather than looping", safeText(after))
+		}
+		seen[after] = true
+	}
+	if asJSON {
+		return writeJSON(a.io.Out, out)
+	}
+	if len(out.Data) == 0 {
+		fmt.Fprintln(a.io.Err, "No deliveries yet: a change to the list makes one per enabled webhook that lists its event.")
+		return nil
+	}
+	t := newTable(a.io.Out)
+	t.row("EVENT ID", "TYPE", "STATUS", "CREATED (UTC)")
+	for _, e := range out.Data {
+		t.row(e.ID, e.Type, e.Status, e.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if out.HasMore {
+		fmt.Fprintf(a.io.Err, "More events: add --after %s, or --all.\n", safeText(out.Data[len(out.Data)-1].ID))
+	}
+	return nil
+}
+
+func (a *app) printEvent(ctx context.Context, conn *connection, id, evID string, limit int, after string, all, asJSON bool) error {
+	ev, err := conn.Client.WebhookEvent(ctx, id, evID)
+	if err != nil {
+		return webhookErr(conn, id, err)
+	}
+	doc := eventDoc{Event: ev, Attempts: api.WebhookAttemptList{Object: api.ObjectList, Data: []api.WebhookAttempt{}}}
+	seen := map[string]bool{}
+	for {
+		page, err := conn.Client.WebhookAttempts(ctx, id, evID, limit, after)
+		if err != nil {
+			return webhookErr(conn, id, err)
+		}
+		doc.Attempts.Data = append(doc.Attempts.Data, page.Data...)
+		doc.Attempts.HasMore = page.HasMore
+		if !all || !page.HasMore || len(page.Data) == 0 {
+			break
+		}
+		after = page.Data[len(page.Data)-1].ID
+		if seen[after] {
+			return fmt.Errorf("the service answered the page after %s twice; stopping rather than looping", safeText(after))
+		}
+		seen[after] = true
+	}
+	if asJSON {
+		return writeJSON(a.io.Out, doc)
+	}
+	next := "-"
+	if ev.NextAttemptAt != nil {
+		next = ev.NextAttemptAt.UTC().Format("2006-01-02 15:04:05")
+	}
+	t := newTable(a.io.Out)
+	t.row("event", ev.ID)
+	t.row("type", ev.Type)
+	t.row("status", ev.Status)
+	t.row("created (UTC)", ev.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+	t.row("next attempt (UTC)", next)
+	t.row("payload", compactJSON(ev.Payload))
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.io.Out)
+	if len(doc.Attempts.Data) == 0 {
+		fmt.Fprintln(a.io.Out, "(no attempts yet)")
+		return nil
+	}
+	t = newTable(a.io.Out)
+	t.row("SENT (UTC)", "STATUS", "RESPONSE")
+	for _, at := range doc.Attempts.Data {
+		code := strconv.Itoa(at.HTTPStatusCode)
+		if at.HTTPStatusCode == 0 {
+			code = "no answer"
+		}
+		t.row(at.SentAt.UTC().Format("2006-01-02 15:04:05"), code, oneLine(at.Response, 80))
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if doc.Attempts.HasMore {
+		fmt.Fprintf(a.io.Err, "More attempts: add --after %s, or --all.\n", safeText(doc.Attempts.Data[len(doc.Attempts.Data)-1].ID))
+	}
+	return nil
+}
+
+// compactJSON shows a payload on one line; what is not JSON shows as it
+// came (the table cleans it either way).
+func compactJSON(b []byte) string {
+	if len(b) == 0 {
+		return "-"
+	}
+	var buf strings.Builder
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return string(b)
+	}
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return string(b)
+	}
+	return strings.TrimSpace(buf.String())
+}
+
+// oneLine folds an endpoint's answer onto one line of at most max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "-"
+	}
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+func (a *app) webhooksReplayCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "replay ID EVENT_ID",
+		Short: "Send one event of a webhook once more",
+		Long: `Send one event of a webhook once more, with the same body and event ID (a
+receiver that keeps the IDs it has seen skips a repeat), whatever its status.
+It is one attempt: no retries follow if it fails. The webhook must be
+enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("%s needs a webhook ID and an event ID, got %d arguments", cmd.CommandPath(), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			evID, err := webhookID("event", args[1])
+			if err != nil {
+				return err
+			}
+			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			ev, err := conn.Client.ReplayWebhookEvent(cmd.Context(), id, evID)
+			if err != nil {
+				return webhookErr(conn, id, err)
+			}
+			if a.output(asJSON).json {
+				return writeJSON(a.io.Out, ev)
+			}
+			fmt.Fprintf(a.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
