@@ -1,8 +1,9 @@
 // Command resend-go drives a shush service with the hosted service's
 // official Go SDK (github.com/resend/resend-go/v3), to show that shush
-// speaks its wire: every suppression call of the SDK, against the base URL
-// and key in RESEND_BASE_URL and RESEND_API_KEY. It exits 1 with the first
-// mismatch.
+// speaks its wire: every suppression call and every webhooks call of the
+// SDK, and a real delivery to a receiver of its own checked with the SDK's
+// Verify, against the base URL and key in RESEND_BASE_URL and
+// RESEND_API_KEY. It exits 1 with the first mismatch.
 package main
 
 import (
@@ -18,7 +19,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "resend-go interop:", err)
 		os.Exit(1)
 	}
-	fmt.Println("resend-go interop: every suppression call answered as the SDK expects")
+	if err := webhooks(); err != nil {
+		fmt.Fprintln(os.Stderr, "resend-go interop: webhooks:", err)
+		os.Exit(1)
+	}
+	fmt.Println("resend-go interop: every suppression and webhooks call answered as the SDK expects, and its Verify accepted the delivery")
 }
 
 func run() error {
