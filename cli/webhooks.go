@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -764,23 +765,17 @@ func (a *app) printEvent(ctx context.Context, conn *connection, id, evID string,
 	return nil
 }
 
-// compactJSON shows a payload on one line; what is not JSON shows as it
-// came (the table cleans it either way).
+// compactJSON shows a payload on one line, its keys in the order sent;
+// what is not JSON shows as it came (the table cleans it either way).
 func compactJSON(b []byte) string {
 	if len(b) == 0 {
 		return "-"
 	}
-	var buf strings.Builder
-	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
 		return string(b)
 	}
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return string(b)
-	}
-	return strings.TrimSpace(buf.String())
+	return buf.String()
 }
 
 // oneLine folds an endpoint's answer onto one line of at most max runes.

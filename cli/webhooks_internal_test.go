@@ -67,7 +67,7 @@ func TestWebhookCells(t *testing.T) {
 	if got := oneLine("ééééé", 4); got != "ééé…" {
 		t.Errorf("oneLine cut: %q", got)
 	}
-	if got := compactJSON([]byte("{\n  \"a\": \"<b>\"\n}")); got != `{"a":"<b>"}` {
+	if got := compactJSON([]byte("{\n  \"z\": \"<b>\",\n  \"a\": 1\n}")); got != `{"z":"<b>","a":1}` {
 		t.Errorf("compactJSON: %q", got)
 	}
 }
