@@ -64,6 +64,7 @@ type Server struct {
 	limiter *limiter
 	mux     *http.ServeMux
 	metrics *Metrics
+	keys    *keyCache
 	// bodyHeld is the bytes of request bodies reserved now.
 	bodyHeld  atomic.Int64
 	readiness readiness
@@ -98,6 +99,7 @@ func New(st store.Store, opts Options) *Server {
 		metrics: opts.Metrics,
 	}
 	s.metrics.poolStats(st)
+	s.keys = newKeyCache(st, KeyCacheTTL, s.metrics)
 	s.routes()
 	return s
 }

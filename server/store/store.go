@@ -222,6 +222,16 @@ type WriteChecker interface {
 	CheckWritable(ctx context.Context) error
 }
 
+// RevocationCounter is implemented by stores that count the key
+// revocations made through them, so that the service's cache of verified
+// keys drops a key revoked through the same store at once rather than
+// when its entry expires.
+type RevocationCounter interface {
+	// Revocations is how many RevokeKey calls on this store have
+	// returned. It goes up only after the revocation is visible to reads.
+	Revocations() uint64
+}
+
 // PoolStats is a snapshot of a store's connection pool.
 type PoolStats struct {
 	Open, InUse, Max int

@@ -12,6 +12,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -34,9 +35,15 @@ type Store struct {
 	// noTrail leaves out the trail's writes; only the benchmark that
 	// measures what the trail costs sets it.
 	noTrail bool
+	// revocations counts RevokeKey calls; see store.RevocationCounter.
+	revocations atomic.Uint64
 }
 
 var _ store.Store = (*Store)(nil)
+
+// Revocations is how many RevokeKey calls have returned; see
+// store.RevocationCounter.
+func (s *Store) Revocations() uint64 { return s.revocations.Load() }
 
 // Open connects to the database named by dsn (a postgres:// URL or a
 // key=value connection string; pgx pool settings such as pool_max_conns and
@@ -624,6 +631,9 @@ func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
 // RevokeKey marks a key revoked; a key revoked before keeps its first
 // revocation time.
 func (s *Store) RevokeKey(ctx context.Context, id string) error {
+	// Counted once the change is committed (or failed), never before:
+	// the service's key cache re-reads keys when the count moves.
+	defer s.revocations.Add(1)
 	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, now())
 	if err != nil {
 		return fmt.Errorf("revoke the key: %w", mapErr(err))

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite"
+
+	"github.com/shushlist/shush/server/store/postgres"
+	"github.com/shushlist/shush/server/store/sqlite"
+)
+
+// batchSize is the rows of one durable transaction: what one request of
+// the CLI adds.
+const batchSize = 100
+
+// team is the team the rows belong to, in the floor and in shush.
+const team = "bench"
+
+// floor inserts the addresses into the fresh database db, batchSize rows
+// per durable transaction, with plain prepared INSERT statements, and
+// returns the time it took. The schema is the one a shush store creates.
+// With trail, each transaction also inserts one audit row per address,
+// the rows shush's trail writes for them.
+func floor(ctx context.Context, kind, db string, emails []string, trail bool) (result, error) {
+	switch kind {
+	case "sqlite":
+		st, err := sqlite.Open(ctx, db)
+		if err != nil {
+			return result{}, err
+		}
+		if err := st.Close(); err != nil {
+			return result{}, err
+		}
+		return floorSQLite(ctx, db, emails, trail)
+	default:
+		st, err := postgres.Open(ctx, db)
+		if err != nil {
+			return result{}, err
+		}
+		if err := st.Close(); err != nil {
+			return result{}, err
+		}
+		return floorPostgres(ctx, db, emails, trail)
+	}
+}
+
+// row is one address's values: the suppression and its audit row.
+type row struct {
+	id, auditID string
+	email       string
+	at          time.Time
+}
+
+// makeRows gives the addresses their IDs and time, as the store does for
+// each batch: inside the timed work.
+func makeRows(emails []string) ([]row, error) {
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	out := make([]row, len(emails))
+	for i, e := range emails {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, err
+		}
+		aid, err := uuid.NewV7()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = row{id: id.String(), auditID: aid.String(), email: e, at: at}
+	}
+	return out, nil
+}
+
+// keyID and requestID stand for what the service writes into each audit
+// row: the key's ID and the request's.
+const (
+	keyID     = "0123456789abcdef"
+	requestID = "fedcba9876543210"
+)
+
+func values(n, cols int, placeholder func(i int) string) string {
+	var b strings.Builder
+	k := 0
+	for r := 0; r < n; r++ {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for c := 0; c < cols; c++ {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			k++
+			b.WriteString(placeholder(k))
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// sqliteDSN opens the file as the store does: WAL, synchronous=FULL
+// (every commit durable), the write lock taken at BEGIN.
+func sqliteDSN(path string) string {
+	params := url.Values{}
+	params.Add("_pragma", "busy_timeout(5000)")
+	params.Add("_pragma", "journal_mode(WAL)")
+	params.Add("_pragma", "synchronous(FULL)")
+	params.Set("_txlock", "immediate")
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + params.Encode()
+}
+
+func floorSQLite(ctx context.Context, path string, emails []string, trail bool) (result, error) {
+	db, err := sql.Open("sqlite", sqliteDSN(path))
+	if err != nil {
+		return result{}, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	q := func(_ int) string { return "?" }
+	prepared := map[int][2]*sql.Stmt{}
+	stmts := func(n int) ([2]*sql.Stmt, error) {
+		if st, ok := prepared[n]; ok {
+			return st, nil
+		}
+		var st [2]*sql.Stmt
+		var err error
+		st[0], err = db.PrepareContext(ctx, "INSERT INTO suppressions (team, id, email, origin, source_id, created_at) VALUES "+values(n, 6, q))
+		if err != nil {
+			return st, err
+		}
+		if trail {
+			st[1], err = db.PrepareContext(ctx, "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id) VALUES "+values(n, 13, q))
+			if err != nil {
+				return st, err
+			}
+		}
+		prepared[n] = st
+		return st, nil
+	}
+	start := time.Now()
+	for lo := 0; lo < len(emails); lo += batchSize {
+		rows, err := makeRows(emails[lo:min(lo+batchSize, len(emails))])
+		if err != nil {
+			return result{}, err
+		}
+		st, err := stmts(len(rows))
+		if err != nil {
+			return result{}, err
+		}
+		args := make([]any, 0, 6*len(rows))
+		for _, r := range rows {
+			args = append(args, team, r.id, r.email, "manual", nil, r.at.UnixMilli())
+		}
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return result{}, err
+		}
+		if _, err := tx.StmtContext(ctx, st[0]).ExecContext(ctx, args...); err != nil {
+			tx.Rollback()
+			return result{}, err
+		}
+		if trail {
+			args = args[:0]
+			for _, r := range rows {
+				ms := r.at.UnixMilli()
+				args = append(args, team, r.auditID, "suppression.added", ms, r.id, r.email, "manual", nil, ms, keyID, "", nil, requestID)
+			}
+			if _, err := tx.StmtContext(ctx, st[1]).ExecContext(ctx, args...); err != nil {
+				tx.Rollback()
+				return result{}, err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return result{}, err
+		}
+	}
+	return result{wall: time.Since(start)}, nil
+}
+
+func floorPostgres(ctx context.Context, dsn string, emails []string, trail bool) (result, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return result{}, err
+	}
+	defer conn.Close(ctx)
+	q := func(i int) string { return fmt.Sprintf("$%d", i) }
+	// pgx prepares each statement text once and reuses it.
+	insert := func(n int) string {
+		return "INSERT INTO suppressions (id, team, email, origin, source_id, created_at) VALUES " + values(n, 6, q)
+	}
+	audit := func(n int) string {
+		return "INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id) VALUES " + values(n, 13, q)
+	}
+	start := time.Now()
+	for lo := 0; lo < len(emails); lo += batchSize {
+		rows, err := makeRows(emails[lo:min(lo+batchSize, len(emails))])
+		if err != nil {
+			return result{}, err
+		}
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			args := make([]any, 0, 6*len(rows))
+			for _, r := range rows {
+				args = append(args, r.id, team, r.email, "manual", nil, r.at)
+			}
+			if _, err := tx.Exec(ctx, insert(len(rows)), args...); err != nil {
+				return err
+			}
+			if !trail {
+				return nil
+			}
+			args = args[:0]
+			for _, r := range rows {
+				args = append(args, r.auditID, team, "suppression.added", r.at, r.id, r.email, "manual", nil, r.at, keyID, "", nil, requestID)
+			}
+			_, err := tx.Exec(ctx, audit(len(rows)), args...)
+			return err
+		})
+		if err != nil {
+			return result{}, err
+		}
+	}
+	return result{wall: time.Since(start)}, nil
+}
+
+// checkCount makes sure the import put every address on the list.
+func checkCount(ctx context.Context, kind, db string, want int) error {
+	var got int
+	switch kind {
+	case "sqlite":
+		d, err := sql.Open("sqlite", sqliteDSN(db))
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		if err := d.QueryRowContext(ctx, "SELECT count(*) FROM suppressions WHERE team = ?", team).Scan(&got); err != nil {
+			return err
+		}
+	default:
+		conn, err := pgx.Connect(ctx, db)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM suppressions WHERE team = $1", team).Scan(&got); err != nil {
+			return err
+		}
+	}
+	if got != want {
+		return fmt.Errorf("the list holds %d entries after the import, not %d", got, want)
+	}
+	return nil
+}

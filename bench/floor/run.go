@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// settings are the command's flags.
+type settings struct {
+	store, dsn, order, shush, server, cpuprofile string
+	n, rounds                                    int
+	trail                                        bool
+	rate                                         float64
+}
+
+func parse(args []string) (settings, error) {
+	var s settings
+	fs := flag.NewFlagSet("floor", flag.ContinueOnError)
+	fs.StringVar(&s.store, "store", "sqlite", "database: sqlite or postgres")
+	fs.StringVar(&s.dsn, "dsn", os.Getenv("SHUSH_TEST_POSTGRES"), "PostgreSQL server for -store postgres, as a postgres:// URL; each run works in a schema of its own (default $SHUSH_TEST_POSTGRES)")
+	fs.IntVar(&s.n, "n", 100_000, "addresses to import")
+	fs.StringVar(&s.order, "order", "sorted", "order of the addresses in the input: sorted or shuffled")
+	fs.IntVar(&s.rounds, "rounds", 1, "how many times to run the floor and shush, alternately; the summary gives medians")
+	fs.BoolVar(&s.trail, "trail", true, "also run the floor with the trail's rows (one audit row per address)")
+	fs.StringVar(&s.shush, "shush", "", "the shush binary (default: build it from this module)")
+	fs.StringVar(&s.server, "server", "binary", "how the service runs: binary (`shush serve`) or inprocess")
+	fs.StringVar(&s.cpuprofile, "cpuprofile", "", "write a CPU profile of the service during each shush import to this file (needs -server inprocess; round r > 1 adds .r)")
+	fs.Float64Var(&s.rate, "rate", 1_000_000, "the service's rate limit per team (--rate), raised so that it does not pace the import")
+	if err := fs.Parse(args); err != nil {
+		return s, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return s, fmt.Errorf("unexpected argument %q; see -help", fs.Arg(0))
+	case s.store != "sqlite" && s.store != "postgres":
+		return s, fmt.Errorf("-store must be sqlite or postgres, not %q", s.store)
+	case s.store == "postgres" && s.dsn == "":
+		return s, errors.New("-store postgres needs -dsn (or SHUSH_TEST_POSTGRES) naming a PostgreSQL server")
+	case s.order != "sorted" && s.order != "shuffled":
+		return s, fmt.Errorf("-order must be sorted or shuffled, not %q", s.order)
+	case s.n < 1:
+		return s, fmt.Errorf("-n must be at least 1, not %d", s.n)
+	case s.rounds < 1:
+		return s, fmt.Errorf("-rounds must be at least 1, not %d", s.rounds)
+	case s.server != "binary" && s.server != "inprocess":
+		return s, fmt.Errorf("-server must be binary or inprocess, not %q", s.server)
+	case s.cpuprofile != "" && s.server != "inprocess":
+		return s, errors.New("-cpuprofile profiles the service in this process: add -server inprocess")
+	}
+	return s, nil
+}
+
+// result is one timed import.
+type result struct {
+	wall time.Duration
+	// server and client CPU (user + system) of a shush run; the
+	// in-process server's is the whole process's during the import.
+	serverCPU, clientCPU time.Duration
+}
+
+func run(ctx context.Context, args []string) error {
+	s, err := parse(args)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "shush-floor-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if s.shush == "" {
+		if s.shush, err = build(ctx, dir); err != nil {
+			return err
+		}
+	}
+	emails := addresses(s.n, s.order)
+	input := filepath.Join(dir, "addresses.txt")
+	if err := os.WriteFile(input, []byte(strings.Join(emails, "\n")+"\n"), 0o600); err != nil {
+		return err
+	}
+	fmt.Printf("%s, %d addresses, %s, GOMAXPROCS %d, load average %s\n", s.store, s.n, s.order, runtime.GOMAXPROCS(0), loadavg())
+
+	var floors, trails, shushes []result
+	var ratios, trailRatios []float64
+	for r := 1; r <= s.rounds; r++ {
+		db, drop, err := freshDB(ctx, s, dir, fmt.Sprintf("floor%d", r))
+		if err != nil {
+			return err
+		}
+		f, err := floor(ctx, s.store, db, emails, false)
+		drop()
+		if err != nil {
+			return fmt.Errorf("the floor: %w", err)
+		}
+		floors = append(floors, f)
+		fmt.Printf("round %d  floor              %7.2f s\n", r, f.wall.Seconds())
+		if s.trail {
+			db, drop, err := freshDB(ctx, s, dir, fmt.Sprintf("trail%d", r))
+			if err != nil {
+				return err
+			}
+			t, err := floor(ctx, s.store, db, emails, true)
+			drop()
+			if err != nil {
+				return fmt.Errorf("the floor with the trail: %w", err)
+			}
+			trails = append(trails, t)
+			fmt.Printf("round %d  floor + trail rows %7.2f s\n", r, t.wall.Seconds())
+		}
+		db, drop, err = freshDB(ctx, s, dir, fmt.Sprintf("shush%d", r))
+		if err != nil {
+			return err
+		}
+		profile := s.cpuprofile
+		if profile != "" && r > 1 {
+			profile = fmt.Sprintf("%s.%d", profile, r)
+		}
+		sh, err := importWithShush(ctx, s, dir, db, input, profile)
+		if err == nil {
+			err = checkCount(ctx, s.store, db, s.n)
+		}
+		drop()
+		if err != nil {
+			return fmt.Errorf("the shush import: %w", err)
+		}
+		shushes = append(shushes, sh)
+		ratios = append(ratios, sh.wall.Seconds()/f.wall.Seconds())
+		line := fmt.Sprintf("round %d  shush              %7.2f s  (server CPU %.1f s, client CPU %.1f s)  ratio %.2fx the floor",
+			r, sh.wall.Seconds(), sh.serverCPU.Seconds(), sh.clientCPU.Seconds(), ratios[r-1])
+		if s.trail {
+			trailRatios = append(trailRatios, sh.wall.Seconds()/trails[r-1].wall.Seconds())
+			line += fmt.Sprintf(", %.2fx the floor with the trail", trailRatios[r-1])
+		}
+		fmt.Println(line)
+	}
+	fmt.Printf("median of %d  floor %.2f s", s.rounds, medianWall(floors))
+	if s.trail {
+		fmt.Printf(", floor + trail rows %.2f s", medianWall(trails))
+	}
+	fmt.Printf(", shush %.2f s; shush / floor %.2fx", medianWall(shushes), median(ratios))
+	if s.trail {
+		fmt.Printf(", shush / floor with the trail %.2fx", median(trailRatios))
+	}
+	fmt.Printf(" (load average now %s)\n", loadavg())
+	return nil
+}
+
+// build compiles the shush binary of this module into dir.
+func build(ctx context.Context, dir string) (string, error) {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("find the module: %w", err)
+	}
+	mod := strings.TrimSpace(string(out))
+	if mod == "" || mod == os.DevNull {
+		return "", errors.New("run this inside the shush module, or give -shush")
+	}
+	bin := filepath.Join(dir, "shush")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	cmd.Dir = filepath.Dir(mod)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("build shush: %w", err)
+	}
+	return bin, nil
+}
+
+// addresses are n distinct addresses, in order of their text or shuffled
+// (always the same shuffle, so that runs compare).
+func addresses(n int, order string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("user%08d@example.com", i)
+	}
+	if order == "shuffled" {
+		r := rand.New(rand.NewPCG(14, 14))
+		r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	}
+	return out
+}
+
+// freshDB names a new, empty database: a file in dir, or a new schema on
+// the PostgreSQL server. drop removes it.
+func freshDB(ctx context.Context, s settings, dir, name string) (db string, drop func(), err error) {
+	if s.store == "sqlite" {
+		sub := filepath.Join(dir, name)
+		if err := os.Mkdir(sub, 0o700); err != nil {
+			return "", nil, err
+		}
+		return filepath.Join(sub, "shush.db"), func() { os.RemoveAll(sub) }, nil
+	}
+	var b [6]byte
+	if _, err := crand.Read(b[:]); err != nil {
+		return "", nil, err
+	}
+	schema := "shush_floor_" + hex.EncodeToString(b[:])
+	conn, err := pgx.Connect(ctx, s.dsn)
+	if err != nil {
+		return "", nil, fmt.Errorf("connect to the PostgreSQL server of -dsn: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		return "", nil, fmt.Errorf("create the schema %s: %w", schema, err)
+	}
+	u, err := url.Parse(s.dsn)
+	if err != nil || u.Scheme == "" {
+		return "", nil, errors.New("-dsn must be a postgres:// URL")
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	drop = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, s.dsn)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "floor: drop the schema %s: %v\n", schema, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+			fmt.Fprintf(os.Stderr, "floor: drop the schema %s: %v\n", schema, err)
+		}
+	}
+	return u.String(), drop, nil
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func medianWall(rs []result) float64 {
+	v := make([]float64, len(rs))
+	for i, r := range rs {
+		v[i] = r.wall.Seconds()
+	}
+	return median(v)
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}

@@ -1,0 +1,208 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/postgres"
+	"github.com/shushlist/shush/server/store/postgres/pgtest"
+	"github.com/shushlist/shush/server/store/sqlite"
+)
+
+// The lists BenchmarkListByOrigin reads: the team asked about holds
+// bigTeamSize entries, one in a thousand a bounce, the rest manual, and no
+// complaint; another team holds otherTeamSize complaints, with IDs of the
+// same times, so that a plan that left the team's own range would read
+// them.
+const (
+	bigTeamSize   = 1_000_000
+	otherTeamSize = 500_000
+)
+
+// listStores are the seeded stores, made once per process: seeding takes
+// far longer than the benchmark.
+var listStores struct {
+	sync.Mutex
+	open map[string]store.Store
+	dir  string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	for _, st := range listStores.open {
+		st.Close()
+	}
+	if listStores.dir != "" {
+		os.RemoveAll(listStores.dir)
+	}
+	os.Exit(code)
+}
+
+// BenchmarkListByOrigin reads the first page (limit 20 and 100) of a
+// team of a million entries with and without an origin filter, on both
+// stores: the origin of one entry in a thousand, and an origin the team
+// has none of. x_plain is the filtered page's time over the plain page's
+// time in the same run.
+//
+//	go test ./server/store -run '^$' -bench ListByOrigin -benchtime 2000x -count 3
+//
+// PostgreSQL runs when SHUSH_TEST_POSTGRES names a server.
+func BenchmarkListByOrigin(b *testing.B) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		b.Run(kind, func(b *testing.B) {
+			st := seededListStore(b, kind)
+			for _, limit := range []int{20, 100} {
+				var plain time.Duration
+				for _, c := range []struct {
+					name   string
+					origin api.Origin
+					want   int
+				}{
+					{"plain", "", limit},
+					{"origin=bounce(0.1%)", api.OriginBounce, limit},
+					{"origin=complaint(none)", api.OriginComplaint, 0},
+				} {
+					b.Run(fmt.Sprintf("limit=%d/%s", limit, c.name), func(b *testing.B) {
+						ctx := context.Background()
+						q := store.ListQuery{Limit: limit, Origin: c.origin}
+						for b.Loop() {
+							page, _, err := st.List(ctx, "big", q)
+							if err != nil {
+								b.Fatal(err)
+							}
+							if len(page) != c.want {
+								b.Fatalf("%d entries, want %d", len(page), c.want)
+							}
+						}
+						per := b.Elapsed() / time.Duration(b.N)
+						if c.origin == "" {
+							plain = per
+						} else if plain > 0 {
+							b.ReportMetric(float64(per)/float64(plain), "x_plain")
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+func seededListStore(b *testing.B, kind string) store.Store {
+	b.Helper()
+	listStores.Lock()
+	defer listStores.Unlock()
+	if st, ok := listStores.open[kind]; ok {
+		return st
+	}
+	if listStores.open == nil {
+		listStores.open = map[string]store.Store{}
+	}
+	ctx := context.Background()
+	var st store.Store
+	switch kind {
+	case "sqlite":
+		if listStores.dir == "" {
+			dir, err := os.MkdirTemp("", "shush-list-bench-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			listStores.dir = dir
+		}
+		path := filepath.Join(listStores.dir, "list.db")
+		if err := seedSQLiteList(path); err != nil {
+			b.Fatalf("seed SQLite: %v", err)
+		}
+		s, err := sqlite.Open(ctx, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st = s
+	case "postgres":
+		// The schema outlives this sub-benchmark: it is dropped when the
+		// whole benchmark ends.
+		dsn := pgtest.DSN(b)
+		s, err := postgres.Open(ctx, dsn)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := seedPostgresList(ctx, dsn); err != nil {
+			s.Close()
+			b.Fatalf("seed PostgreSQL: %v", err)
+		}
+		// pgtest drops the schema when b ends; the store must not be
+		// kept past it.
+		b.Cleanup(func() {
+			listStores.Lock()
+			delete(listStores.open, kind)
+			listStores.Unlock()
+			s.Close()
+		})
+		return s
+	}
+	listStores.open[kind] = st
+	return st
+}
+
+// seedSQLiteList creates the store's schema at path and fills both teams
+// with one statement each. IDs are UUIDv7-shaped, one a millisecond in the
+// past, the two teams' interleaved.
+func seedSQLiteList(path string) error {
+	st, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	base := time.Now().Add(-2 * time.Hour).UnixMilli()
+	const fill = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
+		INSERT INTO suppressions (team, id, email, origin, source_id, created_at)
+		SELECT ?2, printf('%08x-%04x-7000-8000-%012x', (?3 + 2 * i + ?4) >> 16, (?3 + 2 * i + ?4) & 65535, i),
+		       printf('%s-%07d@example.com', ?2, i), ORIGIN, NULL, ?3 + 2 * i + ?4
+		FROM n`
+	if _, err := db.Exec(strings.Replace(fill, "ORIGIN", "CASE WHEN i % 1000 = 0 THEN 'bounce' ELSE 'manual' END", 1), bigTeamSize, "big", base, 0); err != nil {
+		return err
+	}
+	_, err = db.Exec(strings.Replace(fill, "ORIGIN", "'complaint'", 1), otherTeamSize, "other", base, 1)
+	return err
+}
+
+// seedPostgresList fills both teams with generate_series and analyzes
+// the table, as autovacuum would after such a load.
+func seedPostgresList(ctx context.Context, dsn string) error {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, fmt.Sprintf(`
+		INSERT INTO suppressions (id, team, email, origin, created_at)
+		SELECT (lpad(to_hex(b.ms + 2 * g), 12, '0') || '7000' || '8000' || lpad(to_hex(g), 12, '0'))::uuid,
+		       'big', 'big-' || g || '@example.com',
+		       CASE WHEN g %% 1000 = 0 THEN 'bounce' ELSE 'manual' END,
+		       to_timestamp((b.ms + 2 * g) / 1000.0)
+		FROM generate_series(0, %[1]d - 1) g, (SELECT (extract(epoch FROM now()) * 1000)::bigint - 7200000 AS ms) b;
+		INSERT INTO suppressions (id, team, email, origin, created_at)
+		SELECT (lpad(to_hex(b.ms + 2 * g + 1), 12, '0') || '7000' || '8000' || lpad(to_hex(g), 12, '0'))::uuid,
+		       'other', 'other-' || g || '@example.com', 'complaint',
+		       to_timestamp((b.ms + 2 * g + 1) / 1000.0)
+		FROM generate_series(0, %[2]d - 1) g, (SELECT (extract(epoch FROM now()) * 1000)::bigint - 7200000 AS ms) b;
+		ANALYZE suppressions`, bigTeamSize, otherTeamSize))
+	return err
+}
