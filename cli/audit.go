@@ -146,13 +146,15 @@ func (a *app) auditPruneCommand() *cobra.Command {
 		Use:   "prune (--older-than DURATION | --before DATE)",
 		Short: "Delete the trail's entries older than a cut (on the service's database)",
 		Long: `Delete the audit trail's entries older than a cut, for every team, on the
-service's database (--db, as for keys). The list itself is untouched. Run it
+service's database (--db, as for keys), with the webhook events of that age
+that were delivered or given up (and their attempts); events still waiting
+for delivery stay. The list itself is untouched. Run it
 from cron or a systemd timer to keep, say, a year:
 
   shush audit prune --older-than 365d --yes --db "$SHUSH_DB"
 
 --older-than takes days (365d), hours (72h) or any Go duration; --before
-takes a date (2026-01-31) or an RFC 3339 time. It deletes 10,000 entries per
+takes a date (2026-01-31) or an RFC 3339 time. It deletes 10,000 rows per
 transaction, so a long trail never holds the database for long.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -175,7 +177,12 @@ transaction, so a long trail never holds the database for long.`,
 			if err != nil {
 				return fmt.Errorf("prune the trail of %s: %w", where, err)
 			}
-			fmt.Fprintf(a.io.Out, "Deleted %s older than %s from %s.\n", plural(int(n), "audit entry", "audit entries"), cut.UTC().Format(time.RFC3339), where)
+			m, err := st.PruneWebhookEvents(cmd.Context(), cut)
+			if err != nil {
+				return fmt.Errorf("prune the webhook deliveries of %s: %w", where, err)
+			}
+			fmt.Fprintf(a.io.Out, "Deleted %s and %s older than %s from %s.\n", plural(int(n), "audit entry", "audit entries"),
+				plural(int(m), "delivered or given-up webhook event", "delivered or given-up webhook events"), cut.UTC().Format(time.RFC3339), where)
 			return nil
 		},
 	}

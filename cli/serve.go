@@ -101,6 +101,7 @@ the command line wins over its variable.`,
 	f.DurationVar(&sf.webhooks.RetryMax, "webhook-retry-max", server.DefaultRetryMax, "longest delay between two webhook delivery attempts")
 	f.DurationVar(&sf.webhooks.RetryFor, "webhook-retry-for", server.DefaultRetryFor, "how long a webhook event is retried before it is given up")
 	f.DurationVar(&sf.webhooks.Timeout, "webhook-timeout", server.DefaultWebhookTimeout, "longest time one webhook delivery attempt may take")
+	f.BoolVar(&sf.webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook endpoints on loopback and private addresses too (link-local ones, such as cloud metadata, are always refused)")
 	envHelp(cmd)
 	return cmd
 }

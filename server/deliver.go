@@ -10,9 +10,11 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -53,6 +55,10 @@ type DeliveryOptions struct {
 	Poll time.Duration
 	// Workers is how many attempts may be under way at once.
 	Workers int
+	// DenyPrivate refuses endpoints on loopback and private addresses
+	// too. Link-local addresses (where clouds serve instance metadata and
+	// credentials) and unspecified ones are always refused.
+	DenyPrivate bool
 	// Transport carries the attempts; nil is a fresh http.Transport.
 	Transport http.RoundTripper
 	// Logger receives one record per attempt that failed.
@@ -102,7 +108,7 @@ func NewDeliverer(st store.Store, opts DeliveryOptions) *Deliverer {
 	if tr == nil {
 		tr = &http.Transport{
 			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: opts.Timeout}).DialContext,
+			DialContext:           (&net.Dialer{Timeout: opts.Timeout, Control: allowedAddress(opts.DenyPrivate)}).DialContext,
 			TLSHandshakeTimeout:   opts.Timeout,
 			ResponseHeaderTimeout: opts.Timeout,
 			MaxIdleConnsPerHost:   opts.Workers,
@@ -243,11 +249,45 @@ func (d *Deliverer) send(ctx context.Context, dl store.Delivery, at time.Time) (
 	return res.StatusCode, responseText(body)
 }
 
+// errDeniedAddress is a connection refused by allowedAddress.
+type errDeniedAddress struct{ ip string }
+
+func (e errDeniedAddress) Error() string {
+	return "the endpoint's address " + e.ip + " is not allowed"
+}
+
+// allowedAddress checks the address each connection is about to reach,
+// after name resolution, so that a host name cannot resolve around it. A
+// webhook's owner chooses its endpoint and reads the start of its answers:
+// without this, a key could make the service fetch instance credentials
+// from a cloud's metadata address.
+func allowedAddress(denyPrivate bool) func(network, address string, _ syscall.RawConn) error {
+	return func(network, address string, _ syscall.RawConn) error {
+		host, _, err := net.SplitHostPort(address)
+		if err != nil {
+			return err
+		}
+		ip, err := netip.ParseAddr(host)
+		if err != nil {
+			return errDeniedAddress{host}
+		}
+		ip = ip.Unmap()
+		if ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() ||
+			(denyPrivate && (ip.IsLoopback() || ip.IsPrivate())) {
+			return errDeniedAddress{ip.String()}
+		}
+		return nil
+	}
+}
+
 // attemptError says in a few words why an attempt got no answer.
 func attemptError(err error) string {
 	var ne net.Error
 	var dns *net.DNSError
+	var denied errDeniedAddress
 	switch {
+	case errors.As(err, &denied):
+		return denied.Error()
 	case errors.As(err, &ne) && ne.Timeout(), errors.Is(err, context.DeadlineExceeded):
 		return "timed out"
 	case errors.As(err, &dns):

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
@@ -408,5 +409,71 @@ func TestWebhookTimeoutAndRotation(t *testing.T) {
 	first.Set("webhook-signature", first.Get("svix-signature"))
 	if err := api.VerifyWebhook(fresh.SigningSecret, first, d.body, time.Now()); err != nil {
 		t.Errorf("the first signature is not the new secret's: %v", err)
+	}
+}
+
+// TestWebhookHostileAnswer: an endpoint's answer is kept as at most 2 KiB
+// of valid text, whatever bytes it sent: no NUL (PostgreSQL's text refuses
+// it), no broken UTF-8, no unbounded growth.
+func TestWebhookHostileAnswer(t *testing.T) {
+	junk := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte("\x00\xff\xfe\x1b]52;c;aGk=\x07"))
+		_, _ = w.Write([]byte(strings.Repeat("é", 4000)))
+	}))
+	t.Cleanup(junk.Close)
+	s := startDelivering(t, server.DeliveryOptions{RetryMin: time.Hour})
+	key := s.key("junk", false)
+	hook := s.createWebhook(key, junk.URL, "suppression.added")
+	s.add(key, "e@example.com")
+	var atts api.WebhookAttemptList
+	waitFor(t, "the attempt", func() bool {
+		ev := s.events(key, hook.ID)
+		if len(ev) != 1 {
+			return false
+		}
+		s.get("/webhooks/"+hook.ID+"/events/"+ev[0].ID+"/attempts", key).decode(t, &atts)
+		return len(atts.Data) == 1
+	})
+	got := atts.Data[0].Response
+	if atts.Data[0].HTTPStatusCode != 500 || len(got) > 2048 || strings.ContainsRune(got, 0) || !utf8.ValidString(got) || !strings.HasPrefix(got, "\ufffd") {
+		t.Errorf("kept answer (%d bytes, status %d) %q…; want at most 2048 bytes of valid UTF-8 without NUL", len(got), atts.Data[0].HTTPStatusCode, got[:min(len(got), 40)])
+	}
+}
+
+// TestWebhookDeniedAddresses: an endpoint on a link-local address (a
+// cloud's metadata service) is never connected to; with DenyPrivate,
+// loopback is refused too.
+func TestWebhookDeniedAddresses(t *testing.T) {
+	rc := newReceiver(t, nil)
+	for _, c := range []struct {
+		name, endpoint string
+		denyPrivate    bool
+		want           string
+	}{
+		{"metadata", "http://169.254.169.254/latest/meta-data/", false, "the endpoint's address 169.254.169.254 is not allowed"},
+		{"loopback", rc.url, true, "the endpoint's address 127.0.0.1 is not allowed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startDelivering(t, server.DeliveryOptions{RetryMin: time.Hour, DenyPrivate: c.denyPrivate})
+			key := s.key("deny", false)
+			hook := s.createWebhook(key, c.endpoint, "suppression.added")
+			s.add(key, "f@example.com")
+			var atts api.WebhookAttemptList
+			waitFor(t, "the attempt", func() bool {
+				ev := s.events(key, hook.ID)
+				if len(ev) != 1 {
+					return false
+				}
+				s.get("/webhooks/"+hook.ID+"/events/"+ev[0].ID+"/attempts", key).decode(t, &atts)
+				return len(atts.Data) == 1
+			})
+			if a := atts.Data[0]; a.HTTPStatusCode != 0 || a.Response != c.want {
+				t.Errorf("attempt %+v; want status 0, %q", a, c.want)
+			}
+		})
+	}
+	if n := len(rc.deliveries()); n != 0 {
+		t.Errorf("the receiver on loopback got %d requests under DenyPrivate", n)
 	}
 }
