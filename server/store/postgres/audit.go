@@ -53,42 +53,74 @@ func (s *Store) Audit(ctx context.Context, team string, q store.AuditQuery) ([]s
 		limit = 20
 	}
 	args := []any{team, limit + 1}
-	where := "team = $1"
-	for _, f := range []struct{ col, v string }{
-		{"email", q.Email}, {"reference", q.Reference}, {"type", q.Type},
-	} {
-		if f.v != "" {
-			args = append(args, f.v)
-			where += fmt.Sprintf(" AND %s = $%d", f.col, len(args))
-		}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
 	}
+	var supID string
 	if q.SuppressionID != "" {
 		c, err := cursor(q.SuppressionID)
 		if err != nil {
 			return []store.AuditEntry{}, false, nil
 		}
-		args = append(args, c)
-		where += fmt.Sprintf(" AND sup_id = $%d::uuid", len(args))
+		supID = c
 	}
-	order := "DESC"
+	order, cmp, at := "DESC", "", ""
 	switch {
 	case q.After != "":
 		c, err := cursor(q.After)
 		if err != nil {
 			return nil, false, err
 		}
-		args = append(args, c)
-		where += fmt.Sprintf(" AND id < $%d::uuid", len(args))
+		cmp, at = "<", arg(c)
 	case q.Before != "":
 		c, err := cursor(q.Before)
 		if err != nil {
 			return nil, false, err
 		}
-		args = append(args, c)
-		where += fmt.Sprintf(" AND id > $%d::uuid", len(args))
-		order = "ASC"
+		cmp, at, order = ">", arg(c), "ASC"
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+auditColumns+` FROM audit WHERE `+where+` ORDER BY audit.team, audit.id `+order+` LIMIT $2`, args...)
+
+	// The trail is two sources: the audit table (the removals, and the
+	// additions of entries since removed or listed before migration 5),
+	// and the listed entries with the change that added them.
+	where := "team = $1"
+	for _, f := range []struct{ col, v string }{
+		{"email", q.Email}, {"reference", q.Reference}, {"type", q.Type},
+	} {
+		if f.v != "" {
+			where += " AND " + f.col + " = " + arg(f.v)
+		}
+	}
+	if supID != "" {
+		where += " AND sup_id = " + arg(supID) + "::uuid"
+	}
+	if cmp != "" {
+		where += " AND id " + cmp + " " + at + "::uuid"
+	}
+	query := `(SELECT ` + auditColumns + ` FROM audit WHERE ` + where + ` ORDER BY audit.team, audit.id ` + order + ` LIMIT $2)`
+	if q.Type == "" || q.Type == store.AuditAdded {
+		from := "suppressions s JOIN changes c ON c.id = s.change_id"
+		where := "s.team = $1"
+		if q.Reference != "" {
+			// A change's entries lie in its span of IDs.
+			from = "changes c JOIN suppressions s ON s.team = c.team AND s.id BETWEEN c.first_id AND c.last_id AND s.change_id = c.id"
+			where += " AND c.team = $1 AND c.reference = " + arg(q.Reference)
+		}
+		if q.Email != "" {
+			where += " AND s.email = " + arg(q.Email)
+		}
+		if supID != "" {
+			where += " AND s.id = " + arg(supID) + "::uuid"
+		}
+		if cmp != "" {
+			where += " AND s.id " + cmp + " " + at + "::uuid"
+		}
+		query = `SELECT * FROM (` + query + ` UNION ALL (SELECT s.id::text, 'suppression.added', s.created_at, s.id::text, s.email, s.origin, s.source_id, s.created_at,
+			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id
+			FROM ` + from + ` WHERE ` + where + ` ORDER BY s.team, s.id ` + order + ` LIMIT $2)) t ORDER BY 1 ` + order + ` LIMIT $2`
+	}
+	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("read the trail: %w", mapErr(err))
 	}
@@ -125,8 +157,19 @@ func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error)
 		if err != nil {
 			return total, fmt.Errorf("prune the trail: %w", mapErr(err))
 		}
-		total += tag.RowsAffected()
-		if tag.RowsAffected() < 10000 {
+		// A pruned change takes the "added" entries of the entries it
+		// listed with it (they stay on the list).
+		var hidden, changes int64
+		err = s.pool.QueryRow(ctx, `WITH gone AS (
+				DELETE FROM changes WHERE id = ANY(ARRAY(SELECT id FROM changes WHERE created_at < $1 LIMIT 10000))
+				RETURNING id, team, first_id, last_id)
+			SELECT coalesce(sum((SELECT count(*) FROM suppressions s
+				WHERE s.team = g.team AND s.id BETWEEN g.first_id AND g.last_id AND s.change_id = g.id)), 0), count(*) FROM gone g`, before).Scan(&hidden, &changes)
+		if err != nil {
+			return total, fmt.Errorf("prune the trail: %w", mapErr(err))
+		}
+		total += tag.RowsAffected() + hidden
+		if tag.RowsAffected() < 10000 && changes < 10000 {
 			return total, nil
 		}
 	}

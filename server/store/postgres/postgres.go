@@ -258,16 +258,27 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 		if err != nil {
 			return nil, fmt.Errorf("add to the list: %w", err)
 		}
-		aid, err := uuid.NewV7()
-		if err != nil {
-			return nil, fmt.Errorf("add to the list: %w", err)
-		}
-		rows[i] = addRow{id: id.String(), auditID: aid.String(), email: n.Email, origin: string(n.Origin), source: n.SourceID}
+		rows[i] = addRow{id: id.String(), email: n.Email, origin: string(n.Origin), source: n.SourceID}
 		if n.Origin == "" || n.Origin == api.OriginManual {
 			rows[i].origin, rows[i].source = string(api.OriginManual), nil
 		}
 	}
 	at := now()
+	// The change that lists new entries is one row of the trail; each
+	// entry it creates names it (see migration 5).
+	var change *string
+	if !s.noTrail {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, fmt.Errorf("add to the list: %w", err)
+		}
+		c := id.String()
+		change = &c
+	}
+	first, last := rows[0].id, rows[0].id
+	for _, r := range rows[1:] {
+		first, last = min(first, r.id), max(last, r.id)
+	}
 	var by map[string]store.Entry
 	err := s.retry(ctx, func() error {
 		by = make(map[string]store.Entry, len(rows))
@@ -277,7 +288,7 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 				if round == maxAddRounds {
 					return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(todo), round)
 				}
-				if err := s.insertRows(ctx, tx, team, at, todo, by); err != nil {
+				if err := insertRows(ctx, tx, team, at, change, first, last, todo, by); err != nil {
 					return err
 				}
 				todo = slices.DeleteFunc(slices.Clone(todo), func(r addRow) bool { _, ok := by[r.email]; return ok })
@@ -311,22 +322,22 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 // requests keep listing and removing.
 const maxAddRounds = 4
 
-// addRow is an address Add puts on the list, with the IDs of its entry
-// and of its audit entry should it be created.
+// addRow is an address Add puts on the list, with the ID of its entry
+// should it be created.
 type addRow struct {
-	id, auditID, email, origin string
-	source                     *string
+	id, email, origin string
+	source            *string
 }
 
-// insertRows inserts rows in one statement (the insert, and the trail of
-// what it created, in the same transaction by construction: a
-// data-modifying WITH) and records in by the entry of every address it
-// inserted or found listed.
-func (s *Store) insertRows(ctx context.Context, tx pgx.Tx, team string, at time.Time, rows []addRow, by map[string]store.Entry) error {
+// insertRows inserts rows in one statement, and with them, when change is
+// set and any is new, the change's row of the trail (spanning first to
+// last), in the same transaction by construction (a data-modifying WITH).
+// It records in by the entry of every address it inserted or found listed.
+func insertRows(ctx context.Context, tx pgx.Tx, team string, at time.Time, change *string, first, last string, rows []addRow, by map[string]store.Entry) error {
 	n := len(rows)
-	ids, auditIDs, emails, origins, sources := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
+	ids, emails, origins, sources := make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
 	for i, r := range rows {
-		ids[i], auditIDs[i], emails[i], origins[i], sources[i] = r.id, r.auditID, r.email, r.origin, r.source
+		ids[i], emails[i], origins[i], sources[i] = r.id, r.email, r.origin, r.source
 	}
 	ch := store.ChangeOf(ctx)
 	var ref *string
@@ -335,22 +346,22 @@ func (s *Store) insertRows(ctx context.Context, tx pgx.Tx, team string, at time.
 	}
 	res, err := tx.Query(ctx, `
 		WITH ins AS (
-			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at)
-			SELECT u.id, $1, u.email, u.origin, u.source_id, $6
+			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at, change_id)
+			SELECT u.id, $1, u.email, u.origin, u.source_id, $6, $7::uuid
 			FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(id, email, origin, source_id, n)
 			ORDER BY u.n
 			ON CONFLICT (team, email) DO NOTHING
 			RETURNING s.id, s.email, s.origin, s.source_id, s.created_at
-		), trail AS (
-			INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
-			SELECT a.aid, $1, 'suppression.added', $6, ins.id, ins.email, ins.origin, ins.source_id, ins.created_at, $8, $9, $10, $11
-			FROM ins JOIN unnest($3::text[], $7::uuid[]) AS a(email, aid) ON a.email = ins.email
-			WHERE $12
+		), change AS (
+			INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id)
+			SELECT $7::uuid, $1, $6, $8, $9, $10, $11, $12, $13
+			WHERE $7::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
+			ON CONFLICT (id) DO NOTHING
 		)
 		SELECT id::text, email, origin, source_id, created_at, true FROM ins
 		UNION ALL
 		SELECT id::text, email, origin, source_id, created_at, false FROM suppressions WHERE team = $1 AND email = ANY($3::text[])`,
-		team, ids, emails, origins, sources, at, auditIDs, ch.KeyID, ch.KeyName, ref, ch.RequestID, !s.noTrail)
+		team, ids, emails, origins, sources, at, change, ch.KeyID, ch.KeyName, ref, ch.RequestID, first, last)
 	if err != nil {
 		return err
 	}
@@ -414,17 +425,33 @@ func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]sto
 const (
 	deleteByEmail = `DELETE FROM suppressions WHERE id = ANY(ARRAY(
 		SELECT id FROM suppressions WHERE team = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE
-	)) RETURNING ` + entryColumns
+	))`
 	deleteByID = `DELETE FROM suppressions WHERE id = ANY(ARRAY(
 		SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE
-	)) RETURNING ` + entryColumns
+	))`
 )
+
+// removeStatement wraps a delete: it returns the removed entries and, with
+// the trail on ($3), writes the "added" audit entries their rows and
+// changes held, under the suppression's ID, so that the entry a reader saw
+// while the address was listed stays.
+func removeStatement(del string) string {
+	return `WITH del AS (` + del + ` RETURNING id, team, email, origin, source_id, created_at, change_id
+	), kept AS (
+		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
+		SELECT del.id, del.team, 'suppression.added', del.created_at, del.id, del.email, del.origin, del.source_id, del.created_at,
+			c.key_id, c.key_name, c.reference, c.request_id
+		FROM del JOIN changes c ON c.id = del.change_id
+		WHERE $3
+	)
+	SELECT ` + entryColumns + ` FROM del`
+}
 
 func (s *Store) remove(ctx context.Context, query, team string, keys []string) ([]store.Entry, error) {
 	var removed []store.Entry
 	err := s.retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, query, team, keys)
+			rows, err := tx.Query(ctx, removeStatement(query), team, keys, !s.noTrail)
 			if err != nil {
 				return err
 			}

@@ -44,6 +44,53 @@ func (s *Store) writeAudit(ctx context.Context, team, typ string, at time.Time, 
 	return nil
 }
 
+// writeChange writes the trail's row of a change that may list new
+// entries, inside its transaction, and returns its ID for the entries to
+// name. It records the span of the entries' IDs, so that a change's
+// entries are found by a range of the list's primary key.
+func (s *Store) writeChange(ctx context.Context, team string, at time.Time, entries []store.Entry) (int64, error) {
+	ch := store.ChangeOf(ctx)
+	var ref any
+	if ch.Reference != "" {
+		ref = ch.Reference
+	}
+	first, last := entries[0].ID, entries[0].ID
+	for _, e := range entries[1:] {
+		first, last = min(first, e.ID), max(last, e.ID)
+	}
+	st, err := s.stmt("INSERT INTO changes (team, created_at, key_id, key_name, reference, request_id, first_id, last_id) VALUES (?,?,?,?,?,?,?,?) RETURNING id")
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = st.QueryRowContext(context.Background(), team, at.UnixMilli(), ch.KeyID, ch.KeyName, ref, ch.RequestID, first, last).Scan(&id)
+	return id, err
+}
+
+// keepAdded writes, before entries are removed, the "added" audit entries
+// that their rows and changes held, under the suppression's ID: the entry
+// a reader saw while the address was listed stays, with the same ID.
+func (s *Store) keepAdded(team, col string, keys []string) error {
+	hint := ""
+	if col == "email" {
+		hint = "INDEXED BY suppressions_team_email "
+	}
+	for lo := 0; lo < len(keys); lo += chunk {
+		part := keys[lo:min(lo+chunk, len(keys))]
+		st, err := s.stmt(`INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
+			SELECT s.team, s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, c.reference, c.request_id
+			FROM suppressions s ` + hint + `JOIN changes c ON c.id = s.change_id
+			WHERE s.team = ? AND s.` + col + ` IN (` + marks(len(part)) + `)`)
+		if err != nil {
+			return err
+		}
+		if _, err := st.ExecContext(context.Background(), keyArgs(team, part)...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func auditSQL(n int) string {
 	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id) VALUES " +
 		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?,?),", n), ",")
@@ -52,11 +99,22 @@ func auditSQL(n int) string {
 const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id"
 
 // Audit returns a page of the team's trail, newest first; see store.Store.
+// The trail is two sources read in one statement: the audit table (the
+// removals, and the additions of entries since removed or listed before
+// migration 4), and the listed entries with the change that added them.
 func (s *Store) Audit(ctx context.Context, team string, q store.AuditQuery) ([]store.AuditEntry, bool, error) {
 	limit := q.Limit
 	if limit < 1 || limit > api.MaxBatch {
 		limit = 20
 	}
+	order, cmp, cursor := "DESC", "", ""
+	switch {
+	case q.After != "":
+		cmp, cursor = "<", q.After
+	case q.Before != "":
+		cmp, cursor, order = ">", q.Before, "ASC"
+	}
+
 	where := []string{"team = ?"}
 	args := []any{team}
 	for _, f := range []struct{ col, v string }{
@@ -67,19 +125,40 @@ func (s *Store) Audit(ctx context.Context, team string, q store.AuditQuery) ([]s
 			args = append(args, f.v)
 		}
 	}
-	order := "DESC"
-	switch {
-	case q.After != "":
-		where = append(where, "id < ?")
-		args = append(args, q.After)
-	case q.Before != "":
-		where = append(where, "id > ?")
-		args = append(args, q.Before)
-		order = "ASC"
+	if cmp != "" {
+		where = append(where, "id "+cmp+" ?")
+		args = append(args, cursor)
 	}
 	args = append(args, limit+1)
-	rows, err := s.read.QueryContext(ctx, "SELECT "+auditCols+" FROM audit WHERE "+strings.Join(where, " AND ")+
-		" ORDER BY id "+order+" LIMIT ?", args...)
+	query := "SELECT * FROM (SELECT " + auditCols + " FROM audit WHERE " + strings.Join(where, " AND ") + " ORDER BY id " + order + " LIMIT ?)"
+
+	if q.Type == "" || q.Type == store.AuditAdded {
+		from := "suppressions s JOIN changes c ON c.id = s.change_id"
+		where = []string{"s.team = ?"}
+		args = append(args, team)
+		if q.Reference != "" {
+			// A change's entries lie in its span of IDs.
+			from = "changes c JOIN suppressions s ON s.team = c.team AND s.id BETWEEN c.first_id AND c.last_id AND s.change_id = c.id"
+			where = append(where, "c.team = ?", "c.reference = ?")
+			args = append(args, team, q.Reference)
+		}
+		if q.Email != "" {
+			from = strings.Replace(from, "suppressions s", "suppressions s INDEXED BY suppressions_team_email", 1)
+			where, args = append(where, "s.email = ?"), append(args, q.Email)
+		}
+		if q.SuppressionID != "" {
+			where, args = append(where, "s.id = ?"), append(args, q.SuppressionID)
+		}
+		if cmp != "" {
+			where, args = append(where, "s.id "+cmp+" ?"), append(args, cursor)
+		}
+		args = append(args, limit+1)
+		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, c.reference, c.request_id FROM " +
+			from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY s.id " + order + " LIMIT ?)"
+		query += " ORDER BY 1 " + order + " LIMIT ?"
+		args = append(args, limit+1)
+	}
+	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, false, wrap(err)
 	}
@@ -121,18 +200,37 @@ func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error)
 	var total int64
 	for {
 		var n int64
+		var more bool
 		err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
-			res, err := c.ExecContext(context.Background(),
+			bg := context.Background()
+			res, err := c.ExecContext(bg,
 				"DELETE FROM audit WHERE (team, id) IN (SELECT team, id FROM audit INDEXED BY audit_created WHERE created_at < ? LIMIT ?)",
 				before.UnixMilli(), pruneChunk)
 			if err != nil {
 				return err
 			}
-			n, err = res.RowsAffected()
-			return err
+			if n, err = res.RowsAffected(); err != nil {
+				return err
+			}
+			// A pruned change takes the "added" entries of the entries
+			// it listed with it (they stay on the list).
+			var hidden, changes int64
+			err = c.QueryRowContext(bg, `SELECT coalesce(sum((SELECT count(*) FROM suppressions s
+				WHERE s.team = c.team AND s.id BETWEEN c.first_id AND c.last_id AND s.change_id = c.id)), 0), count(*)
+				FROM (SELECT * FROM changes INDEXED BY changes_created WHERE created_at < ? LIMIT ?) c`, before.UnixMilli(), pruneChunk).Scan(&hidden, &changes)
+			if err != nil {
+				return err
+			}
+			if _, err := c.ExecContext(bg, "DELETE FROM changes WHERE id IN (SELECT id FROM changes INDEXED BY changes_created WHERE created_at < ? LIMIT ?)",
+				before.UnixMilli(), pruneChunk); err != nil {
+				return err
+			}
+			n += hidden
+			more = changes == pruneChunk || n >= pruneChunk
+			return nil
 		})
 		total += n
-		if err != nil || n < pruneChunk {
+		if err != nil || !more {
 			return total, err
 		}
 	}

@@ -563,6 +563,16 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 			out[i] = store.Entry{ID: id.String(), Email: n.Email, Origin: origin, SourceID: source, CreatedAt: now}
 			index[n.Email] = i
 		}
+		// The change that lists new entries is one row of the trail; each
+		// entry it creates names it (see migration 4).
+		var change any
+		if !s.noTrail && len(out) > 0 {
+			id, err := s.writeChange(ctx, team, now, out)
+			if err != nil {
+				return err
+			}
+			change = id
+		}
 		for lo := 0; lo < len(out); lo += chunk {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -572,9 +582,9 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 			if err != nil {
 				return err
 			}
-			args := make([]any, 0, 6*(hi-lo))
+			args := make([]any, 0, 7*(hi-lo))
 			for _, e := range out[lo:hi] {
-				args = append(args, team, e.ID, e.Email, string(e.Origin), nullString(e.SourceID), e.CreatedAt.UnixMilli())
+				args = append(args, team, e.ID, e.Email, string(e.Origin), nullString(e.SourceID), e.CreatedAt.UnixMilli(), change)
 			}
 			rows, err := st.QueryContext(context.Background(), args...)
 			if err != nil {
@@ -618,8 +628,11 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 		if s.noTrail {
 			return nil
 		}
-		if err := s.writeAudit(ctx, team, store.AuditAdded, now, changed); err != nil {
-			return err
+		if len(changed) == 0 && change != nil {
+			// Nothing new: the change is no part of the trail.
+			if _, err := c.ExecContext(context.Background(), "DELETE FROM changes WHERE id = ?", change); err != nil {
+				return err
+			}
 		}
 		return s.queueEvents(team, store.AuditAdded, now, changed)
 	})
@@ -634,8 +647,8 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 // team's whole primary key range to probing the index once per address,
 // which on a large list is a hundred times slower.
 func insertSQL(n int) string {
-	return "INSERT INTO suppressions (team, id, email, origin, source_id, created_at) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", n), ",") +
+	return "INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?),", n), ",") +
 		" ON CONFLICT (team, email) DO NOTHING RETURNING email"
 }
 
@@ -700,6 +713,11 @@ func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]sto
 func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]store.Entry, error) {
 	var out []store.Entry
 	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
+		if !s.noTrail {
+			if err := s.keepAdded(team, col, keys); err != nil {
+				return err
+			}
+		}
 		got := make(map[string]store.Entry, len(keys))
 		deleteBy := func(n int) string { return deleteSQL(col, n) }
 		err := s.eachEntry(ctx, team, keys, deleteBy, func(e store.Entry) {

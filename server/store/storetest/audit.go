@@ -265,3 +265,68 @@ func testExport(t *testing.T, st store.Store) {
 		t.Errorf("an error from fn: %v after %d", err, n)
 	}
 }
+
+// testTrailAddedEntryStable: the "added" entry of an address keeps its ID,
+// author and reference when the address is removed, is found by
+// reference, address and suppression ID before and after, and a re-add
+// makes a new one.
+func testTrailAddedEntryStable(t *testing.T, st store.Store) {
+	tm := team(t)
+	byTicket := func(ref string) context.Context {
+		return store.WithChange(ctx(t), store.Change{KeyID: "k-" + ref, KeyName: "agent", Reference: ref, RequestID: "req-" + ref})
+	}
+	added, err := st.Add(byTicket("#1"), tm, store.Manual("a@example.com", "b@example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(byTicket("#2"), tm, store.Manual("a@example.com", "c@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, q store.AuditQuery, want ...string) []store.AuditEntry {
+		t.Helper()
+		got := trail(t, st, tm, q)
+		if d := describe(got); !slices.Equal(d, want) {
+			t.Errorf("%s, trail %+v: %q; want %q", when, q, d, want)
+		}
+		return got
+	}
+	before := check("before removal", store.AuditQuery{Reference: "#1"}, "suppression.added b@example.com #1", "suppression.added a@example.com #1")
+	if _, err := st.RemoveEmails(byTicket("#3"), tm, []string{"a@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	after := check("after removal", store.AuditQuery{Reference: "#1"}, "suppression.added b@example.com #1", "suppression.added a@example.com #1")
+	if len(before) == 2 && len(after) == 2 && (after[1] != before[1] || after[1].KeyID != "k-#1" || after[1].RequestID != "req-#1" || after[1].Suppression.ID != added[0].ID) {
+		t.Errorf("a@'s added entry changed with its removal:\nbefore %+v\nafter  %+v", before[1], after[1])
+	}
+	check("by address", store.AuditQuery{Email: "a@example.com"}, "suppression.removed a@example.com #3", "suppression.added a@example.com #1")
+	check("by suppression ID", store.AuditQuery{SuppressionID: added[0].ID}, "suppression.removed a@example.com #3", "suppression.added a@example.com #1")
+	check("removals", store.AuditQuery{Type: store.AuditRemoved}, "suppression.removed a@example.com #3")
+	if _, err := st.Add(byTicket("#4"), tm, store.Manual("a@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	check("after a re-add", store.AuditQuery{Email: "a@example.com"}, "suppression.added a@example.com #4", "suppression.removed a@example.com #3", "suppression.added a@example.com #1")
+	all := check("the whole trail", store.AuditQuery{},
+		"suppression.added a@example.com #4", "suppression.removed a@example.com #3", "suppression.added c@example.com #2",
+		"suppression.added b@example.com #1", "suppression.added a@example.com #1")
+	// Paging through the two sources keeps the order, both ways.
+	var paged []string
+	q := store.AuditQuery{Limit: 2}
+	for {
+		page, more, err := st.Audit(ctx(t), tm, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, describe(page)...)
+		if !more {
+			break
+		}
+		q.After = page[len(page)-1].ID
+	}
+	if !slices.Equal(paged, describe(all)) {
+		t.Errorf("paged by 2: %q; want %q", paged, describe(all))
+	}
+	page, _, err := st.Audit(ctx(t), tm, store.AuditQuery{Limit: 2, Before: all[2].ID})
+	if err != nil || !slices.Equal(describe(page), describe(all[:2])) {
+		t.Errorf("the page before the third entry: %q (%v); want %q", describe(page), err, describe(all[:2]))
+	}
+}

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Trail", testTrail},
 		{"PruneAudit", testPruneAudit},
 		{"TrailMatchesList", testTrailMatchesList},
+		{"TrailAddedEntryStable", testTrailAddedEntryStable},
 		{"Export", testExport},
 		{"WebhooksCRUD", testWebhooksCRUD},
 		{"Outbox", testOutbox},
