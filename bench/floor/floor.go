@@ -27,8 +27,9 @@ const team = "bench"
 // floor inserts the addresses into the fresh database db, batchSize rows
 // per durable transaction, with plain prepared INSERT statements, and
 // returns the time it took. The schema is the one a shush store creates.
-// With trail, each transaction also inserts one audit row per address,
-// the rows shush's trail writes for them.
+// With trail, each transaction also writes what shush's trail writes for
+// an addition: one row in changes (who, why, the span of the IDs), named
+// by each new entry.
 func floor(ctx context.Context, kind, db string, emails []string, trail bool) (result, error) {
 	switch kind {
 	case "sqlite":
@@ -52,11 +53,10 @@ func floor(ctx context.Context, kind, db string, emails []string, trail bool) (r
 	}
 }
 
-// row is one address's values: the suppression and its audit row.
+// row is one address's values.
 type row struct {
-	id, auditID string
-	email       string
-	at          time.Time
+	id, email string
+	at        time.Time
 }
 
 // makeRows gives the addresses their IDs and time, as the store does for
@@ -69,16 +69,12 @@ func makeRows(emails []string) ([]row, error) {
 		if err != nil {
 			return nil, err
 		}
-		aid, err := uuid.NewV7()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = row{id: id.String(), auditID: aid.String(), email: e, at: at}
+		out[i] = row{id: id.String(), email: e, at: at}
 	}
 	return out, nil
 }
 
-// keyID and requestID stand for what the service writes into each audit
+// keyID and requestID stand for what the service writes into each change
 // row: the key's ID and the request's.
 const (
 	keyID     = "0123456789abcdef"
@@ -124,25 +120,18 @@ func floorSQLite(ctx context.Context, path string, emails []string, trail bool) 
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	q := func(_ int) string { return "?" }
-	prepared := map[int][2]*sql.Stmt{}
-	stmts := func(n int) ([2]*sql.Stmt, error) {
+	prepared := map[int]*sql.Stmt{}
+	insert := func(n int) (*sql.Stmt, error) {
 		if st, ok := prepared[n]; ok {
 			return st, nil
 		}
-		var st [2]*sql.Stmt
-		var err error
-		st[0], err = db.PrepareContext(ctx, "INSERT INTO suppressions (team, id, email, origin, source_id, created_at) VALUES "+values(n, 6, q))
-		if err != nil {
-			return st, err
-		}
-		if trail {
-			st[1], err = db.PrepareContext(ctx, "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id) VALUES "+values(n, 13, q))
-			if err != nil {
-				return st, err
-			}
-		}
+		st, err := db.PrepareContext(ctx, "INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id) VALUES "+values(n, 7, q))
 		prepared[n] = st
-		return st, nil
+		return st, err
+	}
+	change, err := db.PrepareContext(ctx, "INSERT INTO changes (team, created_at, key_id, key_name, reference, request_id, first_id, last_id) VALUES (?,?,?,?,?,?,?,?) RETURNING id")
+	if err != nil {
+		return result{}, err
 	}
 	start := time.Now()
 	for lo := 0; lo < len(emails); lo += batchSize {
@@ -150,38 +139,46 @@ func floorSQLite(ctx context.Context, path string, emails []string, trail bool) 
 		if err != nil {
 			return result{}, err
 		}
-		st, err := stmts(len(rows))
+		st, err := insert(len(rows))
 		if err != nil {
 			return result{}, err
-		}
-		args := make([]any, 0, 6*len(rows))
-		for _, r := range rows {
-			args = append(args, team, r.id, r.email, "manual", nil, r.at.UnixMilli())
 		}
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return result{}, err
 		}
-		if _, err := tx.StmtContext(ctx, st[0]).ExecContext(ctx, args...); err != nil {
-			tx.Rollback()
-			return result{}, err
-		}
+		var changeID any
 		if trail {
-			args = args[:0]
-			for _, r := range rows {
-				ms := r.at.UnixMilli()
-				args = append(args, team, r.auditID, "suppression.added", ms, r.id, r.email, "manual", nil, ms, keyID, "", nil, requestID)
-			}
-			if _, err := tx.StmtContext(ctx, st[1]).ExecContext(ctx, args...); err != nil {
+			var id int64
+			first, last := span(rows)
+			if err := tx.StmtContext(ctx, change).QueryRowContext(ctx, team, rows[0].at.UnixMilli(), keyID, "", nil, requestID, first, last).Scan(&id); err != nil {
 				tx.Rollback()
 				return result{}, err
 			}
+			changeID = id
+		}
+		args := make([]any, 0, 7*len(rows))
+		for _, r := range rows {
+			args = append(args, team, r.id, r.email, "manual", nil, r.at.UnixMilli(), changeID)
+		}
+		if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
+			tx.Rollback()
+			return result{}, err
 		}
 		if err := tx.Commit(); err != nil {
 			return result{}, err
 		}
 	}
 	return result{wall: time.Since(start)}, nil
+}
+
+// span is the lowest and highest ID of the rows: a change row's span.
+func span(rows []row) (first, last string) {
+	first, last = rows[0].id, rows[0].id
+	for _, r := range rows[1:] {
+		first, last = min(first, r.id), max(last, r.id)
+	}
+	return first, last
 }
 
 func floorPostgres(ctx context.Context, dsn string, emails []string, trail bool) (result, error) {
@@ -193,11 +190,9 @@ func floorPostgres(ctx context.Context, dsn string, emails []string, trail bool)
 	q := func(i int) string { return fmt.Sprintf("$%d", i) }
 	// pgx prepares each statement text once and reuses it.
 	insert := func(n int) string {
-		return "INSERT INTO suppressions (id, team, email, origin, source_id, created_at) VALUES " + values(n, 6, q)
+		return "INSERT INTO suppressions (id, team, email, origin, source_id, created_at, change_id) VALUES " + values(n, 7, q)
 	}
-	audit := func(n int) string {
-		return "INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id) VALUES " + values(n, 13, q)
-	}
+	const change = "INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 	start := time.Now()
 	for lo := 0; lo < len(emails); lo += batchSize {
 		rows, err := makeRows(emails[lo:min(lo+batchSize, len(emails))])
@@ -205,21 +200,24 @@ func floorPostgres(ctx context.Context, dsn string, emails []string, trail bool)
 			return result{}, err
 		}
 		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			args := make([]any, 0, 6*len(rows))
+			var changeID *string
+			if trail {
+				id, err := uuid.NewV7()
+				if err != nil {
+					return err
+				}
+				s := id.String()
+				changeID = &s
+				first, last := span(rows)
+				if _, err := tx.Exec(ctx, change, s, team, rows[0].at, keyID, "", nil, requestID, first, last); err != nil {
+					return err
+				}
+			}
+			args := make([]any, 0, 7*len(rows))
 			for _, r := range rows {
-				args = append(args, r.id, team, r.email, "manual", nil, r.at)
+				args = append(args, r.id, team, r.email, "manual", nil, r.at, changeID)
 			}
-			if _, err := tx.Exec(ctx, insert(len(rows)), args...); err != nil {
-				return err
-			}
-			if !trail {
-				return nil
-			}
-			args = args[:0]
-			for _, r := range rows {
-				args = append(args, r.auditID, team, "suppression.added", r.at, r.id, r.email, "manual", nil, r.at, keyID, "", nil, requestID)
-			}
-			_, err := tx.Exec(ctx, audit(len(rows)), args...)
+			_, err := tx.Exec(ctx, insert(len(rows)), args...)
 			return err
 		})
 		if err != nil {

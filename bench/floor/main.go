@@ -10,10 +10,10 @@
 //     kind, and `shush suppressions batch add --file F` with its default
 //     settings (only the service's rate limit is raised out of the way).
 //
-// The floor is run twice: the suppressions' rows alone, and with the
-// trail's rows too (one audit row per added address, as shush writes
-// them), so that the ratio says what shush costs on top of the rows it
-// must store.
+// The floor is run twice: the suppressions' rows alone, and with what
+// shush's trail writes too (one row per transaction in changes, which
+// each new entry names), so that the ratio says what shush costs on top
+// of the rows it must store.
 //
 //	go run ./bench/floor -store sqlite -n 1000000 -order sorted
 //	go run ./bench/floor -store postgres -dsn postgres://postgres@127.0.0.1:5432/test?sslmode=disable -n 1000000 -order shuffled -rounds 3

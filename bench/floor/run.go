@@ -26,6 +26,7 @@ type settings struct {
 	n, rounds                                    int
 	trail                                        bool
 	rate                                         float64
+	analyze                                      time.Duration
 }
 
 func parse(args []string) (settings, error) {
@@ -36,11 +37,12 @@ func parse(args []string) (settings, error) {
 	fs.IntVar(&s.n, "n", 100_000, "addresses to import")
 	fs.StringVar(&s.order, "order", "sorted", "order of the addresses in the input: sorted or shuffled")
 	fs.IntVar(&s.rounds, "rounds", 1, "how many times to run the floor and shush, alternately; the summary gives medians")
-	fs.BoolVar(&s.trail, "trail", true, "also run the floor with the trail's rows (one audit row per address)")
+	fs.BoolVar(&s.trail, "trail", true, "also run the floor with the trail's rows (one row in changes per transaction, named by its entries)")
 	fs.StringVar(&s.shush, "shush", "", "the shush binary (default: build it from this module)")
 	fs.StringVar(&s.server, "server", "binary", "how the service runs: binary (`shush serve`) or inprocess")
 	fs.StringVar(&s.cpuprofile, "cpuprofile", "", "write a CPU profile of the service during each shush import to this file (needs -server inprocess; round r > 1 adds .r)")
 	fs.Float64Var(&s.rate, "rate", 1_000_000, "the service's rate limit per team (--rate), raised so that it does not pace the import")
+	fs.DurationVar(&s.analyze, "analyze-every", 0, "on PostgreSQL, ANALYZE the suppressions table this often during the shush import, as autovacuum would on a server where it is on (0: never)")
 	if err := fs.Parse(args); err != nil {
 		return s, err
 	}

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/shushlist/shush/server"
 )
 
@@ -84,6 +86,11 @@ func importWithShush(ctx context.Context, s settings, dir, db, input, profile st
 		if err := pprof.StartCPUProfile(f); err != nil {
 			return result{}, err
 		}
+	}
+	if s.store == "postgres" && s.analyze > 0 {
+		actx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go analyzeEvery(actx, db, s.analyze)
 	}
 	cli := exec.CommandContext(ctx, s.shush, "suppressions", "batch", "add", "--file", input)
 	cli.Env = append(env, "SHUSH_BASE_URL=http://"+addr, "SHUSH_API_KEY="+created.Key)
@@ -220,4 +227,28 @@ func waitReady(ctx context.Context, addr string) error {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// analyzeEvery runs ANALYZE on the list's table every d until ctx ends,
+// standing in for autovacuum's analyze on a server that has it off: the
+// planner's statistics then follow the table as it grows.
+func analyzeEvery(ctx context.Context, dsn string, d time.Duration) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "floor: -analyze-every: %v\n", err)
+		return
+	}
+	defer conn.Close(context.Background())
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := conn.Exec(ctx, "ANALYZE suppressions"); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(os.Stderr, "floor: ANALYZE: %v\n", err)
+			}
+		}
+	}
 }
