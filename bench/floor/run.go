@@ -71,7 +71,9 @@ func parse(args []string) (settings, error) {
 type result struct {
 	wall time.Duration
 	// server and client CPU (user + system) of a shush run; the
-	// in-process server's is the whole process's during the import.
+	// in-process server's is the whole process's during the import. A
+	// floor's CPU is its own process's (on PostgreSQL, without the
+	// server's backend) in serverCPU.
 	serverCPU, clientCPU time.Duration
 }
 
@@ -110,7 +112,7 @@ func run(ctx context.Context, args []string) error {
 			return fmt.Errorf("the floor: %w", err)
 		}
 		floors = append(floors, f)
-		fmt.Printf("round %d  floor              %7.2f s\n", r, f.wall.Seconds())
+		fmt.Printf("round %d  floor              %7.2f s  (CPU %.1f s)\n", r, f.wall.Seconds(), f.serverCPU.Seconds())
 		if s.trail {
 			db, drop, err := freshDB(ctx, s, dir, fmt.Sprintf("trail%d", r))
 			if err != nil {
@@ -122,7 +124,7 @@ func run(ctx context.Context, args []string) error {
 				return fmt.Errorf("the floor with the trail: %w", err)
 			}
 			trails = append(trails, t)
-			fmt.Printf("round %d  floor + trail rows %7.2f s\n", r, t.wall.Seconds())
+			fmt.Printf("round %d  floor + trail rows %7.2f s  (CPU %.1f s)\n", r, t.wall.Seconds(), t.serverCPU.Seconds())
 		}
 		db, drop, err = freshDB(ctx, s, dir, fmt.Sprintf("shush%d", r))
 		if err != nil {
