@@ -51,6 +51,20 @@ func (s *tmuxSession) waitScreen(want ...string) string {
 	return ""
 }
 
+// waitGone polls the pane until it no longer shows text: a key that
+// closes something has taken effect, and the next keys cannot reach the
+// program in the same read as it.
+func (s *tmuxSession) waitGone(text string) {
+	s.t.Helper()
+	var scr string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if scr = s.screen(); !strings.Contains(scr, text) {
+			return
+		}
+	}
+	s.t.Fatalf("the pane kept showing %q:\n%s", text, scr)
+}
+
 // buildShush builds the binary into a temp dir and returns both; it
 // skips without tmux or with -short.
 func buildShush(t *testing.T) (bin, dir string) {
