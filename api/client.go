@@ -302,6 +302,15 @@ func (c *Client) Supports(ctx context.Context) (bool, error) {
 	return false, err
 }
 
+// Allowance is what the ratelimit-* headers of the latest answer that had
+// them said (Known is false before one came). A batch runner chooses how
+// many batches to have in flight from it.
+func (c *Client) Allowance() RateLimit {
+	c.pacer.mu.Lock()
+	defer c.pacer.mu.Unlock()
+	return c.pacer.last
+}
+
 // IsNotFound reports whether err is the service's 404: the ID or address
 // is not on the list (or, on a service without the endpoint, the endpoint
 // is missing; Supports tells the two apart).
@@ -641,6 +650,7 @@ type pacer struct {
 	limit     int
 	remaining int
 	resetAt   time.Time
+	last      RateLimit // the figures of the latest answer that had them
 }
 
 // minPeriod is the shortest window the pacer assumes after a reset.
@@ -698,6 +708,7 @@ func (p *pacer) release(answered bool, rl RateLimit, limited bool, retryAfter ti
 		p.unlimited = true
 	}
 	if rl.Known {
+		p.last = rl
 		if rl.Limit > 0 {
 			p.limit = rl.Limit
 		} else {

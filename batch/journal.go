@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"sort"
@@ -94,6 +95,25 @@ func newRunID() string {
 
 // createJournal starts the journal of st at path (a new file).
 func createJournal(path string, st *run) (*journal, error) {
+	rec := planRecordOf(st.plan, st.target)
+	if rec.Values == nil {
+		rec.Values = []string{}
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, fmt.Errorf("journal %s: %w", path, err)
+	}
+	return createJournalWith(path, append(b, '\n'))
+}
+
+func planRecordOf(plan Plan, target string) planRecord {
+	return planRecord{Kind: "plan", Version: 1, Mode: plan.Mode.key(), Target: target, Created: time.Now().UTC(),
+		Values: plan.Values, Invalid: plan.Invalid, Duplicates: plan.Duplicates, Restore: plan.Restore}
+}
+
+// createJournalWith starts a journal at path (a new file) with its plan
+// record, a line of JSON, and syncs it.
+func createJournalWith(path string, plan []byte) (*journal, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create the journal directory %s: %w", dir, err)
@@ -109,22 +129,73 @@ func createJournal(path string, st *run) (*journal, error) {
 		d.Close()
 	}
 	j := newJournal(path, f)
-	rec := planRecord{Kind: "plan", Version: 1, Mode: st.plan.Mode.key(), Target: st.target,
-		Created: time.Now().UTC(), Values: st.plan.Values, Invalid: st.plan.Invalid, Duplicates: st.plan.Duplicates, Restore: st.plan.Restore}
-	if rec.Values == nil {
-		rec.Values = []string{}
-	}
-	if err := j.write(rec); err != nil {
+	if err := j.writeLine(plan); err != nil {
 		_ = j.close()
 		return nil, err
 	}
 	return j, nil
 }
 
+// appendPlanRecord appends the plan record rec, with values for its
+// Values, and a newline: what json.Marshal makes of it with the values as
+// strings, without a string per value (a segment of a large input is
+// recorded from its compact form).
+func appendPlanRecord(b []byte, rec planRecord, values iter.Seq[[]byte]) ([]byte, error) {
+	// The outer Values hides the record's own: the head has all but them.
+	head, err := json.Marshal(struct {
+		planRecord
+		Values struct{} `json:"values,omitzero"`
+	}{planRecord: rec})
+	if err != nil {
+		return b, err
+	}
+	b = append(b, head[:len(head)-1]...) // up to the closing brace
+	b = append(b, `,"values":[`...)
+	n := 0
+	for v := range values {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, v)
+		n++
+	}
+	return append(b, "]}\n"...), nil
+}
+
+// appendJSONString appends s as a JSON string. s is UTF-8 (a normalized
+// address or ID); quotes, backslashes and control characters are escaped.
+func appendJSONString(b, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			b = append(b, '\\', c)
+		case c < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			b = append(b, c)
+		}
+	}
+	return append(b, '"')
+}
+
 // write writes a record and syncs it before it returns.
 func (j *journal) write(rec any) error {
 	if err := j.append(rec); err != nil {
 		return err
+	}
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("sync the journal %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// writeLine writes a record already made (a line of JSON) with one write
+// and syncs it before it returns.
+func (j *journal) writeLine(b []byte) error {
+	if _, err := j.f.Write(b); err != nil {
+		return fmt.Errorf("write the journal %s: %w", j.path, err)
 	}
 	if err := j.f.Sync(); err != nil {
 		return fmt.Errorf("sync the journal %s: %w", j.path, err)

@@ -73,6 +73,20 @@ func Read(r io.Reader, name string, mode Mode) ([]Item, error) {
 
 // ReadFormat is Read that also says which format it found.
 func ReadFormat(r io.Reader, name string, mode Mode) ([]Item, Format, error) {
+	var items []Item
+	f, err := scan(r, name, mode, func(it Item) { items = append(items, it) }, nil)
+	if err != nil {
+		return nil, f, err
+	}
+	return items, f, nil
+}
+
+// scan reads an input as Read does and hands each entry to emit as it
+// comes, in order, so that a caller keeps only what it needs of them.
+// expect, when not nil, hears how many lines the input has before the
+// entries of a list or a CSV come (no more entries than that). After an
+// error, what emit was given is not the input's.
+func scan(r io.Reader, name string, mode Mode, emit func(Item), expect func(lines int)) (Format, error) {
 	label := name
 	switch {
 	case label == "":
@@ -80,18 +94,16 @@ func ReadFormat(r io.Reader, name string, mode Mode) ([]Item, Format, error) {
 	case strings.ContainsFunc(label, unicode.IsControl):
 		label = api.Quote(label)
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+	src, err := openSource(r)
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: cannot read it: %w", label, err)
+		return 0, fmt.Errorf("%s: %w", label, err)
 	}
-	if len(data) > MaxInput {
-		return nil, 0, fmt.Errorf("%s: it is larger than %d MiB; split it into smaller files", label, MaxInput>>20)
-	}
-	items, f, err := parse(data, name, mode)
+	defer src.close()
+	f, err := parse(src, name, mode, emit, expect)
 	if err != nil {
-		return nil, f, fmt.Errorf("%s: %w", label, err)
+		return f, fmt.Errorf("%s: %w", label, err)
 	}
-	return items, f, nil
+	return f, nil
 }
 
 // lineError is an error about one line of the input.
@@ -106,45 +118,49 @@ func errLine(line int, format string, args ...any) error {
 	return &lineError{line: line, msg: fmt.Sprintf(format, args...)}
 }
 
-func parse(data []byte, name string, mode Mode) ([]Item, Format, error) {
+func parse(src *source, name string, mode Mode, emit func(Item), expect func(int)) (Format, error) {
+	var head [3]byte
+	n := src.readAt(head[:], 0)
+	switch b := head[:n]; {
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+		src.off += 3
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}), bytes.HasPrefix(b, []byte{0xFE, 0xFF}):
+		return 0, errors.New("it is UTF-16 text; save it as UTF-8")
+	}
+	sv, err := surveyText(src)
 	switch {
-	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
-		data = data[3:]
-	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
-		return nil, 0, errors.New("it is UTF-16 text; save it as UTF-8")
+	case err != nil:
+		return 0, err
+	case sv.nul >= 0:
+		return 0, errLine(sv.nulLine, "it holds binary data (a NUL byte), not text")
+	case sv.bad >= 0:
+		return 0, errLine(sv.badLine, "it is not UTF-8 text; save it as UTF-8")
+	case sv.start < 0:
+		return 0, errors.New("it is empty")
 	}
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return nil, 0, errLine(lineOf(data, i), "it holds binary data (a NUL byte), not text")
-	}
-	if !utf8.Valid(data) {
-		return nil, 0, errLine(lineOf(data, invalidUTF8(data)), "it is not UTF-8 text; save it as UTF-8")
-	}
-	start := firstNonSpace(data)
-	if start < 0 {
-		return nil, 0, errors.New("it is empty")
+	if expect == nil {
+		expect = func(int) {}
 	}
 	ext := strings.ToLower(filepath.Ext(name))
-	c := data[start]
-	switch {
+	switch c := sv.startRune; {
 	case c == '[' || c == '{':
-		items, f, err := readJSON(data, mode)
-		return items, f, err
+		return readJSON(src, &sv, mode, emit)
 	case ext == ".json":
-		return nil, JSONArray, errLine(lineOf(data, start),
-			"a .json file must hold a JSON array or a request body object, but it starts with %s", quoteRune(data[start:]))
+		return JSONArray, errLine(sv.startLine,
+			"a .json file must hold a JSON array or a request body object, but it starts with %q", c)
 	case ext == ".csv" || ext == ".tsv":
-		items, err := readCSV(string(data), mode, ext == ".tsv")
-		return items, CSV, err
+		expect(sv.lines)
+		return CSV, readCSV(src.reader(), sv.first, mode, ext == ".tsv", emit)
 	}
-	s := string(data)
-	if singleTokenLines(s) {
-		return readLines(s, mode), Lines, nil
+	if sv.single {
+		expect(sv.lines)
+		return Lines, readLines(src.reader(), mode, emit)
 	}
-	if looksCSV(s, mode) {
-		items, err := readCSV(s, mode, false)
-		return items, CSV, err
+	if looksCSV(src.reader(), sv.first, mode) {
+		expect(sv.lines)
+		return CSV, readCSV(src.reader(), sv.first, mode, false, emit)
 	}
-	return parseFree(s, mode), Text, nil
+	return Text, parseFree(src.reader(), mode, emit)
 }
 
 // ParseText reads text pasted by a user (the terminal UI calls it on every
@@ -160,57 +176,15 @@ func ParseText(s string, mode Mode) []Item {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
+	var items []Item
+	emit := func(it Item) { items = append(items, it) }
+	// Reading a string fails not.
 	if singleTokenLines(s) {
-		return readLines(s, mode)
+		_ = readLines(strings.NewReader(s), mode, emit)
+	} else {
+		_ = parseFree(strings.NewReader(s), mode, emit)
 	}
-	return parseFree(s, mode)
-}
-
-// eachLine calls fn with every line of s and its number; \n, \r\n and \r
-// all end a line.
-func eachLine(s string, fn func(n int, line string)) {
-	n := 0
-	for len(s) > 0 {
-		n++
-		i := strings.IndexAny(s, "\r\n")
-		if i < 0 {
-			fn(n, s)
-			return
-		}
-		fn(n, s[:i])
-		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
-			i++
-		}
-		s = s[i+1:]
-	}
-}
-
-// singleTokenLines reports whether every non-empty line of s holds one
-// token with no separator in it: a plain list.
-func singleTokenLines(s string) bool {
-	ok := true
-	eachLine(s, func(_ int, line string) {
-		if !ok {
-			return
-		}
-		line = trimLine(line)
-		for i := 0; i < len(line); i++ {
-			c := line[i]
-			if c == ' ' || c == '\t' || c == ',' || c == ';' || c == ':' || c == '<' || c == '>' || c == '"' {
-				ok = false
-				return
-			}
-			if c >= utf8.RuneSelf {
-				r, size := utf8.DecodeRuneInString(line[i:])
-				if unicode.IsSpace(r) || isInvisible(r) {
-					ok = false
-					return
-				}
-				i += size - 1
-			}
-		}
-	})
-	return ok
+	return items
 }
 
 // headerWords are first lines of a plain list that name the column rather
@@ -220,32 +194,32 @@ var headerWords = map[string]bool{
 	"address": true, "addresses": true, "id": true, "ids": true, "suppression_id": true,
 }
 
-func readLines(s string, mode Mode) []Item {
-	items := make([]Item, 0, strings.Count(s, "\n")+1)
+// readLines reads one entry per line.
+func readLines(r io.Reader, mode Mode, emit func(Item)) error {
+	lr := newLineReader(r)
 	first := true
-	eachLine(s, func(n int, line string) {
-		line = trimLine(line)
-		if line == "" {
-			return
+	for {
+		b, ok := lr.next()
+		if !ok {
+			return lr.err
 		}
+		b = trimLineBytes(b)
+		if len(b) == 0 {
+			continue
+		}
+		line := string(b)
 		if first {
 			first = false
 			if headerWords[strings.ToLower(line)] {
-				return
+				continue
 			}
 		}
-		items = append(items, NewItem(mode, n, line))
-	})
-	return items
+		emit(NewItem(mode, lr.n, line))
+	}
 }
 
-// lineOf is the 1-based line of byte offset off.
-func lineOf(data []byte, off int) int {
-	off = min(max(off, 0), len(data))
-	return 1 + bytes.Count(data[:off], []byte{'\n'}) + bareCRs(data[:off])
-}
-
-// bareCRs counts \r not followed by \n: old Mac line ends.
+// bareCRs counts \r not followed by \n: old Mac line ends. A \r at the
+// end of b counts.
 func bareCRs(b []byte) int {
 	n := 0
 	for i := bytes.IndexByte(b, '\r'); i >= 0; {
@@ -272,121 +246,105 @@ func invalidUTF8(b []byte) int {
 	return len(b)
 }
 
-func firstNonSpace(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if !unicode.IsSpace(r) {
-			return i
-		}
-		i += size
-	}
-	return -1
-}
-
-func quoteRune(b []byte) string {
-	r, _ := utf8.DecodeRune(b)
-	return fmt.Sprintf("%q", r)
-}
-
-// lineCounter turns increasing byte offsets into line numbers without
-// counting from the start each time.
-type lineCounter struct {
-	data []byte
-	off  int
-	line int
-}
-
-func (lc *lineCounter) at(off int) int {
-	if off < lc.off {
-		return lineOf(lc.data, off)
-	}
-	lc.line += bytes.Count(lc.data[lc.off:off], []byte{'\n'})
-	lc.off = off
-	return lc.line
+// jsonReader reads a JSON array of strings or a request body object,
+// handing on each element as the decoder reaches it.
+type jsonReader struct {
+	src   *source
+	sv    *survey
+	dec   *json.Decoder
+	track *lineTrack
+	mode  Mode
+	emit  func(Item)
 }
 
 // readJSON reads a JSON array of strings or a request body object.
-func readJSON(data []byte, mode Mode) ([]Item, Format, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+func readJSON(src *source, sv *survey, mode Mode, emit func(Item)) (Format, error) {
+	track := &lineTrack{r: src.reader(), line: 1}
+	jr := &jsonReader{src: src, sv: sv, dec: json.NewDecoder(track), track: track, mode: mode, emit: emit}
+	dec := jr.dec
 	dec.UseNumber()
-	lc := &lineCounter{data: data, line: 1}
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, JSONArray, jsonError(data, dec, err)
+		return JSONArray, jr.error(err)
 	}
-	var items []Item
 	format := JSONArray
 	switch tok {
 	case json.Delim('['):
-		if items, err = readJSONArray(data, dec, lc, mode, ""); err != nil {
-			return nil, format, err
+		if err := jr.array(""); err != nil {
+			return format, err
 		}
 	case json.Delim('{'):
 		format = JSONBody
-		if items, err = readJSONBody(data, dec, lc, mode); err != nil {
-			return nil, format, err
+		if err := jr.body(); err != nil {
+			return format, err
 		}
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		off := int(dec.InputOffset())
+		off := dec.InputOffset()
 		if err != nil {
-			return nil, format, jsonError(data, dec, err)
+			return format, jr.error(err)
 		}
-		return nil, format, errLine(lineOf(data, off), "there is more after the end of the JSON value")
+		return format, errLine(src.lineOf(off), "there is more after the end of the JSON value")
 	}
-	return items, format, nil
+	return format, nil
 }
 
-func readJSONBody(data []byte, dec *json.Decoder, lc *lineCounter, mode Mode) ([]Item, error) {
-	var items []Item
+// lineAt is the line of offset off, counted as lineCounter did: \n only.
+func (jr *jsonReader) lineAt(off int64) int {
+	if line, ok := jr.track.at(off); ok {
+		return line
+	}
+	return jr.src.lineOf(off)
+}
+
+func (jr *jsonReader) body() error {
+	dec := jr.dec
 	have := map[string]int{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, jsonError(data, dec, err)
+			return jr.error(err)
 		}
 		key, _ := tok.(string)
-		line := lc.at(int(dec.InputOffset()))
+		line := jr.lineAt(dec.InputOffset())
 		if key != "emails" && key != "ids" {
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return nil, jsonError(data, dec, err)
+				return jr.error(err)
 			}
 			continue
 		}
 		have[key] = line
 		next, err := dec.Token()
 		if err != nil {
-			return nil, jsonError(data, dec, err)
+			return jr.error(err)
 		}
 		if next != json.Delim('[') {
 			what := jsonKind(next)
-			return nil, errLine(line, "%q is %s; it must be an array of %s", key, what, nounFor(key))
+			return errLine(line, "%q is %s; it must be an array of %s", key, what, nounFor(key))
 		}
-		got, err := readJSONArray(data, dec, lc, mode, key)
-		if err != nil {
-			return nil, err
+		if err := jr.array(key); err != nil {
+			return err
 		}
-		items = append(items, got...)
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, jsonError(data, dec, err)
+		return jr.error(err)
 	}
 	el, hasE := have["emails"]
 	il, hasI := have["ids"]
-	switch {
+	switch mode := jr.mode; {
 	case hasE && hasI:
-		return nil, errLine(max(el, il), `the body has both "emails" and "ids"; a request gives one of them`)
+		return errLine(max(el, il), `the body has both "emails" and "ids"; a request gives one of them`)
 	case !hasE && !hasI:
-		return nil, errLine(1, `the body has neither "emails" nor "ids"`)
+		return errLine(1, `the body has neither "emails" nor "ids"`)
 	case mode == RemoveIDs && hasE:
-		return nil, errLine(el, `the body holds "emails", but removal by ID needs "ids" (remove by address instead)`)
+		return errLine(el, `the body holds "emails", but removal by ID needs "ids" (remove by address instead)`)
 	case mode == Add && hasI:
-		return nil, errLine(il, `the body holds "ids", but adding needs "emails"`)
+		return errLine(il, `the body holds "ids", but adding needs "emails"`)
 	case mode == RemoveEmails && hasI:
-		return nil, errLine(il, `the body holds "ids"; remove by ID instead`)
+		return errLine(il, `the body holds "ids"; remove by ID instead`)
 	}
-	return items, nil
+	return nil
 }
 
 func nounFor(key string) string {
@@ -415,18 +373,18 @@ func jsonKind(tok json.Token) string {
 	return "not a string"
 }
 
-// readJSONArray reads the elements after an opening bracket, up to and
-// including the closing one. Strings become items; null, numbers, booleans,
-// objects and arrays become invalid items that say what they are.
-func readJSONArray(data []byte, dec *json.Decoder, lc *lineCounter, mode Mode, field string) ([]Item, error) {
-	var items []Item
+// array reads the elements after an opening bracket, up to and including
+// the closing one. Strings become items; null, numbers, booleans, objects
+// and arrays become invalid items that say what they are.
+func (jr *jsonReader) array(field string) error {
+	dec := jr.dec
 	for i := 0; dec.More(); i++ {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, jsonError(data, dec, err)
+			return jr.error(err)
 		}
-		end := int(dec.InputOffset())
-		line := lc.at(end - len(raw))
+		end := dec.InputOffset()
+		line := jr.lineAt(end - int64(len(raw)))
 		where := fmt.Sprintf("item %d", i)
 		if field != "" {
 			where = fmt.Sprintf("%s[%d]", field, i)
@@ -442,20 +400,20 @@ func readJSONArray(data []byte, dec *json.Decoder, lc *lineCounter, mode Mode, f
 				d.UseNumber()
 				tok, _ = d.Token()
 			}
-			items = append(items, Item{Line: line, Raw: shorten(string(raw)),
+			jr.emit(Item{Line: line, Raw: shorten(string(raw)),
 				Problem: fmt.Sprintf("%s is %s, not a string", where, jsonKind(tok))})
 			continue
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, errLine(line, "%s: %v", where, err)
+			return errLine(line, "%s: %v", where, err)
 		}
-		items = append(items, NewItem(mode, line, s))
+		jr.emit(NewItem(jr.mode, line, s))
 	}
 	if _, err := dec.Token(); err != nil { // the closing bracket
-		return nil, jsonError(data, dec, err)
+		return jr.error(err)
 	}
-	return items, nil
+	return nil
 }
 
 func shorten(s string) string {
@@ -469,19 +427,25 @@ func shorten(s string) string {
 	return s
 }
 
-// jsonError says where the JSON went wrong.
-func jsonError(data []byte, dec *json.Decoder, err error) error {
+// error says where the JSON went wrong.
+func (jr *jsonReader) error(err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	src := jr.src
 	switch {
 	case errors.As(err, &se):
-		return errLine(lineOf(data, badByte(data, int(se.Offset)-1, se.Error())), "%v", se)
+		// The offset of an error within a value counts only the bytes of
+		// the values scanned so far, not the commas and brackets between
+		// them: deep into a large array it lags far behind. The decoder
+		// stands at the start of the value it failed on, which the bad
+		// character cannot precede.
+		return errLine(src.lineOf(badByte(src, max(se.Offset-1, jr.dec.InputOffset()), se.Error())), "%v", se)
 	case errors.As(err, &te):
-		return errLine(lineOf(data, int(te.Offset)), "%v", te)
+		return errLine(src.lineOf(te.Offset), "%v", te)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return errLine(lineOf(data, len(data)), "the JSON ends before it is complete")
+		return errLine(jr.sv.lines, "the JSON ends before it is complete")
 	}
-	return errLine(lineOf(data, int(dec.InputOffset())), "%v", err)
+	return errLine(src.lineOf(jr.dec.InputOffset()), "%v", err)
 }
 
 // badByte finds the character a syntax error is about. The decoder's
@@ -489,19 +453,29 @@ func jsonError(data []byte, dec *json.Decoder, err error) error {
 // or at it; the message names it ("invalid character '}' …"), so the first
 // such character from the offset on is the one, and its line is the line
 // the user must fix.
-func badByte(data []byte, off int, msg string) int {
-	off = min(max(off, 0), len(data))
+func badByte(src *source, off int64, msg string) int64 {
+	off = min(max(off, 0), src.end-src.off)
+	var buf [64]byte
 	if _, rest, ok := strings.Cut(msg, "invalid character '"); ok {
 		if r, size := utf8.DecodeRuneInString(rest); size > 0 && r != '\\' {
-			if i := bytes.IndexRune(data[off:], r); i >= 0 && i < 8 {
-				return off + i
+			n := src.readAt(buf[:8+utf8.UTFMax], off)
+			if i := bytes.IndexRune(buf[:n], r); i >= 0 && i < 8 {
+				return off + int64(i)
 			}
 		}
 	}
-	for off < len(data) && strings.IndexByte(" \t\r\n,:", data[off]) >= 0 {
-		off++
+	for {
+		n := src.readAt(buf[:], off)
+		if n == 0 {
+			return off
+		}
+		for _, c := range buf[:n] {
+			if strings.IndexByte(" \t\r\n,:", c) < 0 {
+				return off
+			}
+			off++
+		}
 	}
-	return off
 }
 
 // Column headers that name the entries of a mode, compared after
@@ -556,39 +530,16 @@ func exactColumn(header []string, mode Mode) int {
 	return -1
 }
 
-// delimiter guesses the separator of a CSV from its first line.
-func delimiter(first string) rune {
-	best, n := ',', strings.Count(first, ",")
-	for _, d := range []rune{';', '\t'} {
-		if c := strings.Count(first, string(d)); c > n {
-			best, n = d, c
-		}
-	}
-	return best
-}
-
-func firstLine(s string) string {
-	var out string
-	done := false
-	eachLine(s, func(_ int, line string) {
-		if !done && strings.TrimSpace(line) != "" {
-			out, done = line, true
-		}
-	})
-	return out
-}
-
 // looksCSV reports whether text without a .csv name is CSV: its first line
 // has separators and a header with exactly the name of the mode's column,
 // and the next line has as many fields. Prose that happens to mention
 // "email" on its first line stays free text.
-func looksCSV(s string, mode Mode) bool {
-	first := firstLine(s)
-	d := delimiter(first)
-	if !strings.ContainsRune(first, d) {
+func looksCSV(text io.Reader, first firstLine, mode Mode) bool {
+	d := first.delimiter()
+	if !first.has(d) {
 		return false
 	}
-	r := csv.NewReader(strings.NewReader(s))
+	r := csv.NewReader(text)
 	r.Comma = d
 	r.TrimLeadingSpace = true
 	header, err := r.Read()
@@ -599,16 +550,15 @@ func looksCSV(s string, mode Mode) bool {
 	return err == io.EOF || err == nil && len(row) == len(header)
 }
 
-func readCSV(s string, mode Mode, tab bool) ([]Item, error) {
-	d := delimiter(firstLine(s))
+func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Item)) error {
+	d := first.delimiter()
 	if tab {
 		d = '\t'
 	}
-	r := csv.NewReader(strings.NewReader(s))
+	r := csv.NewReader(text)
 	r.Comma = d
 	r.TrimLeadingSpace = d != '\t'
 	r.ReuseRecord = false
-	var items []Item
 	col := -1
 	width := 0
 	for rec := 0; ; rec++ {
@@ -620,11 +570,11 @@ func readCSV(s string, mode Mode, tab bool) ([]Item, error) {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				if errors.Is(pe.Err, csv.ErrFieldCount) {
-					return nil, errLine(pe.StartLine, "it has %d %s, but the first line has %d", len(row), plural(len(row), "field"), width)
+					return errLine(pe.StartLine, "it has %d %s, but the first line has %d", len(row), plural(len(row), "field"), width)
 				}
-				return nil, errLine(pe.Line, "%v", pe.Err)
+				return errLine(pe.Line, "%v", pe.Err)
 			}
-			return nil, err
+			return fmt.Errorf("cannot read it: %w", err)
 		}
 		line, _ := r.FieldPos(0)
 		if rec == 0 {
@@ -632,7 +582,7 @@ func readCSV(s string, mode Mode, tab bool) ([]Item, error) {
 			var header bool
 			col, header = chooseColumn(row, mode)
 			if col < 0 {
-				return nil, errLine(line, "no column looks like %s (headers: %s)%s",
+				return errLine(line, "no column looks like %s (headers: %s)%s",
 					describeEntry(mode), strings.Join(trimAll(row), ", "), wrongModeHint(row, mode))
 			}
 			if header {
@@ -642,15 +592,15 @@ func readCSV(s string, mode Mode, tab bool) ([]Item, error) {
 		line, _ = r.FieldPos(col)
 		v := strings.TrimSpace(row[col])
 		if v == "" {
-			items = append(items, Item{Line: line, Problem: "the " + mode.noun() + " column is empty on this line"})
+			emit(Item{Line: line, Problem: "the " + mode.noun() + " column is empty on this line"})
 			continue
 		}
 		if !mode.byID() {
 			v = angleAddress(v)
 		}
-		items = append(items, NewItem(mode, line, v))
+		emit(NewItem(mode, line, v))
 	}
-	return items, nil
+	return nil
 }
 
 // angleAddress returns the address of a cell written as a mail header
@@ -770,29 +720,51 @@ func trimLine(s string) string {
 	return s
 }
 
-// parseFree finds entries in free text.
-func parseFree(s string, mode Mode) []Item {
+// trimLineBytes is trimLine of a line as read.
+func trimLineBytes(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && (b[0] >= utf8.RuneSelf || b[len(b)-1] >= utf8.RuneSelf) {
+		b = bytes.TrimFunc(b, func(r rune) bool { return unicode.IsSpace(r) || isInvisible(r) })
+	}
+	return b
+}
+
+// parseFree finds entries in free text. The entries of a line are handed
+// on once the next line is read: an attribution over two lines ("On Mon,
+// … Jane <jane@…>" then "wrote:") is known only at its second.
+func parseFree(r io.Reader, mode Mode, emit func(Item)) error {
 	var (
-		items []Item
-		z     zoner
+		z    zoner
+		prev []Item // the entries of the line before
 	)
-	eachLine(s, func(n int, line string) {
-		zone, prevToo := z.line(n, line)
-		if prevToo {
-			for i := len(items) - 1; i >= 0 && items[i].Line == n-1; i-- {
-				items[i].Zone = zone
-			}
+	lr := newLineReader(r)
+	for {
+		b, ok := lr.next()
+		if !ok {
+			break
 		}
+		n, line := lr.n, string(b)
+		zone, prevToo := z.line(n, line)
+		for _, it := range prev {
+			if prevToo && it.Line == n-1 {
+				it.Zone = zone
+			}
+			emit(it)
+		}
+		prev = prev[:0]
 		fields(line, func(tok string) {
 			candidates(tok, func(cand string) {
 				if it, ok := freeItem(cand, n, mode); ok {
 					it.Zone = zone
-					items = append(items, it)
+					prev = append(prev, it)
 				}
 			})
 		})
-	})
-	return items
+	}
+	for _, it := range prev {
+		emit(it)
+	}
+	return lr.err
 }
 
 // fields calls fn with each token of s between separators (isSep), like

@@ -81,6 +81,8 @@ type Event struct {
 type Runner struct {
 	Client *api.Client
 	// Concurrency is how many batches are in flight at once (default 1).
+	// AutoConcurrency lets the run choose from the service's first answer
+	// (see ConcurrencyFor).
 	Concurrency int
 	// JournalDir is where each run keeps its journal; empty for none (a
 	// run without a journal cannot be resumed).
@@ -108,6 +110,39 @@ type Runner struct {
 	// caps is what the run learned of the service (capUnknown, capNames,
 	// capBare), read and set atomically by the batches in flight.
 	caps int32
+	// chosen is the concurrency an AutoConcurrency run chose after its
+	// first answer (0 before), kept for its later segments.
+	chosen atomic.Int32
+}
+
+// AutoConcurrency, as Runner.Concurrency, starts a run with one batch in
+// flight and, once the service has answered the first, goes on with as
+// many as ConcurrencyFor says of the rate limit the answer announced.
+const AutoConcurrency = -1
+
+// ConcurrencyFor is how many batches an AutoConcurrency run keeps in
+// flight, given the rate limit the service announced: 4 when it allows
+// more than 10 requests a second (the ratelimit-limit over the
+// ratelimit-reset, at least a second), since then one batch at a time
+// leaves the allowance unused and a service that commits concurrent
+// batches together does them faster; 1 otherwise. The hosted service
+// allows about 2 a second and shush serve 10 by default: one batch at a
+// time keeps up with that at any ordinary round trip, keeps the input's
+// order, and more would only wait for the limit. A service that announces
+// no limit gets 1 too: nothing would pace more.
+func ConcurrencyFor(rl api.RateLimit) int {
+	if !rl.Known {
+		return 1
+	}
+	limit := rl.Limit
+	if limit <= 0 {
+		limit = rl.Remaining + 1
+	}
+	perSecond := float64(limit) / max(rl.Reset.Seconds(), 1)
+	if perSecond > 10 {
+		return 4
+	}
+	return 1
 }
 
 // Report is the outcome of a run.
@@ -147,6 +182,10 @@ type run struct {
 	target  string
 	batches [][]string
 	results map[int][]Result // by 0-based batch index, settled or failed
+	// all, when set, holds the results of every entry in plan order: the
+	// batches sent now write theirs into it, and the report is it rather
+	// than a copy (a segment's results are the most a run holds).
+	all     []Result
 	journal *journal
 	// seg places a segment of a recorded run within the whole: the batches
 	// and entries before it, and the whole's totals (zero for a run of its
@@ -234,8 +273,20 @@ func (r *Runner) execute(ctx context.Context, st *run) (rep Report, err error) {
 		return r.report(st), err
 	}
 	s.rs = rs
-	workers := min(max(r.Concurrency, 1), max(len(pending), 1))
-	pool(s.sendCtx, workers, pending, s.stopped, s.batch)
+	st.all = make([]Result, len(st.plan.Values))
+	workers := max(r.Concurrency, 1)
+	if r.Concurrency == AutoConcurrency {
+		workers = max(int(r.chosen.Load()), 1)
+	}
+	p := newPool(s.batch)
+	if r.Concurrency == AutoConcurrency && r.chosen.Load() == 0 {
+		s.widen = func() {
+			n := ConcurrencyFor(r.Client.Allowance())
+			r.chosen.Store(int32(n))
+			p.grow(min(n, len(pending)) - 1)
+		}
+	}
+	p.run(s.sendCtx, min(workers, max(len(pending), 1)), pending, s.stopped)
 	return s.end(len(pending))
 }
 
@@ -248,6 +299,10 @@ type sending struct {
 	pause   context.CancelFunc
 	rs      *resolver
 	evMu    sync.Mutex // OnEvent is never called concurrently
+	// widen, when set, is called once, after the first batch that went
+	// out: an AutoConcurrency run then chooses how many go at once.
+	widen     func()
+	widenOnce sync.Once
 
 	mu       sync.Mutex // guards what follows and orders the events
 	done     int        // entries whose batch has ended
@@ -327,9 +382,16 @@ func (s *sending) batch(i int) {
 	if !sent {
 		return // stopped while waiting, before the request went out
 	}
+	if s.widen != nil {
+		s.widenOnce.Do(s.widen)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.judge(err)
+	if all := s.st.all; all != nil {
+		start := i * api.MaxBatch
+		res = all[start : start+copy(all[start:], res)]
+	}
 	s.st.results[i] = res
 	s.done += len(b)
 	if werr := s.st.journal.batch(i, res, err); werr != nil && s.jerr == nil {
@@ -464,30 +526,49 @@ func (r *Runner) resolve(ctx context.Context, st *run, pending []int, emit func(
 // handing out once stop says so or ctx is done, and returns when every
 // item handed out is done. The Runner's batches and Lookup share it.
 func pool(ctx context.Context, workers int, items []int, stop func() bool, work func(int)) {
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range max(workers, 1) {
-		wg.Add(1)
+	newPool(work).run(ctx, workers, items, stop)
+}
+
+// workPool is a pool whose work may add workers while it runs.
+type workPool struct {
+	next chan int
+	wg   sync.WaitGroup
+	work func(int)
+}
+
+func newPool(work func(int)) *workPool {
+	return &workPool{next: make(chan int), work: work}
+}
+
+// grow adds n workers; it is called by the work of a running pool (so that
+// the pool cannot have ended meanwhile).
+func (p *workPool) grow(n int) {
+	for range max(n, 0) {
+		p.wg.Add(1)
 		go func() {
-			defer wg.Done()
-			for i := range next {
-				work(i)
+			defer p.wg.Done()
+			for i := range p.next {
+				p.work(i)
 			}
 		}()
 	}
+}
+
+func (p *workPool) run(ctx context.Context, workers int, items []int, stop func() bool) {
+	p.grow(max(workers, 1))
 feed:
 	for _, i := range items {
 		if stop() {
 			break
 		}
 		select {
-		case next <- i:
+		case p.next <- i:
 		case <-ctx.Done():
 			break feed
 		}
 	}
-	close(next)
-	wg.Wait()
+	close(p.next)
+	p.wg.Wait()
 }
 
 // ErrAbandoned is the failure of a batch whose request was cut off by a
@@ -537,26 +618,31 @@ func isLongWait(err error) bool {
 }
 
 func (r *Runner) report(st *run) Report {
-	rep := Report{Target: st.target, Plan: st.plan, Batches: len(st.batches),
-		Results: make([]Result, 0, len(st.plan.Values))}
+	rep := Report{Target: st.target, Plan: st.plan, Batches: len(st.batches), Results: st.all}
+	if rep.Results == nil {
+		rep.Results = make([]Result, len(st.plan.Values))
+	}
 	if st.journal != nil {
 		rep.Journal = st.journal.path
 	}
 	rep.Base = st.seg.batches
 	for i, b := range st.batches {
 		n := st.seg.batches + i + 1
+		win := rep.Results[i*api.MaxBatch : i*api.MaxBatch+len(b)]
 		res, ok := st.results[i]
 		switch {
 		case !ok:
 			rep.Unsent = append(rep.Unsent, n)
-			for _, v := range b {
-				rep.Results = append(rep.Results, Result{Input: v, Outcome: Unsent, Batch: n})
+			for k, v := range b {
+				win[k] = Result{Input: v, Outcome: Unsent, Batch: n}
 			}
 			continue
 		case !res[0].Settled():
 			rep.Failed = append(rep.Failed, n)
 		}
-		rep.Results = append(rep.Results, res...)
+		if &res[0] != &win[0] {
+			copy(win, res)
+		}
 	}
 	return rep
 }
@@ -785,4 +871,4 @@ func (r *Runner) scan(ctx context.Context, rs *resolver, want []string, onPage f
 
 // lookupConcurrency is how many lookups run at once; pacing, not this,
 // keeps them under the rate limit.
-func (r *Runner) lookupConcurrency() int { return max(r.Concurrency, 4) }
+func (r *Runner) lookupConcurrency() int { return max(r.Concurrency, int(r.chosen.Load()), 4) }

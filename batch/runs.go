@@ -170,41 +170,74 @@ func segmentsOf(plan Plan, size int) []Plan {
 // returns its header; ResumeRun sends it. A plan without values is
 // refused.
 func (r *Runner) Record(plan Plan, meta RunMeta) (RunInfo, error) {
-	if r.Client == nil {
-		return RunInfo{}, errors.New("batch: Runner has no Client")
+	if err := r.canRecord(); err != nil {
+		return RunInfo{}, err
 	}
-	if r.JournalDir == "" {
-		return RunInfo{}, errors.New("batch: Runner has no JournalDir to record the run in")
-	}
-	dir, target := r.JournalDir, r.Client.BaseURL()
 	if len(plan.Values) == 0 {
 		return RunInfo{}, errors.New("the run has no entries to send")
 	}
+	size := r.segmentSize()
+	return r.record(planHead{mode: plan.Mode, entries: len(plan.Values), invalid: len(plan.Invalid),
+		duplicates: plan.Duplicates, sum: Sum(plan.Values)}, size, meta, func(ri *RunInfo) error {
+		for i, seg := range segmentsOf(plan, size) {
+			j, err := createJournal(ri.segmentPath(i), &run{plan: seg, target: ri.Target})
+			if err != nil {
+				return err
+			}
+			if err := j.close(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// canRecord says why the Runner cannot record a run, if it cannot.
+func (r *Runner) canRecord() error {
+	if r.Client == nil {
+		return errors.New("batch: Runner has no Client")
+	}
+	if r.JournalDir == "" {
+		return errors.New("batch: Runner has no JournalDir to record the run in")
+	}
+	return nil
+}
+
+// segmentSize is the most entries a segment of a run holds.
+func (r *Runner) segmentSize() int {
+	if r.SegmentSize > 0 {
+		return max(r.SegmentSize-r.SegmentSize%api.MaxBatch, api.MaxBatch)
+	}
+	return SegmentSize
+}
+
+// planHead is what a run's header says of its plan.
+type planHead struct {
+	mode                         Mode
+	entries, invalid, duplicates int
+	sum                          string
+}
+
+// record writes the header of a new run of head, then has journals write
+// the journals of its segments of size entries.
+func (r *Runner) record(head planHead, size int, meta RunMeta, journals func(ri *RunInfo) error) (RunInfo, error) {
+	if err := r.canRecord(); err != nil {
+		return RunInfo{}, err
+	}
+	dir, target := r.JournalDir, r.Client.BaseURL()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return RunInfo{}, fmt.Errorf("create the journal directory %s: %w", dir, err)
 	}
-	size := SegmentSize
-	if r.SegmentSize > 0 {
-		size = r.SegmentSize - r.SegmentSize%api.MaxBatch
-		size = max(size, api.MaxBatch)
-	}
-	segs := segmentsOf(plan, size)
-	ri := RunInfo{Kind: headerKind, Version: 1, ID: newRunID(), Mode: plan.Mode, Target: target,
+	ri := RunInfo{Kind: headerKind, Version: 1, ID: newRunID(), Mode: head.mode, Target: target,
 		Reference: meta.Reference, Source: meta.Source, Input: meta.Input, UndoOf: meta.UndoOf,
-		Created: time.Now().UTC(), Entries: len(plan.Values), Invalid: len(plan.Invalid),
-		Duplicates: plan.Duplicates, Segments: len(segs), Sum: Sum(plan.Values), State: Running,
-		Counts: map[Outcome]int{Unsent: len(plan.Values)}, dir: dir}
+		Created: time.Now().UTC(), Entries: head.entries, Invalid: head.invalid,
+		Duplicates: head.duplicates, Segments: (head.entries + size - 1) / size, Sum: head.sum, State: Running,
+		Counts: map[Outcome]int{Unsent: head.entries}, dir: dir}
 	if err := ri.save(); err != nil {
 		return RunInfo{}, err
 	}
-	for i, seg := range segs {
-		j, err := createJournal(ri.segmentPath(i), &run{plan: seg, target: target})
-		if err != nil {
-			return RunInfo{}, err
-		}
-		if err := j.close(); err != nil {
-			return RunInfo{}, err
-		}
+	if err := journals(&ri); err != nil {
+		return RunInfo{}, err
 	}
 	return ri, nil
 }

@@ -25,14 +25,11 @@ func humanApp() (*app, *bytes.Buffer, *bytes.Buffer) {
 
 func TestHumanPlan(t *testing.T) {
 	a, out, _ := humanApp()
-	items := []batch.Item{
-		batch.NewItem(batch.Add, 1, "Ann@example.com"),
-		batch.NewItem(batch.Add, 2, "ann@example.com"),
-		batch.NewItem(batch.Add, 3, "bob@"),
-		batch.NewItem(batch.Add, 4, "cy@example.com"),
+	in, err := batch.ReadPlan(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, batch.Own{}, false)
+	if err != nil {
+		t.Fatal(err)
 	}
-	plan := batch.NewPlan(batch.Add, items)
-	if err := a.printPlan(outputMode{}, plan, nil, batch.Lines, len(items), "http://svc.example"); err != nil {
+	if err := a.printPlan(outputMode{}, in, "http://svc.example"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

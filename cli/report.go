@@ -47,9 +47,9 @@ type planView struct {
 	BatchSize  int             `json:"batch_size"`
 }
 
-func (a *app) printPlan(out outputMode, plan batch.Plan, left []batch.LeftOut, format batch.Format, entries int, target string) error {
-	v := planView{DryRun: true, Mode: plan.Mode.String(), Target: target, Format: format.String(), Entries: entries,
-		Valid: len(plan.Values), Duplicates: plan.Duplicates, Invalid: plan.Invalid, LeftOut: left, Batches: len(plan.Batches()), BatchSize: api.MaxBatch}
+func (a *app) printPlan(out outputMode, in *batch.Input, target string) error {
+	v := planView{DryRun: true, Mode: in.Mode.String(), Target: target, Format: in.Format.String(), Entries: in.Entries,
+		Valid: in.Len(), Duplicates: in.Duplicates, Invalid: in.Invalid, LeftOut: in.LeftOut, Batches: in.Batches(), BatchSize: api.MaxBatch}
 	if v.Invalid == nil {
 		v.Invalid = []batch.Item{}
 	}
@@ -61,15 +61,15 @@ func (a *app) printPlan(out outputMode, plan batch.Plan, left []batch.LeftOut, f
 	}
 	w := a.io.Out
 	verb := "add"
-	if plan.Mode != batch.Add {
+	if in.Mode != batch.Add {
 		verb = "remove"
 	}
-	fmt.Fprintf(w, "Would %s %s on %s in %s of up to %d.\n", verb, entriesOf(plan.Mode, v.Valid),
+	fmt.Fprintf(w, "Would %s %s on %s in %s of up to %d.\n", verb, entriesOf(in.Mode, v.Valid),
 		safeText(target), plural(v.Batches, "batch", "batches"), api.MaxBatch)
-	fmt.Fprintf(w, "Read %s (%s): %d to send, %s, %d invalid.\n", plural(entries, "entry", "entries"), format,
+	fmt.Fprintf(w, "Read %s (%s): %d to send, %s, %d invalid.\n", plural(in.Entries, "entry", "entries"), in.Format,
 		v.Valid, plural(v.Duplicates, "duplicate", "duplicates"), len(v.Invalid))
-	a.listInvalid(w, plan.Invalid, len(plan.Invalid))
-	a.listLeftOut(w, left)
+	a.listInvalid(w, in.Invalid, len(in.Invalid))
+	a.listLeftOut(w, in.LeftOut)
 	fmt.Fprintln(w, "Nothing was sent (--dry-run).")
 	return nil
 }

@@ -19,30 +19,30 @@ import (
 // silently not be sent). When unfinished runs exist but none is of this
 // file, it refuses rather than guess; when there are none, a new run
 // starts ("" is returned). Only the runs' headers are read.
-func (a *app) interruptedRun(conn *connection, plan batch.Plan, file string) (string, error) {
+func (a *app) interruptedRun(conn *connection, in *batch.Input, file string) (string, error) {
 	runs, err := batch.Runs(conn.JournalDir)
 	if err != nil {
 		return "", err
 	}
-	sum := batch.Sum(plan.Values)
+	sum := in.Sum()
 	var newest *batch.RunInfo
 	for i, ri := range runs {
-		if ri.Target != conn.Client.BaseURL() || ri.Mode != plan.Mode || !ri.Resumable() {
+		if ri.Target != conn.Client.BaseURL() || ri.Mode != in.Mode || !ri.Resumable() {
 			continue
 		}
 		if newest == nil {
 			newest = &runs[i]
 		}
-		if ri.Entries == len(plan.Values) && ri.Sum == sum {
+		if ri.Entries == in.Len() && ri.Sum == sum {
 			a.sayResuming(conn.JournalDir, ri)
 			return ri.ID, nil
 		}
 	}
 	if newest != nil {
 		return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file, or with: shush runs resume %s",
-			plan.Mode, conn.Target, newest.Entries, inputName(file), len(plan.Values), newest.ID)
+			in.Mode, conn.Target, newest.Entries, inputName(file), in.Len(), newest.ID)
 	}
-	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", plan.Mode, conn.Target)
+	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", in.Mode, conn.Target)
 	return "", nil
 }
 

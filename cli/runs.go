@@ -217,7 +217,7 @@ says beforehand which will come back as manual.`,
 				_, err := r.Send(ctx, u.Plan, batch.RunMeta{Reference: ri.Reference, Source: "cli", Input: "undo of " + ri.ID, UndoOf: ri.ID})
 				return err
 			}
-			return a.sendRun(ctx, conn, sum, nil, asJSON, defaultConcurrency, "shush runs resume RUN (shush runs list names it)", send)
+			return a.sendRun(ctx, conn, sum, nil, asJSON, a.concurrencyFor(cmd, conn, 0), "shush runs resume RUN (shush runs list names it)", send)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "undo without asking")
@@ -241,11 +241,13 @@ func (a *app) runsResumeCommand() *cobra.Command {
 		Short: "Send what a stopped or interrupted run has left",
 		Long: `Send what a run has left: the batches its journal does not record as
 answered. Nothing answered is sent twice, so the run ends with exactly the
-intended list. The run must be resumed against the service it was sent to.`,
+intended list. The run must be resumed against the service it was sent to.
+
+` + concurrencyHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if concurrency < 1 || concurrency > 16 {
-				return usagef("--concurrency must be between 1 and 16, not %d", concurrency)
+			if err := checkConcurrency(cmd, concurrency); err != nil {
+				return err
 			}
 			dir, ri, err := a.findRun(args[0])
 			if err != nil {
@@ -269,11 +271,11 @@ intended list. The run must be resumed against the service it was sent to.`,
 				_, err := r.ResumeRun(ctx, ri.ID)
 				return err
 			}
-			return a.sendRun(ctx, conn, summaryOf(ri), nil, asJSON, concurrency, "shush runs resume "+ri.ID, send)
+			return a.sendRun(ctx, conn, summaryOf(ri), nil, asJSON, a.concurrencyFor(cmd, conn, concurrency), "shush runs resume "+ri.ID, send)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry of the run as JSON")
-	cmd.Flags().IntVar(&concurrency, "concurrency", defaultConcurrency, "batches in flight at once (1–16)")
+	cmd.Flags().IntVar(&concurrency, "concurrency", 0, "batches in flight at once (1–16; default: chosen for the target, see above)")
 	return cmd
 }
 

@@ -28,6 +28,12 @@ func newSummary(plan batch.Plan) *summary {
 	return &summary{plan: plan, entries: len(plan.Values), batches: len(plan.Batches()), counts: map[batch.Outcome]int{}}
 }
 
+// summaryOfInput is the summary of a run of an input read in one pass.
+func summaryOfInput(in *batch.Input) *summary {
+	return &summary{plan: batch.Plan{Mode: in.Mode, Invalid: in.Invalid, Duplicates: in.Duplicates}, entries: in.Len(),
+		batches: in.Batches(), counts: map[batch.Outcome]int{}}
+}
+
 // summaryOf is the summary of a recorded run, known by its header.
 func summaryOf(ri batch.RunInfo) *summary {
 	return &summary{plan: batch.Plan{Mode: ri.Mode, Duplicates: ri.Duplicates}, entries: ri.Entries,
