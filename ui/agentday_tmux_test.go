@@ -111,7 +111,11 @@ func TestAgentsDayAgainstShushServe(t *testing.T) {
 	dayCapture(t, "day-2-review", s.waitScreen("Preview: 1 new · 1 already listed", "✓ known@example.com", "+ new@example.com  new"))
 	s.tmux("send-keys", "-t", "ui", "Tab")
 	s.tmux("send-keys", "-t", "ui", "-l", "#4711")
+	s.waitScreen("#4711")
+	// Keys sent at once can reach the program in one read, which reads
+	// as a paste; a person's keys come apart.
 	s.tmux("send-keys", "-t", "ui", "Enter")
+	time.Sleep(150 * time.Millisecond)
 	s.tmux("send-keys", "-t", "ui", "-l", "add")
 	s.tmux("send-keys", "-t", "ui", "Enter")
 	dayCapture(t, "day-3-results", s.waitScreen("2 entries: 1 added · 1 already listed", "ticket #4711"))
