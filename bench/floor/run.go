@@ -23,7 +23,7 @@ import (
 // settings are the command's flags.
 type settings struct {
 	store, dsn, order, shush, server, cpuprofile string
-	n, rounds                                    int
+	n, rounds, concurrency                       int
 	trail                                        bool
 	rate                                         float64
 	analyze                                      time.Duration
@@ -36,6 +36,7 @@ func parse(args []string) (settings, error) {
 	fs.StringVar(&s.dsn, "dsn", os.Getenv("SHUSH_TEST_POSTGRES"), "PostgreSQL server for -store postgres, as a postgres:// URL; each run works in a schema of its own (default $SHUSH_TEST_POSTGRES)")
 	fs.IntVar(&s.n, "n", 100_000, "addresses to import")
 	fs.StringVar(&s.order, "order", "sorted", "order of the addresses in the input: sorted or shuffled")
+	fs.IntVar(&s.concurrency, "concurrency", 0, "give the CLI --concurrency N (0: leave the CLI's default)")
 	fs.IntVar(&s.rounds, "rounds", 1, "how many times to run the floor and shush, alternately; the summary gives medians")
 	fs.BoolVar(&s.trail, "trail", true, "also run the floor with the trail's rows (one row in changes per transaction, named by its entries)")
 	fs.StringVar(&s.shush, "shush", "", "the shush binary (default: build it from this module)")
@@ -57,6 +58,8 @@ func parse(args []string) (settings, error) {
 		return s, fmt.Errorf("-order must be sorted or shuffled, not %q", s.order)
 	case s.n < 1:
 		return s, fmt.Errorf("-n must be at least 1, not %d", s.n)
+	case s.concurrency < 0:
+		return s, fmt.Errorf("-concurrency must be 0 (the CLI's default) or more, not %d", s.concurrency)
 	case s.rounds < 1:
 		return s, fmt.Errorf("-rounds must be at least 1, not %d", s.rounds)
 	case s.server != "binary" && s.server != "inprocess":
@@ -97,7 +100,11 @@ func run(ctx context.Context, args []string) error {
 	if err := os.WriteFile(input, []byte(strings.Join(emails, "\n")+"\n"), 0o600); err != nil {
 		return err
 	}
-	fmt.Printf("%s, %d addresses, %s, GOMAXPROCS %d, load average %s\n", s.store, s.n, s.order, runtime.GOMAXPROCS(0), loadavg())
+	cli := "the CLI's default concurrency"
+	if s.concurrency > 0 {
+		cli = fmt.Sprintf("--concurrency %d", s.concurrency)
+	}
+	fmt.Printf("%s, %d addresses, %s, %s, GOMAXPROCS %d, load average %s\n", s.store, s.n, s.order, cli, runtime.GOMAXPROCS(0), loadavg())
 
 	var floors, trails, shushes []result
 	var ratios, trailRatios []float64

@@ -92,7 +92,11 @@ func importWithShush(ctx context.Context, s settings, dir, db, input, profile st
 		defer cancel()
 		go analyzeEvery(actx, db, s.analyze)
 	}
-	cli := exec.CommandContext(ctx, s.shush, "suppressions", "batch", "add", "--file", input)
+	args := []string{"suppressions", "batch", "add", "--file", input}
+	if s.concurrency > 0 {
+		args = append(args, "--concurrency", strconv.Itoa(s.concurrency))
+	}
+	cli := exec.CommandContext(ctx, s.shush, args...)
 	cli.Env = append(env, "SHUSH_BASE_URL=http://"+addr, "SHUSH_API_KEY="+created.Key)
 	stderr.Reset()
 	cli.Stderr = &stderr
