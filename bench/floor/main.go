@@ -23,6 +23,10 @@
 // -shush names one. With -server inprocess the service runs inside this
 // process instead of as `shush serve` (same store, options and HTTP
 // server settings), which lets -cpuprofile profile it during the import.
+// -concurrency N gives the CLI --concurrency N. On PostgreSQL,
+// -analyze-every 5s runs ANALYZE during shush's import as autovacuum would
+// on a server where it is on: without fresh statistics a statement first
+// planned on the empty table can keep a plan that reads the whole list.
 package main
 
 import (
