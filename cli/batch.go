@@ -21,8 +21,9 @@ const ExitInterrupted = 130
 // localConcurrency is how many batches a run has in flight on the
 // embedded local list unless --concurrency says otherwise: no network and
 // nobody else's limit stand in the way, and the database commits
-// concurrent batches together (a 1,000,000-address import: 24 s one at a
-// time, 17 s four at a time; docs/benchmarks.md).
+// concurrent batches together (a 1,000,000-address import into shush serve
+// on the same machine: 24 s one at a time, 17 s four at a time;
+// docs/benchmarks.md).
 const localConcurrency = 4
 
 // concurrencyHelp says how the batches in flight are chosen, for the
@@ -275,7 +276,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 // pointers: a collection costs little however large they are, so it can
 // come at a quarter's growth. Sending holds a segment's results, full of
 // pointers: half costs about as much CPU as the default. A 1,000,000-
-// address import so peaks at 71–73 MB, not 100 MB (docs/benchmarks.md).
+// address import so peaks at about 70 MB, not 100 MB (docs/benchmarks.md).
 const (
 	readingGC = 25
 	sendingGC = 50
