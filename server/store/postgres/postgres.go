@@ -60,6 +60,16 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// wait on the disk together; requests mostly wait on I/O, not CPU.
 		cfg.MaxConns = max(cfg.MaxConns, defaultMaxConns)
 	}
+	if _, set := cfg.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
+		// Plan each statement for its own run: a prepared statement's
+		// generic plan is made once per connection from the statistics of
+		// that moment, and one made while the list was empty (or before
+		// autovacuum's next ANALYZE) would read a team's whole list for a
+		// batch add's look-up of the addresses already listed. A custom
+		// plan sees the table's current size; it costs a few hundred
+		// microseconds of planning.
+		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open PostgreSQL: %w", mapErr(err))
