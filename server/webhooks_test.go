@@ -132,6 +132,22 @@ func (s *service) events(key, hook string) []api.WebhookEvent {
 	return l.Data
 }
 
+// firstAttempt waits for the webhook's one event to have its first attempt
+// on record and returns it.
+func (s *service) firstAttempt(t *testing.T, key, hook string) api.WebhookAttempt {
+	t.Helper()
+	var atts api.WebhookAttemptList
+	waitFor(t, "the first attempt", func() bool {
+		ev := s.events(key, hook)
+		if len(ev) != 1 {
+			return false
+		}
+		s.get("/webhooks/"+hook+"/events/"+ev[0].ID+"/attempts", key).decode(t, &atts)
+		return len(atts.Data) == 1
+	})
+	return atts.Data[0]
+}
+
 var secretShape = regexp.MustCompile(`^whsec_[A-Za-z0-9+/]{30}[A-Za-z0-9+/=]{2}$`)
 
 // TestWebhooksAPI: the /webhooks surface answers as the hosted service's
@@ -378,16 +394,8 @@ func TestWebhookTimeoutAndRotation(t *testing.T) {
 	key := s.key("slow", false)
 	hook := s.createWebhook(key, slow.URL, "suppression.added")
 	s.add(key, "c@example.com")
-	var atts api.WebhookAttemptList
-	waitFor(t, "the timed-out attempt", func() bool {
-		ev := s.events(key, hook.ID)
-		if len(ev) != 1 || ev[0].Status != "attempting" {
-			return false
-		}
-		s.get("/webhooks/"+hook.ID+"/events/"+ev[0].ID+"/attempts", key).decode(t, &atts)
-		return len(atts.Data) == 1
-	})
-	if a := atts.Data[0]; a.HTTPStatusCode != 0 || a.Response != "timed out" {
+	a := s.firstAttempt(t, key, hook.ID)
+	if a.HTTPStatusCode != 0 || a.Response != "timed out" {
 		t.Errorf("the slow attempt: %+v; want status 0, timed out", a)
 	}
 
@@ -426,18 +434,10 @@ func TestWebhookHostileAnswer(t *testing.T) {
 	key := s.key("junk", false)
 	hook := s.createWebhook(key, junk.URL, "suppression.added")
 	s.add(key, "e@example.com")
-	var atts api.WebhookAttemptList
-	waitFor(t, "the attempt", func() bool {
-		ev := s.events(key, hook.ID)
-		if len(ev) != 1 {
-			return false
-		}
-		s.get("/webhooks/"+hook.ID+"/events/"+ev[0].ID+"/attempts", key).decode(t, &atts)
-		return len(atts.Data) == 1
-	})
-	got := atts.Data[0].Response
-	if atts.Data[0].HTTPStatusCode != 500 || len(got) > 2048 || strings.ContainsRune(got, 0) || !utf8.ValidString(got) || !strings.HasPrefix(got, "\ufffd") {
-		t.Errorf("kept answer (%d bytes, status %d) %q…; want at most 2048 bytes of valid UTF-8 without NUL", len(got), atts.Data[0].HTTPStatusCode, got[:min(len(got), 40)])
+	a := s.firstAttempt(t, key, hook.ID)
+	got := a.Response
+	if a.HTTPStatusCode != 500 || len(got) > 2048 || strings.ContainsRune(got, 0) || !utf8.ValidString(got) || !strings.HasPrefix(got, "\ufffd") {
+		t.Errorf("kept answer (%d bytes, status %d) %q…; want at most 2048 bytes of valid UTF-8 without NUL", len(got), a.HTTPStatusCode, got[:min(len(got), 40)])
 	}
 }
 
@@ -459,16 +459,8 @@ func TestWebhookDeniedAddresses(t *testing.T) {
 			key := s.key("deny", false)
 			hook := s.createWebhook(key, c.endpoint, "suppression.added")
 			s.add(key, "f@example.com")
-			var atts api.WebhookAttemptList
-			waitFor(t, "the attempt", func() bool {
-				ev := s.events(key, hook.ID)
-				if len(ev) != 1 {
-					return false
-				}
-				s.get("/webhooks/"+hook.ID+"/events/"+ev[0].ID+"/attempts", key).decode(t, &atts)
-				return len(atts.Data) == 1
-			})
-			if a := atts.Data[0]; a.HTTPStatusCode != 0 || a.Response != c.want {
+			a := s.firstAttempt(t, key, hook.ID)
+			if a.HTTPStatusCode != 0 || a.Response != c.want {
 				t.Errorf("attempt %+v; want status 0, %q", a, c.want)
 			}
 		})

@@ -31,6 +31,15 @@ func (w Webhook) Wants(typ string) bool {
 	return w.Status == api.WebhookEnabled && slices.Contains(w.Events, typ)
 }
 
+// SigningSecrets are the secrets that sign an attempt at now, newest
+// first: the old one too while a rotation's overlap lasts.
+func (w Webhook) SigningSecrets(now time.Time) []string {
+	if w.PrevSecret != "" && now.Before(w.PrevUntil) {
+		return []string{w.Secret, w.PrevSecret}
+	}
+	return []string{w.Secret}
+}
+
 // WebhookPatch changes a webhook: nil fields stay as they are.
 type WebhookPatch struct {
 	Endpoint *string

@@ -277,7 +277,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 			if prev != nil {
 				w.PrevUntil = *prev
 			}
-			d.Secrets = secrets(w, now)
+			d.Secrets = w.SigningSecrets(now)
 			return d, nil
 		})
 		return err
@@ -287,14 +287,6 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 	}
 	slices.SortFunc(out, func(a, b store.Delivery) int { return a.Event.CreatedAt.Compare(b.Event.CreatedAt) })
 	return out, nil
-}
-
-// secrets are the secrets that sign an attempt at now, newest first.
-func secrets(w store.Webhook, now time.Time) []string {
-	if w.PrevSecret != "" && now.Before(w.PrevUntil) {
-		return []string{w.Secret, w.PrevSecret}
-	}
-	return []string{w.Secret}
 }
 
 // RecordAttempt stores an attempt and the event's outcome in one

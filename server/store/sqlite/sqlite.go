@@ -811,10 +811,6 @@ func (s *Store) getOne(ctx context.Context, st *sql.Stmt, args ...any) (store.En
 
 // List returns a page of the team's list, newest first; see store.Store.
 func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
-	limit := q.Limit
-	if limit < 1 || limit > api.MaxBatch {
-		limit = 20
-	}
 	where := []string{"team = ?"}
 	args := []any{team}
 	from := "suppressions"
@@ -824,40 +820,11 @@ func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]sto
 		// Without statistics SQLite walks the team's whole list in ID
 		// order and filters on origin: a million rows for an origin the
 		// team has none of. The index holds each origin's entries in ID
-		// order, so the page is a range read.
+		// order, with what a page shows, so the page is a range read.
 		from = "suppressions INDEXED BY suppressions_team_origin_id"
 	}
-	order := "DESC"
-	switch {
-	case q.After != "":
-		where = append(where, "id < ?")
-		args = append(args, q.After)
-	case q.Before != "":
-		where = append(where, "id > ?")
-		args = append(args, q.Before)
-		order = "ASC"
-	}
-	args = append(args, limit+1)
-	rows, err := s.read.QueryContext(ctx,
-		"SELECT id, email, origin, source_id, created_at FROM "+from+" WHERE "+strings.Join(where, " AND ")+
-			" ORDER BY id "+order+" LIMIT ?", args...)
-	if err != nil {
-		return nil, false, wrap(err)
-	}
-	defer rows.Close()
-	page := make([]store.Entry, 0, limit+1)
-	for rows.Next() {
-		e, err := scanEntry(rows)
-		if err != nil {
-			return nil, false, wrap(err)
-		}
-		page = append(page, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, wrap(err)
-	}
-	page, more := trimPage(page, limit, order == "ASC")
-	return page, more, nil
+	return readPage(ctx, s, "SELECT id, email, origin, source_id, created_at FROM "+from, where, args,
+		store.Page{Limit: q.Limit, After: q.After, Before: q.Before}, scanEntry)
 }
 
 // CreateKey stores a new key; see store.Store.
@@ -971,6 +938,43 @@ func nullString(s *string) any {
 
 func marks(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// readPage reads a page of rows newest first by ID, as every page of the
+// service is read: base selects the columns scan reads, where and args
+// narrow it.
+func readPage[T any](ctx context.Context, s *Store, base string, where []string, args []any, p store.Page, scan func(scanner) (T, error)) ([]T, bool, error) {
+	limit := p.Limit
+	if limit < 1 || limit > api.MaxBatch {
+		limit = 20
+	}
+	order := "DESC"
+	switch {
+	case p.After != "":
+		where, args = append(where, "id < ?"), append(args, p.After)
+	case p.Before != "":
+		where, args = append(where, "id > ?"), append(args, p.Before)
+		order = "ASC"
+	}
+	args = append(args, limit+1)
+	rows, err := s.read.QueryContext(ctx, base+" WHERE "+strings.Join(where, " AND ")+" ORDER BY id "+order+" LIMIT ?", args...)
+	if err != nil {
+		return nil, false, s.readErr(err)
+	}
+	defer rows.Close()
+	page := make([]T, 0, limit+1)
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, false, wrap(err)
+		}
+		page = append(page, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, wrap(err)
+	}
+	page, more := trimPage(page, limit, order == "ASC")
+	return page, more, nil
 }
 
 // trimPage cuts a page read with one row more than limit (to learn

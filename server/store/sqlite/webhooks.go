@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 )
 
@@ -295,7 +294,7 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 				}
 				hooks[e.WebhookID] = w
 			}
-			out = append(out, store.Delivery{Event: e, Endpoint: w.Endpoint, Secrets: secrets(w, now)})
+			out = append(out, store.Delivery{Event: e, Endpoint: w.Endpoint, Secrets: w.SigningSecrets(now)})
 		}
 		return nil
 	})
@@ -303,14 +302,6 @@ func (s *Store) ClaimDeliveries(ctx context.Context, now time.Time, lease time.D
 		return nil, err
 	}
 	return out, nil
-}
-
-// secrets are the secrets that sign an attempt at now, newest first.
-func secrets(w store.Webhook, now time.Time) []string {
-	if w.PrevSecret != "" && now.Before(w.PrevUntil) {
-		return []string{w.Secret, w.PrevSecret}
-	}
-	return []string{w.Secret}
 }
 
 // RecordAttempt stores an attempt and the event's outcome; see
@@ -379,40 +370,4 @@ func (s *Store) PruneWebhookEvents(ctx context.Context, before time.Time) (int64
 			return total, err
 		}
 	}
-}
-
-// readPage reads a page of rows newest first by ID, like List: base
-// selects the columns scan reads, where and args narrow it.
-func readPage[T any](ctx context.Context, s *Store, base string, where []string, args []any, p store.Page, scan func(scanner) (T, error)) ([]T, bool, error) {
-	limit := p.Limit
-	if limit < 1 || limit > api.MaxBatch {
-		limit = 20
-	}
-	order := "DESC"
-	switch {
-	case p.After != "":
-		where, args = append(where, "id < ?"), append(args, p.After)
-	case p.Before != "":
-		where, args = append(where, "id > ?"), append(args, p.Before)
-		order = "ASC"
-	}
-	args = append(args, limit+1)
-	rows, err := s.read.QueryContext(ctx, base+" WHERE "+strings.Join(where, " AND ")+" ORDER BY id "+order+" LIMIT ?", args...)
-	if err != nil {
-		return nil, false, s.readErr(err)
-	}
-	defer rows.Close()
-	page := make([]T, 0, limit+1)
-	for rows.Next() {
-		v, err := scan(rows)
-		if err != nil {
-			return nil, false, wrap(err)
-		}
-		page = append(page, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, wrap(err)
-	}
-	page, more := trimPage(page, limit, order == "ASC")
-	return page, more, nil
 }
