@@ -264,16 +264,7 @@ func (c *Client) Remove(ctx context.Context, idOrEmail string) (Suppression, err
 
 // List returns one page of the list, newest first.
 func (c *Client) List(ctx context.Context, p ListParams) (ListResponse, error) {
-	q := url.Values{}
-	if p.Limit > 0 {
-		q.Set("limit", strconv.Itoa(p.Limit))
-	}
-	if p.After != "" {
-		q.Set("after", p.After)
-	}
-	if p.Before != "" {
-		q.Set("before", p.Before)
-	}
+	q := WebhookParams{Limit: p.Limit, After: p.After, Before: p.Before}.query()
 	if p.Origin != "" {
 		q.Set("origin", string(p.Origin))
 	}

@@ -31,6 +31,8 @@ type WebhookParams struct {
 	Before string
 }
 
+// query is the paging part of a list's query string, the same for every
+// list of the API.
 func (p WebhookParams) query() url.Values {
 	q := url.Values{}
 	if p.Limit > 0 {

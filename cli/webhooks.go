@@ -493,20 +493,30 @@ kept.`
 }
 
 func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookRequest, asJSON bool, done string) error {
+	return onWebhook(ctx, a, id, asJSON, func(c *api.Client) (api.Webhook, error) { return c.UpdateWebhook(ctx, id, u) },
+		func(api.Webhook) error {
+			_, err := fmt.Fprintf(a.io.Out, "%s webhook %s.\n", done, safeText(id))
+			return err
+		})
+}
+
+// onWebhook makes one call about webhook id on the configured service and
+// prints its answer: the API's JSON with --json (or off a terminal), else
+// what human writes.
+func onWebhook[T any](ctx context.Context, a *app, id string, asJSON bool, call func(*api.Client) (T, error), human func(T) error) error {
 	conn, err := a.connect(ctx, a.waitNotice())
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
-	w, err := conn.Client.UpdateWebhook(ctx, id, u)
+	v, err := call(conn.Client)
 	if err != nil {
 		return webhookErr(conn, id, err)
 	}
 	if a.output(asJSON).json {
-		return writeJSON(a.io.Out, w)
+		return writeJSON(a.io.Out, v)
 	}
-	fmt.Fprintf(a.io.Out, "%s webhook %s.\n", done, safeText(id))
-	return nil
+	return human(v)
 }
 
 func (a *app) webhooksRotateCommand() *cobra.Command {
@@ -524,27 +534,19 @@ so the receiver can take the new secret without missing a delivery.
 			if err != nil {
 				return err
 			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			w, err := conn.Client.RotateWebhookSecret(cmd.Context(), id)
-			if err != nil {
-				return webhookErr(conn, id, err)
-			}
-			if a.output(asJSON).json {
-				return writeJSON(a.io.Out, w)
-			}
-			t := newTable(a.io.Out)
-			t.row("id", w.ID)
-			t.row("signing secret", w.SigningSecret)
-			if err := t.flush(); err != nil {
-				return err
-			}
-			fmt.Fprintln(a.io.Err, "The old secret keeps signing deliveries beside the new one for 24 hours.")
-			a.secretNotice(w.ID)
-			return nil
+			ctx := cmd.Context()
+			return onWebhook(ctx, a, id, asJSON, func(c *api.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
+				func(w api.Webhook) error {
+					t := newTable(a.io.Out)
+					t.row("id", w.ID)
+					t.row("signing secret", w.SigningSecret)
+					if err := t.flush(); err != nil {
+						return err
+					}
+					fmt.Fprintln(a.io.Err, "The old secret keeps signing deliveries beside the new one for 24 hours.")
+					a.secretNotice(w.ID)
+					return nil
+				})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
@@ -573,20 +575,12 @@ needs --yes. To pause it instead, use disable.`,
 			if ok, err := a.confirm(cmd.Context(), yes, false, fmt.Sprintf("Remove webhook %s from %s?", id, s.Target())); !ok {
 				return err
 			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			w, err := conn.Client.DeleteWebhook(cmd.Context(), id)
-			if err != nil {
-				return webhookErr(conn, id, err)
-			}
-			if a.output(asJSON).json {
-				return writeJSON(a.io.Out, w)
-			}
-			fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
-			return nil
+			ctx := cmd.Context()
+			return onWebhook(ctx, a, id, asJSON, func(c *api.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
+				func(api.Webhook) error {
+					_, err := fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
+					return err
+				})
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
@@ -814,20 +808,12 @@ enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`,
 			if err != nil {
 				return err
 			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			ev, err := conn.Client.ReplayWebhookEvent(cmd.Context(), id, evID)
-			if err != nil {
-				return webhookErr(conn, id, err)
-			}
-			if a.output(asJSON).json {
-				return writeJSON(a.io.Out, ev)
-			}
-			fmt.Fprintf(a.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
-			return nil
+			ctx := cmd.Context()
+			return onWebhook(ctx, a, id, asJSON, func(c *api.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
+				func(api.WebhookEvent) error {
+					_, err := fmt.Fprintf(a.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
+					return err
+				})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")

@@ -878,18 +878,7 @@ func (s *Store) RevokeKey(ctx context.Context, id string) error {
 	// Counted once the change is committed (or failed), never before:
 	// the service's key cache re-reads keys when the count moves.
 	defer s.revocations.Add(1)
-	return s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
-		res, err := c.ExecContext(context.Background(), "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", time.Now().UnixMilli(), id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			return store.ErrNotFound
-		}
-		return nil
-	})
+	return s.changeOne(ctx, "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", time.Now().UnixMilli(), id)
 }
 
 type scanner interface{ Scan(dest ...any) error }
