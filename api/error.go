@@ -31,8 +31,6 @@ type Error struct {
 	// RetryAfter its retry-after header (zero when absent).
 	RateLimit  RateLimit     `json:"-"`
 	RetryAfter time.Duration `json:"-"`
-
-	longWait bool // the Retry-After was longer than the client waits out
 }
 
 // Error returns the service's message with its status and name.

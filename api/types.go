@@ -132,15 +132,6 @@ type ListResponse struct {
 	Data    []Entry `json:"data"`
 }
 
-// ListParams are the query parameters of GET /suppressions. Zero values are
-// left out of the query.
-type ListParams struct {
-	Limit  int
-	After  string
-	Before string
-	Origin Origin
-}
-
 // Health is the answer of GET /healthz.
 type Health struct {
 	Status string `json:"status"`

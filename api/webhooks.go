@@ -1,6 +1,12 @@
 package api
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+	"net/url"
+	"regexp"
+	"strconv"
+)
 
 // The "object" values of the webhooks API.
 const (
@@ -21,6 +27,19 @@ const (
 	EventSuccess    = "success"    // an attempt got a 2xx
 	EventFailed     = "failed"     // given up
 )
+
+// The suppression events a webhook can get here. The service accepts any
+// event name of the hosted service, but delivers only these.
+const (
+	EventSuppressionAdded   = AuditAdded
+	EventSuppressionRemoved = AuditRemoved
+)
+
+// SuppressionEvents are both suppression events, the default of a new
+// webhook.
+func SuppressionEvents() []string {
+	return []string{EventSuppressionAdded, EventSuppressionRemoved}
+}
 
 // WebhookSecretPrefix starts every signing secret.
 const WebhookSecretPrefix = "whsec_"
@@ -107,4 +126,40 @@ type WebhookPayload struct {
 	Type      string    `json:"type"`
 	CreatedAt Timestamp `json:"created_at"`
 	Data      Entry     `json:"data"`
+}
+
+// Bounds of a webhook's fields.
+const (
+	MaxEndpoint  = 2048 // bytes of an endpoint URL
+	MaxEvents    = 100  // event names a webhook lists
+	MaxEventName = 100  // bytes of one event name
+)
+
+// ValidEndpoint reports why s cannot be a webhook's endpoint: it must be an
+// absolute http or https URL with a host, at most MaxEndpoint bytes. The
+// reason completes "the endpoint is not usable: …".
+func ValidEndpoint(s string) error {
+	if len(s) > MaxEndpoint {
+		return errors.New("it is longer than " + strconv.Itoa(MaxEndpoint) + " bytes")
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("it must start with http:// or https:// and name a host")
+	}
+	return nil
+}
+
+// eventNameShape is resource.action: two words of lowercase letters,
+// digits and underscores, each starting with a letter.
+var eventNameShape = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
+
+// ValidEventName reports why s cannot be an event name of a webhook. Any
+// name shaped resource.action (at most MaxEventName bytes) is one: the
+// hosted service has many more events than the two suppression events,
+// and its tools send all of them.
+func ValidEventName(s string) error {
+	if len(s) > MaxEventName || !eventNameShape.MatchString(s) {
+		return errors.New("event names are shaped resource.action, in lower case")
+	}
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -87,6 +86,13 @@ func SignWebhook(secret, id string, ts time.Time, body []byte) (string, error) {
 	return webhookSignatureVersion1 + base64.StdEncoding.EncodeToString(mac), nil
 }
 
+// Headers is what VerifyWebhook reads a delivery's headers from; an
+// http.Header is one. The contract names only the interface so that it
+// links no HTTP stack: the service's store depends on this package.
+type Headers interface {
+	Get(key string) string
+}
+
 // VerifyWebhook checks a delivery as a receiver gets it: the headers (the
 // svix-* ones, or else the webhook-* ones) and the raw body, against the
 // endpoint's signing secret, at now. It passes when any of the
@@ -94,7 +100,7 @@ func SignWebhook(secret, id string, ts time.Time, body []byte) (string, error) {
 // carries the new and the old one) and the timestamp is within
 // WebhookTolerance of now. The error says which check failed, never the
 // secret or the expected signature.
-func VerifyWebhook(secret string, headers http.Header, body []byte, now time.Time) error {
+func VerifyWebhook(secret string, headers Headers, body []byte, now time.Time) error {
 	key, err := webhookKey(secret)
 	if err != nil {
 		return err

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -85,7 +85,7 @@ func BenchmarkPacedImport(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		svc := startService(b, 10)
-		c := api.NewClient(svc.URL, svc.Key)
+		c := client.New(svc.URL, svc.Key)
 		plan := planOf(batch.Add, addresses(fmt.Sprintf("paced%d-", b.N), 5000))
 		// Let the bucket fill as it would for a run that starts cold.
 		time.Sleep(time.Second)

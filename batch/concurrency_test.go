@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/internal/hostedtest"
 	"github.com/shushlist/shush/server"
@@ -85,7 +86,7 @@ func TestAutoConcurrencyFollowsTheRateLimit(t *testing.T) {
 		t.Run(fmt.Sprintf("rate %v, concurrency %d", tc.rate, tc.concurrency), func(t *testing.T) {
 			var f inFlight
 			svc := servicetest.Start(t, server.Options{Rate: tc.rate}, f.wrap)
-			c := api.NewClient(svc.URL, svc.Key)
+			c := client.New(svc.URL, svc.Key)
 			r := batch.Runner{Client: c, Concurrency: tc.concurrency, JournalDir: t.TempDir(), SegmentSize: 1000}
 			ri, err := r.Send(context.Background(), planOf(batch.Add, addresses("auto", 1500)), batch.RunMeta{})
 			if err != nil || ri.Counts[batch.Added] != 1500 {
@@ -109,7 +110,7 @@ func TestAutoConcurrencyWithoutFigures(t *testing.T) {
 	var f inFlight
 	proxy := httptest.NewServer(f.wrap(httputil.NewSingleHostReverseProxy(target)))
 	t.Cleanup(proxy.Close)
-	c := api.NewClient(proxy.URL, "re_test_key", api.WithRetry(4, time.Millisecond, 5*time.Millisecond))
+	c := client.New(proxy.URL, "re_test_key", client.WithRetry(4, time.Millisecond, 5*time.Millisecond))
 	rep, err := (&batch.Runner{Client: c, Concurrency: batch.AutoConcurrency}).Run(context.Background(), planOf(batch.Add, addresses("hosted", 800)))
 	if err != nil || !rep.Complete() {
 		t.Fatalf("Run: %v, failed %v", err, rep.Failed)

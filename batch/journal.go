@@ -379,7 +379,7 @@ func openJournal(path string) (*run, error) {
 }
 
 // Latest returns the newest journal in dir of a run against target (a base
-// URL, as api.Client.BaseURL gives it) that did not finish, or "" when
+// URL, as client.Client.BaseURL gives it) that did not finish, or "" when
 // there is none. The CLI's --resume uses it.
 func Latest(dir, target string) (string, error) {
 	runs, err := Journals(dir)

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 // Outcome is what happened to one entry. Its value is the word a script
@@ -142,7 +143,7 @@ var ErrNoLookup = errors.New("the service does not offer looking up an address (
 // the list is Found{Listed: false}; one whose lookup failed carries Err.
 // The error is for a cancelled ctx, or ErrNoLookup when the service lacks
 // the endpoint.
-func Lookup(ctx context.Context, c *api.Client, values []string, concurrency int) ([]Found, error) {
+func Lookup(ctx context.Context, c *client.Client, values []string, concurrency int) ([]Found, error) {
 	out := make([]Found, len(values))
 	if len(values) == 0 {
 		return out, nil
@@ -158,8 +159,8 @@ func Lookup(ctx context.Context, c *api.Client, values []string, concurrency int
 		switch {
 		case err == nil:
 			f.Listed = true
-		case api.IsNotFound(err) && !api.IsUnsupported(err):
-		case api.IsUnsupported(err):
+		case client.IsNotFound(err) && !client.IsUnsupported(err):
+		case client.IsUnsupported(err):
 			unsupported.Store(true)
 			f.Err = ErrNoLookup
 		default:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 // EventKind says what an Event reports.
@@ -44,7 +45,7 @@ type Event struct {
 	Done, Total int
 	// Wait and Reason describe a Waiting event.
 	Wait   time.Duration
-	Reason api.WaitReason
+	Reason client.WaitReason
 	// Err is the failure of a BatchFailed event, or the error that caused a
 	// retry on a Waiting event.
 	Err     error
@@ -79,7 +80,7 @@ type Event struct {
 // journal per segment, see runs.go) that ResumeRun, Load and PlanUndo find
 // again by its ID. The CLI and the UI use Send.
 type Runner struct {
-	Client *api.Client
+	Client *client.Client
 	// Concurrency is how many batches are in flight at once (default 1).
 	// AutoConcurrency lets the run choose from the service's first answer
 	// (see ConcurrencyFor).
@@ -232,7 +233,7 @@ func (r *Runner) Resume(ctx context.Context, path string) (Report, error) {
 	}
 	if st.target != r.Client.BaseURL() {
 		_ = st.journal.close()
-		return Report{}, fmt.Errorf("journal %s is for %s, not %s", path, api.RedactURL(st.target), api.RedactURL(r.Client.BaseURL()))
+		return Report{}, fmt.Errorf("journal %s is for %s, not %s", path, client.RedactURL(st.target), client.RedactURL(r.Client.BaseURL()))
 	}
 	return r.execute(ctx, st)
 }
@@ -456,14 +457,14 @@ func (s *sending) end(pending int) (Report, error) {
 // while it still waited to go out (pacing, retries): it stays unsent.
 func (r *Runner) sendInFlight(ctx, sendCtx context.Context, st *run, i int, rs *resolver, emit func(Event)) (res []Result, sent bool, err error) {
 	b := st.batches[i]
-	inFlight, cut := context.WithCancel(api.Detach(sendCtx))
+	inFlight, cut := context.WithCancel(client.Detach(sendCtx))
 	defer cut()
 	var abandoned atomic.Bool
 	stopCut := context.AfterFunc(ctx, func() {
 		t := time.AfterFunc(r.stopGrace(), func() { abandoned.Store(true); cut() })
 		context.AfterFunc(inFlight, func() { t.Stop() })
 	})
-	bctx := api.WithWaits(inFlight, func(w api.WaitInfo) {
+	bctx := client.WithWaits(inFlight, func(w client.WaitInfo) {
 		emit(Event{Kind: Waiting, Batch: i + 1, Size: len(b), Wait: w.Delay, Reason: w.Reason, Err: w.Err})
 	})
 	res, err = r.send(bctx, st, i, rs)
@@ -511,7 +512,7 @@ func (r *Runner) resolve(ctx context.Context, st *run, pending []int, emit func(
 			}
 		}
 	}
-	wctx := api.WithWaits(ctx, func(w api.WaitInfo) {
+	wctx := client.WithWaits(ctx, func(w client.WaitInfo) {
 		emit(Event{Kind: Waiting, Wait: w.Delay, Reason: w.Reason, Err: w.Err})
 	})
 	if err := r.scan(wctx, rs, want, func(pages int) {
@@ -593,7 +594,7 @@ type PausedError struct {
 }
 
 func (e *PausedError) Error() string {
-	if d, ok := api.LongRetryAfter(e.Cause); ok {
+	if d, ok := client.LongRetryAfter(e.Cause); ok {
 		return fmt.Sprintf("paused: the service asks to wait %s before the next request (Retry-After)", d.Round(time.Second))
 	}
 	return fmt.Sprintf("paused after %d batches in a row failed: %v", e.InARow, e.Cause)
@@ -604,7 +605,7 @@ func (e *PausedError) Unwrap() error { return e.Cause }
 // serviceFailure reports a batch failure that is the service's, not the
 // batch's: no answer, or a 5xx after the retries.
 func serviceFailure(err error) bool {
-	var ne *api.NetworkError
+	var ne *client.NetworkError
 	if errors.As(err, &ne) {
 		return true
 	}
@@ -613,7 +614,7 @@ func serviceFailure(err error) bool {
 }
 
 func isLongWait(err error) bool {
-	_, ok := api.LongRetryAfter(err)
+	_, ok := client.LongRetryAfter(err)
 	return ok
 }
 
@@ -842,7 +843,7 @@ func (r *Runner) scan(ctx context.Context, rs *resolver, want []string, onPage f
 	}
 	budget := len(want) / 2
 	found := 0
-	p := api.ListParams{Limit: api.MaxBatch}
+	p := client.ListParams{Limit: api.MaxBatch}
 	for pages := 1; pages <= budget; pages++ {
 		page, err := r.Client.List(ctx, p)
 		if err != nil {

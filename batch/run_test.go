@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/servicetest"
@@ -111,8 +112,8 @@ func startService(tb testing.TB, rate float64) *service {
 	return &service{URL: svc.URL, Key: svc.Key, gate: g}
 }
 
-func (s *service) client(opts ...api.Option) *api.Client {
-	return api.NewClient(s.URL, s.Key, append([]api.Option{api.WithRetry(4, time.Millisecond, 5*time.Millisecond)}, opts...)...)
+func (s *service) client(opts ...client.Option) *client.Client {
+	return client.New(s.URL, s.Key, append([]client.Option{client.WithRetry(4, time.Millisecond, 5*time.Millisecond)}, opts...)...)
 }
 
 func addresses(prefix string, n int) []string {
@@ -132,10 +133,10 @@ func planOf(mode batch.Mode, values []string) batch.Plan {
 }
 
 // listed returns the service's whole list, address → ID.
-func listed(t *testing.T, c *api.Client) map[string]string {
+func listed(t *testing.T, c *client.Client) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	p := api.ListParams{Limit: 100}
+	p := client.ListParams{Limit: 100}
 	for {
 		page, err := c.List(context.Background(), p)
 		if err != nil {
@@ -434,8 +435,8 @@ func TestRetriesAndFailedBatches(t *testing.T) {
 	}
 	var sawRetryAfter, sawBackoff bool
 	for _, w := range waits {
-		sawRetryAfter = sawRetryAfter || w.Reason == api.WaitRetryAfter && w.Wait >= time.Second
-		sawBackoff = sawBackoff || w.Reason == api.WaitBackoff
+		sawRetryAfter = sawRetryAfter || w.Reason == client.WaitRetryAfter && w.Wait >= time.Second
+		sawBackoff = sawBackoff || w.Reason == client.WaitBackoff
 	}
 	if !sawRetryAfter || !sawBackoff {
 		t.Fatalf("waiting events %+v; want a retry-after wait and a backoff", waits)
@@ -649,14 +650,14 @@ func TestResumeRefusesAnotherTarget(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rep, _ := (&batch.Runner{Client: c, JournalDir: dir}).Run(ctx, planOf(batch.Add, addresses("x", 3)))
-	other := api.NewClient("http://127.0.0.1:1", "k")
+	other := client.New("http://127.0.0.1:1", "k")
 	if _, err := (&batch.Runner{Client: other}).Resume(context.Background(), rep.Journal); err == nil ||
 		!strings.Contains(err.Error(), svc.URL) {
 		t.Fatalf("Resume against another service: %v; want an error naming the journal's target", err)
 	}
 }
 
-func checkExactly(t *testing.T, c *api.Client, values []string, rep batch.Report) {
+func checkExactly(t *testing.T, c *client.Client, values []string, rep batch.Report) {
 	t.Helper()
 	list := listed(t, c)
 	var got []string
@@ -683,10 +684,10 @@ func TestPacedRunMeetsFew429(t *testing.T) {
 		t.Skip("takes about 3 s")
 	}
 	svc := startService(t, 5)
-	c := api.NewClient(svc.URL, svc.Key)
+	c := client.New(svc.URL, svc.Key)
 	var paced atomic.Int32
 	r := &batch.Runner{Client: c, Concurrency: 3, OnEvent: func(e batch.Event) {
-		if e.Kind == batch.Waiting && e.Reason == api.WaitPacing {
+		if e.Kind == batch.Waiting && e.Reason == client.WaitPacing {
 			paced.Add(1)
 		}
 	}}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 // A recorded run is what the CLI and the UI send: a plan split into
@@ -61,7 +62,7 @@ type RunInfo struct {
 	Version int    `json:"v"`
 	ID      string `json:"id"`
 	Mode    Mode   `json:"mode"`
-	// Target is the service's base URL (api.Client.BaseURL).
+	// Target is the service's base URL (client.Client.BaseURL).
 	Target string `json:"target"`
 	// Reference is the ticket the run was for (its Shush-Reference).
 	Reference string `json:"reference,omitempty"`
@@ -273,7 +274,7 @@ func (r *Runner) resumeRun(ctx context.Context, id string, found map[string]Foun
 		return RunInfo{}, err
 	}
 	if ri.Target != r.Client.BaseURL() {
-		return ri, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, api.RedactURL(ri.Target), api.RedactURL(r.Client.BaseURL()))
+		return ri, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.RedactURL(ri.Target), client.RedactURL(r.Client.BaseURL()))
 	}
 	ri.State, ri.Note = Running, ""
 	if err := ri.save(); err != nil {

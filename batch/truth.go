@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 // The truth of a batch add: which ID each address has and whether this
@@ -169,8 +170,8 @@ type mark struct {
 }
 
 func (r *Runner) markNewest(ctx context.Context) mark {
-	octx, ans := api.Observe(ctx)
-	page, err := r.Client.List(octx, api.ListParams{Limit: 1})
+	octx, ans := client.Observe(ctx)
+	page, err := r.Client.List(octx, client.ListParams{Limit: 1})
 	m := mark{tried: true, at: ans.Date(), err: err}
 	if err == nil && len(page.Data) > 0 {
 		m.id = page.Data[0].ID
@@ -197,7 +198,7 @@ func (r *Runner) addBare(ctx context.Context, values []string, data []api.Suppre
 	// Date header at the mark) bounds the walk instead, and entries of the
 	// mark's second stay unverified.
 	reached, byClock := false, false
-	p := api.ListParams{Limit: api.MaxBatch}
+	p := client.ListParams{Limit: api.MaxBatch}
 walk:
 	for pages := 0; pages < maxMarkPages(len(values)); pages++ {
 		page, err := r.Client.List(ctx, p)

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/internal/hostedtest"
 )
 
-func foreignClient(h *hostedtest.Service) *api.Client {
-	return api.NewClient(h.URL, "re_test_key", api.WithRetry(4, time.Millisecond, 5*time.Millisecond))
+func foreignClient(h *hostedtest.Service) *client.Client {
+	return client.New(h.URL, "re_test_key", client.WithRetry(4, time.Millisecond, 5*time.Millisecond))
 }
 
 // Against a service whose answers are bare UUIDv4 IDs in any order and
@@ -152,7 +152,7 @@ func TestRunPausesWhenTheServiceStopsAnswering(t *testing.T) {
 	h := hostedtest.Start(t)
 	h.HangUp(1000)
 	values := addresses("pause", 2000) // 20 batches
-	c := api.NewClient(h.URL, "re_test_key", api.WithRetry(2, time.Millisecond, 2*time.Millisecond))
+	c := client.New(h.URL, "re_test_key", client.WithRetry(2, time.Millisecond, 2*time.Millisecond))
 	rep, err := (&batch.Runner{Client: c}).Run(context.Background(), planOf(batch.Add, values))
 	var paused *batch.PausedError
 	if !errors.As(err, &paused) || !strings.Contains(err.Error(), "paused after 3 batches in a row failed: cannot reach the service") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 // Undo is what undoing a recorded run sends, and what it says beforehand.
@@ -36,7 +37,7 @@ type Undo struct {
 
 // PlanUndo reads the recorded run id in dir and plans its undo against the
 // client's service, which must be the run's.
-func PlanUndo(ctx context.Context, c *api.Client, dir, id string) (Undo, error) {
+func PlanUndo(ctx context.Context, c *client.Client, dir, id string) (Undo, error) {
 	var results []Result
 	ri, err := Load(dir, id, func(rep Report) error {
 		for _, x := range rep.Results {
@@ -51,7 +52,7 @@ func PlanUndo(ctx context.Context, c *api.Client, dir, id string) (Undo, error) 
 		return Undo{}, err
 	}
 	if ri.Target != c.BaseURL() {
-		return Undo{}, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, api.RedactURL(ri.Target), api.RedactURL(c.BaseURL()))
+		return Undo{}, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.RedactURL(ri.Target), client.RedactURL(c.BaseURL()))
 	}
 	u := Undo{Of: ri}
 	if ri.Mode == Add {
@@ -137,20 +138,20 @@ func manualBefore(restore map[string]Restore) int {
 
 // extends reports whether the service is shush's own (it keeps the audit
 // trail, and takes `entries` with origins).
-func extends(ctx context.Context, c *api.Client) bool {
-	_, err := c.Audit(ctx, api.AuditParams{Limit: 1})
+func extends(ctx context.Context, c *client.Client) bool {
+	_, err := c.Audit(ctx, client.AuditParams{Limit: 1})
 	return err == nil
 }
 
 // fromTrail finds in the service's audit trail the origin each removed
 // entry had, one request per entry; what it cannot find stays unknown.
-func fromTrail(ctx context.Context, c *api.Client, removed []Result, into map[string]Restore) {
+func fromTrail(ctx context.Context, c *client.Client, removed []Result, into map[string]Restore) {
 	for _, x := range removed {
 		ref := x.ID
 		if ref == "" {
 			ref = x.Address()
 		}
-		page, err := c.SuppressionAudit(ctx, ref, api.AuditParams{Limit: 1, Type: api.AuditRemoved})
+		page, err := c.SuppressionAudit(ctx, ref, client.AuditParams{Limit: 1, Type: api.AuditRemoved})
 		if err != nil || len(page.Data) == 0 {
 			continue
 		}

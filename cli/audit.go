@@ -10,11 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 func (a *app) auditCommand() *cobra.Command {
 	var (
-		p           api.AuditParams
+		p           client.AuditParams
 		all, asJSON bool
 	)
 	cmd := &cobra.Command{
@@ -80,13 +81,13 @@ database.`,
 	return cmd
 }
 
-func (a *app) printAudit(ctx context.Context, conn *connection, p api.AuditParams, all, asJSON bool) error {
+func (a *app) printAudit(ctx context.Context, conn *connection, p client.AuditParams, all, asJSON bool) error {
 	var out api.AuditList
 	seen := map[string]bool{}
 	for {
 		page, err := conn.Client.Audit(ctx, p)
 		if err != nil {
-			if api.IsNotFound(err) || api.IsUnsupported(err) {
+			if client.IsNotFound(err) || client.IsUnsupported(err) {
 				return fmt.Errorf("%s keeps no audit trail (only shush's own service does): %w", conn.Target, err)
 			}
 			return err

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -237,7 +238,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		}
 	}
 
-	ctx := api.WithReference(cmd.Context(), f.reference)
+	ctx := client.WithReference(cmd.Context(), f.reference)
 	conn, err := a.connect(ctx)
 	if err != nil {
 		return err

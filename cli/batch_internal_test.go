@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/server"
@@ -80,7 +81,7 @@ func TestInProcessTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := api.NewClient(localTarget("local.db"), key, api.WithTransport(inProcessTransport{handler: server.New(st, server.Options{})}))
+	c := client.New(localTarget("local.db"), key, client.WithTransport(inProcessTransport{handler: server.New(st, server.Options{})}))
 	got, err := c.BatchAdd(ctx, []string{"a@example.com", "b@example.com"})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("BatchAdd: %v, %v", got, err)
@@ -99,7 +100,7 @@ func TestInProcessTransport(t *testing.T) {
 	if _, err := c.BatchAdd(cancelled, []string{"c@example.com"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled request: %v", err)
 	}
-	if _, err := c.Get(ctx, "c@example.com"); !api.IsNotFound(err) {
+	if _, err := c.Get(ctx, "c@example.com"); !client.IsNotFound(err) {
 		t.Errorf("the cancelled request was served: %v", err)
 	}
 }

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/config"
 )
 
 // connection is a client on the effective settings' target, with what a
 // face of shush shows about it. The terminal UI uses it as the CLI does.
 type connection struct {
-	Client   *api.Client
+	Client   *client.Client
 	Settings config.Settings
 	// Target names what the client talks to: the base URL, or "the local
 	// list (PATH)".
@@ -30,7 +30,7 @@ type connection struct {
 // connect resolves the settings and builds the client: over the network to
 // the base URL, or to the service in process on the local database when no
 // base URL is set (the embedded default). opts are added to the client's.
-func (a *app) connect(ctx context.Context, opts ...api.Option) (*connection, error) {
+func (a *app) connect(ctx context.Context, opts ...client.Option) (*connection, error) {
 	s, err := a.settings()
 	if err != nil {
 		return nil, err
@@ -46,22 +46,22 @@ func (a *app) connect(ctx context.Context, opts ...api.Option) (*connection, err
 		JournalDir: journals,
 		Close:      func() error { return nil },
 	}
-	opts = append([]api.Option{api.WithUserAgent(version())}, opts...)
+	opts = append([]client.Option{client.WithUserAgent(version())}, opts...)
 	if s.Local() {
-		client, key, closeFn, err := openLocal(ctx, s, opts...)
+		svc, key, closeFn, err := openLocal(ctx, s, opts...)
 		if err != nil {
 			return nil, err
 		}
-		c.Client, c.MaskedKey, c.Close = client, config.MaskKey(key), closeFn
+		c.Client, c.MaskedKey, c.Close = svc, config.MaskKey(key), closeFn
 		return c, nil
 	}
 	if s.APIKey.Value == "" {
 		return nil, usagef("no API key for %s: pass --api-key, set %s, or add api_key to the profile %q (shush config set-profile)", s.BaseURL.Value, config.EnvAPIKey, s.Profile.Value)
 	}
-	if w := api.PlainHTTPWarning(s.BaseURL.Value); w != "" {
+	if w := client.PlainHTTPWarning(s.BaseURL.Value); w != "" {
 		fmt.Fprintln(a.io.Err, "shush: "+w)
 	}
-	c.Client = api.NewClient(s.BaseURL.Value, s.APIKey.Value, opts...)
+	c.Client = client.New(s.BaseURL.Value, s.APIKey.Value, opts...)
 	c.MaskedKey = config.MaskKey(s.APIKey.Value)
 	return c, nil
 }

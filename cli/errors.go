@@ -10,6 +10,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 // errorJSON is how an error is written under --json or when stdout is
@@ -45,10 +46,10 @@ func errorDoc(err error) errorJSON {
 		doc.Error.Status = &status
 	case errors.As(err, &ue):
 		doc.Error.Name = "usage_error"
-	case api.IsRedirect(err):
+	case client.IsRedirect(err):
 		doc.Error.Name = "redirect_refused"
 	default:
-		var ne *api.NetworkError
+		var ne *client.NetworkError
 		if errors.As(err, &ne) {
 			doc.Error.Name = "network_error"
 		} else {

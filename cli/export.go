@@ -10,11 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 func (a *app) exportCommand() *cobra.Command {
 	var (
-		p       api.ExportParams
+		p       client.ExportParams
 		origin  string
 		outPath string
 	)
@@ -65,7 +66,7 @@ addresses); without it the export goes to stdout. Needs shush's own service
 				if tmp != nil {
 					tmp.Close()
 				}
-				if api.IsNotFound(err) || api.IsUnsupported(err) {
+				if client.IsNotFound(err) || client.IsUnsupported(err) {
 					return fmt.Errorf("%s offers no export (only shush's own service does); use shush suppressions list --all: %w", conn.Target, err)
 				}
 				return err

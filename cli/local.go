@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/server"
 )
@@ -43,7 +44,7 @@ const localRate = 1e6
 // a client that reaches it without a network, with the local key (made on
 // first use, and again when the stored one no longer works, for example
 // because the database was replaced). close releases the database.
-func openLocal(ctx context.Context, s config.Settings, opts ...api.Option) (client *api.Client, key string, closeFn func() error, err error) {
+func openLocal(ctx context.Context, s config.Settings, opts ...client.Option) (svc *client.Client, key string, closeFn func() error, err error) {
 	st, err := server.OpenStore(ctx, s.DB.Value)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("cannot open the local list %s: %w", api.Quote(config.RedactDSN(s.DB.Value)), err)
@@ -54,7 +55,7 @@ func openLocal(ctx context.Context, s config.Settings, opts ...api.Option) (clie
 		}
 	}()
 	srv := server.New(st, server.Options{Rate: localRate})
-	opts = append([]api.Option{api.WithTransport(inProcessTransport{handler: srv})}, opts...)
+	opts = append([]client.Option{client.WithTransport(inProcessTransport{handler: srv})}, opts...)
 
 	keyPath, err := localKeyPath()
 	if err != nil {
@@ -65,12 +66,12 @@ func openLocal(ctx context.Context, s config.Settings, opts ...api.Option) (clie
 		return nil, "", nil, err
 	}
 	if key != "" {
-		client = api.NewClient(localTarget(s.DB.Value), key, opts...)
-		_, err := client.List(ctx, api.ListParams{Limit: 1})
+		svc = client.New(localTarget(s.DB.Value), key, opts...)
+		_, err := svc.List(ctx, client.ListParams{Limit: 1})
 		var ae *api.Error
 		switch {
 		case err == nil:
-			return client, key, st.Close, nil
+			return svc, key, st.Close, nil
 		case errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden):
 			// The key is not in this database: make a new one below.
 		default:
@@ -84,7 +85,7 @@ func openLocal(ctx context.Context, s config.Settings, opts ...api.Option) (clie
 	if err := config.WritePrivate(keyPath, []byte(key+"\n")); err != nil {
 		return nil, "", nil, err
 	}
-	return api.NewClient(localTarget(s.DB.Value), key, opts...), key, st.Close, nil
+	return client.New(localTarget(s.DB.Value), key, opts...), key, st.Close, nil
 }
 
 // readLocalKey returns the key text in path, or "" when there is none. A

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
 )
@@ -120,7 +121,7 @@ func TestHumanListIsSafeAndPages(t *testing.T) {
 		{ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a", Email: "evil\x1b[2J@example.com", Origin: api.OriginBounce, CreatedAt: created},
 		{ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c69", Email: "ok@example.com", Origin: api.OriginManual, CreatedAt: created},
 	}}
-	if err := a.printList(page, api.ListParams{Limit: 2, Origin: api.OriginBounce}); err != nil {
+	if err := a.printList(page, client.ListParams{Limit: 2, Origin: api.OriginBounce}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(out.String(), "\x1b") {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -79,7 +79,7 @@ func (a *app) runsListCommand() *cobra.Command {
 			t.row("RUN", "STARTED", "MODE", "ENTRIES", "STATE", "OUTCOMES", "REFERENCE", "TARGET")
 			for _, ri := range runs {
 				t.row(ri.ID, ri.Created.Local().Format("2006-01-02 15:04"), runMode(ri), fmt.Sprint(ri.Entries),
-					stateText(ri), countsLine(ri.Counts), dash(ri.Reference), api.RedactURL(ri.Target))
+					stateText(ri), countsLine(ri.Counts), dash(ri.Reference), client.RedactURL(ri.Target))
 			}
 			return t.flush()
 		},
@@ -151,7 +151,7 @@ func (a *app) printRunHeader(w io.Writer, ri batch.RunInfo) {
 	t.row("Run:", ri.ID)
 	t.row("Started:", ri.Created.Local().Format("2006-01-02 15:04:05"))
 	t.row("Mode:", runMode(ri))
-	t.row("Target:", api.RedactURL(ri.Target))
+	t.row("Target:", client.RedactURL(ri.Target))
 	if ri.Reference != "" {
 		t.row("Reference:", ri.Reference)
 	}
@@ -186,7 +186,7 @@ says beforehand which will come back as manual.`,
 			if err != nil {
 				return err
 			}
-			ctx = api.WithReference(ctx, ri.Reference)
+			ctx = client.WithReference(ctx, ri.Reference)
 			conn, err := a.connect(ctx)
 			if err != nil {
 				return err
@@ -253,14 +253,14 @@ intended list. The run must be resumed against the service it was sent to.
 			if err != nil {
 				return err
 			}
-			ctx := api.WithReference(cmd.Context(), ri.Reference)
+			ctx := client.WithReference(cmd.Context(), ri.Reference)
 			conn, err := a.connect(ctx)
 			if err != nil {
 				return err
 			}
 			defer conn.Close()
 			if ri.Target != conn.Client.BaseURL() {
-				return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, api.RedactURL(ri.Target), conn.Target)
+				return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.RedactURL(ri.Target), conn.Target)
 			}
 			if !ri.Resumable() {
 				fmt.Fprintf(a.io.Err, "Run %s is finished: nothing left to send.\n", ri.ID)

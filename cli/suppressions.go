@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/safe"
 )
@@ -68,7 +69,7 @@ func oneArg(what string) cobra.PositionalArgs {
 
 func (a *app) listCommand() *cobra.Command {
 	var (
-		p           api.ListParams
+		p           client.ListParams
 		origin      string
 		all, asJSON bool
 	)
@@ -148,7 +149,7 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 // memory stays flat. A service that answers a page it already gave (a
 // cursor seen before, or an entry seen before) would make this loop
 // forever: it stops with an error instead.
-func (a *app) listAll(ctx context.Context, conn *connection, p api.ListParams, asJSON bool) error {
+func (a *app) listAll(ctx context.Context, conn *connection, p client.ListParams, asJSON bool) error {
 	seenCursor := map[string]bool{}
 	var (
 		t     *table
@@ -222,7 +223,7 @@ func (a *app) listAll(ctx context.Context, conn *connection, p api.ListParams, a
 	return bw.Flush()
 }
 
-func (a *app) printList(page api.ListResponse, p api.ListParams) error {
+func (a *app) printList(page api.ListResponse, p client.ListParams) error {
 	if len(page.Data) == 0 {
 		fmt.Fprintln(a.io.Out, "(no suppressions)")
 		return nil
@@ -261,7 +262,7 @@ func normalizeRef(s string) (string, error) {
 
 // notListed turns the service's 404 for one entry into a sentence naming it.
 func notListed(conn *connection, ref string, err error) error {
-	if api.IsNotFound(err) && !api.IsUnsupported(err) {
+	if client.IsNotFound(err) && !client.IsUnsupported(err) {
 		return exitErr{ExitNotListed, fmt.Errorf("%s is not on the list: %w", ref, err)}
 	}
 	return unsupported(conn, err)
@@ -270,7 +271,7 @@ func notListed(conn *connection, ref string, err error) error {
 // unsupported explains the answer of a service that offers only the two
 // batch endpoints, which the single-entry commands need more than.
 func unsupported(conn *connection, err error) error {
-	if api.IsUnsupported(err) {
+	if client.IsUnsupported(err) {
 		return fmt.Errorf("%s offers only the batch endpoints, not this command; use shush suppressions batch add|remove: %w", conn.Target, err)
 	}
 	return err
@@ -440,8 +441,8 @@ func (a *app) confirm(ctx context.Context, yes, stdinIsInput bool, question stri
 
 // waitNotice tells a person at a terminal why a single command is slow:
 // the client is waiting for the rate limit or before a retry.
-func (a *app) waitNotice() api.Option {
-	return api.WithWaitHook(func(w api.WaitInfo) {
+func (a *app) waitNotice() client.Option {
+	return client.WithWaitHook(func(w client.WaitInfo) {
 		if w.Delay < time.Second || !isTerminal(a.io.Err) {
 			return
 		}

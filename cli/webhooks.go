@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 func (a *app) webhooksCommand() *cobra.Command {
@@ -54,13 +54,12 @@ database.`,
 	return cmd
 }
 
-// webhookEndpoint checks an endpoint before it is sent, so that a typo is a
-// usage error here rather than a 422 later: an absolute http(s) URL.
-func webhookEndpoint(s string) (string, error) {
+// endpointArg checks an endpoint before it is sent, by the contract's
+// rule, so that a typo is a usage error here rather than a 422 later.
+func endpointArg(s string) (string, error) {
 	s = strings.TrimSpace(s)
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", usagef("the endpoint %s is not an absolute http or https URL", api.Quote(s))
+	if err := api.ValidEndpoint(s); err != nil {
+		return "", usagef("the endpoint %s is not an absolute http or https URL: %v", api.Quote(s), err)
 	}
 	return s, nil
 }
@@ -80,38 +79,21 @@ func webhookEvents(list []string) ([]string, error) {
 		case "added", "removed":
 			e = "suppression." + e
 		}
-		if !eventName(e) {
-			return nil, usagef("--events: %s is not an event name like suppression.added", api.Quote(e))
+		if err := api.ValidEventName(e); err != nil {
+			return nil, usagef("--events: %s is not an event name like suppression.added (%v)", api.Quote(e), err)
 		}
 		if !seen[e] {
 			seen[e] = true
 			out = append(out, e)
 		}
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) == 0:
 		return nil, usagef("--events needs at least one event, e.g. suppression.added,suppression.removed")
+	case len(out) > api.MaxEvents:
+		return nil, usagef("--events lists %d events; a webhook takes at most %d", len(out), api.MaxEvents)
 	}
 	return out, nil
-}
-
-// eventName says whether s is shaped resource.action: dot-separated words
-// of lowercase letters, digits and underscores, at least two of them.
-func eventName(s string) bool {
-	parts := strings.Split(s, ".")
-	if len(parts) < 2 || len(s) > 100 {
-		return false
-	}
-	for _, p := range parts {
-		if p == "" {
-			return false
-		}
-		for _, r := range p {
-			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // webhookID checks an ID argument: a webhook or event ID is one token; a
@@ -132,11 +114,11 @@ func webhookID(what, s string) (string, error) {
 func webhookErr(conn *connection, id string, err error) error {
 	var ae *api.Error
 	switch {
-	case api.IsWebhooksUnsupported(err):
+	case client.IsWebhooksUnsupported(err):
 		return fmt.Errorf("%s has no webhooks API (shush serve and the hosted service have one): %w", conn.Target, err)
 	case errors.As(err, &ae) && ae.StatusCode == http.StatusNotFound && strings.Contains(strings.ToLower(ae.Message), "event"):
 		return fmt.Errorf("webhook %s has no such event on %s (see shush webhooks deliveries %s): %w", safeText(id), conn.Target, safeText(id), err)
-	case api.IsNotFound(err) && id != "":
+	case client.IsNotFound(err) && id != "":
 		return fmt.Errorf("no webhook has the ID %s on %s (see shush webhooks list): %w", api.Quote(id), conn.Target, err)
 	}
 	return err
@@ -180,7 +162,7 @@ the receiver only. A read-write key can show it again later (show --secret).
 			if len(args) == 1 {
 				endpoint = args[0]
 			}
-			ep, err := webhookEndpoint(endpoint)
+			ep, err := endpointArg(endpoint)
 			if err != nil {
 				return err
 			}
@@ -243,7 +225,7 @@ func webhookEventsText(evs []string) string {
 
 func (a *app) webhooksListCommand() *cobra.Command {
 	var (
-		p           api.WebhookParams
+		p           client.WebhookParams
 		all, asJSON bool
 	)
 	cmd := &cobra.Command{
@@ -308,7 +290,7 @@ the signing secrets (see show --secret). --all follows every page.`,
 // listWebhooks reads one page, or every page with all. A service that
 // answers a page it already gave would make this loop for ever: it stops
 // with an error instead.
-func listWebhooks(ctx context.Context, conn *connection, p api.WebhookParams, all bool) (api.WebhookList, error) {
+func listWebhooks(ctx context.Context, conn *connection, p client.WebhookParams, all bool) (api.WebhookList, error) {
 	out := api.WebhookList{Object: api.ObjectList, Data: []api.Webhook{}}
 	seen := map[string]bool{}
 	for {
@@ -392,7 +374,7 @@ func (a *app) findWebhook(ctx context.Context, conn *connection, id string, secr
 		}
 		return w, nil
 	}
-	p := api.WebhookParams{Limit: api.MaxBatch}
+	p := client.WebhookParams{Limit: api.MaxBatch}
 	for seen := map[string]bool{}; ; {
 		page, err := conn.Client.ListWebhooks(ctx, p)
 		if err != nil {
@@ -434,7 +416,7 @@ go to the new endpoint. See also enable and disable.`,
 			}
 			var u api.UpdateWebhookRequest
 			if cmd.Flags().Changed("endpoint") {
-				ep, err := webhookEndpoint(endpoint)
+				ep, err := endpointArg(endpoint)
 				if err != nil {
 					return err
 				}
@@ -493,7 +475,7 @@ kept.`
 }
 
 func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookRequest, asJSON bool, done string) error {
-	return onWebhook(ctx, a, id, asJSON, func(c *api.Client) (api.Webhook, error) { return c.UpdateWebhook(ctx, id, u) },
+	return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.Webhook, error) { return c.UpdateWebhook(ctx, id, u) },
 		func(api.Webhook) error {
 			_, err := fmt.Fprintf(a.io.Out, "%s webhook %s.\n", done, safeText(id))
 			return err
@@ -503,7 +485,7 @@ func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookR
 // onWebhook makes one call about webhook id on the configured service and
 // prints its answer: the API's JSON with --json (or off a terminal), else
 // what human writes.
-func onWebhook[T any](ctx context.Context, a *app, id string, asJSON bool, call func(*api.Client) (T, error), human func(T) error) error {
+func onWebhook[T any](ctx context.Context, a *app, id string, asJSON bool, call func(*client.Client) (T, error), human func(T) error) error {
 	conn, err := a.connect(ctx, a.waitNotice())
 	if err != nil {
 		return err
@@ -535,7 +517,7 @@ so the receiver can take the new secret without missing a delivery.
 				return err
 			}
 			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, asJSON, func(c *api.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
+			return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
 				func(w api.Webhook) error {
 					t := newTable(a.io.Out)
 					t.row("id", w.ID)
@@ -576,7 +558,7 @@ needs --yes. To pause it instead, use disable.`,
 				return err
 			}
 			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, asJSON, func(c *api.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
+			return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
 				func(api.Webhook) error {
 					_, err := fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
 					return err
@@ -809,7 +791,7 @@ enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`,
 				return err
 			}
 			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, asJSON, func(c *api.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
+			return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
 				func(api.WebhookEvent) error {
 					_, err := fmt.Fprintf(a.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
 					return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -12,14 +13,18 @@ func TestWebhookEventsFlag(t *testing.T) {
 	}{
 		{[]string{"added", "removed"}, []string{"suppression.added", "suppression.removed"}},
 		{[]string{" Suppression.Removed ", "suppression.removed", ""}, []string{"suppression.removed"}},
-		{[]string{"email.bounced", "inbox.thread.created"}, []string{"email.bounced", "inbox.thread.created"}},
+		{[]string{"email.bounced", "contact.created"}, []string{"email.bounced", "contact.created"}},
 	} {
 		got, err := webhookEvents(c.in)
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("%q: %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
-	for _, bad := range [][]string{nil, {""}, {"added", "bounced"}, {"suppression."}, {".added"}, {"suppression added"}, {"suppression.add-ed"}} {
+	tooMany := make([]string, 101)
+	for i := range tooMany {
+		tooMany[i] = "e.n" + strings.Repeat("x", i)
+	}
+	for _, bad := range [][]string{tooMany, nil, {""}, {"added", "bounced"}, {"suppression."}, {".added"}, {"suppression added"}, {"suppression.add-ed"}, {"inbox.thread.created"}, {"2fa.enabled"}} {
 		if got, err := webhookEvents(bad); exitCode(err) != ExitUsage {
 			t.Errorf("%q: %q, %v; want a usage error", bad, got, err)
 		}
@@ -28,12 +33,12 @@ func TestWebhookEventsFlag(t *testing.T) {
 
 func TestWebhookEndpointAndID(t *testing.T) {
 	for _, ok := range []string{"https://hooks.example.com/x", " http://127.0.0.1:8080/hook?team=a "} {
-		if _, err := webhookEndpoint(ok); err != nil {
+		if _, err := endpointArg(ok); err != nil {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "hooks.example.com/x", "ftp://example.com", "https://", "/relative"} {
-		if _, err := webhookEndpoint(bad); exitCode(err) != ExitUsage {
+	for _, bad := range []string{"", "hooks.example.com/x", "ftp://example.com", "https://", "/relative", "https://example.com/" + strings.Repeat("x", 2048)} {
+		if _, err := endpointArg(bad); exitCode(err) != ExitUsage {
 			t.Errorf("%q: %v, want a usage error", bad, err)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlite"
@@ -48,10 +48,10 @@ func BenchmarkExport(b *testing.B) {
 	})
 	s := startService(b, st, server.Options{})
 	key := s.key("bench", false)
-	c := api.NewClient(s.url, key)
+	c := client.New(s.url, key)
 	b.Run("shush=http+csv", func(b *testing.B) {
 		for b.Loop() {
-			n, err := c.Export(ctx, api.ExportParams{Format: "csv"}, io.Discard)
+			n, err := c.Export(ctx, client.ExportParams{Format: "csv"}, io.Discard)
 			if err != nil || n < int64(exportEntries)*40 {
 				b.Fatalf("%d bytes, %v", n, err)
 			}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -21,16 +20,6 @@ import (
 
 // secretOverlap is how long a rotated-out secret keeps signing deliveries.
 const secretOverlap = 24 * time.Hour
-
-// Bounds of a webhook's fields.
-const (
-	maxEndpoint  = 2048
-	maxEvents    = 100
-	maxEventName = 100
-)
-
-// eventName is the shape of an event name: resource.action.
-var eventName = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
 
 func (s *Server) webhookRoutes() {
 	s.handle("POST /webhooks", true, s.createWebhook)
@@ -107,32 +96,22 @@ func (s *Server) createWebhook(r *http.Request, w http.ResponseWriter, team stri
 // endpointField reads an endpoint: an absolute http or https URL.
 func endpointField(raw json.RawMessage) (string, error) {
 	return stringField(raw, "endpoint", "an absolute http(s) URL", func(v string) (string, error) {
-		if len(v) > maxEndpoint {
-			return "", errors.New("it is longer than " + strconv.Itoa(maxEndpoint) + " bytes")
-		}
-		u, err := url.Parse(v)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return "", errors.New("it must start with http:// or https:// and name a host")
-		}
-		return v, nil
+		return v, api.ValidEndpoint(v)
 	})
 }
 
-// eventsField reads the list of event names: 1 to maxEvents names shaped
+// eventsField reads the list of event names: 1 to api.MaxEvents names shaped
 // resource.action. Any such name is kept (the hosted service's tools send
 // all of theirs); only the suppression events are ever delivered here.
 func eventsField(raw json.RawMessage) ([]string, error) {
 	events, err := stringList(raw, "events", "an event name such as suppression.added", func(v string) (string, error) {
-		if len(v) > maxEventName || !eventName.MatchString(v) {
-			return "", errors.New("event names are shaped resource.action, in lower case")
-		}
-		return v, nil
+		return v, api.ValidEventName(v)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(events) > maxEvents {
-		return nil, invalid("`events` has %d names; send at most %d.", len(events), maxEvents)
+	if len(events) > api.MaxEvents {
+		return nil, invalid("`events` has %d names; send at most %d.", len(events), api.MaxEvents)
 	}
 	return events, nil
 }

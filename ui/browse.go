@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -21,7 +22,7 @@ var origins = []api.Origin{"", api.OriginBounce, api.OriginComplaint, api.Origin
 // filter, a lookup by address or ID, and marks that become a removal by ID.
 type browse struct {
 	c       *Common
-	svc     *api.Client
+	svc     *client.Client
 	idW     int // the ID column's width
 	keys    browseKeys
 	table   table.Model
@@ -31,7 +32,7 @@ type browse struct {
 	page    []api.Entry
 	hasMore bool
 	pageNo  int
-	params  api.ListParams
+	params  client.ListParams
 	origin  int
 	marked  map[string]string // ID → address
 	order   []string
@@ -45,7 +46,7 @@ type browseKeys struct {
 	Next, Prev, Origin, Lookup, Mark, Use, Reload key.Binding
 }
 
-func newBrowse(c *Common, svc *api.Client) *browse {
+func newBrowse(c *Common, svc *client.Client) *browse {
 	t := c.newTable()
 	in := newTextInput(c, "address or ID")
 	in.Prompt = "Look up: "
@@ -109,7 +110,7 @@ type pageMsg struct {
 	err    error
 }
 
-func (b *browse) fetch(p api.ListParams) tea.Cmd {
+func (b *browse) fetch(p client.ListParams) tea.Cmd {
 	b.seq++
 	b.loading = true
 	p.Limit = b.pageSize()
@@ -124,7 +125,7 @@ func (b *browse) fetch(p api.ListParams) tea.Cmd {
 
 func (b *browse) first() tea.Cmd {
 	b.pageNo = 1
-	return b.fetch(api.ListParams{})
+	return b.fetch(client.ListParams{})
 }
 
 func (b *browse) update(msg tea.Msg) tea.Cmd {
@@ -136,7 +137,7 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 		b.loading = false
 		if msg.err != nil {
 			b.status = errorText(msg.err)
-			if msg.single && api.IsNotFound(msg.err) {
+			if msg.single && client.IsNotFound(msg.err) {
 				// A miss clears the previous hit: the table never shows
 				// an entry that is not the answer.
 				b.status = fmt.Sprintf("%s is not on the list.", msg.query)
@@ -163,7 +164,7 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, k.Next):
 			if b.hasMore && len(b.page) > 0 && !b.single {
 				b.pageNo++
-				return b.fetch(api.ListParams{After: b.page[len(b.page)-1].ID})
+				return b.fetch(client.ListParams{After: b.page[len(b.page)-1].ID})
 			}
 			return nil
 		case key.Matches(msg, k.Prev):
@@ -172,7 +173,7 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 			}
 			if b.pageNo > 1 && len(b.page) > 0 {
 				b.pageNo--
-				return b.fetch(api.ListParams{Before: b.page[0].ID})
+				return b.fetch(client.ListParams{Before: b.page[0].ID})
 			}
 			return nil
 		case key.Matches(msg, k.Origin):

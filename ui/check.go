@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/safe"
@@ -101,7 +102,7 @@ func (k *checker) lookup(start int) tea.Cmd {
 			if !f.Listed {
 				continue
 			}
-			page, err := svc.SuppressionAudit(context.Background(), f.Entry.ID, api.AuditParams{Limit: 1, Type: api.AuditAdded})
+			page, err := svc.SuppressionAudit(context.Background(), f.Entry.ID, client.AuditParams{Limit: 1, Type: api.AuditAdded})
 			if err != nil {
 				break // no trail on this service, or it failed: the states stand
 			}

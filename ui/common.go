@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -21,7 +21,7 @@ type Common struct {
 	Target        Target
 	// Service is the service the UI works on; Journals where its runs
 	// (and the CLI's) are recorded ("" for none).
-	Service  *api.Client
+	Service  *client.Client
 	Journals string
 	// Own is our own addresses and domains (config own): never sent.
 	Own batch.Own
@@ -34,7 +34,7 @@ func (c *Common) targetOf(target string) string {
 	if c.Service != nil && target == c.Service.BaseURL() {
 		return c.Target.label()
 	}
-	return api.RedactURL(target)
+	return client.RedactURL(target)
 }
 
 // ours reports whether a recorded run was sent to the service the UI

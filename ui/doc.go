@@ -5,6 +5,6 @@
 // keeps a local history of runs.
 //
 // The package never talks HTTP itself: runs go through batch.Runner and
-// lookups through batch.Lookup or the api.Client given in Options, always
+// lookups through batch.Lookup or the client.Client given in Options, always
 // inside a tea.Cmd, and their answers come back as typed messages.
 package ui

@@ -18,6 +18,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
 )
@@ -118,7 +119,7 @@ func TestFlowFileOfIDsRemove(t *testing.T) {
 		if r.Outcome != batch.Removed || run.address(r) == "" {
 			t.Fatalf("result %+v (address %q)", r, run.address(r))
 		}
-		if _, err := svc.Get(ctx, r.ID); !api.IsNotFound(err) {
+		if _, err := svc.Get(ctx, r.ID); !client.IsNotFound(err) {
 			t.Fatalf("%s is still on the list (%v)", r.ID, err)
 		}
 	}
@@ -283,7 +284,7 @@ func TestSendCancel(t *testing.T) {
 		t.Fatalf("counts %+v", run.Counts)
 	}
 	h.mustSee("200 entries were not sent (cancelled); R sends them.", "unsent")
-	resp, _ := svc.List(context.Background(), api.ListParams{Limit: 100})
+	resp, _ := svc.List(context.Background(), client.ListParams{Limit: 100})
 	if n := len(resp.Data); n != 100 || resp.HasMore {
 		t.Fatalf("the service holds %d entries (more: %v); want exactly the first batch", n, resp.HasMore)
 	}
@@ -382,7 +383,7 @@ func TestUndoAddRun(t *testing.T) {
 	if _, err := svc.Get(ctx, "keep@example.com"); err != nil {
 		t.Fatalf("the entry that was there before is gone: %v", err)
 	}
-	if _, err := svc.Get(ctx, "new1@example.com"); !api.IsNotFound(err) {
+	if _, err := svc.Get(ctx, "new1@example.com"); !client.IsNotFound(err) {
 		t.Fatalf("new1 is still listed: %v", err)
 	}
 }
@@ -471,7 +472,7 @@ func TestTicketGoesOutAsTheReference(t *testing.T) {
 	h.typeText("T-5150")
 	h.keys("enter", "ctrl+s")
 	h.results()
-	trail, err := svc.Audit(context.Background(), api.AuditParams{Reference: "T-5150"})
+	trail, err := svc.Audit(context.Background(), client.AuditParams{Reference: "T-5150"})
 	if err != nil || len(trail.Data) != 2 {
 		t.Fatalf("the trail under T-5150: %+v %v", trail.Data, err)
 	}
@@ -541,7 +542,7 @@ func TestCheckArmsNothing(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	ctx := api.WithReference(context.Background(), "T-77")
+	ctx := client.WithReference(context.Background(), "T-77")
 	if _, err := svc.BatchAdd(ctx, []string{"listed@example.com"}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/servicetest"
 )
@@ -29,10 +29,10 @@ func updating() bool {
 
 // service starts the real service (servicetest.Start) behind an optional
 // wrapper that injects faults at the HTTP layer, and returns a client of it.
-func service(t testing.TB, wrap func(http.Handler) http.Handler) *api.Client {
+func service(t testing.TB, wrap func(http.Handler) http.Handler) *client.Client {
 	t.Helper()
 	svc := servicetest.Start(t, server.Options{Rate: 1e6}, wrap)
-	return api.NewClient(svc.URL, svc.Key, api.WithRetry(1, time.Millisecond, time.Millisecond))
+	return client.New(svc.URL, svc.Key, client.WithRetry(1, time.Millisecond, time.Millisecond))
 }
 
 // asciiRenderer renders without colour, like a terminal under NO_COLOR.
@@ -54,7 +54,7 @@ type harness struct {
 	dir   string
 }
 
-func newHarness(t testing.TB, svc *api.Client, w, h int) *harness {
+func newHarness(t testing.TB, svc *client.Client, w, h int) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	m := New(Options{

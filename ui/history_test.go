@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -75,7 +75,7 @@ func TestHistoryHoldsTheCLIsRuns(t *testing.T) {
 	if c := h.results().Counts; c[batch.Removed] != 1 {
 		t.Fatalf("undo of the CLI's run: %+v", c)
 	}
-	if _, err := svc.Get(context.Background(), "c1@example.com"); !api.IsNotFound(err) {
+	if _, err := svc.Get(context.Background(), "c1@example.com"); !client.IsNotFound(err) {
 		t.Errorf("c1 is still listed: %v", err)
 	}
 	if _, err := svc.Get(context.Background(), "k1@example.com"); err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -75,7 +75,7 @@ func TestExportEscapesFormulas(t *testing.T) {
 // The header says whether the service answers: a service down at start
 // shows as not answering, with the cause in the notice.
 func TestHeaderSaysWhetherTheServiceAnswers(t *testing.T) {
-	down := api.NewClient("http://127.0.0.1:1", "k", api.WithRetry(0, time.Millisecond, time.Millisecond))
+	down := client.New("http://127.0.0.1:1", "k", client.WithRetry(0, time.Millisecond, time.Millisecond))
 	h := newHarness(t, down, 120, 40)
 	h.mustSee("local list · ✗ not answering: cannot reach the service at http://127.0.0.1:1", "The service does not answer: cannot reach")
 	h.mustNotSee("· answers ·")

@@ -5,7 +5,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 // Target says where the UI works; it is shown in the header at all times.
@@ -23,7 +23,7 @@ type Options struct {
 	// Service is the client of the suppression service. Its Get and List
 	// may answer 404/405 on services that only have the batch endpoints;
 	// the UI then hides lookups and browsing.
-	Service *api.Client
+	Service *client.Client
 	Target  Target
 	// StateDir is where the history of runs is kept; empty disables it.
 	StateDir string

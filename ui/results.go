@@ -18,7 +18,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/safe"
@@ -237,7 +237,7 @@ func (r *results) undo() tea.Cmd {
 		r.status = "Cannot undo: this run was sent without a journal (no state directory)."
 		return nil
 	case !r.c.ours(run):
-		r.status = "Cannot undo here: this run was sent to " + api.RedactURL(run.Target) + ", not this service."
+		r.status = "Cannot undo here: this run was sent to " + client.RedactURL(run.Target) + ", not this service."
 		return nil
 	}
 	r.status = "Planning the undo…"

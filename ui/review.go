@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -27,7 +28,7 @@ const (
 type review struct {
 	keys    reviewKeys
 	c       *Common
-	svc     *api.Client
+	svc     *client.Client
 	mode    batch.Mode
 	values  []string
 	invalid []batch.Item
@@ -59,7 +60,7 @@ type preview struct {
 
 func (p *preview) complete() bool { return p.done == len(p.lookups) }
 
-func newReview(c *Common, svc *api.Client) *review {
+func newReview(c *Common, svc *client.Client) *review {
 	r := &review{c: c, svc: svc, keys: newReviewKeys()}
 	r.ticket = newTextInput(c, "ticket reference (optional)")
 	r.ticket.Prompt = "Ticket: "
@@ -188,7 +189,7 @@ func (r *review) lookup(start int) tea.Cmd {
 
 // lookUp looks vals up, a few requests at a time; an entry whose look-up
 // failed carries the error.
-func lookUp(svc *api.Client, vals []string) []batch.Found {
+func lookUp(svc *client.Client, vals []string) []batch.Found {
 	got, err := batch.Lookup(context.Background(), svc, vals, 4)
 	if err != nil {
 		// Lookup stops at a service without lookups: what it did not

@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -24,7 +25,7 @@ import (
 // unsent.
 type sender struct {
 	c          *Common
-	client     *api.Client
+	client     *client.Client
 	journalDir string
 	seq        int
 	job        sendJob
@@ -60,9 +61,9 @@ type progressState struct {
 	pages          int // list pages read to find IDs
 }
 
-func newSender(c *Common, client *api.Client, journalDir string) *sender {
+func newSender(c *Common, svc *client.Client, journalDir string) *sender {
 	bar := progress.New(progress.WithoutPercentage(), progress.WithColorProfile(c.r.ColorProfile()), progress.WithSolidFill("#7D56F4"))
-	return &sender{c: c, client: client, journalDir: journalDir, bar: bar,
+	return &sender{c: c, client: svc, journalDir: journalDir, bar: bar,
 		cancelKey: kbh("esc/c", "cancel (the batch in flight gets a moment)", "esc", "c")}
 }
 
@@ -170,7 +171,7 @@ func (s *sender) start(job sendJob, plan batch.Plan) tea.Cmd {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	// The ticket goes out as Shush-Reference on every request of the run.
-	ctx = api.WithReference(ctx, job.ticket)
+	ctx = client.WithReference(ctx, job.ticket)
 	s.job, s.stop, s.stopped, s.done = job, stop, false, make(chan struct{})
 	if s.job.started.IsZero() {
 		s.job.started = time.Now().UTC()

@@ -14,13 +14,13 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
 // program runs the whole UI in a real Bubble Tea program (teatest) against
 // the service.
-func program(t *testing.T, svc *api.Client) (*teatest.TestModel, string) {
+func program(t *testing.T, svc *client.Client) (*teatest.TestModel, string) {
 	t.Helper()
 	dir := t.TempDir()
 	m := New(Options{

@@ -11,7 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/internal/hostedtest"
 )
 
@@ -23,7 +23,7 @@ func TestUIPairsAreTheServicesTruth(t *testing.T) {
 	h.SetOrder(hostedtest.NewestFirst)
 	h.SetClockOffset(8 * time.Minute)
 	before := h.Add("ui005@example.com")
-	svc := api.NewClient(h.URL, "re_test_key", api.WithRetry(2, time.Millisecond, 5*time.Millisecond))
+	svc := client.New(h.URL, "re_test_key", client.WithRetry(2, time.Millisecond, 5*time.Millisecond))
 	hs := newHarness(t, svc, 120, 30)
 	var b strings.Builder
 	for i := range 150 {

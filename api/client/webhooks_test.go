@@ -1,4 +1,4 @@
-package api_test
+package client_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/server"
 )
 
@@ -37,7 +38,7 @@ func TestWebhookCallsAgainstTheService(t *testing.T) {
 	}))
 	t.Cleanup(rx.Close)
 
-	c := api.NewClient(svc.URL, svc.Key)
+	c := client.New(svc.URL, svc.Key)
 	ctx := context.Background()
 	var ids []string
 	for i := range 3 {
@@ -48,15 +49,15 @@ func TestWebhookCallsAgainstTheService(t *testing.T) {
 		ids = append(ids, w.ID)
 	}
 	// Newest first, paged both ways.
-	page, err := c.ListWebhooks(ctx, api.WebhookParams{Limit: 2})
+	page, err := c.ListWebhooks(ctx, client.WebhookParams{Limit: 2})
 	if err != nil || len(page.Data) != 2 || !page.HasMore || page.Data[0].ID != ids[2] || !slices.Equal(page.Data[0].Events, api.SuppressionEvents()) {
 		t.Fatalf("ListWebhooks: %+v, %v", page, err)
 	}
-	rest, err := c.ListWebhooks(ctx, api.WebhookParams{After: page.Data[1].ID})
+	rest, err := c.ListWebhooks(ctx, client.WebhookParams{After: page.Data[1].ID})
 	if err != nil || len(rest.Data) != 1 || rest.Data[0].ID != ids[0] || rest.HasMore {
 		t.Fatalf("ListWebhooks after: %+v, %v", rest, err)
 	}
-	back, err := c.ListWebhooks(ctx, api.WebhookParams{Before: ids[0]})
+	back, err := c.ListWebhooks(ctx, client.WebhookParams{Before: ids[0]})
 	if err != nil || len(back.Data) != 2 {
 		t.Fatalf("ListWebhooks before: %+v, %v", back, err)
 	}
@@ -142,11 +143,11 @@ func TestWebhookCallsAgainstTheService(t *testing.T) {
 		t.Fatalf("DeleteWebhook: %+v, %v", del, err)
 	}
 	_, err = c.GetWebhook(ctx, ids[0])
-	if !api.IsNotFound(err) || api.IsWebhooksUnsupported(err) {
+	if !client.IsNotFound(err) || client.IsWebhooksUnsupported(err) {
 		t.Fatalf("GetWebhook after delete: %v; want a webhook's 404", err)
 	}
 	_, err = c.WebhookEvent(ctx, ids[1], evID)
-	if !api.IsNotFound(err) || api.IsWebhooksUnsupported(err) {
+	if !client.IsNotFound(err) || client.IsWebhooksUnsupported(err) {
 		t.Fatalf("WebhookEvent of another webhook: %v; want an event's 404", err)
 	}
 }
@@ -157,14 +158,14 @@ func TestWebhookRetries(t *testing.T) {
 	create := &faults{path: "/webhooks", status: http.StatusBadGateway}
 	create.left.Store(1)
 	svc := startService(t, 1000, create.wrap)
-	c := api.NewClient(svc.URL, svc.Key, fast())
+	c := client.New(svc.URL, svc.Key, fast())
 	ctx := context.Background()
 
 	if _, err := c.CreateWebhook(ctx, "https://example.com/hook", nil); err == nil || create.seen.Load() != 1 {
 		t.Fatalf("CreateWebhook after a 502: %v, %d requests; want the 502 and no retry", err, create.seen.Load())
 	}
 	create.left.Store(1)
-	if page, err := c.ListWebhooks(ctx, api.WebhookParams{}); err != nil || len(page.Data) != 0 || create.seen.Load() != 3 {
+	if page, err := c.ListWebhooks(ctx, client.WebhookParams{}); err != nil || len(page.Data) != 0 || create.seen.Load() != 3 {
 		t.Fatalf("ListWebhooks after a 502: %+v, %v, %d requests; want a retry and no webhook", page, err, create.seen.Load())
 	}
 	create.status = http.StatusTooManyRequests
@@ -174,8 +175,8 @@ func TestWebhookRetries(t *testing.T) {
 	}
 
 	// A service without the API.
-	_, err := api.NewClient(svc.URL+"/nothing-here", svc.Key).ListWebhooks(ctx, api.WebhookParams{})
-	if !api.IsWebhooksUnsupported(err) {
+	_, err := client.New(svc.URL+"/nothing-here", svc.Key).ListWebhooks(ctx, client.WebhookParams{})
+	if !client.IsWebhooksUnsupported(err) {
 		t.Fatalf("ListWebhooks where there is none: %v", err)
 	}
 }

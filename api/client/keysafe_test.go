@@ -1,4 +1,4 @@
-package api_test
+package client_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 )
 
 // A redirect is never followed with the key: the other host sees nothing,
@@ -32,9 +32,9 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
 	}))
 	defer svc.Close()
-	c := api.NewClient(svc.URL, "shush_secret_key_value", api.WithRetry(3, 1, 2))
+	c := client.New(svc.URL, "shush_secret_key_value", client.WithRetry(3, 1, 2))
 	_, err := c.BatchAdd(context.Background(), []string{"a@example.com"})
-	if err == nil || !api.IsRedirect(err) {
+	if err == nil || !client.IsRedirect(err) {
 		t.Fatalf("error %v; want a refused redirect", err)
 	}
 	msg := err.Error()
@@ -61,7 +61,7 @@ func TestRedactURLAndPlainHTTPWarning(t *testing.T) {
 		"postgres://u:secret@db/x":          "postgres://***@db/x",
 		"not a url\x7f":                     "not a url\x7f",
 	} {
-		if got := api.RedactURL(in); got != want {
+		if got := client.RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q; want %q", in, got, want)
 		}
 	}
@@ -74,7 +74,7 @@ func TestRedactURLAndPlainHTTPWarning(t *testing.T) {
 		"http://u:pw@10.0.0.5":           true,
 		"HTTP://list.example.com/prefix": true,
 	} {
-		got := api.PlainHTTPWarning(base)
+		got := client.PlainHTTPWarning(base)
 		if (got != "") != warn || strings.Contains(got, "pw@") {
 			t.Errorf("PlainHTTPWarning(%q) = %q; want a warning: %v", base, got, warn)
 		}

@@ -1,4 +1,4 @@
-package api_test
+package client_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/servicetest"
 )
@@ -26,7 +27,7 @@ func startService(t *testing.T, rate float64, wrap func(http.Handler) http.Handl
 }
 
 // fast retries keep fault tests short.
-func fast() api.Option { return api.WithRetry(4, time.Millisecond, 5*time.Millisecond) }
+func fast() client.Option { return client.WithRetry(4, time.Millisecond, 5*time.Millisecond) }
 
 // faults answers the first n requests to path with status (and a
 // retry-after of 1 s for 429), then passes requests on, counting all.
@@ -64,7 +65,7 @@ func (f *faults) wrap(next http.Handler) http.Handler {
 
 func TestEndpointsAgainstTheService(t *testing.T) {
 	svc := startService(t, 1000, nil)
-	c := api.NewClient(svc.URL+"/", svc.Key)
+	c := client.New(svc.URL+"/", svc.Key)
 	ctx := context.Background()
 
 	if err := c.Health(ctx); err != nil {
@@ -92,11 +93,11 @@ func TestEndpointsAgainstTheService(t *testing.T) {
 	if err != nil || one.ID == "" {
 		t.Fatalf("Add = %+v, %v", one, err)
 	}
-	page, err := c.List(ctx, api.ListParams{Limit: 2, Origin: api.OriginManual})
+	page, err := c.List(ctx, client.ListParams{Limit: 2, Origin: api.OriginManual})
 	if err != nil || len(page.Data) != 2 || !page.HasMore || page.Data[0].Email != "c@example.com" {
 		t.Fatalf("List = %+v, %v; want the 2 newest with has_more", page, err)
 	}
-	rest, err := c.List(ctx, api.ListParams{Limit: 10, After: page.Data[1].ID})
+	rest, err := c.List(ctx, client.ListParams{Limit: 10, After: page.Data[1].ID})
 	if err != nil || len(rest.Data) != 1 || rest.HasMore {
 		t.Fatalf("List after = %+v, %v", rest, err)
 	}
@@ -113,7 +114,7 @@ func TestEndpointsAgainstTheService(t *testing.T) {
 		t.Fatalf("Remove = %+v, %v", rm, err)
 	}
 	_, err = c.Get(ctx, "c@example.com")
-	if !api.IsNotFound(err) || api.IsUnsupported(err) {
+	if !client.IsNotFound(err) || client.IsUnsupported(err) {
 		t.Fatalf("Get after Remove: %v; want not found", err)
 	}
 }
@@ -129,7 +130,7 @@ func TestUserAgentAndKeyHeader(t *testing.T) {
 			h.ServeHTTP(w, r)
 		})
 	})
-	c := api.NewClient(svc.URL, svc.Key, api.WithUserAgent("1.2.3"))
+	c := client.New(svc.URL, svc.Key, client.WithUserAgent("1.2.3"))
 	if _, err := c.BatchAdd(context.Background(), []string{"ua@example.com"}); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestUserAgentAndKeyHeader(t *testing.T) {
 func TestServiceErrorsAreTyped(t *testing.T) {
 	svc := startService(t, 1000, nil)
 	ctx := context.Background()
-	c := api.NewClient(svc.URL, svc.Key)
+	c := client.New(svc.URL, svc.Key)
 	emails := make([]string, 101)
 	for i := range emails {
 		emails[i] = "x" + strings.Repeat("y", i%5) + "@example.com"
@@ -157,7 +158,7 @@ func TestServiceErrorsAreTyped(t *testing.T) {
 		t.Fatalf("rate limit figures not filled from the headers: %+v", e.RateLimit)
 	}
 
-	bad := api.NewClient(svc.URL, "shush_wrongkey_0123456789abcdef")
+	bad := client.New(svc.URL, "shush_wrongkey_0123456789abcdef")
 	_, err = bad.BatchAdd(ctx, []string{"a@example.com"})
 	if !errors.As(err, &e) || e.StatusCode != 403 || e.Name != api.ErrInvalidAPIKey {
 		t.Fatalf("wrong key: %v; want 403 invalid_api_key", err)
@@ -165,8 +166,8 @@ func TestServiceErrorsAreTyped(t *testing.T) {
 	if strings.Contains(err.Error(), "wrongkey") {
 		t.Fatalf("the key appears in the error: %v", err)
 	}
-	none := api.NewClient(svc.URL, "")
-	if _, err = none.List(ctx, api.ListParams{}); !errors.As(err, &e) || e.StatusCode != 401 {
+	none := client.New(svc.URL, "")
+	if _, err = none.List(ctx, client.ListParams{}); !errors.As(err, &e) || e.StatusCode != 401 {
 		t.Fatalf("no key: %v; want 401", err)
 	}
 }
@@ -175,7 +176,7 @@ func TestNonJSONErrorBodyIsASentence(t *testing.T) {
 	f := &faults{path: "/suppressions/batch/add", status: http.StatusBadGateway, body: "<html><body>Bad gateway from the proxy</body></html>"}
 	f.left.Store(100)
 	svc := startService(t, 1000, f.wrap)
-	c := api.NewClient(svc.URL, svc.Key, api.WithRetry(2, time.Millisecond, time.Millisecond))
+	c := client.New(svc.URL, svc.Key, client.WithRetry(2, time.Millisecond, time.Millisecond))
 	_, err := c.BatchAdd(context.Background(), []string{"a@example.com"})
 	var e *api.Error
 	if !errors.As(err, &e) || e.StatusCode != 502 {
@@ -193,9 +194,9 @@ func TestRetriesAfter429WithRetryAfter(t *testing.T) {
 	f := &faults{path: "/suppressions/batch/add", status: http.StatusTooManyRequests}
 	f.left.Store(1)
 	svc := startService(t, 1000, f.wrap)
-	var waits []api.WaitInfo
+	var waits []client.WaitInfo
 	var mu sync.Mutex
-	c := api.NewClient(svc.URL, svc.Key, fast(), api.WithWaitHook(func(w api.WaitInfo) {
+	c := client.New(svc.URL, svc.Key, fast(), client.WithWaitHook(func(w client.WaitInfo) {
 		mu.Lock()
 		waits = append(waits, w)
 		mu.Unlock()
@@ -210,7 +211,7 @@ func TestRetriesAfter429WithRetryAfter(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(waits) == 0 || waits[0].Reason != api.WaitRetryAfter || waits[0].Delay < time.Second {
+	if len(waits) == 0 || waits[0].Reason != client.WaitRetryAfter || waits[0].Delay < time.Second {
 		t.Fatalf("waits = %+v; want a retry-after wait of at least 1 s", waits)
 	}
 	if f.seen.Load() != 2 {
@@ -222,7 +223,7 @@ func TestRetriesOn503ButNotOn4xx(t *testing.T) {
 	f := &faults{path: "/suppressions/batch/remove", status: http.StatusServiceUnavailable}
 	f.left.Store(2)
 	svc := startService(t, 1000, f.wrap)
-	c := api.NewClient(svc.URL, svc.Key, fast())
+	c := client.New(svc.URL, svc.Key, fast())
 	ctx := context.Background()
 	if _, err := c.BatchRemoveEmails(ctx, []string{"a@example.com"}); err != nil {
 		t.Fatalf("BatchRemoveEmails after two 503s: %v", err)
@@ -247,15 +248,15 @@ func TestNetworkErrorNamesTheServiceNotTheKey(t *testing.T) {
 	ts.Close()
 	const key = "shush_secretkeyvalue_42"
 	var retries atomic.Int32
-	c := api.NewClient(url, key, fast(), api.WithWaitHook(func(w api.WaitInfo) {
-		if w.Reason == api.WaitBackoff {
+	c := client.New(url, key, fast(), client.WithWaitHook(func(w client.WaitInfo) {
+		if w.Reason == client.WaitBackoff {
 			retries.Add(1)
 		}
 	}))
 	_, err := c.BatchAdd(context.Background(), []string{"a@example.com"})
-	var ne *api.NetworkError
+	var ne *client.NetworkError
 	if !errors.As(err, &ne) {
-		t.Fatalf("err = %v; want a *api.NetworkError", err)
+		t.Fatalf("err = %v; want a *client.NetworkError", err)
 	}
 	if !strings.Contains(err.Error(), url) || strings.Contains(err.Error(), "secretkey") {
 		t.Fatalf("err = %q; want the base URL and not the key", err)
@@ -282,7 +283,7 @@ func TestSupportsFalseOnBatchOnlyService(t *testing.T) {
 			h.ServeHTTP(w, r)
 		})
 	})
-	c := api.NewClient(svc.URL, svc.Key)
+	c := client.New(svc.URL, svc.Key)
 	ok, err := c.Supports(context.Background())
 	if ok || err != nil {
 		t.Fatalf("Supports = %v, %v; want false, nil", ok, err)
@@ -306,8 +307,8 @@ func TestPacingAvoids429(t *testing.T) {
 		})
 	})
 	var paced atomic.Int32
-	c := api.NewClient(svc.URL, svc.Key, api.WithWaitHook(func(w api.WaitInfo) {
-		if w.Reason == api.WaitPacing {
+	c := client.New(svc.URL, svc.Key, client.WithWaitHook(func(w client.WaitInfo) {
+		if w.Reason == client.WaitPacing {
 			paced.Add(1)
 		}
 	}))
@@ -342,7 +343,7 @@ func TestCancelStopsAWait(t *testing.T) {
 	f := &faults{path: "/suppressions/batch/add", status: http.StatusTooManyRequests}
 	f.left.Store(100)
 	svc := startService(t, 1000, f.wrap)
-	c := api.NewClient(svc.URL, svc.Key)
+	c := client.New(svc.URL, svc.Key)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -367,7 +368,7 @@ func TestNoPacingWithoutFigures(t *testing.T) {
 		})
 	})
 	var waits atomic.Int32
-	c := api.NewClient(svc.URL, svc.Key, api.WithWaitHook(func(api.WaitInfo) { waits.Add(1) }))
+	c := client.New(svc.URL, svc.Key, client.WithWaitHook(func(client.WaitInfo) { waits.Add(1) }))
 	ctx := context.Background()
 	if _, err := c.BatchAdd(ctx, []string{"first@example.com"}); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package api
+package client
 
 import (
 	"context"
@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/shushlist/shush/api"
 )
 
 // ExportParams selects what GET /suppressions/export streams.
 type ExportParams struct {
-	Format string // "csv" (default) or "ndjson"
-	Origin Origin // "" for every origin
+	Format string     // "csv" (default) or "ndjson"
+	Origin api.Origin // "" for every origin
 }
 
 // Export streams the team's whole list, newest first, into w as the
@@ -35,7 +37,7 @@ func (c *Client) Export(ctx context.Context, p ExportParams, w io.Writer) (int64
 		return 0, err
 	}
 	resp, err := c.http.R().SetContext(ctx).SetDoNotParseResponse(true).SetQueryParamsFromValues(q).Get("/suppressions/export")
-	var rl RateLimit
+	var rl api.RateLimit
 	if resp != nil {
 		rl = parseRateLimit(resp.Header())
 	}
@@ -50,9 +52,9 @@ func (c *Client) Export(ctx context.Context, p ExportParams, w io.Writer) (int64
 	defer body.Close()
 	if code := resp.StatusCode(); code != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(body, 64<<10))
-		e := &Error{}
+		e := &api.Error{}
 		if err := json.Unmarshal(b, e); err != nil || e.Message == "" && e.Name == "" {
-			e = &Error{Message: fmt.Sprintf("%s (not a JSON error body: %s)", http.StatusText(code), snippet(b))}
+			e = &api.Error{Message: fmt.Sprintf("%s (not a JSON error body: %s)", http.StatusText(code), snippet(b))}
 		}
 		e.StatusCode, e.RateLimit, e.RetryAfter = code, rl, retryAfter(resp.Header())
 		return 0, e

@@ -1,4 +1,4 @@
-package api
+package client
 
 import (
 	"context"
@@ -7,20 +7,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-)
 
-// The suppression events a webhook can get here. The service accepts any
-// event name of the hosted service, but delivers only these.
-const (
-	EventSuppressionAdded   = AuditAdded
-	EventSuppressionRemoved = AuditRemoved
+	"github.com/shushlist/shush/api"
 )
-
-// SuppressionEvents are both suppression events, the default of a new
-// webhook.
-func SuppressionEvents() []string {
-	return []string{EventSuppressionAdded, EventSuppressionRemoved}
-}
 
 // WebhookParams selects a page of webhooks, events or attempts: Limit
 // (1–100, 0 for the service's default of 20) and an ID to start after or
@@ -67,43 +56,43 @@ func webhookPath(id string, rest ...string) string {
 // CreateWebhook registers an endpoint for events (SuppressionEvents when
 // events is empty). The answer holds the new webhook's ID and its signing
 // secret; treat the secret like a key.
-func (c *Client) CreateWebhook(ctx context.Context, endpoint string, events []string) (Webhook, error) {
+func (c *Client) CreateWebhook(ctx context.Context, endpoint string, events []string) (api.Webhook, error) {
 	if len(events) == 0 {
-		events = SuppressionEvents()
+		events = api.SuppressionEvents()
 	}
-	var out Webhook
-	err := c.do(ctx, http.MethodPost, "/webhooks", nil, CreateWebhookRequest{Endpoint: endpoint, Events: events}, &out, rateLimitOnly)
+	var out api.Webhook
+	err := c.do(ctx, http.MethodPost, "/webhooks", nil, api.CreateWebhookRequest{Endpoint: endpoint, Events: events}, &out, rateLimitOnly)
 	return out, err
 }
 
 // ListWebhooks reads a page of the team's webhooks, newest first. A
 // service without the webhooks API answers 404: IsWebhooksUnsupported
 // tells.
-func (c *Client) ListWebhooks(ctx context.Context, p WebhookParams) (WebhookList, error) {
-	var out WebhookList
+func (c *Client) ListWebhooks(ctx context.Context, p WebhookParams) (api.WebhookList, error) {
+	var out api.WebhookList
 	err := c.do(ctx, http.MethodGet, "/webhooks", p.query(), nil, &out, idempotent)
 	return out, err
 }
 
 // GetWebhook reads one webhook with its signing secret; a read-only key is
 // refused (403 restricted_api_key), because the secret forges deliveries.
-func (c *Client) GetWebhook(ctx context.Context, id string) (Webhook, error) {
-	var out Webhook
+func (c *Client) GetWebhook(ctx context.Context, id string) (api.Webhook, error) {
+	var out api.Webhook
 	err := c.do(ctx, http.MethodGet, webhookPath(id), nil, nil, &out, idempotent)
 	return out, err
 }
 
 // UpdateWebhook changes the fields of u that are set: the endpoint, the
 // whole list of events, or the status (WebhookEnabled, WebhookDisabled).
-func (c *Client) UpdateWebhook(ctx context.Context, id string, u UpdateWebhookRequest) (Webhook, error) {
-	var out Webhook
+func (c *Client) UpdateWebhook(ctx context.Context, id string, u api.UpdateWebhookRequest) (api.Webhook, error) {
+	var out api.Webhook
 	err := c.do(ctx, http.MethodPatch, webhookPath(id), nil, u, &out, idempotent)
 	return out, err
 }
 
 // DeleteWebhook removes a webhook; its pending events are not sent.
-func (c *Client) DeleteWebhook(ctx context.Context, id string) (Webhook, error) {
-	var out Webhook
+func (c *Client) DeleteWebhook(ctx context.Context, id string) (api.Webhook, error) {
+	var out api.Webhook
 	err := c.do(ctx, http.MethodDelete, webhookPath(id), nil, nil, &out, noNetworkRetry)
 	return out, err
 }
@@ -111,32 +100,32 @@ func (c *Client) DeleteWebhook(ctx context.Context, id string) (Webhook, error) 
 // RotateWebhookSecret gives a webhook a new signing secret and returns it.
 // For 24 hours deliveries carry signatures by the new and the old secret,
 // so a receiver can switch without losing any.
-func (c *Client) RotateWebhookSecret(ctx context.Context, id string) (Webhook, error) {
-	var out Webhook
+func (c *Client) RotateWebhookSecret(ctx context.Context, id string) (api.Webhook, error) {
+	var out api.Webhook
 	err := c.do(ctx, http.MethodPost, webhookPath(id, "signing-secret", "rotate"), nil, nil, &out, rateLimitOnly)
 	return out, err
 }
 
 // WebhookEvents reads a page of a webhook's events with their delivery
 // status, newest first.
-func (c *Client) WebhookEvents(ctx context.Context, id string, limit int, after string) (WebhookEventList, error) {
-	var out WebhookEventList
+func (c *Client) WebhookEvents(ctx context.Context, id string, limit int, after string) (api.WebhookEventList, error) {
+	var out api.WebhookEventList
 	err := c.do(ctx, http.MethodGet, webhookPath(id, "events"), WebhookParams{Limit: limit, After: after}.query(), nil, &out, idempotent)
 	return out, err
 }
 
 // WebhookEvent reads one event of a webhook with its payload and when its
 // next attempt is due.
-func (c *Client) WebhookEvent(ctx context.Context, id, eventID string) (WebhookEvent, error) {
-	var out WebhookEvent
+func (c *Client) WebhookEvent(ctx context.Context, id, eventID string) (api.WebhookEvent, error) {
+	var out api.WebhookEvent
 	err := c.do(ctx, http.MethodGet, webhookPath(id, "events", eventID), nil, nil, &out, idempotent)
 	return out, err
 }
 
 // WebhookAttempts reads a page of the tries at delivering one event,
 // newest first.
-func (c *Client) WebhookAttempts(ctx context.Context, id, eventID string, limit int, after string) (WebhookAttemptList, error) {
-	var out WebhookAttemptList
+func (c *Client) WebhookAttempts(ctx context.Context, id, eventID string, limit int, after string) (api.WebhookAttemptList, error) {
+	var out api.WebhookAttemptList
 	err := c.do(ctx, http.MethodGet, webhookPath(id, "events", eventID, "attempts"), WebhookParams{Limit: limit, After: after}.query(), nil, &out, idempotent)
 	return out, err
 }
@@ -144,8 +133,8 @@ func (c *Client) WebhookAttempts(ctx context.Context, id, eventID string, limit 
 // ReplayWebhookEvent asks for one more attempt at an event, whatever its
 // status; it is not retried automatically if it fails. The service refuses
 // it on a disabled webhook (422).
-func (c *Client) ReplayWebhookEvent(ctx context.Context, id, eventID string) (WebhookEvent, error) {
-	var out WebhookEvent
+func (c *Client) ReplayWebhookEvent(ctx context.Context, id, eventID string) (api.WebhookEvent, error) {
+	var out api.WebhookEvent
 	err := c.do(ctx, http.MethodPost, webhookPath(id, "events", eventID, "replay"), nil, nil, &out, noNetworkRetry)
 	return out, err
 }
@@ -154,7 +143,7 @@ func (c *Client) ReplayWebhookEvent(ctx context.Context, id, eventID string) (We
 // webhooks API: 405, or a 404 that is not about a webhook or an event (an
 // unknown webhook answers "Webhook not found").
 func IsWebhooksUnsupported(err error) bool {
-	var e *Error
+	var e *api.Error
 	if !errors.As(err, &e) {
 		return false
 	}
