@@ -47,7 +47,7 @@ func writeAudit(ctx context.Context, tx pgx.Tx, team, typ string, at time.Time, 
 const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id"
 
 // Audit returns a page of the team's trail, newest first.
-func (s *Store) Audit(ctx context.Context, team string, q store.AuditQuery) ([]store.AuditEntry, bool, error) {
+func (s *db) Audit(ctx context.Context, team string, q store.AuditQuery) ([]store.AuditEntry, bool, error) {
 	limit := q.Limit
 	if limit < 1 || limit > api.MaxBatch {
 		limit = 20
@@ -150,7 +150,7 @@ func (s *Store) Audit(ctx context.Context, team string, q store.AuditQuery) ([]s
 
 // PruneAudit deletes trail entries older than before, 10,000 per
 // transaction so that pruning a long trail never holds locks for long.
-func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
+func (s *db) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
 	var total int64
 	for {
 		tag, err := s.pool.Exec(ctx, `DELETE FROM audit WHERE id = ANY(ARRAY(SELECT id FROM audit WHERE created_at < $1 LIMIT 10000))`, before)
@@ -173,4 +173,12 @@ func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error)
 			return total, nil
 		}
 	}
+}
+
+func cursor(id string) (string, error) {
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 {
+		return "", fmt.Errorf("list cursor %s is not a UUID", api.Quote(id))
+	}
+	return u.String(), nil
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -10,12 +9,13 @@ import (
 	"github.com/shushlist/shush/server/store"
 )
 
-// Export streams the team's list newest first from one REPEATABLE READ
-// snapshot; pgx reads the rows as they come, so memory stays flat.
-func (s *Store) Export(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error {
+// ExportEntries streams the team's list newest first from one
+// REPEATABLE READ snapshot; pgx reads the rows as they come, so memory
+// stays flat. See sqlstore.Driver.
+func (s *db) ExportEntries(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return fmt.Errorf("export the list: %w", mapErr(err))
+		return err
 	}
 	defer tx.Rollback(context.Background())
 	q := `SELECT ` + entryColumns + ` FROM suppressions WHERE team = $1 ORDER BY suppressions.team DESC, suppressions.id DESC`
@@ -26,20 +26,17 @@ func (s *Store) Export(ctx context.Context, team string, origin api.Origin, fn f
 	}
 	rows, err := tx.Query(ctx, q, args...)
 	if err != nil {
-		return fmt.Errorf("export the list: %w", mapErr(err))
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		e, err := scanEntry(rows)
 		if err != nil {
-			return fmt.Errorf("export the list: %w", mapErr(err))
+			return err
 		}
 		if err := fn(e); err != nil {
 			return err
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("export the list: %w", mapErr(err))
-	}
-	return nil
+	return rows.Err()
 }

@@ -123,7 +123,7 @@ ALTER TABLE suppressions ADD COLUMN change_id uuid;`,
 // transaction-scoped advisory lock keyed by the schema it works in, so two
 // processes starting at once apply each migration exactly once: the second
 // waits, then finds nothing left to do.
-func (s *Store) migrate(ctx context.Context) error {
+func (s *db) migrate(ctx context.Context) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('shush.migrate'), hashtext(current_schema()))`); err != nil {
 			return err

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/shushlist/shush/api"
-	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/postgres/pgtest"
+	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
 // Every statement that touches a long list must use an index: a page read
@@ -44,16 +44,16 @@ func TestPlansUseIndexes(t *testing.T) {
 			t.Errorf("%s does not use an index:\n%s", c.query, text)
 		}
 	}
-	for _, q := range []store.ListQuery{
-		{Limit: 100},
-		{Limit: 100, After: cursor},
-		{Limit: 100, Before: cursor},
-		{Limit: 20, Origin: api.OriginManual},
+	for _, q := range []struct {
+		origin api.Origin
+		sqlstore.Window
+	}{
+		{"", sqlstore.Window{Limit: 101}},
+		{"", sqlstore.Window{Limit: 101, Cursor: cursor}},
+		{"", sqlstore.Window{Limit: 101, Cursor: cursor, Ascending: true}},
+		{api.OriginManual, sqlstore.Window{Limit: 21}},
 	} {
-		query, args, _, err := listQuery("big", q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		query, args := entriesQuery("big", q.origin, q.Window)
 		text := explain(t, st, query, args...)
 		if strings.Contains(text, "Sort") || !strings.Contains(text, "Index") {
 			t.Errorf("List(%+v) does not read the index in order:\n%s", q, text)
@@ -109,16 +109,16 @@ func TestGenericPlansReadTheTeamsRange(t *testing.T) {
 		ANALYZE suppressions`); err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []store.ListQuery{
-		{Limit: 20},
-		{Limit: 20, Origin: api.OriginManual},
-		{Limit: 20, Origin: api.OriginComplaint},
-		{Limit: 20, After: "01a1fe15-ef7e-7c10-a222-42a32cbb09a1"},
+	for _, q := range []struct {
+		origin api.Origin
+		sqlstore.Window
+	}{
+		{"", sqlstore.Window{Limit: 21}},
+		{api.OriginManual, sqlstore.Window{Limit: 21}},
+		{api.OriginComplaint, sqlstore.Window{Limit: 21}},
+		{"", sqlstore.Window{Limit: 21, Cursor: "01a1fe15-ef7e-7c10-a222-42a32cbb09a1"}},
 	} {
-		query, args, _, err := listQuery("small", q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		query, args := entriesQuery("small", q.origin, q.Window)
 		text := explainGeneric(t, st, query, args...)
 		// Every condition in the index: no row of another team, or of
 		// another origin, is read and then filtered out.

@@ -12,7 +12,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,27 +22,30 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
 // defaultMaxConns is the pool size when the DSN does not set
 // pool_max_conns.
 const defaultMaxConns = 10
 
-// Store is a store.Store over a pool of PostgreSQL connections.
+// Store is a store.Store over a pool of PostgreSQL connections: the
+// rules of package sqlstore over this package's statements.
 type Store struct {
+	*sqlstore.Core
+	*db
+}
+
+// db is the PostgreSQL side of a Store: the pool, the retry of changes
+// that lost a race, and the statements (sqlstore.Driver).
+type db struct {
 	pool *pgxpool.Pool
 	// noTrail leaves out the trail's writes; only the benchmark that
 	// measures what the trail costs sets it.
 	noTrail bool
-	// revocations counts RevokeKey calls; see store.RevocationCounter.
-	revocations atomic.Uint64
 }
 
 var _ store.Store = (*Store)(nil)
-
-// Revocations is how many RevokeKey calls have returned; see
-// store.RevocationCounter.
-func (s *Store) Revocations() uint64 { return s.revocations.Load() }
 
 // Open connects to the database named by dsn (a postgres:// URL or a
 // key=value connection string; pgx pool settings such as pool_max_conns and
@@ -74,22 +76,22 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open PostgreSQL: %w", mapErr(err))
 	}
-	s := &Store{pool: pool}
+	s := &db{pool: pool}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
-	return s, nil
+	return &Store{Core: sqlstore.New(s, sqlstore.Options{}), db: s}, nil
 }
 
 // Close releases the pool's connections.
-func (s *Store) Close() error {
+func (s *db) Close() error {
 	s.pool.Close()
 	return nil
 }
 
 // Ping reports whether the database answers.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *db) Ping(ctx context.Context) error {
 	return mapErr(s.pool.Ping(ctx))
 }
 
@@ -101,7 +103,7 @@ const maxAttempts = 8
 // when it lost a race with another transaction (a deadlock, a
 // serialization failure); any other error, and the last attempt's, is
 // returned.
-func (s *Store) retry(ctx context.Context, fn func() error) error {
+func (s *db) retry(ctx context.Context, fn func() error) error {
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -127,14 +129,14 @@ func (s *Store) retry(ctx context.Context, fn func() error) error {
 // session keeps the read-only state it started with (a standby, or
 // default_transaction_read_only), so only new connections see the
 // database become writable again, or reach a promoted primary.
-func (s *Store) dropReadOnly() {
+func (s *db) dropReadOnly() {
 	s.pool.Reset()
 }
 
 // CheckWritable reports whether a write would be accepted now: the
 // database answers and a new transaction on it is not read-only. See
 // store.WriteChecker.
-func (s *Store) CheckWritable(ctx context.Context) error {
+func (s *db) CheckWritable(ctx context.Context) error {
 	var ro string
 	err := s.pool.QueryRow(ctx, "SELECT current_setting('transaction_read_only')").Scan(&ro)
 	if err != nil {
@@ -148,7 +150,7 @@ func (s *Store) CheckWritable(ctx context.Context) error {
 }
 
 // PoolStats reports the connection pool; see store.PoolStatser.
-func (s *Store) PoolStats() store.PoolStats {
+func (s *db) PoolStats() store.PoolStats {
 	st := s.pool.Stat()
 	return store.PoolStats{
 		Open:  int(st.TotalConns()),
@@ -255,7 +257,7 @@ func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 // in address order, the order removes lock them in, so concurrent
 // requests over overlapping sets wait for each other instead of
 // deadlocking.
-func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
+func (s *db) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
 	if len(entries) == 0 {
 		return []store.Entry{}, nil
 	}
@@ -312,7 +314,7 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 					created = append(created, e)
 				}
 			}
-			return queueEvents(ctx, tx, team, store.AuditAdded, at, created)
+			return sqlstore.QueueEvents(ctx, txOf(tx), team, store.AuditAdded, at, created)
 		})
 	})
 	if err != nil {
@@ -400,7 +402,7 @@ func insertRows(ctx context.Context, tx pgx.Tx, team string, at time.Time, chang
 
 // RemoveEmails takes the entries with these addresses off the team's list
 // and returns those removed, in the order given.
-func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
+func (s *db) RemoveEmails(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
 	if len(emails) == 0 {
 		return []store.Entry{}, nil
 	}
@@ -414,7 +416,7 @@ func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) 
 // RemoveIDs takes the entries with these IDs off the team's list and
 // returns those removed, in the order given. IDs that are not UUIDs name no
 // entry.
-func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]store.Entry, error) {
+func (s *db) RemoveIDs(ctx context.Context, team string, ids []string) ([]store.Entry, error) {
 	valid := validIDs(ids)
 	if len(valid) == 0 {
 		return []store.Entry{}, nil
@@ -457,7 +459,7 @@ func removeStatement(del string) string {
 	SELECT ` + entryColumns + ` FROM del`
 }
 
-func (s *Store) remove(ctx context.Context, query, team string, keys []string) ([]store.Entry, error) {
+func (s *db) remove(ctx context.Context, query, team string, keys []string) ([]store.Entry, error) {
 	var removed []store.Entry
 	err := s.retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -475,7 +477,7 @@ func (s *Store) remove(ctx context.Context, query, team string, keys []string) (
 			if err := writeAudit(ctx, tx, team, store.AuditRemoved, at, removed); err != nil {
 				return err
 			}
-			return queueEvents(ctx, tx, team, store.AuditRemoved, at, removed)
+			return sqlstore.QueueEvents(ctx, txOf(tx), team, store.AuditRemoved, at, removed)
 		})
 	})
 	return removed, err
@@ -509,106 +511,30 @@ func inOrder(entries []store.Entry, keys []string, key func(store.Entry) string)
 	return out
 }
 
-// Get returns the team's entry with this ID.
-func (s *Store) Get(ctx context.Context, team, id string) (store.Entry, error) {
-	u, err := uuid.Parse(id)
-	if err != nil || len(id) != 36 {
-		return store.Entry{}, store.ErrNotFound
-	}
-	return s.getOne(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND id = $2::uuid`, team, u.String())
+// EntryByID reads the team's entry with this ID; see sqlstore.Driver.
+func (s *db) EntryByID(ctx context.Context, team, id string) (store.Entry, error) {
+	return scanEntry(s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND id = $2::uuid`, team, id))
 }
 
-// GetByEmail returns the team's entry for this address.
-func (s *Store) GetByEmail(ctx context.Context, team, email string) (store.Entry, error) {
-	return s.getOne(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = $2`, team, email)
+// EntryByEmail reads the team's entry for this address; see
+// sqlstore.Driver.
+func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry, error) {
+	return scanEntry(s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = $2`, team, email))
 }
 
-func (s *Store) getOne(ctx context.Context, query string, args ...any) (store.Entry, error) {
-	e, err := scanEntry(s.pool.QueryRow(ctx, query, args...))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Entry{}, store.ErrNotFound
-	}
-	if err != nil {
-		return store.Entry{}, fmt.Errorf("read the list: %w", mapErr(err))
-	}
-	return e, nil
+// Entries reads a window of the team's list; see sqlstore.Driver. With
+// an origin, ORDER BY leads with it too, so that the plan reads the
+// origin index's range.
+func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqlstore.Window) ([]store.Entry, error) {
+	query, args := entriesQuery(team, origin, w)
+	return query1(ctx, s, query, args, scanEntry)
 }
 
-// List returns a page of the team's list, newest first (descending ID,
-// since IDs are UUIDv7). After selects entries older than its cursor, Before
-// entries newer than its cursor; hasMore says whether more lie beyond the
-// page in the direction of the query.
-func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
-	query, args, limit, err := listQuery(team, q)
-	if err != nil {
-		return nil, false, err
+func entriesQuery(team string, origin api.Origin, w sqlstore.Window) (string, []any) {
+	if origin == "" {
+		return windowQuery(`SELECT `+entryColumns+` FROM suppressions`, "team = $1", "suppressions.team, suppressions.id", []any{team}, w)
 	}
-	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, false, fmt.Errorf("read the list: %w", mapErr(err))
-	}
-	page, err := collectEntries(rows)
-	if err != nil {
-		return nil, false, fmt.Errorf("read the list: %w", mapErr(err))
-	}
-	hasMore := len(page) > limit
-	if hasMore {
-		page = page[:limit]
-	}
-	if q.After == "" && q.Before != "" {
-		slices.Reverse(page)
-	}
-	return page, hasMore, nil
-}
-
-// listQuery builds List's statement: it reads limit+1 rows to learn whether
-// more lie beyond the page, in index order of (team, id).
-func listQuery(team string, q store.ListQuery) (query string, args []any, limit int, err error) {
-	limit = q.Limit
-	if limit < 1 || limit > api.MaxBatch {
-		limit = 20
-	}
-	args = []any{team, limit + 1}
-	where := "team = $1"
-	if q.Origin != "" {
-		args = append(args, string(q.Origin))
-		where += fmt.Sprintf(" AND origin = $%d", len(args))
-	}
-	order := "DESC"
-	switch {
-	case q.After != "":
-		c, err := cursor(q.After)
-		if err != nil {
-			return "", nil, 0, err
-		}
-		args = append(args, c)
-		where += fmt.Sprintf(" AND id < $%d::uuid", len(args))
-	case q.Before != "":
-		c, err := cursor(q.Before)
-		if err != nil {
-			return "", nil, 0, err
-		}
-		args = append(args, c)
-		where += fmt.Sprintf(" AND id > $%d::uuid", len(args))
-		order = "ASC"
-	}
-	// ORDER BY names the table's columns (a bare "id" would be the text
-	// output column, which no index serves), and leads with the team (and
-	// the origin), so that every plan, a generic one too, reads the team's
-	// own index range instead of walking the id order of every team.
-	lead := "suppressions.team " + order + ", "
-	if q.Origin != "" {
-		lead += "suppressions.origin " + order + ", "
-	}
-	return `SELECT ` + entryColumns + ` FROM suppressions WHERE ` + where + ` ORDER BY ` + lead + `suppressions.id ` + order + ` LIMIT $2`, args, limit, nil
-}
-
-func cursor(id string) (string, error) {
-	u, err := uuid.Parse(id)
-	if err != nil || len(id) != 36 {
-		return "", fmt.Errorf("list cursor %s is not a UUID", api.Quote(id))
-	}
-	return u.String(), nil
+	return windowQuery(`SELECT `+entryColumns+` FROM suppressions`, "team = $1 AND origin = $2", "suppressions.team, suppressions.origin, suppressions.id", []any{team, string(origin)}, w)
 }
 
 const keyColumns = "id, team, name, read_only, hash, created_at, revoked_at"
@@ -626,57 +552,94 @@ func scanKey(row pgx.Row) (store.Key, error) {
 	return k, nil
 }
 
-// CreateKey stores a new key.
-func (s *Store) CreateKey(ctx context.Context, k store.Key) error {
-	created := k.CreatedAt.UTC().Truncate(time.Millisecond)
-	_, err := s.pool.Exec(ctx, `INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, created, k.RevokedAt)
-	if err != nil {
-		return fmt.Errorf("store the key: %w", mapErr(err))
-	}
-	return nil
+// InsertKey stores a new key; see sqlstore.Tx.
+func (t tx) InsertKey(ctx context.Context, k store.Key) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt, k.RevokedAt)
+	return err
 }
 
-// KeyByID returns the key with this ID, revoked or not.
-func (s *Store) KeyByID(ctx context.Context, id string) (store.Key, error) {
-	k, err := scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return store.Key{}, store.ErrNotFound
-	}
-	if err != nil {
-		return store.Key{}, fmt.Errorf("read the key: %w", mapErr(err))
-	}
-	return k, nil
+// Key reads the key with this ID; see sqlstore.Driver.
+func (s *db) Key(ctx context.Context, id string) (store.Key, error) {
+	return scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
 }
 
-// ListKeys returns every key, oldest first.
-func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
+// Keys reads every key, oldest first; see sqlstore.Driver.
+func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
 	if err != nil {
-		return nil, fmt.Errorf("read the keys: %w", mapErr(err))
+		return nil, err
 	}
-	keys, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Key, error) { return scanKey(r) })
-	if err != nil {
-		return nil, fmt.Errorf("read the keys: %w", mapErr(err))
-	}
-	if keys == nil {
-		keys = []store.Key{}
-	}
-	return keys, nil
+	return collect(rows, scanKey)
 }
 
-// RevokeKey marks a key revoked; a key revoked before keeps its first
-// revocation time.
-func (s *Store) RevokeKey(ctx context.Context, id string) error {
-	// Counted once the change is committed (or failed), never before:
-	// the service's key cache re-reads keys when the count moves.
-	defer s.revocations.Add(1)
-	tag, err := s.pool.Exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, now())
-	if err != nil {
-		return fmt.Errorf("revoke the key: %w", mapErr(err))
-	}
-	if tag.RowsAffected() == 0 {
-		return store.ErrNotFound
-	}
-	return nil
+// RevokeKey sets the key's revocation time unless it has one; see
+// sqlstore.Tx.
+func (t tx) RevokeKey(ctx context.Context, id string, at time.Time) (int64, error) {
+	return t.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, at)
 }
+
+// readWindow reads a window of rows by ID, as every page is read; see
+// windowQuery.
+func readWindow[T any](ctx context.Context, s *db, base, where, keys string, args []any, w sqlstore.Window, scan func(pgx.Row) (T, error)) ([]T, error) {
+	query, args := windowQuery(base, where, keys, args, w)
+	return query1(ctx, s, query, args, scan)
+}
+
+// windowQuery is the statement that reads a window of rows by ID. base
+// selects the columns; where (over args) narrows it, and keys are the
+// columns of the index that serves it, ending with the ID, named with
+// their table: ORDER BY names them all (a bare "id" would be the text
+// output column, which no index serves), so that every plan, a generic one
+// too, reads that index's range instead of walking the ID order of every
+// team.
+func windowQuery(base, where, keys string, args []any, w sqlstore.Window) (string, []any) {
+	order := "DESC"
+	if w.Cursor != "" {
+		cmp := "<"
+		if w.Ascending {
+			cmp, order = ">", "ASC"
+		}
+		args = append(args, w.Cursor)
+		where += fmt.Sprintf(" AND id %s $%d::uuid", cmp, len(args))
+	}
+	args = append(args, w.Limit)
+	keys = strings.ReplaceAll(keys, ",", " "+order+",")
+	return fmt.Sprintf("%s WHERE %s ORDER BY %s %s LIMIT $%d", base, where, keys, order, len(args)), args
+}
+
+// query1 runs a query and scans its rows.
+func query1[T any](ctx context.Context, s *db, query string, args []any, scan func(pgx.Row) (T, error)) ([]T, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, scan)
+}
+
+// collect scans every row and closes rows.
+func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+}
+
+// tx is a change's transaction: the statements of sqlstore.Tx.
+type tx struct{ tx pgx.Tx }
+
+func txOf(t pgx.Tx) tx { return tx{tx: t} }
+
+// exec runs a statement and says how many rows it touched.
+func (t tx) exec(ctx context.Context, query string, args ...any) (int64, error) {
+	tag, err := t.tx.Exec(ctx, query, args...)
+	return tag.RowsAffected(), err
+}
+
+// Change runs fn in a transaction, again when it lost a race; see
+// sqlstore.Driver.
+func (s *db) Change(ctx context.Context, fn func(ctx context.Context, t sqlstore.Tx) error) error {
+	return s.retry(ctx, func() error {
+		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error { return fn(ctx, tx{tx: t}) })
+	})
+}
+
+// Err classifies an error; see sqlstore.Driver.
+func (s *db) Err(err error) error { return mapErr(err) }

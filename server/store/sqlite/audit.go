@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 // writeAudit writes the trail of one change, inside its transaction: an
 // entry per suppression that changed, with the author and reason ctx
 // carries.
-func (s *Store) writeAudit(ctx context.Context, team, typ string, at time.Time, changed []store.Entry) error {
+func (s *db) writeAudit(ctx context.Context, team, typ string, at time.Time, changed []store.Entry) error {
 	ch := store.ChangeOf(ctx)
 	var ref any
 	if ch.Reference != "" {
@@ -48,7 +49,7 @@ func (s *Store) writeAudit(ctx context.Context, team, typ string, at time.Time, 
 // entries, inside its transaction, and returns its ID for the entries to
 // name. It records the span of the entries' IDs, so that a change's
 // entries are found by a range of the list's primary key.
-func (s *Store) writeChange(ctx context.Context, team string, at time.Time, entries []store.Entry) (int64, error) {
+func (s *db) writeChange(ctx context.Context, team string, at time.Time, entries []store.Entry) (int64, error) {
 	ch := store.ChangeOf(ctx)
 	var ref any
 	if ch.Reference != "" {
@@ -70,7 +71,7 @@ func (s *Store) writeChange(ctx context.Context, team string, at time.Time, entr
 // keepAdded writes, before entries are removed, the "added" audit entries
 // that their rows and changes held, under the suppression's ID: the entry
 // a reader saw while the address was listed stays, with the same ID.
-func (s *Store) keepAdded(team, col string, keys []string) error {
+func (s *db) keepAdded(team, col string, keys []string) error {
 	hint := ""
 	if col == "email" {
 		hint = "INDEXED BY suppressions_team_email "
@@ -102,7 +103,7 @@ const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_c
 // The trail is two sources read in one statement: the audit table (the
 // removals, and the additions of entries since removed or listed before
 // migration 4), and the listed entries with the change that added them.
-func (s *Store) Audit(ctx context.Context, team string, q store.AuditQuery) ([]store.AuditEntry, bool, error) {
+func (s *db) Audit(ctx context.Context, team string, q store.AuditQuery) ([]store.AuditEntry, bool, error) {
 	limit := q.Limit
 	if limit < 1 || limit > api.MaxBatch {
 		limit = 20
@@ -196,7 +197,7 @@ func (s *Store) Audit(ctx context.Context, team string, q store.AuditQuery) ([]s
 const pruneChunk = 10000
 
 // PruneAudit deletes trail entries older than before; see store.Store.
-func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
+func (s *db) PruneAudit(ctx context.Context, before time.Time) (int64, error) {
 	var total int64
 	for {
 		var n int64
@@ -234,4 +235,18 @@ func (s *Store) PruneAudit(ctx context.Context, before time.Time) (int64, error)
 			return total, err
 		}
 	}
+}
+
+// trimPage cuts a page read with one row more than limit (to learn
+// whether more lie beyond) to limit, and puts a page read oldest first
+// (a "before" cursor) back newest first.
+func trimPage[T any](page []T, limit int, ascending bool) ([]T, bool) {
+	more := len(page) > limit
+	if more {
+		page = page[:limit]
+	}
+	if ascending {
+		slices.Reverse(page)
+	}
+	return page, more
 }

@@ -8,13 +8,13 @@ import (
 	"github.com/shushlist/shush/server/store"
 )
 
-// Export streams the team's list newest first from one read transaction
-// (a WAL snapshot: changes committed meanwhile are not seen); see
-// store.Store.
-func (s *Store) Export(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error {
+// ExportEntries streams the team's list newest first from one read
+// transaction (a WAL snapshot: changes committed meanwhile are not seen);
+// see sqlstore.Driver.
+func (s *db) ExportEntries(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error {
 	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return wrap(err)
+		return err
 	}
 	defer tx.Rollback()
 	q := "SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? ORDER BY id DESC"
@@ -25,17 +25,17 @@ func (s *Store) Export(ctx context.Context, team string, origin api.Origin, fn f
 	}
 	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
-		return wrap(err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		e, err := scanEntry(rows)
 		if err != nil {
-			return wrap(err)
+			return err
 		}
 		if err := fn(e); err != nil {
 			return err
 		}
 	}
-	return wrap(rows.Err())
+	return rows.Err()
 }

@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
 // busyTimeout is how long a connection waits for another process's lock
@@ -57,9 +57,16 @@ const maxGroup = 64
 // statement's parameters well below SQLite's limit.
 const chunk = 400
 
-// Store is a store.Store over one SQLite file. It is safe for concurrent
-// use.
+// Store is a store.Store over one SQLite file: the rules of package
+// sqlstore over this package's statements. It is safe for concurrent use.
 type Store struct {
+	*sqlstore.Core
+	*db
+}
+
+// db is the SQLite side of a Store: the file, the single writer with its
+// group commit, the checkpointer, and the statements (sqlstore.Driver).
+type db struct {
 	path  string
 	read  *sql.DB
 	write *sql.DB
@@ -89,15 +96,9 @@ type Store struct {
 	// noTrail leaves out the trail's writes; only the benchmark that
 	// measures what the trail costs sets it.
 	noTrail bool
-	// revocations counts RevokeKey calls; see store.RevocationCounter.
-	revocations atomic.Uint64
 }
 
 var _ store.Store = (*Store)(nil)
-
-// Revocations is how many RevokeKey calls have returned; see
-// store.RevocationCounter.
-func (s *Store) Revocations() uint64 { return s.revocations.Load() }
 
 // readStmts are the reads of every request, prepared once: preparing
 // costs about as much as running them.
@@ -217,7 +218,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: prepare %s: %w", api.Quote(path), wrap(err))
 	}
-	s := &Store{
+	s := &db{
 		path:  abs,
 		read:  read,
 		write: write,
@@ -233,15 +234,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	go s.run()
 	go s.checkpoint()
-	return s, nil
+	return &Store{Core: sqlstore.New(s, sqlstore.Options{}), db: s}, nil
 }
 
 // Path is the absolute path of the database file.
-func (s *Store) Path() string { return s.path }
+func (s *db) Path() string { return s.path }
 
 // Close stops the writer after the changes already handed to it and closes
 // the database.
-func (s *Store) Close() error {
+func (s *db) Close() error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
 		close(s.quit)
@@ -257,7 +258,7 @@ func (s *Store) Close() error {
 }
 
 // Ping reports whether the database answers a query.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *db) Ping(ctx context.Context) error {
 	var one int
 	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return wrap(err)
@@ -271,11 +272,11 @@ var errClosed = fmt.Errorf("sqlite: the database is closed: %w", store.ErrUnavai
 // change hands fn to the writer and waits for the commit that carries it.
 // It always waits for the writer's answer once fn is queued: returning early
 // on a cancelled ctx could report failure for a change that commits.
-func (s *Store) change(ctx context.Context, fn func(ctx context.Context, c *sql.Conn) error) error {
+func (s *db) change(ctx context.Context, fn func(ctx context.Context, c *sql.Conn) error) error {
 	return s.submit(ctx, &job{ctx: ctx, fn: fn, done: make(chan error, 1)})
 }
 
-func (s *Store) submit(ctx context.Context, j *job) error {
+func (s *db) submit(ctx context.Context, j *job) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -292,7 +293,7 @@ func (s *Store) submit(ctx context.Context, j *job) error {
 // run is the writer: it takes the first waiting change, gathers the ones
 // queued behind it, and commits them in one transaction, so that concurrent
 // callers share one fsync.
-func (s *Store) run() {
+func (s *db) run() {
 	defer close(s.done)
 	for {
 		var group []*job
@@ -319,7 +320,7 @@ func (s *Store) run() {
 // commitGroup runs each job in its own savepoint, so a failing job leaves
 // the others' changes in place, then commits. Nothing is reported to a
 // caller before the commit that carries its change is durable.
-func (s *Store) commitGroup(group []*job) {
+func (s *db) commitGroup(group []*job) {
 	// Statements of the group run with a background context: an interrupted
 	// statement can roll back the whole transaction, taking other callers'
 	// changes with it. Jobs check their own ctx between statements instead.
@@ -391,7 +392,7 @@ func (s *Store) commitGroup(group []*job) {
 // and the service honours that even where its user could write anyway
 // (root). Open files stay writable after a chmod, so without this check
 // writes would go on.
-func (s *Store) writable() error {
+func (s *db) writable() error {
 	fi, err := os.Stat(s.path)
 	if err != nil {
 		return fmt.Errorf("sqlite: the database file cannot be examined: %w: %w", store.ErrUnavailable, err)
@@ -404,7 +405,7 @@ func (s *Store) writable() error {
 
 // noteStale marks the writer's connection for replacement after an
 // answer that a new connection may not give.
-func (s *Store) noteStale(err error) error {
+func (s *db) noteStale(err error) error {
 	var se *msqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
@@ -422,7 +423,7 @@ func (s *Store) noteStale(err error) error {
 
 // reconnect replaces the writer's connection when it is stale. Only the
 // writer calls it, between commits.
-func (s *Store) reconnect() error {
+func (s *db) reconnect() error {
 	if !s.stale {
 		return nil
 	}
@@ -452,7 +453,7 @@ func (s *Store) reconnect() error {
 // at the file (see failing) it commits a real write, rewriting the
 // header's application_id with its own value, so that it sees the moment
 // the file takes writes again. See store.WriteChecker.
-func (s *Store) CheckWritable(ctx context.Context) error {
+func (s *db) CheckWritable(ctx context.Context) error {
 	if !s.failing.Load() {
 		return s.submit(ctx, &job{ctx: ctx, probe: true, done: make(chan error, 1),
 			fn: func(context.Context, *sql.Conn) error { return nil }})
@@ -468,7 +469,7 @@ func (s *Store) CheckWritable(ctx context.Context) error {
 }
 
 // PoolStats reports the readers' connection pool; see store.PoolStatser.
-func (s *Store) PoolStats() store.PoolStats {
+func (s *db) PoolStats() store.PoolStats {
 	st := s.read.Stats()
 	return store.PoolStats{Open: st.OpenConnections, InUse: st.InUse, Max: st.MaxOpenConnections, Waits: st.WaitCount}
 }
@@ -488,7 +489,7 @@ const (
 // steady stream of commits never happens by itself. So when the log has
 // grown past restartPages the writer copies the few pages committed since
 // (see restartLog).
-func (s *Store) checkpoint() {
+func (s *db) checkpoint() {
 	defer close(s.ckptDone)
 	t := time.NewTimer(checkpointEvery)
 	defer t.Stop()
@@ -515,7 +516,7 @@ func (s *Store) checkpoint() {
 // restartLog runs in the writer between commits: it finishes the
 // checkpoint the checkpointer started, which is cheap, so that the next
 // write starts the log over.
-func (s *Store) restartLog() {
+func (s *db) restartLog() {
 	if s.bigLog.CompareAndSwap(true, false) {
 		_, _ = s.conn.ExecContext(context.Background(), "PRAGMA wal_checkpoint(PASSIVE)")
 	}
@@ -546,7 +547,7 @@ func wrap(err error) error {
 // Add puts the addresses on the team's list; see store.Store. It inserts
 // them all, letting the address index skip those already listed, and then
 // reads back only the ones it skipped.
-func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
+func (s *db) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
 	out := make([]store.Entry, len(entries))
 	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
 		now := time.Now().UTC().Truncate(time.Millisecond)
@@ -634,7 +635,7 @@ func (s *Store) Add(ctx context.Context, team string, entries []store.NewEntry) 
 				return err
 			}
 		}
-		return s.queueEvents(team, store.AuditAdded, now, changed)
+		return sqlstore.QueueEvents(ctx, tx{s: s, c: c}, team, store.AuditAdded, now, changed)
 	})
 	if err != nil {
 		return nil, err
@@ -670,7 +671,7 @@ const maxStmts = 512
 
 // stmt returns the writer's prepared statement for q, preparing it on first
 // use. Only the writer goroutine calls it.
-func (s *Store) stmt(q string) (*sql.Stmt, error) {
+func (s *db) stmt(q string) (*sql.Stmt, error) {
 	if st, ok := s.stmts[q]; ok {
 		return st, nil
 	}
@@ -700,17 +701,17 @@ func keyArgs(team string, keys []string) []any {
 
 // RemoveEmails takes the entries with these addresses off the team's list;
 // see store.Store.
-func (s *Store) RemoveEmails(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
+func (s *db) RemoveEmails(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
 	return s.remove(ctx, team, "email", emails)
 }
 
 // RemoveIDs takes the entries with these IDs off the team's list; see
 // store.Store.
-func (s *Store) RemoveIDs(ctx context.Context, team string, ids []string) ([]store.Entry, error) {
+func (s *db) RemoveIDs(ctx context.Context, team string, ids []string) ([]store.Entry, error) {
 	return s.remove(ctx, team, "id", ids)
 }
 
-func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]store.Entry, error) {
+func (s *db) remove(ctx context.Context, team, col string, keys []string) ([]store.Entry, error) {
 	var out []store.Entry
 	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
 		if !s.noTrail {
@@ -744,7 +745,7 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 		if err := s.writeAudit(ctx, team, store.AuditRemoved, at, out); err != nil {
 			return err
 		}
-		return s.queueEvents(team, store.AuditRemoved, at, out)
+		return sqlstore.QueueEvents(ctx, tx{s: s, c: c}, team, store.AuditRemoved, at, out)
 	})
 	if err != nil {
 		return nil, err
@@ -756,7 +757,7 @@ func (s *Store) remove(ctx context.Context, team, col string, keys []string) ([]
 // the keys in chunks, and hands every entry it returns to fn. The caller's
 // context is checked between chunks, not passed to the statements: an
 // interrupted statement would roll back the whole group commit.
-func (s *Store) eachEntry(ctx context.Context, team string, keys []string, sqlFor func(n int) string, fn func(store.Entry)) error {
+func (s *db) eachEntry(ctx context.Context, team string, keys []string, sqlFor func(n int) string, fn func(store.Entry)) error {
 	for lo := 0; lo < len(keys); lo += chunk {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -785,100 +786,63 @@ func (s *Store) eachEntry(ctx context.Context, team string, keys []string, sqlFo
 	return nil
 }
 
-// Get returns the team's entry with this ID; see store.Store.
-func (s *Store) Get(ctx context.Context, team, id string) (store.Entry, error) {
-	return s.getOne(ctx, s.reads.get, team, id)
+// EntryByID reads the team's entry with this ID; see sqlstore.Driver.
+func (s *db) EntryByID(ctx context.Context, team, id string) (store.Entry, error) {
+	return scanEntry(s.reads.get.QueryRowContext(ctx, team, id))
 }
 
-// GetByEmail returns the team's entry for this address; see store.Store.
-func (s *Store) GetByEmail(ctx context.Context, team, email string) (store.Entry, error) {
-	return s.getOne(ctx, s.reads.getByEmail, team, email)
+// EntryByEmail reads the team's entry for this address; see
+// sqlstore.Driver.
+func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry, error) {
+	return scanEntry(s.reads.getByEmail.QueryRowContext(ctx, team, email))
 }
 
-func (s *Store) getOne(ctx context.Context, st *sql.Stmt, args ...any) (store.Entry, error) {
-	e, err := scanEntry(st.QueryRowContext(ctx, args...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Entry{}, store.ErrNotFound
-	}
-	if err != nil && s.closing.Load() {
-		return store.Entry{}, errClosed
-	}
-	if err != nil {
-		return store.Entry{}, wrap(err)
-	}
-	return e, nil
-}
-
-// List returns a page of the team's list, newest first; see store.Store.
-func (s *Store) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
+// Entries reads a window of the team's list; see sqlstore.Driver.
+func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqlstore.Window) ([]store.Entry, error) {
 	where := []string{"team = ?"}
 	args := []any{team}
 	from := "suppressions"
-	if q.Origin != "" {
+	if origin != "" {
 		where = append(where, "origin = ?")
-		args = append(args, string(q.Origin))
+		args = append(args, string(origin))
 		// Without statistics SQLite walks the team's whole list in ID
 		// order and filters on origin: a million rows for an origin the
 		// team has none of. The index holds each origin's entries in ID
 		// order, with what a page shows, so the page is a range read.
 		from = "suppressions INDEXED BY suppressions_team_origin_id"
 	}
-	return readPage(ctx, s, "SELECT id, email, origin, source_id, created_at FROM "+from, where, args,
-		store.Page{Limit: q.Limit, After: q.After, Before: q.Before}, scanEntry)
+	return readWindow(ctx, s, "SELECT id, email, origin, source_id, created_at FROM "+from, where, args, w, scanEntry)
 }
 
-// CreateKey stores a new key; see store.Store.
-func (s *Store) CreateKey(ctx context.Context, k store.Key) error {
-	return s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
-		var revoked any
-		if k.RevokedAt != nil {
-			revoked = k.RevokedAt.UnixMilli()
-		}
-		_, err := c.ExecContext(context.Background(), "INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES (?,?,?,?,?,?,?)",
-			k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked)
-		return err
-	})
+// InsertKey stores a new key; see sqlstore.Tx.
+func (t tx) InsertKey(ctx context.Context, k store.Key) error {
+	var revoked any
+	if k.RevokedAt != nil {
+		revoked = k.RevokedAt.UnixMilli()
+	}
+	_, err := t.exec("INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES (?,?,?,?,?,?,?)",
+		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked)
+	return err
 }
 
-// KeyByID returns the key with this ID; see store.Store.
-func (s *Store) KeyByID(ctx context.Context, id string) (store.Key, error) {
-	k, err := scanKey(s.reads.keyByID.QueryRowContext(ctx, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return store.Key{}, store.ErrNotFound
-	}
-	if err != nil && s.closing.Load() {
-		return store.Key{}, errClosed
-	}
-	if err != nil {
-		return store.Key{}, wrap(err)
-	}
-	return k, nil
+// Key reads the key with this ID; see sqlstore.Driver.
+func (s *db) Key(ctx context.Context, id string) (store.Key, error) {
+	return scanKey(s.reads.keyByID.QueryRowContext(ctx, id))
 }
 
-// ListKeys returns every key, oldest first; see store.Store.
-func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
+// Keys reads every key, oldest first; see sqlstore.Driver.
+func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
 	rows, err := s.read.QueryContext(ctx, "SELECT id, team, name, read_only, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
 	if err != nil {
-		return nil, wrap(err)
+		return nil, err
 	}
-	defer rows.Close()
-	var keys []store.Key
-	for rows.Next() {
-		k, err := scanKey(rows)
-		if err != nil {
-			return nil, wrap(err)
-		}
-		keys = append(keys, k)
-	}
-	return keys, wrap(rows.Err())
+	return collect(rows, scanKey)
 }
 
-// RevokeKey marks a key revoked; see store.Store.
-func (s *Store) RevokeKey(ctx context.Context, id string) error {
-	// Counted once the change is committed (or failed), never before:
-	// the service's key cache re-reads keys when the count moves.
-	defer s.revocations.Add(1)
-	return s.changeOne(ctx, "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", time.Now().UnixMilli(), id)
+// RevokeKey sets the key's revocation time unless it has one; see
+// sqlstore.Tx.
+func (t tx) RevokeKey(ctx context.Context, id string, at time.Time) (int64, error) {
+	return t.exec("UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", at.UnixMilli(), id)
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -929,53 +893,65 @@ func marks(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-// readPage reads a page of rows newest first by ID, as every page of the
-// service is read: base selects the columns scan reads, where and args
-// narrow it.
-func readPage[T any](ctx context.Context, s *Store, base string, where []string, args []any, p store.Page, scan func(scanner) (T, error)) ([]T, bool, error) {
-	limit := p.Limit
-	if limit < 1 || limit > api.MaxBatch {
-		limit = 20
-	}
+// readWindow reads a window of rows by ID, as every page of the service
+// is read: base selects the columns scan reads, where and args narrow it.
+func readWindow[T any](ctx context.Context, s *db, base string, where []string, args []any, w sqlstore.Window, scan func(scanner) (T, error)) ([]T, error) {
 	order := "DESC"
-	switch {
-	case p.After != "":
-		where, args = append(where, "id < ?"), append(args, p.After)
-	case p.Before != "":
-		where, args = append(where, "id > ?"), append(args, p.Before)
-		order = "ASC"
+	if w.Cursor != "" {
+		cmp := "<"
+		if w.Ascending {
+			cmp, order = ">", "ASC"
+		}
+		where, args = append(where, "id "+cmp+" ?"), append(args, w.Cursor)
 	}
-	args = append(args, limit+1)
+	args = append(args, w.Limit)
 	rows, err := s.read.QueryContext(ctx, base+" WHERE "+strings.Join(where, " AND ")+" ORDER BY id "+order+" LIMIT ?", args...)
 	if err != nil {
-		return nil, false, s.readErr(err)
+		return nil, err
 	}
+	return collect(rows, scan)
+}
+
+// collect scans every row and closes rows.
+func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
-	page := make([]T, 0, limit+1)
+	var out []T
 	for rows.Next() {
 		v, err := scan(rows)
 		if err != nil {
-			return nil, false, wrap(err)
+			return nil, err
 		}
-		page = append(page, v)
+		out = append(out, v)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, false, wrap(err)
-	}
-	page, more := trimPage(page, limit, order == "ASC")
-	return page, more, nil
+	return out, rows.Err()
 }
 
-// trimPage cuts a page read with one row more than limit (to learn
-// whether more lie beyond) to limit, and puts a page read oldest first
-// (a "before" cursor) back newest first.
-func trimPage[T any](page []T, limit int, ascending bool) ([]T, bool) {
-	more := len(page) > limit
-	if more {
-		page = page[:limit]
+// tx is a change's view of the writer's connection: the statements of
+// sqlstore.Tx. Only the writer goroutine uses it, inside a job. Its
+// statements run with a background context (see commitGroup).
+type tx struct {
+	s *db
+	c *sql.Conn
+}
+
+// exec runs a statement and says how many rows it touched.
+func (t tx) exec(query string, args ...any) (int64, error) {
+	res, err := t.c.ExecContext(context.Background(), query, args...)
+	if err != nil {
+		return 0, err
 	}
-	if ascending {
-		slices.Reverse(page)
+	return res.RowsAffected()
+}
+
+// Change runs fn as a job of the writer; see sqlstore.Driver.
+func (s *db) Change(ctx context.Context, fn func(ctx context.Context, t sqlstore.Tx) error) error {
+	return s.change(ctx, func(ctx context.Context, c *sql.Conn) error { return fn(ctx, tx{s: s, c: c}) })
+}
+
+// Err classifies an error; see sqlstore.Driver.
+func (s *db) Err(err error) error {
+	if err != nil && s.closing.Load() && !errors.Is(err, store.ErrUnavailable) {
+		return errClosed
 	}
-	return page, more
+	return wrap(err)
 }

@@ -1,0 +1,174 @@
+package sqlstore
+
+import (
+	"context"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+)
+
+// Driver is what a dialect gives the Core: its reads, each a method with
+// what it needs as parameters, and Change, which makes a change atomic.
+// A driver returns its database's errors as they are (sql.ErrNoRows, or
+// an error that wraps it, for a missing row); the Core classifies them
+// with Err.
+type Driver interface {
+	// Change runs fn as one atomic change: everything fn does through
+	// tx commits together, or nothing does. fn may be run more than once
+	// (a dialect runs a change again that lost a race with another
+	// process), so it must start afresh each time. The statements fn
+	// runs do not stop at ctx's end (a dialect may carry other callers'
+	// changes in the same transaction); fn checks ctx between them.
+	Change(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
+	// Err wraps the errors that mean the database cannot answer now with
+	// store.ErrUnavailable (or store.ErrReadOnly); it returns others as
+	// they are, and nil for nil.
+	Err(err error) error
+
+	EntryReads
+	KeyReads
+	WebhookReads
+}
+
+// EntryReads are the reads of the list.
+type EntryReads interface {
+	// EntryByID reads the team's entry with this ID.
+	EntryByID(ctx context.Context, team, id string) (store.Entry, error)
+	// EntryByEmail reads the team's entry for this address.
+	EntryByEmail(ctx context.Context, team, email string) (store.Entry, error)
+	// Entries reads a window of the team's list, of one origin when
+	// origin is set.
+	Entries(ctx context.Context, team string, origin api.Origin, w Window) ([]store.Entry, error)
+	// ExportEntries calls fn with every entry of the team's list (of one
+	// origin when origin is set), newest first, from one snapshot; an
+	// error from fn stops it and is returned.
+	ExportEntries(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error
+}
+
+// Tx is the statements a change is made of. Each runs inside the change
+// Driver.Change runs; those that report a count say how many rows they
+// touched.
+type Tx interface {
+	KeyWrites
+	WebhookWrites
+}
+
+// KeyReads are the reads of API keys.
+type KeyReads interface {
+	// Key reads the key with this ID.
+	Key(ctx context.Context, id string) (store.Key, error)
+	// Keys reads every key, oldest first.
+	Keys(ctx context.Context) ([]store.Key, error)
+}
+
+// KeyWrites are the statements of the changes of API keys.
+type KeyWrites interface {
+	InsertKey(ctx context.Context, k store.Key) error
+	// RevokeKey sets the key's revocation time unless it has one.
+	RevokeKey(ctx context.Context, id string, at time.Time) (int64, error)
+}
+
+// WebhookReads are the reads of webhooks and their outbox. IDs reach them
+// in canonical form.
+type WebhookReads interface {
+	// Webhook reads the team's webhook.
+	Webhook(ctx context.Context, team, id string) (store.Webhook, error)
+	// Webhooks reads the window of the team's webhooks.
+	Webhooks(ctx context.Context, team string, w Window) ([]store.Webhook, error)
+	// Event reads one event of the team's webhook.
+	Event(ctx context.Context, p EventKey) (store.WebhookEvent, error)
+	// Events reads the window of the team's webhook's events.
+	Events(ctx context.Context, team, webhookID string, w Window) ([]store.WebhookEvent, error)
+	// Attempts reads the window of an event's attempts.
+	Attempts(ctx context.Context, eventID string, w Window) ([]store.Attempt, error)
+	// OutboxStats counts the events still due (next attempt set) and
+	// finds the oldest one's creation.
+	OutboxStats(ctx context.Context) (store.OutboxStats, error)
+	// AnyDue says whether an event is due at now, without a change.
+	AnyDue(ctx context.Context, now time.Time) (bool, error)
+}
+
+// WebhookWrites are the statements of the changes of webhooks and their
+// outbox.
+type WebhookWrites interface {
+	// TeamWebhooks reads the team's webhooks (their ID, events and
+	// status at least) inside a change, for the Core to choose whom an
+	// event goes to.
+	TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error)
+	// InsertEvents writes outbox rows, each due at once.
+	InsertEvents(ctx context.Context, p *InsertEventsParams) error
+	InsertWebhook(ctx context.Context, w store.Webhook) error
+	UpdateWebhook(ctx context.Context, p *UpdateWebhookParams) (int64, error)
+	// DeleteWebhook deletes the team's webhook with its events and their
+	// attempts.
+	DeleteWebhook(ctx context.Context, team, id string) (int64, error)
+	RotateSecret(ctx context.Context, p *RotateSecretParams) (int64, error)
+	// ReplayEvent makes the event due at p.Now for one last attempt
+	// (status attempting, no retry after it).
+	ReplayEvent(ctx context.Context, p *ReplayEventParams) (int64, error)
+	// ClaimEvents leases up to p.Limit events due at p.Now, of enabled
+	// webhooks, oldest due first, until p.Until (their next attempt),
+	// such that no other change claims them meanwhile, and returns them
+	// with their webhooks (endpoint and secrets at least).
+	ClaimEvents(ctx context.Context, p *ClaimEventsParams) ([]Claim, error)
+	// SettleEvent writes an attempt's outcome into its event and counts
+	// the attempt.
+	SettleEvent(ctx context.Context, eventID string, o store.Outcome) (int64, error)
+	InsertAttempt(ctx context.Context, a store.Attempt) error
+	// PruneEvents deletes up to limit settled events (next attempt unset)
+	// created before before, oldest first, with their attempts.
+	PruneEvents(ctx context.Context, before time.Time, limit int) (int64, error)
+}
+
+// EventKey names one event of one of a team's webhooks.
+type EventKey struct {
+	Team, WebhookID, EventID string
+}
+
+// InsertEventsParams are the outbox rows of one change: one per event
+// and webhook, of one type, made at At.
+type InsertEventsParams struct {
+	Team string
+	Type string
+	At   time.Time
+	Rows []EventRow
+}
+
+// EventRow is one outbox row: its ID, webhook and body.
+type EventRow struct {
+	ID, WebhookID string
+	Payload       []byte
+}
+
+// UpdateWebhookParams change the team's webhook; nil fields stay.
+type UpdateWebhookParams struct {
+	Team, ID string
+	store.WebhookPatch
+}
+
+// RotateSecretParams make Secret the webhook's secret; the old one keeps
+// signing until KeepOldUntil.
+type RotateSecretParams struct {
+	Team, ID     string
+	Secret       string
+	KeepOldUntil time.Time
+}
+
+// ReplayEventParams name the event to replay and when.
+type ReplayEventParams struct {
+	EventKey
+	Now time.Time
+}
+
+// ClaimEventsParams lease due events.
+type ClaimEventsParams struct {
+	Now, Until time.Time
+	Limit      int
+}
+
+// Claim is a claimed event with its webhook.
+type Claim struct {
+	Event   store.WebhookEvent
+	Webhook store.Webhook
+}
