@@ -29,7 +29,7 @@ func TestCheckATicketChangesNothing(t *testing.T) {
 		})
 	})
 	ctx := context.Background()
-	listed, err := svc.store.Add(ctx, svc.team, store.Listed(api.OriginBounce, nil, "bounced@lists.example"))
+	listed, err := svc.store.Add(ctx, svc.team, store.Change{}, store.Listed(api.OriginBounce, nil, "bounced@lists.example"))
 	if err != nil {
 		t.Fatal(err)
 	}

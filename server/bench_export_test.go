@@ -33,7 +33,7 @@ func BenchmarkExport(b *testing.B) {
 		for j := range emails {
 			emails[j] = fmt.Sprintf("e%07d@example.com", i+j)
 		}
-		if _, err := st.Add(ctx, "bench", store.Manual(emails...)); err != nil {
+		if _, err := st.Add(ctx, "bench", store.Change{}, store.Manual(emails...)); err != nil {
 			b.Fatal(err)
 		}
 	}

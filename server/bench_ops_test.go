@@ -27,7 +27,7 @@ func BenchmarkFramingGuard(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := st.Add(context.Background(), "bench", store.Manual("one@example.com")); err != nil {
+	if _, err := st.Add(context.Background(), "bench", store.Change{}, store.Manual("one@example.com")); err != nil {
 		b.Fatal(err)
 	}
 	var plain float64

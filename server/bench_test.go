@@ -119,7 +119,7 @@ func BenchmarkBatchAdd(b *testing.B) {
 	b.Run("store", func(b *testing.B) {
 		next := fresh()
 		storeRate = runClients(b, func(ctx context.Context) error {
-			got, err := st.Add(ctx, benchTeam, store.Manual(next()...))
+			got, err := st.Add(ctx, benchTeam, store.Change{}, store.Manual(next()...))
 			if err == nil && len(got) != api.MaxBatch {
 				err = fmt.Errorf("%d entries for %d addresses", len(got), api.MaxBatch)
 			}

@@ -187,7 +187,7 @@ func TestList(t *testing.T) {
 			ids = append(ids, s.add(key, manyEmails(fmt.Sprintf("l%d-", i), 5)...)...)
 		}
 		src := "bounce-42"
-		bounce, err := st.Add(context.Background(), "lister", store.Listed(api.OriginBounce, &src, []string{"bounced@example.com"}...))
+		bounce, err := st.Add(context.Background(), "lister", store.Change{}, store.Listed(api.OriginBounce, &src, []string{"bounced@example.com"}...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -592,7 +592,7 @@ func TestUnavailableStore(t *testing.T) {
 // panicky is a fault injected around a real store: Add panics.
 type panicky struct{ store.Store }
 
-func (panicky) Add(context.Context, string, []store.NewEntry) ([]store.Entry, error) {
+func (panicky) Add(context.Context, string, store.Change, []store.NewEntry) ([]store.Entry, error) {
 	panic("injected panic")
 }
 

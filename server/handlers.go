@@ -53,7 +53,7 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 				writeProblem(w, r, s.log, err)
 				return
 			}
-			r = r.WithContext(store.WithChange(r.Context(), ch))
+			r = r.WithContext(context.WithValue(r.Context(), authorCtx{}, ch))
 		}
 		status, body, err := h(r, w, k.Team)
 		if errors.Is(err, store.ErrUnavailable) {
@@ -72,6 +72,15 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 		}
 		writeJSON(w, status, body)
 	})
+}
+
+type authorCtx struct{}
+
+// authorOf is the author of the request's change, set by handle for the
+// routes that change the list; the store writes it into the trail.
+func authorOf(r *http.Request) store.Change {
+	ch, _ := r.Context().Value(authorCtx{}).(store.Change)
+	return ch
 }
 
 // changeOf says who makes a change and why, for the trail: the key, the
@@ -118,7 +127,7 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 	}
 	s.metrics.batchItems.WithLabelValues("add").Observe(float64(len(add)))
 	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
-		return s.store.Add(r.Context(), team, add)
+		return s.store.Add(r.Context(), team, authorOf(r), add)
 	})
 	if err != nil {
 		return 0, nil, err
@@ -144,7 +153,7 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 		}
 		s.metrics.batchItems.WithLabelValues("remove").Observe(float64(len(emails)))
 		entries, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
-			return s.store.RemoveEmails(r.Context(), team, emails)
+			return s.store.RemoveEmails(r.Context(), team, authorOf(r), emails)
 		})
 		if err != nil {
 			return 0, nil, err
@@ -156,7 +165,7 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 		}
 		s.metrics.batchItems.WithLabelValues("remove").Observe(float64(len(ids)))
 		entries, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
-			return s.store.RemoveIDs(r.Context(), team, ids)
+			return s.store.RemoveIDs(r.Context(), team, authorOf(r), ids)
 		})
 		if err != nil {
 			return 0, nil, err
@@ -201,7 +210,7 @@ func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (in
 		return 0, nil, err
 	}
 	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
-		return s.store.Add(r.Context(), team, store.Manual(email))
+		return s.store.Add(r.Context(), team, authorOf(r), store.Manual(email))
 	})
 	if err != nil {
 		return 0, nil, err
@@ -297,7 +306,7 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 	)
 	if id, idErr := api.NormalizeID(ref); idErr == nil {
 		removed, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
-			return s.store.RemoveIDs(r.Context(), team, []string{id})
+			return s.store.RemoveIDs(r.Context(), team, authorOf(r), []string{id})
 		})
 	} else {
 		email, emailErr := api.NormalizeEmail(ref)
@@ -305,7 +314,7 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 			return 0, nil, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), emailErr)
 		}
 		removed, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
-			return s.store.RemoveEmails(r.Context(), team, []string{email})
+			return s.store.RemoveEmails(r.Context(), team, authorOf(r), []string{email})
 		})
 	}
 	if err != nil {

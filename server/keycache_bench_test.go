@@ -103,7 +103,7 @@ func benchKeyCache(b *testing.B, st store.Store) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := st.Add(context.Background(), team, store.Manual("listed@example.com")); err != nil {
+				if _, err := st.Add(context.Background(), team, store.Change{}, store.Manual("listed@example.com")); err != nil {
 					b.Fatal(err)
 				}
 				srv := New(st, Options{Rate: 1e9})

@@ -43,7 +43,7 @@ func TestStart(t *testing.T) {
 	}
 	svc := servicetest.Start(t, server.Options{Rate: 1000}, outer, nil, inner)
 
-	if _, err := svc.Store.Add(context.Background(), svc.Team, store.Manual([]string{"a@example.com"}...)); err != nil {
+	if _, err := svc.Store.Add(context.Background(), svc.Team, store.Change{}, store.Manual([]string{"a@example.com"}...)); err != nil {
 		t.Fatal(err)
 	}
 	get := func(key string) string {

@@ -1,7 +1,10 @@
 // Package store defines what the service needs from a database: the Store
-// interface, the records it keeps, and the errors every implementation
-// returns. The implementations live in the packages below it (sqlite,
-// postgres) and all pass the conformance suite of package storetest.
+// interface (composed of Suppressions, Trail, Keys, Webhooks and Outbox,
+// so that a consumer names the part it needs), the records it keeps, and
+// the errors every implementation returns. Package sqlstore implements it
+// once over SQL; the dialects below it (sqlite, postgres) give it their
+// statements, and every store passes the conformance suite of package
+// storetest.
 package store
 
 import (
@@ -55,28 +58,14 @@ func Listed(origin api.Origin, sourceID *string, emails ...string) []NewEntry {
 	return out
 }
 
-// Change says who makes a change and why. The service puts it in the
-// request's context (WithChange); a store writes it into the trail, in the
-// change's own transaction, once per suppression that changed.
+// Change says who makes a change and why: the store writes it into the
+// trail, in the change's own transaction. A change made outside a request
+// (a tool, a test) says so in its own fields.
 type Change struct {
 	KeyID     string
 	KeyName   string
 	Reference string // the Shush-Reference header; may be empty
 	RequestID string
-}
-
-type changeKey struct{}
-
-// WithChange returns ctx carrying the change's author and reason.
-func WithChange(ctx context.Context, c Change) context.Context {
-	return context.WithValue(ctx, changeKey{}, c)
-}
-
-// ChangeOf returns the change ctx carries; a change made outside a request
-// (a test, a tool) has an empty one.
-func ChangeOf(ctx context.Context) Change {
-	c, _ := ctx.Value(changeKey{}).(Change)
-	return c
 }
 
 // The types of audit entries.
@@ -137,26 +126,45 @@ type Key struct {
 	RevokedAt *time.Time
 }
 
-// Store keeps the suppression lists of every team and the API keys. Every
-// method that takes a team sees only that team's list. Every method that
-// changes the list is atomic: on error nothing changed.
+// Store keeps the suppression lists of every team, their trail, the API
+// keys, and the teams' webhooks with the outbox of their events. Every
+// method that takes a team sees only that team's data. Every method that
+// changes something is atomic: on error nothing changed. Consumers name
+// the part they need (Suppressions, Trail, Keys, Webhooks, Outbox).
 type Store interface {
+	Suppressions
+	Trail
+	Keys
 	Webhooks
+	Outbox
 
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+
+	// Close releases the database.
+	Close() error
+}
+
+// Suppressions are the teams' lists. A change of the list writes its
+// trail (by author, the Change it is given) and its webhook events in its
+// own transaction.
+type Suppressions interface {
 	// Add puts each entry on the team's list. The addresses are already
 	// normalized and distinct. It returns one entry per address, in the
 	// order given, with Created set; an address already on the list comes
 	// back as its existing entry (origin and creation time unchanged,
-	// Created false). Each entry it creates writes one audit entry.
-	Add(ctx context.Context, team string, entries []NewEntry) ([]Entry, error)
+	// Created false). The entries it creates are one change of the trail,
+	// by author.
+	Add(ctx context.Context, team string, author Change, entries []NewEntry) ([]Entry, error)
 
 	// RemoveEmails takes the entries with these addresses off the team's
 	// list and returns those it removed, in the order given. Addresses not
-	// on the list are left out. Each removal writes one audit entry.
-	RemoveEmails(ctx context.Context, team string, emails []string) ([]Entry, error)
+	// on the list are left out. Each removal writes one audit entry, by
+	// author.
+	RemoveEmails(ctx context.Context, team string, author Change, emails []string) ([]Entry, error)
 
 	// RemoveIDs is RemoveEmails by entry ID.
-	RemoveIDs(ctx context.Context, team string, ids []string) ([]Entry, error)
+	RemoveIDs(ctx context.Context, team string, author Change, ids []string) ([]Entry, error)
 
 	// Get returns the team's entry with this ID, or ErrNotFound.
 	Get(ctx context.Context, team, id string) (Entry, error)
@@ -174,7 +182,10 @@ type Store interface {
 	// when origin is set), newest first, from one consistent snapshot, in
 	// constant memory. An error from fn stops it and is returned.
 	Export(ctx context.Context, team string, origin api.Origin, fn func(Entry) error) error
+}
 
+// Trail is the record of the lists' changes.
+type Trail interface {
 	// Audit returns a page of the team's trail, newest first, and whether
 	// more entries lie beyond it in the direction of the query.
 	Audit(ctx context.Context, team string, q AuditQuery) (page []AuditEntry, hasMore bool, err error)
@@ -182,7 +193,10 @@ type Store interface {
 	// PruneAudit deletes the trail's entries (of every team) older than
 	// before and says how many it deleted.
 	PruneAudit(ctx context.Context, before time.Time) (int64, error)
+}
 
+// Keys are the API keys.
+type Keys interface {
 	// CreateKey stores a new key.
 	CreateKey(ctx context.Context, k Key) error
 
@@ -195,12 +209,6 @@ type Store interface {
 	// RevokeKey marks a key revoked; revoking twice is not an error.
 	// Unknown IDs are ErrNotFound.
 	RevokeKey(ctx context.Context, id string) error
-
-	// Ping reports whether the database answers.
-	Ping(ctx context.Context) error
-
-	// Close releases the database.
-	Close() error
 }
 
 // ErrReadOnly is wrapped by errors that mean the database does not accept

@@ -117,10 +117,10 @@ func Payload(typ string, at time.Time, e Entry) ([]byte, error) {
 	})
 }
 
-// Webhooks keeps a team's webhooks and the outbox of their events. Events
-// are written by the changes themselves (Add, RemoveEmails, RemoveIDs), in
-// the change's transaction: one per enabled webhook of the team that lists
-// the audit entry's type.
+// Webhooks keeps a team's webhooks and shows the outbox of their events.
+// Events are written by the changes themselves (Add, RemoveEmails,
+// RemoveIDs), in the change's transaction: one per webhook of the team
+// that wants the audit entry's type (Webhook.Wants).
 type Webhooks interface {
 	CreateWebhook(ctx context.Context, w Webhook) error
 	ListWebhooks(ctx context.Context, team string, p Page) ([]Webhook, bool, error)
@@ -142,7 +142,11 @@ type Webhooks interface {
 	// ReplayWebhookEvent makes the event due at once for one more attempt,
 	// with no retries after it.
 	ReplayWebhookEvent(ctx context.Context, team, webhookID, eventID string, now time.Time) error
+}
 
+// Outbox is what the deliverer and the retention need of the events:
+// claiming due ones, recording attempts, its depth, and pruning.
+type Outbox interface {
 	// ClaimDeliveries takes up to limit events that are due at now, of
 	// enabled webhooks, oldest first, and leases them until now+lease:
 	// no other caller (in this process or another on the same database)

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -40,9 +39,6 @@ type Store struct {
 // that lost a race, and the statements (sqlstore.Driver).
 type db struct {
 	pool *pgxpool.Pool
-	// noTrail leaves out the trail's writes; only the benchmark that
-	// measures what the trail costs sets it.
-	noTrail bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -235,128 +231,34 @@ func scanEntry(row pgx.Row) (store.Entry, error) {
 	return e, nil
 }
 
-func collectEntries(rows pgx.Rows) ([]store.Entry, error) {
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (store.Entry, error) { return scanEntry(r) })
-}
-
-// now is the creation time of new entries: UTC, cut to the milliseconds the
-// wire shows, so that what is stored is what a client sees.
-func now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
-
-// Add puts each entry on the team's list and returns one entry per
-// address in the order given, existing entries unchanged, with Created
-// set; the entries it created go into the trail and the webhook outbox in
-// the same transaction.
+// InsertEntries lists the new entries in one statement; see sqlstore.Tx.
 //
 // The insert skips listed addresses (ON CONFLICT DO NOTHING), so re-adding
 // a listed address writes nothing: its row is read, not rewritten. The
-// statement's own snapshot shows the rows that were listed before it;
-// an address that is neither inserted nor in that snapshot (another
-// request listed it, or removed it, in between) is tried again by a new
-// statement, which sees what those requests committed. Rows are inserted
-// in address order, the order removes lock them in, so concurrent
-// requests over overlapping sets wait for each other instead of
-// deadlocking.
-func (s *db) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
-	if len(entries) == 0 {
-		return []store.Entry{}, nil
-	}
-	sorted := slices.Clone(entries)
-	slices.SortFunc(sorted, func(a, b store.NewEntry) int { return strings.Compare(a.Email, b.Email) })
-	sorted = slices.CompactFunc(sorted, func(a, b store.NewEntry) bool { return a.Email == b.Email })
-	rows := make([]addRow, len(sorted))
-	for i, n := range sorted {
-		id, err := uuid.NewV7()
-		if err != nil {
-			return nil, fmt.Errorf("add to the list: %w", err)
-		}
-		rows[i] = addRow{id: id.String(), email: n.Email, origin: string(n.Origin), source: n.SourceID}
-		if n.Origin == "" || n.Origin == api.OriginManual {
-			rows[i].origin, rows[i].source = string(api.OriginManual), nil
-		}
-	}
-	at := now()
-	// The change that lists new entries is one row of the trail; each
-	// entry it creates names it (see migration 5).
-	var change *string
-	if !s.noTrail {
-		id, err := uuid.NewV7()
-		if err != nil {
-			return nil, fmt.Errorf("add to the list: %w", err)
-		}
-		c := id.String()
-		change = &c
-	}
-	first, last := rows[0].id, rows[0].id
-	for _, r := range rows[1:] {
-		first, last = min(first, r.id), max(last, r.id)
-	}
-	var by map[string]store.Entry
-	err := s.retry(ctx, func() error {
-		by = make(map[string]store.Entry, len(rows))
-		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			todo := rows
-			for round := 0; len(todo) > 0; round++ {
-				if round == maxAddRounds {
-					return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(todo), round)
-				}
-				if err := insertRows(ctx, tx, team, at, change, first, last, todo, by); err != nil {
-					return err
-				}
-				todo = slices.DeleteFunc(slices.Clone(todo), func(r addRow) bool { _, ok := by[r.email]; return ok })
-			}
-			if s.noTrail {
-				return nil
-			}
-			var created []store.Entry
-			for _, r := range rows {
-				if e := by[r.email]; e.Created {
-					created = append(created, e)
-				}
-			}
-			return sqlstore.QueueEvents(ctx, txOf(tx), team, store.AuditAdded, at, created)
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("add to the list: %w", err)
-	}
-	out := make([]store.Entry, len(entries))
-	for i, n := range entries {
-		var ok bool
-		if out[i], ok = by[n.Email]; !ok {
-			return nil, fmt.Errorf("add to the list: the database returned no entry for %s", api.Quote(n.Email))
-		}
-	}
-	return out, nil
-}
-
-// maxAddRounds bounds how often Add tries an address that concurrent
-// requests keep listing and removing.
-const maxAddRounds = 4
-
-// addRow is an address Add puts on the list, with the ID of its entry
-// should it be created.
-type addRow struct {
-	id, email, origin string
-	source            *string
-}
-
-// insertRows inserts rows in one statement, and with them, when change is
-// set and any is new, the change's row of the trail (spanning first to
-// last), in the same transaction by construction (a data-modifying WITH).
-// It records in by the entry of every address it inserted or found listed.
-func insertRows(ctx context.Context, tx pgx.Tx, team string, at time.Time, change *string, first, last string, rows []addRow, by map[string]store.Entry) error {
-	n := len(rows)
+// statement's own snapshot shows the rows that were listed before it; the
+// Core tries an address that is neither inserted nor in that snapshot
+// again, with a new statement that sees what other changes committed.
+// Rows are inserted in address order, the order removes lock them in, so
+// concurrent changes over overlapping sets wait for each other instead of
+// deadlocking. The change's row is written by the same statement (a
+// data-modifying WITH) when any entry is new; a later round's finds it
+// there.
+func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) ([]store.Entry, error) {
+	sorted := slices.Clone(p.Entries)
+	slices.SortFunc(sorted, func(a, b store.Entry) int { return strings.Compare(a.Email, b.Email) })
+	sorted = slices.CompactFunc(sorted, func(a, b store.Entry) bool { return a.Email == b.Email })
+	n := len(sorted)
 	ids, emails, origins, sources := make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
-	for i, r := range rows {
-		ids[i], emails[i], origins[i], sources[i] = r.id, r.email, r.origin, r.source
+	for i, e := range sorted {
+		ids[i], emails[i], origins[i], sources[i] = e.ID, e.Email, string(e.Origin), e.SourceID
 	}
-	ch := store.ChangeOf(ctx)
-	var ref *string
-	if ch.Reference != "" {
-		ref = &ch.Reference
+	var ch sqlstore.ChangeRow
+	var change *string
+	if p.Change != nil {
+		ch, change = *p.Change, &p.Change.ID
 	}
-	res, err := tx.Query(ctx, `
+	at := sorted[0].CreatedAt
+	rows, err := t.tx.Query(ctx, `
 		WITH ins AS (
 			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at, change_id)
 			SELECT u.id, $1, u.email, u.origin, u.source_id, $6, $7::uuid
@@ -373,11 +275,11 @@ func insertRows(ctx context.Context, tx pgx.Tx, team string, at time.Time, chang
 		SELECT id::text, email, origin, source_id, created_at, true FROM ins
 		UNION ALL
 		SELECT id::text, email, origin, source_id, created_at, false FROM suppressions WHERE team = $1 AND email = ANY($3::text[])`,
-		team, ids, emails, origins, sources, at, change, ch.KeyID, ch.KeyName, ref, ch.RequestID, first, last)
+		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, nullRef(ch.Author.Reference), ch.Author.RequestID, ch.FirstID, ch.LastID)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	got, err := pgx.CollectRows(res, func(r pgx.CollectableRow) (store.Entry, error) {
+	return collect(rows, func(r pgx.Row) (store.Entry, error) {
 		var e store.Entry
 		var origin string
 		if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &e.Created); err != nil {
@@ -386,54 +288,22 @@ func insertRows(ctx context.Context, tx pgx.Tx, team string, at time.Time, chang
 		e.Origin, e.CreatedAt = api.Origin(origin), e.CreatedAt.UTC()
 		return e, nil
 	})
-	if err != nil {
-		return err
-	}
-	// An address removed by another request after this statement's
-	// snapshot was taken comes back twice: inserted anew, and as the old
-	// entry the snapshot still shows. The new entry is the one listed.
-	for _, e := range got {
-		if old, ok := by[e.Email]; !ok || (e.Created && !old.Created) {
-			by[e.Email] = e
-		}
-	}
-	return nil
 }
 
-// RemoveEmails takes the entries with these addresses off the team's list
-// and returns those removed, in the order given.
-func (s *db) RemoveEmails(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
-	if len(emails) == 0 {
-		return []store.Entry{}, nil
+// nullRef is a change's reference as stored: NULL when there is none.
+func nullRef(ref string) *string {
+	if ref == "" {
+		return nil
 	}
-	removed, err := s.remove(ctx, deleteByEmail, team, emails)
-	if err != nil {
-		return nil, fmt.Errorf("remove from the list: %w", err)
-	}
-	return inOrder(removed, emails, func(e store.Entry) string { return e.Email }), nil
-}
-
-// RemoveIDs takes the entries with these IDs off the team's list and
-// returns those removed, in the order given. IDs that are not UUIDs name no
-// entry.
-func (s *db) RemoveIDs(ctx context.Context, team string, ids []string) ([]store.Entry, error) {
-	valid := validIDs(ids)
-	if len(valid) == 0 {
-		return []store.Entry{}, nil
-	}
-	removed, err := s.remove(ctx, deleteByID, team, valid)
-	if err != nil {
-		return nil, fmt.Errorf("remove from the list: %w", err)
-	}
-	return inOrder(removed, valid, func(e store.Entry) string { return e.ID }), nil
+	return &ref
 }
 
 // The statements of a remove. Each is one statement: the sub-select locks
-// the team's entries in address order, the order Add takes them in, so that
-// concurrent adds and removes of overlapping sets wait for each other
-// rather than deadlock; the DELETE then takes them by primary key. The
-// ARRAY(…) form runs the sub-select once, before the DELETE, which keeps
-// the planner from joining it to a scan of the whole table.
+// the team's entries in address order, the order InsertEntries takes them
+// in, so that concurrent adds and removes of overlapping sets wait for
+// each other rather than deadlock; the DELETE then takes them by primary
+// key. The ARRAY(…) form runs the sub-select once, before the DELETE,
+// which keeps the planner from joining it to a scan of the whole table.
 const (
 	deleteByEmail = `DELETE FROM suppressions WHERE id = ANY(ARRAY(
 		SELECT id FROM suppressions WHERE team = $1 AND email = ANY($2::text[]) ORDER BY email FOR UPDATE
@@ -443,12 +313,15 @@ const (
 	))`
 )
 
-// removeStatement wraps a delete: it returns the removed entries and, with
-// the trail on ($3), writes the "added" audit entries their rows and
-// changes held, under the suppression's ID, so that the entry a reader saw
-// while the address was listed stays.
-func removeStatement(del string) string {
-	return `WITH del AS (` + del + ` RETURNING id, team, email, origin, source_id, created_at, change_id
+// DeleteEntries takes entries off the list in one statement; see
+// sqlstore.Tx. With KeepAdded ($3) the same statement writes the added
+// audit entries the rows and their changes held.
+func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) ([]store.Entry, error) {
+	del := deleteByID
+	if p.ByEmail {
+		del = deleteByEmail
+	}
+	rows, err := t.tx.Query(ctx, `WITH del AS (`+del+` RETURNING id, team, email, origin, source_id, created_at, change_id
 	), kept AS (
 		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
 		SELECT del.id, del.team, 'suppression.added', del.created_at, del.id, del.email, del.origin, del.source_id, del.created_at,
@@ -456,59 +329,11 @@ func removeStatement(del string) string {
 		FROM del JOIN changes c ON c.id = del.change_id
 		WHERE $3
 	)
-	SELECT ` + entryColumns + ` FROM del`
-}
-
-func (s *db) remove(ctx context.Context, query, team string, keys []string) ([]store.Entry, error) {
-	var removed []store.Entry
-	err := s.retry(ctx, func() error {
-		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, removeStatement(query), team, keys, !s.noTrail)
-			if err != nil {
-				return err
-			}
-			if removed, err = collectEntries(rows); err != nil {
-				return err
-			}
-			if s.noTrail {
-				return nil
-			}
-			at := now()
-			if err := writeAudit(ctx, tx, team, store.AuditRemoved, at, removed); err != nil {
-				return err
-			}
-			return sqlstore.QueueEvents(ctx, txOf(tx), team, store.AuditRemoved, at, removed)
-		})
-	})
-	return removed, err
-}
-
-// validIDs returns the IDs that parse as UUIDs, in canonical form, so that a
-// malformed one cannot fail the whole query.
-func validIDs(ids []string) []string {
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if u, err := uuid.Parse(id); err == nil && len(id) == 36 {
-			out = append(out, u.String())
-		}
+	SELECT `+entryColumns+` FROM del`, p.Team, p.Keys, p.KeepAdded)
+	if err != nil {
+		return nil, err
 	}
-	return out
-}
-
-// inOrder returns the entries in the order of keys; each entry once.
-func inOrder(entries []store.Entry, keys []string, key func(store.Entry) string) []store.Entry {
-	by := make(map[string]store.Entry, len(entries))
-	for _, e := range entries {
-		by[key(e)] = e
-	}
-	out := make([]store.Entry, 0, len(entries))
-	for _, k := range keys {
-		if e, ok := by[k]; ok {
-			out = append(out, e)
-			delete(by, k)
-		}
-	}
-	return out
+	return collect(rows, scanEntry)
 }
 
 // EntryByID reads the team's entry with this ID; see sqlstore.Driver.

@@ -50,7 +50,7 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 		defer stores[i].Close()
 	}
 	// Every store works on the same list.
-	if _, err := stores[0].Add(t.Context(), "t", store.Manual([]string{"a@example.com"}...)); err != nil {
+	if _, err := stores[0].Add(t.Context(), "t", store.Change{}, store.Manual([]string{"a@example.com"}...)); err != nil {
 		t.Fatal(err)
 	}
 	for i, st := range stores {
@@ -123,7 +123,7 @@ func TestConcurrentOverlappingAddRemove(t *testing.T) {
 					}
 				}
 				if rng.IntN(3) > 0 {
-					got, err := st.Add(t.Context(), team, store.Manual(emails...))
+					got, err := st.Add(t.Context(), team, store.Change{}, store.Manual(emails...))
 					if err != nil {
 						errc <- fmt.Errorf("add: %w", err)
 						return
@@ -141,7 +141,7 @@ func TestConcurrentOverlappingAddRemove(t *testing.T) {
 					}
 					mu.Unlock()
 				} else {
-					got, err := st.RemoveEmails(t.Context(), team, emails)
+					got, err := st.RemoveEmails(t.Context(), team, store.Change{}, emails)
 					if err != nil {
 						errc <- fmt.Errorf("remove: %w", err)
 						return
@@ -241,7 +241,7 @@ func TestReAddDoesNotRewrite(t *testing.T) {
 	st := open(t, dsn)
 	ctx := t.Context()
 	emails := []string{"kept@example.com", "also@example.com"}
-	if _, err := st.Add(ctx, "t", store.Manual(emails...)); err != nil {
+	if _, err := st.Add(ctx, "t", store.Change{}, store.Manual(emails...)); err != nil {
 		t.Fatal(err)
 	}
 	conn, err := pgx.Connect(ctx, dsn)
@@ -258,7 +258,7 @@ func TestReAddDoesNotRewrite(t *testing.T) {
 		return v
 	}
 	before := version()
-	got, err := st.Add(ctx, "t", store.Manual(append([]string{"new@example.com"}, emails...)...))
+	got, err := st.Add(ctx, "t", store.Change{}, store.Manual(append([]string{"new@example.com"}, emails...)...))
 	if err != nil {
 		t.Fatal(err)
 	}

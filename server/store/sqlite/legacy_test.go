@@ -18,8 +18,8 @@ func TestTrailOfEntriesListedBeforeChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	ctx := store.WithChange(context.Background(), store.Change{KeyID: "k", KeyName: "old", Reference: "#1", RequestID: "r1"})
-	added, err := st.Add(ctx, "t", store.Manual("old@example.com"))
+	ctx, old := context.Background(), store.Change{KeyID: "k", KeyName: "old", Reference: "#1", RequestID: "r1"}
+	added, err := st.Add(ctx, "t", old, store.Manual("old@example.com"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestTrailOfEntriesListedBeforeChanges(t *testing.T) {
 	if got := kinds(); len(got) != 1 || got[0] != "suppression.added 01900000-0000-7000-8000-000000000001" {
 		t.Fatalf("before removal: %q; want the one old audit row", got)
 	}
-	if _, err := st.RemoveEmails(ctx, "t", []string{"old@example.com"}); err != nil {
+	if _, err := st.RemoveEmails(ctx, "t", old, []string{"old@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := kinds(); len(got) != 2 || got[1] != "suppression.added 01900000-0000-7000-8000-000000000001" {

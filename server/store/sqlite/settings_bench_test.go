@@ -80,7 +80,7 @@ func BenchmarkSettings(b *testing.B) {
 	}
 }
 
-var settingsCtx = store.WithChange(context.Background(), store.Change{KeyID: "0123456789abcdef", KeyName: "bench", RequestID: "r"})
+var settingsAuthor = store.Change{KeyID: "0123456789abcdef", KeyName: "bench", RequestID: "r"}
 
 // newBatch returns 100 addresses not on the list, in random order of the
 // address index.
@@ -111,7 +111,7 @@ func benchImport(b *testing.B, st *Store, sorted bool) {
 	cpu0, start := processCPU(), time.Now()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := st.Add(settingsCtx, "bench", store.Manual(batch()...)); err != nil {
+		if _, err := st.Add(context.Background(), "bench", settingsAuthor, store.Manual(batch()...)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -140,7 +140,7 @@ func benchReads(b *testing.B, st *Store, write bool) {
 					return
 				default:
 				}
-				if _, err := st.Add(settingsCtx, "bench", store.Manual(newBatch(r)...)); err != nil {
+				if _, err := st.Add(context.Background(), "bench", settingsAuthor, store.Manual(newBatch(r)...)); err != nil {
 					failed.Store(err)
 					return
 				}

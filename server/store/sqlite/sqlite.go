@@ -20,7 +20,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
 	msqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
@@ -92,10 +91,6 @@ type db struct {
 	failing   atomic.Bool
 	closeOnce sync.Once
 	closeErr  error
-
-	// noTrail leaves out the trail's writes; only the benchmark that
-	// measures what the trail costs sets it.
-	noTrail bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -544,101 +539,72 @@ func wrap(err error) error {
 	return err
 }
 
-// Add puts the addresses on the team's list; see store.Store. It inserts
-// them all, letting the address index skip those already listed, and then
-// reads back only the ones it skipped.
-func (s *db) Add(ctx context.Context, team string, entries []store.NewEntry) ([]store.Entry, error) {
-	out := make([]store.Entry, len(entries))
-	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
-		now := time.Now().UTC().Truncate(time.Millisecond)
-		index := make(map[string]int, len(entries))
-		for i, n := range entries {
-			id, err := uuid.NewV7()
-			if err != nil {
-				return err
-			}
-			origin, source := n.Origin, n.SourceID
-			if origin == "" || origin == api.OriginManual {
-				origin, source = api.OriginManual, nil
-			}
-			out[i] = store.Entry{ID: id.String(), Email: n.Email, Origin: origin, SourceID: source, CreatedAt: now}
-			index[n.Email] = i
-		}
-		// The change that lists new entries is one row of the trail; each
-		// entry it creates names it (see migration 4).
-		var change any
-		if !s.noTrail && len(out) > 0 {
-			id, err := s.writeChange(ctx, team, now, out)
-			if err != nil {
-				return err
-			}
-			change = id
-		}
-		for lo := 0; lo < len(out); lo += chunk {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			hi := min(lo+chunk, len(out))
-			st, err := s.stmt(insertSQL(hi - lo))
-			if err != nil {
-				return err
-			}
-			args := make([]any, 0, 7*(hi-lo))
-			for _, e := range out[lo:hi] {
-				args = append(args, team, e.ID, e.Email, string(e.Origin), nullString(e.SourceID), e.CreatedAt.UnixMilli(), change)
-			}
-			rows, err := st.QueryContext(context.Background(), args...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var email string
-				if err := rows.Scan(&email); err != nil {
-					rows.Close()
-					return err
-				}
-				out[index[email]].Created = true
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
-		}
-		var listed, created []string
-		var changed []store.Entry
-		for _, e := range out {
-			if e.Created {
-				created = append(created, e.Email)
-				changed = append(changed, e)
-			} else {
-				listed = append(listed, e.Email)
-			}
-		}
-		found := 0
-		err := s.eachEntry(ctx, team, listed, selectByEmailSQL, func(e store.Entry) {
-			if i, ok := index[e.Email]; ok && !out[i].Created {
-				out[i] = e
-				found++
-			}
-		})
+// InsertEntries lists the new entries; see sqlstore.Tx. It inserts them
+// all, letting the address index skip those already listed, and then
+// reads back only the ones it skipped. The change's row is written first,
+// for the entries to name, and taken back when no entry was new.
+func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) ([]store.Entry, error) {
+	var change any
+	if p.Change != nil {
+		id, err := t.insertChange(p.Change)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if found != len(listed) {
-			return fmt.Errorf("sqlite: %d of %d listed addresses were neither inserted nor found", len(listed)-found, len(listed))
+		change = id
+	}
+	index := make(map[string]int, len(p.Entries))
+	for i, e := range p.Entries {
+		index[e.Email] = i
+	}
+	created := make([]bool, len(p.Entries))
+	for lo := 0; lo < len(p.Entries); lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		if s.noTrail {
-			return nil
+		hi := min(lo+chunk, len(p.Entries))
+		st, err := t.s.stmt(insertSQL(hi - lo))
+		if err != nil {
+			return nil, err
 		}
-		if len(changed) == 0 && change != nil {
-			// Nothing new: the change is no part of the trail.
-			if _, err := c.ExecContext(context.Background(), "DELETE FROM changes WHERE id = ?", change); err != nil {
-				return err
+		args := make([]any, 0, 7*(hi-lo))
+		for _, e := range p.Entries[lo:hi] {
+			args = append(args, p.Team, e.ID, e.Email, string(e.Origin), nullString(e.SourceID), e.CreatedAt.UnixMilli(), change)
+		}
+		rows, err := st.QueryContext(context.Background(), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var email string
+			if err := rows.Scan(&email); err != nil {
+				rows.Close()
+				return nil, err
 			}
+			created[index[email]] = true
 		}
-		return sqlstore.QueueEvents(ctx, tx{s: s, c: c}, team, store.AuditAdded, now, changed)
-	})
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]store.Entry, 0, len(p.Entries))
+	var listed []string
+	for i, e := range p.Entries {
+		if created[i] {
+			e.Created = true
+			out = append(out, e)
+		} else {
+			listed = append(listed, e.Email)
+		}
+	}
+	err := t.eachEntry(ctx, p.Team, listed, selectByEmailSQL, func(e store.Entry) { out = append(out, e) })
 	if err != nil {
 		return nil, err
+	}
+	if change != nil && len(listed) == len(p.Entries) {
+		// Nothing new: the change is no part of the trail.
+		if _, err := t.exec("DELETE FROM changes WHERE id = ?", change); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -699,71 +665,34 @@ func keyArgs(team string, keys []string) []any {
 	return args
 }
 
-// RemoveEmails takes the entries with these addresses off the team's list;
-// see store.Store.
-func (s *db) RemoveEmails(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
-	return s.remove(ctx, team, "email", emails)
-}
-
-// RemoveIDs takes the entries with these IDs off the team's list; see
-// store.Store.
-func (s *db) RemoveIDs(ctx context.Context, team string, ids []string) ([]store.Entry, error) {
-	return s.remove(ctx, team, "id", ids)
-}
-
-func (s *db) remove(ctx context.Context, team, col string, keys []string) ([]store.Entry, error) {
-	var out []store.Entry
-	err := s.change(ctx, func(ctx context.Context, c *sql.Conn) error {
-		if !s.noTrail {
-			if err := s.keepAdded(team, col, keys); err != nil {
-				return err
-			}
-		}
-		got := make(map[string]store.Entry, len(keys))
-		deleteBy := func(n int) string { return deleteSQL(col, n) }
-		err := s.eachEntry(ctx, team, keys, deleteBy, func(e store.Entry) {
-			if col == "id" {
-				got[e.ID] = e
-			} else {
-				got[e.Email] = e
-			}
-		})
-		if err != nil {
-			return err
-		}
-		out = make([]store.Entry, 0, len(got))
-		for _, k := range keys {
-			if e, ok := got[k]; ok {
-				out = append(out, e)
-				delete(got, k)
-			}
-		}
-		if s.noTrail {
-			return nil
-		}
-		at := time.Now().UTC().Truncate(time.Millisecond)
-		if err := s.writeAudit(ctx, team, store.AuditRemoved, at, out); err != nil {
-			return err
-		}
-		return sqlstore.QueueEvents(ctx, tx{s: s, c: c}, team, store.AuditRemoved, at, out)
-	})
-	if err != nil {
-		return nil, err
+// DeleteEntries takes entries off the list; see sqlstore.Tx.
+func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) ([]store.Entry, error) {
+	col := "id"
+	if p.ByEmail {
+		col = "email"
 	}
-	return out, nil
+	if p.KeepAdded {
+		if err := t.keepAdded(p.Team, col, p.Keys); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]store.Entry, 0, len(p.Keys))
+	deleteBy := func(n int) string { return deleteSQL(col, n) }
+	err := t.eachEntry(ctx, p.Team, p.Keys, deleteBy, func(e store.Entry) { out = append(out, e) })
+	return out, err
 }
 
 // eachEntry runs the statement that sqlFor makes for a number of keys over
 // the keys in chunks, and hands every entry it returns to fn. The caller's
 // context is checked between chunks, not passed to the statements: an
 // interrupted statement would roll back the whole group commit.
-func (s *db) eachEntry(ctx context.Context, team string, keys []string, sqlFor func(n int) string, fn func(store.Entry)) error {
+func (t tx) eachEntry(ctx context.Context, team string, keys []string, sqlFor func(n int) string, fn func(store.Entry)) error {
 	for lo := 0; lo < len(keys); lo += chunk {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		part := keys[lo:min(lo+chunk, len(keys))]
-		st, err := s.stmt(sqlFor(len(part)))
+		st, err := t.s.stmt(sqlFor(len(part)))
 		if err != nil {
 			return err
 		}

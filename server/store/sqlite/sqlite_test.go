@@ -44,7 +44,7 @@ func TestReopenKeepsEntriesAndSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	added, err := st.Add(ctx, "acme", store.Manual([]string{"a@example.com"}...))
+	added, err := st.Add(ctx, "acme", store.Change{}, store.Manual([]string{"a@example.com"}...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestClosedStoreIsUnavailable(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	if _, err := st.Add(ctx, "acme", store.Manual([]string{"a@example.com"}...)); !errors.Is(err, store.ErrUnavailable) {
+	if _, err := st.Add(ctx, "acme", store.Change{}, store.Manual([]string{"a@example.com"}...)); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Add on a closed store: %v, want ErrUnavailable", err)
 	}
 	if err := st.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
@@ -121,7 +121,7 @@ func TestNewFilesPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := st.Add(context.Background(), "team", store.Manual([]string{"a@example.com"}...)); err != nil {
+	if _, err := st.Add(context.Background(), "team", store.Change{}, store.Manual([]string{"a@example.com"}...)); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{path, path + "-wal"} {

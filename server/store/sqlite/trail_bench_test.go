@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/shushlist/shush/server/store/sqlstore"
 	"github.com/shushlist/shush/server/store/storetest"
 )
 
@@ -23,6 +24,6 @@ func BenchmarkTrailCost(b *testing.B) {
 		return st
 	}
 	plain, trail := open("plain.db"), open("trail.db")
-	plain.noTrail = true
+	plain.Core = sqlstore.New(plain.db, sqlstore.Options{NoTrail: true})
 	storetest.TrailCost(b, plain, trail)
 }

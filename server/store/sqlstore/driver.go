@@ -27,6 +27,7 @@ type Driver interface {
 	Err(err error) error
 
 	EntryReads
+	TrailReads
 	KeyReads
 	WebhookReads
 }
@@ -50,8 +51,48 @@ type EntryReads interface {
 // Driver.Change runs; those that report a count say how many rows they
 // touched.
 type Tx interface {
+	EntryWrites
+	TrailWrites
 	KeyWrites
 	WebhookWrites
+}
+
+// EntryWrites are the statements of the changes of the list.
+type EntryWrites interface {
+	// InsertEntries puts the new entries on the team's list, skipping the
+	// addresses already listed, and writes p.Change (when set) if and
+	// only if an entry is new, the new entries naming it. It returns the
+	// entries it inserted (Created true) and the listed entries it found
+	// of the other addresses (Created false), in any order; an address
+	// that another change listed or removed meanwhile may be neither, or
+	// both (the Core tries it again, or takes the new one).
+	InsertEntries(ctx context.Context, p *InsertEntriesParams) ([]store.Entry, error)
+	// DeleteEntries takes the team's entries with these keys off the
+	// list and returns them, in any order; with p.KeepAdded it first
+	// writes the "added" entry of the trail that each row and its change
+	// held to the audit table, under the entry's ID, so that the trail a
+	// reader saw while the address was listed stays.
+	DeleteEntries(ctx context.Context, p *DeleteEntriesParams) ([]store.Entry, error)
+}
+
+// TrailReads are the reads of the trail.
+type TrailReads interface {
+	// Trail reads a window of the team's trail, of two sources merged in
+	// ID order: the audit table (removals, and the additions of entries
+	// since removed or listed before the changes table), and, with
+	// p.Added, the listed entries with the change that added them (an
+	// entry's added audit entry has the entry's ID and time).
+	Trail(ctx context.Context, p *TrailParams) ([]store.AuditEntry, error)
+}
+
+// TrailWrites are the statements of the trail.
+type TrailWrites interface {
+	// InsertAudit writes audit rows of one change.
+	InsertAudit(ctx context.Context, p *InsertAuditParams) error
+	// PruneTrail deletes up to limit audit rows and up to limit changes
+	// created before before, and counts them and the listed entries whose
+	// added audit entries went with their changes.
+	PruneTrail(ctx context.Context, before time.Time, limit int) (Pruned, error)
 }
 
 // KeyReads are the reads of API keys.
@@ -171,4 +212,66 @@ type ClaimEventsParams struct {
 type Claim struct {
 	Event   store.WebhookEvent
 	Webhook store.Webhook
+}
+
+// InsertEntriesParams are the new entries of one change.
+type InsertEntriesParams struct {
+	Team string
+	// Entries are new entries: IDs minted, origins normalized, created
+	// now; their addresses are distinct.
+	Entries []store.Entry
+	// Change is the trail's row of the change, nil without a trail.
+	Change *ChangeRow
+}
+
+// ChangeRow is the trail's row of a change that lists new entries: who
+// made it and why, when, and the span of the IDs it minted, so that its
+// entries are found by a range of the list's key.
+type ChangeRow struct {
+	// ID is the change's UUIDv7; a dialect whose changes number their
+	// rows themselves may key them its own way.
+	ID              string
+	Team            string
+	At              time.Time
+	Author          store.Change
+	FirstID, LastID string
+}
+
+// DeleteEntriesParams name the entries of one change's removal.
+type DeleteEntriesParams struct {
+	Team string
+	// ByEmail says Keys are addresses; otherwise they are IDs, in
+	// canonical form.
+	ByEmail   bool
+	Keys      []string
+	KeepAdded bool
+}
+
+// InsertAuditParams are the audit rows of one change: one per entry, of
+// one type and author, with the IDs the Core minted for them.
+type InsertAuditParams struct {
+	Team    string
+	Type    string
+	At      time.Time
+	Author  store.Change
+	IDs     []string
+	Entries []store.Entry
+}
+
+// TrailParams select a window of a team's trail; empty fields do not
+// narrow it. SuppressionID is in canonical form.
+type TrailParams struct {
+	Team                                  string
+	Email, Reference, Type, SuppressionID string
+	// Added reads the listed entries' added audit entries too.
+	Added bool
+	Window
+}
+
+// Pruned counts what one PruneTrail deleted.
+type Pruned struct {
+	Audit, Changes int64
+	// Hidden counts the listed entries whose added audit entries went
+	// with the changes.
+	Hidden int64
 }

@@ -13,11 +13,11 @@ import (
 // pruning a long history never holds the database for long.
 const pruneChunk = 10000
 
-// QueueEvents writes the outbox rows of one change, inside it: an event
+// queueEvents writes the outbox rows of one change, inside it: an event
 // per changed suppression for every webhook of the team that wants typ
 // (store.Webhook.Wants: enabled, and typ among its events). A team
 // without webhooks costs one indexed read.
-func QueueEvents(ctx context.Context, tx Tx, team, typ string, at time.Time, changed []store.Entry) error {
+func queueEvents(ctx context.Context, tx Tx, team, typ string, at time.Time, changed []store.Entry) error {
 	if len(changed) == 0 {
 		return nil
 	}
@@ -228,9 +228,12 @@ func (c *Core) PruneWebhookEvents(ctx context.Context, before time.Time) (int64,
 			n, err = tx.PruneEvents(ctx, before, pruneChunk)
 			return err
 		})
-		total += n
-		if err != nil || n < pruneChunk {
+		if err != nil {
 			return total, c.fail("prune webhook events", err)
+		}
+		total += n
+		if n < pruneChunk {
+			return total, nil
 		}
 	}
 }

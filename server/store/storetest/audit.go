@@ -22,7 +22,7 @@ func testAddSaysCreated(t *testing.T, st store.Store) {
 		t.Fatalf("first Add of old@: Created false")
 	}
 	src := "bounce-7"
-	got, err := st.Add(ctx(t), tm, []store.NewEntry{
+	got, err := st.Add(ctx(t), tm, store.Change{}, []store.NewEntry{
 		{Email: "new@example.com", Origin: api.OriginBounce, SourceID: &src},
 		{Email: "old@example.com", Origin: api.OriginComplaint},
 		{Email: "plain@example.com"},
@@ -66,16 +66,16 @@ func describe(es []store.AuditEntry) []string {
 func testTrail(t *testing.T, st store.Store) {
 	tm, other := team(t), team(t)
 	mustAdd(t, st, tm, "before@example.com")
-	c := store.WithChange(ctx(t), store.Change{KeyID: "key_1", KeyName: "jane", Reference: "#48213", RequestID: "req-1"})
-	added, err := st.Add(c, tm, store.Manual("before@example.com", "x@example.com", "y@example.com"))
+	jane := store.Change{KeyID: "key_1", KeyName: "jane", Reference: "#48213", RequestID: "req-1"}
+	added, err := st.Add(ctx(t), tm, jane, store.Manual("before@example.com", "x@example.com", "y@example.com"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2 := store.WithChange(ctx(t), store.Change{KeyID: "key_2", KeyName: "cron", Reference: "https://tickets.example/9", RequestID: "req-2"})
-	if _, err := st.RemoveEmails(c2, tm, []string{"x@example.com", "missing@example.com"}); err != nil {
+	cron := store.Change{KeyID: "key_2", KeyName: "cron", Reference: "https://tickets.example/9", RequestID: "req-2"}
+	if _, err := st.RemoveEmails(ctx(t), tm, cron, []string{"x@example.com", "missing@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.RemoveIDs(c2, tm, []string{added[2].ID}); err != nil {
+	if _, err := st.RemoveIDs(ctx(t), tm, cron, []string{added[2].ID}); err != nil {
 		t.Fatal(err)
 	}
 	mustAdd(t, st, other, "x@example.com")
@@ -175,9 +175,9 @@ func testTrailMatchesList(t *testing.T, st store.Store) {
 				c, cancel := context.WithTimeout(context.Background(), d)
 				part := pool[(w*5+i*3)%20 : (w*5+i*3)%20+20]
 				if (w+i)%3 == 0 {
-					_, _ = st.RemoveEmails(c, tm, part)
+					_, _ = st.RemoveEmails(c, tm, store.Change{}, part)
 				} else {
-					_, _ = st.Add(c, tm, store.Manual(part...))
+					_, _ = st.Add(c, tm, store.Change{}, store.Manual(part...))
 				}
 				cancel()
 			}
@@ -230,7 +230,7 @@ func testExport(t *testing.T, st store.Store) {
 	tm, other := team(t), team(t)
 	added := mustAdd(t, st, tm, addrs("exp", 250)...)
 	src := "evt-1"
-	if _, err := st.Add(ctx(t), tm, store.Listed(api.OriginBounce, &src, "bounced@example.com")); err != nil {
+	if _, err := st.Add(ctx(t), tm, store.Change{}, store.Listed(api.OriginBounce, &src, "bounced@example.com")); err != nil {
 		t.Fatal(err)
 	}
 	mustAdd(t, st, other, "elsewhere@example.com")
@@ -272,14 +272,14 @@ func testExport(t *testing.T, st store.Store) {
 // makes a new one.
 func testTrailAddedEntryStable(t *testing.T, st store.Store) {
 	tm := team(t)
-	byTicket := func(ref string) context.Context {
-		return store.WithChange(ctx(t), store.Change{KeyID: "k-" + ref, KeyName: "agent", Reference: ref, RequestID: "req-" + ref})
+	byTicket := func(ref string) store.Change {
+		return store.Change{KeyID: "k-" + ref, KeyName: "agent", Reference: ref, RequestID: "req-" + ref}
 	}
-	added, err := st.Add(byTicket("#1"), tm, store.Manual("a@example.com", "b@example.com"))
+	added, err := st.Add(ctx(t), tm, byTicket("#1"), store.Manual("a@example.com", "b@example.com"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Add(byTicket("#2"), tm, store.Manual("a@example.com", "c@example.com")); err != nil {
+	if _, err := st.Add(ctx(t), tm, byTicket("#2"), store.Manual("a@example.com", "c@example.com")); err != nil {
 		t.Fatal(err)
 	}
 	check := func(when string, q store.AuditQuery, want ...string) []store.AuditEntry {
@@ -291,7 +291,7 @@ func testTrailAddedEntryStable(t *testing.T, st store.Store) {
 		return got
 	}
 	before := check("before removal", store.AuditQuery{Reference: "#1"}, "suppression.added b@example.com #1", "suppression.added a@example.com #1")
-	if _, err := st.RemoveEmails(byTicket("#3"), tm, []string{"a@example.com"}); err != nil {
+	if _, err := st.RemoveEmails(ctx(t), tm, byTicket("#3"), []string{"a@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	after := check("after removal", store.AuditQuery{Reference: "#1"}, "suppression.added b@example.com #1", "suppression.added a@example.com #1")
@@ -301,7 +301,7 @@ func testTrailAddedEntryStable(t *testing.T, st store.Store) {
 	check("by address", store.AuditQuery{Email: "a@example.com"}, "suppression.removed a@example.com #3", "suppression.added a@example.com #1")
 	check("by suppression ID", store.AuditQuery{SuppressionID: added[0].ID}, "suppression.removed a@example.com #3", "suppression.added a@example.com #1")
 	check("removals", store.AuditQuery{Type: store.AuditRemoved}, "suppression.removed a@example.com #3")
-	if _, err := st.Add(byTicket("#4"), tm, store.Manual("a@example.com")); err != nil {
+	if _, err := st.Add(ctx(t), tm, byTicket("#4"), store.Manual("a@example.com")); err != nil {
 		t.Fatal(err)
 	}
 	check("after a re-add", store.AuditQuery{Email: "a@example.com"}, "suppression.added a@example.com #4", "suppression.removed a@example.com #3", "suppression.added a@example.com #1")

@@ -15,7 +15,7 @@ import (
 // else the machine does weighs on both alike. It reports the mean time of
 // each and their ratio.
 func TrailCost(b *testing.B, plain, trail store.Store) {
-	ctx := store.WithChange(context.Background(), store.Change{KeyID: "k1", KeyName: "bench", Reference: "#48213", RequestID: "r"})
+	ctx, author := context.Background(), store.Change{KeyID: "k1", KeyName: "bench", Reference: "#48213", RequestID: "r"}
 	var spent [2]time.Duration
 	n := 0
 	batch := func(st store.Store) time.Duration {
@@ -25,7 +25,7 @@ func TrailCost(b *testing.B, plain, trail store.Store) {
 			n++
 		}
 		start := time.Now()
-		if _, err := st.Add(ctx, "bench", store.Manual(emails...)); err != nil {
+		if _, err := st.Add(ctx, "bench", author, store.Manual(emails...)); err != nil {
 			b.Fatal(err)
 		}
 		return time.Since(start)

@@ -84,7 +84,7 @@ func ctx(t *testing.T) context.Context {
 
 func mustAdd(t *testing.T, st store.Store, team string, emails ...string) []store.Entry {
 	t.Helper()
-	got, err := st.Add(ctx(t), team, store.Manual(emails...))
+	got, err := st.Add(ctx(t), team, store.Change{}, store.Manual(emails...))
 	if err != nil {
 		t.Fatalf("Add(%d addresses): %v", len(emails), err)
 	}
@@ -173,7 +173,7 @@ func testAddOrderAndIDs(t *testing.T, st store.Store) {
 func testAddExistingUnchanged(t *testing.T, st store.Store) {
 	tm := team(t)
 	src := "msg-1"
-	first, err := st.Add(ctx(t), tm, store.Listed(api.OriginBounce, &src, []string{"b@example.com"}...))
+	first, err := st.Add(ctx(t), tm, store.Change{}, store.Listed(api.OriginBounce, &src, []string{"b@example.com"}...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func testAddExistingUnchanged(t *testing.T, st store.Store) {
 func testAddOriginAndSource(t *testing.T, st store.Store) {
 	tm := team(t)
 	src := "complaint-7"
-	got, err := st.Add(ctx(t), tm, store.Listed(api.OriginComplaint, &src, []string{"c@example.com"}...))
+	got, err := st.Add(ctx(t), tm, store.Change{}, store.Listed(api.OriginComplaint, &src, []string{"c@example.com"}...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func testAddOriginAndSource(t *testing.T, st store.Store) {
 func testRemoveEmails(t *testing.T, st store.Store) {
 	tm := team(t)
 	added := mustAdd(t, st, tm, "a@example.com", "b@example.com", "c@example.com")
-	got, err := st.RemoveEmails(ctx(t), tm, []string{"c@example.com", "missing@example.com", "a@example.com"})
+	got, err := st.RemoveEmails(ctx(t), tm, store.Change{}, []string{"c@example.com", "missing@example.com", "a@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func testRemoveEmails(t *testing.T, st store.Store) {
 	if on := present(t, st, tm, []string{"a@example.com", "b@example.com", "c@example.com"}); !slices.Equal(on, []string{"b@example.com"}) {
 		t.Errorf("after removal the list holds %v, want only b", on)
 	}
-	again, err := st.RemoveEmails(ctx(t), tm, []string{"a@example.com"})
+	again, err := st.RemoveEmails(ctx(t), tm, store.Change{}, []string{"a@example.com"})
 	if err != nil || len(again) != 0 {
 		t.Errorf("removing twice: %v, %v; want nothing removed and no error", again, err)
 	}
@@ -233,7 +233,7 @@ func testRemoveIDs(t *testing.T, st store.Store) {
 	tm := team(t)
 	added := mustAdd(t, st, tm, "a@example.com", "b@example.com", "c@example.com")
 	unknown := uuid.Must(uuid.NewV7()).String()
-	got, err := st.RemoveIDs(ctx(t), tm, []string{added[1].ID, unknown, added[2].ID})
+	got, err := st.RemoveIDs(ctx(t), tm, store.Change{}, []string{added[1].ID, unknown, added[2].ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,13 +266,13 @@ func testCancelled(t *testing.T, st store.Store) {
 	kept := mustAdd(t, st, tm, "kept@example.com")
 	c, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := st.Add(c, tm, store.Manual([]string{"x@example.com", "y@example.com"}...)); err == nil {
+	if _, err := st.Add(c, tm, store.Change{}, store.Manual([]string{"x@example.com", "y@example.com"}...)); err == nil {
 		t.Error("Add with a cancelled context succeeded")
 	}
-	if _, err := st.RemoveIDs(c, tm, []string{kept[0].ID}); err == nil {
+	if _, err := st.RemoveIDs(c, tm, store.Change{}, []string{kept[0].ID}); err == nil {
 		t.Error("RemoveIDs with a cancelled context succeeded")
 	}
-	if _, err := st.RemoveEmails(c, tm, []string{"kept@example.com"}); err == nil {
+	if _, err := st.RemoveEmails(c, tm, store.Change{}, []string{"kept@example.com"}); err == nil {
 		t.Error("RemoveEmails with a cancelled context succeeded")
 	}
 	if on := present(t, st, tm, []string{"kept@example.com", "x@example.com", "y@example.com"}); !slices.Equal(on, []string{"kept@example.com"}) {
@@ -289,7 +289,7 @@ func testAllOrNothing(t *testing.T, st store.Store) {
 	for i, d := range []time.Duration{time.Microsecond, 200 * time.Microsecond, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond} {
 		batch := addrs(fmt.Sprintf("deadline%d", i), n)
 		c, cancel := context.WithTimeout(context.Background(), d)
-		_, err := st.Add(c, tm, store.Manual(batch...))
+		_, err := st.Add(c, tm, store.Change{}, store.Manual(batch...))
 		cancel()
 		count := countOn(t, st, tm, batch)
 		if err == nil && count != n {
@@ -302,7 +302,7 @@ func testAllOrNothing(t *testing.T, st store.Store) {
 			continue
 		}
 		c, cancel = context.WithTimeout(context.Background(), d)
-		removed, err := st.RemoveEmails(c, tm, batch)
+		removed, err := st.RemoveEmails(c, tm, store.Change{}, batch)
 		cancel()
 		count = countOn(t, st, tm, batch)
 		if err == nil && (count != 0 || len(removed) != n) {
@@ -353,10 +353,10 @@ func testTeamIsolation(t *testing.T, st store.Store) {
 	if _, err := st.GetByEmail(ctx(t), b, "only-a@example.com"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("team b sees team a's entry by address: %v", err)
 	}
-	if got, err := st.RemoveIDs(ctx(t), b, []string{ea[0].ID, ea[1].ID}); err != nil || len(got) != 0 {
+	if got, err := st.RemoveIDs(ctx(t), b, store.Change{}, []string{ea[0].ID, ea[1].ID}); err != nil || len(got) != 0 {
 		t.Errorf("team b removed team a's entries by ID: %v, %v", got, err)
 	}
-	if got, err := st.RemoveEmails(ctx(t), b, []string{"only-a@example.com"}); err != nil || len(got) != 0 {
+	if got, err := st.RemoveEmails(ctx(t), b, store.Change{}, []string{"only-a@example.com"}); err != nil || len(got) != 0 {
 		t.Errorf("team b removed team a's entries by address: %v, %v", got, err)
 	}
 	page, more, err := st.List(ctx(t), b, store.ListQuery{Limit: 100})
@@ -373,7 +373,7 @@ func testTeamIsolation(t *testing.T, st store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := st.RemoveEmails(ctx(t), a, []string{"shared@example.com"}); err != nil || len(got) != 1 || got[0].ID != ea[0].ID {
+	if got, err := st.RemoveEmails(ctx(t), a, store.Change{}, []string{"shared@example.com"}); err != nil || len(got) != 1 || got[0].ID != ea[0].ID {
 		t.Errorf("team a removing its own entry: %v, %v", got, err)
 	}
 	if g, err := st.GetByEmail(ctx(t), b, "shared@example.com"); err != nil || g.ID != eb[0].ID {
@@ -447,12 +447,12 @@ func testListPaging(t *testing.T, st store.Store) {
 func testListOrigin(t *testing.T, st store.Store) {
 	tm := team(t)
 	src := "s"
-	bounces, err := st.Add(ctx(t), tm, store.Listed(api.OriginBounce, &src, addrs("bounce", 3)...))
+	bounces, err := st.Add(ctx(t), tm, store.Change{}, store.Listed(api.OriginBounce, &src, addrs("bounce", 3)...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustAdd(t, st, tm, addrs("manual", 4)...)
-	complaints, err := st.Add(ctx(t), tm, store.Listed(api.OriginComplaint, &src, addrs("complaint", 2)...))
+	complaints, err := st.Add(ctx(t), tm, store.Change{}, store.Listed(api.OriginComplaint, &src, addrs("complaint", 2)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,7 +480,7 @@ func testListOrigin(t *testing.T, st store.Store) {
 func testListRemovedCursor(t *testing.T, st store.Store) {
 	tm := team(t)
 	all := mustAdd(t, st, tm, addrs("cursor", 6)...) // oldest first
-	if _, err := st.RemoveIDs(ctx(t), tm, []string{all[3].ID}); err != nil {
+	if _, err := st.RemoveIDs(ctx(t), tm, store.Change{}, []string{all[3].ID}); err != nil {
 		t.Fatal(err)
 	}
 	page, more, err := st.List(ctx(t), tm, store.ListQuery{Limit: 2, After: all[3].ID})
@@ -566,7 +566,7 @@ func testConcurrentAdds(t *testing.T, st store.Store) {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			got, err := st.Add(ctx(t), tm, store.Manual(inputs[w]...))
+			got, err := st.Add(ctx(t), tm, store.Change{}, store.Manual(inputs[w]...))
 			if err != nil {
 				errs <- err
 				return
@@ -620,9 +620,9 @@ func testConcurrentAddRemove(t *testing.T, st store.Store) {
 			for i := 0; i < 10; i++ {
 				var err error
 				if (w+i)%3 == 0 {
-					_, err = st.RemoveEmails(ctx(t), tm, pool[i%5:i%5+5])
+					_, err = st.RemoveEmails(ctx(t), tm, store.Change{}, pool[i%5:i%5+5])
 				} else {
-					_, err = st.Add(ctx(t), tm, store.Manual(pool[(w+i)%5:(w+i)%5+5]...))
+					_, err = st.Add(ctx(t), tm, store.Change{}, store.Manual(pool[(w+i)%5:(w+i)%5+5]...))
 				}
 				if err != nil {
 					errs <- err

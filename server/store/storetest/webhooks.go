@@ -120,7 +120,7 @@ func testOutbox(t *testing.T, st store.Store) {
 
 	added := mustAdd(t, st, tm, "a@example.com", "b@example.com")
 	mustAdd(t, st, tm, "a@example.com") // already listed: no event
-	if _, err := st.RemoveEmails(ctx(t), tm, []string{"b@example.com", "missing@example.com"}); err != nil {
+	if _, err := st.RemoveEmails(ctx(t), tm, store.Change{}, []string{"b@example.com", "missing@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -254,7 +254,7 @@ func testRotatedSecretsSign(t *testing.T, st store.Store) {
 		t.Fatal(err)
 	}
 	mustAdd(t, st, tm, "gone@example.com")
-	if _, err := st.RemoveEmails(ctx(t), tm, []string{"gone@example.com"}); err != nil {
+	if _, err := st.RemoveEmails(ctx(t), tm, store.Change{}, []string{"gone@example.com"}); err != nil {
 		t.Fatal(err)
 	}
 	claim := func(at time.Time) []string {
