@@ -5,13 +5,18 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-// migrations are applied in order, each once; schema_migrations records
-// the versions applied. A migration is never edited once released: a
-// change of schema is a new entry.
-var migrations = []string{
-	1: `
+// schema is the PostgreSQL side of the schema's history, in the numbering
+// both dialects share (see sqlstore.Schema): steps[i] is step i+1.
+// Databases made before it record 3 for {1, 2, 5} and 4 for {1, 2, 3, 5}.
+var schema = sqlstore.Schema{Steps: steps, Before: map[int][]int{3: {1, 2, 5}, 4: {1, 2, 3, 5}}}
+
+var steps = []string{
+	// 1: the list, keyed by ID, one address per team; the keys.
+	`
 CREATE TABLE suppressions (
 	id         uuid PRIMARY KEY,
 	team       text NOT NULL,
@@ -31,7 +36,7 @@ CREATE TABLE api_keys (
 	revoked_at timestamptz
 );`,
 	// 2: the trail, written in each change's transaction; keys get a name.
-	2: `
+	`
 CREATE TABLE audit (
 	id             uuid PRIMARY KEY,
 	team           text NOT NULL,
@@ -53,14 +58,11 @@ CREATE INDEX audit_team_sup ON audit (team, sup_id, id);
 CREATE INDEX audit_team_reference ON audit (team, reference, id);
 CREATE INDEX audit_created ON audit (created_at);
 ALTER TABLE api_keys ADD COLUMN name text NOT NULL DEFAULT '';`,
-	// 3: a page of one origin reads its own range, however few entries of
-	// that origin the team has among many.
-	3: `CREATE INDEX suppressions_team_origin_id ON suppressions (team, origin, id);`,
-	// 4: webhooks and the outbox of their events, written by the changes'
+	// 3: webhooks and the outbox of their events, written by the changes'
 	// own transactions; delivery workers take due events by
 	// next_attempt_at (FOR UPDATE SKIP LOCKED), and settled events keep it
 	// NULL. The payload is the body's exact bytes.
-	4: `
+	`
 CREATE TABLE webhooks (
 	id          uuid PRIMARY KEY,
 	team        text NOT NULL,
@@ -96,13 +98,13 @@ CREATE TABLE webhook_attempts (
 	sent_at     timestamptz NOT NULL
 );
 CREATE INDEX webhook_attempts_event_id ON webhook_attempts (event_id, id);`,
-	// 5: the trail of additions kept by the additions themselves: a change
+	// 4: the trail of additions kept by the additions themselves: a change
 	// that lists new addresses writes one row (who, why, and the span of
 	// the IDs it made), and each new entry names it; the "added" audit
 	// entry of a listed suppression is read from the two, and written to
 	// the audit table only when the suppression is removed. Entries listed
 	// before this step keep their audit rows and have no change.
-	5: `
+	`
 CREATE TABLE changes (
 	id         uuid PRIMARY KEY,
 	team       text NOT NULL,
@@ -117,11 +119,14 @@ CREATE TABLE changes (
 CREATE INDEX changes_team_reference ON changes (team, reference) WHERE reference IS NOT NULL;
 CREATE INDEX changes_created ON changes (created_at);
 ALTER TABLE suppressions ADD COLUMN change_id uuid;`,
+	// 5: a page of one origin reads its own range, however few entries of
+	// that origin the team has among many.
+	`CREATE INDEX suppressions_team_origin_id ON suppressions (team, origin, id);`,
 }
 
 // migrate brings the schema up to date. The whole run holds a
 // transaction-scoped advisory lock keyed by the schema it works in, so two
-// processes starting at once apply each migration exactly once: the second
+// processes starting at once apply each step exactly once: the second
 // waits, then finds nothing left to do.
 func (s *db) migrate(ctx context.Context) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -134,25 +139,37 @@ func (s *db) migrate(ctx context.Context) error {
 		)`); err != nil {
 			return err
 		}
-		var current int
-		if err := tx.QueryRow(ctx, `SELECT COALESCE(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
-			return err
-		}
-		if current >= len(migrations) {
-			return fmt.Errorf("the database schema is at version %d, newer than this shush knows (%d): upgrade shush", current, len(migrations)-1)
-		}
-		for v := current + 1; v < len(migrations); v++ {
-			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
-				return fmt.Errorf("migration %d: %w", v, err)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, v); err != nil {
-				return fmt.Errorf("migration %d: %w", v, err)
-			}
-		}
-		return nil
+		return sqlstore.Migrate(ctx, migrator{tx}, schema)
 	})
 	if err != nil {
 		return fmt.Errorf("bring the PostgreSQL schema up to date: %w", mapErr(err))
 	}
 	return nil
+}
+
+// migrator records steps in schema_migrations; see sqlstore.Migrator.
+type migrator struct{ tx pgx.Tx }
+
+func (m migrator) Version(ctx context.Context) (int, error) {
+	var have int
+	err := m.tx.QueryRow(ctx, `SELECT COALESCE(max(version), 0) FROM schema_migrations`).Scan(&have)
+	return have, err
+}
+
+func (m migrator) Apply(ctx context.Context, n int, step string) error {
+	if _, err := m.tx.Exec(ctx, step); err != nil {
+		return err
+	}
+	_, err := m.tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, n)
+	return err
+}
+
+// Renumber rewrites the history of a database made before the shared
+// numbering: its steps are recorded anew, as of now.
+func (m migrator) Renumber(ctx context.Context, steps []int) error {
+	if _, err := m.tx.Exec(ctx, `DELETE FROM schema_migrations`); err != nil {
+		return err
+	}
+	_, err := m.tx.Exec(ctx, `INSERT INTO schema_migrations (version) SELECT unnest($1::int[])`, steps)
+	return err
 }

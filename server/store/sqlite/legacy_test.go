@@ -3,10 +3,13 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/storetest"
 )
 
 // An entry listed before migration 4 has its "added" audit row and no
@@ -59,5 +62,63 @@ func TestTrailOfEntriesListedBeforeChanges(t *testing.T) {
 	}
 	if got := kinds(); len(got) != 2 || got[1] != "suppression.added 01900000-0000-7000-8000-000000000001" {
 		t.Fatalf("after removal: %q; want the removal and the one old added row", got)
+	}
+}
+
+// A database made by an older shush, at each version it could be left at,
+// opens and is brought up to date: SQLite's numbering is the shared one
+// (see sqlstore.Schema), so its history reads the same, what it held is
+// still there, and the store passes the whole conformance suite on it.
+func TestOpenUpgradesOlderVersions(t *testing.T) {
+	for version := 1; version < len(steps); version++ {
+		t.Run(fmt.Sprintf("version %d", version), func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "old.db")
+			raw, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer raw.Close()
+			if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER NOT NULL PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+				t.Fatal(err)
+			}
+			for v, step := range steps[:version] {
+				if _, err := raw.Exec(step); err != nil {
+					t.Fatalf("step %d: %v", v+1, err)
+				}
+				if _, err := raw.Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, v+1); err != nil {
+					t.Fatal(err)
+				}
+			}
+			const old = "01900000-0000-7000-8000-000000000001"
+			if _, err := raw.Exec(`INSERT INTO suppressions (team, id, email, origin, created_at) VALUES ('old', ?, 'old@example.com', 'manual', 0)`, old); err != nil {
+				t.Fatal(err)
+			}
+
+			st, err := Open(ctx, path)
+			if err != nil {
+				t.Fatalf("open a database at version %d: %v", version, err)
+			}
+			defer st.Close()
+			var versions []int
+			rows, err := raw.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var v int
+				if err := rows.Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				versions = append(versions, v)
+			}
+			if want := []int{1, 2, 3, 4, 5}; !slices.Equal(versions, want) || rows.Err() != nil {
+				t.Errorf("history after opening: %v (%v); want %v", versions, rows.Err(), want)
+			}
+			if e, err := st.GetByEmail(ctx, "old", "old@example.com"); err != nil || e.ID != old {
+				t.Errorf("the entry made before: %+v, %v", e, err)
+			}
+			storetest.Run(t, func(t *testing.T) store.Store { return st })
+		})
 	}
 }

@@ -3,14 +3,16 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"time"
+
+	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-// migrations are the schema steps in order; migration i brings the schema
-// to version i+1. A step is never edited once released: changes are new
-// steps.
-var migrations = []string{
+// schema is the SQLite side of the schema's history, in the numbering
+// both dialects share (see sqlstore.Schema): steps[i] is step i+1.
+var schema = sqlstore.Schema{Steps: steps}
+
+var steps = []string{
 	// 1: suppressions keyed by (team, id) so that a team's newest-first page
 	// is a range scan; the UUIDv7 IDs sort by creation time.
 	`CREATE TABLE suppressions (
@@ -120,9 +122,8 @@ var migrations = []string{
 	CREATE INDEX suppressions_team_origin_id ON suppressions (team, origin, id, email, source_id, created_at);`,
 }
 
-// migrate applies the migrations the database lacks, in one transaction,
-// so that two processes opening a fresh file at once cannot both apply
-// them.
+// migrate applies the steps the database lacks, in one transaction, so
+// that two processes opening a fresh file at once cannot both apply them.
 func migrate(ctx context.Context, c *sql.Conn) (err error) {
 	if _, err := c.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return err
@@ -138,21 +139,40 @@ func migrate(ctx context.Context, c *sql.Conn) (err error) {
 	)`); err != nil {
 		return err
 	}
-	var have int
-	if err := c.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&have); err != nil {
+	if err := sqlstore.Migrate(ctx, migrator{c}, schema); err != nil {
 		return err
-	}
-	if have > len(migrations) {
-		return fmt.Errorf("the database has schema version %d, newer than this shush knows (%d)", have, len(migrations))
-	}
-	for v := have + 1; v <= len(migrations); v++ {
-		if _, err := c.ExecContext(ctx, migrations[v-1]); err != nil {
-			return fmt.Errorf("schema migration %d: %w", v, err)
-		}
-		if _, err := c.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", v, time.Now().UnixMilli()); err != nil {
-			return err
-		}
 	}
 	_, err = c.ExecContext(ctx, "COMMIT")
 	return err
+}
+
+// migrator records steps in schema_migrations; see sqlstore.Migrator.
+type migrator struct{ c *sql.Conn }
+
+func (m migrator) Version(ctx context.Context) (int, error) {
+	var have int
+	err := m.c.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&have)
+	return have, err
+}
+
+func (m migrator) Apply(ctx context.Context, n int, step string) error {
+	if _, err := m.c.ExecContext(ctx, step); err != nil {
+		return err
+	}
+	_, err := m.c.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", n, time.Now().UnixMilli())
+	return err
+}
+
+// Renumber rewrites the history; SQLite's own numbering was already the
+// shared one, so schema names no history to renumber.
+func (m migrator) Renumber(ctx context.Context, steps []int) error {
+	if _, err := m.c.ExecContext(ctx, "DELETE FROM schema_migrations"); err != nil {
+		return err
+	}
+	for _, n := range steps {
+		if _, err := m.c.ExecContext(ctx, "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)", n, time.Now().UnixMilli()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
