@@ -13,6 +13,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/internal/hostedtest"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/outbox"
 )
 
 // hookDelivery is one POST a receiver got.
@@ -39,7 +40,7 @@ func hookReceiver(t *testing.T) (string, <-chan hookDelivery) {
 // serve does beside its handler, until the test ends.
 func deliverFrom(t *testing.T, svc *service) {
 	t.Helper()
-	d := server.NewDeliverer(svc.store, server.DeliveryOptions{Poll: 20 * time.Millisecond})
+	d := outbox.NewDeliverer(svc.store, outbox.DelivererConfig{Poll: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()

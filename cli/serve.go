@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -19,12 +17,9 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/outbox"
 	"github.com/shushlist/shush/server/store"
 )
-
-// shutdownGrace is how long serve lets requests in flight finish after
-// SIGINT or SIGTERM.
-const shutdownGrace = 30 * time.Second
 
 // dbFlag adds --db to a command; empty means config.DefaultDB().
 func dbFlag(cmd *cobra.Command, dsn *string) {
@@ -54,7 +49,8 @@ type serveFlags struct {
 	rate                           float64
 	timeout                        time.Duration
 	maxBodyHeld                    int64
-	webhooks                       server.DeliveryOptions
+	webhooks                       outbox.DelivererConfig
+	auditRetention, eventRetention retention
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -97,14 +93,42 @@ the command line wins over its variable.`,
 	f.StringVar(&sf.tlsCert, "tls-cert", "", "PEM certificate file: serve HTTPS (needs --tls-key)")
 	f.StringVar(&sf.tlsKey, "tls-key", "", "PEM private key file of --tls-cert")
 	f.Int64Var(&sf.maxBodyHeld, "max-body-bytes", server.DefaultMaxBodyBytesHeld, "most bytes of request bodies held at once across requests; beyond it requests get 503 with Retry-After")
-	f.DurationVar(&sf.webhooks.RetryMin, "webhook-retry-min", server.DefaultRetryMin, "delay before a failed webhook delivery's first retry; each next one waits twice as long (with jitter)")
-	f.DurationVar(&sf.webhooks.RetryMax, "webhook-retry-max", server.DefaultRetryMax, "longest delay between two webhook delivery attempts")
-	f.DurationVar(&sf.webhooks.RetryFor, "webhook-retry-for", server.DefaultRetryFor, "how long a webhook event is retried before it is given up")
-	f.DurationVar(&sf.webhooks.Timeout, "webhook-timeout", server.DefaultWebhookTimeout, "longest time one webhook delivery attempt may take")
+	f.DurationVar(&sf.webhooks.RetryMin, "webhook-retry-min", outbox.DefaultRetryMin, "delay before a failed webhook delivery's first retry; each next one waits twice as long (with jitter)")
+	f.DurationVar(&sf.webhooks.RetryMax, "webhook-retry-max", outbox.DefaultRetryMax, "longest delay between two webhook delivery attempts")
+	f.DurationVar(&sf.webhooks.RetryFor, "webhook-retry-for", outbox.DefaultRetryFor, "how long a webhook event is retried before it is given up")
+	f.DurationVar(&sf.webhooks.Timeout, "webhook-timeout", outbox.DefaultWebhookTimeout, "longest time one webhook delivery attempt may take")
 	f.BoolVar(&sf.webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook endpoints on loopback and private addresses too (link-local ones, such as cloud metadata, are always refused)")
+	f.Var(&sf.auditRetention, "audit-retention", "delete the trail's entries once they are this old, checked every hour (365d, 72h, ...; off keeps them for shush audit prune)")
+	f.Var(&sf.eventRetention, "webhook-event-retention", "delete delivered and given-up webhook events, with their attempts, once they are this old, checked every hour (30d, 72h, ...; off keeps them)")
 	envHelp(cmd)
 	return cmd
 }
+
+// retention is a flag's age after which something is pruned: days (365d)
+// or a Go duration; "off" (or 0) keeps it for ever.
+type retention time.Duration
+
+func (r *retention) String() string {
+	if *r == 0 {
+		return "off"
+	}
+	return time.Duration(*r).String()
+}
+
+func (r *retention) Set(s string) error {
+	if s == "off" || s == "0" {
+		*r = 0
+		return nil
+	}
+	d, err := parseAge(s)
+	if err != nil {
+		return err
+	}
+	*r = retention(d)
+	return nil
+}
+
+func (r *retention) Type() string { return "age" }
 
 // envName is the environment variable of a serve flag: SHUSH_ and the
 // flag's name in capitals with - as _.
@@ -192,9 +216,6 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		RequestTimeout:   sf.timeout,
 		MaxBodyBytesHeld: sf.maxBodyHeld,
 	}
-	if sf.metricsAddr != "" {
-		opts.Metrics = server.NewMetrics()
-	}
 	if err := a.serve(ctx, sf, tlsConfig, opts); err != nil {
 		// Once the log is set up, the failure is a record like every
 		// other line (one JSON object under --log-format json).
@@ -210,20 +231,6 @@ type loggedError struct{ error }
 
 func (e loggedError) Unwrap() error { return e.error }
 
-// loopback reports whether a listen address only takes connections from
-// this machine.
-func loopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // serve runs the service until ctx is cancelled, then shuts it down
 // gracefully.
 func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, opts server.Options) error {
@@ -236,82 +243,27 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	if keys, err := st.ListKeys(ctx); err == nil && len(keys) == 0 {
 		log.Warn("the database has no API keys yet; create one with: shush keys create --team NAME --db "+where, slog.String("database", where))
 	}
-	ln, err := net.Listen("tcp", sf.addr)
+	svc, err := server.Listen(st, server.Config{
+		Addr:        sf.addr,
+		TLS:         tlsConfig,
+		MetricsAddr: sf.metricsAddr,
+		API:         opts,
+		Deliveries:  sf.webhooks,
+		Retention: outbox.PrunerConfig{
+			AuditRetention: time.Duration(sf.auditRetention),
+			EventRetention: time.Duration(sf.eventRetention),
+		},
+		ShutdownHint: "(interrupt again to exit at once)",
+	})
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", sf.addr, err)
+		return err
 	}
 	scheme := "http"
 	if tlsConfig != nil {
 		scheme = "https"
-	} else if !loopback(sf.addr) {
-		log.Warn("serving plain HTTP on a non-loopback address: API keys and addresses cross the network unencrypted; use --tls-cert and --tls-key, or a TLS proxy in front",
-			slog.String("addr", sf.addr))
 	}
-	dopts := sf.webhooks
-	dopts.Logger = log
-	deliverer := server.NewDeliverer(st, dopts)
-	opts.Deliveries = deliverer
-	if opts.Metrics != nil {
-		if err := opts.Metrics.Register(deliverer.Collectors()...); err != nil {
-			ln.Close()
-			return err
-		}
-	}
-	srv := &http.Server{
-		Handler:           server.New(st, opts),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		WriteTimeout:      opts.RequestTimeout + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	var metricsSrv *http.Server
-	if opts.Metrics != nil {
-		mln, err := net.Listen("tcp", sf.metricsAddr)
-		if err != nil {
-			ln.Close()
-			return fmt.Errorf("cannot listen on %s for metrics: %w", sf.metricsAddr, err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("GET /metrics", opts.Metrics.Handler())
-		metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: srv.ErrorLog}
-		go func() { _ = metricsSrv.Serve(mln) }()
-		log.Info(fmt.Sprintf("metrics on http://%s/metrics", mln.Addr()), slog.String("metrics_addr", mln.Addr().String()))
-		defer metricsSrv.Close()
-	}
-	log.Info(fmt.Sprintf("serving on %s://%s (database %s)", scheme, ln.Addr(), where),
-		slog.String("addr", ln.Addr().String()), slog.Bool("tls", tlsConfig != nil), slog.String("database", where),
+	log.Info(fmt.Sprintf("serving on %s://%s (database %s)", scheme, svc.Addr(), where),
+		slog.String("addr", svc.Addr().String()), slog.Bool("tls", tlsConfig != nil), slog.String("database", where),
 		slog.Float64("rate", opts.Rate), slog.String("version", version()))
-	if tlsConfig != nil {
-		// HTTP/1.1 only: the framing guard reads HTTP/1.1 heads, and it
-		// must see them decrypted.
-		tlsConfig.NextProtos = []string{"http/1.1"}
-		ln = tls.NewListener(ln, tlsConfig)
-	}
-	srv.ConnContext = server.ConnContext
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(server.GuardFraming(ln)) }()
-	// Webhook deliveries stop with the service; attempts under way finish
-	// (each within --webhook-timeout) and are recorded.
-	dctx, stopDeliveries := context.WithCancel(context.Background())
-	delivered := make(chan struct{})
-	go func() { deliverer.Run(dctx); close(delivered) }()
-	defer func() { stopDeliveries(); <-delivered }()
-	select {
-	case err := <-served:
-		return fmt.Errorf("the service stopped: %w", err)
-	case <-ctx.Done():
-	}
-	log.Info("shutting down; finishing requests in flight (interrupt again to exit at once)")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shut down: %w", err)
-	}
-	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	log.Info("stopped")
-	return nil
+	return svc.Serve(ctx)
 }

@@ -107,6 +107,7 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 	t.Setenv("SHUSH_LOG_LEVEL", "debug")
 	t.Setenv("SHUSH_TIMEOUT", "5s")
 	t.Setenv("SHUSH_METRICS_ADDR", "")
+	t.Setenv("SHUSH_AUDIT_RETENTION", "365d")
 	r := startServe(t, "http://"+addr, nil)
 	req, _ := http.NewRequest("GET", "http://"+addr+"/suppressions", nil)
 	req.Header.Set("Authorization", "Bearer "+key)
@@ -130,6 +131,9 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 	}
 	if !strings.Contains(logs, `"msg":"serving on http://`+addr) {
 		t.Errorf("no startup record: %s", logs)
+	}
+	if !strings.Contains(logs, `"audit_retention":"8760h0m0s","webhook_event_retention":"off"`) {
+		t.Errorf("SHUSH_AUDIT_RETENTION=365d: no record of the pruner's settings: %s", logs)
 	}
 
 	// The flag wins over the variable.
@@ -156,6 +160,8 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 		{"SHUSH_TIMEOUT", "soon", "SHUSH_TIMEOUT"},
 		{"SHUSH_LOG_LEVEL", "loud", "--log-level"},
 		{"SHUSH_MAX_BODY_BYTES", "12", "--max-body-bytes"},
+		{"SHUSH_AUDIT_RETENTION", "1y", "SHUSH_AUDIT_RETENTION"},
+		{"SHUSH_WEBHOOK_EVENT_RETENTION", "-3d", "SHUSH_WEBHOOK_EVENT_RETENTION"},
 	} {
 		t.Run(c.env, func(t *testing.T) {
 			t.Setenv(c.env, c.value)
@@ -171,7 +177,7 @@ func TestServeFlagsFromEnvironment(t *testing.T) {
 func TestServeHelpNamesEveryVariable(t *testing.T) {
 	_, out, _ := runShush(t, context.Background(), "serve", "--help")
 	for _, v := range []string{"SHUSH_ADDR", "SHUSH_DB", "SHUSH_RATE", "SHUSH_TIMEOUT", "SHUSH_LOG_FORMAT", "SHUSH_LOG_LEVEL",
-		"SHUSH_METRICS_ADDR", "SHUSH_TLS_CERT", "SHUSH_TLS_KEY", "SHUSH_MAX_BODY_BYTES"} {
+		"SHUSH_METRICS_ADDR", "SHUSH_TLS_CERT", "SHUSH_TLS_KEY", "SHUSH_MAX_BODY_BYTES", "SHUSH_AUDIT_RETENTION", "SHUSH_WEBHOOK_EVENT_RETENTION"} {
 		if !strings.Contains(out, v) {
 			t.Errorf("serve --help does not name %s", v)
 		}

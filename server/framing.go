@@ -16,8 +16,8 @@ import (
 // front that frames by Content-Length would then see a different request
 // boundary than we do: request smuggling. RFC 9112 lets a server refuse the
 // message instead, and so do we: GuardFraming's connections watch the
-// request heads as the server reads them and ServeHTTP answers 400 to an
-// ambiguous one.
+// request heads as the server reads them and the handler's framing layer
+// answers 400 to an ambiguous one. A Service puts both in place.
 
 // GuardFraming wraps a listener's connections so that the service can
 // refuse requests with both Content-Length and Transfer-Encoding. Give the
@@ -25,7 +25,7 @@ import (
 // connections it returns), not the TCP one.
 func GuardFraming(ln net.Listener) net.Listener { return guardListener{ln} }
 
-// ConnContext is the http.Server hook that lets ServeHTTP find the
+// ConnContext is the http.Server hook that lets the handler find the
 // connection GuardFraming watches.
 func ConnContext(ctx context.Context, c net.Conn) context.Context {
 	if fc, ok := c.(*framingConn); ok {

@@ -1,11 +1,6 @@
-// Package server is the Suppression List Batch API service: routing, request
-// decoding with the contract's error answers, API-key authentication, a
-// rate limit per team, request logs, and the Store interface (package
-// store) with its implementations below it.
 package server
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -16,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/outbox"
 	"github.com/shushlist/shush/server/store"
 )
 
@@ -52,8 +48,9 @@ type Options struct {
 	// private (nothing exposes them).
 	Metrics *Metrics
 	// Deliveries is this process's webhook deliverer, woken when a change
-	// queued events; nil leaves them to the deliverers' polls.
-	Deliveries *Deliverer
+	// queued events; nil leaves them to the deliverers' polls. A Service
+	// sets it to the deliverer it runs.
+	Deliveries *outbox.Deliverer
 }
 
 // Server is the service as an http.Handler.
@@ -63,6 +60,7 @@ type Server struct {
 	log     *slog.Logger
 	limiter *limiter
 	mux     *http.ServeMux
+	handler http.Handler // mux inside the layers
 	metrics *Metrics
 	keys    *keyCache
 	// bodyHeld is the bytes of request bodies reserved now.
@@ -101,6 +99,7 @@ func New(st store.Store, opts Options) *Server {
 	s.metrics.poolStats(st)
 	s.keys = newKeyCache(st, KeyCacheTTL, s.metrics)
 	s.routes()
+	s.handler = s.chain()
 	return s
 }
 
@@ -118,105 +117,11 @@ func (s *Server) Metrics() *Metrics { return s.metrics }
 
 const requestIDHeader = "X-Request-Id"
 
-// keyCtx carries the caller's key from ServeHTTP to the handlers.
-type keyCtx struct{}
-
-// ServeHTTP answers one request: it authenticates (except GET /healthz),
-// applies the team's rate limit, routes, and logs the outcome.
+// ServeHTTP answers one request through the layers (see layers): request
+// ID and log, metrics, framing, deadline, key, rate limit, body budget,
+// and then the route.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	rec := &recorder{ResponseWriter: w}
-	rid := requestID(r.Header.Get(requestIDHeader))
-	rec.Header().Set(requestIDHeader, rid)
-
-	_, pattern := s.mux.Handler(r)
-	var key store.Key
-	defer func() {
-		if v := recover(); v != nil {
-			if v == http.ErrAbortHandler {
-				panic(v)
-			}
-			s.log.LogAttrs(r.Context(), slog.LevelError, "handler panicked",
-				slog.String("request_id", rid), slog.Any("panic", v))
-			if !rec.wrote {
-				writeProblem(rec, r, s.log, newProblem(http.StatusInternalServerError, api.ErrApplication,
-					"Something went wrong on our side. Try again later."))
-			}
-		}
-		route := pattern
-		if route == "" {
-			route = "unmatched"
-		}
-		attrs := []slog.Attr{
-			slog.String("request_id", rid),
-			slog.String("method", r.Method),
-			slog.String("route", route),
-			slog.Int("status", rec.status),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.Int64("bytes", rec.bytes),
-			slog.String("remote", r.RemoteAddr),
-		}
-		if key.ID != "" {
-			attrs = append(attrs, slog.String("team", key.Team), slog.String("key_id", key.ID))
-		}
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
-		s.metrics.observeRequest(route, rec.status, time.Since(start))
-	}()
-
-	if ambiguousFraming(r) {
-		rec.Header().Set("Connection", "close")
-		writeProblem(rec, r, s.log, badRequest("The request has both Content-Length and Transfer-Encoding headers; send exactly one of them."))
-		return
-	}
-
-	timeout := s.opts.RequestTimeout
-	if r.URL.Path == "/suppressions/export" {
-		timeout = exportTimeout
-	}
-	ctx, cancel := context.WithTimeout(r.Context(), timeout)
-	defer cancel()
-	r = r.WithContext(ctx)
-
-	if !unauthenticated[r.URL.Path] {
-		k, err := s.authenticate(r)
-		if err != nil {
-			writeProblem(rec, r, s.log, fromStore(err))
-			return
-		}
-		key = k
-		v := s.limiter.take(k.Team, time.Now())
-		v.setHeaders(rec.Header())
-		if !v.allowed {
-			wait := max(1, seconds(v.retryAfter))
-			unit := "seconds"
-			if wait == 1 {
-				unit = "second"
-			}
-			s.metrics.rateLimited.Inc()
-			writeProblem(rec, r, s.log, newProblem(http.StatusTooManyRequests, api.ErrRateLimitExceeded,
-				"Too many requests for this team; retry after %d %s.", wait, unit))
-			return
-		}
-		r = r.WithContext(context.WithValue(ctx, keyCtx{}, k))
-	}
-	if n := bodyWeight(r); n > 0 {
-		if !s.holdBody(n) {
-			s.metrics.bodyRefused.Inc()
-			rec.Header().Set("Retry-After", "1")
-			// Close rather than read the unread body to keep the
-			// connection: reading it is what the cap refuses.
-			rec.Header().Set("Connection", "close")
-			writeProblem(rec, r, s.log, newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable,
-				"The service is reading too many request bodies at once; retry after 1 second."))
-			return
-		}
-		defer s.releaseBody(n)
-	}
-	if pattern == "" {
-		s.unmatched(rec, r)
-		return
-	}
-	s.mux.ServeHTTP(rec, r)
+	s.handler.ServeHTTP(w, r)
 }
 
 // bodyWeight is how many bytes of body a request may make the service
@@ -340,12 +245,6 @@ func (p *probeWriter) Write(b []byte) (int, error) {
 		p.status = http.StatusOK
 	}
 	return len(b), nil
-}
-
-// keyOf is the caller's key, set by ServeHTTP.
-func keyOf(r *http.Request) (store.Key, bool) {
-	k, ok := r.Context().Value(keyCtx{}).(store.Key)
-	return k, ok
 }
 
 var errNoKey = errors.New("server: route reached without a key")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/outbox"
 )
 
 // receiver is a webhook endpoint: it checks every delivery's signature
@@ -95,14 +96,14 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // startDelivering runs the service with a deliverer of fast retries.
-func startDelivering(t *testing.T, opts server.DeliveryOptions) *service {
+func startDelivering(t *testing.T, opts outbox.DelivererConfig) *service {
 	t.Helper()
 	st := openSQLite(t)
 	if opts.RetryMin == 0 {
 		opts.RetryMin, opts.RetryMax = 20*time.Millisecond, 80*time.Millisecond
 	}
 	opts.Poll = 20 * time.Millisecond
-	d := server.NewDeliverer(st, opts)
+	d := outbox.NewDeliverer(st, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()
@@ -257,7 +258,7 @@ func TestWebhookDeliveries(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	s := startDelivering(t, server.DeliveryOptions{})
+	s := startDelivering(t, outbox.DelivererConfig{})
 	key := s.key("deliver", false)
 	hook := s.createWebhook(key, rc.url, "suppression.added", "suppression.removed")
 	rc.trust(hook.SigningSecret)
@@ -338,7 +339,7 @@ func TestWebhookGivesUpAndReplays(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	s := startDelivering(t, server.DeliveryOptions{RetryFor: 150 * time.Millisecond})
+	s := startDelivering(t, outbox.DelivererConfig{RetryFor: 150 * time.Millisecond})
 	key := s.key("giveup", false)
 	hook := s.createWebhook(key, rc.url, "suppression.added")
 	s.add(key, "b@example.com")
@@ -390,7 +391,7 @@ func TestWebhookTimeoutAndRotation(t *testing.T) {
 		}
 	}))
 	t.Cleanup(func() { close(release); slow.Close() })
-	s := startDelivering(t, server.DeliveryOptions{Timeout: 100 * time.Millisecond, RetryMin: time.Hour})
+	s := startDelivering(t, outbox.DelivererConfig{Timeout: 100 * time.Millisecond, RetryMin: time.Hour})
 	key := s.key("slow", false)
 	hook := s.createWebhook(key, slow.URL, "suppression.added")
 	s.add(key, "c@example.com")
@@ -430,7 +431,7 @@ func TestWebhookHostileAnswer(t *testing.T) {
 		_, _ = w.Write([]byte(strings.Repeat("é", 4000)))
 	}))
 	t.Cleanup(junk.Close)
-	s := startDelivering(t, server.DeliveryOptions{RetryMin: time.Hour})
+	s := startDelivering(t, outbox.DelivererConfig{RetryMin: time.Hour})
 	key := s.key("junk", false)
 	hook := s.createWebhook(key, junk.URL, "suppression.added")
 	s.add(key, "e@example.com")
@@ -455,7 +456,7 @@ func TestWebhookDeniedAddresses(t *testing.T) {
 		{"loopback", rc.url, true, "the endpoint's address 127.0.0.1 is not allowed"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := startDelivering(t, server.DeliveryOptions{RetryMin: time.Hour, DenyPrivate: c.denyPrivate})
+			s := startDelivering(t, outbox.DelivererConfig{RetryMin: time.Hour, DenyPrivate: c.denyPrivate})
 			key := s.key("deny", false)
 			hook := s.createWebhook(key, c.endpoint, "suppression.added")
 			s.add(key, "f@example.com")

@@ -13,14 +13,14 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
-	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/outbox"
 )
 
 // Every webhooks call of the client against the real service, with a real
 // deliverer and a receiver that refuses the first attempt.
 func TestWebhookCallsAgainstTheService(t *testing.T) {
 	svc := startService(t, 1000, nil)
-	d := server.NewDeliverer(svc.Store, server.DeliveryOptions{Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond, RetryMax: 40 * time.Millisecond})
+	d := outbox.NewDeliverer(svc.Store, outbox.DelivererConfig{Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond, RetryMax: 40 * time.Millisecond})
 	dctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(dctx); close(done) }()

@@ -164,29 +164,20 @@ func serveInProcess(ctx context.Context, s settings, addr, db string, log *os.Fi
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", addr)
+	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	svc, err := server.Listen(st, server.Config{Addr: addr, API: server.Options{Rate: s.rate, Logger: logger}})
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	srv := &http.Server{
-		Handler:           server.New(st, server.Options{Rate: s.rate, Logger: logger}),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       time.Minute,
-		WriteTimeout:      server.DefaultRequestTimeout + 10*time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		ConnContext:       server.ConnContext,
-	}
-	go func() { _ = srv.Serve(server.GuardFraming(ln)) }()
+	stop, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- svc.Serve(stop) }()
 	cpu0 := cpuTime()
 	return func() (time.Duration, error) {
 		cpu := cpuTime() - cpu0
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return cpu, errors.Join(srv.Shutdown(sctx), st.Close())
+		cancel()
+		return cpu, errors.Join(<-served, st.Close())
 	}, nil
 }
 

@@ -1,4 +1,4 @@
-package server
+package outbox
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ import (
 	"github.com/shushlist/shush/server/store"
 )
 
-// Defaults of DeliveryOptions (contract: webhooks): the first retry within
+// Defaults of DelivererConfig (contract: webhooks): the first retry within
 // 5 s, delays doubling up to an hour, giving up after a day.
 const (
 	DefaultRetryMin       = 5 * time.Second
@@ -37,9 +37,9 @@ const (
 // maxResponse is how much of an endpoint's answer an attempt keeps.
 const maxResponse = 2 << 10
 
-// DeliveryOptions tune a Deliverer. The zero value is the contract's
+// DelivererConfig tunes a Deliverer. The zero value is the contract's
 // default.
-type DeliveryOptions struct {
+type DelivererConfig struct {
 	// RetryMin is the delay before the first retry; each retry after it
 	// waits twice as long as the one before, up to RetryMax, with jitter
 	// (a delay d is drawn from [d/2, d]).
@@ -65,14 +65,25 @@ type DeliveryOptions struct {
 	Logger *slog.Logger
 }
 
+// Outbox is what a Deliverer needs of a store: the transactional outbox of
+// webhook events that changes fill (store.Webhooks has these methods).
+type Outbox interface {
+	// ClaimDeliveries leases up to limit due events of enabled webhooks.
+	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]store.Delivery, error)
+	// RecordAttempt stores an attempt and the event's new status at once.
+	RecordAttempt(ctx context.Context, a store.Attempt, o store.Outcome) error
+	// Outbox describes the events waiting for delivery.
+	Outbox(ctx context.Context) (store.OutboxStats, error)
+}
+
 // Deliverer sends the webhook events of the outbox: it claims due events
 // under a lease, attempts each once, and records the outcome, retrying
 // with capped exponential backoff until a 2xx or the retry time ends.
 // Several deliverers (in one process or several on one database) share
 // the outbox without sending an attempt twice.
 type Deliverer struct {
-	st     store.Store
-	opts   DeliveryOptions
+	st     Outbox
+	opts   DelivererConfig
 	client *http.Client
 	log    *slog.Logger
 	wake   chan struct{}
@@ -80,8 +91,9 @@ type Deliverer struct {
 	attempts *prometheus.CounterVec
 }
 
-// NewDeliverer returns a deliverer of st's outbox.
-func NewDeliverer(st store.Store, opts DeliveryOptions) *Deliverer {
+// NewDeliverer returns a deliverer of st's outbox. It delivers once Run is
+// called.
+func NewDeliverer(st Outbox, opts DelivererConfig) *Deliverer {
 	if opts.RetryMin <= 0 {
 		opts.RetryMin = DefaultRetryMin
 	}
@@ -374,6 +386,6 @@ func (d *Deliverer) Collectors() []prometheus.Collector {
 }
 
 // String describes the options for the startup log.
-func (o DeliveryOptions) String() string {
+func (o DelivererConfig) String() string {
 	return fmt.Sprintf("retry %s..%s for %s, timeout %s", o.RetryMin, o.RetryMax, o.RetryFor, o.Timeout)
 }
