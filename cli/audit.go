@@ -15,8 +15,9 @@ import (
 
 func (a *app) auditCommand() *cobra.Command {
 	var (
-		p           client.AuditParams
-		all, asJSON bool
+		p      client.AuditParams
+		pg     paging
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -35,8 +36,8 @@ database.`,
   shush audit --type suppression.removed --all --jq '.data[].suppression.email'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if p.Limit < 1 || p.Limit > api.MaxBatch {
-				return usagef("--limit must be between 1 and %d, not %d", api.MaxBatch, p.Limit)
+			if err := pg.check(cmd); err != nil {
+				return err
 			}
 			if p.Email != "" {
 				e, err := api.NormalizeEmail(p.Email)
@@ -57,85 +58,56 @@ database.`,
 			default:
 				return usagef("--type must be added or removed (suppression.added, suppression.removed), not %s", api.Quote(p.Type))
 			}
-			if all && !cmd.Flags().Changed("limit") {
-				p.Limit = api.MaxBatch
-			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			return a.printAudit(cmd.Context(), conn, p, all, a.output(asJSON).json)
+			ctx := cmd.Context()
+			return a.onService(ctx, func(conn *connection) error {
+				return a.printAudit(ctx, conn, p, pg, a.output(asJSON).json)
+			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&p.Email, "email", "", "only this address's changes (also after its removal)")
 	f.StringVar(&p.Reference, "reference", "", "only the changes made under this reference")
 	f.StringVar(&p.Type, "type", "", "only added or removed")
-	f.IntVar(&p.Limit, "limit", 20, "entries per page (1-100)")
-	f.StringVar(&p.After, "after", "", "the page after (older than) this audit entry ID")
-	f.BoolVar(&all, "all", false, "follow every page")
+	pg.flags(f, "audit entry", "entries", false)
 	f.BoolVar(&asJSON, "json", false, `print {"object":"list","has_more","data":[audit entries]}`)
 	_ = cmd.RegisterFlagCompletionFunc("type", completeWords("added", "removed"))
 	cmd.AddCommand(a.auditPruneCommand())
 	return cmd
 }
 
-func (a *app) printAudit(ctx context.Context, conn *connection, p client.AuditParams, all, asJSON bool) error {
-	var out api.AuditList
-	seen := map[string]bool{}
-	for {
+func (a *app) printAudit(ctx context.Context, conn *connection, p client.AuditParams, pg paging, asJSON bool) error {
+	p.Limit = pg.limit
+	entries, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.AuditEntry, bool, error) {
+		p.After = after
 		page, err := conn.Client.Audit(ctx, p)
 		if err != nil {
 			if client.IsNotFound(err) || client.IsUnsupported(err) {
-				return fmt.Errorf("%s keeps no audit trail (only shush's own service does): %w", conn.Target, err)
+				return nil, false, fmt.Errorf("%s keeps no audit trail (only shush's own service does): %w", conn.Target, err)
 			}
-			return err
+			return nil, false, err
 		}
-		out.Data = append(out.Data, page.Data...)
-		out.HasMore = page.HasMore
-		if !all || !page.HasMore || len(page.Data) == 0 {
-			break
-		}
-		last := page.Data[len(page.Data)-1].ID
-		if seen[last] {
-			return fmt.Errorf("the service answered the page after %s twice; stopping rather than looping", safeText(last))
-		}
-		seen[last] = true
-		p.After = last
-	}
-	out.Object = api.ObjectList
-	if out.Data == nil {
-		out.Data = []api.AuditEntry{}
-	}
-	if asJSON {
-		return writeJSON(a.io.Out, out)
-	}
-	if len(out.Data) == 0 {
-		fmt.Fprintln(a.io.Out, "(no changes in the trail)")
-		return nil
-	}
-	t := newTable(a.io.Out)
-	t.row("WHEN (UTC)", "CHANGE", "EMAIL", "ORIGIN", "BY", "REFERENCE")
-	for _, e := range out.Data {
-		by := e.Key.Name
-		if by == "" {
-			by = "key " + e.Key.ID
-		}
-		ref := "-"
-		if e.Reference != nil {
-			ref = *e.Reference
-		}
-		t.row(e.CreatedAt.UTC().Format("2006-01-02 15:04:05"), strings.TrimPrefix(e.Type, "suppression."),
-			e.Suppression.Email, string(e.Suppression.Origin), by, ref)
-	}
-	if err := t.flush(); err != nil {
+		return page.Data, page.HasMore, nil
+	}, func(e api.AuditEntry) string { return e.ID })
+	if err != nil {
 		return err
 	}
-	if out.HasMore {
-		fmt.Fprintf(a.io.Err, "More entries: add --after %s, or --all.\n", out.Data[len(out.Data)-1].ID)
-	}
-	return nil
+	return listing[api.AuditEntry]{
+		columns: []string{"WHEN (UTC)", "CHANGE", "EMAIL", "ORIGIN", "BY", "REFERENCE"},
+		row: func(e api.AuditEntry) []string {
+			by := e.Key.Name
+			if by == "" {
+				by = "key " + e.Key.ID
+			}
+			ref := "-"
+			if e.Reference != nil {
+				ref = *e.Reference
+			}
+			return []string{e.CreatedAt.UTC().Format(utc), strings.TrimPrefix(e.Type, "suppression."),
+				e.Suppression.Email, string(e.Suppression.Origin), by, ref}
+		},
+		none: "(no changes in the trail)",
+		more: func(shown []api.AuditEntry) string { return readOn("entries", shown[len(shown)-1].ID) },
+	}.print(a, asJSON, api.AuditList{Object: api.ObjectList, HasMore: more, Data: entries}, entries, more)
 }
 
 func (a *app) auditPruneCommand() *cobra.Command {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -37,51 +38,14 @@ addresses); without it the export goes to stdout. Needs shush's own service
 			if p.Format != "csv" && p.Format != "ndjson" {
 				return usagef("--format must be csv or ndjson, not %s", api.Quote(p.Format))
 			}
-			if origin != "" {
-				o, err := api.ParseOrigin(origin)
-				if err != nil {
-					return usagef("--origin: %v", err)
-				}
-				p.Origin = o
-			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			o, err := originFlag(origin)
 			if err != nil {
 				return err
 			}
-			defer conn.Close()
-			var w io.Writer = a.io.Out
-			var tmp *os.File
-			if outPath != "" {
-				tmp, err = os.CreateTemp(filepath.Dir(outPath), ".shush-export-*")
-				if err != nil {
-					return usagef("cannot write in %s: %v", filepath.Dir(outPath), err)
-				}
-				defer os.Remove(tmp.Name())
-				w = tmp
-			}
-			prog := &exportProgress{w: w, err: a.io.Err, show: isTerminal(a.io.Err), csv: p.Format == "csv"}
-			_, err = conn.Client.Export(cmd.Context(), p, prog)
-			prog.done()
-			if err != nil {
-				if tmp != nil {
-					tmp.Close()
-				}
-				if client.IsNotFound(err) || client.IsUnsupported(err) {
-					return fmt.Errorf("%s offers no export (only shush's own service does); use shush suppressions list --all: %w", conn.Target, err)
-				}
-				return err
-			}
-			if tmp != nil {
-				if err := tmp.Close(); err != nil {
-					return fmt.Errorf("write %s: %w", outPath, err)
-				}
-				if err := os.Rename(tmp.Name(), outPath); err != nil {
-					return fmt.Errorf("write %s: %w", outPath, err)
-				}
-				abs, _ := filepath.Abs(outPath)
-				fmt.Fprintf(a.io.Err, "Exported %s to %s.\n", plural(prog.entries(), "entry", "entries"), safeText(abs))
-			}
-			return nil
+			p.Origin = o
+			return a.onService(cmd.Context(), func(conn *connection) error {
+				return a.export(cmd.Context(), conn, p, outPath)
+			})
 		},
 	}
 	f := cmd.Flags()
@@ -89,6 +53,43 @@ addresses); without it the export goes to stdout. Needs shush's own service
 	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
 	f.StringVarP(&outPath, "output", "o", "", "write to this file (whole or not at all) instead of stdout")
 	return cmd
+}
+
+// export streams the list into outPath, or stdout when it is "".
+func (a *app) export(ctx context.Context, conn *connection, p client.ExportParams, outPath string) error {
+	w := a.io.Out
+	var tmp *os.File
+	if outPath != "" {
+		f, err := os.CreateTemp(filepath.Dir(outPath), ".shush-export-*")
+		if err != nil {
+			return usagef("cannot write in %s: %v", filepath.Dir(outPath), err)
+		}
+		defer os.Remove(f.Name())
+		w, tmp = f, f
+	}
+	prog := &exportProgress{w: w, err: a.io.Err, show: isTerminal(a.io.Err), csv: p.Format == "csv"}
+	_, err := conn.Client.Export(ctx, p, prog)
+	prog.done()
+	if err != nil {
+		if tmp != nil {
+			tmp.Close()
+		}
+		if client.IsNotFound(err) || client.IsUnsupported(err) {
+			return fmt.Errorf("%s offers no export (only shush's own service does); use shush suppressions list --all: %w", conn.Target, err)
+		}
+		return err
+	}
+	if tmp != nil {
+		if err := tmp.Close(); err != nil {
+			return fmt.Errorf("write %s: %w", outPath, err)
+		}
+		if err := os.Rename(tmp.Name(), outPath); err != nil {
+			return fmt.Errorf("write %s: %w", outPath, err)
+		}
+		abs, _ := filepath.Abs(outPath)
+		fmt.Fprintf(a.io.Err, "Exported %s to %s.\n", plural(prog.entries(), "entry", "entries"), safeText(abs))
+	}
+	return nil
 }
 
 // exportProgress passes the export through and counts its lines, saying

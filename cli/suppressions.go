@@ -69,9 +69,9 @@ func oneArg(what string) cobra.PositionalArgs {
 
 func (a *app) listCommand() *cobra.Command {
 	var (
-		p           client.ListParams
-		origin      string
-		all, asJSON bool
+		pg     paging
+		origin string
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -85,16 +85,10 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
   shush suppressions list --all --json > list.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if p.Limit < 1 || p.Limit > api.MaxBatch {
-				return usagef("--limit must be between 1 and %d, not %d", api.MaxBatch, p.Limit)
+			if err := pg.check(cmd); err != nil {
+				return err
 			}
-			if p.After != "" && p.Before != "" {
-				return usagef("give --after or --before, not both")
-			}
-			if all && (p.After != "" || p.Before != "") {
-				return usagef("--all lists from the start: leave out --after and --before")
-			}
-			for _, c := range []*string{&p.After, &p.Before} {
+			for _, c := range []*string{&pg.after, &pg.before} {
 				if *c == "" {
 					continue
 				}
@@ -104,53 +98,84 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 				}
 				*c = id
 			}
-			if origin != "" {
-				o, err := api.ParseOrigin(origin)
-				if err != nil {
-					return usagef("--origin: %v", err)
-				}
-				p.Origin = o
-			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
+			o, err := originFlag(origin)
 			if err != nil {
 				return err
 			}
-			defer conn.Close()
-			if all {
-				if !cmd.Flags().Changed("limit") {
-					p.Limit = api.MaxBatch
+			p := client.ListParams{Limit: pg.limit, Before: pg.before, Origin: o}
+			ctx := cmd.Context()
+			return a.onService(ctx, func(conn *connection) error {
+				read := func(after string) ([]api.Entry, bool, error) {
+					p.After = after
+					page, err := conn.Client.List(ctx, p)
+					if err != nil {
+						return nil, false, unsupported(conn, err)
+					}
+					return page.Data, page.HasMore, nil
 				}
-				return a.listAll(cmd.Context(), conn, p, a.output(asJSON).json)
-			}
-			page, err := conn.Client.List(cmd.Context(), p)
-			if err != nil {
-				return unsupported(conn, err)
-			}
-			if a.output(asJSON).json {
-				if page.Data == nil {
-					page.Data = []api.Entry{}
+				if pg.all {
+					return a.listAll(read, a.output(asJSON).json)
 				}
-				return writeJSON(a.io.Out, page)
-			}
-			return a.printList(page, p)
+				p.After = pg.after
+				page, err := conn.Client.List(ctx, p)
+				if err != nil {
+					return unsupported(conn, err)
+				}
+				if a.output(asJSON).json {
+					if page.Data == nil {
+						page.Data = []api.Entry{}
+					}
+					return writeJSON(a.io.Out, page)
+				}
+				return a.printList(page, p)
+			})
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&p.Limit, "limit", 20, "entries per page (1-100)")
-	f.StringVar(&p.After, "after", "", "show the entries after (older than) this ID")
-	f.StringVar(&p.Before, "before", "", "show the entries before (newer than) this ID")
+	pg.flags(f, "suppression", "entries", true)
+	f.Lookup("all").Usage = "follow the pages to the end of the list (100 per page unless --limit), printing each as it comes"
 	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
-	f.BoolVar(&all, "all", false, "follow the pages to the end of the list (100 per page unless --limit), printing each as it comes")
 	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
+}
+
+// The columns of the list.
+var entryColumns = []string{"EMAIL", "ID", "ORIGIN", "CREATED"}
+
+func entryRow(e api.Entry) []string {
+	return []string{e.Email, e.ID, string(e.Origin), e.CreatedAt.UTC().Format(utc)}
+}
+
+func entryID(e api.Entry) string { return e.ID }
+
+// printList shows one page of the list to a person.
+func (a *app) printList(page api.ListResponse, p client.ListParams) error {
+	return listing[api.Entry]{
+		columns: entryColumns,
+		row:     entryRow,
+		none:    "(no suppressions)",
+		more:    func(shown []api.Entry) string { return "More entries: " + nextListCommand(p, shown) },
+	}.print(a, false, nil, page.Data, page.HasMore)
+}
+
+// nextListCommand is the command that shows the page beyond the one shown,
+// in the direction it was read.
+func nextListCommand(p client.ListParams, shown []api.Entry) string {
+	next := fmt.Sprintf("shush suppressions list --after %s --limit %d", shown[len(shown)-1].ID, p.Limit)
+	if p.Before != "" {
+		next = fmt.Sprintf("shush suppressions list --before %s --limit %d", shown[0].ID, p.Limit)
+	}
+	if p.Origin != "" {
+		next += " --origin " + string(p.Origin)
+	}
+	return next
 }
 
 // listAll prints the whole list page by page as the pages arrive, so that
 // memory stays flat. A service that answers a page it already gave (a
 // cursor seen before, or an entry seen before) would make this loop
 // forever: it stops with an error instead.
-func (a *app) listAll(ctx context.Context, conn *connection, p client.ListParams, asJSON bool) error {
-	seenCursor := map[string]bool{}
+func (a *app) listAll(read func(after string) ([]api.Entry, bool, error), asJSON bool) error {
 	var (
 		t     *table
 		n     int
@@ -163,17 +188,12 @@ func (a *app) listAll(ctx context.Context, conn *connection, p client.ListParams
 		bw.WriteString("{\n  \"object\": \"list\",\n  \"has_more\": false,\n  \"data\": [")
 	} else {
 		t = newTable(bw)
-		t.row("EMAIL", "ID", "ORIGIN", "CREATED")
+		t.row(entryColumns...)
 	}
-	for {
-		page, err := conn.Client.List(ctx, p)
-		if err != nil {
-			bw.Flush()
-			return unsupported(conn, err)
-		}
-		for _, e := range page.Data {
+	err := readPages("", true, read, entryID, func(page []api.Entry, _ bool) error {
+		defer bw.Flush()
+		for _, e := range page {
 			if e.ID == last {
-				bw.Flush()
 				return fmt.Errorf("the service repeated entry %s after %d entries; stopping rather than looping", safeText(e.ID), n)
 			}
 			n++
@@ -192,25 +212,23 @@ func (a *app) listAll(ctx context.Context, conn *connection, p client.ListParams
 				bw.WriteString("\n    ")
 				bw.Write(safe.JSON(b))
 			} else {
-				t.row(e.Email, e.ID, string(e.Origin), e.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
+				t.row(entryRow(e)...)
 			}
+		}
+		if len(page) > 0 {
+			last = page[len(page)-1].ID
 		}
 		if t != nil {
-			if err := t.flush(); err != nil {
-				return err
-			}
+			return t.flush()
 		}
-		if !page.HasMore || len(page.Data) == 0 {
-			break
-		}
-		last = page.Data[len(page.Data)-1].ID
-		if seenCursor[last] {
-			bw.Flush()
-			return fmt.Errorf("the service answered the page after %s twice; stopping rather than looping (%d entries printed)", safeText(last), n)
-		}
-		seenCursor[last] = true
-		p.After = last
-		bw.Flush()
+		return nil
+	})
+	var repeated errRepeatedPage
+	if errors.As(err, &repeated) {
+		return fmt.Errorf("%w (%d entries printed)", err, n)
+	}
+	if err != nil {
+		return err
 	}
 	if asJSON {
 		if !first {
@@ -221,32 +239,6 @@ func (a *app) listAll(ctx context.Context, conn *connection, p client.ListParams
 		bw.WriteString("(no suppressions)\n")
 	}
 	return bw.Flush()
-}
-
-func (a *app) printList(page api.ListResponse, p client.ListParams) error {
-	if len(page.Data) == 0 {
-		fmt.Fprintln(a.io.Out, "(no suppressions)")
-		return nil
-	}
-	t := newTable(a.io.Out)
-	t.row("EMAIL", "ID", "ORIGIN", "CREATED")
-	for _, e := range page.Data {
-		t.row(e.Email, e.ID, string(e.Origin), e.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
-	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if page.HasMore {
-		next := fmt.Sprintf("shush suppressions list --after %s --limit %d", page.Data[len(page.Data)-1].ID, p.Limit)
-		if p.Before != "" {
-			next = fmt.Sprintf("shush suppressions list --before %s --limit %d", page.Data[0].ID, p.Limit)
-		}
-		if p.Origin != "" {
-			next += " --origin " + string(p.Origin)
-		}
-		fmt.Fprintf(a.io.Err, "More entries: %s\n", next)
-	}
-	return nil
 }
 
 // normalizeRef checks an argument that names an entry by ID or address (as
@@ -289,30 +281,25 @@ func (a *app) getCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			e, err := conn.Client.Get(cmd.Context(), ref)
-			if err != nil {
-				return notListed(conn, ref, err)
-			}
-			if a.output(asJSON).json {
+			ctx := cmd.Context()
+			return callService(ctx, a, asJSON, func(c *client.Client) (api.Entry, error) {
+				e, err := c.Get(ctx, ref)
 				if e.Object == "" {
 					e.Object = api.ObjectSuppression
 				}
-				return writeJSON(a.io.Out, e)
-			}
-			t := newTable(a.io.Out)
-			t.row("Email:", e.Email)
-			t.row("ID:", e.ID)
-			t.row("Origin:", string(e.Origin))
-			if e.SourceID != nil {
-				t.row("Source:", *e.SourceID)
-			}
-			t.row("Created:", e.CreatedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
-			return t.flush()
+				return e, err
+			}, func(conn *connection, err error) error { return notListed(conn, ref, err) },
+				func(_ *connection, e api.Entry) error {
+					t := newTable(a.io.Out)
+					t.row("Email:", e.Email)
+					t.row("ID:", e.ID)
+					t.row("Origin:", string(e.Origin))
+					if e.SourceID != nil {
+						t.row("Source:", *e.SourceID)
+					}
+					t.row("Created:", e.CreatedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
+					return t.flush()
+				})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
@@ -332,20 +319,12 @@ func (a *app) addCommand() *cobra.Command {
 			if err != nil {
 				return usagef("%s is not a valid email address: %v", api.Quote(args[0]), err)
 			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			s, err := conn.Client.Add(cmd.Context(), email)
-			if err != nil {
-				return unsupported(conn, err)
-			}
-			if a.output(asJSON).json {
-				return writeJSON(a.io.Out, s)
-			}
-			fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), s.ID)
-			return nil
+			ctx := cmd.Context()
+			return callService(ctx, a, asJSON, func(c *client.Client) (api.Suppression, error) { return c.Add(ctx, email) }, unsupported,
+				func(_ *connection, s api.Suppression) error {
+					_, err := fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), s.ID)
+					return err
+				})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
@@ -374,20 +353,13 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 			if ok, err := a.confirm(cmd.Context(), yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
 				return err
 			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			out, err := conn.Client.Remove(cmd.Context(), ref)
-			if err != nil {
-				return notListed(conn, ref, err)
-			}
-			if a.output(asJSON).json {
-				return writeJSON(a.io.Out, out)
-			}
-			fmt.Fprintf(a.io.Out, "Removed %s (ID %s).\n", safeText(ref), out.ID)
-			return nil
+			ctx := cmd.Context()
+			return callService(ctx, a, asJSON, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
+				func(conn *connection, err error) error { return notListed(conn, ref, err) },
+				func(_ *connection, out api.Suppression) error {
+					_, err := fmt.Fprintf(a.io.Out, "Removed %s (ID %s).\n", safeText(ref), out.ID)
+					return err
+				})
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")

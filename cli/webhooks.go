@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -170,31 +167,24 @@ the receiver only. A read-write key can show it again later (show --secret).
 			if err != nil {
 				return err
 			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			w, err := conn.Client.CreateWebhook(cmd.Context(), ep, evs)
-			if err != nil {
-				return webhookErr(conn, "", err)
-			}
-			if a.output(asJSON).json {
-				return writeJSON(a.io.Out, w)
-			}
-			t := newTable(a.io.Out)
-			t.row("id", w.ID)
-			t.row("endpoint", ep)
-			t.row("events", strings.Join(evs, ", "))
-			t.row("signing secret", w.SigningSecret)
-			if err := t.flush(); err != nil {
-				return err
-			}
-			a.secretNotice(w.ID)
-			if conn.Settings.Local() {
-				fmt.Fprintf(a.io.Err, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
-			}
-			return nil
+			ctx := cmd.Context()
+			return callService(ctx, a, asJSON, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
+				func(conn *connection, err error) error { return webhookErr(conn, "", err) },
+				func(conn *connection, w api.Webhook) error {
+					t := newTable(a.io.Out)
+					t.row("id", w.ID)
+					t.row("endpoint", ep)
+					t.row("events", strings.Join(evs, ", "))
+					t.row("signing secret", w.SigningSecret)
+					if err := t.flush(); err != nil {
+						return err
+					}
+					a.secretNotice(w.ID)
+					if conn.Settings.Local() {
+						fmt.Fprintf(a.io.Err, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
+					}
+					return nil
+				})
 		},
 	}
 	f := cmd.Flags()
@@ -225,8 +215,8 @@ func webhookEventsText(evs []string) string {
 
 func (a *app) webhooksListCommand() *cobra.Command {
 	var (
-		p           client.WebhookParams
-		all, asJSON bool
+		pg     paging
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -236,80 +226,35 @@ func (a *app) webhooksListCommand() *cobra.Command {
 the signing secrets (see show --secret). --all follows every page.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if p.Limit < 1 || p.Limit > api.MaxBatch {
-				return usagef("--limit must be between 1 and %d, not %d", api.MaxBatch, p.Limit)
-			}
-			if p.After != "" && p.Before != "" {
-				return usagef("give --after or --before, not both")
-			}
-			if all && (p.After != "" || p.Before != "") {
-				return usagef("--all lists from the start: leave out --after and --before")
-			}
-			if all && !cmd.Flags().Changed("limit") {
-				p.Limit = api.MaxBatch
-			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
+			if err := pg.check(cmd); err != nil {
 				return err
 			}
-			defer conn.Close()
-			out, err := listWebhooks(cmd.Context(), conn, p, all)
-			if err != nil {
-				return err
-			}
-			if a.output(asJSON).json {
-				return writeJSON(a.io.Out, out)
-			}
-			if len(out.Data) == 0 {
-				fmt.Fprintln(a.io.Err, "No webhooks yet; add one with: shush webhooks add URL")
-				return nil
-			}
-			t := newTable(a.io.Out)
-			t.row("ID", "STATUS", "EVENTS", "ENDPOINT", "CREATED (UTC)")
-			for _, w := range out.Data {
-				t.row(w.ID, w.Status, webhookEventsText(w.Events), w.Endpoint, w.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
-			}
-			if err := t.flush(); err != nil {
-				return err
-			}
-			if out.HasMore {
-				fmt.Fprintf(a.io.Err, "More webhooks: add --after %s, or --all.\n", safeText(out.Data[len(out.Data)-1].ID))
-			}
-			return nil
+			ctx := cmd.Context()
+			return a.onService(ctx, func(conn *connection) error {
+				hooks, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.Webhook, bool, error) {
+					page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: pg.limit, After: after, Before: pg.before})
+					if err != nil {
+						return nil, false, webhookErr(conn, "", err)
+					}
+					return page.Data, page.HasMore, nil
+				}, func(w api.Webhook) string { return w.ID })
+				if err != nil {
+					return err
+				}
+				return listing[api.Webhook]{
+					columns: []string{"ID", "STATUS", "EVENTS", "ENDPOINT", "CREATED (UTC)"},
+					row: func(w api.Webhook) []string {
+						return []string{w.ID, w.Status, webhookEventsText(w.Events), w.Endpoint, w.CreatedAt.UTC().Format(utc)}
+					},
+					noneHint: "No webhooks yet; add one with: shush webhooks add URL",
+					more:     func(shown []api.Webhook) string { return readOn("webhooks", shown[len(shown)-1].ID) },
+				}.print(a, a.output(asJSON).json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
+			})
 		},
 	}
-	f := cmd.Flags()
-	f.IntVar(&p.Limit, "limit", 20, "webhooks per page (1-100)")
-	f.StringVar(&p.After, "after", "", "the page after (older than) this webhook ID")
-	f.StringVar(&p.Before, "before", "", "the page before (newer than) this webhook ID")
-	f.BoolVar(&all, "all", false, "follow every page")
-	f.BoolVar(&asJSON, "json", false, `print the API's {"object":"list","has_more","data":[…]}`)
+	pg.flags(cmd.Flags(), "webhook", "webhooks", true)
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print the API's {"object":"list","has_more","data":[…]}`)
 	return cmd
-}
-
-// listWebhooks reads one page, or every page with all. A service that
-// answers a page it already gave would make this loop for ever: it stops
-// with an error instead.
-func listWebhooks(ctx context.Context, conn *connection, p client.WebhookParams, all bool) (api.WebhookList, error) {
-	out := api.WebhookList{Object: api.ObjectList, Data: []api.Webhook{}}
-	seen := map[string]bool{}
-	for {
-		page, err := conn.Client.ListWebhooks(ctx, p)
-		if err != nil {
-			return out, webhookErr(conn, "", err)
-		}
-		out.Data = append(out.Data, page.Data...)
-		out.HasMore = page.HasMore
-		if !all || !page.HasMore || len(page.Data) == 0 {
-			return out, nil
-		}
-		last := page.Data[len(page.Data)-1].ID
-		if seen[last] {
-			return out, fmt.Errorf("the service answered the page after %s twice; stopping rather than looping", safeText(last))
-		}
-		seen[last] = true
-		p.After = last
-	}
 }
 
 func (a *app) webhooksShowCommand() *cobra.Command {
@@ -329,31 +274,29 @@ read-only key is enough. --json prints the API's webhook object.`,
 			if err != nil {
 				return err
 			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			w, err := a.findWebhook(cmd.Context(), conn, id, secret)
-			if err != nil {
-				return err
-			}
-			if !secret {
-				w.SigningSecret = ""
-			}
-			if a.output(asJSON).json {
-				return writeJSON(a.io.Out, w)
-			}
-			t := newTable(a.io.Out)
-			t.row("id", w.ID)
-			t.row("endpoint", w.Endpoint)
-			t.row("status", w.Status)
-			t.row("events", strings.Join(w.Events, ", "))
-			t.row("created (UTC)", w.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
-			if secret {
-				t.row("signing secret", w.SigningSecret)
-			}
-			return t.flush()
+			ctx := cmd.Context()
+			return a.onService(ctx, func(conn *connection) error {
+				w, err := findWebhook(ctx, conn, id, secret)
+				if err != nil {
+					return err
+				}
+				if !secret {
+					w.SigningSecret = ""
+				}
+				if a.output(asJSON).json {
+					return writeJSON(a.io.Out, w)
+				}
+				t := newTable(a.io.Out)
+				t.row("id", w.ID)
+				t.row("endpoint", w.Endpoint)
+				t.row("status", w.Status)
+				t.row("events", strings.Join(w.Events, ", "))
+				t.row("created (UTC)", w.CreatedAt.UTC().Format(utc))
+				if secret {
+					t.row("signing secret", w.SigningSecret)
+				}
+				return t.flush()
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&secret, "secret", false, "also print the signing secret (needs a read-write key)")
@@ -365,7 +308,7 @@ read-only key is enough. --json prints the API's webhook object.`,
 // (the answer holds the secret); when the secret is not wanted and the key
 // is read-only, the webhook is looked up in the list instead, which a
 // read-only key may read.
-func (a *app) findWebhook(ctx context.Context, conn *connection, id string, secret bool) (api.Webhook, error) {
+func findWebhook(ctx context.Context, conn *connection, id string, secret bool) (api.Webhook, error) {
 	w, err := conn.Client.GetWebhook(ctx, id)
 	var ae *api.Error
 	if err == nil || secret || !errors.As(err, &ae) || ae.Name != api.ErrRestrictedAPIKey {
@@ -374,24 +317,27 @@ func (a *app) findWebhook(ctx context.Context, conn *connection, id string, secr
 		}
 		return w, nil
 	}
-	p := client.WebhookParams{Limit: api.MaxBatch}
-	for seen := map[string]bool{}; ; {
-		page, err := conn.Client.ListWebhooks(ctx, p)
+	found := false
+	err = readPages("", true, func(after string) ([]api.Webhook, bool, error) {
+		page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: api.MaxBatch, After: after})
 		if err != nil {
-			return api.Webhook{}, webhookErr(conn, "", err)
+			return nil, false, webhookErr(conn, "", err)
 		}
-		for _, w := range page.Data {
-			if w.ID == id {
+		return page.Data, page.HasMore, nil
+	}, func(w api.Webhook) string { return w.ID }, func(page []api.Webhook, _ bool) error {
+		for _, hook := range page {
+			if hook.ID == id {
+				w, found = hook, true
 				w.Object = api.ObjectWebhook
-				return w, nil
+				return errStopPaging
 			}
 		}
-		if !page.HasMore || len(page.Data) == 0 || seen[page.Data[len(page.Data)-1].ID] {
-			return api.Webhook{}, fmt.Errorf("no webhook has the ID %s on %s (see shush webhooks list)", api.Quote(id), conn.Target)
-		}
-		p.After = page.Data[len(page.Data)-1].ID
-		seen[p.After] = true
+		return nil
+	})
+	if err != nil || found {
+		return w, err
 	}
+	return api.Webhook{}, fmt.Errorf("no webhook has the ID %s on %s (see shush webhooks list)", api.Quote(id), conn.Target)
 }
 
 func (a *app) webhooksUpdateCommand() *cobra.Command {
@@ -486,19 +432,9 @@ func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookR
 // prints its answer: the API's JSON with --json (or off a terminal), else
 // what human writes.
 func onWebhook[T any](ctx context.Context, a *app, id string, asJSON bool, call func(*client.Client) (T, error), human func(T) error) error {
-	conn, err := a.connect(ctx, a.waitNotice())
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	v, err := call(conn.Client)
-	if err != nil {
-		return webhookErr(conn, id, err)
-	}
-	if a.output(asJSON).json {
-		return writeJSON(a.io.Out, v)
-	}
-	return human(v)
+	return callService(ctx, a, asJSON, call,
+		func(conn *connection, err error) error { return webhookErr(conn, id, err) },
+		func(_ *connection, v T) error { return human(v) })
 }
 
 func (a *app) webhooksRotateCommand() *cobra.Command {
@@ -566,238 +502,6 @@ needs --yes. To pause it instead, use disable.`,
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
-	return cmd
-}
-
-// eventDoc is what deliveries --event prints under --json: the API's
-// event and the API's page of its attempts.
-type eventDoc struct {
-	Event    api.WebhookEvent       `json:"event"`
-	Attempts api.WebhookAttemptList `json:"attempts"`
-}
-
-func (a *app) webhooksDeliveriesCommand() *cobra.Command {
-	var (
-		limit       int
-		after, evID string
-		all, asJSON bool
-	)
-	cmd := &cobra.Command{
-		Use:   "deliveries ID [--event EVENT_ID]",
-		Short: "Where a webhook's deliveries stand; one event's attempts",
-		Long: `List a webhook's events, newest first, each with its status: pending (not
-tried yet), attempting (failed so far, a retry is scheduled), success, or
-failed (given up). --event shows one event: its payload, when it is next
-tried, and every attempt with the endpoint's status code (0 when it could not
-be reached) and the start of its answer.
-
---json prints the API's list of events; with --event,
-{"event":{…},"attempts":{"object":"list","has_more","data":[…]}}.`,
-		Example: `  shush webhooks deliveries 0195f3c2-…
-  shush webhooks deliveries 0195f3c2-… --jq '.data[] | select(.status == "failed") | .id'
-  shush webhooks deliveries 0195f3c2-… --event 0195f3d0-…`,
-		Args: oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
-				return err
-			}
-			if limit < 1 || limit > api.MaxBatch {
-				return usagef("--limit must be between 1 and %d, not %d", api.MaxBatch, limit)
-			}
-			if all && after != "" {
-				return usagef("--all lists from the start: leave out --after")
-			}
-			if all && !cmd.Flags().Changed("limit") {
-				limit = api.MaxBatch
-			}
-			if evID != "" {
-				if evID, err = webhookID("event", evID); err != nil {
-					return err
-				}
-			}
-			conn, err := a.connect(cmd.Context(), a.waitNotice())
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			asJSON = a.output(asJSON).json
-			if evID != "" {
-				return a.printEvent(cmd.Context(), conn, id, evID, limit, after, all, asJSON)
-			}
-			return a.printEvents(cmd.Context(), conn, id, limit, after, all, asJSON)
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&evID, "event", "", "show this event with its attempts")
-	f.IntVar(&limit, "limit", 20, "events (or attempts) per page (1-100)")
-	f.StringVar(&after, "after", "", "the page after (older than) this event (or attempt) ID")
-	f.BoolVar(&all, "all", false, "follow every page")
-	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
-	return cmd
-}
-
-func (a *app) printEvents(ctx context.Context, conn *connection, id string, limit int, after string, all, asJSON bool) error {
-	out := api.WebhookEventList{Object: api.ObjectList, Data: []api.WebhookEvent{}}
-	seen := map[string]bool{}
-	for {
-		page, err := conn.Client.WebhookEvents(ctx, id, limit, after)
-		if err != nil {
-			return webhookErr(conn, id, err)
-		}
-		out.Data = append(out.Data, page.Data...)
-		out.HasMore = page.HasMore
-		if !all || !page.HasMore || len(page.Data) == 0 {
-			break
-		}
-		after = page.Data[len(page.Data)-1].ID
-		if seen[after] {
-			return fmt.Errorf("the service answered the page after %s twice; stopping rather than looping", safeText(after))
-		}
-		seen[after] = true
-	}
-	if asJSON {
-		return writeJSON(a.io.Out, out)
-	}
-	if len(out.Data) == 0 {
-		fmt.Fprintln(a.io.Err, "No deliveries yet: a change to the list makes one per enabled webhook that lists its event.")
-		return nil
-	}
-	t := newTable(a.io.Out)
-	t.row("EVENT ID", "TYPE", "STATUS", "CREATED (UTC)")
-	for _, e := range out.Data {
-		t.row(e.ID, e.Type, e.Status, e.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
-	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if out.HasMore {
-		fmt.Fprintf(a.io.Err, "More events: add --after %s, or --all.\n", safeText(out.Data[len(out.Data)-1].ID))
-	}
-	return nil
-}
-
-func (a *app) printEvent(ctx context.Context, conn *connection, id, evID string, limit int, after string, all, asJSON bool) error {
-	ev, err := conn.Client.WebhookEvent(ctx, id, evID)
-	if err != nil {
-		return webhookErr(conn, id, err)
-	}
-	doc := eventDoc{Event: ev, Attempts: api.WebhookAttemptList{Object: api.ObjectList, Data: []api.WebhookAttempt{}}}
-	seen := map[string]bool{}
-	for {
-		page, err := conn.Client.WebhookAttempts(ctx, id, evID, limit, after)
-		if err != nil {
-			return webhookErr(conn, id, err)
-		}
-		doc.Attempts.Data = append(doc.Attempts.Data, page.Data...)
-		doc.Attempts.HasMore = page.HasMore
-		if !all || !page.HasMore || len(page.Data) == 0 {
-			break
-		}
-		after = page.Data[len(page.Data)-1].ID
-		if seen[after] {
-			return fmt.Errorf("the service answered the page after %s twice; stopping rather than looping", safeText(after))
-		}
-		seen[after] = true
-	}
-	if asJSON {
-		return writeJSON(a.io.Out, doc)
-	}
-	next := "-"
-	if ev.NextAttemptAt != nil {
-		next = ev.NextAttemptAt.UTC().Format("2006-01-02 15:04:05")
-	}
-	t := newTable(a.io.Out)
-	t.row("event", ev.ID)
-	t.row("type", ev.Type)
-	t.row("status", ev.Status)
-	t.row("created (UTC)", ev.CreatedAt.UTC().Format("2006-01-02 15:04:05"))
-	t.row("next attempt (UTC)", next)
-	t.row("payload", compactJSON(ev.Payload))
-	if err := t.flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(a.io.Out)
-	if len(doc.Attempts.Data) == 0 {
-		fmt.Fprintln(a.io.Out, "(no attempts yet)")
-		return nil
-	}
-	t = newTable(a.io.Out)
-	t.row("SENT (UTC)", "STATUS", "RESPONSE")
-	for _, at := range doc.Attempts.Data {
-		code := strconv.Itoa(at.HTTPStatusCode)
-		if at.HTTPStatusCode == 0 {
-			code = "no answer"
-		}
-		t.row(at.SentAt.UTC().Format("2006-01-02 15:04:05"), code, oneLine(at.Response, 80))
-	}
-	if err := t.flush(); err != nil {
-		return err
-	}
-	if doc.Attempts.HasMore {
-		fmt.Fprintf(a.io.Err, "More attempts: add --after %s, or --all.\n", safeText(doc.Attempts.Data[len(doc.Attempts.Data)-1].ID))
-	}
-	return nil
-}
-
-// compactJSON shows a payload on one line, its keys in the order sent;
-// what is not JSON shows as it came (the table cleans it either way).
-func compactJSON(b []byte) string {
-	if len(b) == 0 {
-		return "-"
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return string(b)
-	}
-	return buf.String()
-}
-
-// oneLine folds an endpoint's answer onto one line of at most max runes.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if s == "" {
-		return "-"
-	}
-	if r := []rune(s); len(r) > max {
-		return string(r[:max-1]) + "…"
-	}
-	return s
-}
-
-func (a *app) webhooksReplayCommand() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "replay ID EVENT_ID",
-		Short: "Send one event of a webhook once more",
-		Long: `Send one event of a webhook once more, with the same body and event ID (a
-receiver that keeps the IDs it has seen skips a repeat), whatever its status.
-It is one attempt: no retries follow if it fails. The webhook must be
-enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return usagef("%s needs a webhook ID and an event ID, got %d arguments", cmd.CommandPath(), len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
-				return err
-			}
-			evID, err := webhookID("event", args[1])
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
-				func(api.WebhookEvent) error {
-					_, err := fmt.Fprintf(a.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
-					return err
-				})
-		},
-	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }

@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
+)
+
+// The deliveries of a webhook: where its events stand, one event's
+// attempts, and a replay.
+
+// eventDoc is what deliveries --event prints under --json: the API's
+// event and the API's page of its attempts.
+type eventDoc struct {
+	Event    api.WebhookEvent       `json:"event"`
+	Attempts api.WebhookAttemptList `json:"attempts"`
+}
+
+func (a *app) webhooksDeliveriesCommand() *cobra.Command {
+	var (
+		pg     paging
+		evID   string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "deliveries ID [--event EVENT_ID]",
+		Short: "Where a webhook's deliveries stand; one event's attempts",
+		Long: `List a webhook's events, newest first, each with its status: pending (not
+tried yet), attempting (failed so far, a retry is scheduled), success, or
+failed (given up). --event shows one event: its payload, when it is next
+tried, and every attempt with the endpoint's status code (0 when it could not
+be reached) and the start of its answer.
+
+--json prints the API's list of events; with --event,
+{"event":{…},"attempts":{"object":"list","has_more","data":[…]}}.`,
+		Example: `  shush webhooks deliveries 0195f3c2-…
+  shush webhooks deliveries 0195f3c2-… --jq '.data[] | select(.status == "failed") | .id'
+  shush webhooks deliveries 0195f3c2-… --event 0195f3d0-…`,
+		Args: oneArg("a webhook ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			if err := pg.check(cmd); err != nil {
+				return err
+			}
+			if evID != "" {
+				if evID, err = webhookID("event", evID); err != nil {
+					return err
+				}
+			}
+			ctx := cmd.Context()
+			return a.onService(ctx, func(conn *connection) error {
+				if evID != "" {
+					return a.printEvent(ctx, conn, id, evID, pg, a.output(asJSON).json)
+				}
+				return a.printEvents(ctx, conn, id, pg, a.output(asJSON).json)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&evID, "event", "", "show this event with its attempts")
+	pg.flags(f, "event (or attempt)", "events (or attempts)", false)
+	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
+
+func (a *app) printEvents(ctx context.Context, conn *connection, id string, pg paging, asJSON bool) error {
+	events, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.WebhookEvent, bool, error) {
+		page, err := conn.Client.WebhookEvents(ctx, id, pg.limit, after)
+		if err != nil {
+			return nil, false, webhookErr(conn, id, err)
+		}
+		return page.Data, page.HasMore, nil
+	}, func(e api.WebhookEvent) string { return e.ID })
+	if err != nil {
+		return err
+	}
+	return listing[api.WebhookEvent]{
+		columns: []string{"EVENT ID", "TYPE", "STATUS", "CREATED (UTC)"},
+		row: func(e api.WebhookEvent) []string {
+			return []string{e.ID, e.Type, e.Status, e.CreatedAt.UTC().Format(utc)}
+		},
+		noneHint: "No deliveries yet: a change to the list makes one per enabled webhook that lists its event.",
+		more:     func(shown []api.WebhookEvent) string { return readOn("events", shown[len(shown)-1].ID) },
+	}.print(a, asJSON, api.WebhookEventList{Object: api.ObjectList, HasMore: more, Data: events}, events, more)
+}
+
+func (a *app) printEvent(ctx context.Context, conn *connection, id, evID string, pg paging, asJSON bool) error {
+	ev, err := conn.Client.WebhookEvent(ctx, id, evID)
+	if err != nil {
+		return webhookErr(conn, id, err)
+	}
+	attempts, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.WebhookAttempt, bool, error) {
+		page, err := conn.Client.WebhookAttempts(ctx, id, evID, pg.limit, after)
+		if err != nil {
+			return nil, false, webhookErr(conn, id, err)
+		}
+		return page.Data, page.HasMore, nil
+	}, func(at api.WebhookAttempt) string { return at.ID })
+	if err != nil {
+		return err
+	}
+	doc := eventDoc{Event: ev, Attempts: api.WebhookAttemptList{Object: api.ObjectList, HasMore: more, Data: attempts}}
+	if asJSON {
+		return writeJSON(a.io.Out, doc)
+	}
+	next := "-"
+	if ev.NextAttemptAt != nil {
+		next = ev.NextAttemptAt.UTC().Format(utc)
+	}
+	t := newTable(a.io.Out)
+	t.row("event", ev.ID)
+	t.row("type", ev.Type)
+	t.row("status", ev.Status)
+	t.row("created (UTC)", ev.CreatedAt.UTC().Format(utc))
+	t.row("next attempt (UTC)", next)
+	t.row("payload", compactJSON(ev.Payload))
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.io.Out)
+	return listing[api.WebhookAttempt]{
+		columns: []string{"SENT (UTC)", "STATUS", "RESPONSE"},
+		row: func(at api.WebhookAttempt) []string {
+			code := strconv.Itoa(at.HTTPStatusCode)
+			if at.HTTPStatusCode == 0 {
+				code = "no answer"
+			}
+			return []string{at.SentAt.UTC().Format(utc), code, oneLine(at.Response, 80)}
+		},
+		none: "(no attempts yet)",
+		more: func(shown []api.WebhookAttempt) string { return readOn("attempts", shown[len(shown)-1].ID) },
+	}.print(a, false, nil, attempts, more)
+}
+
+// compactJSON shows a payload on one line, its keys in the order sent;
+// what is not JSON shows as it came (the table cleans it either way).
+func compactJSON(b []byte) string {
+	if len(b) == 0 {
+		return "-"
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return string(b)
+	}
+	return buf.String()
+}
+
+// oneLine folds an endpoint's answer onto one line of at most max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return "-"
+	}
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+func (a *app) webhooksReplayCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "replay ID EVENT_ID",
+		Short: "Send one event of a webhook once more",
+		Long: `Send one event of a webhook once more, with the same body and event ID (a
+receiver that keeps the IDs it has seen skips a repeat), whatever its status.
+It is one attempt: no retries follow if it fails. The webhook must be
+enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("%s needs a webhook ID and an event ID, got %d arguments", cmd.CommandPath(), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := webhookID("webhook", args[0])
+			if err != nil {
+				return err
+			}
+			evID, err := webhookID("event", args[1])
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
+				func(api.WebhookEvent) error {
+					_, err := fmt.Fprintf(a.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
+					return err
+				})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	return cmd
+}
