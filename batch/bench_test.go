@@ -91,7 +91,7 @@ func BenchmarkPacedImport(b *testing.B) {
 		time.Sleep(time.Second)
 		b.StartTimer()
 		start := time.Now()
-		rep, err := (&batch.Runner{Client: c}).Run(context.Background(), plan)
+		rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: c}, plan, nil)
 		elapsed := time.Since(start)
 		if err != nil || !rep.Complete() {
 			b.Fatalf("Run: %v %v", err, rep.Failed)

@@ -87,10 +87,10 @@ func TestAutoConcurrencyFollowsTheRateLimit(t *testing.T) {
 			var f inFlight
 			svc := servicetest.Start(t, server.Options{Rate: tc.rate}, f.wrap)
 			c := client.New(svc.URL, svc.Key)
-			r := batch.Runner{Client: c, Concurrency: tc.concurrency, JournalDir: t.TempDir(), SegmentSize: 1000}
-			ri, err := r.Send(context.Background(), planOf(batch.Add, addresses("auto", 1500)), batch.RunMeta{})
+			rs := &batch.Runs{Client: c, Concurrency: tc.concurrency, Dir: t.TempDir(), SegmentSize: 1000}
+			ri, err := rs.Start(context.Background(), planOf(batch.Add, addresses("auto", 1500)), batch.RunMeta{}, batch.Observer{})
 			if err != nil || ri.Counts[batch.Added] != 1500 {
-				t.Fatalf("Send: %v, %v", err, ri.Counts)
+				t.Fatalf("Start: %v, %v", err, ri.Counts)
 			}
 			if got := f.most(); got != tc.want {
 				t.Errorf("%d batches in flight at most; want %d", got, tc.want)
@@ -111,7 +111,7 @@ func TestAutoConcurrencyWithoutFigures(t *testing.T) {
 	proxy := httptest.NewServer(f.wrap(httputil.NewSingleHostReverseProxy(target)))
 	t.Cleanup(proxy.Close)
 	c := client.New(proxy.URL, "re_test_key", client.WithRetry(4, time.Millisecond, 5*time.Millisecond))
-	rep, err := (&batch.Runner{Client: c, Concurrency: batch.AutoConcurrency}).Run(context.Background(), planOf(batch.Add, addresses("hosted", 800)))
+	rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: c, Concurrency: batch.AutoConcurrency}, planOf(batch.Add, addresses("hosted", 800)), nil)
 	if err != nil || !rep.Complete() {
 		t.Fatalf("Run: %v, failed %v", err, rep.Failed)
 	}

@@ -1,16 +1,12 @@
 package batch
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"iter"
 	"slices"
 	"strings"
-
-	"github.com/shushlist/shush/api"
 )
 
 // Input is an input read and planned in one pass (ReadPlan): what a run
@@ -60,7 +56,7 @@ func ReadPlan(r io.Reader, name string, mode Mode, own Own, includeRequester boo
 func (in *Input) Len() int { return in.n }
 
 // Batches is the number of requests the plan takes.
-func (in *Input) Batches() int { return (in.n + api.MaxBatch - 1) / api.MaxBatch }
+func (in *Input) Batches() int { return BatchCount(in.n) }
 
 // Values lists the values in plan order.
 func (in *Input) Values() iter.Seq[string] {
@@ -100,62 +96,50 @@ func (in *Input) held() *valueSet {
 	return in.values
 }
 
-// RecordInput is Record of an input read with ReadPlan. Each segment's
-// journal is written from the compact values, with one buffer for all, and
-// the values are let go as they are written: in keeps its counts, and a
-// run of it holds one segment at a time.
-func (r *Runner) RecordInput(in *Input, meta RunMeta) (RunInfo, error) {
-	if err := r.canRecord(); err != nil {
-		return RunInfo{}, err
-	}
-	if in.Len() == 0 {
-		return RunInfo{}, errors.New("the run has no entries to send")
-	}
-	defer in.Release()
-	size := r.segmentSize()
-	vs := in.held()
-	head := planHead{mode: in.Mode, entries: in.Len(), invalid: len(in.Invalid), duplicates: in.Duplicates, sum: in.Sum()}
-	return r.record(head, size, meta, func(ri *RunInfo) error {
-		var line []byte
-		next, stop := iter.Pull(vs.values(true))
-		defer stop()
-		for i := range ri.Segments {
-			rec := planRecordOf(Plan{Mode: in.Mode}, ri.Target)
-			if i == 0 {
-				rec.Invalid, rec.Duplicates = in.Invalid, in.Duplicates
-			}
-			seg := func(yield func([]byte) bool) {
-				for range size {
-					v, ok := next()
-					if !ok || !yield(v) {
-						return
-					}
-				}
-			}
-			var err error
-			if line, err = appendPlanRecord(line[:0], rec, seg); err != nil {
-				return err
-			}
-			j, err := createJournalWith(ri.segmentPath(i), line)
-			if err != nil {
-				return err
-			}
-			if err := j.close(); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+func (in *Input) head() planHead {
+	return planHead{mode: in.Mode, entries: in.Len(), invalid: len(in.Invalid), duplicates: in.Duplicates, sum: in.Sum()}
 }
 
-// SendInput records in as a new run (RecordInput, which lets go of its
-// values) and sends it; see ResumeRun for what it returns.
-func (r *Runner) SendInput(ctx context.Context, in *Input, meta RunMeta) (RunInfo, error) {
-	ri, err := r.RecordInput(in, meta)
-	if err != nil {
-		return RunInfo{}, err
+// whole is the plan as one Plan; the values are let go.
+func (in *Input) whole() Plan {
+	defer in.Release()
+	return in.Plan()
+}
+
+// record writes each segment's journal from the compact values, with one
+// buffer for all, and lets go of the values as they are written: in keeps
+// its counts, and a run of it holds one segment at a time.
+func (in *Input) record(ri *RunInfo, size int) error {
+	defer in.Release()
+	var line []byte
+	next, stop := iter.Pull(in.held().values(true))
+	defer stop()
+	for i := range ri.Segments {
+		rec := planRecordOf(Plan{Mode: in.Mode}, ri.Target)
+		if i == 0 {
+			rec.Invalid, rec.Duplicates = in.Invalid, in.Duplicates
+		}
+		seg := func(yield func([]byte) bool) {
+			for range size {
+				v, ok := next()
+				if !ok || !yield(v) {
+					return
+				}
+			}
+		}
+		var err error
+		if line, err = appendPlanRecord(line[:0], rec, seg); err != nil {
+			return err
+		}
+		j, err := createJournalWith(ri.segmentPath(i), line)
+		if err != nil {
+			return err
+		}
+		if err := j.close(); err != nil {
+			return err
+		}
 	}
-	return r.resumeRun(ctx, ri.ID, nil)
+	return nil
 }
 
 // planner builds an Input from the items of a scan as they come, to the

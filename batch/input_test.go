@@ -204,8 +204,8 @@ func TestReadingInChunksFindsTheBadLine(t *testing.T) {
 }
 
 // A plan read in one pass is recorded and sent segment by segment, as
-// Send sends the Plan of the same entries.
-func TestSendInput(t *testing.T) {
+// the Plan of the same entries is.
+func TestStartInput(t *testing.T) {
 	svc := startService(t, 100000)
 	c := svc.client()
 	var b bytes.Buffer
@@ -220,8 +220,8 @@ func TestSendInput(t *testing.T) {
 	want := slices.Collect(in.Values())
 	dir := t.TempDir()
 	var segs []batch.Report
-	r := batch.Runner{Client: c, JournalDir: dir, SegmentSize: 100, OnSegment: func(rep batch.Report) { segs = append(segs, rep) }}
-	ri, err := r.SendInput(context.Background(), in, batch.RunMeta{Source: "cli", Input: "in.txt"})
+	rs := &batch.Runs{Client: c, Dir: dir, Source: "cli", SegmentSize: 100}
+	ri, err := rs.Start(context.Background(), in, batch.RunMeta{Input: "in.txt"}, batch.Observer{Segment: func(rep batch.Report) { segs = append(segs, rep) }})
 	if err != nil {
 		t.Fatal(err)
 	}

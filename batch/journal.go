@@ -5,14 +5,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -21,7 +18,7 @@ import (
 // values, invalid entries), one record per finished batch with its
 // results, and an end record once every batch succeeded. Each record is
 // written with one write, so a crash leaves at most a truncated last line,
-// which Resume drops. The file is 0600: it holds addresses.
+// which a resume drops. The file is 0600: it holds addresses.
 //
 // The plan and end records are synced before the run goes on. A batch
 // record is written at once (a killed process loses nothing: the kernel
@@ -240,7 +237,7 @@ func (j *journal) batch(i int, res []Result, failure error) error {
 	return nil
 }
 
-// finish marks the run complete, so that Latest no longer offers it.
+// finish marks the journal complete: nothing of it is left to send.
 func (j *journal) finish() error {
 	if j == nil {
 		return nil
@@ -376,69 +373,4 @@ func openJournal(path string) (*run, error) {
 	}
 	js.run.journal = newJournal(path, f)
 	return js.run, nil
-}
-
-// Latest returns the newest journal in dir of a run against target (a base
-// URL, as client.Client.BaseURL gives it) that did not finish, or "" when
-// there is none. The CLI's --resume uses it.
-func Latest(dir, target string) (string, error) {
-	runs, err := Journals(dir)
-	if err != nil {
-		return "", err
-	}
-	for _, j := range runs {
-		if j.Target == target && !j.Finished {
-			return j.Path, nil
-		}
-	}
-	return "", nil
-}
-
-// JournalInfo describes a journal file.
-type JournalInfo struct {
-	Path     string
-	Target   string
-	Mode     Mode
-	Created  time.Time
-	Entries  int
-	Done     int // entries whose batch succeeded
-	Finished bool
-}
-
-// Journals lists the journals in dir, newest first. Unreadable files are
-// skipped; a missing dir is no error.
-func Journals(dir string) ([]JournalInfo, error) {
-	names, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("list journals: %w", err)
-	}
-	var out []JournalInfo
-	for _, e := range names {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), journalExt) {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		js, err := readJournal(path)
-		if err != nil {
-			continue
-		}
-		info := JournalInfo{Path: path, Target: js.run.target, Mode: js.run.plan.Mode, Created: js.created,
-			Entries: len(js.run.plan.Values), Finished: js.finished}
-		for _, res := range js.run.results {
-			if len(res) > 0 && res[0].Settled() {
-				info.Done += len(res)
-			}
-		}
-		out = append(out, info)
-	}
-	sort.Slice(out, func(a, b int) bool {
-		if !out[a].Created.Equal(out[b].Created) {
-			return out[a].Created.After(out[b].Created)
-		}
-		return out[a].Path > out[b].Path
-	})
-	return out, nil
 }

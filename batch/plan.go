@@ -1,10 +1,21 @@
-// Package batch turns what a user has (a file, a paste from a ticket) into
-// batch requests and their results: it reads every input format, normalizes
-// and de-duplicates with the service's rule, keeps invalid entries with
-// their line and reason, splits the rest into batches of at most
-// api.MaxBatch, sends them with progress events and retries, and journals
-// each finished batch so that an interrupted run resumes without sending
-// anything twice.
+// Package batch owns what happens between what a support agent has and
+// the service's list:
+//
+//   - reading every input format (a file, a paste from a ticket), with each
+//     address's role (listed, requester, own) and the entries left out,
+//     normalized and de-duplicated with the service's rule, invalid entries
+//     kept with their line and reason (read.go, leftout.go, input.go);
+//   - the plan, split into batches of at most api.MaxBatch (plan.go);
+//   - runs: the run service (Runs) records each run (a header and a
+//     journal per segment), sends it with progress events, retries and
+//     pauses, resumes it without sending anything twice, reads, lists and
+//     prunes it, for the CLI and the UI alike (runs.go, header.go,
+//     journal.go, run.go, remove.go);
+//   - truth reconciliation: which ID each entry has and whether this run
+//     made it, only from what the service says, never by position
+//     (truth.go);
+//   - undo: removing what a run added, putting back what it removed with
+//     the origin it had (undo.go).
 package batch
 
 import (
@@ -160,9 +171,11 @@ func (p Plan) Batches() [][]string {
 	return chunk(p.Values)
 }
 
+// BatchCount is the number of requests that entries entries take.
+func BatchCount(entries int) int { return (entries + api.MaxBatch - 1) / api.MaxBatch }
+
 func chunk(values []string) [][]string {
-	n := (len(values) + api.MaxBatch - 1) / api.MaxBatch
-	out := make([][]string, 0, n)
+	out := make([][]string, 0, BatchCount(len(values)))
 	for i := 0; i < len(values); i += api.MaxBatch {
 		out = append(out, values[i:min(i+api.MaxBatch, len(values))])
 	}

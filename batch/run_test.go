@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -132,6 +133,35 @@ func planOf(mode batch.Mode, values []string) batch.Plan {
 	return batch.NewPlan(mode, items)
 }
 
+// sendPlan starts plan as a run on rs (recorded when rs.Dir is set) and
+// returns its report: its segments' reports merged.
+func sendPlan(ctx context.Context, rs *batch.Runs, plan batch.Plan, event func(batch.Event)) (batch.Report, batch.RunInfo, error) {
+	var rep batch.Report
+	ri, err := rs.Start(ctx, plan, batch.RunMeta{}, batch.Observer{Event: event, Segment: func(seg batch.Report) { rep = merged(rep, seg) }})
+	return rep, ri, err
+}
+
+// resumeRun resumes the recorded run id on rs and returns its report.
+func resumeRun(ctx context.Context, rs *batch.Runs, id string) (batch.Report, batch.RunInfo, error) {
+	var rep batch.Report
+	ri, err := rs.Resume(ctx, id, batch.Observer{Segment: func(seg batch.Report) { rep = merged(rep, seg) }})
+	return rep, ri, err
+}
+
+func merged(rep, seg batch.Report) batch.Report {
+	if rep.Target == "" {
+		rep.Target, rep.Plan = seg.Target, seg.Plan
+	}
+	rep.Results = append(rep.Results, seg.Results...)
+	rep.Batches += seg.Batches
+	rep.Failed = append(rep.Failed, seg.Failed...)
+	rep.Unsent = append(rep.Unsent, seg.Unsent...)
+	return rep
+}
+
+// journalOf is the path of the first segment's journal of run id.
+func journalOf(dir, id string) string { return filepath.Join(dir, id+".s0001.jsonl") }
+
 // listed returns the service's whole list, address → ID.
 func listed(t *testing.T, c *client.Client) map[string]string {
 	t.Helper()
@@ -165,8 +195,8 @@ func TestRunAddMapsIDsAndTellsAlreadyListed(t *testing.T) {
 
 	var events []batch.Event
 	dir := t.TempDir()
-	r := &batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) { events = append(events, e) }}
-	rep, err := r.Run(ctx, planOf(batch.Add, values))
+	rs := &batch.Runs{Client: c, Dir: dir}
+	rep, ri, err := sendPlan(ctx, rs, planOf(batch.Add, values), func(e batch.Event) { events = append(events, e) })
 	if err != nil || !rep.Complete() {
 		t.Fatalf("Run: %v, failed %v unsent %v", err, rep.Failed, rep.Unsent)
 	}
@@ -199,12 +229,12 @@ func TestRunAddMapsIDsAndTellsAlreadyListed(t *testing.T) {
 	if started != 3 || done != 3 || last.Done != 250 || last.Total != 250 || last.Batches != 3 {
 		t.Fatalf("events: %d started, %d done, last %+v", started, done, last)
 	}
-	if latest, err := batch.Latest(dir, c.BaseURL()); err != nil || latest != "" {
-		t.Fatalf("Latest after a complete run = %q, %v; want none", latest, err)
+	if got, ok, err := rs.Interrupted(); err != nil || ok {
+		t.Fatalf("Interrupted after a complete run = %+v, %v; want none", got, err)
 	}
-	info, err := os.Stat(rep.Journal)
+	info, err := os.Stat(journalOf(dir, ri.ID))
 	if err != nil || info.Mode().Perm() != 0o600 {
-		t.Fatalf("journal %s: %v %v; want mode 0600", rep.Journal, info, err)
+		t.Fatalf("journal of %s: %v %v; want mode 0600", ri.ID, info, err)
 	}
 }
 
@@ -218,7 +248,7 @@ func TestRunRemoveByID(t *testing.T) {
 	}
 	unknown := "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b"
 	ids := []string{added[0].ID, unknown, added[2].ID}
-	rep, err := (&batch.Runner{Client: c}).Run(ctx, planOf(batch.RemoveIDs, ids))
+	rep, _, err := sendPlan(ctx, &batch.Runs{Client: c}, planOf(batch.RemoveIDs, ids), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,6 +263,9 @@ func TestRunRemoveByID(t *testing.T) {
 	}
 }
 
+// A removal by address is exact on our service with look-ups, and without
+// them (a service that offers only the batch endpoints: it names each
+// removed address).
 func TestRunRemoveByAddress(t *testing.T) {
 	for _, noLookup := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoLookup=%v", noLookup), func(t *testing.T) {
@@ -250,8 +283,20 @@ func TestRunRemoveByAddress(t *testing.T) {
 			}
 			ids := listed(t, c)
 			lists := svc.gate.lists.Load()
+			if noLookup {
+				svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+					if r.Method != http.MethodGet {
+						return false
+					}
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusMethodNotAllowed)
+					io.WriteString(w, `{"statusCode":405,"name":"method_not_allowed","message":"Method not allowed."}`)
+					return true
+				})
+			}
 			values := append(append(append([]string{}, all...), none...), mixed...)
-			rep, err := (&batch.Runner{Client: c, NoLookup: noLookup}).Run(ctx, planOf(batch.RemoveEmails, values))
+			rep, _, err := sendPlan(ctx, &batch.Runs{Client: c}, planOf(batch.RemoveEmails, values), nil)
+			svc.gate.setFault(nil)
 			if err != nil || !rep.Complete() {
 				t.Fatalf("Run: %v %+v", err, rep.Failed)
 			}
@@ -300,7 +345,7 @@ func TestRemoveFewAddressesLooksEachUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	values := []string{"few1@example.com", "few2@example.com", "few3@example.com"}
-	rep, err := (&batch.Runner{Client: c}).Run(ctx, planOf(batch.RemoveEmails, values))
+	rep, _, err := sendPlan(ctx, &batch.Runs{Client: c}, planOf(batch.RemoveEmails, values), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,11 +377,11 @@ func TestRemoveManyAddressesStopsReadingTheListWhenAllAreFound(t *testing.T) {
 	}
 	lists := svc.gate.lists.Load()
 	var pages int
-	rep, err := (&batch.Runner{Client: c, OnEvent: func(e batch.Event) {
+	rep, _, err := sendPlan(ctx, &batch.Runs{Client: c}, planOf(batch.RemoveEmails, values), func(e batch.Event) {
 		if e.Kind == batch.Listing {
 			pages = e.Pages
 		}
-	}}).Run(ctx, planOf(batch.RemoveEmails, values))
+	})
 	if err != nil || rep.Count()[batch.Removed] != 250 {
 		t.Fatalf("Run: %v, counts %v", err, rep.Count())
 	}
@@ -381,7 +426,7 @@ func TestLookup(t *testing.T) {
 
 // TestRetriesAndFailedBatches injects a 429 with retry-after, 503s, and a
 // refused batch: the run retries what is transient, reports the refused
-// batch as failed without stopping the others, and Retry finishes it.
+// batch as failed without stopping the others, and a resume finishes it.
 func TestRetriesAndFailedBatches(t *testing.T) {
 	svc := startService(t, 10000)
 	c := svc.client()
@@ -414,12 +459,12 @@ func TestRetriesAndFailedBatches(t *testing.T) {
 		return false
 	})
 	var waits []batch.Event
-	r := &batch.Runner{Client: c, Concurrency: 2, JournalDir: t.TempDir(), OnEvent: func(e batch.Event) {
+	rs := &batch.Runs{Client: c, Concurrency: 2, Dir: t.TempDir()}
+	rep, ri, err := sendPlan(ctx, rs, planOf(batch.Add, values), func(e batch.Event) {
 		if e.Kind == batch.Waiting {
 			waits = append(waits, e)
 		}
-	}}
-	rep, err := r.Run(ctx, planOf(batch.Add, values))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,23 +486,23 @@ func TestRetriesAndFailedBatches(t *testing.T) {
 	if !sawRetryAfter || !sawBackoff {
 		t.Fatalf("waiting events %+v; want a retry-after wait and a backoff", waits)
 	}
-	if latest, _ := batch.Latest(r.JournalDir, c.BaseURL()); latest != rep.Journal {
-		t.Fatalf("Latest = %q; want the unfinished run %q", latest, rep.Journal)
+	if got, ok, _ := rs.Interrupted(); !ok || got.ID != ri.ID || got.State != batch.Stopped {
+		t.Fatalf("Interrupted = %+v, %v; want the unfinished run %s", got, ok, ri.ID)
 	}
 
 	refuse.Store(false)
 	sent := svc.gate.batches.Load()
-	rep, err = r.Retry(ctx, rep)
+	rep, _, err = resumeRun(ctx, rs, ri.ID)
 	if err != nil || !rep.Complete() {
-		t.Fatalf("Retry: %v, failed %v", err, rep.Failed)
+		t.Fatalf("Resume: %v, failed %v", err, rep.Failed)
 	}
 	if n := svc.gate.batches.Load() - sent; n != 1 {
-		t.Fatalf("Retry sent %d batches; want only the failed one", n)
+		t.Fatalf("Resume sent %d batches; want only the failed one", n)
 	}
 	if l := listed(t, c); len(l) != 500 || rep.Count()[batch.Added] != 500 {
 		t.Fatalf("%d listed, counts %v; want 500 added", len(l), rep.Count())
 	}
-	journal, _ := os.ReadFile(rep.Journal)
+	journal, _ := os.ReadFile(journalOf(rs.Dir, ri.ID))
 	if bytes.Contains(journal, []byte(svc.Key)) {
 		t.Fatal("the journal holds the API key")
 	}
@@ -481,7 +526,8 @@ func cancelAndResume(t *testing.T, concurrency int) {
 	defer cancel()
 	var started, startedAfter, finished int
 	cancelled := false
-	r := &batch.Runner{Client: c, Concurrency: concurrency, JournalDir: dir, OnEvent: func(e batch.Event) {
+	rs := &batch.Runs{Client: c, Concurrency: concurrency, Dir: dir}
+	rep, ri, err := sendPlan(ctx, rs, planOf(batch.Add, values), func(e batch.Event) {
 		switch {
 		case e.Kind == batch.BatchStarted && cancelled:
 			startedAfter++
@@ -495,8 +541,7 @@ func cancelAndResume(t *testing.T, concurrency int) {
 				cancelled = true
 			}
 		}
-	}}
-	rep, err := r.Run(ctx, planOf(batch.Add, values))
+	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run after cancel: %v; want context.Canceled", err)
 	}
@@ -510,13 +555,12 @@ func cancelAndResume(t *testing.T, concurrency int) {
 	if concurrency == 1 && sent != 2 {
 		t.Fatalf("one at a time: %d batches sent; want 2", sent)
 	}
-	path, err := batch.Latest(dir, c.BaseURL())
-	if err != nil || path != rep.Journal {
-		t.Fatalf("Latest = %q, %v; want %q", path, err, rep.Journal)
+	got, ok, err := rs.Interrupted()
+	if err != nil || !ok || got.ID != ri.ID || got.Sent() != 100*sent {
+		t.Fatalf("Interrupted = %+v, %v, %v; want %s with %d sent", got, ok, err, ri.ID, 100*sent)
 	}
 
-	r.OnEvent = nil
-	rep, err = r.Resume(context.Background(), path)
+	rep, _, err = resumeRun(context.Background(), rs, ri.ID)
 	if err != nil || !rep.Complete() {
 		t.Fatalf("Resume: %v %+v", err, rep.Failed)
 	}
@@ -524,8 +568,8 @@ func cancelAndResume(t *testing.T, concurrency int) {
 		t.Fatalf("%d batch requests in all; want 8 (nothing sent twice)", n)
 	}
 	checkExactly(t, c, values, rep)
-	if latest, _ := batch.Latest(dir, c.BaseURL()); latest != "" {
-		t.Fatalf("Latest after the resumed run finished = %q", latest)
+	if got, ok, _ := rs.Interrupted(); ok {
+		t.Fatalf("Interrupted after the resumed run finished = %+v", got)
 	}
 }
 
@@ -554,7 +598,7 @@ func TestAddResolvesWhenCountsDiffer(t *testing.T) {
 		json.NewEncoder(w).Encode(resp)
 		return true
 	})
-	rep, err := (&batch.Runner{Client: c}).Run(context.Background(), planOf(batch.Add, values))
+	rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: c}, planOf(batch.Add, values), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -596,12 +640,12 @@ func TestResumeAfterCrash(t *testing.T) {
 		}
 		return true
 	})
-	r := &batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) {
+	rs := &batch.Runs{Client: c, Dir: dir}
+	rep, ri, err := sendPlan(context.Background(), rs, planOf(batch.Add, values), func(e batch.Event) {
 		if e.Kind == batch.BatchDone && e.Batch == 3 {
 			down.Store(true)
 		}
-	}}
-	rep, err := r.Run(context.Background(), planOf(batch.Add, values))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,20 +658,20 @@ func TestResumeAfterCrash(t *testing.T) {
 
 	// Cut the last record (batch 5's failure) and half of the one before
 	// (batch 4's), as a crash during the write would.
-	data, err := os.ReadFile(rep.Journal)
+	path := journalOf(dir, ri.ID)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	lines = lines[:len(lines)-1] // the empty tail after the last newline
 	cut := append(bytes.Join(lines[:len(lines)-2], nil), lines[len(lines)-2][:len(lines[len(lines)-2])/2]...)
-	if err := os.WriteFile(rep.Journal, cut, 0o600); err != nil {
+	if err := os.WriteFile(path, cut, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	down.Store(false)
 	sent := svc.gate.batches.Load()
-	r.OnEvent = nil
-	rep, err = r.Resume(context.Background(), rep.Journal)
+	rep, _, err = resumeRun(context.Background(), rs, ri.ID)
 	if err != nil || !rep.Complete() {
 		t.Fatalf("Resume: %v %v", err, rep.Failed)
 	}
@@ -637,9 +681,9 @@ func TestResumeAfterCrash(t *testing.T) {
 	checkExactly(t, c, values, rep)
 
 	// The repaired journal reads cleanly and says the run finished.
-	infos, err := batch.Journals(dir)
-	if err != nil || len(infos) != 1 || !infos[0].Finished || infos[0].Done != 420 {
-		t.Fatalf("Journals = %+v, %v", infos, err)
+	got, err := rs.Read(ri.ID, nil)
+	if err != nil || got.State != batch.Finished || got.Sent() != 420 {
+		t.Fatalf("the run read back: %+v, %v", got, err)
 	}
 }
 
@@ -649,9 +693,9 @@ func TestResumeRefusesAnotherTarget(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rep, _ := (&batch.Runner{Client: c, JournalDir: dir}).Run(ctx, planOf(batch.Add, addresses("x", 3)))
+	_, ri, _ := sendPlan(ctx, &batch.Runs{Client: c, Dir: dir}, planOf(batch.Add, addresses("x", 3)), nil)
 	other := client.New("http://127.0.0.1:1", "k")
-	if _, err := (&batch.Runner{Client: other}).Resume(context.Background(), rep.Journal); err == nil ||
+	if _, err := (&batch.Runs{Client: other, Dir: dir}).Resume(context.Background(), ri.ID, batch.Observer{}); err == nil ||
 		!strings.Contains(err.Error(), svc.URL) {
 		t.Fatalf("Resume against another service: %v; want an error naming the journal's target", err)
 	}
@@ -686,12 +730,11 @@ func TestPacedRunMeetsFew429(t *testing.T) {
 	svc := startService(t, 5)
 	c := client.New(svc.URL, svc.Key)
 	var paced atomic.Int32
-	r := &batch.Runner{Client: c, Concurrency: 3, OnEvent: func(e batch.Event) {
+	rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: c, Concurrency: 3}, planOf(batch.Add, addresses("paced", 2000)), func(e batch.Event) {
 		if e.Kind == batch.Waiting && e.Reason == client.WaitPacing {
 			paced.Add(1)
 		}
-	}}
-	rep, err := r.Run(context.Background(), planOf(batch.Add, addresses("paced", 2000)))
+	})
 	if err != nil || !rep.Complete() {
 		t.Fatalf("Run: %v %v", err, rep.Failed)
 	}
@@ -705,20 +748,21 @@ func TestResumeRefusesADamagedJournal(t *testing.T) {
 	c := svc.client()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) {
+	rs := &batch.Runs{Client: c, Dir: dir}
+	_, ri, _ := sendPlan(ctx, rs, planOf(batch.Add, addresses("dmg", 300)), func(e batch.Event) {
 		if e.Kind == batch.BatchDone && e.Batch == 2 {
 			cancel()
 		}
-	}}
-	rep, _ := r.Run(ctx, planOf(batch.Add, addresses("dmg", 300)))
-	data, _ := os.ReadFile(rep.Journal)
+	})
+	path := journalOf(dir, ri.ID)
+	data, _ := os.ReadFile(path)
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	lines[1] = []byte("{\"kind\":\"batch\",\"batch\":1,\"ok\":tr\n") // damage in the middle
-	if err := os.WriteFile(rep.Journal, bytes.Join(lines, nil), 0o600); err != nil {
+	if err := os.WriteFile(path, bytes.Join(lines, nil), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	sent := svc.gate.batches.Load()
-	_, err := (&batch.Runner{Client: c}).Resume(context.Background(), rep.Journal)
+	_, _, err := resumeRun(context.Background(), rs, ri.ID)
 	if err == nil || !strings.Contains(err.Error(), "line 2 is damaged") {
 		t.Fatalf("Resume of a damaged journal: %v; want an error naming line 2", err)
 	}
@@ -727,77 +771,19 @@ func TestResumeRefusesADamagedJournal(t *testing.T) {
 	}
 }
 
-func TestRetryWithoutJournal(t *testing.T) {
-	svc := startService(t, 10000)
-	c := svc.client()
-	down := atomic.Bool{}
-	down.Store(true)
-	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
-		if down.Load() && bytes.Contains(body, []byte("nj0150@")) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusForbidden)
-			io.WriteString(w, `{"statusCode":403,"name":"restricted_api_key","message":"This key may only read."}`)
-			return true
-		}
-		return false
-	})
-	r := &batch.Runner{Client: c, Concurrency: 3}
-	values := addresses("nj", 300)
-	rep, err := r.Run(context.Background(), planOf(batch.Add, values))
-	if err != nil || len(rep.Failed) != 1 || rep.Failed[0] != 2 || rep.Journal != "" {
-		t.Fatalf("Run: %v, failed %v", err, rep.Failed)
-	}
-	if rep.Results[150].Outcome != batch.Failed || !strings.Contains(rep.Results[150].Message, "restricted_api_key") {
-		t.Fatalf("failed result %+v", rep.Results[150])
-	}
-	down.Store(false)
-	sent := svc.gate.batches.Load()
-	rep, err = r.Retry(context.Background(), rep)
-	if err != nil || !rep.Complete() || svc.gate.batches.Load()-sent != 1 {
-		t.Fatalf("Retry: %v, failed %v, %d batches sent", err, rep.Failed, svc.gate.batches.Load()-sent)
-	}
-	checkExactly(t, c, values, rep)
-}
-
-func TestJournalsListsRuns(t *testing.T) {
-	svc := startService(t, 10000)
-	c := svc.client()
-	dir := t.TempDir()
-	r := &batch.Runner{Client: c, JournalDir: dir}
-	if _, err := r.Run(context.Background(), planOf(batch.Add, addresses("j1", 5))); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	rep, _ := r.Run(ctx, planOf(batch.RemoveEmails, addresses("j1", 150)))
-	infos, err := batch.Journals(dir)
-	if err != nil || len(infos) != 2 {
-		t.Fatalf("Journals = %+v, %v", infos, err)
-	}
-	if infos[0].Path != rep.Journal || infos[0].Finished || infos[0].Mode != batch.RemoveEmails || infos[0].Entries != 150 || infos[0].Done != 0 {
-		t.Fatalf("newest journal %+v; want the unfinished removal", infos[0])
-	}
-	if !infos[1].Finished || infos[1].Done != 5 || infos[1].Target != c.BaseURL() {
-		t.Fatalf("older journal %+v; want the finished add", infos[1])
-	}
-	if got, _ := batch.Latest(dir, "http://elsewhere.example"); got != "" {
-		t.Fatalf("Latest for another target = %q", got)
-	}
-}
-
 func TestRunEmptyAndSingle(t *testing.T) {
 	svc := startService(t, 10000)
 	c := svc.client()
 	dir := t.TempDir()
-	r := &batch.Runner{Client: c, JournalDir: dir}
-	rep, err := r.Run(context.Background(), planOf(batch.Add, nil))
-	if err != nil || !rep.Complete() || rep.Batches != 0 || len(rep.Results) != 0 || svc.gate.batches.Load() != 0 {
-		t.Fatalf("empty plan: %+v, %v; want nothing sent", rep, err)
+	rs := &batch.Runs{Client: c, Dir: dir}
+	rep, ri, err := sendPlan(context.Background(), rs, planOf(batch.Add, nil), nil)
+	if err == nil || ri.ID != "" || rep.Batches != 0 || len(rep.Results) != 0 || svc.gate.batches.Load() != 0 {
+		t.Fatalf("empty plan: %+v, %+v, %v; want it refused, nothing sent", rep, ri, err)
 	}
-	if infos, _ := batch.Journals(dir); len(infos) != 0 {
-		t.Fatalf("an empty run left %d journals", len(infos))
+	if files, _ := filepath.Glob(filepath.Join(dir, "*")); len(files) != 0 {
+		t.Fatalf("an empty run left %v", files)
 	}
-	rep, err = r.Run(context.Background(), planOf(batch.Add, []string{" One@Example.com "}))
+	rep, _, err = sendPlan(context.Background(), rs, planOf(batch.Add, []string{" One@Example.com "}), nil)
 	if err != nil || len(rep.Results) != 1 || rep.Results[0].Input != "one@example.com" || rep.Results[0].Outcome != batch.Added {
 		t.Fatalf("one entry: %+v, %v", rep.Results, err)
 	}

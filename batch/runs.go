@@ -2,214 +2,45 @@ package batch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 )
 
-// A recorded run is what the CLI and the UI send: a plan split into
-// segments of at most SegmentSize entries, each with its own journal, and
-// a header that says what the run is and how it stands. In the journal
-// directory a run ID names
-//
-//	<id>.run.json       the header (RunInfo), rewritten as the run goes
-//	<id>.s0001.jsonl …  one journal per segment, all made at the start
-//
-// so that a run can be resumed, shown and undone from its ID alone, by
-// either face, days later. The journals are the truth; the header is a
-// summary that listing reads without opening them. Its counts are exact
-// once the run stops; for a run cut off by a crash they are those of its
-// last rewrite (State stays Running), and Load reads the journals.
-
-// SegmentSize is the most entries one segment of a recorded run holds. A
-// run keeps a segment's results in memory while it sends it, so memory
-// stays flat however large the input. It is a multiple of api.MaxBatch.
-const SegmentSize = 1000 * api.MaxBatch
-
-const (
-	headerExt  = ".run.json"
-	headerKind = "run"
-)
-
-// RunState says how a recorded run stands.
-type RunState string
-
-// The states of a recorded run.
-const (
-	// Running: the run is being sent, or was cut off (a crash, a closed
-	// terminal) before it could say otherwise.
-	Running RunState = "running"
-	// Stopped: the run ended with entries failed or unsent (cancelled,
-	// paused, refused); it can be resumed.
-	Stopped RunState = "stopped"
-	// Finished: every batch was answered.
-	Finished RunState = "finished"
-)
-
-// RunInfo is the header of a recorded run.
-type RunInfo struct {
-	Kind    string `json:"kind"` // "run"
-	Version int    `json:"v"`
-	ID      string `json:"id"`
-	Mode    Mode   `json:"mode"`
-	// Target is the service's base URL (client.Client.BaseURL).
-	Target string `json:"target"`
-	// Reference is the ticket the run was for (its Shush-Reference).
-	Reference string `json:"reference,omitempty"`
-	// Source is the face that made the run: "cli" or "ui".
-	Source string `json:"source,omitempty"`
-	// Input names where the entries came from (a file name, "pasted").
-	Input      string    `json:"input,omitempty"`
-	Created    time.Time `json:"created"`
-	Updated    time.Time `json:"updated"`
-	Entries    int       `json:"entries"`
-	Invalid    int       `json:"invalid,omitempty"`
-	Duplicates int       `json:"duplicates,omitempty"`
-	Segments   int       `json:"segments"`
-	// Sum identifies the plan's values (SHA-256 of them, one a line), so
-	// that --resume can tell whether a file is the run's without reading
-	// the journals.
-	Sum    string          `json:"values_sha256"`
-	State  RunState        `json:"state"`
-	Counts map[Outcome]int `json:"counts"`
-	Note   string          `json:"note,omitempty"`
-	UndoOf string          `json:"undo_of,omitempty"`
-	dir    string
+// Runs is the run service: the runs of one journal directory against one
+// service. Both faces (the CLI's batch and runs commands, the UI's Send,
+// Results and History screens) start, resume, read, list, undo and prune
+// their runs through it, and neither builds a run or reads a journal
+// itself. Every run is a resume: Start records the plan, then sends it as
+// Resume would, so a new run and an interrupted one take the same path.
+type Runs struct {
+	// Dir is the journal directory. Empty sends runs without recording
+	// them: they cannot be resumed, read or undone later.
+	Dir    string
+	Client *client.Client
+	// Source names the face that records the runs: "cli" or "ui".
+	Source string
+	// Concurrency is how many batches are in flight at once (default 1),
+	// or AutoConcurrency.
+	Concurrency int
+	// SegmentSize is the most entries a segment of a run holds (default
+	// SegmentSize; rounded down to a multiple of api.MaxBatch).
+	SegmentSize int
 }
 
-// Sent is how many entries have an answer (their batch was not failed or
-// unsent), by the header's counts.
-func (ri RunInfo) Sent() int {
-	return ri.Entries - ri.Counts[Failed] - ri.Counts[Unsent]
-}
-
-// Resumable reports whether the run has entries left to send.
-func (ri RunInfo) Resumable() bool { return ri.State != Finished }
-
-// MarshalText writes a mode as its journal key.
-func (m Mode) MarshalText() ([]byte, error) { return []byte(m.key()), nil }
-
-// UnmarshalText reads a mode's journal key.
-func (m *Mode) UnmarshalText(b []byte) error {
-	v, ok := modeFromKey(string(b))
-	if !ok {
-		return fmt.Errorf("unknown mode %q", b)
-	}
-	*m = v
-	return nil
-}
-
-// RunMeta is what a recorded run is about, beyond its plan.
-type RunMeta struct {
-	Reference string
-	Source    string
-	Input     string
-	UndoOf    string
-}
-
-// Sum identifies a list of values (see RunInfo.Sum).
-func Sum(values []string) string {
-	h := sha256.New()
-	for _, v := range values {
-		h.Write([]byte(v))
-		h.Write([]byte{'\n'})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func (ri *RunInfo) headerPath() string { return filepath.Join(ri.dir, ri.ID+headerExt) }
-
-func (ri *RunInfo) segmentPath(i int) string {
-	return filepath.Join(ri.dir, fmt.Sprintf("%s.s%04d%s", ri.ID, i+1, journalExt))
-}
-
-// save rewrites the header atomically (a new file renamed over the old).
-// It is not synced: the journals are what survives a crash.
-func (ri *RunInfo) save() error {
-	ri.Updated = time.Now().UTC()
-	b, err := json.Marshal(ri)
-	if err != nil {
-		return err
-	}
-	tmp := ri.headerPath() + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("record the run: %w", err)
-	}
-	if err := os.Rename(tmp, ri.headerPath()); err != nil {
-		return fmt.Errorf("record the run: %w", err)
-	}
-	return nil
-}
-
-// segmentsOf splits a plan into segments of size entries; the first
-// carries the invalid entries and duplicates, so that its journal tells
-// the whole input.
-func segmentsOf(plan Plan, size int) []Plan {
-	var out []Plan
-	for lo := 0; lo == 0 || lo < len(plan.Values); lo += size {
-		seg := Plan{Mode: plan.Mode, Values: plan.Values[lo:min(lo+size, len(plan.Values))], Found: plan.Found, Restore: plan.Restore}
-		if lo == 0 {
-			seg.Invalid, seg.Duplicates = plan.Invalid, plan.Duplicates
-		}
-		out = append(out, seg)
-	}
-	return out
-}
-
-// Record writes a new recorded run of plan in the JournalDir (its header
-// and the journals of all its segments) without sending anything, and
-// returns its header; ResumeRun sends it. A plan without values is
-// refused.
-func (r *Runner) Record(plan Plan, meta RunMeta) (RunInfo, error) {
-	if err := r.canRecord(); err != nil {
-		return RunInfo{}, err
-	}
-	if len(plan.Values) == 0 {
-		return RunInfo{}, errors.New("the run has no entries to send")
-	}
-	size := r.segmentSize()
-	return r.record(planHead{mode: plan.Mode, entries: len(plan.Values), invalid: len(plan.Invalid),
-		duplicates: plan.Duplicates, sum: Sum(plan.Values)}, size, meta, func(ri *RunInfo) error {
-		for i, seg := range segmentsOf(plan, size) {
-			j, err := createJournal(ri.segmentPath(i), &run{plan: seg, target: ri.Target})
-			if err != nil {
-				return err
-			}
-			if err := j.close(); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
-// canRecord says why the Runner cannot record a run, if it cannot.
-func (r *Runner) canRecord() error {
-	if r.Client == nil {
-		return errors.New("batch: Runner has no Client")
-	}
-	if r.JournalDir == "" {
-		return errors.New("batch: Runner has no JournalDir to record the run in")
-	}
-	return nil
-}
-
-// segmentSize is the most entries a segment of a run holds.
-func (r *Runner) segmentSize() int {
-	if r.SegmentSize > 0 {
-		return max(r.SegmentSize-r.SegmentSize%api.MaxBatch, api.MaxBatch)
-	}
-	return SegmentSize
+// Source is what a new run sends: a Plan, or an *Input read in one pass
+// (whose values are let go as they are recorded).
+type Source interface {
+	// head is what the run's header says of the plan.
+	head() planHead
+	// record writes the journal of each of ri's segments of size entries.
+	record(ri *RunInfo, size int) error
+	// whole is the plan as one Plan, for a run sent without a record.
+	whole() Plan
 }
 
 // planHead is what a run's header says of its plan.
@@ -219,84 +50,188 @@ type planHead struct {
 	sum                          string
 }
 
-// record writes the header of a new run of head, then has journals write
-// the journals of its segments of size entries.
-func (r *Runner) record(head planHead, size int, meta RunMeta, journals func(ri *RunInfo) error) (RunInfo, error) {
-	if err := r.canRecord(); err != nil {
-		return RunInfo{}, err
+func (p Plan) head() planHead {
+	return planHead{mode: p.Mode, entries: len(p.Values), invalid: len(p.Invalid), duplicates: p.Duplicates, sum: Sum(p.Values)}
+}
+
+func (p Plan) whole() Plan { return p }
+
+// record writes the plan's segments; the first carries the invalid
+// entries and duplicates, so that its journal tells the whole input.
+func (p Plan) record(ri *RunInfo, size int) error {
+	for i := range ri.Segments {
+		lo := i * size
+		seg := Plan{Mode: p.Mode, Values: p.Values[lo:min(lo+size, len(p.Values))], Restore: p.Restore}
+		if i == 0 {
+			seg.Invalid, seg.Duplicates = p.Invalid, p.Duplicates
+		}
+		j, err := createJournal(ri.segmentPath(i), newRun(seg, ri.Target))
+		if err != nil {
+			return err
+		}
+		if err := j.close(); err != nil {
+			return err
+		}
 	}
-	dir, target := r.JournalDir, r.Client.BaseURL()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return RunInfo{}, fmt.Errorf("create the journal directory %s: %w", dir, err)
+	return nil
+}
+
+// Start records src as a new run and sends it (see Resume for what it
+// returns). A run that cannot be recorded sends nothing and still says so
+// in full: its header, without an ID, counts every entry unsent and holds
+// why, and on.Segment gets a Plan's entries as unsent. With no Dir the
+// run is sent without a record.
+func (rs *Runs) Start(ctx context.Context, src Source, meta RunMeta, on Observer) (RunInfo, error) {
+	return rs.start(ctx, src, meta, "", on)
+}
+
+// Undo sends the undo u (see PlanUndo) as a new run, for the ticket of
+// the run it undoes.
+func (rs *Runs) Undo(ctx context.Context, u Undo, on Observer) (RunInfo, error) {
+	meta := RunMeta{Reference: u.Of.Reference, Input: "undo of " + u.Of.ID}
+	return rs.start(ctx, u.Plan, meta, u.Of.ID, on)
+}
+
+func (rs *Runs) start(ctx context.Context, src Source, meta RunMeta, undoOf string, on Observer) (RunInfo, error) {
+	if rs.Client == nil {
+		return RunInfo{}, errors.New("batch: Runs has no Client")
 	}
-	ri := RunInfo{Kind: headerKind, Version: 1, ID: newRunID(), Mode: head.mode, Target: target,
-		Reference: meta.Reference, Source: meta.Source, Input: meta.Input, UndoOf: meta.UndoOf,
-		Created: time.Now().UTC(), Entries: head.entries, Invalid: head.invalid,
-		Duplicates: head.duplicates, Segments: (head.entries + size - 1) / size, Sum: head.sum, State: Running,
-		Counts: map[Outcome]int{Unsent: head.entries}, dir: dir}
+	if rs.Dir == "" {
+		return rs.unrecorded(ctx, src.whole(), meta, undoOf, on)
+	}
+	ri, err := rs.record(src, meta, undoOf)
+	if err != nil {
+		ri.State, ri.Note = Stopped, err.Error()
+		if p, ok := src.(Plan); ok {
+			on.segment(newRun(p, ri.Target).report())
+		}
+		return ri, err
+	}
+	var found map[string]Found
+	if p, ok := src.(Plan); ok {
+		found = p.Found
+	}
+	return rs.resume(ctx, ri.ID, found, on)
+}
+
+// header is the header of a new run of head, not yet saved.
+func (rs *Runs) header(head planHead, meta RunMeta, undoOf string) RunInfo {
+	return RunInfo{Kind: headerKind, Version: 1, Mode: head.mode, Target: rs.Client.BaseURL(),
+		Reference: meta.Reference, Source: rs.Source, Input: meta.Input, UndoOf: undoOf,
+		Created: time.Now().UTC(), Entries: head.entries, Invalid: head.invalid, Duplicates: head.duplicates,
+		Sum: head.sum, State: Running, Counts: map[Outcome]int{Unsent: head.entries}, dir: rs.Dir}
+}
+
+// record writes the header of a new run of src, then the journals of its
+// segments; nothing is sent. A plan without values is refused. On failure
+// the header returned has no ID.
+func (rs *Runs) record(src Source, meta RunMeta, undoOf string) (RunInfo, error) {
+	head := src.head()
+	ri := rs.header(head, meta, undoOf)
+	if head.entries == 0 {
+		return ri, errors.New("the run has no entries to send")
+	}
+	if err := os.MkdirAll(rs.Dir, 0o700); err != nil {
+		return ri, fmt.Errorf("create the journal directory %s: %w", rs.Dir, err)
+	}
+	size := rs.segmentSize()
+	ri.ID, ri.Segments = newRunID(), (head.entries+size-1)/size
 	if err := ri.save(); err != nil {
-		return RunInfo{}, err
+		ri.ID = ""
+		return ri, err
 	}
-	if err := journals(&ri); err != nil {
-		return RunInfo{}, err
+	if err := src.record(&ri, size); err != nil {
+		_ = forget(ri)
+		ri.ID = ""
+		return ri, err
 	}
 	return ri, nil
 }
 
-// Send records plan as a new run in the Runner's JournalDir and sends it;
-// see Resume for what it returns.
-func (r *Runner) Send(ctx context.Context, plan Plan, meta RunMeta) (RunInfo, error) {
-	ri, err := r.Record(plan, meta)
+// unrecorded sends plan without a journal.
+func (rs *Runs) unrecorded(ctx context.Context, plan Plan, meta RunMeta, undoOf string, on Observer) (RunInfo, error) {
+	ri := rs.header(plan.head(), meta, undoOf)
+	ri.Segments = 1
+	on.started(ri)
+	rep, err := rs.runner(on).execute(client.WithReference(ctx, ri.Reference), newRun(plan, ri.Target))
+	on.segment(rep)
+	ri.Counts = rep.Count()
+	ri.finish(err)
+	return ri, err
+}
+
+// segmentSize is the most entries a segment of a run holds.
+func (rs *Runs) segmentSize() int {
+	if n := rs.SegmentSize; n > 0 {
+		return max(n-n%api.MaxBatch, api.MaxBatch)
+	}
+	return SegmentSize
+}
+
+// runner is the machinery of one run.
+func (rs *Runs) runner(on Observer) *runner {
+	return &runner{client: rs.Client, concurrency: rs.Concurrency, onEvent: on.Event}
+}
+
+// dir is the journal directory, or why there is none.
+func (rs *Runs) dir() (string, error) {
+	if rs.Dir == "" {
+		return "", errors.New("runs are not recorded here (no state directory)")
+	}
+	return rs.Dir, nil
+}
+
+// Resume sends what the recorded run id (or a unique beginning of it) has
+// left: its segments in order, each skipping the batches its journal
+// records as done. Every segment's report, sent now or read back, goes to
+// on.Segment. The header returned holds the run's counts; the error is
+// ctx's after a cancel, a *PausedError, or what kept the run from going
+// on. Nothing answered is sent twice. The run must be this service's.
+func (rs *Runs) Resume(ctx context.Context, id string, on Observer) (RunInfo, error) {
+	return rs.resume(ctx, id, nil, on)
+}
+
+// resume is Resume with the plan's look-ups (Plan.Found), which a journal
+// does not keep: a new run has them, a resumed one looks up again.
+func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, on Observer) (RunInfo, error) {
+	if rs.Client == nil {
+		return RunInfo{}, errors.New("batch: Runs has no Client")
+	}
+	dir, err := rs.dir()
 	if err != nil {
 		return RunInfo{}, err
 	}
-	return r.resumeRun(ctx, ri.ID, plan.Found)
-}
-
-// ResumeRun sends what the recorded run id has left: its segments in
-// order, each skipping the batches its journal records as done. Every
-// segment's report, sent now or read back, goes to OnSegment. The header
-// returned holds the run's counts; the error is ctx's after a cancel, a
-// *PausedError, or what kept the run from going on. Nothing answered is
-// sent twice.
-func (r *Runner) ResumeRun(ctx context.Context, id string) (RunInfo, error) {
-	return r.resumeRun(ctx, id, nil)
-}
-
-// resumeRun is ResumeRun with the plan's look-ups (Plan.Found), which a
-// journal does not keep: a new run has them, a resumed one looks up again.
-func (r *Runner) resumeRun(ctx context.Context, id string, found map[string]Found) (RunInfo, error) {
-	if r.Client == nil {
-		return RunInfo{}, errors.New("batch: Runner has no Client")
-	}
-	ri, err := FindRun(r.JournalDir, id)
+	ri, err := findRun(dir, id)
 	if err != nil {
 		return RunInfo{}, err
 	}
-	if ri.Target != r.Client.BaseURL() {
-		return ri, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.RedactURL(ri.Target), client.RedactURL(r.Client.BaseURL()))
+	if ri.Target != rs.Client.BaseURL() {
+		return ri, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.RedactURL(ri.Target), client.RedactURL(rs.Client.BaseURL()))
 	}
 	ri.State, ri.Note = Running, ""
 	if err := ri.save(); err != nil {
 		return ri, err
 	}
+	// Every request of the run carries its ticket (Shush-Reference), and
+	// the service keeps it in its trail.
+	ctx = client.WithReference(ctx, ri.Reference)
+	on.started(ri)
+	r := rs.runner(on)
 	counts := map[Outcome]int{}
-	place := segPlace{totalBatches: (ri.Entries + api.MaxBatch - 1) / api.MaxBatch, totalEntries: ri.Entries}
+	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
 	var runErr error
 	for i := range ri.Segments {
-		path := ri.segmentPath(i)
 		var rep Report
-		js, err := readJournal(path)
+		js, err := readJournal(ri.segmentPath(i))
 		switch {
 		case err != nil:
 			runErr = err
 		case js.finished || runErr != nil:
 			// Done earlier, or not reached now: reported as the journal has it.
 			js.run.seg = place
-			rep = r.report(js.run)
-			rep.Journal = path
+			rep = js.run.report()
 		default:
-			st, err := openJournal(path)
+			st, err := openJournal(ri.segmentPath(i))
 			if err != nil {
 				runErr = err
 				break
@@ -310,9 +245,7 @@ func (r *Runner) resumeRun(ctx context.Context, id string, found map[string]Foun
 		for o, n := range rep.Count() {
 			counts[o] += n
 		}
-		if r.OnSegment != nil {
-			r.OnSegment(rep)
-		}
+		on.segment(rep)
 		place.batches += rep.Batches
 		place.entries += len(rep.Results)
 	}
@@ -320,145 +253,74 @@ func (r *Runner) resumeRun(ctx context.Context, id string, found map[string]Foun
 		counts[Unsent] += n // segments whose journal could not be read
 	}
 	ri.Counts = counts
-	ri.State = Finished
-	if counts[Failed]+counts[Unsent] > 0 || runErr != nil {
-		ri.State = Stopped
-	}
-	if runErr != nil {
-		ri.Note = runErr.Error()
-	}
+	ri.finish(runErr)
 	if err := ri.save(); err != nil && runErr == nil {
 		runErr = err
 	}
 	return ri, runErr
 }
 
-// Runs lists the recorded runs in dir, newest first, reading only their
-// headers. Journals of earlier versions (one file per run, no header) get
-// a header the first time they are listed. A missing dir has none.
-func Runs(dir string) ([]RunInfo, error) {
-	names, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+// finish sets the state a run ends in: Finished when every entry has an
+// answer, else Stopped, with why.
+func (ri *RunInfo) finish(err error) {
+	ri.State = Finished
+	if ri.Counts[Failed]+ri.Counts[Unsent] > 0 || err != nil {
+		ri.State = Stopped
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list the runs: %w", err)
+		ri.Note = err.Error()
 	}
-	var out []RunInfo
-	for _, e := range names {
-		name := e.Name()
-		switch {
-		case strings.HasSuffix(name, headerExt):
-			ri, err := readHeader(filepath.Join(dir, name))
-			if err == nil {
-				out = append(out, ri)
-			}
-		case strings.HasSuffix(name, journalExt) && !isSegment(name):
-			if ri, err := adopt(dir, name); err == nil {
-				out = append(out, ri)
-			}
-		}
-	}
-	sort.Slice(out, func(a, b int) bool {
-		if !out[a].Created.Equal(out[b].Created) {
-			return out[a].Created.After(out[b].Created)
-		}
-		return out[a].ID > out[b].ID
-	})
-	return out, nil
 }
 
-// isSegment reports whether a journal's file name is a segment's
-// (<id>.s0001.jsonl).
-func isSegment(name string) bool {
-	base := strings.TrimSuffix(name, journalExt)
-	dot := strings.LastIndexByte(base, '.')
-	return dot > 0 && len(base)-dot == 6 && base[dot+1] == 's'
+// List lists the recorded runs, newest first, reading only their headers
+// (the counts of a run cut off by a crash are those of its last rewrite;
+// Get reads its journals). No Dir has none.
+func (rs *Runs) List() ([]RunInfo, error) {
+	if rs.Dir == "" {
+		return nil, nil
+	}
+	return listRuns(rs.Dir)
 }
 
-func readHeader(path string) (RunInfo, error) {
-	b, err := os.ReadFile(path)
+// Get returns the header of the run whose ID is id or starts with it (as
+// long as one run matches), with exact counts: a run cut off by a crash
+// has a header older than its journals, and they are read.
+func (rs *Runs) Get(id string) (RunInfo, error) {
+	dir, err := rs.dir()
 	if err != nil {
 		return RunInfo{}, err
 	}
-	var ri RunInfo
-	if err := json.Unmarshal(b, &ri); err != nil || ri.Kind != headerKind || ri.ID == "" {
-		return RunInfo{}, fmt.Errorf("%s is not the header of a run", path)
+	ri, err := findRun(dir, id)
+	if err != nil || ri.State != Running {
+		return ri, err
 	}
-	ri.dir = filepath.Dir(path)
+	if exact, err := rs.Read(ri.ID, nil); err == nil {
+		return exact, nil
+	}
 	return ri, nil
 }
 
-// adopt turns a journal of an earlier version (one run, one file) into a
-// recorded run of one segment.
-func adopt(dir, name string) (RunInfo, error) {
-	path := filepath.Join(dir, name)
-	js, err := readJournal(path)
+// Read reads a recorded run's journals and gives each segment's report to
+// each (when set), in order; the header returned has the counts the
+// journals give. An error from each stops the reading and is returned.
+func (rs *Runs) Read(id string, each func(Report) error) (RunInfo, error) {
+	dir, err := rs.dir()
 	if err != nil {
 		return RunInfo{}, err
 	}
-	ri := RunInfo{Kind: headerKind, Version: 1, ID: strings.TrimSuffix(name, journalExt), Mode: js.run.plan.Mode,
-		Target: js.run.target, Source: "cli", Created: js.created, Entries: len(js.run.plan.Values),
-		Invalid: len(js.run.plan.Invalid), Duplicates: js.run.plan.Duplicates, Segments: 1,
-		Sum: Sum(js.run.plan.Values), dir: dir}
-	ri.Counts = (&Runner{}).report(js.run).Count()
-	ri.State = Finished
-	if !js.finished {
-		ri.State = Stopped
-	}
-	if err := os.Rename(path, ri.segmentPath(0)); err != nil {
-		return RunInfo{}, err
-	}
-	return ri, ri.save()
-}
-
-// FindRun returns the header of the run whose ID is id or starts with it
-// (as long as one run matches).
-func FindRun(dir, id string) (RunInfo, error) {
-	id = strings.TrimSpace(id)
-	if id == "" {
-		return RunInfo{}, errors.New("no run ID given")
-	}
-	if ri, err := readHeader(filepath.Join(dir, id+headerExt)); err == nil {
-		return ri, nil
-	}
-	runs, err := Runs(dir)
+	ri, err := findRun(dir, id)
 	if err != nil {
 		return RunInfo{}, err
 	}
-	var found []RunInfo
-	for _, ri := range runs {
-		if strings.HasPrefix(ri.ID, id) {
-			found = append(found, ri)
-		}
-	}
-	switch len(found) {
-	case 0:
-		return RunInfo{}, fmt.Errorf("no run %s in %s (shush runs list shows them)", api.Quote(id), dir)
-	case 1:
-		return found[0], nil
-	}
-	return RunInfo{}, fmt.Errorf("%d runs start with %s; give more of the ID", len(found), api.Quote(id))
-}
-
-// Load reads a recorded run's journals and gives each segment's report to
-// each, in order; the header returned has the counts the journals give.
-func Load(dir, id string, each func(Report) error) (RunInfo, error) {
-	ri, err := FindRun(dir, id)
-	if err != nil {
-		return RunInfo{}, err
-	}
-	place := segPlace{totalBatches: (ri.Entries + api.MaxBatch - 1) / api.MaxBatch, totalEntries: ri.Entries}
+	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
 	counts := map[Outcome]int{}
-	var rn Runner
 	for i := range ri.Segments {
 		js, err := readJournal(ri.segmentPath(i))
 		if err != nil {
 			return ri, err
 		}
 		js.run.seg = place
-		rep := rn.report(js.run)
-		rep.Journal = ri.segmentPath(i)
+		rep := js.run.report()
 		for o, n := range rep.Count() {
 			counts[o] += n
 		}
@@ -473,40 +335,29 @@ func Load(dir, id string, each func(Report) error) (RunInfo, error) {
 	return ri, nil
 }
 
-// Interrupted returns the newest run against target that has entries left
-// to send, when there is one.
-func Interrupted(dir, target string) (RunInfo, bool, error) {
-	runs, err := Runs(dir)
-	if err != nil {
+// Interrupted returns the newest run against this service that has
+// entries left to send, when there is one, with exact counts (Get).
+func (rs *Runs) Interrupted() (RunInfo, bool, error) {
+	runs, err := rs.List()
+	if err != nil || rs.Client == nil {
 		return RunInfo{}, false, err
 	}
 	for _, ri := range runs {
-		if ri.Target == target && ri.Resumable() {
+		if ri.Target == rs.Client.BaseURL() && ri.Resumable() {
+			if exact, err := rs.Get(ri.ID); err == nil {
+				ri = exact
+			}
 			return ri, true, nil
 		}
 	}
 	return RunInfo{}, false, nil
 }
 
-// Forget deletes a recorded run: its header and journals.
-func Forget(dir, id string) error {
-	ri, err := FindRun(dir, id)
-	if err != nil {
-		return err
-	}
-	for i := range ri.Segments {
-		if err := os.Remove(ri.segmentPath(i)); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-	}
-	return os.Remove(ri.headerPath())
-}
-
 // Prune deletes the finished runs created before cutoff and returns how
 // many it deleted. Runs with entries left to send are kept whatever their
 // age: they are work not done.
-func Prune(dir string, cutoff time.Time) (int, error) {
-	runs, err := Runs(dir)
+func (rs *Runs) Prune(cutoff time.Time) (int, error) {
+	runs, err := rs.List()
 	if err != nil {
 		return 0, err
 	}
@@ -515,7 +366,7 @@ func Prune(dir string, cutoff time.Time) (int, error) {
 		if ri.State != Finished || !ri.Created.Before(cutoff) {
 			continue
 		}
-		if err := Forget(dir, ri.ID); err != nil {
+		if err := forget(ri); err != nil {
 			return n, err
 		}
 		n++
@@ -525,8 +376,13 @@ func Prune(dir string, cutoff time.Time) (int, error) {
 
 // Import records a run sent before runs were recorded (the UI's former
 // history file) from its results, in plan order, so that it is listed
-// and shown with the others. It is recorded as of created.
-func Import(dir, target string, mode Mode, created time.Time, meta RunMeta, results []Result) (RunInfo, error) {
+// and shown with the others. It is recorded as of created, against
+// target.
+func (rs *Runs) Import(target string, mode Mode, created time.Time, meta RunMeta, results []Result) (RunInfo, error) {
+	dir, err := rs.dir()
+	if err != nil {
+		return RunInfo{}, err
+	}
 	if len(results) == 0 {
 		return RunInfo{}, errors.New("the run has no entries")
 	}
@@ -537,14 +393,13 @@ func Import(dir, target string, mode Mode, created time.Time, meta RunMeta, resu
 	for i, x := range results {
 		plan.Values[i] = x.Input
 	}
-	st := &run{plan: plan, target: target}
 	ri := RunInfo{Kind: headerKind, Version: 1, ID: created.UTC().Format("20060102T150405.000Z") + "-imported" + fmt.Sprint(len(results)),
-		Mode: mode, Target: target, Reference: meta.Reference, Source: meta.Source, Input: meta.Input,
+		Mode: mode, Target: target, Reference: meta.Reference, Source: rs.Source, Input: meta.Input,
 		Created: created.UTC(), Entries: len(results), Segments: 1, Sum: Sum(plan.Values), dir: dir}
 	if _, err := os.Stat(ri.headerPath()); err == nil {
 		return readHeader(ri.headerPath()) // imported before
 	}
-	j, err := createJournal(ri.segmentPath(0), st)
+	j, err := createJournal(ri.segmentPath(0), newRun(plan, target))
 	if err != nil {
 		return RunInfo{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -16,8 +17,8 @@ import (
 //
 //	go test -run '^$' -bench FindInterrupted -benchtime 20x ./batch
 func BenchmarkFindInterruptedAmong1000Runs(b *testing.B) {
-	dir := b.TempDir()
 	const target = "https://list.example.com"
+	rs := &batch.Runs{Dir: b.TempDir(), Client: client.New(target, "re_bench_key"), Source: "cli"}
 	start := time.Now().Add(-1000 * time.Hour)
 	for i := range 1000 {
 		results := make([]batch.Result, 1000)
@@ -25,30 +26,30 @@ func BenchmarkFindInterruptedAmong1000Runs(b *testing.B) {
 			results[k] = batch.Result{Input: fmt.Sprintf("r%d-%d@example.com", i, k), ID: fmt.Sprintf("0190a000-0000-7000-8000-%012d", i*1000+k),
 				Outcome: batch.Added, Batch: k/100 + 1}
 		}
-		if _, err := batch.Import(dir, target, batch.Add, start.Add(time.Duration(i)*time.Hour), batch.RunMeta{Source: "cli"}, results); err != nil {
+		if _, err := rs.Import(target, batch.Add, start.Add(time.Duration(i)*time.Hour), batch.RunMeta{}, results); err != nil {
 			b.Fatal(err)
 		}
 	}
 	open := []batch.Result{{Input: "open@example.com", Outcome: batch.Unsent, Batch: 1}}
-	if _, err := batch.Import(dir, target, batch.Add, start.Add(-time.Hour), batch.RunMeta{}, open); err != nil {
+	if _, err := rs.Import(target, batch.Add, start.Add(-time.Hour), batch.RunMeta{}, open); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("headers", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok, err := batch.Interrupted(dir, target); err != nil || !ok {
+			if _, ok, err := rs.Interrupted(); err != nil || !ok {
 				b.Fatal(ok, err)
 			}
 		}
 	})
 	b.Run("every-journal", func(b *testing.B) {
 		for b.Loop() {
-			runs, err := batch.Runs(dir)
+			runs, err := rs.List()
 			if err != nil {
 				b.Fatal(err)
 			}
 			found := false
 			for _, ri := range runs {
-				exact, err := batch.Load(dir, ri.ID, nil)
+				exact, err := rs.Read(ri.ID, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -25,14 +25,16 @@ func TestRecordedRunResumesFromItsID(t *testing.T) {
 	values := addresses("seg", 450)
 	ctx, cancel := context.WithCancel(context.Background())
 	var segments []batch.Report
-	r := batch.Runner{Client: c, JournalDir: dir, SegmentSize: 200,
-		OnEvent: func(e batch.Event) {
+	rs := &batch.Runs{Client: c, Dir: dir, Source: "cli", SegmentSize: 200}
+	var started []batch.RunInfo
+	ri, err := rs.Start(ctx, planOf(batch.Add, values), batch.RunMeta{Reference: "#77", Input: "in.txt"}, batch.Observer{
+		Started: func(ri batch.RunInfo) { started = append(started, ri) },
+		Event: func(e batch.Event) {
 			if e.Kind == batch.BatchDone && e.Batch == 3 {
 				cancel()
 			}
 		},
-		OnSegment: func(rep batch.Report) { segments = append(segments, rep) }}
-	ri, err := r.Send(ctx, planOf(batch.Add, values), batch.RunMeta{Reference: "#77", Source: "cli", Input: "in.txt"})
+		Segment: func(rep batch.Report) { segments = append(segments, rep) }})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled run: %v", err)
 	}
@@ -42,18 +44,21 @@ func TestRecordedRunResumesFromItsID(t *testing.T) {
 	if len(segments) != 3 || segments[1].Base != 2 || segments[1].Results[0].Batch != 3 {
 		t.Fatalf("segments reported: %d, second based at %d", len(segments), segments[1].Base)
 	}
+	if len(started) != 1 || started[0].ID != ri.ID || started[0].State != batch.Running {
+		t.Fatalf("started: %+v", started)
+	}
 
-	runs, err := batch.Runs(dir)
-	if err != nil || len(runs) != 1 || runs[0].ID != ri.ID || runs[0].Reference != "#77" || !runs[0].Resumable() {
+	runs, err := rs.List()
+	if err != nil || len(runs) != 1 || runs[0].ID != ri.ID || runs[0].Reference != "#77" || runs[0].Source != "cli" || !runs[0].Resumable() {
 		t.Fatalf("runs: %+v %v", runs, err)
 	}
-	if got, ok, _ := batch.Interrupted(dir, c.BaseURL()); !ok || got.ID != ri.ID {
+	if got, ok, _ := rs.Interrupted(); !ok || got.ID != ri.ID {
 		t.Fatalf("interrupted: %+v %v", got, ok)
 	}
 
 	before := svc.gate.batches.Load()
-	r2 := batch.Runner{Client: c, JournalDir: dir}
-	ri, err = r2.ResumeRun(context.Background(), ri.ID[:12])
+	r2 := &batch.Runs{Client: c, Dir: dir}
+	ri, err = r2.Resume(context.Background(), ri.ID[:12], batch.Observer{})
 	if err != nil || ri.State != batch.Finished || ri.Counts[batch.Added] != 450 {
 		t.Fatalf("resume: %+v %v", ri, err)
 	}
@@ -64,20 +69,20 @@ func TestRecordedRunResumesFromItsID(t *testing.T) {
 		t.Errorf("list holds %d entries", len(got))
 	}
 	before = svc.gate.batches.Load()
-	if _, err := r2.ResumeRun(context.Background(), ri.ID); err != nil {
+	if _, err := r2.Resume(context.Background(), ri.ID, batch.Observer{}); err != nil {
 		t.Fatal(err)
 	}
 	if sent := svc.gate.batches.Load() - before; sent != 0 {
 		t.Errorf("resuming a finished run sent %d batches", sent)
 	}
-	if _, ok, _ := batch.Interrupted(dir, c.BaseURL()); ok {
+	if _, ok, _ := r2.Interrupted(); ok {
 		t.Error("a finished run is still offered")
 	}
 
-	// Load reads the journals: every address with its true ID.
+	// Read reads the journals: every address with its true ID.
 	truth := listed(t, c)
 	n := 0
-	if _, err := batch.Load(dir, ri.ID, func(rep batch.Report) error {
+	if _, err := r2.Read(ri.ID, func(rep batch.Report) error {
 		for _, x := range rep.Results {
 			n++
 			if truth[x.Input] != x.ID {
@@ -102,8 +107,8 @@ func TestUndoOfAnAdditionRemovesOnlyWhatTheRunCreated(t *testing.T) {
 	if _, err := c.BatchAdd(ctx, values[:10]); err != nil {
 		t.Fatal(err)
 	}
-	r := batch.Runner{Client: c, JournalDir: dir}
-	ri, err := r.Send(ctx, planOf(batch.Add, values), batch.RunMeta{})
+	rs := &batch.Runs{Client: c, Dir: dir}
+	ri, err := rs.Start(ctx, planOf(batch.Add, values), batch.RunMeta{Reference: "T-5"}, batch.Observer{})
 	if err != nil || ri.Counts[batch.Added] != 110 || ri.Counts[batch.AlreadyListed] != 10 {
 		t.Fatalf("send: %+v %v", ri.Counts, err)
 	}
@@ -114,16 +119,20 @@ func TestUndoOfAnAdditionRemovesOnlyWhatTheRunCreated(t *testing.T) {
 	if _, err := c.Add(ctx, values[50]); err != nil {
 		t.Fatal(err)
 	}
-	u, err := batch.PlanUndo(ctx, c, dir, ri.ID)
+	u, err := rs.PlanUndo(ctx, ri.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u.Plan.Mode != batch.RemoveIDs || len(u.Plan.Values) != 110 || len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "10 entries were already listed before the run stay") {
 		t.Fatalf("undo plan: %d values, notes %q", len(u.Plan.Values), u.Notes)
 	}
-	undo, err := r.Send(ctx, u.Plan, batch.RunMeta{UndoOf: ri.ID})
+	undo, err := rs.Undo(ctx, u, batch.Observer{})
 	if err != nil || undo.Counts[batch.Removed] != 109 || undo.Counts[batch.NotListed] != 1 {
 		t.Fatalf("undo: %+v %v", undo.Counts, err)
+	}
+	// The undo is a run of its own, for the same ticket.
+	if undo.UndoOf != ri.ID || undo.Reference != "T-5" || undo.Input != "undo of "+ri.ID {
+		t.Errorf("undo run: of %q, reference %q, input %q", undo.UndoOf, undo.Reference, undo.Input)
 	}
 	got := listed(t, c)
 	if len(got) != 11 {
@@ -162,16 +171,16 @@ func TestUndoOfARemovalRestoresTheOrigin(t *testing.T) {
 				values = append(values, s.ID)
 			}
 		}
-		r := batch.Runner{Client: c, JournalDir: dir}
-		ri, err := r.Send(ctx, planOf(mode, values), batch.RunMeta{})
+		rs := &batch.Runs{Client: c, Dir: dir}
+		ri, err := rs.Start(ctx, planOf(mode, values), batch.RunMeta{}, batch.Observer{})
 		if err != nil || ri.Counts[batch.Removed] != 3 {
 			t.Fatalf("%s: %+v %v", mode, ri.Counts, err)
 		}
-		u, err := batch.PlanUndo(ctx, c, dir, ri.ID)
+		u, err := rs.PlanUndo(ctx, ri.ID)
 		if err != nil || len(u.Plan.Values) != 3 || u.Manual != 1 || len(u.Notes) != 0 {
 			t.Fatalf("%s undo plan: %+v %v", mode, u, err)
 		}
-		if _, err := r.Send(ctx, u.Plan, batch.RunMeta{UndoOf: ri.ID}); err != nil {
+		if _, err := rs.Undo(ctx, u, batch.Observer{}); err != nil {
 			t.Fatal(err)
 		}
 		want := map[string]string{"b@example.com": "bounce/msg-1", "c@example.com": "complaint/", "m@example.com": "manual/"}
@@ -200,16 +209,16 @@ func TestUndoOfARemovalRestoresTheOrigin(t *testing.T) {
 	h.Add("x@example.com", "y@example.com")
 	fc := foreignClient(h)
 	fdir := t.TempDir()
-	r := batch.Runner{Client: fc, JournalDir: fdir}
-	ri, err := r.Send(ctx, planOf(batch.RemoveEmails, []string{"x@example.com", "y@example.com"}), batch.RunMeta{})
+	frs := &batch.Runs{Client: fc, Dir: fdir}
+	ri, err := frs.Start(ctx, planOf(batch.RemoveEmails, []string{"x@example.com", "y@example.com"}), batch.RunMeta{}, batch.Observer{})
 	if err != nil || ri.Counts[batch.Removed] != 2 {
 		t.Fatalf("foreign removal: %+v %v", ri.Counts, err)
 	}
-	u, err := batch.PlanUndo(ctx, fc, fdir, ri.ID)
+	u, err := frs.PlanUndo(ctx, ri.ID)
 	if err != nil || u.Manual != 2 || u.Plan.Restore != nil || len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "2 entries will come back with origin manual") {
 		t.Fatalf("foreign undo plan: %+v %v", u, err)
 	}
-	if _, err := r.Send(ctx, u.Plan, batch.RunMeta{UndoOf: ri.ID}); err != nil {
+	if _, err := frs.Undo(ctx, u, batch.Observer{}); err != nil {
 		t.Fatal(err)
 	}
 	if truth := h.Truth(); len(truth) != 2 {
@@ -237,14 +246,14 @@ func TestStopWithinASecond(t *testing.T) {
 	c := svc.client()
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := batch.Runner{Client: c, JournalDir: dir, OnEvent: func(e batch.Event) {
+	rs := &batch.Runs{Client: c, Dir: dir}
+	stopped := make(chan time.Time, 1)
+	context.AfterFunc(ctx, func() { stopped <- time.Now() })
+	ri, err := rs.Start(ctx, planOf(batch.Add, addresses("hold", 150)), batch.RunMeta{}, batch.Observer{Event: func(e batch.Event) {
 		if e.Kind == batch.BatchStarted {
 			time.AfterFunc(100*time.Millisecond, cancel)
 		}
-	}}
-	stopped := make(chan time.Time, 1)
-	context.AfterFunc(ctx, func() { stopped <- time.Now() })
-	ri, err := r.Send(ctx, planOf(batch.Add, addresses("hold", 150)), batch.RunMeta{})
+	}})
 	if took := time.Since(<-stopped); took > time.Second {
 		t.Errorf("the stop took %s", took)
 	}
@@ -252,45 +261,59 @@ func TestStopWithinASecond(t *testing.T) {
 		t.Fatalf("stopped run: %+v %v", ri.Counts, err)
 	}
 	var msg string
-	if _, err := batch.Load(dir, ri.ID, func(rep batch.Report) error {
+	if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
 		msg = rep.Results[0].Message
 		return nil
 	}); err != nil || !strings.Contains(msg, "may or may not have applied it") {
 		t.Fatalf("journaled failure: %q %v", msg, err)
 	}
 	svc.gate.setFault(nil)
-	ri, err = r.ResumeRun(context.Background(), ri.ID)
+	ri, err = rs.Resume(context.Background(), ri.ID, batch.Observer{})
 	if err != nil || ri.Counts[batch.Added] != 150 {
 		t.Fatalf("resume: %+v %v", ri.Counts, err)
 	}
 }
 
-// Journals of earlier versions (one file per run) are listed as runs, and
-// pruning deletes finished runs past the cut and keeps unfinished ones.
+// Journals of earlier versions (one file per run, no header) are listed
+// as runs and read as they were written, and pruning deletes finished runs
+// past the cut and keeps unfinished ones.
 func TestEarlierJournalsAndPruning(t *testing.T) {
 	svc := startService(t, 10000)
 	c := svc.client()
 	dir := t.TempDir()
-	old := batch.Runner{Client: c, JournalDir: dir}
-	rep, err := old.Run(context.Background(), planOf(batch.Add, addresses("old", 3)))
-	if err != nil {
+	const id = "20250102T030405.000Z-0a0b0c0d"
+	legacy := `{"kind":"plan","v":1,"mode":"add","target":"` + c.BaseURL() + `","created":"2025-01-02T03:04:05Z","values":["old0@example.com","old1@example.com"]}
+{"kind":"batch","batch":1,"ok":true,"results":[{"input":"old0@example.com","id":"0194a000-0000-7000-8000-000000000001","outcome":"added","batch":1},{"input":"old1@example.com","id":"0194a000-0000-7000-8000-000000000002","outcome":"already listed","batch":1}]}
+{"kind":"end"}
+`
+	path := filepath.Join(dir, id+".jsonl")
+	if err := os.WriteFile(path, []byte(legacy), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	runs, err := batch.Runs(dir)
-	if err != nil || len(runs) != 1 || runs[0].State != batch.Finished || runs[0].Counts[batch.Added] != 3 {
+	rs := &batch.Runs{Client: c, Dir: dir}
+	runs, err := rs.List()
+	if err != nil || len(runs) != 1 || runs[0].ID != id || runs[0].State != batch.Finished ||
+		runs[0].Counts[batch.Added] != 1 || runs[0].Counts[batch.AlreadyListed] != 1 {
 		t.Fatalf("adopted: %+v %v", runs, err)
 	}
-	if _, err := os.Stat(rep.Journal); !os.IsNotExist(err) {
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("the old journal is still beside its segment: %v", err)
+	}
+	var results []batch.Result
+	if _, err := rs.Read(id, func(rep batch.Report) error {
+		results = append(results, rep.Results...)
+		return nil
+	}); err != nil || len(results) != 2 || results[1].ID != "0194a000-0000-7000-8000-000000000002" {
+		t.Fatalf("read back: %+v %v", results, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	open, _ := old.Send(ctx, planOf(batch.Add, addresses("open", 3)), batch.RunMeta{})
-	n, err := batch.Prune(dir, time.Now().Add(time.Hour))
+	open, _ := rs.Start(ctx, planOf(batch.Add, addresses("open", 3)), batch.RunMeta{}, batch.Observer{})
+	n, err := rs.Prune(time.Now().Add(time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("pruned %d: %v", n, err)
 	}
-	runs, _ = batch.Runs(dir)
+	runs, _ = rs.List()
 	if len(runs) != 1 || runs[0].ID != open.ID {
 		t.Fatalf("left: %+v", runs)
 	}

@@ -45,7 +45,7 @@ const (
 // new entries; beyond it the rest is looked up one by one.
 func maxMarkPages(n int) int { return n/api.MaxBatch + 3 }
 
-func (r *Runner) add(ctx context.Context, values []string, restore map[string]Restore) ([]Result, error) {
+func (r *runner) add(ctx context.Context, values []string, restore map[string]Restore) ([]Result, error) {
 	var m mark
 	if atomic.LoadInt32(&r.caps) != capNames {
 		m = r.markNewest(ctx)
@@ -53,9 +53,9 @@ func (r *Runner) add(ctx context.Context, values []string, restore map[string]Re
 	var data []api.Suppression
 	var err error
 	if len(restore) > 0 {
-		data, err = r.Client.BatchAddEntries(ctx, entriesOf(values, restore))
+		data, err = r.client.BatchAddEntries(ctx, entriesOf(values, restore))
 	} else {
-		data, err = r.Client.BatchAdd(ctx, values)
+		data, err = r.client.BatchAdd(ctx, values)
 	}
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func named(data []api.Suppression) bool {
 	return true
 }
 
-func (r *Runner) addNamed(ctx context.Context, values []string, data []api.Suppression) []Result {
+func (r *runner) addNamed(ctx context.Context, values []string, data []api.Suppression) []Result {
 	by := make(map[string]api.Suppression, len(data))
 	for _, s := range data {
 		by[s.Email] = s
@@ -133,7 +133,7 @@ func (r *Runner) addNamed(ctx context.Context, values []string, data []api.Suppr
 // leftOut settles the addresses a batch answer did not mention: looked up,
 // they are Unverified either way (listed, the run cannot tell who made the
 // entry; not listed, the batch did not add them) with what was found.
-func (r *Runner) leftOut(ctx context.Context, values []string, missing []int, res []Result, answered int) {
+func (r *runner) leftOut(ctx context.Context, values []string, missing []int, res []Result, answered int) {
 	if len(missing) == 0 {
 		return
 	}
@@ -141,7 +141,7 @@ func (r *Runner) leftOut(ctx context.Context, values []string, missing []int, re
 	for n, k := range missing {
 		ask[n] = values[k]
 	}
-	found, lerr := Lookup(ctx, r.Client, ask, r.lookupConcurrency())
+	found, lerr := Lookup(ctx, r.client, ask, r.lookupConcurrency())
 	for n, k := range missing {
 		v := values[k]
 		why := fmt.Sprintf("the service answered %d items for %d addresses and left this one out", answered, len(values))
@@ -169,9 +169,9 @@ type mark struct {
 	err   error
 }
 
-func (r *Runner) markNewest(ctx context.Context) mark {
+func (r *runner) markNewest(ctx context.Context) mark {
 	octx, ans := client.Observe(ctx)
-	page, err := r.Client.List(octx, client.ListParams{Limit: 1})
+	page, err := r.client.List(octx, client.ListParams{Limit: 1})
 	m := mark{tried: true, at: ans.Date(), err: err}
 	if err == nil && len(page.Data) > 0 {
 		m.id = page.Data[0].ID
@@ -180,7 +180,7 @@ func (r *Runner) markNewest(ctx context.Context) mark {
 }
 
 // addBare establishes the truth of a batch whose answer is bare IDs.
-func (r *Runner) addBare(ctx context.Context, values []string, data []api.Suppression, m mark) []Result {
+func (r *runner) addBare(ctx context.Context, values []string, data []api.Suppression, m mark) []Result {
 	answered := make(map[string]bool, len(data))
 	for _, s := range data {
 		answered[s.ID] = true
@@ -201,7 +201,7 @@ func (r *Runner) addBare(ctx context.Context, values []string, data []api.Suppre
 	p := client.ListParams{Limit: api.MaxBatch}
 walk:
 	for pages := 0; pages < maxMarkPages(len(values)); pages++ {
-		page, err := r.Client.List(ctx, p)
+		page, err := r.client.List(ctx, p)
 		if err != nil {
 			break
 		}
@@ -245,7 +245,7 @@ walk:
 	if len(ask) == 0 {
 		return res
 	}
-	found, lerr := Lookup(ctx, r.Client, ask, r.lookupConcurrency())
+	found, lerr := Lookup(ctx, r.client, ask, r.lookupConcurrency())
 	for n, k := range at {
 		v := values[k]
 		res[k] = Result{Input: v, Outcome: Unverified}
@@ -279,7 +279,7 @@ walk:
 // addUnmarked is the answer for a batch whose service offers nothing to
 // pair bare IDs with addresses: one address and one ID pair up; the rest
 // is Unverified.
-func (r *Runner) addUnmarked(values []string, data []api.Suppression, cause error) []Result {
+func (r *runner) addUnmarked(values []string, data []api.Suppression, cause error) []Result {
 	res := make([]Result, len(values))
 	for k, v := range values {
 		res[k] = Result{Input: v, Outcome: Unverified,

@@ -31,7 +31,7 @@ func TestForeignServicePairsAreTrue(t *testing.T) {
 				values := addresses("pair", 250)
 				before := h.Add(values[10], values[120], values[249]) // listed long before the run
 				h.Add("someone-else@example.com")
-				rep, err := (&batch.Runner{Client: foreignClient(h), Concurrency: 2}).Run(context.Background(), planOf(batch.Add, values))
+				rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: foreignClient(h), Concurrency: 2}, planOf(batch.Add, values), nil)
 				if err != nil || !rep.Complete() {
 					t.Fatalf("Run: %v failed %v", err, rep.Failed)
 				}
@@ -60,12 +60,11 @@ func TestForeignServiceOtherClientDuringRun(t *testing.T) {
 	h.SetOrder(hostedtest.Shuffled)
 	values := addresses("during", 300)
 	var other map[string]string
-	r := &batch.Runner{Client: foreignClient(h), OnEvent: func(e batch.Event) {
+	rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: foreignClient(h)}, planOf(batch.Add, values), func(e batch.Event) {
 		if e.Kind == batch.BatchDone && e.Batch == 1 {
 			other = h.Add(values[150], values[299])
 		}
-	}}
-	rep, err := r.Run(context.Background(), planOf(batch.Add, values))
+	})
 	if err != nil || !rep.Complete() {
 		t.Fatalf("Run: %v", err)
 	}
@@ -88,7 +87,7 @@ func TestForeignServiceFewerIDs(t *testing.T) {
 	values := addresses("fewer", 40)
 	h.DropNewFromNextAdd(2)
 	c := foreignClient(h)
-	rep, err := (&batch.Runner{Client: c}).Run(context.Background(), planOf(batch.Add, values))
+	rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: c}, planOf(batch.Add, values), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +120,7 @@ func TestForeignServiceFewerIDs(t *testing.T) {
 func TestTruthOverhead(t *testing.T) {
 	h := hostedtest.Start(t)
 	values := addresses("cost", 1000)
-	if _, err := (&batch.Runner{Client: foreignClient(h)}).Run(context.Background(), planOf(batch.Add, values)); err != nil {
+	if _, _, err := sendPlan(context.Background(), &batch.Runs{Client: foreignClient(h)}, planOf(batch.Add, values), nil); err != nil {
 		t.Fatal(err)
 	}
 	perBatch := float64(h.Total()) / 10
@@ -130,13 +129,13 @@ func TestTruthOverhead(t *testing.T) {
 		t.Errorf("%.1f requests per batch of new addresses; want at most 4 (mark, batch, two pages)", perBatch)
 	}
 	before := h.Total()
-	if _, err := (&batch.Runner{Client: foreignClient(h)}).Run(context.Background(), planOf(batch.Add, values[:100])); err != nil {
+	if _, _, err := sendPlan(context.Background(), &batch.Runs{Client: foreignClient(h)}, planOf(batch.Add, values[:100]), nil); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("another service, 1 batch of 100 already listed: %d requests", h.Total()-before)
 
 	svc := startService(t, 10000)
-	rep, err := (&batch.Runner{Client: svc.client()}).Run(context.Background(), planOf(batch.Add, values))
+	rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: svc.client()}, planOf(batch.Add, values), nil)
 	if err != nil || rep.Count()[batch.Added] != 1000 {
 		t.Fatalf("our service: %v %v", err, rep.Count())
 	}
@@ -153,7 +152,7 @@ func TestRunPausesWhenTheServiceStopsAnswering(t *testing.T) {
 	h.HangUp(1000)
 	values := addresses("pause", 2000) // 20 batches
 	c := client.New(h.URL, "re_test_key", client.WithRetry(2, time.Millisecond, 2*time.Millisecond))
-	rep, err := (&batch.Runner{Client: c}).Run(context.Background(), planOf(batch.Add, values))
+	rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: c}, planOf(batch.Add, values), nil)
 	var paused *batch.PausedError
 	if !errors.As(err, &paused) || !strings.Contains(err.Error(), "paused after 3 batches in a row failed: cannot reach the service") {
 		t.Fatalf("Run: %v", err)
@@ -172,15 +171,18 @@ func TestRunPausesOnALongRetryAfter(t *testing.T) {
 	h := hostedtest.Start(t)
 	h.RetryAfter(10 * time.Minute)
 	values := addresses("wait", 300)
-	rep, err := (&batch.Runner{Client: foreignClient(h)}).Run(context.Background(), planOf(batch.Add, values))
+	rs := &batch.Runs{Client: foreignClient(h), Dir: t.TempDir()}
+	rep, ri, err := sendPlan(context.Background(), rs, planOf(batch.Add, values), nil)
 	if err == nil || !strings.Contains(err.Error(), "paused: the service asks to wait 10m0s before the next request (Retry-After)") {
 		t.Fatalf("Run: %v", err)
 	}
 	if len(rep.Failed) != 1 || len(rep.Unsent) != 2 {
 		t.Errorf("failed %v, unsent %v", rep.Failed, rep.Unsent)
 	}
-	// Back to normal: a retry of the report sends what is left.
-	rep, err = (&batch.Runner{Client: foreignClient(h)}).Retry(context.Background(), rep)
+	// Back to normal: a resume of the run sends what is left (with a new
+	// client: this one's pacer keeps the service's 10 minutes).
+	rs.Client = foreignClient(h)
+	rep, _, err = resumeRun(context.Background(), rs, ri.ID)
 	if err != nil || !rep.Complete() || rep.Count()[batch.Added] != 300 {
 		t.Fatalf("after the wait: %v %v", err, rep.Count())
 	}

@@ -35,11 +35,12 @@ type Undo struct {
 	Notes []string
 }
 
-// PlanUndo reads the recorded run id in dir and plans its undo against the
-// client's service, which must be the run's.
-func PlanUndo(ctx context.Context, c *client.Client, dir, id string) (Undo, error) {
+// PlanUndo reads the recorded run id and plans its undo against this
+// service, which must be the run's; Undo sends it.
+func (rs *Runs) PlanUndo(ctx context.Context, id string) (Undo, error) {
+	c := rs.Client
 	var results []Result
-	ri, err := Load(dir, id, func(rep Report) error {
+	ri, err := rs.Read(id, func(rep Report) error {
 		for _, x := range rep.Results {
 			switch x.Outcome {
 			case Added, Removed, Unverified:

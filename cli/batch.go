@@ -245,29 +245,36 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	defer conn.Close()
 
+	runs := a.runsOf(cmd, conn, f.concurrency)
 	resumeID := ""
 	if f.resume {
-		if resumeID, err = a.interruptedRun(conn, in, f.file); err != nil {
+		if resumeID, err = a.interruptedRun(runs, conn.Target, in, f.file); err != nil {
 			return err
 		}
 	} else {
-		a.pruneRuns(conn)
+		a.pruneRuns(runs, conn.Settings.KeepRuns)
 	}
-	send := func(r *batch.Runner) error {
-		id := resumeID
-		if id == "" {
-			ri, err := r.RecordInput(in, batch.RunMeta{Reference: f.reference, Source: "cli", Input: inputName(f.file)})
-			if err != nil {
-				return err
-			}
-			id = ri.ID
+	sum := summaryOfInput(in)
+	send := func(on batch.Observer) error {
+		if resumeID != "" {
+			in.Release() // the run's journals have the values
+			collectAt(sendingGC)
+			_, err := runs.Resume(ctx, resumeID, on)
+			return err
 		}
-		in.Release() // the run's journals have the values
-		collectAt(sendingGC)
-		_, err := r.ResumeRun(ctx, id)
+		// Recording lets go of the values; sending holds a segment's
+		// results at a time.
+		on.Started = func(batch.RunInfo) { collectAt(sendingGC) }
+		_, err := runs.Start(ctx, in, batch.RunMeta{Reference: f.reference, Input: inputName(f.file)}, on)
 		return err
 	}
-	return a.sendRun(ctx, conn, summaryOfInput(in), in.LeftOut, f.asJSON, a.concurrencyFor(cmd, conn, f.concurrency), a.resumeCommand(cmd, f), send)
+	return a.sendRun(ctx, conn.Target, sum, in.LeftOut, f.asJSON, a.resumeCommand(cmd, f), send)
+}
+
+// runsOf is the run service of the connection, with concurrency batches
+// in flight (see concurrencyFor).
+func (a *app) runsOf(cmd *cobra.Command, conn *connection, concurrency int) *batch.Runs {
+	return &batch.Runs{Dir: conn.JournalDir, Client: conn.Client, Source: "cli", Concurrency: a.concurrencyFor(cmd, conn, concurrency)}
 }
 
 // The garbage collector's target (GOGC) while a batch run reads and
@@ -293,24 +300,24 @@ func collectAt(percent int) (restore func()) {
 	return func() { debug.SetGCPercent(old) }
 }
 
-// sendRun runs send with a Runner that reports into sum, prints the run's
-// report (or its --json document) and says how it ended: the exit status
-// and, for a run with entries left, the command that finishes it.
-func (a *app) sendRun(ctx context.Context, conn *connection, sum *summary, left []batch.LeftOut, asJSON bool, concurrency int, resume string, send func(*batch.Runner) error) error {
+// sendRun runs send, which starts or resumes a run with the Observer it
+// is given, reports its progress and adds its segments into sum, prints
+// the run's report (or its --json document) and says how it ended: the
+// exit status and, for a run with entries left, the command that finishes
+// it.
+func (a *app) sendRun(ctx context.Context, target string, sum *summary, left []batch.LeftOut, asJSON bool, resume string, send func(batch.Observer) error) error {
 	plan := sum.plan
 	progress := a.progress(sum.batches, sum.entries)
 	var merged *mergedWriter
 	if a.output(asJSON).json {
 		merged = newMergedWriter(a.io.Out)
 	}
-	runner := &batch.Runner{Client: conn.Client, Concurrency: concurrency, JournalDir: conn.JournalDir, OnEvent: progress.event,
-		OnSegment: func(rep batch.Report) {
-			sum.add(rep)
-			if merged != nil {
-				merged.add(plan.Mode, rep)
-			}
-		}}
-	runErr := send(runner)
+	runErr := send(batch.Observer{Event: progress.event, Segment: func(rep batch.Report) {
+		sum.add(rep)
+		if merged != nil {
+			merged.add(plan.Mode, rep)
+		}
+	}})
 	progress.clear()
 
 	if merged != nil {
@@ -321,7 +328,7 @@ func (a *app) sendRun(ctx context.Context, conn *connection, sum *summary, left 
 			fmt.Fprintf(a.io.Err, "shush: left out %s: %s\n", plural(len(plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(plan.Invalid, 3))
 		}
 	} else {
-		a.printReport(sum, conn.Target)
+		a.printReport(sum, target)
 		a.listLeftOut(a.io.Out, left)
 	}
 

@@ -19,41 +19,39 @@ import (
 // silently not be sent). When unfinished runs exist but none is of this
 // file, it refuses rather than guess; when there are none, a new run
 // starts ("" is returned). Only the runs' headers are read.
-func (a *app) interruptedRun(conn *connection, in *batch.Input, file string) (string, error) {
-	runs, err := batch.Runs(conn.JournalDir)
+func (a *app) interruptedRun(rs *batch.Runs, target string, in *batch.Input, file string) (string, error) {
+	runs, err := rs.List()
 	if err != nil {
 		return "", err
 	}
 	sum := in.Sum()
 	var newest *batch.RunInfo
 	for i, ri := range runs {
-		if ri.Target != conn.Client.BaseURL() || ri.Mode != in.Mode || !ri.Resumable() {
+		if ri.Target != rs.Client.BaseURL() || ri.Mode != in.Mode || !ri.Resumable() {
 			continue
 		}
 		if newest == nil {
 			newest = &runs[i]
 		}
 		if ri.Entries == in.Len() && ri.Sum == sum {
-			a.sayResuming(conn.JournalDir, ri)
+			if exact, err := rs.Get(ri.ID); err == nil {
+				ri = exact
+			}
+			a.sayResuming(ri)
 			return ri.ID, nil
 		}
 	}
 	if newest != nil {
 		return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file, or with: shush runs resume %s",
-			in.Mode, conn.Target, newest.Entries, inputName(file), in.Len(), newest.ID)
+			in.Mode, target, newest.Entries, inputName(file), in.Len(), newest.ID)
 	}
-	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", in.Mode, conn.Target)
+	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", in.Mode, target)
 	return "", nil
 }
 
-// sayResuming tells what a resume picks up. A run cut off by a crash has
-// a header older than its journals, so they are read for the count.
-func (a *app) sayResuming(dir string, ri batch.RunInfo) {
-	if ri.State == batch.Running {
-		if exact, err := batch.Load(dir, ri.ID, nil); err == nil {
-			ri = exact
-		}
-	}
+// sayResuming tells what a resume picks up, by the run's exact header
+// (batch.Runs.Get).
+func (a *app) sayResuming(ri batch.RunInfo) {
 	fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", ri.Created.Local().Format(time.DateTime), ri.Sent(), ri.Entries)
 }
 

@@ -32,22 +32,28 @@ until it is resumed or pruned by hand.`,
 	return cmd
 }
 
-// journalDir is where the runs are recorded, for commands that need no
-// connection.
-func (a *app) journalDir() (string, error) {
-	return journalDirOf()
+// recorded is the run service of the journal directory, for commands that
+// only read runs (no connection, no client).
+func (a *app) recorded() (*batch.Runs, error) {
+	dir, err := journalDirOf()
+	if err != nil {
+		return nil, err
+	}
+	return &batch.Runs{Dir: dir, Source: "cli"}, nil
 }
 
 // findRun finds the run an argument names (its ID or a unique beginning
-// of it) in the journal directory.
-func (a *app) findRun(id string) (dir string, ri batch.RunInfo, err error) {
-	if dir, err = a.journalDir(); err != nil {
-		return "", ri, err
+// of it) in the journal directory, with exact counts.
+func (a *app) findRun(id string) (*batch.Runs, batch.RunInfo, error) {
+	rs, err := a.recorded()
+	if err != nil {
+		return nil, batch.RunInfo{}, err
 	}
-	if ri, err = batch.FindRun(dir, id); err != nil {
-		return "", ri, usagef("%v", err)
+	ri, err := rs.Get(id)
+	if err != nil {
+		return nil, ri, usagef("%v", err)
 	}
-	return dir, ri, nil
+	return rs, ri, nil
 }
 
 func (a *app) runsListCommand() *cobra.Command {
@@ -57,11 +63,11 @@ func (a *app) runsListCommand() *cobra.Command {
 		Short: "List the recorded runs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := a.journalDir()
+			rs, err := a.recorded()
 			if err != nil {
 				return err
 			}
-			runs, err := batch.Runs(dir)
+			runs, err := rs.List()
 			if err != nil {
 				return err
 			}
@@ -72,7 +78,7 @@ func (a *app) runsListCommand() *cobra.Command {
 				return writeJSON(a.io.Out, map[string]any{"object": "list", "data": runs})
 			}
 			if len(runs) == 0 {
-				fmt.Fprintf(a.io.Out, "No runs recorded in %s.\n", dir)
+				fmt.Fprintf(a.io.Out, "No runs recorded in %s.\n", rs.Dir)
 				return nil
 			}
 			t := newTable(a.io.Out)
@@ -95,14 +101,14 @@ func (a *app) runsShowCommand() *cobra.Command {
 		Short: "Show a run and every entry's outcome",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, ri, err := a.findRun(args[0])
+			rs, ri, err := a.findRun(args[0])
 			if err != nil {
 				return err
 			}
 			if a.output(asJSON).json {
 				m := newMergedWriter(a.io.Out)
 				var invalid []batch.Item
-				if _, err := batch.Load(dir, ri.ID, func(rep batch.Report) error {
+				if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
 					if rep.Base == 0 {
 						invalid = rep.Plan.Invalid
 					}
@@ -122,7 +128,7 @@ func (a *app) runsShowCommand() *cobra.Command {
 				head = "SENT ID"
 			}
 			t.row(head, "ID", "OUTCOME", "BATCH")
-			ri, err = batch.Load(dir, ri.ID, func(rep batch.Report) error {
+			ri, err = rs.Read(ri.ID, func(rep batch.Report) error {
 				for _, r := range rep.Results {
 					outcome := r.Outcome.Text()
 					if r.Message != "" {
@@ -182,7 +188,7 @@ says beforehand which will come back as manual.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			dir, ri, err := a.findRun(args[0])
+			_, ri, err := a.findRun(args[0])
 			if err != nil {
 				return err
 			}
@@ -192,7 +198,8 @@ says beforehand which will come back as manual.`,
 				return err
 			}
 			defer conn.Close()
-			u, err := batch.PlanUndo(ctx, conn.Client, dir, ri.ID)
+			runs := a.runsOf(cmd, conn, 0)
+			u, err := runs.PlanUndo(ctx, ri.ID)
 			if err != nil {
 				return err
 			}
@@ -212,12 +219,11 @@ says beforehand which will come back as manual.`,
 			if ok, err := a.confirm(ctx, yes, false, "Go ahead?"); !ok {
 				return err
 			}
-			sum := newSummary(u.Plan)
-			send := func(r *batch.Runner) error {
-				_, err := r.Send(ctx, u.Plan, batch.RunMeta{Reference: ri.Reference, Source: "cli", Input: "undo of " + ri.ID, UndoOf: ri.ID})
+			send := func(on batch.Observer) error {
+				_, err := runs.Undo(ctx, u, on)
 				return err
 			}
-			return a.sendRun(ctx, conn, sum, nil, asJSON, a.concurrencyFor(cmd, conn, 0), "shush runs resume RUN (shush runs list names it)", send)
+			return a.sendRun(ctx, conn.Target, newSummary(u.Plan), nil, asJSON, "shush runs resume RUN (shush runs list names it)", send)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "undo without asking")
@@ -249,7 +255,7 @@ intended list. The run must be resumed against the service it was sent to.
 			if err := checkConcurrency(cmd, concurrency); err != nil {
 				return err
 			}
-			dir, ri, err := a.findRun(args[0])
+			_, ri, err := a.findRun(args[0])
 			if err != nil {
 				return err
 			}
@@ -266,12 +272,13 @@ intended list. The run must be resumed against the service it was sent to.
 				fmt.Fprintf(a.io.Err, "Run %s is finished: nothing left to send.\n", ri.ID)
 				return nil
 			}
-			a.sayResuming(dir, ri)
-			send := func(r *batch.Runner) error {
-				_, err := r.ResumeRun(ctx, ri.ID)
+			a.sayResuming(ri)
+			runs := a.runsOf(cmd, conn, concurrency)
+			send := func(on batch.Observer) error {
+				_, err := runs.Resume(ctx, ri.ID, on)
 				return err
 			}
-			return a.sendRun(ctx, conn, summaryOf(ri), nil, asJSON, a.concurrencyFor(cmd, conn, concurrency), "shush runs resume "+ri.ID, send)
+			return a.sendRun(ctx, conn.Target, summaryOf(ri), nil, asJSON, "shush runs resume "+ri.ID, send)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry of the run as JSON")
@@ -286,7 +293,7 @@ func (a *app) runsPruneCommand() *cobra.Command {
 		Short: "Delete finished runs older than keep_runs_days (or N days)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := a.journalDir()
+			rs, err := a.recorded()
 			if err != nil {
 				return err
 			}
@@ -303,7 +310,7 @@ func (a *app) runsPruneCommand() *cobra.Command {
 				}
 				keep = s.KeepRuns
 			}
-			n, err := batch.Prune(dir, time.Now().Add(-keep))
+			n, err := rs.Prune(time.Now().Add(-keep))
 			if err != nil {
 				return err
 			}
@@ -315,10 +322,10 @@ func (a *app) runsPruneCommand() *cobra.Command {
 	return cmd
 }
 
-// pruneRuns deletes the finished runs older than the settings keep,
-// before a new run; a failure only costs disk and is not the run's.
-func (a *app) pruneRuns(conn *connection) {
-	if _, err := batch.Prune(conn.JournalDir, time.Now().Add(-conn.Settings.KeepRuns)); err != nil {
+// pruneRuns deletes the finished runs older than keep, before a new run;
+// a failure only costs disk and is not the run's.
+func (a *app) pruneRuns(rs *batch.Runs, keep time.Duration) {
+	if _, err := rs.Prune(time.Now().Add(-keep)); err != nil {
 		fmt.Fprintf(a.io.Err, "shush: pruning old runs: %v\n", err)
 	}
 }

@@ -1,9 +1,6 @@
 package cli
 
-import (
-	"github.com/shushlist/shush/api"
-	"github.com/shushlist/shush/batch"
-)
+import "github.com/shushlist/shush/batch"
 
 // summary adds up the reports of a run's segments.
 type summary struct {
@@ -25,7 +22,7 @@ type failedBatch struct {
 }
 
 func newSummary(plan batch.Plan) *summary {
-	return &summary{plan: plan, entries: len(plan.Values), batches: len(plan.Batches()), counts: map[batch.Outcome]int{}}
+	return &summary{plan: plan, entries: len(plan.Values), batches: batch.BatchCount(len(plan.Values)), counts: map[batch.Outcome]int{}}
 }
 
 // summaryOfInput is the summary of a run of an input read in one pass.
@@ -37,7 +34,7 @@ func summaryOfInput(in *batch.Input) *summary {
 // summaryOf is the summary of a recorded run, known by its header.
 func summaryOf(ri batch.RunInfo) *summary {
 	return &summary{plan: batch.Plan{Mode: ri.Mode, Duplicates: ri.Duplicates}, entries: ri.Entries,
-		batches: (ri.Entries + api.MaxBatch - 1) / api.MaxBatch, counts: map[batch.Outcome]int{}}
+		batches: ri.Batches(), counts: map[batch.Outcome]int{}}
 }
 
 // add counts the report of a segment (its batch numbers count across the

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
+	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/ui"
 )
@@ -38,12 +39,14 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		state = ""
 	}
 	m := ui.New(ui.Options{
-		Service:    conn.Client,
-		Target:     ui.Target{Profile: conn.Profile, Label: label, MaskedKey: conn.MaskedKey},
-		StateDir:   state,
-		JournalDir: conn.JournalDir,
-		Own:        conn.Settings.Own,
-		Clipboard:  os.Stderr,
+		Service:  conn.Client,
+		Target:   ui.Target{Profile: conn.Profile, Label: label, MaskedKey: conn.MaskedKey},
+		StateDir: state,
+		// One batch at a time: a person's list is small, and the Send
+		// screen shows it batch by batch.
+		Runs:      &batch.Runs{Dir: conn.JournalDir, Client: conn.Client, Source: "ui", Concurrency: 1},
+		Own:       conn.Settings.Own,
+		Clipboard: os.Stderr,
 	})
 	var input io.Reader = a.io.In
 	var pastes *ui.Input

@@ -56,7 +56,12 @@ func New(opts Options) Model {
 	// Ask the terminal for its background now, before the program reads
 	// its input: a query in the middle of the run would race the reader.
 	r.HasDarkBackground()
-	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Journals: opts.JournalDir, Own: batch.NewOwn(opts.Own), r: r, Width: 80, Height: 24}
+	runs := opts.Runs
+	if runs == nil {
+		// No run service given: runs are sent, not recorded.
+		runs = &batch.Runs{Client: opts.Service, Source: "ui"}
+	}
+	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Runs: runs, Own: batch.NewOwn(opts.Own), r: r, Width: 80, Height: 24}
 	h := help.New()
 	h.Styles.ShortKey = c.Styles.Key
 	h.Styles.FullKey = c.Styles.Key
@@ -69,7 +74,7 @@ func New(opts Options) Model {
 		c: c, opts: opts, keys: newGlobalKeys(), help: h,
 		build:   newBuild(c, opts.StartDir),
 		review:  newReview(c, opts.Service),
-		send:    newSender(c, opts.Service, opts.JournalDir),
+		send:    newSender(c),
 		results: newResults(c, opts.Clipboard),
 		browse:  newBrowse(c, opts.Service),
 		history: newHistory(c, opts.StateDir),
@@ -104,20 +109,11 @@ func (m Model) probe() tea.Cmd {
 // entries left to send: one the UI left when its terminal closed, or the
 // CLI's.
 func (m Model) checkInterrupted() tea.Cmd {
-	dir, svc := m.opts.JournalDir, m.opts.Service
-	if dir == "" || svc == nil {
-		return nil
-	}
+	runs := m.c.Runs
 	return func() tea.Msg {
-		ri, ok, err := batch.Interrupted(dir, svc.BaseURL())
+		ri, ok, err := runs.Interrupted()
 		if err != nil || !ok {
 			return nil
-		}
-		if ri.State == batch.Running {
-			// Cut off: its header is older than its journals.
-			if exact, err := batch.Load(dir, ri.ID, nil); err == nil {
-				ri = exact
-			}
 		}
 		return interruptedMsg{ri}
 	}
@@ -203,7 +199,7 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		m.sentGen = m.build.generation()
 		m.goTo(scrSend)
 		msg.job.input = m.build.source()
-		return m.send.start(msg.job, msg.plan), true
+		return m.send.sendPlan(msg.job, msg.plan), true
 	case runDoneMsg:
 		return m.runDone(msg), true
 	case runFailedMsg:
@@ -213,12 +209,12 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		run := msg.run
 		m.goTo(scrSend)
 		job := sendJob{mode: run.Mode, target: m.c.Target.label(), ticket: run.Ticket, emails: run.emails, resume: run.ID}
-		return m.send.start(job, batch.Plan{}), true
+		return m.send.resume(job), true
 	case undoRunMsg:
 		u := msg.undo
 		m.goTo(scrSend)
-		job := sendJob{mode: u.Plan.Mode, target: m.c.Target.label(), ticket: u.Of.Reference, emails: u.Emails, undoOf: u.Of.ID, input: "undo of " + u.Of.ID}
-		return m.send.start(job, u.Plan), true
+		job := sendJob{mode: u.Plan.Mode, target: m.c.Target.label(), ticket: u.Of.Reference, emails: u.Emails, undoOf: u.Of.ID}
+		return m.send.sendUndo(job, u), true
 	case newBatchMsg:
 		m.goTo(scrBuild)
 		return m.build.startOver(), true

@@ -19,10 +19,10 @@ type Common struct {
 	Width, Height int
 	Styles        Styles
 	Target        Target
-	// Service is the service the UI works on; Journals where its runs
-	// (and the CLI's) are recorded ("" for none).
-	Service  *client.Client
-	Journals string
+	// Service is the service the UI works on; Runs its run service, where
+	// its runs (and the CLI's) are recorded.
+	Service *client.Client
+	Runs    *batch.Runs
 	// Own is our own addresses and domains (config own): never sent.
 	Own batch.Own
 	r   *lipgloss.Renderer
@@ -40,7 +40,7 @@ func (c *Common) targetOf(target string) string {
 // ours reports whether a recorded run was sent to the service the UI
 // works on, so that it can be resumed or undone here.
 func (c *Common) ours(run *Run) bool {
-	return run.ID != "" && c.Journals != "" && c.Service != nil && run.Target == c.Service.BaseURL()
+	return run.ID != "" && c.Runs.Dir != "" && c.Service != nil && run.Target == c.Service.BaseURL()
 }
 
 // lines is the height of one line of text in each style, borders,

@@ -4,7 +4,7 @@
 // batches, and checks the results; it also browses the service's list and
 // keeps a local history of runs.
 //
-// The package never talks HTTP itself: runs go through batch.Runner and
+// The package never talks HTTP itself: runs go through the run service (batch.Runs) and
 // lookups through batch.Lookup or the client.Client given in Options, always
 // inside a tea.Cmd, and their answers come back as typed messages.
 package ui

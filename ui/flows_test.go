@@ -290,9 +290,9 @@ func TestSendCancel(t *testing.T) {
 	}
 
 	// The run is journaled, so the CLI's --resume would find it.
-	journals := filepath.Join(h.state, "journal")
-	if j, err := batch.Latest(journals, svc.BaseURL()); err != nil || j == "" {
-		t.Fatalf("no unfinished journal of the cancelled run in %s (%v)", journals, err)
+	runs := &batch.Runs{Dir: filepath.Join(h.state, "journal"), Client: svc}
+	if ri, ok, err := runs.Interrupted(); err != nil || !ok || ri.Sent() != 100 {
+		t.Fatalf("no unfinished run of the cancelled run in %s: %+v (%v)", runs.Dir, ri, err)
 	}
 
 	// R sends the rest.
@@ -305,8 +305,8 @@ func TestSendCancel(t *testing.T) {
 	if n := adds.Load(); n != 3 {
 		t.Fatalf("%d add requests; want 3 (the first batch is not sent twice)", n)
 	}
-	if j, err := batch.Latest(journals, svc.BaseURL()); err != nil || j != "" {
-		t.Fatalf("the journal of the finished run is still offered for --resume: %q (%v)", j, err)
+	if ri, ok, err := runs.Interrupted(); err != nil || ok {
+		t.Fatalf("the finished run is still offered for --resume: %+v (%v)", ri, err)
 	}
 }
 
@@ -434,14 +434,16 @@ func TestSentListIsNotSentAgainByCtrlS(t *testing.T) {
 func TestStartOffersToResume(t *testing.T) {
 	svc := service(t, nil)
 	dir := t.TempDir()
-	journals := filepath.Join(dir, "state", "journal")
-	r := batch.Runner{Client: svc, JournalDir: journals}
+	cli := &batch.Runs{Dir: filepath.Join(dir, "state", "journal"), Client: svc, Source: "cli"}
 	items := []batch.Item{batch.NewItem(batch.Add, 1, "r1@example.com"), batch.NewItem(batch.Add, 2, "r2@example.com")}
-	if _, err := r.Record(batch.NewPlan(batch.Add, items), batch.RunMeta{Reference: "T-77", Source: "cli"}); err != nil {
-		t.Fatal(err)
+	// Recorded, and stopped before anything went out.
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if ri, _ := cli.Start(stopped, batch.NewPlan(batch.Add, items), batch.RunMeta{Reference: "T-77"}, batch.Observer{}); ri.ID == "" {
+		t.Fatal("the run was not recorded")
 	}
 	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
-		JournalDir: journals, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer()})
+		Runs: &batch.Runs{Dir: cli.Dir, Client: svc, Source: "ui"}, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer()})
 	h := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
 	h.run(m.Init())
@@ -451,7 +453,7 @@ func TestStartOffersToResume(t *testing.T) {
 		t.Fatalf("resumed: %+v", c)
 	}
 	h.mustSee("Results · add → local list", "ticket T-77", "2 entries: 2 added")
-	if _, ok, _ := batch.Interrupted(journals, svc.BaseURL()); ok {
+	if _, ok, _ := cli.Interrupted(); ok {
 		t.Error("the run is still unfinished after the resume")
 	}
 }
@@ -502,7 +504,7 @@ func TestRequesterIsLeftOutInTheUI(t *testing.T) {
 	svc := service(t, nil)
 	dir := t.TempDir()
 	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
-		JournalDir: filepath.Join(dir, "state", "journal"), StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer(),
+		Runs: &batch.Runs{Dir: filepath.Join(dir, "state", "journal"), Client: svc, Source: "ui"}, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer(),
 		Own: []string{"@ourcompany.test"}})
 	h := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})

@@ -16,6 +16,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/shushlist/shush/api/client"
+	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/servicetest"
 )
@@ -58,13 +59,13 @@ func newHarness(t testing.TB, svc *client.Client, w, h int) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	m := New(Options{
-		Service:    svc,
-		Target:     Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz"},
-		StateDir:   filepath.Join(dir, "state"),
-		JournalDir: filepath.Join(dir, "state", "journal"),
-		StartDir:   dir,
-		Clipboard:  io.Discard,
-		Renderer:   asciiRenderer(),
+		Service:   svc,
+		Target:    Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz"},
+		StateDir:  filepath.Join(dir, "state"),
+		Runs:      &batch.Runs{Dir: filepath.Join(dir, "state", "journal"), Client: svc, Source: "ui"},
+		StartDir:  dir,
+		Clipboard: io.Discard,
+		Renderer:  asciiRenderer(),
 	})
 	hs := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})

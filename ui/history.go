@@ -31,7 +31,7 @@ const importedExt = ".imported"
 // importHistory records the runs of an earlier version's history file and
 // renames the file, so that they are imported once. Lines it cannot read
 // are counted, not fatal.
-func importHistory(stateDir, journals string) (bad int, err error) {
+func importHistory(stateDir string, runs *batch.Runs) (bad int, err error) {
 	path := filepath.Join(stateDir, historyFile)
 	f, err := os.Open(path)
 	if os.IsNotExist(err) {
@@ -49,8 +49,8 @@ func importHistory(stateDir, journals string) (bad int, err error) {
 			bad++
 			continue
 		}
-		meta := batch.RunMeta{Reference: r.Ticket, Source: "ui", Input: "history of an earlier version"}
-		if _, err := batch.Import(journals, r.Target, r.Mode, r.Started, meta, r.Results); err != nil {
+		meta := batch.RunMeta{Reference: r.Ticket, Input: "history of an earlier version"}
+		if _, err := runs.Import(r.Target, r.Mode, r.Started, meta, r.Results); err != nil {
 			return bad, fmt.Errorf("cannot import the history: %s", reason(err))
 		}
 	}
@@ -178,29 +178,29 @@ type historyMsg struct {
 }
 
 func (h *history) load() tea.Cmd {
-	dir, journals := h.dir, h.c.Journals
+	dir, runs := h.dir, h.c.Runs
 	return func() tea.Msg {
-		if journals == "" {
+		if runs.Dir == "" {
 			return historyMsg{err: fmt.Errorf("no state directory, so no history is kept")}
 		}
 		var bad int
 		var err error
 		if dir != "" {
-			bad, err = importHistory(dir, journals)
+			bad, err = importHistory(dir, runs)
 		}
-		runs, lerr := batch.Runs(journals)
+		list, lerr := runs.List()
 		if err == nil {
 			err = lerr
 		}
-		return historyMsg{runs: runs, bad: bad, err: err}
+		return historyMsg{runs: list, bad: bad, err: err}
 	}
 }
 
 // openRun reads a recorded run's journals for the Results screen.
-func openRun(journals, id string) tea.Cmd {
+func openRun(runs *batch.Runs, id string) tea.Cmd {
 	return func() tea.Msg {
 		var results []batch.Result
-		ri, err := batch.Load(journals, id, func(rep batch.Report) error {
+		ri, err := runs.Read(id, func(rep batch.Report) error {
 			results = append(results, rep.Results...)
 			return nil
 		})
@@ -242,7 +242,7 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 			return h.search.Focus()
 		case key.Matches(msg, h.keys.Open):
 			if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
-				return openRun(h.c.Journals, h.runs[h.shown[i]].ID)
+				return openRun(h.c.Runs, h.runs[h.shown[i]].ID)
 			}
 			return nil
 		case key.Matches(msg, h.keys.Reload):
@@ -279,16 +279,16 @@ func (h *history) searchKey(msg tea.KeyMsg) tea.Cmd {
 	}
 	h.refresh()
 	h.table.GotoTop()
-	if h.query == "" || h.c.Journals == "" {
+	if h.query == "" || h.c.Runs.Dir == "" {
 		return nil
 	}
 	h.status = "Looking for it among the runs' addresses too…"
-	dir, no, addr := h.c.Journals, h.searchNo, strings.ToLower(h.query)
+	rs, no, addr := h.c.Runs, h.searchNo, strings.ToLower(h.query)
 	runs := slices.Clone(h.runs)
 	return func() tea.Msg {
 		holding := map[string]bool{}
 		for _, r := range runs {
-			_, _ = batch.Load(dir, r.ID, func(rep batch.Report) error {
+			_, _ = rs.Read(r.ID, func(rep batch.Report) error {
 				for _, x := range rep.Results {
 					if strings.Contains(x.Input, addr) || strings.Contains(x.Email, addr) {
 						holding[r.ID] = true
@@ -314,8 +314,8 @@ func (h *history) render() string {
 	if n := len(h.shown); n > 0 {
 		title += fmt.Sprintf(" · row %d", h.table.Cursor()+1)
 	}
-	if h.c.Journals != "" {
-		title += " · " + h.c.Journals
+	if h.c.Runs.Dir != "" {
+		title += " · " + h.c.Runs.Dir
 	}
 	body := h.table.View()
 	if len(h.runs) == 0 {

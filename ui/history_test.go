@@ -60,9 +60,9 @@ func TestHistoryHoldsTheCLIsRuns(t *testing.T) {
 	h.keys("enter", "ctrl+s")
 	h.results()
 
-	cli := batch.Runner{Client: svc, JournalDir: filepath.Join(h.state, "journal")}
+	cli := &batch.Runs{Client: svc, Dir: filepath.Join(h.state, "journal"), Source: "cli"}
 	items := []batch.Item{batch.NewItem(batch.Add, 1, "c1@example.com"), batch.NewItem(batch.Add, 2, "k1@example.com")}
-	if _, err := cli.Send(context.Background(), batch.NewPlan(batch.Add, items), batch.RunMeta{Reference: "T-10", Source: "cli"}); err != nil {
+	if _, err := cli.Start(context.Background(), batch.NewPlan(batch.Add, items), batch.RunMeta{Reference: "T-10"}, batch.Observer{}); err != nil {
 		t.Fatal(err)
 	}
 	h.keys("f3")

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api/client"
+	"github.com/shushlist/shush/batch"
 )
 
 // Target says where the UI works; it is shown in the header at all times.
@@ -27,9 +28,10 @@ type Options struct {
 	Target  Target
 	// StateDir is where the history of runs is kept; empty disables it.
 	StateDir string
-	// JournalDir is where each run keeps its journal (see batch.Runner), so
-	// that the CLI can resume a run the UI left unfinished; empty for none.
-	JournalDir string
+	// Runs is the run service the UI sends, resumes, reads and undoes its
+	// runs with, recorded where the CLI finds them too; nil sends runs
+	// without recording them.
+	Runs *batch.Runs
 	// Own lists our own addresses ("x@y.z") and domains ("@y.z"), from the
 	// config file: they never enter a batch.
 	Own []string

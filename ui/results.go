@@ -228,7 +228,7 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// undo plans the undo of the run on screen (batch.PlanUndo reads its
+// undo plans the undo of the run on screen (the run service reads its
 // journals and asks the service what it can restore), then asks.
 func (r *results) undo() tea.Cmd {
 	run := r.run
@@ -241,11 +241,11 @@ func (r *results) undo() tea.Cmd {
 		return nil
 	}
 	r.status = "Planning the undo…"
-	c, dir, id := r.c.Service, r.c.Journals, run.ID
+	runs, id := r.c.Runs, run.ID
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		u, err := batch.PlanUndo(ctx, c, dir, id)
+		u, err := runs.PlanUndo(ctx, id)
 		return undoPlannedMsg{undo: u, err: err}
 	}
 }

@@ -335,7 +335,7 @@ func (r *review) render() string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(truncate(s, w)); b.WriteByte('\n') }
 	line(st.Title.Render("Review · " + r.mode.String()))
-	batches := (len(r.values) + api.MaxBatch - 1) / api.MaxBatch
+	batches := batch.BatchCount(len(r.values))
 	line(fmt.Sprintf("%d %s in %d %s of up to %d → %s", len(r.values), pluralN(len(r.values), noun(r.mode)), batches, pluralN(batches, "batch"), api.MaxBatch, r.c.Target.label()))
 	if n := len(r.invalid); n > 0 {
 		line(st.Invalid.Render(fmt.Sprintf("Excluded: %d invalid %s, never sent:", n, pluralN(n, "entry"))))

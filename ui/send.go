@@ -15,26 +15,23 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/shushlist/shush/api"
-	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
-// sender is the Send screen: it runs a plan with batch.Runner in the
-// background and shows progress by batch and entry and any wait for the
-// rate limit; on cancel the batch in flight finishes and the rest stays
-// unsent.
+// sender is the Send screen: it sends a run through the run service
+// (batch.Runs) in the background and shows progress by batch and entry and
+// any wait for the rate limit; on cancel the batch in flight finishes and
+// the rest stays unsent.
 type sender struct {
-	c          *Common
-	client     *client.Client
-	journalDir string
-	seq        int
-	job        sendJob
-	state      progressState
-	stop       context.CancelFunc
-	stopped    bool
-	done       chan struct{} // closed when the run in flight has stopped
-	cancelKey  key.Binding
-	bar        progress.Model
+	c         *Common
+	seq       int
+	job       sendJob
+	state     progressState
+	stop      context.CancelFunc
+	stopped   bool
+	done      chan struct{} // closed when the run in flight has stopped
+	cancelKey key.Binding
+	bar       progress.Model
 }
 
 // sendJob is what a send is about, for its screen and its results.
@@ -50,6 +47,12 @@ type sendJob struct {
 	undoOf string
 	// input says where the entries came from ("pasted", a file name).
 	input string
+	// total is how many entries the run sends, prior how many of them
+	// have an outcome already (a resume).
+	total int
+	prior []batch.Result
+	// send starts the run on the run service.
+	send func(context.Context, *batch.Runs, batch.Observer) (batch.RunInfo, error)
 }
 
 // progressState is what the Send screen shows of a run.
@@ -61,9 +64,9 @@ type progressState struct {
 	pages          int // list pages read to find IDs
 }
 
-func newSender(c *Common, svc *client.Client, journalDir string) *sender {
+func newSender(c *Common) *sender {
 	bar := progress.New(progress.WithoutPercentage(), progress.WithColorProfile(c.r.ColorProfile()), progress.WithSolidFill("#7D56F4"))
-	return &sender{c: c, client: svc, journalDir: journalDir, bar: bar,
+	return &sender{c: c, bar: bar,
 		cancelKey: kbh("esc/c", "cancel (the batch in flight gets a moment)", "esc", "c")}
 }
 
@@ -89,7 +92,7 @@ type sentMsg struct {
 	err error
 }
 
-// feed carries a run's progress from the Runner's goroutine to the UI.
+// feed carries a run's progress from the run's goroutines to the UI.
 // OnEvent folds each event into the state under a lock and wakes the
 // listener without ever blocking; the listener reads the latest state, so
 // progress is coalesced while the UI is busy, and the end of the run is
@@ -103,11 +106,34 @@ type feed struct {
 	wake     chan struct{}
 }
 
-func newFeed(seq int, st progressState, outcomes []batch.Outcome) *feed {
+// newFeed is the feed of run seq of total entries, of which prior (in
+// plan order) have an outcome already.
+func newFeed(seq, total int, prior []batch.Result) *feed {
+	st := progressState{batches: batch.BatchCount(total), total: total, batch: 1, counts: map[batch.Outcome]int{}}
+	outcomes := make([]batch.Outcome, total)
+	for i := range outcomes {
+		outcomes[i] = batch.Unsent
+		if i < len(prior) {
+			outcomes[i] = prior[i].Outcome
+			if prior[i].Settled() {
+				st.done++
+			}
+		}
+		st.counts[outcomes[i]]++
+	}
 	return &feed{seq: seq, state: st, outcomes: outcomes, wake: make(chan struct{}, 1)}
 }
 
-// event is the Runner's OnEvent.
+// snapshot is the progress so far.
+func (f *feed) snapshot() progressState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := f.state
+	st.counts = maps.Clone(st.counts)
+	return st
+}
+
+// event is the run's Observer.Event.
 func (f *feed) event(e batch.Event) {
 	f.mu.Lock()
 	s := &f.state
@@ -151,95 +177,77 @@ func (f *feed) finish(m sentMsg) {
 func (f *feed) listen() tea.Msg {
 	<-f.wake
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.end != nil {
-		return *f.end
+	end := f.end
+	f.mu.Unlock()
+	if end != nil {
+		return *end
 	}
-	st := f.state
-	st.counts = maps.Clone(st.counts)
-	return progressMsg{seq: f.seq, state: st, feed: f}
+	return progressMsg{seq: f.seq, state: f.snapshot(), feed: f}
 }
 
-// start sends plan as a new recorded run, or finishes the recorded run
-// job.resume. The run is sent in segments (batch.Runner.Send), so that a
-// run the UI leaves (a closed terminal) can be resumed by the UI or the
-// CLI.
-func (s *sender) start(job sendJob, plan batch.Plan) tea.Cmd {
+// sendPlan sends plan as a new run (recorded, so that a run the UI
+// leaves, a closed terminal, can be resumed by the UI or the CLI).
+func (s *sender) sendPlan(job sendJob, plan batch.Plan) tea.Cmd {
+	meta := batch.RunMeta{Reference: job.ticket, Input: job.input}
+	job.total = len(plan.Values)
+	job.send = func(ctx context.Context, rs *batch.Runs, on batch.Observer) (batch.RunInfo, error) {
+		return rs.Start(ctx, plan, meta, on)
+	}
+	return s.start(job)
+}
+
+// sendUndo sends the undo u of a recorded run.
+func (s *sender) sendUndo(job sendJob, u batch.Undo) tea.Cmd {
+	job.total = len(u.Plan.Values)
+	job.send = func(ctx context.Context, rs *batch.Runs, on batch.Observer) (batch.RunInfo, error) {
+		return rs.Undo(ctx, u, on)
+	}
+	return s.start(job)
+}
+
+// resume finishes the recorded run job.resume; what it has done so far
+// counts from the start.
+func (s *sender) resume(job sendJob) tea.Cmd {
+	ri, err := s.c.Runs.Read(job.resume, func(rep batch.Report) error {
+		job.prior = append(job.prior, rep.Results...)
+		return nil
+	})
+	job.total, job.mode, job.started = ri.Entries, ri.Mode, ri.Created
+	id := job.resume
+	job.send = func(ctx context.Context, rs *batch.Runs, on batch.Observer) (batch.RunInfo, error) {
+		if err != nil {
+			return batch.RunInfo{}, err // it cannot start: it is not read
+		}
+		return rs.Resume(ctx, id, on)
+	}
+	return s.start(job)
+}
+
+// start sends job in the background and listens to its progress.
+func (s *sender) start(job sendJob) tea.Cmd {
 	s.seq++
 	if s.stop != nil {
 		s.stop()
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	// The ticket goes out as Shush-Reference on every request of the run.
-	ctx = client.WithReference(ctx, job.ticket)
 	s.job, s.stop, s.stopped, s.done = job, stop, false, make(chan struct{})
 	if s.job.started.IsZero() {
 		s.job.started = time.Now().UTC()
 	}
-	total := len(plan.Values)
-	var prior []batch.Result
-	if job.resume != "" {
-		// What the run has done so far, for the counts.
-		ri, err := batch.Load(s.journalDir, job.resume, func(rep batch.Report) error {
-			prior = append(prior, rep.Results...)
-			return nil
-		})
-		if err != nil {
-			close(s.done)
-			seq := s.seq
-			return func() tea.Msg { return sentMsg{seq: seq, err: err} }
-		}
-		total, s.job.mode, s.job.started = ri.Entries, ri.Mode, ri.Created
-	}
-	st := progressState{batches: (total + api.MaxBatch - 1) / api.MaxBatch, total: total, batch: 1, counts: map[batch.Outcome]int{}}
-	outcomes := make([]batch.Outcome, total)
-	for i := range outcomes {
-		outcomes[i] = batch.Unsent
-		if i < len(prior) {
-			outcomes[i] = prior[i].Outcome
-			if prior[i].Settled() {
-				st.done++
-			}
-		}
-		st.counts[outcomes[i]]++
-	}
-	s.state = st
-	f := newFeed(s.seq, st, outcomes)
-	f.state.counts = maps.Clone(st.counts)
-	var results []batch.Result
-	runner := &batch.Runner{Client: s.client, Concurrency: 1, JournalDir: s.journalDir, OnEvent: f.event,
-		OnSegment: func(rep batch.Report) { results = append(results, rep.Results...) }}
-	seq, j, done := s.seq, s.job, s.done
+	f := newFeed(s.seq, job.total, job.prior)
+	s.state = f.snapshot()
+	seq, done, runs := s.seq, s.done, s.c.Runs
 	return func() tea.Msg {
 		go func() {
 			defer close(done)
+			var results []batch.Result
+			ri, err := job.send(ctx, runs, batch.Observer{Event: f.event,
+				Segment: func(rep batch.Report) { results = append(results, rep.Results...) }})
 			var run *Run
-			var err error
-			switch {
-			case j.resume != "":
-				var ri batch.RunInfo
-				ri, err = runner.ResumeRun(ctx, j.resume)
+			if ri.Entries > 0 {
 				run = runOf(ri, results)
-			case s.journalDir == "":
-				// No state directory: the run is sent without a journal,
-				// and cannot be resumed or undone later.
-				var rep batch.Report
-				rep, err = runner.Run(ctx, plan)
-				if rep.Results == nil {
-					rep = unsentReport(plan, runner.Client.BaseURL())
-				}
-				run = runOf(batch.RunInfo{Created: j.started, Target: rep.Target, Mode: plan.Mode, Reference: j.ticket}, rep.Results)
-			default:
-				var ri batch.RunInfo
-				ri, err = runner.Send(ctx, plan, batch.RunMeta{Reference: j.ticket, Source: "ui", Input: j.input, UndoOf: j.undoOf})
-				if ri.ID == "" {
-					// The run could not be recorded: nothing was sent.
-					ri = batch.RunInfo{Created: j.started, Target: runner.Client.BaseURL(), Mode: plan.Mode, Reference: j.ticket}
-					results = unsentReport(plan, ri.Target).Results
-				}
-				run = runOf(ri, results)
+				run.emails = job.emails
 			}
-			run.emails = j.emails
 			f.finish(sentMsg{seq: seq, run: run, err: err})
 		}()
 		return f.listen()
@@ -247,7 +255,7 @@ func (s *sender) start(job sendJob, plan batch.Plan) tea.Cmd {
 }
 
 // cancel stops the run in flight: nothing more goes out, and a batch on
-// the wire is cut off after a moment (batch.Runner.StopGrace).
+// the wire is cut off after a moment.
 func (s *sender) cancel() {
 	if s.stop != nil && !s.stopped {
 		s.stopped = true
@@ -261,18 +269,6 @@ func (s *sender) wait() {
 	if s.done != nil {
 		<-s.done
 	}
-}
-
-// unsentReport is the report of a plan of which nothing was sent.
-func unsentReport(plan batch.Plan, target string) batch.Report {
-	rep := batch.Report{Target: target, Plan: plan, Batches: len(plan.Batches())}
-	for i, b := range plan.Batches() {
-		rep.Unsent = append(rep.Unsent, i+1)
-		for _, v := range b {
-			rep.Results = append(rep.Results, batch.Result{Input: v, Outcome: batch.Unsent, Batch: i + 1})
-		}
-	}
-	return rep
 }
 
 func (s *sender) update(msg tea.Msg) tea.Cmd {
@@ -291,17 +287,7 @@ func (s *sender) update(msg tea.Msg) tea.Cmd {
 		if msg.seq != s.seq {
 			return nil
 		}
-		s.stop()
-		run := msg.run
-		if run == nil {
-			// The run could not start (its journal could not be read).
-			return func() tea.Msg { return runFailedMsg{err: msg.err} }
-		}
-		note := ""
-		if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
-			note = capitalize(msg.err.Error()) + "."
-		}
-		return func() tea.Msg { return runDoneMsg{run: run, note: note} }
+		return s.ended(msg)
 	case tea.KeyMsg:
 		if msg.Paste {
 			return nil
@@ -313,6 +299,22 @@ func (s *sender) update(msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// ended hands the run that ended to the Results screen, with what
+// stopped it.
+func (s *sender) ended(msg sentMsg) tea.Cmd {
+	s.stop()
+	run := msg.run
+	if run == nil {
+		// The run could not start (it or its journal could not be read).
+		return func() tea.Msg { return runFailedMsg{err: msg.err} }
+	}
+	note := ""
+	if msg.err != nil && !errors.Is(msg.err, context.Canceled) {
+		note = capitalize(msg.err.Error()) + "."
+	}
+	return func() tea.Msg { return runDoneMsg{run: run, note: note} }
 }
 
 func (s *sender) render() string {

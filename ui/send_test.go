@@ -8,7 +8,7 @@ import (
 	"github.com/shushlist/shush/batch"
 )
 
-// The Runner's events never wait for the UI: a run of many batches ends
+// A run's events never wait for the UI: a run of many batches ends
 // while nobody reads its progress, the progress read afterwards is the
 // latest (every batch counted), and the end of the run is never lost.
 func TestFeedNeverBlocksTheRunner(t *testing.T) {
@@ -17,15 +17,12 @@ func TestFeedNeverBlocksTheRunner(t *testing.T) {
 	for i := range 1050 {
 		plan.Values = append(plan.Values, fmt.Sprintf("feed%d@example.com", i))
 	}
-	outcomes := make([]batch.Outcome, len(plan.Values))
-	for i := range outcomes {
-		outcomes[i] = batch.Unsent
-	}
-	f := newFeed(7, progressState{counts: map[batch.Outcome]int{batch.Unsent: len(outcomes)}}, outcomes)
-	runner := &batch.Runner{Client: svc, OnEvent: f.event}
-	rep, err := runner.Run(context.Background(), plan)
-	if err != nil || !rep.Complete() {
-		t.Fatalf("run: %v, complete %v", err, rep.Complete())
+	f := newFeed(7, len(plan.Values), nil)
+	var results []batch.Result
+	ri, err := (&batch.Runs{Client: svc}).Start(context.Background(), plan, batch.RunMeta{}, batch.Observer{Event: f.event,
+		Segment: func(rep batch.Report) { results = append(results, rep.Results...) }})
+	if err != nil || ri.State != batch.Finished {
+		t.Fatalf("run: %v, %s", err, ri.State)
 	}
 
 	p, ok := f.listen().(progressMsg)
@@ -37,7 +34,7 @@ func TestFeedNeverBlocksTheRunner(t *testing.T) {
 		t.Fatalf("progress after the run: %+v", p.state)
 	}
 
-	f.finish(sentMsg{seq: 7, run: runOf(batch.RunInfo{}, rep.Results)})
+	f.finish(sentMsg{seq: 7, run: runOf(ri, results)})
 	end, ok := f.listen().(sentMsg)
 	if !ok || len(end.run.Results) != 1050 {
 		t.Fatalf("the end of the run was lost: %#v", end)

@@ -24,13 +24,13 @@ func program(t *testing.T, svc *client.Client) (*teatest.TestModel, string) {
 	t.Helper()
 	dir := t.TempDir()
 	m := New(Options{
-		Service:    svc,
-		Target:     Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz"},
-		StateDir:   filepath.Join(dir, "state"),
-		JournalDir: filepath.Join(dir, "state", "journal"),
-		StartDir:   dir,
-		Clipboard:  io.Discard,
-		Renderer:   asciiRenderer(),
+		Service:   svc,
+		Target:    Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz"},
+		StateDir:  filepath.Join(dir, "state"),
+		Runs:      &batch.Runs{Dir: filepath.Join(dir, "state", "journal"), Client: svc, Source: "ui"},
+		StartDir:  dir,
+		Clipboard: io.Discard,
+		Renderer:  asciiRenderer(),
 	})
 	return teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40)), dir
 }
