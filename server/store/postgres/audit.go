@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
-	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
@@ -83,19 +80,7 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id
 			FROM ` + from + ` WHERE ` + where + ` ORDER BY s.team, s.id ` + order + ` LIMIT $2)) t ORDER BY 1 ` + order + ` LIMIT $2`
 	}
-	return query1(ctx, s, query, args, scanAudit)
-}
-
-func scanAudit(r pgx.Row) (store.AuditEntry, error) {
-	var a store.AuditEntry
-	var origin string
-	if err := r.Scan(&a.ID, &a.Type, &a.CreatedAt, &a.Suppression.ID, &a.Suppression.Email, &origin,
-		&a.Suppression.SourceID, &a.Suppression.CreatedAt, &a.KeyID, &a.KeyName, &a.Reference, &a.RequestID); err != nil {
-		return store.AuditEntry{}, err
-	}
-	a.Suppression.Origin = api.Origin(origin)
-	a.CreatedAt, a.Suppression.CreatedAt = a.CreatedAt.UTC(), a.Suppression.CreatedAt.UTC()
-	return a, nil
+	return query1(ctx, s, query, args, sqlstore.ScanAudit)
 }
 
 // PruneTrail deletes old audit rows and changes; see sqlstore.Tx.

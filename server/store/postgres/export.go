@@ -7,36 +7,28 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-// ExportEntries streams the team's list newest first from one
-// REPEATABLE READ snapshot; pgx reads the rows as they come, so memory
-// stays flat. See sqlstore.Driver.
+// ExportEntries reads the list from one REPEATABLE READ snapshot, in the
+// order of the index a page reads (entriesQuery without a limit); pgx
+// reads the rows as they come, so memory stays flat (a scan gives each
+// entry a source ID of its own).
 func (s *db) ExportEntries(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.Background())
-	q := `SELECT ` + entryColumns + ` FROM suppressions WHERE team = $1 ORDER BY suppressions.team DESC, suppressions.id DESC`
-	args := []any{team}
-	if origin != "" {
-		q = `SELECT ` + entryColumns + ` FROM suppressions WHERE team = $1 AND origin = $2 ORDER BY suppressions.team DESC, suppressions.origin DESC, suppressions.id DESC`
-		args = append(args, string(origin))
-	}
-	rows, err := tx.Query(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		e, err := scanEntry(rows)
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		q, args := entriesQuery(team, origin, sqlstore.Window{})
+		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return err
 		}
-		if err := fn(e); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		var (
+			e      store.Entry
+			origin string
+		)
+		_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt}, func() error {
+			e.Origin, e.CreatedAt = api.Origin(origin), e.CreatedAt.UTC()
+			return fn(e)
+		})
+		return err
+	})
 }

@@ -40,7 +40,7 @@ func TestOpenUpgradesLegacyNumbering(t *testing.T) {
 				t.Fatal(err)
 			}
 			for v, step := range legacyOrder[:version] {
-				if _, err := conn.Exec(ctx, steps[step-1]); err != nil {
+				if _, err := conn.Exec(ctx, schema.Steps[step-1]); err != nil {
 					t.Fatalf("legacy step %d: %v", v+1, err)
 				}
 				if _, err := conn.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, v+1); err != nil {

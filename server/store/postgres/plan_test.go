@@ -24,7 +24,7 @@ func TestPlansUseIndexes(t *testing.T) {
 	defer st.Close()
 	// Enough rows, analyzed, that the planner would rather sort than
 	// use an index that cannot give the order.
-	if _, err := st.pool.Exec(ctx, `
+	if _, err := st.db.pool.Exec(ctx, `
 		INSERT INTO suppressions (id, team, email, origin, created_at)
 		SELECT gen_random_uuid(), 'big', 'u' || g || '@example.com', 'manual', now()
 		FROM generate_series(1, 20000) g;
@@ -67,7 +67,7 @@ func TestPlansUseIndexes(t *testing.T) {
 func explain(t *testing.T, st *Store, query string, args ...any) string {
 	t.Helper()
 	ctx := context.Background()
-	tx, err := st.pool.Begin(ctx)
+	tx, err := st.db.pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestGenericPlansReadTheTeamsRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if _, err := st.pool.Exec(ctx, `
+	if _, err := st.db.pool.Exec(ctx, `
 		INSERT INTO suppressions (id, team, email, origin, created_at)
 		SELECT gen_random_uuid(), 'big', 'u' || g || '@example.com', 'bounce', now()
 		FROM generate_series(1, 20000) g;
@@ -134,7 +134,7 @@ func TestGenericPlansReadTheTeamsRange(t *testing.T) {
 func explainGeneric(t *testing.T, st *Store, query string, args ...any) string {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := st.pool.Acquire(ctx)
+	conn, err := st.db.pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/puddle/v2"
 
@@ -32,7 +33,7 @@ const defaultMaxConns = 10
 // rules of package sqlstore over this package's statements.
 type Store struct {
 	*sqlstore.Core
-	*db
+	db *db
 }
 
 // db is the PostgreSQL side of a Store: the pool, the retry of changes
@@ -81,14 +82,14 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 }
 
 // Close releases the pool's connections.
-func (s *db) Close() error {
-	s.pool.Close()
+func (s *Store) Close() error {
+	s.db.pool.Close()
 	return nil
 }
 
 // Ping reports whether the database answers.
-func (s *db) Ping(ctx context.Context) error {
-	return mapErr(s.pool.Ping(ctx))
+func (s *Store) Ping(ctx context.Context) error {
+	return mapErr(s.db.pool.Ping(ctx))
 }
 
 // maxAttempts bounds how often a transaction that lost a race (deadlock,
@@ -132,7 +133,8 @@ func (s *db) dropReadOnly() {
 // CheckWritable reports whether a write would be accepted now: the
 // database answers and a new transaction on it is not read-only. See
 // store.WriteChecker.
-func (s *db) CheckWritable(ctx context.Context) error {
+func (st *Store) CheckWritable(ctx context.Context) error {
+	s := st.db
 	var ro string
 	err := s.pool.QueryRow(ctx, "SELECT current_setting('transaction_read_only')").Scan(&ro)
 	if err != nil {
@@ -146,8 +148,8 @@ func (s *db) CheckWritable(ctx context.Context) error {
 }
 
 // PoolStats reports the connection pool; see store.PoolStatser.
-func (s *db) PoolStats() store.PoolStats {
-	st := s.pool.Stat()
+func (s *Store) PoolStats() store.PoolStats {
+	st := s.db.pool.Stat()
 	return store.PoolStats{
 		Open:  int(st.TotalConns()),
 		InUse: int(st.AcquiredConns()),
@@ -220,17 +222,6 @@ func unavailable(err error) bool {
 
 const entryColumns = "id::text, email, origin, source_id, created_at"
 
-func scanEntry(row pgx.Row) (store.Entry, error) {
-	var e store.Entry
-	var origin string
-	if err := row.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt); err != nil {
-		return store.Entry{}, err
-	}
-	e.Origin = api.Origin(origin)
-	e.CreatedAt = e.CreatedAt.UTC()
-	return e, nil
-}
-
 // InsertEntries lists the new entries in one statement; see sqlstore.Tx.
 //
 // The insert skips listed addresses (ON CONFLICT DO NOTHING), so re-adding
@@ -272,22 +263,14 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 			WHERE $7::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
 			ON CONFLICT (id) DO NOTHING
 		)
-		SELECT id::text, email, origin, source_id, created_at, true FROM ins
+		SELECT id::text, email, origin, source_id, created_at FROM ins
 		UNION ALL
-		SELECT id::text, email, origin, source_id, created_at, false FROM suppressions WHERE team = $1 AND email = ANY($3::text[])`,
+		SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = ANY($3::text[])`,
 		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, nullRef(ch.Author.Reference), ch.Author.RequestID, ch.FirstID, ch.LastID)
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, func(r pgx.Row) (store.Entry, error) {
-		var e store.Entry
-		var origin string
-		if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &e.Created); err != nil {
-			return store.Entry{}, err
-		}
-		e.Origin, e.CreatedAt = api.Origin(origin), e.CreatedAt.UTC()
-		return e, nil
-	})
+	return collect(rows, sqlstore.ScanEntry)
 }
 
 // nullRef is a change's reference as stored: NULL when there is none.
@@ -333,18 +316,18 @@ func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) 
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanEntry)
+	return collect(rows, sqlstore.ScanEntry)
 }
 
 // EntryByID reads the team's entry with this ID; see sqlstore.Driver.
 func (s *db) EntryByID(ctx context.Context, team, id string) (store.Entry, error) {
-	return scanEntry(s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND id = $2::uuid`, team, id))
+	return sqlstore.ScanEntry(row{s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND id = $2::uuid`, team, id)})
 }
 
 // EntryByEmail reads the team's entry for this address; see
 // sqlstore.Driver.
 func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry, error) {
-	return scanEntry(s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = $2`, team, email))
+	return sqlstore.ScanEntry(row{s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = $2`, team, email)})
 }
 
 // Entries reads a window of the team's list; see sqlstore.Driver. With
@@ -352,7 +335,7 @@ func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry,
 // origin index's range.
 func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqlstore.Window) ([]store.Entry, error) {
 	query, args := entriesQuery(team, origin, w)
-	return query1(ctx, s, query, args, scanEntry)
+	return query1(ctx, s, query, args, sqlstore.ScanEntry)
 }
 
 func entriesQuery(team string, origin api.Origin, w sqlstore.Window) (string, []any) {
@@ -364,19 +347,6 @@ func entriesQuery(team string, origin api.Origin, w sqlstore.Window) (string, []
 
 const keyColumns = "id, team, name, read_only, hash, created_at, revoked_at"
 
-func scanKey(row pgx.Row) (store.Key, error) {
-	var k store.Key
-	if err := row.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &k.CreatedAt, &k.RevokedAt); err != nil {
-		return store.Key{}, err
-	}
-	k.CreatedAt = k.CreatedAt.UTC()
-	if k.RevokedAt != nil {
-		t := k.RevokedAt.UTC()
-		k.RevokedAt = &t
-	}
-	return k, nil
-}
-
 // InsertKey stores a new key; see sqlstore.Tx.
 func (t tx) InsertKey(ctx context.Context, k store.Key) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
@@ -386,7 +356,7 @@ func (t tx) InsertKey(ctx context.Context, k store.Key) error {
 
 // Key reads the key with this ID; see sqlstore.Driver.
 func (s *db) Key(ctx context.Context, id string) (store.Key, error) {
-	return scanKey(s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id))
+	return sqlstore.ScanKey(row{s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id)})
 }
 
 // Keys reads every key, oldest first; see sqlstore.Driver.
@@ -395,7 +365,7 @@ func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanKey)
+	return collect(rows, sqlstore.ScanKey)
 }
 
 // RevokeKey sets the key's revocation time unless it has one; see
@@ -406,7 +376,7 @@ func (t tx) RevokeKey(ctx context.Context, id string, at time.Time) (int64, erro
 
 // readWindow reads a window of rows by ID, as every page is read; see
 // windowQuery.
-func readWindow[T any](ctx context.Context, s *db, base, where, keys string, args []any, w sqlstore.Window, scan func(pgx.Row) (T, error)) ([]T, error) {
+func readWindow[T any](ctx context.Context, s *db, base, where, keys string, args []any, w sqlstore.Window, scan func(sqlstore.Row) (T, error)) ([]T, error) {
 	query, args := windowQuery(base, where, keys, args, w)
 	return query1(ctx, s, query, args, scan)
 }
@@ -428,13 +398,17 @@ func windowQuery(base, where, keys string, args []any, w sqlstore.Window) (strin
 		args = append(args, w.Cursor)
 		where += fmt.Sprintf(" AND id %s $%d::uuid", cmp, len(args))
 	}
-	args = append(args, w.Limit)
 	keys = strings.ReplaceAll(keys, ",", " "+order+",")
-	return fmt.Sprintf("%s WHERE %s ORDER BY %s %s LIMIT $%d", base, where, keys, order, len(args)), args
+	query := fmt.Sprintf("%s WHERE %s ORDER BY %s %s", base, where, keys, order)
+	if w.Limit == 0 {
+		return query, args
+	}
+	args = append(args, w.Limit)
+	return fmt.Sprintf("%s LIMIT $%d", query, len(args)), args
 }
 
 // query1 runs a query and scans its rows.
-func query1[T any](ctx context.Context, s *db, query string, args []any, scan func(pgx.Row) (T, error)) ([]T, error) {
+func query1[T any](ctx context.Context, s *db, query string, args []any, scan func(sqlstore.Row) (T, error)) ([]T, error) {
 	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -443,8 +417,36 @@ func query1[T any](ctx context.Context, s *db, query string, args []any, scan fu
 }
 
 // collect scans every row and closes rows.
-func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+func collect[T any](rows pgx.Rows, scan func(sqlstore.Row) (T, error)) ([]T, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(row{r}) })
+}
+
+// row reads the columns whose encoding differs between the dialects
+// (sqlstore.Time, sqlstore.Strings) with pgx's own types.
+type row struct{ pgx.Row }
+
+func (r row) Scan(dest ...any) error {
+	for i, d := range dest {
+		switch d := d.(type) {
+		case *sqlstore.Time:
+			dest[i] = (*pgTime)(d)
+		case *sqlstore.Strings:
+			dest[i] = (*[]string)(d)
+		}
+	}
+	return r.Row.Scan(dest...)
+}
+
+// pgTime reads a timestamptz (NULL is the zero time) into a
+// sqlstore.Time; see pgtype.TimestamptzScanner.
+type pgTime sqlstore.Time
+
+func (t *pgTime) ScanTimestamptz(v pgtype.Timestamptz) error {
+	t.Time = time.Time{}
+	if v.Valid {
+		t.Time = v.Time.UTC()
+	}
+	return nil
 }
 
 // tx is a change's transaction: the statements of sqlstore.Tx.

@@ -4,28 +4,11 @@ import (
 	"context"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
 const webhookColumns = "id::text, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
-
-func scanWebhook(row pgx.Row) (store.Webhook, error) {
-	var (
-		w    store.Webhook
-		prev *time.Time
-	)
-	if err := row.Scan(&w.ID, &w.Team, &w.Endpoint, &w.Events, &w.Status, &w.Secret, &w.PrevSecret, &prev, &w.CreatedAt); err != nil {
-		return store.Webhook{}, err
-	}
-	if prev != nil {
-		w.PrevUntil = prev.UTC()
-	}
-	w.CreatedAt = w.CreatedAt.UTC()
-	return w, nil
-}
 
 // TeamWebhooks reads the team's enabled webhooks; see sqlstore.Tx.
 func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
@@ -33,7 +16,7 @@ func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, err
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanWebhook)
+	return collect(rows, sqlstore.ScanWebhook)
 }
 
 // InsertEvents writes outbox rows, in one statement; see sqlstore.Tx.
@@ -59,12 +42,12 @@ func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 
 // Webhooks reads a window of the team's webhooks; see sqlstore.Driver.
 func (s *db) Webhooks(ctx context.Context, team string, w sqlstore.Window) ([]store.Webhook, error) {
-	return readWindow(ctx, s, "SELECT "+webhookColumns+" FROM webhooks", "team = $1", "webhooks.team, webhooks.id", []any{team}, w, scanWebhook)
+	return readWindow(ctx, s, "SELECT "+webhookColumns+" FROM webhooks", "team = $1", "webhooks.team, webhooks.id", []any{team}, w, sqlstore.ScanWebhook)
 }
 
 // Webhook reads one of the team's webhooks; see sqlstore.Driver.
 func (s *db) Webhook(ctx context.Context, team, id string) (store.Webhook, error) {
-	return scanWebhook(s.pool.QueryRow(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE team = $1 AND id = $2", team, id))
+	return sqlstore.ScanWebhook(row{s.pool.QueryRow(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE team = $1 AND id = $2", team, id)})
 }
 
 // UpdateWebhook changes a webhook; see sqlstore.Tx.
@@ -95,43 +78,19 @@ func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (i
 
 const eventColumns = "id::text, webhook_id::text, team, type, created_at, payload, status, next_attempt_at, attempts, retry"
 
-func scanEvent(row pgx.Row) (store.WebhookEvent, error) {
-	var (
-		e    store.WebhookEvent
-		next *time.Time
-	)
-	if err := row.Scan(&e.ID, &e.WebhookID, &e.Team, &e.Type, &e.CreatedAt, &e.Payload, &e.Status, &next, &e.Attempts, &e.Retry); err != nil {
-		return store.WebhookEvent{}, err
-	}
-	e.CreatedAt = e.CreatedAt.UTC()
-	if next != nil {
-		e.NextAttemptAt = next.UTC()
-	}
-	return e, nil
-}
-
 // Events reads a window of a webhook's events; see sqlstore.Driver.
 func (s *db) Events(ctx context.Context, team, webhookID string, w sqlstore.Window) ([]store.WebhookEvent, error) {
-	return readWindow(ctx, s, "SELECT "+eventColumns+" FROM webhook_events", "webhook_id = $1 AND team = $2", "webhook_events.webhook_id, webhook_events.id", []any{webhookID, team}, w, scanEvent)
+	return readWindow(ctx, s, "SELECT "+eventColumns+" FROM webhook_events", "webhook_id = $1 AND team = $2", "webhook_events.webhook_id, webhook_events.id", []any{webhookID, team}, w, sqlstore.ScanEvent)
 }
 
 // Event reads one event of a webhook; see sqlstore.Driver.
 func (s *db) Event(ctx context.Context, k sqlstore.EventKey) (store.WebhookEvent, error) {
-	return scanEvent(s.pool.QueryRow(ctx, "SELECT "+eventColumns+" FROM webhook_events WHERE id = $1 AND webhook_id = $2 AND team = $3", k.EventID, k.WebhookID, k.Team))
-}
-
-func scanAttempt(row pgx.Row) (store.Attempt, error) {
-	var a store.Attempt
-	if err := row.Scan(&a.ID, &a.EventID, &a.StatusCode, &a.Response, &a.SentAt); err != nil {
-		return store.Attempt{}, err
-	}
-	a.SentAt = a.SentAt.UTC()
-	return a, nil
+	return sqlstore.ScanEvent(row{s.pool.QueryRow(ctx, "SELECT "+eventColumns+" FROM webhook_events WHERE id = $1 AND webhook_id = $2 AND team = $3", k.EventID, k.WebhookID, k.Team)})
 }
 
 // Attempts reads a window of an event's attempts; see sqlstore.Driver.
 func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([]store.Attempt, error) {
-	return readWindow(ctx, s, "SELECT id::text, event_id::text, status_code, response, sent_at FROM webhook_attempts", "event_id = $1", "webhook_attempts.event_id, webhook_attempts.id", []any{eventID}, w, scanAttempt)
+	return readWindow(ctx, s, "SELECT id::text, event_id::text, status_code, response, sent_at FROM webhook_attempts", "event_id = $1", "webhook_attempts.event_id, webhook_attempts.id", []any{eventID}, w, sqlstore.ScanAttempt)
 }
 
 // ReplayEvent makes an event due for one last attempt; see sqlstore.Tx.
@@ -168,24 +127,16 @@ func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]s
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, func(r pgx.Row) (sqlstore.Claim, error) {
+	return collect(rows, func(r sqlstore.Row) (sqlstore.Claim, error) {
 		var (
-			c          sqlstore.Claim
-			next, prev *time.Time
+			c              sqlstore.Claim
+			at, next, prev sqlstore.Time
 		)
 		e, w := &c.Event, &c.Webhook
-		if err := r.Scan(&e.ID, &e.WebhookID, &e.Team, &e.Type, &e.CreatedAt, &e.Payload, &e.Status, &next, &e.Attempts, &e.Retry,
-			&w.Endpoint, &w.Secret, &w.PrevSecret, &prev); err != nil {
-			return c, err
-		}
-		e.CreatedAt = e.CreatedAt.UTC()
-		if next != nil {
-			e.NextAttemptAt = next.UTC()
-		}
-		if prev != nil {
-			w.PrevUntil = prev.UTC()
-		}
-		return c, nil
+		err := r.Scan(&e.ID, &e.WebhookID, &e.Team, &e.Type, &at, &e.Payload, &e.Status, &next, &e.Attempts, &e.Retry,
+			&w.Endpoint, &w.Secret, &w.PrevSecret, &prev)
+		e.CreatedAt, e.NextAttemptAt, w.PrevUntil = at.Time, next.Time, prev.Time
+		return c, err
 	})
 }
 

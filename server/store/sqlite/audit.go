@@ -2,11 +2,9 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 	"time"
 
-	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
@@ -83,7 +81,7 @@ func auditSQL(n int) string {
 		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?,?),", n), ",")
 }
 
-const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id"
+const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id"
 
 // Trail reads a window of the team's trail; see sqlstore.Driver. The two
 // sources are read in one statement, each bounded by the window.
@@ -133,7 +131,7 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 			where, args = append(where, "s.id "+cmp+" ?"), append(args, p.Cursor)
 		}
 		args = append(args, p.Limit)
-		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, c.reference, c.request_id FROM " +
+		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id FROM " +
 			from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY s.id " + order + " LIMIT ?)"
 		query += " ORDER BY 1 " + order + " LIMIT ?"
 		args = append(args, p.Limit)
@@ -142,28 +140,7 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanAudit)
-}
-
-func scanAudit(r scanner) (store.AuditEntry, error) {
-	var (
-		a             store.AuditEntry
-		at, supAt     int64
-		origin        string
-		source, refer sql.NullString
-	)
-	if err := r.Scan(&a.ID, &a.Type, &at, &a.Suppression.ID, &a.Suppression.Email, &origin, &source, &supAt,
-		&a.KeyID, &a.KeyName, &refer, &a.RequestID); err != nil {
-		return store.AuditEntry{}, err
-	}
-	a.CreatedAt = time.UnixMilli(at).UTC()
-	a.Suppression.Origin = api.Origin(origin)
-	if source.Valid {
-		a.Suppression.SourceID = &source.String
-	}
-	a.Suppression.CreatedAt = time.UnixMilli(supAt).UTC()
-	a.Reference = refer.String
-	return a, nil
+	return collect(rows, sqlstore.ScanAudit)
 }
 
 // PruneTrail deletes old audit rows and changes; see sqlstore.Tx.

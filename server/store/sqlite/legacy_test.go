@@ -27,7 +27,7 @@ func TestTrailOfEntriesListedBeforeChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Make it what migration 4 finds: an audit row, no change.
-	err = st.change(context.Background(), func(_ context.Context, c *sql.Conn) error {
+	err = st.db.change(context.Background(), func(_ context.Context, c *sql.Conn) error {
 		bg := context.Background()
 		if _, err := c.ExecContext(bg, "UPDATE suppressions SET change_id = NULL"); err != nil {
 			return err
@@ -70,7 +70,7 @@ func TestTrailOfEntriesListedBeforeChanges(t *testing.T) {
 // (see sqlstore.Schema), so its history reads the same, what it held is
 // still there, and the store passes the whole conformance suite on it.
 func TestOpenUpgradesOlderVersions(t *testing.T) {
-	for version := 1; version < len(steps); version++ {
+	for version := 1; version < len(schema.Steps); version++ {
 		t.Run(fmt.Sprintf("version %d", version), func(t *testing.T) {
 			ctx := context.Background()
 			path := filepath.Join(t.TempDir(), "old.db")
@@ -82,7 +82,7 @@ func TestOpenUpgradesOlderVersions(t *testing.T) {
 			if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER NOT NULL PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
 				t.Fatal(err)
 			}
-			for v, step := range steps[:version] {
+			for v, step := range schema.Steps[:version] {
 				if _, err := raw.Exec(step); err != nil {
 					t.Fatalf("step %d: %v", v+1, err)
 				}

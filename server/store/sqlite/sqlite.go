@@ -60,7 +60,7 @@ const chunk = 400
 // sqlstore over this package's statements. It is safe for concurrent use.
 type Store struct {
 	*sqlstore.Core
-	*db
+	db *db
 }
 
 // db is the SQLite side of a Store: the file, the single writer with its
@@ -233,11 +233,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 }
 
 // Path is the absolute path of the database file.
-func (s *db) Path() string { return s.path }
+func (s *Store) Path() string { return s.db.path }
 
 // Close stops the writer after the changes already handed to it and closes
 // the database.
-func (s *db) Close() error {
+func (st *Store) Close() error {
+	s := st.db
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
 		close(s.quit)
@@ -253,9 +254,9 @@ func (s *db) Close() error {
 }
 
 // Ping reports whether the database answers a query.
-func (s *db) Ping(ctx context.Context) error {
+func (s *Store) Ping(ctx context.Context) error {
 	var one int
-	if err := s.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
+	if err := s.db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
 		return wrap(err)
 	}
 	return nil
@@ -448,7 +449,8 @@ func (s *db) reconnect() error {
 // at the file (see failing) it commits a real write, rewriting the
 // header's application_id with its own value, so that it sees the moment
 // the file takes writes again. See store.WriteChecker.
-func (s *db) CheckWritable(ctx context.Context) error {
+func (st *Store) CheckWritable(ctx context.Context) error {
+	s := st.db
 	if !s.failing.Load() {
 		return s.submit(ctx, &job{ctx: ctx, probe: true, done: make(chan error, 1),
 			fn: func(context.Context, *sql.Conn) error { return nil }})
@@ -464,8 +466,8 @@ func (s *db) CheckWritable(ctx context.Context) error {
 }
 
 // PoolStats reports the readers' connection pool; see store.PoolStatser.
-func (s *db) PoolStats() store.PoolStats {
-	st := s.read.Stats()
+func (s *Store) PoolStats() store.PoolStats {
+	st := s.db.read.Stats()
 	return store.PoolStats{Open: st.OpenConnections, InUse: st.InUse, Max: st.MaxOpenConnections, Waits: st.WaitCount}
 }
 
@@ -590,7 +592,6 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	var listed []string
 	for i, e := range p.Entries {
 		if created[i] {
-			e.Created = true
 			out = append(out, e)
 		} else {
 			listed = append(listed, e.Email)
@@ -701,7 +702,7 @@ func (t tx) eachEntry(ctx context.Context, team string, keys []string, sqlFor fu
 			return err
 		}
 		for rows.Next() {
-			e, err := scanEntry(rows)
+			e, err := sqlstore.ScanEntry(rows)
 			if err != nil {
 				rows.Close()
 				return err
@@ -717,13 +718,13 @@ func (t tx) eachEntry(ctx context.Context, team string, keys []string, sqlFor fu
 
 // EntryByID reads the team's entry with this ID; see sqlstore.Driver.
 func (s *db) EntryByID(ctx context.Context, team, id string) (store.Entry, error) {
-	return scanEntry(s.reads.get.QueryRowContext(ctx, team, id))
+	return sqlstore.ScanEntry(s.reads.get.QueryRowContext(ctx, team, id))
 }
 
 // EntryByEmail reads the team's entry for this address; see
 // sqlstore.Driver.
 func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry, error) {
-	return scanEntry(s.reads.getByEmail.QueryRowContext(ctx, team, email))
+	return sqlstore.ScanEntry(s.reads.getByEmail.QueryRowContext(ctx, team, email))
 }
 
 // Entries reads a window of the team's list; see sqlstore.Driver.
@@ -740,7 +741,7 @@ func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqls
 		// order, with what a page shows, so the page is a range read.
 		from = "suppressions INDEXED BY suppressions_team_origin_id"
 	}
-	return readWindow(ctx, s, "SELECT id, email, origin, source_id, created_at FROM "+from, where, args, w, scanEntry)
+	return readWindow(ctx, s, "SELECT id, email, origin, source_id, created_at FROM "+from, where, args, w, sqlstore.ScanEntry)
 }
 
 // InsertKey stores a new key; see sqlstore.Tx.
@@ -756,7 +757,7 @@ func (t tx) InsertKey(ctx context.Context, k store.Key) error {
 
 // Key reads the key with this ID; see sqlstore.Driver.
 func (s *db) Key(ctx context.Context, id string) (store.Key, error) {
-	return scanKey(s.reads.keyByID.QueryRowContext(ctx, id))
+	return sqlstore.ScanKey(s.reads.keyByID.QueryRowContext(ctx, id))
 }
 
 // Keys reads every key, oldest first; see sqlstore.Driver.
@@ -765,50 +766,13 @@ func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanKey)
+	return collect(rows, sqlstore.ScanKey)
 }
 
 // RevokeKey sets the key's revocation time unless it has one; see
 // sqlstore.Tx.
 func (t tx) RevokeKey(ctx context.Context, id string, at time.Time) (int64, error) {
 	return t.exec("UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", at.UnixMilli(), id)
-}
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanEntry(r scanner) (store.Entry, error) {
-	var (
-		e      store.Entry
-		origin string
-		source sql.NullString
-		ms     int64
-	)
-	if err := r.Scan(&e.ID, &e.Email, &origin, &source, &ms); err != nil {
-		return store.Entry{}, err
-	}
-	e.Origin = api.Origin(origin)
-	if source.Valid {
-		e.SourceID = &source.String
-	}
-	e.CreatedAt = time.UnixMilli(ms).UTC()
-	return e, nil
-}
-
-func scanKey(r scanner) (store.Key, error) {
-	var (
-		k       store.Key
-		ms      int64
-		revoked sql.NullInt64
-	)
-	if err := r.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &ms, &revoked); err != nil {
-		return store.Key{}, err
-	}
-	k.CreatedAt = time.UnixMilli(ms).UTC()
-	if revoked.Valid {
-		t := time.UnixMilli(revoked.Int64).UTC()
-		k.RevokedAt = &t
-	}
-	return k, nil
 }
 
 func nullString(s *string) any {
@@ -824,7 +788,7 @@ func marks(n int) string {
 
 // readWindow reads a window of rows by ID, as every page of the service
 // is read: base selects the columns scan reads, where and args narrow it.
-func readWindow[T any](ctx context.Context, s *db, base string, where []string, args []any, w sqlstore.Window, scan func(scanner) (T, error)) ([]T, error) {
+func readWindow[T any](ctx context.Context, s *db, base string, where []string, args []any, w sqlstore.Window, scan func(sqlstore.Row) (T, error)) ([]T, error) {
 	order := "DESC"
 	if w.Cursor != "" {
 		cmp := "<"
@@ -842,17 +806,26 @@ func readWindow[T any](ctx context.Context, s *db, base string, where []string, 
 }
 
 // collect scans every row and closes rows.
-func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
-	defer rows.Close()
+func collect[T any](rows *sql.Rows, scan func(sqlstore.Row) (T, error)) ([]T, error) {
 	var out []T
+	err := each(rows, scan, func(v T) error { out = append(out, v); return nil })
+	return out, err
+}
+
+// each scans every row into fn, stopping at fn's first error, and closes
+// rows.
+func each[T any](rows *sql.Rows, scan func(sqlstore.Row) (T, error), fn func(T) error) error {
+	defer rows.Close()
 	for rows.Next() {
 		v, err := scan(rows)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			err = fn(v)
 		}
-		out = append(out, v)
+		if err != nil {
+			return err
+		}
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 // tx is a change's view of the writer's connection: the statements of

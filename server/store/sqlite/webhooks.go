@@ -11,26 +11,7 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-const webhookCols = "id, team, endpoint, events, status, secret, coalesce(prev_secret, ''), coalesce(prev_until, 0), created_at"
-
-func scanWebhook(r scanner) (store.Webhook, error) {
-	var (
-		w              store.Webhook
-		events         string
-		prevMs, prevAt int64
-	)
-	if err := r.Scan(&w.ID, &w.Team, &w.Endpoint, &events, &w.Status, &w.Secret, &w.PrevSecret, &prevMs, &prevAt); err != nil {
-		return store.Webhook{}, err
-	}
-	if err := json.Unmarshal([]byte(events), &w.Events); err != nil {
-		return store.Webhook{}, err
-	}
-	if prevMs != 0 {
-		w.PrevUntil = time.UnixMilli(prevMs).UTC()
-	}
-	w.CreatedAt = time.UnixMilli(prevAt).UTC()
-	return w, nil
-}
+const webhookCols = "id, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
 
 // TeamWebhooks reads the team's enabled webhooks; see sqlstore.Tx.
 func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
@@ -42,7 +23,7 @@ func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, err
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanWebhook)
+	return collect(rows, sqlstore.ScanWebhook)
 }
 
 // InsertEvents writes outbox rows; see sqlstore.Tx.
@@ -74,12 +55,12 @@ func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 
 // Webhooks reads a window of the team's webhooks; see sqlstore.Driver.
 func (s *db) Webhooks(ctx context.Context, team string, w sqlstore.Window) ([]store.Webhook, error) {
-	return readWindow(ctx, s, "SELECT "+webhookCols+" FROM webhooks", []string{"team = ?"}, []any{team}, w, scanWebhook)
+	return readWindow(ctx, s, "SELECT "+webhookCols+" FROM webhooks", []string{"team = ?"}, []any{team}, w, sqlstore.ScanWebhook)
 }
 
 // Webhook reads one of the team's webhooks; see sqlstore.Driver.
 func (s *db) Webhook(ctx context.Context, team, id string) (store.Webhook, error) {
-	return scanWebhook(s.read.QueryRowContext(ctx, "SELECT "+webhookCols+" FROM webhooks WHERE team = ? AND id = ?", team, id))
+	return sqlstore.ScanWebhook(s.read.QueryRowContext(ctx, "SELECT "+webhookCols+" FROM webhooks WHERE team = ? AND id = ?", team, id))
 }
 
 // UpdateWebhook changes a webhook; see sqlstore.Tx.
@@ -124,48 +105,21 @@ func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (i
 		p.KeepOldUntil.UnixMilli(), p.Secret, p.Team, p.ID)
 }
 
-const eventCols = "id, webhook_id, team, type, created_at, payload, status, coalesce(next_attempt_at, 0), attempts, retry"
-
-func scanEvent(r scanner) (store.WebhookEvent, error) {
-	var (
-		e           store.WebhookEvent
-		created, at int64
-	)
-	if err := r.Scan(&e.ID, &e.WebhookID, &e.Team, &e.Type, &created, &e.Payload, &e.Status, &at, &e.Attempts, &e.Retry); err != nil {
-		return store.WebhookEvent{}, err
-	}
-	e.CreatedAt = time.UnixMilli(created).UTC()
-	if at != 0 {
-		e.NextAttemptAt = time.UnixMilli(at).UTC()
-	}
-	return e, nil
-}
+const eventCols = "id, webhook_id, team, type, created_at, payload, status, next_attempt_at, attempts, retry"
 
 // Events reads a window of a webhook's events; see sqlstore.Driver.
 func (s *db) Events(ctx context.Context, team, webhookID string, w sqlstore.Window) ([]store.WebhookEvent, error) {
-	return readWindow(ctx, s, "SELECT "+eventCols+" FROM webhook_events", []string{"webhook_id = ?", "team = ?"}, []any{webhookID, team}, w, scanEvent)
+	return readWindow(ctx, s, "SELECT "+eventCols+" FROM webhook_events", []string{"webhook_id = ?", "team = ?"}, []any{webhookID, team}, w, sqlstore.ScanEvent)
 }
 
 // Event reads one event of a webhook; see sqlstore.Driver.
 func (s *db) Event(ctx context.Context, k sqlstore.EventKey) (store.WebhookEvent, error) {
-	return scanEvent(s.read.QueryRowContext(ctx, "SELECT "+eventCols+" FROM webhook_events WHERE id = ? AND webhook_id = ? AND team = ?", k.EventID, k.WebhookID, k.Team))
-}
-
-func scanAttempt(r scanner) (store.Attempt, error) {
-	var (
-		a  store.Attempt
-		ms int64
-	)
-	if err := r.Scan(&a.ID, &a.EventID, &a.StatusCode, &a.Response, &ms); err != nil {
-		return store.Attempt{}, err
-	}
-	a.SentAt = time.UnixMilli(ms).UTC()
-	return a, nil
+	return sqlstore.ScanEvent(s.read.QueryRowContext(ctx, "SELECT "+eventCols+" FROM webhook_events WHERE id = ? AND webhook_id = ? AND team = ?", k.EventID, k.WebhookID, k.Team))
 }
 
 // Attempts reads a window of an event's attempts; see sqlstore.Driver.
 func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([]store.Attempt, error) {
-	return readWindow(ctx, s, "SELECT id, event_id, status_code, response, sent_at FROM webhook_attempts", []string{"event_id = ?"}, []any{eventID}, w, scanAttempt)
+	return readWindow(ctx, s, "SELECT id, event_id, status_code, response, sent_at FROM webhook_attempts", []string{"event_id = ?"}, []any{eventID}, w, sqlstore.ScanAttempt)
 }
 
 // ReplayEvent makes an event due for one last attempt; see sqlstore.Tx.
@@ -195,7 +149,7 @@ func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]s
 	if err != nil {
 		return nil, err
 	}
-	events, err := collect(rows, scanEvent)
+	events, err := collect(rows, sqlstore.ScanEvent)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +158,7 @@ func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]s
 	for i, e := range events {
 		w, ok := hooks[e.WebhookID]
 		if !ok {
-			w, err = scanWebhook(t.c.QueryRowContext(bg, "SELECT "+webhookCols+" FROM webhooks WHERE id = ?", e.WebhookID))
+			w, err = sqlstore.ScanWebhook(t.c.QueryRowContext(bg, "SELECT "+webhookCols+" FROM webhooks WHERE id = ?", e.WebhookID))
 			if err != nil {
 				return nil, err
 			}

@@ -62,10 +62,11 @@ type EntryWrites interface {
 	// InsertEntries puts the new entries on the team's list, skipping the
 	// addresses already listed, and writes p.Change (when set) if and
 	// only if an entry is new, the new entries naming it. It returns the
-	// entries it inserted (Created true) and the listed entries it found
-	// of the other addresses (Created false), in any order; an address
-	// that another change listed or removed meanwhile may be neither, or
-	// both (the Core tries it again, or takes the new one).
+	// entries it inserted and the listed entries it found of the other
+	// addresses, in any order (Created is not set: the Core knows a new
+	// entry by its ID); an address that another change listed or removed
+	// meanwhile may be neither, or both (the Core tries it again, or takes
+	// the new one).
 	InsertEntries(ctx context.Context, p *InsertEntriesParams) ([]store.Entry, error)
 	// DeleteEntries takes the team's entries with these keys off the
 	// list and returns them, in any order; with p.KeepAdded it first

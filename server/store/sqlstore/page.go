@@ -9,10 +9,6 @@ import (
 	"github.com/shushlist/shush/server/store"
 )
 
-// defaultLimit is the size of a page whose query names none, or one out of
-// range.
-const defaultLimit = 20
-
 // Window is the rows a page reads, in ID order (IDs are UUIDv7, so that is
 // creation order): those below Cursor newest first, or with Ascending
 // those above it oldest first; at most Limit. An empty Cursor starts at
@@ -30,7 +26,9 @@ type Window struct {
 func window(p store.Page) (Window, int, error) {
 	limit := p.Limit
 	if limit < 1 || limit > api.MaxBatch {
-		limit = defaultLimit
+		// The page size when the query names none (or one out of range),
+		// for every page of every store.
+		limit = 20
 	}
 	w := Window{Limit: limit + 1}
 	switch {

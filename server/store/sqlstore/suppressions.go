@@ -65,6 +65,7 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 	}
 	at := now()
 	rows := make([]store.Entry, len(entries))
+	minted := make(map[string]string, len(entries))
 	for i, n := range entries {
 		id, err := newID()
 		if err != nil {
@@ -72,6 +73,7 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		}
 		o, source := origin(n)
 		rows[i] = store.Entry{ID: id, Email: n.Email, Origin: o, SourceID: source, CreatedAt: at}
+		minted[n.Email] = id
 	}
 	p := &InsertEntriesParams{Team: team}
 	if !c.noTrail {
@@ -94,6 +96,9 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 				return err
 			}
 			for _, e := range got {
+				// The entry is new if it has the ID minted for it: no
+				// other entry can.
+				e.Created = e.ID == minted[e.Email]
 				if old, ok := by[e.Email]; !ok || e.Created && !old.Created {
 					by[e.Email] = e
 				}

@@ -1,0 +1,140 @@
+package sqlstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+)
+
+// Row is one row a dialect read: database/sql's rows and pgx's both scan
+// this way. The Scan functions below read the store's records from rows
+// whose columns a dialect selects in the order each names; the dialect
+// decides how (text IDs, NULLs), and the types below read the two
+// encodings that differ.
+type Row interface{ Scan(dest ...any) error }
+
+// Time is a time column: Unix milliseconds (SQLite) or a time (a
+// dialect's driver may fill it directly); NULL is the zero time. It is
+// always UTC.
+type Time struct{ time.Time }
+
+// Scan reads the column; see database/sql.Scanner.
+func (t *Time) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		t.Time = time.Time{}
+	case int64:
+		t.Time = time.UnixMilli(v).UTC()
+	case time.Time:
+		t.Time = v.UTC()
+	default:
+		return fmt.Errorf("a time column holds %T", src)
+	}
+	return nil
+}
+
+// Strings is a column of a list of strings: JSON text (SQLite), or a
+// list a dialect's driver fills directly.
+type Strings []string
+
+// Scan reads the column; see database/sql.Scanner.
+func (s *Strings) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		return json.Unmarshal([]byte(v), (*[]string)(s))
+	case []byte:
+		return json.Unmarshal(v, (*[]string)(s))
+	}
+	return fmt.Errorf("a list column holds %T", src)
+}
+
+// ScanEntry reads id, email, origin, source_id, created_at.
+func ScanEntry(r Row) (store.Entry, error) {
+	var (
+		e      store.Entry
+		origin string
+		at     Time
+	)
+	if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &at); err != nil {
+		return store.Entry{}, err
+	}
+	e.Origin, e.CreatedAt = api.Origin(origin), at.Time
+	return e, nil
+}
+
+// ScanKey reads id, team, name, read_only, hash, created_at, revoked_at.
+func ScanKey(r Row) (store.Key, error) {
+	var (
+		k           store.Key
+		at, revoked Time
+	)
+	if err := r.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &at, &revoked); err != nil {
+		return store.Key{}, err
+	}
+	k.CreatedAt = at.Time
+	if !revoked.IsZero() {
+		k.RevokedAt = &revoked.Time
+	}
+	return k, nil
+}
+
+// ScanWebhook reads id, team, endpoint, events, status, secret,
+// prev_secret (” for none), prev_until, created_at.
+func ScanWebhook(r Row) (store.Webhook, error) {
+	var (
+		w        store.Webhook
+		events   Strings
+		prev, at Time
+	)
+	if err := r.Scan(&w.ID, &w.Team, &w.Endpoint, &events, &w.Status, &w.Secret, &w.PrevSecret, &prev, &at); err != nil {
+		return store.Webhook{}, err
+	}
+	w.Events, w.PrevUntil, w.CreatedAt = events, prev.Time, at.Time
+	return w, nil
+}
+
+// ScanEvent reads id, webhook_id, team, type, created_at, payload,
+// status, next_attempt_at, attempts, retry.
+func ScanEvent(r Row) (store.WebhookEvent, error) {
+	var (
+		e        store.WebhookEvent
+		at, next Time
+	)
+	if err := r.Scan(&e.ID, &e.WebhookID, &e.Team, &e.Type, &at, &e.Payload, &e.Status, &next, &e.Attempts, &e.Retry); err != nil {
+		return store.WebhookEvent{}, err
+	}
+	e.CreatedAt, e.NextAttemptAt = at.Time, next.Time
+	return e, nil
+}
+
+// ScanAttempt reads id, event_id, status_code, response, sent_at.
+func ScanAttempt(r Row) (store.Attempt, error) {
+	var (
+		a  store.Attempt
+		at Time
+	)
+	if err := r.Scan(&a.ID, &a.EventID, &a.StatusCode, &a.Response, &at); err != nil {
+		return store.Attempt{}, err
+	}
+	a.SentAt = at.Time
+	return a, nil
+}
+
+// ScanAudit reads id, type, created_at, sup_id, email, origin, source_id,
+// sup_created_at, key_id, key_name, reference (” for none), request_id.
+func ScanAudit(r Row) (store.AuditEntry, error) {
+	var (
+		a         store.AuditEntry
+		origin    string
+		at, supAt Time
+	)
+	if err := r.Scan(&a.ID, &a.Type, &at, &a.Suppression.ID, &a.Suppression.Email, &origin, &a.Suppression.SourceID, &supAt,
+		&a.KeyID, &a.KeyName, &a.Reference, &a.RequestID); err != nil {
+		return store.AuditEntry{}, err
+	}
+	a.CreatedAt, a.Suppression.Origin, a.Suppression.CreatedAt = at.Time, api.Origin(origin), supAt.Time
+	return a, nil
+}
