@@ -9,8 +9,6 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-// InsertAudit writes audit rows in one statement, whatever their number;
-// see sqlstore.Tx.
 func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) error {
 	n := len(p.Entries)
 	supIDs, emails, origins := make([]string, n), make([]string, n), make([]string, n)
@@ -29,8 +27,8 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 
 const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id"
 
-// Trail reads a window of the team's trail; see sqlstore.Driver. The two
-// sources are read in one statement, each bounded by the window ($2).
+// The two sources are read in one statement, each bounded by the window
+// ($2).
 func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditEntry, error) {
 	args := []any{p.Team, p.Limit}
 	arg := func(v any) string {
@@ -83,7 +81,6 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 	return query1(ctx, s, query, args, sqlstore.ScanAudit)
 }
 
-// PruneTrail deletes old audit rows and changes; see sqlstore.Tx.
 func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlstore.Pruned, error) {
 	var n sqlstore.Pruned
 	var err error

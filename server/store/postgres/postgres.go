@@ -222,14 +222,12 @@ func unavailable(err error) bool {
 
 const entryColumns = "id::text, email, origin, source_id, created_at"
 
-// InsertEntries lists the new entries in one statement; see sqlstore.Tx.
-//
 // The insert skips listed addresses (ON CONFLICT DO NOTHING), so re-adding
 // a listed address writes nothing: its row is read, not rewritten. The
 // statement's own snapshot shows the rows that were listed before it; the
 // Core tries an address that is neither inserted nor in that snapshot
-// again, with a new statement that sees what other changes committed.
-// Rows are inserted in address order, the order removes lock them in, so
+// again, with a new statement that sees what other changes committed. Rows
+// are inserted in address order, the order removes lock them in, so
 // concurrent changes over overlapping sets wait for each other instead of
 // deadlocking. The change's row is written by the same statement (a
 // data-modifying WITH) when any entry is new; a later round's finds it
@@ -296,9 +294,8 @@ const (
 	))`
 )
 
-// DeleteEntries takes entries off the list in one statement; see
-// sqlstore.Tx. With KeepAdded ($3) the same statement writes the added
-// audit entries the rows and their changes held.
+// With KeepAdded ($3) the same statement writes the added audit entries the
+// rows and their changes held.
 func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) ([]store.Entry, error) {
 	del := deleteByID
 	if p.ByEmail {
@@ -319,19 +316,15 @@ func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) 
 	return collect(rows, sqlstore.ScanEntry)
 }
 
-// EntryByID reads the team's entry with this ID; see sqlstore.Driver.
 func (s *db) EntryByID(ctx context.Context, team, id string) (store.Entry, error) {
 	return sqlstore.ScanEntry(row{s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND id = $2::uuid`, team, id)})
 }
 
-// EntryByEmail reads the team's entry for this address; see
-// sqlstore.Driver.
 func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry, error) {
 	return sqlstore.ScanEntry(row{s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = $2`, team, email)})
 }
 
-// Entries reads a window of the team's list; see sqlstore.Driver. With
-// an origin, ORDER BY leads with it too, so that the plan reads the
+// With an origin, ORDER BY leads with it too, so that the plan reads the
 // origin index's range.
 func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqlstore.Window) ([]store.Entry, error) {
 	query, args := entriesQuery(team, origin, w)
@@ -347,19 +340,16 @@ func entriesQuery(team string, origin api.Origin, w sqlstore.Window) (string, []
 
 const keyColumns = "id, team, name, read_only, hash, created_at, revoked_at"
 
-// InsertKey stores a new key; see sqlstore.Tx.
 func (t tx) InsertKey(ctx context.Context, k store.Key) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt, k.RevokedAt)
 	return err
 }
 
-// Key reads the key with this ID; see sqlstore.Driver.
 func (s *db) Key(ctx context.Context, id string) (store.Key, error) {
 	return sqlstore.ScanKey(row{s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id)})
 }
 
-// Keys reads every key, oldest first; see sqlstore.Driver.
 func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+keyColumns+` FROM api_keys ORDER BY created_at, id`)
 	if err != nil {
@@ -368,8 +358,6 @@ func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
 	return collect(rows, sqlstore.ScanKey)
 }
 
-// RevokeKey sets the key's revocation time unless it has one; see
-// sqlstore.Tx.
 func (t tx) RevokeKey(ctx context.Context, id string, at time.Time) (int64, error) {
 	return t.exec(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, id, at)
 }
@@ -460,13 +448,10 @@ func (t tx) exec(ctx context.Context, query string, args ...any) (int64, error) 
 	return tag.RowsAffected(), err
 }
 
-// Change runs fn in a transaction, again when it lost a race; see
-// sqlstore.Driver.
 func (s *db) Change(ctx context.Context, fn func(ctx context.Context, t sqlstore.Tx) error) error {
 	return s.retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error { return fn(ctx, tx{tx: t}) })
 	})
 }
 
-// Err classifies an error; see sqlstore.Driver.
 func (s *db) Err(err error) error { return mapErr(err) }

@@ -10,7 +10,6 @@ import (
 
 const webhookColumns = "id::text, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
 
-// TeamWebhooks reads the team's enabled webhooks; see sqlstore.Tx.
 func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
 	rows, err := t.tx.Query(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE team = $1 AND status = 'enabled'", team)
 	if err != nil {
@@ -19,7 +18,6 @@ func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, err
 	return collect(rows, sqlstore.ScanWebhook)
 }
 
-// InsertEvents writes outbox rows, in one statement; see sqlstore.Tx.
 func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) error {
 	ids, hooks, bodies := make([]string, len(p.Rows)), make([]string, len(p.Rows)), make([][]byte, len(p.Rows))
 	for i, r := range p.Rows {
@@ -33,24 +31,20 @@ func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) er
 	return err
 }
 
-// InsertWebhook stores a new webhook; see sqlstore.Tx.
 func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 	_, err := t.tx.Exec(ctx, "INSERT INTO webhooks (id, team, endpoint, events, status, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
 		w.ID, w.Team, w.Endpoint, w.Events, w.Status, w.Secret, w.CreatedAt)
 	return err
 }
 
-// Webhooks reads a window of the team's webhooks; see sqlstore.Driver.
 func (s *db) Webhooks(ctx context.Context, team string, w sqlstore.Window) ([]store.Webhook, error) {
 	return readWindow(ctx, s, "SELECT "+webhookColumns+" FROM webhooks", "team = $1", "webhooks.team, webhooks.id", []any{team}, w, sqlstore.ScanWebhook)
 }
 
-// Webhook reads one of the team's webhooks; see sqlstore.Driver.
 func (s *db) Webhook(ctx context.Context, team, id string) (store.Webhook, error) {
 	return sqlstore.ScanWebhook(row{s.pool.QueryRow(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE team = $1 AND id = $2", team, id)})
 }
 
-// UpdateWebhook changes a webhook; see sqlstore.Tx.
 func (t tx) UpdateWebhook(ctx context.Context, p *sqlstore.UpdateWebhookParams) (int64, error) {
 	var events []string
 	if p.Events != nil {
@@ -69,8 +63,6 @@ func (t tx) DeleteWebhook(ctx context.Context, team, id string) (int64, error) {
 	return t.exec(ctx, "DELETE FROM webhooks WHERE team = $1 AND id = $2", team, id)
 }
 
-// RotateSecret replaces the secret, keeping the old one signing for a
-// while; see sqlstore.Tx.
 func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (int64, error) {
 	return t.exec(ctx, "UPDATE webhooks SET prev_secret = secret, prev_until = $3, secret = $4 WHERE team = $1 AND id = $2",
 		p.Team, p.ID, p.KeepOldUntil, p.Secret)
@@ -78,38 +70,33 @@ func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (i
 
 const eventColumns = "id::text, webhook_id::text, team, type, created_at, payload, status, next_attempt_at, attempts, retry"
 
-// Events reads a window of a webhook's events; see sqlstore.Driver.
 func (s *db) Events(ctx context.Context, team, webhookID string, w sqlstore.Window) ([]store.WebhookEvent, error) {
 	return readWindow(ctx, s, "SELECT "+eventColumns+" FROM webhook_events", "webhook_id = $1 AND team = $2", "webhook_events.webhook_id, webhook_events.id", []any{webhookID, team}, w, sqlstore.ScanEvent)
 }
 
-// Event reads one event of a webhook; see sqlstore.Driver.
 func (s *db) Event(ctx context.Context, k sqlstore.EventKey) (store.WebhookEvent, error) {
 	return sqlstore.ScanEvent(row{s.pool.QueryRow(ctx, "SELECT "+eventColumns+" FROM webhook_events WHERE id = $1 AND webhook_id = $2 AND team = $3", k.EventID, k.WebhookID, k.Team)})
 }
 
-// Attempts reads a window of an event's attempts; see sqlstore.Driver.
 func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([]store.Attempt, error) {
 	return readWindow(ctx, s, "SELECT id::text, event_id::text, status_code, response, sent_at FROM webhook_attempts", "event_id = $1", "webhook_attempts.event_id, webhook_attempts.id", []any{eventID}, w, sqlstore.ScanAttempt)
 }
 
-// ReplayEvent makes an event due for one last attempt; see sqlstore.Tx.
 func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int64, error) {
 	return t.exec(ctx, "UPDATE webhook_events SET status = 'attempting', next_attempt_at = $4, retry = false WHERE id = $1 AND webhook_id = $2 AND team = $3",
 		p.EventID, p.WebhookID, p.Team, p.Now)
 }
 
-// AnyDue says whether an event is due; see sqlstore.Driver.
 func (s *db) AnyDue(ctx context.Context, now time.Time) (bool, error) {
 	var due bool
 	err := s.pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM webhook_events WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $1)", now).Scan(&due)
 	return due, err
 }
 
-// ClaimEvents leases due events; see sqlstore.Tx. FOR UPDATE SKIP LOCKED
-// lets several processes claim at once: each takes rows no other has
-// locked, and the lease (a later next_attempt_at, committed with the
-// claim) keeps them from every other claim until it ends.
+// FOR UPDATE SKIP LOCKED lets several processes claim at once: each takes
+// rows no other has locked, and the lease (a later next_attempt_at,
+// committed with the claim) keeps them from every other claim until it
+// ends.
 func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]sqlstore.Claim, error) {
 	rows, err := t.tx.Query(ctx, `
 		WITH due AS (
@@ -140,8 +127,6 @@ func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]s
 	})
 }
 
-// SettleEvent writes an attempt's outcome into its event; see
-// sqlstore.Tx.
 func (t tx) SettleEvent(ctx context.Context, eventID string, o store.Outcome) (int64, error) {
 	var next *time.Time
 	if !o.NextAttemptAt.IsZero() {
@@ -150,15 +135,12 @@ func (t tx) SettleEvent(ctx context.Context, eventID string, o store.Outcome) (i
 	return t.exec(ctx, "UPDATE webhook_events SET status = $2, next_attempt_at = $3, attempts = attempts + 1 WHERE id = $1", eventID, o.Status, next)
 }
 
-// InsertAttempt stores an attempt; see sqlstore.Tx.
 func (t tx) InsertAttempt(ctx context.Context, a store.Attempt) error {
 	_, err := t.tx.Exec(ctx, "INSERT INTO webhook_attempts (id, event_id, status_code, response, sent_at) VALUES ($1, $2, $3, $4, $5)",
 		a.ID, a.EventID, a.StatusCode, a.Response, a.SentAt)
 	return err
 }
 
-// OutboxStats describes the events waiting for delivery; see
-// sqlstore.Driver.
 func (s *db) OutboxStats(ctx context.Context) (store.OutboxStats, error) {
 	var (
 		st     store.OutboxStats
@@ -171,8 +153,6 @@ func (s *db) OutboxStats(ctx context.Context) (store.OutboxStats, error) {
 	return st, err
 }
 
-// PruneEvents deletes settled events with their attempts (ON DELETE
-// CASCADE); see sqlstore.Tx.
 func (t tx) PruneEvents(ctx context.Context, before time.Time, limit int) (int64, error) {
 	return t.exec(ctx, `DELETE FROM webhook_events WHERE id IN (
 		SELECT id FROM webhook_events WHERE created_at < $1 AND next_attempt_at IS NULL ORDER BY created_at LIMIT $2)`, before, limit)

@@ -17,7 +17,6 @@ func nullRef(ref string) any {
 	return ref
 }
 
-// InsertAudit writes audit rows; see sqlstore.Tx.
 func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) error {
 	a := p.Author
 	const cols = 13
@@ -83,8 +82,7 @@ func auditSQL(n int) string {
 
 const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id"
 
-// Trail reads a window of the team's trail; see sqlstore.Driver. The two
-// sources are read in one statement, each bounded by the window.
+// The two sources are read in one statement, each bounded by the window.
 func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditEntry, error) {
 	order, cmp := "DESC", ""
 	if p.Cursor != "" {
@@ -143,7 +141,6 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 	return collect(rows, sqlstore.ScanAudit)
 }
 
-// PruneTrail deletes old audit rows and changes; see sqlstore.Tx.
 func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlstore.Pruned, error) {
 	var n sqlstore.Pruned
 	var err error

@@ -541,10 +541,10 @@ func wrap(err error) error {
 	return err
 }
 
-// InsertEntries lists the new entries; see sqlstore.Tx. It inserts them
-// all, letting the address index skip those already listed, and then
-// reads back only the ones it skipped. The change's row is written first,
-// for the entries to name, and taken back when no entry was new.
+// InsertEntries inserts the entries all, letting the address index skip
+// those already listed, and then reads back only the ones it skipped. The
+// change's row is written first, for the entries to name, and taken back
+// when no entry was new.
 func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) ([]store.Entry, error) {
 	var change any
 	if p.Change != nil {
@@ -666,7 +666,6 @@ func keyArgs(team string, keys []string) []any {
 	return args
 }
 
-// DeleteEntries takes entries off the list; see sqlstore.Tx.
 func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) ([]store.Entry, error) {
 	col := "id"
 	if p.ByEmail {
@@ -716,18 +715,14 @@ func (t tx) eachEntry(ctx context.Context, team string, keys []string, sqlFor fu
 	return nil
 }
 
-// EntryByID reads the team's entry with this ID; see sqlstore.Driver.
 func (s *db) EntryByID(ctx context.Context, team, id string) (store.Entry, error) {
 	return sqlstore.ScanEntry(s.reads.get.QueryRowContext(ctx, team, id))
 }
 
-// EntryByEmail reads the team's entry for this address; see
-// sqlstore.Driver.
 func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry, error) {
 	return sqlstore.ScanEntry(s.reads.getByEmail.QueryRowContext(ctx, team, email))
 }
 
-// Entries reads a window of the team's list; see sqlstore.Driver.
 func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqlstore.Window) ([]store.Entry, error) {
 	where := []string{"team = ?"}
 	args := []any{team}
@@ -744,7 +739,6 @@ func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqls
 	return readWindow(ctx, s, "SELECT id, email, origin, source_id, created_at FROM "+from, where, args, w, sqlstore.ScanEntry)
 }
 
-// InsertKey stores a new key; see sqlstore.Tx.
 func (t tx) InsertKey(ctx context.Context, k store.Key) error {
 	var revoked any
 	if k.RevokedAt != nil {
@@ -755,12 +749,10 @@ func (t tx) InsertKey(ctx context.Context, k store.Key) error {
 	return err
 }
 
-// Key reads the key with this ID; see sqlstore.Driver.
 func (s *db) Key(ctx context.Context, id string) (store.Key, error) {
 	return sqlstore.ScanKey(s.reads.keyByID.QueryRowContext(ctx, id))
 }
 
-// Keys reads every key, oldest first; see sqlstore.Driver.
 func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
 	rows, err := s.read.QueryContext(ctx, "SELECT id, team, name, read_only, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
 	if err != nil {
@@ -769,8 +761,6 @@ func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
 	return collect(rows, sqlstore.ScanKey)
 }
 
-// RevokeKey sets the key's revocation time unless it has one; see
-// sqlstore.Tx.
 func (t tx) RevokeKey(ctx context.Context, id string, at time.Time) (int64, error) {
 	return t.exec("UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?", at.UnixMilli(), id)
 }
@@ -845,12 +835,10 @@ func (t tx) exec(query string, args ...any) (int64, error) {
 	return res.RowsAffected()
 }
 
-// Change runs fn as a job of the writer; see sqlstore.Driver.
 func (s *db) Change(ctx context.Context, fn func(ctx context.Context, t sqlstore.Tx) error) error {
 	return s.change(ctx, func(ctx context.Context, c *sql.Conn) error { return fn(ctx, tx{s: s, c: c}) })
 }
 
-// Err classifies an error; see sqlstore.Driver.
 func (s *db) Err(err error) error {
 	if err != nil && s.closing.Load() && !errors.Is(err, store.ErrUnavailable) {
 		return errClosed

@@ -13,7 +13,6 @@ import (
 
 const webhookCols = "id, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
 
-// TeamWebhooks reads the team's enabled webhooks; see sqlstore.Tx.
 func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
 	st, err := t.s.stmt("SELECT " + webhookCols + " FROM webhooks WHERE team = ? AND status = 'enabled'")
 	if err != nil {
@@ -26,7 +25,6 @@ func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, err
 	return collect(rows, sqlstore.ScanWebhook)
 }
 
-// InsertEvents writes outbox rows; see sqlstore.Tx.
 func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) error {
 	ins, err := t.s.stmt("INSERT INTO webhook_events (id, webhook_id, team, type, created_at, payload, status, next_attempt_at) VALUES (?,?,?,?,?,?,'pending',?)")
 	if err != nil {
@@ -41,7 +39,6 @@ func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) er
 	return nil
 }
 
-// InsertWebhook stores a new webhook; see sqlstore.Tx.
 func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 	events, err := json.Marshal(w.Events)
 	if err != nil {
@@ -53,17 +50,14 @@ func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 	return err
 }
 
-// Webhooks reads a window of the team's webhooks; see sqlstore.Driver.
 func (s *db) Webhooks(ctx context.Context, team string, w sqlstore.Window) ([]store.Webhook, error) {
 	return readWindow(ctx, s, "SELECT "+webhookCols+" FROM webhooks", []string{"team = ?"}, []any{team}, w, sqlstore.ScanWebhook)
 }
 
-// Webhook reads one of the team's webhooks; see sqlstore.Driver.
 func (s *db) Webhook(ctx context.Context, team, id string) (store.Webhook, error) {
 	return sqlstore.ScanWebhook(s.read.QueryRowContext(ctx, "SELECT "+webhookCols+" FROM webhooks WHERE team = ? AND id = ?", team, id))
 }
 
-// UpdateWebhook changes a webhook; see sqlstore.Tx.
 func (t tx) UpdateWebhook(ctx context.Context, p *sqlstore.UpdateWebhookParams) (int64, error) {
 	set := []string{"id = id"}
 	var args []any
@@ -84,8 +78,6 @@ func (t tx) UpdateWebhook(ctx context.Context, p *sqlstore.UpdateWebhookParams) 
 	return t.exec("UPDATE webhooks SET "+strings.Join(set, ", ")+" WHERE team = ? AND id = ?", args...)
 }
 
-// DeleteWebhook removes a webhook with its events and attempts; see
-// sqlstore.Tx.
 func (t tx) DeleteWebhook(ctx context.Context, team, id string) (int64, error) {
 	n, err := t.exec("DELETE FROM webhooks WHERE team = ? AND id = ?", team, id)
 	if err != nil || n == 0 {
@@ -98,8 +90,6 @@ func (t tx) DeleteWebhook(ctx context.Context, team, id string) (int64, error) {
 	return n, err
 }
 
-// RotateSecret replaces the secret, keeping the old one signing for a
-// while; see sqlstore.Tx.
 func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (int64, error) {
 	return t.exec("UPDATE webhooks SET prev_secret = secret, prev_until = ?, secret = ? WHERE team = ? AND id = ?",
 		p.KeepOldUntil.UnixMilli(), p.Secret, p.Team, p.ID)
@@ -107,37 +97,31 @@ func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (i
 
 const eventCols = "id, webhook_id, team, type, created_at, payload, status, next_attempt_at, attempts, retry"
 
-// Events reads a window of a webhook's events; see sqlstore.Driver.
 func (s *db) Events(ctx context.Context, team, webhookID string, w sqlstore.Window) ([]store.WebhookEvent, error) {
 	return readWindow(ctx, s, "SELECT "+eventCols+" FROM webhook_events", []string{"webhook_id = ?", "team = ?"}, []any{webhookID, team}, w, sqlstore.ScanEvent)
 }
 
-// Event reads one event of a webhook; see sqlstore.Driver.
 func (s *db) Event(ctx context.Context, k sqlstore.EventKey) (store.WebhookEvent, error) {
 	return sqlstore.ScanEvent(s.read.QueryRowContext(ctx, "SELECT "+eventCols+" FROM webhook_events WHERE id = ? AND webhook_id = ? AND team = ?", k.EventID, k.WebhookID, k.Team))
 }
 
-// Attempts reads a window of an event's attempts; see sqlstore.Driver.
 func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([]store.Attempt, error) {
 	return readWindow(ctx, s, "SELECT id, event_id, status_code, response, sent_at FROM webhook_attempts", []string{"event_id = ?"}, []any{eventID}, w, sqlstore.ScanAttempt)
 }
 
-// ReplayEvent makes an event due for one last attempt; see sqlstore.Tx.
 func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int64, error) {
 	return t.exec("UPDATE webhook_events SET status = 'attempting', next_attempt_at = ?, retry = 0 WHERE id = ? AND webhook_id = ? AND team = ?",
 		p.Now.UnixMilli(), p.EventID, p.WebhookID, p.Team)
 }
 
-// AnyDue says whether an event is due; see sqlstore.Driver.
 func (s *db) AnyDue(ctx context.Context, now time.Time) (bool, error) {
 	var due int
 	err := s.read.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? LIMIT 1)", now.UnixMilli()).Scan(&due)
 	return due > 0, err
 }
 
-// ClaimEvents leases due events; see sqlstore.Tx. The writer's
-// transaction (and, between processes, SQLite's write lock) makes the
-// read and the lease one step, so no event is taken twice.
+// The writer's transaction (and, between processes, SQLite's write lock)
+// makes the read and the lease one step, so no event is taken twice.
 func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]sqlstore.Claim, error) {
 	bg := context.Background()
 	rows, err := t.c.QueryContext(bg, `UPDATE webhook_events SET next_attempt_at = ?
@@ -169,8 +153,6 @@ func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]s
 	return out, nil
 }
 
-// SettleEvent writes an attempt's outcome into its event; see
-// sqlstore.Tx.
 func (t tx) SettleEvent(ctx context.Context, eventID string, o store.Outcome) (int64, error) {
 	var next any
 	if !o.NextAttemptAt.IsZero() {
@@ -179,15 +161,12 @@ func (t tx) SettleEvent(ctx context.Context, eventID string, o store.Outcome) (i
 	return t.exec("UPDATE webhook_events SET status = ?, next_attempt_at = ?, attempts = attempts + 1 WHERE id = ?", o.Status, next, eventID)
 }
 
-// InsertAttempt stores an attempt; see sqlstore.Tx.
 func (t tx) InsertAttempt(ctx context.Context, a store.Attempt) error {
 	_, err := t.exec("INSERT INTO webhook_attempts (id, event_id, status_code, response, sent_at) VALUES (?,?,?,?,?)",
 		a.ID, a.EventID, a.StatusCode, a.Response, a.SentAt.UnixMilli())
 	return err
 }
 
-// OutboxStats describes the events waiting for delivery; see
-// sqlstore.Driver.
 func (s *db) OutboxStats(ctx context.Context) (store.OutboxStats, error) {
 	var (
 		st     store.OutboxStats
@@ -200,8 +179,6 @@ func (s *db) OutboxStats(ctx context.Context) (store.OutboxStats, error) {
 	return st, err
 }
 
-// PruneEvents deletes settled events with their attempts; see
-// sqlstore.Tx.
 func (t tx) PruneEvents(ctx context.Context, before time.Time, limit int) (int64, error) {
 	const settled = "SELECT id FROM webhook_events WHERE created_at < ? AND next_attempt_at IS NULL ORDER BY created_at LIMIT ?"
 	if _, err := t.exec("DELETE FROM webhook_attempts WHERE event_id IN ("+settled+")", before.UnixMilli(), limit); err != nil {
