@@ -338,6 +338,8 @@ func entriesQuery(team string, origin api.Origin, w sqlstore.Window) (string, []
 	return windowQuery(`SELECT `+entryColumns+` FROM suppressions`, "team = $1 AND origin = $2", "suppressions.team, suppressions.origin, suppressions.id", []any{team, string(origin)}, w)
 }
 
+// keyColumns are what sqlstore.ScanKey reads; a key ID is text (not a
+// UUID), as keys are named by their owners' tools.
 const keyColumns = "id, team, name, read_only, hash, created_at, revoked_at"
 
 func (t tx) InsertKey(ctx context.Context, k store.Key) error {
@@ -439,8 +441,6 @@ func (t *pgTime) ScanTimestamptz(v pgtype.Timestamptz) error {
 
 // tx is a change's transaction: the statements of sqlstore.Tx.
 type tx struct{ tx pgx.Tx }
-
-func txOf(t pgx.Tx) tx { return tx{tx: t} }
 
 // exec runs a statement and says how many rows it touched.
 func (t tx) exec(ctx context.Context, query string, args ...any) (int64, error) {

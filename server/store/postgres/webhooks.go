@@ -8,6 +8,8 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
+// webhookColumns are what sqlstore.ScanWebhook reads: the uuid ID as
+// text, no previous secret as ”.
 const webhookColumns = "id::text, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
 
 func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
@@ -68,6 +70,7 @@ func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (i
 		p.Team, p.ID, p.KeepOldUntil, p.Secret)
 }
 
+// eventColumns are what sqlstore.ScanEvent reads, the IDs as text.
 const eventColumns = "id::text, webhook_id::text, team, type, created_at, payload, status, next_attempt_at, attempts, retry"
 
 func (s *db) Events(ctx context.Context, team, webhookID string, w sqlstore.Window) ([]store.WebhookEvent, error) {

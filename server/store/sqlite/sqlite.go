@@ -11,6 +11,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -172,46 +173,47 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	params.Set("_txlock", "immediate")
 	dsn := "file:" + (&url.URL{Path: filepath.ToSlash(abs)}).EscapedPath() + "?" + params.Encode()
 
+	// Until the writer starts, what is open is closed again on error.
+	var opened []io.Closer
+	fail := func(what string, err error) (*Store, error) {
+		for i := len(opened) - 1; i >= 0; i-- {
+			opened[i].Close()
+		}
+		return nil, fmt.Errorf("sqlite: %s %s: %w", what, api.Quote(path), wrap(err))
+	}
 	write, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), err)
+		return fail("open", err)
 	}
+	opened = append(opened, write)
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
 	conn, err := write.Conn(ctx)
 	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), wrap(err))
+		return fail("open", err)
 	}
+	opened = append(opened, conn)
 	// The writer does not checkpoint: copying the log into the database
 	// would stall the commits queued behind it. The checkpointer does it
 	// alongside.
 	if _, err := conn.ExecContext(ctx, "PRAGMA wal_autocheckpoint = 0"); err != nil {
-		conn.Close()
-		write.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), wrap(err))
+		return fail("open", err)
 	}
 	if err := migrate(ctx, conn); err != nil {
-		conn.Close()
-		write.Close()
-		return nil, fmt.Errorf("sqlite: prepare %s: %w", api.Quote(path), wrap(err))
+		return fail("prepare", err)
 	}
 	read, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		conn.Close()
-		write.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", api.Quote(path), err)
+		return fail("open", err)
 	}
+	opened = append(opened, read)
 	read.SetMaxOpenConns(8)
 	read.SetMaxIdleConns(8)
 	reads, err := prepareReads(ctx, read)
 	if err != nil {
-		read.Close()
-		conn.Close()
-		write.Close()
-		return nil, fmt.Errorf("sqlite: prepare %s: %w", api.Quote(path), wrap(err))
+		return fail("prepare", err)
 	}
 	s := &db{
 		path:  abs,

@@ -4,13 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"strings"
 	"time"
 
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
+// webhookCols are what sqlstore.ScanWebhook reads: the events are JSON
+// text, no previous secret is ”.
 const webhookCols = "id, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
 
 func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
@@ -59,23 +60,16 @@ func (s *db) Webhook(ctx context.Context, team, id string) (store.Webhook, error
 }
 
 func (t tx) UpdateWebhook(ctx context.Context, p *sqlstore.UpdateWebhookParams) (int64, error) {
-	set := []string{"id = id"}
-	var args []any
-	if p.Endpoint != nil {
-		set, args = append(set, "endpoint = ?"), append(args, *p.Endpoint)
-	}
+	var events any
 	if p.Events != nil {
 		b, err := json.Marshal(*p.Events)
 		if err != nil {
 			return 0, err
 		}
-		set, args = append(set, "events = ?"), append(args, string(b))
+		events = string(b)
 	}
-	if p.Status != nil {
-		set, args = append(set, "status = ?"), append(args, *p.Status)
-	}
-	args = append(args, p.Team, p.ID)
-	return t.exec("UPDATE webhooks SET "+strings.Join(set, ", ")+" WHERE team = ? AND id = ?", args...)
+	return t.exec("UPDATE webhooks SET endpoint = coalesce(?, endpoint), events = coalesce(?, events), status = coalesce(?, status) WHERE team = ? AND id = ?",
+		p.Endpoint, events, p.Status, p.Team, p.ID)
 }
 
 func (t tx) DeleteWebhook(ctx context.Context, team, id string) (int64, error) {
@@ -95,6 +89,7 @@ func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (i
 		p.KeepOldUntil.UnixMilli(), p.Secret, p.Team, p.ID)
 }
 
+// eventCols are what sqlstore.ScanEvent reads.
 const eventCols = "id, webhook_id, team, type, created_at, payload, status, next_attempt_at, attempts, retry"
 
 func (s *db) Events(ctx context.Context, team, webhookID string, w sqlstore.Window) ([]store.WebhookEvent, error) {
