@@ -8,36 +8,15 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-// webhookColumns are what sqlstore.ScanWebhook reads: the uuid ID as
-// text, no previous secret as ”.
-const webhookColumns = "id::text, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
-
-func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
-	rows, err := t.tx.Query(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE team = $1 AND status = 'enabled'", team)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, sqlstore.ScanWebhook)
-}
-
-func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) error {
-	ids, hooks, bodies := make([]string, len(p.Rows)), make([]string, len(p.Rows)), make([][]byte, len(p.Rows))
-	for i, r := range p.Rows {
-		ids[i], hooks[i], bodies[i] = r.ID, r.WebhookID, r.Payload
-	}
-	_, err := t.tx.Exec(ctx, `
-		INSERT INTO webhook_events (id, webhook_id, team, type, created_at, payload, status, next_attempt_at)
-		SELECT u.id, u.hook, $1, $2, $3, u.body, 'pending', $3
-		FROM unnest($4::uuid[], $5::uuid[], $6::bytea[]) AS u(id, hook, body)`,
-		p.Team, p.Type, p.At, ids, hooks, bodies)
-	return err
-}
-
 func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 	_, err := t.tx.Exec(ctx, "INSERT INTO webhooks (id, team, endpoint, events, status, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
 		w.ID, w.Team, w.Endpoint, w.Events, w.Status, w.Secret, w.CreatedAt)
 	return err
 }
+
+// webhookColumns are what sqlstore.ScanWebhook reads: the uuid ID as
+// text, no previous secret as ”.
+const webhookColumns = "id::text, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
 
 func (s *db) Webhooks(ctx context.Context, team string, w sqlstore.Window) ([]store.Webhook, error) {
 	return readWindow(ctx, s, "SELECT "+webhookColumns+" FROM webhooks", "team = $1", "webhooks.team, webhooks.id", []any{team}, w, sqlstore.ScanWebhook)
@@ -88,6 +67,27 @@ func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([
 func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int64, error) {
 	return t.exec(ctx, "UPDATE webhook_events SET status = 'attempting', next_attempt_at = $4, retry = false WHERE id = $1 AND webhook_id = $2 AND team = $3",
 		p.EventID, p.WebhookID, p.Team, p.Now)
+}
+
+func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
+	rows, err := t.tx.Query(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE team = $1 AND status = 'enabled'", team)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanWebhook)
+}
+
+func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) error {
+	ids, hooks, bodies := make([]string, len(p.Rows)), make([]string, len(p.Rows)), make([][]byte, len(p.Rows))
+	for i, r := range p.Rows {
+		ids[i], hooks[i], bodies[i] = r.ID, r.WebhookID, r.Payload
+	}
+	_, err := t.tx.Exec(ctx, `
+		INSERT INTO webhook_events (id, webhook_id, team, type, created_at, payload, status, next_attempt_at)
+		SELECT u.id, u.hook, $1, $2, $3, u.body, 'pending', $3
+		FROM unnest($4::uuid[], $5::uuid[], $6::bytea[]) AS u(id, hook, body)`,
+		p.Team, p.Type, p.At, ids, hooks, bodies)
+	return err
 }
 
 func (s *db) AnyDue(ctx context.Context, now time.Time) (bool, error) {

@@ -10,36 +10,6 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-// webhookCols are what sqlstore.ScanWebhook reads: the events are JSON
-// text, no previous secret is ”.
-const webhookCols = "id, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
-
-func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
-	st, err := t.s.stmt("SELECT " + webhookCols + " FROM webhooks WHERE team = ? AND status = 'enabled'")
-	if err != nil {
-		return nil, err
-	}
-	rows, err := st.QueryContext(context.Background(), team)
-	if err != nil {
-		return nil, err
-	}
-	return collect(rows, sqlstore.ScanWebhook)
-}
-
-func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) error {
-	ins, err := t.s.stmt("INSERT INTO webhook_events (id, webhook_id, team, type, created_at, payload, status, next_attempt_at) VALUES (?,?,?,?,?,?,'pending',?)")
-	if err != nil {
-		return err
-	}
-	at := p.At.UnixMilli()
-	for _, r := range p.Rows {
-		if _, err := ins.ExecContext(context.Background(), r.ID, r.WebhookID, p.Team, p.Type, at, r.Payload, at); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 	events, err := json.Marshal(w.Events)
 	if err != nil {
@@ -50,6 +20,10 @@ func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 		w.ID, w.Team, w.Endpoint, string(events), w.Status, w.Secret, w.CreatedAt.UnixMilli())
 	return err
 }
+
+// webhookCols are what sqlstore.ScanWebhook reads: the events are JSON
+// text, no previous secret is ”.
+const webhookCols = "id, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
 
 func (s *db) Webhooks(ctx context.Context, team string, w sqlstore.Window) ([]store.Webhook, error) {
 	return readWindow(ctx, s, "SELECT "+webhookCols+" FROM webhooks", []string{"team = ?"}, []any{team}, w, sqlstore.ScanWebhook)
@@ -107,6 +81,32 @@ func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([
 func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int64, error) {
 	return t.exec("UPDATE webhook_events SET status = 'attempting', next_attempt_at = ?, retry = 0 WHERE id = ? AND webhook_id = ? AND team = ?",
 		p.Now.UnixMilli(), p.EventID, p.WebhookID, p.Team)
+}
+
+func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
+	st, err := t.s.stmt("SELECT " + webhookCols + " FROM webhooks WHERE team = ? AND status = 'enabled'")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(context.Background(), team)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanWebhook)
+}
+
+func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) error {
+	ins, err := t.s.stmt("INSERT INTO webhook_events (id, webhook_id, team, type, created_at, payload, status, next_attempt_at) VALUES (?,?,?,?,?,?,'pending',?)")
+	if err != nil {
+		return err
+	}
+	at := p.At.UnixMilli()
+	for _, r := range p.Rows {
+		if _, err := ins.ExecContext(context.Background(), r.ID, r.WebhookID, p.Team, p.Type, at, r.Payload, at); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *db) AnyDue(ctx context.Context, now time.Time) (bool, error) {
