@@ -21,7 +21,7 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
 		SELECT u.id, $1, $2, $3, u.sup_id, u.email, u.origin, u.source_id, u.sup_at, $10, $11, $12, $13
 		FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[]) AS u(id, sup_id, email, origin, source_id, sup_at)`,
-		p.Team, p.Type, p.At, p.IDs, supIDs, emails, origins, sources, supAt, a.KeyID, a.KeyName, nullRef(a.Reference), a.RequestID)
+		p.Team, p.Type, p.At, p.IDs, supIDs, emails, origins, sources, supAt, a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID)
 	return err
 }
 

@@ -54,19 +54,11 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		SELECT id::text, email, origin, source_id, created_at FROM ins
 		UNION ALL
 		SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = ANY($3::text[])`,
-		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, nullRef(ch.Author.Reference), ch.Author.RequestID, ch.FirstID, ch.LastID)
+		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, sqlstore.Reference(ch.Author), ch.Author.RequestID, ch.FirstID, ch.LastID)
 	if err != nil {
 		return nil, err
 	}
 	return collect(rows, sqlstore.ScanEntry)
-}
-
-// nullRef is a change's reference as stored: NULL when there is none.
-func nullRef(ref string) *string {
-	if ref == "" {
-		return nil
-	}
-	return &ref
 }
 
 // The statements of a remove. Each is one statement: the sub-select locks

@@ -9,14 +9,6 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-// nullRef is a change's reference as stored: NULL when there is none.
-func nullRef(ref string) any {
-	if ref == "" {
-		return nil
-	}
-	return ref
-}
-
 func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) error {
 	a := p.Author
 	const cols = 13
@@ -28,8 +20,8 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 		}
 		args := make([]any, 0, cols*(hi-lo))
 		for i, e := range p.Entries[lo:hi] {
-			args = append(args, p.Team, p.IDs[lo+i], p.Type, p.At.UnixMilli(), e.ID, e.Email, string(e.Origin), nullString(e.SourceID),
-				e.CreatedAt.UnixMilli(), a.KeyID, a.KeyName, nullRef(a.Reference), a.RequestID)
+			args = append(args, p.Team, p.IDs[lo+i], p.Type, p.At.UnixMilli(), e.ID, e.Email, string(e.Origin), e.SourceID,
+				e.CreatedAt.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID)
 		}
 		if _, err := st.ExecContext(context.Background(), args...); err != nil {
 			return err
@@ -48,7 +40,7 @@ func (t tx) insertChange(c *sqlstore.ChangeRow) (int64, error) {
 	}
 	var id int64
 	a := c.Author
-	err = st.QueryRowContext(context.Background(), c.Team, c.At.UnixMilli(), a.KeyID, a.KeyName, nullRef(a.Reference), a.RequestID, c.FirstID, c.LastID).Scan(&id)
+	err = st.QueryRowContext(context.Background(), c.Team, c.At.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, c.FirstID, c.LastID).Scan(&id)
 	return id, err
 }
 

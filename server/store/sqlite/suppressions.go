@@ -38,7 +38,7 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		}
 		args := make([]any, 0, 7*(hi-lo))
 		for _, e := range p.Entries[lo:hi] {
-			args = append(args, p.Team, e.ID, e.Email, string(e.Origin), nullString(e.SourceID), e.CreatedAt.UnixMilli(), change)
+			args = append(args, p.Team, e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt.UnixMilli(), change)
 		}
 		rows, err := st.QueryContext(context.Background(), args...)
 		if err != nil {
@@ -180,13 +180,6 @@ func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqls
 		from = "suppressions INDEXED BY suppressions_team_origin_id"
 	}
 	return readWindow(ctx, s, "SELECT id, email, origin, source_id, created_at FROM "+from, where, args, w, sqlstore.ScanEntry)
-}
-
-func nullString(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
 }
 
 func marks(n int) string {

@@ -120,3 +120,12 @@ func origin(n store.NewEntry) (api.Origin, *string) {
 	}
 	return n.Origin, n.SourceID
 }
+
+// Reference is a change's reference as stored: NULL (nil) when the change
+// gives none, so that the trail tells "no reference" from any given one.
+func Reference(author store.Change) *string {
+	if author.Reference == "" {
+		return nil
+	}
+	return &author.Reference
+}
