@@ -1,7 +1,12 @@
-// Package postgres is the PostgreSQL implementation of store.Store, for
-// running several `shush serve` processes over one database. It keeps the
-// same semantics as the SQLite store (it passes the same conformance suite)
-// and stays correct when processes add and remove overlapping addresses at
+// Package postgres is the PostgreSQL dialect of the store, for running
+// several `shush serve` processes over one database: the rules are
+// package sqlstore's, and this package owns what is PostgreSQL's own: the
+// connection pool and its settings (plan_cache_mode), the retry of a
+// change that lost a race and the classification of errors, the
+// statements (unnest and ON CONFLICT inserts in address order, a removal
+// locking in the same order, FOR UPDATE SKIP LOCKED claims of the outbox),
+// and the schema steps with the map of the numbering used before. It
+// stays correct when processes add and remove overlapping addresses at
 // the same time.
 package postgres
 

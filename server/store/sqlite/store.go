@@ -1,8 +1,11 @@
-// Package sqlite is the SQLite implementation of store.Store: one database
-// file in WAL mode with durable commits (synchronous=FULL), schema
-// migrations applied at Open, and a single writer that commits the changes
-// of concurrent callers together (group commit) while each caller's change
-// stays atomic on its own.
+// Package sqlite is the SQLite dialect of the store: the rules are package
+// sqlstore's, and this package owns what is SQLite's own: one database
+// file in WAL mode with durable commits (synchronous=FULL), a single
+// writer that commits the changes of concurrent callers together (group
+// commit) while each caller's change stays atomic on its own savepoint,
+// the checkpointer and the checks of a writable file, the statements
+// (chunked, naming the indexes SQLite would not choose without
+// statistics), and the schema steps applied at Open.
 package sqlite
 
 import (
