@@ -116,7 +116,7 @@ func TestPausedRunSaysWhyAndResumes(t *testing.T) {
 		t.Errorf("%d entries listed after the pause, want the 2 batches before it", got)
 	}
 	list := decode[struct{ Data []struct{ ID, State string } }](t, sb.run(t, nil, "runs", "list", "--json").want(t, 0))
-	if len(list.Data) != 1 || list.Data[0].State != "stopped" {
+	if len(list.Data) != 1 || list.Data[0].State != "paused" {
 		t.Fatalf("runs: %+v", list.Data)
 	}
 	down.Store(false)

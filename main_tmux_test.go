@@ -36,6 +36,12 @@ func TestOnATerminal(t *testing.T) {
 		`echo "batch remove exit $?"`,
 		shushBin + " suppressions remove user1@example.com",
 		`echo "remove exit $?"`,
+		"read next",
+		"clear",
+		shushBin + " runs list",
+		"read next",
+		"clear",
+		shushBin + " runs show $(" + shushBin + ` runs list --json | sed -n 's/^ *"id": "\(.*\)",$/\1/p' | tail -n 1)`,
 	}, "; ")
 	writeFile(t, sb.home, "script.sh", script+"\n")
 	socket := fmt.Sprintf("shush-cli-test-%d", os.Getpid())
@@ -91,6 +97,15 @@ func TestOnATerminal(t *testing.T) {
 	// Ctrl-C at the question stops without removing, and says so.
 	tmux("send-keys", "-t", "cli", "C-c")
 	wait("interrupted: nothing removed", "remove exit 130")
+	tmux("send-keys", "-t", "cli", "Enter")
+	// The runs are listed and shown with their target named as people
+	// know it, and the first run with the entry it left out.
+	for _, want := range [][]string{{"REFERENCE", "TARGET", "local list"}, {"Invalid, not sent: 1 entry.", `line 251: "broken@"`}} {
+		if screen := wait(want...); strings.Contains(screen, "shush.local") {
+			t.Errorf("the local list is named by its URL:\n%s", screen)
+		}
+		tmux("send-keys", "-t", "cli", "Enter")
+	}
 }
 
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

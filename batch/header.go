@@ -47,9 +47,15 @@ const (
 	// Running: the run is being sent, or was cut off (a crash, a closed
 	// terminal) before it could say otherwise.
 	Running RunState = "running"
-	// Stopped: the run ended with entries failed or unsent (cancelled,
-	// paused, refused); it can be resumed.
+	// Stopped: the run ended with entries failed or unsent (cancelled, or
+	// a batch failed); it can be resumed.
 	Stopped RunState = "stopped"
+	// Paused: the service stopped taking the run's batches (no answer,
+	// 5xx, a long Retry-After); it can be resumed once the service is back.
+	Paused RunState = "paused"
+	// Refused: the service refused the key (401, 403). It is not resumed:
+	// the same key would be refused again.
+	Refused RunState = "refused"
 	// Finished: every batch was answered.
 	Finished RunState = "finished"
 )
@@ -66,12 +72,18 @@ type RunInfo struct {
 	Reference string `json:"reference,omitempty"`
 	// Source is the face that made the run: "cli" or "ui".
 	Source string `json:"source,omitempty"`
+	// Profile and KeyPrint name the profile and the key (a fingerprint,
+	// never the key) the run was started with: only they are offered to
+	// resume it (Runs.Interrupted).
+	Profile  string `json:"profile,omitempty"`
+	KeyPrint string `json:"key_fingerprint,omitempty"`
 	// Input names where the entries came from (a file name, "pasted").
 	Input      string    `json:"input,omitempty"`
 	Created    time.Time `json:"created"`
 	Updated    time.Time `json:"updated"`
 	Entries    int       `json:"entries"`
 	Invalid    int       `json:"invalid,omitempty"`
+	LeftOut    int       `json:"left_out,omitempty"`
 	Duplicates int       `json:"duplicates,omitempty"`
 	Segments   int       `json:"segments"`
 	// Sum identifies the plan's values (SHA-256 of them, one a line), so
@@ -91,8 +103,9 @@ func (ri RunInfo) Sent() int {
 	return ri.Entries - ri.Counts[Failed] - ri.Counts[Unsent]
 }
 
-// Resumable reports whether the run has entries left to send.
-func (ri RunInfo) Resumable() bool { return ri.State != Finished }
+// Resumable reports whether the run has entries left to send with a key
+// the service takes.
+func (ri RunInfo) Resumable() bool { return ri.State != Finished && ri.State != Refused }
 
 // Batches is the number of requests the whole run takes.
 func (ri RunInfo) Batches() int { return BatchCount(ri.Entries) }

@@ -68,7 +68,7 @@ func (in *Input) Values() iter.Seq[string] {
 // Plan is the whole plan as a Plan, every value a string: for an input
 // small enough to hold so.
 func (in *Input) Plan() Plan {
-	p := Plan{Mode: in.Mode, Values: make([]string, 0, in.n), Invalid: in.Invalid, Duplicates: in.Duplicates}
+	p := Plan{Mode: in.Mode, Values: make([]string, 0, in.n), Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates}
 	for v := range in.Values() {
 		p.Values = append(p.Values, v)
 	}
@@ -97,7 +97,7 @@ func (in *Input) held() *valueSet {
 }
 
 func (in *Input) head() planHead {
-	return planHead{mode: in.Mode, entries: in.Len(), invalid: len(in.Invalid), duplicates: in.Duplicates, sum: in.Sum()}
+	return planHead{mode: in.Mode, entries: in.Len(), invalid: len(in.Invalid), leftOut: len(in.LeftOut), duplicates: in.Duplicates, sum: in.Sum()}
 }
 
 // whole is the plan as one Plan; the values are let go.
@@ -117,7 +117,7 @@ func (in *Input) record(ri *RunInfo, size int) error {
 	for i := range ri.Segments {
 		rec := planRecordOf(Plan{Mode: in.Mode}, ri.Target)
 		if i == 0 {
-			rec.Invalid, rec.Duplicates = in.Invalid, in.Duplicates
+			rec.Invalid, rec.LeftOut, rec.Duplicates = in.Invalid, in.LeftOut, in.Duplicates
 		}
 		seg := func(yield func([]byte) bool) {
 			for range size {

@@ -39,6 +39,7 @@ type planRecord struct {
 	Created    time.Time `json:"created"`
 	Values     []string  `json:"values"`
 	Invalid    []Item    `json:"invalid,omitempty"`
+	LeftOut    []LeftOut `json:"left_out,omitempty"`
 	Duplicates int       `json:"duplicates,omitempty"`
 	// Restore is the plan's Restore (the undo of a removal).
 	Restore map[string]Restore `json:"restore,omitempty"`
@@ -105,7 +106,7 @@ func createJournal(path string, st *run) (*journal, error) {
 
 func planRecordOf(plan Plan, target string) planRecord {
 	return planRecord{Kind: "plan", Version: 1, Mode: plan.Mode.key(), Target: target, Created: time.Now().UTC(),
-		Values: plan.Values, Invalid: plan.Invalid, Duplicates: plan.Duplicates, Restore: plan.Restore}
+		Values: plan.Values, Invalid: plan.Invalid, LeftOut: plan.LeftOut, Duplicates: plan.Duplicates, Restore: plan.Restore}
 }
 
 // createJournalWith starts a journal at path (a new file) with its plan
@@ -313,7 +314,7 @@ func readJournal(path string) (*journalState, error) {
 			if !ok {
 				return nil, fmt.Errorf("journal %s: line %d: unknown mode %q", path, n, p.Mode)
 			}
-			plan := Plan{Mode: mode, Values: p.Values, Invalid: p.Invalid, Duplicates: p.Duplicates, Restore: p.Restore}
+			plan := Plan{Mode: mode, Values: p.Values, Invalid: p.Invalid, LeftOut: p.LeftOut, Duplicates: p.Duplicates, Restore: p.Restore}
 			js.run = &run{plan: plan, target: p.Target, batches: plan.Batches(), results: map[int][]Result{}}
 			js.created = p.Created
 		case "batch":

@@ -127,6 +127,10 @@ type Plan struct {
 	Values     []string
 	Invalid    []Item
 	Duplicates int
+	// LeftOut holds the valid entries the plan does not send (our own
+	// addresses, a ticket's requester), with why: a run journals them, so
+	// that what is told the customer keeps them.
+	LeftOut []LeftOut
 	// Found optionally holds a fresh lookup of the values (see Lookup). For
 	// a removal by address the run then removes those entries by ID and
 	// skips its own lookups for them (leave it nil to let the run look

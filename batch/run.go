@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -172,7 +173,8 @@ type sending struct {
 	done     int        // entries whose batch has ended
 	jerr     error      // the first journal write that failed
 	inARow   int        // batches failed in a row for the service's sake
-	pausedBy error      // why the run paused; nil while it runs
+	pausedBy error      // why the run paused or stopped; nil while it runs
+	refused  bool       // the service refused the key (pausedBy says how)
 }
 
 func (r *runner) newSending(ctx context.Context, st *run) *sending {
@@ -269,13 +271,17 @@ func (s *sending) batch(i int) {
 }
 
 // judge pauses the run when a failure is the service's: a Retry-After
-// longer than the client waits, or pauseAfter failures in a row. Called
-// with s.mu held.
+// longer than the client waits, or pauseAfter failures in a row; it stops
+// the run at once when the service refuses the key (401, 403), which no
+// other batch would change. Called with s.mu held.
 func (s *sending) judge(err error) {
 	switch {
 	case err == nil:
 		s.inARow = 0
 	case s.pausedBy != nil:
+	case keyRefused(err):
+		s.pausedBy, s.refused = err, true
+		s.pause()
 	case isLongWait(err):
 		s.pausedBy = err
 		s.pause()
@@ -302,7 +308,10 @@ func (s *sending) end(pending int) (Report, error) {
 	if err := s.ctx.Err(); err != nil && !rep.Complete() {
 		return rep, err
 	}
-	if s.pausedBy != nil {
+	switch {
+	case s.refused:
+		return rep, &RefusedError{Cause: s.pausedBy}
+	case s.pausedBy != nil:
 		return rep, &PausedError{Cause: s.pausedBy, InARow: s.inARow}
 	}
 	return rep, nil
@@ -362,6 +371,26 @@ func (e *PausedError) Error() string {
 }
 
 func (e *PausedError) Unwrap() error { return e.Cause }
+
+// RefusedError ends a run whose batch the service refused for its key: a
+// 401 or 403 (no key, an unknown or revoked key, a read-only key). Nothing
+// more is sent, and the run is not offered for resuming: the same key
+// would be refused again. A key that may write sends the list anew.
+type RefusedError struct {
+	Cause error
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("the service refused this key, so nothing more was sent: %v", e.Cause)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Cause }
+
+// keyRefused reports a 401 or 403: the service refuses the key.
+func keyRefused(err error) bool {
+	var ae *api.Error
+	return errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden)
+}
 
 // serviceFailure reports a batch failure that is the service's, not the
 // batch's: no answer, or a 5xx after the retries.

@@ -24,6 +24,11 @@ type Runs struct {
 	Client *client.Client
 	// Source names the face that records the runs: "cli" or "ui".
 	Source string
+	// Profile and KeyPrint (config.KeyPrint, never the key) name who
+	// sends: runs record them, and only their own runs are offered to
+	// resume (Interrupted, Mine).
+	Profile  string
+	KeyPrint string
 	// Concurrency is how many batches are in flight at once (default 1),
 	// or AutoConcurrency.
 	Concurrency int
@@ -45,25 +50,27 @@ type Source interface {
 
 // planHead is what a run's header says of its plan.
 type planHead struct {
-	mode                         Mode
-	entries, invalid, duplicates int
-	sum                          string
+	mode                                  Mode
+	entries, invalid, leftOut, duplicates int
+	sum                                   string
 }
 
 func (p Plan) head() planHead {
-	return planHead{mode: p.Mode, entries: len(p.Values), invalid: len(p.Invalid), duplicates: p.Duplicates, sum: Sum(p.Values)}
+	return planHead{mode: p.Mode, entries: len(p.Values), invalid: len(p.Invalid), leftOut: len(p.LeftOut),
+		duplicates: p.Duplicates, sum: Sum(p.Values)}
 }
 
 func (p Plan) whole() Plan { return p }
 
 // record writes the plan's segments; the first carries the invalid
-// entries and duplicates, so that its journal tells the whole input.
+// entries, those left out and the duplicates, so that its journal tells
+// the whole input.
 func (p Plan) record(ri *RunInfo, size int) error {
 	for i := range ri.Segments {
 		lo := i * size
 		seg := Plan{Mode: p.Mode, Values: p.Values[lo:min(lo+size, len(p.Values))], Restore: p.Restore}
 		if i == 0 {
-			seg.Invalid, seg.Duplicates = p.Invalid, p.Duplicates
+			seg.Invalid, seg.LeftOut, seg.Duplicates = p.Invalid, p.LeftOut, p.Duplicates
 		}
 		j, err := createJournal(ri.segmentPath(i), newRun(seg, ri.Target))
 		if err != nil {
@@ -117,8 +124,8 @@ func (rs *Runs) start(ctx context.Context, src Source, meta RunMeta, undoOf stri
 // header is the header of a new run of head, not yet saved.
 func (rs *Runs) header(head planHead, meta RunMeta, undoOf string) RunInfo {
 	return RunInfo{Kind: headerKind, Version: 1, Mode: head.mode, Target: rs.Client.BaseURL(),
-		Reference: meta.Reference, Source: rs.Source, Input: meta.Input, UndoOf: undoOf,
-		Created: time.Now().UTC(), Entries: head.entries, Invalid: head.invalid, Duplicates: head.duplicates,
+		Reference: meta.Reference, Source: rs.Source, Profile: rs.Profile, KeyPrint: rs.KeyPrint, Input: meta.Input, UndoOf: undoOf,
+		Created: time.Now().UTC(), Entries: head.entries, Invalid: head.invalid, LeftOut: head.leftOut, Duplicates: head.duplicates,
 		Sum: head.sum, State: Running, Counts: map[Outcome]int{Unsent: head.entries}, dir: rs.Dir}
 }
 
@@ -206,7 +213,7 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, o
 		return RunInfo{}, err
 	}
 	if ri.Target != rs.Client.BaseURL() {
-		return ri, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.RedactURL(ri.Target), client.RedactURL(rs.Client.BaseURL()))
+		return ri, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.TargetName(ri.Target), client.TargetName(rs.Client.BaseURL()))
 	}
 	ri.State, ri.Note = Running, ""
 	if err := ri.save(); err != nil {
@@ -261,11 +268,20 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, o
 }
 
 // finish sets the state a run ends in: Finished when every entry has an
-// answer, else Stopped, with why.
+// answer, Refused when the service refused the key, Paused when it
+// stopped taking batches, else Stopped; with why.
 func (ri *RunInfo) finish(err error) {
-	ri.State = Finished
-	if ri.Counts[Failed]+ri.Counts[Unsent] > 0 || err != nil {
+	var paused *PausedError
+	var refused *RefusedError
+	switch {
+	case errors.As(err, &refused):
+		ri.State = Refused
+	case errors.As(err, &paused):
+		ri.State = Paused
+	case ri.Counts[Failed]+ri.Counts[Unsent] > 0 || err != nil:
 		ri.State = Stopped
+	default:
+		ri.State = Finished
 	}
 	if err != nil {
 		ri.Note = err.Error()
@@ -335,15 +351,25 @@ func (rs *Runs) Read(id string, each func(Report) error) (RunInfo, error) {
 	return ri, nil
 }
 
-// Interrupted returns the newest run against this service that has
-// entries left to send, when there is one, with exact counts (Get).
+// Mine reports whether run ri was started against this service with this
+// profile and key: only then is it offered to resume without being named
+// (a run of another key could be resumed with one the service refuses,
+// or by someone else). A run recorded before runs named their key is
+// nobody's; it is resumed by its ID.
+func (rs *Runs) Mine(ri RunInfo) bool {
+	return rs.Client != nil && ri.Target == rs.Client.BaseURL() && ri.Profile == rs.Profile && ri.KeyPrint == rs.KeyPrint
+}
+
+// Interrupted returns the newest of this profile and key's runs against
+// this service (Mine) that has entries left to send, when there is one,
+// with exact counts (Get).
 func (rs *Runs) Interrupted() (RunInfo, bool, error) {
 	runs, err := rs.List()
 	if err != nil || rs.Client == nil {
 		return RunInfo{}, false, err
 	}
 	for _, ri := range runs {
-		if ri.Target == rs.Client.BaseURL() && ri.Resumable() {
+		if rs.Mine(ri) && ri.Resumable() {
 			if exact, err := rs.Get(ri.ID); err == nil {
 				ri = exact
 			}

@@ -3,6 +3,7 @@ package batch_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -320,5 +321,104 @@ func TestEarlierJournalsAndPruning(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(files) != 2 {
 		t.Errorf("files left: %v", files)
+	}
+}
+
+// A run is offered to resume only to the profile and key that started
+// it; its header keeps the key's fingerprint, never the key.
+func TestInterruptedIsOnlyTheKeysOwn(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	dir := t.TempDir()
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	mine := &batch.Runs{Client: c, Dir: dir, Profile: "support", KeyPrint: "a1b2c3d4e5f6"}
+	ri, _ := mine.Start(stopped, planOf(batch.Add, addresses("own", 3)), batch.RunMeta{}, batch.Observer{})
+	if ri.ID == "" || ri.Profile != "support" || ri.KeyPrint != "a1b2c3d4e5f6" {
+		t.Fatalf("header: %+v", ri)
+	}
+	header, err := os.ReadFile(filepath.Join(dir, ri.ID+".run.json"))
+	if err != nil || strings.Contains(string(header), svc.Key) {
+		t.Fatalf("the header holds the key, or cannot be read: %v", err)
+	}
+	for _, other := range []*batch.Runs{
+		{Client: c, Dir: dir, Profile: "support", KeyPrint: "ffffffffffff"},
+		{Client: c, Dir: dir, Profile: "other", KeyPrint: "a1b2c3d4e5f6"},
+		{Client: c, Dir: dir},
+	} {
+		if got, ok, _ := other.Interrupted(); ok {
+			t.Errorf("profile %q, key %q is offered %s", other.Profile, other.KeyPrint, got.ID)
+		}
+	}
+	if got, ok, _ := mine.Interrupted(); !ok || got.ID != ri.ID {
+		t.Errorf("its own run is not offered: %+v %v", got, ok)
+	}
+}
+
+// A refused key (401, 403) stops the run at its first batch: nothing more
+// is sent, the run is Refused and offered to nobody; a paused run stays
+// Paused.
+func TestRefusedAndPausedRunsSayWhatTheyAre(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	dir := t.TempDir()
+	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, `{"statusCode":403,"name":"restricted_api_key","message":"This key may only read."}`)
+		return true
+	})
+	rs := &batch.Runs{Client: c, Dir: dir, Concurrency: 1}
+	ri, err := rs.Start(context.Background(), planOf(batch.Add, addresses("ro", 300)), batch.RunMeta{}, batch.Observer{})
+	var refused *batch.RefusedError
+	if !errors.As(err, &refused) || ri.State != batch.Refused || ri.Resumable() || ri.Counts[batch.Failed] != 100 || ri.Counts[batch.Unsent] != 200 {
+		t.Fatalf("refused run: %+v, %v", ri, err)
+	}
+	if _, ok, _ := rs.Interrupted(); ok {
+		t.Error("a refused run is offered to resume")
+	}
+	if got, _ := rs.Get(ri.ID); got.State != batch.Refused {
+		t.Errorf("read back as %s", got.State)
+	}
+
+	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `{"statusCode":503,"name":"service_unavailable","message":"try later"}`)
+		return true
+	})
+	ri, err = rs.Start(context.Background(), planOf(batch.Add, addresses("down", 500)), batch.RunMeta{}, batch.Observer{})
+	var paused *batch.PausedError
+	if !errors.As(err, &paused) || ri.State != batch.Paused || !ri.Resumable() {
+		t.Fatalf("paused run: %+v, %v", ri, err)
+	}
+	if got, ok, _ := rs.Interrupted(); !ok || got.ID != ri.ID || got.State != batch.Paused {
+		t.Errorf("the paused run is offered as %+v", got)
+	}
+}
+
+// What a plan leaves out (invalid entries, our own and the requester's
+// addresses) is journaled with the run and read back with it.
+func TestLeftOutIsJournaled(t *testing.T) {
+	svc := startService(t, 10000)
+	rs := &batch.Runs{Client: svc.client(), Dir: t.TempDir()}
+	in, err := batch.ReadPlan(strings.NewReader("From: Jane <jane@customer.test>\n\nPlease stop mailing bob@example.com, bob@@example.com and help@ours.test.\n"),
+		"ticket.txt", batch.Add, batch.NewOwn([]string{"@ours.test"}), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri, err := rs.Start(context.Background(), in, batch.RunMeta{}, batch.Observer{})
+	if err != nil || ri.Invalid != 1 || ri.LeftOut != 2 {
+		t.Fatalf("run: %+v %v", ri, err)
+	}
+	var first batch.Plan
+	if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
+		first = rep.Plan
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Invalid) != 1 || len(first.LeftOut) != 2 || first.LeftOut[0].Value != "jane@customer.test" || first.LeftOut[1].Reason != batch.ReasonOwn {
+		t.Errorf("read back: invalid %+v, left out %+v", first.Invalid, first.LeftOut)
 	}
 }

@@ -53,7 +53,7 @@ func (rs *Runs) PlanUndo(ctx context.Context, id string) (Undo, error) {
 		return Undo{}, err
 	}
 	if ri.Target != c.BaseURL() {
-		return Undo{}, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.RedactURL(ri.Target), client.RedactURL(c.BaseURL()))
+		return Undo{}, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.TargetName(ri.Target), client.TargetName(c.BaseURL()))
 	}
 	u := Undo{Of: ri}
 	if ri.Mode == Add {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/shushlist/shush/api"
-	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -207,10 +205,9 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if f.dryRun && f.resume {
 		return usagef("give --dry-run or --resume, not both")
 	}
-	if f.reference != "" {
-		if err := api.ValidReference(f.reference); err != nil {
-			return usagef("--reference: %v", err)
-		}
+	ctx, err := withReference(cmd.Context(), f.reference)
+	if err != nil {
+		return err
 	}
 	defer collectAt(readingGC)()
 	// Our own addresses never go; a ticket's requester only on request.
@@ -233,12 +230,11 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	if mode != batch.Add {
 		q := fmt.Sprintf("Remove %s from %s?", entriesOf(mode, in.Len()), settings.Target())
-		if ok, err := a.confirm(cmd.Context(), f.yes, f.file == "-", q); !ok {
+		if ok, err := a.confirm(ctx, f.yes, f.file == "-", q); !ok {
 			return err
 		}
 	}
 
-	ctx := client.WithReference(cmd.Context(), f.reference)
 	conn, err := a.connect(ctx)
 	if err != nil {
 		return err
@@ -268,13 +264,14 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		_, err := runs.Start(ctx, in, batch.RunMeta{Reference: f.reference, Input: inputName(f.file)}, on)
 		return err
 	}
-	return a.sendRun(ctx, conn.Target, sum, in.LeftOut, f.asJSON, a.resumeCommand(cmd, f), send)
+	return a.sendRun(ctx, conn.Target, sum, f.asJSON, a.resumeCommand(cmd, f), send)
 }
 
 // runsOf is the run service of the connection, with concurrency batches
 // in flight (see concurrencyFor).
 func (a *app) runsOf(cmd *cobra.Command, conn *connection, concurrency int) *batch.Runs {
-	return &batch.Runs{Dir: conn.JournalDir, Client: conn.Client, Source: "cli", Concurrency: a.concurrencyFor(cmd, conn, concurrency)}
+	return &batch.Runs{Dir: conn.JournalDir, Client: conn.Client, Source: "cli", Profile: conn.Profile, KeyPrint: conn.KeyPrint,
+		Concurrency: a.concurrencyFor(cmd, conn, concurrency)}
 }
 
 // The garbage collector's target (GOGC) while a batch run reads and
@@ -305,8 +302,7 @@ func collectAt(percent int) (restore func()) {
 // the run's report (or its --json document) and says how it ended: the
 // exit status and, for a run with entries left, the command that finishes
 // it.
-func (a *app) sendRun(ctx context.Context, target string, sum *summary, left []batch.LeftOut, asJSON bool, resume string, send func(batch.Observer) error) error {
-	plan := sum.plan
+func (a *app) sendRun(ctx context.Context, target string, sum *summary, asJSON bool, resume string, send func(batch.Observer) error) error {
 	progress := a.progress(sum.batches, sum.entries)
 	var merged *mergedWriter
 	if a.output(asJSON).json {
@@ -315,13 +311,16 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, left []b
 	runErr := send(batch.Observer{Event: progress.event, Segment: func(rep batch.Report) {
 		sum.add(rep)
 		if merged != nil {
-			merged.add(plan.Mode, rep)
+			merged.add(sum.plan.Mode, rep)
 		}
 	}})
 	progress.clear()
 
+	// What the run left out (invalid, our own, the requester's) is told
+	// with its reasons, as what was sent is.
+	plan := sum.plan
 	if merged != nil {
-		if err := merged.close(plan.Invalid, left); err != nil {
+		if err := merged.close(plan.Invalid, plan.LeftOut); err != nil {
 			return err
 		}
 		if len(plan.Invalid) > 0 {
@@ -329,7 +328,7 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, left []b
 		}
 	} else {
 		a.printReport(sum, target)
-		a.listLeftOut(a.io.Out, left)
+		a.listLeftOut(a.io.Out, plan.LeftOut)
 	}
 
 	var paused *batch.PausedError

@@ -17,9 +17,11 @@ type connection struct {
 	// Target names what the client talks to: the base URL, or "the local
 	// list (PATH)".
 	Target string
-	// Profile is the profile's name; MaskedKey the key as it may be shown.
+	// Profile is the profile's name; MaskedKey the key as it may be shown,
+	// KeyPrint its fingerprint (config.KeyPrint).
 	Profile   string
 	MaskedKey string
+	KeyPrint  string
 	// JournalDir is where batch runs keep their journals (and so where an
 	// interrupted run is found to resume it).
 	JournalDir string
@@ -52,7 +54,7 @@ func (a *app) connect(ctx context.Context, opts ...client.Option) (*connection, 
 		if err != nil {
 			return nil, err
 		}
-		c.Client, c.MaskedKey, c.Close = svc, config.MaskKey(key), closeFn
+		c.Client, c.MaskedKey, c.KeyPrint, c.Close = svc, config.MaskKey(key), config.KeyPrint(key), closeFn
 		return c, nil
 	}
 	if s.APIKey.Value == "" {
@@ -62,7 +64,7 @@ func (a *app) connect(ctx context.Context, opts ...client.Option) (*connection, 
 		fmt.Fprintln(a.io.Err, "shush: "+w)
 	}
 	c.Client = client.New(s.BaseURL.Value, s.APIKey.Value, opts...)
-	c.MaskedKey = config.MaskKey(s.APIKey.Value)
+	c.MaskedKey, c.KeyPrint = config.MaskKey(s.APIKey.Value), config.KeyPrint(s.APIKey.Value)
 	return c, nil
 }
 

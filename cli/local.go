@@ -30,7 +30,7 @@ func localTarget(db string) string {
 		db = abs
 	}
 	sum := sha256.Sum256([]byte(db))
-	return "http://" + hex.EncodeToString(sum[:4]) + ".shush.local"
+	return client.LocalURL(hex.EncodeToString(sum[:4]))
 }
 
 // localTeam is the team of the embedded default's key.

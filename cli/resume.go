@@ -13,8 +13,9 @@ import (
 // Finding the run that --resume finishes, and the command line that
 // finishes a run.
 
-// interruptedRun finds the newest unfinished run of this mode against the
-// connection's service whose plan is the one the file given now makes
+// interruptedRun finds the newest unfinished run of this mode that this
+// profile and key started against the connection's service (Runs.Mine)
+// whose plan is the one the file given now makes
 // (resuming finishes the recorded plan, so a different file would
 // silently not be sent). When unfinished runs exist but none is of this
 // file, it refuses rather than guess; when there are none, a new run
@@ -27,7 +28,7 @@ func (a *app) interruptedRun(rs *batch.Runs, target string, in *batch.Input, fil
 	sum := in.Sum()
 	var newest *batch.RunInfo
 	for i, ri := range runs {
-		if ri.Target != rs.Client.BaseURL() || ri.Mode != in.Mode || !ri.Resumable() {
+		if !rs.Mine(ri) || ri.Mode != in.Mode || !ri.Resumable() {
 			continue
 		}
 		if newest == nil {

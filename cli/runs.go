@@ -85,7 +85,7 @@ func (a *app) runsListCommand() *cobra.Command {
 			t.row("RUN", "STARTED", "MODE", "ENTRIES", "STATE", "OUTCOMES", "REFERENCE", "TARGET")
 			for _, ri := range runs {
 				t.row(ri.ID, ri.Created.Local().Format("2006-01-02 15:04"), runMode(ri), fmt.Sprint(ri.Entries),
-					stateText(ri), countsLine(ri.Counts), dash(ri.Reference), client.RedactURL(ri.Target))
+					stateText(ri), countsLine(ri.Counts), dash(ri.Reference), client.TargetName(ri.Target))
 			}
 			return t.flush()
 		},
@@ -107,17 +107,17 @@ func (a *app) runsShowCommand() *cobra.Command {
 			}
 			if a.output(asJSON).json {
 				m := newMergedWriter(a.io.Out)
-				var invalid []batch.Item
+				var first batch.Plan
 				if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
 					if rep.Base == 0 {
-						invalid = rep.Plan.Invalid
+						first = rep.Plan
 					}
 					m.add(ri.Mode, rep)
 					return nil
 				}); err != nil {
 					return err
 				}
-				return m.close(invalid, nil)
+				return m.close(first.Invalid, first.LeftOut)
 			}
 			w := a.io.Out
 			a.printRunHeader(w, ri)
@@ -128,7 +128,11 @@ func (a *app) runsShowCommand() *cobra.Command {
 				head = "SENT ID"
 			}
 			t.row(head, "ID", "OUTCOME", "BATCH")
+			var first batch.Plan
 			ri, err = rs.Read(ri.ID, func(rep batch.Report) error {
+				if rep.Base == 0 {
+					first = rep.Plan
+				}
 				for _, r := range rep.Results {
 					outcome := r.Outcome.Text()
 					if r.Message != "" {
@@ -145,6 +149,12 @@ func (a *app) runsShowCommand() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(w, "\n%s.\n", capitalize(countsLine(ri.Counts)))
+			// What the customer is told includes what was not sent, and why.
+			if n := len(first.Invalid); n > 0 {
+				fmt.Fprintf(w, "Invalid, not sent: %s.\n", plural(n, "entry", "entries"))
+				a.listInvalid(w, first.Invalid, n)
+			}
+			a.listLeftOut(w, first.LeftOut)
 			return nil
 		},
 	}
@@ -157,7 +167,7 @@ func (a *app) printRunHeader(w io.Writer, ri batch.RunInfo) {
 	t.row("Run:", ri.ID)
 	t.row("Started:", ri.Created.Local().Format("2006-01-02 15:04:05"))
 	t.row("Mode:", runMode(ri))
-	t.row("Target:", client.RedactURL(ri.Target))
+	t.row("Target:", client.TargetName(ri.Target))
 	if ri.Reference != "" {
 		t.row("Reference:", ri.Reference)
 	}
@@ -223,7 +233,7 @@ says beforehand which will come back as manual.`,
 				_, err := runs.Undo(ctx, u, on)
 				return err
 			}
-			return a.sendRun(ctx, conn.Target, newSummary(u.Plan), nil, asJSON, "shush runs resume RUN (shush runs list names it)", send)
+			return a.sendRun(ctx, conn.Target, newSummary(u.Plan), asJSON, "shush runs resume RUN (shush runs list names it)", send)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "undo without asking")
@@ -266,9 +276,12 @@ intended list. The run must be resumed against the service it was sent to.
 			}
 			defer conn.Close()
 			if ri.Target != conn.Client.BaseURL() {
-				return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.RedactURL(ri.Target), conn.Target)
+				return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.TargetName(ri.Target), conn.Target)
 			}
-			if !ri.Resumable() {
+			switch ri.State {
+			case batch.Refused:
+				return usagef("run %s was refused by the service (%s): nothing is resumed with a key it refuses; send the list again with a key that may change the list", ri.ID, ri.Note)
+			case batch.Finished:
 				fmt.Fprintf(a.io.Err, "Run %s is finished: nothing left to send.\n", ri.ID)
 				return nil
 			}
@@ -278,7 +291,7 @@ intended list. The run must be resumed against the service it was sent to.
 				_, err := runs.Resume(ctx, ri.ID, on)
 				return err
 			}
-			return a.sendRun(ctx, conn.Target, summaryOf(ri), nil, asJSON, "shush runs resume "+ri.ID, send)
+			return a.sendRun(ctx, conn.Target, summaryOf(ri), asJSON, "shush runs resume "+ri.ID, send)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry of the run as JSON")
@@ -345,8 +358,10 @@ func stateText(ri batch.RunInfo) string {
 	switch ri.State {
 	case batch.Running:
 		return "running or cut off"
-	case batch.Stopped:
-		return fmt.Sprintf("stopped, %d of %d sent", ri.Sent(), ri.Entries)
+	case batch.Stopped, batch.Paused:
+		return fmt.Sprintf("%s, %d of %d sent", ri.State, ri.Sent(), ri.Entries)
+	case batch.Refused:
+		return fmt.Sprintf("refused (the key), %d of %d sent", ri.Sent(), ri.Entries)
 	}
 	return string(ri.State)
 }

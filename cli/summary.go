@@ -27,7 +27,7 @@ func newSummary(plan batch.Plan) *summary {
 
 // summaryOfInput is the summary of a run of an input read in one pass.
 func summaryOfInput(in *batch.Input) *summary {
-	return &summary{plan: batch.Plan{Mode: in.Mode, Invalid: in.Invalid, Duplicates: in.Duplicates}, entries: in.Len(),
+	return &summary{plan: batch.Plan{Mode: in.Mode, Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates}, entries: in.Len(),
 		batches: in.Batches(), counts: map[batch.Outcome]int{}}
 }
 
@@ -40,6 +40,10 @@ func summaryOf(ri batch.RunInfo) *summary {
 // add counts the report of a segment (its batch numbers count across the
 // run).
 func (s *summary) add(rep batch.Report) {
+	if rep.Base == 0 && len(rep.Plan.Invalid)+len(rep.Plan.LeftOut) > 0 {
+		// The first segment's journal holds what the run leaves out.
+		s.plan.Invalid, s.plan.LeftOut = rep.Plan.Invalid, rep.Plan.LeftOut
+	}
 	for o, n := range rep.Count() {
 		s.counts[o] += n
 	}

@@ -308,18 +308,22 @@ func (a *app) getCommand() *cobra.Command {
 
 func (a *app) addCommand() *cobra.Command {
 	var asJSON bool
+	var reference string
 	cmd := &cobra.Command{
 		Use:     "add EMAIL",
 		Short:   "Put one address on the list",
 		Long:    "Put one address on the list. An address already listed keeps its entry and ID.",
-		Example: "  shush suppressions add bob@example.com",
+		Example: "  shush suppressions add bob@example.com --reference T-5521",
 		Args:    oneArg("an email address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			email, err := api.NormalizeEmail(args[0])
 			if err != nil {
 				return usagef("%s is not a valid email address: %v", api.Quote(args[0]), err)
 			}
-			ctx := cmd.Context()
+			ctx, err := withReference(cmd.Context(), reference)
+			if err != nil {
+				return err
+			}
 			return callService(ctx, a, asJSON, func(c *client.Client) (api.Suppression, error) { return c.Add(ctx, email) }, unsupported,
 				func(_ *connection, s api.Suppression) error {
 					_, err := fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), s.ID)
@@ -328,21 +332,27 @@ func (a *app) addCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	referenceFlag(cmd, &reference)
 	return cmd
 }
 
 func (a *app) removeCommand() *cobra.Command {
 	var asJSON, yes bool
+	var reference string
 	cmd := &cobra.Command{
 		Use:     "remove ID_OR_EMAIL",
 		Aliases: []string{"rm"},
 		Short:   "Take one entry off the list",
 		Long: `Take one entry, named by ID or address, off the list: mail may then be sent to
 the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
-		Example: "  shush suppressions remove bob@example.com\n  shush suppressions remove 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --yes --json",
+		Example: "  shush suppressions remove bob@example.com --reference T-5521\n  shush suppressions remove 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --yes --json",
 		Args:    oneArg("an ID or an email address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := normalizeRef(args[0])
+			if err != nil {
+				return err
+			}
+			ctx, err := withReference(cmd.Context(), reference)
 			if err != nil {
 				return err
 			}
@@ -350,10 +360,9 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 			if err != nil {
 				return err
 			}
-			if ok, err := a.confirm(cmd.Context(), yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
+			if ok, err := a.confirm(ctx, yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
 				return err
 			}
-			ctx := cmd.Context()
 			return callService(ctx, a, asJSON, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
 				func(conn *connection, err error) error { return notListed(conn, ref, err) },
 				func(_ *connection, out api.Suppression) error {
@@ -364,7 +373,25 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
+	referenceFlag(cmd, &reference)
 	return cmd
+}
+
+// referenceFlag adds --reference, the ticket a change is for.
+func referenceFlag(cmd *cobra.Command, ref *string) {
+	cmd.Flags().StringVar(ref, "reference", "", "ticket number or URL sent with the request (Shush-Reference), kept in the service's audit trail")
+}
+
+// withReference checks a --reference and has every request of ctx carry
+// it ("" carries none).
+func withReference(ctx context.Context, ref string) (context.Context, error) {
+	if ref == "" {
+		return ctx, nil
+	}
+	if err := api.ValidReference(ref); err != nil {
+		return ctx, usagef("--reference: %v", err)
+	}
+	return client.WithReference(ctx, ref), nil
 }
 
 // confirm asks the question on a terminal and says whether the answer was

@@ -44,7 +44,8 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		StateDir: state,
 		// One batch at a time: a person's list is small, and the Send
 		// screen shows it batch by batch.
-		Runs:      &batch.Runs{Dir: conn.JournalDir, Client: conn.Client, Source: "ui", Concurrency: 1},
+		Runs: &batch.Runs{Dir: conn.JournalDir, Client: conn.Client, Source: "ui", Profile: conn.Profile, KeyPrint: conn.KeyPrint,
+			Concurrency: 1},
 		Own:       conn.Settings.Own,
 		Clipboard: os.Stderr,
 	})

@@ -2,6 +2,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -388,6 +390,18 @@ func CheckBaseURL(raw string) (string, error) {
 		return "", fmt.Errorf("base URL %q has a query or fragment; give only scheme, host and path", raw)
 	}
 	return strings.TrimRight(raw, "/"), nil
+}
+
+// KeyPrint is a fingerprint of an API key that may be kept and shown: the
+// first 12 hex digits of its SHA-256 ("" for no key). Keys are random, so
+// it tells keys apart and gives nothing of the key away; a recorded run
+// keeps it to know which key started it.
+func KeyPrint(key string) string {
+	if key == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:6])
 }
 
 // MaskKey shows enough of a key to tell keys apart, never the whole key:

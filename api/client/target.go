@@ -1,0 +1,25 @@
+package client
+
+import (
+	"net/url"
+	"strings"
+)
+
+// localDomain ends the host of the embedded local list's base URLs
+// (LocalURL): no request to it ever leaves the process.
+const localDomain = ".shush.local"
+
+// LocalURL is the base URL of the in-process service on the database
+// named by id (a short hash of its path): each database gets its own, so
+// that a run recorded on one local list is never resumed on another.
+func LocalURL(id string) string { return "http://" + id + localDomain }
+
+// TargetName names a service for people: "local list" for the embedded
+// local list (never its made-up URL), else the base URL without
+// credentials (RedactURL).
+func TargetName(base string) string {
+	if u, err := url.Parse(base); err == nil && strings.HasSuffix(strings.ToLower(u.Hostname()), localDomain) {
+		return "local list"
+	}
+	return RedactURL(base)
+}
