@@ -14,11 +14,11 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/cputime"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlite"
@@ -160,15 +160,6 @@ func BenchmarkBatchAdd(b *testing.B) {
 	})
 }
 
-// cpuTime is the CPU time the process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // runClients runs b.N calls of do from benchClients goroutines and reports
 // the rate and the latency percentiles; it returns the rate.
 func runClients(b *testing.B, do func(ctx context.Context) error) float64 {
@@ -180,7 +171,7 @@ func runClients(b *testing.B, do func(ctx context.Context) error) float64 {
 	var failed atomic.Value
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	for c := 0; c < benchClients; c++ {
 		wg.Add(1)
@@ -198,7 +189,7 @@ func runClients(b *testing.B, do func(ctx context.Context) error) float64 {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	cpu := cpuTime() - cpu0
+	cpu := cputime.Process() - cpu0
 	b.StopTimer()
 	if err, ok := failed.Load().(error); ok {
 		b.Fatalf("a batch failed: %v", err)

@@ -10,13 +10,13 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/cputime"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/postgres"
 	"github.com/shushlist/shush/server/store/postgres/pgtest"
@@ -115,7 +115,7 @@ func benchKeyCache(b *testing.B, st store.Store) {
 				client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 				defer client.CloseIdleConnections()
 				var failed atomic.Value
-				cpu0, start := processCPU(), time.Now()
+				cpu0, start := cputime.Process(), time.Now()
 				b.ResetTimer()
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
@@ -135,7 +135,7 @@ func benchKeyCache(b *testing.B, st store.Store) {
 					}
 				})
 				b.StopTimer()
-				elapsed, cpu := time.Since(start), processCPU()-cpu0
+				elapsed, cpu := time.Since(start), cputime.Process()-cpu0
 				if err, ok := failed.Load().(error); ok {
 					b.Fatal(err)
 				}
@@ -150,14 +150,4 @@ func benchKeyCache(b *testing.B, st store.Store) {
 			})
 		}
 	}
-}
-
-// processCPU is the CPU time (user and system) of the whole process:
-// service and clients alike.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
@@ -68,9 +67,9 @@ func tighten(path string) error {
 	if perm&0o077 == 0 {
 		return nil
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+	if uid, ok := ownerUID(fi); ok && uid != os.Getuid() {
 		return fmt.Errorf("the database file %s is open to other users (mode %04o) and belongs to another user (uid %d); its owner must run: chmod 600 %s",
-			api.Quote(path), perm, st.Uid, path)
+			api.Quote(path), perm, uid, path)
 	}
 	if err := os.Chmod(path, perm&0o700); err != nil {
 		return fmt.Errorf("the database file %s is open to other users (mode %04o) and cannot be tightened (%v); run: chmod 600 %s",

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite"
 
+	"github.com/shushlist/shush/internal/cputime"
 	"github.com/shushlist/shush/server/store/postgres"
 	"github.com/shushlist/shush/server/store/sqlite"
 )
@@ -133,7 +134,7 @@ func floorSQLite(ctx context.Context, path string, emails []string, trail bool) 
 	if err != nil {
 		return result{}, err
 	}
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cputime.Process()
 	for lo := 0; lo < len(emails); lo += batchSize {
 		rows, err := makeRows(emails[lo:min(lo+batchSize, len(emails))])
 		if err != nil {
@@ -169,7 +170,7 @@ func floorSQLite(ctx context.Context, path string, emails []string, trail bool) 
 			return result{}, err
 		}
 	}
-	return result{wall: time.Since(start), serverCPU: cpuTime() - cpu0}, nil
+	return result{wall: time.Since(start), serverCPU: cputime.Process() - cpu0}, nil
 }
 
 // span is the lowest and highest ID of the rows: a change row's span.
@@ -193,7 +194,7 @@ func floorPostgres(ctx context.Context, dsn string, emails []string, trail bool)
 		return "INSERT INTO suppressions (id, team, email, origin, source_id, created_at, change_id) VALUES " + values(n, 7, q)
 	}
 	const change = "INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
-	start, cpu0 := time.Now(), cpuTime()
+	start, cpu0 := time.Now(), cputime.Process()
 	for lo := 0; lo < len(emails); lo += batchSize {
 		rows, err := makeRows(emails[lo:min(lo+batchSize, len(emails))])
 		if err != nil {
@@ -224,7 +225,7 @@ func floorPostgres(ctx context.Context, dsn string, emails []string, trail bool)
 			return result{}, err
 		}
 	}
-	return result{wall: time.Since(start), serverCPU: cpuTime() - cpu0}, nil
+	return result{wall: time.Since(start), serverCPU: cputime.Process() - cpu0}, nil
 }
 
 // checkCount makes sure the import put every address on the list.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/shushlist/shush/internal/cputime"
 	"github.com/shushlist/shush/server"
 )
 
@@ -173,20 +174,12 @@ func serveInProcess(ctx context.Context, s settings, addr, db string, log *os.Fi
 	stop, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- svc.Serve(stop) }()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Process()
 	return func() (time.Duration, error) {
-		cpu := cpuTime() - cpu0
+		cpu := cputime.Process() - cpu0
 		cancel()
 		return cpu, errors.Join(<-served, st.Close())
 	}, nil
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // freeAddr is a loopback address with a port nothing listens on now.

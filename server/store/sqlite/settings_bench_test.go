@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/shushlist/shush/internal/cputime"
 	"github.com/shushlist/shush/server/store"
 )
 
@@ -108,7 +108,7 @@ func benchImport(b *testing.B, st *Store, sorted bool) {
 		}
 		return out
 	}
-	cpu0, start := processCPU(), time.Now()
+	cpu0, start := cputime.Process(), time.Now()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := st.Add(context.Background(), "bench", settingsAuthor, store.Manual(batch()...)); err != nil {
@@ -116,7 +116,7 @@ func benchImport(b *testing.B, st *Store, sorted bool) {
 		}
 	}
 	b.StopTimer()
-	report(b, "batches/s", b.N, time.Since(start), processCPU()-cpu0)
+	report(b, "batches/s", b.N, time.Since(start), cputime.Process()-cpu0)
 }
 
 // benchReads looks up b.N random listed addresses from 2 readers, with
@@ -148,7 +148,7 @@ func benchReads(b *testing.B, st *Store, write bool) {
 			}
 		}()
 	}
-	cpu0, start := processCPU(), time.Now()
+	cpu0, start := cputime.Process(), time.Now()
 	b.ResetTimer()
 	var rg sync.WaitGroup
 	for c := 0; c < readers; c++ {
@@ -166,7 +166,7 @@ func benchReads(b *testing.B, st *Store, write bool) {
 		}(c)
 	}
 	rg.Wait()
-	elapsed, cpu := time.Since(start), processCPU()-cpu0
+	elapsed, cpu := time.Since(start), cputime.Process()-cpu0
 	b.StopTimer()
 	close(stop)
 	wg.Wait()
@@ -184,14 +184,6 @@ func report(b *testing.B, unit string, n int, elapsed, cpu time.Duration) {
 	// CPU per operation (the whole process) hardly depends on what else
 	// the machine runs.
 	b.ReportMetric(float64(cpu.Microseconds())/float64(n), "cpu_us/op")
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // seedSettings makes the store's schema at path and fills it with
