@@ -28,26 +28,38 @@ type Input struct {
 	// LeftOut holds the valid entries that must not be sent (see
 	// LeaveOut), in input order.
 	LeftOut []LeftOut
+	// Reference is the ticket reference the input names (FindReference:
+	// its file name, or a free text's words), when HasReference.
+	Reference    Reference
+	HasReference bool
+	// Decisions holds the rule's decision about every address it had
+	// something to say about, sent or not, in order of first occurrence
+	// (see Decide).
+	Decisions []Decided
 
 	values *valueSet // nil once released
 	n      int
 }
 
 // ReadPlan reads an input as Read does and plans it as LeaveOut then
-// NewPlan would plan all of its items (our own addresses left out, and a
-// ticket's requester unless includeRequester; then de-duplicated, first
-// occurrence first), in one pass that keeps no item for a valid entry.
-func ReadPlan(r io.Reader, name string, mode Mode, own Own, includeRequester bool) (*Input, error) {
-	p := &planner{in: &Input{Mode: mode, values: newValueSet()}, own: own, takeIn: includeRequester}
-	f, err := scan(r, name, mode, p.add, func(lines int) {
+// NewPlan would plan all of its items (our own addresses left out, and
+// whom a ticket is not about as the rule decides and ov overrides; then
+// de-duplicated, first occurrence first), in one pass that keeps no item
+// for a valid entry the ticket's words name.
+func ReadPlan(r io.Reader, name string, mode Mode, own Own, ov Override) (*Input, error) {
+	p := &planner{in: &Input{Mode: mode, values: newValueSet()}, own: own, mode: mode, ov: ov}
+	var refs refFinder
+	refs.name(name)
+	f, err := scan(r, name, mode, hooks{emit: p.add, expect: func(lines int) {
 		// A list or a CSV has at most an entry a line: the table never
 		// grows (and never holds two copies of itself) on the way.
 		p.in.values.reserve(lines)
-	})
+	}, line: refs.line})
 	if err != nil {
 		return nil, err
 	}
 	p.in.Format = f
+	p.in.Reference, p.in.HasReference = refs.best()
 	p.finish()
 	return p.in, nil
 }
@@ -145,15 +157,19 @@ func (in *Input) record(ri *RunInfo, size int) error {
 // planner builds an Input from the items of a scan as they come, to the
 // same plan as LeaveOut and NewPlan make of all of them.
 type planner struct {
-	in     *Input
-	own    Own
-	takeIn bool // includeRequester
-	seq    int  // items so far: the left-out go back in input order
-	left   []leftAt
-	// zoned holds the addresses a ticket has named only outside its body
-	// so far: they go if the body names them too, else they are left out
-	// with the zone of their first occurrence (Reasons).
-	zoned map[string]*zoned
+	in   *Input
+	own  Own
+	mode Mode
+	ov   Override
+	seq  int // items so far: the left-out go back in input order
+	left []leftAt
+	// own holds the decision about each of our own addresses met so far.
+	ours map[string]Decision
+	// tracked holds the addresses a ticket named first outside its words
+	// (a header line, a signature…): the rule decides them once the whole
+	// ticket is read. An address its words name first simply goes.
+	tracked map[string]*tracked
+	decided []decidedAt
 }
 
 type leftAt struct {
@@ -161,8 +177,17 @@ type leftAt struct {
 	LeftOut
 }
 
-type zoned struct {
-	off   uint64 // where the value is kept, in order of its first occurrence
+type decidedAt struct {
+	seq int
+	Decided
+}
+
+// tracked is an address the rule decides at the end: where its value is
+// kept, and its occurrences.
+type tracked struct {
+	off   uint64
+	seq   int
+	occ   occurrences
 	items []leftAt
 }
 
@@ -172,16 +197,40 @@ func (p *planner) add(it Item) {
 	seq := p.seq
 	p.seq++
 	if !it.Valid() {
-		in.Invalid = append(in.Invalid, cloneItem(it))
+		in.Invalid = append(in.Invalid, plainItem(it))
 		return
 	}
 	v := it.Value
 	if strings.Contains(v, "@") { // an ID is never left out
 		if !p.own.Empty() && p.own.Has(v) {
-			p.left = append(p.left, leftAt{seq, LeftOut{Item: cloneItem(it), Reason: ReasonOwn}})
+			d, seen := p.ours[v]
+			if !seen {
+				d = Decision{Reason: ReasonOwn, Leave: true, By: it.tk.evidence(it.Line)}
+				if p.ours == nil {
+					p.ours = map[string]Decision{}
+				}
+				p.ours[v] = d
+				p.decided = append(p.decided, decidedAt{seq, decided(v, d)})
+			}
+			p.left = append(p.left, leftAt{seq, LeftOut{Item: plainItem(it), Decision: d}})
 			return
 		}
-		if !p.takeIn && (it.Zone != "" || len(p.zoned) > 0) && p.addZoned(it, seq) {
+		if t := p.tracked[v]; t != nil {
+			t.occ.add(cloneItem(it))
+			t.items = append(t.items, leftAt{seq, LeftOut{Item: plainItem(it)}})
+			return
+		}
+		if it.tk != nil && it.zone != zBody {
+			off, added := in.values.add(v)
+			if !added {
+				in.Duplicates++ // the ticket's words named it before: it goes
+				return
+			}
+			if p.tracked == nil {
+				p.tracked = map[string]*tracked{}
+			}
+			p.tracked[v] = &tracked{off: off, seq: seq, occ: occurrences{first: cloneItem(it)},
+				items: []leftAt{{seq, LeftOut{Item: plainItem(it)}}}}
 			return
 		}
 	}
@@ -190,47 +239,36 @@ func (p *planner) add(it Item) {
 	}
 }
 
-// addZoned follows an address of a ticket named outside its body, or one
-// so far named only there; it reports false for an address it leaves to
-// the plan.
-func (p *planner) addZoned(it Item, seq int) bool {
-	v := it.Value
-	if z, ok := p.zoned[v]; ok {
-		if it.Zone == "" {
-			// The body names it: it goes, from its first occurrence on; the
-			// occurrences since are duplicates.
-			delete(p.zoned, v)
-			p.in.Duplicates += len(z.items)
-			return true
-		}
-		z.items = append(z.items, leftAt{seq, LeftOut{Item: cloneItem(it), Reason: z.items[0].Reason}})
-		return true
-	}
-	if it.Zone == "" {
-		return false
-	}
-	off, added := p.in.values.add(v)
-	if !added {
-		p.in.Duplicates++ // the body named it before
-		return true
-	}
-	if p.zoned == nil {
-		p.zoned = map[string]*zoned{}
-	}
-	p.zoned[v] = &zoned{off: off, items: []leftAt{{seq, LeftOut{Item: cloneItem(it), Reason: it.Zone}}}}
-	return true
-}
-
-// finish leaves out the addresses named only outside a ticket's body and
-// lets go of the table.
+// finish applies the rule to the addresses it waited for, leaves out what
+// it decides (or the override does) and lets go of the table.
 func (p *planner) finish() {
-	for _, z := range p.zoned {
-		p.in.values.drop(z.off)
-		p.left = append(p.left, z.items...)
+	var f *facts
+	for v, t := range p.tracked {
+		if f == nil {
+			// One ticket per input.
+			f = t.occ.first.tk.facts(p.own)
+		}
+		d := p.ov.Apply(t.occ.first.tk.decide(&t.occ, p.own, f).For(p.mode))
+		if d.Decided() {
+			p.decided = append(p.decided, decidedAt{t.seq, decided(v, d)})
+		}
+		if !d.Leave {
+			p.in.Duplicates += len(t.items) - 1
+			continue
+		}
+		p.in.values.drop(t.off)
+		for _, l := range t.items {
+			l.Decision = d
+			p.left = append(p.left, l)
+		}
 	}
 	slices.SortFunc(p.left, func(a, b leftAt) int { return a.seq - b.seq })
 	for _, l := range p.left {
 		p.in.LeftOut = append(p.in.LeftOut, l.LeftOut)
+	}
+	slices.SortFunc(p.decided, func(a, b decidedAt) int { return a.seq - b.seq })
+	for _, d := range p.decided {
+		p.in.Decisions = append(p.in.Decisions, d.Decided)
 	}
 	p.in.values.done()
 	p.in.n = p.in.values.n
@@ -240,5 +278,13 @@ func (p *planner) finish() {
 // the rest of a line or record.
 func cloneItem(it Item) Item {
 	it.Raw, it.Value = strings.Clone(it.Raw), strings.Clone(it.Value)
+	return it
+}
+
+// plainItem is cloneItem without what the reader noted for the rule: the
+// item as the caller sees it.
+func plainItem(it Item) Item {
+	it = cloneItem(it)
+	it.zone, it.tk = 0, nil
 	return it
 }

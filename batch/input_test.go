@@ -16,21 +16,38 @@ import (
 )
 
 // The plan ReadPlan makes in one pass must be the plan of all the items:
-// LeaveOut, then NewPlan.
-func wantPlan(t testing.TB, in, name string, mode batch.Mode, own batch.Own, takeIn bool) (batch.Plan, []batch.LeftOut, int, batch.Format, error) {
+// LeaveOut, then NewPlan; and its decisions those of Decide.
+func wantPlan(t testing.TB, in, name string, mode batch.Mode, own batch.Own, ov batch.Override) (batch.Plan, []batch.LeftOut, []batch.Decided, int, batch.Format, error) {
 	t.Helper()
 	items, f, err := batch.ReadFormat(strings.NewReader(in), name, mode)
 	if err != nil {
-		return batch.Plan{}, nil, 0, f, err
+		return batch.Plan{}, nil, nil, 0, f, err
 	}
-	keep, left := batch.LeaveOut(items, own, takeIn)
-	return batch.NewPlan(mode, keep), left, len(items), f, nil
+	keep, left := batch.LeaveOut(items, own, mode, ov)
+	return batch.NewPlan(mode, keep), left, decidedOf(items, own, mode, ov), len(items), f, nil
 }
 
-func samePlan(t testing.TB, label, in, name string, mode batch.Mode, own batch.Own, takeIn bool) {
+// decidedOf lists the decisions of Decide by address, in order of first
+// occurrence, as an Input holds them.
+func decidedOf(items []batch.Item, own batch.Own, mode batch.Mode, ov batch.Override) []batch.Decided {
+	var out []batch.Decided
+	seen := map[string]bool{}
+	for i, d := range batch.Decide(items, own, mode) {
+		v := items[i].Value
+		if !d.Decided() || seen[v] {
+			continue
+		}
+		seen[v] = true
+		d = ov.Apply(d)
+		out = append(out, batch.Decided{Value: v, Sent: !d.Leave, Decision: d})
+	}
+	return out
+}
+
+func samePlan(t testing.TB, label, in, name string, mode batch.Mode, own batch.Own, ov batch.Override) {
 	t.Helper()
-	plan, left, entries, format, werr := wantPlan(t, in, name, mode, own, takeIn)
-	got, err := batch.ReadPlan(strings.NewReader(in), name, mode, own, takeIn)
+	plan, left, decisions, entries, format, werr := wantPlan(t, in, name, mode, own, ov)
+	got, err := batch.ReadPlan(strings.NewReader(in), name, mode, own, ov)
 	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
 		t.Fatalf("%s: error %v; want %v", label, err, werr)
 	}
@@ -50,6 +67,9 @@ func samePlan(t testing.TB, label, in, name string, mode batch.Mode, own batch.O
 	}
 	if len(got.LeftOut) != len(left) || len(left) > 0 && !reflect.DeepEqual(got.LeftOut, left) {
 		t.Fatalf("%s: left out %+v; want %+v", label, got.LeftOut, left)
+	}
+	if len(got.Decisions) != len(decisions) || len(decisions) > 0 && !reflect.DeepEqual(got.Decisions, decisions) {
+		t.Fatalf("%s: decisions %+v; want %+v", label, got.Decisions, decisions)
 	}
 	if got.Sum() != batch.Sum(plan.Values) {
 		t.Fatalf("%s: sum differs from the plan's", label)
@@ -80,15 +100,15 @@ func TestReadPlanIsThePlanOfAllItems(t *testing.T) {
 		{"broken JSON", "x.json", "[\"a@example.com\",\n}"},
 	} {
 		for _, own := range [][]string{nil, {"@ourco.example", "frank@sig.example"}} {
-			for _, takeIn := range []bool{false, true} {
+			for _, ov := range []batch.Override{batch.ByRule, batch.TakeInAll, batch.LeaveOutPeople} {
 				for _, mode := range []batch.Mode{batch.Add, batch.RemoveEmails} {
-					label := fmt.Sprintf("%s (own %v, include requester %v, %v)", tc.name, own, takeIn, mode)
-					samePlan(t, label, tc.in, tc.file, mode, batch.NewOwn(own), takeIn)
+					label := fmt.Sprintf("%s (own %v, override %v, %v)", tc.name, own, ov, mode)
+					samePlan(t, label, tc.in, tc.file, mode, batch.NewOwn(own), ov)
 				}
 			}
 		}
 	}
-	samePlan(t, "IDs", id1+"\n"+strings.ToUpper(id1)+"\nxyz\n"+id2+"\n", "ids.txt", batch.RemoveIDs, batch.NewOwn(nil), false)
+	samePlan(t, "IDs", id1+"\n"+strings.ToUpper(id1)+"\nxyz\n"+id2+"\n", "ids.txt", batch.RemoveIDs, batch.NewOwn(nil), batch.ByRule)
 }
 
 func FuzzReadPlan(f *testing.F) {
@@ -100,11 +120,11 @@ func FuzzReadPlan(f *testing.F) {
 		"On Mon, Jane <j@x.org>\nwrote:\n> remove a@b.co\n",
 		"Thanks\nme@ourco.example\nBob bob@x.org\n\nbob@x.org",
 	} {
-		f.Add([]byte(seed), "in.txt", uint8(0), false)
+		f.Add([]byte(seed), "in.txt", uint8(0), uint8(0))
 	}
 	own := batch.NewOwn([]string{"@ourco.example"})
-	f.Fuzz(func(t *testing.T, data []byte, name string, m uint8, takeIn bool) {
-		samePlan(t, "fuzz", string(data), name, batch.Mode(m%3), own, takeIn)
+	f.Fuzz(func(t *testing.T, data []byte, name string, m, ov uint8) {
+		samePlan(t, "fuzz", string(data), name, batch.Mode(m%3), own, batch.Override(ov%3))
 	})
 }
 
@@ -192,12 +212,12 @@ func TestReadingInChunksFindsTheBadLine(t *testing.T) {
 		{"\x00", "in.txt: line 100001: it holds binary data"},
 		{"Jos\xe9@example.com", "in.txt: line 100001: it is not UTF-8 text"},
 	} {
-		_, err := batch.ReadPlan(pipe{strings.NewReader(lines + tc.bad + "\n" + lines)}, "in.txt", batch.Add, batch.Own{}, false)
+		_, err := batch.ReadPlan(pipe{strings.NewReader(lines + tc.bad + "\n" + lines)}, "in.txt", batch.Add, batch.Own{}, batch.ByRule)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("error %v; want %q", err, tc.want)
 		}
 	}
-	_, err := batch.ReadPlan(pipe{strings.NewReader("[" + strings.Repeat("\"a@example.com\",\n", 100_000) + "}")}, "x.json", batch.Add, batch.Own{}, false)
+	_, err := batch.ReadPlan(pipe{strings.NewReader("[" + strings.Repeat("\"a@example.com\",\n", 100_000) + "}")}, "x.json", batch.Add, batch.Own{}, batch.ByRule)
 	if want := "x.json: line 100001: invalid character '}'"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v; want %q", err, want)
 	}
@@ -213,7 +233,7 @@ func TestStartInput(t *testing.T) {
 		fmt.Fprintf(&b, "U%d@example.com\nu%d@example.com\n", i, i)
 	}
 	b.WriteString("not-an-address\n")
-	in, err := batch.ReadPlan(bytes.NewReader(b.Bytes()), "in.txt", batch.Add, batch.Own{}, false)
+	in, err := batch.ReadPlan(bytes.NewReader(b.Bytes()), "in.txt", batch.Add, batch.Own{}, batch.ByRule)
 	if err != nil {
 		t.Fatal(err)
 	}

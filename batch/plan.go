@@ -101,10 +101,11 @@ type Item struct {
 	Raw     string `json:"raw"`
 	Value   string `json:"value,omitempty"`
 	Problem string `json:"problem,omitempty"`
-	// Zone is set for an address of a free-text ticket found outside its
-	// body: in a header line, a reply attribution or the signature (one
-	// of the Reason… texts). LeaveOut decides what that means.
-	Zone string `json:"-"`
+	// zone is where a free-text ticket names the address, and tk what
+	// the ticket says about its people (ticket.go); the rule of whom a
+	// ticket is about (Decide) reads them.
+	zone zone
+	tk   *ticket
 }
 
 // Valid reports whether the item can be sent.
@@ -157,6 +158,7 @@ func NewPlan(mode Mode, items []Item) Plan {
 	seen := make(map[string]struct{}, len(items))
 	for _, it := range items {
 		if !it.Valid() {
+			it.zone, it.tk = 0, nil
 			p.Invalid = append(p.Invalid, it)
 			continue
 		}

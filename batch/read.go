@@ -71,19 +71,27 @@ func Read(r io.Reader, name string, mode Mode) ([]Item, error) {
 // ReadFormat is Read that also says which format it found.
 func ReadFormat(r io.Reader, name string, mode Mode) ([]Item, Format, error) {
 	var items []Item
-	f, err := scan(r, name, mode, func(it Item) { items = append(items, it) }, nil)
+	f, err := scan(r, name, mode, hooks{emit: func(it Item) { items = append(items, it) }})
 	if err != nil {
 		return nil, f, err
 	}
 	return items, f, nil
 }
 
-// scan reads an input as Read does and hands each entry to emit as it
+// hooks are what a scan hands on as it reads. emit hears each entry as it
 // comes, in order, so that a caller keeps only what it needs of them.
 // expect, when not nil, hears how many lines the input has before the
-// entries of a list or a CSV come (no more entries than that). After an
-// error, what emit was given is not the input's.
-func scan(r io.Reader, name string, mode Mode, emit func(Item), expect func(lines int)) (Format, error) {
+// entries of a list or a CSV come (no more entries than that). line, when
+// not nil, hears each line of free text.
+type hooks struct {
+	emit   func(Item)
+	expect func(lines int)
+	line   func(n int, text string)
+}
+
+// scan reads an input as Read does and hands on what it reads to h. After
+// an error, what h was given is not the input's.
+func scan(r io.Reader, name string, mode Mode, h hooks) (Format, error) {
 	label := name
 	switch {
 	case label == "":
@@ -96,7 +104,7 @@ func scan(r io.Reader, name string, mode Mode, emit func(Item), expect func(line
 		return 0, fmt.Errorf("%s: %w", label, err)
 	}
 	defer src.close()
-	f, err := parse(src, name, mode, emit, expect)
+	f, err := parse(src, name, mode, h)
 	if err != nil {
 		return f, fmt.Errorf("%s: %w", label, err)
 	}
@@ -115,7 +123,8 @@ func errLine(line int, format string, args ...any) error {
 	return &lineError{line: line, msg: fmt.Sprintf(format, args...)}
 }
 
-func parse(src *source, name string, mode Mode, emit func(Item), expect func(int)) (Format, error) {
+func parse(src *source, name string, mode Mode, h hooks) (Format, error) {
+	emit, expect := h.emit, h.expect
 	var head [3]byte
 	n := src.readAt(head[:], 0)
 	switch b := head[:n]; {
@@ -157,7 +166,7 @@ func parse(src *source, name string, mode Mode, emit func(Item), expect func(int
 		expect(sv.lines)
 		return CSV, readCSV(src.reader(), sv.first, mode, false, emit)
 	}
-	return Text, parseFree(src.reader(), mode, emit)
+	return Text, parseFree(src.reader(), mode, emit, h.line)
 }
 
 // ParseText reads text pasted by a user (the terminal UI calls it on every
@@ -179,7 +188,7 @@ func ParseText(s string, mode Mode) []Item {
 	if singleTokenLines(s) {
 		_ = readLines(strings.NewReader(s), mode, emit)
 	} else {
-		_ = parseFree(strings.NewReader(s), mode, emit)
+		_ = parseFree(strings.NewReader(s), mode, emit, nil)
 	}
 	return items
 }

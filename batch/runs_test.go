@@ -403,7 +403,7 @@ func TestLeftOutIsJournaled(t *testing.T) {
 	svc := startService(t, 10000)
 	rs := &batch.Runs{Client: svc.client(), Dir: t.TempDir()}
 	in, err := batch.ReadPlan(strings.NewReader("From: Jane <jane@customer.test>\n\nPlease stop mailing bob@example.com, bob@@example.com and help@ours.test.\n"),
-		"ticket.txt", batch.Add, batch.NewOwn([]string{"@ours.test"}), false)
+		"ticket.txt", batch.Add, batch.NewOwn([]string{"@ours.test"}), batch.ByRule)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,5 +420,9 @@ func TestLeftOutIsJournaled(t *testing.T) {
 	}
 	if len(first.Invalid) != 1 || len(first.LeftOut) != 2 || first.LeftOut[0].Value != "jane@customer.test" || first.LeftOut[1].Reason != batch.ReasonOwn {
 		t.Errorf("read back: invalid %+v, left out %+v", first.Invalid, first.LeftOut)
+	}
+	// With the rule's word on each: the requester and the line that decided.
+	if j := first.LeftOut[0]; !j.Requester || j.Reason != batch.ReasonRequester || j.By.Line != 1 || j.By.Text != "From: Jane <jane@customer.test>" {
+		t.Errorf("the requester read back: %+v", j)
 	}
 }

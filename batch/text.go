@@ -20,47 +20,35 @@ func isSep(r rune) bool {
 	return unicode.IsSpace(r) || isInvisible(r)
 }
 
-// parseFree finds entries in free text. The entries of a line are handed
-// on once the next line is read: an attribution over two lines ("On Mon,
-// … Jane <jane@…>" then "wrote:") is known only at its second.
-func parseFree(r io.Reader, mode Mode, emit func(Item)) error {
-	var (
-		z    zoner
-		prev []Item // the entries of the line before
-	)
+// parseFree finds entries in free text, and reads the text as a ticket
+// (ticketReader): where each address stands, who wrote, what they ask.
+// line, when not nil, hears each line.
+func parseFree(r io.Reader, mode Mode, emit func(Item), line func(n int, text string)) error {
+	tr := newTicketReader(mode, emit)
 	lr := newLineReader(r)
 	for {
 		b, ok := lr.next()
 		if !ok {
 			break
 		}
-		n, line := lr.n, string(b)
-		zone, prevToo := z.line(n, line)
-		for _, it := range prev {
-			if prevToo && it.Line == n-1 {
-				it.Zone = zone
-			}
-			emit(it)
+		text := string(b)
+		if line != nil {
+			line(lr.n, text)
 		}
-		prev = prev[:0]
-		fields(line, func(tok string) {
-			candidates(tok, func(cand string) {
-				if it, ok := freeItem(cand, n, mode); ok {
-					it.Zone = zone
-					prev = append(prev, it)
-				}
-			})
-		})
+		tr.line(lr.n, text)
 	}
-	for _, it := range prev {
-		emit(it)
-	}
+	tr.end()
 	return lr.err
 }
 
 // fields calls fn with each token of s between separators (isSep), like
 // strings.FieldsFunc without building a slice: free text is read in bulk.
 func fields(s string, fn func(string)) {
+	fieldsAt(s, func(_ int, tok string) { fn(tok) })
+}
+
+// fieldsAt is fields that also says where each token starts in s.
+func fieldsAt(s string, fn func(off int, tok string)) {
 	start := -1
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
@@ -69,7 +57,7 @@ func fields(s string, fn func(string)) {
 		}
 		if isSep(r) {
 			if start >= 0 {
-				fn(s[start:i])
+				fn(start, s[start:i])
 				start = -1
 			}
 		} else if start < 0 {
@@ -78,7 +66,7 @@ func fields(s string, fn func(string)) {
 		i += size
 	}
 	if start >= 0 {
-		fn(s[start:])
+		fn(start, s[start:])
 	}
 }
 

@@ -65,10 +65,42 @@ type batchFlags struct {
 	resume      bool
 	concurrency int
 	reference   string
-	// includeRequester takes in the addresses a ticket names only in its
-	// headers, attributions or signature.
-	includeRequester bool
+	// includeRequester and excludeRequester override the rule of whom a
+	// ticket is about (batch.Override).
+	includeRequester, excludeRequester bool
 }
+
+// override is the rule's override the flags ask for.
+func (f batchFlags) override() (batch.Override, error) {
+	switch {
+	case f.includeRequester && f.excludeRequester:
+		return 0, usagef("give --include-requester or --exclude-requester, not both")
+	case f.includeRequester:
+		return batch.TakeInAll, nil
+	case f.excludeRequester:
+		return batch.LeaveOutPeople, nil
+	}
+	return batch.ByRule, nil
+}
+
+// autoReference is the --reference that takes the one found in the
+// ticket.
+const autoReference = "auto"
+
+// whomHelp says how the batch commands decide whom a ticket is about.
+const whomHelp = `From a ticket's free text, the addresses it names go, and whom it is not
+about is left out, each with the reason and the line that decided: the
+address it was sent to and our own (config "own") never go; the requester
+(the top mail's sender) goes when they ask for themselves ("unsubscribe me",
+"put me back", "am I blocked?"), with the colleagues they include ("me and
+my colleague (cc'd)"); header, reply-attribution and signature addresses do
+not. --include-requester takes in everyone left out but our own;
+--exclude-requester leaves out the requester and colleagues the rule took
+in.
+
+Without --reference nothing is sent as the run's reference; a reference the
+ticket names (its file name, subject or words: TICKET-88.txt, "#5521", "case
+AB-2026-7") is shown, and --reference auto sends it.`
 
 func (a *app) batchAddCommand() *cobra.Command {
 	var f batchFlags
@@ -85,6 +117,8 @@ entries are left out and reported with their line. --dry-run shows the plan
 and sends nothing. An interrupted run (Ctrl-C, a crash) is finished by
 running the same command again with --resume: batches already sent are not
 sent again.
+
+` + whomHelp + `
 
 ` + concurrencyHelp,
 		Example: `  shush suppressions batch add --file bounces.csv
@@ -114,6 +148,8 @@ Mail may be sent to removed addresses again, so shush asks first on a
 terminal; without a terminal (or with the entries on stdin) it needs --yes.
 Entries that are not on the list are reported, not an error.
 
+` + whomHelp + `
+
 ` + concurrencyHelp,
 		Example: `  shush suppressions batch remove --file resolved.txt
   shush suppressions batch remove --file ids.json --ids --yes --json
@@ -138,8 +174,9 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl.BoolVar(&f.asJSON, "json", false, "print the API's JSON, batches merged into one data array")
 	fl.BoolVar(&f.resume, "resume", false, "finish the last interrupted run of this command against this service")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "batches in flight at once (1-16; default: chosen for the target, see above); the client keeps within the rate limit")
-	fl.BoolVar(&f.includeRequester, "include-requester", false, "also send the addresses a ticket names only in its headers, reply attributions or signature (our own addresses, config own, never go)")
-	fl.StringVar(&f.reference, "reference", "", "ticket number or URL sent with every request of the run (Shush-Reference), kept in the service's audit trail")
+	fl.BoolVar(&f.includeRequester, "include-requester", false, "send every address the rule of whom a ticket is about leaves out (our own addresses, config own, never go)")
+	fl.BoolVar(&f.excludeRequester, "exclude-requester", false, "leave out the requester and colleagues the rule takes in from a ticket")
+	fl.StringVar(&f.reference, "reference", "", "ticket number or URL sent with every request of the run (Shush-Reference), kept in the service's audit trail; auto: the one the ticket names")
 	if remove {
 		fl.BoolVar(&f.ids, "ids", false, "the entries are suppression IDs, not addresses")
 		fl.BoolVar(&f.yes, "yes", false, "remove without asking")
@@ -159,9 +196,9 @@ func (a *app) readInput(file string, mode batch.Mode) ([]batch.Item, batch.Forma
 
 // readPlan reads and plans the entries of --file in one pass (see
 // batch.ReadPlan): a file of millions of entries is never held whole.
-func (a *app) readPlan(file string, mode batch.Mode, own batch.Own, includeRequester bool) (*batch.Input, error) {
+func (a *app) readPlan(file string, mode batch.Mode, own batch.Own, ov batch.Override) (*batch.Input, error) {
 	in, _, err := withInput(a, file, func(r io.Reader, name string) (*batch.Input, batch.Format, error) {
-		in, err := batch.ReadPlan(r, name, mode, own, includeRequester)
+		in, err := batch.ReadPlan(r, name, mode, own, ov)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -205,27 +242,48 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if f.dryRun && f.resume {
 		return usagef("give --dry-run or --resume, not both")
 	}
-	ctx, err := withReference(cmd.Context(), f.reference)
+	if f.reference != autoReference {
+		// A bad reference is refused before the input is read.
+		if _, err := withReference(cmd.Context(), f.reference); err != nil {
+			return err
+		}
+	}
+	ov, err := f.override()
 	if err != nil {
 		return err
 	}
 	defer collectAt(readingGC)()
-	// Our own addresses never go; a ticket's requester only on request.
-	// What is wrong with the input is said before what is wrong with the
-	// settings, as when the input was read before them.
+	// Our own addresses never go; whom a ticket is about, the rule
+	// decides. What is wrong with the input is said before what is wrong
+	// with the settings, as when the input was read before them.
 	settings, serr := a.settings()
-	in, err := a.readPlan(f.file, mode, batch.NewOwn(settings.Own), f.includeRequester)
+	in, err := a.readPlan(f.file, mode, batch.NewOwn(settings.Own), ov)
 	if err != nil {
 		return err
 	}
 	if serr != nil {
 		return serr
 	}
+	if f.reference, err = a.chooseReference(f.reference, in, f.file); err != nil {
+		return err
+	}
+	ctx, err := withReference(cmd.Context(), f.reference)
+	if err != nil {
+		return err
+	}
 	out := a.output(f.asJSON)
 	if f.dryRun {
-		return a.printPlan(out, in, settings.Target())
+		return a.printPlan(out, in, settings.Target(), f.reference)
 	}
-	if in.Len() == 0 {
+	if !out.json {
+		a.listTakenIn(a.io.Out, in.Decisions)
+	}
+	switch {
+	case in.Len() == 0 && len(in.LeftOut) > 0:
+		l := in.LeftOut[0]
+		return usagef("%s has nothing to send: every address is left out (%s: %s); --dry-run shows why, --include-requester takes them in",
+			inputName(f.file), l.Value, who(l.Decision))
+	case in.Len() == 0:
 		return usagef("%s has no valid entries to send: %s", inputName(f.file), describeInvalid(in.Invalid, 3))
 	}
 	if mode != batch.Add {
@@ -346,6 +404,23 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, asJSON b
 			plural(len(sum.failed)+sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
 	}
 	return nil
+}
+
+// chooseReference settles the run's reference: the one given, the one the
+// ticket names for "auto" (an error when it names none), or none. A
+// reference found but not asked for is said on stderr: a script's run
+// stays as its flags say.
+func (a *app) chooseReference(given string, in *batch.Input, file string) (string, error) {
+	switch {
+	case given == autoReference && !in.HasReference:
+		return "", usagef("--reference auto: %s names no ticket reference (in its name, subject or words); give one with --reference", inputName(file))
+	case given == autoReference:
+		fmt.Fprintf(a.io.Err, "shush: reference %s, from %s\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
+		return in.Reference.Value, nil
+	case given == "" && in.HasReference:
+		fmt.Fprintf(a.io.Err, "shush: the ticket names the reference %s (%s); --reference auto sends it\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
+	}
+	return given, nil
 }
 
 func inputName(file string) string {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,15 +19,19 @@ type checkItem struct {
 	Origin    api.Origin `json:"origin,omitempty"`
 	CreatedAt string     `json:"created_at,omitempty"`
 	Error     string     `json:"error,omitempty"`
+	// Requester marks the ticket's requester; Rule says how the rule of
+	// whom a ticket is about reads the address (absent for one the
+	// ticket's words simply name).
+	Requester bool            `json:"requester,omitempty"`
+	Rule      *batch.Decision `json:"rule,omitempty"`
 }
 
-// checkJSON is the whole answer of `suppressions check --json`: the
-// addresses looked up, and those left out with the reason.
+// checkJSON is the whole answer of `suppressions check --json`: every
+// address looked up, and the invalid entries.
 type checkJSON struct {
-	Object  string          `json:"object"`
-	Data    []checkItem     `json:"data"`
-	LeftOut []batch.LeftOut `json:"left_out,omitempty"`
-	Invalid []batch.Item    `json:"invalid,omitempty"`
+	Object  string       `json:"object"`
+	Data    []checkItem  `json:"data"`
+	Invalid []batch.Item `json:"invalid,omitempty"`
 }
 
 func (a *app) checkCommand() *cobra.Command {
@@ -40,11 +45,10 @@ func (a *app) checkCommand() *cobra.Command {
 		Short: "Say which addresses of a file or ticket are on the list; changes nothing",
 		Long: `Look up every address of a file (any input format: a ticket's free text, a
 list, CSV or JSON) and say which are on the list, with their origin and
-date. Nothing is added or removed.
-
-As for batch add, our own addresses (config "own") and addresses a ticket
-names only in its headers, reply attributions or signature are left out and
-listed with the reason; --include-requester looks those up too.`,
+date. Nothing is added or removed, so nobody is left out: the ticket's
+requester, our own addresses and those of headers and signatures are looked
+up too, each marked with what the ticket makes of it (the requester, and
+why a batch would leave an address out).`,
 		Example: `  shush suppressions check --file ticket-4711.txt
   pbpaste | shush suppressions check --file - --json`,
 		Args: cobra.NoArgs,
@@ -60,8 +64,14 @@ listed with the reason; --include-requester looks those up too.`,
 			if err != nil {
 				return err
 			}
-			keep, left := batch.LeaveOut(items, batch.NewOwn(settings.Own), includeRequester)
-			plan := batch.NewPlan(batch.RemoveEmails, keep)
+			roles := batch.Roles(items, batch.NewOwn(settings.Own))
+			rule := map[string]batch.Decision{}
+			for i, d := range roles {
+				if _, seen := rule[items[i].Value]; !seen && d.Decided() {
+					rule[items[i].Value] = d
+				}
+			}
+			plan := batch.NewPlan(batch.RemoveEmails, items)
 			out := a.output(asJSON)
 			var found []batch.Found
 			if len(plan.Values) > 0 {
@@ -76,7 +86,7 @@ listed with the reason; --include-requester looks those up too.`,
 				}
 			}
 			failed := 0
-			doc := checkJSON{Object: "list", Data: make([]checkItem, 0, len(found)), LeftOut: left, Invalid: plan.Invalid}
+			doc := checkJSON{Object: "list", Data: make([]checkItem, 0, len(found)), Invalid: plan.Invalid}
 			for _, f := range found {
 				it := checkItem{Email: f.Input, Listed: f.Listed}
 				switch {
@@ -86,6 +96,9 @@ listed with the reason; --include-requester looks those up too.`,
 				case f.Listed:
 					it.ID, it.Origin = f.Entry.ID, f.Entry.Origin
 					it.CreatedAt = f.Entry.CreatedAt.UTC().Format(time.RFC3339Nano)
+				}
+				if d, ok := rule[f.Input]; ok {
+					it.Requester, it.Rule = d.Requester, &d
 				}
 				doc.Data = append(doc.Data, it)
 			}
@@ -104,8 +117,11 @@ listed with the reason; --include-requester looks those up too.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&file, "file", "", "file of addresses or a ticket's text; - reads stdin")
-	fl.BoolVar(&asJSON, "json", false, "print JSON: data items {email, listed, id, origin, created_at}")
-	fl.BoolVar(&includeRequester, "include-requester", false, "also look up addresses a ticket names only in headers, attributions or signature")
+	fl.BoolVar(&asJSON, "json", false, "print JSON: data items {email, listed, id, origin, created_at, requester, rule}")
+	// check leaves nobody out any more; the flag stays so that scripts
+	// that pass it keep working.
+	fl.BoolVar(&includeRequester, "include-requester", false, "no effect: check looks up every address")
+	_ = fl.MarkHidden("include-requester")
 	fl.IntVar(&concurrency, "concurrency", 4, "look-ups in flight at once (1-16)")
 	return cmd
 }
@@ -113,33 +129,43 @@ listed with the reason; --include-requester looks those up too.`,
 func (a *app) printCheck(doc checkJSON) {
 	listed := 0
 	t := newTable(a.io.Out)
-	t.row("ADDRESS", "LISTED", "ORIGIN", "SINCE", "ID")
+	t.row("ADDRESS", "LISTED", "ORIGIN", "SINCE", "ID", "TICKET")
 	for _, it := range doc.Data {
+		note := ""
+		if it.Rule != nil {
+			note = checkNote(*it.Rule)
+		}
 		switch {
 		case it.Error != "":
-			t.row(it.Email, "?", "", "", "look-up failed: "+it.Error)
+			t.row(it.Email, "?", "", "", "look-up failed: "+it.Error, note)
 		case it.Listed:
 			listed++
 			since := it.CreatedAt
 			if ts, err := time.Parse(time.RFC3339Nano, it.CreatedAt); err == nil {
 				since = ts.Format("2006-01-02 15:04 UTC")
 			}
-			t.row(it.Email, "yes", string(it.Origin), since, it.ID)
+			t.row(it.Email, "yes", string(it.Origin), since, it.ID, note)
 		default:
-			t.row(it.Email, "no", "", "", "")
+			t.row(it.Email, "no", "", "", "", note)
 		}
 	}
 	_ = t.flush()
 	fmt.Fprintf(a.io.Out, "\n%d of %s on the list.\n", listed, plural(len(doc.Data), "address", "addresses"))
-	if len(doc.LeftOut) > 0 {
-		fmt.Fprintf(a.io.Out, "Left out (not looked up; --include-requester takes requesters in):\n")
-		lt := newTable(a.io.Out)
-		for _, l := range doc.LeftOut {
-			lt.row("  "+l.Value, fmt.Sprintf("line %d", l.Line), l.Reason)
-		}
-		_ = lt.flush()
-	}
 	if len(doc.Invalid) > 0 {
 		fmt.Fprintf(a.io.Out, "Invalid, not looked up: %s\n", describeInvalid(doc.Invalid, 3))
 	}
+}
+
+// checkNote says what the ticket makes of an address, in a check's table:
+// "requester", and why a batch would leave it out.
+func checkNote(d batch.Decision) string {
+	switch {
+	case d.Requester && d.Leave:
+		return "requester; not asking for themselves (line " + fmt.Sprint(d.By.Line) + ")"
+	case d.Requester:
+		return "requester; " + strings.TrimPrefix(d.Reason, "the requester ") + " (line " + fmt.Sprint(d.By.Line) + ")"
+	case d.Leave:
+		return d.Reason + " (line " + fmt.Sprint(d.By.Line) + ")"
+	}
+	return d.Reason + " (line " + fmt.Sprint(d.By.Line) + ")"
 }

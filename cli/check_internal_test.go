@@ -9,24 +9,25 @@ import (
 
 func TestHumanCheck(t *testing.T) {
 	a, out, _ := humanApp()
-	items := batch.ParseText("From: jane@customer.example\n\nIs a@lists.example listed? Or b@lists.example?\nAnd c@@x\n", batch.RemoveEmails)
-	keep, left := batch.LeaveOut(items, batch.NewOwn(nil), false)
-	plan := batch.NewPlan(batch.RemoveEmails, keep)
+	items := batch.ParseText("From: jane@customer.example\n\nAm I blocked? Is a@lists.example listed? Or b@lists.example?\nAnd c@@x\n", batch.RemoveEmails)
+	roles := batch.Roles(items, batch.NewOwn(nil))
+	plan := batch.NewPlan(batch.RemoveEmails, items)
+	jane := roles[0]
 	a.printCheck(checkJSON{
 		Data: []checkItem{
+			{Email: "jane@customer.example", Listed: true, ID: "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7c", Origin: "bounce", CreatedAt: "2026-11-01T10:04:05.123Z", Requester: true, Rule: &jane},
 			{Email: "a@lists.example", Listed: true, ID: "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b", Origin: "complaint", CreatedAt: "2026-11-02T10:04:05.123Z"},
 			{Email: "b@lists.example"},
 			{Email: "x\x1b]52;c;aGk=\x07@lists.example", Error: "the service answered 503"},
 		},
-		LeftOut: left,
 		Invalid: plan.Invalid,
 	})
 	for _, want := range []string{
+		"jane@customer.example yes bounce 2026-11-01 10:04 UTC 0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7c requester; asks for themselves (line 3)",
 		"a@lists.example yes complaint 2026-11-02 10:04 UTC 0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b",
 		"b@lists.example no",
 		"look-up failed: the service answered 503",
-		"1 of 3 addresses on the list.",
-		"jane@customer.example line 1 requester? only in a header line",
+		"2 of 4 addresses on the list.",
 		`Invalid, not looked up: line 4 "c@@x"`,
 	} {
 		if !strings.Contains(squeeze(out.String()), want) {

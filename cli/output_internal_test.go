@@ -26,11 +26,11 @@ func humanApp() (*app, *bytes.Buffer, *bytes.Buffer) {
 
 func TestHumanPlan(t *testing.T) {
 	a, out, _ := humanApp()
-	in, err := batch.ReadPlan(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, batch.Own{}, false)
+	in, err := batch.ReadPlan(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, batch.Own{}, batch.ByRule)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.printPlan(outputMode{}, in, "http://svc.example"); err != nil {
+	if err := a.printPlan(outputMode{}, in, "http://svc.example", ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -42,6 +42,39 @@ func TestHumanPlan(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plan does not say %q:\n%s", want, out)
 		}
+	}
+}
+
+// The dry run of a ticket says whom it is about: who is taken in and who
+// left out, each once, with the reason and the line that decided.
+func TestHumanPlanOfATicket(t *testing.T) {
+	a, out, _ := humanApp()
+	ticket := "From: Jane Doe <jane@customer.example>\nTo: support@ourcompany.test\nCc: tom@customer.example\n" +
+		"Subject: Re: [#5521]\n\nPlease unsubscribe me and my colleague (cc'd).\n\nThanks,\nJane\n" +
+		"kim@customer.example\n\x1b]0;hi\x07 x@lists.example\n"
+	in, err := batch.ReadPlan(strings.NewReader(ticket), "t.txt", batch.Add, batch.NewOwn([]string{"@ourcompany.test"}), batch.ByRule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.printPlan(outputMode{}, in, "http://svc.example", "#5521"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Taken in from the ticket (--exclude-requester leaves them out):",
+		`jane@customer.example the requester asks for themselves (line 6: "Please unsubscribe me and my colleague (cc'd).")`,
+		`tom@customer.example a colleague the requester includes (line 6:`,
+		"Left out 3 addresses; --include-requester takes in all but our own:",
+		`x@lists.example line 11 only in a signature (line 11: "\x1b]0;hi\a x@lists.example")`,
+		`support@ourcompany.test line 2 one of our own addresses (line 2: "To: support@ourcompany.test")`,
+		`kim@customer.example line 10 only in a signature (line 10: "kim@customer.example")`,
+		"Reference: #5521.",
+	} {
+		if !strings.Contains(squeeze(out.String()), want) {
+			t.Errorf("plan does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsRune(out.String(), 0x1b) {
+		t.Errorf("an escape from the ticket reached the terminal:\n%q", out)
 	}
 }
 

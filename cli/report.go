@@ -43,18 +43,32 @@ type planView struct {
 	Duplicates int             `json:"duplicates"`
 	Invalid    []batch.Item    `json:"invalid"`
 	LeftOut    []batch.LeftOut `json:"left_out"`
-	Batches    int             `json:"batches"`
-	BatchSize  int             `json:"batch_size"`
+	// Decisions are the rule's about whom the ticket is about, sent or
+	// not.
+	Decisions []batch.Decided `json:"decisions"`
+	Batches   int             `json:"batches"`
+	BatchSize int             `json:"batch_size"`
+	// Reference is what the run would send; Found the one the ticket
+	// names.
+	Reference string           `json:"reference,omitempty"`
+	Found     *batch.Reference `json:"reference_found,omitempty"`
 }
 
-func (a *app) printPlan(out outputMode, in *batch.Input, target string) error {
+func (a *app) printPlan(out outputMode, in *batch.Input, target, reference string) error {
 	v := planView{DryRun: true, Mode: in.Mode.String(), Target: target, Format: in.Format.String(), Entries: in.Entries,
-		Valid: in.Len(), Duplicates: in.Duplicates, Invalid: in.Invalid, LeftOut: in.LeftOut, Batches: in.Batches(), BatchSize: api.MaxBatch}
+		Valid: in.Len(), Duplicates: in.Duplicates, Invalid: in.Invalid, LeftOut: in.LeftOut, Decisions: in.Decisions,
+		Batches: in.Batches(), BatchSize: api.MaxBatch, Reference: reference}
+	if in.HasReference {
+		v.Found = &in.Reference
+	}
 	if v.Invalid == nil {
 		v.Invalid = []batch.Item{}
 	}
 	if v.LeftOut == nil {
 		v.LeftOut = []batch.LeftOut{}
+	}
+	if v.Decisions == nil {
+		v.Decisions = []batch.Decided{}
 	}
 	if out.json {
 		return writeJSON(a.io.Out, v)
@@ -69,31 +83,94 @@ func (a *app) printPlan(out outputMode, in *batch.Input, target string) error {
 	fmt.Fprintf(w, "Read %s (%s): %d to send, %s, %d invalid.\n", plural(in.Entries, "entry", "entries"), in.Format,
 		v.Valid, plural(v.Duplicates, "duplicate", "duplicates"), len(v.Invalid))
 	a.listInvalid(w, in.Invalid, len(in.Invalid))
+	a.listTakenIn(w, in.Decisions)
 	a.listLeftOut(w, in.LeftOut)
+	if reference != "" {
+		fmt.Fprintf(w, "Reference: %s.\n", safeText(reference))
+	}
 	fmt.Fprintln(w, "Nothing was sent (--dry-run).")
 	return nil
 }
 
-// listLeftOut prints the valid addresses left out of the plan, with why:
-// our own, or the ticket's requester (which --include-requester takes in).
+// listTakenIn prints the addresses the rule sends although the ticket's
+// words do not name them (the requester who asks for themselves, the
+// colleagues they include), with the line that decided.
+func (a *app) listTakenIn(w io.Writer, decisions []batch.Decided) {
+	var taken []batch.Decided
+	for _, d := range decisions {
+		if d.Sent {
+			taken = append(taken, d)
+		}
+	}
+	if len(taken) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "Taken in from the ticket (--exclude-requester leaves them out):\n")
+	t := newTable(w)
+	for _, d := range taken {
+		t.row("  "+d.Value, who(d.Decision), evidence(d.By))
+	}
+	_ = t.flush()
+}
+
+// listLeftOut prints the valid addresses left out of the plan, each once
+// with the lines that name it and why: our own, or whom the ticket is not
+// about (which --include-requester takes in).
 func (a *app) listLeftOut(w io.Writer, left []batch.LeftOut) {
 	if len(left) == 0 {
 		return
 	}
-	requester := false
+	var order []string
+	lines := map[string][]string{}
+	first := map[string]batch.Decision{}
+	takeable := false
 	for _, l := range left {
-		requester = requester || l.Requester()
+		if _, ok := first[l.Value]; !ok {
+			order = append(order, l.Value)
+			first[l.Value] = l.Decision
+		}
+		lines[l.Value] = append(lines[l.Value], fmt.Sprint(l.Line))
+		takeable = takeable || !l.Fixed()
 	}
 	hint := ""
-	if requester {
-		hint = "; --include-requester takes the requester's in"
+	if takeable {
+		hint = "; --include-requester takes in all but our own"
 	}
-	fmt.Fprintf(w, "Left out %s%s:\n", plural(len(left), "address", "addresses"), hint)
+	fmt.Fprintf(w, "Left out %s%s:\n", plural(len(order), "address", "addresses"), hint)
 	t := newTable(w)
-	for _, l := range left {
-		t.row("  line "+fmt.Sprint(l.Line), l.Value, l.Reason)
+	for _, v := range order {
+		d := first[v]
+		t.row("  "+v, "line "+strings.Join(lines[v], ", "), who(d), evidence(d.By))
 	}
 	_ = t.flush()
+}
+
+// who is a decision's reason, with the requester marked and an override
+// said.
+func who(d batch.Decision) string {
+	s := d.Reason
+	if d.Requester && !strings.Contains(s, "requester") {
+		s = "requester: " + s
+	}
+	if d.Overridden != "" {
+		s += " (" + d.Overridden + ")"
+	}
+	return s
+}
+
+// evidence cites the line that decided, shortened.
+func evidence(e batch.Evidence) string {
+	if e.Line == 0 {
+		return ""
+	}
+	if e.Text == "" {
+		return fmt.Sprintf("(line %d)", e.Line)
+	}
+	text := e.Text
+	if r := []rune(text); len(r) > 60 {
+		text = string(r[:59]) + "…"
+	}
+	return fmt.Sprintf("(line %d: %q)", e.Line, text)
 }
 
 // listInvalid prints up to max invalid entries, one a line.

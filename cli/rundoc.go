@@ -91,9 +91,11 @@ func (m *mergedWriter) close(invalid []batch.Item, left []batch.LeftOut) error {
 		Problem string `json:"problem"`
 	}
 	type leftItem struct {
-		Line   int    `json:"line"`
-		Email  string `json:"email"`
-		Reason string `json:"reason"`
+		Line      int            `json:"line"`
+		Email     string         `json:"email"`
+		Reason    string         `json:"reason"`
+		Requester bool           `json:"requester,omitempty"`
+		DecidedBy batch.Evidence `json:"decided_by"`
 	}
 	inv := make([]any, len(invalid))
 	for i, it := range invalid {
@@ -101,7 +103,7 @@ func (m *mergedWriter) close(invalid []batch.Item, left []batch.LeftOut) error {
 	}
 	lo := make([]any, len(left))
 	for i, l := range left {
-		lo[i] = leftItem{l.Line, l.Value, l.Reason}
+		lo[i] = leftItem{l.Line, l.Value, l.Reason, l.Requester, l.By}
 	}
 	m.endArray(m.n)
 	m.array("invalid", inv)

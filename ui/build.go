@@ -136,6 +136,7 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 		return b.fileLoaded(msg)
 	case pasteParsedMsg:
 		b.addItems(msg.items, "paste", msg.lines)
+		b.list.noteReference(msg.ref, msg.hasRef)
 		return nil
 	case tea.KeyMsg:
 		return b.key(msg)
@@ -183,29 +184,30 @@ func (b *build) paste(text string) tea.Cmd {
 	lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1
 	if lines < 2000 {
 		b.addItems(parseText(text, b.list.mode), "paste", lines)
+		b.list.noteReference(batch.FindReference(text, ""))
 		return nil
 	}
 	mode := b.list.mode
 	b.status = fmt.Sprintf("Reading %d pasted lines…", lines)
 	return func() tea.Msg {
-		return pasteParsedMsg{items: parseText(text, mode), lines: lines}
+		ref, ok := batch.FindReference(text, "")
+		return pasteParsedMsg{items: parseText(text, mode), lines: lines, ref: ref, hasRef: ok}
 	}
 }
 
 type pasteParsedMsg struct {
-	items []batch.Item
-	lines int
+	items  []batch.Item
+	lines  int
+	ref    batch.Reference
+	hasRef bool
 }
 
 // addItems puts items on the list and writes the one-line summary.
 func (b *build) addItems(items []batch.Item, source string, lines int) {
-	// Our own addresses and a ticket's requester are left out (greyed,
-	// with the reason); t takes one in.
-	var reasons []string
-	if b.list.mode != batch.RemoveIDs {
-		reasons = batch.Reasons(items, b.c.Own)
-	}
-	r := b.list.add(items, reasons, source)
+	// Whom a ticket is about: our own addresses and those it is not
+	// about are left out (greyed, with the reason), the requester who
+	// asks for themselves is taken in; t flips one.
+	r := b.list.add(items, batch.Roles(items, b.c.Own), source)
 	b.view.refilter()
 	if len(items) > 0 {
 		b.view.cursor = b.view.count() - 1
@@ -226,7 +228,7 @@ func summarize(what string, r addResult) string {
 	}
 	s := fmt.Sprintf("%s: %d added, %d skipped as duplicates, %d invalid.", what, r.added, r.duplicates, r.invalid)
 	if r.leftOut > 0 {
-		s += fmt.Sprintf(" %d left out (greyed; t takes one in).", r.leftOut)
+		s += fmt.Sprintf(" %d left out (greyed; t flips one).", r.leftOut)
 	}
 	return s
 }
@@ -332,9 +334,10 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 		return ask(fmt.Sprintf("Clear all %d entries?", n), func() tea.Msg { return clearMsg{} })
 	case key.Matches(msg, k.Check):
 		return func() tea.Msg { return startCheckMsg{} }
-	case key.Matches(msg, k.TakeIn):
-		if i := b.view.row(b.view.cursor); b.view.count() > 0 && b.list.takeIn(i) {
-			b.status = fmt.Sprintf("Row %d taken in: it will be sent.", i+1)
+	case key.Matches(msg, k.Flip):
+		if b.view.count() > 0 {
+			i := b.view.row(b.view.cursor)
+			b.status = flipRow(b.list, i, fmt.Sprintf("Row %d", i+1))
 		}
 	case key.Matches(msg, k.Mode):
 		b.setMode(nextMode(b.list.mode))

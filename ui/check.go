@@ -29,13 +29,16 @@ type checker struct {
 	c      *Common
 	keys   checkKeys
 	values []string
-	found  []batch.Found
-	trail  map[int]api.AuditEntry
-	done   int
-	seq    int
-	offset int
-	height int
-	status string
+	// requester marks the ticket's requester among values: check looks
+	// up everyone, the requester too.
+	requester map[string]bool
+	found     []batch.Found
+	trail     map[int]api.AuditEntry
+	done      int
+	seq       int
+	offset    int
+	height    int
+	status    string
 }
 
 type checkKeys struct{ Back, Up, Down, Again, Export key.Binding }
@@ -64,12 +67,17 @@ type checkedMsg struct {
 // checkWrittenMsg is the end of the check's export.
 type checkWrittenMsg exportedMsg
 
-// open checks the list's valid entries (left out or not).
+// open checks the list's valid entries (left out or not: a check sends
+// nothing, so it leaves nobody out).
 func (k *checker) open(l *entries) tea.Cmd {
 	k.values = k.values[:0]
+	k.requester = map[string]bool{}
 	for _, e := range l.rows {
 		if e.Valid() {
 			k.values = append(k.values, e.Value)
+			if e.role.Requester {
+				k.requester[e.Value] = true
+			}
 		}
 	}
 	k.status, k.offset = "", 0
@@ -171,10 +179,10 @@ func (k *checker) counts() (listed, missing, failed int) {
 // export writes the check as CSV to the export directory, named after it.
 func (k *checker) export() tea.Cmd {
 	path := filepath.Join(config.ExportDir(), config.ExportName("", "check", time.Now(), "csv"))
-	rows := [][]string{{"address", "listed", "id", "origin", "created_at", "key", "reference", "target", "time"}}
+	rows := [][]string{{"address", "listed", "id", "origin", "created_at", "key", "reference", "target", "time", "requester"}}
 	at := time.Now().UTC().Format(time.RFC3339)
 	for i, f := range k.found {
-		r := []string{safe.Cell(f.Input), fmt.Sprint(f.Listed), "", "", "", "", "", safe.Cell(k.c.Target.label()), at}
+		r := []string{safe.Cell(f.Input), fmt.Sprint(f.Listed), "", "", "", "", "", safe.Cell(k.c.Target.label()), at, fmt.Sprint(k.requester[f.Input])}
 		if f.Err != nil {
 			r[1] = "unknown: " + safe.Cell(errorText(f.Err))
 		}
@@ -250,14 +258,18 @@ func (k *checker) render() string {
 	k.offset = min(k.offset, max(k.done-rows, 0))
 	for i := k.offset; i < min(k.offset+rows, k.done); i++ {
 		f := k.found[i]
+		who := ""
+		if k.requester[f.Input] {
+			who = " (requester)"
+		}
 		switch {
 		case f.Err != nil:
-			line(st.Bad.Render(fmt.Sprintf("  ! %s  look-up failed: %s", f.Input, errorText(f.Err))))
+			line(st.Bad.Render(fmt.Sprintf("  ! %s%s  look-up failed: %s", f.Input, who, errorText(f.Err))))
 		case !f.Listed:
-			line(st.Muted.Render(fmt.Sprintf("  - %s  not listed", f.Input)))
+			line(st.Muted.Render(fmt.Sprintf("  - %s%s  not listed", f.Input, who)))
 		default:
 			e := f.Entry
-			s := fmt.Sprintf("  ✓ %s  %s  added %s", e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
+			s := fmt.Sprintf("  ✓ %s%s  %s  added %s", e.Email, who, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 			if a, ok := k.trail[i]; ok {
 				s += "  by " + a.Key.Name
 				if a.Reference != nil {

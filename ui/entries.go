@@ -12,13 +12,29 @@ import (
 type entry struct {
 	batch.Item
 	source string
-	// leftOut says why a valid entry is not sent unless the agent takes
-	// it in (batch.Reasons: our own address, the ticket's requester).
-	leftOut string
+	// role is what the rule of whom a ticket is about makes of the
+	// address, before a mode's direction (batch.Roles: our own address,
+	// the requester who asks or not, a signature's); flipped says the
+	// agent turned the decision around (t).
+	role    batch.Decision
+	flipped bool
 }
 
-// sends reports whether the entry goes into the batch.
-func (e entry) sends() bool { return e.Valid() && e.leftOut == "" }
+// rule is the decision about the entry in a batch of mode.
+func (e entry) rule(m batch.Mode) batch.Decision {
+	d := e.role.For(m)
+	if e.flipped {
+		d = d.Flip()
+	}
+	return d
+}
+
+// sends reports whether the entry goes into a batch of mode.
+func (e entry) sends(m batch.Mode) bool { return e.Valid() && !e.rule(m).Leave }
+
+// left reports whether the entry is valid and left out of a batch of
+// mode.
+func (e entry) left(m batch.Mode) bool { return e.Valid() && e.rule(m).Leave }
 
 // addResult counts what an addition did, for the one-line summary.
 type addResult struct {
@@ -60,6 +76,17 @@ type entries struct {
 	undo  []undoStep
 	valid int
 	gen   int // bumped by every change, to tell a sent list from a changed one
+	// ref is the ticket reference the last ticket put on the list names
+	// (batch.FindReference), when hasRef: the review offers it.
+	ref    batch.Reference
+	hasRef bool
+}
+
+// noteReference keeps the reference a ticket names for the review.
+func (l *entries) noteReference(ref batch.Reference, ok bool) {
+	if ok {
+		l.ref, l.hasRef = ref, true
+	}
 }
 
 func newEntries(mode batch.Mode) *entries {
@@ -80,9 +107,9 @@ func (l *entries) push(s undoStep) {
 	l.undo = append(l.undo, s)
 }
 
-// add appends the items that are not already on the list; reasons (one
-// per item, or nil) leave some out (batch.Reasons).
-func (l *entries) add(items []batch.Item, reasons []string, source string) addResult {
+// add appends the items that are not already on the list; roles (one per
+// item, or nil) are the rule's (batch.Roles).
+func (l *entries) add(items []batch.Item, roles []batch.Decision, source string) addResult {
 	var r addResult
 	before := l.rows[:len(l.rows):len(l.rows)]
 	for k, it := range items {
@@ -98,9 +125,9 @@ func (l *entries) add(items []batch.Item, reasons []string, source string) addRe
 			r.invalid++
 		}
 		e := entry{Item: it, source: source}
-		if reasons != nil {
-			e.leftOut = reasons[k]
-			if e.leftOut != "" {
+		if roles != nil {
+			e.role = roles[k]
+			if e.left(l.mode) {
 				r.leftOut++
 			}
 		}
@@ -177,6 +204,7 @@ func (l *entries) clear() {
 	}
 	l.push(undoStep{label: "clear", rows: l.rows, mode: l.mode})
 	l.rows = nil
+	l.ref, l.hasRef = batch.Reference{}, false
 	l.seen = map[string]int{}
 	l.valid = 0
 }
@@ -252,7 +280,7 @@ func (l *entries) reindex() {
 func (l *entries) values() []string {
 	out := make([]string, 0, l.valid)
 	for _, e := range l.rows {
-		if e.sends() {
+		if e.sends(l.mode) {
 			out = append(out, e.Value)
 		}
 	}
@@ -263,20 +291,28 @@ func (l *entries) values() []string {
 func (l *entries) leftOut() int {
 	n := 0
 	for _, e := range l.rows {
-		if e.Valid() && e.leftOut != "" {
+		if e.left(l.mode) {
 			n++
 		}
 	}
 	return n
 }
 
-// takeIn sends row i after all (the agent read it and wants it).
-func (l *entries) takeIn(i int) bool {
-	if l.rows[i].leftOut == "" {
+// flip turns the rule's decision about row i around (the agent read the
+// ticket and knows better): a row left out is sent, one the rule took in
+// is left out. Our own addresses, and rows the rule says nothing about,
+// do not flip.
+func (l *entries) flip(i int) bool {
+	e := l.rows[i]
+	if !e.Valid() || !e.role.Decided() || e.role.Fixed() {
 		return false
 	}
-	old := l.rows[i]
-	l.rows[i].leftOut = ""
-	l.push(undoStep{label: "take in", at: i, old: &old, mode: l.mode})
+	old := e
+	l.rows[i].flipped = !e.flipped
+	label := "take in"
+	if l.rows[i].left(l.mode) {
+		label = "leave out"
+	}
+	l.push(undoStep{label: label, at: i, old: &old, mode: l.mode})
 	return true
 }

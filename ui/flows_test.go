@@ -498,26 +498,38 @@ func TestAddReviewShowsWhatIsListed(t *testing.T) {
 	}
 }
 
-// A ticket's requester (named only in its header lines or signature) and
-// our own addresses are left out, greyed with the reason; t takes one in.
-func TestRequesterIsLeftOutInTheUI(t *testing.T) {
-	svc := service(t, nil)
+// ownHarness is a harness whose config lists our own domain.
+func ownHarness(t *testing.T, svc *client.Client, w, hgt int) *harness {
+	t.Helper()
 	dir := t.TempDir()
 	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
 		Runs: &batch.Runs{Dir: filepath.Join(dir, "state", "journal"), Client: svc, Source: "ui"}, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer(),
 		Own: []string{"@ourcompany.test"}})
 	h := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
-	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
+	h.send(tea.WindowSizeMsg{Width: w, Height: hgt})
 	h.run(m.Init())
+	return h
+}
+
+// A ticket's requester who does not ask for themselves, our own addresses
+// and a signature's are left out, greyed with the reason; t on the list
+// flips one.
+func TestRequesterIsLeftOutInTheUI(t *testing.T) {
+	svc := service(t, nil)
+	h := ownHarness(t, svc, 120, 30)
 	h.paste("From: Jane Doe <jane@customer.test>\nTo: help@ourcompany.test\n\nPlease stop mailing bob@example.com.\n\nThanks,\nJane\njane.doe@customer.test\n")
-	h.mustSee("Paste: 4 added, 0 skipped as duplicates, 0 invalid. 3 left out (greyed; t takes one in).",
-		"jane@customer.test  ↷ left out: requester? only in a header line",
+	h.mustSee("Paste: 4 added, 0 skipped as duplicates, 0 invalid. 3 left out (greyed; t flips one).",
+		"jane@customer.test  ↷ left out: the requester, who does not ask for themselves",
 		"help@ourcompany.test  ↷ left out: one of our own addresses",
-		"jane.doe@customer.test  ↷ left out: requester? only in a signature", "· 3 left out")
+		"jane.doe@customer.test  ↷ left out: only in a signature", "· 3 left out")
 	h.keys("ctrl+s")
-	h.mustSee("1 address in 1 batch", "Left out: 3 addresses, not sent", "jane@customer.test — requester? only in a header line")
+	h.mustSee("1 address in 1 batch", "Requester: jane@customer.test (line 1: \"From: Jane Doe <jane@customer.test>\")",
+		"↷ jane@customer.test — the requester, who does not ask for themselves (line 1)",
+		"Left out: 3, taken in: 0")
 	h.keys("esc", "esc", "g", "t")
-	h.mustSee("Row 1 taken in: it will be sent.", "· 2 left out")
+	h.mustSee("Row 1 taken in: it will be sent.", "· 2 left out", "jane@customer.test  ✓ the requester, who does not ask for themselves (taken in by hand)")
+	h.keys("j", "t")
+	h.mustSee("Row 2 is one of our own addresses (config own): it is never sent.")
 	h.keys("ctrl+s")
 	h.mustSee("2 addresses in 1 batch")
 	h.keys("ctrl+s")
@@ -528,6 +540,48 @@ func TestRequesterIsLeftOutInTheUI(t *testing.T) {
 	}
 	if len(got) != 2 || !got["bob@example.com"] || !got["jane@customer.test"] {
 		t.Fatalf("sent %v", got)
+	}
+}
+
+// The review's Requester section shows whom the ticket is about, each with
+// the line that decided; tab reaches it, t flips the row under the cursor,
+// and the plan and its preview follow. The reference the ticket names is
+// offered in the ticket field, and can be edited.
+func TestReviewRequesterSection(t *testing.T) {
+	svc := service(t, nil)
+	h := ownHarness(t, svc, 120, 32)
+	h.paste("From: Jane Doe <jane@customer.test>\nTo: support@ourcompany.test\nCc: Tom <tom@customer.test>\nSubject: Re: [#5521] newsletter\n\n" +
+		"Please unsubscribe me and my colleague (cc'd).\n\nThanks,\nJane Doe | Marketing | jane@customer.test\n")
+	h.mustSee("jane@customer.test  ✓ the requester asks for themselves", "tom@customer.test  ✓ a colleague the requester includes")
+	h.keys("ctrl+s")
+	h.mustSee("2 addresses in 1 batch",
+		`Requester: jane@customer.test (line 6: "Please unsubscribe me and my colleague (cc'd).")`,
+		"  ✓ jane@customer.test — the requester asks for themselves (line 6)",
+		"  ↷ support@ourcompany.test — one of our own addresses (line 2)",
+		"  ✓ tom@customer.test — a colleague the requester includes (line 6)",
+		"Left out: 1, taken in: 2 · tab: choose, t: take in / leave out",
+		"Preview: 2 new · 0 already listed",
+		"Ticket: #5521", "The ticket reference is from the subject, line 4 (tab to edit it).")
+	h.keys("tab", "tab")
+	h.mustSee("> ✓ jane@customer.test", "↑/↓ choose, t: take in / leave out")
+	h.keys("down", "t")
+	h.mustSee("support@ourcompany.test is one of our own addresses (config own): it is never sent.", "2 addresses in 1 batch")
+	h.keys("down", "t")
+	h.mustSee("tom@customer.test left out: it will not be sent (t takes it in again).", "1 address in 1 batch",
+		"> ↷ tom@customer.test — a colleague the requester includes (left out by hand) (line 6)",
+		"Left out: 2, taken in: 1", "Preview: 1 new · 0 already listed")
+	// The ticket field: edited, the agent's own stays.
+	h.keys("tab", "tab")
+	h.key(tea.KeyBackspace)
+	h.typeText("9")
+	h.mustSee("Ticket: #5529")
+	h.mustNotSee("The ticket reference is from")
+	h.keys("enter")
+	h.typeText("add")
+	h.keys("enter")
+	run := h.results()
+	if len(run.Results) != 1 || run.Results[0].Input != "jane@customer.test" || run.Ticket != "#5529" {
+		t.Fatalf("sent %+v under %q", run.Results, run.Ticket)
 	}
 }
 

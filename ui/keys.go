@@ -57,7 +57,7 @@ type buildKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Select, SelectAll, Edit, Delete, Filter key.Binding
 	Undo, Clear, Mode, Type, Open, Review   key.Binding
-	TakeIn, Check                           key.Binding
+	Flip, Check                             key.Binding
 	// In the entry field.
 	AddLine, Leave, EntryOpen, EntryReview, Help key.Binding
 }
@@ -78,7 +78,7 @@ func newBuildKeys() buildKeys {
 		Undo:        kb("undo", "u", "ctrl+z"),
 		Clear:       kb("clear all", "X"),
 		Mode:        kb("change mode", "m"),
-		TakeIn:      kb("take in (left out)", "t"),
+		Flip:        kb("take in / leave out", "t"),
 		Check:       kb("check, no send", "c"),
 		Type:        kbh("i/a", "type entries", "i", "a"),
 		Open:        kb("open a file", "ctrl+o", "o"),
@@ -97,7 +97,7 @@ func (k buildKeys) listHelp(g globalKeys) keyMap {
 		// Three columns, so that all of it fits in 80 columns.
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.SelectAll},
-			{k.Type, k.Open, k.Edit, k.Delete, k.Undo, k.Clear, k.Filter, k.Mode, k.TakeIn},
+			{k.Type, k.Open, k.Edit, k.Delete, k.Undo, k.Clear, k.Filter, k.Mode, k.Flip},
 			{k.Review, k.Check, g.Build, g.Browse, g.History, g.Help, g.Quit},
 		},
 	}

@@ -184,8 +184,13 @@ func (v *listView) view(c *Common, focused bool) string {
 			mark += " "
 		}
 		text := e.Value
-		if e.Valid() && e.leftOut != "" {
-			text += "  ↷ left out: " + e.leftOut
+		rule := e.rule(v.list.mode)
+		switch {
+		case !e.Valid() || !rule.Decided():
+		case rule.Leave:
+			text += "  ↷ left out: " + ruleText(rule)
+		default:
+			text += "  ✓ " + ruleText(rule)
 		}
 		if !e.Valid() {
 			text = e.Raw + "  ✗ " + e.Problem
@@ -200,7 +205,7 @@ func (v *listView) view(c *Common, focused bool) string {
 			line = st.Cursor.Render(padRight(line, v.width))
 		case !e.Valid():
 			line = st.Invalid.Render(line)
-		case e.leftOut != "":
+		case rule.Leave:
 			line = st.Muted.Render(line)
 		case v.selected[i]:
 			line = st.Selected.Render(line)

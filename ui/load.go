@@ -13,10 +13,12 @@ import (
 // fileLoadedMsg carries a file's entries; seq tells a stale load from the
 // latest one.
 type fileLoadedMsg struct {
-	seq   int
-	name  string
-	items []batch.Item
-	err   error
+	seq    int
+	name   string
+	items  []batch.Item
+	ref    batch.Reference
+	hasRef bool
+	err    error
 }
 
 func (b *build) load(path string) tea.Cmd {
@@ -24,8 +26,8 @@ func (b *build) load(path string) tea.Cmd {
 	seq, mode := b.loadSeq, b.list.mode
 	b.status = "Reading " + filepath.Base(path) + "…"
 	return func() tea.Msg {
-		items, err := readFile(path, mode)
-		return fileLoadedMsg{seq: seq, name: filepath.Base(path), items: items, err: err}
+		items, ref, ok, err := readFile(path, mode)
+		return fileLoadedMsg{seq: seq, name: filepath.Base(path), items: items, ref: ref, hasRef: ok, err: err}
 	}
 }
 
@@ -39,17 +41,34 @@ func (b *build) fileLoaded(msg fileLoadedMsg) tea.Cmd {
 		return nil
 	}
 	b.addItems(msg.items, msg.name, 0)
+	b.list.noteReference(msg.ref, msg.hasRef)
 	return nil
 }
 
+// refHead is how much of a ticket's file the reference is looked for in:
+// its headers and first paragraphs.
+const refHead = 64 << 10
+
 // readFile reads the entries of a .txt, .csv or .json file with batch's
-// rules (every format it reads; the extension only breaks ties).
-func readFile(path string, mode batch.Mode) ([]batch.Item, error) {
+// rules (every format it reads; the extension only breaks ties), and the
+// ticket reference its name or (for free text) its words name.
+func readFile(path string, mode batch.Mode) (items []batch.Item, ref batch.Reference, hasRef bool, err error) {
 	name := filepath.Base(path)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read %s: %s", name, reason(err))
+		return nil, ref, false, fmt.Errorf("cannot read %s: %s", name, reason(err))
 	}
 	defer f.Close()
-	return batch.Read(f, name, mode)
+	items, format, err := batch.ReadFormat(f, name, mode)
+	if err != nil {
+		return nil, ref, false, err
+	}
+	head := ""
+	if format == batch.Text {
+		buf := make([]byte, refHead)
+		n, _ := f.ReadAt(buf, 0)
+		head = string(buf[:n])
+	}
+	ref, hasRef = batch.FindReference(head, name)
+	return items, ref, hasRef, nil
 }

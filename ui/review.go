@@ -21,6 +21,7 @@ type reviewFocus int
 const (
 	focusConfirm reviewFocus = iota
 	focusTicket
+	focusPeople // the Requester section: ↑/↓ choose a row, t flips it
 )
 
 // review is the Review screen: what will be sent where, what is left out
@@ -30,10 +31,20 @@ type review struct {
 	c       *Common
 	svc     *client.Client
 	mode    batch.Mode
+	list    *entries
 	values  []string
 	invalid []batch.Item
 	left    []batch.LeftOut
 	plan    batch.Plan
+	// people are the list's rows the rule decided about (the Requester
+	// section), the one under the cursor at person.
+	people []int
+	person int
+	// offered is the reference put in the ticket field from the ticket
+	// (offerReference), and where it was found; an agent's own stays.
+	offered, offeredFrom string
+	// note says what the last flip did.
+	note    string
 	lookups bool
 	preview *preview
 	seq     int
@@ -72,22 +83,13 @@ func newReview(c *Common, svc *client.Client) *review {
 // open lays out the review of the build list and starts the preview of a
 // removal.
 func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
-	r.mode, r.lookups = mode, lookups
-	// The plan is batch's: its values (valid, distinct) and the invalid
-	// entries it leaves out; our own and the requester's addresses stay
-	// out unless taken in.
-	items := make([]batch.Item, 0, len(l.rows))
-	r.left = r.left[:0]
-	for _, e := range l.rows {
-		if e.Valid() && e.leftOut != "" {
-			r.left = append(r.left, batch.LeftOut{Item: e.Item, Reason: e.leftOut})
-			continue
-		}
-		items = append(items, e.Item)
+	r.mode, r.lookups, r.list = mode, lookups, l
+	r.replan()
+	r.person = 0
+	if l.hasRef {
+		r.offerReference(l.ref)
 	}
-	r.plan = batch.NewPlan(mode, items)
-	r.values, r.invalid = r.plan.Values, r.plan.Invalid
-	r.err, r.offset, r.preview, r.only = "", 0, nil, showAll
+	r.err, r.note, r.offset, r.preview, r.only = "", "", 0, nil, showAll
 	r.confirm.SetValue("")
 	r.confirm.Prompt = fmt.Sprintf("Type %q and press Enter to send: ", r.word())
 	r.focus = focusConfirm
@@ -99,9 +101,43 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 	return nil
 }
 
+// replan makes the plan of the list as it stands: batch's values (valid,
+// distinct) and the invalid entries it leaves out; the addresses the rule
+// (or the agent's flip) leaves out stay out.
+func (r *review) replan() {
+	l := r.list
+	items := make([]batch.Item, 0, len(l.rows))
+	r.left = r.left[:0]
+	for _, e := range l.rows {
+		if e.left(r.mode) {
+			r.left = append(r.left, batch.LeftOut{Item: e.Item, Decision: e.rule(r.mode)})
+			continue
+		}
+		items = append(items, e.Item)
+	}
+	r.plan = batch.NewPlan(r.mode, items)
+	r.values, r.invalid = r.plan.Values, r.plan.Invalid
+	r.people = people(l)
+	r.person = min(r.person, max(len(r.people)-1, 0))
+}
+
+// offerReference puts the reference a ticket names in the ticket field,
+// unless the agent typed one of their own there; they may edit it.
+func (r *review) offerReference(ref batch.Reference) {
+	if v := strings.TrimSpace(r.ticket.Value()); v != "" && v != r.offered {
+		return
+	}
+	r.ticket.SetValue(ref.Value)
+	r.ticket.CursorEnd()
+	r.offered, r.offeredFrom = ref.Value, ref.Where()
+}
+
 // forgetTicket empties the ticket field: the next batch is likely another
 // ticket's.
-func (r *review) forgetTicket() { r.ticket.SetValue("") }
+func (r *review) forgetTicket() {
+	r.ticket.SetValue("")
+	r.offered, r.offeredFrom = "", ""
+}
 
 // maxAddPreview is the most addresses an addition's review looks up one by
 // one; a larger set is sent without (its results say which were listed).
@@ -132,7 +168,7 @@ func (r *review) setSize(w, h int) {
 
 // reviewKeys are the Review screen's bindings.
 type reviewKeys struct {
-	Send, Back, SendNow, Switch, Up, Down, Again, Filter key.Binding
+	Send, Back, SendNow, Switch, Up, Down, Again, Filter, Flip key.Binding
 }
 
 func newReviewKeys() reviewKeys {
@@ -145,6 +181,7 @@ func newReviewKeys() reviewKeys {
 		Down:    key.NewBinding(key.WithKeys("down")),
 		Again:   kbh("ctrl+p", "look up again", "ctrl+p"),
 		Filter:  kbh("ctrl+f", "new/listed/all", "ctrl+f"),
+		Flip:    kb("take in / leave out", "t"),
 	}
 }
 
@@ -156,8 +193,17 @@ func (r *review) help(g globalKeys) help.KeyMap {
 	if r.mode == batch.Add {
 		b = append(b, k.SendNow)
 	}
-	b = append(b, k.Switch)
-	if r.preview != nil {
+	sw := k.Switch
+	if len(r.people) > 0 {
+		sw.SetHelp("tab", "ticket/requester")
+	}
+	b = append(b, sw)
+	switch {
+	case r.focus == focusPeople:
+		up := k.Up
+		up.SetHelp("↑/↓", "choose")
+		b = append(b, up, k.Flip)
+	case r.preview != nil:
 		b = append(b, k.Up, k.Filter, k.Again)
 	}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Quit}}}
@@ -234,20 +280,18 @@ func (r *review) update(msg tea.Msg) tea.Cmd {
 
 func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 	k := r.keys
+	if r.focus != focusPeople || !key.Matches(msg, k.Flip) {
+		r.note = ""
+	}
 	if !msg.Paste {
 		switch {
 		case key.Matches(msg, k.Back):
 			r.seq++ // a preview still running is now stale
 			return func() tea.Msg { return backMsg{} }
 		case key.Matches(msg, k.Switch):
-			if r.focus == focusConfirm {
-				r.focus = focusTicket
-				r.confirm.Blur()
-				return r.ticket.Focus()
-			}
-			r.focus = focusConfirm
-			r.ticket.Blur()
-			return r.confirm.Focus()
+			return r.switchFocus()
+		case r.focus == focusPeople:
+			return r.peopleKey(msg)
 		case key.Matches(msg, k.Up):
 			r.offset = max(r.offset-1, 0)
 			return nil
@@ -284,6 +328,45 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 		r.confirm, cmd = r.confirm.Update(msg)
 	}
 	return cmd
+}
+
+// switchFocus moves on: the confirmation, the ticket field, the Requester
+// section (when the ticket has one), the confirmation again.
+func (r *review) switchFocus() tea.Cmd {
+	r.confirm.Blur()
+	r.ticket.Blur()
+	switch {
+	case r.focus == focusConfirm:
+		r.focus = focusTicket
+		return r.ticket.Focus()
+	case r.focus == focusTicket && len(r.people) > 0:
+		r.focus = focusPeople
+		return nil
+	}
+	r.focus = focusConfirm
+	return r.confirm.Focus()
+}
+
+// peopleKey handles a key in the Requester section: ↑/↓ choose a row, t
+// flips it and the plan (and its preview) follow.
+func (r *review) peopleKey(msg tea.KeyMsg) tea.Cmd {
+	k := r.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		r.person = max(r.person-1, 0)
+	case key.Matches(msg, k.Down):
+		r.person = min(r.person+1, max(len(r.people)-1, 0))
+	case key.Matches(msg, k.Flip) && len(r.people) > 0:
+		i := r.people[r.person]
+		r.note = flipRow(r.list, i, r.list.rows[i].Value)
+		r.seq++ // a preview still running is of the old plan
+		r.replan()
+		r.preview = nil
+		if r.previews() {
+			return r.startPreview()
+		}
+	}
+	return nil
 }
 
 // send builds the run and hands it to the Send screen.
@@ -345,18 +428,10 @@ func (r *review) render() string {
 		if n > 3 {
 			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
 		}
-	} else if len(r.left) == 0 {
+	} else if len(r.people) == 0 {
 		line(st.Muted.Render("Excluded: nothing."))
 	}
-	if n := len(r.left); n > 0 {
-		line(st.Muted.Render(fmt.Sprintf("Left out: %d %s, not sent (t on the list takes one in):", n, pluralN(n, "address"))))
-		for _, l := range r.left[:min(n, 3)] {
-			line(st.Muted.Render(fmt.Sprintf("  %s — %s", l.Value, l.Reason)))
-		}
-		if n > 3 {
-			line(st.Muted.Render(fmt.Sprintf("  … and %d more", n-3)))
-		}
-	}
+	r.peopleView(line)
 	used := strings.Count(b.String(), "\n")
 	rest := r.height - used - 5
 	switch {
@@ -387,13 +462,67 @@ func (r *review) render() string {
 	if r.mode == batch.Add {
 		foot[1] += st.Muted.Render("  (or ctrl+s)")
 	}
-	if r.err != "" {
+	switch {
+	case r.err != "":
 		foot = append(foot, st.Bad.Render(truncate(r.err, w)))
-	} else {
+	case r.note != "":
+		foot = append(foot, st.Muted.Render(truncate(r.note, w)))
+	case r.offeredFrom != "" && r.offered != "" && strings.TrimSpace(r.ticket.Value()) == r.offered:
+		foot = append(foot, st.Muted.Render(truncate("The ticket reference is from "+r.offeredFrom+" (tab to edit it).", w)))
+	default:
 		foot = append(foot, "")
 	}
 	h := r.height - len(foot)
 	return lipgloss.JoinVertical(lipgloss.Left, lipgloss.NewStyle().Height(h).MaxHeight(h).Render(body), strings.Join(foot, "\n"))
+}
+
+// maxPeopleShown is the most rows the Requester section shows at once.
+const maxPeopleShown = 4
+
+// peopleView draws the Requester section: whom the ticket is about as the
+// rule decided, each row with its reason and the line that decided, the
+// requester's line quoted; with the section in focus, the row t flips.
+func (r *review) peopleView(line func(string)) {
+	if len(r.people) == 0 {
+		return
+	}
+	st := r.c.Styles
+	rows := r.list.rows
+	head := "Requester: none named in the ticket"
+	if e := rows[r.people[0]]; e.role.Requester {
+		head = "Requester: " + e.Value
+		if ev := evidenceText(e.rule(r.mode).By); ev != "" {
+			head += " (" + ev + ")"
+		}
+	}
+	taken := len(r.people) - len(r.left) // only decided rows are left out
+	hint := "tab: choose, t: take in / leave out"
+	if r.focus == focusPeople {
+		hint = "↑/↓ choose, t: take in / leave out"
+	}
+	line(st.Header.Render(head))
+	first := max(0, min(r.person-maxPeopleShown+1, len(r.people)-maxPeopleShown))
+	for k := first; k < min(first+maxPeopleShown, len(r.people)); k++ {
+		e := rows[r.people[k]]
+		d := e.rule(r.mode)
+		mark, style := "✓", st.Row
+		if d.Leave {
+			mark, style = "↷", st.Muted
+		}
+		cursor := " "
+		if r.focus == focusPeople && k == r.person {
+			cursor = ">"
+		}
+		s := fmt.Sprintf("%s %s %s — %s", cursor, mark, e.Value, ruleText(d))
+		if d.By.Line > 0 {
+			s += fmt.Sprintf(" (line %d)", d.By.Line)
+		}
+		line(style.Render(s))
+	}
+	if n := len(r.people) - first - maxPeopleShown; n > 0 {
+		line(st.Muted.Render(fmt.Sprintf("  … and %d more (↓)", n)))
+	}
+	line(st.Muted.Render(fmt.Sprintf("  Left out: %d, taken in: %d · %s", len(r.left), taken, hint)))
 }
 
 func (r *review) previewView(height int) string {

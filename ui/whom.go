@@ -1,0 +1,70 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shushlist/shush/batch"
+)
+
+// Whom a ticket is about, as the screens show it: the rule's decision on a
+// row (batch.Roles, weighed for the list's mode), the line of the ticket
+// that decided, and the agent's flip (t) on the build list and in the
+// review's Requester section.
+
+// ruleText is a decision as a row shows it: the reason, the requester
+// marked, a flip said.
+func ruleText(d batch.Decision) string {
+	s := d.Reason
+	if d.Requester && !strings.Contains(s, "requester") {
+		s = "requester: " + s
+	}
+	if d.Overridden != "" {
+		s += " (" + d.Overridden + ")"
+	}
+	return s
+}
+
+// evidenceText cites the line that decided: `line 6: "Please …"`.
+func evidenceText(e batch.Evidence) string {
+	if e.Line == 0 {
+		return ""
+	}
+	if e.Text == "" {
+		return fmt.Sprintf("line %d", e.Line)
+	}
+	return fmt.Sprintf("line %d: %q", e.Line, e.Text)
+}
+
+// flipRow flips row i of the list and says what became of it, naming
+// the row as who ("Row 3", an address).
+func flipRow(l *entries, i int, who string) string {
+	e := l.rows[i]
+	switch {
+	case !e.Valid():
+		return who + " is not valid: fix it (e) or delete it (d)."
+	case e.role.Fixed():
+		return who + " is one of our own addresses (config own): it is never sent."
+	case !l.flip(i):
+		return who + " is named in the ticket's words and is sent; d deletes it."
+	case l.rows[i].left(l.mode):
+		return who + " left out: it will not be sent (t takes it in again)."
+	}
+	return who + " taken in: it will be sent."
+}
+
+// people are the rows of a list the rule decided about, the requester's
+// first: the review's Requester section.
+func people(l *entries) []int {
+	var req, rest []int
+	for i, e := range l.rows {
+		switch {
+		case !e.Valid() || !e.role.Decided():
+		case e.role.Requester:
+			req = append(req, i)
+		default:
+			rest = append(rest, i)
+		}
+	}
+	return append(req, rest...)
+}
