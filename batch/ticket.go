@@ -631,7 +631,11 @@ func headerName(t string) (string, bool) {
 	if i < 2 || i > 30 {
 		return "", false
 	}
-	name := strings.ToLower(strings.TrimRight(t[:i], " \t"))
+	name := strings.TrimRight(t[:i], " \t")
+	if strings.ContainsAny(name, " \t") {
+		return "", false // "please remove mailto:…"
+	}
+	name = strings.ToLower(name)
 	for _, list := range [][]string{senderHeaders, sentToHeaders, copyHeaders, otherPeopleHeaders, plainHeaders} {
 		if inList(list, name) {
 			return name, true

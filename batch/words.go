@@ -61,10 +61,13 @@ func wordsOf(ws []word, s string) []word {
 	}
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
+		var inWord bool
+		if r < utf8.RuneSelf {
+			inWord = wordByte[r]
+		} else {
 			r, size = utf8.DecodeRuneInString(s[i:])
+			inWord = unicode.IsLetter(r) || unicode.IsDigit(r) || r == '’'
 		}
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’' || r == '-' || r == '.' || r == '@' || r == '_' || r == '+' || r == '&'
 		if r == '.' && start >= 0 && (i+size >= len(s) || s[i+size] == ' ' || s[i+size] == '\t') {
 			// A full stop ends the word (and the sentence).
 			inWord = false
@@ -84,10 +87,21 @@ func wordsOf(ws []word, s string) []word {
 	return ws
 }
 
+// wordByte marks the ASCII characters of a word.
+var wordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("'-.@_+&", byte(c)) >= 0
+	}
+	return t
+}()
+
 // is reports whether word w is the phrase word p (lower case, "'").
 func is(w, p string) bool {
-	if len(w) == len(p) {
+	switch {
+	case len(w) == len(p):
 		return strings.EqualFold(w, p)
+	case len(w) < len(p):
+		return false
 	}
 	return strings.Contains(w, "’") && strings.EqualFold(strings.ReplaceAll(w, "’", "'"), p)
 }
@@ -111,19 +125,32 @@ func key(buf []byte, w string) []byte {
 	return buf
 }
 
-// phrase is one phrase of a list, as words.
-type phrase struct {
-	words []string
-	class phraseClass
+// phraseBook holds phrases as a tree of their words: a line's words are
+// looked up one map access a word, however many phrases share a start.
+type phraseBook struct {
+	next  map[string]*phraseBook
+	class phraseClass // the class of the phrase that ends here; 0 for none
 }
 
-// phraseBook holds the phrases by their first word.
-type phraseBook map[string][]phrase
-
-func (b phraseBook) add(class phraseClass, list []string) {
+func (b *phraseBook) add(class phraseClass, list []string) {
 	for _, p := range list {
 		for _, ws := range expand(p) {
-			b[ws[0]] = append(b[ws[0]], phrase{words: ws, class: class})
+			n := b
+			for _, w := range ws {
+				if n.next == nil {
+					n.next = map[string]*phraseBook{}
+				}
+				c := n.next[w]
+				if c == nil {
+					c = &phraseBook{}
+					n.next[w] = c
+				}
+				n = c
+			}
+			if n.class == 0 {
+				// A phrase in two lists keeps the first's class.
+				n.class = class
+			}
 		}
 	}
 }
@@ -143,8 +170,8 @@ func expand(p string) [][]string {
 }
 
 // phrases is the book of every list of phrases.go.
-var phrases = func() phraseBook {
-	b := phraseBook{}
+var phrases = func() *phraseBook {
+	b := &phraseBook{}
 	b.add(pSuppress, suppressMe)
 	b.add(pRelease, releaseMe)
 	b.add(pAsk, askAboutMe)
@@ -158,8 +185,8 @@ var phrases = func() phraseBook {
 
 // lineStarts is the book of what a line may start with: closing words,
 // the openers of a signature, the markers of a forwarded mail.
-var lineStarts = func() phraseBook {
-	b := phraseBook{}
+var lineStarts = func() *phraseBook {
+	b := &phraseBook{}
 	b.add(pClosing, closingWords)
 	b.add(pOpener, signatureOpeners)
 	b.add(pForward, forwardMarkers)
@@ -168,18 +195,19 @@ var lineStarts = func() phraseBook {
 
 // at returns the longest phrase of the book at word i of ws, and how
 // many words it is (0 for none).
-func (b phraseBook) at(ws []word, i int) (phraseClass, int) {
-	best, class := 0, phraseClass(0)
-	if i >= len(ws) {
-		return 0, 0
-	}
+func (b *phraseBook) at(ws []word, i int) (class phraseClass, n int) {
 	var buf [64]byte
-	for _, p := range b[string(key(buf[:], ws[i].s))] {
-		if len(p.words) > best && i+len(p.words) <= len(ws) && sameWords(ws[i:], p.words) {
-			best, class = len(p.words), p.class
+	node := b
+	for k := i; k < len(ws) && node.next != nil; k++ {
+		node = node.next[string(key(buf[:], ws[k].s))]
+		if node == nil {
+			break
+		}
+		if node.class != 0 {
+			class, n = node.class, k-i+1
 		}
 	}
-	return class, best
+	return class, n
 }
 
 // match is a phrase found in a line: its class and its first and last
@@ -191,7 +219,7 @@ type match struct {
 
 // find returns the phrases in a line's words, appended to out[:0], left to right, the longest
 // at each place; a phrase about oneself right after a negation is not one.
-func (b phraseBook) find(out []match, ws []word) []match {
+func (b *phraseBook) find(out []match, ws []word) []match {
 	out = out[:0]
 	for i := 0; i < len(ws); {
 		class, best := b.at(ws, i)
@@ -205,15 +233,6 @@ func (b phraseBook) find(out []match, ws []word) []match {
 		i += best
 	}
 	return out
-}
-
-func sameWords(ws []word, p []string) bool {
-	for k, w := range p {
-		if !is(ws[k].s, w) {
-			return false
-		}
-	}
-	return true
 }
 
 // negated reports whether one of the two words before i is a negation.

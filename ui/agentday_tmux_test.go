@@ -103,11 +103,12 @@ func TestAgentsDayAgainstShushServe(t *testing.T) {
 	os.WriteFile(path, []byte(ticket), 0o600)
 	s.tmux("load-buffer", "-b", "ticket", path)
 	s.tmux("paste-buffer", "-p", "-b", "ticket", "-t", "ui")
-	dayCapture(t, "day-1-ticket", s.waitScreen("left out: requester? only in a header line", "left out: requester? only in a reply attribution",
-		"left out: requester? only in a signature", "support@ourcompany.test  ↷ left out: one of our own addresses", "· 4 left out"))
+	dayCapture(t, "day-1-ticket", s.waitScreen("jane@customer.test  ↷ left out: the requester, who does not ask for themselves",
+		"ops@customer.test  ↷ left out: only in a reply attribution", "jane.customer@customer.test  ↷ left out: only in a signature",
+		"support@ourcompany.test  ↷ left out: one of our own addresses", "· 4 left out"))
 
 	s.tmux("send-keys", "-t", "ui", "C-s")
-	s.waitScreen("Review · add", "2 addresses in 1 batch", "Left out: 4 addresses, not sent")
+	s.waitScreen("Review · add", "2 addresses in 1 batch", "Requester: jane@customer.test (line 1", "Left out: 4, taken in: 0")
 	dayCapture(t, "day-2-review", s.waitScreen("Preview: 1 new · 1 already listed", "✓ known@example.com", "+ new@example.com  new"))
 	s.tmux("send-keys", "-t", "ui", "Tab")
 	s.tmux("send-keys", "-t", "ui", "-l", "#4711")
@@ -166,8 +167,8 @@ func dayCapture(t *testing.T, name, screen string) string {
 
 // dayDocs are the agent's day's captions.
 var dayDocs = []struct{ name, caption string }{
-	{"day-1-ticket", "A forwarded ticket pasted: the requester's addresses (header, reply attribution, signature) and our own stay in the list greyed, with the reason; `t` takes one in."},
-	{"day-2-review", "The review: what goes, what is left out and why, and each address new or already listed (with origin and date)."},
+	{"day-1-ticket", "A forwarded ticket pasted: whom it is about. The requester asks about others, not themselves, so they are left out, as are the reply attribution, the signature and our own address: greyed, with the reason; `t` flips one."},
+	{"day-2-review", "The review: what goes; the Requester section with whom the ticket is not about, why and the line that decided; each address new or already listed (with origin and date)."},
 	{"day-3-results", "The results: one ID per address, already listed told from added by what the service says."},
 	{"day-4-check", "Check (`c`): which addresses of another ticket are listed, since when, by whom and under which ticket; nothing is sent."},
 	{"day-5-history", "History (`h`), `/` finds last week's run by its ticket number."},
