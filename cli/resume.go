@@ -75,6 +75,13 @@ func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
 	if f.yes {
 		parts = append(parts, "--yes")
 	}
+	// The run is found by its plan: the same overrides make the same one.
+	if f.includeRequester {
+		parts = append(parts, "--include-requester")
+	}
+	if f.excludeRequester {
+		parts = append(parts, "--exclude-requester")
+	}
 	return strings.Join(append(parts, "--resume"), " ")
 }
 
