@@ -103,11 +103,12 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
 
 // replan makes the plan of the list as it stands: batch's values (valid,
 // distinct) and the invalid entries it leaves out; the addresses the rule
-// (or the agent's flip) leaves out stay out.
+// (or the agent's flip) leaves out stay out, and go with the run with
+// their reasons.
 func (r *review) replan() {
 	l := r.list
 	items := make([]batch.Item, 0, len(l.rows))
-	r.left = r.left[:0]
+	r.left = nil // a plan sent holds the last one
 	for _, e := range l.rows {
 		if e.left(r.mode) {
 			r.left = append(r.left, batch.LeftOut{Item: e.Item, Decision: e.rule(r.mode)})
@@ -116,6 +117,7 @@ func (r *review) replan() {
 		items = append(items, e.Item)
 	}
 	r.plan = batch.NewPlan(r.mode, items)
+	r.plan.LeftOut = r.left
 	r.values, r.invalid = r.plan.Values, r.plan.Invalid
 	r.people = people(l)
 	r.person = min(r.person, max(len(r.people)-1, 0))
