@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"ListPaging", testListPaging},
 		{"ListOrigin", testListOrigin},
 		{"ListCursorOfRemovedEntry", testListRemovedCursor},
+		{"CursorIsAPosition", testCursorIsAPosition},
 		{"Keys", testKeys},
 		{"ConcurrentAdds", testConcurrentAdds},
 		{"ConcurrentAddRemove", testConcurrentAddRemove},
@@ -490,6 +491,49 @@ func testListRemovedCursor(t *testing.T, st store.Store) {
 	page, more, err = st.List(ctx(t), tm, store.ListQuery{Limit: 5, Before: all[3].ID})
 	if err != nil || !slices.Equal(ids(page), []string{all[5].ID, all[4].ID}) || more {
 		t.Fatalf("before a removed entry: %v more=%v err=%v", emails(page), more, err)
+	}
+}
+
+// testCursorIsAPosition: a cursor is a place in ID order, whether or not
+// an entry has that ID, on every page of the store; one that is not an ID
+// at all is refused.
+func testCursorIsAPosition(t *testing.T, st store.Store) {
+	tm := team(t)
+	all := mustAdd(t, st, tm, addrs("position", 3)...) // oldest first
+	const (
+		past   = "00000000-0000-7000-8000-000000000000"
+		future = "ffffffff-ffff-7fff-bfff-ffffffffffff"
+	)
+	page, more, err := st.List(ctx(t), tm, store.ListQuery{Limit: 2, After: future})
+	if err != nil || !slices.Equal(ids(page), []string{all[2].ID, all[1].ID}) || !more {
+		t.Errorf("list after an ID later than all: %v more=%v err=%v; want the two newest and more", emails(page), more, err)
+	}
+	page, more, err = st.List(ctx(t), tm, store.ListQuery{Limit: 2, Before: past})
+	if err != nil || !slices.Equal(ids(page), []string{all[1].ID, all[0].ID}) || !more {
+		t.Errorf("list before an ID earlier than all: %v more=%v err=%v; want the two oldest and more", emails(page), more, err)
+	}
+	if got, _, err := st.Audit(ctx(t), tm, store.AuditQuery{Limit: 10, After: future}); err != nil || len(got) != 3 {
+		t.Errorf("trail after an ID later than all: %d entries, %v; want 3", len(got), err)
+	}
+	if got, _, err := st.Audit(ctx(t), tm, store.AuditQuery{Limit: 10, SuppressionID: future}); err != nil || len(got) != 0 {
+		t.Errorf("trail of an ID no entry has: %d entries, %v; want none", len(got), err)
+	}
+	if got, _, err := st.ListWebhooks(ctx(t), tm, store.Page{Limit: 10, Before: past}); err != nil || len(got) != 0 {
+		t.Errorf("webhooks before an ID earlier than all: %v, %v; want none", got, err)
+	}
+	if got, _, err := st.WebhookEvents(ctx(t), tm, future, store.Page{Limit: 10, After: future}); err != nil || len(got) != 0 {
+		t.Errorf("events of a webhook no one has: %v, %v; want none", got, err)
+	}
+	for _, bad := range []string{"not-an-id", all[0].Email} {
+		if _, _, err := st.List(ctx(t), tm, store.ListQuery{After: bad}); err == nil {
+			t.Errorf("list after %q: no error", bad)
+		}
+		if _, _, err := st.Audit(ctx(t), tm, store.AuditQuery{Before: bad}); err == nil {
+			t.Errorf("trail before %q: no error", bad)
+		}
+		if _, _, err := st.ListWebhooks(ctx(t), tm, store.Page{After: bad}); err == nil {
+			t.Errorf("webhooks after %q: no error", bad)
+		}
 	}
 }
 
