@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
@@ -64,16 +63,21 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		return []store.Entry{}, nil
 	}
 	at := now()
-	rows := make([]store.Entry, len(entries))
-	minted := make(map[string]string, len(entries))
-	for i, n := range entries {
+	// rows are the entries to create, one per address, and index says
+	// which row an address has.
+	rows := make([]store.Entry, 0, len(entries))
+	index := make(map[string]int, len(entries))
+	for _, n := range entries {
+		if _, dup := index[n.Email]; dup {
+			continue
+		}
 		id, err := newID()
 		if err != nil {
 			return nil, fmt.Errorf("add to the list: %w", err)
 		}
 		o, source := origin(n)
-		rows[i] = store.Entry{ID: id, Email: n.Email, Origin: o, SourceID: source, CreatedAt: at}
-		minted[n.Email] = id
+		index[n.Email] = len(rows)
+		rows = append(rows, store.Entry{ID: id, Email: n.Email, Origin: o, SourceID: source, CreatedAt: at})
 	}
 	p := &InsertEntriesParams{Team: team}
 	if !c.noTrail {
@@ -83,34 +87,44 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		}
 		p.Change = ch
 	}
-	var by map[string]store.Entry
+	// listed is each row's entry as the list has it.
+	listed := make([]store.Entry, len(rows))
 	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
-		by = make(map[string]store.Entry, len(rows))
+		clear(listed)
 		p.Entries = rows
-		for round := 0; len(p.Entries) > 0; round++ {
-			if round == maxAddRounds {
-				return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(p.Entries), round)
-			}
+		for round := 1; len(p.Entries) > 0; round++ {
 			got, err := tx.InsertEntries(ctx, p)
 			if err != nil {
 				return err
 			}
 			for _, e := range got {
+				i, ok := index[e.Email]
+				if !ok {
+					continue
+				}
 				// The entry is new if it has the ID minted for it: no
 				// other entry can.
-				e.Created = e.ID == minted[e.Email]
-				if old, ok := by[e.Email]; !ok || e.Created && !old.Created {
-					by[e.Email] = e
+				e.Created = e.ID == rows[i].ID
+				if listed[i].ID == "" || e.Created && !listed[i].Created {
+					listed[i] = e
 				}
 			}
-			p.Entries = slices.DeleteFunc(slices.Clone(p.Entries), func(e store.Entry) bool { _, ok := by[e.Email]; return ok })
+			p.Entries = nil
+			for i, e := range listed {
+				if e.ID == "" {
+					p.Entries = append(p.Entries, rows[i])
+				}
+			}
+			if len(p.Entries) > 0 && round == maxAddRounds {
+				return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(p.Entries), round)
+			}
 		}
 		if c.noTrail {
 			return nil
 		}
 		var created []store.Entry
-		for _, r := range rows {
-			if e := by[r.Email]; e.Created {
+		for _, e := range listed {
+			if e.Created {
 				created = append(created, e)
 			}
 		}
@@ -121,7 +135,7 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 	}
 	out := make([]store.Entry, len(entries))
 	for i, n := range entries {
-		out[i] = by[n.Email]
+		out[i] = listed[index[n.Email]]
 	}
 	return out, nil
 }
