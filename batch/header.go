@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/atomicfile"
 )
 
 // A recorded run is what the CLI and the UI send: a plan split into
@@ -147,19 +148,16 @@ func (ri *RunInfo) segmentPath(i int) string {
 	return filepath.Join(ri.dir, fmt.Sprintf("%s.s%04d%s", ri.ID, i+1, journalExt))
 }
 
-// save rewrites the header atomically (a new file renamed over the old).
-// It is not synced: the journals are what survives a crash.
+// save rewrites the header whole and durably (internal/atomicfile): after
+// a crash the run is still listed, with the header of its last save (the
+// journals have what was sent since).
 func (ri *RunInfo) save() error {
 	ri.Updated = time.Now().UTC()
 	b, err := json.Marshal(ri)
 	if err != nil {
 		return err
 	}
-	tmp := ri.headerPath() + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return fmt.Errorf("record the run: %w", err)
-	}
-	if err := os.Rename(tmp, ri.headerPath()); err != nil {
+	if err := atomicfile.WriteFile(ri.headerPath(), append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("record the run: %w", err)
 	}
 	return nil
@@ -239,7 +237,7 @@ func adopt(dir, name string) (RunInfo, error) {
 	if !js.finished {
 		ri.State = Stopped
 	}
-	if err := os.Rename(path, ri.segmentPath(0)); err != nil {
+	if err := atomicfile.Rename(path, ri.segmentPath(0)); err != nil {
 		return RunInfo{}, err
 	}
 	return ri, ri.save()

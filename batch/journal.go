@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/shushlist/shush/internal/atomicfile"
 )
 
 // A journal is one file per run, JSON lines: a plan record (mode, target,
@@ -122,10 +124,7 @@ func createJournalWith(path string, plan []byte) (*journal, error) {
 	}
 	// The directory entry must survive a crash too, or the synced records
 	// would be in a file nobody can find.
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	_ = atomicfile.SyncDir(dir)
 	j := newJournal(path, f)
 	if err := j.writeLine(plan); err != nil {
 		_ = j.close()

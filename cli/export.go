@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -29,7 +28,7 @@ a formula are escaped) or NDJSON (one entry a line). The service streams it
 and shush writes it as it comes, so memory stays flat for any size.
 
 With --output the file is written whole or not at all (mode 0600: it holds
-addresses); without it the export goes to stdout. Needs shush's own service
+addresses); without it, or with --output -, the export goes to stdout. Needs shush's own service
 (GET /suppressions/export); the hosted service has none (use list --all).`,
 		Example: `  shush suppressions export --output list.csv
   shush suppressions export --format ndjson --origin bounce | jq -r .email`,
@@ -51,41 +50,30 @@ addresses); without it the export goes to stdout. Needs shush's own service
 	f := cmd.Flags()
 	f.StringVar(&p.Format, "format", "csv", "csv or ndjson")
 	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
-	f.StringVarP(&outPath, "output", "o", "", "write to this file (whole or not at all) instead of stdout")
+	f.StringVarP(&outPath, "output", "o", "", "write to this file (whole or not at all; - is stdout) instead of stdout")
 	return cmd
 }
 
-// export streams the list into outPath, or stdout when it is "".
+// export streams the list into outPath, or stdout when it is "" or "-".
 func (a *app) export(ctx context.Context, conn *connection, p client.ExportParams, outPath string) error {
-	w := a.io.Out
-	var tmp *os.File
-	if outPath != "" {
-		f, err := os.CreateTemp(filepath.Dir(outPath), ".shush-export-*")
-		if err != nil {
-			return usagef("cannot write in %s: %v", filepath.Dir(outPath), err)
-		}
-		defer os.Remove(f.Name())
-		w, tmp = f, f
+	out, err := a.openOutput(outPath)
+	if err != nil {
+		return err
 	}
-	prog := &exportProgress{w: w, err: a.io.Err, show: isTerminal(a.io.Err), csv: p.Format == "csv"}
-	_, err := conn.Client.Export(ctx, p, prog)
+	defer out.abort()
+	prog := &exportProgress{w: out, err: a.io.Err, show: isTerminal(a.io.Err), csv: p.Format == "csv"}
+	_, err = conn.Client.Export(ctx, p, prog)
 	prog.done()
 	if err != nil {
-		if tmp != nil {
-			tmp.Close()
-		}
 		if client.IsNotFound(err) || client.IsUnsupported(err) {
 			return fmt.Errorf("%s offers no export (only shush's own service does); use shush suppressions list --all: %w", conn.Target, err)
 		}
 		return err
 	}
-	if tmp != nil {
-		if err := tmp.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", outPath, err)
-		}
-		if err := os.Rename(tmp.Name(), outPath); err != nil {
-			return fmt.Errorf("write %s: %w", outPath, err)
-		}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	if out.file != nil {
 		abs, _ := filepath.Abs(outPath)
 		fmt.Fprintf(a.io.Err, "Exported %s to %s.\n", plural(prog.entries(), "entry", "entries"), safeText(abs))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/shushlist/shush/internal/atomicfile"
 	"github.com/shushlist/shush/safe"
 )
 
@@ -26,6 +27,43 @@ type outputMode struct{ json bool }
 
 func (a *app) output(jsonFlag bool) outputMode {
 	return outputMode{json: jsonFlag || !isTerminal(a.io.Out)}
+}
+
+// outputFile is where a command's --output goes: a file written whole or
+// not at all (internal/atomicfile, mode 0600: what shush writes holds
+// addresses), or stdout for "" and "-".
+type outputFile struct {
+	w    io.Writer
+	file *atomicfile.File // nil for stdout
+}
+
+// openOutput opens --output path; "" and "-" are stdout, as for --file.
+func (a *app) openOutput(path string) (*outputFile, error) {
+	if path == "" || path == "-" {
+		return &outputFile{w: a.io.Out}, nil
+	}
+	f, err := atomicfile.Create(path, 0o600)
+	if err != nil {
+		return nil, usageErr{err}
+	}
+	return &outputFile{w: f, file: f}, nil
+}
+
+func (o *outputFile) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// commit puts the file in place (stdout needs nothing).
+func (o *outputFile) commit() error {
+	if o.file == nil {
+		return nil
+	}
+	return o.file.Commit()
+}
+
+// abort drops a file not committed; it can be deferred.
+func (o *outputFile) abort() {
+	if o.file != nil {
+		o.file.Abort()
+	}
 }
 
 // writeJSON prints v as indented JSON with a final newline.

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/shushlist/shush/internal/atomicfile"
 )
 
 // DefaultKeepRunsDays is how many days finished runs are kept unless the
@@ -195,36 +197,14 @@ func (f *File) Save() error {
 }
 
 // WritePrivate writes a file only its owner can read (0600), creating its
-// directory with 0700, and replaces any old file atomically.
+// directory with 0700, and replaces any old file atomically and durably
+// (internal/atomicfile).
 func WritePrivate(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cannot create %s: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		tmp.Close()
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, 0o600)
 }
 
 // Flags are the settings given on the command line; empty means not given.

@@ -18,6 +18,7 @@ import (
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/atomicfile"
 	"github.com/shushlist/shush/safe"
 )
 
@@ -211,23 +212,20 @@ func writeCSV(path string, rows [][]string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("cannot write in %s: %s", dir, reason(err))
 	}
-	f, err := os.CreateTemp(dir, ".shush-check-*")
+	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
-		return fmt.Errorf("cannot write in %s: %s", dir, reason(err))
+		return err
 	}
-	defer os.Remove(f.Name())
+	defer f.Abort()
 	w := csv.NewWriter(f)
 	_ = w.WriteAll(rows)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err := w.Error(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = w.Error()
+	if err := f.Commit(); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %s", path, err)
-	}
-	return os.Rename(f.Name(), path)
+	return nil
 }
 
 func (k *checker) keyMode() inputMode { return normal }

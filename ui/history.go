@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/internal/atomicfile"
 )
 
 // historyFile is the file of past runs that earlier versions kept in the
@@ -58,7 +59,7 @@ func importHistory(stateDir string, runs *batch.Runs) (bad int, err error) {
 		return bad, fmt.Errorf("cannot read the history: %s", reason(err))
 	}
 	f.Close()
-	return bad, os.Rename(path, path+importedExt)
+	return bad, atomicfile.Rename(path, path+importedExt)
 }
 
 // history is the History screen: past runs; Enter opens one's results.

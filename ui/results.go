@@ -21,6 +21,7 @@ import (
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/atomicfile"
 	"github.com/shushlist/shush/safe"
 )
 
@@ -329,12 +330,11 @@ func expandHome(path string) string {
 // case), else as CSV, each carrying the run's ticket, target, mode and
 // time. The file is written whole or not at all.
 func writeResults(path string, head exportHead, rows []row) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".shush-results-*")
+	f, err := atomicfile.Create(path, 0o600)
 	if err != nil {
-		return fmt.Errorf("cannot write in %s: %s", dir, reason(err))
+		return err
 	}
-	defer os.Remove(f.Name())
+	defer f.Abort()
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		enc := json.NewEncoder(f)
 		enc.SetIndent("", "  ")
@@ -353,14 +353,11 @@ func writeResults(path string, head exportHead, rows []row) error {
 		w.Flush()
 		err = w.Error()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err == nil {
+		err = f.Commit()
 	}
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %s", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s: %s", path, reason(err))
+		return err
 	}
 	return nil
 }
