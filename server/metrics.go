@@ -117,8 +117,8 @@ func (m *Metrics) held(n int64) {
 	}
 }
 
-// poolStats registers the store's connection pool gauges, when the store
-// reports them.
+// poolStats registers the store's connection pool gauges (and the count
+// of waits, a counter), when the store reports them.
 func (m *Metrics) poolStats(st store.Store) {
 	ps, ok := st.(store.PoolStatser)
 	if !ok {
@@ -131,9 +131,14 @@ func (m *Metrics) poolStats(st store.Store) {
 		{"shush_store_pool_connections_open", "Connections the store's pool holds open.", func(s store.PoolStats) float64 { return float64(s.Open) }},
 		{"shush_store_pool_connections_in_use", "Connections of the store's pool in use.", func(s store.PoolStats) float64 { return float64(s.InUse) }},
 		{"shush_store_pool_connections_max", "Most connections the store's pool may open.", func(s store.PoolStats) float64 { return float64(s.Max) }},
-		{"shush_store_pool_waits", "Times a request waited for a free connection since start.", func(s store.PoolStats) float64 { return float64(s.Waits) }},
 	} {
 		get := g.get
 		_ = m.GaugeFunc(g.name, g.help, func() float64 { return get(ps.PoolStats()) })
 	}
+	// A count since start only grows: a counter, named _total, so that
+	// rate() and increase() apply.
+	_ = m.reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "shush_store_pool_waits_total",
+		Help: "Times a request waited for a free connection of the store's pool.",
+	}, func() float64 { return float64(ps.PoolStats().Waits) }))
 }

@@ -133,6 +133,24 @@ func TestOpenAPIDocument(t *testing.T) {
 	if err != nil || !doc.IsOpenAPI31OrLater() {
 		t.Fatalf("the served document is not OpenAPI 3.1: %v", err)
 	}
+	// What linters (redocly) ask of a published document: a licence, and
+	// a description for every tag an operation has.
+	if doc.Info.License == nil || doc.Info.License.Name != "MIT" {
+		t.Errorf("info.license = %+v, want MIT as in LICENSE", doc.Info.License)
+	}
+	described := map[string]bool{}
+	for _, tag := range doc.Tags {
+		described[tag.Name] = tag.Description != ""
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, tag := range op.Tags {
+				if !described[tag] {
+					t.Errorf("%s %s has the tag %q, which the document does not describe", method, path, tag)
+				}
+			}
+		}
+	}
 	key := s.key("ops", false)
 	hook := s.createWebhook(key, "https://example.com/hook", "suppression.added")
 	ids := s.add(key, "one@example.com", "two@example.com", "three@example.com")

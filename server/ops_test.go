@@ -398,6 +398,9 @@ func TestMetricsCountByRoutePattern(t *testing.T) {
 		}
 	}
 	_, text := scrapeText(t, m)
+	if !strings.Contains(text, "# TYPE shush_store_pool_waits_total counter\nshush_store_pool_waits_total 0\n") {
+		t.Error("the pool's waits are not the counter shush_store_pool_waits_total")
+	}
 	if strings.Contains(text, "secret-person") || strings.Contains(text, "x1@example.com") || strings.Contains(text, "/nope") {
 		t.Error("a request path became a metric label")
 	}
