@@ -1,6 +1,10 @@
 package batch
 
-import "strings"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Whom a ticket is about. The top mail's sender is the requester, and is
 // the same person wherever their address recurs (a signature, "(jane@…)"
@@ -90,6 +94,36 @@ func (d Decision) For(mode Mode) Decision {
 		d.Reason, d.Leave, d.By = who+ReasonWantsNoMail, true, w.add
 	}
 	return d
+}
+
+// String cites the line: `line 6: "Please unsubscribe me…"` (its text cut
+// to 60 characters), "line 6" without its text, "" for none. The text is
+// the ticket's: sanitize it where it reaches a terminal.
+func (e Evidence) String() string {
+	switch {
+	case e.Line == 0:
+		return ""
+	case e.Text == "":
+		return "line " + strconv.Itoa(e.Line)
+	}
+	text := e.Text
+	if r := []rune(text); len(r) > 60 {
+		text = string(r[:59]) + "…"
+	}
+	return fmt.Sprintf("line %d: %q", e.Line, text)
+}
+
+// Text is the decision for people: the reason, the requester marked, an
+// override said ("requester: …", "… (taken in by hand)").
+func (d Decision) Text() string {
+	s := d.Reason
+	if d.Requester && !strings.Contains(s, "requester") {
+		s = "requester: " + s
+	}
+	if d.Overridden != "" {
+		s += " (" + d.Overridden + ")"
+	}
+	return s
 }
 
 // Decided reports whether the rule had something to say.

@@ -282,7 +282,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	case in.Len() == 0 && len(in.LeftOut) > 0:
 		l := in.LeftOut[0]
 		return usagef("%s has nothing to send: every address is left out (%s: %s); --dry-run shows why, --include-requester takes them in",
-			inputName(f.file), l.Value, who(l.Decision))
+			inputName(f.file), l.Value, l.Text())
 	case in.Len() == 0:
 		return usagef("%s has no valid entries to send: %s", inputName(f.file), describeInvalid(in.Invalid, 3))
 	}

@@ -108,7 +108,7 @@ func (a *app) listTakenIn(w io.Writer, decisions []batch.Decided) {
 	fmt.Fprintf(w, "Taken in from the ticket (--exclude-requester leaves them out):\n")
 	t := newTable(w)
 	for _, d := range taken {
-		t.row("  "+d.Value, who(d.Decision), evidence(d.By))
+		t.row("  "+d.Value, d.Text(), evidence(d.By))
 	}
 	_ = t.flush()
 }
@@ -140,37 +140,17 @@ func (a *app) listLeftOut(w io.Writer, left []batch.LeftOut) {
 	t := newTable(w)
 	for _, v := range order {
 		d := first[v]
-		t.row("  "+v, "line "+strings.Join(lines[v], ", "), who(d), evidence(d.By))
+		t.row("  "+v, "line "+strings.Join(lines[v], ", "), d.Text(), evidence(d.By))
 	}
 	_ = t.flush()
 }
 
-// who is a decision's reason, with the requester marked and an override
-// said.
-func who(d batch.Decision) string {
-	s := d.Reason
-	if d.Requester && !strings.Contains(s, "requester") {
-		s = "requester: " + s
-	}
-	if d.Overridden != "" {
-		s += " (" + d.Overridden + ")"
-	}
-	return s
-}
-
-// evidence cites the line that decided, shortened.
+// evidence cites the line that decided, in parentheses.
 func evidence(e batch.Evidence) string {
 	if e.Line == 0 {
 		return ""
 	}
-	if e.Text == "" {
-		return fmt.Sprintf("(line %d)", e.Line)
-	}
-	text := e.Text
-	if r := []rune(text); len(r) > 60 {
-		text = string(r[:59]) + "…"
-	}
-	return fmt.Sprintf("(line %d: %q)", e.Line, text)
+	return "(" + e.String() + ")"
 }
 
 // listInvalid prints up to max invalid entries, one a line.

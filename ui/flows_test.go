@@ -647,3 +647,35 @@ func TestReviewFilter(t *testing.T) {
 	h.keys("ctrl+f", "ctrl+f")
 	h.mustSee("✓ was1@example.com", "+ new1@example.com")
 }
+
+// Check sends nothing, so it leaves nobody out: the requester, whom a
+// batch would leave out, is looked up too and marked, on the screen and
+// in the export.
+func TestCheckMarksTheRequester(t *testing.T) {
+	svc := service(t, nil)
+	if _, err := svc.BatchAdd(context.Background(), []string{"jane@customer.test"}); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	t.Setenv(config.EnvExportDir, home)
+	h := newHarness(t, svc, 120, 30)
+	h.paste("From: Jane <jane@customer.test>\n\nWhat about free@example.com, is it blocked?\n")
+	h.mustSee("jane@customer.test  ↷ left out: the requester, who does not ask for themselves")
+	h.keys("esc", "c")
+	h.mustSee("Check · 2 addresses", "1 listed · 1 not listed", "✓ jane@customer.test (requester)  manual", "- free@example.com  not listed")
+	h.keys("w")
+	h.mustSee("Wrote 2 addresses to " + home)
+	files, _ := filepath.Glob(filepath.Join(home, "*check*.csv"))
+	if len(files) != 1 {
+		t.Fatalf("export: %v", files)
+	}
+	data, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(data), ",requester\n") || !strings.Contains(string(data), "jane@customer.test,true,") {
+		t.Errorf("export:\n%s", data)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "jane@") && !strings.HasSuffix(l, ",true") || strings.HasPrefix(l, "free@") && !strings.HasSuffix(l, ",false") {
+			t.Errorf("the requester column: %q", l)
+		}
+	}
+}

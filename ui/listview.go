@@ -188,9 +188,9 @@ func (v *listView) view(c *Common, focused bool) string {
 		switch {
 		case !e.Valid() || !rule.Decided():
 		case rule.Leave:
-			text += "  ↷ left out: " + ruleText(rule)
+			text += "  ↷ left out: " + rule.Text()
 		default:
-			text += "  ✓ " + ruleText(rule)
+			text += "  ✓ " + rule.Text()
 		}
 		if !e.Valid() {
 			text = e.Raw + "  ✗ " + e.Problem

@@ -493,7 +493,7 @@ func (r *review) peopleView(line func(string)) {
 	head := "Requester: none named in the ticket"
 	if e := rows[r.people[0]]; e.role.Requester {
 		head = "Requester: " + e.Value
-		if ev := evidenceText(e.rule(r.mode).By); ev != "" {
+		if ev := e.rule(r.mode).By.String(); ev != "" {
 			head += " (" + ev + ")"
 		}
 	}
@@ -515,7 +515,7 @@ func (r *review) peopleView(line func(string)) {
 		if r.focus == focusPeople && k == r.person {
 			cursor = ">"
 		}
-		s := fmt.Sprintf("%s %s %s — %s", cursor, mark, e.Value, ruleText(d))
+		s := fmt.Sprintf("%s %s %s — %s", cursor, mark, e.Value, d.Text())
 		if d.By.Line > 0 {
 			s += fmt.Sprintf(" (line %d)", d.By.Line)
 		}

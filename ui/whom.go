@@ -1,40 +1,9 @@
 package ui
 
-import (
-	"fmt"
-	"strings"
-
-	"github.com/shushlist/shush/batch"
-)
-
 // Whom a ticket is about, as the screens show it: the rule's decision on a
 // row (batch.Roles, weighed for the list's mode), the line of the ticket
 // that decided, and the agent's flip (t) on the build list and in the
 // review's Requester section.
-
-// ruleText is a decision as a row shows it: the reason, the requester
-// marked, a flip said.
-func ruleText(d batch.Decision) string {
-	s := d.Reason
-	if d.Requester && !strings.Contains(s, "requester") {
-		s = "requester: " + s
-	}
-	if d.Overridden != "" {
-		s += " (" + d.Overridden + ")"
-	}
-	return s
-}
-
-// evidenceText cites the line that decided: `line 6: "Please …"`.
-func evidenceText(e batch.Evidence) string {
-	if e.Line == 0 {
-		return ""
-	}
-	if e.Text == "" {
-		return fmt.Sprintf("line %d", e.Line)
-	}
-	return fmt.Sprintf("line %d: %q", e.Line, e.Text)
-}
 
 // flipRow flips row i of the list and says what became of it, naming
 // the row as who ("Row 3", an address).
