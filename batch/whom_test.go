@@ -286,3 +286,26 @@ func TestDecisionForMode(t *testing.T) {
 		t.Errorf("add: %+v", d)
 	}
 }
+
+// BenchmarkTicketCorpus reads every ticket of the corpus as a paste is read
+// (ParseText, then the rule) and reports the time per ticket.
+func BenchmarkTicketCorpus(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "tickets", "*.txt"))
+	var texts []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, text, _ := strings.Cut(string(data), "\n====\n")
+		texts = append(texts, text)
+	}
+	own := batch.NewOwn([]string{"@ourcompany.test"})
+	for b.Loop() {
+		for _, text := range texts {
+			items := batch.ParseText(text, batch.Add)
+			_ = batch.Decide(items, own, batch.Add)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(texts)), "µs/ticket")
+}
