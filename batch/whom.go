@@ -129,9 +129,9 @@ func (d Decision) Text() string {
 // Decided reports whether the rule had something to say.
 func (d Decision) Decided() bool { return d.Reason != "" }
 
-// Fixed reports a decision nobody may turn around: our own addresses are
-// never sent.
-func (d Decision) Fixed() bool { return d.Reason == ReasonOwn }
+// Fixed reports a decision nobody may turn around: our own addresses and
+// the address the ticket was sent to (our support mailbox) are never sent.
+func (d Decision) Fixed() bool { return d.Reason == ReasonOwn || d.Reason == ReasonSentTo }
 
 // Flip turns a decision around by hand (and back); a fixed one stays.
 func (d Decision) Flip() Decision {
@@ -160,14 +160,14 @@ type Decided struct {
 func decided(v string, d Decision) Decided { return Decided{Value: v, Sent: !d.Leave, Decision: d} }
 
 // Override is the agent's word over the rule for a whole input; our own
-// addresses stay out whatever it says.
+// addresses and the one the ticket was sent to stay out whatever it says.
 type Override int
 
 const (
 	// ByRule lets the rule decide.
 	ByRule Override = iota
-	// TakeInAll sends every address the rule leaves out (the old
-	// --include-requester).
+	// TakeInAll sends every address the rule leaves out but the fixed
+	// ones (the old --include-requester).
 	TakeInAll
 	// LeaveOutPeople leaves out every address the rule takes in although
 	// the ticket's words do not name it: the requester who asks for

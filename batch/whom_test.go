@@ -246,6 +246,14 @@ func TestOverridesAndFlips(t *testing.T) {
 		}
 	}
 
+	// The address the ticket was sent to is ours without a config: it
+	// stays out whatever the override.
+	bare := batch.ParseText("From: kim@customer.example\nTo: help@support.example\n\nunsubscribe me\n", batch.Add)
+	if keep, left := batch.LeaveOut(bare, batch.Own{}, batch.Add, batch.TakeInAll); len(left) != 1 || left[0].Value != "help@support.example" ||
+		len(keep) != 1 || !left[0].Fixed() || left[0].Flip().Leave != true {
+		t.Errorf("the address the ticket was sent to, taken in: keep %v, left %+v", keep, left)
+	}
+
 	ds := batch.Decide(items, own, batch.Add)
 	for i, d := range ds {
 		switch items[i].Value {

@@ -94,7 +94,7 @@ address it was sent to and our own (config "own") never go; the requester
 (the top mail's sender) goes when they ask for themselves ("unsubscribe me",
 "put me back", "am I blocked?"), with the colleagues they include ("me and
 my colleague (cc'd)"); header, reply-attribution and signature addresses do
-not. --include-requester takes in everyone left out but our own;
+not. --include-requester takes in everyone left out but those two;
 --exclude-requester leaves out the requester and colleagues the rule took
 in.
 
@@ -174,7 +174,7 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl.BoolVar(&f.asJSON, "json", false, "print the API's JSON, batches merged into one data array")
 	fl.BoolVar(&f.resume, "resume", false, "finish the last interrupted run of this command against this service")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "batches in flight at once (1-16; default: chosen for the target, see above); the client keeps within the rate limit")
-	fl.BoolVar(&f.includeRequester, "include-requester", false, "send every address the rule of whom a ticket is about leaves out (our own addresses, config own, never go)")
+	fl.BoolVar(&f.includeRequester, "include-requester", false, "send every address the rule of whom a ticket is about leaves out (our own, config own, and the address the ticket was sent to never go)")
 	fl.BoolVar(&f.excludeRequester, "exclude-requester", false, "leave out the requester and colleagues the rule takes in from a ticket")
 	fl.StringVar(&f.reference, "reference", "", "ticket number or URL sent with every request of the run (Shush-Reference), kept in the service's audit trail; auto: the one the ticket names")
 	if remove {

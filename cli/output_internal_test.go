@@ -65,7 +65,7 @@ func TestHumanPlanOfATicket(t *testing.T) {
 		"Taken in from the ticket (--exclude-requester leaves them out):",
 		`jane@customer.example the requester asks for themselves (line 6: "Please unsubscribe me and my colleague (cc'd).")`,
 		`tom@customer.example a colleague the requester includes (line 6:`,
-		"Left out 3 addresses; --include-requester takes in all but our own:",
+		"Left out 3 addresses; --include-requester takes in all but our own and the address the ticket was sent to:",
 		`x@lists.example line 11 only in a signature (line 11: "\x1b]0;hi\a x@lists.example")`,
 		`support@ourcompany.test line 2 one of our own addresses (line 2: "To: support@ourcompany.test")`,
 		`kim@customer.example line 10 only in a signature (line 10: "kim@customer.example")`,

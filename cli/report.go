@@ -134,7 +134,7 @@ func (a *app) listLeftOut(w io.Writer, left []batch.LeftOut) {
 	}
 	hint := ""
 	if takeable {
-		hint = "; --include-requester takes in all but our own"
+		hint = "; --include-requester takes in all but our own and the address the ticket was sent to"
 	}
 	fmt.Fprintf(w, "Left out %s%s:\n", plural(len(order), "address", "addresses"), hint)
 	t := newTable(w)

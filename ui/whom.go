@@ -1,5 +1,7 @@
 package ui
 
+import "github.com/shushlist/shush/batch"
+
 // Whom a ticket is about, as the screens show it: the rule's decision on a
 // row (batch.Roles, weighed for the list's mode), the line of the ticket
 // that decided, and the agent's flip (t) on the build list and in the
@@ -12,6 +14,8 @@ func flipRow(l *entries, i int, who string) string {
 	switch {
 	case !e.Valid():
 		return who + " is not valid: fix it (e) or delete it (d)."
+	case e.role.Reason == batch.ReasonSentTo:
+		return who + " is the address the ticket was sent to: it is never sent."
 	case e.role.Fixed():
 		return who + " is one of our own addresses (config own): it is never sent."
 	case !l.flip(i):
