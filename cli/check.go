@@ -157,15 +157,14 @@ func (a *app) printCheck(doc checkJSON) {
 }
 
 // checkNote says what the ticket makes of an address, in a check's table:
-// "requester", and why a batch would leave it out.
+// "requester" and what they ask, or why a batch would leave it out.
 func checkNote(d batch.Decision) string {
+	s := d.Reason
 	switch {
 	case d.Requester && d.Leave:
-		return "requester; not asking for themselves (line " + fmt.Sprint(d.By.Line) + ")"
+		s = "requester; not asking for themselves"
 	case d.Requester:
-		return "requester; " + strings.TrimPrefix(d.Reason, "the requester ") + " (line " + fmt.Sprint(d.By.Line) + ")"
-	case d.Leave:
-		return d.Reason + " (line " + fmt.Sprint(d.By.Line) + ")"
+		s = "requester; " + strings.TrimPrefix(d.Reason, "the requester ")
 	}
-	return d.Reason + " (line " + fmt.Sprint(d.By.Line) + ")"
+	return fmt.Sprintf("%s (line %d)", s, d.By.Line)
 }
