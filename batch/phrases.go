@@ -170,7 +170,7 @@ var (
 	bareSuppress = []string{"unsubscribe", "stop", "opt-out", "optout", "unsub"}
 	bareRelease  = []string{"resubscribe", "re-subscribe", "unblock", "unsuppress"}
 	bareAsk      = []string{"remove", "delete"}
-	bareFillers  = []string{"please", "pls", "plz", "kindly", "now", "asap", "immediately", "thanks", "thank", "you", "me", "opt", "out", "this", "it"}
+	bareFillers  = []string{"please", "pls", "plz", "kindly", "now", "asap", "immediately", "thanks", "thank", "you", "me", "opt", "out", "this", "it", "re"}
 )
 
 // negations before a phrase turn it around ("please do not unsubscribe
