@@ -78,15 +78,19 @@ func TestVersionFromTheBuild(t *testing.T) {
 	}
 }
 
-// The release recipe builds a stamped binary and its checksum (one target
-// here; every target in a release).
+// The release recipe makes an archive per target (one here, every target
+// in a release) holding the stamped binary, LICENSE, README, completions,
+// manual pages and the third-party notices of the modules linked into it,
+// and SHA256SUMS over the archives.
 func TestReleaseScript(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: skipping the release build")
 	}
-	if _, err := exec.LookPath("sha256sum"); err != nil {
-		t.Skip("sha256sum is not installed")
+	for _, tool := range []string{"sha256sum", "tar", "zip"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
 	}
 	dist := t.TempDir()
 	cmd := exec.Command("bash", "scripts/release.sh", "v1.2.3-rc1")
@@ -94,15 +98,56 @@ func TestReleaseScript(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("release.sh: %v\n%s", err, out)
 	}
-	bin := filepath.Join(dist, "shush_1.2.3-rc1_linux_amd64")
-	if v, err := exec.Command(bin, "--version").Output(); err != nil || strings.TrimSpace(string(v)) != "shush version v1.2.3-rc1" {
-		t.Errorf("the released binary says %q (%v)", v, err)
-	}
+	const name = "shush_1.2.3-rc1_linux_amd64"
 	sums, _ := os.ReadFile(filepath.Join(dist, "SHA256SUMS"))
 	check := exec.Command("sha256sum", "-c", "SHA256SUMS")
 	check.Dir = dist
-	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(sums), "shush_1.2.3-rc1_linux_amd64") {
+	if out, err := check.CombinedOutput(); err != nil || !strings.Contains(string(sums), name+".tar.gz") {
 		t.Errorf("SHA256SUMS %q does not check: %v %s", sums, err, out)
+	}
+	unpacked := t.TempDir()
+	if out, err := exec.Command("tar", "-xzf", filepath.Join(dist, name+".tar.gz"), "-C", unpacked).CombinedOutput(); err != nil {
+		t.Fatalf("unpack: %v\n%s", err, out)
+	}
+	root := filepath.Join(unpacked, name)
+	if v, err := exec.Command(filepath.Join(root, "shush"), "--version").Output(); err != nil || strings.TrimSpace(string(v)) != "shush version v1.2.3-rc1" {
+		t.Errorf("the released binary says %q (%v)", v, err)
+	}
+	read := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(root, rel))
+		if err != nil {
+			t.Errorf("the archive lacks %s", rel)
+		}
+		return string(b)
+	}
+	for rel, want := range map[string]string{
+		"LICENSE":                              "MIT License",
+		"README.md":                            "# shush",
+		"completions/shush.bash":               "__start_shush",
+		"completions/_shush":                   "#compdef shush",
+		"completions/shush.fish":               "complete -c shush",
+		"completions/shush.ps1":                "Register-ArgumentCompleter",
+		"man/man1/shush.1":                     `.TH "SHUSH" "1"`,
+		"man/man1/shush-suppressions-list.1":   "shush-suppressions-list",
+		"man/man1/shush-suppressions-export.1": "shush v1.2.3-rc1",
+		"THIRD_PARTY_NOTICES.txt":              "Third-party notices of shush v1.2.3-rc1 (linux/amd64)",
+	} {
+		if got := read(rel); !strings.Contains(got, want) {
+			t.Errorf("%s does not hold %q", rel, want)
+		}
+	}
+	// The notices hold each linked module's licence, and the NOTICE files
+	// Apache-2.0 asks to pass on (Prometheus's).
+	notices := read("THIRD_PARTY_NOTICES.txt")
+	for _, want := range []string{
+		"github.com/spf13/cobra v", "Apache License", "github.com/prometheus/client_golang v",
+		"NOTICE\n\nPrometheus instrumentation library for Go applications", "modernc.org/sqlite v", "LICENSE-SQLITE",
+		"Go go1.", "Copyright 2009 The Go Authors",
+	} {
+		if !strings.Contains(notices, want) {
+			t.Errorf("THIRD_PARTY_NOTICES.txt lacks %q", want)
+		}
 	}
 	if out, err := exec.Command("bash", "scripts/release.sh", "1.2").CombinedOutput(); err == nil || !strings.Contains(string(out), "usage:") {
 		t.Errorf("a bad version was accepted: %s", out)
