@@ -146,13 +146,14 @@ func TestAgentsDayAgainstShushServe(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "w")
 	s.waitScreen("Write to: " + downloads)
 	s.tmux("send-keys", "-t", "ui", "Enter")
-	scr := dayCapture(t, "day-6-export", s.waitScreen("Wrote 2 results to "+downloads))
+	scr := dayCapture(t, "day-6-export", s.waitScreen("Wrote 6 rows to "+downloads))
 	files, _ := filepath.Glob(filepath.Join(downloads, "*4711*.csv"))
 	if len(files) != 1 || !strings.Contains(strings.ReplaceAll(scr, "\n", ""), filepath.Base(files[0])[:12]) {
 		t.Fatalf("the export names the ticket and its path is shown: %v\n%s", files, scr)
 	}
 	data, _ := os.ReadFile(files[0])
-	if !strings.Contains(string(data), "known@example.com") || !strings.Contains(string(data), "already_listed") || !strings.Contains(string(data), "#4711") {
+	if !strings.Contains(string(data), "known@example.com") || !strings.Contains(string(data), "already_listed") || !strings.Contains(string(data), "#4711") ||
+		!strings.Contains(string(data), `jane@customer.test,,left_out,false,"the requester, who does not ask for themselves (line 1: ""From:`) {
 		t.Errorf("the export:\n%s", data)
 	}
 	writeDayDoc(t)

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -19,18 +18,17 @@ import (
 // footer and the y/N prompt, and routes each message to the screen in
 // front; everything else happens in the screens.
 type Model struct {
-	c       *Common
-	opts    Options
-	keys    globalKeys
-	help    help.Model
-	screen  screenID
-	prompt  *prompt
-	lookups bool // the service offers lookups and the list
-	probed  bool
-	// down is why the service did not answer its last probe ("" when it
-	// answered); the header shows it.
-	down   string
+	c      *Common
+	opts   Options
+	keys   globalKeys
+	help   help.Model
+	screen screenID
+	prompt *prompt
+	health health
 	notice string
+	// after schedules msg in d (tea.Tick); the tests that drive the model
+	// by hand, to quiescence, have no clock to wait on.
+	after func(d time.Duration, msg tea.Msg) tea.Cmd
 
 	// screens holds every screen by its ID; the typed fields are the same
 	// screens, for the root's calls to their methods.
@@ -71,7 +69,7 @@ func New(opts Options) Model {
 	h.Styles.FullSeparator = c.Styles.Help
 	h.Styles.Ellipsis = c.Styles.Help
 	m := Model{
-		c: c, opts: opts, keys: newGlobalKeys(), help: h,
+		c: c, opts: opts, keys: newGlobalKeys(), help: h, after: after,
 		build:   newBuild(c, opts.StartDir),
 		review:  newReview(c, opts.Service),
 		send:    newSender(c),
@@ -86,24 +84,17 @@ func New(opts Options) Model {
 	return m
 }
 
+// after is tea.Tick of a message.
+func after(d time.Duration, msg tea.Msg) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+}
+
 // front is the screen in front.
 func (m *Model) front() screen { return m.screens[m.screen] }
 
 // Init asks the service whether it answers, and whether it offers
 // lookups and the list.
-func (m Model) Init() tea.Cmd { return tea.Batch(m.probe(), m.checkInterrupted()) }
-
-// probe asks the service whether it answers; the header shows the answer.
-// It runs at start and after a run that something failed in.
-func (m Model) probe() tea.Cmd {
-	svc := m.opts.Service
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		ok, err := svc.Supports(ctx)
-		return supportsMsg{ok: ok, err: err}
-	}
-}
+func (m Model) Init() tea.Cmd { return tea.Batch(m.probe(m.health.seq), m.checkInterrupted()) }
 
 // checkInterrupted looks for a recorded run against this service with
 // entries left to send: one the UI left when its terminal closed, or the
@@ -123,6 +114,12 @@ func (m Model) checkInterrupted() tea.Cmd {
 // quit), then the keys (the prompt, then the root's by input mode), then
 // the flow between screens, then the screen the message is for.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	news := m.news(msg)
+	next, cmd := m.update(msg)
+	return next, tea.Batch(news, cmd)
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, done := m.session(msg); done {
 		return m, cmd
 	}
@@ -163,15 +160,12 @@ func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return tea.Quit, true
 	case supportsMsg:
-		m.down = ""
-		if msg.err != nil {
-			m.down = errorText(msg.err)
-			m.notice = "The service does not answer: " + m.down + "."
+		return m.heard(msg), true
+	case probeMsg:
+		if msg.seq != m.health.seq {
 			return nil, true
 		}
-		m.lookups, m.probed = msg.ok, true
-		// A service without the list hides Browse from the help.
-		m.keys.Browse.SetEnabled(msg.ok)
+		return m.probe(msg.seq), true
 	case interruptedMsg:
 		return m.offerResume(msg.run), true
 	default:
@@ -186,7 +180,7 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 	case startReviewMsg:
 		return m.startReview(msg.again), true
 	case startCheckMsg:
-		if !m.lookups {
+		if !m.health.lookups {
 			m.notice = "This service offers no look-ups, so addresses cannot be checked here."
 			return nil, true
 		}
@@ -241,14 +235,14 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 func (m *Model) startReview(again bool) tea.Cmd {
 	if last := m.lastRun; last != nil && m.build.generation() == m.sentGen && !again {
 		// Nothing is sent twice without an explicit choice.
-		q := fmt.Sprintf("This list was sent at %s (%s). Review it to send it again?", last.Started.Local().Format("15:04"), countsText(last.Counts))
+		q := fmt.Sprintf("This list was sent at %s (%s). Review it to send it again?", last.Started.Local().Format("15:04"), countsText(last.Counts, len(last.Invalid), len(last.LeftOut)))
 		if last.retryable() {
 			q = fmt.Sprintf("This list was sent at %s and %d entries are left (R on its results sends only those). Review the whole list again?",
 				last.Started.Local().Format("15:04"), last.Counts[batch.Failed]+last.Counts[batch.Unsent])
 		}
 		return ask(q, func() tea.Msg { return startReviewMsg{again: true} })
 	}
-	cmd := m.review.open(m.build.list.mode, m.build.list, m.lookups)
+	cmd := m.review.open(m.build.list.mode, m.build.list, m.health.lookups, m.refusal())
 	m.goTo(scrReview)
 	return cmd
 }
@@ -268,7 +262,7 @@ func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
 	if msg.run.Counts[batch.Failed]+msg.run.Counts[batch.Unsent] > 0 {
 		// Something failed: say in the header whether the service still
 		// answers, and why not.
-		return m.probe()
+		return m.reprobe()
 	}
 	return nil
 }
@@ -278,6 +272,9 @@ func (m *Model) offerResume(ri batch.RunInfo) tea.Cmd {
 	what := ri.Mode.String()
 	if ri.Reference != "" {
 		what += " for " + ri.Reference
+	}
+	if ri.State == batch.Paused {
+		what += ", paused"
 	}
 	q := fmt.Sprintf("A run did not finish: %s, %d of %d entries sent, started %s. Resume it now?",
 		what, ri.Sent(), ri.Entries, ri.Created.Local().Format("2006-01-02 15:04"))
@@ -386,9 +383,9 @@ func (m *Model) show(s screenID) tea.Cmd {
 	}
 	switch s {
 	case scrBrowse:
-		if !m.lookups {
+		if !m.health.lookups {
 			m.notice = "This service offers no list to browse (it answered 404/405)."
-			if !m.probed {
+			if !m.health.probed {
 				m.notice = "Still asking the service what it offers; try again in a moment."
 			}
 			return nil
@@ -469,14 +466,8 @@ func (m *Model) header() string {
 	if key == "" {
 		key = "none"
 	}
-	state := "…"
-	switch {
-	case m.down != "":
-		state = "✗ not answering: " + m.down
-	case m.probed:
-		state = "answers"
-	}
-	left := fmt.Sprintf("shush · %s · %s · profile %s · key %s", t.label(), state, profile, key)
+	state, keyState := m.health.state()
+	left := fmt.Sprintf("shush · %s · %s · profile %s · key %s%s", t.label(), state, profile, key, keyState)
 	right := "mode: " + m.build.list.mode.String()
 	if m.screen == scrCheck {
 		right = "mode: check (sends nothing)"

@@ -226,7 +226,7 @@ func TestExportAndCopy(t *testing.T) {
 		t.Fatalf("export path %q; want %q", got, want)
 	}
 	h.keys("enter")
-	h.mustSee("Wrote 2 results to " + downloads)
+	h.mustSee("Wrote 2 rows to " + downloads)
 	data, err := os.ReadFile(want)
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +244,7 @@ func TestExportAndCopy(t *testing.T) {
 	}
 	h.typeText(out)
 	h.keys("enter")
-	h.mustSee("Wrote 2 results to " + out)
+	h.mustSee("Wrote 2 rows to " + out)
 	data, _ = os.ReadFile(out)
 	var got struct {
 		Ticket, Target, Mode string

@@ -29,12 +29,16 @@ type Common struct {
 }
 
 // targetOf names where a run was sent: this UI's target label when it is
-// this service, else the run's base URL without credentials.
+// this service, else as people know it (client.TargetName): a local list
+// (of another database) is never named by its made-up URL.
 func (c *Common) targetOf(target string) string {
 	if c.Service != nil && target == c.Service.BaseURL() {
 		return c.Target.label()
 	}
-	return client.RedactURL(target)
+	if name := client.TargetName(target); name != "local list" {
+		return name
+	}
+	return "another local list"
 }
 
 // ours reports whether a recorded run was sent to the service the UI

@@ -193,7 +193,7 @@ func TestFlowFailedBatchRetry(t *testing.T) {
 	var calls atomic.Int32
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/suppressions/batch/add" && calls.Add(1) == 2 && fail.Load() {
+			if batchSend(r) && r.URL.Path == "/suppressions/batch/add" && calls.Add(1) == 2 && fail.Load() {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(422)
 				w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"the list is frozen for maintenance"}`))
@@ -246,7 +246,7 @@ func TestSendCancel(t *testing.T) {
 	var adds atomic.Int32
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/suppressions/batch/add" && adds.Add(1) == 1 {
+			if batchSend(r) && r.URL.Path == "/suppressions/batch/add" && adds.Add(1) == 1 {
 				close(arrived)
 				<-release
 			}
@@ -324,7 +324,7 @@ func TestSendShowsRateLimitWait(t *testing.T) {
 	limited.Store(true)
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/suppressions/batch/add" && limited.CompareAndSwap(true, false) {
+			if batchSend(r) && r.URL.Path == "/suppressions/batch/add" && limited.CompareAndSwap(true, false) {
 				w.Header().Set("Content-Type", "application/json")
 				w.Header().Set("Retry-After", "1")
 				w.WriteHeader(http.StatusTooManyRequests)
@@ -402,7 +402,7 @@ func TestSentListIsNotSentAgainByCtrlS(t *testing.T) {
 	var batches atomic.Int32
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+			if batchSend(r) {
 				batches.Add(1)
 			}
 			next.ServeHTTP(w, r)
@@ -444,7 +444,7 @@ func TestStartOffersToResume(t *testing.T) {
 	}
 	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
 		Runs: &batch.Runs{Dir: cli.Dir, Client: svc, Source: "ui"}, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer()})
-	h := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
+	h := newHarnessOf(t, m, dir)
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
 	h.run(m.Init())
 	h.mustSee("A run did not finish: add for T-77, 0 of 2 entries sent", "Resume it now? [y/N]")
@@ -505,7 +505,7 @@ func ownHarness(t *testing.T, svc *client.Client, w, hgt int) *harness {
 	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
 		Runs: &batch.Runs{Dir: filepath.Join(dir, "state", "journal"), Client: svc, Source: "ui"}, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer(),
 		Own: []string{"@ourcompany.test"}})
-	h := &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
+	h := newHarnessOf(t, m, dir)
 	h.send(tea.WindowSizeMsg{Width: w, Height: hgt})
 	h.run(m.Init())
 	return h
@@ -592,7 +592,7 @@ func TestCheckArmsNothing(t *testing.T) {
 	var batches atomic.Int32
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+			if batchSend(r) {
 				batches.Add(1)
 			}
 			next.ServeHTTP(w, r)

@@ -152,9 +152,9 @@ func (h *history) refresh() {
 		if r.UndoOf != "" {
 			mode = "undo: " + mode
 		}
-		counts := countsText(r.Counts)
-		if r.State == batch.Running {
-			counts = "cut off · " + counts
+		counts := countsText(r.Counts, r.Invalid, r.LeftOut)
+		if s := stateText(r.State); s != "" {
+			counts = s + " · " + counts
 		}
 		rows[i] = table.Row{r.Created.Local().Format("2006-01-02 15:04"), mode, fmt.Sprint(r.Entries), counts, cell(r.Reference)}
 		if h.wide {
@@ -200,15 +200,12 @@ func (h *history) load() tea.Cmd {
 // openRun reads a recorded run's journals for the Results screen.
 func openRun(runs *batch.Runs, id string) tea.Cmd {
 	return func() tea.Msg {
-		var results []batch.Result
-		ri, err := runs.Read(id, func(rep batch.Report) error {
-			results = append(results, rep.Results...)
-			return nil
-		})
+		var segs segments
+		ri, err := runs.Read(id, segs.add)
 		if err != nil {
 			return openRunMsg{err: err}
 		}
-		return openRunMsg{run: runOf(ri, results)}
+		return openRunMsg{run: runOf(ri, segs)}
 	}
 }
 

@@ -21,7 +21,7 @@ func TestServiceReplyCannotDrawOnTheScreen(t *testing.T) {
 	evil := "\x1b[2J\x1b[HAll batches succeeded \x1b]0;pwned\x07\x1b]52;c;aGk=\x07 moc.elpmaxe\u202e"
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/suppressions/batch/add" {
+			if batchSend(r) && r.URL.Path == "/suppressions/batch/add" {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusUnprocessableEntity)
 				w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"` + strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`).Replace(evil) + `"}`))

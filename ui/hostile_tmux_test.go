@@ -69,7 +69,7 @@ func TestHostileServiceReplyInTmux(t *testing.T) {
 	evil := `\u001b[2J\u001b[HAll batches succeeded \u001b]0;pwned\u0007\u001b]52;c;aGk=\u0007 moc.elpmaxe\u202e`
 	svc := servicetest.Start(t, server.Options{Rate: 1e6}, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/suppressions/batch/add" {
+			if batchSend(r) && r.URL.Path == "/suppressions/batch/add" {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusUnprocessableEntity)
 				w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"` + evil + `"}`))

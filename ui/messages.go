@@ -5,11 +5,27 @@ import "github.com/shushlist/shush/batch"
 // The messages that go from one screen to another through the root. A
 // screen's own messages (its look-ups, pages, progress) stay beside it.
 
-// supportsMsg is the service's answer to the probe: whether it answers,
-// and whether it offers look-ups and the list.
+// supportsMsg is the service's answer to probe seq: whether it answers,
+// whether it offers look-ups and the list, and (when asked) whether it
+// refuses changes from this key.
 type supportsMsg struct {
-	ok  bool
-	err error
+	seq   int
+	ok    bool
+	err   error
+	asked bool
+	// readOnly is the answer when asked.
+	readOnly bool
+}
+
+// probeMsg is the turn of probe seq to ask the service again.
+type probeMsg struct{ seq int }
+
+// serviceNews is a message that carries what a request of a screen met:
+// answered says one succeeded, which the header takes as news that the
+// service answers, at once, whatever its last probe said; failed says one
+// got no answer (or a 5xx), which has the header ask again now.
+type serviceNews interface {
+	news() (answered, failed bool)
 }
 
 // quitMsg ends the program (after a send in flight has stopped).

@@ -18,7 +18,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
 	"github.com/shushlist/shush/internal/atomicfile"
@@ -37,7 +36,8 @@ type results struct {
 	status    string
 	only      batch.Outcome // the outcome shown; empty for all
 	idW       int           // the ID column's width
-	shown     []int         // result index of each table row
+	rows      []row         // every entry of the run: results, then what it did not send
+	shown     []int         // index in rows of each table row
 	clip      copier
 }
 
@@ -99,29 +99,42 @@ func (r *results) help(g globalKeys) help.KeyMap {
 // its results ("" for none).
 func (r *results) show(run *Run, note string) {
 	r.run, r.exporting, r.status, r.only = run, false, note, ""
+	r.rows = run.rows()
 	r.fill()
 }
 
-// fill puts the run's results in the table, only those with the outcome
+// fill puts the run's rows in the table, only those with the outcome
 // r.only when it is set.
 func (r *results) fill() {
 	r.shown = r.shown[:0]
-	rows := make([]table.Row, 0, len(r.run.Results))
-	for i, x := range r.run.Results {
+	rows := make([]table.Row, 0, len(r.rows))
+	for i, x := range r.rows {
 		if r.only != "" && x.Outcome != r.only {
 			continue
 		}
 		r.shown = append(r.shown, i)
-		rows = append(rows, table.Row{cell(r.run.address(x)), cell(shortID(x.ID, r.idW)), cell(outcomeText(x))})
+		rows = append(rows, table.Row{cell(x.Address), cell(shortID(x.ID, r.idW)), cell(outcomeText(x))})
 	}
 	r.table.SetRows(rows)
 	r.table.GotoTop()
 }
 
 // outcomeOrder is the order in which f steps through the outcomes a run
-// has: what needs attention first.
+// has: what needs attention first, then what was not sent.
 func outcomeOrder() []batch.Outcome {
-	return []batch.Outcome{batch.Failed, batch.Unsent, batch.Unverified, batch.NotListed, batch.AlreadyListed, batch.Added, batch.Removed}
+	return []batch.Outcome{batch.Failed, batch.Unsent, batch.Unverified, batch.NotListed, batch.AlreadyListed, batch.Added, batch.Removed,
+		rowInvalid, rowLeftOut}
+}
+
+// has reports whether the run has entries with outcome o.
+func (r *results) has(o batch.Outcome) bool {
+	switch o {
+	case rowInvalid:
+		return len(r.run.Invalid) > 0
+	case rowLeftOut:
+		return len(r.run.LeftOut) > 0
+	}
+	return r.run.Counts[o] > 0
 }
 
 // nextFilter steps to the next outcome present in the run, then back to all.
@@ -137,7 +150,7 @@ func (r *results) nextFilter() {
 		start = 0
 	}
 	for _, o := range order[min(start, len(order)):] {
-		if r.run.Counts[o] > 0 {
+		if r.has(o) {
 			r.only = o
 			r.fill()
 			return
@@ -148,24 +161,29 @@ func (r *results) nextFilter() {
 }
 
 // outcomeText is the Outcome cell: a removal shows the service's
-// deleted flag, a failure the service's message.
-func outcomeText(x batch.Result) string {
+// deleted flag, a failure the service's message, an entry not sent why.
+func outcomeText(x row) string {
 	switch x.Outcome {
 	case batch.Removed:
 		return "deleted: true"
 	case batch.Failed:
-		return "failed: " + x.Message
+		return "failed: " + x.Error
+	case rowInvalid:
+		return "invalid, not sent: " + x.Error
+	case rowLeftOut:
+		return "left out, not sent: " + x.Error
 	}
 	return x.Outcome.Text()
 }
 
-// detailText is what the line under the table says of a result with a
+// detailText is what the line under the table says of a row with a
 // message.
-func detailText(x batch.Result) string {
-	if x.Outcome == batch.Failed {
+func detailText(x row) string {
+	switch x.Outcome {
+	case batch.Failed, rowInvalid, rowLeftOut:
 		return outcomeText(x)
 	}
-	return x.Message
+	return x.Error
 }
 
 // undoPlannedMsg is the undo of the run on screen, planned.
@@ -187,7 +205,7 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			r.status = capitalize(msg.err.Error())
 		} else {
-			r.status = fmt.Sprintf("Wrote %d results to %s.", msg.n, msg.path)
+			r.status = fmt.Sprintf("Wrote %d %s to %s.", msg.n, pluralN(msg.n, "row"), msg.path)
 		}
 		return nil
 	case tea.KeyMsg:
@@ -238,7 +256,7 @@ func (r *results) undo() tea.Cmd {
 		r.status = "Cannot undo: this run was sent without a journal (no state directory)."
 		return nil
 	case !r.c.ours(run):
-		r.status = "Cannot undo here: this run was sent to " + client.RedactURL(run.Target) + ", not this service."
+		r.status = "Cannot undo here: this run was sent to " + r.c.targetOf(run.Target) + ", not this service."
 		return nil
 	}
 	r.status = "Planning the undo…"
@@ -299,7 +317,7 @@ func (r *results) exportKey(msg tea.KeyMsg) tea.Cmd {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	rows := r.run.rows()
+	rows := r.rows
 	head := exportHead{Ticket: r.run.Ticket, Target: r.c.targetOf(r.run.Target), Mode: r.run.Mode.String(), Started: r.run.Started.UTC()}
 	return func() tea.Msg {
 		err := writeResults(path, head, rows)
@@ -369,36 +387,55 @@ func (r *results) render() string {
 	if run.Ticket != "" {
 		title += " · ticket " + run.Ticket
 	}
-	counts := fmt.Sprintf("%d %s: %s", len(run.Results), pluralN(len(run.Results), "entry"), countsText(run.Counts))
+	counts := fmt.Sprintf("%d %s: %s", len(run.Results), pluralN(len(run.Results), "entry"), countsText(run.Counts, len(run.Invalid), len(run.LeftOut)))
+	if s := stateText(run.State); s != "" {
+		counts = s + " · " + counts
+	}
 	if n := len(r.shown); n > 0 {
 		counts += fmt.Sprintf(" · row %d of %d", r.table.Cursor()+1, n)
 	}
 	if r.only != "" {
-		counts += fmt.Sprintf(" · only %s (f: next)", r.only)
-	}
-	var tail string
-	cur := r.table.Cursor()
-	switch {
-	case r.exporting:
-		tail = r.path.View()
-	case r.status != "":
-		tail = st.Muted.Render(truncate(r.status, r.c.Width))
-	case cur >= 0 && cur < len(r.shown) && run.Results[r.shown[cur]].Message != "":
-		x := run.Results[r.shown[cur]]
-		style := st.Warn
-		if x.Outcome == batch.Failed {
-			style = st.Bad
-		}
-		tail = style.Render(truncate(fmt.Sprintf("Row %d: %s", cur+1, detailText(x)), r.c.Width))
-	case run.Counts[batch.Unsent] > 0:
-		tail = st.Warn.Render(truncate(fmt.Sprintf("%d %s not sent (cancelled); R sends them.", run.Counts[batch.Unsent], pluralN(run.Counts[batch.Unsent], "entry")+wasWere(run.Counts[batch.Unsent])), r.c.Width))
-	case run.Counts[batch.Failed] > 0:
-		tail = st.Bad.Render(truncate(fmt.Sprintf("%d %s failed; R retries their batches.", run.Counts[batch.Failed], pluralN(run.Counts[batch.Failed], "entry")), r.c.Width))
+		counts += fmt.Sprintf(" · only %s (f: next)", strings.ReplaceAll(r.only.Text(), "_", " "))
 	}
 	return lipgloss.JoinVertical(lipgloss.Left,
 		st.Title.Render(truncate(title, r.c.Width)),
 		st.Header.Render(truncate(counts, r.c.Width)),
 		r.table.View(),
-		tail,
+		r.tail(),
 	)
+}
+
+// tail is the line under the table: the export field, a message, the
+// row's detail, or what is left to send and why.
+func (r *results) tail() string {
+	st, run, w := r.c.Styles, r.run, r.c.Width
+	cur := r.table.Cursor()
+	unsent, failed := run.Counts[batch.Unsent], run.Counts[batch.Failed]
+	switch {
+	case r.exporting:
+		return r.path.View()
+	case r.status != "":
+		return st.Muted.Render(truncate(r.status, w))
+	case cur >= 0 && cur < len(r.shown) && r.rows[r.shown[cur]].Error != "":
+		x := r.rows[r.shown[cur]]
+		style := st.Warn
+		if x.Outcome == batch.Failed {
+			style = st.Bad
+		}
+		return style.Render(truncate(fmt.Sprintf("Row %d: %s", cur+1, detailText(x)), w))
+	case run.State == batch.Refused && unsent+failed > 0:
+		return st.Bad.Render(truncate(fmt.Sprintf("%d %s not sent: the service refused this key. Send the list again with a key that may change it.", unsent+failed, pluralN(unsent+failed, "entry")+wasWere(unsent+failed)), w))
+	case unsent > 0:
+		why := "cancelled"
+		switch run.State {
+		case batch.Paused:
+			why = "paused: the service stopped taking them"
+		case batch.Running:
+			why = "cut off"
+		}
+		return st.Warn.Render(truncate(fmt.Sprintf("%d %s not sent (%s); R sends them.", unsent, pluralN(unsent, "entry")+wasWere(unsent), why), w))
+	case failed > 0:
+		return st.Bad.Render(truncate(fmt.Sprintf("%d %s failed; R retries their batches.", failed, pluralN(failed, "entry")), w))
+	}
+	return ""
 }

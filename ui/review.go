@@ -55,6 +55,9 @@ type review struct {
 	only    previewFilter
 	err     string
 	height  int
+	// refusal says why the service would refuse to change the list with
+	// this key ("" when nothing says it would).
+	refusal string
 }
 
 // preview is the lookup of every entry of a removal (batch.Lookup); a
@@ -81,9 +84,10 @@ func newReview(c *Common, svc *client.Client) *review {
 }
 
 // open lays out the review of the build list and starts the preview of a
-// removal.
-func (r *review) open(mode batch.Mode, l *entries, lookups bool) tea.Cmd {
-	r.mode, r.lookups, r.list = mode, lookups, l
+// removal; refusal says why the service would refuse to change the list
+// with this key, which the review says before anything is typed.
+func (r *review) open(mode batch.Mode, l *entries, lookups bool, refusal string) tea.Cmd {
+	r.mode, r.lookups, r.list, r.refusal = mode, lookups, l, refusal
 	r.replan()
 	r.person = 0
 	if l.hasRef {
@@ -373,6 +377,10 @@ func (r *review) peopleKey(msg tea.KeyMsg) tea.Cmd {
 
 // send builds the run and hands it to the Send screen.
 func (r *review) send() tea.Cmd {
+	if r.refusal != "" {
+		r.err = "Nothing was sent: " + r.refusal
+		return nil
+	}
 	if len(r.values) == 0 {
 		r.err = "There is nothing valid to send."
 		return nil
@@ -420,6 +428,9 @@ func (r *review) render() string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(truncate(s, w)); b.WriteByte('\n') }
 	line(st.Title.Render("Review · " + r.mode.String()))
+	if r.refusal != "" {
+		line(st.Bad.Render(r.refusal))
+	}
 	batches := batch.BatchCount(len(r.values))
 	line(fmt.Sprintf("%d %s in %d %s of up to %d → %s", len(r.values), pluralN(len(r.values), noun(r.mode)), batches, pluralN(batches, "batch"), api.MaxBatch, r.c.Target.label()))
 	if n := len(r.invalid); n > 0 {
@@ -566,7 +577,10 @@ func (r *review) previewView(height int) string {
 		case !f.Listed:
 			s = st.Muted.Render(truncate(fmt.Sprintf("  - %s  not on the list", v), w))
 		default:
-			s = fmt.Sprintf("  ✓ %s  %s  added %s  %s", e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"), e.ID)
+			s = fmt.Sprintf("  ✓ %s  %s  added %s  ", e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
+			// What room is left shows the end of the ID, which tells entries
+			// apart (shortID).
+			s += shortID(e.ID, max(w-lipgloss.Width(s), shortIDWidth))
 			if r.mode == batch.RemoveIDs {
 				s = fmt.Sprintf("  ✓ %s  %s  %s  added %s", e.ID, e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -28,17 +29,38 @@ type Run struct {
 	Results []batch.Result
 	// Counts is how many entries have each outcome.
 	Counts map[batch.Outcome]int
+	// Invalid and LeftOut are the entries the run did not send, with why:
+	// what the customer is told includes them.
+	Invalid []batch.Item
+	LeftOut []batch.LeftOut
 
 	// emails maps an ID to its address for a removal by ID, from the
 	// preview, for results the service did not name.
 	emails map[string]string
 }
 
-// runOf is the run of a recorded run's header and its results.
-func runOf(ri batch.RunInfo, results []batch.Result) *Run {
+// segments gathers a run's segment reports (batch.Observer.Segment, or
+// batch.Runs.Read) into what its Run shows.
+type segments struct {
+	results []batch.Result
+	invalid []batch.Item
+	leftOut []batch.LeftOut
+}
+
+func (s *segments) add(rep batch.Report) error {
+	if rep.Base == 0 {
+		// The first segment's journal holds what the run left out.
+		s.invalid, s.leftOut = rep.Plan.Invalid, rep.Plan.LeftOut
+	}
+	s.results = append(s.results, rep.Results...)
+	return nil
+}
+
+// runOf is the run of a recorded run's header and its segments.
+func runOf(ri batch.RunInfo, s segments) *Run {
 	r := &Run{ID: ri.ID, Started: ri.Created, Target: ri.Target, Mode: ri.Mode, Ticket: ri.Reference,
-		State: ri.State, UndoOf: ri.UndoOf, Results: results, Counts: map[batch.Outcome]int{}}
-	for _, x := range results {
+		State: ri.State, UndoOf: ri.UndoOf, Results: s.results, Invalid: s.invalid, LeftOut: s.leftOut, Counts: map[batch.Outcome]int{}}
+	for _, x := range s.results {
 		r.Counts[x.Outcome]++
 	}
 	return r
@@ -54,23 +76,54 @@ func (r *Run) address(x batch.Result) string {
 }
 
 // retryable says whether some entries failed or were never sent, and the
-// run can send them again (it is recorded).
+// run can send them again: it is recorded, and the service did not refuse
+// its key (the same key would be refused again).
 func (r *Run) retryable() bool {
-	return r.ID != "" && r.Counts[batch.Failed]+r.Counts[batch.Unsent] > 0
+	return r.ID != "" && r.State != batch.Refused && r.Counts[batch.Failed]+r.Counts[batch.Unsent] > 0
 }
 
 // countsText is the counts line shown above the results and in the
-// history.
-func countsText(c map[batch.Outcome]int) string {
-	if s := batch.CountsText(c, " · "); s != "" {
-		return s
+// history: the outcomes, then what was not sent (invalid, left out).
+func countsText(c map[batch.Outcome]int, invalid, leftOut int) string {
+	s := batch.CountsText(c, " · ")
+	for _, n := range []struct {
+		n    int
+		what string
+	}{{invalid, "invalid"}, {leftOut, "left out"}} {
+		if n.n > 0 {
+			s = strings.TrimPrefix(s+fmt.Sprintf(" · %d %s", n.n, n.what), " · ")
+		}
 	}
-	return "nothing"
+	if s == "" {
+		return "nothing"
+	}
+	return s
 }
 
-// row is one result as the history file and an export write it:
-// address, ID, outcome, deleted (a removal the service confirmed) and the
-// error message.
+// stateText says how a run stands when that is more than its counts tell:
+// paused, refused, cut off ("" for a run that finished or was stopped).
+func stateText(s batch.RunState) string {
+	switch s {
+	case batch.Running:
+		return "cut off"
+	case batch.Paused, batch.Refused:
+		return string(s)
+	}
+	return ""
+}
+
+// Kinds of rows beside the outcomes of what was sent: entries the run did
+// not send, with why.
+const (
+	rowInvalid batch.Outcome = "invalid"
+	rowLeftOut batch.Outcome = "left_out"
+)
+
+// row is one entry of a run as the Results screen shows it and an export
+// (and the history file of earlier versions) writes it: address, ID,
+// outcome (rowInvalid and rowLeftOut for what was not sent), deleted (a
+// removal the service confirmed) and the error message (for what was not
+// sent, why).
 type row struct {
 	Address string        `json:"address,omitempty"`
 	ID      string        `json:"id,omitempty"`
@@ -80,9 +133,19 @@ type row struct {
 }
 
 func (r *Run) rows() []row {
-	out := make([]row, len(r.Results))
-	for i, x := range r.Results {
-		out[i] = row{Address: r.address(x), ID: x.ID, Outcome: x.Outcome, Deleted: x.Outcome == batch.Removed, Error: x.Message}
+	out := make([]row, 0, len(r.Results)+len(r.Invalid)+len(r.LeftOut))
+	for _, x := range r.Results {
+		out = append(out, row{Address: r.address(x), ID: x.ID, Outcome: x.Outcome, Deleted: x.Outcome == batch.Removed, Error: x.Message})
+	}
+	for _, it := range r.Invalid {
+		out = append(out, row{Address: it.Raw, Outcome: rowInvalid, Error: fmt.Sprintf("line %d: %s", it.Line, it.Problem)})
+	}
+	for _, l := range r.LeftOut {
+		why := l.Text()
+		if ev := l.By.String(); ev != "" {
+			why += " (" + ev + ")"
+		}
+		out = append(out, row{Address: l.Value, Outcome: rowLeftOut, Error: why})
 	}
 	return out
 }

@@ -62,6 +62,8 @@ type progressState struct {
 	counts         map[batch.Outcome]int
 	wait           string
 	pages          int // list pages read to find IDs
+	// answered says a batch was answered since the last progress read.
+	answered bool
 }
 
 func newSender(c *Common) *sender {
@@ -147,6 +149,7 @@ func (f *feed) event(e batch.Event) {
 		s.pages, s.done = e.Pages, e.Done
 	case batch.BatchDone, batch.BatchFailed:
 		s.done, s.wait = e.Done, ""
+		s.answered = s.answered || e.Kind == batch.BatchDone
 		// Results are in plan order and batches are its chunks.
 		start := (e.Batch - 1) * api.MaxBatch
 		for k, x := range e.Results {
@@ -182,7 +185,11 @@ func (f *feed) listen() tea.Msg {
 	if end != nil {
 		return *end
 	}
-	return progressMsg{seq: f.seq, state: f.snapshot(), feed: f}
+	st := f.snapshot()
+	f.mu.Lock()
+	f.state.answered = false
+	f.mu.Unlock()
+	return progressMsg{seq: f.seq, state: st, feed: f}
 }
 
 // sendPlan sends plan as a new run (recorded, so that a run the UI
@@ -240,12 +247,11 @@ func (s *sender) start(job sendJob) tea.Cmd {
 	return func() tea.Msg {
 		go func() {
 			defer close(done)
-			var results []batch.Result
-			ri, err := job.send(ctx, runs, batch.Observer{Event: f.event,
-				Segment: func(rep batch.Report) { results = append(results, rep.Results...) }})
+			var segs segments
+			ri, err := job.send(ctx, runs, batch.Observer{Event: f.event, Segment: func(rep batch.Report) { _ = segs.add(rep) }})
 			var run *Run
 			if ri.Entries > 0 {
-				run = runOf(ri, results)
+				run = runOf(ri, segs)
 				run.emails = job.emails
 			}
 			f.finish(sentMsg{seq: seq, run: run, err: err})
@@ -332,7 +338,7 @@ func (s *sender) render() string {
 	}
 	fmt.Fprintln(&b, s.bar.ViewAs(pct))
 	fmt.Fprintf(&b, "Batch %d of %d · %d of %d entries answered\n", min(p.batch, p.batches), p.batches, p.done, p.total)
-	fmt.Fprintln(&b, st.Muted.Render("So far: "+countsText(p.counts)))
+	fmt.Fprintln(&b, st.Muted.Render("So far: "+countsText(p.counts, 0, 0)))
 	if p.pages > 0 && p.batch <= 1 && p.done == 0 {
 		fmt.Fprintln(&b, st.Muted.Render(fmt.Sprintf("Reading the list to find the addresses' IDs: %d %s so far.", p.pages, pluralN(p.pages, "page"))))
 	}

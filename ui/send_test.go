@@ -18,9 +18,9 @@ func TestFeedNeverBlocksTheRunner(t *testing.T) {
 		plan.Values = append(plan.Values, fmt.Sprintf("feed%d@example.com", i))
 	}
 	f := newFeed(7, len(plan.Values), nil)
-	var results []batch.Result
+	var segs segments
 	ri, err := (&batch.Runs{Client: svc}).Start(context.Background(), plan, batch.RunMeta{}, batch.Observer{Event: f.event,
-		Segment: func(rep batch.Report) { results = append(results, rep.Results...) }})
+		Segment: func(rep batch.Report) { _ = segs.add(rep) }})
 	if err != nil || ri.State != batch.Finished {
 		t.Fatalf("run: %v, %s", err, ri.State)
 	}
@@ -34,7 +34,7 @@ func TestFeedNeverBlocksTheRunner(t *testing.T) {
 		t.Fatalf("progress after the run: %+v", p.state)
 	}
 
-	f.finish(sentMsg{seq: 7, run: runOf(ri, results)})
+	f.finish(sentMsg{seq: 7, run: runOf(ri, segs)})
 	end, ok := f.listen().(sentMsg)
 	if !ok || len(end.run.Results) != 1050 {
 		t.Fatalf("the end of the run was lost: %#v", end)

@@ -139,7 +139,7 @@ func TestProgramFailedBatchRetry(t *testing.T) {
 	failing.Store(true)
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/suppressions/batch/add" && failing.Load() {
+			if batchSend(r) && r.URL.Path == "/suppressions/batch/add" && failing.Load() {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusServiceUnavailable)
 				w.Write([]byte(`{"statusCode":503,"name":"service_unavailable","message":"the store is unavailable"}`))

@@ -31,15 +31,18 @@ func truncate(s string, w int) string {
 // shortened to make room.
 const minAddressWidth = 24
 
-// shortIDWidth is the ID column of a narrow table: 8 characters and "…".
+// shortIDWidth is the ID column of a narrow table: "…" and 8 characters.
 const shortIDWidth = 9
 
-// shortID cuts an ID to w cells, keeping its start.
+// shortID cuts an ID to w cells, keeping its end: the entries of one run
+// or page are made within moments, and a UUIDv7 starts with its
+// millisecond, so their starts are alike (every ID read "01a20e8c…") while
+// their ends are random and tell them apart (a v4 ID's are random too).
 func shortID(id string, w int) string {
 	if len(id) <= w {
 		return id
 	}
-	return id[:w-1] + "…"
+	return "…" + id[len(id)-(w-1):]
 }
 
 // cell is outside text for one cell of a table: plain, on one line.

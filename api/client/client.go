@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -232,6 +233,31 @@ func (c *Client) Supports(ctx context.Context) (bool, error) {
 		return false, nil
 	}
 	return false, err
+}
+
+// ReadOnly asks whether the service refuses changes from this key, without
+// changing anything: it sends a batch add of no address, which the service
+// refuses as forbidden (403 restricted_api_key) for a read-only key and as
+// invalid (422) for one that may change the list. Any other refusal of the
+// request itself is taken at its word: false. A refused key (401, 403
+// invalid_api_key), no answer or a 5xx is the error.
+func (c *Client) ReadOnly(ctx context.Context) (bool, error) {
+	empty := struct {
+		Emails []string `json:"emails"`
+	}{[]string{}}
+	err := c.do(ctx, http.MethodPost, "/suppressions/batch/add", nil, empty, nil, idempotent)
+	var ae *api.Error
+	switch {
+	case err == nil:
+		return false, nil
+	case !errors.As(err, &ae) || ae.StatusCode >= 500 || ae.StatusCode == http.StatusUnauthorized:
+		return false, err
+	case ae.StatusCode == http.StatusForbidden && ae.Name == api.ErrRestrictedAPIKey:
+		return true, nil
+	case ae.StatusCode == http.StatusForbidden:
+		return false, err
+	}
+	return false, nil
 }
 
 // Allowance is what the ratelimit-* headers of the latest answer that had

@@ -398,3 +398,32 @@ func (w *stripWriter) WriteHeader(code int) {
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
+
+// ReadOnly tells a read-only key from one that may change the list, and a
+// refused key from both, without changing the list.
+func TestReadOnlyAsksWithoutChanging(t *testing.T) {
+	svc := startService(t, 1000, nil)
+	ctx := context.Background()
+	_, ro, err := server.CreateKey(ctx, svc.Store, svc.Team, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key      string
+		readOnly bool
+		refused  bool
+	}{{svc.Key, false, false}, {ro, true, false}, {"re_not_a_key", false, true}} {
+		name := map[bool]string{false: "read-write", true: "read-only"}[tc.readOnly]
+		if tc.refused {
+			name = "unknown"
+		}
+		got, err := client.New(svc.URL, tc.key, fast()).ReadOnly(ctx)
+		var ae *api.Error
+		if got != tc.readOnly || (err != nil) != tc.refused || tc.refused && (!errors.As(err, &ae) || ae.StatusCode != http.StatusForbidden) {
+			t.Errorf("the %s key: read-only %v, %v; want %v, refused %v", name, got, err, tc.readOnly, tc.refused)
+		}
+	}
+	if page, err := client.New(svc.URL, svc.Key).List(ctx, client.ListParams{Limit: 1}); err != nil || len(page.Data) != 0 {
+		t.Errorf("the list after asking: %+v %v", page, err)
+	}
+}

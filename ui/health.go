@@ -1,0 +1,195 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
+	"github.com/shushlist/shush/batch"
+)
+
+// What the header says of the service and the key, kept true: the service
+// is asked again every probeEvery while it answers and every
+// probeFailingEvery while it does not, and any request of any screen that
+// succeeds clears a failure at once (answerer).
+const (
+	probeEvery        = 30 * time.Second
+	probeFailingEvery = 5 * time.Second
+)
+
+// keyState is what the service said of the key.
+type keyState int
+
+const (
+	keyUnknown  keyState = iota
+	keyWrites            // it takes changes from the key
+	keyReadOnly          // it refuses changes (403 restricted_api_key)
+	keyRefused           // it refuses the key itself (401, 403): revoked, unknown
+)
+
+// health is the header's knowledge of the service.
+type health struct {
+	probed  bool // a probe was answered: lookups is known
+	lookups bool // the service offers look-ups and the list
+	answers bool // the service answered its last probe, or a request since
+	// down is why the service did not answer its last probe ("" when it
+	// answered, or a request succeeded since).
+	down string
+	key  keyState
+	// keyWhy is the service's refusal of the key, keyCode its status and
+	// name ("403 invalid_api_key") for the header.
+	keyWhy, keyCode string
+	// seq names the probe whose answer schedules the next one.
+	seq int
+}
+
+// probe asks the service whether it answers (and what it offers); while
+// the key's standing is not known, whether it refuses changes from it.
+func (m *Model) probe(seq int) tea.Cmd {
+	svc, ask := m.opts.Service, m.health.key == keyUnknown || m.health.key == keyRefused
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		ok, err := svc.Supports(ctx)
+		msg := supportsMsg{seq: seq, ok: ok, err: err}
+		if err == nil && ask {
+			msg.readOnly, msg.err = svc.ReadOnly(ctx)
+			msg.asked = msg.err == nil
+		}
+		return msg
+	}
+}
+
+// reprobe asks the service again now (after a run something failed in);
+// the probe already scheduled is dropped.
+func (m *Model) reprobe() tea.Cmd {
+	m.health.seq++
+	return m.probe(m.health.seq)
+}
+
+// heard takes a probe's answer into the header and schedules the next.
+func (m *Model) heard(msg supportsMsg) tea.Cmd {
+	h := &m.health
+	h.down, h.answers = "", msg.err == nil || keyRefusal(msg.err)
+	switch {
+	case keyRefusal(msg.err):
+		var ae *api.Error
+		errors.As(msg.err, &ae)
+		h.key, h.keyWhy, h.keyCode = keyRefused, errorText(msg.err), fmt.Sprintf("%d %s", ae.StatusCode, ae.Name)
+	case msg.err != nil:
+		h.down = errorText(msg.err)
+		m.notice = "The service does not answer: " + h.down + "."
+	default:
+		h.lookups, h.probed = msg.ok, true
+		// A service without the list hides Browse from the help.
+		m.keys.Browse.SetEnabled(msg.ok)
+		if msg.asked {
+			h.key, h.keyWhy = keyWrites, ""
+			if msg.readOnly {
+				h.key = keyReadOnly
+			}
+		}
+	}
+	if msg.seq != h.seq {
+		return nil // a probe of its own asked meanwhile: it schedules
+	}
+	every := probeEvery
+	if h.down != "" {
+		every = probeFailingEvery
+	}
+	return m.after(every, probeMsg{h.seq})
+}
+
+// news takes what a screen's request met into the header: a failure
+// clears the moment one succeeds (and the service is asked again, for
+// what it offers); a request that got no answer has it asked now.
+func (m *Model) news(msg tea.Msg) tea.Cmd {
+	n, ok := msg.(serviceNews)
+	if !ok {
+		return nil
+	}
+	answered, failed := n.news()
+	h := &m.health
+	switch {
+	case answered && !h.answers:
+		h.down, h.answers = "", true
+		m.notice = ""
+		return m.reprobe()
+	case failed && h.down == "":
+		return m.reprobe()
+	}
+	return nil
+}
+
+// refusal says why the service would refuse to change the list with this
+// key, before anything is typed ("" when nothing says it would).
+func (m *Model) refusal() string {
+	switch m.health.key {
+	case keyReadOnly:
+		return "This key is read-only: the service refuses changes from it, so nothing can be sent."
+	case keyRefused:
+		return "The service refuses this key (" + m.health.keyWhy + "), so nothing can be sent."
+	}
+	return ""
+}
+
+// state is the header's word on the service and the key.
+func (h *health) state() (service, key string) {
+	switch {
+	case h.down != "":
+		service = "✗ not answering: " + h.down
+	case h.key == keyRefused:
+		service = "✗ refuses the key: " + h.keyCode
+	case h.answers:
+		service = "answers"
+	default:
+		service = "…"
+	}
+	switch h.key {
+	case keyReadOnly:
+		key = " (read-only)"
+	case keyRefused:
+		key = " (refused)"
+	}
+	return service, key
+}
+
+// keyRefusal reports a 401 or 403 answer: the service refuses the key.
+func keyRefusal(err error) bool {
+	var ae *api.Error
+	return errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden)
+}
+
+// unanswered reports an error that says the service did not answer: no
+// answer at all, or a 5xx.
+func unanswered(err error) bool {
+	var ne *client.NetworkError
+	var ae *api.Error
+	return errors.As(err, &ne) || errors.As(err, &ae) && ae.StatusCode >= 500
+}
+
+// The messages that carry the news of a screen's requests.
+
+func (p pageMsg) news() (bool, bool) { return p.err == nil, unanswered(p.err) }
+
+func (p previewMsg) news() (bool, bool) { return lookupNews(p.lookups) }
+
+func (c checkedMsg) news() (bool, bool) { return lookupNews(c.found) }
+
+func (p progressMsg) news() (bool, bool) { return p.state.answered, false }
+
+func (u undoPlannedMsg) news() (bool, bool) { return u.err == nil, unanswered(u.err) }
+
+func lookupNews(found []batch.Found) (answered, failed bool) {
+	for _, f := range found {
+		answered = answered || f.Err == nil
+		failed = failed || unanswered(f.Err)
+	}
+	return answered, failed
+}
