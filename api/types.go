@@ -45,12 +45,15 @@ type BatchAddRequest struct {
 }
 
 // NewEntry is one item of BatchAddRequest.Entries: an address with the
-// origin (and source ID) it should be listed with. An empty Origin means
-// manual.
+// origin (and source ID) it should be listed with, and on our service a
+// note and an expiry (contract: notes and expiry on an entry). An empty
+// Origin means manual.
 type NewEntry struct {
-	Email    string  `json:"email"`
-	Origin   Origin  `json:"origin,omitempty"`
-	SourceID *string `json:"source_id,omitempty"`
+	Email     string     `json:"email"`
+	Origin    Origin     `json:"origin,omitempty"`
+	SourceID  *string    `json:"source_id,omitempty"`
+	Note      *string    `json:"note,omitempty"`
+	ExpiresAt *Timestamp `json:"expires_at,omitempty"`
 }
 
 // BatchRemoveRequest is the body of POST /suppressions/batch/remove. Exactly
@@ -88,9 +91,31 @@ func ValidReference(ref string) error {
 	return nil
 }
 
-// AddRequest is the body of POST /suppressions.
+// AddRequest is the body of POST /suppressions; Note and ExpiresAt are
+// our service's extensions.
 type AddRequest struct {
-	Email string `json:"email"`
+	Email     string     `json:"email"`
+	Note      *string    `json:"note,omitempty"`
+	ExpiresAt *Timestamp `json:"expires_at,omitempty"`
+}
+
+// MaxNote is the longest note of an entry, in characters.
+const MaxNote = 500
+
+// ValidNote reports why note cannot be an entry's note: it must be at
+// most MaxNote printable characters (no control or format characters).
+func ValidNote(note string) error {
+	n := 0
+	for _, r := range note {
+		n++
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			return fmt.Errorf("the note %s holds a character that is not printable", Quote(note))
+		}
+	}
+	if n > MaxNote {
+		return fmt.Errorf("the note is %d characters long; at most %d are allowed", n, MaxNote)
+	}
+	return nil
 }
 
 // Suppression is an item of a batch response, and the answer of a single
@@ -101,12 +126,18 @@ type AddRequest struct {
 // A service that does not send them leaves Email empty and Created nil;
 // then neither the order of the items nor the ID says which address is
 // which, or whether it is new.
+//
+// Note and ExpiresAt, on our service's batch add, are the entry's note and
+// expiry as the list holds them after the request (a listed entry keeps
+// its note and a later expiry); absent elsewhere.
 type Suppression struct {
-	Object  string `json:"object"`
-	ID      string `json:"id"`
-	Email   string `json:"email,omitempty"`
-	Created *bool  `json:"created,omitempty"`
-	Deleted bool   `json:"deleted,omitempty"`
+	Object    string     `json:"object"`
+	ID        string     `json:"id"`
+	Email     string     `json:"email,omitempty"`
+	Created   *bool      `json:"created,omitempty"`
+	Deleted   bool       `json:"deleted,omitempty"`
+	Note      *string    `json:"note,omitempty"`
+	ExpiresAt *Timestamp `json:"expires_at,omitempty"`
 }
 
 // BatchResponse is the envelope of both batch endpoints.
@@ -116,13 +147,82 @@ type BatchResponse struct {
 
 // Entry is a suppression record as GET /suppressions and
 // GET /suppressions/{id-or-email} show it. Object is empty on list items.
+//
+// Note and ExpiresAt are our service's extensions (contract: notes and
+// expiry on an entry): null when the entry has none, and absent from
+// another service's answers.
 type Entry struct {
-	Object    string    `json:"object,omitempty"`
-	ID        string    `json:"id"`
-	Email     string    `json:"email"`
-	Origin    Origin    `json:"origin"`
-	SourceID  *string   `json:"source_id"`
-	CreatedAt Timestamp `json:"created_at"`
+	Object    string     `json:"object,omitempty"`
+	ID        string     `json:"id"`
+	Email     string     `json:"email"`
+	Origin    Origin     `json:"origin"`
+	SourceID  *string    `json:"source_id"`
+	CreatedAt Timestamp  `json:"created_at"`
+	Note      *string    `json:"note"`
+	ExpiresAt *Timestamp `json:"expires_at"`
+}
+
+// CheckRequest is the body of POST /suppressions/batch/check.
+type CheckRequest struct {
+	Emails []string `json:"emails"`
+}
+
+// MaxCheck is the most addresses one check request may carry.
+const MaxCheck = 1000
+
+// CheckItem is one address of a check's answer: whether it is listed,
+// and its entry when it is.
+type CheckItem struct {
+	Email  string
+	Listed bool
+	// Entry is the listed entry (its Email is the item's).
+	Entry Entry
+}
+
+// MarshalJSON writes {"email","listed":false}, or the entry's fields
+// after "email" and "listed":true.
+func (c CheckItem) MarshalJSON() ([]byte, error) {
+	if !c.Listed {
+		return json.Marshal(struct {
+			Email  string `json:"email"`
+			Listed bool   `json:"listed"`
+		}{c.Email, false})
+	}
+	e := c.Entry
+	return json.Marshal(struct {
+		Email     string     `json:"email"`
+		Listed    bool       `json:"listed"`
+		ID        string     `json:"id"`
+		Origin    Origin     `json:"origin"`
+		SourceID  *string    `json:"source_id"`
+		CreatedAt Timestamp  `json:"created_at"`
+		Note      *string    `json:"note"`
+		ExpiresAt *Timestamp `json:"expires_at"`
+	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *CheckItem) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Entry
+		Listed bool `json:"listed"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = CheckItem{Email: v.Email, Listed: v.Listed}
+	if v.Listed {
+		c.Entry = v.Entry
+		c.Entry.Object = ""
+	}
+	return nil
+}
+
+// CheckResponse is the answer of POST /suppressions/batch/check: one
+// item per distinct address, in request order.
+type CheckResponse struct {
+	Object string      `json:"object"`
+	Data   []CheckItem `json:"data"`
 }
 
 // ListResponse is the answer of GET /suppressions.
@@ -162,7 +262,7 @@ func (t Timestamp) MarshalJSON() ([]byte, error) {
 func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("created_at: %w", err)
+		return fmt.Errorf("a time: %w", err)
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999Z07:00"} {
 		if v, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
@@ -170,5 +270,5 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("created_at %s is not a time", Quote(s))
+	return fmt.Errorf("%s is not a time", Quote(s))
 }

@@ -40,7 +40,7 @@ func BenchmarkExport(b *testing.B) {
 	b.Run("floor=store", func(b *testing.B) {
 		for b.Loop() {
 			n := 0
-			if err := st.Export(ctx, "bench", "", func(store.Entry) error { n++; return nil }); err != nil || n != exportEntries {
+			if err := st.Export(ctx, "bench", store.ListQuery{}, func(store.Entry) error { n++; return nil }); err != nil || n != exportEntries {
 				b.Fatalf("%d entries, %v", n, err)
 			}
 		}

@@ -71,7 +71,7 @@ func (e exportStream) stream(w http.ResponseWriter, r *http.Request) {
 		_ = cw.Write([]string{"id", "email", "origin", "source_id", "created_at"})
 	}
 	n := 0
-	err := e.s.store.Export(r.Context(), e.team, e.origin, func(x store.Entry) error {
+	err := e.s.store.Export(r.Context(), e.team, store.ListQuery{Origin: e.origin}, func(x store.Entry) error {
 		if e.format == "ndjson" {
 			b, err := json.Marshal(entry(x, ""))
 			if err != nil {

@@ -31,17 +31,25 @@ type Entry struct {
 	Origin    api.Origin
 	SourceID  *string
 	CreatedAt time.Time
+	// Note says why the address is listed, in words; "" for none.
+	Note string
+	// ExpiresAt is when the service takes the entry off the list; zero
+	// for never.
+	ExpiresAt time.Time
 	// Created is set by Add: true when this call put the entry on the
 	// list, false when it was already there.
 	Created bool
 }
 
 // NewEntry is an address to add with the origin it is listed with (an
-// empty Origin is manual; a manual entry has no source ID).
+// empty Origin is manual; a manual entry has no source ID), and the note
+// and expiry it is listed with ("" and zero for none).
 type NewEntry struct {
-	Email    string
-	Origin   api.Origin
-	SourceID *string
+	Email     string
+	Origin    api.Origin
+	SourceID  *string
+	Note      string
+	ExpiresAt time.Time
 }
 
 // Manual makes the entries of plain addresses: origin manual.
@@ -60,13 +68,21 @@ func Listed(origin api.Origin, sourceID *string, emails ...string) []NewEntry {
 
 // Change says who makes a change and why: the store writes it into the
 // trail, in the change's own transaction. A change made outside a request
-// (a tool, a test) says so in its own fields.
+// (a tool, a test) says so in its own fields; one the service makes by
+// itself (Expired) has no key.
 type Change struct {
 	KeyID     string
 	KeyName   string
 	Reference string // the Shush-Reference header; may be empty
 	RequestID string
 }
+
+// ExpiredReference is the reference of the removals the service makes
+// itself when entries expire; they have no key.
+const ExpiredReference = "expired"
+
+// Expired is the author of the removals of expired entries.
+var Expired = Change{Reference: ExpiredReference}
 
 // The types of audit entries.
 const (
@@ -103,12 +119,17 @@ type AuditQuery struct {
 
 // ListQuery selects a page of a team's list, newest first. After and Before
 // are entry IDs (at most one is set) and exclude that entry. Limit is
-// 1-100. An empty Origin selects every origin.
+// 1-100. An empty Origin selects every origin; Search narrows the list to
+// a domain, a prefix or one address, and CreatedAfter and CreatedBefore
+// (when not zero) to the entries created after or before them.
 type ListQuery struct {
-	Limit  int
-	After  string
-	Before string
-	Origin api.Origin
+	Limit         int
+	After         string
+	Before        string
+	Origin        api.Origin
+	Search        api.Search
+	CreatedAfter  time.Time
+	CreatedBefore time.Time
 }
 
 // Key is an API key as stored: never the key itself, only a hash of its
@@ -153,8 +174,11 @@ type Suppressions interface {
 	// normalized and distinct. It returns one entry per address, in the
 	// order given, with Created set; an address already on the list comes
 	// back as its existing entry (origin and creation time unchanged,
-	// Created false). The entries it creates are one change of the trail,
-	// by author.
+	// Created false), whose expiry the new entry extends (to its later
+	// expiry, or to none when it has none) and never shortens, and whose
+	// note it gives when the entry has none. The entries it creates are
+	// one change of the trail, by author; extending one is no change of
+	// the trail.
 	Add(ctx context.Context, team string, author Change, entries []NewEntry) ([]Entry, error)
 
 	// RemoveEmails takes the entries with these addresses off the team's
@@ -178,10 +202,22 @@ type Suppressions interface {
 	// whose cursor entry was removed meanwhile still works.
 	List(ctx context.Context, team string, q ListQuery) (page []Entry, hasMore bool, err error)
 
-	// Export calls fn with every entry of the team's list (of one origin
-	// when origin is set), newest first, from one consistent snapshot, in
-	// constant memory. An error from fn stops it and is returned.
-	Export(ctx context.Context, team string, origin api.Origin, fn func(Entry) error) error
+	// Export calls fn with every entry of the team's list that q selects
+	// (its Origin, Search and created range; not its page), newest first,
+	// from one consistent snapshot, in constant memory. An error from fn
+	// stops it and is returned.
+	Export(ctx context.Context, team string, q ListQuery, fn func(Entry) error) error
+
+	// Check returns the team's entries of these addresses (normalized),
+	// those listed only, in any order. It changes nothing.
+	Check(ctx context.Context, team string, emails []string) ([]Entry, error)
+
+	// RemoveExpired takes off every team's list up to limit entries whose
+	// expiry is at or before now, and says how many it removed. Each
+	// removal is made by Expired: one audit entry and its webhook events,
+	// in the same change. Several callers on one database (several serve
+	// processes) never remove an entry twice.
+	RemoveExpired(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
 // Trail is the record of the lists' changes.

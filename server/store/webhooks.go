@@ -109,12 +109,22 @@ type OutboxStats struct {
 // Payload is the body of the delivery of one change to one suppression:
 // the audit entry's type and time and the suppression, encoded once.
 func Payload(typ string, at time.Time, e Entry) ([]byte, error) {
-	return json.Marshal(api.WebhookPayload{
-		Type:      typ,
-		CreatedAt: api.Timestamp{Time: at},
-		Data: api.Entry{ID: e.ID, Email: e.Email, Origin: e.Origin, SourceID: e.SourceID,
-			CreatedAt: api.Timestamp{Time: e.CreatedAt}},
-	})
+	return json.Marshal(api.WebhookPayload{Type: typ, CreatedAt: api.Timestamp{Time: at}, Data: e.Wire("")})
+}
+
+// Wire is the entry as the API shows it, with object as its "object"
+// ("" for a list's items): note and expires_at are null when it has none.
+func (e Entry) Wire(object string) api.Entry {
+	w := api.Entry{Object: object, ID: e.ID, Email: e.Email, Origin: e.Origin, SourceID: e.SourceID,
+		CreatedAt: api.Timestamp{Time: e.CreatedAt}}
+	if e.Note != "" {
+		note := e.Note
+		w.Note = &note
+	}
+	if !e.ExpiresAt.IsZero() {
+		w.ExpiresAt = &api.Timestamp{Time: e.ExpiresAt}
+	}
+	return w
 }
 
 // Webhooks keeps a team's webhooks and shows the outbox of their events.

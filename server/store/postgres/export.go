@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -14,9 +15,9 @@ import (
 // order of the index a page reads (entriesQuery without a limit); pgx
 // reads the rows as they come, so memory stays flat (a scan gives each
 // entry a source ID of its own).
-func (s *db) ExportEntries(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error {
+func (s *db) ExportEntries(ctx context.Context, p *sqlstore.EntriesParams, fn func(store.Entry) error) error {
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		q, args := entriesQuery(team, origin, sqlstore.Window{})
+		q, args := entriesQuery(p, sqlstore.Window{})
 		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return err
@@ -24,9 +25,17 @@ func (s *db) ExportEntries(ctx context.Context, team string, origin api.Origin, 
 		var (
 			e      store.Entry
 			origin string
+			note   *string
+			until  *time.Time
 		)
-		_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt}, func() error {
-			e.Origin, e.CreatedAt = api.Origin(origin), e.CreatedAt.UTC()
+		_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &note, &until}, func() error {
+			e.Origin, e.CreatedAt, e.Note, e.ExpiresAt = api.Origin(origin), e.CreatedAt.UTC(), "", time.Time{}
+			if note != nil {
+				e.Note = *note
+			}
+			if until != nil {
+				e.ExpiresAt = until.UTC()
+			}
 			return fn(e)
 		})
 		return err

@@ -65,7 +65,7 @@ func TestOpenUpgradesLegacyNumbering(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := []int32{1, 2, 3, 4, 5}; !slices.Equal(got, want) {
+			if want := steps[int32](len(schema.Steps)); !slices.Equal(got, want) {
 				t.Errorf("history after opening: %v; want %v", got, want)
 			}
 			if e, err := st.GetByEmail(ctx, "old", "old@example.com"); err != nil || e.ID != old {
@@ -81,4 +81,14 @@ func TestOpenUpgradesLegacyNumbering(t *testing.T) {
 			again.Close()
 		})
 	}
+}
+
+// steps is the history of a database brought up to date: every step of
+// the schema, 1 to n.
+func steps[T int | int32](n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = T(i + 1)
+	}
+	return out
 }

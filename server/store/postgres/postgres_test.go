@@ -272,3 +272,69 @@ func TestReAddDoesNotRewrite(t *testing.T) {
 		}
 	}
 }
+
+// Two sweepers (two serve processes) on one database remove each expired
+// entry once: one audit entry and one webhook event each, every entry
+// gone, however their sweeps interleave.
+func TestTwoSweepersRemoveEachEntryOnce(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	a, b := open(t, dsn), open(t, dsn)
+	ctx := t.Context()
+	const n = 600
+	base := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
+	hook := store.Webhook{ID: "01a1fe15-ef7e-7c10-a222-42a32cbb09a1", Team: "t", Endpoint: "https://example.com/hook",
+		Events: []string{store.AuditRemoved}, Status: "enabled", Secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0", CreatedAt: base}
+	if err := a.CreateWebhook(ctx, hook); err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < n; lo += 100 {
+		var add []store.NewEntry
+		for i := lo; i < lo+100; i++ {
+			add = append(add, store.NewEntry{Email: fmt.Sprintf("u%04d@example.com", i), ExpiresAt: base.Add(time.Duration(i) * time.Millisecond)})
+		}
+		if _, err := a.Add(ctx, "t", store.Change{}, add); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := base.Add(time.Hour)
+	var wg sync.WaitGroup
+	removed := make([]int, 2)
+	errs := make([]error, 2)
+	for i, st := range []*postgres.Store{a, b} {
+		wg.Go(func() {
+			for {
+				k, err := st.RemoveExpired(ctx, now, 25)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				if k == 0 {
+					return
+				}
+				removed[i] += k
+			}
+		})
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatalf("sweeps failed: %v, %v", errs[0], errs[1])
+	}
+	if removed[0]+removed[1] != n {
+		t.Errorf("the sweepers removed %d and %d entries: %d in all; want %d", removed[0], removed[1], removed[0]+removed[1], n)
+	}
+	var audits, events, left int
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, `SELECT (SELECT count(*) FROM audit WHERE type = 'suppression.removed' AND reference = 'expired' AND key_id = ''),
+		(SELECT count(*) FROM webhook_events), (SELECT count(*) FROM suppressions)`).
+		Scan(&audits, &events, &left); err != nil {
+		t.Fatal(err)
+	}
+	if audits != n || events != n || left != 0 {
+		t.Errorf("after both sweeps: %d audit entries, %d events, %d entries left; want %d, %d, 0", audits, events, left, n, n)
+	}
+	t.Logf("the sweepers removed %d and %d", removed[0], removed[1])
+}

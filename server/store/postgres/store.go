@@ -147,7 +147,7 @@ func (s *db) Err(err error) error { return mapErr(err) }
 
 // readWindow reads a window of rows by ID, as every page is read; see
 // windowQuery.
-func readWindow[T any](ctx context.Context, s *db, base, where, keys string, args []any, w sqlstore.Window, scan func(sqlstore.Row) (T, error)) ([]T, error) {
+func readWindow[T any](ctx context.Context, s *db, base, where string, keys []string, args []any, w sqlstore.Window, scan func(sqlstore.Row) (T, error)) ([]T, error) {
 	query, args := windowQuery(base, where, keys, args, w)
 	return query1(ctx, s, query, args, scan)
 }
@@ -159,7 +159,7 @@ func readWindow[T any](ctx context.Context, s *db, base, where, keys string, arg
 // output column, which no index serves), so that every plan, a generic one
 // too, reads that index's range instead of walking the ID order of every
 // team.
-func windowQuery(base, where, keys string, args []any, w sqlstore.Window) (string, []any) {
+func windowQuery(base, where string, keys []string, args []any, w sqlstore.Window) (string, []any) {
 	order := "DESC"
 	if w.Cursor != "" {
 		cmp := "<"
@@ -169,8 +169,7 @@ func windowQuery(base, where, keys string, args []any, w sqlstore.Window) (strin
 		args = append(args, w.Cursor)
 		where += fmt.Sprintf(" AND id %s $%d::uuid", cmp, len(args))
 	}
-	keys = strings.ReplaceAll(keys, ",", " "+order+",")
-	query := fmt.Sprintf("%s WHERE %s ORDER BY %s %s", base, where, keys, order)
+	query := fmt.Sprintf("%s WHERE %s ORDER BY %s %s", base, where, strings.Join(keys, " "+order+", "), order)
 	if w.Limit == 0 {
 		return query, args
 	}

@@ -2,15 +2,16 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-const entryColumns = "id::text, email, origin, source_id, created_at"
+const entryColumns = "id::text, email, origin, source_id, created_at, note, expires_at"
 
 // The insert skips listed addresses (ON CONFLICT DO NOTHING), so re-adding
 // a listed address writes nothing: its row is read, not rewritten. The
@@ -28,8 +29,10 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	sorted = slices.CompactFunc(sorted, func(a, b store.Entry) bool { return a.Email == b.Email })
 	n := len(sorted)
 	ids, emails, origins, sources := make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
+	notes, until := make([]*string, n), make([]*time.Time, n)
 	for i, e := range sorted {
 		ids[i], emails[i], origins[i], sources[i] = e.ID, e.Email, string(e.Origin), e.SourceID
+		notes[i], until[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt)
 	}
 	var ch sqlstore.ChangeRow
 	var change *string
@@ -39,22 +42,23 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	at := sorted[0].CreatedAt
 	rows, err := t.tx.Query(ctx, `
 		WITH ins AS (
-			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at, change_id)
-			SELECT u.id, $1, u.email, u.origin, u.source_id, $6, $7::uuid
-			FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(id, email, origin, source_id, n)
+			INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at, change_id, note, expires_at)
+			SELECT u.id, $1, u.email, u.origin, u.source_id, $6, $7::uuid, u.note, u.expires_at
+			FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $14::text[], $15::timestamptz[]) WITH ORDINALITY AS u(id, email, origin, source_id, note, expires_at, n)
 			ORDER BY u.n
 			ON CONFLICT (team, email) DO NOTHING
-			RETURNING s.id, s.email, s.origin, s.source_id, s.created_at
+			RETURNING s.id, s.email, s.origin, s.source_id, s.created_at, s.note, s.expires_at
 		), change AS (
 			INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id)
 			SELECT $7::uuid, $1, $6, $8, $9, $10, $11, $12, $13
 			WHERE $7::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
 			ON CONFLICT (id) DO NOTHING
 		)
-		SELECT id::text, email, origin, source_id, created_at FROM ins
+		SELECT `+entryColumns+` FROM ins
 		UNION ALL
 		SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = ANY($3::text[])`,
-		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, sqlstore.Reference(ch.Author), ch.Author.RequestID, ch.FirstID, ch.LastID)
+		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, sqlstore.Reference(ch.Author), ch.Author.RequestID, ch.FirstID, ch.LastID,
+		notes, until)
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +87,11 @@ func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) 
 	if p.ByEmail {
 		del = deleteByEmail
 	}
-	rows, err := t.tx.Query(ctx, `WITH del AS (`+del+` RETURNING id, team, email, origin, source_id, created_at, change_id
+	rows, err := t.tx.Query(ctx, `WITH del AS (`+del+` RETURNING id, team, email, origin, source_id, created_at, change_id, note, expires_at
 	), kept AS (
-		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
+		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at)
 		SELECT del.id, del.team, 'suppression.added', del.created_at, del.id, del.email, del.origin, del.source_id, del.created_at,
-			c.key_id, c.key_name, c.reference, c.request_id
+			c.key_id, c.key_name, c.reference, c.request_id, del.note, del.expires_at
 		FROM del JOIN changes c ON c.id = del.change_id
 		WHERE $3
 	)
@@ -106,16 +110,95 @@ func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry,
 	return sqlstore.ScanEntry(row{s.pool.QueryRow(ctx, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = $2`, team, email)})
 }
 
-// With an origin, ORDER BY leads with it too, so that the plan reads the
-// origin index's range.
-func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqlstore.Window) ([]store.Entry, error) {
-	query, args := entriesQuery(team, origin, w)
+func (s *db) Entries(ctx context.Context, p *sqlstore.EntriesParams) ([]store.Entry, error) {
+	query, args := entriesQuery(p, p.Window)
 	return query1(ctx, s, query, args, sqlstore.ScanEntry)
 }
 
-func entriesQuery(team string, origin api.Origin, w sqlstore.Window) (string, []any) {
-	if origin == "" {
-		return windowQuery(`SELECT `+entryColumns+` FROM suppressions`, "team = $1", "suppressions.team, suppressions.id", []any{team}, w)
+// domainExpr is the domain of an address, as the domain index holds it.
+const domainExpr = "split_part(suppressions.email, '@', 2)"
+
+// entriesQuery reads the window w of the entries p selects from the index
+// that finds them. ORDER BY leads with the index's columns (the origin's,
+// the domain's) so that the plan reads its range in ID order; a prefix or
+// an address is a range of the address index (byte order), whose matches
+// are sorted by ID.
+func entriesQuery(p *sqlstore.EntriesParams, w sqlstore.Window) (string, []any) {
+	args := []any{p.Team}
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
 	}
-	return windowQuery(`SELECT `+entryColumns+` FROM suppressions`, "team = $1 AND origin = $2", "suppressions.team, suppressions.origin, suppressions.id", []any{team, string(origin)}, w)
+	where := "team = $1"
+	keys := []string{"suppressions.team", "suppressions.id"}
+	switch {
+	case p.Domain != "":
+		where += " AND " + domainExpr + " = " + arg(p.Domain)
+		keys = []string{"suppressions.team", domainExpr, "suppressions.id"}
+	case p.Exact != "":
+		where += " AND email = " + arg(p.Exact)
+		keys = []string{"suppressions.id"}
+	case p.PrefixFrom != "":
+		where += " AND email >= " + arg(p.PrefixFrom) + " AND email < " + arg(p.PrefixTo)
+		keys = []string{"suppressions.id"}
+	case p.Origin != "":
+		keys = []string{"suppressions.team", "suppressions.origin", "suppressions.id"}
+	}
+	if p.Origin != "" {
+		where += " AND origin = " + arg(string(p.Origin))
+	}
+	if !p.CreatedAfter.IsZero() {
+		where += " AND created_at > " + arg(p.CreatedAfter)
+	}
+	if !p.CreatedBefore.IsZero() {
+		where += " AND created_at < " + arg(p.CreatedBefore)
+	}
+	return windowQuery(`SELECT `+entryColumns+` FROM suppressions`, where, keys, args, w)
+}
+
+func (s *db) EntriesByEmail(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
+	return query1(ctx, s, `SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = ANY($2::text[])`, []any{team, emails}, sqlstore.ScanEntry)
+}
+
+// timeOrNull is a time as stored: NULL (nil) for zero.
+func timeOrNull(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// The rows are locked in address order, as everywhere, and the statement
+// keeps a note and a longer (or no) expiry as they are, whatever the
+// change asked (see sqlstore.Extension): a change that read an entry
+// before another extended it cannot undo that.
+func (t tx) ExtendEntries(ctx context.Context, p *sqlstore.ExtendEntriesParams) ([]store.Entry, error) {
+	n := len(p.Rows)
+	ids, notes, extend, until := make([]string, n), make([]*string, n), make([]bool, n), make([]*time.Time, n)
+	for i, x := range p.Rows {
+		ids[i], notes[i], extend[i], until[i] = x.ID, sqlstore.Note(x.Note), x.Extend, timeOrNull(x.ExpiresAt)
+	}
+	rows, err := t.tx.Query(ctx, `UPDATE suppressions SET note = coalesce(suppressions.note, u.note),
+			expires_at = CASE WHEN NOT u.extend OR suppressions.expires_at IS NULL THEN suppressions.expires_at
+				WHEN u.expires_at IS NULL THEN NULL ELSE greatest(suppressions.expires_at, u.expires_at) END
+		FROM unnest($2::uuid[], $3::text[], $4::bool[], $5::timestamptz[]) AS u(id, note, extend, expires_at)
+		WHERE suppressions.id = u.id AND suppressions.id = ANY(ARRAY(
+			SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE))
+		RETURNING suppressions.id::text, suppressions.email, suppressions.origin, suppressions.source_id,
+			suppressions.created_at, suppressions.note, suppressions.expires_at`, p.Team, ids, notes, extend, until)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanEntry)
+}
+
+// SKIP LOCKED: another process's sweeper, or a change of the same entry,
+// holds its rows; this one takes others, and never waits for them.
+func (t tx) DueEntries(ctx context.Context, now time.Time, limit int) ([]sqlstore.TeamEntry, error) {
+	rows, err := t.tx.Query(ctx, `SELECT team, `+entryColumns+` FROM suppressions
+		WHERE expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`, now, limit)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanTeamEntry)
 }

@@ -19,7 +19,7 @@ func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
 const webhookColumns = "id::text, team, endpoint, events, status, secret, coalesce(prev_secret, ''), prev_until, created_at"
 
 func (s *db) Webhooks(ctx context.Context, team string, w sqlstore.Window) ([]store.Webhook, error) {
-	return readWindow(ctx, s, "SELECT "+webhookColumns+" FROM webhooks", "team = $1", "webhooks.team, webhooks.id", []any{team}, w, sqlstore.ScanWebhook)
+	return readWindow(ctx, s, "SELECT "+webhookColumns+" FROM webhooks", "team = $1", []string{"webhooks.team", "webhooks.id"}, []any{team}, w, sqlstore.ScanWebhook)
 }
 
 func (s *db) Webhook(ctx context.Context, team, id string) (store.Webhook, error) {
@@ -53,7 +53,7 @@ func (t tx) RotateSecret(ctx context.Context, p *sqlstore.RotateSecretParams) (i
 const eventColumns = "id::text, webhook_id::text, team, type, created_at, payload, status, next_attempt_at, attempts, retry"
 
 func (s *db) Events(ctx context.Context, team, webhookID string, w sqlstore.Window) ([]store.WebhookEvent, error) {
-	return readWindow(ctx, s, "SELECT "+eventColumns+" FROM webhook_events", "webhook_id = $1 AND team = $2", "webhook_events.webhook_id, webhook_events.id", []any{webhookID, team}, w, sqlstore.ScanEvent)
+	return readWindow(ctx, s, "SELECT "+eventColumns+" FROM webhook_events", "webhook_id = $1 AND team = $2", []string{"webhook_events.webhook_id", "webhook_events.id"}, []any{webhookID, team}, w, sqlstore.ScanEvent)
 }
 
 func (s *db) Event(ctx context.Context, k sqlstore.EventKey) (store.WebhookEvent, error) {
@@ -61,7 +61,7 @@ func (s *db) Event(ctx context.Context, k sqlstore.EventKey) (store.WebhookEvent
 }
 
 func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([]store.Attempt, error) {
-	return readWindow(ctx, s, "SELECT id::text, event_id::text, status_code, response, sent_at FROM webhook_attempts", "event_id = $1", "webhook_attempts.event_id, webhook_attempts.id", []any{eventID}, w, sqlstore.ScanAttempt)
+	return readWindow(ctx, s, "SELECT id::text, event_id::text, status_code, response, sent_at FROM webhook_attempts", "event_id = $1", []string{"webhook_attempts.event_id", "webhook_attempts.id"}, []any{eventID}, w, sqlstore.ScanAttempt)
 }
 
 func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int64, error) {

@@ -11,7 +11,7 @@ import (
 
 func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) error {
 	a := p.Author
-	const cols = 13
+	const cols = 15
 	for lo := 0; lo < len(p.Entries); lo += chunk {
 		hi := min(lo+chunk, len(p.Entries))
 		st, err := t.s.stmt(auditSQL(hi - lo))
@@ -21,7 +21,7 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 		args := make([]any, 0, cols*(hi-lo))
 		for i, e := range p.Entries[lo:hi] {
 			args = append(args, p.Team, p.IDs[lo+i], p.Type, p.At.UnixMilli(), e.ID, e.Email, string(e.Origin), e.SourceID,
-				e.CreatedAt.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID)
+				e.CreatedAt.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, sqlstore.Note(e.Note), millis(e.ExpiresAt))
 		}
 		if _, err := st.ExecContext(context.Background(), args...); err != nil {
 			return err
@@ -53,8 +53,8 @@ func (t tx) keepAdded(team, col string, keys []string) error {
 	}
 	for lo := 0; lo < len(keys); lo += chunk {
 		part := keys[lo:min(lo+chunk, len(keys))]
-		st, err := t.s.stmt(`INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id)
-			SELECT s.team, s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, c.reference, c.request_id
+		st, err := t.s.stmt(`INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at)
+			SELECT s.team, s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, c.reference, c.request_id, s.note, s.expires_at
 			FROM suppressions s ` + hint + `JOIN changes c ON c.id = s.change_id
 			WHERE s.team = ? AND s.` + col + ` IN (` + marks(len(part)) + `)`)
 		if err != nil {
@@ -68,11 +68,11 @@ func (t tx) keepAdded(team, col string, keys []string) error {
 }
 
 func auditSQL(n int) string {
-	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?,?),", n), ",")
+	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?),", n), ",")
 }
 
-const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id"
+const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at"
 
 // The two sources are read in one statement, each bounded by the window.
 func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditEntry, error) {
@@ -121,7 +121,7 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 			where, args = append(where, "s.id "+cmp+" ?"), append(args, p.Cursor)
 		}
 		args = append(args, p.Limit)
-		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id FROM " +
+		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at FROM " +
 			from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY s.id " + order + " LIMIT ?)"
 		query += " ORDER BY 1 " + order + " LIMIT ?"
 		args = append(args, p.Limit)

@@ -112,7 +112,7 @@ func TestOpenUpgradesOlderVersions(t *testing.T) {
 				}
 				versions = append(versions, v)
 			}
-			if want := []int{1, 2, 3, 4, 5}; !slices.Equal(versions, want) || rows.Err() != nil {
+			if want := steps[int](len(schema.Steps)); !slices.Equal(versions, want) || rows.Err() != nil {
 				t.Errorf("history after opening: %v (%v); want %v", versions, rows.Err(), want)
 			}
 			if e, err := st.GetByEmail(ctx, "old", "old@example.com"); err != nil || e.ID != old {
@@ -121,4 +121,14 @@ func TestOpenUpgradesOlderVersions(t *testing.T) {
 			storetest.Run(t, func(t *testing.T) store.Store { return st })
 		})
 	}
+}
+
+// steps is the history of a database brought up to date: every step of
+// the schema, 1 to n.
+func steps[T int | int32](n int) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = T(i + 1)
+	}
+	return out
 }

@@ -107,8 +107,8 @@ func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
 		q   string
 	}{
 		{&r.keyByID, "SELECT id, team, name, read_only, hash, created_at, revoked_at FROM api_keys WHERE id = ?"},
-		{&r.get, "SELECT id, email, origin, source_id, created_at FROM suppressions WHERE team = ? AND id = ?"},
-		{&r.getByEmail, "SELECT id, email, origin, source_id, created_at FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email = ?"},
+		{&r.get, "SELECT " + sqlstore.EntryColumns + " FROM suppressions WHERE team = ? AND id = ?"},
+		{&r.getByEmail, "SELECT " + sqlstore.EntryColumns + " FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email = ?"},
 	} {
 		st, err := db.PrepareContext(ctx, p.q)
 		if err != nil {

@@ -3,8 +3,8 @@ package sqlite
 import (
 	"context"
 	"strings"
+	"time"
 
-	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
@@ -36,9 +36,10 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		if err != nil {
 			return nil, err
 		}
-		args := make([]any, 0, 7*(hi-lo))
+		args := make([]any, 0, 9*(hi-lo))
 		for _, e := range p.Entries[lo:hi] {
-			args = append(args, p.Team, e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt.UnixMilli(), change)
+			args = append(args, p.Team, e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt.UnixMilli(), change,
+				sqlstore.Note(e.Note), millis(e.ExpiresAt))
 		}
 		rows, err := st.QueryContext(context.Background(), args...)
 		if err != nil {
@@ -83,13 +84,13 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 // team's whole primary key range to probing the index once per address,
 // which on a large list is a hundred times slower.
 func insertSQL(n int) string {
-	return "INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?),", n), ",") +
+	return "INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id, note, expires_at) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?),", n), ",") +
 		" ON CONFLICT (team, email) DO NOTHING RETURNING email"
 }
 
 func selectByEmailSQL(n int) string {
-	return "SELECT id, email, origin, source_id, created_at FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email IN (" + marks(n) + ")"
+	return "SELECT " + sqlstore.EntryColumns + " FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email IN (" + marks(n) + ")"
 }
 
 func deleteSQL(col string, n int) string {
@@ -97,7 +98,54 @@ func deleteSQL(col string, n int) string {
 	if col == "email" {
 		hint = "INDEXED BY suppressions_team_email "
 	}
-	return "DELETE FROM suppressions " + hint + "WHERE team = ? AND " + col + " IN (" + marks(n) + ") RETURNING id, email, origin, source_id, created_at"
+	return "DELETE FROM suppressions " + hint + "WHERE team = ? AND " + col + " IN (" + marks(n) + ") RETURNING " + sqlstore.EntryColumns
+}
+
+// millis is a time as stored: Unix milliseconds, NULL (nil) for zero.
+func millis(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMilli()
+}
+
+// The statement keeps a note and a longer (or no) expiry as they are,
+// whatever the change asked: see sqlstore.Extension.
+const extendSQL = `UPDATE suppressions SET note = coalesce(note, ?3),
+	expires_at = CASE WHEN NOT ?4 OR expires_at IS NULL THEN expires_at WHEN ?5 IS NULL THEN NULL ELSE max(expires_at, ?5) END
+	WHERE team = ?1 AND id = ?2 RETURNING ` + sqlstore.EntryColumns
+
+func (t tx) ExtendEntries(ctx context.Context, p *sqlstore.ExtendEntriesParams) ([]store.Entry, error) {
+	st, err := t.s.stmt(extendSQL)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Entry, 0, len(p.Rows))
+	for _, x := range p.Rows {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e, err := sqlstore.ScanEntry(st.QueryRowContext(context.Background(), p.Team, x.ID, sqlstore.Note(x.Note), x.Extend, millis(x.ExpiresAt)))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// The writer is the only one: what it reads is held until it commits.
+func (t tx) DueEntries(ctx context.Context, now time.Time, limit int) ([]sqlstore.TeamEntry, error) {
+	st, err := t.s.stmt("SELECT team, " + sqlstore.EntryColumns + " FROM suppressions INDEXED BY suppressions_expires" +
+		" WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(context.Background(), now.UnixMilli(), limit)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanTeamEntry)
 }
 
 func keyArgs(team string, keys []string) []any {
@@ -166,20 +214,68 @@ func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry,
 	return sqlstore.ScanEntry(s.reads.getByEmail.QueryRowContext(ctx, team, email))
 }
 
-func (s *db) Entries(ctx context.Context, team string, origin api.Origin, w sqlstore.Window) ([]store.Entry, error) {
-	where := []string{"team = ?"}
-	args := []any{team}
-	from := "suppressions"
-	if origin != "" {
-		where = append(where, "origin = ?")
-		args = append(args, string(origin))
-		// Without statistics SQLite walks the team's whole list in ID
-		// order and filters on origin: a million rows for an origin the
-		// team has none of. The index holds each origin's entries in ID
-		// order, with what a page shows, so the page is a range read.
-		from = "suppressions INDEXED BY suppressions_team_origin_id"
+func (s *db) Entries(ctx context.Context, p *sqlstore.EntriesParams) ([]store.Entry, error) {
+	base, where, args := entriesQuery(p)
+	return readWindow(ctx, s, base, where, args, p.Window, sqlstore.ScanEntry)
+}
+
+// domainExpr is the domain of an address, as the domain index holds it.
+const domainExpr = "substr(email, instr(email, '@') + 1)"
+
+// entriesQuery selects the entries p names (not its window) from the
+// index that finds them. Without statistics SQLite would walk the team's
+// whole list in ID order and filter: a million rows for an origin or a
+// domain the team has none of. The origin index holds each origin's
+// entries in ID order, with what a page shows, and the domain index each
+// domain's, so that their pages are range reads; a prefix or an address
+// is a range of the address index, whose matches are sorted by ID.
+func entriesQuery(p *sqlstore.EntriesParams) (base string, where []string, args []any) {
+	where, args = []string{"team = ?"}, []any{p.Team}
+	index := ""
+	switch {
+	case p.Domain != "":
+		index = "suppressions_team_domain"
+		where, args = append(where, domainExpr+" = ?"), append(args, p.Domain)
+	case p.Exact != "":
+		index = "suppressions_team_email"
+		where, args = append(where, "email = ?"), append(args, p.Exact)
+	case p.PrefixFrom != "":
+		index = "suppressions_team_email"
+		where, args = append(where, "email >= ?", "email < ?"), append(args, p.PrefixFrom, p.PrefixTo)
+	case p.Origin != "":
+		index = "suppressions_team_origin_id"
 	}
-	return readWindow(ctx, s, "SELECT id, email, origin, source_id, created_at FROM "+from, where, args, w, sqlstore.ScanEntry)
+	if p.Origin != "" {
+		where, args = append(where, "origin = ?"), append(args, string(p.Origin))
+	}
+	if !p.CreatedAfter.IsZero() {
+		where, args = append(where, "created_at > ?"), append(args, p.CreatedAfter.UnixMilli())
+	}
+	if !p.CreatedBefore.IsZero() {
+		where, args = append(where, "created_at < ?"), append(args, p.CreatedBefore.UnixMilli())
+	}
+	from := "suppressions"
+	if index != "" {
+		from += " INDEXED BY " + index
+	}
+	return "SELECT " + sqlstore.EntryColumns + " FROM " + from, where, args
+}
+
+func (s *db) EntriesByEmail(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
+	var out []store.Entry
+	for lo := 0; lo < len(emails); lo += chunk {
+		part := emails[lo:min(lo+chunk, len(emails))]
+		rows, err := s.read.QueryContext(ctx, selectByEmailSQL(len(part)), keyArgs(team, part)...)
+		if err != nil {
+			return nil, err
+		}
+		got, err := collect(rows, sqlstore.ScanEntry)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
 }
 
 func marks(n int) string {

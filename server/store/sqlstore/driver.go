@@ -38,13 +38,34 @@ type EntryReads interface {
 	EntryByID(ctx context.Context, team, id string) (store.Entry, error)
 	// EntryByEmail reads the team's entry for this address.
 	EntryByEmail(ctx context.Context, team, email string) (store.Entry, error)
-	// Entries reads a window of the team's list, of one origin when
-	// origin is set.
-	Entries(ctx context.Context, team string, origin api.Origin, w Window) ([]store.Entry, error)
-	// ExportEntries calls fn with every entry of the team's list (of one
-	// origin when origin is set), newest first, from one snapshot; an
-	// error from fn stops it and is returned.
-	ExportEntries(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error
+	// Entries reads p.Window of the entries p selects.
+	Entries(ctx context.Context, p *EntriesParams) ([]store.Entry, error)
+	// ExportEntries calls fn with every entry p selects (its Window
+	// unset), newest first, from one snapshot; an error from fn stops it
+	// and is returned.
+	ExportEntries(ctx context.Context, p *EntriesParams, fn func(store.Entry) error) error
+	// EntriesByEmail reads the team's entries of these addresses, in any
+	// order.
+	EntriesByEmail(ctx context.Context, team string, emails []string) ([]store.Entry, error)
+}
+
+// EntriesParams select entries of a team's list; empty fields do not
+// narrow it. At most one of Domain, Exact and the prefix range is set.
+type EntriesParams struct {
+	Team   string
+	Origin api.Origin
+	// Domain selects the addresses of one domain (the part after @).
+	Domain string
+	// Exact selects one address.
+	Exact string
+	// PrefixFrom and PrefixTo select the addresses from PrefixFrom
+	// (included) to PrefixTo (excluded), in byte order: those that start
+	// with a prefix.
+	PrefixFrom, PrefixTo string
+	// CreatedAfter and CreatedBefore, when not zero, select the entries
+	// created after, and before, them.
+	CreatedAfter, CreatedBefore time.Time
+	Window
 }
 
 // Tx is the statements a change is made of. Each runs inside the change
@@ -74,6 +95,40 @@ type EntryWrites interface {
 	// held to the audit table, under the entry's ID, so that the trail a
 	// reader saw while the address was listed stays.
 	DeleteEntries(ctx context.Context, p *DeleteEntriesParams) ([]store.Entry, error)
+	// ExtendEntries changes listed entries of the team as p.Rows say and
+	// returns them as they are after, in any order. The statement itself
+	// never shortens an expiry nor replaces a note, so that a change that
+	// read an entry before another extended it cannot undo that.
+	ExtendEntries(ctx context.Context, p *ExtendEntriesParams) ([]store.Entry, error)
+	// DueEntries finds up to limit entries of every team whose expiry is
+	// at or before now, earliest first, and holds them for this change:
+	// a concurrent change (another process's) skips them rather than
+	// waiting, and never gets them too.
+	DueEntries(ctx context.Context, now time.Time, limit int) ([]TeamEntry, error)
+}
+
+// ExtendEntriesParams are the changes of listed entries a re-add makes.
+type ExtendEntriesParams struct {
+	Team string
+	Rows []Extension
+}
+
+// Extension is how a re-add changes one listed entry.
+type Extension struct {
+	ID string
+	// Note, when not "", becomes the entry's note if it has none.
+	Note string
+	// Extend says to extend the entry's expiry: to ExpiresAt when it is
+	// later, or to none (the entry stays) when ExpiresAt is zero. An
+	// entry without an expiry keeps none.
+	Extend    bool
+	ExpiresAt time.Time
+}
+
+// TeamEntry is an entry with the team whose list holds it.
+type TeamEntry struct {
+	Team string
+	store.Entry
 }
 
 // TrailReads are the reads of the trail.

@@ -51,18 +51,52 @@ func (s *Strings) Scan(src any) error {
 	return fmt.Errorf("a list column holds %T", src)
 }
 
-// ScanEntry reads id, email, origin, source_id, created_at.
+// EntryColumns are the columns ScanEntry reads, in its order.
+const EntryColumns = "id, email, origin, source_id, created_at, note, expires_at"
+
+// ScanEntry reads id, email, origin, source_id, created_at, note,
+// expires_at (EntryColumns).
 func ScanEntry(r Row) (store.Entry, error) {
 	var (
-		e      store.Entry
-		origin string
-		at     Time
+		e         store.Entry
+		origin    string
+		note      *string
+		at, until Time
 	)
-	if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &at); err != nil {
+	if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until); err != nil {
 		return store.Entry{}, err
 	}
-	e.Origin, e.CreatedAt = api.Origin(origin), at.Time
+	e.Origin, e.CreatedAt, e.ExpiresAt = api.Origin(origin), at.Time, until.Time
+	if note != nil {
+		e.Note = *note
+	}
 	return e, nil
+}
+
+// ScanTeamEntry reads team, then the columns of ScanEntry.
+func ScanTeamEntry(r Row) (TeamEntry, error) {
+	var (
+		e         TeamEntry
+		origin    string
+		note      *string
+		at, until Time
+	)
+	if err := r.Scan(&e.Team, &e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until); err != nil {
+		return TeamEntry{}, err
+	}
+	e.Origin, e.CreatedAt, e.ExpiresAt = api.Origin(origin), at.Time, until.Time
+	if note != nil {
+		e.Note = *note
+	}
+	return e, nil
+}
+
+// Note is a note as stored: NULL (nil) for none.
+func Note(note string) *string {
+	if note == "" {
+		return nil
+	}
+	return &note
 }
 
 // ScanKey reads id, team, name, read_only, hash, created_at, revoked_at.
@@ -124,17 +158,23 @@ func ScanAttempt(r Row) (store.Attempt, error) {
 }
 
 // ScanAudit reads id, type, created_at, sup_id, email, origin, source_id,
-// sup_created_at, key_id, key_name, reference (” for none), request_id.
+// sup_created_at, key_id, key_name, reference (” for none), request_id,
+// note, expires_at.
 func ScanAudit(r Row) (store.AuditEntry, error) {
 	var (
-		a         store.AuditEntry
-		origin    string
-		at, supAt Time
+		a                store.AuditEntry
+		origin           string
+		note             *string
+		at, supAt, until Time
 	)
 	if err := r.Scan(&a.ID, &a.Type, &at, &a.Suppression.ID, &a.Suppression.Email, &origin, &a.Suppression.SourceID, &supAt,
-		&a.KeyID, &a.KeyName, &a.Reference, &a.RequestID); err != nil {
+		&a.KeyID, &a.KeyName, &a.Reference, &a.RequestID, &note, &until); err != nil {
 		return store.AuditEntry{}, err
 	}
 	a.CreatedAt, a.Suppression.Origin, a.Suppression.CreatedAt = at.Time, api.Origin(origin), supAt.Time
+	a.Suppression.ExpiresAt = until.Time
+	if note != nil {
+		a.Suppression.Note = *note
+	}
 	return a, nil
 }

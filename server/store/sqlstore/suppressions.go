@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
@@ -27,16 +28,43 @@ func (c *Core) GetByEmail(ctx context.Context, team, email string) (store.Entry,
 // List returns a page of the team's list, newest first; see store.Store.
 func (c *Core) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
 	p := store.Page{Limit: q.Limit, After: q.After, Before: q.Before}
+	ep := selection(team, q)
 	return readPage(ctx, c, "read the list", p, func(ctx context.Context, w Window) ([]store.Entry, error) {
-		return c.d.Entries(ctx, team, q.Origin, w)
+		ep.Window = w
+		return c.d.Entries(ctx, ep)
 	})
 }
 
-// Export streams the team's list newest first from one snapshot; see
-// store.Store. An error from fn is returned as it is.
-func (c *Core) Export(ctx context.Context, team string, origin api.Origin, fn func(store.Entry) error) error {
+// selection is the entries a query selects, in the driver's terms: a
+// domain and an address are matched as they are stored (normalized), a
+// prefix is the range of the addresses that start with it.
+func selection(team string, q store.ListQuery) *EntriesParams {
+	p := &EntriesParams{Team: team, Origin: q.Origin, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore}
+	switch s := q.Search; s.Kind {
+	case api.SearchDomain:
+		p.Domain = s.Value
+	case api.SearchExact:
+		p.Exact = s.Value
+	case api.SearchPrefix:
+		p.PrefixFrom, p.PrefixTo = s.Value, prefixEnd(s.Value)
+	}
+	return p
+}
+
+// prefixEnd is the least string above every string that starts with p,
+// in byte order: p with its last byte one higher. A prefix holds only the
+// ASCII characters of addresses, none of them the highest byte.
+func prefixEnd(p string) string {
+	b := []byte(p)
+	b[len(b)-1]++
+	return string(b)
+}
+
+// Export streams the entries q selects, newest first, from one snapshot;
+// see store.Store. An error from fn is returned as it is.
+func (c *Core) Export(ctx context.Context, team string, q store.ListQuery, fn func(store.Entry) error) error {
 	var fnErr error
-	err := c.d.ExportEntries(ctx, team, origin, func(e store.Entry) error {
+	err := c.d.ExportEntries(ctx, selection(team, q), func(e store.Entry) error {
 		fnErr = fn(e)
 		return fnErr
 	})
@@ -44,6 +72,15 @@ func (c *Core) Export(ctx context.Context, team string, origin api.Origin, fn fu
 		return fnErr
 	}
 	return c.fail("export the list", err)
+}
+
+// Check returns the team's entries of these addresses; see store.Store.
+func (c *Core) Check(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
+	if len(emails) == 0 {
+		return []store.Entry{}, nil
+	}
+	got, err := c.d.EntriesByEmail(ctx, team, emails)
+	return got, c.fail("read the list", err)
 }
 
 // maxAddRounds bounds how often Add tries an address that concurrent
@@ -77,7 +114,8 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		}
 		o, source := origin(n)
 		index[n.Email] = len(rows)
-		rows = append(rows, store.Entry{ID: id, Email: n.Email, Origin: o, SourceID: source, CreatedAt: at})
+		rows = append(rows, store.Entry{ID: id, Email: n.Email, Origin: o, SourceID: source, CreatedAt: at,
+			Note: n.Note, ExpiresAt: n.ExpiresAt.UTC().Truncate(time.Millisecond)})
 	}
 	p := &InsertEntriesParams{Team: team}
 	if !c.noTrail {
@@ -119,6 +157,9 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 				return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(p.Entries), round)
 			}
 		}
+		if err := extend(ctx, tx, team, rows, listed); err != nil {
+			return err
+		}
 		if c.noTrail {
 			return nil
 		}
@@ -138,6 +179,45 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		out[i] = listed[index[n.Email]]
 	}
 	return out, nil
+}
+
+// extend makes each listed entry that a re-add names keep at least what
+// the re-add asks for: its expiry extended (to the later one, or to none),
+// never shortened, and the note given when it has none. listed[i] is the
+// entry of rows[i]; those changed are read back into it.
+func extend(ctx context.Context, tx Tx, team string, rows, listed []store.Entry) error {
+	p := &ExtendEntriesParams{Team: team}
+	at := make(map[string]int)
+	for i, e := range listed {
+		if e.Created {
+			continue
+		}
+		want := rows[i]
+		x := Extension{ID: e.ID}
+		if e.Note == "" && want.Note != "" {
+			x.Note = want.Note
+		}
+		if !e.ExpiresAt.IsZero() && (want.ExpiresAt.IsZero() || want.ExpiresAt.After(e.ExpiresAt)) {
+			x.Extend, x.ExpiresAt = true, want.ExpiresAt
+		}
+		if x.Note != "" || x.Extend {
+			at[e.ID] = i
+			p.Rows = append(p.Rows, x)
+		}
+	}
+	if len(p.Rows) == 0 {
+		return nil
+	}
+	got, err := tx.ExtendEntries(ctx, p)
+	if err != nil {
+		return err
+	}
+	for _, e := range got {
+		if i, ok := at[e.ID]; ok {
+			listed[i] = e
+		}
+	}
+	return nil
 }
 
 // RemoveEmails takes the entries with these addresses off the team's list
@@ -166,27 +246,68 @@ func (c *Core) remove(ctx context.Context, team string, author store.Change, byE
 	if len(keys) == 0 {
 		return []store.Entry{}, nil
 	}
-	p := &DeleteEntriesParams{Team: team, ByEmail: byEmail, Keys: keys, KeepAdded: !c.noTrail}
 	var out []store.Entry
-	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
-		removed, err := tx.DeleteEntries(ctx, p)
-		if err != nil {
-			return err
-		}
-		out = inOrder(removed, keys, byEmail)
-		if c.noTrail {
-			return nil
-		}
-		at := now()
-		if err := writeAudit(ctx, tx, team, store.AuditRemoved, at, author, out); err != nil {
-			return err
-		}
-		return queueEvents(ctx, tx, team, store.AuditRemoved, at, out)
+	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) (err error) {
+		out, err = c.removeIn(ctx, tx, team, author, byEmail, keys)
+		return err
 	})
 	if err != nil {
 		return nil, c.fail("remove from the list", err)
 	}
 	return out, nil
+}
+
+// removeIn is remove inside a change: the entries removed, in the order
+// of keys.
+func (c *Core) removeIn(ctx context.Context, tx Tx, team string, author store.Change, byEmail bool, keys []string) ([]store.Entry, error) {
+	p := &DeleteEntriesParams{Team: team, ByEmail: byEmail, Keys: keys, KeepAdded: !c.noTrail}
+	removed, err := tx.DeleteEntries(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := inOrder(removed, keys, byEmail)
+	if c.noTrail {
+		return out, nil
+	}
+	at := now()
+	if err := writeAudit(ctx, tx, team, store.AuditRemoved, at, author, out); err != nil {
+		return nil, err
+	}
+	return out, queueEvents(ctx, tx, team, store.AuditRemoved, at, out)
+}
+
+// RemoveExpired takes the entries due at now off their lists, as removals
+// by store.Expired; see store.Store. The entries due are held by the
+// change that removes them, so two sweepers never remove one twice.
+func (c *Core) RemoveExpired(ctx context.Context, now time.Time, limit int) (int, error) {
+	n := 0
+	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
+		n = 0
+		due, err := tx.DueEntries(ctx, now.UTC(), limit)
+		if err != nil {
+			return err
+		}
+		byTeam := make(map[string][]string)
+		var teams []string
+		for _, e := range due {
+			if _, ok := byTeam[e.Team]; !ok {
+				teams = append(teams, e.Team)
+			}
+			byTeam[e.Team] = append(byTeam[e.Team], e.ID)
+		}
+		for _, team := range teams {
+			out, err := c.removeIn(ctx, tx, team, store.Expired, false, byTeam[team])
+			if err != nil {
+				return err
+			}
+			n += len(out)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, c.fail("remove the expired entries", err)
+	}
+	return n, nil
 }
 
 // inOrder returns the entries in the order of keys (addresses, or IDs);

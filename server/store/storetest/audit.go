@@ -235,7 +235,7 @@ func testExport(t *testing.T, st store.Store) {
 	}
 	mustAdd(t, st, other, "elsewhere@example.com")
 	var got []store.Entry
-	if err := st.Export(ctx(t), tm, "", func(e store.Entry) error { got = append(got, e); return nil }); err != nil {
+	if err := st.Export(ctx(t), tm, store.ListQuery{}, func(e store.Entry) error { got = append(got, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 251 || got[0].Email != "bounced@example.com" || got[250].ID != added[0].ID {
@@ -247,7 +247,7 @@ func testExport(t *testing.T, st store.Store) {
 		}
 	}
 	var bounces []store.Entry
-	if err := st.Export(ctx(t), tm, api.OriginBounce, func(e store.Entry) error { bounces = append(bounces, e); return nil }); err != nil {
+	if err := st.Export(ctx(t), tm, store.ListQuery{Origin: api.OriginBounce}, func(e store.Entry) error { bounces = append(bounces, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(bounces) != 1 || bounces[0].SourceID == nil || *bounces[0].SourceID != src {
@@ -255,7 +255,7 @@ func testExport(t *testing.T, st store.Store) {
 	}
 	stop := errors.New("enough")
 	n := 0
-	if err := st.Export(ctx(t), tm, "", func(store.Entry) error {
+	if err := st.Export(ctx(t), tm, store.ListQuery{}, func(store.Entry) error {
 		n++
 		if n == 10 {
 			return stop

@@ -53,6 +53,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Outbox", testOutbox},
 		{"DeliveryLifecycle", testDeliveryLifecycle},
 		{"RotatedSecretsSign", testRotatedSecretsSign},
+		{"Search", testSearch},
+		{"Check", testCheck},
+		{"NoteAndExpiry", testNoteAndExpiry},
+		{"RemoveExpired", testRemoveExpired},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
