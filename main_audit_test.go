@@ -58,12 +58,12 @@ func TestAuditTrailFromTheCLI(t *testing.T) {
 
 	// Prune: nothing is younger than an hour's cut; everything goes before tomorrow.
 	r = sb.run(t, nil, "audit", "prune", "--older-than", "1h", "--yes", "--db", dbPath).want(t, 0)
-	if !strings.Contains(r.stdout, "Deleted 0 audit entries") {
+	if !strings.Contains(r.stdout, `"audit_entries": 0,`) {
 		t.Errorf("prune an hour back: %s", r)
 	}
 	tomorrow := time.Now().Add(24 * time.Hour).UTC().Format("2006-01-02")
 	r = sb.run(t, nil, "audit", "prune", "--before", tomorrow, "--yes", "--db", dbPath).want(t, 0)
-	if !strings.Contains(r.stdout, "Deleted 3 audit entries") {
+	if !strings.Contains(r.stdout, `"audit_entries": 3,`) {
 		t.Errorf("prune before tomorrow: %s", r)
 	}
 	for _, bad := range [][]string{{"--older-than", "soon"}, {"--older-than", "1h", "--before", tomorrow}, {}} {

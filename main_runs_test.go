@@ -69,11 +69,11 @@ func TestRunsListShowUndo(t *testing.T) {
 	// Pruning keeps what is younger than keep_runs_days (90), and with
 	// --older-than-days 0 deletes every finished run.
 	r = sb.run(t, nil, "runs", "prune").want(t, 0)
-	if !strings.Contains(r.stdout, "Pruned 0 runs finished more than 90 days ago.") {
+	if !strings.Contains(r.stdout, `"older_than_days": 90,`) || !strings.Contains(r.stdout, `"pruned": 0`) {
 		t.Errorf("prune: %s", r)
 	}
 	r = sb.run(t, nil, "runs", "prune", "--older-than-days", "0").want(t, 0)
-	if !strings.Contains(r.stdout, "Pruned 2 runs") {
+	if !strings.Contains(r.stdout, `"pruned": 2`) {
 		t.Errorf("prune everything: %s", r)
 	}
 	sb.run(t, nil, "runs", "prune", "--older-than-days", "-1").want(t, 2)

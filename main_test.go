@@ -361,7 +361,7 @@ func TestExitCodesAndSentences(t *testing.T) {
 		says   string
 	}{
 		{"success", sb, []string{"suppressions", "batch", "add", "--file", good}, 0, "", 0, ""},
-		{"some batch failed", sb, []string{"suppressions", "batch", "add", "--file", mixed}, 1, "error", 0, "1 batch of 2 batches failed; send them again with: shush suppressions batch add --file"},
+		{"some batch failed", sb, []string{"suppressions", "batch", "add", "--file", mixed}, 1, "error", 0, "1 batch of 2 batches failed (batch 2 first: the service answered 422 validation_error: emails[0] is not allowed here); send them again with: shush suppressions batch add --file"},
 		{"missing file", sb, []string{"suppressions", "batch", "add", "--file", filepath.Join(dir, "nope.txt")}, 2, "usage_error", 0, "cannot read"},
 		{"no --file", sb, []string{"suppressions", "batch", "add"}, 2, "usage_error", 0, "--file is required"},
 		{"broken JSON", sb, []string{"suppressions", "batch", "add", "--file", bad}, 2, "usage_error", 0, "bad.json: line 2"},

@@ -15,9 +15,8 @@ import (
 
 func (a *app) auditCommand() *cobra.Command {
 	var (
-		p      client.AuditParams
-		pg     paging
-		asJSON bool
+		p  client.AuditParams
+		pg paging
 	)
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -60,7 +59,7 @@ database.`,
 			}
 			ctx := cmd.Context()
 			return a.onService(ctx, func(conn *connection) error {
-				return a.printAudit(ctx, conn, p, pg, a.output(asJSON).json)
+				return a.printAudit(ctx, conn, p, pg)
 			})
 		},
 	}
@@ -69,13 +68,12 @@ database.`,
 	f.StringVar(&p.Reference, "reference", "", "only the changes made under this reference")
 	f.StringVar(&p.Type, "type", "", "only added or removed")
 	pg.flags(f, "audit entry", "entries", false)
-	f.BoolVar(&asJSON, "json", false, `print {"object":"list","has_more","data":[audit entries]}`)
 	_ = cmd.RegisterFlagCompletionFunc("type", completeWords("added", "removed"))
 	cmd.AddCommand(a.auditPruneCommand())
 	return cmd
 }
 
-func (a *app) printAudit(ctx context.Context, conn *connection, p client.AuditParams, pg paging, asJSON bool) error {
+func (a *app) printAudit(ctx context.Context, conn *connection, p client.AuditParams, pg paging) error {
 	p.Limit = pg.limit
 	entries, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.AuditEntry, bool, error) {
 		p.After = after
@@ -107,7 +105,7 @@ func (a *app) printAudit(ctx context.Context, conn *connection, p client.AuditPa
 		},
 		none: "(no changes in the trail)",
 		more: func(shown []api.AuditEntry) string { return readOn("entries", shown[len(shown)-1].ID) },
-	}.print(a, asJSON, api.AuditList{Object: api.ObjectList, HasMore: more, Data: entries}, entries, more)
+	}.print(a, a.output().json, api.AuditList{Object: api.ObjectList, HasMore: more, Data: entries}, entries, more)
 }
 
 func (a *app) auditPruneCommand() *cobra.Command {
@@ -153,6 +151,9 @@ transaction, so a long trail never holds the database for long.`,
 			m, err := st.PruneWebhookEvents(cmd.Context(), cut)
 			if err != nil {
 				return fmt.Errorf("prune the webhook deliveries of %s: %w", where, err)
+			}
+			if a.output().json {
+				return writeJSON(a.io.Out, map[string]any{"audit_entries": n, "webhook_events": m, "before": cut.UTC().Format(time.RFC3339)})
 			}
 			fmt.Fprintf(a.io.Out, "Deleted %s and %s older than %s from %s.\n", plural(int(n), "audit entry", "audit entries"),
 				plural(int(m), "delivered or given-up webhook event", "delivered or given-up webhook events"), cut.UTC().Format(time.RFC3339), where)

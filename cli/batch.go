@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -60,7 +61,6 @@ type batchFlags struct {
 	file        string
 	ids         bool
 	dryRun      bool
-	asJSON      bool
 	yes         bool
 	resume      bool
 	concurrency int
@@ -138,7 +138,7 @@ func (a *app) batchRemoveCommand() *cobra.Command {
 	var f batchFlags
 	cmd := &cobra.Command{
 		Use:     "remove --file F [--ids]",
-		Aliases: []string{"rm"},
+		Aliases: []string{"rm", "delete"},
 		Short:   "Take every address (or ID) of a file off the list",
 		Long: `Take every address of a file (or stdin with --file -) off the list, or every
 suppression ID with --ids, in batches of up to 100. The formats are those of
@@ -171,7 +171,6 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.file, "file", "", "file of entries; - reads stdin")
 	fl.BoolVar(&f.dryRun, "dry-run", false, "show the plan (counts, batches, invalid entries) and send nothing")
-	fl.BoolVar(&f.asJSON, "json", false, "print the API's JSON, batches merged into one data array")
 	fl.BoolVar(&f.resume, "resume", false, "finish the last interrupted run of this command against this service")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "batches in flight at once (1-16; default: chosen for the target, see above); the client keeps within the rate limit")
 	fl.BoolVar(&f.includeRequester, "include-requester", false, "send every address the rule of whom a ticket is about leaves out (our own, config own, and the address the ticket was sent to never go)")
@@ -271,7 +270,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if err != nil {
 		return err
 	}
-	out := a.output(f.asJSON)
+	out := a.output()
 	if f.dryRun {
 		return a.printPlan(out, in, settings.Target(), f.reference)
 	}
@@ -322,7 +321,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		_, err := runs.Start(ctx, in, batch.RunMeta{Reference: f.reference, Input: inputName(f.file)}, on)
 		return err
 	}
-	return a.sendRun(ctx, conn.Target, sum, f.asJSON, a.resumeCommand(cmd, f), send)
+	return a.sendRun(ctx, conn.Target, sum, a.resumeCommand(cmd, f), send)
 }
 
 // runsOf is the run service of the connection, with concurrency batches
@@ -360,10 +359,10 @@ func collectAt(percent int) (restore func()) {
 // the run's report (or its --json document) and says how it ended: the
 // exit status and, for a run with entries left, the command that finishes
 // it.
-func (a *app) sendRun(ctx context.Context, target string, sum *summary, asJSON bool, resume string, send func(batch.Observer) error) error {
+func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume string, send func(batch.Observer) error) error {
 	progress := a.progress(sum.batches, sum.entries)
 	var merged *mergedWriter
-	if a.output(asJSON).json {
+	if a.output().json {
 		merged = newMergedWriter(a.io.Out)
 	}
 	runErr := send(batch.Observer{Event: progress.event, Segment: func(rep batch.Report) {
@@ -400,8 +399,14 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, asJSON b
 	case runErr != nil:
 		return runErr
 	case !sum.complete():
-		return exitErr{ExitFailed, fmt.Errorf("%s of %s failed; send them again with: %s",
-			plural(len(sum.failed)+sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
+		return exitErr{ExitFailed, fmt.Errorf("%s of %s failed%s; send them again with: %s",
+			plural(len(sum.failed)+sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), sum.firstFailure(), resume)}
+	case sum.unverified != nil:
+		// Sent, but what became of them is not known: a script must not
+		// take the run as done.
+		u := sum.unverified
+		return exitErr{ExitFailed, fmt.Errorf("%s could not be verified, the first %s: %s (the service's answer did not establish its outcome; look them up with shush suppressions check)",
+			plural(sum.counts[batch.Unverified], "entry", "entries"), api.Quote(u.Input), u.Message)}
 	}
 	return nil
 }

@@ -36,9 +36,9 @@ type checkJSON struct {
 
 func (a *app) checkCommand() *cobra.Command {
 	var (
-		file                     string
-		asJSON, includeRequester bool
-		concurrency              int
+		file             string
+		includeRequester bool
+		concurrency      int
 	)
 	cmd := &cobra.Command{
 		Use:   "check --file F",
@@ -72,7 +72,7 @@ why a batch would leave an address out).`,
 				}
 			}
 			plan := batch.NewPlan(batch.RemoveEmails, items)
-			out := a.output(asJSON)
+			out := a.output()
 			var found []batch.Found
 			if len(plan.Values) > 0 {
 				conn, err := a.connect(cmd.Context(), a.waitNotice())
@@ -117,7 +117,6 @@ why a batch would leave an address out).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&file, "file", "", "file of addresses or a ticket's text; - reads stdin")
-	fl.BoolVar(&asJSON, "json", false, "print JSON: data items {email, listed, id, origin, created_at, requester, rule}")
 	// check leaves nobody out any more; the flag stays so that scripts
 	// that pass it keep working.
 	fl.BoolVar(&includeRequester, "include-requester", false, "no effect: check looks up every address")

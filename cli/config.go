@@ -141,7 +141,6 @@ type configView struct {
 }
 
 func (a *app) configCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Show the effective settings and where each came from",
@@ -167,15 +166,14 @@ It must not be readable by other users when it holds a key (chmod 600).`,
   shush config set-profile work --base-url https://suppressions.example.com --api-key-stdin --use`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.showConfig(asJSON)
+			return a.showConfig()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.AddCommand(a.setProfileCommand())
 	return cmd
 }
 
-func (a *app) showConfig(asJSON bool) error {
+func (a *app) showConfig() error {
 	s, err := a.settings()
 	if err != nil {
 		return err
@@ -208,7 +206,7 @@ func (a *app) showConfig(asJSON bool) error {
 			v.APIKey.Source = "made on first use in " + keyPath
 		}
 	}
-	if a.output(asJSON).json {
+	if a.output().json {
 		return writeJSON(a.io.Out, v)
 	}
 	return a.printConfig(v)

@@ -59,13 +59,15 @@ func errorDoc(err error) errorJSON {
 	return doc
 }
 
-// wantsJSON reports whether the arguments ask for JSON (--json or --jq).
+// wantsJSON reports whether the arguments ask for JSON (--json, -q or
+// --jq), so that even an error in the flags themselves is JSON.
 func wantsJSON(args []string) bool {
 	for _, a := range args {
 		if a == "--" {
 			return false
 		}
-		if a == "--json" || a == "--json=true" || a == "--jq" || strings.HasPrefix(a, "--jq=") {
+		switch {
+		case a == "--json", a == "--json=true", a == "-q", a == "--quiet", a == "--quiet=true", a == "--jq", strings.HasPrefix(a, "--jq="):
 			return true
 		}
 	}
@@ -90,8 +92,8 @@ func jqArg(args []string) string {
 }
 
 // runJQ filters the JSON a command printed with expr and prints each
-// result: strings bare (as jq -r does, like gh), the rest as indented
-// JSON.
+// result: strings raw (as jq -r does, like gh: @tsv gives real tabs), the
+// rest as indented JSON.
 func runJQ(expr string, out []byte, w io.Writer) error {
 	q, err := gojq.Parse(expr)
 	if err != nil {
@@ -118,13 +120,32 @@ func runJQ(expr string, out []byte, w io.Writer) error {
 			return fmt.Errorf("--jq: %v", err)
 		}
 		if s, isStr := r.(string); isStr {
-			fmt.Fprintln(w, safeText(s))
+			fmt.Fprintln(w, rawString(s, isTerminal(w)))
 			continue
 		}
 		if err := writeJSON(w, r); err != nil {
 			return err
 		}
 	}
+}
+
+// rawString is a --jq string result as printed: exactly as it is for a
+// pipe or a file (a script gets the data); on a terminal tabs and line
+// feeds still pass, but other control and format characters (an escape
+// sequence in a service's message) show as escapes (safe.Text).
+func rawString(s string, terminal bool) string {
+	if !terminal {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		cells := strings.Split(l, "\t")
+		for j, c := range cells {
+			cells[j] = safeText(c)
+		}
+		lines[i] = strings.Join(cells, "\t")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // normalizeNumbers turns json.Number into the int or float64 gojq takes.

@@ -16,7 +16,9 @@ import (
 const exitCodesHelp = `Every command exits with one of these statuses:
 
   0    done
-  1    failed: the service refused, some batch failed, or it could not be reached
+  1    failed: the service refused, some batch failed, some entry's outcome
+       could not be established (unverified: the service's answer did not
+       say which ID is whose), or the service could not be reached
   2    bad usage or unreadable input (a flag, an argument, a file)
   3    not on the list (suppressions get, and a single suppressions remove)
   4    the service refused the key (401 or 403)

@@ -42,8 +42,8 @@ type keyJSON struct {
 
 func (a *app) keysCreateCommand() *cobra.Command {
 	var (
-		team, name, dsn  string
-		readOnly, asJSON bool
+		team, name, dsn string
+		readOnly        bool
 	)
 	cmd := &cobra.Command{
 		Use:   "create --team NAME",
@@ -74,7 +74,7 @@ it as who made each change. --json prints {"id","key","team","name","read_only"}
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if a.jsonAsked() {
 				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly})
 			}
 			fmt.Fprintln(a.io.Out, text)
@@ -87,7 +87,6 @@ it as who made each change. --json prints {"id","key","team","name","read_only"}
 	f.StringVar(&team, "team", "", "team the key belongs to (1-64 printable characters, no spaces)")
 	f.StringVar(&name, "name", "", "whose key it is (up to 64 printable characters), shown in the audit trail")
 	f.BoolVar(&readOnly, "read-only", false, "the key may read the list but not change it")
-	f.BoolVar(&asJSON, "json", false, "print the key as JSON")
 	dbFlag(cmd, &dsn)
 	return cmd
 }
@@ -101,13 +100,13 @@ func access(readOnly bool) string {
 
 func (a *app) keysListCommand() *cobra.Command {
 	var (
-		dsn    string
-		asJSON bool
+		dsn string
 	)
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the API keys (never the keys themselves)",
-		Args:  noArgs,
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the API keys (never the keys themselves)",
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, _, err := openStore(cmd.Context(), dsn)
 			if err != nil {
@@ -118,7 +117,7 @@ func (a *app) keysListCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("list the keys: %w", err)
 			}
-			if a.output(asJSON).json {
+			if a.output().json {
 				out := make([]keyJSON, len(keys))
 				for i, k := range keys {
 					out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
@@ -149,7 +148,6 @@ func (a *app) keysListCommand() *cobra.Command {
 			return t.flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the keys as a JSON array")
 	dbFlag(cmd, &dsn)
 	return cmd
 }
@@ -157,8 +155,9 @@ func (a *app) keysListCommand() *cobra.Command {
 func (a *app) keysRevokeCommand() *cobra.Command {
 	var dsn string
 	cmd := &cobra.Command{
-		Use:   "revoke KEY_ID",
-		Short: "Revoke an API key; requests with it are refused from then on",
+		Use:     "revoke KEY_ID",
+		Aliases: []string{"delete", "rm"},
+		Short:   "Revoke an API key; requests with it are refused from then on",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("keys revoke needs one KEY_ID (see shush keys list), got %d arguments", len(args))
@@ -186,6 +185,9 @@ func (a *app) keysRevokeCommand() *cobra.Command {
 					return fmt.Errorf("no API key has the ID %s (see shush keys list)", api.Quote(id))
 				}
 				return fmt.Errorf("revoke the key: %w", err)
+			}
+			if a.output().json {
+				return writeJSON(a.io.Out, map[string]any{"id": id, "revoked": true})
 			}
 			fmt.Fprintf(a.io.Out, "Revoked API key %s.\n", id)
 			return nil

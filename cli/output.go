@@ -21,12 +21,19 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// outputMode decides between human text and JSON: JSON when asked for, or
-// when stdout is not a terminal (a pipe or a file), as a script expects.
+// outputMode decides between human text and JSON: JSON when asked for
+// (--json, -q, --jq), or when stdout is not a terminal (a pipe or a
+// file), as a script expects.
 type outputMode struct{ json bool }
 
-func (a *app) output(jsonFlag bool) outputMode {
-	return outputMode{json: jsonFlag || !isTerminal(a.io.Out)}
+func (a *app) output() outputMode {
+	return outputMode{json: a.jsonAsked() || !isTerminal(a.io.Out)}
+}
+
+// jsonAsked reports whether the command line asks for JSON: --json, or
+// -q/--quiet or --jq, which imply it.
+func (a *app) jsonAsked() bool {
+	return a.globals.json || a.globals.quiet || a.globals.jq != ""
 }
 
 // outputFile is where a command's --output goes: a file written whole or

@@ -30,14 +30,14 @@ func (a *app) onService(ctx context.Context, fn func(conn *connection) error) er
 // callService makes one call on the configured service and prints its
 // answer: the API's JSON with --json (or off a terminal), else what human
 // writes. refused says what a failure means for this command.
-func callService[T any](ctx context.Context, a *app, asJSON bool, call func(*client.Client) (T, error),
+func callService[T any](ctx context.Context, a *app, call func(*client.Client) (T, error),
 	refused func(*connection, error) error, human func(*connection, T) error) error {
 	return a.onService(ctx, func(conn *connection) error {
 		v, err := call(conn.Client)
 		if err != nil {
 			return refused(conn, err)
 		}
-		if a.output(asJSON).json {
+		if a.output().json {
 			return writeJSON(a.io.Out, v)
 		}
 		return human(conn, v)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,6 +43,9 @@ type globals struct {
 	apiKeyFile  string
 	apiKeyStdin bool
 	jq          string
+	// json asks for JSON output; quiet for JSON and no notes or progress
+	// on stderr (errors still go there).
+	json, quiet bool
 }
 
 // app carries what the commands share.
@@ -106,11 +110,16 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.StringVar(&a.globals.apiKey, "api-key", "", "API key; other users can read it in the process list, so prefer SHUSH_API_KEY, --api-key-file or --api-key-stdin")
 	pf.StringVar(&a.globals.apiKeyFile, "api-key-file", "", "read the API key from this file (only its owner may read it: chmod 600)")
 	pf.BoolVar(&a.globals.apiKeyStdin, "api-key-stdin", false, "read the API key from the first line of stdin")
-	pf.StringVar(&a.globals.jq, "jq", "", "filter the JSON output with a jq expression (implies --json), e.g. --jq '.data[].id'")
+	pf.StringVar(&a.globals.jq, "jq", "", "filter the JSON output with a jq expression (implies --json); strings print raw, as jq -r and gh print them, e.g. --jq '.data[] | [.email, .id] | @tsv'")
+	pf.BoolVar(&a.globals.json, "json", false, "print JSON (the shape each command's help gives under Output); on by itself when stdout is a pipe or a file")
+	pf.BoolVarP(&a.globals.quiet, "quiet", "q", false, "print JSON and nothing on stderr but errors (no progress, notes or questions: a removal needs --yes)")
 
 	// A key from stdin is read before anything else reads stdin (the
 	// input of --file -): it is its first line.
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if a.globals.quiet {
+			a.io.Err = io.Discard
+		}
 		if a.globals.apiKeyStdin || a.globals.apiKeyFile != "" {
 			_, err := a.flagKey()
 			return err
@@ -129,8 +138,11 @@ func (a *app) rootCommand() *cobra.Command {
 		a.versionCommand(),
 		a.manCommand(),
 		exitCodesCommand(),
+		environmentCommand(),
 	)
 	registerCompletions(root)
+	usageArgs(root)
+	addOutputs(root)
 	return root
 }
 
@@ -168,13 +180,99 @@ func exitCode(err error) int {
 }
 
 // noArgs refuses arguments where a command takes none, with a usage error
-// (exit 2); at the root an argument is a command shush does not have.
+// (exit 2); where the command has subcommands (the root, a group) an
+// argument is a command shush does not have.
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	if !cmd.HasParent() {
-		return usagef("unknown command %s; see shush --help", api.Quote(args[0]))
+	if cmd.HasAvailableSubCommands() {
+		return unknownCommand(cmd, args[0])
 	}
 	return usagef("%s takes no arguments, got %s", cmd.CommandPath(), api.Quote(strings.Join(args, " ")))
+}
+
+// unknownCommand says that cmd has no subcommand name, with the ones a
+// typo may have meant: cobra's suggestions (close in spelling, or starting
+// with it), and the same test on the aliases ("delet" is remove's alias
+// delete).
+func unknownCommand(cmd *cobra.Command, name string) error {
+	s := cmd.SuggestionsFor(name)
+	for _, sub := range cmd.Commands() {
+		if !sub.IsAvailableCommand() || slices.Contains(s, sub.Name()) {
+			continue
+		}
+		for _, alias := range sub.Aliases {
+			// Two-letter aliases (rm, ls) are close to any short typo.
+			if strings.HasPrefix(alias, strings.ToLower(name)) || len(alias) > 3 && editDistance(alias, strings.ToLower(name)) <= cmd.SuggestionsMinimumDistance {
+				s = append(s, sub.Name())
+				break
+			}
+		}
+	}
+	hint := ""
+	if len(s) > 0 {
+		hint = "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usagef("unknown command %s for %s%s (see %s --help)", api.Quote(name), cmd.CommandPath(), hint, cmd.CommandPath())
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// usageArgs makes every command's argument check a usage error (exit 2),
+// cobra's own (ExactArgs, NoArgs) included, and an unknown subcommand of a
+// group the error above, with suggestions.
+func usageArgs(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		// cobra suggests only at the root by default; every group should.
+		c.SuggestionsMinimumDistance = 2
+		// A group run alone shows its help; with an argument that is no
+		// subcommand, it says so (cobra would show the help, exit 0).
+		if c.HasAvailableSubCommands() && !c.Runnable() {
+			c.RunE = showHelp
+			if c.Args == nil {
+				c.Args = groupArgs
+			}
+		}
+		if check := c.Args; check != nil {
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				err := check(cmd, args)
+				switch {
+				case err == nil:
+					return nil
+				case len(args) > 0 && cmd.HasAvailableSubCommands():
+					return unknownCommand(cmd, args[0])
+				}
+				var ue usageErr
+				if !errors.As(err, &ue) {
+					err = usageErr{err}
+				}
+				return err
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }

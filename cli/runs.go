@@ -57,11 +57,11 @@ func (a *app) findRun(id string) (*batch.Runs, batch.RunInfo, error) {
 }
 
 func (a *app) runsListCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the recorded runs, newest first",
-		Args:  cobra.NoArgs,
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the recorded runs, newest first",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rs, err := a.recorded()
 			if err != nil {
@@ -71,7 +71,7 @@ func (a *app) runsListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.output(asJSON).json {
+			if a.output().json {
 				if runs == nil {
 					runs = []batch.RunInfo{}
 				}
@@ -90,12 +90,10 @@ func (a *app) runsListCommand() *cobra.Command {
 			return t.flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the runs' headers as JSON")
 	return cmd
 }
 
 func (a *app) runsShowCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show a run and every entry's outcome",
@@ -105,7 +103,7 @@ func (a *app) runsShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.output(asJSON).json {
+			if a.output().json {
 				m := newMergedWriter(a.io.Out)
 				var first batch.Plan
 				if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
@@ -158,7 +156,6 @@ func (a *app) runsShowCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry as JSON, like the batch commands' --json")
 	return cmd
 }
 
@@ -183,7 +180,7 @@ func (a *app) printRunHeader(w io.Writer, ri batch.RunInfo) {
 }
 
 func (a *app) runsUndoCommand() *cobra.Command {
-	var yes, dryRun, asJSON bool
+	var yes, dryRun bool
 	cmd := &cobra.Command{
 		Use:   "undo RUN",
 		Short: "Undo a run: remove what it added, put back what it removed",
@@ -233,12 +230,11 @@ says beforehand which will come back as manual.`,
 				_, err := runs.Undo(ctx, u, on)
 				return err
 			}
-			return a.sendRun(ctx, conn.Target, newSummary(u.Plan), asJSON, "shush runs resume RUN (shush runs list names it)", send)
+			return a.sendRun(ctx, conn.Target, newSummary(u.Plan), "shush runs resume RUN (shush runs list names it)", send)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "undo without asking")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what the undo would send, and send nothing")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry of the undo as JSON")
 	return cmd
 }
 
@@ -250,7 +246,6 @@ func undoVerb(m batch.Mode) string {
 }
 
 func (a *app) runsResumeCommand() *cobra.Command {
-	var asJSON bool
 	var concurrency int
 	cmd := &cobra.Command{
 		Use:   "resume RUN",
@@ -291,10 +286,9 @@ intended list. The run must be resumed against the service it was sent to.
 				_, err := runs.Resume(ctx, ri.ID, on)
 				return err
 			}
-			return a.sendRun(ctx, conn.Target, summaryOf(ri), asJSON, "shush runs resume "+ri.ID, send)
+			return a.sendRun(ctx, conn.Target, summaryOf(ri), "shush runs resume "+ri.ID, send)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry of the run as JSON")
 	cmd.Flags().IntVar(&concurrency, "concurrency", 0, "batches in flight at once (1–16; default: chosen for the target, see above)")
 	return cmd
 }
@@ -326,6 +320,9 @@ func (a *app) runsPruneCommand() *cobra.Command {
 			n, err := rs.Prune(time.Now().Add(-keep))
 			if err != nil {
 				return err
+			}
+			if a.output().json {
+				return writeJSON(a.io.Out, map[string]int{"pruned": n, "older_than_days": int(keep / (24 * time.Hour))})
 			}
 			fmt.Fprintf(a.io.Out, "Pruned %s finished more than %s ago.\n", plural(n, "run", "runs"), daysText(keep))
 			return nil

@@ -1,6 +1,10 @@
 package cli
 
-import "github.com/shushlist/shush/batch"
+import (
+	"fmt"
+
+	"github.com/shushlist/shush/batch"
+)
 
 // summary adds up the reports of a run's segments.
 type summary struct {
@@ -14,6 +18,9 @@ type summary struct {
 	// shown holds the first maxShownResults results, for the human
 	// table of a small run.
 	shown []batch.Result
+	// unverified is the first entry whose outcome the service's answer
+	// did not establish, with why.
+	unverified *batch.Result
 }
 
 type failedBatch struct {
@@ -59,11 +66,33 @@ func (s *summary) add(rep batch.Report) {
 		}
 		s.failed = append(s.failed, failedBatch{b, msg})
 	}
+	if s.unverified == nil {
+		for _, r := range rep.Results {
+			if r.Outcome == batch.Unverified {
+				s.unverified = &r
+				break
+			}
+		}
+	}
 	s.ok += rep.Batches - len(rep.Failed) - len(rep.Unsent)
 	s.results += len(rep.Results)
 	if room := maxShownResults - len(s.shown); room > 0 {
 		s.shown = append(s.shown, rep.Results[:min(room, len(rep.Results))]...)
 	}
+}
+
+// firstFailure names the first failed batch and its cause, for the
+// sentence that ends a run: the cause is on stderr too, not only in the
+// report or the JSON on stdout.
+func (s *summary) firstFailure() string {
+	if len(s.failed) == 0 {
+		return ""
+	}
+	f := s.failed[0]
+	if f.message == "" {
+		return fmt.Sprintf(" (batch %d first)", f.number)
+	}
+	return fmt.Sprintf(" (batch %d first: %s)", f.number, f.message)
 }
 
 // unsent is how many batches were not sent, in segments run or not.

@@ -26,9 +26,11 @@ func (a *app) suppressionsCommand() *cobra.Command {
 "shush config"), or the local list when no service is configured.
 
 On a terminal the commands print tables and sentences; with --json, or when
-stdout is a pipe or a file, they print the API's JSON. Exit status: 0 success,
-1 the service refused or some batch failed, 2 bad usage or unreadable input,
-130 interrupted.`,
+stdout is a pipe or a file, they print the API's JSON. Exit status: 0 done;
+1 the service refused, some batch failed or some entry's outcome could not
+be established (unverified); 2 bad usage or unreadable input; 3 not on the
+list (get, a single remove); 4 the service refused the key; 130 interrupted
+(shush help exit-codes).`,
 		Args: groupArgs,
 		RunE: showHelp,
 	}
@@ -47,7 +49,7 @@ stdout is a pipe or a file, they print the API's JSON. Exit status: 0 success,
 // error.
 func groupArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usagef("unknown command %s for %s", api.Quote(args[0]), cmd.CommandPath())
+		return unknownCommand(cmd, args[0])
 	}
 	return nil
 }
@@ -71,7 +73,6 @@ func (a *app) listCommand() *cobra.Command {
 	var (
 		pg     paging
 		origin string
-		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -114,14 +115,14 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 					return page.Data, page.HasMore, nil
 				}
 				if pg.all {
-					return a.listAll(read, a.output(asJSON).json)
+					return a.listAll(read, a.output().json)
 				}
 				p.After = pg.after
 				page, err := conn.Client.List(ctx, p)
 				if err != nil {
 					return unsupported(conn, err)
 				}
-				if a.output(asJSON).json {
+				if a.output().json {
 					if page.Data == nil {
 						page.Data = []api.Entry{}
 					}
@@ -135,7 +136,6 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 	pg.flags(f, "suppression", "entries", true)
 	f.Lookup("all").Usage = "follow the pages to the end of the list (100 per page unless --limit), printing each as it comes"
 	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
-	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }
 
@@ -270,7 +270,6 @@ func unsupported(conn *connection, err error) error {
 }
 
 func (a *app) getCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "get ID_OR_EMAIL",
 		Short:   "Show one suppression",
@@ -282,7 +281,7 @@ func (a *app) getCommand() *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			return callService(ctx, a, asJSON, func(c *client.Client) (api.Entry, error) {
+			return callService(ctx, a, func(c *client.Client) (api.Entry, error) {
 				e, err := c.Get(ctx, ref)
 				if e.Object == "" {
 					e.Object = api.ObjectSuppression
@@ -302,12 +301,10 @@ func (a *app) getCommand() *cobra.Command {
 				})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }
 
 func (a *app) addCommand() *cobra.Command {
-	var asJSON bool
 	var reference string
 	cmd := &cobra.Command{
 		Use:     "add EMAIL",
@@ -324,24 +321,23 @@ func (a *app) addCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return callService(ctx, a, asJSON, func(c *client.Client) (api.Suppression, error) { return c.Add(ctx, email) }, unsupported,
+			return callService(ctx, a, func(c *client.Client) (api.Suppression, error) { return c.Add(ctx, email) }, unsupported,
 				func(_ *connection, s api.Suppression) error {
 					_, err := fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), s.ID)
 					return err
 				})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	referenceFlag(cmd, &reference)
 	return cmd
 }
 
 func (a *app) removeCommand() *cobra.Command {
-	var asJSON, yes bool
+	var yes bool
 	var reference string
 	cmd := &cobra.Command{
 		Use:     "remove ID_OR_EMAIL",
-		Aliases: []string{"rm"},
+		Aliases: []string{"rm", "delete"},
 		Short:   "Take one entry off the list",
 		Long: `Take one entry, named by ID or address, off the list: mail may then be sent to
 the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
@@ -363,7 +359,7 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 			if ok, err := a.confirm(ctx, yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
 				return err
 			}
-			return callService(ctx, a, asJSON, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
+			return callService(ctx, a, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
 				func(conn *connection, err error) error { return notListed(conn, ref, err) },
 				func(_ *connection, out api.Suppression) error {
 					_, err := fmt.Fprintf(a.io.Out, "Removed %s (ID %s).\n", safeText(ref), out.ID)
@@ -372,7 +368,6 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	referenceFlag(cmd, &reference)
 	return cmd
 }

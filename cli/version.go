@@ -71,14 +71,13 @@ func readBuild() buildInfo {
 func version() string { return readBuild().Version }
 
 func (a *app) versionCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print shush's version and how it was built",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b := readBuild()
-			if a.output(asJSON).json {
+			if a.output().json {
 				return writeJSON(a.io.Out, b)
 			}
 			fmt.Fprintf(a.io.Out, "shush %s\n", b.Version)
@@ -93,6 +92,5 @@ func (a *app) versionCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print {version, revision, time, modified, go, platform}")
 	return cmd
 }

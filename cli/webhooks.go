@@ -131,11 +131,11 @@ func (a *app) webhooksAddCommand() *cobra.Command {
 	var (
 		endpoint string
 		events   []string
-		asJSON   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "add URL",
-		Short: "Register an endpoint and print its signing secret",
+		Use:     "add URL",
+		Aliases: []string{"create"},
+		Short:   "Register an endpoint and print its signing secret",
 		Long: `Register an endpoint (an absolute http or https URL) for suppression events:
 both of them unless --events says which. The new webhook's ID and signing
 secret are printed on stdout; the secret verifies deliveries, so give it to
@@ -168,7 +168,7 @@ the receiver only. A read-write key can show it again later (show --secret).
 				return err
 			}
 			ctx := cmd.Context()
-			return callService(ctx, a, asJSON, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
+			return callService(ctx, a, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
 				func(conn *connection, err error) error { return webhookErr(conn, "", err) },
 				func(conn *connection, w api.Webhook) error {
 					t := newTable(a.io.Out)
@@ -190,7 +190,6 @@ the receiver only. A read-write key can show it again later (show --secret).
 	f := cmd.Flags()
 	f.StringVar(&endpoint, "endpoint", "", "the endpoint URL (instead of the argument)")
 	f.StringSliceVar(&events, "events", api.SuppressionEvents(), "events to send, comma-separated: suppression.added (added), suppression.removed (removed)")
-	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
 	_ = cmd.RegisterFlagCompletionFunc("events", completeWords(api.EventSuppressionAdded, api.EventSuppressionRemoved))
 	return cmd
 }
@@ -215,8 +214,7 @@ func webhookEventsText(evs []string) string {
 
 func (a *app) webhooksListCommand() *cobra.Command {
 	var (
-		pg     paging
-		asJSON bool
+		pg paging
 	)
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -248,20 +246,20 @@ the signing secrets (see show --secret). --all follows every page.`,
 					},
 					noneHint: "No webhooks yet; add one with: shush webhooks add URL",
 					more:     func(shown []api.Webhook) string { return readOn("webhooks", shown[len(shown)-1].ID) },
-				}.print(a, a.output(asJSON).json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
+				}.print(a, a.output().json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
 			})
 		},
 	}
 	pg.flags(cmd.Flags(), "webhook", "webhooks", true)
-	cmd.Flags().BoolVar(&asJSON, "json", false, `print the API's {"object":"list","has_more","data":[…]}`)
 	return cmd
 }
 
 func (a *app) webhooksShowCommand() *cobra.Command {
-	var secret, asJSON bool
+	var secret bool
 	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one webhook (its signing secret with --secret)",
+		Use:     "show ID",
+		Aliases: []string{"get"},
+		Short:   "Show one webhook (its signing secret with --secret)",
 		Long: `Show one webhook: endpoint, status, events, creation time. --secret adds the
 signing secret, which only a read-write key may read (the service refuses a
 read-only one, since the secret forges deliveries); without --secret a
@@ -283,7 +281,7 @@ read-only key is enough. --json prints the API's webhook object.`,
 				if !secret {
 					w.SigningSecret = ""
 				}
-				if a.output(asJSON).json {
+				if a.output().json {
 					return writeJSON(a.io.Out, w)
 				}
 				t := newTable(a.io.Out)
@@ -300,7 +298,6 @@ read-only key is enough. --json prints the API's webhook object.`,
 		},
 	}
 	cmd.Flags().BoolVar(&secret, "secret", false, "also print the signing secret (needs a read-write key)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }
 
@@ -344,7 +341,6 @@ func (a *app) webhooksUpdateCommand() *cobra.Command {
 	var (
 		endpoint string
 		events   []string
-		asJSON   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "update ID [--endpoint URL] [--events LIST]",
@@ -378,19 +374,17 @@ go to the new endpoint. See also enable and disable.`,
 			if u.Endpoint == nil && u.Events == nil {
 				return usagef("webhooks update needs --endpoint or --events (enable and disable change the status)")
 			}
-			return a.updateWebhook(cmd.Context(), id, u, asJSON, "Updated")
+			return a.updateWebhook(cmd.Context(), id, u, "Updated")
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&endpoint, "endpoint", "", "the new endpoint URL")
 	f.StringSliceVar(&events, "events", nil, "the new events, comma-separated (replaces the list)")
-	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
 	_ = cmd.RegisterFlagCompletionFunc("events", completeWords(api.EventSuppressionAdded, api.EventSuppressionRemoved))
 	return cmd
 }
 
 func (a *app) webhooksStatusCommand(verb, status string) *cobra.Command {
-	var asJSON bool
 	short := "Start sending a webhook's events again"
 	long := `Enable a webhook: changes from now on make deliveries again. The changes made
 while it was disabled are not sent.`
@@ -413,15 +407,14 @@ kept.`
 				return err
 			}
 			s := status
-			return a.updateWebhook(cmd.Context(), id, api.UpdateWebhookRequest{Status: &s}, asJSON, done)
+			return a.updateWebhook(cmd.Context(), id, api.UpdateWebhookRequest{Status: &s}, done)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }
 
-func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookRequest, asJSON bool, done string) error {
-	return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.Webhook, error) { return c.UpdateWebhook(ctx, id, u) },
+func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookRequest, done string) error {
+	return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.UpdateWebhook(ctx, id, u) },
 		func(api.Webhook) error {
 			_, err := fmt.Fprintf(a.io.Out, "%s webhook %s.\n", done, safeText(id))
 			return err
@@ -431,17 +424,17 @@ func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookR
 // onWebhook makes one call about webhook id on the configured service and
 // prints its answer: the API's JSON with --json (or off a terminal), else
 // what human writes.
-func onWebhook[T any](ctx context.Context, a *app, id string, asJSON bool, call func(*client.Client) (T, error), human func(T) error) error {
-	return callService(ctx, a, asJSON, call,
+func onWebhook[T any](ctx context.Context, a *app, id string, call func(*client.Client) (T, error), human func(T) error) error {
+	return callService(ctx, a, call,
 		func(conn *connection, err error) error { return webhookErr(conn, id, err) },
 		func(_ *connection, v T) error { return human(v) })
 }
 
 func (a *app) webhooksRotateCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "rotate ID",
-		Short: "Give a webhook a new signing secret and print it",
+		Use:     "rotate ID",
+		Aliases: []string{"rotate-signing-secret"},
+		Short:   "Give a webhook a new signing secret and print it",
 		Long: `Give a webhook a new signing secret and print it on stdout. For 24 hours
 every delivery carries two signatures, by the new secret and by the old one,
 so the receiver can take the new secret without missing a delivery.
@@ -453,7 +446,7 @@ so the receiver can take the new secret without missing a delivery.
 				return err
 			}
 			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
+			return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
 				func(w api.Webhook) error {
 					t := newTable(a.io.Out)
 					t.row("id", w.ID)
@@ -467,15 +460,14 @@ so the receiver can take the new secret without missing a delivery.
 				})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }
 
 func (a *app) webhooksRemoveCommand() *cobra.Command {
-	var yes, asJSON bool
+	var yes bool
 	cmd := &cobra.Command{
 		Use:     "remove ID",
-		Aliases: []string{"rm"},
+		Aliases: []string{"rm", "delete"},
 		Short:   "Delete a webhook and its pending deliveries",
 		Long: `Delete a webhook: its endpoint gets nothing more, and its deliveries (sent or
 pending) are deleted with it. On a terminal shush asks first; elsewhere it
@@ -494,7 +486,7 @@ needs --yes. To pause it instead, use disable.`,
 				return err
 			}
 			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
+			return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
 				func(api.Webhook) error {
 					_, err := fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
 					return err
@@ -502,6 +494,5 @@ needs --yes. To pause it instead, use disable.`,
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }

@@ -26,13 +26,13 @@ type eventDoc struct {
 
 func (a *app) webhooksDeliveriesCommand() *cobra.Command {
 	var (
-		pg     paging
-		evID   string
-		asJSON bool
+		pg   paging
+		evID string
 	)
 	cmd := &cobra.Command{
-		Use:   "deliveries ID [--event EVENT_ID]",
-		Short: "Where a webhook's deliveries stand; one event's attempts",
+		Use:     "deliveries ID [--event EVENT_ID]",
+		Aliases: []string{"events"},
+		Short:   "Where a webhook's deliveries stand; one event's attempts",
 		Long: `List a webhook's events, newest first, each with its status: pending (not
 tried yet), attempting (failed so far, a retry is scheduled), success, or
 failed (given up). --event shows one event: its payload, when it is next
@@ -61,20 +61,19 @@ be reached) and the start of its answer.
 			ctx := cmd.Context()
 			return a.onService(ctx, func(conn *connection) error {
 				if evID != "" {
-					return a.printEvent(ctx, conn, id, evID, pg, a.output(asJSON).json)
+					return a.printEvent(ctx, conn, id, evID, pg)
 				}
-				return a.printEvents(ctx, conn, id, pg, a.output(asJSON).json)
+				return a.printEvents(ctx, conn, id, pg)
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&evID, "event", "", "show this event with its attempts")
 	pg.flags(f, "event (or attempt)", "events (or attempts)", false)
-	f.BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }
 
-func (a *app) printEvents(ctx context.Context, conn *connection, id string, pg paging, asJSON bool) error {
+func (a *app) printEvents(ctx context.Context, conn *connection, id string, pg paging) error {
 	events, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.WebhookEvent, bool, error) {
 		page, err := conn.Client.WebhookEvents(ctx, id, pg.limit, after)
 		if err != nil {
@@ -92,10 +91,10 @@ func (a *app) printEvents(ctx context.Context, conn *connection, id string, pg p
 		},
 		noneHint: "No deliveries yet: a change to the list makes one per enabled webhook that lists its event.",
 		more:     func(shown []api.WebhookEvent) string { return readOn("events", shown[len(shown)-1].ID) },
-	}.print(a, asJSON, api.WebhookEventList{Object: api.ObjectList, HasMore: more, Data: events}, events, more)
+	}.print(a, a.output().json, api.WebhookEventList{Object: api.ObjectList, HasMore: more, Data: events}, events, more)
 }
 
-func (a *app) printEvent(ctx context.Context, conn *connection, id, evID string, pg paging, asJSON bool) error {
+func (a *app) printEvent(ctx context.Context, conn *connection, id, evID string, pg paging) error {
 	ev, err := conn.Client.WebhookEvent(ctx, id, evID)
 	if err != nil {
 		return webhookErr(conn, id, err)
@@ -111,7 +110,7 @@ func (a *app) printEvent(ctx context.Context, conn *connection, id, evID string,
 		return err
 	}
 	doc := eventDoc{Event: ev, Attempts: api.WebhookAttemptList{Object: api.ObjectList, HasMore: more, Data: attempts}}
-	if asJSON {
+	if a.output().json {
 		return writeJSON(a.io.Out, doc)
 	}
 	next := "-"
@@ -169,7 +168,6 @@ func oneLine(s string, max int) string {
 }
 
 func (a *app) webhooksReplayCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "replay ID EVENT_ID",
 		Short: "Send one event of a webhook once more",
@@ -193,13 +191,12 @@ enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`,
 				return err
 			}
 			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, asJSON, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
+			return onWebhook(ctx, a, id, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
 				func(api.WebhookEvent) error {
 					_, err := fmt.Fprintf(a.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
 					return err
 				})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the API's JSON")
 	return cmd
 }
