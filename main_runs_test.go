@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -48,8 +49,26 @@ func TestRunsListShowUndo(t *testing.T) {
 		t.Errorf("runs show: %+v", show.Data)
 	}
 
+	// A dry run lists every entry the undo would touch (here as JSON: the
+	// output is a pipe).
 	r := sb.run(t, nil, "runs", "undo", run.ID, "--dry-run").want(t, 0)
-	if !strings.Contains(r.stderr, "remove 2 IDs") || !strings.Contains(r.stderr, "1 entry was already listed before the run stays") {
+	dry := decode[struct {
+		DryRun  bool     `json:"dry_run"`
+		Notes   []string `json:"notes"`
+		Entries []struct {
+			Email string `json:"email"`
+			ID    string `json:"id"`
+		} `json:"entries"`
+	}](t, r)
+	var touched []string
+	for _, e := range dry.Entries {
+		if e.ID == "" {
+			t.Errorf("undo --dry-run: an entry without its ID: %+v", e)
+		}
+		touched = append(touched, e.Email)
+	}
+	if !dry.DryRun || !slices.Equal(sorted(touched...), []string{"new1@example.com", "new2@example.com"}) ||
+		len(dry.Notes) != 1 || dry.Notes[0] != "1 entry was already listed before the run stays." {
 		t.Errorf("undo --dry-run: %s", r)
 	}
 	if got := svc.emails(t); len(got) != 3 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -170,7 +171,7 @@ Entries that are not on the list are reported, not an error.
 func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.file, "file", "", "file of entries; - reads stdin")
-	fl.BoolVar(&f.dryRun, "dry-run", false, "show the plan (counts, batches, invalid entries) and send nothing")
+	fl.BoolVar(&f.dryRun, "dry-run", false, "show the plan (every address it would send, counts, batches, invalid entries) and send nothing")
 	fl.BoolVar(&f.resume, "resume", false, "finish the last interrupted run of this command against this service")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "batches in flight at once (1-16; default: chosen for the target, see above); the client keeps within the rate limit")
 	fl.BoolVar(&f.includeRequester, "include-requester", false, "send every address the rule of whom a ticket is about leaves out (our own, config own, and the address the ticket was sent to never go)")
@@ -287,7 +288,10 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	if mode != batch.Add {
 		q := fmt.Sprintf("Remove %s from %s?", entriesOf(mode, in.Len()), settings.Target())
-		if ok, err := a.confirm(ctx, f.yes, f.file == "-", q); !ok {
+		show := func(width int) string {
+			return touchList(fmt.Sprintf("These %s would be removed:", entriesOf(mode, in.Len())), slices.Collect(in.Values()), width)
+		}
+		if ok, err := a.confirmAfter(ctx, f.yes, f.file == "-", q, show); !ok {
 			return err
 		}
 	}

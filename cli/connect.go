@@ -49,6 +49,9 @@ func (a *app) connect(ctx context.Context, opts ...client.Option) (*connection, 
 		Close:      func() error { return nil },
 	}
 	opts = append([]client.Option{client.WithUserAgent(version())}, opts...)
+	if a.trace != nil {
+		opts = append(opts, client.WithTrace(a.trace))
+	}
 	if s.Local() {
 		svc, key, closeFn, err := openLocal(ctx, s, opts...)
 		if err != nil {
@@ -56,6 +59,9 @@ func (a *app) connect(ctx context.Context, opts ...client.Option) (*connection, 
 		}
 		c.Client, c.MaskedKey, c.KeyPrint, c.Close = svc, config.MaskKey(key), config.KeyPrint(key), closeFn
 		return c, nil
+	}
+	if n := fallbackNotice(s); n != "" {
+		fmt.Fprintln(a.io.Err, "shush: "+n)
 	}
 	if s.APIKey.Value == "" {
 		return nil, usagef("no API key for %s: pass --api-key, set %s, or add api_key to the profile %q (shush config set-profile)", s.BaseURL.Value, config.EnvAPIKey, s.Profile.Value)
@@ -66,6 +72,18 @@ func (a *app) connect(ctx context.Context, opts ...client.Option) (*connection, 
 	c.Client = client.New(s.BaseURL.Value, s.APIKey.Value, opts...)
 	c.MaskedKey, c.KeyPrint = config.MaskKey(s.APIKey.Value), config.KeyPrint(s.APIKey.Value)
 	return c, nil
+}
+
+// fallbackNotice says which service shush works on and why, when that is
+// the hosted service's variables' doing rather than shush's own settings
+// (RESEND_API_KEY exported, nothing configured): a person who expected
+// the local list must hear it at once.
+func fallbackNotice(s config.Settings) string {
+	if s.APIKey.Source != config.EnvResendAPIKey {
+		return ""
+	}
+	return fmt.Sprintf("working on %s, not the local list: %s is set and no service is configured for shush (unset it, or set %s or a profile)",
+		config.RedactDSN(s.BaseURL.Value), config.EnvResendAPIKey, config.EnvBaseURL)
 }
 
 // journalDirOf is where the runs are recorded: journal in the user state

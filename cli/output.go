@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"text/tabwriter"
 
@@ -86,6 +88,42 @@ func writeJSON(w io.Writer, v any) error {
 	// format characters (bidi overrides) as \u escapes.
 	_, err := w.Write(safe.JSON(buf.Bytes()))
 	return err
+}
+
+// writeJSONWithList prints v as writeJSON does, with one more field, name,
+// an array of the strings of list, written as they come: a dry run of
+// millions of addresses never holds their JSON whole.
+func writeJSONWithList(w io.Writer, v any, name string, list iter.Seq[string]) error {
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, v); err != nil {
+		return err
+	}
+	head := bytes.TrimRight(buf.Bytes(), "\n")
+	if !bytes.HasSuffix(head, []byte("}")) {
+		return fmt.Errorf("writeJSONWithList: %T is not a JSON object", v)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(bytes.TrimRight(head[:len(head)-1], "\n"))
+	key, _ := json.Marshal(name)
+	fmt.Fprintf(bw, ",\n  %s: [", key)
+	n := 0
+	for s := range list {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n    ")
+		bw.Write(safe.JSON(b))
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]\n}\n")
+	return bw.Flush()
 }
 
 // table writes aligned columns; cells are cleaned of control characters so

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/shushlist/shush/api"
@@ -71,25 +72,31 @@ func (a *app) printPlan(out outputMode, in *batch.Input, target, reference strin
 		v.Decisions = []batch.Decided{}
 	}
 	if out.json {
-		return writeJSON(a.io.Out, v)
+		// Every value it would send, as the UI's review shows them.
+		return writeJSONWithList(a.io.Out, v, "values", in.Values())
 	}
-	w := a.io.Out
+	// The report goes to the pager whole when it is long: the values are
+	// listed, every one.
+	var w strings.Builder
 	verb := "add"
 	if in.Mode != batch.Add {
 		verb = "remove"
 	}
-	fmt.Fprintf(w, "Would %s %s on %s in %s of up to %d.\n", verb, entriesOf(in.Mode, v.Valid),
+	fmt.Fprintf(&w, "Would %s %s on %s in %s of up to %d.\n", verb, entriesOf(in.Mode, v.Valid),
 		safeText(target), plural(v.Batches, "batch", "batches"), api.MaxBatch)
-	fmt.Fprintf(w, "Read %s (%s): %d to send, %s, %d invalid.\n", plural(in.Entries, "entry", "entries"), in.Format,
+	fmt.Fprintf(&w, "Read %s (%s): %d to send, %s, %d invalid.\n", plural(in.Entries, "entry", "entries"), in.Format,
 		v.Valid, plural(v.Duplicates, "duplicate", "duplicates"), len(v.Invalid))
-	a.listInvalid(w, in.Invalid, len(in.Invalid))
-	a.listTakenIn(w, in.Decisions)
-	a.listLeftOut(w, in.LeftOut)
-	if reference != "" {
-		fmt.Fprintf(w, "Reference: %s.\n", safeText(reference))
+	if v.Valid > 0 {
+		w.WriteString(touchList(fmt.Sprintf("It would %s:", verb), slices.Collect(in.Values()), widthOf(a.io.Out)))
 	}
-	fmt.Fprintln(w, "Nothing was sent (--dry-run).")
-	return nil
+	a.listInvalid(&w, in.Invalid, len(in.Invalid))
+	a.listTakenIn(&w, in.Decisions)
+	a.listLeftOut(&w, in.LeftOut)
+	if reference != "" {
+		fmt.Fprintf(&w, "Reference: %s.\n", safeText(reference))
+	}
+	fmt.Fprintln(&w, "Nothing was sent (--dry-run).")
+	return a.page(a.io.Out, w.String())
 }
 
 // listTakenIn prints the addresses the rule sends although the ticket's

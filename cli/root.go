@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 
@@ -54,6 +55,9 @@ type app struct {
 	globals globals
 	// resolved holds the settings once resolved (see settings).
 	resolved *resolved
+	// trace receives the trace of every request (SHUSH_DEBUG=api), on
+	// stderr even under --quiet; nil for none.
+	trace io.Writer
 }
 
 // Main runs shush with the arguments (without the program name) and returns
@@ -117,6 +121,9 @@ func (a *app) rootCommand() *cobra.Command {
 	// A key from stdin is read before anything else reads stdin (the
 	// input of --file -): it is its first line.
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if debugAPI(os.Getenv(envDebug)) {
+			a.trace = a.io.Err
+		}
 		if a.globals.quiet {
 			a.io.Err = io.Discard
 		}
@@ -144,6 +151,19 @@ func (a *app) rootCommand() *cobra.Command {
 	usageArgs(root)
 	addOutputs(root)
 	return root
+}
+
+// debugAPI reports whether SHUSH_DEBUG asks for the trace of requests:
+// "api", or 1/true as GH_DEBUG takes them (a comma-separated list may
+// name more).
+func debugAPI(v string) bool {
+	for _, w := range strings.Split(v, ",") {
+		switch strings.ToLower(strings.TrimSpace(w)) {
+		case "api", "1", "true":
+			return true
+		}
+	}
+	return false
 }
 
 // usageErr marks an error of the caller's making: a bad flag, argument or

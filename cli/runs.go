@@ -3,10 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 )
@@ -212,6 +214,9 @@ says beforehand which will come back as manual.`,
 			}
 			what := fmt.Sprintf("Undo the %s run %s of %s: %s %s on %s.", ri.Mode, ri.ID, ri.Created.Local().Format(time.DateTime),
 				undoVerb(u.Plan.Mode), entriesOf(u.Plan.Mode, len(u.Plan.Values)), conn.Target)
+			if dryRun {
+				return a.printUndo(u, conn.Target, what)
+			}
 			fmt.Fprintln(a.io.Err, safeText(what))
 			for _, n := range u.Notes {
 				fmt.Fprintln(a.io.Err, "  "+safeText(n))
@@ -220,10 +225,8 @@ says beforehand which will come back as manual.`,
 				fmt.Fprintln(a.io.Err, "Nothing to undo: the run changed nothing that can be put back.")
 				return nil
 			}
-			if dryRun {
-				return nil
-			}
-			if ok, err := a.confirm(ctx, yes, false, "Go ahead?"); !ok {
+			show := func(width int) string { return touchList("It would "+undoVerb(u.Plan.Mode)+":", undoLines(u), width) }
+			if ok, err := a.confirmAfter(ctx, yes, false, "Go ahead?", show); !ok {
 				return err
 			}
 			send := func(on batch.Observer) error {
@@ -234,8 +237,76 @@ says beforehand which will come back as manual.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "undo without asking")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what the undo would send, and send nothing")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what the undo would send, every entry, and send nothing")
 	return cmd
+}
+
+// undoEntry is one entry an undo would touch, for --dry-run --json.
+type undoEntry struct {
+	Email  string     `json:"email,omitempty"`
+	ID     string     `json:"id,omitempty"`
+	Origin api.Origin `json:"origin,omitempty"`
+}
+
+// undoEntries lists what u would touch: the entries it removes by ID
+// (with their address), or the addresses it puts back (with the origin
+// they come back with).
+func undoEntries(u batch.Undo) []undoEntry {
+	out := make([]undoEntry, 0, len(u.Plan.Values))
+	for _, v := range u.Plan.Values {
+		if u.Plan.Mode == batch.RemoveIDs {
+			out = append(out, undoEntry{ID: v, Email: u.Emails[v]})
+			continue
+		}
+		o := api.OriginManual
+		if to, ok := u.Plan.Restore[v]; ok && to.Origin != "" {
+			o = to.Origin
+		}
+		out = append(out, undoEntry{Email: v, Origin: o})
+	}
+	return out
+}
+
+// undoLines is undoEntries for a person: "jane@example.com (bounce)",
+// "jane@example.com (ID 0195…)".
+func undoLines(u batch.Undo) []string {
+	var out []string
+	for _, e := range undoEntries(u) {
+		switch {
+		case e.ID != "" && e.Email != "":
+			out = append(out, e.Email+" (ID "+e.ID+")")
+		case e.ID != "":
+			out = append(out, e.ID)
+		default:
+			out = append(out, e.Email+" ("+string(e.Origin)+")")
+		}
+	}
+	return out
+}
+
+// printUndo is runs undo --dry-run: what the undo would send, every entry,
+// and nothing sent.
+func (a *app) printUndo(u batch.Undo, target, what string) error {
+	if a.output().json {
+		notes := u.Notes
+		if notes == nil {
+			notes = []string{}
+		}
+		return writeJSON(a.io.Out, map[string]any{"dry_run": true, "undo_of": u.Of.ID, "mode": u.Plan.Mode.String(),
+			"target": target, "notes": notes, "entries": undoEntries(u)})
+	}
+	var b strings.Builder
+	b.WriteString(safeText(what) + "\n")
+	for _, n := range u.Notes {
+		b.WriteString("  " + safeText(n) + "\n")
+	}
+	if len(u.Plan.Values) == 0 {
+		b.WriteString("Nothing to undo: the run changed nothing that can be put back.\n")
+	} else {
+		b.WriteString(touchList("It would "+undoVerb(u.Plan.Mode)+":", undoLines(u), widthOf(a.io.Out)))
+	}
+	b.WriteString("Nothing was sent (--dry-run).\n")
+	return a.page(a.io.Out, b.String())
 }
 
 func undoVerb(m batch.Mode) string {

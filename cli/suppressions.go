@@ -393,6 +393,12 @@ func withReference(ctx context.Context, ref string) (context.Context, error) {
 // "y" or "yes". Without a terminal to ask on (or when stdin carries the
 // input) it refuses with a usage error unless --yes was given.
 func (a *app) confirm(ctx context.Context, yes, stdinIsInput bool, question string) (bool, error) {
+	return a.confirmAfter(ctx, yes, stdinIsInput, question, nil)
+}
+
+// confirmAfter is confirm that first shows the person what show lists
+// (every address to be touched, paged when long), when it asks at all.
+func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question string, show func(width int) string) (bool, error) {
 	if yes {
 		return true, nil
 	}
@@ -401,6 +407,11 @@ func (a *app) confirm(ctx context.Context, yes, stdinIsInput bool, question stri
 	}
 	if !isTerminal(a.io.In) || !isTerminal(a.io.Err) {
 		return false, usagef("refusing to remove without confirmation: pass --yes")
+	}
+	if show != nil {
+		if err := a.page(a.io.Err, show(widthOf(a.io.Err))); err != nil {
+			return false, err
+		}
 	}
 	fmt.Fprintf(a.io.Err, "%s [y/N] ", safeText(question))
 	// Ctrl-C cancels ctx rather than killing the process, so the read must

@@ -42,6 +42,8 @@ var placeEnv = []envVar{
 	{"XDG_DATA_HOME", "the local list's database and key go in $XDG_DATA_HOME/shush; else ~/.local/share/shush"},
 	{"XDG_STATE_HOME", "the runs' journals go in $XDG_STATE_HOME/shush/journal; else ~/.local/state/shush"},
 	{"LocalAppData", "on Windows, the data and state directory's base when no XDG_ variable is set"},
+	{"XDG_DOWNLOAD_DIR", "not a variable of the environment but of ~/.config/user-dirs.dirs (Linux, BSD): where the UI writes exports, when SHUSH_EXPORT_DIR is unset"},
+	{"XDG_DOCUMENTS_DIR", "of user-dirs.dirs too: where exports go when there is no download directory"},
 }
 
 // terminalEnv are what the UI asks of its terminal.
@@ -53,6 +55,7 @@ var terminalEnv = []envVar{
 	{"STY", "under GNU screen, the UI's copy (OSC 52) is wrapped for screen"},
 	{"SSH_CONNECTION", "set (or SSH_TTY): the UI copies with OSC 52 to the terminal you sit at, not this machine's clipboard"},
 	{"SSH_TTY", "as SSH_CONNECTION"},
+	{"LESS", "less's options; unset, the pager runs with LESS=FRX (quit when the text fits, keep it on the screen)"},
 	{"GOGC", "the garbage collector's target; set, a batch run keeps it rather than its own"},
 }
 

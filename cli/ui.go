@@ -48,6 +48,7 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 			Concurrency: 1},
 		Own:       conn.Settings.Own,
 		Clipboard: os.Stderr,
+		Notice:    capitalize(fallbackNotice(conn.Settings)),
 	})
 	var input io.Reader = a.io.In
 	var pastes *ui.Input

@@ -77,6 +77,7 @@ func New(opts Options) Model {
 		browse:  newBrowse(c, opts.Service),
 		history: newHistory(c, opts.StateDir),
 		check:   newChecker(c),
+		notice:  opts.Notice,
 	}
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
 		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check}

@@ -41,6 +41,10 @@ type Options struct {
 	// Clipboard receives the OSC 52 sequence that copies IDs; nil means the
 	// program's terminal is not written to.
 	Clipboard io.Writer
+	// Notice is a line the UI shows at start, until the agent moves on:
+	// for one, which service it works on and why, when the environment
+	// chose it rather than the agent's settings.
+	Notice string
 	// Renderer builds the styles; nil means lipgloss's default renderer,
 	// which follows the terminal's colour profile and NO_COLOR.
 	Renderer *lipgloss.Renderer

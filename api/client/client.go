@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -47,6 +48,7 @@ type options struct {
 	retry     retryPolicy
 	hook      func(WaitInfo)
 	timeout   time.Duration
+	trace     io.Writer
 }
 
 // WithTransport sends requests through rt instead of the default network
@@ -108,6 +110,9 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	hc := &http.Client{Timeout: o.timeout, CheckRedirect: noRedirects(base)}
 	if o.transport != nil {
 		hc.Transport = o.transport
+	}
+	if o.trace != nil {
+		hc.Transport = newTracer(hc.Transport, o.trace, apiKey)
 	}
 	agent := "shush/" + o.version
 	r := resty.NewWithClient(hc).
