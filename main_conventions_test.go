@@ -482,3 +482,98 @@ func TestEnvironmentFallbackIsAnnounced(t *testing.T) {
 	pane.wait("W" + want[1:])
 	pane.keys("q")
 }
+
+// doctor checks the settings, the service, the key, its access and the
+// clocks, and exits 0, 1 or 4 as a script needs.
+func TestDoctor(t *testing.T) {
+	t.Parallel()
+	type report struct {
+		OK     bool `json:"ok"`
+		Checks []struct {
+			Name   string `json:"name"`
+			OK     bool   `json:"ok"`
+			Detail string `json:"detail"`
+		} `json:"checks"`
+	}
+	detail := func(r report, name string) string {
+		for _, c := range r.Checks {
+			if c.Name == name {
+				return fmt.Sprintf("%v %s", c.OK, c.Detail)
+			}
+		}
+		return "(no " + name + " check)"
+	}
+	svc := newService(t, server.Options{}, nil)
+	sb := newSandbox(t).at(svc)
+	r := sb.run(t, nil, "doctor").want(t, 0)
+	rep := decode[report](t, r)
+	if !rep.OK || !strings.HasPrefix(detail(rep, "access"), "true read-write") || !strings.HasPrefix(detail(rep, "key"), "true ") ||
+		!strings.HasPrefix(detail(rep, "clock"), "true the service's clock agrees") || !strings.Contains(detail(rep, "version"), "shush ") {
+		t.Errorf("doctor on a working service: %s", r)
+	}
+	if strings.Contains(r.stdout, svc.key) {
+		t.Fatalf("doctor printed the key: %s", r)
+	}
+	// A read-only key works, and doctor says what it may do.
+	_, roKey, err := server.CreateKey(t.Context(), svc.store, svc.team, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep = decode[report](t, newSandbox(t).with("SHUSH_BASE_URL="+svc.url, "SHUSH_API_KEY="+roKey).run(t, nil, "doctor").want(t, 0))
+	if !strings.HasPrefix(detail(rep, "access"), "true read-only") {
+		t.Errorf("doctor with a read-only key: %+v", rep)
+	}
+	// A refused key: exit 4.
+	r = newSandbox(t).with("SHUSH_BASE_URL="+svc.url, "SHUSH_API_KEY=shush_0000000000000000_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").run(t, nil, "doctor").want(t, 4)
+	if rep := decode[report](t, r); !strings.HasPrefix(detail(rep, "key"), "false ") || !strings.Contains(r.stderr, "doctor: key:") {
+		t.Errorf("doctor with a refused key: %s", r)
+	}
+	// Nothing answers: exit 1.
+	r = newSandbox(t).with("SHUSH_BASE_URL=http://127.0.0.1:1", "SHUSH_API_KEY=k").run(t, nil, "doctor").want(t, 1)
+	if rep := decode[report](t, r); !strings.HasPrefix(detail(rep, "service"), "false http://127.0.0.1:1 does not answer") {
+		t.Errorf("doctor without a service: %s", r)
+	}
+	// A service whose clock is two hours ahead: exit 1, and by how much.
+	ahead := newService(t, server.Options{}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Date", time.Now().Add(2*time.Hour).UTC().Format(http.TimeFormat))
+			h.ServeHTTP(w, r)
+		})
+	})
+	r = newSandbox(t).at(ahead).run(t, nil, "doctor").want(t, 1)
+	if rep := decode[report](t, r); !strings.HasPrefix(detail(rep, "clock"), "false the service's clock is 2h0m0s ahead of this machine's") {
+		t.Errorf("doctor against a clock two hours ahead: %s", r)
+	}
+}
+
+// Nothing shush config prints shows a credential: the key masked, a base
+// URL's password or token user removed, in JSON and on a terminal alike.
+func TestConfigShowsNoCredential(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t).with("SHUSH_BASE_URL=https://ops:hunter2@suppressions.example.com", "SHUSH_API_KEY=shush_0123456789abcdef_secretsecretsecret")
+	r := sb.run(t, nil, "config").want(t, 0)
+	for _, leak := range []string{"hunter2", "ops:", "secretsecretsecret"} {
+		if strings.Contains(r.stdout+r.stderr, leak) {
+			t.Errorf("shush config shows %q: %s", leak, r)
+		}
+	}
+	if !strings.Contains(r.stdout, `"value": "https://***@suppressions.example.com"`) || !strings.Contains(r.stdout, `"target": "https://***@suppressions.example.com"`) {
+		t.Errorf("shush config does not show the base URL masked: %s", r)
+	}
+	r = newSandbox(t).with("SHUSH_BASE_URL=https://re_tokenasuser@api.example.com").run(t, nil, "config").want(t, 0)
+	if strings.Contains(r.stdout, "re_tokenasuser") {
+		t.Errorf("a token in the base URL's user shows: %s", r)
+	}
+	// Where no keychain runs, --keychain fails in one sentence and writes
+	// nothing: the key is never left half-stored.
+	key := "shush_0123456789abcdef_keychainkeychainkey"
+	nokc := newSandbox(t).with("DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent", "PATH=/nonexistent")
+	r = nokc.run(t, []byte(key+"\n"),
+		"config", "set-profile", "work", "--base-url", "https://x.example.com", "--api-key-stdin", "--keychain")
+	if r.code == 0 || !strings.Contains(r.stderr, "the OS keychain cannot store the key of profile") || strings.Contains(r.stderr, key) {
+		t.Errorf("set-profile --keychain without a keychain: %s", r)
+	}
+	if _, err := os.Stat(nokc.configFile()); err == nil {
+		t.Error("a config file was written")
+	}
+}

@@ -178,9 +178,11 @@ func (a *app) showConfig() error {
 	if err != nil {
 		return err
 	}
+	// Nothing of a credential is shown: the key masked, and a base URL's
+	// user information (a password or token) too.
 	v := configView{
 		Profile: s.Profile,
-		BaseURL: s.BaseURL,
+		BaseURL: config.Setting{Value: config.RedactURL(s.BaseURL.Value), Source: s.BaseURL.Source},
 		APIKey:  config.Setting{Value: config.MaskKey(s.APIKey.Value), Source: s.APIKey.Source},
 		Target:  s.Target(),
 		File:    s.File,
@@ -240,7 +242,7 @@ func (a *app) printConfig(v configView) error {
 }
 
 func (a *app) setProfileCommand() *cobra.Command {
-	var use, keyStdin bool
+	var use, keyStdin, keychain bool
 	cmd := &cobra.Command{
 		Use:   "set-profile NAME",
 		Short: "Create or change a profile in the config file",
@@ -250,9 +252,17 @@ key from the first line of stdin instead, so that it stays out of the shell
 history. --use makes the profile the one used when none is named.
 
 The file is written with mode 0600 in a directory with mode 0700. Comments in
-the file are not kept; to delete a profile, edit the file.`,
+the file are not kept; to delete a profile, edit the file.
+
+--keychain keeps the key in the OS keychain (macOS Keychain, the Secret
+Service of GNOME or KDE, Windows Credential Manager) under the service
+"shush" and the profile's name, and none in the file; the key given, or the
+one the file held, moves there. Giving a key again without --keychain puts
+it back in the file. Where no keychain runs (servers, containers, CI) the
+file is the way: --keychain then fails and changes nothing.`,
 		Example: `  echo "$KEY" | shush config set-profile work --base-url https://suppressions.example.com --api-key-stdin --use
-  shush config set-profile staging --base-url http://127.0.0.1:8080 --api-key shush_…`,
+  shush config set-profile staging --base-url http://127.0.0.1:8080 --api-key shush_…
+  echo "$KEY" | shush config set-profile work --api-key-stdin --keychain`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
@@ -298,8 +308,28 @@ the file are not kept; to delete a profile, edit the file.`,
 			if baseURL != "" {
 				p.BaseURL = baseURL
 			}
-			if key != "" {
-				p.APIKey = key
+			switch {
+			case keychain:
+				k := key
+				if k == "" {
+					k = p.APIKey // the file's key moves to the keychain
+				}
+				if k == "" && !p.Keychain {
+					return usagef("--keychain needs the key: give it with --api-key-stdin")
+				}
+				if k != "" {
+					if err := config.StoreInKeychain(name, k); err != nil {
+						return err
+					}
+				}
+				p.APIKey, p.Keychain = "", true
+			case key != "":
+				if p.Keychain {
+					if err := config.ForgetInKeychain(name); err != nil {
+						fmt.Fprintf(a.io.Err, "shush: %v\n", err)
+					}
+				}
+				p.APIKey, p.Keychain = key, false
 			}
 			f.Profiles[name] = p
 			if use {
@@ -312,11 +342,16 @@ the file are not kept; to delete a profile, edit the file.`,
 			if !existed {
 				verb = "created"
 			}
-			fmt.Fprintf(a.io.Err, "Profile %q %s in %s.\n", name, verb, path)
+			where := ""
+			if p.Keychain {
+				where = fmt.Sprintf("; its key is in the OS keychain (service %q, account %q)", config.KeychainService, name)
+			}
+			fmt.Fprintf(a.io.Err, "Profile %q %s in %s%s.\n", name, verb, path, where)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&use, "use", false, "use this profile when none is named")
 	cmd.Flags().BoolVar(&keyStdin, "api-key-stdin", false, "read the API key from stdin")
+	cmd.Flags().BoolVar(&keychain, "keychain", false, "keep the key in the OS keychain, not in the file")
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/config"
 )
 
 // Finding the run that --resume finishes, and the command line that
@@ -58,14 +59,14 @@ func (a *app) sayResuming(ri batch.RunInfo) {
 
 // resumeCommand is the command line that finishes this run: the same
 // command with --resume, and the target flags that were given (never the
-// key).
+// key, nor a base URL's password: *** stands for it).
 func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
 	parts := []string{"shush"}
 	if a.globals.profile != "" {
 		parts = append(parts, "--profile", shellQuote(a.globals.profile))
 	}
 	if a.globals.baseURL != "" {
-		parts = append(parts, "--base-url", shellQuote(a.globals.baseURL))
+		parts = append(parts, "--base-url", shellQuote(config.RedactURL(a.globals.baseURL)))
 	}
 	parts = append(parts, strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "shush "))...)
 	parts = append(parts, "--file", shellQuote(f.file))

@@ -137,6 +137,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(
 		a.suppressionsCommand(),
 		a.configCommand(),
+		a.doctorCommand(),
 		a.serveCommand(),
 		a.keysCommand(),
 		a.auditCommand(),

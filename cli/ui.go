@@ -29,7 +29,7 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer conn.Close()
-	label := conn.Settings.BaseURL.Value
+	label := config.RedactURL(conn.Settings.BaseURL.Value)
 	if conn.Settings.Local() {
 		label = "local list"
 	}

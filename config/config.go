@@ -61,6 +61,9 @@ type File struct {
 type Profile struct {
 	BaseURL string `toml:"base_url,omitempty"`
 	APIKey  string `toml:"api_key,omitempty"`
+	// Keychain says the key is in the OS keychain (see StoreInKeychain),
+	// not in APIKey.
+	Keychain bool `toml:"keychain,omitempty"`
 }
 
 // Path is the config file's location: config.toml in ConfigDir.
@@ -94,7 +97,7 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("config file %s: %v", path, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		return nil, fmt.Errorf("config file %s: unknown setting %q (known: profile, own, keep_runs_days, and base_url and api_key in [profiles.NAME])", path, und[0].String())
+		return nil, fmt.Errorf("config file %s: unknown setting %q (known: profile, own, keep_runs_days, and base_url, api_key and keychain in [profiles.NAME])", path, und[0].String())
 	}
 	for i, o := range f.Own {
 		if err := checkOwn(o); err != nil {
@@ -247,7 +250,26 @@ func (s Settings) Target() string {
 	if s.Local() {
 		return "the local list (" + RedactDSN(s.DB.Value) + ")"
 	}
-	return RedactDSN(s.BaseURL.Value)
+	return RedactURL(s.BaseURL.Value)
+}
+
+// RedactURL hides the user information a base URL may carry (a password,
+// or a token given as the user name): https://***@host/path. Text that
+// does not parse as a URL keeps only what RedactDSN leaves of it.
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return RedactDSN(s)
+	}
+	if u.User == nil {
+		return s
+	}
+	u.User = nil
+	out := u.String()
+	if i := strings.Index(out, "//"); i >= 0 {
+		out = out[:i+2] + "***@" + out[i+2:]
+	}
+	return out
 }
 
 // RedactDSN hides every password a DSN may carry (URL user info,
@@ -315,6 +337,15 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 
 	s.BaseURL = pick(flags.BaseURL, "--base-url flag", env(EnvBaseURL), EnvBaseURL, p.BaseURL, fromProfile, Setting{"", SourceLocal})
 	s.APIKey = pick(flags.APIKey, "--api-key flag", env(EnvAPIKey), EnvAPIKey, p.APIKey, fromProfile, Setting{"", SourceDefault})
+	if s.APIKey.Value == "" && p.Keychain {
+		// Only when no flag or variable gives a key: the keychain may ask
+		// the person to unlock it.
+		key, err := keychainKey(s.Profile.Value)
+		if err != nil {
+			return s, err
+		}
+		s.APIKey = Setting{key, keychainSource(s.Profile.Value)}
+	}
 	// The hosted service's own variables come last: a Resend user's
 	// RESEND_API_KEY works with nothing else set, and only ever goes to
 	// RESEND_BASE_URL or the hosted API, never to a service set for shush.
@@ -364,10 +395,10 @@ func pick(flag, flagSrc, env, envSrc, file, fileSrc string, def Setting) Setting
 func CheckBaseURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("base URL %q is not an http:// or https:// URL with a host", raw)
+		return "", fmt.Errorf("base URL %q is not an http:// or https:// URL with a host", RedactURL(raw))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("base URL %q has a query or fragment; give only scheme, host and path", raw)
+		return "", fmt.Errorf("base URL %q has a query or fragment; give only scheme, host and path", RedactURL(raw))
 	}
 	return strings.TrimRight(raw, "/"), nil
 }

@@ -37,6 +37,7 @@ type Client struct {
 	pacer  *pacer
 	skewMu sync.Mutex
 	skew   time.Duration
+	dated  bool
 }
 
 // Option changes how New builds a client.
@@ -135,12 +136,32 @@ func (c *Client) BaseURL() string { return c.base }
 func (c *Client) UserAgent() string { return c.agent }
 
 // ClockSkew estimates how far the service's clock is ahead of ours, from
-// the Date headers seen so far. Date has whole seconds, so the estimate is
-// zero unless the clocks differ by at least two seconds.
-func (c *Client) ClockSkew() time.Duration {
+// the Date header of the latest answer that had one; known is false until
+// one came. Date has whole seconds, so the estimate is zero unless the
+// clocks differ by at least two seconds.
+func (c *Client) ClockSkew() (skew time.Duration, known bool) {
 	c.skewMu.Lock()
 	defer c.skewMu.Unlock()
-	return c.skew
+	return c.skew, c.dated
+}
+
+// CanChange reports whether the key may change the list, without changing
+// it: it asks to remove nothing, which a service refuses as invalid (422)
+// for a key that may change the list, and as restricted (403, or the
+// hosted service's restricted_api_key) for a read-only one. Any other
+// answer is the error.
+func (c *Client) CanChange(ctx context.Context) (bool, error) {
+	_, err := c.BatchRemoveEmails(ctx, []string{})
+	var ae *api.Error
+	switch {
+	case err == nil:
+		return true, nil // a service that takes an empty removal
+	case errors.As(err, &ae) && ae.StatusCode == http.StatusUnprocessableEntity:
+		return true, nil
+	case errors.As(err, &ae) && (ae.StatusCode == http.StatusForbidden || ae.Name == api.ErrRestrictedAPIKey):
+		return false, nil
+	}
+	return false, err
 }
 
 // BatchAdd puts up to MaxBatch addresses on the list. The answer has one
@@ -356,7 +377,7 @@ func (c *Client) noteDate(resp *resty.Response) {
 		skew = 0
 	}
 	c.skewMu.Lock()
-	c.skew = skew
+	c.skew, c.dated = skew, true
 	c.skewMu.Unlock()
 }
 
