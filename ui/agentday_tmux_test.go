@@ -138,6 +138,9 @@ func TestAgentsDayAgainstShushServe(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "h")
 	s.waitScreen("History · 2 runs")
 	s.tmux("send-keys", "-t", "ui", "/")
+	// Keys sent at once can reach the program in one read (a paste): the
+	// search field is open before the query is typed.
+	s.waitScreen("Find: ")
 	s.tmux("send-keys", "-t", "ui", "-l", "4711")
 	s.tmux("send-keys", "-t", "ui", "Enter")
 	dayCapture(t, "day-5-history", s.waitScreen(`History · 1 of 2 runs match "4711"`, "#4711"))

@@ -32,16 +32,19 @@ type Model struct {
 
 	// screens holds every screen by its ID; the typed fields are the same
 	// screens, for the root's calls to their methods.
-	screens    [screenCount]screen
-	build      *build
-	review     *review
-	send       *sender
-	results    *results
-	browse     *browse
-	history    *history
-	check      *checker
-	sentGen    int  // the build list's generation when it was last sent
-	lastRun    *Run // the run that list went out in
+	screens [screenCount]screen
+	build   *build
+	review  *review
+	send    *sender
+	results *results
+	browse  *browse
+	history *history
+	check   *checker
+	// sending says the run in flight is the build list's: when it ends,
+	// the build screen starts empty for the next ticket.
+	sending    bool
+	drafts     *drafts
+	draftGen   int // the build list's generation the draft holds
 	bodyHeight int
 }
 
@@ -70,6 +73,7 @@ func New(opts Options) Model {
 	h.Styles.Ellipsis = c.Styles.Help
 	m := Model{
 		c: c, opts: opts, keys: newGlobalKeys(), help: h, after: after,
+		drafts:  newDrafts(opts.StateDir, opts.Target.Profile),
 		build:   newBuild(c, opts.StartDir),
 		review:  newReview(c, opts.Service),
 		send:    newSender(c),
@@ -100,12 +104,13 @@ func (m Model) Init() tea.Cmd { return tea.Batch(m.probe(m.health.seq), m.checkI
 // checkInterrupted looks for a recorded run against this service with
 // entries left to send: one the UI left when its terminal closed, or the
 // CLI's.
+// Without one, the draft a crash or a closed terminal left is offered.
 func (m Model) checkInterrupted() tea.Cmd {
-	runs := m.c.Runs
+	runs, draft := m.c.Runs, m.loadDraft()
 	return func() tea.Msg {
 		ri, ok, err := runs.Interrupted()
 		if err != nil || !ok {
-			return nil
+			return draft()
 		}
 		return interruptedMsg{ri}
 	}
@@ -117,7 +122,8 @@ func (m Model) checkInterrupted() tea.Cmd {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	news := m.news(msg)
 	next, cmd := m.update(msg)
-	return next, tea.Batch(news, cmd)
+	nm := next.(Model)
+	return nm, tea.Batch(news, cmd, nm.keepDraft())
 }
 
 func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -169,6 +175,10 @@ func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 		return m.probe(msg.seq), true
 	case interruptedMsg:
 		return m.offerResume(msg.run), true
+	case draftSaved:
+		if msg.err != nil {
+			m.notice = "The unsent list is not kept as a draft: " + msg.err.Error() + "."
+		}
 	default:
 		return nil, false
 	}
@@ -179,7 +189,13 @@ func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case startReviewMsg:
-		return m.startReview(msg.again), true
+		if m.build.list.len() == 0 {
+			m.notice = "The list is empty: nothing to review. Paste a ticket, type an address or open a file."
+			return nil, true
+		}
+		cmd := m.review.open(m.build.list.mode, m.build.list, m.health.lookups, m.refusal())
+		m.goTo(scrReview)
+		return cmd, true
 	case startCheckMsg:
 		if !m.health.lookups {
 			m.notice = "This service offers no look-ups, so addresses cannot be checked here."
@@ -191,7 +207,9 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 	case backMsg:
 		m.goTo(scrBuild)
 	case startSendMsg:
-		m.sentGen = m.build.generation()
+		// The list goes out in a recorded run (resumable): its draft goes.
+		m.sending = true
+		m.drafts.remove()
 		m.goTo(scrSend)
 		msg.job.input = m.build.source()
 		return m.send.sendPlan(msg.job, msg.plan), true
@@ -214,8 +232,11 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		m.goTo(scrBuild)
 		return m.build.startOver(), true
 	case useMarkedMsg:
-		m.build.useMarked(msg.ids)
-		m.goTo(scrBuild)
+		return m.useMarked(msg), true
+	case listReadMsg:
+		return m.openList(msg), true
+	case draftMsg:
+		return m.offerDraft(msg.d), true
 	case openRunMsg:
 		if msg.err != nil {
 			m.notice = capitalize(msg.err.Error()) + "."
@@ -223,7 +244,10 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		m.results.show(msg.run, "")
 		m.goTo(scrResults)
-	case clearMsg, deleteMsg:
+	case restoreMsg:
+		m.build.confirmed(msg)
+		m.goTo(scrBuild)
+	case clearMsg, deleteMsg, modeMsg:
 		m.build.confirmed(msg)
 	default:
 		return nil, false
@@ -231,29 +255,11 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 	return nil, true
 }
 
-// startReview opens the review of the build list; a list that already
-// went out is reviewed again only when the agent says so.
-func (m *Model) startReview(again bool) tea.Cmd {
-	if last := m.lastRun; last != nil && m.build.generation() == m.sentGen && !again {
-		// Nothing is sent twice without an explicit choice.
-		q := fmt.Sprintf("This list was sent at %s (%s). Review it to send it again?", last.Started.Local().Format("15:04"), countsText(last.Counts, len(last.Invalid), len(last.LeftOut)))
-		if last.retryable() {
-			q = fmt.Sprintf("This list was sent at %s and %d entries are left (R on its results sends only those). Review the whole list again?",
-				last.Started.Local().Format("15:04"), last.Counts[batch.Failed]+last.Counts[batch.Unsent])
-		}
-		return ask(q, func() tea.Msg { return startReviewMsg{again: true} })
-	}
-	cmd := m.review.open(m.build.list.mode, m.build.list, m.health.lookups, m.refusal())
-	m.goTo(scrReview)
-	return cmd
-}
-
 // runDone shows a run that ended on the Results screen.
 func (m *Model) runDone(msg runDoneMsg) tea.Cmd {
-	// The run of the build list (or its resume) is what a second review
-	// of the same list is asked about.
-	if j := m.send.job; j.undoOf == "" && (j.resume == "" || m.lastRun != nil && j.resume == m.lastRun.ID) {
-		m.lastRun = msg.run
+	if m.sending {
+		m.sending = false
+		m.listSent(msg.run)
 	}
 	// The next batch is likely another ticket's: do not carry the
 	// reference over.
@@ -281,7 +287,9 @@ func (m *Model) offerResume(ri batch.RunInfo) tea.Cmd {
 		what, ri.Sent(), ri.Entries, ri.Created.Local().Format("2006-01-02 15:04"))
 	run := &Run{ID: ri.ID, Mode: ri.Mode, Ticket: ri.Reference, Target: ri.Target}
 	m.notice = "An unfinished run can be resumed any time from History (h)."
-	return ask(q, func() tea.Msg { return retryMsg{run} })
+	// Either way, a list left unsent is offered next.
+	next := m.loadDraft()
+	return askOr(q, tea.Batch(func() tea.Msg { return retryMsg{run} }, next), next)
 }
 
 // route hands a message to the screen in front. Messages of a screen that
@@ -296,7 +304,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.browse.update(msg)
 	case historyMsg:
 		return m.history.update(msg)
-	case fileLoadedMsg, pasteParsedMsg:
+	case fileLoadedMsg, pasteParsedMsg, pasteMsg:
 		return m.build.update(msg)
 	case checkedMsg, checkWrittenMsg:
 		return m.check.update(msg)
@@ -309,7 +317,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 // unsent says whether quitting would lose work: a list not yet sent, or a
 // send in progress.
 func (m *Model) unsent() bool {
-	return m.screen == scrSend || (m.build.list.len() > 0 && m.build.generation() != m.sentGen)
+	return m.screen == scrSend || m.build.list.len() > 0
 }
 
 // globalKey handles the keys of the root, by the input mode of the
@@ -371,7 +379,7 @@ func (m *Model) quit() tea.Cmd {
 	case m.screen == scrSend:
 		return ask("A send is running. Cancel it and quit? (what is unsent is journaled; the run can be resumed)", func() tea.Msg { return quitMsg{} })
 	case m.unsent():
-		return ask(fmt.Sprintf("The list holds %d entries that were not sent. Quit anyway?", m.build.list.len()), func() tea.Msg { return quitMsg{} })
+		return ask(fmt.Sprintf("The list holds %d entries that were not sent (kept, and offered back next time). Quit?", m.build.list.len()), func() tea.Msg { return quitMsg{} })
 	}
 	return tea.Quit
 }

@@ -209,15 +209,21 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 				b.status = "Mark entries with space first."
 				return nil
 			}
-			b.marked, b.order = map[string]string{}, nil
-			b.refresh()
-			return func() tea.Msg { return useMarkedMsg{ids} }
+			// The marks stay until the list takes them (taken): the agent
+			// may still say no.
+			return func() tea.Msg { return useMarkedMsg{ids: ids} }
 		}
 		var cmd tea.Cmd
 		b.table, cmd = b.table.Update(msg)
 		return cmd
 	}
 	return nil
+}
+
+// taken clears the marks once the Build screen's list holds them.
+func (b *browse) taken() {
+	b.marked, b.order = map[string]string{}, nil
+	b.refresh()
 }
 
 func (b *browse) lookupKey(msg tea.KeyMsg) tea.Cmd {

@@ -110,10 +110,25 @@ func (b *build) generation() int { return b.list.gen }
 // puts the cursor in the entry field.
 func (b *build) startOver() tea.Cmd {
 	b.list.clear()
+	b.list.setMode(batch.Add) // a new ticket starts in add mode
 	b.view.changed()
 	b.summary, b.status = "", "New batch: the list is empty (u brings the last one back)."
 	b.focus = focusEntry
 	return b.input.Focus()
+}
+
+// nextTicket empties the list, in add mode, once it went out: the run
+// keeps it, and nothing of it is appended to or sent under the next
+// ticket (it has no undo to bring it back; History's o does).
+func (b *build) nextTicket() {
+	gen := b.list.gen
+	*b.list = *newEntries(batch.Add)
+	b.list.gen = gen + 1
+	b.view.changed()
+	b.summary, b.agg, b.aggFrom = "", addResult{}, ""
+	b.status = "Sent. The list is empty for the next ticket (the sent one is in History, h; o there opens it as a new list)."
+	b.focus = focusEntry
+	b.input.Focus()
 }
 
 // useMarked makes the entries marked in Browse the list, to remove by ID.
@@ -138,6 +153,12 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 		b.addItems(msg.items, "paste", msg.lines)
 		b.list.noteReference(msg.ref, msg.hasRef)
 		return nil
+	case pasteMsg:
+		if msg.fresh {
+			b.list.clear()
+			b.view.changed()
+		}
+		return b.addPaste(msg.text)
 	case tea.KeyMsg:
 		return b.key(msg)
 	}
@@ -180,7 +201,36 @@ func (b *build) key(msg tea.KeyMsg) tea.Cmd {
 	return b.listKey(msg)
 }
 
+// paste adds a pasted text to the list. A paste onto an unsent list that
+// came from a ticket (a paste, a file, a run) asks first, unless both
+// name the same ticket reference: it is likely another ticket's, and a new
+// list is the safe default; n adds it to this one. Rows typed by hand do
+// not ask: a ticket pasted after them is what they were typed for.
 func (b *build) paste(text string) tea.Cmd {
+	ref, hasRef := batch.FindReference(text, "")
+	l := b.list
+	if n := l.len(); l.fromTicket() && !(hasRef && l.hasRef && ref.Value == l.ref.Value) {
+		of := "another paste"
+		if l.hasRef {
+			of = "ticket " + l.ref.Value
+		}
+		return askOr(fmt.Sprintf("The list holds %d unsent %s of %s. Start a new list with this paste? (n adds it to this list; u undoes)",
+			n, pluralN(n, "entry"), of),
+			func() tea.Msg { return pasteMsg{text: text, fresh: true} },
+			func() tea.Msg { return pasteMsg{text: text} })
+	}
+	return b.addPaste(text)
+}
+
+// pasteMsg is a paste the agent said where to put: a new list (fresh) or
+// the list as it is.
+type pasteMsg struct {
+	text  string
+	fresh bool
+}
+
+// addPaste parses a paste onto the list; a large one in the background.
+func (b *build) addPaste(text string) tea.Cmd {
 	lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1
 	if lines < 2000 {
 		b.addItems(parseText(text, b.list.mode), "paste", lines)
@@ -340,7 +390,13 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 			b.status = flipRow(b.list, i, fmt.Sprintf("Row %d", i+1))
 		}
 	case key.Matches(msg, k.Mode):
-		b.setMode(nextMode(b.list.mode))
+		next := nextMode(b.list.mode)
+		if n := b.list.len(); n > 0 {
+			// The rows were read for this mode; another reads them anew.
+			return ask(fmt.Sprintf("Switch the list to %s? Its %d %s are read again for it (u switches back).", next, n, pluralN(n, "row")),
+				func() tea.Msg { return modeMsg{next} })
+		}
+		b.setMode(next)
 	case key.Matches(msg, k.Type):
 		b.focus = focusEntry
 		b.input.Focus()
@@ -370,6 +426,12 @@ func (b *build) deleteRows() tea.Cmd {
 // confirmed carries out a change the agent said yes to.
 func (b *build) confirmed(msg tea.Msg) {
 	switch msg := msg.(type) {
+	case modeMsg:
+		b.setMode(msg.mode)
+	case restoreMsg:
+		b.setList(msg.mode, msg.items, msg.roles, "restored")
+		b.list.noteReference(msg.ref, msg.ref.Value != "")
+		b.status = msg.note
 	case clearMsg:
 		b.list.clear()
 		b.view.changed()
@@ -391,16 +453,35 @@ func (b *build) setMode(m batch.Mode) {
 }
 
 // replace loads values into the list for a new batch in a given mode (from
-// Browse, or an undo of a run).
+// Browse).
 func (b *build) replace(m batch.Mode, values []string, source string) {
-	b.list.clear()
-	b.list.mode = m
-	b.list.seen = map[string]int{}
 	items := make([]batch.Item, 0, len(values))
 	for i, v := range values {
 		items = append(items, batch.NewItem(m, i+1, v))
 	}
-	b.addItems(items, source, len(values))
+	b.setList(m, items, nil, source)
+}
+
+// setList makes items the list, in mode m (u brings the one before back);
+// roles, when given, are their decisions as they were.
+func (b *build) setList(m batch.Mode, items []batch.Item, roles []batch.Decision, source string) {
+	replaced := b.list.len() > 0
+	defer func() {
+		if replaced {
+			b.list.squash("replace") // one u brings the list before back
+		}
+	}()
+	b.list.clear()
+	b.list.mode = m
+	b.list.seen = map[string]int{}
+	if roles != nil {
+		r := b.list.add(items, roles, source)
+		b.view.refilter()
+		b.agg, b.aggFrom = r, source
+		b.summary = summarize(source, r)
+	} else {
+		b.addItems(items, source, len(items))
+	}
 	b.view.changed()
 	b.focus = focusList
 	b.input.Blur()

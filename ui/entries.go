@@ -95,6 +95,17 @@ func newEntries(mode batch.Mode) *entries {
 
 func (l *entries) len() int { return len(l.rows) }
 
+// fromTicket reports whether some row came from more than typing: a
+// paste, a file, Browse, a run or a draft.
+func (l *entries) fromTicket() bool {
+	for _, e := range l.rows {
+		if e.source != "typed" {
+			return true
+		}
+	}
+	return false
+}
+
 func (l *entries) invalid() int { return len(l.rows) - l.valid }
 
 const maxUndo = 50
@@ -207,6 +218,15 @@ func (l *entries) clear() {
 	l.ref, l.hasRef = batch.Reference{}, false
 	l.seen = map[string]int{}
 	l.valid = 0
+}
+
+// squash makes the last two changes (a clear, then rows added) one undo
+// step, named label: undoing it puts the list before the clear back.
+func (l *entries) squash(label string) {
+	if n := len(l.undo); n >= 2 && l.undo[n-1].appended {
+		l.undo = l.undo[:n-1]
+		l.undo[n-2].label = label
+	}
 }
 
 // setMode revalidates every row for a new mode (an address is not an ID).

@@ -396,9 +396,11 @@ func TestResultsCountOne(t *testing.T) {
 	h.mustSee("1 entry: 1 added")
 }
 
-// A list that went out is not sent again by ctrl+s alone: the agent is
-// asked, and "no" sends nothing.
-func TestSentListIsNotSentAgainByCtrlS(t *testing.T) {
+// A list that went out does not stay on the Build screen: it starts
+// empty, in add mode, for the next ticket, so ctrl+s cannot send it again
+// and nothing is appended to it. History's o brings it back as a new
+// list, which is sent only through its review.
+func TestSentListLeavesTheBuildScreen(t *testing.T) {
 	var batches atomic.Int32
 	svc := service(t, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -408,25 +410,37 @@ func TestSentListIsNotSentAgainByCtrlS(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
+	if _, err := svc.BatchAdd(context.Background(), []string{"once1@example.com", "once2@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	batches.Store(0)
 	h := newHarness(t, svc, 110, 30)
-	h.paste("once1@example.com once2@example.com")
-	h.keys("ctrl+s", "ctrl+s")
+	h.keys("esc", "m")
+	h.paste("From: Jane <jane@customer.test>\nSubject: #5521 please\n\nPlease put once1@example.com and once2@example.com back, and not bad@@x.")
+	h.keys("ctrl+s")
+	h.mustSee("Review · remove by address", "Ticket: #5521")
+	h.typeText("remove")
+	h.keys("enter")
 	h.results()
-	h.keys("f1", "ctrl+s")
-	h.mustSee("This list was sent at", "(2 added). Review it to send it again? [y/N]")
-	h.keys("n", "ctrl+s", "n")
-	h.mustSee("mode: add", "List · 2 entries")
-	h.mustNotSee("Review · add")
+	h.keys("f1")
+	h.mustSee("mode: add", "List · 0 entries", "Sent. The list is empty for the next ticket")
+	h.keys("ctrl+s")
+	h.mustSee("The list is empty: nothing to review.")
+	h.mustNotSee("Review ·")
 	if n := batches.Load(); n != 1 {
 		t.Fatalf("%d batches went out, want the first send's 1", n)
 	}
-	h.keys("ctrl+s", "y")
-	h.mustSee("Review · add")
-	// A changed list is a new list: no question.
-	h.keys("esc", "i")
-	h.typeText("third@example.com")
-	h.keys("enter", "ctrl+s")
-	h.mustSee("Review · add")
+
+	// History brings it back as a new list, in its mode, for its ticket,
+	// with what it left out.
+	h.keys("esc", "f3", "o")
+	h.mustSee("List · 4 entries · 3 valid · 1 invalid", "mode: remove by address", "once1@example.com", "bad@@x", "jane@customer.test",
+		"The list of the run of")
+	h.keys("ctrl+s")
+	h.mustSee("Review · remove by address", "Ticket: #5521", "The ticket reference is from the run it was sent in")
+	if n := batches.Load(); n != 1 {
+		t.Fatalf("%d batches went out, want the first send's 1", n)
+	}
 }
 
 // At start the UI offers to finish a run that did not (here one the CLI
@@ -444,7 +458,7 @@ func TestStartOffersToResume(t *testing.T) {
 	}
 	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
 		Runs: &batch.Runs{Dir: cli.Dir, Client: svc, Source: "ui"}, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer()})
-	h := newHarnessOf(t, m, dir)
+	h := newHarnessOf(t, m, dir, filepath.Join(dir, "state"))
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 30})
 	h.run(m.Init())
 	h.mustSee("A run did not finish: add for T-77, 0 of 2 entries sent", "Resume it now? [y/N]")
@@ -505,7 +519,7 @@ func ownHarness(t *testing.T, svc *client.Client, w, hgt int) *harness {
 	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),
 		Runs: &batch.Runs{Dir: filepath.Join(dir, "state", "journal"), Client: svc, Source: "ui"}, StartDir: dir, Clipboard: io.Discard, Renderer: asciiRenderer(),
 		Own: []string{"@ourcompany.test"}})
-	h := newHarnessOf(t, m, dir)
+	h := newHarnessOf(t, m, dir, filepath.Join(dir, "state"))
 	h.send(tea.WindowSizeMsg{Width: w, Height: hgt})
 	h.run(m.Init())
 	return h

@@ -54,7 +54,9 @@ type health struct {
 func (m *Model) probe(seq int) tea.Cmd {
 	svc, ask := m.opts.Service, m.health.key == keyUnknown || m.health.key == keyRefused
 	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		// One try each, a few seconds at most: the header says how the
+		// service is now, and asks again soon anyway.
+		ctx, cancel := context.WithTimeout(client.Once(context.Background()), 5*time.Second)
 		defer cancel()
 		ok, err := svc.Supports(ctx)
 		msg := supportsMsg{seq: seq, ok: ok, err: err}

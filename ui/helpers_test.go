@@ -70,17 +70,25 @@ type harness struct {
 
 func newHarness(t testing.TB, svc *client.Client, w, h int) *harness {
 	t.Helper()
-	dir := t.TempDir()
+	// The state directory is apart from the picker's: a draft written
+	// there is not one of the files a test opens.
+	return harnessAt(t, svc, t.TempDir(), filepath.Join(t.TempDir(), "state"), w, h)
+}
+
+// harnessAt is newHarness with the picker's directory and the state
+// directory given: a second session of the same agent.
+func harnessAt(t testing.TB, svc *client.Client, dir, state string, w, h int) *harness {
+	t.Helper()
 	m := New(Options{
 		Service:   svc,
 		Target:    Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz"},
-		StateDir:  filepath.Join(dir, "state"),
-		Runs:      &batch.Runs{Dir: filepath.Join(dir, "state", "journal"), Client: svc, Source: "ui"},
+		StateDir:  state,
+		Runs:      &batch.Runs{Dir: filepath.Join(state, "journal"), Client: svc, Source: "ui"},
 		StartDir:  dir,
 		Clipboard: io.Discard,
 		Renderer:  asciiRenderer(),
 	})
-	hs := newHarnessOf(t, m, dir)
+	hs := newHarnessOf(t, m, dir, state)
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	hs.run(m.Init())
 	return hs
@@ -89,9 +97,9 @@ func newHarness(t testing.TB, svc *client.Client, w, h int) *harness {
 // newHarnessOf drives m by hand. Nothing it schedules for later (the
 // header's next probe) comes: the harness runs to quiescence, and a test
 // sends such a message itself.
-func newHarnessOf(t testing.TB, m Model, dir string) *harness {
+func newHarnessOf(t testing.TB, m Model, dir, state string) *harness {
 	m.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
-	return &harness{t: t, m: m, state: filepath.Join(dir, "state"), dir: dir}
+	return &harness{t: t, m: m, state: state, dir: dir}
 }
 
 func (h *harness) send(msg tea.Msg) {

@@ -84,7 +84,7 @@ type history struct {
 }
 
 // historyKeys are the History screen's bindings.
-type historyKeys struct{ Move, Open, Reload, Search key.Binding }
+type historyKeys struct{ Move, Open, List, Reload, Search key.Binding }
 
 func newHistory(c *Common, dir string) *history {
 	t := c.newTable()
@@ -93,6 +93,7 @@ func newHistory(c *Common, dir string) *history {
 	return &history{c: c, dir: dir, table: t, search: search, keys: historyKeys{
 		Move:   kbh("↑/↓", "move", "up"),
 		Open:   kbh("enter", "open results", "enter"),
+		List:   kbh("o", "open as a new list", "o"),
 		Reload: kbh("ctrl+r", "reload", "ctrl+r"),
 		Search: kbh("/", "find", "/"),
 	}}
@@ -168,7 +169,7 @@ func (h *history) help(g globalKeys) help.KeyMap {
 	if h.typing {
 		return fieldHelp("find", "clear")
 	}
-	b := []key.Binding{h.keys.Move, h.keys.Open, h.keys.Search, h.keys.Reload, g.Build, g.Help}
+	b := []key.Binding{h.keys.Move, h.keys.Open, h.keys.List, h.keys.Search, h.keys.Reload, g.Build, g.Help}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Browse, g.Quit}}}
 }
 
@@ -194,6 +195,38 @@ func (h *history) load() tea.Cmd {
 			err = lerr
 		}
 		return historyMsg{runs: list, bad: bad, err: err}
+	}
+}
+
+// fromRun is the Source of a ticket reference read from a recorded run.
+const fromRun = "run"
+
+// readList reads a recorded run back as a new list: what it sent, what
+// was invalid and what it left out (left out again), in its mode, for its
+// ticket.
+func readList(runs *batch.Runs, ri batch.RunInfo) tea.Cmd {
+	return func() tea.Msg {
+		var segs segments
+		if _, err := runs.Read(ri.ID, segs.add); err != nil {
+			return listReadMsg{err: err}
+		}
+		l := restoreMsg{mode: ri.Mode, ref: batch.Reference{Value: ri.Reference, Source: fromRun, Text: ri.ID},
+			note: fmt.Sprintf("The list of the run of %s, as a new list: nothing of it is sent until you review it.", ri.Created.Local().Format("2006-01-02 15:04"))}
+		for i, x := range segs.results {
+			l.items = append(l.items, batch.NewItem(ri.Mode, i+1, x.Input))
+			l.roles = append(l.roles, batch.Decision{})
+		}
+		for _, it := range segs.invalid {
+			l.items = append(l.items, it)
+			l.roles = append(l.roles, batch.Decision{})
+		}
+		for _, lo := range segs.leftOut {
+			d := lo.Decision
+			d.Leave = true
+			l.items = append(l.items, lo.Item)
+			l.roles = append(l.roles, d)
+		}
+		return listReadMsg{list: l}
 	}
 }
 
@@ -241,6 +274,11 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, h.keys.Open):
 			if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
 				return openRun(h.c.Runs, h.runs[h.shown[i]].ID)
+			}
+			return nil
+		case key.Matches(msg, h.keys.List):
+			if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
+				return readList(h.c.Runs, h.runs[h.shown[i]])
 			}
 			return nil
 		case key.Matches(msg, h.keys.Reload):

@@ -40,9 +40,8 @@ type promptMsg struct{ p *prompt }
 // interruptedMsg offers, at start, to finish a run that did not.
 type interruptedMsg struct{ run batch.RunInfo }
 
-// startReviewMsg asks the root to open the Review screen; again says the
-// agent chose to review a list that was already sent.
-type startReviewMsg struct{ again bool }
+// startReviewMsg asks the root to open the Review screen.
+type startReviewMsg struct{}
 
 // startCheckMsg asks the root to check the build list (look up, send
 // nothing).
@@ -58,8 +57,26 @@ type (
 	deleteMsg struct{ rows map[int]bool }
 )
 
-// useMarkedMsg carries the IDs marked in Browse to the Build screen.
-type useMarkedMsg struct{ ids []string }
+// useMarkedMsg carries the IDs marked in Browse to the Build screen;
+// replace says the agent agreed to replace an unsent list with them.
+type useMarkedMsg struct {
+	ids     []string
+	replace bool
+}
+
+// modeMsg is the Build screen's confirmed switch of a list with rows to
+// another mode.
+type modeMsg struct{ mode batch.Mode }
+
+// restoreMsg puts rows on the Build screen as a new list: a run opened
+// from History as a new list, or a draft brought back. note says so.
+type restoreMsg struct {
+	mode  batch.Mode
+	items []batch.Item
+	roles []batch.Decision
+	ref   batch.Reference
+	note  string
+}
 
 // startSendMsg asks the root to send a plan.
 type startSendMsg struct {

@@ -13,19 +13,22 @@ var yesKey = key.NewBinding(key.WithKeys("y", "Y"))
 
 type prompt struct {
 	question string
-	yes      tea.Cmd
+	yes, no  tea.Cmd
 }
 
-func ask(question string, yes tea.Cmd) tea.Cmd {
-	return func() tea.Msg { return promptMsg{&prompt{question: question, yes: yes}} }
+func ask(question string, yes tea.Cmd) tea.Cmd { return askOr(question, yes, nil) }
+
+// askOr is ask with what any other answer does.
+func askOr(question string, yes, no tea.Cmd) tea.Cmd {
+	return func() tea.Msg { return promptMsg{&prompt{question: question, yes: yes, no: no}} }
 }
 
-// answer handles a key and says whether the prompt is done.
+// answer handles a key and says what follows.
 func (p *prompt) answer(msg tea.KeyMsg) tea.Cmd {
 	if !msg.Paste && key.Matches(msg, yesKey) {
 		return p.yes
 	}
-	return nil
+	return p.no
 }
 
 func (p *prompt) view(c *Common) string {

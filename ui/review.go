@@ -136,6 +136,9 @@ func (r *review) offerReference(ref batch.Reference) {
 	r.ticket.SetValue(ref.Value)
 	r.ticket.CursorEnd()
 	r.offered, r.offeredFrom = ref.Value, ref.Where()
+	if ref.Source == fromRun {
+		r.offeredFrom = "the run it was sent in, " + ref.Text
+	}
 }
 
 // forgetTicket empties the ticket field: the next batch is likely another

@@ -326,6 +326,9 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 				return nil
 			}
 		}
+		if once(ctx) {
+			return err
+		}
 		delay, reason, stop := c.shouldRetry(err, class, attempt)
 		if stop != nil {
 			return stop

@@ -427,3 +427,25 @@ func TestReadOnlyAsksWithoutChanging(t *testing.T) {
 		t.Errorf("the list after asking: %+v %v", page, err)
 	}
 }
+
+// A request made with Once is tried once: no retry of a 5xx or of no
+// answer, however many the client would make.
+func TestOnceTriesOnce(t *testing.T) {
+	var calls atomic.Int32
+	svc := startService(t, 1000, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			calls.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"statusCode":503,"name":"service_unavailable","message":"down"}`))
+		})
+	})
+	c := client.New(svc.URL, svc.Key, fast())
+	if _, err := c.Supports(client.Once(context.Background())); err == nil || calls.Load() != 1 {
+		t.Fatalf("Once: %v after %d requests; want the 503 after 1", err, calls.Load())
+	}
+	calls.Store(0)
+	if _, err := c.Supports(context.Background()); err == nil || calls.Load() != 5 {
+		t.Fatalf("without Once: %v after %d requests; want 1 + 4 retries", err, calls.Load())
+	}
+}

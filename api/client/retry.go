@@ -113,6 +113,15 @@ func waitContext(ctx context.Context) context.Context {
 	return ctx
 }
 
+type onceKey struct{}
+
+// Once returns a context whose requests are tried once, without retries:
+// a check of how the service stands (a UI's header) wants its answer now,
+// not after a minute of backoff.
+func Once(ctx context.Context) context.Context { return context.WithValue(ctx, onceKey{}, true) }
+
+func once(ctx context.Context) bool { v, _ := ctx.Value(onceKey{}).(bool); return v }
+
 type hookKey struct{}
 
 // WithWaits returns a context that makes the client also report the waits

@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/shushlist/shush/batch"
+)
+
+// A list not sent survives the session: it is kept as a draft (0600, per
+// profile) and offered back at the next start, as it was (mode, ticket,
+// what it left out); once it goes out in a run the draft goes.
+func TestUnsentListIsOfferedBack(t *testing.T) {
+	svc := service(t, nil)
+	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state")
+	h := harnessAt(t, svc, dir, state, 120, 30)
+	h.paste("From: Jane <jane@customer.test>\nSubject: case AB-2026-7\n\nPlease stop mailing bob@example.com and carl@example.com.\n")
+	h.mustSee("List · 3 entries", "jane@customer.test")
+	path := filepath.Join(state, "drafts", "default.json")
+	info, err := os.Stat(path)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("the draft: %v, %v", info, err)
+	}
+	// The terminal closes: a new session on the same state.
+	h = harnessAt(t, svc, dir, state, 120, 30)
+	h.mustSee("A list was not sent: 3 entries, ticket AB-2026-7, add", "Bring it back? [y/N]")
+	h.keys("y")
+	h.mustSee("List · 3 entries · 3 valid · 0 invalid · 1 left out", "Brought back the unsent list", "jane@customer.test  ↷ left out")
+	h.keys("ctrl+s")
+	h.mustSee("2 addresses in 1 batch", "Ticket: AB-2026-7")
+	h.keys("ctrl+s")
+	if c := h.results().Counts; c[batch.Added] != 2 {
+		t.Fatalf("sent: %v", c)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the draft of a list that went out is still there: %v", err)
+	}
+	// Nothing is offered any more.
+	h = harnessAt(t, svc, dir, state, 120, 30)
+	h.mustNotSee("was not sent")
+}
+
+// A paste onto an unsent list of another ticket asks first: y starts a
+// new list with it, n adds it to the list. The same ticket's reference
+// does not ask.
+func TestPasteOfAnotherTicketAsks(t *testing.T) {
+	h := newHarness(t, service(t, nil), 120, 30)
+	h.paste("Subject: #5521\n\nPlease stop a1@example.com and a2@example.com.")
+	h.paste("Subject: #5521 (second mail)\n\nand a3@example.com too")
+	h.mustSee("List · 3 entries")
+	h.mustNotSee("[y/N]")
+	h.paste("Subject: #6000\n\nPlease put b1@example.com back.")
+	h.mustSee("The list holds 3 unsent entries of ticket #5521. Start a new list with this paste?")
+	h.keys("y")
+	h.mustSee("List · 1 entry", "b1@example.com")
+	h.mustNotSee("a1@example.com")
+	h.keys("ctrl+s")
+	h.mustSee("1 address in 1 batch", "Ticket: #6000")
+	h.keys("esc")
+	// n adds it to the list; u undoes a new list.
+	h.paste("c1@example.com")
+	h.mustSee("Start a new list with this paste?")
+	h.keys("n")
+	h.mustSee("List · 2 entries", "b1@example.com", "c1@example.com")
+}
+
+// A mode switch of a list with rows, and x in Browse onto an unsent list,
+// ask first; no leaves the list as it was.
+func TestReplacingAnUnsentListAsks(t *testing.T) {
+	svc := service(t, nil)
+	if _, err := svc.BatchAdd(context.Background(), []string{"old1@example.com", "old2@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, svc, 120, 30)
+	h.paste("keep1@example.com keep2@example.com")
+	h.keys("esc", "m")
+	h.mustSee("Switch the list to remove by address? Its 2 rows are read again for it")
+	h.keys("n")
+	h.mustSee("mode: add", "List · 2 entries")
+
+	h.keys("f2")
+	h.mustSee("Browse · page 1", "old1@example.com")
+	h.keys("space", "x")
+	h.mustSee("The list holds 2 unsent entries. Replace them with the 1 marked in Browse?")
+	h.keys("n")
+	h.keys("f1")
+	h.mustSee("mode: add", "keep1@example.com", "List · 2 entries")
+	h.keys("f2", "x")
+	h.mustSee("Replace them with the 1 marked in Browse?")
+	h.keys("y")
+	h.mustSee("mode: remove by ID", "List · 1 entry", "from Browse, to remove by ID")
+	h.keys("u")
+	h.mustSee("keep1@example.com", "mode: add")
+}
+
+// Addresses pasted in remove-by-ID mode are rows with their problem, each
+// of them: none is dropped without a word.
+func TestPasteThatDoesNotFitTheModeShowsEveryRow(t *testing.T) {
+	h := newHarness(t, service(t, nil), 140, 30)
+	h.keys("esc", "m")
+	h.keys("m")
+	h.mustSee("mode: remove by ID")
+	h.paste("Please remove bob@example.com, carl@example.com and 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a.")
+	h.mustSee("List · 3 entries · 1 valid · 2 invalid", "bob@example.com  ✗ it is an email address, not a suppression ID",
+		"carl@example.com  ✗ it is an email address")
+}
+
+// Two tickets in a row: the second review holds only its own address,
+// under its own reference, in the mode it asked for; the first ticket's
+// list is not sent again.
+func TestTwoTicketsInARow(t *testing.T) {
+	var sent atomic.Int32
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if batchSend(r) {
+				sent.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	h := newHarness(t, svc, 120, 30)
+	var first []string
+	for i := range 8 {
+		first = append(first, "t1-"+string(rune('a'+i))+"@example.com")
+	}
+	h.paste("Subject: #1001\n\nPlease stop mailing " + strings.Join(first, ", ") + ".")
+	h.keys("ctrl+s", "ctrl+s")
+	if c := h.results().Counts; c[batch.Added] != 8 {
+		t.Fatalf("first ticket: %v", c)
+	}
+	// The second ticket asks to put one of them back.
+	h.keys("n")
+	h.mustSee("mode: add", "List · 0 entries")
+	h.keys("esc", "m")
+	h.paste("Subject: #1002\n\nPlease put t1-c@example.com back on.")
+	h.keys("ctrl+s")
+	h.mustSee("Review · remove by address", "1 address in 1 batch", "Ticket: #1002", "This removes 1 entry from the list.")
+	h.mustNotSee("t1-a@example.com", "#1001")
+	h.typeText("remove")
+	h.keys("enter")
+	run := h.results()
+	if run.Ticket != "#1002" || len(run.Results) != 1 || run.Results[0].Input != "t1-c@example.com" || run.Counts[batch.Removed] != 1 {
+		t.Fatalf("second ticket: %+v", run)
+	}
+	if n := sent.Load(); n != 2 {
+		t.Errorf("%d batches; want one per ticket", n)
+	}
+}
