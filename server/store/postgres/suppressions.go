@@ -34,10 +34,12 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		ids[i], emails[i], origins[i], sources[i] = e.ID, e.Email, string(e.Origin), e.SourceID
 		notes[i], until[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt)
 	}
+	// Without a change its columns are NULL: no value may fail to parse
+	// as a uuid where none is written.
 	var ch sqlstore.ChangeRow
-	var change *string
+	var change, first, last *string
 	if p.Change != nil {
-		ch, change = *p.Change, &p.Change.ID
+		ch, change, first, last = *p.Change, &p.Change.ID, &p.Change.FirstID, &p.Change.LastID
 	}
 	at := sorted[0].CreatedAt
 	rows, err := t.tx.Query(ctx, `
@@ -57,7 +59,7 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		SELECT `+entryColumns+` FROM ins
 		UNION ALL
 		SELECT `+entryColumns+` FROM suppressions WHERE team = $1 AND email = ANY($3::text[])`,
-		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, sqlstore.Reference(ch.Author), ch.Author.RequestID, ch.FirstID, ch.LastID,
+		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, sqlstore.Reference(ch.Author), ch.Author.RequestID, first, last,
 		notes, until)
 	if err != nil {
 		return nil, err
