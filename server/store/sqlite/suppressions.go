@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,15 +58,16 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 			return nil, err
 		}
 	}
-	out := make([]store.Entry, 0, len(p.Entries))
 	var listed []string
 	for i, e := range p.Entries {
-		if created[i] {
-			out = append(out, e)
-		} else {
+		if !created[i] {
 			listed = append(listed, e.Email)
 		}
 	}
+	if len(listed) == 0 {
+		return p.Entries, nil // all new, as in an import
+	}
+	out := slices.DeleteFunc(slices.Clone(p.Entries), func(e store.Entry) bool { return !created[index[e.Email]] })
 	err := t.eachEntry(ctx, p.Team, listed, selectByEmailSQL, func(e store.Entry) { out = append(out, e) })
 	if err != nil {
 		return nil, err

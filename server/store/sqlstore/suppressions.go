@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -163,16 +164,18 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		if c.noTrail {
 			return nil
 		}
-		var created []store.Entry
-		for _, e := range listed {
-			if e.Created {
-				created = append(created, e)
-			}
+		created := listed
+		if slices.ContainsFunc(listed, func(e store.Entry) bool { return !e.Created }) {
+			created = slices.DeleteFunc(slices.Clone(listed), func(e store.Entry) bool { return !e.Created })
 		}
 		return queueEvents(ctx, tx, team, store.AuditAdded, at, created)
 	})
 	if err != nil {
 		return nil, c.fail("add to the list", err)
+	}
+	if len(rows) == len(entries) {
+		// No address was given twice: the rows are in the order given.
+		return listed, nil
 	}
 	out := make([]store.Entry, len(entries))
 	for i, n := range entries {
