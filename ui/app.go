@@ -379,7 +379,8 @@ func (m *Model) quit() tea.Cmd {
 	case m.screen == scrSend:
 		return ask("A send is running. Cancel it and quit? (what is unsent is journaled; the run can be resumed)", func() tea.Msg { return quitMsg{} })
 	case m.unsent():
-		return ask(fmt.Sprintf("The list holds %d entries that were not sent (kept, and offered back next time). Quit?", m.build.list.len()), func() tea.Msg { return quitMsg{} })
+		n := m.build.list.len()
+		return ask(fmt.Sprintf("Quit? The %d unsent %s %s kept and offered back next time.", n, pluralN(n, "entry"), isAre(n)), func() tea.Msg { return quitMsg{} })
 	}
 	return tea.Quit
 }
@@ -475,8 +476,7 @@ func (m *Model) header() string {
 	if key == "" {
 		key = "none"
 	}
-	state, keyState := m.health.state()
-	left := fmt.Sprintf("shush · %s · %s · profile %s · key %s%s", t.label(), state, profile, key, keyState)
+	left := fmt.Sprintf("shush · %s · %s · profile %s · key %s", t.label(), m.health.state(), profile, key)
 	right := "mode: " + m.build.list.mode.String()
 	if m.screen == scrCheck {
 		right = "mode: check (sends nothing)"

@@ -214,8 +214,7 @@ func (b *build) paste(text string) tea.Cmd {
 		if l.hasRef {
 			of = "ticket " + l.ref.Value
 		}
-		return askOr(fmt.Sprintf("The list holds %d unsent %s of %s. Start a new list with this paste? (n adds it to this list; u undoes)",
-			n, pluralN(n, "entry"), of),
+		return askOr(fmt.Sprintf("New list for this paste? n adds it to the %d unsent %s of %s", n, pluralN(n, "entry"), of),
 			func() tea.Msg { return pasteMsg{text: text, fresh: true} },
 			func() tea.Msg { return pasteMsg{text: text} })
 	}
@@ -393,7 +392,7 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 		next := nextMode(b.list.mode)
 		if n := b.list.len(); n > 0 {
 			// The rows were read for this mode; another reads them anew.
-			return ask(fmt.Sprintf("Switch the list to %s? Its %d %s are read again for it (u switches back).", next, n, pluralN(n, "row")),
+			return ask(fmt.Sprintf("Read the %d %s again as %s? (u switches back)", n, pluralN(n, "row"), next),
 				func() tea.Msg { return modeMsg{next} })
 		}
 		b.setMode(next)

@@ -103,9 +103,9 @@ func TestListEditDeleteSelectFilterUndoClear(t *testing.T) {
 	// Mode change revalidates (addresses are not IDs), and with rows it
 	// asks first.
 	h.keys("m")
-	h.mustSee("Switch the list to remove by address? Its 3 rows are read again for it (u switches back). [y/N]")
+	h.mustSee("Read the 3 rows again as remove by address? (u switches back) [y/N]")
 	h.keys("y", "m")
-	h.mustSee("Switch the list to remove by ID?")
+	h.mustSee("Read the 3 rows again as remove by ID?")
 	h.keys("y")
 	h.mustSee("mode: remove by ID", "0 valid · 3 invalid", "it is not a UUID")
 	h.keys("u", "u")
@@ -193,7 +193,7 @@ func TestQuitAsksWithUnsentWork(t *testing.T) {
 	h = newHarness(t, service(t, nil), 80, 24)
 	h.paste("a@example.com")
 	h.keys("esc", "q")
-	h.mustSee("The list holds 1 entries that were not sent (kept, and offered back next time). Quit? [y/N]")
+	h.mustSee("Quit? The 1 unsent entry is kept and offered back next time. [y/N]")
 	h.keys("q")
 	if h.quit {
 		t.Fatal("a second q confirmed the quit")

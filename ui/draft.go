@@ -24,7 +24,10 @@ import (
 
 // draft is the unsent list as the file keeps it.
 type draft struct {
-	Saved     time.Time        `json:"saved"`
+	Saved time.Time `json:"saved"`
+	// Target is the service the list was made for: a draft is offered
+	// back only there.
+	Target    string           `json:"target"`
 	Mode      batch.Mode       `json:"mode"`
 	Reference *batch.Reference `json:"reference,omitempty"`
 	Rows      []draftRow       `json:"rows"`
@@ -125,7 +128,7 @@ func (m *Model) keepDraft() tea.Cmd {
 	if l.len() == 0 {
 		return func() tea.Msg { d.remove(); return nil }
 	}
-	dr := draft{Saved: time.Now().UTC(), Mode: l.mode, Rows: make([]draftRow, len(l.rows))}
+	dr := draft{Saved: time.Now().UTC(), Target: m.target(), Mode: l.mode, Rows: make([]draftRow, len(l.rows))}
 	if l.hasRef {
 		ref := l.ref
 		dr.Reference = &ref
@@ -142,6 +145,14 @@ func (m *Model) keepDraft() tea.Cmd {
 		return func() tea.Msg { return draftSaved{err} }
 	}
 	return func() tea.Msg { return draftSaved{d.write(gen, data)} }
+}
+
+// target is the base URL of the service the UI works on.
+func (m *Model) target() string {
+	if m.opts.Service == nil {
+		return ""
+	}
+	return m.opts.Service.BaseURL()
 }
 
 // draftMsg is the draft found at start.
@@ -165,7 +176,7 @@ func (m Model) loadDraft() tea.Cmd {
 // offerDraft asks whether to bring back the list a crash or a closed
 // terminal left unsent, when the Build screen holds none.
 func (m *Model) offerDraft(dr draft) tea.Cmd {
-	if m.build.list.len() > 0 {
+	if m.build.list.len() > 0 || dr.Target != m.target() {
 		return nil
 	}
 	n := len(dr.Rows)
@@ -184,6 +195,6 @@ func (m *Model) offerDraft(dr draft) tea.Cmd {
 		}
 		restore.roles = append(restore.roles, rule)
 	}
-	return ask(fmt.Sprintf("A list was not sent: %s, %s %s. Bring it back?", what, dr.Mode, dr.Saved.Local().Format("2006-01-02 15:04")),
+	return ask(fmt.Sprintf("Bring back the list not sent at %s? (%s, %s)", dr.Saved.Local().Format("01-02 15:04"), what, dr.Mode),
 		func() tea.Msg { return restore })
 }

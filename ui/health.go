@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -42,9 +43,9 @@ type health struct {
 	// answered, or a request succeeded since).
 	down string
 	key  keyState
-	// keyWhy is the service's refusal of the key, keyCode its status and
-	// name ("403 invalid_api_key") for the header.
-	keyWhy, keyCode string
+	// keyCode is the service's refusal of the key, its status and name
+	// ("403 invalid_api_key"), for the header; the notice gives it whole.
+	keyCode string
 	// seq names the probe whose answer schedules the next one.
 	seq int
 }
@@ -79,20 +80,22 @@ func (m *Model) reprobe() tea.Cmd {
 func (m *Model) heard(msg supportsMsg) tea.Cmd {
 	h := &m.health
 	h.down, h.answers = "", msg.err == nil || keyRefusal(msg.err)
+	m.clearOutage()
 	switch {
 	case keyRefusal(msg.err):
 		var ae *api.Error
 		errors.As(msg.err, &ae)
-		h.key, h.keyWhy, h.keyCode = keyRefused, errorText(msg.err), fmt.Sprintf("%d %s", ae.StatusCode, ae.Name)
+		h.key, h.keyCode = keyRefused, fmt.Sprintf("%d %s", ae.StatusCode, ae.Name)
+		m.notice = "The service refuses the key: " + errorText(msg.err) + "."
 	case msg.err != nil:
 		h.down = errorText(msg.err)
-		m.notice = "The service does not answer: " + h.down + "."
+		m.notice = outageNotice + h.down + "."
 	default:
 		h.lookups, h.probed = msg.ok, true
 		// A service without the list hides Browse from the help.
 		m.keys.Browse.SetEnabled(msg.ok)
 		if msg.asked {
-			h.key, h.keyWhy = keyWrites, ""
+			h.key = keyWrites
 			if msg.readOnly {
 				h.key = keyReadOnly
 			}
@@ -121,7 +124,7 @@ func (m *Model) news(msg tea.Msg) tea.Cmd {
 	switch {
 	case answered && !h.answers:
 		h.down, h.answers = "", true
-		m.notice = ""
+		m.clearOutage()
 		return m.reprobe()
 	case failed && h.down == "":
 		return m.reprobe()
@@ -129,37 +132,42 @@ func (m *Model) news(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// outageNotice is the notice line while the service does not answer.
+const outageNotice = "The service does not answer: "
+
+// clearOutage takes back the notice of an outage (not another notice).
+func (m *Model) clearOutage() {
+	if strings.HasPrefix(m.notice, outageNotice) {
+		m.notice = ""
+	}
+}
+
 // refusal says why the service would refuse to change the list with this
 // key, before anything is typed ("" when nothing says it would).
 func (m *Model) refusal() string {
 	switch m.health.key {
 	case keyReadOnly:
-		return "This key is read-only: the service refuses changes from it, so nothing can be sent."
+		return "This key is read-only: the service will refuse to change the list."
 	case keyRefused:
-		return "The service refuses this key (" + m.health.keyWhy + "), so nothing can be sent."
+		return "The service refuses this key (" + m.health.keyCode + "): nothing can be sent with it."
 	}
 	return ""
 }
 
-// state is the header's word on the service and the key.
-func (h *health) state() (service, key string) {
+// state is the header's word on the service and the key; it comes early
+// in the header, which a narrow terminal cuts at its end.
+func (h *health) state() string {
 	switch {
 	case h.down != "":
-		service = "✗ not answering: " + h.down
+		return "✗ not answering: " + h.down
 	case h.key == keyRefused:
-		service = "✗ refuses the key: " + h.keyCode
+		return "✗ refuses the key: " + h.keyCode
+	case h.answers && h.key == keyReadOnly:
+		return "answers · key read-only"
 	case h.answers:
-		service = "answers"
-	default:
-		service = "…"
+		return "answers"
 	}
-	switch h.key {
-	case keyReadOnly:
-		key = " (read-only)"
-	case keyRefused:
-		key = " (refused)"
-	}
-	return service, key
+	return "…"
 }
 
 // keyRefusal reports a 401 or 403 answer: the service refuses the key.

@@ -31,6 +31,9 @@ func (p *prompt) answer(msg tea.KeyMsg) tea.Cmd {
 	return p.no
 }
 
+// view is the question on one line; a question too long for the
+// terminal is cut, never its [y/N].
 func (p *prompt) view(c *Common) string {
-	return c.Styles.Prompt.Render(p.question + " [y/N]")
+	const yn = " [y/N]"
+	return c.Styles.Prompt.Render(truncate(p.question, max(c.Width-len(yn), 10)) + yn)
 }

@@ -381,7 +381,7 @@ func (r *review) peopleKey(msg tea.KeyMsg) tea.Cmd {
 // send builds the run and hands it to the Send screen.
 func (r *review) send() tea.Cmd {
 	if r.refusal != "" {
-		r.err = "Nothing was sent: " + r.refusal
+		r.err = "Nothing was sent: the service would refuse this key (see above)."
 		return nil
 	}
 	if len(r.values) == 0 {

@@ -63,6 +63,14 @@ func wasWere(n int) string {
 	return " were"
 }
 
+// isAre is the verb after a count of n: "is" or "are".
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
 // pluralN is noun for n of it: "1 entry", "2 entries" (the count is the
 // caller's).
 func pluralN(n int, noun string) string {

@@ -31,8 +31,8 @@ func (m *Model) listSent(run *Run) {
 func (m *Model) useMarked(msg useMarkedMsg) tea.Cmd {
 	if n := m.build.list.len(); n > 0 && !msg.replace {
 		ids := msg.ids
-		return ask(fmt.Sprintf("The list holds %d unsent %s. Replace %s with the %d marked in Browse? (u brings %s back)",
-			n, pluralN(n, "entry"), itThem(n), len(ids), itThem(n)),
+		return ask(fmt.Sprintf("Replace the %d unsent %s with the %d marked? (u brings %s back)",
+			n, pluralN(n, "entry"), len(ids), itThem(n)),
 			func() tea.Msg { return useMarkedMsg{ids: ids, replace: true} })
 	}
 	m.build.useMarked(msg.ids)
@@ -57,8 +57,8 @@ func (m *Model) openList(msg listReadMsg) tea.Cmd {
 	list := msg.list
 	open := func() tea.Msg { return list }
 	if n := m.build.list.len(); n > 0 {
-		return ask(fmt.Sprintf("The list holds %d unsent %s. Replace %s with this run's %d? (u brings %s back)",
-			n, pluralN(n, "entry"), itThem(n), len(list.items), itThem(n)), open)
+		return ask(fmt.Sprintf("Replace the %d unsent %s with this run's %d? (u brings %s back)",
+			n, pluralN(n, "entry"), len(list.items), itThem(n)), open)
 	}
 	return open
 }

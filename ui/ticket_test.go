@@ -26,9 +26,12 @@ func TestUnsentListIsOfferedBack(t *testing.T) {
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("the draft: %v, %v", info, err)
 	}
+	// Another service under the same profile is not offered the list.
+	h = harnessAt(t, service(t, nil), dir, state, 120, 30)
+	h.mustNotSee("Bring back")
 	// The terminal closes: a new session on the same state.
 	h = harnessAt(t, svc, dir, state, 120, 30)
-	h.mustSee("A list was not sent: 3 entries, ticket AB-2026-7, add", "Bring it back? [y/N]")
+	h.mustSee("Bring back the list not sent at ", "(3 entries, ticket AB-2026-7, add) [y/N]")
 	h.keys("y")
 	h.mustSee("List · 3 entries · 3 valid · 0 invalid · 1 left out", "Brought back the unsent list", "jane@customer.test  ↷ left out")
 	h.keys("ctrl+s")
@@ -55,7 +58,7 @@ func TestPasteOfAnotherTicketAsks(t *testing.T) {
 	h.mustSee("List · 3 entries")
 	h.mustNotSee("[y/N]")
 	h.paste("Subject: #6000\n\nPlease put b1@example.com back.")
-	h.mustSee("The list holds 3 unsent entries of ticket #5521. Start a new list with this paste?")
+	h.mustSee("New list for this paste? n adds it to the 3 unsent entries of ticket #5521 [y/N]")
 	h.keys("y")
 	h.mustSee("List · 1 entry", "b1@example.com")
 	h.mustNotSee("a1@example.com")
@@ -64,7 +67,7 @@ func TestPasteOfAnotherTicketAsks(t *testing.T) {
 	h.keys("esc")
 	// n adds it to the list; u undoes a new list.
 	h.paste("c1@example.com")
-	h.mustSee("Start a new list with this paste?")
+	h.mustSee("New list for this paste? n adds it to the 1 unsent entry of ticket #6000")
 	h.keys("n")
 	h.mustSee("List · 2 entries", "b1@example.com", "c1@example.com")
 }
@@ -79,19 +82,19 @@ func TestReplacingAnUnsentListAsks(t *testing.T) {
 	h := newHarness(t, svc, 120, 30)
 	h.paste("keep1@example.com keep2@example.com")
 	h.keys("esc", "m")
-	h.mustSee("Switch the list to remove by address? Its 2 rows are read again for it")
+	h.mustSee("Read the 2 rows again as remove by address? (u switches back) [y/N]")
 	h.keys("n")
 	h.mustSee("mode: add", "List · 2 entries")
 
 	h.keys("f2")
 	h.mustSee("Browse · page 1", "old1@example.com")
 	h.keys("space", "x")
-	h.mustSee("The list holds 2 unsent entries. Replace them with the 1 marked in Browse?")
+	h.mustSee("Replace the 2 unsent entries with the 1 marked? (u brings them back) [y/N]")
 	h.keys("n")
 	h.keys("f1")
 	h.mustSee("mode: add", "keep1@example.com", "List · 2 entries")
 	h.keys("f2", "x")
-	h.mustSee("Replace them with the 1 marked in Browse?")
+	h.mustSee("Replace the 2 unsent entries with the 1 marked?")
 	h.keys("y")
 	h.mustSee("mode: remove by ID", "List · 1 entry", "from Browse, to remove by ID")
 	h.keys("u")

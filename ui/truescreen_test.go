@@ -37,13 +37,13 @@ func TestReadOnlyKeyIsSaidBeforeTyping(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t, client.New(svc.URL, ro, client.WithRetry(1, time.Millisecond, time.Millisecond)), 120, 30)
-	h.mustSee("· answers · profile default · key shush_ab…wxyz (read-only)")
+	h.mustSee("· answers · key read-only · profile default · key shush_ab…wxyz")
 	h.paste("bob@example.com")
 	h.keys("ctrl+s")
-	h.mustSee("Review · add", "This key is read-only: the service refuses changes from it, so nothing can be sent.")
+	h.mustSee("Review · add", "This key is read-only: the service will refuse to change the list.")
 	h.typeText("add")
 	h.keys("enter")
-	h.mustSee("Nothing was sent: This key is read-only")
+	h.mustSee("Nothing was sent: the service would refuse this key (see above).")
 	h.keys("ctrl+s")
 	if n := sends.Load(); n != 0 {
 		t.Errorf("%d batches were sent with a read-only key", n)
@@ -55,7 +55,7 @@ func TestReadOnlyKeyIsSaidBeforeTyping(t *testing.T) {
 func TestRevokedKeyIsSaidBeforeTyping(t *testing.T) {
 	svc := servicetest.Start(t, server.Options{Rate: 1e6})
 	h := newHarness(t, client.New(svc.URL, "re_revoked_key", client.WithRetry(1, time.Millisecond, time.Millisecond)), 140, 30)
-	h.mustSee("✗ refuses the key: 403 invalid_api_key", "key shush_ab…wxyz (refused)")
+	h.mustSee("✗ refuses the key: 403 invalid_api_key · profile default · key shush_ab…wxyz")
 	h.mustNotSee("not answering")
 	h.paste("bob@example.com")
 	h.keys("ctrl+s")
@@ -88,7 +88,7 @@ func TestHeaderStaysTrue(t *testing.T) {
 	down.Store(false)
 	h.send(probeMsg{h.m.health.seq})
 	h.mustSee("· answers ·")
-	h.mustNotSee("not answering")
+	h.mustNotSee("not answering", "does not answer")
 
 	// Down again: a request of a screen that succeeds clears it at once,
 	// with no probe in between.
