@@ -401,15 +401,7 @@ func TestResultsCountOne(t *testing.T) {
 // and nothing is appended to it. History's o brings it back as a new
 // list, which is sent only through its review.
 func TestSentListLeavesTheBuildScreen(t *testing.T) {
-	var batches atomic.Int32
-	svc := service(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if batchSend(r) {
-				batches.Add(1)
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	svc, batches := countingService(t)
 	if _, err := svc.BatchAdd(context.Background(), []string{"once1@example.com", "once2@example.com"}); err != nil {
 		t.Fatal(err)
 	}
@@ -603,15 +595,7 @@ func TestReviewRequesterSection(t *testing.T) {
 // are listed, with origin, date, and from the trail who and under which
 // reference; it can be written out; nothing is sent.
 func TestCheckArmsNothing(t *testing.T) {
-	var batches atomic.Int32
-	svc := service(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if batchSend(r) {
-				batches.Add(1)
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	svc, batches := countingService(t)
 	ctx := client.WithReference(context.Background(), "T-77")
 	if _, err := svc.BatchAdd(ctx, []string{"listed@example.com"}); err != nil {
 		t.Fatal(err)

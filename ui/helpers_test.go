@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,25 @@ func service(t testing.TB, wrap func(http.Handler) http.Handler) *client.Client 
 	t.Helper()
 	svc := servicetest.Start(t, server.Options{Rate: 1e6}, wrap)
 	return client.New(svc.URL, svc.Key, client.WithRetry(1, time.Millisecond, time.Millisecond))
+}
+
+// countingService is service counting the batches that send entries
+// (batchSend) through it.
+func countingService(t testing.TB) (*client.Client, *atomic.Int32) {
+	var n atomic.Int32
+	return service(t, countSends(&n)), &n
+}
+
+// countSends wraps a handler to count in n the batches that send entries.
+func countSends(n *atomic.Int32) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if batchSend(r) {
+				n.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
 
 // batchSend reports whether r sends entries to a batch endpoint: not the

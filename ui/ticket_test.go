@@ -2,11 +2,9 @@ package ui
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/shushlist/shush/batch"
@@ -117,15 +115,7 @@ func TestPasteThatDoesNotFitTheModeShowsEveryRow(t *testing.T) {
 // under its own reference, in the mode it asked for; the first ticket's
 // list is not sent again.
 func TestTwoTicketsInARow(t *testing.T) {
-	var sent atomic.Int32
-	svc := service(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if batchSend(r) {
-				sent.Add(1)
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	svc, sent := countingService(t)
 	h := newHarness(t, svc, 120, 30)
 	var first []string
 	for i := range 8 {

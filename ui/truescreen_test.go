@@ -24,14 +24,7 @@ import (
 // is typed that the service would refuse the run; nothing is sent.
 func TestReadOnlyKeyIsSaidBeforeTyping(t *testing.T) {
 	var sends atomic.Int32
-	svc := servicetest.Start(t, server.Options{Rate: 1e6}, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if batchSend(r) {
-				sends.Add(1)
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	svc := servicetest.Start(t, server.Options{Rate: 1e6}, countSends(&sends))
 	_, ro, err := server.CreateKey(context.Background(), svc.Store, svc.Team, true)
 	if err != nil {
 		t.Fatal(err)
