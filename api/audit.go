@@ -10,15 +10,16 @@ const (
 )
 
 // AuditEntry is one line of the trail (contract: the trail): a suppression
-// that a change put on or took off the list, who made it (the key) and why
-// (the reference).
+// that a change put on or took off the list, who made it (the key; nil for
+// a removal the service made itself, when an entry expired) and why (the
+// reference).
 type AuditEntry struct {
 	Object      string    `json:"object"`
 	ID          string    `json:"id"`
 	Type        string    `json:"type"`
 	CreatedAt   Timestamp `json:"created_at"`
 	Suppression Entry     `json:"suppression"`
-	Key         AuditKey  `json:"key"`
+	Key         *AuditKey `json:"key"`
 	Reference   *string   `json:"reference"`
 	RequestID   string    `json:"request_id"`
 }
@@ -34,4 +35,17 @@ type AuditList struct {
 	Object  string       `json:"object"`
 	HasMore bool         `json:"has_more"`
 	Data    []AuditEntry `json:"data"`
+}
+
+// By says who made the change, for people: the key's name, "key ID" for a
+// key without one, or "the service" for a change without a key (an entry
+// that expired).
+func (e AuditEntry) By() string {
+	switch {
+	case e.Key == nil:
+		return "the service"
+	case e.Key.Name != "":
+		return e.Key.Name
+	}
+	return "key " + e.Key.ID
 }

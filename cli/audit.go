@@ -92,10 +92,7 @@ func (a *app) printAudit(ctx context.Context, conn *connection, p client.AuditPa
 	return listing[api.AuditEntry]{
 		columns: []string{"WHEN (UTC)", "CHANGE", "EMAIL", "ORIGIN", "BY", "REFERENCE"},
 		row: func(e api.AuditEntry) []string {
-			by := e.Key.Name
-			if by == "" {
-				by = "key " + e.Key.ID
-			}
+			by := e.By()
 			ref := "-"
 			if e.Reference != nil {
 				ref = *e.Reference

@@ -57,9 +57,12 @@ func (s *Server) auditPage(r *http.Request, team string, q store.AuditQuery) (in
 			ID:          a.ID,
 			Type:        a.Type,
 			CreatedAt:   api.Timestamp{Time: a.CreatedAt},
-			Suppression: entry(a.Suppression, ""),
-			Key:         api.AuditKey{ID: a.KeyID, Name: a.KeyName},
+			Suppression: a.Suppression.Wire(""),
 			RequestID:   a.RequestID,
+		}
+		if a.KeyID != "" {
+			// A change the service made itself (an expiry) has no key.
+			e.Key = &api.AuditKey{ID: a.KeyID, Name: a.KeyName}
 		}
 		if a.Reference != "" {
 			ref := a.Reference

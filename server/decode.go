@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -140,13 +141,18 @@ func isNull(raw json.RawMessage) bool {
 // duplicates dropped, in the order of their first occurrence. what names an
 // item for the message, e.g. "a valid email address".
 func stringList(raw json.RawMessage, name, what string, norm func(string) (string, error)) ([]string, error) {
+	return stringListOf(raw, name, what, api.MaxBatch, norm)
+}
+
+// stringListOf is stringList of 1 to most items.
+func stringListOf(raw json.RawMessage, name, what string, most int, norm func(string) (string, error)) ([]string, error) {
 	if isNull(raw) {
-		return nil, invalid("`%s` is null; it must be an array of 1 to %d items.", name, api.MaxBatch)
+		return nil, invalid("`%s` is null; it must be an array of 1 to %d items.", name, most)
 	}
 	if kind := jsonKind(raw); kind != "an array" {
 		return nil, badRequest("`%s` must be an array of strings, not %s.", name, kind)
 	}
-	if out, ok := plainStrings(raw, norm); ok {
+	if out, ok := plainStrings(raw, most, norm); ok {
 		return out, nil
 	}
 	var items []json.RawMessage
@@ -155,9 +161,9 @@ func stringList(raw json.RawMessage, name, what string, norm func(string) (strin
 	}
 	switch {
 	case len(items) == 0:
-		return nil, invalid("`%s` is empty; send 1 to %d items.", name, api.MaxBatch)
-	case len(items) > api.MaxBatch:
-		return nil, invalid("`%s` has %d items; send at most %d per request.", name, len(items), api.MaxBatch)
+		return nil, invalid("`%s` is empty; send 1 to %d items.", name, most)
+	case len(items) > most:
+		return nil, invalid("`%s` has %d items; send at most %d per request.", name, len(items), most)
 	}
 	out := make([]string, 0, len(items))
 	seen := make(map[string]bool, len(items))
@@ -205,13 +211,13 @@ func stringList(raw json.RawMessage, name, what string, norm func(string) (strin
 	return out, nil
 }
 
-// plainStrings is stringList for the common request: 1 to api.MaxBatch
-// strings that norm all accepts, decoded in one pass. It reports false for
+// plainStrings is stringList for the common request: 1 to most strings
+// that norm all accepts, decoded in one pass. It reports false for
 // anything else (a null or non-string item, a bad or missing item, too
 // many), which stringList then decodes item by item to say what is wrong.
-func plainStrings(raw json.RawMessage, norm func(string) (string, error)) ([]string, bool) {
+func plainStrings(raw json.RawMessage, most int, norm func(string) (string, error)) ([]string, bool) {
 	var items []*string
-	if err := json.Unmarshal(raw, &items); err != nil || len(items) == 0 || len(items) > api.MaxBatch {
+	if err := json.Unmarshal(raw, &items); err != nil || len(items) == 0 || len(items) > most {
 		return nil, false
 	}
 	out := make([]string, 0, len(items))
@@ -259,11 +265,59 @@ func missing(format string, args ...any) *problem {
 // reported the bounce or complaint.
 const maxSourceID = 200
 
+// noteField decodes a `note` (contract: notes and expiry on an entry):
+// null, or a string of 0 to api.MaxNote printable characters; "" is none.
+func noteField(raw json.RawMessage, name string) (string, error) {
+	if isNull(raw) {
+		return "", nil
+	}
+	if kind := jsonKind(raw); kind != "a string" {
+		return "", badRequest("`%s` must be a string, not %s.", name, kind)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", badRequest("`%s` is not a valid JSON string: %s.", name, jsonReason(err))
+	}
+	if err := api.ValidNote(s); err != nil {
+		return "", invalid("`%s` is not a note: %s; send at most %d printable characters.", name, err, api.MaxNote)
+	}
+	return s, nil
+}
+
+// expiresField decodes an `expires_at`: null (never), or an RFC 3339 time
+// after now, the service's clock.
+func expiresField(raw json.RawMessage, name string, now time.Time) (time.Time, error) {
+	if isNull(raw) {
+		return time.Time{}, nil
+	}
+	if kind := jsonKind(raw); kind != "a string" {
+		return time.Time{}, badRequest("`%s` must be a string, not %s.", name, kind)
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return time.Time{}, badRequest("`%s` is not a valid JSON string: %s.", name, jsonReason(err))
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, invalid("`%s` (%s) is not an RFC 3339 time such as 2026-12-31T00:00:00Z.", name, api.Quote(s))
+	}
+	if !t.After(now) {
+		return time.Time{}, invalid("`%s` (%s) is not in the future (the service's clock says %s); leave it out for an entry that stays.",
+			name, api.Quote(s), now.UTC().Format(api.TimestampLayout))
+	}
+	return t.UTC(), nil
+}
+
+// entryFields are the fields of an item of `entries`.
+var entryFields = []string{"email", "origin", "source_id", "note", "expires_at"}
+
 // entryList decodes batch add's `entries`: an array of 1 to api.MaxBatch
-// objects {"email", "origin"?, "source_id"?} (contract: restoring entries
-// with their origin). Errors name the item by index. Addresses are
-// normalized; a repeated address keeps its first occurrence.
-func entryList(raw json.RawMessage) ([]store.NewEntry, error) {
+// objects {"email", "origin"?, "source_id"?, "note"?, "expires_at"?}
+// (contract: restoring entries with their origin; notes and expiry on an
+// entry), expiries judged by now. Errors name the item by index.
+// Addresses are normalized; a repeated address keeps its first
+// occurrence.
+func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 	const name = "entries"
 	if isNull(raw) {
 		return nil, invalid("`%s` is null; it must be an array of 1 to %d objects.", name, api.MaxBatch)
@@ -285,15 +339,15 @@ func entryList(raw json.RawMessage) ([]store.NewEntry, error) {
 	seen := make(map[string]bool, len(items))
 	for i, item := range items {
 		if kind := jsonKind(item); kind != "an object" {
-			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\"}, not %s.", name, i, kind)
+			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\", \"note\", \"expires_at\"}, not %s.", name, i, kind)
 		}
 		var fields map[string]json.RawMessage
 		if err := json.Unmarshal(item, &fields); err != nil {
 			return nil, badRequest("%s[%d] is not a valid JSON object: %s.", name, i, jsonReason(err))
 		}
 		for k := range fields {
-			if k != "email" && k != "origin" && k != "source_id" {
-				return nil, invalid("%s[%d] has the unknown field %s; an entry has email, origin and source_id.", name, i, api.Quote(k))
+			if !slices.Contains(entryFields, k) {
+				return nil, invalid("%s[%d] has the unknown field %s; an entry has %s.", name, i, api.Quote(k), strings.Join(entryFields, ", "))
 			}
 		}
 		rawEmail, ok := fields["email"]
@@ -322,6 +376,16 @@ func entryList(raw json.RawMessage) ([]store.NewEntry, error) {
 				return nil, invalid("%s[%d] is a manual entry with a source_id; only bounce and complaint entries have one.", name, i)
 			}
 			e.SourceID = &src
+		}
+		if raw, ok := fields["note"]; ok {
+			if e.Note, err = noteField(raw, fmt.Sprintf("%s[%d].note", name, i)); err != nil {
+				return nil, err
+			}
+		}
+		if raw, ok := fields["expires_at"]; ok {
+			if e.ExpiresAt, err = expiresField(raw, fmt.Sprintf("%s[%d].expires_at", name, i), now); err != nil {
+				return nil, err
+			}
 		}
 		if !seen[e.Email] {
 			seen[e.Email] = true

@@ -30,28 +30,29 @@ func (s *Server) export(r *http.Request, w http.ResponseWriter, team string) (in
 	if err != nil {
 		return 0, nil, badRequest("The query string is malformed; escape its values.")
 	}
-	e := exportStream{s: s, team: team, format: "csv"}
+	sel, err := selection(q)
+	if err != nil {
+		return 0, nil, err
+	}
+	e := exportStream{s: s, team: team, format: "csv", sel: sel}
 	if v, ok := q["format"]; ok {
 		if len(v) > 1 || v[0] != "csv" && v[0] != "ndjson" {
 			return 0, nil, invalid("`format` (%s) must be csv or ndjson.", api.Quote(v[0]))
 		}
 		e.format = v[0]
 	}
-	if v, ok := q["origin"]; ok {
-		o, err := api.ParseOrigin(v[0])
-		if err != nil || len(v) > 1 {
-			return 0, nil, invalid("`origin` (%s) must be one of bounce, complaint, manual.", api.Quote(v[0]))
-		}
-		e.origin = o
-	}
 	return http.StatusOK, e, nil
 }
+
+// ExportColumns are the columns of a CSV export, in order.
+var ExportColumns = []string{"id", "email", "origin", "source_id", "created_at", "note", "expires_at"}
 
 type exportStream struct {
 	s      *Server
 	team   string
 	format string
-	origin api.Origin
+	// sel is what the export narrows the list by (origin, q, created).
+	sel store.ListQuery
 }
 
 func (e exportStream) stream(w http.ResponseWriter, r *http.Request) {
@@ -68,12 +69,12 @@ func (e exportStream) stream(w http.ResponseWriter, r *http.Request) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	cw := csv.NewWriter(bw)
 	if e.format == "csv" {
-		_ = cw.Write([]string{"id", "email", "origin", "source_id", "created_at"})
+		_ = cw.Write(ExportColumns)
 	}
 	n := 0
-	err := e.s.store.Export(r.Context(), e.team, store.ListQuery{Origin: e.origin}, func(x store.Entry) error {
+	err := e.s.store.Export(r.Context(), e.team, e.sel, func(x store.Entry) error {
 		if e.format == "ndjson" {
-			b, err := json.Marshal(entry(x, ""))
+			b, err := json.Marshal(x.Wire(""))
 			if err != nil {
 				return err
 			}
@@ -84,8 +85,13 @@ func (e exportStream) stream(w http.ResponseWriter, r *http.Request) {
 			if x.SourceID != nil {
 				src = *x.SourceID
 			}
+			until := ""
+			if !x.ExpiresAt.IsZero() {
+				until = x.ExpiresAt.UTC().Format(api.TimestampLayout)
+			}
 			// A cell a spreadsheet would run as a formula is text.
-			_ = cw.Write([]string{x.ID, safe.Cell(x.Email), string(x.Origin), safe.Cell(src), x.CreatedAt.UTC().Format(api.TimestampLayout)})
+			_ = cw.Write([]string{x.ID, safe.Cell(x.Email), string(x.Origin), safe.Cell(src), x.CreatedAt.UTC().Format(api.TimestampLayout),
+				safe.Cell(x.Note), until})
 			cw.Flush()
 		}
 		if n++; n%10000 == 0 {

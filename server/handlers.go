@@ -19,6 +19,7 @@ type handler func(r *http.Request, w http.ResponseWriter, team string) (int, any
 func (s *Server) routes() {
 	s.handle("POST /suppressions/batch/add", true, s.batchAdd)
 	s.handle("POST /suppressions/batch/remove", true, s.batchRemove)
+	s.handle("POST /suppressions/batch/check", false, s.check)
 	s.handle("POST /suppressions", true, s.addOne)
 	s.handle("GET /suppressions", false, s.list)
 	s.handle("GET /suppressions/{ref}", false, s.getOne)
@@ -113,7 +114,7 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 	case hasEmails && hasEntries:
 		return 0, nil, invalid("Send either `emails` or `entries`, not both.")
 	case hasEntries:
-		if add, err = entryList(rawEntries); err != nil {
+		if add, err = entryList(rawEntries, s.opts.Now()); err != nil {
 			return 0, nil, err
 		}
 	case hasEmails:
@@ -187,17 +188,20 @@ func batchResponse(entries []store.Entry, deleted bool) api.BatchResponse {
 	return out
 }
 
+// suppression is a batch answer's item; an add's says whether it made
+// the entry, and the note and expiry the entry has now.
 func suppression(e store.Entry, deleted bool) api.Suppression {
 	s := api.Suppression{Object: api.ObjectSuppression, ID: e.ID, Email: e.Email, Deleted: deleted}
 	if !deleted {
 		created := e.Created
-		s.Created = &created
+		w := e.Wire("")
+		s.Created, s.Note, s.ExpiresAt = &created, w.Note, w.ExpiresAt
 	}
 	return s
 }
 
 func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
-	f, err := readObject(w, r, "email")
+	f, err := readObject(w, r, "email", "note", "expires_at")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -209,8 +213,19 @@ func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (in
 	if err != nil {
 		return 0, nil, err
 	}
+	add := store.NewEntry{Email: email}
+	if raw, ok := f["note"]; ok {
+		if add.Note, err = noteField(raw, "note"); err != nil {
+			return 0, nil, err
+		}
+	}
+	if raw, ok := f["expires_at"]; ok {
+		if add.ExpiresAt, err = expiresField(raw, "expires_at", s.opts.Now()); err != nil {
+			return 0, nil, err
+		}
+	}
 	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
-		return s.store.Add(r.Context(), team, authorOf(r), store.Manual(email))
+		return s.store.Add(r.Context(), team, authorOf(r), []store.NewEntry{add})
 	})
 	if err != nil {
 		return 0, nil, err
@@ -223,7 +238,11 @@ func (s *Server) list(r *http.Request, w http.ResponseWriter, team string) (int,
 	if err != nil {
 		return 0, nil, badRequest("The query string is malformed; escape its values.")
 	}
-	lq := store.ListQuery{Limit: 20}
+	lq, err := selection(q)
+	if err != nil {
+		return 0, nil, err
+	}
+	lq.Limit = 20
 	if v, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(v[0])
 		if err != nil || n < 1 || n > api.MaxBatch || len(v) > 1 {
@@ -248,33 +267,90 @@ func (s *Server) list(r *http.Request, w http.ResponseWriter, team string) (int,
 	if lq.After != "" && lq.Before != "" {
 		return 0, nil, invalid("Send either `after` or `before`, not both.")
 	}
-	if v, ok := q["origin"]; ok {
-		o, err := api.ParseOrigin(v[0])
-		if err != nil || len(v) > 1 {
-			return 0, nil, invalid("`origin` (%s) must be one of bounce, complaint, manual.", api.Quote(v[0]))
-		}
-		lq.Origin = o
-	}
 	page, more, err := s.store.List(r.Context(), team, lq)
 	if err != nil {
 		return 0, nil, err
 	}
 	out := api.ListResponse{Object: api.ObjectList, HasMore: more, Data: make([]api.Entry, len(page))}
 	for i, e := range page {
-		out.Data[i] = entry(e, "")
+		out.Data[i] = e.Wire("")
 	}
 	return http.StatusOK, out, nil
 }
 
-func entry(e store.Entry, object string) api.Entry {
-	return api.Entry{
-		Object:    object,
-		ID:        e.ID,
-		Email:     e.Email,
-		Origin:    e.Origin,
-		SourceID:  e.SourceID,
-		CreatedAt: api.Timestamp{Time: e.CreatedAt},
+// selection reads what the list and the export narrow the list by: the
+// origin, the search `q` (contract: finding entries) and the created
+// range; each given once.
+func selection(q url.Values) (store.ListQuery, error) {
+	var lq store.ListQuery
+	if v, ok := q["origin"]; ok {
+		o, err := api.ParseOrigin(v[0])
+		if err != nil || len(v) > 1 {
+			return lq, invalid("`origin` (%s) must be one of bounce, complaint, manual.", api.Quote(v[0]))
+		}
+		lq.Origin = o
 	}
+	if v, ok := q["q"]; ok {
+		if len(v) > 1 {
+			return lq, invalid("`q` is given %d times; give it once.", len(v))
+		}
+		search, err := api.ParseSearch(v[0])
+		if err != nil {
+			return lq, invalid("`q` (%s) is not a search: %s; send @domain, a prefix of at least %d characters with * (jane*), or an address.",
+				api.Quote(v[0]), err, api.MinPrefix)
+		}
+		lq.Search = search
+	}
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+	}{{"created_after", &lq.CreatedAfter}, {"created_before", &lq.CreatedBefore}} {
+		v, ok := q[p.name]
+		if !ok {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, v[0])
+		if err != nil || len(v) > 1 {
+			return lq, invalid("`%s` (%s) must be one RFC 3339 time, such as 2026-01-31T00:00:00Z.", p.name, api.Quote(v[0]))
+		}
+		*p.dst = t
+	}
+	return lq, nil
+}
+
+// check answers POST /suppressions/batch/check (contract: finding
+// entries): for each distinct address, in request order, whether it is
+// listed and its entry. It changes nothing.
+func (s *Server) check(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	f, err := readObject(w, r, "emails")
+	if err != nil {
+		return 0, nil, err
+	}
+	raw, ok := f["emails"]
+	if !ok {
+		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} with 1 to %d addresses.", api.MaxCheck)
+	}
+	emails, err := stringListOf(raw, "emails", "a valid email address", api.MaxCheck, api.NormalizeEmail)
+	if err != nil {
+		return 0, nil, err
+	}
+	s.metrics.batchItems.WithLabelValues("check").Observe(float64(len(emails)))
+	found, err := s.store.Check(r.Context(), team, emails)
+	if err != nil {
+		return 0, nil, err
+	}
+	listed := make(map[string]store.Entry, len(found))
+	for _, e := range found {
+		listed[e.Email] = e
+	}
+	out := api.CheckResponse{Object: api.ObjectList, Data: make([]api.CheckItem, len(emails))}
+	for i, email := range emails {
+		out.Data[i] = api.CheckItem{Email: email}
+		if e, ok := listed[email]; ok {
+			out.Data[i].Listed, out.Data[i].Entry = true, e.Wire("")
+		}
+	}
+	return http.StatusOK, out, nil
 }
 
 // lookup finds the team's entry a path segment names: by ID when it parses
@@ -295,7 +371,7 @@ func (s *Server) getOne(r *http.Request, w http.ResponseWriter, team string) (in
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, entry(e, api.ObjectSuppression), nil
+	return http.StatusOK, e.Wire(api.ObjectSuppression), nil
 }
 
 func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {

@@ -51,6 +51,9 @@ type Options struct {
 	// queued events; nil leaves them to the deliverers' polls. A Service
 	// sets it to the deliverer it runs.
 	Deliveries *outbox.Deliverer
+	// Now is the service's clock, which an entry's expiry must be after;
+	// nil is time.Now. Tests set it.
+	Now func() time.Time
 }
 
 // Server is the service as an http.Handler.
@@ -87,6 +90,9 @@ func New(st store.Store, opts Options) *Server {
 	}
 	if opts.Metrics == nil {
 		opts.Metrics = NewMetrics()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
 	}
 	s := &Server{
 		store:   st,

@@ -42,6 +42,9 @@ type Config struct {
 	Deliveries outbox.DelivererConfig
 	// Retention tunes the pruner; its zero value prunes nothing.
 	Retention outbox.PrunerConfig
+	// Expiry tunes the sweeper of expired entries. Its clock is the
+	// API's (API.Now) unless it has its own.
+	Expiry outbox.SweeperConfig
 	// ShutdownGrace bounds how long requests in flight may finish after
 	// Serve's context ends; <= 0 means DefaultShutdownGrace.
 	ShutdownGrace time.Duration
@@ -52,8 +55,9 @@ type Config struct {
 
 // Service is the service as a process runs it: the API behind the framing
 // guard on its listener, with its http.Server timeouts, the metrics
-// listener, the webhook deliverer and the retention pruner, and a graceful
-// shutdown. `shush serve` and the benchmarks' floor both run it.
+// listener, the webhook deliverer, the retention pruner and the sweeper of
+// expired entries, and a graceful shutdown. `shush serve` and the
+// benchmarks' floor both run it.
 type Service struct {
 	cfg     Config
 	log     *slog.Logger
@@ -64,6 +68,7 @@ type Service struct {
 
 	deliverer *outbox.Deliverer
 	pruner    *outbox.Pruner
+	sweeper   *outbox.Sweeper
 }
 
 // Listen makes the service over st and opens its listeners; it serves once
@@ -74,6 +79,7 @@ func Listen(st store.Store, cfg Config) (*Service, error) {
 	s := &Service{cfg: cfg, log: cfg.API.Logger,
 		deliverer: outbox.NewDeliverer(st, cfg.Deliveries),
 		pruner:    outbox.NewPruner(st, cfg.Retention),
+		sweeper:   outbox.NewSweeper(st, cfg.Expiry),
 	}
 	if cfg.API.Metrics != nil {
 		if err := cfg.API.Metrics.Register(s.deliverer.Collectors()...); err != nil {
@@ -115,6 +121,10 @@ func (c Config) withDefaults() Config {
 	}
 	c.Deliveries.Logger = cmp.Or(c.Deliveries.Logger, c.API.Logger)
 	c.Retention.Logger = cmp.Or(c.Retention.Logger, c.API.Logger)
+	c.Expiry.Logger = cmp.Or(c.Expiry.Logger, c.API.Logger)
+	if c.Expiry.Now == nil {
+		c.Expiry.Now = c.API.Now
+	}
 	return c
 }
 
@@ -181,6 +191,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { s.deliverer.Run(loops) })
 	wg.Go(func() { s.pruner.Run(loops) })
+	wg.Go(func() { s.sweeper.Run(loops) })
 	defer func() { stopLoops(); wg.Wait() }()
 
 	select {

@@ -193,7 +193,7 @@ func (k *checker) export() tea.Cmd {
 			r[2], r[3], r[4] = safe.Cell(e.ID), safe.Cell(string(e.Origin)), e.CreatedAt.UTC().Format(time.RFC3339)
 		}
 		if a, ok := k.trail[i]; ok {
-			r[5] = safe.Cell(a.Key.Name)
+			r[5] = safe.Cell(a.By())
 			if a.Reference != nil {
 				r[6] = safe.Cell(*a.Reference)
 			}
@@ -269,7 +269,7 @@ func (k *checker) render() string {
 			e := f.Entry
 			s := fmt.Sprintf("  ✓ %s%s  %s  added %s", e.Email, who, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 			if a, ok := k.trail[i]; ok {
-				s += "  by " + a.Key.Name
+				s += "  by " + a.By()
 				if a.Reference != nil {
 					s += "  ref " + *a.Reference
 				}

@@ -7,8 +7,10 @@
 //     each attempt, and records its outcome with the next retry;
 //   - the Pruner deletes, on a schedule, the trail's entries and the
 //     settled webhook events (with their attempts) older than their
-//     retention.
+//     retention;
+//   - the Sweeper takes entries whose expiry has passed off their lists,
+//     as removals by the service itself, with their trail and events.
 //
-// Each declares the few store methods it uses (Outbox, Retention) rather
+// Each declares the few store methods it uses (Outbox, Retention, Expiry) rather
 // than the whole store, and none of it depends on the HTTP API.
 package outbox
