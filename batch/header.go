@@ -95,7 +95,11 @@ type RunInfo struct {
 	Counts map[Outcome]int `json:"counts"`
 	Note   string          `json:"note,omitempty"`
 	UndoOf string          `json:"undo_of,omitempty"`
-	dir    string
+	// EntryNote and EntryExpiresAt are the note and the expiry an
+	// addition gives the entries it sends (RunMeta).
+	EntryNote      string    `json:"entry_note,omitempty"`
+	EntryExpiresAt time.Time `json:"entry_expires_at,omitzero"`
+	dir            string
 }
 
 // Sent is how many entries have an answer (their batch was not failed or
@@ -130,6 +134,12 @@ type RunMeta struct {
 	Reference string
 	// Input names where the entries came from: a file name, "pasted".
 	Input string
+	// Note and ExpiresAt, for an addition, are the note and the expiry
+	// (zero: never) of every entry it sends (our service's extension:
+	// another service refuses them). A re-added entry keeps its note and
+	// a later expiry.
+	Note      string
+	ExpiresAt time.Time
 }
 
 // Sum identifies a list of values (see RunInfo.Sum).

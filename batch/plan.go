@@ -145,10 +145,13 @@ type Plan struct {
 	Restore map[string]Restore
 }
 
-// Restore is how an address goes back on the list.
+// Restore is how an address goes back on the list: with its origin and
+// note. Not with its expiry: one that passed meanwhile would be refused,
+// and an entry put back for ever errs on the side of not mailing.
 type Restore struct {
 	Origin   api.Origin `json:"origin"`
 	SourceID string     `json:"source_id,omitempty"`
+	Note     string     `json:"note,omitempty"`
 }
 
 // NewPlan keeps the valid items of mode, de-duplicated by normalized value

@@ -76,6 +76,7 @@ func (r *runner) removeIDs(ctx context.Context, values []string, found map[strin
 				if f.Entry.SourceID != nil {
 					res[k].SourceID = *f.Entry.SourceID
 				}
+				res[k].had(f.Entry)
 			}
 		}
 	}
@@ -174,6 +175,7 @@ func (r *runner) removeLookedUp(ctx context.Context, values []string, rs *resolv
 			if e.SourceID != nil {
 				res[k].SourceID = *e.SourceID
 			}
+			res[k].had(e)
 			if removed[finds[k].Entry.ID] {
 				res[k].Outcome = Removed
 			} else {

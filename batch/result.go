@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
@@ -98,15 +99,42 @@ func CountsText(counts map[Outcome]int, sep string) string {
 // that: for a removal by ID the address when the service named it, and
 // for a removal the origin the entry had (from the look-up before it), so
 // that an undo can restore the entry as it was.
+//
+// Note and ExpiresAt are the entry's note and expiry as the service said
+// it holds them (our service names them): after an addition, or before a
+// removal (its look-up).
 type Result struct {
-	Input    string     `json:"input"`
-	ID       string     `json:"id,omitempty"`
-	Outcome  Outcome    `json:"outcome"`
-	Message  string     `json:"message,omitempty"`
-	Batch    int        `json:"batch"`
-	Email    string     `json:"email,omitempty"`
-	Origin   api.Origin `json:"origin,omitempty"`
-	SourceID string     `json:"source_id,omitempty"`
+	Input     string     `json:"input"`
+	ID        string     `json:"id,omitempty"`
+	Outcome   Outcome    `json:"outcome"`
+	Message   string     `json:"message,omitempty"`
+	Batch     int        `json:"batch"`
+	Email     string     `json:"email,omitempty"`
+	Origin    api.Origin `json:"origin,omitempty"`
+	SourceID  string     `json:"source_id,omitempty"`
+	Note      string     `json:"note,omitempty"`
+	ExpiresAt time.Time  `json:"expires_at,omitzero"`
+}
+
+// had notes the note and expiry of the entry a removal found.
+func (r *Result) had(e api.Entry) {
+	if e.Note != nil {
+		r.Note = *e.Note
+	}
+	if e.ExpiresAt != nil {
+		r.ExpiresAt = e.ExpiresAt.UTC()
+	}
+}
+
+// keeps notes the note and expiry a batch answer's item says the entry
+// has.
+func (r *Result) keeps(s api.Suppression) {
+	if s.Note != nil {
+		r.Note = *s.Note
+	}
+	if s.ExpiresAt != nil {
+		r.ExpiresAt = s.ExpiresAt.UTC()
+	}
 }
 
 // Address is the entry's address: the input, or for a removal by ID the

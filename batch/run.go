@@ -49,7 +49,18 @@ type runner struct {
 	// chosen is the concurrency an AutoConcurrency run chose after its
 	// first answer (0 before), kept for its later segments.
 	chosen atomic.Int32
+	// keep is the note and expiry an addition gives its entries.
+	keep keep
 }
+
+// keep is what an addition says of each entry it sends beyond its origin:
+// a note and an expiry ("" and zero for none).
+type keep struct {
+	note      string
+	expiresAt time.Time
+}
+
+func (k keep) set() bool { return k.note != "" || !k.expiresAt.IsZero() }
 
 // pauseAfter is how many batches in a row may fail for the service's sake
 // (no answer, 5xx) before the run pauses rather than spend its retries on

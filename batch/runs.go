@@ -125,6 +125,7 @@ func (rs *Runs) start(ctx context.Context, src Source, meta RunMeta, undoOf stri
 func (rs *Runs) header(head planHead, meta RunMeta, undoOf string) RunInfo {
 	return RunInfo{Kind: headerKind, Version: 1, Mode: head.mode, Target: rs.Client.BaseURL(),
 		Reference: meta.Reference, Source: rs.Source, Profile: rs.Profile, KeyPrint: rs.KeyPrint, Input: meta.Input, UndoOf: undoOf,
+		EntryNote: meta.Note, EntryExpiresAt: meta.ExpiresAt,
 		Created: time.Now().UTC(), Entries: head.entries, Invalid: head.invalid, LeftOut: head.leftOut, Duplicates: head.duplicates,
 		Sum: head.sum, State: Running, Counts: map[Outcome]int{Unsent: head.entries}, dir: rs.Dir}
 }
@@ -160,7 +161,7 @@ func (rs *Runs) unrecorded(ctx context.Context, plan Plan, meta RunMeta, undoOf 
 	ri := rs.header(plan.head(), meta, undoOf)
 	ri.Segments = 1
 	on.started(ri)
-	rep, err := rs.runner(on).execute(client.WithReference(ctx, ri.Reference), newRun(plan, ri.Target))
+	rep, err := rs.runner(on, ri).execute(client.WithReference(ctx, ri.Reference), newRun(plan, ri.Target))
 	on.segment(rep)
 	ri.Counts = rep.Count()
 	ri.finish(err)
@@ -175,9 +176,10 @@ func (rs *Runs) segmentSize() int {
 	return SegmentSize
 }
 
-// runner is the machinery of one run.
-func (rs *Runs) runner(on Observer) *runner {
-	return &runner{client: rs.Client, concurrency: rs.Concurrency, onEvent: on.Event}
+// runner is the machinery of one run, ri.
+func (rs *Runs) runner(on Observer, ri RunInfo) *runner {
+	return &runner{client: rs.Client, concurrency: rs.Concurrency, onEvent: on.Event,
+		keep: keep{note: ri.EntryNote, expiresAt: ri.EntryExpiresAt}}
 }
 
 // dir is the journal directory, or why there is none.
@@ -223,7 +225,7 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, o
 	// the service keeps it in its trail.
 	ctx = client.WithReference(ctx, ri.Reference)
 	on.started(ri)
-	r := rs.runner(on)
+	r := rs.runner(on, ri)
 	counts := map[Outcome]int{}
 	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
 	var runErr error

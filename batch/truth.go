@@ -52,8 +52,8 @@ func (r *runner) add(ctx context.Context, values []string, restore map[string]Re
 	}
 	var data []api.Suppression
 	var err error
-	if len(restore) > 0 {
-		data, err = r.client.BatchAddEntries(ctx, entriesOf(values, restore))
+	if len(restore) > 0 || r.keep.set() {
+		data, err = r.client.BatchAddEntries(ctx, entriesOf(values, restore, r.keep))
 	} else {
 		data, err = r.client.BatchAdd(ctx, values)
 	}
@@ -77,15 +77,26 @@ func (r *runner) add(ctx context.Context, values []string, restore map[string]Re
 }
 
 // entriesOf gives each address its origin to be restored with (manual
-// when the plan has none for it).
-func entriesOf(values []string, restore map[string]Restore) []api.NewEntry {
+// when the plan has none for it), and the run's note and expiry.
+func entriesOf(values []string, restore map[string]Restore, kp keep) []api.NewEntry {
+	var note *string
+	if kp.note != "" {
+		note = &kp.note
+	}
+	var until *api.Timestamp
+	if !kp.expiresAt.IsZero() {
+		until = &api.Timestamp{Time: kp.expiresAt}
+	}
 	out := make([]api.NewEntry, len(values))
 	for k, v := range values {
-		out[k] = api.NewEntry{Email: v, Origin: api.OriginManual}
+		out[k] = api.NewEntry{Email: v, Origin: api.OriginManual, Note: note, ExpiresAt: until}
 		if to, ok := restore[v]; ok && to.Origin != "" {
 			out[k].Origin = to.Origin
 			if to.SourceID != "" {
 				out[k].SourceID = &to.SourceID
+			}
+			if to.Note != "" {
+				out[k].Note = &to.Note
 			}
 		}
 	}
@@ -125,6 +136,7 @@ func (r *runner) addNamed(ctx context.Context, values []string, data []api.Suppr
 		default:
 			res[k] = Result{Input: v, ID: s.ID, Outcome: AlreadyListed}
 		}
+		res[k].keeps(s)
 	}
 	r.leftOut(ctx, values, missing, res, len(data))
 	return res

@@ -92,7 +92,7 @@ func (rs *Runs) PlanUndo(ctx context.Context, id string) (Undo, error) {
 		}
 		u.Plan.Values = append(u.Plan.Values, a)
 		if x.Origin != "" {
-			u.Plan.Restore[a] = Restore{Origin: x.Origin, SourceID: x.SourceID}
+			u.Plan.Restore[a] = Restore{Origin: x.Origin, SourceID: x.SourceID, Note: x.Note}
 		} else {
 			unknown = append(unknown, x)
 		}
@@ -160,6 +160,9 @@ func fromTrail(ctx context.Context, c *client.Client, removed []Result, into map
 		to := Restore{Origin: e.Origin}
 		if e.SourceID != nil {
 			to.SourceID = *e.SourceID
+		}
+		if e.Note != nil {
+			to.Note = *e.Note
 		}
 		into[x.Address()] = to
 	}

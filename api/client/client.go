@@ -201,9 +201,25 @@ func (c *Client) BatchRemoveIDs(ctx context.Context, ids []string) ([]api.Suppre
 // Add puts one address on the list and returns its ID (the existing one if
 // it was listed already).
 func (c *Client) Add(ctx context.Context, email string) (api.Suppression, error) {
+	return c.AddEntry(ctx, api.AddRequest{Email: email})
+}
+
+// AddEntry is Add with a note and an expiry (our service's extension;
+// another service ignores them, or refuses the request).
+func (c *Client) AddEntry(ctx context.Context, req api.AddRequest) (api.Suppression, error) {
 	var out api.Suppression
-	err := c.do(ctx, http.MethodPost, "/suppressions", nil, api.AddRequest{Email: email}, &out, idempotent)
+	err := c.do(ctx, http.MethodPost, "/suppressions", nil, req, &out, idempotent)
 	return out, err
+}
+
+// Check says of up to api.MaxCheck addresses which are listed, with their
+// entries (POST /suppressions/batch/check): one item per distinct address.
+// A service without the endpoint answers 404 (IsUnsupported); look each
+// address up with Get then.
+func (c *Client) Check(ctx context.Context, emails []string) ([]api.CheckItem, error) {
+	var out api.CheckResponse
+	err := c.do(ctx, http.MethodPost, "/suppressions/batch/check", nil, api.CheckRequest{Emails: nonNil(emails)}, &out, idempotent)
+	return out.Data, err
 }
 
 // Get returns the entry of an ID or an address. An entry that is not on the
@@ -228,17 +244,54 @@ type ListParams struct {
 	After  string
 	Before string
 	Origin api.Origin
+	// Search narrows the list to a domain, a prefix or an address (our
+	// service's `q`; see api.ParseSearch), and CreatedAfter and
+	// CreatedBefore to a range of creation times.
+	Search                      api.Search
+	CreatedAfter, CreatedBefore time.Time
 }
 
-// List returns one page of the list, newest first.
-func (c *Client) List(ctx context.Context, p ListParams) (api.ListResponse, error) {
-	q := WebhookParams{Limit: p.Limit, After: p.After, Before: p.Before}.query()
-	if p.Origin != "" {
-		q.Set("origin", string(p.Origin))
+// selection is the query of what a list or an export narrows the list by.
+func selection(q url.Values, origin api.Origin, search api.Search, after, before time.Time) url.Values {
+	if origin != "" {
+		q.Set("origin", string(origin))
 	}
+	if search.Kind != api.SearchNone {
+		q.Set("q", search.String())
+	}
+	if !after.IsZero() {
+		q.Set("created_after", after.UTC().Format(api.TimestampLayout))
+	}
+	if !before.IsZero() {
+		q.Set("created_before", before.UTC().Format(api.TimestampLayout))
+	}
+	return q
+}
+
+// ErrNoSearch says the service does not search its list: it answered a
+// search with entries that do not match it (it ignored `q` or the created
+// range, as the hosted service does), so its pages are not the search's.
+var ErrNoSearch = errors.New("the service does not search its list (it ignored the search)")
+
+// List returns one page of the list, newest first. With a Search, every
+// entry of the answer is checked against it: a service that ignored the
+// search (an entry does not match) is ErrNoSearch, never a page that
+// claims to be the search's.
+func (c *Client) List(ctx context.Context, p ListParams) (api.ListResponse, error) {
+	q := selection(WebhookParams{Limit: p.Limit, After: p.After, Before: p.Before}.query(), p.Origin, p.Search, p.CreatedAfter, p.CreatedBefore)
 	var out api.ListResponse
-	err := c.do(ctx, http.MethodGet, "/suppressions", q, nil, &out, idempotent)
-	return out, err
+	if err := c.do(ctx, http.MethodGet, "/suppressions", q, nil, &out, idempotent); err != nil {
+		return out, err
+	}
+	for _, e := range out.Data {
+		switch {
+		case !p.Search.Matches(e.Email):
+			return api.ListResponse{}, fmt.Errorf("%w: asked for %s, it answered %s", ErrNoSearch, api.Quote(p.Search.String()), api.Quote(e.Email))
+		case !p.CreatedAfter.IsZero() && !e.CreatedAt.After(p.CreatedAfter), !p.CreatedBefore.IsZero() && !e.CreatedAt.Before(p.CreatedBefore):
+			return api.ListResponse{}, fmt.Errorf("%w: it answered %s, created %s, outside the range asked", ErrNoSearch, api.Quote(e.Email), e.CreatedAt.UTC().Format(api.TimestampLayout))
+		}
+	}
+	return out, nil
 }
 
 // Health checks that the service answers GET /healthz with 200.

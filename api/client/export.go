@@ -16,6 +16,10 @@ import (
 type ExportParams struct {
 	Format string     // "csv" (default) or "ndjson"
 	Origin api.Origin // "" for every origin
+	// Search and the created range narrow it as they narrow a list
+	// (ListParams).
+	Search                      api.Search
+	CreatedAfter, CreatedBefore time.Time
 }
 
 // Export streams the team's whole list, newest first, into w as the
@@ -24,12 +28,9 @@ type ExportParams struct {
 // service cut short is an error: a partial export is never taken as whole.
 // The key goes only to the client's service (no redirect is followed).
 func (c *Client) Export(ctx context.Context, p ExportParams, w io.Writer) (int64, error) {
-	q := url.Values{}
+	q := selection(url.Values{}, p.Origin, p.Search, p.CreatedAfter, p.CreatedBefore)
 	if p.Format != "" {
 		q.Set("format", p.Format)
-	}
-	if p.Origin != "" {
-		q.Set("origin", string(p.Origin))
 	}
 	if err := c.pacer.acquire(waitContext(ctx), func(d time.Duration) {
 		c.report(ctx, WaitInfo{Reason: WaitPacing, Delay: d, Attempt: 1})
