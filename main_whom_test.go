@@ -115,6 +115,14 @@ func TestTicketsAgainstShushServe(t *testing.T) {
 // and returns its base URL.
 func startServe(t *testing.T, sb *sandbox, db string) string {
 	t.Helper()
+	url, _ := startServeLogged(t, sb, db)
+	return url
+}
+
+// startServeLogged is startServe that also returns what serve logs (a
+// record per request).
+func startServeLogged(t *testing.T, sb *sandbox, db string) (string, *lockedBuffer) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +148,7 @@ func startServe(t *testing.T, sb *sandbox, db string) string {
 		resp.Body.Close()
 		return true
 	})
-	return "http://" + addr
+	return "http://" + addr, &errOut
 }
 
 // listOf is the agent's whole list, from `suppressions list --all`.

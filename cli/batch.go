@@ -69,6 +69,8 @@ type batchFlags struct {
 	// includeRequester and excludeRequester override the rule of whom a
 	// ticket is about (batch.Override).
 	includeRequester, excludeRequester bool
+	// keep is the note and expiry of an addition's entries.
+	keep noteFlags
 }
 
 // override is the rule's override the flags ask for.
@@ -117,12 +119,20 @@ Addresses are normalized (trimmed, lowercased) and de-duplicated; invalid
 entries are left out and reported with their line. --dry-run shows the plan
 and sends nothing. An interrupted run (Ctrl-C, a crash) is finished by
 running the same command again with --resume: batches already sent are not
-sent again.
+sent again; it keeps the run's --note and --expires.
+
+--note says why, kept with every entry the run lists; --expires takes them
+off the list again after an age (30d, counted by the service's clock) or at
+a date: the service removes them then, in its trail as "expired". An
+address already listed keeps its note (or gets this one if it has none) and
+keeps a later expiry: re-adding extends, never shortens. Both need shush's
+own service.
 
 ` + whomHelp + `
 
 ` + concurrencyHelp,
 		Example: `  shush suppressions batch add --file bounces.csv
+  shush suppressions batch add --file full-mailboxes.txt --note 'mailbox full, #48213' --expires 30d
   shush suppressions batch add --file bounces.csv --dry-run
   cat addresses.txt | shush suppressions batch add --file - --json
   shush suppressions batch add --file bounces.csv --resume`,
@@ -180,6 +190,8 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	if remove {
 		fl.BoolVar(&f.ids, "ids", false, "the entries are suppression IDs, not addresses")
 		fl.BoolVar(&f.yes, "yes", false, "remove without asking")
+	} else {
+		f.keep.flags(fl)
 	}
 }
 
@@ -252,6 +264,13 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if err != nil {
 		return err
 	}
+	exp, err := f.keep.parse()
+	if err != nil {
+		return err
+	}
+	if f.resume && (f.keep.note != "" || f.keep.expires != "") {
+		return usagef("a resumed run keeps the --note and --expires it started with: leave them out of --resume")
+	}
 	defer collectAt(readingGC)()
 	// Our own addresses never go; whom a ticket is about, the rule
 	// decides. What is wrong with the input is said before what is wrong
@@ -273,7 +292,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	out := a.output()
 	if f.dryRun {
-		return a.printPlan(out, in, settings.Target(), f.reference)
+		return a.printPlan(out, in, settings.Target(), f.reference, f.keep)
 	}
 	if !out.json {
 		a.listTakenIn(a.io.Out, in.Decisions)
@@ -302,6 +321,10 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	defer conn.Close()
 
+	meta := batch.RunMeta{Reference: f.reference, Input: inputName(f.file), Note: f.keep.note}
+	if meta.ExpiresAt, err = expiresAt(ctx, conn.Client, exp); err != nil {
+		return err
+	}
 	runs := a.runsOf(cmd, conn, f.concurrency)
 	resumeID := ""
 	if f.resume {
@@ -322,7 +345,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		// Recording lets go of the values; sending holds a segment's
 		// results at a time.
 		on.Started = func(batch.RunInfo) { collectAt(sendingGC) }
-		_, err := runs.Start(ctx, in, batch.RunMeta{Reference: f.reference, Input: inputName(f.file)}, on)
+		_, err := runs.Start(ctx, in, meta, on)
 		return err
 	}
 	return a.sendRun(ctx, conn.Target, sum, a.resumeCommand(cmd, f), send)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/safe"
 )
 
 // checkItem is one address of `suppressions check --json`.
@@ -17,7 +20,10 @@ type checkItem struct {
 	Listed    bool       `json:"listed"`
 	ID        string     `json:"id,omitempty"`
 	Origin    api.Origin `json:"origin,omitempty"`
+	SourceID  *string    `json:"source_id,omitempty"`
 	CreatedAt string     `json:"created_at,omitempty"`
+	Note      *string    `json:"note,omitempty"`
+	ExpiresAt string     `json:"expires_at,omitempty"`
 	Error     string     `json:"error,omitempty"`
 	// Requester marks the ticket's requester; Rule says how the rule of
 	// whom a ticket is about reads the address (absent for one the
@@ -38,23 +44,34 @@ func (a *app) checkCommand() *cobra.Command {
 	var (
 		file             string
 		includeRequester bool
+		format           string
 		concurrency      int
 	)
 	cmd := &cobra.Command{
 		Use:   "check --file F",
 		Short: "Say which addresses of a file or ticket are on the list; changes nothing",
 		Long: `Look up every address of a file (any input format: a ticket's free text, a
-list, CSV or JSON) and say which are on the list, with their origin and
-date. Nothing is added or removed, so nobody is left out: the ticket's
-requester, our own addresses and those of headers and signatures are looked
-up too, each marked with what the ticket makes of it (the requester, and
-why a batch would leave an address out).`,
+list, CSV or JSON) and say which are on the list, with their origin, date,
+expiry and note. Nothing is added or removed, so nobody is left out: the
+ticket's requester, our own addresses and those of headers and signatures
+are looked up too, each marked with what the ticket makes of it (the
+requester, and why a batch would leave an address out).
+
+shush's own service answers 1,000 addresses a request (10,000 in ten
+requests); a service without the bulk check (the hosted one) is asked one
+address at a time, paced to its rate limit. On a terminal, stderr shows how
+far the check got. --json prints one document whose items are written as
+their answers come; --format ndjson prints one item a line.`,
 		Example: `  shush suppressions check --file ticket-4711.txt
+  shush suppressions check --file crm-export.csv --format ndjson > checked.ndjson
   pbpaste | shush suppressions check --file - --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if concurrency < 1 || concurrency > 16 {
 				return usagef("--concurrency must be between 1 and 16, not %d", concurrency)
+			}
+			if format != "" && format != "table" && format != "json" && format != "ndjson" {
+				return usagef("--format must be table, json or ndjson, not %s", api.Quote(format))
 			}
 			items, _, err := a.readInput(file, batch.RemoveEmails)
 			if err != nil {
@@ -72,42 +89,38 @@ why a batch would leave an address out).`,
 				}
 			}
 			plan := batch.NewPlan(batch.RemoveEmails, items)
-			out := a.output()
-			var found []batch.Found
+			w := a.checkWriter(format, plan.Invalid)
+			failed := 0
 			if len(plan.Values) > 0 {
 				conn, err := a.connect(cmd.Context(), a.waitNotice())
 				if err != nil {
 					return err
 				}
 				defer conn.Close()
-				found, err = batch.Lookup(cmd.Context(), conn.Client, plan.Values, concurrency)
+				prog := a.checkProgress(conn, len(plan.Values))
+				k := &batch.Checker{Client: conn.Client, Concurrency: concurrency}
+				err = k.CheckAll(cmd.Context(), plan.Values, func(start int, found []batch.Found) error {
+					prog.notice(k)
+					for _, f := range found {
+						it := checkItemOf(f)
+						if f.Err != nil {
+							failed++
+						}
+						if d, ok := rule[f.Input]; ok {
+							it.Requester, it.Rule = d.Requester, &d
+						}
+						w.item(it)
+					}
+					prog.done(start + len(found))
+					return w.flush()
+				})
+				prog.clear()
 				if err != nil {
 					return err
 				}
 			}
-			failed := 0
-			doc := checkJSON{Object: "list", Data: make([]checkItem, 0, len(found)), Invalid: plan.Invalid}
-			for _, f := range found {
-				it := checkItem{Email: f.Input, Listed: f.Listed}
-				switch {
-				case f.Err != nil:
-					it.Error = f.Err.Error()
-					failed++
-				case f.Listed:
-					it.ID, it.Origin = f.Entry.ID, f.Entry.Origin
-					it.CreatedAt = f.Entry.CreatedAt.UTC().Format(time.RFC3339Nano)
-				}
-				if d, ok := rule[f.Input]; ok {
-					it.Requester, it.Rule = d.Requester, &d
-				}
-				doc.Data = append(doc.Data, it)
-			}
-			if out.json {
-				if err := writeJSON(a.io.Out, doc); err != nil {
-					return err
-				}
-			} else {
-				a.printCheck(doc)
+			if err := w.close(); err != nil {
+				return err
 			}
 			if failed > 0 {
 				return exitErr{ExitFailed, fmt.Errorf("%s could not be looked up", plural(failed, "address", "addresses"))}
@@ -117,18 +130,158 @@ why a batch would leave an address out).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&file, "file", "", "file of addresses or a ticket's text; - reads stdin")
+	fl.StringVar(&format, "format", "", "table, json (as --json) or ndjson (one item a line); default: a table on a terminal, else json")
 	// check leaves nobody out any more; the flag stays so that scripts
 	// that pass it keep working.
 	fl.BoolVar(&includeRequester, "include-requester", false, "no effect: check looks up every address")
 	_ = fl.MarkHidden("include-requester")
-	fl.IntVar(&concurrency, "concurrency", 4, "look-ups in flight at once (1-16)")
+	fl.IntVar(&concurrency, "concurrency", 4, "look-ups in flight at once against a service without the bulk check (1-16)")
 	return cmd
+}
+
+// checkItemOf is what check says of one address.
+func checkItemOf(f batch.Found) checkItem {
+	it := checkItem{Email: f.Input, Listed: f.Listed}
+	switch {
+	case f.Err != nil:
+		it.Error = f.Err.Error()
+	case f.Listed:
+		e := f.Entry
+		it.ID, it.Origin, it.SourceID, it.Note = e.ID, e.Origin, e.SourceID, e.Note
+		it.CreatedAt = e.CreatedAt.UTC().Format(api.TimestampLayout)
+		if e.ExpiresAt != nil {
+			it.ExpiresAt = e.ExpiresAt.UTC().Format(api.TimestampLayout)
+		}
+	}
+	return it
+}
+
+// checkOut writes a check's answer as it comes: a JSON document whose
+// data items are written chunk by chunk, NDJSON, or (for people) a table
+// once every address is answered.
+type checkOut struct {
+	a       *app
+	format  string
+	bw      *bufio.Writer
+	n       int
+	doc     checkJSON // the table's rows
+	invalid []batch.Item
+}
+
+// checkWriter is the writer of the format asked for: --format, else
+// --json, else a table on a terminal and JSON elsewhere.
+func (a *app) checkWriter(format string, invalid []batch.Item) *checkOut {
+	switch {
+	case format == "" && a.output().json:
+		format = "json"
+	case format == "":
+		format = "table"
+	}
+	w := &checkOut{a: a, format: format, bw: bufio.NewWriterSize(a.io.Out, 64<<10), invalid: invalid, doc: checkJSON{Object: "list", Invalid: invalid}}
+	if format == "json" {
+		w.bw.WriteString("{\n  \"object\": \"list\",\n  \"data\": [")
+	}
+	return w
+}
+
+func (w *checkOut) item(it checkItem) {
+	switch w.format {
+	case "table":
+		w.doc.Data = append(w.doc.Data, it)
+		return
+	case "json":
+		if w.n > 0 {
+			w.bw.WriteByte(',')
+		}
+		w.bw.WriteString("\n    ")
+	}
+	w.n++
+	b, err := json.Marshal(it)
+	if err != nil {
+		return
+	}
+	w.bw.Write(safe.JSON(b))
+	if w.format == "ndjson" {
+		w.bw.WriteByte('\n')
+	}
+}
+
+// flush hands on what the last chunk wrote.
+func (w *checkOut) flush() error { return w.bw.Flush() }
+
+// close ends the document (the invalid entries after the data), or prints
+// the table; NDJSON says what was invalid on stderr.
+func (w *checkOut) close() error {
+	switch w.format {
+	case "table":
+		w.a.printCheck(w.doc)
+	case "json":
+		if w.n > 0 {
+			w.bw.WriteString("\n  ")
+		}
+		w.bw.WriteString("]")
+		if len(w.invalid) > 0 {
+			b, err := json.MarshalIndent(w.invalid, "  ", "  ")
+			if err != nil {
+				return err
+			}
+			w.bw.WriteString(",\n  \"invalid\": ")
+			w.bw.Write(safe.JSON(b))
+		}
+		w.bw.WriteString("\n}\n")
+	case "ndjson":
+		if len(w.invalid) > 0 {
+			fmt.Fprintf(w.a.io.Err, "shush: invalid, not looked up: %s\n", describeInvalid(w.invalid, 3))
+		}
+	}
+	return w.bw.Flush()
+}
+
+// checkProgress says on a terminal's stderr how far a long check got, and
+// once that the service is asked one address at a time.
+type checkProgress struct {
+	a      *app
+	conn   *connection
+	total  int
+	show   bool
+	shown  bool
+	slowly bool
+}
+
+func (a *app) checkProgress(conn *connection, total int) *checkProgress {
+	return &checkProgress{a: a, conn: conn, total: total, show: isTerminal(a.io.Err)}
+}
+
+// notice says, once, that the service has no bulk check.
+func (p *checkProgress) notice(k *batch.Checker) {
+	if k.Bulk() || p.slowly {
+		return
+	}
+	p.slowly = true
+	p.clear()
+	fmt.Fprintf(p.a.io.Err, "shush: %s has no bulk check; looking up each address, paced to its rate limit\n", safeText(p.conn.Target))
+}
+
+// done shows that n addresses are answered, when there is more to come.
+func (p *checkProgress) done(n int) {
+	if !p.show || n >= p.total {
+		return
+	}
+	p.shown = true
+	fmt.Fprintf(p.a.io.Err, "\rChecked %d of %d addresses…", n, p.total)
+}
+
+func (p *checkProgress) clear() {
+	if p.shown {
+		fmt.Fprint(p.a.io.Err, "\r\x1b[K")
+		p.shown = false
+	}
 }
 
 func (a *app) printCheck(doc checkJSON) {
 	listed := 0
 	t := newTable(a.io.Out)
-	t.row("ADDRESS", "LISTED", "ORIGIN", "SINCE", "ID", "TICKET")
+	t.row("ADDRESS", "LISTED", "ORIGIN", "SINCE", "EXPIRES", "ID", "TICKET", "NOTE")
 	for _, it := range doc.Data {
 		note := ""
 		if it.Rule != nil {
@@ -136,16 +289,12 @@ func (a *app) printCheck(doc checkJSON) {
 		}
 		switch {
 		case it.Error != "":
-			t.row(it.Email, "?", "", "", "look-up failed: "+it.Error, note)
+			t.row(it.Email, "?", "", "", "", "look-up failed: "+it.Error, note)
 		case it.Listed:
 			listed++
-			since := it.CreatedAt
-			if ts, err := time.Parse(time.RFC3339Nano, it.CreatedAt); err == nil {
-				since = ts.Format("2006-01-02 15:04 UTC")
-			}
-			t.row(it.Email, "yes", string(it.Origin), since, it.ID, note)
+			t.row(it.Email, "yes", string(it.Origin), minutes(it.CreatedAt), minutes(it.ExpiresAt), it.ID, note, noteCell(it.Note))
 		default:
-			t.row(it.Email, "no", "", "", "", note)
+			t.row(it.Email, "no", "", "", "", "", note)
 		}
 	}
 	_ = t.flush()
@@ -153,6 +302,14 @@ func (a *app) printCheck(doc checkJSON) {
 	if len(doc.Invalid) > 0 {
 		fmt.Fprintf(a.io.Out, "Invalid, not looked up: %s\n", describeInvalid(doc.Invalid, 3))
 	}
+}
+
+// minutes shows an RFC 3339 time to the minute, "" as "".
+func minutes(s string) string {
+	if ts, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return ts.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	return s
 }
 
 // checkNote says what the ticket makes of an address, in a check's table:

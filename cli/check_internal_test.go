@@ -15,7 +15,8 @@ func TestHumanCheck(t *testing.T) {
 	jane := roles[0]
 	a.printCheck(checkJSON{
 		Data: []checkItem{
-			{Email: "jane@customer.example", Listed: true, ID: "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7c", Origin: "bounce", CreatedAt: "2026-11-01T10:04:05.123Z", Requester: true, Rule: &jane},
+			{Email: "jane@customer.example", Listed: true, ID: "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7c", Origin: "bounce", CreatedAt: "2026-11-01T10:04:05.123Z", Requester: true, Rule: &jane,
+				ExpiresAt: "2026-12-01T00:00:00.000Z", Note: new("mailbox full\x1b[2J, #48213")},
 			{Email: "a@lists.example", Listed: true, ID: "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b", Origin: "complaint", CreatedAt: "2026-11-02T10:04:05.123Z"},
 			{Email: "b@lists.example"},
 			{Email: "x\x1b]52;c;aGk=\x07@lists.example", Error: "the service answered 503"},
@@ -23,7 +24,7 @@ func TestHumanCheck(t *testing.T) {
 		Invalid: plan.Invalid,
 	})
 	for _, want := range []string{
-		"jane@customer.example yes bounce 2026-11-01 10:04 UTC 0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7c requester; asks for themselves (line 3)",
+		"jane@customer.example yes bounce 2026-11-01 10:04 UTC 2026-12-01 00:00 UTC 0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7c requester; asks for themselves (line 3) mailbox full\\x1b[2J, #48213",
 		"a@lists.example yes complaint 2026-11-02 10:04 UTC 0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7b",
 		"b@lists.example no",
 		"look-up failed: the service answered 503",

@@ -17,20 +17,24 @@ func (a *app) exportCommand() *cobra.Command {
 	var (
 		p       client.ExportParams
 		origin  string
+		sel     selectFlags
 		outPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write the whole list, newest first, as CSV or NDJSON",
 		Long: `Write every entry of the list, newest first, from one consistent snapshot:
-CSV (id,email,origin,source_id,created_at; cells a spreadsheet would run as
-a formula are escaped) or NDJSON (one entry a line). The service streams it
-and shush writes it as it comes, so memory stays flat for any size.
+CSV (id,email,origin,source_id,created_at,note,expires_at; cells a
+spreadsheet would run as a formula are escaped) or NDJSON (one entry a
+line). The service streams it and shush writes it as it comes, so memory
+stays flat for any size. --origin, --search (@domain, prefix*, an address)
+and the created range export only the entries they select, as list does.
 
 With --output the file is written whole or not at all (mode 0600: it holds
 addresses); without it, or with --output -, the export goes to stdout. Needs shush's own service
 (GET /suppressions/export); the hosted service has none (use list --all).`,
 		Example: `  shush suppressions export --output list.csv
+  shush suppressions export --search @firm.example --output firm.csv
   shush suppressions export --format ndjson --origin bounce | jq -r .email`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -42,6 +46,11 @@ addresses); without it, or with --output -, the export goes to stdout. Needs shu
 				return err
 			}
 			p.Origin = o
+			narrow, err := sel.parse()
+			if err != nil {
+				return err
+			}
+			p.Search, p.CreatedAfter, p.CreatedBefore = narrow.search, narrow.after, narrow.before
 			return a.onService(cmd.Context(), func(conn *connection) error {
 				return a.export(cmd.Context(), conn, p, outPath)
 			})
@@ -50,6 +59,7 @@ addresses); without it, or with --output -, the export goes to stdout. Needs shu
 	f := cmd.Flags()
 	f.StringVar(&p.Format, "format", "csv", "csv or ndjson")
 	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
+	sel.flags(f)
 	f.StringVarP(&outPath, "output", "o", "", "write to this file (whole or not at all; - is stdout) instead of stdout")
 	return cmd
 }

@@ -32,7 +32,7 @@ func TestHumanPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.printPlan(outputMode{}, in, "http://svc.example", ""); err != nil {
+	if err := a.printPlan(outputMode{}, in, "http://svc.example", "", noteFlags{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -58,7 +58,7 @@ func TestHumanPlanOfATicket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.printPlan(outputMode{}, in, "http://svc.example", "#5521"); err != nil {
+	if err := a.printPlan(outputMode{}, in, "http://svc.example", "#5521", noteFlags{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -153,7 +153,8 @@ func TestHumanListIsSafeAndPages(t *testing.T) {
 	a, out, errOut := humanApp()
 	created := api.Timestamp{Time: time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC)}
 	page := api.ListResponse{HasMore: true, Data: []api.Entry{
-		{ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a", Email: "evil\x1b[2J@example.com", Origin: api.OriginBounce, CreatedAt: created},
+		{ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a", Email: "evil\x1b[2J@example.com", Origin: api.OriginBounce, CreatedAt: created,
+			Note: new("full \x1b]0;pwned\x07mailbox"), ExpiresAt: &api.Timestamp{Time: created.AddDate(0, 1, 0)}},
 		{ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c69", Email: "ok@example.com", Origin: api.OriginManual, CreatedAt: created},
 	}}
 	if err := a.printList(page, client.ListParams{Limit: 2, Origin: api.OriginBounce}); err != nil {
@@ -163,7 +164,8 @@ func TestHumanListIsSafeAndPages(t *testing.T) {
 		t.Errorf("an escape sequence from the service reached the terminal: %q", out)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "EMAIL ID ORIGIN CREATED" ||
+	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "EMAIL ID ORIGIN CREATED EXPIRES NOTE" ||
+		!strings.HasSuffix(strings.Join(strings.Fields(lines[1]), " "), `2026-11-21 09:30:00 2026-12-21 09:30:00 full \x1b]0;pwned\x07mailbox`) ||
 		strings.Join(strings.Fields(lines[2]), " ") != "ok@example.com 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c69 manual 2026-11-21 09:30:00" ||
 		column(lines[1], "0195") != column(lines[2], "0195") {
 		t.Errorf("table:\n%s", out)

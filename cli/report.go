@@ -53,12 +53,16 @@ type planView struct {
 	// names.
 	Reference string           `json:"reference,omitempty"`
 	Found     *batch.Reference `json:"reference_found,omitempty"`
+	// Note and Expires are what an addition would give each entry
+	// (--note, --expires as given).
+	Note    string `json:"note,omitempty"`
+	Expires string `json:"expires,omitempty"`
 }
 
-func (a *app) printPlan(out outputMode, in *batch.Input, target, reference string) error {
+func (a *app) printPlan(out outputMode, in *batch.Input, target, reference string, keep noteFlags) error {
 	v := planView{DryRun: true, Mode: in.Mode.String(), Target: target, Format: in.Format.String(), Entries: in.Entries,
 		Valid: in.Len(), Duplicates: in.Duplicates, Invalid: in.Invalid, LeftOut: in.LeftOut, Decisions: in.Decisions,
-		Batches: in.Batches(), BatchSize: api.MaxBatch, Reference: reference}
+		Batches: in.Batches(), BatchSize: api.MaxBatch, Reference: reference, Note: keep.note, Expires: keep.expires}
 	if in.HasReference {
 		v.Found = &in.Reference
 	}
@@ -94,6 +98,12 @@ func (a *app) printPlan(out outputMode, in *batch.Input, target, reference strin
 	a.listLeftOut(&w, in.LeftOut)
 	if reference != "" {
 		fmt.Fprintf(&w, "Reference: %s.\n", safeText(reference))
+	}
+	if v.Note != "" {
+		fmt.Fprintf(&w, "Note on each entry: %s\n", safeText(v.Note))
+	}
+	if v.Expires != "" {
+		fmt.Fprintf(&w, "Expires: %s (counted by the service's clock when sent).\n", safeText(v.Expires))
 	}
 	fmt.Fprintln(&w, "Nothing was sent (--dry-run).")
 	return a.page(a.io.Out, w.String())
@@ -203,8 +213,16 @@ func (a *app) listResults(w io.Writer, mode batch.Mode, results []batch.Result) 
 	if mode == batch.RemoveIDs {
 		head = "SENT ID"
 	}
+	kept := false // the service said a note or an expiry of some entry
+	for _, r := range results {
+		kept = kept || r.Note != "" || !r.ExpiresAt.IsZero()
+	}
 	t := newTable(w)
-	t.row(head, "ID", "OUTCOME")
+	if kept {
+		t.row(head, "ID", "OUTCOME", "EXPIRES", "NOTE")
+	} else {
+		t.row(head, "ID", "OUTCOME")
+	}
 	for _, r := range results {
 		outcome := r.Outcome.Text()
 		switch {
@@ -217,7 +235,11 @@ func (a *app) listResults(w io.Writer, mode batch.Mode, results []batch.Result) 
 		if id == "" {
 			id = "-"
 		}
-		t.row(r.Input, id, outcome)
+		if kept {
+			t.row(r.Input, id, outcome, timeCell(r.ExpiresAt), cut(r.Note, maxNoteCell))
+		} else {
+			t.row(r.Input, id, outcome)
+		}
 	}
 	t.flush()
 }

@@ -23,10 +23,17 @@ type runItem struct {
 	Error   string        `json:"error,omitempty"`
 	Reason  string        `json:"reason,omitempty"`
 	Batch   int           `json:"batch,omitempty"`
+	// Note and ExpiresAt are the entry's as the service said (our
+	// service, on an addition).
+	Note      string `json:"note,omitempty"`
+	ExpiresAt string `json:"expires_at,omitempty"`
 }
 
 func itemOf(mode batch.Mode, r batch.Result) runItem {
-	it := runItem{Object: api.ObjectSuppression, ID: r.ID, Email: r.Input, Outcome: r.Outcome, Batch: r.Batch}
+	it := runItem{Object: api.ObjectSuppression, ID: r.ID, Email: r.Input, Outcome: r.Outcome, Batch: r.Batch, Note: r.Note}
+	if !r.ExpiresAt.IsZero() {
+		it.ExpiresAt = r.ExpiresAt.UTC().Format(api.TimestampLayout)
+	}
 	if mode == batch.RemoveIDs {
 		it.Email = r.Email
 		if it.ID == "" {

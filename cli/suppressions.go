@@ -73,6 +73,7 @@ func (a *app) listCommand() *cobra.Command {
 	var (
 		pg     paging
 		origin string
+		sel    selectFlags
 	)
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -80,8 +81,17 @@ func (a *app) listCommand() *cobra.Command {
 		Short:   "List the suppressions, newest first",
 		Long: `List the suppressions, newest first, one page at a time (--limit, 1 to 100;
 page with --after or --before the last or first ID shown), or every entry
-with --all. --origin keeps only bounce, complaint or manual entries.`,
+with --all. --origin keeps only bounce, complaint or manual entries.
+
+--search finds everyone at a domain (@example.com: exactly that domain, not
+its subdomains), the addresses that start with a prefix (jane*, at least 3
+characters before the *) or one address; --created-after and
+--created-before keep a range of creation times. shush's own service
+answers them from an index; a service that does not search (the hosted one)
+is said to, and nothing is shown rather than the whole list.`,
 		Example: `  shush suppressions list
+  shush suppressions list --search @firm.example --all
+  shush suppressions list --search 'jane*' --origin bounce
   shush suppressions list --limit 100 --after 0195f3c2-…
   shush suppressions list --all --json > list.json`,
 		Args: noArgs,
@@ -103,14 +113,19 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 			if err != nil {
 				return err
 			}
-			p := client.ListParams{Limit: pg.limit, Before: pg.before, Origin: o}
+			narrow, err := sel.parse()
+			if err != nil {
+				return err
+			}
+			p := client.ListParams{Limit: pg.limit, Before: pg.before, Origin: o, Search: narrow.search,
+				CreatedAfter: narrow.after, CreatedBefore: narrow.before}
 			ctx := cmd.Context()
 			return a.onService(ctx, func(conn *connection) error {
 				read := func(after string) ([]api.Entry, bool, error) {
 					p.After = after
 					page, err := conn.Client.List(ctx, p)
 					if err != nil {
-						return nil, false, unsupported(conn, err)
+						return nil, false, noSearch(conn, unsupported(conn, err))
 					}
 					return page.Data, page.HasMore, nil
 				}
@@ -120,7 +135,7 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 				p.After = pg.after
 				page, err := conn.Client.List(ctx, p)
 				if err != nil {
-					return unsupported(conn, err)
+					return noSearch(conn, unsupported(conn, err))
 				}
 				if a.output().json {
 					if page.Data == nil {
@@ -136,14 +151,15 @@ with --all. --origin keeps only bounce, complaint or manual entries.`,
 	pg.flags(f, "suppression", "entries", true)
 	f.Lookup("all").Usage = "follow the pages to the end of the list (100 per page unless --limit), printing each as it comes"
 	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
+	sel.flags(f)
 	return cmd
 }
 
 // The columns of the list.
-var entryColumns = []string{"EMAIL", "ID", "ORIGIN", "CREATED"}
+var entryColumns = []string{"EMAIL", "ID", "ORIGIN", "CREATED", "EXPIRES", "NOTE"}
 
 func entryRow(e api.Entry) []string {
-	return []string{e.Email, e.ID, string(e.Origin), e.CreatedAt.UTC().Format(utc)}
+	return []string{e.Email, e.ID, string(e.Origin), e.CreatedAt.UTC().Format(utc), expiryCell(e.ExpiresAt), noteCell(e.Note)}
 }
 
 func entryID(e api.Entry) string { return e.ID }
@@ -167,6 +183,17 @@ func nextListCommand(p client.ListParams, shown []api.Entry) string {
 	}
 	if p.Origin != "" {
 		next += " --origin " + string(p.Origin)
+	}
+	if p.Search.Kind != api.SearchNone {
+		next += " --search " + shellQuote(p.Search.String())
+	}
+	for _, r := range []struct {
+		flag string
+		at   time.Time
+	}{{"--created-after", p.CreatedAfter}, {"--created-before", p.CreatedBefore}} {
+		if !r.at.IsZero() {
+			next += " " + r.flag + " " + r.at.UTC().Format(time.RFC3339Nano)
+		}
 	}
 	return next
 }
@@ -297,6 +324,12 @@ func (a *app) getCommand() *cobra.Command {
 						t.row("Source:", *e.SourceID)
 					}
 					t.row("Created:", e.CreatedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
+					if e.ExpiresAt != nil {
+						t.row("Expires:", e.ExpiresAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
+					}
+					if e.Note != nil {
+						t.row("Note:", *e.Note)
+					}
 					return t.flush()
 				})
 		},
@@ -306,22 +339,47 @@ func (a *app) getCommand() *cobra.Command {
 
 func (a *app) addCommand() *cobra.Command {
 	var reference string
+	var nf noteFlags
 	cmd := &cobra.Command{
-		Use:     "add EMAIL",
-		Short:   "Put one address on the list",
-		Long:    "Put one address on the list. An address already listed keeps its entry and ID.",
-		Example: "  shush suppressions add bob@example.com --reference T-5521",
+		Use:   "add EMAIL",
+		Short: "Put one address on the list",
+		Long: `Put one address on the list. An address already listed keeps its entry and ID.
+
+--note says why, kept with the entry ("mailbox full, asked on #48213");
+--expires takes the entry off the list again after an age (30d) or at a date,
+counted by the service's clock: the service removes it then, in its trail
+as "expired". Re-adding a listed address with a later expiry or none extends
+it, never shortens it, and gives a note only to an entry without one. Both
+need shush's own service.`,
+		Example: "  shush suppressions add bob@example.com --reference T-5521\n  shush suppressions add full@example.com --note 'mailbox full, #48213' --expires 30d",
 		Args:    oneArg("an email address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			email, err := api.NormalizeEmail(args[0])
 			if err != nil {
 				return usagef("%s is not a valid email address: %v", api.Quote(args[0]), err)
 			}
+			exp, err := nf.parse()
+			if err != nil {
+				return err
+			}
 			ctx, err := withReference(cmd.Context(), reference)
 			if err != nil {
 				return err
 			}
-			return callService(ctx, a, func(c *client.Client) (api.Suppression, error) { return c.Add(ctx, email) }, unsupported,
+			return callService(ctx, a, func(c *client.Client) (api.Suppression, error) {
+				req := api.AddRequest{Email: email}
+				if nf.note != "" {
+					req.Note = &nf.note
+				}
+				at, err := expiresAt(ctx, c, exp)
+				if err != nil {
+					return api.Suppression{}, err
+				}
+				if !at.IsZero() {
+					req.ExpiresAt = &api.Timestamp{Time: at}
+				}
+				return c.AddEntry(ctx, req)
+			}, unsupported,
 				func(_ *connection, s api.Suppression) error {
 					_, err := fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), s.ID)
 					return err
@@ -329,6 +387,7 @@ func (a *app) addCommand() *cobra.Command {
 		},
 	}
 	referenceFlag(cmd, &reference)
+	nf.flags(cmd.Flags())
 	return cmd
 }
 
