@@ -22,7 +22,8 @@ func TestCheckATicketChangesNothing(t *testing.T) {
 	var writes atomic.Int64
 	svc := newService(t, server.Options{}, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet {
+			// The bulk check is a POST that changes nothing.
+			if r.Method != http.MethodGet && r.URL.Path != "/suppressions/batch/check" {
 				writes.Add(1)
 			}
 			h.ServeHTTP(w, r)

@@ -30,7 +30,7 @@ func Ref(s string) (string, error) {
 		switch {
 		case !it.Valid():
 			if bad == "" {
-				bad = fmt.Sprintf("%s: %s", api.Quote(it.Raw), it.Problem)
+				bad = fmt.Sprintf("%s is not a valid address: %s", api.Quote(it.Raw), it.Problem)
 			}
 		case len(found) == 0 || found[0] != it.Value:
 			found = append(found, it.Value)
@@ -42,7 +42,7 @@ func Ref(s string) (string, error) {
 	case len(found) > 1:
 		return "", fmt.Errorf("%s holds %d addresses (%s, %s…); look up one at a time", api.Quote(t), len(found), found[0], found[1])
 	case bad != "":
-		return "", fmt.Errorf("%s is not a valid address", bad)
+		return "", errors.New(bad)
 	}
 	return "", fmt.Errorf("%s is neither an address nor a suppression ID", api.Quote(t))
 }

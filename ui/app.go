@@ -62,7 +62,8 @@ func New(opts Options) Model {
 		// No run service given: runs are sent, not recorded.
 		runs = &batch.Runs{Client: opts.Service, Source: "ui"}
 	}
-	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Runs: runs, Own: batch.NewOwn(opts.Own), r: r, Width: 80, Height: 24}
+	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Runs: runs, Own: batch.NewOwn(opts.Own), r: r, Width: 80, Height: 24,
+		Checker: &batch.Checker{Client: opts.Service}}
 	h := help.New()
 	h.Styles.ShortKey = c.Styles.Key
 	h.Styles.FullKey = c.Styles.Key
@@ -237,6 +238,8 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		return m.openList(msg), true
 	case draftMsg:
 		return m.offerDraft(msg.d), true
+	case useSearchMsg:
+		return m.useSearch(msg), true
 	case openRunMsg:
 		if msg.err != nil {
 			m.notice = capitalize(msg.err.Error()) + "."
@@ -300,13 +303,13 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.review.update(msg)
 	case progressMsg, sentMsg:
 		return m.send.update(msg)
-	case pageMsg:
+	case pageMsg, takenMsg:
 		return m.browse.update(msg)
 	case historyMsg:
 		return m.history.update(msg)
 	case fileLoadedMsg, pasteParsedMsg, pasteMsg:
 		return m.build.update(msg)
-	case checkedMsg, checkWrittenMsg:
+	case checkedMsg, checkWrittenMsg, trailMsg:
 		return m.check.update(msg)
 	case exportedMsg, undoPlannedMsg:
 		return m.results.update(msg)

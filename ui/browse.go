@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -19,7 +21,9 @@ import (
 var origins = []api.Origin{"", api.OriginBounce, api.OriginComplaint, api.OriginManual}
 
 // browse is the Browse screen: the service's list page by page, an origin
-// filter, a lookup by address or ID, and marks that become a removal by ID.
+// filter, a look-up by address or ID or a search (everyone at a domain,
+// addresses starting with a prefix) paged the same way, marks that become
+// a removal by ID, and every match of a search taken as a removal.
 type browse struct {
 	c       *Common
 	svc     *client.Client
@@ -40,24 +44,30 @@ type browse struct {
 	loading bool
 	single  bool // the page is a lookup's answer
 	wide    bool // the table has the date column
+	wider   bool // and the expiry's
+	// search is the search the pages are of (api.SearchNone for the whole
+	// list); taking says its every match is being read for a removal.
+	search api.Search
+	taking bool
 }
 
 type browseKeys struct {
-	Next, Prev, Origin, Lookup, Mark, Use, Reload key.Binding
+	Next, Prev, Origin, Lookup, Mark, Use, TakeAll, Reload key.Binding
 }
 
 func newBrowse(c *Common, svc *client.Client) *browse {
 	t := c.newTable()
-	in := newTextInput(c, "address or ID")
+	in := newTextInput(c, "address, ID, @domain or prefix*")
 	in.Prompt = "Look up: "
 	return &browse{c: c, svc: svc, table: t, lookup: in, marked: map[string]string{}, keys: browseKeys{
-		Next:   kbh("n/→", "next page", "n", "right"),
-		Prev:   kbh("p/←", "previous page", "p", "left"),
-		Origin: kb("origin filter", "o"),
-		Lookup: kb("look up", "/"),
-		Mark:   kbh("space", "mark for removal", " "),
-		Use:    kb("remove the marked", "x"),
-		Reload: kb("first page", "ctrl+r"),
+		Next:    kbh("n/→", "next page", "n", "right"),
+		Prev:    kbh("p/←", "previous page", "p", "left"),
+		Origin:  kb("origin filter", "o"),
+		Lookup:  kb("look up", "/"),
+		Mark:    kbh("space", "mark for removal", " "),
+		Use:     kb("remove the marked", "x"),
+		TakeAll: kb("remove every match", "X"),
+		Reload:  kb("the whole list", "ctrl+r"),
 	}}
 }
 
@@ -67,6 +77,9 @@ func (b *browse) setSize(w, h int) {
 	cols := []table.Column{{Title: "", Width: 1}, {Title: "Address"}, {Title: "ID", Width: 36}, {Title: "Origin", Width: 9}}
 	if w >= 100 {
 		cols = append(cols, table.Column{Title: "Added (UTC)", Width: 16})
+	}
+	if w >= 120 {
+		cols = append(cols, table.Column{Title: "Expires (UTC)", Width: 16})
 	}
 	used := 0
 	for _, c := range cols {
@@ -79,7 +92,7 @@ func (b *browse) setSize(w, h int) {
 	}
 	b.idW = cols[2].Width
 	cols[1].Width = max(w-used-2, 10)
-	b.wide = w >= 100
+	b.wide, b.wider = w >= 100, w >= 120
 	// SetRows before SetColumns: a row with more cells than columns panics.
 	b.table.SetRows(nil)
 	b.table.SetColumns(cols)
@@ -98,8 +111,17 @@ func (b *browse) help(g globalKeys) help.KeyMap {
 		return fieldHelp("look up", "cancel")
 	}
 	k := b.keys
-	short := []key.Binding{k.Next, k.Prev, k.Origin, k.Lookup, k.Mark, k.Use, g.Help}
-	return keyMap{short: short, full: [][]key.Binding{short[:6], {k.Reload, g.Build, g.History, g.Help, g.Quit}}}
+	short := []key.Binding{k.Next, k.Prev, k.Origin, k.Lookup, k.Mark, k.Use}
+	if b.searching() {
+		short = append(short, k.TakeAll, k.Reload)
+	}
+	short = append(short, g.Help)
+	return keyMap{short: short, full: [][]key.Binding{short[:len(short)-1], {k.Reload, g.Build, g.History, g.Help, g.Quit}}}
+}
+
+// searching says the pages are a domain's or a prefix's matches.
+func (b *browse) searching() bool {
+	return b.search.Kind == api.SearchDomain || b.search.Kind == api.SearchPrefix
 }
 
 type pageMsg struct {
@@ -112,9 +134,10 @@ type pageMsg struct {
 
 func (b *browse) fetch(p client.ListParams) tea.Cmd {
 	b.seq++
-	b.loading = true
+	b.loading, b.taking = true, false
 	p.Limit = b.pageSize()
 	p.Origin = origins[b.origin]
+	p.Search = b.search
 	b.params = p
 	svc, seq := b.svc, b.seq
 	return func() tea.Msg {
@@ -128,13 +151,72 @@ func (b *browse) first() tea.Cmd {
 	return b.fetch(client.ListParams{})
 }
 
+// whole leaves a search for the first page of the whole list.
+func (b *browse) whole() tea.Cmd {
+	b.search = api.Search{}
+	return b.first()
+}
+
+// takenMsg is every match of a search, read for a removal.
+type takenMsg struct {
+	seq    int
+	search api.Search
+	emails []string
+	err    error
+}
+
+// takeAll reads every match of the search, a page of 100 at a time, for
+// the Build screen to remove.
+func (b *browse) takeAll() tea.Cmd {
+	b.seq++
+	b.taking = true
+	b.status = fmt.Sprintf("Reading every match of %s…", b.search)
+	svc, seq, p := b.svc, b.seq, client.ListParams{Limit: api.MaxBatch, Origin: origins[b.origin], Search: b.search}
+	return func() tea.Msg {
+		var emails []string
+		for {
+			page, err := svc.List(context.Background(), p)
+			if err != nil {
+				return takenMsg{seq: seq, err: err}
+			}
+			for _, e := range page.Data {
+				emails = append(emails, e.Email)
+			}
+			if !page.HasMore || len(page.Data) == 0 {
+				return takenMsg{seq: seq, search: p.Search, emails: emails}
+			}
+			p.After = page.Data[len(page.Data)-1].ID
+		}
+	}
+}
+
 func (b *browse) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case takenMsg:
+		if msg.seq != b.seq {
+			return nil
+		}
+		b.taking = false
+		switch {
+		case msg.err != nil:
+			b.status = "Reading the matches failed: " + errorText(msg.err) + "."
+			return nil
+		case len(msg.emails) == 0:
+			b.status = "Nothing matches " + msg.search.String() + "."
+			return nil
+		}
+		return func() tea.Msg { return useSearchMsg{search: msg.search, emails: msg.emails} }
 	case pageMsg:
 		if msg.seq != b.seq {
 			return nil
 		}
 		b.loading = false
+		if errors.Is(msg.err, client.ErrNoSearch) {
+			b.status = "This service does not search its list (only shush's own does): look up a whole address instead."
+			b.search, b.page, b.hasMore = api.Search{}, nil, false
+			b.refresh()
+			return nil
+		}
 		if msg.err != nil {
 			b.status = errorText(msg.err)
 			if msg.single && client.IsNotFound(msg.err) {
@@ -169,7 +251,7 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 			return nil
 		case key.Matches(msg, k.Prev):
 			if b.single {
-				return b.first()
+				return b.whole()
 			}
 			if b.pageNo > 1 && len(b.page) > 0 {
 				b.pageNo--
@@ -180,7 +262,16 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 			b.origin = (b.origin + 1) % len(origins)
 			return b.first()
 		case key.Matches(msg, k.Reload):
-			return b.first()
+			return b.whole()
+		case key.Matches(msg, k.TakeAll):
+			if !b.searching() {
+				b.status = "X takes every match of a search: / and @domain or a prefix* first."
+				return nil
+			}
+			if b.taking {
+				return nil
+			}
+			return b.takeAll()
 		case key.Matches(msg, k.Lookup):
 			b.looking = true
 			b.lookup.SetValue("")
@@ -232,12 +323,23 @@ func (b *browse) lookupKey(msg tea.KeyMsg) tea.Cmd {
 	if !ok {
 		return cmd
 	}
+	if search, ok := searchOf(q); ok {
+		b.search, b.single, b.pageNo = search, false, 1
+		return b.fetch(client.ListParams{})
+	}
 	// What people paste: "Jane <jane@example.com>", mailto: links, an ID.
 	ref, err := batch.Ref(q)
 	if err != nil {
-		b.status = err.Error() + "."
+		b.status = capitalize(err.Error()) + "."
+		if t := strings.TrimSpace(q); strings.HasPrefix(t, "@") || strings.HasSuffix(t, "*") {
+			// It meant to be a search: say what is wrong with it.
+			if _, serr := api.ParseSearch(t); serr != nil {
+				b.status = fmt.Sprintf("%s is not a search: %s.", api.Quote(t), serr)
+			}
+		}
 		return nil
 	}
+	b.search = api.Search{}
 	b.seq++
 	b.loading = true
 	svc, seq := b.svc, b.seq
@@ -245,6 +347,21 @@ func (b *browse) lookupKey(msg tea.KeyMsg) tea.Cmd {
 		e, err := svc.Get(context.Background(), ref)
 		return pageMsg{seq: seq, resp: api.ListResponse{Data: []api.Entry{e}}, single: true, query: ref, err: err}
 	}
+}
+
+// searchOf reads what the agent typed as a search when it is one: @domain,
+// a prefix with *, or a bare domain (firm.example: everyone there).
+func searchOf(q string) (api.Search, bool) {
+	q = strings.TrimSpace(q)
+	if strings.HasPrefix(q, "@") || strings.HasSuffix(q, "*") {
+		s, err := api.ParseSearch(q)
+		return s, err == nil
+	}
+	if !strings.ContainsAny(q, "@ <>:") && strings.Contains(q, ".") {
+		s, err := api.ParseSearch("@" + q)
+		return s, err == nil
+	}
+	return api.Search{}, false
 }
 
 func (b *browse) refresh() {
@@ -258,6 +375,13 @@ func (b *browse) refresh() {
 		if b.wide {
 			rows[i] = append(rows[i], e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 		}
+		if b.wider {
+			until := ""
+			if e.ExpiresAt != nil {
+				until = e.ExpiresAt.UTC().Format("2006-01-02 15:04")
+			}
+			rows[i] = append(rows[i], until)
+		}
 	}
 	b.table.SetRows(rows)
 }
@@ -269,6 +393,9 @@ func (b *browse) render() string {
 		origin = "origin " + string(o)
 	}
 	title := fmt.Sprintf("Browse · page %d · %s", b.pageNo, origin)
+	if b.search.Kind != api.SearchNone {
+		title = fmt.Sprintf("Browse · %s · page %d · %s", b.search.Describe(), b.pageNo, origin)
+	}
 	if b.single {
 		title = "Browse · lookup result (p goes back to the first page)"
 	}
@@ -282,11 +409,21 @@ func (b *browse) render() string {
 	if b.hasMore && !b.single {
 		more = " · more: n"
 	}
+	if b.searching() && len(b.page) > 0 {
+		more += " · X: remove every match"
+	}
 	body := b.table.View()
 	if len(b.page) == 0 && !b.loading {
 		body = st.Muted.Render("No entries.")
 	}
-	tail := st.Muted.Render(truncate(b.status, b.c.Width))
+	status := b.status
+	if i := b.table.Cursor(); status == "" && i >= 0 && i < len(b.page) {
+		// The row under the cursor, in full: its expiry and note.
+		if k := kept(b.page[i]); k != "" {
+			status = b.page[i].Email + k
+		}
+	}
+	tail := st.Muted.Render(truncate(status, b.c.Width))
 	if b.looking {
 		tail = b.lookup.View()
 	} else if b.loading {

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 )
 
@@ -135,6 +136,14 @@ func (b *build) nextTicket() {
 func (b *build) useMarked(ids []string) {
 	b.replace(batch.RemoveIDs, ids, "browse")
 	b.status = fmt.Sprintf("%d %s from Browse, to remove by ID; r reviews.", len(ids), pluralN(len(ids), "entry"))
+}
+
+// useSearch makes every match of a Browse search the list, to remove by
+// address (the review checks each, and removes what it finds by ID).
+func (b *build) useSearch(s api.Search, emails []string) {
+	b.replace(batch.RemoveEmails, emails, "browse search "+s.String())
+	b.list.search = fmt.Sprintf("%s: %d %s on the list when read", s.Describe(), len(emails), pluralN(len(emails), "entry"))
+	b.status = fmt.Sprintf("%d %s from Browse (%s), to remove; r reviews.", len(emails), pluralN(len(emails), "address"), s.Describe())
 }
 
 // source says where the list's entries came from, for the run's record.

@@ -236,8 +236,12 @@ func TestExportAndCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), "address,id,outcome,deleted,error,ticket,target,mode,time\na@example.com,"+run.Results[0].ID+",added,false,,T-4711,local list,add,") {
+	if !strings.HasPrefix(string(data), "address,id,outcome,deleted,error,ticket,target,mode,time,expires_at,note\na@example.com,"+run.Results[0].ID+",added,false,,T-4711,local list,add,") {
 		t.Fatalf("csv:\n%s", data)
+	}
+	// The note is the ticket's reference, as the review had it.
+	if line := strings.Split(string(data), "\n")[1]; !strings.HasSuffix(line, ",,T-4711") {
+		t.Errorf("a row's expiry and note: %q; want none and the ticket's reference", line)
 	}
 
 	out := filepath.Join(h.dir, "out.JSON")

@@ -23,9 +23,11 @@ import (
 )
 
 // checker is the Check screen: which of the list's addresses are
-// suppressed, with origin and date and, where the service keeps a trail,
-// who listed them under which reference. It sends nothing and arms
-// nothing.
+// suppressed, with origin, date, expiry and note and, where the service
+// keeps a trail, who listed them under which reference. It checks any
+// number (a bulk request of 1,000 at a time, or look-ups against a service
+// without it), shows how far it got, and pages the answer. It sends
+// nothing and arms nothing.
 type checker struct {
 	c      *Common
 	keys   checkKeys
@@ -34,35 +36,50 @@ type checker struct {
 	// up everyone, the requester too.
 	requester map[string]bool
 	found     []batch.Found
-	trail     map[int]api.AuditEntry
-	done      int
-	seq       int
-	offset    int
-	height    int
-	status    string
+	// trail is the newest addition of a listed entry, by index, read for
+	// the rows shown (and all of them before an export); asked marks
+	// those asked for, and noTrail a service that keeps none.
+	trail   map[int]api.AuditEntry
+	asked   map[int]bool
+	noTrail bool
+	done    int
+	seq     int
+	offset  int
+	height  int
+	only    previewFilter
+	status  string
+	// exporting says the export waits for the trail of the rows not
+	// shown yet.
+	exporting bool
 }
 
-type checkKeys struct{ Back, Up, Down, Again, Export key.Binding }
+type checkKeys struct{ Back, Up, Down, PageUp, PageDown, Filter, Again, Export key.Binding }
 
 func newChecker(c *Common) *checker {
 	return &checker{c: c, keys: checkKeys{
-		Back:   kbh("esc", "back", "esc"),
-		Up:     kbh("↑/↓", "scroll", "up"),
-		Down:   key.NewBinding(key.WithKeys("down")),
-		Again:  kbh("ctrl+p", "look up again", "ctrl+p"),
-		Export: kb("write CSV", "w"),
+		Back:     kbh("esc", "back", "esc"),
+		Up:       kbh("↑/↓", "scroll", "up"),
+		Down:     key.NewBinding(key.WithKeys("down")),
+		PageUp:   kbh("pgup/pgdn", "page", "pgup"),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", " ")),
+		Filter:   kbh("ctrl+f", "listed/not listed/all", "ctrl+f"),
+		Again:    kbh("ctrl+p", "look up again", "ctrl+p"),
+		Export:   kb("write CSV", "w"),
 	}}
 }
 
-// maxCheck is the most addresses the UI looks up one by one; the command
-// line's check takes any number.
-const maxCheck = 2000
-
-// checkedMsg is a chunk of the check's look-ups and their trail.
+// checkedMsg is a chunk of the check's answers.
 type checkedMsg struct {
 	seq, start int
 	found      []batch.Found
-	trail      map[int]api.AuditEntry
+}
+
+// trailMsg is the trail of some listed entries, by index; none says the
+// service keeps no trail.
+type trailMsg struct {
+	seq   int
+	trail map[int]api.AuditEntry
+	none  bool
 }
 
 // checkWrittenMsg is the end of the check's export.
@@ -81,46 +98,88 @@ func (k *checker) open(l *entries) tea.Cmd {
 			}
 		}
 	}
-	k.status, k.offset = "", 0
-	if len(k.values) > maxCheck {
-		k.status = fmt.Sprintf("%d addresses are too many to look up here (at most %d); shush suppressions check --file takes any number.", len(k.values), maxCheck)
-		k.values = k.values[:maxCheck]
-	}
+	k.status, k.offset, k.only = "", 0, showAll
 	return k.start()
 }
 
 func (k *checker) start() tea.Cmd {
 	k.seq++
-	k.found, k.trail, k.done = make([]batch.Found, len(k.values)), map[int]api.AuditEntry{}, 0
+	k.found, k.done, k.exporting = make([]batch.Found, len(k.values)), 0, false
+	k.trail, k.asked, k.noTrail = map[int]api.AuditEntry{}, map[int]bool{}, false
 	if len(k.values) == 0 {
 		return nil
 	}
 	return k.lookup(0)
 }
 
-// lookup checks the next chunk: look-ups, then the trail of what is listed
-// (the newest change of each; a service without a trail has none).
+// lookup checks the next chunk: a bulk request's worth, or a few look-ups
+// against a service without the bulk check.
 func (k *checker) lookup(start int) tea.Cmd {
-	end := min(start+previewChunk, len(k.values))
+	end := min(start+k.c.Checker.ChunkSize(), len(k.values))
 	vals := append([]string(nil), k.values[start:end]...)
+	ck, seq := k.c.Checker, k.seq
+	return func() tea.Msg {
+		return checkedMsg{seq: seq, start: start, found: checkUp(ck, vals)}
+	}
+}
+
+// readTrail reads the trail of the listed entries at idx: the newest
+// addition of each (a service without a trail has none).
+func (k *checker) readTrail(idx []int) tea.Cmd {
+	if len(idx) == 0 || k.noTrail {
+		return nil
+	}
+	ids := make(map[int]string, len(idx))
+	for _, i := range idx {
+		k.asked[i] = true
+		ids[i] = k.found[i].Entry.ID
+	}
 	svc, seq := k.c.Service, k.seq
 	return func() tea.Msg {
-		got := lookUp(svc, vals)
 		trail := map[int]api.AuditEntry{}
-		for i, f := range got {
-			if !f.Listed {
-				continue
-			}
-			page, err := svc.SuppressionAudit(context.Background(), f.Entry.ID, client.AuditParams{Limit: 1, Type: api.AuditAdded})
+		for i, id := range ids {
+			page, err := svc.SuppressionAudit(context.Background(), id, client.AuditParams{Limit: 1, Type: api.AuditAdded})
 			if err != nil {
-				break // no trail on this service, or it failed: the states stand
+				// No trail on this service, or it failed: the states stand.
+				return trailMsg{seq: seq, trail: trail, none: client.IsUnsupported(err)}
 			}
 			if len(page.Data) > 0 {
-				trail[start+i] = page.Data[0]
+				trail[i] = page.Data[0]
 			}
 		}
-		return checkedMsg{seq: seq, start: start, found: got, trail: trail}
+		return trailMsg{seq: seq, trail: trail}
 	}
+}
+
+// shown is the indexes of the answers the filter keeps.
+func (k *checker) shown() []int {
+	var out []int
+	for i, f := range k.found[:k.done] {
+		if k.only.keeps(f) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// rows is how many answers the screen shows at once.
+func (k *checker) rows() int {
+	st := k.c.Styles
+	return max(k.height-lines(st.Title, st.Header, st.Muted), 1)
+}
+
+// visibleTrail reads the trail of the listed entries shown that it has
+// not asked for yet.
+func (k *checker) visibleTrail() tea.Cmd {
+	shown := k.shown()
+	k.offset = min(k.offset, max(len(shown)-k.rows(), 0))
+	var want []int
+	for _, i := range shown[k.offset:min(k.offset+k.rows(), len(shown))] {
+		if k.found[i].Listed && !k.asked[i] {
+			want = append(want, i)
+		}
+	}
+	return k.readTrail(want)
 }
 
 func (k *checker) update(msg tea.Msg) tea.Cmd {
@@ -130,34 +189,57 @@ func (k *checker) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		copy(k.found[msg.start:], msg.found)
+		k.done = msg.start + len(msg.found)
+		var next tea.Cmd
+		if k.done < len(k.values) {
+			next = k.lookup(k.done)
+		}
+		return tea.Batch(next, k.visibleTrail())
+	case trailMsg:
+		if msg.seq != k.seq {
+			return nil
+		}
 		for i, a := range msg.trail {
 			k.trail[i] = a
 		}
-		k.done = msg.start + len(msg.found)
-		if k.done < len(k.values) {
-			return k.lookup(k.done)
+		k.noTrail = k.noTrail || msg.none
+		if k.exporting {
+			return k.export()
 		}
 		return nil
 	case checkWrittenMsg:
+		k.exporting = false
 		k.status = fmt.Sprintf("Wrote %d addresses to %s.", msg.n, msg.path)
 		if msg.err != nil {
 			k.status = capitalize(msg.err.Error()) + "."
 		}
 		return nil
 	case tea.KeyMsg:
+		keys := k.keys
 		switch {
-		case key.Matches(msg, k.keys.Back):
+		case key.Matches(msg, keys.Back):
 			k.seq++ // what is still being looked up is no longer wanted
 			return func() tea.Msg { return backMsg{} }
-		case key.Matches(msg, k.keys.Up):
+		case key.Matches(msg, keys.Up):
 			k.offset = max(k.offset-1, 0)
-		case key.Matches(msg, k.keys.Down):
+		case key.Matches(msg, keys.Down):
 			k.offset++
-		case key.Matches(msg, k.keys.Again):
+		case key.Matches(msg, keys.PageUp):
+			k.offset = max(k.offset-k.rows(), 0)
+		case key.Matches(msg, keys.PageDown):
+			k.offset += k.rows()
+		case key.Matches(msg, keys.Filter):
+			k.only, k.offset = (k.only+1)%filterCount, 0
+		case key.Matches(msg, keys.Again):
 			return k.start()
-		case key.Matches(msg, k.keys.Export) && k.done == len(k.values):
+		case key.Matches(msg, keys.Export) && k.done == len(k.values) && !k.exporting:
+			k.exporting = true
+			k.status = "Reading who listed each entry, for the export…"
 			return k.export()
+		default:
+			return nil
 		}
+		return k.visibleTrail()
 	}
 	return nil
 }
@@ -177,13 +259,25 @@ func (k *checker) counts() (listed, missing, failed int) {
 	return listed, missing, failed
 }
 
-// export writes the check as CSV to the export directory, named after it.
+// export writes the check as CSV to the export directory, named after it,
+// once the trail of every listed entry is read (a chunk of them at a time,
+// while the screen says so); a service without a trail has none to read.
 func (k *checker) export() tea.Cmd {
+	var want []int
+	for i, f := range k.found {
+		if f.Listed && !k.asked[i] && len(want) < previewChunk {
+			want = append(want, i)
+		}
+	}
+	if len(want) > 0 && !k.noTrail {
+		k.status = fmt.Sprintf("Reading who listed each entry, for the export (%d of %d listed)…", len(k.asked), k.listedCount())
+		return k.readTrail(want)
+	}
 	path := filepath.Join(config.ExportDir(), config.ExportName("", "check", time.Now(), "csv"))
-	rows := [][]string{{"address", "listed", "id", "origin", "created_at", "key", "reference", "target", "time", "requester"}}
+	rows := [][]string{{"address", "listed", "id", "origin", "created_at", "expires_at", "note", "key", "reference", "target", "time", "requester"}}
 	at := time.Now().UTC().Format(time.RFC3339)
 	for i, f := range k.found {
-		r := []string{safe.Cell(f.Input), fmt.Sprint(f.Listed), "", "", "", "", "", safe.Cell(k.c.Target.label()), at, fmt.Sprint(k.requester[f.Input])}
+		r := []string{safe.Cell(f.Input), fmt.Sprint(f.Listed), "", "", "", "", "", "", "", safe.Cell(k.c.Target.label()), at, fmt.Sprint(k.requester[f.Input])}
 		if f.Err != nil {
 			r[1] = "unknown: " + safe.Cell(errorText(f.Err))
 		}
@@ -191,11 +285,17 @@ func (k *checker) export() tea.Cmd {
 			e := f.Entry
 			// The service's answer is outside text too.
 			r[2], r[3], r[4] = safe.Cell(e.ID), safe.Cell(string(e.Origin)), e.CreatedAt.UTC().Format(time.RFC3339)
+			if e.ExpiresAt != nil {
+				r[5] = e.ExpiresAt.UTC().Format(time.RFC3339)
+			}
+			if e.Note != nil {
+				r[6] = safe.Cell(*e.Note)
+			}
 		}
 		if a, ok := k.trail[i]; ok {
-			r[5] = safe.Cell(a.By())
+			r[7] = safe.Cell(a.By())
 			if a.Reference != nil {
-				r[6] = safe.Cell(*a.Reference)
+				r[8] = safe.Cell(*a.Reference)
 			}
 		}
 		rows = append(rows, r)
@@ -204,6 +304,11 @@ func (k *checker) export() tea.Cmd {
 		err := writeCSV(path, rows)
 		return checkWrittenMsg{path: path, n: len(rows) - 1, err: err}
 	}
+}
+
+func (k *checker) listedCount() int {
+	listed, _, _ := k.counts()
+	return listed
 }
 
 // writeCSV writes rows to path whole or not at all.
@@ -233,7 +338,7 @@ func (k *checker) keyMode() inputMode { return normal }
 func (k *checker) setSize(w, h int) { k.height = h }
 
 func (k *checker) help(g globalKeys) help.KeyMap {
-	b := []key.Binding{k.keys.Up, k.keys.Export, k.keys.Again, k.keys.Back, g.Help}
+	b := []key.Binding{k.keys.Up, k.keys.PageUp, k.keys.Filter, k.keys.Export, k.keys.Again, k.keys.Back, g.Help}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Build, g.Browse, g.History, g.Quit}}}
 }
 
@@ -249,12 +354,23 @@ func (k *checker) render() string {
 		head += fmt.Sprintf(" · %d look-ups failed", failed)
 	}
 	if k.done < len(k.values) {
-		head += fmt.Sprintf(" · looking up %d of %d…", k.done, len(k.values))
+		how := ""
+		if !k.c.Checker.Bulk() {
+			how = " (one at a time: the service has no bulk check)"
+		}
+		head += fmt.Sprintf(" · checking %d of %d…%s", k.done, len(k.values), how)
+	}
+	shown := k.shown()
+	rows := k.rows()
+	k.offset = min(k.offset, max(len(shown)-rows, 0))
+	if len(shown) > rows {
+		head += fmt.Sprintf(" · rows %d–%d of %d", k.offset+1, min(k.offset+rows, len(shown)), len(shown))
+	}
+	if k.only != showAll {
+		head += fmt.Sprintf(" · showing %s (ctrl+f: next)", k.only.name(batch.RemoveEmails))
 	}
 	line(st.Header.Render(head))
-	rows := max(k.height-lines(st.Title, st.Header, st.Muted), 1)
-	k.offset = min(k.offset, max(k.done-rows, 0))
-	for i := k.offset; i < min(k.offset+rows, k.done); i++ {
+	for _, i := range shown[k.offset:min(k.offset+rows, len(shown))] {
 		f := k.found[i]
 		who := ""
 		if k.requester[f.Input] {
@@ -274,7 +390,7 @@ func (k *checker) render() string {
 					s += "  ref " + *a.Reference
 				}
 			}
-			line(s + "  " + e.ID)
+			line(s + kept(e) + "  " + e.ID)
 		}
 	}
 	body := lipgloss.NewStyle().Height(k.height - 1).MaxHeight(k.height - 1).Render(strings.TrimSuffix(b.String(), "\n"))

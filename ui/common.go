@@ -23,6 +23,10 @@ type Common struct {
 	// its runs (and the CLI's) are recorded.
 	Service *client.Client
 	Runs    *batch.Runs
+	// Checker says which addresses are listed (the bulk check, or look-ups
+	// once the service has shown it has none), for the check and the
+	// review.
+	Checker *batch.Checker
 	// Own is our own addresses and domains (config own): never sent.
 	Own batch.Own
 	r   *lipgloss.Renderer

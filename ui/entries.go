@@ -80,6 +80,9 @@ type entries struct {
 	// (batch.FindReference), when hasRef: the review offers it.
 	ref    batch.Reference
 	hasRef bool
+	// search says what a Browse search put on the list ("everyone at
+	// firm.example: 37 entries on the list when read"); the review says it.
+	search string
 }
 
 // noteReference keeps the reference a ticket names for the review.
@@ -215,7 +218,7 @@ func (l *entries) clear() {
 	}
 	l.push(undoStep{label: "clear", rows: l.rows, mode: l.mode})
 	l.rows = nil
-	l.ref, l.hasRef = batch.Reference{}, false
+	l.ref, l.hasRef, l.search = batch.Reference{}, false, ""
 	l.seen = map[string]int{}
 	l.valid = 0
 }

@@ -61,7 +61,7 @@ func countSends(n *atomic.Int32) func(http.Handler) http.Handler {
 // header's question whether the key may change the list (a batch add of
 // no address, client.ReadOnly). It leaves r's body as it was.
 func batchSend(r *http.Request) bool {
-	if !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+	if !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") || r.URL.Path == "/suppressions/batch/check" {
 		return false
 	}
 	body, _ := io.ReadAll(r.Body)

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/shushlist/shush/batch"
+import (
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/batch"
+)
 
 // The messages that go from one screen to another through the root. A
 // screen's own messages (its look-ups, pages, progress) stay beside it.
@@ -76,6 +79,14 @@ type restoreMsg struct {
 	roles []batch.Decision
 	ref   batch.Reference
 	note  string
+}
+
+// useSearchMsg carries every match of a Browse search to the Build screen,
+// to remove; replace says the agent agreed to replace an unsent list.
+type useSearchMsg struct {
+	search  api.Search
+	emails  []string
+	replace bool
 }
 
 // startSendMsg asks the root to send a plan.

@@ -42,7 +42,8 @@ func TestRequesterSectionInTmux(t *testing.T) {
 		"✓ tom@customer.test — a colleague the requester includes (line 6)", "Left out: 1, taken in: 2",
 		"Ticket: #5521", "The ticket reference is from the subject, line 4")
 	// A person's keys come apart (keys sent at once read as a paste).
-	for _, k := range []string{"Tab", "Tab", "Down", "Down", "t"} {
+	// tab: the ticket, the note, the expiry, the Requester section.
+	for _, k := range []string{"Tab", "Tab", "Tab", "Tab", "Down", "Down", "t"} {
 		s.tmux("send-keys", "-t", "ui", k)
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -362,11 +362,15 @@ func writeResults(path string, head exportHead, rows []row) error {
 		}{head, rows})
 	} else {
 		w := csv.NewWriter(f)
-		_ = w.Write([]string{"address", "id", "outcome", "deleted", "error", "ticket", "target", "mode", "time"})
+		_ = w.Write([]string{"address", "id", "outcome", "deleted", "error", "ticket", "target", "mode", "time", "expires_at", "note"})
 		at := head.Started.Format(time.RFC3339)
 		for _, x := range rows {
+			until := ""
+			if !x.ExpiresAt.IsZero() {
+				until = x.ExpiresAt.UTC().Format(time.RFC3339)
+			}
 			_ = w.Write([]string{safe.Cell(x.Address), safe.Cell(x.ID), string(x.Outcome), fmt.Sprint(x.Deleted), safe.Cell(x.Error),
-				safe.Cell(head.Ticket), safe.Cell(head.Target), head.Mode, at})
+				safe.Cell(head.Ticket), safe.Cell(head.Target), head.Mode, at, until, safe.Cell(x.Note)})
 		}
 		w.Flush()
 		err = w.Error()
@@ -423,6 +427,17 @@ func (r *results) tail() string {
 			style = st.Bad
 		}
 		return style.Render(truncate(fmt.Sprintf("Row %d: %s", cur+1, detailText(x)), w))
+	case cur >= 0 && cur < len(r.shown) && (r.rows[r.shown[cur]].Note != "" || !r.rows[r.shown[cur]].ExpiresAt.IsZero()):
+		// What the service says the entry keeps.
+		x := r.rows[r.shown[cur]]
+		s := fmt.Sprintf("Row %d: %s", cur+1, x.Address)
+		if !x.ExpiresAt.IsZero() {
+			s += "  until " + x.ExpiresAt.UTC().Format("2006-01-02 15:04")
+		}
+		if x.Note != "" {
+			s += "  “" + x.Note + "”"
+		}
+		return st.Muted.Render(truncate(s, w))
 	case run.State == batch.Refused && unsent+failed > 0:
 		return st.Bad.Render(truncate(fmt.Sprintf("%d %s not sent: the service refused this key. Send the list again with a key that may change it.", unsent+failed, pluralN(unsent+failed, "entry")+wasWere(unsent+failed)), w))
 	case unsent > 0:

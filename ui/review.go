@@ -21,7 +21,9 @@ type reviewFocus int
 const (
 	focusConfirm reviewFocus = iota
 	focusTicket
-	focusPeople // the Requester section: ↑/↓ choose a row, t flips it
+	focusNote    // an addition's note for each entry
+	focusExpires // an addition's expiry
+	focusPeople  // the Requester section: ↑/↓ choose a row, t flips it
 )
 
 // review is the Review screen: what will be sent where, what is left out
@@ -49,12 +51,18 @@ type review struct {
 	preview *preview
 	seq     int
 	ticket  textinput.Model
-	confirm textinput.Model
-	focus   reviewFocus
-	offset  int
-	only    previewFilter
-	err     string
-	height  int
+	// entryNote and expires are what an addition says of each entry it
+	// lists; the note is the ticket's reference until the agent edits it
+	// (noteEdited).
+	entryNote  textinput.Model
+	expires    textinput.Model
+	noteEdited bool
+	confirm    textinput.Model
+	focus      reviewFocus
+	offset     int
+	only       previewFilter
+	err        string
+	height     int
 	// refusal says why the service would refuse to change the list with
 	// this key ("" when nothing says it would).
 	refusal string
@@ -79,6 +87,12 @@ func newReview(c *Common, svc *client.Client) *review {
 	r.ticket = newTextInput(c, "ticket reference (optional)")
 	r.ticket.Prompt = "Ticket: "
 	r.ticket.CharLimit = 200
+	r.entryNote = newTextInput(c, "why they are listed, kept with each entry (optional)")
+	r.entryNote.Prompt = "Note: "
+	r.entryNote.CharLimit = api.MaxNote
+	r.expires = newTextInput(c, "never (or 30d, 12h, 2026-12-31)")
+	r.expires.Prompt = "Expires: "
+	r.expires.CharLimit = 40
 	r.confirm = newTextInput(c, "")
 	return r
 }
@@ -99,6 +113,9 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool, refusal string)
 	r.focus = focusConfirm
 	r.confirm.Focus()
 	r.ticket.Blur()
+	r.entryNote.Blur()
+	r.expires.Blur()
+	r.followTicket()
 	if r.previews() {
 		return r.startPreview()
 	}
@@ -139,13 +156,26 @@ func (r *review) offerReference(ref batch.Reference) {
 	if ref.Source == fromRun {
 		r.offeredFrom = "the run it was sent in, " + ref.Text
 	}
+	r.followTicket()
 }
 
-// forgetTicket empties the ticket field: the next batch is likely another
-// ticket's.
+// followTicket makes the note the ticket's reference while the agent has
+// not written one of their own.
+func (r *review) followTicket() {
+	if !r.noteEdited {
+		r.entryNote.SetValue(strings.TrimSpace(r.ticket.Value()))
+		r.entryNote.CursorEnd()
+	}
+}
+
+// forgetTicket empties the ticket field, the note and the expiry: the next
+// batch is likely another ticket's.
 func (r *review) forgetTicket() {
 	r.ticket.SetValue("")
 	r.offered, r.offeredFrom = "", ""
+	r.noteEdited = false
+	r.entryNote.SetValue("")
+	r.expires.SetValue("")
 }
 
 // maxAddPreview is the most addresses an addition's review looks up one by
@@ -172,6 +202,8 @@ func (r *review) word() string {
 func (r *review) setSize(w, h int) {
 	r.height = h
 	r.ticket.Width = w - 12
+	r.entryNote.Width = w - 10
+	r.expires.Width = w - 12
 	r.confirm.Width = 12
 }
 
@@ -203,7 +235,12 @@ func (r *review) help(g globalKeys) help.KeyMap {
 		b = append(b, k.SendNow)
 	}
 	sw := k.Switch
-	if len(r.people) > 0 {
+	switch {
+	case r.mode == batch.Add && len(r.people) > 0:
+		sw.SetHelp("tab", "ticket/note/expiry/requester")
+	case r.mode == batch.Add:
+		sw.SetHelp("tab", "ticket/note/expiry")
+	case len(r.people) > 0:
 		sw.SetHelp("tab", "ticket/requester")
 	}
 	b = append(b, sw)
@@ -232,14 +269,33 @@ func (r *review) startPreview() tea.Cmd {
 	return r.lookup(0)
 }
 
-// lookup resolves the next chunk of the preview, a few requests at a time.
+// lookup resolves the next chunk of the preview: addresses with the
+// checker (a bulk request's worth, or a few look-ups at a time), IDs a few
+// look-ups at a time.
 func (r *review) lookup(start int) tea.Cmd {
-	end := min(start+previewChunk, len(r.values))
-	vals := append([]string(nil), r.values[start:end]...)
-	svc, seq := r.svc, r.seq
-	return func() tea.Msg {
-		return previewMsg{seq: seq, start: start, lookups: lookUp(svc, vals)}
+	size := previewChunk
+	if r.mode != batch.RemoveIDs {
+		size = r.c.Checker.ChunkSize()
 	}
+	end := min(start+size, len(r.values))
+	vals := append([]string(nil), r.values[start:end]...)
+	svc, seq, byID, k := r.svc, r.seq, r.mode == batch.RemoveIDs, r.c.Checker
+	return func() tea.Msg {
+		if byID {
+			return previewMsg{seq: seq, start: start, lookups: lookUp(svc, vals)}
+		}
+		return previewMsg{seq: seq, start: start, lookups: checkUp(k, vals)}
+	}
+}
+
+// checkUp checks vals with the checker; an address whose check failed
+// carries the error.
+func checkUp(k *batch.Checker, vals []string) []batch.Found {
+	got, err := k.Check(context.Background(), vals)
+	for i := len(got); i < len(vals); i++ {
+		got = append(got, batch.Found{Input: vals[i], Err: err})
+	}
+	return got
 }
 
 // lookUp looks vals up, a few requests at a time; an entry whose look-up
@@ -318,9 +374,11 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 		case key.Matches(msg, k.SendNow) && r.mode == batch.Add:
 			return r.send()
 		case key.Matches(msg, k.Send):
-			if r.focus == focusTicket {
+			if r.focus != focusConfirm {
 				r.focus = focusConfirm
 				r.ticket.Blur()
+				r.entryNote.Blur()
+				r.expires.Blur()
 				return r.confirm.Focus()
 			}
 			if strings.TrimSpace(strings.ToLower(r.confirm.Value())) != r.word() {
@@ -331,24 +389,42 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	var cmd tea.Cmd
-	if r.focus == focusTicket {
+	switch r.focus {
+	case focusTicket:
 		r.ticket, cmd = r.ticket.Update(msg)
-	} else {
+		r.followTicket()
+	case focusNote:
+		before := r.entryNote.Value()
+		r.entryNote, cmd = r.entryNote.Update(msg)
+		r.noteEdited = r.noteEdited || r.entryNote.Value() != before
+	case focusExpires:
+		r.expires, cmd = r.expires.Update(msg)
+	default:
 		r.confirm, cmd = r.confirm.Update(msg)
 	}
 	return cmd
 }
 
-// switchFocus moves on: the confirmation, the ticket field, the Requester
-// section (when the ticket has one), the confirmation again.
+// switchFocus moves on: the confirmation, the ticket field, an
+// addition's note and expiry, the Requester section (when the ticket has
+// one), the confirmation again.
 func (r *review) switchFocus() tea.Cmd {
 	r.confirm.Blur()
 	r.ticket.Blur()
+	r.entryNote.Blur()
+	r.expires.Blur()
+	add := r.mode == batch.Add
 	switch {
 	case r.focus == focusConfirm:
 		r.focus = focusTicket
 		return r.ticket.Focus()
-	case r.focus == focusTicket && len(r.people) > 0:
+	case r.focus == focusTicket && add:
+		r.focus = focusNote
+		return r.entryNote.Focus()
+	case r.focus == focusNote:
+		r.focus = focusExpires
+		return r.expires.Focus()
+	case (r.focus == focusTicket || r.focus == focusExpires) && len(r.people) > 0:
 		r.focus = focusPeople
 		return nil
 	}
@@ -407,6 +483,19 @@ func (r *review) send() tea.Cmd {
 			return nil
 		}
 	}
+	if r.mode == batch.Add {
+		job.note = strings.TrimSpace(r.entryNote.Value())
+		if err := api.ValidNote(job.note); err != nil {
+			r.err = "Note: " + err.Error() + "; nothing was sent."
+			return nil
+		}
+		exp, err := batch.ParseExpiry(r.expires.Value())
+		if err != nil {
+			r.err = "Expires: " + err.Error() + "; nothing was sent."
+			return nil
+		}
+		job.expires = exp
+	}
 	if p != nil {
 		// The preview's look-ups: a removal by address removes the found
 		// entries by ID, a removal by ID learns their addresses and
@@ -436,6 +525,9 @@ func (r *review) render() string {
 	}
 	batches := batch.BatchCount(len(r.values))
 	line(fmt.Sprintf("%d %s in %d %s of up to %d → %s", len(r.values), pluralN(len(r.values), noun(r.mode)), batches, pluralN(batches, "batch"), api.MaxBatch, r.c.Target.label()))
+	if r.list.search != "" {
+		line(st.Header.Render("From Browse's search: " + r.list.search))
+	}
 	if n := len(r.invalid); n > 0 {
 		line(st.Invalid.Render(fmt.Sprintf("Excluded: %d invalid %s, never sent:", n, pluralN(n, "entry"))))
 		for _, e := range r.invalid[:min(n, 3)] {
@@ -474,9 +566,11 @@ func (r *review) render() string {
 		line(st.Muted.Render(fmt.Sprintf("Too many to look up one by one (%d); the results will say which were already listed.", len(r.values))))
 	}
 	body := strings.TrimSuffix(b.String(), "\n")
-	foot := []string{r.ticket.View(), r.confirm.View()}
+	foot := []string{r.ticket.View()}
 	if r.mode == batch.Add {
-		foot[1] += st.Muted.Render("  (or ctrl+s)")
+		foot = append(foot, r.entryNote.View(), r.expires.View(), r.confirm.View()+st.Muted.Render("  (or ctrl+s)"))
+	} else {
+		foot = append(foot, r.confirm.View())
 	}
 	switch {
 	case r.err != "":
@@ -485,6 +579,10 @@ func (r *review) render() string {
 		foot = append(foot, st.Muted.Render(truncate(r.note, w)))
 	case r.offeredFrom != "" && r.offered != "" && strings.TrimSpace(r.ticket.Value()) == r.offered:
 		foot = append(foot, st.Muted.Render(truncate("The ticket reference is from "+r.offeredFrom+" (tab to edit it).", w)))
+	case r.focus == focusNote:
+		foot = append(foot, st.Muted.Render(truncate("The note is kept with each entry the run lists; an entry already listed keeps its own.", w)))
+	case r.focus == focusExpires:
+		foot = append(foot, st.Muted.Render(truncate("The entries leave the list then (counted by the service's clock); an entry already listed keeps a later expiry.", w)))
 	default:
 		foot = append(foot, "")
 	}

@@ -122,20 +122,23 @@ const (
 // row is one entry of a run as the Results screen shows it and an export
 // (and the history file of earlier versions) writes it: address, ID,
 // outcome (rowInvalid and rowLeftOut for what was not sent), deleted (a
-// removal the service confirmed) and the error message (for what was not
-// sent, why).
+// removal the service confirmed), the error message (for what was not
+// sent, why), and the entry's expiry and note as the service said.
 type row struct {
-	Address string        `json:"address,omitempty"`
-	ID      string        `json:"id,omitempty"`
-	Outcome batch.Outcome `json:"outcome"`
-	Deleted bool          `json:"deleted"`
-	Error   string        `json:"error,omitempty"`
+	Address   string        `json:"address,omitempty"`
+	ID        string        `json:"id,omitempty"`
+	Outcome   batch.Outcome `json:"outcome"`
+	Deleted   bool          `json:"deleted"`
+	Error     string        `json:"error,omitempty"`
+	ExpiresAt time.Time     `json:"expires_at,omitzero"`
+	Note      string        `json:"note,omitempty"`
 }
 
 func (r *Run) rows() []row {
 	out := make([]row, 0, len(r.Results)+len(r.Invalid)+len(r.LeftOut))
 	for _, x := range r.Results {
-		out = append(out, row{Address: r.address(x), ID: x.ID, Outcome: x.Outcome, Deleted: x.Outcome == batch.Removed, Error: x.Message})
+		out = append(out, row{Address: r.address(x), ID: x.ID, Outcome: x.Outcome, Deleted: x.Outcome == batch.Removed, Error: x.Message,
+			ExpiresAt: x.ExpiresAt, Note: x.Note})
 	}
 	for _, it := range r.Invalid {
 		out = append(out, row{Address: it.Raw, Outcome: rowInvalid, Error: fmt.Sprintf("line %d: %s", it.Line, it.Problem)})

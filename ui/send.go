@@ -51,6 +51,9 @@ type sendJob struct {
 	// have an outcome already (a resume).
 	total int
 	prior []batch.Result
+	// note and expires are what an addition says of each entry it lists.
+	note    string
+	expires batch.Expiry
 	// send starts the run on the run service.
 	send func(context.Context, *batch.Runs, batch.Observer) (batch.RunInfo, error)
 }
@@ -195,9 +198,16 @@ func (f *feed) listen() tea.Msg {
 // sendPlan sends plan as a new run (recorded, so that a run the UI
 // leaves, a closed terminal, can be resumed by the UI or the CLI).
 func (s *sender) sendPlan(job sendJob, plan batch.Plan) tea.Cmd {
-	meta := batch.RunMeta{Reference: job.ticket, Input: job.input}
+	meta := batch.RunMeta{Reference: job.ticket, Input: job.input, Note: job.note}
 	job.total = len(plan.Values)
+	exp := job.expires
 	job.send = func(ctx context.Context, rs *batch.Runs, on batch.Observer) (batch.RunInfo, error) {
+		// An age counts from the service's clock, asked now.
+		at, err := batch.ExpiresAt(ctx, rs.Client, exp)
+		if err != nil {
+			return batch.RunInfo{}, err
+		}
+		meta.ExpiresAt = at
 		return rs.Start(ctx, plan, meta, on)
 	}
 	return s.start(job)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/safe"
 )
 
@@ -99,4 +100,17 @@ func reason(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// kept is what an entry keeps beyond its origin and date, for a line of a
+// screen: "  until 2026-12-24 10:00  “mailbox full”", or "" for neither.
+func kept(e api.Entry) string {
+	s := ""
+	if e.ExpiresAt != nil {
+		s += "  until " + e.ExpiresAt.UTC().Format("2006-01-02 15:04")
+	}
+	if e.Note != nil && *e.Note != "" {
+		s += "  “" + *e.Note + "”"
+	}
+	return s
 }

@@ -41,6 +41,21 @@ func (m *Model) useMarked(msg useMarkedMsg) tea.Cmd {
 	return nil
 }
 
+// useSearch puts every match of a Browse search on the Build screen, to
+// remove, asking first when it would replace an unsent list.
+func (m *Model) useSearch(msg useSearchMsg) tea.Cmd {
+	if n := m.build.list.len(); n > 0 && !msg.replace {
+		again := msg
+		again.replace = true
+		return ask(fmt.Sprintf("The list holds %d unsent %s. Replace %s with the %d matches of %s? (u brings %s back)",
+			n, pluralN(n, "entry"), itThem(n), len(msg.emails), msg.search, itThem(n)),
+			func() tea.Msg { return again })
+	}
+	m.build.useSearch(msg.search, msg.emails)
+	m.goTo(scrBuild)
+	return nil
+}
+
 // listReadMsg is a recorded run read to be opened as a new list.
 type listReadMsg struct {
 	list restoreMsg
