@@ -20,11 +20,13 @@ import (
 	"github.com/shushlist/shush/server/store/sqlite"
 )
 
-// The lists BenchmarkListByOrigin reads: the team asked about holds
-// bigTeamSize entries, one in a thousand a bounce, the rest manual, and no
-// complaint; another team holds otherTeamSize complaints, with IDs of the
-// same times, so that a plan that left the team's own range would read
-// them.
+// The lists BenchmarkListByOrigin and BenchmarkSearch read: the team
+// asked about holds bigTeamSize entries (big-0000000@… to big-0999999@…),
+// one in a thousand a bounce, the rest manual, and no complaint; every
+// other one at big.example, the rest spread over a thousand domains
+// (d000.example to d999.example, 500 each); another team holds
+// otherTeamSize complaints at example.com, with IDs of the same times, so
+// that a plan that left the team's own range would read them.
 const (
 	bigTeamSize   = 1_000_000
 	otherTeamSize = 500_000
@@ -174,17 +176,19 @@ func seedSQLiteList(path string) error {
 	const fill = `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ?1)
 		INSERT INTO suppressions (team, id, email, origin, source_id, created_at)
 		SELECT ?2, printf('%08x-%04x-7000-8000-%012x', (?3 + 2 * i + ?4) >> 16, (?3 + 2 * i + ?4) & 65535, i),
-		       printf('%s-%07d@example.com', ?2, i), ORIGIN, NULL, ?3 + 2 * i + ?4
+		       printf('%s-%07d@%s', ?2, i, DOMAIN), ORIGIN, NULL, ?3 + 2 * i + ?4
 		FROM n`
-	if _, err := db.Exec(strings.Replace(fill, "ORIGIN", "CASE WHEN i % 1000 = 0 THEN 'bounce' ELSE 'manual' END", 1), bigTeamSize, "big", base, 0); err != nil {
+	big := strings.NewReplacer("ORIGIN", "CASE WHEN i % 1000 = 0 THEN 'bounce' ELSE 'manual' END",
+		"DOMAIN", "CASE WHEN i % 2 = 0 THEN 'big.example' ELSE printf('d%03d.example', (i / 2) % 1000) END")
+	if _, err := db.Exec(big.Replace(fill), bigTeamSize, "big", base, 0); err != nil {
 		return err
 	}
-	_, err = db.Exec(strings.Replace(fill, "ORIGIN", "'complaint'", 1), otherTeamSize, "other", base, 1)
+	_, err = db.Exec(strings.NewReplacer("ORIGIN", "'complaint'", "DOMAIN", "'example.com'").Replace(fill), otherTeamSize, "other", base, 1)
 	return err
 }
 
-// seedPostgresList fills both teams with generate_series and analyzes
-// the table, as autovacuum would after such a load.
+// seedPostgresList fills both teams with generate_series and vacuums and
+// analyzes the table, as autovacuum would after such a load.
 func seedPostgresList(ctx context.Context, dsn string) error {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -194,7 +198,8 @@ func seedPostgresList(ctx context.Context, dsn string) error {
 	_, err = conn.Exec(ctx, fmt.Sprintf(`
 		INSERT INTO suppressions (id, team, email, origin, created_at)
 		SELECT (lpad(to_hex(b.ms + 2 * g), 12, '0') || '7000' || '8000' || lpad(to_hex(g), 12, '0'))::uuid,
-		       'big', 'big-' || g || '@example.com',
+		       'big', 'big-' || lpad(g::text, 7, '0') || '@' ||
+		         CASE WHEN g %% 2 = 0 THEN 'big.example' ELSE 'd' || lpad(((g / 2) %% 1000)::text, 3, '0') || '.example' END,
 		       CASE WHEN g %% 1000 = 0 THEN 'bounce' ELSE 'manual' END,
 		       to_timestamp((b.ms + 2 * g) / 1000.0)
 		FROM generate_series(0, %[1]d - 1) g, (SELECT (extract(epoch FROM now()) * 1000)::bigint - 7200000 AS ms) b;
@@ -202,7 +207,72 @@ func seedPostgresList(ctx context.Context, dsn string) error {
 		SELECT (lpad(to_hex(b.ms + 2 * g + 1), 12, '0') || '7000' || '8000' || lpad(to_hex(g), 12, '0'))::uuid,
 		       'other', 'other-' || g || '@example.com', 'complaint',
 		       to_timestamp((b.ms + 2 * g + 1) / 1000.0)
-		FROM generate_series(0, %[2]d - 1) g, (SELECT (extract(epoch FROM now()) * 1000)::bigint - 7200000 AS ms) b;
-		ANALYZE suppressions`, bigTeamSize, otherTeamSize))
+		FROM generate_series(0, %[2]d - 1) g, (SELECT (extract(epoch FROM now()) * 1000)::bigint - 7200000 AS ms) b`, bigTeamSize, otherTeamSize))
+	if err != nil {
+		return err
+	}
+	// As autovacuum leaves a table after such a load: analyzed, its pages
+	// all-visible (an index-only scan reads no row).
+	_, err = conn.Exec(ctx, `VACUUM ANALYZE suppressions`)
 	return err
+}
+
+// BenchmarkSearch reads the first page (limit 20 and 100) of searches of
+// the million-entry team against its plain page, on both stores: a domain
+// that holds half the list, a domain of 500 entries (one in 2,000), and
+// prefixes of 100, 1,000 and 10,000 addresses. x_plain is the search's
+// page time over the plain page's in the same run; a domain's page is a
+// range of its index in ID order, a prefix's the matches sorted by ID.
+//
+//	go test ./server/store -run '^$' -bench Search -benchtime 2000x -count 3
+//
+// PostgreSQL runs when SHUSH_TEST_POSTGRES names a server.
+func BenchmarkSearch(b *testing.B) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		b.Run(kind, func(b *testing.B) {
+			st := seededListStore(b, kind)
+			for _, limit := range []int{20, 100} {
+				var plain time.Duration
+				for _, c := range []struct {
+					name, q string
+					want    int
+				}{
+					{"plain", "", limit},
+					{"domain(50%)", "@big.example", limit},
+					{"domain(500)", "@d007.example", limit},
+					{"prefix(100)", "big-00012*", min(limit, 100)},
+					{"prefix(1000)", "big-0001*", limit},
+					{"prefix(10000)", "big-001*", limit},
+					{"address", "big-0004242@big.example", 1},
+				} {
+					b.Run(fmt.Sprintf("limit=%d/%s", limit, c.name), func(b *testing.B) {
+						ctx := context.Background()
+						q := store.ListQuery{Limit: limit}
+						if c.q != "" {
+							s, err := api.ParseSearch(c.q)
+							if err != nil {
+								b.Fatal(err)
+							}
+							q.Search = s
+						}
+						for b.Loop() {
+							page, _, err := st.List(ctx, "big", q)
+							if err != nil {
+								b.Fatal(err)
+							}
+							if len(page) != c.want {
+								b.Fatalf("%d entries, want %d", len(page), c.want)
+							}
+						}
+						per := b.Elapsed() / time.Duration(b.N)
+						if c.q == "" {
+							plain = per
+						} else if plain > 0 {
+							b.ReportMetric(float64(per)/float64(plain), "x_plain")
+						}
+					})
+				}
+			}
+		})
+	}
 }

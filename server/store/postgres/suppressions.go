@@ -114,6 +114,9 @@ func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry,
 
 func (s *db) Entries(ctx context.Context, p *sqlstore.EntriesParams) ([]store.Entry, error) {
 	query, args := entriesQuery(p, p.Window)
+	if p.PrefixFrom != "" {
+		query, args = prefixQuery(p)
+	}
 	return query1(ctx, s, query, args, sqlstore.ScanEntry)
 }
 
@@ -122,17 +125,23 @@ const domainExpr = "split_part(suppressions.email, '@', 2)"
 
 // entriesQuery reads the window w of the entries p selects from the index
 // that finds them. ORDER BY leads with the index's columns (the origin's,
-// the domain's) so that the plan reads its range in ID order; a prefix or
-// an address is a range of the address index (byte order), whose matches
-// are sorted by ID.
+// the domain's) so that the plan reads its range in ID order; an address
+// is a range of the address index (see prefixQuery for a prefix's page).
 func entriesQuery(p *sqlstore.EntriesParams, w sqlstore.Window) (string, []any) {
-	args := []any{p.Team}
+	where, args, keys := selection(p)
+	return windowQuery(`SELECT `+entryColumns+` FROM suppressions`, where, keys, args, w)
+}
+
+// selection is the condition (over args) of the entries p selects, and
+// the columns of the index that reads them in ID order.
+func selection(p *sqlstore.EntriesParams) (where string, args []any, keys []string) {
+	args = []any{p.Team}
 	arg := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
-	where := "team = $1"
-	keys := []string{"suppressions.team", "suppressions.id"}
+	where = "team = $1"
+	keys = []string{"suppressions.team", "suppressions.id"}
 	switch {
 	case p.Domain != "":
 		where += " AND " + domainExpr + " = " + arg(p.Domain)
@@ -155,7 +164,25 @@ func entriesQuery(p *sqlstore.EntriesParams, w sqlstore.Window) (string, []any) 
 	if !p.CreatedBefore.IsZero() {
 		where += " AND created_at < " + arg(p.CreatedBefore)
 	}
-	return windowQuery(`SELECT `+entryColumns+` FROM suppressions`, where, keys, args, w)
+	return where, args, keys
+}
+
+// prefixQuery reads the window of a prefix's matches: every match's ID
+// from the address index alone (it includes each address's ID), the
+// window of them sorted, and then the rows of those IDs only. MATERIALIZED
+// keeps the planner from walking the list in ID order and filtering on the
+// address instead, hoping for an early match: addresses imported in
+// order have IDs in the same order, and a prefix's matches are then all
+// in one stretch of the list, perhaps its oldest.
+func prefixQuery(p *sqlstore.EntriesParams) (string, []any) {
+	where, args, _ := selection(p)
+	ids, args := windowQuery(`SELECT m.id FROM m`, "true", []string{"m.id"}, args, p.Window)
+	order := "DESC"
+	if p.Ascending {
+		order = "ASC"
+	}
+	return `WITH m AS MATERIALIZED (SELECT suppressions.id FROM suppressions WHERE ` + where + `)
+		SELECT ` + entryColumns + ` FROM suppressions WHERE id = ANY(ARRAY(` + ids + `)) ORDER BY suppressions.id ` + order, args
 }
 
 func (s *db) EntriesByEmail(ctx context.Context, team string, emails []string) ([]store.Entry, error) {

@@ -41,10 +41,18 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 			where, args = append(where, "id < ?"), append(args, c.p.Cursor)
 		}
 		query := base + " WHERE " + strings.Join(where, " AND ") + " ORDER BY id DESC LIMIT 21"
+		if c.p.PrefixFrom != "" {
+			query, args = prefixQuery(&c.p)
+		}
 		plan := explain(t, st, query, args...)
 		if strings.Contains(plan, "SCAN") || !strings.Contains(plan, "SEARCH suppressions USING") ||
 			!strings.Contains(plan, c.index) || !c.sort && strings.Contains(plan, "TEMP B-TREE") {
 			t.Errorf("%+v reads:\n%s", c.p, plan)
+		}
+		// A prefix's matches are sorted from the index alone; only the
+		// rows shown are read, by key.
+		if c.p.PrefixFrom != "" && (!strings.Contains(plan, "COVERING INDEX suppressions_team_email") || !strings.Contains(plan, "PRIMARY KEY")) {
+			t.Errorf("a prefix's page reads more than the index and the rows shown:\n%s", plan)
 		}
 	}
 	plan := explain(t, st, "SELECT team, "+sqlstore.EntryColumns+" FROM suppressions INDEXED BY suppressions_expires"+

@@ -217,8 +217,41 @@ func (s *db) EntryByEmail(ctx context.Context, team, email string) (store.Entry,
 }
 
 func (s *db) Entries(ctx context.Context, p *sqlstore.EntriesParams) ([]store.Entry, error) {
+	if p.PrefixFrom != "" {
+		return s.prefixEntries(ctx, p)
+	}
 	base, where, args := entriesQuery(p)
 	return readWindow(ctx, s, base, where, args, p.Window, sqlstore.ScanEntry)
+}
+
+// prefixEntries reads a prefix's window in two steps (prefixQuery).
+func (s *db) prefixEntries(ctx context.Context, p *sqlstore.EntriesParams) ([]store.Entry, error) {
+	q, args := prefixQuery(p)
+	rows, err := s.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanEntry)
+}
+
+// prefixQuery reads the window of a prefix's matches in two steps: the
+// IDs of the window from the address index alone (it holds each
+// address's ID, the table's key), sorted, and then the rows of those IDs
+// only. Reading every match's row to sort them would cost a look-up per
+// match, not per row shown.
+func prefixQuery(p *sqlstore.EntriesParams) (string, []any) {
+	_, where, args := entriesQuery(p)
+	order := "DESC"
+	if p.Cursor != "" {
+		cmp := "<"
+		if p.Ascending {
+			cmp, order = ">", "ASC"
+		}
+		where, args = append(where, "id "+cmp+" ?"), append(args, p.Cursor)
+	}
+	args = append(args, p.Limit, p.Team)
+	return "SELECT " + sqlstore.EntryColumns + " FROM suppressions WHERE id IN (SELECT id FROM suppressions INDEXED BY suppressions_team_email WHERE " +
+		strings.Join(where, " AND ") + " ORDER BY id " + order + " LIMIT ?) AND team = ? ORDER BY id " + order, args
 }
 
 // domainExpr is the domain of an address, as the domain index holds it.
@@ -230,7 +263,8 @@ const domainExpr = "substr(email, instr(email, '@') + 1)"
 // domain the team has none of. The origin index holds each origin's
 // entries in ID order, with what a page shows, and the domain index each
 // domain's, so that their pages are range reads; a prefix or an address
-// is a range of the address index, whose matches are sorted by ID.
+// is a range of the address index, whose matches are sorted by ID (see
+// prefixQuery for a prefix's page).
 func entriesQuery(p *sqlstore.EntriesParams) (base string, where []string, args []any) {
 	where, args = []string{"team = ?"}, []any{p.Team}
 	index := ""

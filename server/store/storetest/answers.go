@@ -90,9 +90,25 @@ func testSearch(t *testing.T, st store.Store) {
 		t.Errorf("before %s: %v more=%v; want c@ alone", all[1].Email, back, more)
 	}
 
+	// A prefix's pages too, both ways.
+	pq := store.ListQuery{Limit: 1, Search: search(t, "jane*")}
+	one, _, err := st.List(ctx(t), tm, pq)
+	if err != nil || len(one) != 1 || one[0].Email != "jane.doe@example.org" {
+		t.Fatalf("the first page of 1 of jane*: %v, %v", emails(one), err)
+	}
+	pq.After = one[0].ID
+	two, more, err := st.List(ctx(t), tm, pq)
+	if err != nil || len(two) != 1 || two[0].Email != "janet@example.com" || !more {
+		t.Fatalf("the second page of jane*: %v more=%v, %v", emails(two), more, err)
+	}
+	pq.After, pq.Before = "", two[0].ID
+	if back, more, err := st.List(ctx(t), tm, pq); err != nil || len(back) != 1 || back[0].Email != "jane.doe@example.org" || more {
+		t.Errorf("the page before janet@ of jane*: %v more=%v, %v", emails(back), more, err)
+	}
+
 	// Export takes the same selection, whole.
 	var exported []string
-	err := st.Export(ctx(t), tm, store.ListQuery{Search: search(t, "jane*")}, func(e store.Entry) error {
+	err = st.Export(ctx(t), tm, store.ListQuery{Search: search(t, "jane*")}, func(e store.Entry) error {
 		exported = append(exported, e.Email)
 		return nil
 	})
