@@ -75,12 +75,9 @@ const MaxReference = 200
 // ValidReference reports why ref cannot be sent as ReferenceHeader: it
 // must be 1-200 printable characters (no control or format characters).
 func ValidReference(ref string) error {
-	n := 0
-	for _, r := range ref {
-		n++
-		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
-			return fmt.Errorf("the reference %s holds a character that is not printable", Quote(ref))
-		}
+	n, ok := printable(ref)
+	if !ok {
+		return fmt.Errorf("the reference %s holds a character that is not printable", Quote(ref))
 	}
 	switch {
 	case n == 0:
@@ -89,6 +86,19 @@ func ValidReference(ref string) error {
 		return fmt.Errorf("the reference is %d characters long; at most %d are allowed", n, MaxReference)
 	}
 	return nil
+}
+
+// printable counts the characters of s and reports whether each is
+// printable (a space too; no control or format character, no invalid
+// byte).
+func printable(s string) (n int, ok bool) {
+	for _, r := range s {
+		n++
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			return n, false
+		}
+	}
+	return n, true
 }
 
 // AddRequest is the body of POST /suppressions; Note and ExpiresAt are
@@ -105,12 +115,9 @@ const MaxNote = 500
 // ValidNote reports why note cannot be an entry's note: it must be at
 // most MaxNote printable characters (no control or format characters).
 func ValidNote(note string) error {
-	n := 0
-	for _, r := range note {
-		n++
-		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
-			return fmt.Errorf("the note %s holds a character that is not printable", Quote(note))
-		}
+	n, ok := printable(note)
+	if !ok {
+		return fmt.Errorf("the note %s holds a character that is not printable", Quote(note))
 	}
 	if n > MaxNote {
 		return fmt.Errorf("the note is %d characters long; at most %d are allowed", n, MaxNote)
