@@ -1,11 +1,7 @@
 package ui
 
 import (
-	"encoding/json"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,53 +18,9 @@ import (
 func TestAgentsDayAgainstShushServe(t *testing.T) {
 	bin, dir := buildShush(t)
 	home := filepath.Join(dir, "home")
-	env := []string{
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
-		"PATH=" + os.Getenv("PATH"),
-	}
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("shush %s: %v", strings.Join(args, " "), err)
-		}
-		return string(out)
-	}
-
 	// shush serve on a free port, with a key named after the agent.
-	db := filepath.Join(dir, "service.db")
-	var created struct{ Key string }
-	if err := json.Unmarshal([]byte(run("keys", "create", "--team", "support", "--name", "jane", "--db", db, "--json")), &created); err != nil || created.Key == "" {
-		t.Fatalf("keys create: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	serve := exec.Command(bin, "serve", "--addr", addr, "--db", db)
-	serve.Env = env
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
-	base := "http://" + addr
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("shush serve did not answer")
-		}
-	}
-	env = append(env, "SHUSH_BASE_URL="+base, "SHUSH_API_KEY="+created.Key)
+	sv := startServe(t, bin, dir, "jane")
+	run := sv.run
 	// Yesterday's ticket, from the command line.
 	yesterday := filepath.Join(dir, "yesterday.txt")
 	os.WriteFile(yesterday, []byte("known@example.com\n"), 0o600)
@@ -81,7 +33,7 @@ func TestAgentsDayAgainstShushServe(t *testing.T) {
 
 	downloads := filepath.Join(dir, "downloads")
 	os.MkdirAll(downloads, 0o700)
-	s, _ := startTmuxWith(t, bin, dir, 110, 32, "SHUSH_BASE_URL="+base, "SHUSH_API_KEY="+created.Key, "SHUSH_EXPORT_DIR="+downloads)
+	s, _ := startTmuxWith(t, bin, dir, 110, 32, "SHUSH_BASE_URL="+sv.base, "SHUSH_API_KEY="+sv.key, "SHUSH_EXPORT_DIR="+downloads)
 	s.waitScreen("answers")
 
 	// The ticket: a forwarded mail with its headers, a quote and a signature.

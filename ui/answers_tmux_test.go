@@ -1,12 +1,8 @@
 package ui
 
 import (
-	"encoding/json"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,61 +16,16 @@ import (
 // whole paste, paged, the listed ones filtered out).
 func TestListAnswersInTmux(t *testing.T) {
 	bin, dir := buildShush(t)
-	home := filepath.Join(dir, "home")
-	env := []string{
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
-		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
-		"PATH=" + os.Getenv("PATH"),
-	}
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("shush %s: %v", strings.Join(args, " "), err)
-		}
-		return string(out)
-	}
-	db := filepath.Join(dir, "service.db")
-	var created struct{ Key string }
-	if err := json.Unmarshal([]byte(run("keys", "create", "--team", "support", "--name", "jane", "--db", db, "--json")), &created); err != nil || created.Key == "" {
-		t.Fatalf("keys create: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	serve := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--rate", "1000")
-	serve.Env = env
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
-	base := "http://" + addr
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if resp, err := http.Get(base + "/healthz"); err == nil {
-			resp.Body.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("shush serve did not answer")
-		}
-	}
-	env = append(env, "SHUSH_BASE_URL="+base, "SHUSH_API_KEY="+created.Key)
+	sv := startServe(t, bin, dir, "jane")
 	var firm []string
 	for i := range 30 {
 		firm = append(firm, fmt.Sprintf("partner%02d@firm.example", i))
 	}
 	listed := filepath.Join(dir, "listed.txt")
 	os.WriteFile(listed, []byte(strings.Join(append(firm, "jane@example.com", "customer0042@crm.example"), "\n")), 0o600)
-	run("suppressions", "batch", "add", "--file", listed, "--note", "firm asked on #48213", "--expires", "30d")
+	sv.run("suppressions", "batch", "add", "--file", listed, "--note", "firm asked on #48213", "--expires", "30d")
 
-	s, _ := startTmuxWith(t, bin, dir, 120, 32, "SHUSH_BASE_URL="+base, "SHUSH_API_KEY="+created.Key)
+	s, _ := startTmuxWith(t, bin, dir, 120, 32, "SHUSH_BASE_URL="+sv.base, "SHUSH_API_KEY="+sv.key)
 	s.waitScreen("answers")
 	key := func(k ...string) {
 		for _, one := range k {

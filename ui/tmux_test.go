@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -288,4 +291,65 @@ func writeCapturesDoc(t *testing.T, file, title, intro string, docs []struct{ na
 	if err := os.WriteFile(filepath.Join("..", "docs", "screens", file), []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// served is shush serve run from the built binary for a tmux test: its
+// base URL, a key of the team "support" named after the agent, and run,
+// which runs the binary's other commands against it.
+type served struct {
+	base, key string
+	run       func(args ...string) string
+}
+
+// startServe runs `bin serve` on a free port, its database and home under
+// dir, until the test ends.
+func startServe(t *testing.T, bin, dir, agent string) served {
+	t.Helper()
+	home := filepath.Join(dir, "home")
+	env := []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"PATH=" + os.Getenv("PATH"),
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("shush %s: %v", strings.Join(args, " "), err)
+		}
+		return string(out)
+	}
+	db := filepath.Join(dir, "service.db")
+	var created struct{ Key string }
+	if err := json.Unmarshal([]byte(run("keys", "create", "--team", "support", "--name", agent, "--db", db, "--json")), &created); err != nil || created.Key == "" {
+		t.Fatalf("keys create: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	serve := exec.Command(bin, "serve", "--addr", addr, "--db", db, "--rate", "1000")
+	serve.Env = env
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
+	base := "http://" + addr
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("shush serve did not answer")
+		}
+	}
+	env = append(env, "SHUSH_BASE_URL="+base, "SHUSH_API_KEY="+created.Key)
+	return served{base: base, key: created.Key, run: run}
 }
