@@ -61,23 +61,37 @@ func TestMain(m *testing.M) {
 //
 // PostgreSQL runs when SHUSH_TEST_POSTGRES names a server.
 func BenchmarkListByOrigin(b *testing.B) {
+	benchPages(b, func(limit int) []pageCase {
+		return []pageCase{
+			{"origin=bounce(0.1%)", store.ListQuery{Origin: api.OriginBounce}, limit},
+			{"origin=complaint(none)", store.ListQuery{Origin: api.OriginComplaint}, 0},
+		}
+	})
+}
+
+// pageCase is a page a benchmark reads: its query (the limit aside) and
+// how many entries it must hold.
+type pageCase struct {
+	name string
+	q    store.ListQuery
+	want int
+}
+
+// benchPages reads, on both stores' seeded list and with limits 20 and
+// 100, the plain first page and then each of the cases' pages, and
+// reports each one's time over the plain page's in the same run
+// (x_plain).
+func benchPages(b *testing.B, cases func(limit int) []pageCase) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		b.Run(kind, func(b *testing.B) {
 			st := seededListStore(b, kind)
 			for _, limit := range []int{20, 100} {
 				var plain time.Duration
-				for _, c := range []struct {
-					name   string
-					origin api.Origin
-					want   int
-				}{
-					{"plain", "", limit},
-					{"origin=bounce(0.1%)", api.OriginBounce, limit},
-					{"origin=complaint(none)", api.OriginComplaint, 0},
-				} {
+				for i, c := range append([]pageCase{{"plain", store.ListQuery{}, limit}}, cases(limit)...) {
 					b.Run(fmt.Sprintf("limit=%d/%s", limit, c.name), func(b *testing.B) {
 						ctx := context.Background()
-						q := store.ListQuery{Limit: limit, Origin: c.origin}
+						q := c.q
+						q.Limit = limit
 						for b.Loop() {
 							page, _, err := st.List(ctx, "big", q)
 							if err != nil {
@@ -88,7 +102,7 @@ func BenchmarkListByOrigin(b *testing.B) {
 							}
 						}
 						per := b.Elapsed() / time.Duration(b.N)
-						if c.origin == "" {
+						if i == 0 {
 							plain = per
 						} else if plain > 0 {
 							b.ReportMetric(float64(per)/float64(plain), "x_plain")
@@ -228,51 +242,21 @@ func seedPostgresList(ctx context.Context, dsn string) error {
 //
 // PostgreSQL runs when SHUSH_TEST_POSTGRES names a server.
 func BenchmarkSearch(b *testing.B) {
-	for _, kind := range []string{"sqlite", "postgres"} {
-		b.Run(kind, func(b *testing.B) {
-			st := seededListStore(b, kind)
-			for _, limit := range []int{20, 100} {
-				var plain time.Duration
-				for _, c := range []struct {
-					name, q string
-					want    int
-				}{
-					{"plain", "", limit},
-					{"domain(50%)", "@big.example", limit},
-					{"domain(500)", "@d007.example", limit},
-					{"prefix(100)", "big-00012*", min(limit, 100)},
-					{"prefix(1000)", "big-0001*", limit},
-					{"prefix(10000)", "big-001*", limit},
-					{"address", "big-0004242@big.example", 1},
-				} {
-					b.Run(fmt.Sprintf("limit=%d/%s", limit, c.name), func(b *testing.B) {
-						ctx := context.Background()
-						q := store.ListQuery{Limit: limit}
-						if c.q != "" {
-							s, err := api.ParseSearch(c.q)
-							if err != nil {
-								b.Fatal(err)
-							}
-							q.Search = s
-						}
-						for b.Loop() {
-							page, _, err := st.List(ctx, "big", q)
-							if err != nil {
-								b.Fatal(err)
-							}
-							if len(page) != c.want {
-								b.Fatalf("%d entries, want %d", len(page), c.want)
-							}
-						}
-						per := b.Elapsed() / time.Duration(b.N)
-						if c.q == "" {
-							plain = per
-						} else if plain > 0 {
-							b.ReportMetric(float64(per)/float64(plain), "x_plain")
-						}
-					})
-				}
-			}
-		})
+	search := func(q string) store.ListQuery {
+		s, err := api.ParseSearch(q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return store.ListQuery{Search: s}
 	}
+	benchPages(b, func(limit int) []pageCase {
+		return []pageCase{
+			{"domain(50%)", search("@big.example"), limit},
+			{"domain(500)", search("@d007.example"), limit},
+			{"prefix(100)", search("big-00012*"), min(limit, 100)},
+			{"prefix(1000)", search("big-0001*"), limit},
+			{"prefix(10000)", search("big-001*"), limit},
+			{"address", search("big-0004242@big.example"), 1},
+		}
+	})
 }
