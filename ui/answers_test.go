@@ -35,10 +35,10 @@ func TestBrowseSearchTakesADomainAsARemoval(t *testing.T) {
 	h.keys("/")
 	h.typeText("firm.example")
 	h.keys("enter")
-	h.mustSee("Browse · everyone at firm.example · page 1", "partner29@firm.example", "more: n · X: remove every match")
+	h.mustSee("Browse · everyone at firm.example (X: remove all) · page 1", "partner29@firm.example", "(X: remove all)", "more: n")
 	h.mustNotSee("jane@example.com", "x@sub.firm.example")
 	h.keys("n")
-	h.mustSee("Browse · everyone at firm.example · page 2")
+	h.mustSee("Browse · everyone at firm.example (X: remove all) · page 2")
 	h.mustNotSee("jane@example.com", "x@sub.firm.example")
 
 	// A search that is not one says so, once, in a sentence.
@@ -52,7 +52,7 @@ func TestBrowseSearchTakesADomainAsARemoval(t *testing.T) {
 	h.keys("X")
 	h.mustSee("30 addresses from Browse (everyone at firm.example), to remove; r reviews.", "mode: remove by address")
 	h.keys("r")
-	h.mustSee("Review · remove by address", "From Browse's search: everyone at firm.example: 30 entries on the list when read",
+	h.mustSee("Review · remove by address", "From Browse's search: everyone at firm.example, 30 entries when read",
 		"Preview: 30 on the list · 0 not on the list", "This removes 30 entries from the list.")
 	h.typeText("remove")
 	h.keys("enter")

@@ -39,19 +39,19 @@ func TestListAnswersInTmux(t *testing.T) {
 	s.tmux("send-keys", "-t", "ui", "-l", "@firm.example")
 	s.waitScreen("Look up: @firm.example")
 	key("Enter")
-	scr := s.waitScreen("Browse · everyone at firm.example · page 1", "partner29@firm.example", "Expires (UTC)",
-		"X: remove every match")
+	scr := s.waitScreen("Browse · everyone at firm.example (X: remove all) · page 1", "partner29@firm.example", "Expires (UTC)",
+		"(X: remove all)")
 	if strings.Contains(scr, "jane@example.com") || strings.Contains(scr, "crm.example") {
 		t.Fatalf("the search shows another domain's entries:\n%s", scr)
 	}
 	key("Down")
 	s.waitScreen("partner28@firm.example  until ", "“firm asked on #48213”")
 	key("n")
-	s.waitScreen("Browse · everyone at firm.example · page 2")
+	s.waitScreen("Browse · everyone at firm.example (X: remove all) · page 2")
 	key("X")
 	s.waitScreen("30 addresses from Browse (everyone at firm.example), to remove; r reviews.")
 	key("r")
-	s.waitScreen("Review · remove by address", "From Browse's search: everyone at firm.example: 30 entries on the list when read",
+	s.waitScreen("Review · remove by address", "From Browse's search: everyone at firm.example, 30 entries when read",
 		"Preview: 30 on the list · 0 not on the list", "This removes 30 entries from the list.")
 	s.tmux("send-keys", "-t", "ui", "-l", "remove")
 	s.waitScreen(`Type "remove" and press Enter to send: remove`)

@@ -395,6 +395,10 @@ func (b *browse) render() string {
 	title := fmt.Sprintf("Browse · page %d · %s", b.pageNo, origin)
 	if b.search.Kind != api.SearchNone {
 		title = fmt.Sprintf("Browse · %s · page %d · %s", b.search.Describe(), b.pageNo, origin)
+		if b.searching() && len(b.page) > 0 {
+			// First, where a narrow terminal still shows it.
+			title = fmt.Sprintf("Browse · %s (X: remove all) · page %d · %s", b.search.Describe(), b.pageNo, origin)
+		}
 	}
 	if b.single {
 		title = "Browse · lookup result (p goes back to the first page)"
@@ -408,9 +412,6 @@ func (b *browse) render() string {
 	more := ""
 	if b.hasMore && !b.single {
 		more = " · more: n"
-	}
-	if b.searching() && len(b.page) > 0 {
-		more += " · X: remove every match"
 	}
 	body := b.table.View()
 	if len(b.page) == 0 && !b.loading {

@@ -142,7 +142,7 @@ func (b *build) useMarked(ids []string) {
 // address (the review checks each, and removes what it finds by ID).
 func (b *build) useSearch(s api.Search, emails []string) {
 	b.replace(batch.RemoveEmails, emails, "browse search "+s.String())
-	b.list.search = fmt.Sprintf("%s: %d %s on the list when read", s.Describe(), len(emails), pluralN(len(emails), "entry"))
+	b.list.search = fmt.Sprintf("%s, %d %s when read", s.Describe(), len(emails), pluralN(len(emails), "entry"))
 	b.status = fmt.Sprintf("%d %s from Browse (%s), to remove; r reviews.", len(emails), pluralN(len(emails), "address"), s.Describe())
 }
 

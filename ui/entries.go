@@ -81,7 +81,7 @@ type entries struct {
 	ref    batch.Reference
 	hasRef bool
 	// search says what a Browse search put on the list ("everyone at
-	// firm.example: 37 entries on the list when read"); the review says it.
+	// firm.example, 37 entries when read"); the review says it.
 	search string
 }
 

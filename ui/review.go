@@ -577,12 +577,12 @@ func (r *review) render() string {
 		foot = append(foot, st.Bad.Render(truncate(r.err, w)))
 	case r.note != "":
 		foot = append(foot, st.Muted.Render(truncate(r.note, w)))
-	case r.offeredFrom != "" && r.offered != "" && strings.TrimSpace(r.ticket.Value()) == r.offered:
-		foot = append(foot, st.Muted.Render(truncate("The ticket reference is from "+r.offeredFrom+" (tab to edit it).", w)))
 	case r.focus == focusNote:
 		foot = append(foot, st.Muted.Render(truncate("The note is kept with each entry the run lists; an entry already listed keeps its own.", w)))
 	case r.focus == focusExpires:
 		foot = append(foot, st.Muted.Render(truncate("The entries leave the list then (counted by the service's clock); an entry already listed keeps a later expiry.", w)))
+	case r.offeredFrom != "" && r.offered != "" && strings.TrimSpace(r.ticket.Value()) == r.offered:
+		foot = append(foot, st.Muted.Render(truncate("The ticket reference is from "+r.offeredFrom+" (tab to edit it).", w)))
 	default:
 		foot = append(foot, "")
 	}
