@@ -94,6 +94,9 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 	r.ReuseRecord = false
 	col := -1
 	width := 0
+	// An addition keeps the origin (and source ID) a file gives, as a
+	// shush export writes them.
+	origin, source := -1, -1
 	for rec := 0; ; rec++ {
 		row, err := r.Read()
 		if err == io.EOF {
@@ -119,11 +122,14 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 					describeEntry(mode), strings.Join(trimAll(row), ", "), wrongModeHint(row, mode))
 			}
 			if header {
+				if mode == Add {
+					origin, source = headerIndex(row, "origin"), headerIndex(row, "sourceid")
+				}
 				continue
 			}
 		}
 		line, _ = r.FieldPos(col)
-		v := strings.TrimSpace(row[col])
+		v := Unguard(strings.TrimSpace(row[col]))
 		if v == "" {
 			emit(Item{Line: line, Problem: "the " + mode.noun() + " column is empty on this line"})
 			continue
@@ -131,9 +137,59 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 		if !mode.byID() {
 			v = angleAddress(v)
 		}
-		emit(NewItem(mode, line, v))
+		it := NewItem(mode, line, v)
+		if origin >= 0 {
+			it = withOrigin(it, cell(row, origin), cell(row, source))
+		}
+		emit(it)
 	}
 	return nil
+}
+
+// Unguard undoes the formula guard of a CSV cell (safe.Cell): a leading
+// apostrophe before = + - @, a tab or a carriage return is what a
+// spreadsheet-safe export put there, not data. "'=1+2@example.com" reads
+// as the valid address =1+2@example.com it was written for.
+func Unguard(v string) string {
+	if len(v) >= 2 && v[0] == '\'' && strings.IndexByte("=+-@\t\r", v[1]) >= 0 {
+		return v[1:]
+	}
+	return v
+}
+
+// headerIndex is the column whose header, as headerKey reads it, is name;
+// -1 for none.
+func headerIndex(header []string, name string) int {
+	for i, h := range header {
+		if headerKey(h) == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// cell is row's field i, trimmed and unguarded ("" for none).
+func cell(row []string, i int) string {
+	if i < 0 || i >= len(row) {
+		return ""
+	}
+	return Unguard(strings.TrimSpace(row[i]))
+}
+
+// withOrigin gives a valid item the origin and source ID its input names;
+// an origin that is none of the contract's makes the entry invalid, with
+// its line, rather than listing it as something it is not.
+func withOrigin(it Item, origin, source string) Item {
+	if !it.Valid() || origin == "" {
+		return it
+	}
+	o, err := api.ParseOrigin(origin)
+	if err != nil {
+		it.Problem = "its " + err.Error()
+		return it
+	}
+	it.Origin, it.SourceID = o, source
+	return it
 }
 
 // angleAddress returns the address of a cell written as a mail header

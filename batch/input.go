@@ -7,6 +7,8 @@ import (
 	"iter"
 	"slices"
 	"strings"
+
+	"github.com/shushlist/shush/api"
 )
 
 // Input is an input read and planned in one pass (ReadPlan): what a run
@@ -39,7 +41,78 @@ type Input struct {
 
 	values *valueSet // nil once released
 	n      int
+	// origins holds, by ordinal (see valueSet.entries), the origin an
+	// addition's input gives each value (originNone for none), once any
+	// value has one: a byte a value, where a map would cost about a
+	// hundred. sources holds the few source IDs, by ordinal.
+	origins []byte
+	sources map[int]string
 }
+
+// The origins of Input.origins, a byte each.
+const (
+	originNone byte = iota
+	originBounce
+	originComplaint
+	originManual
+)
+
+var originCodes = map[api.Origin]byte{api.OriginBounce: originBounce, api.OriginComplaint: originComplaint, api.OriginManual: originManual}
+
+// setOrigin records the origin and source ID given to the value of
+// ordinal ord.
+func (in *Input) setOrigin(ord int, o api.Origin, source string) {
+	if o == "" {
+		return
+	}
+	for len(in.origins) <= ord {
+		in.origins = append(in.origins, originNone)
+	}
+	in.origins[ord] = originCodes[o]
+	if source != "" {
+		if in.sources == nil {
+			in.sources = map[int]string{}
+		}
+		in.sources[ord] = strings.Clone(source)
+	}
+}
+
+// restoreAt is how the value of ordinal ord is to be listed, when its
+// input said.
+func (in *Input) restoreAt(ord int) (Restore, bool) {
+	if ord >= len(in.origins) || in.origins[ord] == originNone {
+		return Restore{}, false
+	}
+	for o, c := range originCodes {
+		if c == in.origins[ord] {
+			return Restore{Origin: o, SourceID: in.sources[ord]}, true
+		}
+	}
+	return Restore{}, false
+}
+
+// Origins counts the values whose input gives them an origin other than
+// manual (a CSV or NDJSON export's bounce and complaint entries): what
+// would be lost where the service does not take origins.
+func (in *Input) Origins() int {
+	n := 0
+	for _, c := range in.origins {
+		if c != originNone && c != originManual {
+			n++
+		}
+	}
+	return n
+}
+
+// HasOrigins reports whether the input gave any value an origin (manual
+// included): its run sends `entries`, which only shush's own service
+// takes (TakesOrigins).
+func (in *Input) HasOrigins() bool { return in.origins != nil }
+
+// DropOrigins forgets the origins: every value is then added as the
+// batch endpoint's emails are, as manual (for a service that does not
+// take an entry's origin).
+func (in *Input) DropOrigins() { in.origins, in.sources = nil, nil }
 
 // ReadPlan reads an input as Read does and plans it as LeaveOut then
 // NewPlan would plan all of its items (our own addresses left out, and
@@ -81,8 +154,15 @@ func (in *Input) Values() iter.Seq[string] {
 // small enough to hold so.
 func (in *Input) Plan() Plan {
 	p := Plan{Mode: in.Mode, Values: make([]string, 0, in.n), Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates}
-	for v := range in.Values() {
+	for ord, b := range in.held().entries(false) {
+		v := string(b)
 		p.Values = append(p.Values, v)
+		if to, ok := in.restoreAt(ord); ok {
+			if p.Restore == nil {
+				p.Restore = map[string]Restore{}
+			}
+			p.Restore[v] = to
+		}
 	}
 	return p
 }
@@ -124,23 +204,37 @@ func (in *Input) whole() Plan {
 func (in *Input) record(ri *RunInfo, size int) error {
 	defer in.Release()
 	var line []byte
-	next, stop := iter.Pull(in.held().values(true))
+	next, stop := iter.Pull2(in.held().entries(true))
 	defer stop()
 	for i := range ri.Segments {
 		rec := planRecordOf(Plan{Mode: in.Mode}, ri.Target)
 		if i == 0 {
 			rec.Invalid, rec.LeftOut, rec.Duplicates = in.Invalid, in.LeftOut, in.Duplicates
 		}
+		// The segment's origins, as the undo of a removal records them.
+		var restore map[string]Restore
 		seg := func(yield func([]byte) bool) {
 			for range size {
-				v, ok := next()
-				if !ok || !yield(v) {
+				ord, v, ok := next()
+				if !ok {
+					return
+				}
+				if to, ok := in.restoreAt(ord); ok {
+					if restore == nil {
+						restore = map[string]Restore{}
+					}
+					restore[string(v)] = to
+				}
+				if !yield(v) {
 					return
 				}
 			}
 		}
 		var err error
 		if line, err = appendPlanRecord(line[:0], rec, seg); err != nil {
+			return err
+		}
+		if line, err = appendRestore(line, restore); err != nil {
 			return err
 		}
 		j, err := createJournalWith(ri.segmentPath(i), line)
@@ -236,6 +330,8 @@ func (p *planner) add(it Item) {
 	}
 	if _, added := in.values.add(v); !added {
 		in.Duplicates++
+	} else if it.Origin != "" && in.Mode == Add {
+		in.setOrigin(in.values.stored-1, it.Origin, it.SourceID)
 	}
 }
 

@@ -159,6 +159,23 @@ func appendPlanRecord(b []byte, rec planRecord, values iter.Seq[[]byte]) ([]byte
 	return append(b, "]}\n"...), nil
 }
 
+// appendRestore adds restore to the plan record that appendPlanRecord
+// ended line with (nothing when restore is empty): a segment's origins are
+// known only once its values have been listed.
+func appendRestore(line []byte, restore map[string]Restore) ([]byte, error) {
+	if len(restore) == 0 {
+		return line, nil
+	}
+	b, err := json.Marshal(restore)
+	if err != nil {
+		return line, err
+	}
+	line = bytes.TrimSuffix(line, []byte("}\n"))
+	line = append(line, `,"restore":`...)
+	line = append(line, b...)
+	return append(line, "}\n"...), nil
+}
+
 // appendJSONString appends s as a JSON string. s is UTF-8 (a normalized
 // address or ID); quotes, backslashes and control characters are escaped.
 func appendJSONString(b, s []byte) []byte {

@@ -71,7 +71,7 @@ func (jr *jsonReader) body() error {
 		}
 		key, _ := tok.(string)
 		line := jr.lineAt(dec.InputOffset())
-		if key != "emails" && key != "ids" {
+		if key != "emails" && key != "ids" && key != "data" && key != "entries" {
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
 				return jr.error(err)
@@ -87,7 +87,12 @@ func (jr *jsonReader) body() error {
 			what := jsonKind(next)
 			return errLine(line, "%q is %s; it must be an array of %s", key, what, nounFor(key))
 		}
-		if err := jr.array(key); err != nil {
+		if key == "data" || key == "entries" {
+			err = jr.objects(key)
+		} else {
+			err = jr.array(key)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -96,6 +101,19 @@ func (jr *jsonReader) body() error {
 	}
 	el, hasE := have["emails"]
 	il, hasI := have["ids"]
+	nl, hasN := have["entries"]
+	if _, hasD := have["data"]; hasD && !hasE && !hasI && !hasN {
+		return nil // a list or a run as shush prints it: its entries were read
+	}
+	if hasN {
+		switch {
+		case hasE || hasI:
+			return errLine(nl, `the body has "entries" and "emails" or "ids"; a request gives one of them`)
+		case jr.mode != Add:
+			return errLine(nl, `the body holds "entries", which only an addition takes`)
+		}
+		return nil
+	}
 	switch mode := jr.mode; {
 	case hasE && hasI:
 		return errLine(max(el, il), `the body has both "emails" and "ids"; a request gives one of them`)
@@ -111,9 +129,67 @@ func (jr *jsonReader) body() error {
 	return nil
 }
 
+// jsonEntry is an object of a "data" or "entries" array: an entry as the
+// API, a run's --json or the UI's results export show it, or as batch
+// add's entries body gives it.
+type jsonEntry struct {
+	Email    *string `json:"email"`
+	Address  *string `json:"address"` // the UI's results export
+	ID       *string `json:"id"`
+	Origin   *string `json:"origin"`
+	SourceID *string `json:"source_id"`
+}
+
+// objects reads an array of entry objects: each gives the mode's value
+// ("email", or "address"; "id" for a removal by ID) and, for an
+// addition, the origin and source ID to list it with.
+func (jr *jsonReader) objects(field string) error {
+	dec := jr.dec
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return jr.error(err)
+		}
+		line := jr.lineAt(dec.InputOffset() - int64(len(raw)))
+		where := fmt.Sprintf("%s[%d]", field, i)
+		var e jsonEntry
+		if raw[0] != '{' || json.Unmarshal(raw, &e) != nil {
+			jr.emit(Item{Line: line, Raw: shorten(string(raw)), Problem: where + " is not an entry object with an email or id"})
+			continue
+		}
+		v, name := e.Email, "email"
+		switch {
+		case jr.mode.byID():
+			v, name = e.ID, "id"
+		case v == nil:
+			v = e.Address
+		}
+		if v == nil || *v == "" {
+			jr.emit(Item{Line: line, Raw: shorten(string(raw)), Problem: fmt.Sprintf("%s has no %q", where, name)})
+			continue
+		}
+		it := NewItem(jr.mode, line, *v)
+		if jr.mode == Add && e.Origin != nil {
+			source := ""
+			if e.SourceID != nil {
+				source = *e.SourceID
+			}
+			it = withOrigin(it, *e.Origin, source)
+		}
+		jr.emit(it)
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return jr.error(err)
+	}
+	return nil
+}
+
 func nounFor(key string) string {
-	if key == "ids" {
+	switch key {
+	case "ids":
 		return "suppression IDs"
+	case "data", "entries":
+		return "entry objects"
 	}
 	return "email addresses"
 }

@@ -101,6 +101,11 @@ type Item struct {
 	Raw     string `json:"raw"`
 	Value   string `json:"value,omitempty"`
 	Problem string `json:"problem,omitempty"`
+	// Origin and SourceID are what an addition's input says the entry is
+	// to be listed with (a CSV export's origin and source_id columns, an
+	// NDJSON export's fields); empty when it says nothing (manual).
+	Origin   api.Origin `json:"-"`
+	SourceID string     `json:"-"`
 	// zone is where a free-text ticket names the address, and tk what
 	// the ticket says about its people (ticket.go); the rule of whom a
 	// ticket is about (Decide) reads them.
@@ -171,6 +176,13 @@ func NewPlan(mode Mode, items []Item) Plan {
 		}
 		seen[it.Value] = struct{}{}
 		p.Values = append(p.Values, it.Value)
+		if it.Origin != "" && mode == Add {
+			// An export re-read keeps its entries' origins.
+			if p.Restore == nil {
+				p.Restore = map[string]Restore{}
+			}
+			p.Restore[it.Value] = Restore{Origin: it.Origin, SourceID: it.SourceID}
+		}
 	}
 	return p
 }

@@ -33,6 +33,8 @@ const (
 	// CSV is comma, semicolon or tab separated values; the column is found
 	// by its header, or is the only column.
 	CSV
+	// NDJSON is one JSON object a line, as the export writes the list.
+	NDJSON
 )
 
 // String names the format for people.
@@ -48,6 +50,8 @@ func (f Format) String() string {
 		return "JSON request body"
 	case CSV:
 		return "CSV"
+	case NDJSON:
+		return "NDJSON"
 	}
 	return "unknown format"
 }
@@ -149,6 +153,9 @@ func parse(src *source, name string, mode Mode, h hooks) (Format, error) {
 	}
 	ext := strings.ToLower(filepath.Ext(name))
 	switch c := sv.startRune; {
+	case ext == ".ndjson" || ext == ".jsonl" || c == '{' && looksNDJSON(src.reader()):
+		expect(sv.lines)
+		return NDJSON, readNDJSON(src.reader(), mode, emit)
 	case c == '[' || c == '{':
 		return readJSON(src, &sv, mode, emit)
 	case ext == ".json":

@@ -104,7 +104,7 @@ func (rs *Runs) PlanUndo(ctx context.Context, id string) (Undo, error) {
 	if len(u.Plan.Values) == 0 {
 		return u, nil
 	}
-	extended := extends(ctx, c)
+	extended := TakesOrigins(ctx, c)
 	if extended && len(unknown) > 0 {
 		fromTrail(ctx, c, unknown, u.Plan.Restore)
 	}
@@ -137,9 +137,10 @@ func manualBefore(restore map[string]Restore) int {
 	return n
 }
 
-// extends reports whether the service is shush's own (it keeps the audit
-// trail, and takes `entries` with origins).
-func extends(ctx context.Context, c *client.Client) bool {
+// TakesOrigins reports whether the service is shush's own: it keeps the
+// audit trail, and takes batch add's `entries` with their origins (the
+// hosted service lists every addition as manual).
+func TakesOrigins(ctx context.Context, c *client.Client) bool {
 	_, err := c.Audit(ctx, client.AuditParams{Limit: 1})
 	return err == nil
 }

@@ -24,6 +24,9 @@ type valueSet struct {
 	// skipped when the values are listed.
 	dropped map[uint64]bool
 	n       int // values held, dropped ones not counted
+	// stored counts the values stored, dropped ones too: a value's
+	// ordinal (see entries) is its place among them.
+	stored int
 	// collide gives every value the same hash: tests use it to show that
 	// colliding values are told apart by their bytes.
 	collide bool
@@ -108,6 +111,7 @@ func (s *valueSet) store(v string) uint64 {
 	off := uint64(last)<<chunkBits | uint64(len(c))
 	c = binary.AppendUvarint(c, uint64(len(v)))
 	s.chunks[last] = append(c, v...)
+	s.stored++
 	return off
 }
 
@@ -150,16 +154,31 @@ func (s *valueSet) each(fn func(v []byte) bool) {
 // once listed: the set is then spent.
 func (s *valueSet) values(release bool) iter.Seq[[]byte] {
 	return func(yield func([]byte) bool) {
+		for _, v := range s.entries(release) {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
+
+// entries is values with each value's ordinal: its place in the order
+// of first occurrence, dropped values counted (what add's caller can
+// number a value by: the number of values stored before it).
+func (s *valueSet) entries(release bool) iter.Seq2[int, []byte] {
+	return func(yield func(int, []byte) bool) {
+		ord := -1
 		for ci, c := range s.chunks {
 			for p := 0; p < len(c); {
 				off := uint64(ci)<<chunkBits | uint64(p)
 				n, k := binary.Uvarint(c[p:])
 				v := c[p+k : p+k+int(n)]
 				p += k + int(n)
+				ord++
 				if s.dropped[off] {
 					continue
 				}
-				if !yield(v) {
+				if !yield(ord, v) {
 					return
 				}
 			}

@@ -321,6 +321,16 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	defer conn.Close()
 
+	// An export re-imported keeps its entries' origins where the service
+	// takes them; elsewhere they are listed as manual, and that is said.
+	if mode == batch.Add && in.HasOrigins() && !f.resume && !batch.TakesOrigins(ctx, conn.Client) {
+		if n := in.Origins(); n > 0 {
+			fmt.Fprintf(a.io.Err, "shush: %s with a bounce or complaint origin will be listed as manual: %s takes no entry's origin (shush's own service does)\n",
+				plural(n, "address", "addresses"), conn.Target)
+		}
+		in.DropOrigins()
+	}
+
 	meta := batch.RunMeta{Reference: f.reference, Input: inputName(f.file), Note: f.keep.note}
 	if meta.ExpiresAt, err = expiresAt(ctx, conn.Client, exp); err != nil {
 		return err

@@ -172,8 +172,9 @@ func (a *app) doctor(ctx context.Context) (doctorReport, int) {
 	case !known:
 		add("clock", true, "the service sent no Date header: its clock cannot be compared (its times are shown as it gives them)")
 	case skew > maxSkew || skew < -maxSkew:
-		add("clock", false, "the service's clock is %s %s this machine's; times it shows and times shush shows disagree by that much",
-			skew.Abs().Round(time.Second), aheadBehind(skew))
+		// Date has whole seconds: the estimate is good to a second or two.
+		add("clock", false, "the service's clock is about %s %s this machine's; times it shows and times shush shows disagree by that much",
+			skew.Abs().Round(10*time.Second), aheadBehind(skew))
 	case skew == 0:
 		add("clock", true, "the service's clock agrees with this machine's (within two seconds)")
 	default:

@@ -108,7 +108,7 @@ func completeProfiles(_ *cobra.Command, _ []string, prefix string) ([]cobra.Comp
 
 // completeInputFiles offers the files batch and check read.
 func completeInputFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return []cobra.Completion{"txt", "csv", "tsv", "json"}, cobra.ShellCompDirectiveFilterFileExt
+	return []cobra.Completion{"txt", "csv", "tsv", "json", "ndjson", "jsonl"}, cobra.ShellCompDirectiveFilterFileExt
 }
 
 // registerCompletions attaches value completion to every flag that has a

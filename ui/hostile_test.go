@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,4 +83,31 @@ func TestHeaderSaysWhetherTheServiceAnswers(t *testing.T) {
 
 	up := newHarness(t, service(t, nil), 120, 40)
 	up.mustSee("local list · answers · profile default")
+}
+
+// A results export re-opens in the UI as the list it was: the CSV's
+// formula guards are taken off, the JSON's data read, for an addition by
+// address and a removal by ID alike.
+func TestResultsExportReopens(t *testing.T) {
+	rows := []row{
+		{Address: "=1+2@example.com", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a", Outcome: batch.Added},
+		{Address: "+tag@example.com", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6b", Outcome: batch.AlreadyListed},
+		{Address: "plain@example.com", ID: "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6c", Outcome: batch.Added},
+	}
+	for _, name := range []string{"results.csv", "results.json"} {
+		h := newHarness(t, service(t, nil), 100, 30)
+		path := filepath.Join(h.dir, name)
+		if err := writeResults(path, exportHead{Ticket: "T-1", Mode: "add"}, rows); err != nil {
+			t.Fatal(err)
+		}
+		h.run(h.m.build.load(path))
+		h.mustSee(name + ": 3 added, 0 skipped as duplicates, 0 invalid.")
+		if got := h.m.build.list.values(); !slices.Equal(got, []string{"=1+2@example.com", "+tag@example.com", "plain@example.com"}) {
+			t.Errorf("%s re-opened as %v", name, got)
+		}
+		ids, _, _, err := readFile(path, batch.RemoveIDs)
+		if err != nil || len(ids) != 3 || ids[2].Value != rows[2].ID {
+			t.Errorf("%s re-read by ID: %+v %v", name, ids, err)
+		}
+	}
 }

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/shushlist/shush/server"
+)
+
+// listed is an entry as a round trip must keep it.
+type listed struct {
+	Email    string  `json:"email"`
+	Origin   string  `json:"origin"`
+	SourceID *string `json:"source_id"`
+}
+
+func (l listed) String() string {
+	s := "-"
+	if l.SourceID != nil {
+		s = *l.SourceID
+	}
+	return l.Email + "/" + l.Origin + "/" + s
+}
+
+// entriesOf is the whole list of the service sb points at, sorted.
+func entriesOf(t *testing.T, sb *sandbox) []string {
+	t.Helper()
+	var doc struct {
+		Data []listed `json:"data"`
+	}
+	r := sb.run(t, nil, "suppressions", "list", "--all", "--json").want(t, 0)
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("list: %v: %s", err, r)
+	}
+	var out []string
+	for _, e := range doc.Data {
+		out = append(out, e.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Every file shush writes of a list reads back to the same list: the CSV
+// export (its formula guard removed on read), the NDJSON export, and the
+// JSON of list --all, each re-imported into an empty shush serve with
+// batch add, give the same addresses with the same origins and source
+// IDs.
+func TestExportsReimportToTheSameList(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	srcDB := filepath.Join(sb.home, "source.db")
+	key := strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", "ops", "--db", srcDB).want(t, 0).stdout)
+	srcURL := startServe(t, sb, srcDB)
+	src := sb.with("SHUSH_BASE_URL="+srcURL, "SHUSH_API_KEY="+key)
+
+	// The list to keep: every origin, a source ID, and addresses a
+	// spreadsheet would take for formulas.
+	body := `{"entries":[
+		{"email":"=1+2@example.com","origin":"bounce","source_id":"evt_1"},
+		{"email":"+tagged@example.com","origin":"complaint"},
+		{"email":"-dash@example.com","origin":"manual"},
+		{"email":"plain@example.com","origin":"complaint","source_id":"evt_2"},
+		{"email":"o'brien@example.com","origin":"manual"}]}`
+	req, _ := http.NewRequest(http.MethodPost, srcURL+"/suppressions/batch/add", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("seeding the list: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	want := entriesOf(t, src)
+	if len(want) != 5 {
+		t.Fatalf("the seeded list: %v", want)
+	}
+
+	files := map[string]string{}
+	files["csv"] = filepath.Join(sb.home, "list.csv")
+	src.run(t, nil, "suppressions", "export", "--output", files["csv"]).want(t, 0)
+	files["ndjson"] = filepath.Join(sb.home, "list.ndjson")
+	src.run(t, nil, "suppressions", "export", "--format", "ndjson", "--output", files["ndjson"]).want(t, 0)
+	files["list json"] = writeFile(t, sb.home, "list.json", src.run(t, nil, "suppressions", "list", "--all", "--json").want(t, 0).stdout)
+
+	for name, path := range files {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := filepath.Join(t.TempDir(), "copy.db")
+			key := strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", "ops", "--db", db).want(t, 0).stdout)
+			dst := sb.with("SHUSH_BASE_URL="+startServe(t, sb, db), "SHUSH_API_KEY="+key)
+			r := dst.run(t, nil, "suppressions", "batch", "add", "--file", path).want(t, 0)
+			if got := entriesOf(t, dst); !slices.Equal(got, want) {
+				t.Errorf("re-imported from %s:\n got %v\nwant %v\n%s", name, got, want, r)
+			}
+			// The same file again changes nothing: every entry is listed.
+			r = dst.run(t, nil, "suppressions", "batch", "add", "--file", path).want(t, 0)
+			if strings.Contains(r.stdout, `"outcome":"added"`) {
+				t.Errorf("a second import added entries: %s", r)
+			}
+		})
+	}
+}
+
+// Where the service takes no origins (the hosted one), the entries are
+// added as manual and the run says how many bounces and complaints that
+// concerns; the addresses still round-trip.
+func TestOriginsToAServiceWithoutThemAreAnnounced(t *testing.T) {
+	t.Parallel()
+	// The hosted service has no trail, and refuses a body it does not know.
+	svc := newService(t, server.Options{}, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			b, _ := readBody(r)
+			if strings.HasPrefix(r.URL.Path, "/audit") || strings.Contains(string(b), `"entries"`) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusNotFound)
+				fmt.Fprint(w, `{"statusCode":404,"name":"not_found","message":"Route not found"}`)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	sb := newSandbox(t).at(svc)
+	in := writeFile(t, sb.home, "list.csv", "id,email,origin,source_id,created_at\nx,'=1@example.com,bounce,,t\ny,b@example.com,manual,,t\n")
+	r := sb.run(t, nil, "suppressions", "batch", "add", "--file", in).want(t, 0)
+	if !strings.Contains(r.stderr, "1 address with a bounce or complaint origin will be listed as manual: "+svc.url+" takes no entry's origin") {
+		t.Errorf("no notice that the origins are dropped: %s", r)
+	}
+	if got := svc.emails(t); !slices.Equal(got, []string{"=1@example.com", "b@example.com"}) {
+		t.Errorf("the list: %v", got)
+	}
+}
