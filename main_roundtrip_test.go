@@ -17,6 +17,7 @@ type listed struct {
 	Email    string  `json:"email"`
 	Origin   string  `json:"origin"`
 	SourceID *string `json:"source_id"`
+	Note     *string `json:"note"`
 }
 
 func (l listed) String() string {
@@ -24,7 +25,11 @@ func (l listed) String() string {
 	if l.SourceID != nil {
 		s = *l.SourceID
 	}
-	return l.Email + "/" + l.Origin + "/" + s
+	n := "-"
+	if l.Note != nil {
+		n = *l.Note
+	}
+	return l.Email + "/" + l.Origin + "/" + s + "/" + n
 }
 
 // entriesOf is the whole list of the service sb points at, sorted.
@@ -48,8 +53,8 @@ func entriesOf(t *testing.T, sb *sandbox) []string {
 // Every file shush writes of a list reads back to the same list: the CSV
 // export (its formula guard removed on read), the NDJSON export, and the
 // JSON of list --all, each re-imported into an empty shush serve with
-// batch add, give the same addresses with the same origins and source
-// IDs.
+// batch add, give the same addresses with the same origins, source IDs
+// and notes.
 func TestExportsReimportToTheSameList(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
@@ -62,7 +67,7 @@ func TestExportsReimportToTheSameList(t *testing.T) {
 	// spreadsheet would take for formulas.
 	body := `{"entries":[
 		{"email":"=1+2@example.com","origin":"bounce","source_id":"evt_1"},
-		{"email":"+tagged@example.com","origin":"complaint"},
+		{"email":"+tagged@example.com","origin":"complaint","note":"=HYPERLINK(\"x\"), ticket 7, \"quoted\""},
 		{"email":"-dash@example.com","origin":"manual"},
 		{"email":"plain@example.com","origin":"complaint","source_id":"evt_2"},
 		{"email":"o'brien@example.com","origin":"manual"}]}`

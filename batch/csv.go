@@ -96,7 +96,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 	width := 0
 	// An addition keeps the origin (and source ID) a file gives, as a
 	// shush export writes them.
-	origin, source := -1, -1
+	origin, source, note := -1, -1, -1
 	for rec := 0; ; rec++ {
 		row, err := r.Read()
 		if err == io.EOF {
@@ -123,7 +123,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 			}
 			if header {
 				if mode == Add {
-					origin, source = headerIndex(row, "origin"), headerIndex(row, "sourceid")
+					origin, source, note = headerIndex(row, "origin"), headerIndex(row, "sourceid"), headerIndex(row, "note")
 				}
 				continue
 			}
@@ -139,7 +139,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 		}
 		it := NewItem(mode, line, v)
 		if origin >= 0 {
-			it = withOrigin(it, cell(row, origin), cell(row, source))
+			it = withOrigin(it, cell(row, origin), cell(row, source), cell(row, note))
 		}
 		emit(it)
 	}
@@ -176,10 +176,10 @@ func cell(row []string, i int) string {
 	return Unguard(strings.TrimSpace(row[i]))
 }
 
-// withOrigin gives a valid item the origin and source ID its input names;
-// an origin that is none of the contract's makes the entry invalid, with
-// its line, rather than listing it as something it is not.
-func withOrigin(it Item, origin, source string) Item {
+// withOrigin gives a valid item the origin, source ID and note its input
+// names; an origin that is none of the contract's makes the entry
+// invalid, with its line, rather than listing it as something it is not.
+func withOrigin(it Item, origin, source, note string) Item {
 	if !it.Valid() || origin == "" {
 		return it
 	}
@@ -188,7 +188,11 @@ func withOrigin(it Item, origin, source string) Item {
 		it.Problem = "its " + err.Error()
 		return it
 	}
-	it.Origin, it.SourceID = o, source
+	if err := api.ValidNote(note); note != "" && err != nil {
+		it.Problem = "its " + err.Error()
+		return it
+	}
+	it.Origin, it.SourceID, it.Note = o, source, note
 	return it
 }
 

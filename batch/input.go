@@ -47,6 +47,7 @@ type Input struct {
 	// hundred. sources holds the few source IDs, by ordinal.
 	origins []byte
 	sources map[int]string
+	notes   map[int]string
 }
 
 // The origins of Input.origins, a byte each.
@@ -59,9 +60,9 @@ const (
 
 var originCodes = map[api.Origin]byte{api.OriginBounce: originBounce, api.OriginComplaint: originComplaint, api.OriginManual: originManual}
 
-// setOrigin records the origin and source ID given to the value of
+// setOrigin records the origin, source ID and note given to the value of
 // ordinal ord.
-func (in *Input) setOrigin(ord int, o api.Origin, source string) {
+func (in *Input) setOrigin(ord int, o api.Origin, source, note string) {
 	if o == "" {
 		return
 	}
@@ -75,6 +76,12 @@ func (in *Input) setOrigin(ord int, o api.Origin, source string) {
 		}
 		in.sources[ord] = strings.Clone(source)
 	}
+	if note != "" {
+		if in.notes == nil {
+			in.notes = map[int]string{}
+		}
+		in.notes[ord] = strings.Clone(note)
+	}
 }
 
 // restoreAt is how the value of ordinal ord is to be listed, when its
@@ -85,7 +92,7 @@ func (in *Input) restoreAt(ord int) (Restore, bool) {
 	}
 	for o, c := range originCodes {
 		if c == in.origins[ord] {
-			return Restore{Origin: o, SourceID: in.sources[ord]}, true
+			return Restore{Origin: o, SourceID: in.sources[ord], Note: in.notes[ord]}, true
 		}
 	}
 	return Restore{}, false
@@ -112,7 +119,7 @@ func (in *Input) HasOrigins() bool { return in.origins != nil }
 // DropOrigins forgets the origins: every value is then added as the
 // batch endpoint's emails are, as manual (for a service that does not
 // take an entry's origin).
-func (in *Input) DropOrigins() { in.origins, in.sources = nil, nil }
+func (in *Input) DropOrigins() { in.origins, in.sources, in.notes = nil, nil, nil }
 
 // ReadPlan reads an input as Read does and plans it as LeaveOut then
 // NewPlan would plan all of its items (our own addresses left out, and
@@ -331,7 +338,7 @@ func (p *planner) add(it Item) {
 	if _, added := in.values.add(v); !added {
 		in.Duplicates++
 	} else if it.Origin != "" && in.Mode == Add {
-		in.setOrigin(in.values.stored-1, it.Origin, it.SourceID)
+		in.setOrigin(in.values.stored-1, it.Origin, it.SourceID, it.Note)
 	}
 }
 

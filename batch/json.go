@@ -138,6 +138,7 @@ type jsonEntry struct {
 	ID       *string `json:"id"`
 	Origin   *string `json:"origin"`
 	SourceID *string `json:"source_id"`
+	Note     *string `json:"note"`
 }
 
 // objects reads an array of entry objects: each gives the mode's value
@@ -170,11 +171,7 @@ func (jr *jsonReader) objects(field string) error {
 		}
 		it := NewItem(jr.mode, line, *v)
 		if jr.mode == Add && e.Origin != nil {
-			source := ""
-			if e.SourceID != nil {
-				source = *e.SourceID
-			}
-			it = withOrigin(it, *e.Origin, source)
+			it = withOrigin(it, *e.Origin, deref(e.SourceID), deref(e.Note))
 		}
 		jr.emit(it)
 	}

@@ -45,6 +45,15 @@ type ndjsonEntry struct {
 	ID       *string `json:"id"`
 	Origin   *string `json:"origin"`
 	SourceID *string `json:"source_id"`
+	Note     *string `json:"note"`
+}
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // readNDJSON reads one entry a line (blank lines are skipped). A line that
@@ -83,11 +92,7 @@ func readNDJSON(r io.Reader, mode Mode, emit func(Item)) error {
 		}
 		it := NewItem(mode, lr.n, *v)
 		if mode == Add && e.Origin != nil {
-			source := ""
-			if e.SourceID != nil {
-				source = *e.SourceID
-			}
-			it = withOrigin(it, *e.Origin, source)
+			it = withOrigin(it, *e.Origin, deref(e.SourceID), deref(e.Note))
 		}
 		emit(it)
 	}

@@ -101,11 +101,13 @@ type Item struct {
 	Raw     string `json:"raw"`
 	Value   string `json:"value,omitempty"`
 	Problem string `json:"problem,omitempty"`
-	// Origin and SourceID are what an addition's input says the entry is
-	// to be listed with (a CSV export's origin and source_id columns, an
-	// NDJSON export's fields); empty when it says nothing (manual).
+	// Origin, SourceID and Note are what an addition's input says the
+	// entry is to be listed with (a CSV export's origin, source_id and
+	// note columns, an NDJSON export's fields); empty when it says nothing
+	// (manual, no note).
 	Origin   api.Origin `json:"-"`
 	SourceID string     `json:"-"`
+	Note     string     `json:"-"`
 	// zone is where a free-text ticket names the address, and tk what
 	// the ticket says about its people (ticket.go); the rule of whom a
 	// ticket is about (Decide) reads them.
@@ -181,7 +183,7 @@ func NewPlan(mode Mode, items []Item) Plan {
 			if p.Restore == nil {
 				p.Restore = map[string]Restore{}
 			}
-			p.Restore[it.Value] = Restore{Origin: it.Origin, SourceID: it.SourceID}
+			p.Restore[it.Value] = Restore{Origin: it.Origin, SourceID: it.SourceID, Note: it.Note}
 		}
 	}
 	return p

@@ -20,7 +20,7 @@ import (
 // the origins it gave.
 func TestExportsReadBack(t *testing.T) {
 	type got struct {
-		value, origin, source string
+		value, origin, source, note string
 	}
 	for _, tc := range []struct {
 		name, file, in string
@@ -29,30 +29,30 @@ func TestExportsReadBack(t *testing.T) {
 		want           []got
 	}{
 		{name: "CSV export", file: "list.csv", mode: batch.Add, format: batch.CSV,
-			in: "id,email,origin,source_id,created_at\n" +
-				"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a,'=1+2@example.com,bounce,evt_1,2026-11-24T10:00:00.000Z\n" +
-				"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6b,'-x@example.com,complaint,,2026-11-24T10:00:00.000Z\n" +
-				"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6c,plain@example.com,manual,,2026-11-24T10:00:00.000Z\n",
-			want: []got{{"=1+2@example.com", "bounce", "evt_1"}, {"-x@example.com", "complaint", ""}, {"plain@example.com", "manual", ""}}},
+			in: "id,email,origin,source_id,created_at,note,expires_at\n" +
+				"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a,'=1+2@example.com,bounce,evt_1,2026-11-24T10:00:00.000Z,'=ticket 7,\n" +
+				"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6b,'-x@example.com,complaint,,2026-11-24T10:00:00.000Z,,\n" +
+				"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6c,plain@example.com,manual,,2026-11-24T10:00:00.000Z,,\n",
+			want: []got{{"=1+2@example.com", "bounce", "evt_1", "=ticket 7"}, {"-x@example.com", "complaint", "", ""}, {"plain@example.com", "manual", "", ""}}},
 		{name: "CSV export removed by ID", file: "list.csv", mode: batch.RemoveIDs, format: batch.CSV,
 			in:   "id,email,origin,source_id,created_at\n0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a,'=1+2@example.com,bounce,,x\n",
-			want: []got{{"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a", "", ""}}},
+			want: []got{{"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a", "", "", ""}}},
 		{name: "NDJSON export", file: "list.ndjson", mode: batch.Add, format: batch.NDJSON,
-			in: `{"object":"suppression","id":"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a","email":"a@example.com","origin":"bounce","source_id":"evt_9","created_at":"x"}` + "\n" +
+			in: `{"object":"suppression","id":"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a","email":"a@example.com","origin":"bounce","source_id":"evt_9","created_at":"x","note":"n1"}` + "\n" +
 				`{"object":"suppression","id":"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6b","email":"b@example.com","origin":"complaint","source_id":null,"created_at":"x"}` + "\n",
-			want: []got{{"a@example.com", "bounce", "evt_9"}, {"b@example.com", "complaint", ""}}},
+			want: []got{{"a@example.com", "bounce", "evt_9", "n1"}, {"b@example.com", "complaint", "", ""}}},
 		{name: "NDJSON from stdin", file: "", mode: batch.RemoveEmails, format: batch.NDJSON,
 			in:   `{"object":"suppression","id":"x","email":"A@example.com"}` + "\n",
-			want: []got{{"a@example.com", "", ""}}},
+			want: []got{{"a@example.com", "", "", ""}}},
 		{name: "a list's JSON", file: "list.json", mode: batch.Add, format: batch.JSONBody,
 			in:   `{"object":"list","has_more":false,"data":[{"id":"x","email":"a@example.com","origin":"bounce","source_id":null,"created_at":"x"}]}`,
-			want: []got{{"a@example.com", "bounce", ""}}},
+			want: []got{{"a@example.com", "bounce", "", ""}}},
 		{name: "the UI's results export", file: "results.json", mode: batch.Add, format: batch.JSONBody,
 			in:   `{"ticket":"T-1","target":"local list","mode":"add","started":"x","data":[{"address":"a@example.com","id":"x","outcome":"added","deleted":false}]}`,
-			want: []got{{"a@example.com", "", ""}}},
+			want: []got{{"a@example.com", "", "", ""}}},
 		{name: "batch add's entries body", file: "body.json", mode: batch.Add, format: batch.JSONBody,
 			in:   `{"entries":[{"email":"a@example.com","origin":"complaint"}]}`,
-			want: []got{{"a@example.com", "complaint", ""}}},
+			want: []got{{"a@example.com", "complaint", "", ""}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			items, format, err := batch.ReadFormat(strings.NewReader(tc.in), tc.file, tc.mode)
@@ -63,7 +63,7 @@ func TestExportsReadBack(t *testing.T) {
 				t.Fatalf("read %s with %d items %+v; want %s with %d", format, len(items), items, tc.format, len(tc.want))
 			}
 			for i, it := range items {
-				g := got{it.Value, string(it.Origin), it.SourceID}
+				g := got{it.Value, string(it.Origin), it.SourceID, it.Note}
 				if g != tc.want[i] || !it.Valid() {
 					t.Errorf("item %d = %+v; want %+v", i, it, tc.want[i])
 				}
