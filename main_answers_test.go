@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/internal/hostedtest"
+	"github.com/shushlist/shush/server"
 )
 
 // keyFor creates a key of team on the database db and returns it.
@@ -183,4 +184,20 @@ func TestAnswersAgainstTheHostedService(t *testing.T) {
 	if !slices.Equal(listed, []string{"a@firm.example", "b@example.com"}) || !strings.Contains(r.stderr, "has no bulk check") {
 		t.Errorf("check on the hosted service: listed %v: %s", listed, r)
 	}
+}
+
+// --jq filters check's JSON document; NDJSON is not one, and is refused
+// with it rather than filtered a line at most.
+func TestCheckFormats(t *testing.T) {
+	t.Parallel()
+	svc := newService(t, server.Options{}, nil)
+	sb := newSandbox(t).at(svc)
+	sb.run(t, nil, "suppressions", "add", "a@example.com").want(t, 0)
+	file := writeFile(t, sb.home, "ask.txt", "a@example.com\nb@example.com\n")
+	r := sb.run(t, nil, "suppressions", "check", "--file", file, "--jq", ".data[] | select(.listed) | .email").want(t, 0)
+	if strings.TrimSpace(r.stdout) != "a@example.com" {
+		t.Errorf("check --jq: %s", r)
+	}
+	sb.run(t, nil, "suppressions", "check", "--file", file, "--jq", ".", "--format", "ndjson").want(t, 2)
+	sb.run(t, nil, "suppressions", "check", "--file", file, "--format", "xml").want(t, 2)
 }

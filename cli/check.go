@@ -73,6 +73,9 @@ their answers come; --format ndjson prints one item a line.`,
 			if format != "" && format != "table" && format != "json" && format != "ndjson" {
 				return usagef("--format must be table, json or ndjson, not %s", api.Quote(format))
 			}
+			if a.globals.jq != "" && format != "" && format != "json" {
+				return usagef("--jq filters one JSON document: leave out --format %s", format)
+			}
 			items, _, err := a.readInput(file, batch.RemoveEmails)
 			if err != nil {
 				return err
