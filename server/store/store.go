@@ -41,6 +41,21 @@ type Entry struct {
 	Created bool
 }
 
+// Wire is the entry as the API shows it, with object as its "object"
+// ("" for a list's items): note and expires_at are null when it has none.
+func (e Entry) Wire(object string) api.Entry {
+	w := api.Entry{Object: object, ID: e.ID, Email: e.Email, Origin: e.Origin, SourceID: e.SourceID,
+		CreatedAt: api.Timestamp{Time: e.CreatedAt}}
+	if e.Note != "" {
+		note := e.Note
+		w.Note = &note
+	}
+	if !e.ExpiresAt.IsZero() {
+		w.ExpiresAt = &api.Timestamp{Time: e.ExpiresAt}
+	}
+	return w
+}
+
 // NewEntry is an address to add with the origin it is listed with (an
 // empty Origin is manual; a manual entry has no source ID), and the note
 // and expiry it is listed with ("" and zero for none).

@@ -112,21 +112,6 @@ func Payload(typ string, at time.Time, e Entry) ([]byte, error) {
 	return json.Marshal(api.WebhookPayload{Type: typ, CreatedAt: api.Timestamp{Time: at}, Data: e.Wire("")})
 }
 
-// Wire is the entry as the API shows it, with object as its "object"
-// ("" for a list's items): note and expires_at are null when it has none.
-func (e Entry) Wire(object string) api.Entry {
-	w := api.Entry{Object: object, ID: e.ID, Email: e.Email, Origin: e.Origin, SourceID: e.SourceID,
-		CreatedAt: api.Timestamp{Time: e.CreatedAt}}
-	if e.Note != "" {
-		note := e.Note
-		w.Note = &note
-	}
-	if !e.ExpiresAt.IsZero() {
-		w.ExpiresAt = &api.Timestamp{Time: e.ExpiresAt}
-	}
-	return w
-}
-
 // Webhooks keeps a team's webhooks and shows the outbox of their events.
 // Events are written by the changes themselves (Add, RemoveEmails,
 // RemoveIDs), in the change's transaction: one per webhook of the team
