@@ -276,9 +276,7 @@ func TestUnverifiedEntriesFailTheRun(t *testing.T) {
 	svc := newService(t, server.Options{}, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusNotFound)
-				fmt.Fprint(w, `{"statusCode":404,"name":"not_found","message":"Route not found"}`)
+				routeNotFound(w)
 				return
 			}
 			rec := &bareIDs{ResponseWriter: w}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -120,9 +119,7 @@ func TestOriginsToAServiceWithoutThemAreAnnounced(t *testing.T) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			b, _ := readBody(r)
 			if strings.HasPrefix(r.URL.Path, "/audit") || strings.Contains(string(b), `"entries"`) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusNotFound)
-				fmt.Fprint(w, `{"statusCode":404,"name":"not_found","message":"Route not found"}`)
+				routeNotFound(w)
 				return
 			}
 			h.ServeHTTP(w, r)

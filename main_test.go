@@ -542,14 +542,19 @@ func TestSingleEntryCommands(t *testing.T) {
 	sb.run(t, nil, "suppressions", "remove", "dee@example.com", "--yes").want(t, 3)
 }
 
+// routeNotFound answers as a service without the route does.
+func routeNotFound(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNotFound)
+	fmt.Fprint(w, `{"statusCode":404,"name":"not_found","message":"Route not found"}`)
+}
+
 func TestServiceWithOnlyBatchEndpoints(t *testing.T) {
 	t.Parallel()
 	svc := newService(t, server.Options{}, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusNotFound)
-				fmt.Fprint(w, `{"statusCode":404,"name":"not_found","message":"Route not found"}`)
+				routeNotFound(w)
 				return
 			}
 			h.ServeHTTP(w, r)
