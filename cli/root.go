@@ -120,11 +120,12 @@ func (a *app) rootCommand() *cobra.Command {
 
 	// A key from stdin is read before anything else reads stdin (the
 	// input of --file -): it is its first line.
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if debugAPI(os.Getenv(envDebug)) {
 			a.trace = a.io.Err
 		}
-		if a.globals.quiet {
+		// serve's stderr is its log, errors included: -q leaves it alone.
+		if a.globals.quiet && cmd.Name() != "serve" {
 			a.io.Err = io.Discard
 		}
 		if a.globals.apiKeyStdin || a.globals.apiKeyFile != "" {
