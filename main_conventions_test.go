@@ -383,6 +383,7 @@ func TestLongListingsArePagedOnATerminal(t *testing.T) {
 	writeFile(t, sb.home, "script.sh", strings.Join([]string{
 		shushBin + " suppressions batch add --file in.txt --dry-run",
 		`echo "dry run exit $?"`,
+		"read _", // the screen holds still until the test has read it
 		shushBin + " suppressions batch add --file in.txt > /dev/null",
 		shushBin + " suppressions batch remove --file in.txt",
 		`echo "remove exit $?"`,
@@ -396,6 +397,7 @@ func TestLongListingsArePagedOnATerminal(t *testing.T) {
 	}
 	pane.keys("q")
 	pane.wait("dry run exit 0")
+	pane.keys("Enter")
 	// The removal shows the addresses the same way before it asks.
 	pane.wait("These 120 addresses would be removed:")
 	pane.keys("q")
