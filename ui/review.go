@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -9,7 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
@@ -67,20 +65,6 @@ type review struct {
 	// this key ("" when nothing says it would).
 	refusal string
 }
-
-// preview is the lookup of every entry of a removal (batch.Lookup); a
-// removal by address then goes by the IDs it found (Plan.Found), and the
-// undo of a removal by ID adds back the addresses it found.
-type preview struct {
-	seq     int
-	done    int
-	lookups []batch.Found
-	found   int
-	missing int
-	failed  int
-}
-
-func (p *preview) complete() bool { return p.done == len(p.lookups) }
 
 func newReview(c *Common, svc *client.Client) *review {
 	r := &review{c: c, svc: svc, keys: newReviewKeys()}
@@ -253,65 +237,6 @@ func (r *review) help(g globalKeys) help.KeyMap {
 		b = append(b, k.Up, k.Filter, k.Again)
 	}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Quit}}}
-}
-
-type previewMsg struct {
-	seq     int
-	start   int
-	lookups []batch.Found
-}
-
-const previewChunk = 64
-
-func (r *review) startPreview() tea.Cmd {
-	r.seq++
-	r.preview = &preview{seq: r.seq, lookups: make([]batch.Found, len(r.values))}
-	return r.lookup(0)
-}
-
-// lookup resolves the next chunk of the preview: addresses with the
-// checker (a bulk request's worth, or a few look-ups at a time), IDs a few
-// look-ups at a time.
-func (r *review) lookup(start int) tea.Cmd {
-	size := previewChunk
-	if r.mode != batch.RemoveIDs {
-		size = r.c.Checker.ChunkSize()
-	}
-	end := min(start+size, len(r.values))
-	vals := append([]string(nil), r.values[start:end]...)
-	svc, seq, byID, k := r.svc, r.seq, r.mode == batch.RemoveIDs, r.c.Checker
-	return func() tea.Msg {
-		if byID {
-			return previewMsg{seq: seq, start: start, lookups: lookUp(svc, vals)}
-		}
-		return previewMsg{seq: seq, start: start, lookups: checkUp(k, vals)}
-	}
-}
-
-// checkUp checks vals with the checker; an address whose check failed
-// carries the error.
-func checkUp(k *batch.Checker, vals []string) []batch.Found {
-	got, err := k.Check(context.Background(), vals)
-	for i := len(got); i < len(vals); i++ {
-		got = append(got, batch.Found{Input: vals[i], Err: err})
-	}
-	return got
-}
-
-// lookUp looks vals up, a few requests at a time; an entry whose look-up
-// failed carries the error.
-func lookUp(svc *client.Client, vals []string) []batch.Found {
-	got, err := batch.Lookup(context.Background(), svc, vals, 4)
-	if err != nil {
-		// Lookup stops at a service without lookups: what it did not
-		// reach failed the same way.
-		for i := range got {
-			if got[i].Input == "" {
-				got[i] = batch.Found{Input: vals[i], Err: err}
-			}
-		}
-	}
-	return got
 }
 
 func (r *review) update(msg tea.Msg) tea.Cmd {
@@ -512,226 +437,6 @@ func (r *review) send() tea.Cmd {
 		}
 	}
 	return func() tea.Msg { return startSendMsg{job: job, plan: plan} }
-}
-
-func (r *review) render() string {
-	st := r.c.Styles
-	w := r.c.Width
-	var b strings.Builder
-	line := func(s string) { b.WriteString(truncate(s, w)); b.WriteByte('\n') }
-	line(st.Title.Render("Review · " + r.mode.String()))
-	if r.refusal != "" {
-		line(st.Bad.Render(r.refusal))
-	}
-	batches := batch.BatchCount(len(r.values))
-	line(fmt.Sprintf("%d %s in %d %s of up to %d → %s", len(r.values), pluralN(len(r.values), noun(r.mode)), batches, pluralN(batches, "batch"), api.MaxBatch, r.c.Target.label()))
-	if r.list.search != "" {
-		line(st.Header.Render("From Browse's search: " + r.list.search))
-	}
-	if n := len(r.invalid); n > 0 {
-		line(st.Invalid.Render(fmt.Sprintf("Excluded: %d invalid %s, never sent:", n, pluralN(n, "entry"))))
-		for _, e := range r.invalid[:min(n, 3)] {
-			line(st.Invalid.Render(fmt.Sprintf("  %s — %s", e.Raw, e.Problem)))
-		}
-		if n > 3 {
-			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
-		}
-	} else if len(r.people) == 0 {
-		line(st.Muted.Render("Excluded: nothing."))
-	}
-	r.peopleView(line)
-	used := strings.Count(b.String(), "\n")
-	rest := r.height - used - 5
-	switch {
-	case r.mode == batch.RemoveEmails && !r.lookups:
-		line(st.Warn.Render("This service offers no lookups: addresses are removed as they are, without a preview."))
-	case r.preview != nil:
-		b.WriteString(r.previewView(rest))
-	}
-	switch {
-	case removes(r.mode) && len(r.values) > 0:
-		n := len(r.values)
-		if r.preview != nil {
-			n = r.preview.found
-		}
-		line(st.Warn.Render(fmt.Sprintf("This removes %d %s from the list.", n, pluralN(n, "entry"))))
-	case r.mode == batch.Add && r.preview != nil && r.preview.complete():
-		p := r.preview
-		stay := "stay as they are"
-		if p.found == 1 {
-			stay = "stays as it is"
-		}
-		line(st.Warn.Render(fmt.Sprintf("This adds %d new %s; %d already listed %s.", p.missing, pluralN(p.missing, "entry"), p.found, stay)))
-	case r.mode == batch.Add && len(r.values) > maxAddPreview && r.lookups:
-		line(st.Muted.Render(fmt.Sprintf("Too many to look up one by one (%d); the results will say which were already listed.", len(r.values))))
-	}
-	body := strings.TrimSuffix(b.String(), "\n")
-	foot := []string{r.ticket.View()}
-	if r.mode == batch.Add {
-		foot = append(foot, r.entryNote.View(), r.expires.View(), r.confirm.View()+st.Muted.Render("  (or ctrl+s)"))
-	} else {
-		foot = append(foot, r.confirm.View())
-	}
-	switch {
-	case r.err != "":
-		foot = append(foot, st.Bad.Render(truncate(r.err, w)))
-	case r.note != "":
-		foot = append(foot, st.Muted.Render(truncate(r.note, w)))
-	case r.focus == focusNote:
-		foot = append(foot, st.Muted.Render(truncate("The note is kept with each entry the run lists; an entry already listed keeps its own.", w)))
-	case r.focus == focusExpires:
-		foot = append(foot, st.Muted.Render(truncate("The entries leave the list then (counted by the service's clock); an entry already listed keeps a later expiry.", w)))
-	case r.offeredFrom != "" && r.offered != "" && strings.TrimSpace(r.ticket.Value()) == r.offered:
-		foot = append(foot, st.Muted.Render(truncate("The ticket reference is from "+r.offeredFrom+" (tab to edit it).", w)))
-	default:
-		foot = append(foot, "")
-	}
-	h := r.height - len(foot)
-	return lipgloss.JoinVertical(lipgloss.Left, lipgloss.NewStyle().Height(h).MaxHeight(h).Render(body), strings.Join(foot, "\n"))
-}
-
-// maxPeopleShown is the most rows the Requester section shows at once.
-const maxPeopleShown = 4
-
-// peopleView draws the Requester section: whom the ticket is about as the
-// rule decided, each row with its reason and the line that decided, the
-// requester's line quoted; with the section in focus, the row t flips.
-func (r *review) peopleView(line func(string)) {
-	if len(r.people) == 0 {
-		return
-	}
-	st := r.c.Styles
-	rows := r.list.rows
-	head := "Requester: none named in the ticket"
-	if e := rows[r.people[0]]; e.role.Requester {
-		head = "Requester: " + e.Value
-		if ev := e.rule(r.mode).By.String(); ev != "" {
-			head += " (" + ev + ")"
-		}
-	}
-	taken := len(r.people) - len(r.left) // only decided rows are left out
-	hint := "tab: choose, t: take in / leave out"
-	if r.focus == focusPeople {
-		hint = "↑/↓ choose, t: take in / leave out"
-	}
-	line(st.Header.Render(head))
-	first := max(0, min(r.person-maxPeopleShown+1, len(r.people)-maxPeopleShown))
-	for k := first; k < min(first+maxPeopleShown, len(r.people)); k++ {
-		e := rows[r.people[k]]
-		d := e.rule(r.mode)
-		mark, style := "✓", st.Row
-		if d.Leave {
-			mark, style = "↷", st.Muted
-		}
-		cursor := " "
-		if r.focus == focusPeople && k == r.person {
-			cursor = ">"
-		}
-		s := fmt.Sprintf("%s %s %s — %s", cursor, mark, e.Value, d.Text())
-		if d.By.Line > 0 {
-			s += fmt.Sprintf(" (line %d)", d.By.Line)
-		}
-		line(style.Render(s))
-	}
-	if n := len(r.people) - first - maxPeopleShown; n > 0 {
-		line(st.Muted.Render(fmt.Sprintf("  … and %d more (↓)", n)))
-	}
-	line(st.Muted.Render(fmt.Sprintf("  Left out: %d, taken in: %d · %s", len(r.left), taken, hint)))
-}
-
-func (r *review) previewView(height int) string {
-	st := r.c.Styles
-	p := r.preview
-	var b strings.Builder
-	w := r.c.Width
-	if !p.complete() {
-		fmt.Fprintf(&b, "Looking up %d of %d…\n", p.done, len(p.lookups))
-	}
-	head := fmt.Sprintf("Preview: %d on the list · %d not on the list", p.found, p.missing)
-	if r.mode == batch.Add {
-		head = fmt.Sprintf("Preview: %d new · %d already listed", p.missing, p.found)
-	}
-	if p.failed > 0 {
-		head += fmt.Sprintf(" · %d lookups failed", p.failed)
-	}
-	var shown []int
-	for i, f := range p.lookups[:p.done] {
-		if r.only.keeps(f) {
-			shown = append(shown, i)
-		}
-	}
-	if r.only != showAll {
-		head += fmt.Sprintf(" · showing %s (%d; ctrl+f: next)", r.only.name(r.mode), len(shown))
-	}
-	b.WriteString(st.Header.Render(truncate(head, w)) + "\n")
-	rows := max(height-2, 1)
-	r.offset = min(r.offset, max(len(shown)-rows, 0))
-	for _, i := range shown[r.offset:min(r.offset+rows, len(shown))] {
-		f, v := p.lookups[i], r.values[i]
-		e := f.Entry
-		var s string
-		switch {
-		case f.Err != nil:
-			s = st.Bad.Render(truncate(fmt.Sprintf("  ! %s  lookup failed: %s", v, errorText(f.Err)), w))
-		case !f.Listed && r.mode == batch.Add:
-			s = truncate(fmt.Sprintf("  + %s  new", v), w)
-		case !f.Listed:
-			s = st.Muted.Render(truncate(fmt.Sprintf("  - %s  not on the list", v), w))
-		default:
-			s = fmt.Sprintf("  ✓ %s  %s  added %s  ", e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
-			// What room is left shows the end of the ID, which tells entries
-			// apart (shortID).
-			s += shortID(e.ID, max(w-lipgloss.Width(s), shortIDWidth))
-			if r.mode == batch.RemoveIDs {
-				s = fmt.Sprintf("  ✓ %s  %s  %s  added %s", e.ID, e.Email, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
-			}
-			s = truncate(s, w)
-		}
-		b.WriteString(s + "\n")
-	}
-	return b.String()
-}
-
-// previewFilter is which entries the preview shows: ctrl+f steps through
-// them.
-type previewFilter int
-
-const (
-	showAll previewFilter = iota
-	showListed
-	showMissing
-	showFailed
-	filterCount
-)
-
-func (f previewFilter) keeps(x batch.Found) bool {
-	switch f {
-	case showListed:
-		return x.Err == nil && x.Listed
-	case showMissing:
-		return x.Err == nil && !x.Listed
-	case showFailed:
-		return x.Err != nil
-	}
-	return true
-}
-
-func (f previewFilter) name(m batch.Mode) string {
-	switch f {
-	case showListed:
-		if m == batch.Add {
-			return "the already listed"
-		}
-		return "those on the list"
-	case showMissing:
-		if m == batch.Add {
-			return "the new"
-		}
-		return "those not on the list"
-	case showFailed:
-		return "the failed look-ups"
-	}
-	return "all"
 }
 
 func (t Target) label() string {
