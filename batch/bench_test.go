@@ -3,12 +3,14 @@ package batch_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/internal/hostedtest"
 )
 
 // benchAddresses is how many addresses each parse benchmark reads per op;
@@ -99,4 +101,68 @@ func BenchmarkPacedImport(b *testing.B) {
 		b.ReportMetric(elapsed.Seconds(), "s/import")
 		b.ReportMetric(float64(svc.gate.limited.Load()), "429s")
 	}
+}
+
+// BenchmarkTruthAtRateLimit adds 2,000 new addresses (20 batches) to the
+// hosted service's double limited to 2 requests a second, with the truth
+// established (every address's ID and whether the run made it), and
+// pairs it with the floor in the same iteration: the 20 batch adds alone,
+// through the same client, against a fresh double with the same limit.
+// It reports the medians over the iterations of both times, their ratio
+// and the requests per batch. Run it with -benchtime 3x (about 30 s an
+// iteration).
+func BenchmarkTruthAtRateLimit(b *testing.B) {
+	const n, rate = 2000, 2
+	var floors, runs, ratios, perBatch []float64
+	refused := int64(0)
+	for i := 0; b.Loop(); i++ {
+		values := addresses(fmt.Sprintf("rate%d-", i), n)
+		plan := planOf(batch.Add, values)
+
+		h := hostedtest.Start(b)
+		h.SetRate(rate)
+		c := client.New(h.URL, "re_test_key")
+		start := time.Now()
+		for _, part := range plan.Batches() {
+			if _, err := c.BatchAdd(context.Background(), part); err != nil {
+				b.Fatal(err)
+			}
+		}
+		floor := time.Since(start)
+		refused += h.Refused.Load()
+
+		h = hostedtest.Start(b)
+		h.SetRate(rate)
+		start = time.Now()
+		rep, _, err := sendPlan(context.Background(), &batch.Runs{Client: client.New(h.URL, "re_test_key")}, plan, nil)
+		run := time.Since(start)
+		if err != nil || rep.Count()[batch.Added] != n {
+			b.Fatalf("Run: %v %v", err, rep.Count())
+		}
+		truth := h.Truth()
+		for _, res := range rep.Results {
+			if res.ID != truth[res.Input] {
+				b.Fatalf("%s got %s; the service holds %s", res.Input, res.ID, truth[res.Input])
+			}
+		}
+		refused += h.Refused.Load()
+		floors, runs = append(floors, floor.Seconds()), append(runs, run.Seconds())
+		ratios = append(ratios, run.Seconds()/floor.Seconds())
+		perBatch = append(perBatch, float64(h.Total())/float64(len(plan.Batches())))
+		b.Logf("round %d: floor %.2f s, run %.2f s (%.2fx), %d requests", i+1, floor.Seconds(), run.Seconds(), ratios[i], h.Total())
+	}
+	b.ReportMetric(median(floors), "s/floor")
+	b.ReportMetric(median(runs), "s/run")
+	b.ReportMetric(median(ratios), "x-floor")
+	b.ReportMetric(median(perBatch), "requests/batch")
+	b.ReportMetric(float64(refused), "429s")
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }

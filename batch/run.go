@@ -51,6 +51,11 @@ type runner struct {
 	chosen atomic.Int32
 	// keep is the note and expiry an addition gives its entries.
 	keep keep
+
+	// next is the mark a batch's walk left for a later batch against a
+	// service with bare answers (truth.go), nil when there is none.
+	markMu sync.Mutex
+	next   *mark
 }
 
 // keep is what an addition says of each entry it sends beyond its origin:

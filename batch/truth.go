@@ -18,21 +18,35 @@ import (
 //   - Our service names every item (`email`, `created`): exact, one
 //     request.
 //   - Any other service answers with bare IDs in no promised order. Before
-//     the batch the run asks for the newest entry (one request, the
-//     "mark"); after it, it reads the list from the newest down to the
-//     mark: an address of the batch found there was created after the mark,
-//     by this batch. The list names each entry's address and ID, so those
-//     pairs are exact. The batch's other addresses were listed before; each
-//     is looked up by address, and its entry is "already listed" when its
-//     ID is one the batch answered and it was created before the mark (by
-//     the service's clock: its Date header). Whatever does not fit is
+//     the batch the run needs the newest entry of the list (the "mark");
+//     after it, it reads the list from the newest down: an address of the
+//     batch found above the mark was created after the mark, by this
+//     batch. The list names each entry's address and ID, so those pairs
+//     are exact. The walk stops as soon as every ID the batch answered is
+//     paired (what lies further down cannot be this batch's), or at the
+//     mark. The batch's other addresses were listed before; each is looked
+//     up by address, and its entry is "already listed" when its ID is one
+//     the batch answered and it was created before the mark (by the
+//     service's clock: its Date header). Whatever does not fit is
 //     Unverified, with the reason.
+//   - The mark is the top of the list as the run last read it before the
+//     batch: the first page of the previous batch's walk, when that page
+//     was the previous batch's last request (each such page marks one
+//     later batch); otherwise a read of its own (GET ?limit=1). Either
+//     way the read comes before the batch is sent, and what another client
+//     lists between the read and the batch is indistinguishable from what
+//     the batch makes — the window is the time between two requests at the
+//     rate limit, as it was when every batch read its own mark.
 //   - A service without the list or the look-up (only the batch
 //     endpoints) leaves everything it cannot pair Unverified.
 //
 // Cost against another service, per batch of n new addresses and m
-// already listed: 1 + 1 + ceil(n/100) (+1 when the mark is on a page's
-// edge) + m requests, instead of 1.
+// already listed: 1 + ceil(n/100) (+1 when another client's entries push
+// the batch's own past the first page) + m requests, instead of 1; plus
+// one mark for the first batch and for a batch after one that needed more
+// than its first page. 100 new addresses a batch: 2 requests (the
+// information floor: the answer pairs nothing, and a page pairs at most
+// 100).
 
 // capability says what the run has learned of the service.
 const (
@@ -48,7 +62,7 @@ func maxMarkPages(n int) int { return n/api.MaxBatch + 3 }
 func (r *runner) add(ctx context.Context, values []string, restore map[string]Restore) ([]Result, error) {
 	var m mark
 	if atomic.LoadInt32(&r.caps) != capNames {
-		m = r.markNewest(ctx)
+		m = r.takeMark(ctx)
 	}
 	var data []api.Suppression
 	var err error
@@ -181,6 +195,29 @@ type mark struct {
 	err   error
 }
 
+// takeMark is the mark of a batch about to be sent: the one a previous
+// batch's walk left (each is taken once), or a read of its own.
+func (r *runner) takeMark(ctx context.Context) mark {
+	r.markMu.Lock()
+	m := r.next
+	r.next = nil
+	r.markMu.Unlock()
+	if m != nil {
+		return *m
+	}
+	return r.markNewest(ctx)
+}
+
+// leaveMark offers the top of the list as a batch's walk read it to the
+// next batch, or (nil) takes back what an earlier walk left: the batch made
+// requests after that read, so it is no longer the run's last view of
+// the top.
+func (r *runner) leaveMark(m *mark) {
+	r.markMu.Lock()
+	r.next = m
+	r.markMu.Unlock()
+}
+
 func (r *runner) markNewest(ctx context.Context) mark {
 	octx, ans := client.Observe(ctx)
 	page, err := r.client.List(octx, client.ListParams{Limit: 1})
@@ -210,12 +247,26 @@ func (r *runner) addBare(ctx context.Context, values []string, data []api.Suppre
 	// Date header at the mark) bounds the walk instead, and entries of the
 	// mark's second stay unverified.
 	reached, byClock := false, false
+	// unpaired counts the IDs of the answer not yet found above the mark
+	// with an address of the batch; top is the list's newest entry as the
+	// first page shows it.
+	unpaired := len(answered)
+	paired := make(map[string]bool, len(answered))
+	var top *mark
+	pages := 0 // read
 	p := client.ListParams{Limit: api.MaxBatch}
 walk:
-	for pages := 0; pages < maxMarkPages(len(values)); pages++ {
-		page, err := r.client.List(ctx, p)
+	for pages < maxMarkPages(len(values)) {
+		lctx, ans := client.Observe(ctx)
+		page, err := r.client.List(lctx, p)
 		if err != nil {
 			break
+		}
+		if pages++; pages == 1 {
+			top = &mark{tried: true, at: ans.Date()}
+			if len(page.Data) > 0 {
+				top.id = page.Data[0].ID
+			}
 		}
 		for _, e := range page.Data {
 			if e.ID == m.id {
@@ -233,6 +284,10 @@ walk:
 			settled[k] = true
 			if answered[e.ID] {
 				res[k] = Result{Input: e.Email, ID: e.ID, Outcome: Added}
+				if !paired[e.ID] {
+					paired[e.ID] = true
+					unpaired--
+				}
 			} else {
 				res[k] = Result{Input: e.Email, ID: e.ID, Outcome: Unverified,
 					Message: "it was listed after the batch was sent, with an ID the batch's answer did not give"}
@@ -240,6 +295,11 @@ walk:
 		}
 		if !page.HasMore || len(page.Data) == 0 {
 			reached = true
+			break
+		}
+		if unpaired == 0 {
+			// Every ID the batch answered has its address: nothing
+			// further down can be this batch's.
 			break
 		}
 		p.After = page.Data[len(page.Data)-1].ID
@@ -253,6 +313,11 @@ walk:
 			ask = append(ask, v)
 			at = append(at, k)
 		}
+	}
+	if len(ask) == 0 && pages == 1 {
+		r.leaveMark(top)
+	} else {
+		r.leaveMark(nil)
 	}
 	if len(ask) == 0 {
 		return res

@@ -9,6 +9,7 @@ package hostedtest
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -58,10 +59,20 @@ type Service struct {
 	retry   []time.Duration
 	hangup  int // the next batch requests to drop without an answer
 	rng     *rand.Rand
+	// rate is how many requests a window of a second allows (0: no
+	// limit), and window and used the current window's start and count.
+	rate   int
+	window time.Time
+	used   int
+	// afterAdd lists addresses as another client would, right after the
+	// next batch add is answered (nil: none).
+	afterAdd []string
 
 	// Requests counts requests by "METHOD /path-pattern".
 	Requests sync.Map
-	total    atomic.Int64
+	// Refused counts the requests answered 429 for the rate limit.
+	Refused atomic.Int64
+	total   atomic.Int64
 }
 
 // Start runs the double over real HTTP until the test ends.
@@ -87,6 +98,22 @@ func (s *Service) DropNewFromNextAdd(n int) { s.mu.Lock(); s.dropNew = n; s.mu.U
 func (s *Service) RetryAfter(d ...time.Duration) {
 	s.mu.Lock()
 	s.retry = append(s.retry, d...)
+	s.mu.Unlock()
+}
+
+// SetRate limits the double to n requests a second per team, as the hosted
+// service does (its recordings show "ratelimit-policy: 2;w=1"): a fixed
+// window of one second, every answer carries the ratelimit-* headers, and
+// a request over the limit is answered 429 with Retry-After. 0 lifts the
+// limit.
+func (s *Service) SetRate(n int) { s.mu.Lock(); s.rate = n; s.mu.Unlock() }
+
+// ListAfterNextAdd makes another client list these addresses just after
+// the next batch add is answered, before the adding client can read the
+// list again.
+func (s *Service) ListAfterNextAdd(emails ...string) {
+	s.mu.Lock()
+	s.afterAdd = append(s.afterAdd, emails...)
 	s.mu.Unlock()
 }
 
@@ -141,6 +168,11 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	w.Header().Set("Date", s.now().Format(http.TimeFormat))
+	if !s.allow(w.Header()) {
+		s.mu.Unlock()
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"statusCode": 429, "name": "rate_limit_exceeded", "message": "Too many requests."})
+		return
+	}
 	batch := strings.HasPrefix(r.URL.Path, "/suppressions/batch/")
 	if batch && s.hangup > 0 {
 		s.hangup--
@@ -165,6 +197,10 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/suppressions/batch/add":
 		s.batchAdd(w, r)
+		for _, e := range s.afterAdd {
+			s.add(e)
+		}
+		s.afterAdd = nil
 	case r.Method == http.MethodPost && r.URL.Path == "/suppressions/batch/remove":
 		s.batchRemove(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/suppressions":
@@ -183,6 +219,32 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusNotFound, map[string]any{"statusCode": 404, "name": "not_found", "message": "Route not found."})
 	}
+}
+
+// allow counts a request against the rate limit and writes the
+// ratelimit-* headers; false when the window's allowance is spent (the
+// header then carries Retry-After). Called with s.mu held.
+func (s *Service) allow(h http.Header) bool {
+	if s.rate <= 0 {
+		return true
+	}
+	now := time.Now()
+	if now.Sub(s.window) >= time.Second {
+		s.window, s.used = now, 0
+	}
+	reset := max(int(math.Ceil((time.Second - now.Sub(s.window)).Seconds())), 1)
+	h.Set("ratelimit-limit", strconv.Itoa(s.rate))
+	h.Set("ratelimit-policy", strconv.Itoa(s.rate)+";w=1")
+	h.Set("ratelimit-reset", strconv.Itoa(reset))
+	if s.used >= s.rate {
+		h.Set("ratelimit-remaining", "0")
+		h.Set("Retry-After", strconv.Itoa(reset))
+		s.Refused.Add(1)
+		return false
+	}
+	s.used++
+	h.Set("ratelimit-remaining", strconv.Itoa(s.rate-s.used))
+	return true
 }
 
 type item struct {
