@@ -37,7 +37,23 @@ func (s *db) migrate(ctx context.Context) error {
 		)`); err != nil {
 			return err
 		}
-		return sqlstore.Migrate(ctx, migrator{tx}, schema)
+		m := migrator{tx}
+		had, err := m.Version(ctx)
+		if err != nil {
+			return err
+		}
+		if err := sqlstore.Migrate(ctx, m, schema); err != nil {
+			return err
+		}
+		if had == 0 || had >= len(schema.Steps) {
+			return nil
+		}
+		// A step may have made an index or rewritten a column: the
+		// statistics the planner had are of the table as it was (and
+		// an expression index has none until ANALYZE). A new, empty
+		// database has nothing to measure.
+		_, err = tx.Exec(ctx, `ANALYZE suppressions, audit, changes`)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("bring the PostgreSQL schema up to date: %w", mapErr(err))
