@@ -1,5 +1,6 @@
 // Package store defines what the service needs from a database: the Store
-// interface (composed of Suppressions, Trail, Keys, Webhooks and Outbox,
+// interface (composed of Suppressions, Trail, Keys, Agents, Teams,
+// Webhooks and Outbox,
 // so that a consumer names the part it needs), the records it keeps, and
 // the errors every implementation returns. Package sqlstore implements it
 // once over SQL; the dialects below it (sqlite, postgres) give it their
@@ -84,12 +85,31 @@ func Listed(origin api.Origin, sourceID *string, emails ...string) []NewEntry {
 // Change says who makes a change and why: the store writes it into the
 // trail, in the change's own transaction. A change made outside a request
 // (a tool, a test) says so in its own fields; one the service makes by
-// itself (Expired) has no key.
+// itself (Expired) has no key. An agent's change (over SSH) has an agent
+// and no key.
 type Change struct {
 	KeyID     string
 	KeyName   string
+	AgentID   string
+	AgentName string
 	Reference string // the Shush-Reference header; may be empty
 	RequestID string
+	// KeepComplaints refuses the removal of entries of origin complaint:
+	// a removal that would take one off fails with a *ComplaintError and
+	// changes nothing (the team requires the override permission, which
+	// the author lacks).
+	KeepComplaints bool
+}
+
+// ComplaintError is the refusal of a removal that would take an entry of
+// origin complaint off the list for an author without the override
+// permission (Change.KeepComplaints).
+type ComplaintError struct {
+	Entry Entry
+}
+
+func (e *ComplaintError) Error() string {
+	return "the entry of " + e.Entry.Email + " was listed by a complaint; removing it needs the override permission"
 }
 
 // ExpiredReference is the reference of the removals the service makes
@@ -115,8 +135,12 @@ type AuditEntry struct {
 	Suppression Entry
 	KeyID       string
 	KeyName     string
-	Reference   string
-	RequestID   string
+	// AgentID and AgentName name the agent who made the change over SSH
+	// ("" for a key's change or the service's own).
+	AgentID   string
+	AgentName string
+	Reference string
+	RequestID string
 }
 
 // AuditQuery selects a page of a team's trail, newest first, paged by
@@ -154,13 +178,60 @@ type Key struct {
 	Team string
 	// Name says whose key it is ("ops-cron", "jane"); it is shown in the
 	// trail. It may be empty.
-	Name      string
-	ReadOnly  bool
+	Name     string
+	ReadOnly bool
+	// Override lets the key remove entries of origin complaint where its
+	// team requires the permission (TeamSettings.ComplaintRemoval).
+	Override  bool
 	Hash      []byte
 	CreatedAt time.Time
 	// RevokedAt is nil while the key is usable.
 	RevokedAt *time.Time
 }
+
+// Agent is a named person of a team who works the list in the terminal
+// UI over SSH, known by one public key. A removed agent is kept (the
+// trail names it) but never authenticates again.
+type Agent struct {
+	ID   string
+	Team string
+	// Name is unique among the agents not removed; the trail shows it.
+	Name string
+	// PublicKey is the agent's SSH public key in the authorized_keys
+	// form ("ssh-ed25519 AAAA…"), Fingerprint its SHA256 fingerprint
+	// ("SHA256:…"), by which a login finds the agent.
+	PublicKey   string
+	Fingerprint string
+	ReadOnly    bool
+	Override    bool
+	CreatedAt   time.Time
+	// RemovedAt is nil while the agent may log in.
+	RemovedAt *time.Time
+}
+
+// The complaint removal rules of a team (TeamSettings.ComplaintRemoval).
+const (
+	// ComplaintConfirm lets anyone who may change the list remove an
+	// entry of origin complaint; clients ask a second confirmation.
+	ComplaintConfirm = "confirm"
+	// ComplaintOverride lets only keys and agents with the override
+	// permission remove one.
+	ComplaintOverride = "override"
+)
+
+// TeamSettings are a team's rules for its list.
+type TeamSettings struct {
+	Team string
+	// Protected are addresses and @domains that must never be suppressed
+	// (the team's own mailboxes), normalized, in the order set.
+	Protected []string
+	// ComplaintRemoval is ComplaintConfirm or ComplaintOverride.
+	ComplaintRemoval string
+}
+
+// ErrExists is returned when a new record would take a name or key that
+// another one holds.
+var ErrExists = errors.New("already exists")
 
 // Store keeps the suppression lists of every team, their trail, the API
 // keys, and the teams' webhooks with the outbox of their events. Every
@@ -171,6 +242,8 @@ type Store interface {
 	Suppressions
 	Trail
 	Keys
+	Agents
+	Teams
 	Webhooks
 	Outbox
 
@@ -260,6 +333,38 @@ type Keys interface {
 	// RevokeKey marks a key revoked; revoking twice is not an error.
 	// Unknown IDs are ErrNotFound.
 	RevokeKey(ctx context.Context, id string) error
+}
+
+// Agents are the people of the teams who work over SSH.
+type Agents interface {
+	// CreateAgent stores a new agent; ErrExists when an agent not removed
+	// has its name or its key's fingerprint.
+	CreateAgent(ctx context.Context, a Agent) error
+
+	// AgentByID returns the agent with this ID, removed or not, or
+	// ErrNotFound.
+	AgentByID(ctx context.Context, id string) (Agent, error)
+
+	// AgentByFingerprint returns the agent not removed whose key has this
+	// fingerprint, or ErrNotFound.
+	AgentByFingerprint(ctx context.Context, fingerprint string) (Agent, error)
+
+	// ListAgents returns the agents not removed, oldest first.
+	ListAgents(ctx context.Context) ([]Agent, error)
+
+	// RemoveAgent marks the agent removed and returns it; an agent
+	// removed already, or unknown, is ErrNotFound.
+	RemoveAgent(ctx context.Context, id string) (Agent, error)
+}
+
+// Teams are the teams' rules.
+type Teams interface {
+	// TeamSettings returns the team's rules: none protected and
+	// ComplaintConfirm for a team that never set any.
+	TeamSettings(ctx context.Context, team string) (TeamSettings, error)
+
+	// SetTeamSettings replaces the team's rules.
+	SetTeamSettings(ctx context.Context, t TeamSettings) error
 }
 
 // ErrReadOnly is wrapped by errors that mean the database does not accept

@@ -19,16 +19,18 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 		notes[i], until[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt)
 	}
 	a := p.Author
+	agentID, agentName := sqlstore.Author(a)
 	_, err := t.tx.Exec(ctx, `
-		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at)
-		SELECT u.id, $1, $2, $3, u.sup_id, u.email, u.origin, u.source_id, u.sup_at, $10, $11, $12, $13, u.note, u.expires_at
+		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name)
+		SELECT u.id, $1, $2, $3, u.sup_id, u.email, u.origin, u.source_id, u.sup_at, $10, $11, $12, $13, u.note, u.expires_at, $16, $17
 		FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $14::text[], $15::timestamptz[])
 			AS u(id, sup_id, email, origin, source_id, sup_at, note, expires_at)`,
-		p.Team, p.Type, p.At, p.IDs, supIDs, emails, origins, sources, supAt, a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, notes, until)
+		p.Team, p.Type, p.At, p.IDs, supIDs, emails, origins, sources, supAt, a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, notes, until,
+		agentID, agentName)
 	return err
 }
 
-const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at"
+const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name"
 
 // The two sources are read in one statement, each bounded by the window
 // ($2).
@@ -78,7 +80,7 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 			where += " AND s.id " + cmp + " " + at + "::uuid"
 		}
 		query = `SELECT * FROM (` + query + ` UNION ALL (SELECT s.id::text, 'suppression.added', s.created_at, s.id::text, s.email, s.origin, s.source_id, s.created_at,
-			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at
+			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at, c.agent_id, c.agent_name
 			FROM ` + from + ` WHERE ` + where + ` ORDER BY s.team, s.id ` + order + ` LIMIT $2)) t ORDER BY 1 ` + order + ` LIMIT $2`
 	}
 	return query1(ctx, s, query, args, sqlstore.ScanAudit)

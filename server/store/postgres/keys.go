@@ -9,14 +9,14 @@ import (
 )
 
 func (t tx) InsertKey(ctx context.Context, k store.Key) error {
-	_, err := t.tx.Exec(ctx, `INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt, k.RevokedAt)
+	_, err := t.tx.Exec(ctx, `INSERT INTO api_keys (`+keyColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt, k.RevokedAt, k.Override)
 	return err
 }
 
 // keyColumns are what sqlstore.ScanKey reads; a key ID is text (not a
 // UUID), as keys are named by their owners' tools.
-const keyColumns = "id, team, name, read_only, hash, created_at, revoked_at"
+const keyColumns = sqlstore.KeyColumns
 
 func (s *db) Key(ctx context.Context, id string) (store.Key, error) {
 	return sqlstore.ScanKey(row{s.pool.QueryRow(ctx, `SELECT `+keyColumns+` FROM api_keys WHERE id = $1`, id)})

@@ -14,8 +14,8 @@ import (
 const entryColumns = "id::text, email, origin, source_id, created_at, note, expires_at"
 
 // insertEntriesSQL inserts the entries ($2…$5, $14, $15, in address
-// order) and the change's row ($7…$13, when $7 is not NULL and an entry is
-// new), and reads the listed entries of the addresses given.
+// order) and the change's row ($7…$13, $16, $17, when $7 is not NULL and
+// an entry is new), and reads the listed entries of the addresses given.
 var insertEntriesSQL = `
 	WITH ins AS (
 		INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at, change_id, note, expires_at)
@@ -25,8 +25,8 @@ var insertEntriesSQL = `
 		ON CONFLICT (team, email) DO NOTHING
 		RETURNING s.id, s.email, s.origin, s.source_id, s.created_at, s.note, s.expires_at
 	), change AS (
-		INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id)
-		SELECT $7::uuid, $1, $6, $8, $9, $10, $11, $12, $13
+		INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id, agent_id, agent_name)
+		SELECT $7::uuid, $1, $6, $8, $9, $10, $11, $12, $13, $16, $17
 		WHERE $7::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
 		ON CONFLICT (id) DO NOTHING
 	)
@@ -63,9 +63,10 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		ch, change, first, last = *p.Change, &p.Change.ID, &p.Change.FirstID, &p.Change.LastID
 	}
 	at := sorted[0].CreatedAt
+	agentID, agentName := sqlstore.Author(ch.Author)
 	rows, err := t.tx.Query(ctx, insertEntriesSQL,
 		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, sqlstore.Reference(ch.Author), ch.Author.RequestID, first, last,
-		notes, until)
+		notes, until, agentID, agentName)
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +114,9 @@ func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) 
 	}
 	rows, err := t.tx.Query(ctx, `WITH del AS (`+del+` RETURNING id, team, email, origin, source_id, created_at, change_id, note, expires_at
 	), kept AS (
-		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at)
+		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name)
 		SELECT del.id, del.team, 'suppression.added', del.created_at, del.id, del.email, del.origin, del.source_id, del.created_at,
-			c.key_id, c.key_name, c.reference, c.request_id, del.note, del.expires_at
+			c.key_id, c.key_name, c.reference, c.request_id, del.note, del.expires_at, c.agent_id, c.agent_name
 		FROM del JOIN changes c ON c.id = del.change_id
 		WHERE $3
 	)

@@ -11,7 +11,8 @@ import (
 
 func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) error {
 	a := p.Author
-	const cols = 15
+	const cols = 17
+	agentID, agentName := sqlstore.Author(a)
 	for lo := 0; lo < len(p.Entries); lo += chunk {
 		hi := min(lo+chunk, len(p.Entries))
 		st, err := t.s.stmt(auditSQL(hi - lo))
@@ -21,7 +22,8 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 		args := make([]any, 0, cols*(hi-lo))
 		for i, e := range p.Entries[lo:hi] {
 			args = append(args, p.Team, p.IDs[lo+i], p.Type, p.At.UnixMilli(), e.ID, e.Email, string(e.Origin), e.SourceID,
-				e.CreatedAt.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, sqlstore.Note(e.Note), millis(e.ExpiresAt))
+				e.CreatedAt.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, sqlstore.Note(e.Note), millis(e.ExpiresAt),
+				agentID, agentName)
 		}
 		if _, err := st.ExecContext(context.Background(), args...); err != nil {
 			return err
@@ -34,13 +36,15 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 // entries name: the table numbers its rows itself (an INTEGER PRIMARY
 // KEY is the row's own number, the cheapest key SQLite has).
 func (t tx) insertChange(c *sqlstore.ChangeRow) (int64, error) {
-	st, err := t.s.stmt("INSERT INTO changes (team, created_at, key_id, key_name, reference, request_id, first_id, last_id) VALUES (?,?,?,?,?,?,?,?) RETURNING id")
+	st, err := t.s.stmt("INSERT INTO changes (team, created_at, key_id, key_name, reference, request_id, first_id, last_id, agent_id, agent_name) VALUES (?,?,?,?,?,?,?,?,?,?) RETURNING id")
 	if err != nil {
 		return 0, err
 	}
 	var id int64
 	a := c.Author
-	err = st.QueryRowContext(context.Background(), c.Team, c.At.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, c.FirstID, c.LastID).Scan(&id)
+	agentID, agentName := sqlstore.Author(a)
+	err = st.QueryRowContext(context.Background(), c.Team, c.At.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, c.FirstID, c.LastID,
+		agentID, agentName).Scan(&id)
 	return id, err
 }
 
@@ -53,8 +57,9 @@ func (t tx) keepAdded(team, col string, keys []string) error {
 	}
 	for lo := 0; lo < len(keys); lo += chunk {
 		part := keys[lo:min(lo+chunk, len(keys))]
-		st, err := t.s.stmt(`INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at)
-			SELECT s.team, s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, c.reference, c.request_id, s.note, s.expires_at
+		st, err := t.s.stmt(`INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name)
+			SELECT s.team, s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, c.reference, c.request_id, s.note, s.expires_at,
+				c.agent_id, c.agent_name
 			FROM suppressions s ` + hint + `JOIN changes c ON c.id = s.change_id
 			WHERE s.team = ? AND s.` + col + ` IN (` + marks(len(part)) + `)`)
 		if err != nil {
@@ -68,11 +73,11 @@ func (t tx) keepAdded(team, col string, keys []string) error {
 }
 
 func auditSQL(n int) string {
-	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?),", n), ",")
+	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?),", n), ",")
 }
 
-const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at"
+const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name"
 
 // The two sources are read in one statement, each bounded by the window.
 func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditEntry, error) {
@@ -121,7 +126,7 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 			where, args = append(where, "s.id "+cmp+" ?"), append(args, p.Cursor)
 		}
 		args = append(args, p.Limit)
-		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at FROM " +
+		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at, c.agent_id, c.agent_name FROM " +
 			from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY s.id " + order + " LIMIT ?)"
 		query += " ORDER BY 1 " + order + " LIMIT ?"
 		args = append(args, p.Limit)

@@ -13,8 +13,8 @@ func (t tx) InsertKey(ctx context.Context, k store.Key) error {
 	if k.RevokedAt != nil {
 		revoked = k.RevokedAt.UnixMilli()
 	}
-	_, err := t.exec("INSERT INTO api_keys (id, team, name, read_only, hash, created_at, revoked_at) VALUES (?,?,?,?,?,?,?)",
-		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked)
+	_, err := t.exec("INSERT INTO api_keys ("+sqlstore.KeyColumns+") VALUES (?,?,?,?,?,?,?,?)",
+		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked, k.Override)
 	return err
 }
 
@@ -23,7 +23,7 @@ func (s *db) Key(ctx context.Context, id string) (store.Key, error) {
 }
 
 func (s *db) Keys(ctx context.Context) ([]store.Key, error) {
-	rows, err := s.read.QueryContext(ctx, "SELECT id, team, name, read_only, hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
+	rows, err := s.read.QueryContext(ctx, "SELECT "+sqlstore.KeyColumns+" FROM api_keys ORDER BY created_at, id")
 	if err != nil {
 		return nil, err
 	}

@@ -106,7 +106,7 @@ func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
 		dst **sql.Stmt
 		q   string
 	}{
-		{&r.keyByID, "SELECT id, team, name, read_only, hash, created_at, revoked_at FROM api_keys WHERE id = ?"},
+		{&r.keyByID, "SELECT " + sqlstore.KeyColumns + " FROM api_keys WHERE id = ?"},
 		{&r.get, "SELECT " + sqlstore.EntryColumns + " FROM suppressions WHERE team = ? AND id = ?"},
 		{&r.getByEmail, "SELECT " + sqlstore.EntryColumns + " FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email = ?"},
 	} {

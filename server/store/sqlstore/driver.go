@@ -29,6 +29,8 @@ type Driver interface {
 	EntryReads
 	TrailReads
 	KeyReads
+	AgentReads
+	TeamReads
 	WebhookReads
 }
 
@@ -75,6 +77,8 @@ type Tx interface {
 	EntryWrites
 	TrailWrites
 	KeyWrites
+	AgentWrites
+	TeamWrites
 	WebhookWrites
 }
 
@@ -164,6 +168,41 @@ type KeyWrites interface {
 	InsertKey(ctx context.Context, k store.Key) error
 	// RevokeKey sets the key's revocation time unless it has one.
 	RevokeKey(ctx context.Context, id string, at time.Time) (int64, error)
+}
+
+// AgentReads are the reads of agents.
+type AgentReads interface {
+	// Agent reads the agent with this ID, removed or not.
+	Agent(ctx context.Context, id string) (store.Agent, error)
+	// AgentByFingerprint reads the agent not removed whose key has this
+	// fingerprint.
+	AgentByFingerprint(ctx context.Context, fingerprint string) (store.Agent, error)
+	// Agents reads the agents not removed, oldest first.
+	Agents(ctx context.Context) ([]store.Agent, error)
+}
+
+// AgentWrites are the statements of the changes of agents.
+type AgentWrites interface {
+	// AgentTaken says whether an agent not removed has this name or
+	// this fingerprint.
+	AgentTaken(ctx context.Context, name, fingerprint string) (bool, error)
+	InsertAgent(ctx context.Context, a store.Agent) error
+	// RemoveAgent sets the removal time of the agent not removed with
+	// this ID and returns the agent as it is after.
+	RemoveAgent(ctx context.Context, id string, at time.Time) (store.Agent, error)
+}
+
+// TeamReads are the reads of the teams' rules.
+type TeamReads interface {
+	// Team reads the team's rules (sql.ErrNoRows for a team that never
+	// set any).
+	Team(ctx context.Context, team string) (store.TeamSettings, error)
+}
+
+// TeamWrites are the statements of the changes of the teams' rules.
+type TeamWrites interface {
+	// PutTeam writes the team's rules, replacing those it had.
+	PutTeam(ctx context.Context, t store.TeamSettings) error
 }
 
 // WebhookReads are the reads of webhooks and their outbox. IDs reach them

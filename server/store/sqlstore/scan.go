@@ -99,13 +99,17 @@ func Note(note string) *string {
 	return &note
 }
 
-// ScanKey reads id, team, name, read_only, hash, created_at, revoked_at.
+// KeyColumns are the columns ScanKey reads, in its order.
+const KeyColumns = "id, team, name, read_only, hash, created_at, revoked_at, override"
+
+// ScanKey reads id, team, name, read_only, hash, created_at, revoked_at,
+// override (KeyColumns).
 func ScanKey(r Row) (store.Key, error) {
 	var (
 		k           store.Key
 		at, revoked Time
 	)
-	if err := r.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &at, &revoked); err != nil {
+	if err := r.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &at, &revoked, &k.Override); err != nil {
 		return store.Key{}, err
 	}
 	k.CreatedAt = at.Time
@@ -113,6 +117,47 @@ func ScanKey(r Row) (store.Key, error) {
 		k.RevokedAt = &revoked.Time
 	}
 	return k, nil
+}
+
+// AgentColumns are the columns ScanAgent reads, in its order.
+const AgentColumns = "id, team, name, public_key, fingerprint, read_only, override, created_at, removed_at"
+
+// ScanAgent reads the AgentColumns.
+func ScanAgent(r Row) (store.Agent, error) {
+	var (
+		a           store.Agent
+		at, removed Time
+	)
+	if err := r.Scan(&a.ID, &a.Team, &a.Name, &a.PublicKey, &a.Fingerprint, &a.ReadOnly, &a.Override, &at, &removed); err != nil {
+		return store.Agent{}, err
+	}
+	a.CreatedAt = at.Time
+	if !removed.IsZero() {
+		a.RemovedAt = &removed.Time
+	}
+	return a, nil
+}
+
+// ScanTeam reads name, protected, complaint_removal.
+func ScanTeam(r Row) (store.TeamSettings, error) {
+	var (
+		t         store.TeamSettings
+		protected Strings
+	)
+	if err := r.Scan(&t.Team, &protected, &t.ComplaintRemoval); err != nil {
+		return store.TeamSettings{}, err
+	}
+	t.Protected = protected
+	return t, nil
+}
+
+// Author is the agent of a change as stored: NULL (nil) for a key's
+// change or the service's own.
+func Author(a store.Change) (agentID, agentName *string) {
+	if a.AgentID == "" {
+		return nil, nil
+	}
+	return &a.AgentID, &a.AgentName
 }
 
 // ScanWebhook reads id, team, endpoint, events, status, secret,
@@ -159,7 +204,7 @@ func ScanAttempt(r Row) (store.Attempt, error) {
 
 // ScanAudit reads id, type, created_at, sup_id, email, origin, source_id,
 // sup_created_at, key_id, key_name, reference (” for none), request_id,
-// note, expires_at.
+// note, expires_at, agent_id, agent_name (NULL for no agent).
 func ScanAudit(r Row) (store.AuditEntry, error) {
 	var (
 		a                store.AuditEntry
@@ -167,9 +212,16 @@ func ScanAudit(r Row) (store.AuditEntry, error) {
 		note             *string
 		at, supAt, until Time
 	)
+	var agentID, agentName *string
 	if err := r.Scan(&a.ID, &a.Type, &at, &a.Suppression.ID, &a.Suppression.Email, &origin, &a.Suppression.SourceID, &supAt,
-		&a.KeyID, &a.KeyName, &a.Reference, &a.RequestID, &note, &until); err != nil {
+		&a.KeyID, &a.KeyName, &a.Reference, &a.RequestID, &note, &until, &agentID, &agentName); err != nil {
 		return store.AuditEntry{}, err
+	}
+	if agentID != nil {
+		a.AgentID = *agentID
+	}
+	if agentName != nil {
+		a.AgentName = *agentName
 	}
 	a.CreatedAt, a.Suppression.Origin, a.Suppression.CreatedAt = at.Time, api.Origin(origin), supAt.Time
 	a.Suppression.ExpiresAt = until.Time

@@ -269,6 +269,14 @@ func (c *Core) removeIn(ctx context.Context, tx Tx, team string, author store.Ch
 		return nil, err
 	}
 	out := inOrder(removed, keys, byEmail)
+	if author.KeepComplaints {
+		for _, e := range out {
+			if e.Origin == api.OriginComplaint {
+				// The change is rolled back: nothing is removed.
+				return nil, &store.ComplaintError{Entry: e}
+			}
+		}
+	}
 	if c.noTrail {
 		return out, nil
 	}

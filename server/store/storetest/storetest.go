@@ -57,6 +57,10 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Check", testCheck},
 		{"NoteAndExpiry", testNoteAndExpiry},
 		{"RemoveExpired", testRemoveExpired},
+		{"Agents", testAgents},
+		{"AgentsTrail", testAgentsTrail},
+		{"TeamSettings", testTeamSettings},
+		{"KeepComplaints", testKeepComplaints},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -545,7 +549,7 @@ func testKeys(t *testing.T, st store.Store) {
 	tm := team(t)
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	k1 := store.Key{ID: "k" + tm, Team: tm, Hash: []byte{1, 2, 3, 4}, CreatedAt: now}
-	k2 := store.Key{ID: "r" + tm, Team: tm, ReadOnly: true, Hash: []byte{5, 6, 7}, CreatedAt: now.Add(time.Millisecond)}
+	k2 := store.Key{ID: "r" + tm, Team: tm, ReadOnly: true, Override: true, Hash: []byte{5, 6, 7}, CreatedAt: now.Add(time.Millisecond)}
 	for _, k := range []store.Key{k1, k2} {
 		if err := st.CreateKey(ctx(t), k); err != nil {
 			t.Fatalf("CreateKey: %v", err)
@@ -555,7 +559,7 @@ func testKeys(t *testing.T, st store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID != k2.ID || got.Team != tm || !got.ReadOnly || string(got.Hash) != string(k2.Hash) ||
+	if got.ID != k2.ID || got.Team != tm || !got.ReadOnly || !got.Override || string(got.Hash) != string(k2.Hash) ||
 		!got.CreatedAt.Equal(k2.CreatedAt) || got.RevokedAt != nil {
 		t.Errorf("KeyByID = %+v, want %+v", got, k2)
 	}

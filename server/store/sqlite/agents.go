@@ -1,0 +1,60 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/sqlstore"
+)
+
+func (s *db) Agent(ctx context.Context, id string) (store.Agent, error) {
+	return sqlstore.ScanAgent(s.read.QueryRowContext(ctx, "SELECT "+sqlstore.AgentColumns+" FROM agents WHERE id = ?", id))
+}
+
+func (s *db) AgentByFingerprint(ctx context.Context, fingerprint string) (store.Agent, error) {
+	return sqlstore.ScanAgent(s.read.QueryRowContext(ctx,
+		"SELECT "+sqlstore.AgentColumns+" FROM agents WHERE fingerprint = ? AND removed_at IS NULL", fingerprint))
+}
+
+func (s *db) Agents(ctx context.Context) ([]store.Agent, error) {
+	rows, err := s.read.QueryContext(ctx, "SELECT "+sqlstore.AgentColumns+" FROM agents WHERE removed_at IS NULL ORDER BY created_at, id")
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanAgent)
+}
+
+func (t tx) AgentTaken(ctx context.Context, name, fingerprint string) (bool, error) {
+	var n int
+	err := t.c.QueryRowContext(context.Background(),
+		"SELECT count(*) FROM agents WHERE removed_at IS NULL AND (name = ? OR fingerprint = ?)", name, fingerprint).Scan(&n)
+	return n > 0, err
+}
+
+func (t tx) InsertAgent(ctx context.Context, a store.Agent) error {
+	_, err := t.exec("INSERT INTO agents ("+sqlstore.AgentColumns+") VALUES (?,?,?,?,?,?,?,?,NULL)",
+		a.ID, a.Team, a.Name, a.PublicKey, a.Fingerprint, a.ReadOnly, a.Override, a.CreatedAt.UnixMilli())
+	return err
+}
+
+func (t tx) RemoveAgent(ctx context.Context, id string, at time.Time) (store.Agent, error) {
+	return sqlstore.ScanAgent(t.c.QueryRowContext(context.Background(),
+		"UPDATE agents SET removed_at = ? WHERE id = ? AND removed_at IS NULL RETURNING "+sqlstore.AgentColumns, at.UnixMilli(), id))
+}
+
+func (s *db) Team(ctx context.Context, team string) (store.TeamSettings, error) {
+	return sqlstore.ScanTeam(s.read.QueryRowContext(ctx, "SELECT name, protected, complaint_removal FROM teams WHERE name = ?", team))
+}
+
+func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {
+	protected, err := json.Marshal(ts.Protected)
+	if err != nil {
+		return err
+	}
+	_, err = t.exec(`INSERT INTO teams (name, protected, complaint_removal) VALUES (?,?,?)
+		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal`,
+		ts.Team, string(protected), ts.ComplaintRemoval)
+	return err
+}
