@@ -22,9 +22,9 @@ func (a *app) auditCommand() *cobra.Command {
 		Use:   "audit",
 		Short: "Who changed the list, when, and under which reference",
 		Long: `Read the service's audit trail, newest first: every suppression a change put
-on or took off the list, the key that made it (its name) and the reference
-the change carried (a ticket number or URL, from --reference or the UI's
-ticket field). Narrow it with --email, --reference or --type; --all follows
+on or took off the list, who made it (the agent, in the UI over SSH, or the
+key, by name) and the reference the change carried (a ticket number or URL,
+from --reference or the UI's ticket field). Narrow it with --email, --reference or --type; --all follows
 every page. The trail is kept by shush's own service; the hosted service
 has none.
 

@@ -81,7 +81,7 @@ func TestInProcessTransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := client.New(localTarget("local.db"), key, client.WithTransport(inProcessTransport{handler: server.New(st, server.Options{})}))
+	c := client.New(localTarget("local.db"), key, client.WithTransport(server.New(st, server.Options{}).Transport()))
 	got, err := c.BatchAdd(ctx, []string{"a@example.com", "b@example.com"})
 	if err != nil || len(got) != 2 {
 		t.Fatalf("BatchAdd: %v, %v", got, err)

@@ -36,14 +36,15 @@ type keyJSON struct {
 	Team      string  `json:"team"`
 	Name      string  `json:"name,omitempty"`
 	ReadOnly  bool    `json:"read_only"`
+	Override  bool    `json:"override"`
 	CreatedAt string  `json:"created_at,omitempty"`
 	RevokedAt *string `json:"revoked_at,omitempty"`
 }
 
 func (a *app) keysCreateCommand() *cobra.Command {
 	var (
-		team, name, dsn string
-		readOnly        bool
+		team, name, dsn    string
+		readOnly, override bool
 	)
 	cmd := &cobra.Command{
 		Use:   "create --team NAME",
@@ -51,8 +52,11 @@ func (a *app) keysCreateCommand() *cobra.Command {
 		Long: `Create an API key for a team. The key alone is printed on stdout, so that
 KEY=$(shush keys create --team support) captures it; it is not stored and
 cannot be shown again. --name says whose key it is: the audit trail shows
-it as who made each change. --json prints {"id","key","team","name","read_only"}.`,
+it as who made each change. --override lets the key remove complaints where
+the team's rule asks for that permission (shush team set --complaint-removal
+override). --json prints {"id","key","team","name","read_only","override"}.`,
 		Example: `  shush keys create --team support --name jane
+  shush keys create --team support --name lead --override
   shush keys create --team auditors --name soc-review --read-only --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -70,12 +74,15 @@ it as who made each change. --json prints {"id","key","team","name","read_only"}
 				return err
 			}
 			defer st.Close()
-			k, text, err := server.CreateNamedKey(cmd.Context(), st, team, name, readOnly)
+			if readOnly && override {
+				return usagef("--read-only and --override do not go together: a read-only key removes nothing")
+			}
+			k, text, err := server.CreateNamedKeyWith(cmd.Context(), st, team, name, server.KeyPermissions{ReadOnly: readOnly, Override: override})
 			if err != nil {
 				return err
 			}
 			if a.jsonAsked() {
-				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly})
+				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override})
 			}
 			fmt.Fprintln(a.io.Out, text)
 			fmt.Fprintf(a.io.Err, "Created %s API key %s for team %s. Store it now: it will not be shown again.\n",
@@ -87,6 +94,7 @@ it as who made each change. --json prints {"id","key","team","name","read_only"}
 	f.StringVar(&team, "team", "", "team the key belongs to (1-64 printable characters, no spaces)")
 	f.StringVar(&name, "name", "", "whose key it is (up to 64 printable characters), shown in the audit trail")
 	f.BoolVar(&readOnly, "read-only", false, "the key may read the list but not change it")
+	f.BoolVar(&override, "override", false, "the key may remove complaints where the team's rule asks for this permission")
 	dbFlag(cmd, &dsn)
 	return cmd
 }
@@ -96,6 +104,15 @@ func access(readOnly bool) string {
 		return "read-only"
 	}
 	return "read-write"
+}
+
+// permissions says what a key or agent may do, for a table: its access,
+// and the override permission when it has it.
+func permissions(readOnly, override bool) string {
+	if override {
+		return access(readOnly) + "+override"
+	}
+	return access(readOnly)
 }
 
 func (a *app) keysListCommand() *cobra.Command {
@@ -120,7 +137,7 @@ func (a *app) keysListCommand() *cobra.Command {
 			if a.output().json {
 				out := make([]keyJSON, len(keys))
 				for i, k := range keys {
-					out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
+					out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
 					if k.RevokedAt != nil {
 						r := k.RevokedAt.UTC().Format(api.TimestampLayout)
 						out[i].RevokedAt = &r
@@ -143,7 +160,7 @@ func (a *app) keysListCommand() *cobra.Command {
 				if name == "" {
 					name = "-"
 				}
-				t.row(k.ID, k.Team, name, access(k.ReadOnly), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+				t.row(k.ID, k.Team, name, permissions(k.ReadOnly, k.Override), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 			}
 			return t.flush()
 		},

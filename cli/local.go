@@ -1,18 +1,15 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/shushlist/shush/api"
@@ -55,7 +52,7 @@ func openLocal(ctx context.Context, s config.Settings, opts ...client.Option) (s
 		}
 	}()
 	srv := server.New(st, server.Options{Rate: localRate})
-	opts = append([]client.Option{client.WithTransport(inProcessTransport{handler: srv})}, opts...)
+	opts = append([]client.Option{client.WithTransport(srv.Transport())}, opts...)
 
 	keyPath, err := localKeyPath()
 	if err != nil {
@@ -102,67 +99,4 @@ func readLocalKey(path string) (string, error) {
 		return "", usageErr{err}
 	}
 	return strings.TrimSpace(string(b)), nil
-}
-
-// inProcessTransport answers requests by calling the handler directly: the
-// embedded default's service runs in the same process, so a request costs
-// no socket, port or network.
-type inProcessTransport struct{ handler http.Handler }
-
-// RoundTrip serves req with the handler and returns its recorded answer.
-func (t inProcessTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := req.Context().Err(); err != nil {
-		if req.Body != nil {
-			req.Body.Close()
-		}
-		return nil, err
-	}
-	in := req.Clone(req.Context())
-	in.RequestURI = req.URL.RequestURI()
-	in.RemoteAddr = "127.0.0.1:0"
-	in.Host = req.URL.Host
-	if in.Body == nil {
-		in.Body = http.NoBody
-	}
-	w := &recordedResponse{header: http.Header{}}
-	t.handler.ServeHTTP(w, in)
-	in.Body.Close()
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	w.header.Set("Content-Length", strconv.Itoa(w.body.Len()))
-	return &http.Response{
-		Status:        fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)),
-		StatusCode:    w.status,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        w.header,
-		Body:          io.NopCloser(bytes.NewReader(w.body.Bytes())),
-		ContentLength: int64(w.body.Len()),
-		Request:       req,
-	}, nil
-}
-
-// recordedResponse is the http.ResponseWriter of inProcessTransport: it
-// keeps the status, headers and body for the *http.Response.
-type recordedResponse struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (w *recordedResponse) Header() http.Header { return w.header }
-
-func (w *recordedResponse) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-		// Later changes to the header map must not show, as on the wire.
-		w.header = w.header.Clone()
-	}
-}
-
-func (w *recordedResponse) Write(b []byte) (int, error) {
-	w.WriteHeader(http.StatusOK)
-	return w.body.Write(b)
 }

@@ -141,6 +141,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.doctorCommand(),
 		a.serveCommand(),
 		a.keysCommand(),
+		a.agentsCommand(),
+		a.teamCommand(),
 		a.auditCommand(),
 		a.webhooksCommand(),
 		a.runsCommand(),

@@ -60,7 +60,10 @@ func (s *Server) auditPage(r *http.Request, team string, q store.AuditQuery) (in
 			Suppression: a.Suppression.Wire(""),
 			RequestID:   a.RequestID,
 		}
-		if a.KeyID != "" {
+		switch {
+		case a.AgentID != "":
+			e.Agent = &api.AuditAgent{ID: a.AgentID, Name: a.AgentName}
+		case a.KeyID != "":
 			// A change the service made itself (an expiry) has no key.
 			e.Key = &api.AuditKey{ID: a.KeyID, Name: a.KeyName}
 		}

@@ -79,6 +79,20 @@ func ValidateKeyName(name string) error {
 // CreateNamedKey is CreateKey for a key with a name ("jane", "ops-cron"),
 // which the trail shows as who made each change.
 func CreateNamedKey(ctx context.Context, st store.Store, team, name string, readOnly bool) (store.Key, string, error) {
+	return CreateNamedKeyWith(ctx, st, team, name, KeyPermissions{ReadOnly: readOnly})
+}
+
+// KeyPermissions are what a key may do beyond reading its team's list.
+type KeyPermissions struct {
+	// ReadOnly keys may not change the list.
+	ReadOnly bool
+	// Override lets the key remove complaints where the team's rule asks
+	// for the permission (store.ComplaintOverride).
+	Override bool
+}
+
+// CreateNamedKeyWith is CreateNamedKey with the key's permissions.
+func CreateNamedKeyWith(ctx context.Context, st store.Store, team, name string, p KeyPermissions) (store.Key, string, error) {
 	if err := ValidateTeam(team); err != nil {
 		return store.Key{}, "", err
 	}
@@ -100,7 +114,8 @@ func CreateNamedKey(ctx context.Context, st store.Store, team, name string, read
 		ID:        id,
 		Team:      team,
 		Name:      name,
-		ReadOnly:  readOnly,
+		ReadOnly:  p.ReadOnly,
+		Override:  p.Override,
 		Hash:      sum[:],
 		CreatedAt: time.Now().UTC().Truncate(time.Millisecond),
 	}

@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -28,6 +30,8 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
 	s.handle("GET /audit", false, s.audit)
 	s.webhookRoutes()
+	s.teamRoutes()
+	s.agentRoutes()
 	s.mux.HandleFunc("GET /healthz", s.ready)
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("GET /livez", s.live)
@@ -38,25 +42,25 @@ func (s *Server) routes() {
 // changes the list, which a read-only key may not.
 func (s *Server) handle(pattern string, changes bool, h handler) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		k, ok := keyOf(r)
+		c, ok := callerOf(r)
 		if !ok {
 			writeProblem(w, r, s.log, fromStore(errNoKey))
 			return
 		}
-		if changes && k.ReadOnly {
+		if changes && c.readOnly() {
 			writeProblem(w, r, s.log, newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
-				"This API key is read-only; it cannot change the suppression list."))
+				"This %s is read-only; it cannot change the suppression list.", c.kind()))
 			return
 		}
 		if changes {
-			ch, err := changeOf(r, w, k)
+			ch, err := changeOf(r, w, c)
 			if err != nil {
 				writeProblem(w, r, s.log, err)
 				return
 			}
 			r = r.WithContext(context.WithValue(r.Context(), authorCtx{}, ch))
 		}
-		status, body, err := h(r, w, k.Team)
+		status, body, err := h(r, w, c.team())
 		if errors.Is(err, store.ErrUnavailable) {
 			s.readiness.forget()
 		}
@@ -84,11 +88,13 @@ func authorOf(r *http.Request) store.Change {
 	return ch
 }
 
-// changeOf says who makes a change and why, for the trail: the key, the
-// request's ID, and the Shush-Reference header when given (1 to 200
-// printable characters; anything else is a validation error naming it).
-func changeOf(r *http.Request, w http.ResponseWriter, k store.Key) (store.Change, *problem) {
-	ch := store.Change{KeyID: k.ID, KeyName: k.Name, RequestID: w.Header().Get(requestIDHeader)}
+// changeOf says who makes a change and why, for the trail: the key or
+// the agent, the request's ID, and the Shush-Reference header when given
+// (1 to 200 printable characters; anything else is a validation error
+// naming it).
+func changeOf(r *http.Request, w http.ResponseWriter, c caller) (store.Change, *problem) {
+	ch := c.author()
+	ch.RequestID = w.Header().Get(requestIDHeader)
 	refs := r.Header.Values(api.ReferenceHeader)
 	switch {
 	case len(refs) > 1:
@@ -110,6 +116,7 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 	rawEmails, hasEmails := f["emails"]
 	rawEntries, hasEntries := f["entries"]
 	var add []store.NewEntry
+	field := "entries"
 	switch {
 	case hasEmails && hasEntries:
 		return 0, nil, invalid("Send either `emails` or `entries`, not both.")
@@ -122,9 +129,12 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 		if err != nil {
 			return 0, nil, err
 		}
-		add = store.Manual(emails...)
+		add, field = store.Manual(emails...), "emails"
 	default:
 		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} (or `entries` with origins) with 1 to %d addresses.", api.MaxBatch)
+	}
+	if err := s.protect(r, team, field, add); err != nil {
+		return 0, nil, err
 	}
 	s.metrics.batchItems.WithLabelValues("add").Observe(float64(len(add)))
 	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
@@ -143,6 +153,10 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 	}
 	rawEmails, hasEmails := f["emails"]
 	rawIDs, hasIDs := f["ids"]
+	author, err := s.removal(r, team)
+	if err != nil {
+		return 0, nil, err
+	}
 	var entries []store.Entry
 	switch {
 	case hasEmails && hasIDs:
@@ -154,10 +168,12 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 		}
 		s.metrics.batchItems.WithLabelValues("remove").Observe(float64(len(emails)))
 		entries, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
-			return s.store.RemoveEmails(r.Context(), team, authorOf(r), emails)
+			return s.store.RemoveEmails(r.Context(), team, author, emails)
 		})
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, complaintRefusal(r, err, func(e store.Entry) string {
+				return fmt.Sprintf("emails[%d] (%s)", slices.Index(emails, e.Email), api.Quote(e.Email))
+			})
 		}
 	case hasIDs:
 		ids, err := stringList(rawIDs, "ids", "a suppression ID", api.NormalizeID)
@@ -166,10 +182,12 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 		}
 		s.metrics.batchItems.WithLabelValues("remove").Observe(float64(len(ids)))
 		entries, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
-			return s.store.RemoveIDs(r.Context(), team, authorOf(r), ids)
+			return s.store.RemoveIDs(r.Context(), team, author, ids)
 		})
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, complaintRefusal(r, err, func(e store.Entry) string {
+				return fmt.Sprintf("ids[%d] (%s, %s)", slices.Index(ids, e.ID), api.Quote(e.ID), api.Quote(e.Email))
+			})
 		}
 	default:
 		return 0, nil, missing("Missing `emails` or `ids` field; send one of them with 1 to %d items.", api.MaxBatch)
@@ -223,6 +241,9 @@ func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (in
 		if add.ExpiresAt, err = expiresField(raw, "expires_at", s.opts.Now()); err != nil {
 			return 0, nil, err
 		}
+	}
+	if err := s.protect(r, team, "email", []store.NewEntry{add}); err != nil {
+		return 0, nil, err
 	}
 	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
 		return s.store.Add(r.Context(), team, authorOf(r), []store.NewEntry{add})
@@ -376,13 +397,14 @@ func (s *Server) getOne(r *http.Request, w http.ResponseWriter, team string) (in
 
 func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
 	ref := r.PathValue("ref")
-	var (
-		removed []store.Entry
-		err     error
-	)
+	author, err := s.removal(r, team)
+	if err != nil {
+		return 0, nil, err
+	}
+	var removed []store.Entry
 	if id, idErr := api.NormalizeID(ref); idErr == nil {
 		removed, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
-			return s.store.RemoveIDs(r.Context(), team, authorOf(r), []string{id})
+			return s.store.RemoveIDs(r.Context(), team, author, []string{id})
 		})
 	} else {
 		email, emailErr := api.NormalizeEmail(ref)
@@ -390,11 +412,11 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 			return 0, nil, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), emailErr)
 		}
 		removed, err = timed(s.metrics, "remove", func() ([]store.Entry, error) {
-			return s.store.RemoveEmails(r.Context(), team, authorOf(r), []string{email})
+			return s.store.RemoveEmails(r.Context(), team, author, []string{email})
 		})
 	}
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, complaintRefusal(r, err, func(e store.Entry) string { return api.Quote(e.Email) })
 	}
 	if len(removed) == 0 {
 		return 0, nil, notFound()

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
-	"github.com/shushlist/shush/server/store"
 )
 
 // The layers a request goes through, each one concern, outermost first.
@@ -41,13 +40,13 @@ func (s *Server) chain() http.Handler {
 
 // exchange is what the layers of one request share: the recorder of the
 // answer, the request ID, the route the mux matched ("" for none), when
-// the request came, and the key once authenticated.
+// the request came, and the caller once authenticated.
 type exchange struct {
-	rec   *recorder
-	id    string
-	route string
-	start time.Time
-	key   store.Key
+	rec    *recorder
+	id     string
+	route  string
+	start  time.Time
+	caller caller
 }
 
 type exchangeKey struct{}
@@ -66,13 +65,13 @@ func (x *exchange) routeName() string {
 	return x.route
 }
 
-// keyOf is the caller's key, set by the auth layer.
-func keyOf(r *http.Request) (store.Key, bool) {
+// callerOf is who makes the request, set by the auth layer.
+func callerOf(r *http.Request) (caller, bool) {
 	x := exchangeOf(r)
-	if x == nil || x.key.ID == "" {
-		return store.Key{}, false
+	if x == nil || !x.caller.known() {
+		return caller{}, false
 	}
-	return x.key, true
+	return x.caller, true
 }
 
 func (s *Server) exchange(next http.Handler) http.Handler {
@@ -127,8 +126,11 @@ func (s *Server) logRequest(r *http.Request, x *exchange) {
 		slog.Int64("bytes", x.rec.bytes),
 		slog.String("remote", r.RemoteAddr),
 	}
-	if x.key.ID != "" {
-		attrs = append(attrs, slog.String("team", x.key.Team), slog.String("key_id", x.key.ID))
+	switch c := x.caller; {
+	case c.agent != nil:
+		attrs = append(attrs, slog.String("team", c.agent.Team), slog.String("agent_id", c.agent.ID))
+	case c.key.ID != "":
+		attrs = append(attrs, slog.String("team", c.key.Team), slog.String("key_id", c.key.ID))
 	}
 	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 }
@@ -161,15 +163,17 @@ func (s *Server) timeout(next http.Handler) http.Handler {
 	})
 }
 
+// auth finds the caller: the agent an in-process session's transport
+// names (see AgentTransport), else the request's key.
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !unauthenticated[r.URL.Path] {
-			k, err := s.authenticate(r)
+			c, err := s.identify(r)
 			if err != nil {
 				writeProblem(w, r, s.log, fromStore(err))
 				return
 			}
-			exchangeOf(r).key = k
+			exchangeOf(r).caller = c
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -179,12 +183,12 @@ func (s *Server) auth(next http.Handler) http.Handler {
 // carries the team's ratelimit-* headers, a refusal also retry-after.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		k, ok := keyOf(r)
+		c, ok := callerOf(r)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		v := s.limiter.take(k.Team, time.Now())
+		v := s.limiter.take(c.team(), time.Now())
 		v.setHeaders(w.Header())
 		if !v.allowed {
 			wait := max(1, seconds(v.retryAfter))

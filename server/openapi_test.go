@@ -196,6 +196,11 @@ func TestOpenAPIDocument(t *testing.T) {
 		{"POST", wh + "/events/" + event + "/replay", "", 200},
 		{"POST", wh + "/signing-secret/rotate", "", 200},
 		{"DELETE", wh, "", 200},
+		{"PATCH", "/team", `{"protected":["support@acme.test","@acme.test"],"complaint_removal":"confirm"}`, 200},
+		{"GET", "/team", "", 200},
+		{"POST", "/agents", `{"name":"Jane Doe","public_key":"` + agentKey(t) + `"}`, 201},
+		{"GET", "/agents", "", 200},
+		{"DELETE", "/agents/Jane%20Doe", "", 200},
 	}
 	seen := map[string]bool{}
 	for _, c := range calls {

@@ -188,9 +188,9 @@ func (s *Server) hook(r *http.Request, team string) (store.Webhook, error) {
 }
 
 func (s *Server) getWebhook(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
-	if k, _ := keyOf(r); k.ReadOnly {
+	if c, _ := callerOf(r); c.readOnly() {
 		return 0, nil, newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
-			"This API key is read-only; it cannot read a webhook's signing secret, which lets its holder sign deliveries.")
+			"This %s is read-only; it cannot read a webhook's signing secret, which lets its holder sign deliveries.", c.kind())
 	}
 	h, err := s.hook(r, team)
 	if err != nil {

@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store"
+)
+
+func (a *app) agentsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "agents",
+		Short: "Manage the agents who work the list over SSH",
+		Long: `Add, list and remove the agents of the service's database: the people of a
+team who reach the terminal UI with ssh (shush serve --ssh-addr), each with one
+SSH public key and no API key. The trail names the agent of every change they
+make. A removed agent cannot log in again, and their open sessions end.`,
+		Args: noArgs,
+	}
+	cmd.AddCommand(a.agentsAddCommand(), a.agentsListCommand(), a.agentsRemoveCommand())
+	return cmd
+}
+
+// agentJSON is how --json shows an agent.
+func agentJSON(ag store.Agent) api.Agent {
+	return api.Agent{Object: api.ObjectAgent, ID: ag.ID, Name: ag.Name, Team: ag.Team, Fingerprint: ag.Fingerprint,
+		ReadOnly: ag.ReadOnly, Override: ag.Override, CreatedAt: api.Timestamp{Time: ag.CreatedAt}}
+}
+
+func (a *app) agentsAddCommand() *cobra.Command {
+	var (
+		team, keyFile, dsn string
+		readOnly, override bool
+	)
+	cmd := &cobra.Command{
+		Use:   "add NAME --team T --ssh-key FILE",
+		Short: "Add an agent with their SSH public key",
+		Long: `Add an agent to a team. NAME is how the trail and the session's header show
+them (up to 64 printable characters; unique). FILE is their public key, the
+.pub file of their key pair (ssh-ed25519, ecdsa or rsa), or - for stdin; the
+private key never leaves their machine. --read-only agents may look and
+check but not send; --override agents may remove complaints where the team's
+rule asks for that permission.`,
+		Example: `  shush agents add jane --team support --ssh-key jane.pub
+  shush agents add "Bob Ray" --team support --ssh-key bob.pub --read-only`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("agents add needs one NAME, got %d arguments (quote a name with spaces)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if team == "" || keyFile == "" {
+				return usagef("agents add needs --team T and --ssh-key FILE")
+			}
+			if readOnly && override {
+				return usagef("--read-only and --override do not go together: a read-only agent removes nothing")
+			}
+			text, err := a.readPublicKey(keyFile)
+			if err != nil {
+				return err
+			}
+			st, _, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ag, err := server.CreateAgent(cmd.Context(), st, team, api.NewAgent{Name: args[0], PublicKey: text, ReadOnly: readOnly, Override: override})
+			var ae *server.AgentError
+			switch {
+			case errors.As(err, &ae):
+				return usagef("%v", err)
+			case errors.Is(err, store.ErrExists):
+				return usagef("an agent named %s, or with this public key, exists already (see shush agents list)", safeText(api.Quote(args[0])))
+			case err != nil:
+				return fmt.Errorf("add the agent: %w", err)
+			}
+			if a.jsonAsked() {
+				return writeJSON(a.io.Out, agentJSON(ag))
+			}
+			fmt.Fprintf(a.io.Out, "Added agent %s to team %s (%s), key %s.\n", safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&team, "team", "", "team the agent works for (1-64 printable characters, no spaces)")
+	f.StringVar(&keyFile, "ssh-key", "", "the agent's SSH public key file (.pub), or - for stdin")
+	f.BoolVar(&readOnly, "read-only", false, "the agent may look and check but not change the list")
+	f.BoolVar(&override, "override", false, "the agent may remove complaints where the team's rule asks for this permission")
+	dbFlag(cmd, &dsn)
+	return cmd
+}
+
+// readPublicKey reads an agent's public key file. A private key is
+// refused without a word of its content.
+func (a *app) readPublicKey(file string) (string, error) {
+	var b []byte
+	var err error
+	if file == "-" {
+		b, err = io.ReadAll(io.LimitReader(a.io.In, 64<<10))
+	} else {
+		b, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return "", usagef("cannot read the SSH key file %s: %v", safeText(api.Quote(file)), err)
+	}
+	if strings.Contains(string(b), "PRIVATE KEY") {
+		return "", usagef("%s is a private key; give the agent's public key (the .pub file beside it), which is all the service needs", safeText(api.Quote(file)))
+	}
+	return string(b), nil
+}
+
+func (a *app) agentsListCommand() *cobra.Command {
+	var dsn string
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the agents",
+		Long:    `List the agents not removed, oldest first, with their team, access and key's fingerprint.`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, _, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			agents, err := st.ListAgents(cmd.Context())
+			if err != nil {
+				return fmt.Errorf("list the agents: %w", err)
+			}
+			if a.output().json {
+				out := make([]api.Agent, len(agents))
+				for i, ag := range agents {
+					out[i] = agentJSON(ag)
+				}
+				return writeJSON(a.io.Out, out)
+			}
+			if len(agents) == 0 {
+				fmt.Fprintln(a.io.Err, "No agents yet; add one with: shush agents add NAME --team T --ssh-key FILE")
+				return nil
+			}
+			t := newTable(a.io.Out)
+			t.row("NAME", "TEAM", "ACCESS", "KEY", "ADDED")
+			for _, ag := range agents {
+				t.row(safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint, ag.CreatedAt.UTC().Format(time.RFC3339))
+			}
+			return t.flush()
+		},
+	}
+	dbFlag(cmd, &dsn)
+	return cmd
+}
+
+func (a *app) agentsRemoveCommand() *cobra.Command {
+	var dsn string
+	cmd := &cobra.Command{
+		Use:     "remove NAME",
+		Aliases: []string{"rm", "delete"},
+		Short:   "Remove an agent: they cannot log in again, and their open sessions end",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("agents remove needs one NAME (see shush agents list), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, _, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			ag, err := server.FindAgent(cmd.Context(), st, args[0])
+			if err == nil {
+				ag, err = st.RemoveAgent(cmd.Context(), ag.ID)
+			}
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+				return fmt.Errorf("no agent is named %s (see shush agents list)", safeText(api.Quote(args[0])))
+			case err != nil:
+				return fmt.Errorf("remove the agent: %w", err)
+			}
+			if a.output().json {
+				return writeJSON(a.io.Out, api.DeletedAgent{Object: api.ObjectAgent, ID: ag.ID, Deleted: true})
+			}
+			fmt.Fprintf(a.io.Out, "Removed agent %s; a running shush serve ends their sessions within a few seconds.\n", safeText(ag.Name))
+			return nil
+		},
+	}
+	dbFlag(cmd, &dsn)
+	return cmd
+}

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store"
+)
+
+func (a *app) teamCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "team",
+		Short: "Show or set a team's rules on the service's database",
+		Long: `A team's rules hold for every key and agent of the team: its protected
+addresses and @domains (its own mailboxes) are never suppressed, a batch add
+naming one is refused whole; and its rule for removing entries listed by a
+complaint: confirm (clients ask a second confirmation naming the complaint)
+or override (only keys and agents with the override permission may remove
+one). Over the API: GET and PATCH /team.`,
+		Args: noArgs,
+	}
+	cmd.AddCommand(a.teamShowCommand(), a.teamSetCommand())
+	return cmd
+}
+
+// teamFlag adds --team, which the team commands need.
+func teamFlag(cmd *cobra.Command, team *string) {
+	cmd.Flags().StringVar(team, "team", "", "the team (as its keys and agents name it)")
+}
+
+func (a *app) teamShowCommand() *cobra.Command {
+	var team, dsn string
+	cmd := &cobra.Command{
+		Use:   "show --team T",
+		Short: "Show a team's rules",
+		Long:  `Show a team's rules: what it protects, and who may remove complaints.`,
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := server.ValidateTeam(team); err != nil {
+				return usagef("team show needs --team T: %v", err)
+			}
+			st, _, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			t, err := st.TeamSettings(cmd.Context(), team)
+			if err != nil {
+				return fmt.Errorf("read the team's rules: %w", err)
+			}
+			return a.printTeam(t)
+		},
+	}
+	teamFlag(cmd, &team)
+	dbFlag(cmd, &dsn)
+	return cmd
+}
+
+// printTeam shows a team's rules.
+func (a *app) printTeam(t store.TeamSettings) error {
+	if a.output().json {
+		return writeJSON(a.io.Out, api.Team{Object: api.ObjectTeam, Name: t.Team, Protected: t.Protected, ComplaintRemoval: t.ComplaintRemoval})
+	}
+	protected := "none"
+	if len(t.Protected) > 0 {
+		protected = strings.Join(t.Protected, ", ")
+	}
+	fmt.Fprintf(a.io.Out, "Team %s\nProtected: %s\nComplaint removal: %s\n", safeText(t.Team), protected, t.ComplaintRemoval)
+	return nil
+}
+
+func (a *app) teamSetCommand() *cobra.Command {
+	var (
+		team, dsn, rule    string
+		protect, unprotect []string
+	)
+	cmd := &cobra.Command{
+		Use:   "set --team T [--protect ADDR]... [--unprotect ADDR]... [--complaint-removal confirm|override]",
+		Short: "Change a team's rules",
+		Long: `Change a team's rules and show them. --protect adds addresses or @domains to
+the protected list (repeat it, or separate them with commas); --unprotect
+takes them off. --complaint-removal sets the rule for removing complaints.`,
+		Example: `  shush team set --team support --protect support@acme.test,@acme.test
+  shush team set --team support --complaint-removal override
+  shush team set --team support --unprotect @acme.test`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := server.ValidateTeam(team); err != nil {
+				return usagef("team set needs --team T: %v", err)
+			}
+			if rule != "" && rule != api.ComplaintConfirm && rule != api.ComplaintOverride {
+				return usagef("--complaint-removal must be confirm or override, not %s", safeText(api.Quote(rule)))
+			}
+			add, err := protectedFlag("--protect", protect)
+			if err != nil {
+				return err
+			}
+			drop, err := protectedFlag("--unprotect", unprotect)
+			if err != nil {
+				return err
+			}
+			st, _, err := openStore(cmd.Context(), dsn)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			t, err := st.TeamSettings(cmd.Context(), team)
+			if err != nil {
+				return fmt.Errorf("read the team's rules: %w", err)
+			}
+			for _, p := range add {
+				if !slices.Contains(t.Protected, p) {
+					t.Protected = append(t.Protected, p)
+				}
+			}
+			t.Protected = slices.DeleteFunc(t.Protected, func(p string) bool { return slices.Contains(drop, p) })
+			if len(t.Protected) > api.MaxProtected {
+				return usagef("a team protects at most %d addresses and domains; this would make %d", api.MaxProtected, len(t.Protected))
+			}
+			if rule != "" {
+				t.ComplaintRemoval = rule
+			}
+			if err := st.SetTeamSettings(cmd.Context(), t); err != nil {
+				return fmt.Errorf("store the team's rules: %w", err)
+			}
+			return a.printTeam(t)
+		},
+	}
+	teamFlag(cmd, &team)
+	f := cmd.Flags()
+	f.StringSliceVar(&protect, "protect", nil, "addresses or @domains never to suppress")
+	f.StringSliceVar(&unprotect, "unprotect", nil, "addresses or @domains to take off the protected list")
+	f.StringVar(&rule, "complaint-removal", "", "confirm or override: who may remove an entry listed by a complaint")
+	dbFlag(cmd, &dsn)
+	return cmd
+}
+
+// protectedFlag normalizes a flag's addresses and @domains; a bad one is
+// a usage error naming it.
+func protectedFlag(flag string, values []string) ([]string, error) {
+	out := make([]string, 0, len(values))
+	for _, v := range values {
+		p, err := api.NormalizeProtected(v)
+		if err != nil {
+			return nil, usagef("%s %s is not an address or @domain: %v", flag, safeText(api.Quote(v)), err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

@@ -1,0 +1,152 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/store"
+)
+
+// The team's rules (contract: agents and team rules): GET and PATCH
+// /team, the protected addresses every add obeys, and the guard on the
+// removal of complaints.
+
+func (s *Server) teamRoutes() {
+	s.handle("GET /team", false, s.getTeam)
+	s.handle("PATCH /team", true, s.patchTeam)
+}
+
+// teamObject is a team's rules on the wire.
+func teamObject(t store.TeamSettings) api.Team {
+	return api.Team{Object: api.ObjectTeam, Name: t.Team, Protected: t.Protected, ComplaintRemoval: t.ComplaintRemoval}
+}
+
+func (s *Server) getTeam(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	t, err := s.store.TeamSettings(r.Context(), team)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, teamObject(t), nil
+}
+
+// patchTeam changes the team's rules: full keys only (an agent works the
+// list, an admin sets its rules), and lifting the override rule for
+// complaints takes a key that has the permission the rule asks for.
+func (s *Server) patchTeam(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	c, _ := callerOf(r)
+	if c.agent != nil {
+		return 0, nil, newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
+			"An agent cannot change the team's rules; an admin can, with an API key or shush team set.")
+	}
+	f, err := readObject(w, r, "protected", "complaint_removal")
+	if err != nil {
+		return 0, nil, err
+	}
+	t, err := s.store.TeamSettings(r.Context(), team)
+	if err != nil {
+		return 0, nil, err
+	}
+	if raw, ok := f["protected"]; ok {
+		if t.Protected, err = protectedList(raw); err != nil {
+			return 0, nil, err
+		}
+	}
+	if raw, ok := f["complaint_removal"]; ok {
+		rule, err := stringField(raw, "complaint_removal", "confirm or override", complaintRule)
+		if err != nil {
+			return 0, nil, err
+		}
+		if t.ComplaintRemoval == store.ComplaintOverride && rule != store.ComplaintOverride && !c.override() {
+			return 0, nil, newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
+				"Only an API key with the override permission can lift the team's override rule for removing complaints.")
+		}
+		t.ComplaintRemoval = rule
+	}
+	if err := s.store.SetTeamSettings(r.Context(), t); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, teamObject(t), nil
+}
+
+// protectedList reads a protected list: 0 to api.MaxProtected addresses
+// and @domains, normalized, each once.
+func protectedList(raw []byte) ([]string, error) {
+	if bytes.Equal(bytes.Join(bytes.Fields(raw), nil), []byte("[]")) {
+		return []string{}, nil
+	}
+	return stringListOf(raw, "protected", "an address or @domain", api.MaxProtected, api.NormalizeProtected)
+}
+
+func complaintRule(s string) (string, error) {
+	switch s {
+	case store.ComplaintConfirm, store.ComplaintOverride:
+		return s, nil
+	}
+	return "", errors.New("it must be confirm or override")
+}
+
+// protect refuses an add that names a protected address: a validation
+// error naming the first such item of field (its index, as the request
+// gave it), so that nothing of the batch is applied.
+func (s *Server) protect(r *http.Request, team, field string, add []store.NewEntry) error {
+	t, err := s.store.TeamSettings(r.Context(), team)
+	if err != nil || len(t.Protected) == 0 {
+		return err
+	}
+	p := api.NewProtected(t.Protected)
+	for i, e := range add {
+		rule, ok := p.Match(e.Email)
+		if !ok {
+			continue
+		}
+		where := fmt.Sprintf("%s[%d]", field, i)
+		switch field {
+		case "email":
+			where = "`email`"
+		case "entries":
+			where += ".email"
+		}
+		by := ""
+		if rule != e.Email {
+			by = " (" + rule + ")"
+		}
+		return invalid("%s (%s) is protected by the team%s; nothing was added. Take it out of the request.", where, api.Quote(e.Email), by)
+	}
+	return nil
+}
+
+// removal is the author of a removal: it may not take complaints off the
+// list when the team asks for the override permission and the caller
+// lacks it.
+func (s *Server) removal(r *http.Request, team string) (store.Change, error) {
+	ch := authorOf(r)
+	if c, _ := callerOf(r); c.override() {
+		return ch, nil
+	}
+	t, err := s.store.TeamSettings(r.Context(), team)
+	if err != nil {
+		return ch, err
+	}
+	ch.KeepComplaints = t.ComplaintRemoval == store.ComplaintOverride
+	return ch, nil
+}
+
+// complaintRefusal is the answer to a removal the team's rule refused
+// (a *store.ComplaintError); where names the entry as the request gave it.
+func complaintRefusal(r *http.Request, err error, where func(store.Entry) string) error {
+	var ce *store.ComplaintError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	c, _ := callerOf(r)
+	source := ""
+	if ce.Entry.SourceID != nil {
+		source = " (source " + api.Quote(*ce.Entry.SourceID) + ")"
+	}
+	return newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
+		"%s was listed by a complaint%s; this team lets only a key or agent with the override permission remove it, and this %s has none. Nothing was removed.",
+		where(ce.Entry), source, c.kind())
+}
