@@ -36,7 +36,7 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 		{sqlstore.EntriesParams{Exact: "jane@example.com"}, "suppressions_team_email", true},
 	} {
 		c.p.Team, c.p.Limit = "big", 21
-		base, where, args := entriesQuery(&c.p)
+		base, where, args := entriesQuery(&c.p, sqlstore.EntryColumns)
 		if c.p.Cursor != "" {
 			where, args = append(where, "id < ?"), append(args, c.p.Cursor)
 		}

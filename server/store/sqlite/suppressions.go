@@ -220,7 +220,7 @@ func (s *db) Entries(ctx context.Context, p *sqlstore.EntriesParams) ([]store.En
 	if p.PrefixFrom != "" {
 		return s.prefixEntries(ctx, p)
 	}
-	base, where, args := entriesQuery(p)
+	base, where, args := entriesQuery(p, sqlstore.EntryColumns)
 	return readWindow(ctx, s, base, where, args, p.Window, sqlstore.ScanEntry)
 }
 
@@ -240,7 +240,7 @@ func (s *db) prefixEntries(ctx context.Context, p *sqlstore.EntriesParams) ([]st
 // only. Reading every match's row to sort them would cost a look-up per
 // match, not per row shown.
 func prefixQuery(p *sqlstore.EntriesParams) (string, []any) {
-	_, where, args := entriesQuery(p)
+	_, where, args := entriesQuery(p, "")
 	order := "DESC"
 	if p.Cursor != "" {
 		cmp := "<"
@@ -257,15 +257,15 @@ func prefixQuery(p *sqlstore.EntriesParams) (string, []any) {
 // domainExpr is the domain of an address, as the domain index holds it.
 const domainExpr = "substr(email, instr(email, '@') + 1)"
 
-// entriesQuery selects the entries p names (not its window) from the
-// index that finds them. Without statistics SQLite would walk the team's
+// entriesQuery selects cols of the entries p names (not its window) from
+// the index that finds them. Without statistics SQLite would walk the team's
 // whole list in ID order and filter: a million rows for an origin or a
 // domain the team has none of. The origin index holds each origin's
 // entries in ID order, with what a page shows, and the domain index each
 // domain's, so that their pages are range reads; a prefix or an address
 // is a range of the address index, whose matches are sorted by ID (see
 // prefixQuery for a prefix's page).
-func entriesQuery(p *sqlstore.EntriesParams) (base string, where []string, args []any) {
+func entriesQuery(p *sqlstore.EntriesParams, cols string) (base string, where []string, args []any) {
 	where, args = []string{"team = ?"}, []any{p.Team}
 	index := ""
 	switch {
@@ -294,7 +294,7 @@ func entriesQuery(p *sqlstore.EntriesParams) (base string, where []string, args 
 	if index != "" {
 		from += " INDEXED BY " + index
 	}
-	return "SELECT " + sqlstore.EntryColumns + " FROM " + from, where, args
+	return "SELECT " + cols + " FROM " + from, where, args
 }
 
 func (s *db) EntriesByEmail(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
