@@ -40,7 +40,7 @@ func hookReceiver(t *testing.T) (string, <-chan hookDelivery) {
 // serve does beside its handler, until the test ends.
 func deliverFrom(t *testing.T, svc *service) {
 	t.Helper()
-	d := outbox.NewDeliverer(svc.store, outbox.DelivererConfig{Poll: 20 * time.Millisecond})
+	d := outbox.NewDeliverer(svc.store, outbox.DelivererConfig{Poll: 20 * time.Millisecond, Addresses: outbox.AddressPolicy{AllowPrivate: true}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(ctx); close(done) }()

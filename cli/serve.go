@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -50,6 +52,8 @@ type serveFlags struct {
 	timeout                        time.Duration
 	maxBodyHeld                    int64
 	webhooks                       outbox.DelivererConfig
+	webhookAllowCIDRs              []string
+	webhookProxy, denyPrivate      bool
 	auditRetention, eventRetention retention
 }
 
@@ -97,7 +101,11 @@ the command line wins over its variable.`,
 	f.DurationVar(&sf.webhooks.RetryMax, "webhook-retry-max", outbox.DefaultRetryMax, "longest delay between two webhook delivery attempts")
 	f.DurationVar(&sf.webhooks.RetryFor, "webhook-retry-for", outbox.DefaultRetryFor, "how long a webhook event is retried before it is given up")
 	f.DurationVar(&sf.webhooks.Timeout, "webhook-timeout", outbox.DefaultWebhookTimeout, "longest time one webhook delivery attempt may take")
-	f.BoolVar(&sf.webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook endpoints on loopback and private addresses too (link-local ones, such as cloud metadata, are always refused)")
+	f.BoolVar(&sf.webhooks.Addresses.AllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private (RFC 1918), CGNAT and unique-local addresses; link-local and cloud metadata addresses stay refused")
+	f.StringSliceVar(&sf.webhookAllowCIDRs, "webhook-allow-cidr", nil, "let webhooks reach every address in these ranges (CIDR, repeat or separate with commas), whatever kind they are")
+	f.BoolVar(&sf.webhookProxy, "webhook-proxy", false, "send webhooks through the proxy HTTP_PROXY/HTTPS_PROXY/NO_PROXY name; each endpoint is resolved and its addresses checked first (off: the environment's proxy is ignored)")
+	f.BoolVar(&sf.denyPrivate, "webhook-deny-private", false, "no effect: private addresses are refused by default")
+	_ = f.MarkDeprecated("webhook-deny-private", "private addresses are refused by default now; --webhook-allow-private or --webhook-allow-cidr opens them")
 	f.Var(&sf.auditRetention, "audit-retention", "delete the trail's entries once they are this old, checked every hour (365d, 72h, ...; off keeps them for shush audit prune)")
 	f.Var(&sf.eventRetention, "webhook-event-retention", "delete delivered and given-up webhook events, with their attempts, once they are this old, checked every hour (30d, 72h, ...; off keeps them)")
 	envHelp(cmd)
@@ -180,6 +188,16 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	}
 	if sf.maxBodyHeld < server.MaxBody {
 		return usagef("--max-body-bytes must be at least %d (one request's largest body), not %d", server.MaxBody, sf.maxBodyHeld)
+	}
+	for _, c := range sf.webhookAllowCIDRs {
+		p, err := netip.ParsePrefix(strings.TrimSpace(c))
+		if err != nil {
+			return usagef("--webhook-allow-cidr takes ranges such as 10.0.0.0/8 or fd00::/8, not %s", api.Quote(c))
+		}
+		sf.webhooks.Addresses.Allow = append(sf.webhooks.Addresses.Allow, p.Masked())
+	}
+	if sf.webhookProxy {
+		sf.webhooks.Proxy = http.ProxyFromEnvironment
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(sf.logLevel)); err != nil {

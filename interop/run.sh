@@ -13,7 +13,7 @@ go build -o "$work/shush" .
 db="$work/interop.db"
 key=$("$work/shush" keys create --team interop --name interop --db "$db")
 port=$((20000 + RANDOM % 20000))
-"$work/shush" serve --addr "127.0.0.1:$port" --db "$db" --rate 1000 >"$work/serve.log" 2>&1 &
+"$work/shush" serve --addr "127.0.0.1:$port" --db "$db" --rate 1000 --webhook-allow-private >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 50); do
   (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break

@@ -118,6 +118,12 @@ var servingRE = regexp.MustCompile(`serving on (http://[^ ]+)`)
 // ends if it still runs.
 func serve(t *testing.T, dsn string, extra ...string) *proc {
 	t.Helper()
+	return serveEnv(t, dsn, nil, extra...)
+}
+
+// serveEnv is serve with more variables in the service's environment.
+func serveEnv(t *testing.T, dsn string, env []string, extra ...string) *proc {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), "serve.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -125,7 +131,7 @@ func serve(t *testing.T, dsn string, extra ...string) *proc {
 	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn}, extra...)
 	cmd := exec.Command(shushBin, args...)
-	cmd.Env = isolatedEnv(t)
+	cmd.Env = append(isolatedEnv(t), env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	p := &proc{t: t, cmd: cmd, log: logPath, done: make(chan struct{}), started: time.Now()}
 	if err := cmd.Start(); err != nil {

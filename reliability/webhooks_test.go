@@ -7,8 +7,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,7 +202,7 @@ func addAll(t *testing.T, c *client, prefix string, batches, per int) []string {
 	return want
 }
 
-var fastRetries = []string{"--webhook-retry-min", "100ms", "--webhook-retry-max", "400ms"}
+var fastRetries = []string{"--webhook-retry-min", "100ms", "--webhook-retry-max", "400ms", "--webhook-allow-private"}
 
 // TestWebhookOutboxSurvivesSIGKILL: events committed with their changes
 // while the receiver is down survive a SIGKILL of the service, and arrive
@@ -273,4 +276,62 @@ func TestWebhooksTwoProcessesPostgres(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // room for a second delivery, should one come
 	rc.checkOnce(t, want, true)
 	report(t, "two serve processes on one PostgreSQL: %d events, each delivered once", len(want))
+}
+
+// TestWebhookAddressesByDefault: a service started with HTTP_PROXY in its
+// environment and no webhook setting sends nothing through the proxy and
+// refuses endpoints on loopback and the cloud metadata address, on the
+// address it would dial: the receiver and the proxy get nothing, and the
+// attempts (readable by the team) hold only the refusal.
+func TestWebhookAddressesByDefault(t *testing.T) {
+	var proxied atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		fmt.Fprint(w, `{"AccessKeyId":"ASIA-FAKE-FROM-PROXY"}`)
+	}))
+	t.Cleanup(proxy.Close)
+	db := filepath.Join(t.TempDir(), "hooks.db")
+	key := createKey(t, db, "hooks", false)
+	rc := newHookReceiver(t)
+	p := serveEnv(t, db, []string{"HTTP_PROXY=" + proxy.URL, "http_proxy=" + proxy.URL}, "--webhook-retry-min", "1h", "--rate", "1000")
+	c := newClient(p.url, key)
+	for _, endpoint := range []string{rc.url(), "http://169.254.169.254/latest/meta-data/iam/security-credentials/", "http://[fd00:ec2::254]/latest/"} {
+		createHook(t, c, endpoint)
+	}
+	addAll(t, c, "denied", 1, 1)
+	var hooks api.WebhookList
+	if a := c.do(context.Background(), "GET", "/webhooks", nil); a.status != http.StatusOK || json.Unmarshal(a.body, &hooks) != nil {
+		t.Fatalf("list webhooks: %d %s", a.status, a.body)
+	}
+	for _, h := range hooks.Data {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var evs api.WebhookEventList
+			var atts api.WebhookAttemptList
+			a := c.do(context.Background(), "GET", "/webhooks/"+h.ID+"/events", nil)
+			if json.Unmarshal(a.body, &evs) == nil && len(evs.Data) == 1 {
+				b := c.do(context.Background(), "GET", "/webhooks/"+h.ID+"/events/"+evs.Data[0].ID+"/attempts", nil)
+				if json.Unmarshal(b.body, &atts) == nil && len(atts.Data) == 1 {
+					if at := atts.Data[0]; at.HTTPStatusCode != 0 || !strings.Contains(at.Response, "is not allowed") {
+						t.Errorf("%s: attempt %d %q; want a refusal", h.Endpoint, at.HTTPStatusCode, at.Response)
+					}
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no attempt after 20 s: %s", h.Endpoint, c.do(context.Background(), "GET", "/webhooks/"+h.ID+"/events", nil).body)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	if n := proxied.Load(); n != 0 {
+		t.Errorf("the environment's proxy got %d requests", n)
+	}
+	rc.mu.Lock()
+	got := len(rc.got) + len(rc.bad)
+	rc.mu.Unlock()
+	if got != 0 {
+		t.Errorf("the loopback receiver got %d deliveries by default", got)
+	}
+	report(t, "HTTP_PROXY set, default settings: loopback, 169.254.169.254 and fd00:ec2::254 refused on the dialled address; proxy got 0 requests")
 }

@@ -279,7 +279,7 @@ func TestExpirySweeper(t *testing.T) {
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 		s, _ := runService(t, open(t), server.Config{
 			API:        server.Options{Now: clock},
-			Deliveries: outbox.DelivererConfig{Poll: 20 * time.Millisecond},
+			Deliveries: outbox.DelivererConfig{Poll: 20 * time.Millisecond, Addresses: outbox.AddressPolicy{AllowPrivate: true}},
 			Expiry:     outbox.SweeperConfig{Interval: 20 * time.Millisecond},
 		})
 		key := s.key("acme", false)

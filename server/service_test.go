@@ -93,7 +93,7 @@ func TestServiceRetention(t *testing.T) {
 		// keep/2 left, the window in which the checks below run.
 		const keep = 2 * time.Second
 		s, _ := runService(t, open(t), server.Config{
-			Deliveries: outbox.DelivererConfig{Poll: 20 * time.Millisecond, RetryMin: time.Hour},
+			Deliveries: outbox.DelivererConfig{Poll: 20 * time.Millisecond, RetryMin: time.Hour, Addresses: outbox.AddressPolicy{AllowPrivate: true}},
 			Retention:  outbox.PrunerConfig{AuditRetention: keep, EventRetention: keep, Interval: 20 * time.Millisecond},
 		})
 		key := s.key("ops", false)

@@ -7,10 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -94,6 +97,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// loopbackOK lets deliveries reach the tests' receivers on 127.0.0.1.
+var loopbackOK = outbox.AddressPolicy{AllowPrivate: true}
 
 // startDelivering runs the service with a deliverer of fast retries.
 func startDelivering(t *testing.T, opts outbox.DelivererConfig) *service {
@@ -258,7 +264,7 @@ func TestWebhookDeliveries(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	s := startDelivering(t, outbox.DelivererConfig{})
+	s := startDelivering(t, outbox.DelivererConfig{Addresses: loopbackOK})
 	key := s.key("deliver", false)
 	hook := s.createWebhook(key, rc.url, "suppression.added", "suppression.removed")
 	rc.trust(hook.SigningSecret)
@@ -339,7 +345,7 @@ func TestWebhookGivesUpAndReplays(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	s := startDelivering(t, outbox.DelivererConfig{RetryFor: 150 * time.Millisecond})
+	s := startDelivering(t, outbox.DelivererConfig{Addresses: loopbackOK, RetryFor: 150 * time.Millisecond})
 	key := s.key("giveup", false)
 	hook := s.createWebhook(key, rc.url, "suppression.added")
 	s.add(key, "b@example.com")
@@ -391,7 +397,7 @@ func TestWebhookTimeoutAndRotation(t *testing.T) {
 		}
 	}))
 	t.Cleanup(func() { close(release); slow.Close() })
-	s := startDelivering(t, outbox.DelivererConfig{Timeout: 100 * time.Millisecond, RetryMin: time.Hour})
+	s := startDelivering(t, outbox.DelivererConfig{Addresses: loopbackOK, Timeout: 100 * time.Millisecond, RetryMin: time.Hour})
 	key := s.key("slow", false)
 	hook := s.createWebhook(key, slow.URL, "suppression.added")
 	s.add(key, "c@example.com")
@@ -431,7 +437,7 @@ func TestWebhookHostileAnswer(t *testing.T) {
 		_, _ = w.Write([]byte(strings.Repeat("é", 4000)))
 	}))
 	t.Cleanup(junk.Close)
-	s := startDelivering(t, outbox.DelivererConfig{RetryMin: time.Hour})
+	s := startDelivering(t, outbox.DelivererConfig{Addresses: loopbackOK, RetryMin: time.Hour})
 	key := s.key("junk", false)
 	hook := s.createWebhook(key, junk.URL, "suppression.added")
 	s.add(key, "e@example.com")
@@ -442,31 +448,77 @@ func TestWebhookHostileAnswer(t *testing.T) {
 	}
 }
 
-// TestWebhookDeniedAddresses: an endpoint on a link-local address (a
-// cloud's metadata service) is never connected to; with DenyPrivate,
-// loopback is refused too.
+// TestWebhookDeniedAddresses: by default a webhook reaches public
+// addresses only: an endpoint on loopback or a cloud's metadata address is
+// never connected to. Allowing private addresses opens loopback but not
+// the metadata address; naming loopback's range opens it too.
 func TestWebhookDeniedAddresses(t *testing.T) {
 	rc := newReceiver(t, nil)
 	for _, c := range []struct {
 		name, endpoint string
-		denyPrivate    bool
+		policy         outbox.AddressPolicy
 		want           string
 	}{
-		{"metadata", "http://169.254.169.254/latest/meta-data/", false, "the endpoint's address 169.254.169.254 is not allowed"},
-		{"loopback", rc.url, true, "the endpoint's address 127.0.0.1 is not allowed"},
+		{"metadata", "http://169.254.169.254/latest/meta-data/", outbox.AddressPolicy{AllowPrivate: true}, "the endpoint's address 169.254.169.254 is not allowed (forbidden)"},
+		{"metadata-v6", "http://[fd00:ec2::254]/latest/meta-data/", outbox.AddressPolicy{AllowPrivate: true}, "the endpoint's address fd00:ec2::254 is not allowed (forbidden)"},
+		{"metadata-nat64", "http://[64:ff9b::a9fe:a9fe]/latest/meta-data/", outbox.AddressPolicy{AllowPrivate: true}, "the endpoint's address 64:ff9b::a9fe:a9fe is not allowed (forbidden)"},
+		{"loopback", rc.url, outbox.AddressPolicy{}, "the endpoint's address 127.0.0.1 is not allowed (private)"},
+		{"localhost", strings.Replace(rc.url, "127.0.0.1", "localhost", 1), outbox.AddressPolicy{}, " is not allowed (private)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := startDelivering(t, outbox.DelivererConfig{RetryMin: time.Hour, DenyPrivate: c.denyPrivate})
+			s := startDelivering(t, outbox.DelivererConfig{RetryMin: time.Hour, Addresses: c.policy})
 			key := s.key("deny", false)
 			hook := s.createWebhook(key, c.endpoint, "suppression.added")
 			s.add(key, "f@example.com")
 			a := s.firstAttempt(t, key, hook.ID)
-			if a.HTTPStatusCode != 0 || a.Response != c.want {
+			if a.HTTPStatusCode != 0 || !strings.HasSuffix(a.Response, c.want) {
 				t.Errorf("attempt %+v; want status 0, %q", a, c.want)
 			}
 		})
 	}
 	if n := len(rc.deliveries()); n != 0 {
-		t.Errorf("the receiver on loopback got %d requests under DenyPrivate", n)
+		t.Errorf("the receiver on loopback got %d requests by default", n)
+	}
+	t.Run("allow-cidr", func(t *testing.T) {
+		s := startDelivering(t, outbox.DelivererConfig{RetryMin: time.Hour,
+			Addresses: outbox.AddressPolicy{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
+		key := s.key("named", false)
+		hook := s.createWebhook(key, rc.url, "suppression.added")
+		s.add(key, "g@example.com")
+		if a := s.firstAttempt(t, key, hook.ID); a.HTTPStatusCode != http.StatusNoContent {
+			t.Errorf("attempt %+v; want the receiver's 204 once its range is allowed", a)
+		}
+	})
+}
+
+// TestWebhookProxyChecked: with a proxy configured, an endpoint whose
+// address is refused never reaches the proxy (the host is resolved and
+// checked first); a public one would. Without one, the environment's
+// HTTP_PROXY is not consulted at all (see the serve test in reliability).
+func TestWebhookProxyChecked(t *testing.T) {
+	var proxied atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		proxied.Add(1)
+		fmt.Fprint(w, `{"AccessKeyId":"ASIA-FAKE-FROM-PROXY"}`)
+	}))
+	t.Cleanup(proxy.Close)
+	pu, _ := url.Parse(proxy.URL)
+	rc := newReceiver(t, nil)
+	for _, c := range []struct{ name, endpoint, want string }{
+		{"metadata", "http://169.254.169.254/latest/meta-data/iam/security-credentials/", "the endpoint's address 169.254.169.254 is not allowed (forbidden)"},
+		{"loopback", rc.url, "the endpoint's address 127.0.0.1 is not allowed (private)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startDelivering(t, outbox.DelivererConfig{RetryMin: time.Hour, Proxy: http.ProxyURL(pu)})
+			key := s.key("proxied", false)
+			hook := s.createWebhook(key, c.endpoint, "suppression.added")
+			s.add(key, "p@example.com")
+			if a := s.firstAttempt(t, key, hook.ID); a.HTTPStatusCode != 0 || a.Response != c.want {
+				t.Errorf("attempt %+v; want status 0, %q", a, c.want)
+			}
+		})
+	}
+	if n := proxied.Load(); n != 0 {
+		t.Errorf("the proxy got %d requests for refused endpoints", n)
 	}
 }

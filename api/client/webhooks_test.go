@@ -20,7 +20,7 @@ import (
 // deliverer and a receiver that refuses the first attempt.
 func TestWebhookCallsAgainstTheService(t *testing.T) {
 	svc := startService(t, 1000, nil)
-	d := outbox.NewDeliverer(svc.Store, outbox.DelivererConfig{Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond, RetryMax: 40 * time.Millisecond})
+	d := outbox.NewDeliverer(svc.Store, outbox.DelivererConfig{Poll: 20 * time.Millisecond, RetryMin: 20 * time.Millisecond, RetryMax: 40 * time.Millisecond, Addresses: outbox.AddressPolicy{AllowPrivate: true}})
 	dctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { d.Run(dctx); close(done) }()

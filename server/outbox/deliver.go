@@ -10,11 +10,10 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -55,10 +54,15 @@ type DelivererConfig struct {
 	Poll time.Duration
 	// Workers is how many attempts may be under way at once.
 	Workers int
-	// DenyPrivate refuses endpoints on loopback and private addresses
-	// too. Link-local addresses (where clouds serve instance metadata and
-	// credentials) and unspecified ones are always refused.
-	DenyPrivate bool
+	// Addresses says which addresses attempts may connect to, checked on
+	// the address dialled; the zero value reaches public addresses only.
+	Addresses AddressPolicy
+	// Proxy, when set, picks the proxy of each attempt (as
+	// http.ProxyFromEnvironment does); the endpoint's host is then
+	// resolved and each of its addresses checked before the request is
+	// handed to the proxy. Nil sends every attempt directly, whatever the
+	// environment says.
+	Proxy func(*http.Request) (*url.URL, error)
 	// Transport carries the attempts; nil is a fresh http.Transport.
 	Transport http.RoundTripper
 	// Logger receives one record per attempt that failed.
@@ -118,14 +122,7 @@ func NewDeliverer(st Outbox, opts DelivererConfig) *Deliverer {
 	}
 	tr := opts.Transport
 	if tr == nil {
-		tr = &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: opts.Timeout, Control: allowedAddress(opts.DenyPrivate)}).DialContext,
-			TLSHandshakeTimeout:   opts.Timeout,
-			ResponseHeaderTimeout: opts.Timeout,
-			MaxIdleConnsPerHost:   opts.Workers,
-			IdleConnTimeout:       90 * time.Second,
-		}
+		tr = opts.Addresses.transport(opts)
 	}
 	return &Deliverer{
 		st:   st,
@@ -259,37 +256,6 @@ func (d *Deliverer) send(ctx context.Context, dl store.Delivery, at time.Time) (
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10)) // let the connection be reused
 	return res.StatusCode, responseText(body)
-}
-
-// errDeniedAddress is a connection refused by allowedAddress.
-type errDeniedAddress struct{ ip string }
-
-func (e errDeniedAddress) Error() string {
-	return "the endpoint's address " + e.ip + " is not allowed"
-}
-
-// allowedAddress checks the address each connection is about to reach,
-// after name resolution, so that a host name cannot resolve around it. A
-// webhook's owner chooses its endpoint and reads the start of its answers:
-// without this, a key could make the service fetch instance credentials
-// from a cloud's metadata address.
-func allowedAddress(denyPrivate bool) func(network, address string, _ syscall.RawConn) error {
-	return func(network, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return err
-		}
-		ip, err := netip.ParseAddr(host)
-		if err != nil {
-			return errDeniedAddress{host}
-		}
-		ip = ip.Unmap()
-		if ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() || ip.IsMulticast() ||
-			(denyPrivate && (ip.IsLoopback() || ip.IsPrivate())) {
-			return errDeniedAddress{ip.String()}
-		}
-		return nil
-	}
 }
 
 // attemptError says in a few words why an attempt got no answer.
