@@ -2,8 +2,11 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
@@ -99,4 +102,42 @@ func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlsto
 		SELECT coalesce(sum((SELECT count(*) FROM suppressions s
 			WHERE s.team = g.team AND s.id BETWEEN g.first_id AND g.last_id AND s.change_id = g.id)), 0), count(*) FROM gone g`, before, limit).Scan(&n.Hidden, &n.Changes)
 	return n, err
+}
+
+// HoldTrail locks the team's head row until the change ends; the first
+// change of a team inserts it (a concurrent first change waits on that
+// insert, then locks the row).
+func (t tx) HoldTrail(ctx context.Context, team string, wait bool) (string, bool, error) {
+	query := `SELECT coalesce(last_id::text, '') FROM trail_heads WHERE team = $1 FOR UPDATE`
+	if !wait {
+		query += ` SKIP LOCKED`
+	}
+	for range 2 {
+		var last string
+		err := t.tx.QueryRow(ctx, query, team).Scan(&last)
+		if err == nil {
+			return last, true, nil
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return "", false, err
+		}
+		// No row: the team has none yet, or (skipping) another change
+		// holds it.
+		n, err := t.exec(ctx, `INSERT INTO trail_heads (team, last_id) VALUES ($1, NULL) ON CONFLICT (team) DO NOTHING`, team)
+		if err != nil {
+			return "", false, err
+		}
+		if n == 1 {
+			return "", true, nil
+		}
+		if !wait {
+			return "", false, nil
+		}
+	}
+	return "", false, fmt.Errorf("the trail head of team %q could not be held", team)
+}
+
+func (t tx) SetTrailHead(ctx context.Context, team, last string) error {
+	_, err := t.tx.Exec(ctx, `UPDATE trail_heads SET last_id = $2::uuid WHERE team = $1`, team, last)
+	return err
 }

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"strings"
 	"time"
 
@@ -155,4 +157,28 @@ func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlsto
 	_, err = t.exec("DELETE FROM changes WHERE id IN (SELECT id FROM changes INDEXED BY changes_created WHERE created_at < ? LIMIT ?)",
 		before.UnixMilli(), limit)
 	return n, err
+}
+
+// HoldTrail reads the team's trail head: the one writer already makes the
+// changes commit one at a time, in the order they run.
+func (t tx) HoldTrail(ctx context.Context, team string, wait bool) (string, bool, error) {
+	st, err := t.s.stmt("SELECT last_id FROM trail_heads WHERE team = ?")
+	if err != nil {
+		return "", false, err
+	}
+	var last string
+	err = st.QueryRowContext(context.Background(), team).Scan(&last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", true, nil
+	}
+	return last, err == nil, err
+}
+
+func (t tx) SetTrailHead(ctx context.Context, team, last string) error {
+	st, err := t.s.stmt("INSERT INTO trail_heads (team, last_id) VALUES (?, ?) ON CONFLICT (team) DO UPDATE SET last_id = excluded.last_id")
+	if err != nil {
+		return err
+	}
+	_, err = st.ExecContext(context.Background(), team, last)
+	return err
 }

@@ -153,6 +153,14 @@ type TrailWrites interface {
 	// created before before, and counts them and the listed entries whose
 	// added audit entries went with their changes.
 	PruneTrail(ctx context.Context, before time.Time, limit int) (Pruned, error)
+	// HoldTrail takes the team's trail head until the change ends, so
+	// that the team's changes that mint IDs for the trail and the list
+	// commit one at a time, and returns the last ID minted ("" when
+	// none). With wait false, when another change holds the head, it
+	// returns ok false at once rather than waiting.
+	HoldTrail(ctx context.Context, team string, wait bool) (last string, ok bool, err error)
+	// SetTrailHead records the last ID the change minted for the team.
+	SetTrailHead(ctx context.Context, team, last string) error
 }
 
 // KeyReads are the reads of API keys.

@@ -109,27 +109,43 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		if _, dup := index[n.Email]; dup {
 			continue
 		}
-		id, err := newID()
-		if err != nil {
-			return nil, fmt.Errorf("add to the list: %w", err)
-		}
 		o, source := origin(n)
 		index[n.Email] = len(rows)
-		rows = append(rows, store.Entry{ID: id, Email: n.Email, Origin: o, SourceID: source, CreatedAt: at,
+		rows = append(rows, store.Entry{Email: n.Email, Origin: o, SourceID: source, CreatedAt: at,
 			Note: n.Note, ExpiresAt: n.ExpiresAt.UTC().Truncate(time.Millisecond)})
 	}
 	p := &InsertEntriesParams{Team: team}
-	if !c.noTrail {
-		ch, err := changeRow(team, at, author, rows)
-		if err != nil {
-			return nil, fmt.Errorf("add to the list: %w", err)
-		}
-		p.Change = ch
-	}
 	// listed is each row's entry as the list has it.
 	listed := make([]store.Entry, len(rows))
 	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
 		clear(listed)
+		// The new entries' IDs are minted under the team's trail head,
+		// in each attempt of the change.
+		var m *minter
+		if !c.noTrail {
+			var err error
+			if m, err = holdTrail(ctx, tx, team, true); err != nil {
+				return err
+			}
+		}
+		for i := range rows {
+			var err error
+			if m != nil {
+				rows[i].ID, err = m.next()
+			} else {
+				rows[i].ID, err = newID()
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if !c.noTrail {
+			ch, err := changeRow(team, at, author, rows)
+			if err != nil {
+				return err
+			}
+			p.Change = ch
+		}
 		p.Entries = rows
 		for round := 1; len(p.Entries) > 0; round++ {
 			got, err := tx.InsertEntries(ctx, p)
@@ -167,6 +183,9 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		created := listed
 		if slices.ContainsFunc(listed, func(e store.Entry) bool { return !e.Created }) {
 			created = slices.DeleteFunc(slices.Clone(listed), func(e store.Entry) bool { return !e.Created })
+		}
+		if err := m.save(ctx, tx); err != nil {
+			return err
 		}
 		return queueEvents(ctx, tx, team, store.AuditAdded, at, created)
 	})
@@ -251,7 +270,13 @@ func (c *Core) remove(ctx context.Context, team string, author store.Change, byE
 	}
 	var out []store.Entry
 	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) (err error) {
-		out, err = c.removeIn(ctx, tx, team, author, byEmail, keys)
+		var m *minter
+		if !c.noTrail {
+			if m, err = holdTrail(ctx, tx, team, true); err != nil {
+				return err
+			}
+		}
+		out, err = c.removeIn(ctx, tx, m, team, author, byEmail, keys)
 		return err
 	})
 	if err != nil {
@@ -262,7 +287,7 @@ func (c *Core) remove(ctx context.Context, team string, author store.Change, byE
 
 // removeIn is remove inside a change: the entries removed, in the order
 // of keys.
-func (c *Core) removeIn(ctx context.Context, tx Tx, team string, author store.Change, byEmail bool, keys []string) ([]store.Entry, error) {
+func (c *Core) removeIn(ctx context.Context, tx Tx, m *minter, team string, author store.Change, byEmail bool, keys []string) ([]store.Entry, error) {
 	p := &DeleteEntriesParams{Team: team, ByEmail: byEmail, Keys: keys, KeepAdded: !c.noTrail}
 	removed, err := tx.DeleteEntries(ctx, p)
 	if err != nil {
@@ -281,7 +306,10 @@ func (c *Core) removeIn(ctx context.Context, tx Tx, team string, author store.Ch
 		return out, nil
 	}
 	at := now()
-	if err := writeAudit(ctx, tx, team, store.AuditRemoved, at, author, out); err != nil {
+	if err := writeAudit(ctx, tx, m, team, store.AuditRemoved, at, author, out); err != nil {
+		return nil, err
+	}
+	if err := m.save(ctx, tx); err != nil {
 		return nil, err
 	}
 	return out, queueEvents(ctx, tx, team, store.AuditRemoved, at, out)
@@ -307,7 +335,19 @@ func (c *Core) RemoveExpired(ctx context.Context, now time.Time, limit int) (int
 			byTeam[e.Team] = append(byTeam[e.Team], e.ID)
 		}
 		for _, team := range teams {
-			out, err := c.removeIn(ctx, tx, team, store.Expired, false, byTeam[team])
+			// A team whose head another change holds is left to the
+			// next sweep: waiting for it while holding the due entries
+			// could deadlock with that change.
+			var m *minter
+			if !c.noTrail {
+				if m, err = holdTrail(ctx, tx, team, false); err != nil {
+					return err
+				}
+				if m == nil {
+					continue
+				}
+			}
+			out, err := c.removeIn(ctx, tx, m, team, store.Expired, false, byTeam[team])
 			if err != nil {
 				return err
 			}

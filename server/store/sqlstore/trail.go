@@ -9,13 +9,13 @@ import (
 
 // writeAudit writes the trail of one change that took entries off the
 // list, inside it: one audit entry per entry, by the change's author.
-func writeAudit(ctx context.Context, tx Tx, team, typ string, at time.Time, author store.Change, changed []store.Entry) error {
+func writeAudit(ctx context.Context, tx Tx, m *minter, team, typ string, at time.Time, author store.Change, changed []store.Entry) error {
 	if len(changed) == 0 {
 		return nil
 	}
 	p := &InsertAuditParams{Team: team, Type: typ, At: at, Author: author, IDs: make([]string, len(changed)), Entries: changed}
 	for i := range changed {
-		id, err := newID()
+		id, err := m.next()
 		if err != nil {
 			return err
 		}
