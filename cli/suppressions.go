@@ -381,7 +381,7 @@ need shush's own service.`,
 				return c.AddEntry(ctx, req)
 			}, unsupported,
 				func(_ *connection, s api.Suppression) error {
-					_, err := fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), s.ID)
+					_, err := fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), safeText(s.ID))
 					return err
 				})
 		},
@@ -421,7 +421,7 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 			return callService(ctx, a, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
 				func(conn *connection, err error) error { return notListed(conn, ref, err) },
 				func(_ *connection, out api.Suppression) error {
-					_, err := fmt.Fprintf(a.io.Out, "Removed %s (ID %s).\n", safeText(ref), out.ID)
+					_, err := fmt.Fprintf(a.io.Out, "Removed %s (ID %s).\n", safeText(ref), safeText(out.ID))
 					return err
 				})
 		},
