@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/outbox"
 	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/sshui"
 )
 
 // dbFlag adds --db to a command; empty means config.DefaultDB().
@@ -55,6 +57,14 @@ type serveFlags struct {
 	webhookAllowCIDRs              []string
 	webhookProxy, denyPrivate      bool
 	auditRetention, eventRetention retention
+	ssh                            sshFlags
+}
+
+// sshFlags are serve's settings of the terminal UI served over SSH.
+type sshFlags struct {
+	addr, hostKey string
+	idleTimeout   time.Duration
+	maxSessions   int
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -108,6 +118,10 @@ the command line wins over its variable.`,
 	_ = f.MarkDeprecated("webhook-deny-private", "private addresses are refused by default now; --webhook-allow-private or --webhook-allow-cidr opens them")
 	f.Var(&sf.auditRetention, "audit-retention", "delete the trail's entries once they are this old, checked every hour (365d, 72h, ...; off keeps them for shush audit prune)")
 	f.Var(&sf.eventRetention, "webhook-event-retention", "delete delivered and given-up webhook events, with their attempts, once they are this old, checked every hour (30d, 72h, ...; off keeps them)")
+	f.StringVar(&sf.ssh.addr, "ssh-addr", "", "serve the terminal UI over SSH on this address (host:port; off when empty) to the agents of shush agents add")
+	f.StringVar(&sf.ssh.hostKey, "ssh-host-key", "", "the SSH host's private key file, made (ed25519, 0600) when missing (default: ssh_host_ed25519_key beside the SQLite database, or in the data directory)")
+	f.DurationVar(&sf.ssh.idleTimeout, "ssh-idle-timeout", sshui.DefaultIdleTimeout, "end an SSH session after this long without a key pressed (its draft is kept)")
+	f.IntVar(&sf.ssh.maxSessions, "ssh-max-sessions", sshui.DefaultMaxSessions, "most SSH sessions one agent may have open at once")
 	envHelp(cmd)
 	return cmd
 }
@@ -228,6 +242,12 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 				api.Quote(sf.tlsKey), fi.Mode().Perm(), sf.tlsKey))
 		}
 	}
+	if sf.ssh.idleTimeout <= 0 {
+		return usagef("--ssh-idle-timeout must be positive, not %v", sf.ssh.idleTimeout)
+	}
+	if sf.ssh.maxSessions < 1 {
+		return usagef("--ssh-max-sessions must be at least 1, not %d", sf.ssh.maxSessions)
+	}
 	opts := server.Options{
 		Rate:             sf.rate,
 		Logger:           slog.New(handler),
@@ -251,8 +271,14 @@ func (e loggedError) Unwrap() error { return e.error }
 
 // serve runs the service until ctx is cancelled, then shuts it down
 // gracefully.
-func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, opts server.Options) error {
+func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, opts server.Options) (err error) {
 	log := opts.Logger
+	if sf.dsn == "" {
+		// Resolved here: the SSH listener keeps its files beside it.
+		if sf.dsn, err = config.DefaultDB(); err != nil {
+			return fmt.Errorf("find the default database: %w", err)
+		}
+	}
 	st, where, err := openStore(ctx, sf.dsn)
 	if err != nil {
 		return err
@@ -283,5 +309,54 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	log.Info(fmt.Sprintf("serving on %s://%s (database %s)", scheme, svc.Addr(), where),
 		slog.String("addr", svc.Addr().String()), slog.Bool("tls", tlsConfig != nil), slog.String("database", where),
 		slog.Float64("rate", opts.Rate), slog.String("version", version()))
-	return svc.Serve(ctx)
+	if sf.ssh.addr == "" {
+		return svc.Serve(ctx)
+	}
+	sshSrv, err := a.listenSSH(sf, svc, st, log)
+	if err != nil {
+		return err
+	}
+	log.Info(fmt.Sprintf("serving the terminal UI over SSH on %s; host key %s", sshSrv.Addr(), sshSrv.Fingerprint()),
+		slog.String("ssh_addr", sshSrv.Addr().String()), slog.String("host_key", sshSrv.Fingerprint()))
+	// Either listener failing stops both.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	sshDone := make(chan error, 1)
+	go func() {
+		err := sshSrv.Serve(ctx)
+		stop()
+		sshDone <- err
+	}()
+	err = svc.Serve(ctx)
+	stop()
+	return errors.Join(err, <-sshDone)
+}
+
+// listenSSH opens the SSH listener of the terminal UI: its files (the
+// host key, the agents' directories) beside a SQLite database, else in the
+// data directory.
+func (a *app) listenSSH(sf serveFlags, svc *server.Service, st store.Store, log *slog.Logger) (*sshui.Server, error) {
+	dir := ""
+	if kind, err := server.ClassifyDSN(sf.dsn); err == nil && kind == server.DSNSQLite {
+		dir = filepath.Dir(sf.dsn)
+	} else if dir, err = config.DataDir(); err != nil {
+		return nil, fmt.Errorf("find the data directory for the SSH listener's files: %w", err)
+	}
+	hostKey := sf.ssh.hostKey
+	if hostKey == "" {
+		hostKey = filepath.Join(dir, "ssh_host_ed25519_key")
+	}
+	return sshui.Listen(sshui.Config{
+		Addr:        sf.ssh.addr,
+		HostKey:     hostKey,
+		Service:     svc.Handler(),
+		Agents:      st,
+		BaseURL:     localTarget(sf.dsn),
+		DataDir:     dir,
+		IdleTimeout: sf.ssh.idleTimeout,
+		MaxSessions: sf.ssh.maxSessions,
+		Logger:      log,
+		Metrics:     svc.Handler().Metrics(),
+		Version:     version(),
+	})
 }

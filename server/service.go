@@ -61,6 +61,7 @@ type Config struct {
 type Service struct {
 	cfg     Config
 	log     *slog.Logger
+	handler *Server
 	api     *http.Server
 	ln      net.Listener
 	metrics *http.Server
@@ -89,6 +90,7 @@ func Listen(st store.Store, cfg Config) (*Service, error) {
 	opts := cfg.API
 	opts.Deliveries = s.deliverer
 	handler := New(st, opts)
+	s.handler = handler
 	errorLog := slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)
 	s.api = httpServer(handler, handler.opts.RequestTimeout, errorLog)
 	s.api.ConnContext = ConnContext
@@ -171,6 +173,10 @@ func httpServer(h http.Handler, requestTimeout time.Duration, errorLog *log.Logg
 		ErrorLog:          errorLog,
 	}
 }
+
+// Handler is the service's API, for what reaches it in process (the
+// sessions served over SSH, through AgentTransport).
+func (s *Service) Handler() *Server { return s.handler }
 
 // Addr is the address the API listens on (with the port chosen, when the
 // configured one was 0).

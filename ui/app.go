@@ -84,6 +84,15 @@ func New(opts Options) Model {
 		check:   newChecker(c),
 		notice:  opts.Notice,
 	}
+	if opts.Remote {
+		// This machine's files are not the agent's: nothing opens or
+		// writes one (the keys are off, so the help leaves them out).
+		m.build.keys.Open.SetEnabled(false)
+		m.build.keys.EntryOpen.SetEnabled(false)
+		m.results.keys.Export.SetEnabled(false)
+		m.check.keys.Export.SetEnabled(false)
+		m.build.view.noFiles = true
+	}
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
 		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check}
 	m.layout()
@@ -192,6 +201,9 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 	case startReviewMsg:
 		if m.build.list.len() == 0 {
 			m.notice = "The list is empty: nothing to review. Paste a ticket, type an address or open a file."
+			if m.opts.Remote {
+				m.notice = "The list is empty: nothing to review. Paste a ticket or type an address."
+			}
 			return nil, true
 		}
 		cmd := m.review.open(m.build.list.mode, m.build.list, m.health.lookups, m.refusal())
@@ -480,6 +492,10 @@ func (m *Model) header() string {
 		key = "none"
 	}
 	left := fmt.Sprintf("shush · %s · %s · profile %s · key %s", t.label(), m.health.state(), profile, key)
+	if t.Agent != "" {
+		// The names come from the service's database: outside text.
+		left = fmt.Sprintf("shush · %s · %s · agent %s · team %s", t.label(), m.health.state(), safe.Text(t.Agent), safe.Text(t.Team))
+	}
 	right := "mode: " + m.build.list.mode.String()
 	if m.screen == scrCheck {
 		right = "mode: check (sends nothing)"

@@ -147,6 +147,9 @@ func (m *Model) clearOutage() {
 func (m *Model) refusal() string {
 	switch m.health.key {
 	case keyReadOnly:
+		if m.c.Target.Agent != "" {
+			return "This agent is read-only: it cannot send; the service will refuse to change the list."
+		}
 		return "This key is read-only: the service will refuse to change the list."
 	case keyRefused:
 		return "The service refuses this key (" + m.health.keyCode + "): nothing can be sent with it."

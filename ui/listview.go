@@ -22,6 +22,9 @@ type listView struct {
 	selected map[int]bool
 	width    int
 	height   int
+	// noFiles leaves the file picker out of the empty list's hint (the
+	// UI served over SSH opens none).
+	noFiles bool
 }
 
 func newListView(l *entries) listView {
@@ -215,6 +218,9 @@ func (v *listView) view(c *Common, focused bool) string {
 	}
 	if n == 0 {
 		msg := "The list is empty: paste a ticket, type an address, or press ctrl+o to open a file."
+		if v.noFiles {
+			msg = "The list is empty: paste a ticket or type an address."
+		}
 		if v.filter != "" {
 			msg = "No row matches the filter."
 		}

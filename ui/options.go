@@ -17,6 +17,9 @@ type Target struct {
 	Label string
 	// MaskedKey is the API key with all but its last characters hidden.
 	MaskedKey string
+	// Agent and Team name the agent of a session served over SSH, who
+	// works without a profile or a key: the header shows them instead.
+	Agent, Team string
 }
 
 // Options are what New needs.
@@ -48,4 +51,8 @@ type Options struct {
 	// Renderer builds the styles; nil means lipgloss's default renderer,
 	// which follows the terminal's colour profile and NO_COLOR.
 	Renderer *lipgloss.Renderer
+	// Remote says the person is not at this machine (a session served
+	// over SSH): its files are not theirs, so the UI opens and writes
+	// none (no file picker, no exports); results are still copied.
+	Remote bool
 }

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+)
+
+// sshService is shush serve with the terminal UI over SSH on a SQLite
+// file, and a private tmux server whose panes run the real ssh client.
+type sshService struct {
+	t       *testing.T
+	sb      *sandbox
+	db      string
+	apiURL  string
+	sshPort string
+	metrics string
+	key     string // an API key of the team, for the trail
+	log     *lockedBuffer
+	socket  string
+}
+
+const sshTeam = "support"
+
+// startSSHService starts serve with --ssh-addr (and args); it skips the
+// test without tmux, ssh or ssh-keygen.
+func startSSHService(t *testing.T, args ...string) *sshService {
+	t.Helper()
+	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: skipping the test of the terminal UI over SSH", tool)
+		}
+	}
+	sb := newSandbox(t)
+	s := &sshService{t: t, sb: sb, db: filepath.Join(sb.home, "shush.db"), log: &lockedBuffer{},
+		socket: fmt.Sprintf("shush-ssh-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
+	s.key = strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", sshTeam, "--db", s.db).want(t, 0).stdout)
+	api, sshAddr, metrics := freeAddr(t), freeAddr(t), freeAddr(t)
+	s.apiURL, s.metrics = "http://"+api, "http://"+metrics+"/metrics"
+	_, s.sshPort, _ = net.SplitHostPort(sshAddr)
+	cmd := exec.Command(shushBin, append([]string{"serve", "--addr", api, "--ssh-addr", sshAddr, "--metrics-addr", metrics, "--db", s.db}, args...)...)
+	cmd.Env = sb.env
+	cmd.Stderr = s.log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		exec.Command("tmux", "-L", s.socket, "kill-server").Run()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	waitFor(t, "the SSH listener", func() bool { return strings.Contains(s.log.String(), "host key SHA256:") })
+	return s
+}
+
+// httpGet is the body of a GET.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// keyPair makes an ed25519 key pair with ssh-keygen and returns the
+// private key's path (the public key is beside it, .pub).
+func (s *sshService) keyPair(name string) string {
+	s.t.Helper()
+	path := filepath.Join(s.sb.home, "keys", name)
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name+"@laptop", "-f", path).CombinedOutput(); err != nil {
+		s.t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	return path
+}
+
+// agent adds an agent of the team with a new key pair; it returns the
+// private key's path.
+func (s *sshService) agent(name string, flags ...string) string {
+	s.t.Helper()
+	key := s.keyPair(name)
+	s.sb.run(s.t, nil, append([]string{"agents", "add", name, "--team", sshTeam, "--ssh-key", key + ".pub", "--db", s.db}, flags...)...).want(s.t, 0)
+	return key
+}
+
+// sshArgs is the ssh command line of a login with key: no known hosts,
+// no agent, no other key, no config of the machine.
+func (s *sshService) sshArgs(key string, more ...string) []string {
+	return append([]string{"-F", os.DevNull, "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+		"-o", "IdentitiesOnly=yes", "-o", "IdentityAgent=none", "-i", key, "-p", s.sshPort}, append(more, "127.0.0.1")...)
+}
+
+func (s *sshService) tmux(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", s.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// connect opens a pane that runs ssh with key, as an agent types it,
+// and then says how ssh exited.
+func (s *sshService) connect(pane, key string) {
+	s.t.Helper()
+	var line []string
+	for _, a := range s.sshArgs(key) {
+		line = append(line, shQuote(a))
+	}
+	env := "env -i TERM=xterm-256color " + shQuote("PATH="+os.Getenv("PATH")) + " " + shQuote("HOME="+s.sb.home)
+	s.tmux("-f", os.DevNull, "new-session", "-d", "-s", pane, "-x", "120", "-y", "32",
+		env+" ssh "+strings.Join(line, " ")+"; echo ssh exit $?; sleep 600")
+}
+
+// drop ends the pane's ssh at once, as a closed laptop lid would.
+func (s *sshService) drop(pane string) { s.tmux("kill-session", "-t", pane) }
+
+func (s *sshService) screen(pane string) string { return s.tmux("capture-pane", "-p", "-t", pane) }
+
+// wait polls the pane until it shows every string.
+func (s *sshService) wait(pane string, want ...string) string {
+	s.t.Helper()
+	var scr string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		scr = s.screen(pane)
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(scr, w)
+		}
+		if ok {
+			return scr
+		}
+	}
+	s.t.Fatalf("pane %s never showed %q; it shows:\n%s\nserve's log:\n%s", pane, want, scr, s.log.String())
+	return ""
+}
+
+// paste pastes text into the pane as a terminal does (bracketed, as the
+// UI asks for).
+func (s *sshService) paste(pane, text string) {
+	s.t.Helper()
+	s.tmux("set-buffer", "-b", pane, "--", text)
+	s.tmux("paste-buffer", "-p", "-d", "-b", pane, "-t", pane)
+}
+
+// login runs ssh with key and a command line's options, without a
+// terminal, and returns its exit status and stderr.
+func (s *sshService) login(key string, more ...string) (int, string) {
+	s.t.Helper()
+	cmd := exec.Command("ssh", s.sshArgs(key, append([]string{"-o", "BatchMode=yes", "-T"}, more...)...)...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.sb.home}
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), string(out)
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// trail is the team's audit trail, read with shush audit over HTTP.
+func (s *sshService) trail() api.AuditList {
+	s.t.Helper()
+	return decode[api.AuditList](s.t, s.sb.with("SHUSH_BASE_URL="+s.apiURL, "SHUSH_API_KEY="+s.key).run(s.t, nil, "audit", "--all", "--json").want(s.t, 0))
+}
+
+// An agent logs in with ssh and nothing else, sees themselves and their
+// team in the header, pastes a ticket and sends it; the trail names the
+// agent, not a key. The host key was made beside the database, 0600, and
+// its fingerprint printed at start is the one ssh-keygen reads from it.
+// An unknown key, a password and a removed agent are refused before any
+// UI; the log of the refusals holds no key; a removal ends the session
+// in progress.
+func TestAgentWorksOverSSH(t *testing.T) {
+	t.Parallel()
+	s := startSSHService(t)
+	hostKey := filepath.Join(s.sb.home, "ssh_host_ed25519_key")
+	fi, err := os.Stat(hostKey)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the host key beside the database: %v %v", fi, err)
+	}
+	out, err := exec.Command("ssh-keygen", "-l", "-f", hostKey).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	print := strings.Fields(string(out))[1]
+	if !strings.Contains(s.log.String(), "host key "+print) {
+		t.Errorf("serve's log does not print the host key's fingerprint %s:\n%s", print, s.log.String())
+	}
+
+	jane := s.agent("jane")
+	s.connect("jane", jane)
+	s.wait("jane", "agent jane · team support", "paste a ticket or type an address")
+	if scr := s.screen("jane"); strings.Contains(scr, "ctrl+o") || strings.Contains(scr, "open a file") {
+		t.Errorf("the UI over SSH offers to open the server's files:\n%s", scr)
+	}
+	s.paste("jane", "Hello, please stop mailing Jane <Jane@Example.com>\nand bob@example.org — thanks! Ticket #4812")
+	s.wait("jane", "jane@example.com", "bob@example.org", "2 valid")
+	s.tmux("send-keys", "-t", "jane", "C-s")
+	s.wait("jane", "Review · add", "2 new")
+	s.tmux("send-keys", "-t", "jane", "C-s")
+	s.wait("jane", "Results · add", "2 added")
+
+	trail := s.trail()
+	if len(trail.Data) != 2 {
+		t.Fatalf("the trail has %d entries, want 2: %+v", len(trail.Data), trail.Data)
+	}
+	for _, e := range trail.Data {
+		if e.Agent == nil || e.Agent.Name != "jane" || e.Key != nil {
+			t.Errorf("a change over SSH is not signed by the agent: %+v", e)
+		}
+	}
+
+	// An unknown key and a password attempt get no session.
+	eve := s.keyPair("eve")
+	for _, try := range [][]string{{eve}, {eve, "-o", "PubkeyAuthentication=no", "-o", "PreferredAuthentications=password,keyboard-interactive"}} {
+		code, stderr := s.login(try[0], try[1:]...)
+		if code != 255 || !strings.Contains(stderr, "Permission denied") || strings.Contains(stderr, "shush") {
+			t.Errorf("ssh %v: exit %d, %s; want 255 and a refusal before any UI", try[1:], code, stderr)
+		}
+	}
+	pub, _ := os.ReadFile(eve + ".pub")
+	out, _ = exec.Command("ssh-keygen", "-l", "-f", eve+".pub").Output()
+	log := s.log.String()
+	if !strings.Contains(log, "refused an SSH login") || strings.Contains(log, strings.Fields(string(pub))[1]) || strings.Contains(log, strings.Fields(string(out))[1]) {
+		t.Errorf("the refusals are not logged, or logged with the key:\n%s", log)
+	}
+
+	// Removed, jane's session ends, and she cannot come back.
+	s.sb.run(t, nil, "agents", "remove", "jane", "--db", s.db).want(t, 0)
+	s.wait("jane", "This agent was removed", "ssh exit 1")
+	if code, stderr := s.login(jane); code != 255 || !strings.Contains(stderr, "Permission denied") {
+		t.Errorf("a removed agent's login: exit %d, %s", code, stderr)
+	}
+	metrics := httpGet(t, s.metrics)
+	for _, want := range []*regexp.Regexp{regexp.MustCompile(`(?m)^shush_ssh_auth_failures_total [3-9]`), regexp.MustCompile(`(?m)^shush_ssh_sessions_open 0$`),
+		regexp.MustCompile(`(?m)^shush_ssh_sessions_total 1$`)} {
+		if !want.MatchString(metrics) {
+			t.Errorf("the metrics do not match %s:\n%s", want, metrics)
+		}
+	}
+}
