@@ -438,11 +438,6 @@ func TestExitCodesAndSentences(t *testing.T) {
 	}
 }
 
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n")
-	return s[strings.LastIndexByte(s, '\n')+1:]
-}
-
 // readBody reads a request's body and leaves it there for the handler.
 func readBody(r *http.Request) ([]byte, error) {
 	b, err := io.ReadAll(r.Body)
