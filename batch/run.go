@@ -264,9 +264,17 @@ func (s *sending) batch(i int) {
 	if !sent {
 		return // stopped while waiting, before the request went out
 	}
-	if s.widen != nil {
+	s.settle(i, res, err)
+	// Widening waits for the judgement: a first batch that stops the run
+	// (a refused key) must not let more batches out beside it.
+	if s.widen != nil && !s.stopped() {
 		s.widenOnce.Do(s.widen)
 	}
+}
+
+// settle judges batch i's answer, records and journals it.
+func (s *sending) settle(i int, res []Result, err error) {
+	b := s.st.batches[i]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.judge(err)
