@@ -496,9 +496,16 @@ func (m *Model) header() string {
 		// The names come from the service's database: outside text.
 		left = fmt.Sprintf("shush · %s · %s · agent %s · team %s", t.label(), m.health.state(), safe.Text(t.Agent), safe.Text(t.Team))
 	}
+	// A run's screens name the run's mode: the list behind them may be
+	// the next ticket's already.
 	right := "mode: " + m.build.list.mode.String()
-	if m.screen == scrCheck {
+	switch {
+	case m.screen == scrCheck:
 		right = "mode: check (sends nothing)"
+	case m.screen == scrSend:
+		right = "mode: " + m.send.job.mode.String()
+	case m.screen == scrResults && m.results.run != nil:
+		right = "mode: " + m.results.run.Mode.String()
 	}
 	room := c.Width - lipgloss.Width(right) - 1
 	left = truncate(left, room)

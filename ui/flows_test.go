@@ -415,6 +415,9 @@ func TestSentListLeavesTheBuildScreen(t *testing.T) {
 	h.typeText("remove")
 	h.keys("enter")
 	h.results()
+	// The results are the removal's, whatever the next ticket's list is.
+	h.mustSee("mode: remove by address")
+	h.mustNotSee("mode: add")
 	h.keys("f1")
 	h.mustSee("mode: add", "List · 0 entries", "Sent. The list is empty for the next ticket")
 	h.keys("ctrl+s")
