@@ -60,6 +60,9 @@ func startSSHService(t *testing.T, args ...string) *sshService {
 		_ = cmd.Wait()
 	})
 	waitFor(t, "the SSH listener", func() bool { return strings.Contains(s.log.String(), "host key SHA256:") })
+	// A session that stays keeps the tmux server up while panes come
+	// and go.
+	s.tmux("-f", os.DevNull, "new-session", "-d", "-s", "keep", "sleep 3600")
 	return s
 }
 
@@ -134,7 +137,7 @@ func (s *sshService) connect(pane, key string) {
 		line = append(line, shQuote(a))
 	}
 	env := "env -i TERM=xterm-256color " + shQuote("PATH="+os.Getenv("PATH")) + " " + shQuote("HOME="+s.sb.home)
-	s.tmux("-f", os.DevNull, "new-session", "-d", "-s", pane, "-x", "120", "-y", "32",
+	s.tmux("new-session", "-d", "-s", pane, "-x", "120", "-y", "32",
 		env+" ssh "+strings.Join(line, " ")+"; echo ssh exit $?; sleep 600")
 }
 
@@ -165,7 +168,8 @@ func (s *sshService) wait(pane string, want ...string) string {
 // UI asks for).
 func (s *sshService) paste(pane, text string) {
 	s.t.Helper()
-	s.tmux("set-buffer", "-b", pane, "--", text)
+	path := writeFile(s.t, s.sb.home, "paste-"+pane+".txt", text)
+	s.tmux("load-buffer", "-b", pane, path)
 	s.tmux("paste-buffer", "-p", "-d", "-b", pane, "-t", pane)
 }
 
@@ -265,5 +269,117 @@ func TestAgentWorksOverSSH(t *testing.T) {
 		if !want.MatchString(metrics) {
 			t.Errorf("the metrics do not match %s:\n%s", want, metrics)
 		}
+	}
+}
+
+// A read-only agent's review says, before anything is typed, that it
+// cannot send.
+func TestReadOnlyAgentOverSSH(t *testing.T) {
+	t.Parallel()
+	s := startSSHService(t)
+	bob := s.agent("bob", "--read-only")
+	s.connect("bob", bob)
+	s.wait("bob", "agent bob · team support")
+	s.paste("bob", "please block carol@example.com")
+	s.wait("bob", "carol@example.com", "1 valid")
+	s.tmux("send-keys", "-t", "bob", "C-s")
+	s.wait("bob", "Review · add", "This agent is read-only: it cannot send")
+}
+
+// Two agents at once: each one's unsent list is theirs, kept on the
+// server when the connection drops, and offered back to them alone.
+func TestAgentsKeepTheirOwnDrafts(t *testing.T) {
+	t.Parallel()
+	s := startSSHService(t)
+	keys := map[string]string{"jane": s.agent("jane"), "bob": s.agent("bob")}
+	mine := map[string]string{"jane": "jane.customer@example.com", "bob": "bob.customer@example.org"}
+	for name, key := range keys {
+		s.connect(name, key)
+	}
+	for name := range keys {
+		s.wait(name, "agent "+name+" · team support")
+		s.paste(name, "please stop mailing "+mine[name])
+	}
+	for name := range keys {
+		s.wait(name, mine[name], "1 valid")
+	}
+	// The drafts are written as the lists change; then the lids close.
+	waitFor(t, "both drafts on the server", func() bool {
+		found, _ := filepath.Glob(filepath.Join(s.sb.home, "agents", "*", "drafts", "*.json"))
+		return len(found) == 2
+	})
+	for name := range keys {
+		s.drop(name)
+	}
+	for name, key := range keys {
+		s.connect(name, key)
+		s.wait(name, "Bring back the list not sent", "1 entry")
+		s.tmux("send-keys", "-t", name, "y")
+		other := mine["jane"]
+		if name == "jane" {
+			other = mine["bob"]
+		}
+		if scr := s.wait(name, mine[name], "1 valid"); strings.Contains(scr, other) {
+			t.Errorf("%s sees another agent's draft:\n%s", name, scr)
+		}
+	}
+	for _, dir := range mustGlob(t, filepath.Join(s.sb.home, "agents", "*")) {
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("an agent's directory %s: %v %v, want 0700", dir, fi.Mode(), err)
+		}
+	}
+}
+
+func mustGlob(t *testing.T, pattern string) []string {
+	t.Helper()
+	found, err := filepath.Glob(pattern)
+	if err != nil || len(found) == 0 {
+		t.Fatalf("nothing matches %s (%v)", pattern, err)
+	}
+	return found
+}
+
+// A connection dropped in the middle of a send leaves the run recorded on
+// the server: the agent, back, is offered to resume it, and the list ends
+// with every address once, each change signed by the agent.
+func TestDroppedSendResumesForTheAgent(t *testing.T) {
+	t.Parallel()
+	// A big list makes the send last; the rate limit is out of its way.
+	s := startSSHService(t, "--rate", "10000")
+	jane := s.agent("jane")
+	s.connect("jane", jane)
+	s.wait("jane", "agent jane · team support")
+	const n = 60_000
+	var ticket strings.Builder
+	for i := range n {
+		fmt.Fprintf(&ticket, "user%06d@example.com\n", i)
+	}
+	s.paste("jane", ticket.String())
+	s.wait("jane", fmt.Sprintf("%d valid", n))
+	s.tmux("send-keys", "-t", "jane", "C-s")
+	s.wait("jane", "Review · add", fmt.Sprintf("%d addresses", n))
+	s.tmux("send-keys", "-t", "jane", "C-s")
+	s.wait("jane", "Sending · add", "Batch 5")
+	s.drop("jane")
+
+	s.connect("jane", jane)
+	s.wait("jane", "A run did not finish: add", "Resume it now? [y/N]")
+	s.tmux("send-keys", "-t", "jane", "y")
+	if scr := s.wait("jane", "Results · add", fmt.Sprintf("%d entries:", n)); strings.Contains(scr, "failed") || strings.Contains(scr, "unsent") {
+		t.Fatalf("the resumed run did not finish:\n%s", scr)
+	}
+	trail := s.trail()
+	seen := map[string]bool{}
+	for _, e := range trail.Data {
+		if e.Type != api.AuditAdded || e.Agent == nil || e.Agent.Name != "jane" {
+			t.Fatalf("a change of the run is not jane's: %+v", e)
+		}
+		if seen[e.Suppression.Email] {
+			t.Fatalf("%s was added twice", e.Suppression.Email)
+		}
+		seen[e.Suppression.Email] = true
+	}
+	if len(seen) != n {
+		t.Fatalf("the trail has %d additions, want %d", len(seen), n)
 	}
 }
