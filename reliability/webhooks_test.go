@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -204,6 +205,12 @@ func addAll(t *testing.T, c *client, prefix string, batches, per int) []string {
 
 var fastRetries = []string{"--webhook-retry-min", "100ms", "--webhook-retry-max", "400ms", "--webhook-allow-private"}
 
+// killTimeout is the SIGKILL test's attempt timeout, which sets the lease
+// an attempt under way at the kill holds its event for.
+const killTimeout = 2 * time.Second
+
+var killFlags = append(slices.Clone(fastRetries), "--webhook-timeout", killTimeout.String())
+
 // TestWebhookOutboxSurvivesSIGKILL: events committed with their changes
 // while the receiver is down survive a SIGKILL of the service, and arrive
 // once it runs again, each under one delivery id, with valid signatures.
@@ -211,7 +218,7 @@ func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "hooks.db")
 	key := createKey(t, db, "hooks", false)
 	rc := newHookReceiver(t)
-	p := serve(t, db, fastRetries...)
+	p := serve(t, db, killFlags...)
 	c := newClient(p.url, key)
 	rc.trust(createHook(t, c, rc.url()))
 	rc.down()
@@ -221,8 +228,11 @@ func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
 	p.kill()
 
 	rc.up()
-	p = serve(t, db, fastRetries...)
-	rc.waitDelivered(t, want, 30*time.Second)
+	p = serve(t, db, killFlags...)
+	// An event whose attempt was under way at the kill is held by the dead
+	// process's lease (twice the attempt timeout and 30 s) before the new
+	// one may claim it: the wait covers that lease.
+	rc.waitDelivered(t, want, 2*killTimeout+30*time.Second+15*time.Second)
 	rc.checkOnce(t, want, true)
 	report(t, "%d events committed before SIGKILL, receiver down: all delivered after restart, one delivery id each, signatures valid", len(want))
 }
