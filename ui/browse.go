@@ -16,6 +16,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/safe"
 )
 
 var origins = []api.Origin{"", api.OriginBounce, api.OriginComplaint, api.OriginManual}
@@ -421,7 +422,7 @@ func (b *browse) render() string {
 	if i := b.table.Cursor(); status == "" && i >= 0 && i < len(b.page) {
 		// The row under the cursor, in full: its expiry and note.
 		if k := kept(b.page[i]); k != "" {
-			status = b.page[i].Email + k
+			status = safe.Text(b.page[i].Email) + k
 		}
 	}
 	tail := st.Muted.Render(truncate(status, b.c.Width))

@@ -378,19 +378,21 @@ func (k *checker) render() string {
 		}
 		switch {
 		case f.Err != nil:
-			line(st.Bad.Render(fmt.Sprintf("  ! %s%s  look-up failed: %s", f.Input, who, errorText(f.Err))))
+			line(st.Bad.Render(fmt.Sprintf("  ! %s%s  look-up failed: %s", safe.Text(f.Input), who, safe.Text(errorText(f.Err)))))
 		case !f.Listed:
-			line(st.Muted.Render(fmt.Sprintf("  - %s%s  not listed", f.Input, who)))
+			line(st.Muted.Render(fmt.Sprintf("  - %s%s  not listed", safe.Text(f.Input), who)))
 		default:
+			// Every string of the answer is the service's: its escapes,
+			// styling (SGR) too, are shown, never obeyed.
 			e := f.Entry
-			s := fmt.Sprintf("  ✓ %s%s  %s  added %s", e.Email, who, e.Origin, e.CreatedAt.UTC().Format("2006-01-02 15:04"))
+			s := fmt.Sprintf("  ✓ %s%s  %s  added %s", safe.Text(e.Email), who, safe.Text(string(e.Origin)), e.CreatedAt.UTC().Format("2006-01-02 15:04"))
 			if a, ok := k.trail[i]; ok {
-				s += "  by " + a.By()
+				s += "  by " + safe.Text(a.By())
 				if a.Reference != nil {
-					s += "  ref " + *a.Reference
+					s += "  ref " + safe.Text(*a.Reference)
 				}
 			}
-			line(s + kept(e) + "  " + e.ID)
+			line(s + kept(e) + "  " + safe.Text(e.ID))
 		}
 	}
 	body := lipgloss.NewStyle().Height(k.height - 1).MaxHeight(k.height - 1).Render(strings.TrimSuffix(b.String(), "\n"))

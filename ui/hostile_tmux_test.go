@@ -11,6 +11,7 @@ import (
 
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/servicetest"
+	"github.com/shushlist/shush/server/store"
 )
 
 // Hostile text in a pasted ticket and in a file name reaches the terminal
@@ -96,6 +97,39 @@ func TestHostileServiceReplyInTmux(t *testing.T) {
 	for _, bad := range []string{"\x1b]52;", "\x1b]0;pwned", "\xe2\x80\xae", "\x1b[HAll"} {
 		if bytes.Contains(got, []byte(bad)) {
 			t.Errorf("the terminal received %q", bad)
+		}
+	}
+}
+
+// The check view shows what the service answers about a listed address
+// (its note, the key's name and the reference of the change that listed
+// it) with any styling in them as visible escapes: black on black and
+// concealed text from the service never reach the terminal as SGR.
+func TestCheckViewShowsTheServicesStylingAsText(t *testing.T) {
+	svc := servicetest.Start(t, server.Options{Rate: 1e6})
+	author := store.Change{KeyID: "k1", KeyName: "jane\x1b[8m", Reference: "T-1\x1b[30;40m", RequestID: "r1"}
+	entries := store.Manual("shown1@example.com")
+	entries[0].Note = "full\x1b[30;40m HIDDEN-TEXT\x1b[0m"
+	if _, err := svc.Store.Add(t.Context(), svc.Team, author, entries); err != nil {
+		t.Fatal(err)
+	}
+	s, dir := startTmux(t, 160, 30, "SHUSH_BASE_URL="+svc.URL, "SHUSH_API_KEY="+svc.Key)
+	raw := filepath.Join(dir, "pane.raw")
+	s.tmux("pipe-pane", "-O", "-t", "ui", "cat >> "+raw)
+	s.tmux("send-keys", "-t", "ui", "-l", "shown1@example.com")
+	s.tmux("send-keys", "-t", "ui", "Enter")
+	s.esc()
+	s.tmux("send-keys", "-t", "ui", "c")
+	s.waitScreen("✓ shown1@example.com", `by jane\x1b[8m`, `ref T-1\x1b[30;40m`, `full\x1b[30;40m HIDDEN-TEXT\x1b[0m`)
+	time.Sleep(300 * time.Millisecond)
+	s.tmux("pipe-pane", "-t", "ui")
+	got, err := os.ReadFile(raw)
+	if err != nil || len(got) == 0 {
+		t.Fatalf("the pane's bytes were not recorded: %v", err)
+	}
+	for _, bad := range []string{"\x1b[8m", "\x1b[30;40m", "\x1b[30;40m HIDDEN"} {
+		if bytes.Contains(got, []byte(bad)) {
+			t.Errorf("the terminal received the service's %q", bad)
 		}
 	}
 }

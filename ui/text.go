@@ -110,7 +110,7 @@ func kept(e api.Entry) string {
 		s += "  until " + e.ExpiresAt.UTC().Format("2006-01-02 15:04")
 	}
 	if e.Note != nil && *e.Note != "" {
-		s += "  “" + *e.Note + "”"
+		s += "  “" + safe.Text(*e.Note) + "”"
 	}
 	return s
 }
