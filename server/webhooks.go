@@ -171,8 +171,12 @@ func (s *Server) listWebhooks(r *http.Request, w http.ResponseWriter, team strin
 		return 0, nil, err
 	}
 	out := api.WebhookList{Object: api.ObjectList, HasMore: more, Data: make([]api.Webhook, len(page))}
+	c, _ := callerOf(r)
 	for i, h := range page {
 		out.Data[i] = webhookItem(h)
+		if c.readOnly() {
+			out.Data[i].Endpoint = hiddenEndpoint(h.Endpoint)
+		}
 	}
 	return http.StatusOK, out, nil
 }
