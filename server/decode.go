@@ -341,9 +341,14 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 		if kind := jsonKind(item); kind != "an object" {
 			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\", \"note\", \"expires_at\"}, not %s.", name, i, kind)
 		}
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(item, &fields); err != nil {
+		fields, dup, err := objectFields(item)
+		if err != nil {
 			return nil, badRequest("%s[%d] is not a valid JSON object: %s.", name, i, jsonReason(err))
+		}
+		if dup != "" {
+			// The last would win silently: an address or origin other
+			// than the one the sender meant to keep.
+			return nil, invalid("%s[%d] has the field %s more than once; send each field once.", name, i, api.Quote(dup))
 		}
 		for k := range fields {
 			if !slices.Contains(entryFields, k) {
@@ -393,6 +398,33 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 		}
 	}
 	return out, nil
+}
+
+// objectFields reads a JSON object's fields, and the first name given
+// twice ("" when none is).
+func objectFields(raw json.RawMessage) (map[string]json.RawMessage, string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return nil, "", err
+	}
+	fields := make(map[string]json.RawMessage)
+	dup := ""
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, "", err
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, "", err
+		}
+		if _, ok := fields[name]; ok && dup == "" {
+			dup = name
+		}
+		fields[name] = v
+	}
+	return fields, dup, nil
 }
 
 // sourceID accepts 1 to maxSourceID printable characters.
