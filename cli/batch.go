@@ -196,8 +196,8 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 }
 
 // readInput reads the entries of --file.
-func (a *app) readInput(file string, mode batch.Mode) ([]batch.Item, batch.Format, error) {
-	items, format, err := withInput(a, file, func(r io.Reader, name string) ([]batch.Item, batch.Format, error) {
+func (a *app) readInput(ctx context.Context, file string, mode batch.Mode) ([]batch.Item, batch.Format, error) {
+	items, format, err := withInput(ctx, a, file, func(r io.Reader, name string) ([]batch.Item, batch.Format, error) {
 		return batch.ReadFormat(r, name, mode)
 	})
 	if err == nil && len(items) == 0 {
@@ -208,8 +208,8 @@ func (a *app) readInput(file string, mode batch.Mode) ([]batch.Item, batch.Forma
 
 // readPlan reads and plans the entries of --file in one pass (see
 // batch.ReadPlan): a file of millions of entries is never held whole.
-func (a *app) readPlan(file string, mode batch.Mode, own batch.Own, ov batch.Override) (*batch.Input, error) {
-	in, _, err := withInput(a, file, func(r io.Reader, name string) (*batch.Input, batch.Format, error) {
+func (a *app) readPlan(ctx context.Context, file string, mode batch.Mode, own batch.Own, ov batch.Override) (*batch.Input, error) {
+	in, _, err := withInput(ctx, a, file, func(r io.Reader, name string) (*batch.Input, batch.Format, error) {
 		in, err := batch.ReadPlan(r, name, mode, own, ov)
 		if err != nil {
 			return nil, 0, err
@@ -223,7 +223,7 @@ func (a *app) readPlan(file string, mode batch.Mode, own batch.Own, ov batch.Ove
 }
 
 // withInput opens --file (or stdin) and reads it with read.
-func withInput[T any](a *app, file string, read func(r io.Reader, name string) (T, batch.Format, error)) (T, batch.Format, error) {
+func withInput[T any](ctx context.Context, a *app, file string, read func(r io.Reader, name string) (T, batch.Format, error)) (T, batch.Format, error) {
 	var zero T
 	if file == "" {
 		return zero, 0, usagef("--file is required: a file of entries, or - for stdin")
@@ -231,7 +231,10 @@ func withInput[T any](a *app, file string, read func(r io.Reader, name string) (
 	var r io.Reader = a.io.In
 	name := "stdin"
 	if file != "-" {
-		fh, err := os.Open(file)
+		fh, err := a.openInput(ctx, file)
+		if ctx.Err() != nil {
+			return zero, 0, ctx.Err()
+		}
 		if err != nil {
 			return zero, 0, usagef("cannot read %s: %v", file, errors.Unwrap(err))
 		}
@@ -241,6 +244,10 @@ func withInput[T any](a *app, file string, read func(r io.Reader, name string) (
 		return zero, 0, usagef("--file - reads stdin, but nothing is piped to it")
 	}
 	v, format, err := read(r, name)
+	if ctx.Err() != nil {
+		// The read ended because the file was closed on an interrupt.
+		return zero, format, ctx.Err()
+	}
 	if err != nil {
 		return zero, format, usageErr{err}
 	}
@@ -276,7 +283,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	// decides. What is wrong with the input is said before what is wrong
 	// with the settings, as when the input was read before them.
 	settings, serr := a.settings()
-	in, err := a.readPlan(f.file, mode, batch.NewOwn(settings.Own), ov)
+	in, err := a.readPlan(cmd.Context(), f.file, mode, batch.NewOwn(settings.Own), ov)
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ their answers come; --format ndjson prints one item a line.`,
 			if a.globals.jq != "" && format != "" && format != "json" {
 				return usagef("--jq filters one JSON document: leave out --format %s", format)
 			}
-			items, _, err := a.readInput(file, batch.RemoveEmails)
+			items, _, err := a.readInput(cmd.Context(), file, batch.RemoveEmails)
 			if err != nil {
 				return err
 			}
