@@ -53,6 +53,7 @@ type serveFlags struct {
 	rate                           float64
 	timeout                        time.Duration
 	maxBodyHeld                    int64
+	capacity                       server.Options
 	webhooks                       outbox.DelivererConfig
 	webhookAllowCIDRs              []string
 	webhookProxy, denyPrivate      bool
@@ -107,6 +108,12 @@ the command line wins over its variable.`,
 	f.StringVar(&sf.tlsCert, "tls-cert", "", "PEM certificate file: serve HTTPS (needs --tls-key)")
 	f.StringVar(&sf.tlsKey, "tls-key", "", "PEM private key file of --tls-cert")
 	f.Int64Var(&sf.maxBodyHeld, "max-body-bytes", server.DefaultMaxBodyBytesHeld, "most bytes of request bodies held at once across requests; beyond it requests get 503 with Retry-After")
+	f.Int64Var(&sf.capacity.MaxBodyBytesPerTeam, "max-body-bytes-per-team", 0, "one team's share of --max-body-bytes; beyond it the team's requests get 429 with Retry-After (0: a quarter of --max-body-bytes)")
+	f.IntVar(&sf.capacity.MaxInFlightPerTeam, "max-in-flight-per-team", server.DefaultMaxInFlightPerTeam, "most requests one team may have under way at once; beyond it 429 with Retry-After")
+	f.IntVar(&sf.capacity.MaxExports, "max-exports", 0, "most exports streaming at once across teams, each holding a database connection; beyond it 503 with Retry-After (0: 4, at most half the database pool)")
+	f.IntVar(&sf.capacity.MaxExportsPerTeam, "max-exports-per-team", server.DefaultMaxExportsPerTeam, "most exports one team may stream at once; beyond it 429 with Retry-After")
+	f.DurationVar(&sf.capacity.ExportStallTimeout, "export-stall-timeout", server.DefaultExportStallTimeout, "cut an export whose client has taken nothing of it for this long")
+	f.DurationVar(&sf.capacity.ExportTimeout, "export-timeout", server.DefaultExportTimeout, "longest time one export may stream")
 	f.DurationVar(&sf.webhooks.RetryMin, "webhook-retry-min", outbox.DefaultRetryMin, "delay before a failed webhook delivery's first retry; each next one waits twice as long (with jitter)")
 	f.DurationVar(&sf.webhooks.RetryMax, "webhook-retry-max", outbox.DefaultRetryMax, "longest delay between two webhook delivery attempts")
 	f.DurationVar(&sf.webhooks.RetryFor, "webhook-retry-for", outbox.DefaultRetryFor, "how long a webhook event is retried before it is given up")
@@ -203,6 +210,21 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	if sf.maxBodyHeld < server.MaxBody {
 		return usagef("--max-body-bytes must be at least %d (one request's largest body), not %d", server.MaxBody, sf.maxBodyHeld)
 	}
+	c := sf.capacity
+	switch {
+	case c.MaxBodyBytesPerTeam != 0 && (c.MaxBodyBytesPerTeam < server.MaxBody || c.MaxBodyBytesPerTeam > sf.maxBodyHeld):
+		return usagef("--max-body-bytes-per-team must be between %d (one request's largest body) and --max-body-bytes (%d), or 0, not %d", server.MaxBody, sf.maxBodyHeld, c.MaxBodyBytesPerTeam)
+	case c.MaxInFlightPerTeam < 1:
+		return usagef("--max-in-flight-per-team must be at least 1, not %d", c.MaxInFlightPerTeam)
+	case c.MaxExports < 0:
+		return usagef("--max-exports must be at least 1, or 0 for the default, not %d", c.MaxExports)
+	case c.MaxExportsPerTeam < 1:
+		return usagef("--max-exports-per-team must be at least 1, not %d", c.MaxExportsPerTeam)
+	case c.ExportStallTimeout <= 0:
+		return usagef("--export-stall-timeout must be positive, not %v", c.ExportStallTimeout)
+	case c.ExportTimeout <= 0:
+		return usagef("--export-timeout must be positive, not %v", c.ExportTimeout)
+	}
 	for _, c := range sf.webhookAllowCIDRs {
 		p, err := netip.ParsePrefix(strings.TrimSpace(c))
 		if err != nil {
@@ -253,6 +275,13 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		Logger:           slog.New(handler),
 		RequestTimeout:   sf.timeout,
 		MaxBodyBytesHeld: sf.maxBodyHeld,
+
+		MaxBodyBytesPerTeam: c.MaxBodyBytesPerTeam,
+		MaxInFlightPerTeam:  c.MaxInFlightPerTeam,
+		MaxExports:          c.MaxExports,
+		MaxExportsPerTeam:   c.MaxExportsPerTeam,
+		ExportStallTimeout:  c.ExportStallTimeout,
+		ExportTimeout:       c.ExportTimeout,
 	}
 	if err := a.serve(ctx, sf, tlsConfig, opts); err != nil {
 		// Once the log is set up, the failure is a record like every

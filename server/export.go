@@ -13,9 +13,6 @@ import (
 	"github.com/shushlist/shush/server/store"
 )
 
-// exportTimeout bounds one export; a list of millions streams well within.
-const exportTimeout = time.Hour
-
 // streamer is a handler's answer that writes itself (an export), instead of
 // a JSON body.
 type streamer interface {
@@ -41,6 +38,11 @@ func (s *Server) export(r *http.Request, w http.ResponseWriter, team string) (in
 		}
 		e.format = v[0]
 	}
+	release, p := s.exportSlot(team)
+	if p != nil {
+		return 0, nil, p
+	}
+	e.release = release
 	return http.StatusOK, e, nil
 }
 
@@ -53,11 +55,19 @@ type exportStream struct {
 	format string
 	// sel is what the export narrows the list by (origin, q, created).
 	sel store.ListQuery
+	// release gives back the export's slot.
+	release func()
 }
 
 func (e exportStream) stream(w http.ResponseWriter, r *http.Request) {
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Now().Add(exportTimeout))
+	defer e.release()
+	e.s.metrics.exportsRunning.Inc()
+	defer e.s.metrics.exportsRunning.Dec()
+	// Every write has its own deadline: a client that stops reading is cut
+	// off once it has taken nothing for the stall timeout, and its slot
+	// and the store's connection are freed.
+	sw := &stallWriter{w: w, rc: http.NewResponseController(w), stall: e.s.opts.ExportStallTimeout,
+		end: time.Now().Add(e.s.opts.ExportTimeout)}
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	if e.format == "ndjson" {
@@ -66,7 +76,7 @@ func (e exportStream) stream(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", "text/csv; charset=utf-8")
 	}
 	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := bufio.NewWriterSize(sw, 64<<10)
 	if e.format == "csv" {
 		_ = csv.NewWriter(bw).WriteAll([][]string{ExportColumns})
 	}
@@ -88,12 +98,21 @@ func (e exportStream) stream(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		if n++; n%10000 == 0 {
-			_ = bw.Flush()
-			_ = rc.Flush()
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+			if err := sw.Flush(); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	_ = bw.Flush()
+	if err == nil {
+		err = bw.Flush()
+	}
+	if sw.cut {
+		e.s.metrics.exportsCut.Inc()
+	}
 	if err != nil {
 		// The status is sent: end the stream so the client sees it cut
 		// short, rather than a list that looks whole.

@@ -28,6 +28,11 @@ type Metrics struct {
 	bodyRefused prometheus.Counter
 	readyChecks prometheus.Counter
 
+	teamRefused    *prometheus.CounterVec
+	exportsRefused *prometheus.CounterVec
+	exportsCut     prometheus.Counter
+	exportsRunning prometheus.Gauge
+
 	bodyHeld, bodyPeak atomic.Int64
 }
 
@@ -66,6 +71,23 @@ func NewMetrics() *Metrics {
 		Name: "shush_readiness_checks_total",
 		Help: "Times /readyz or /healthz asked the store whether it accepts writes (successes are reused for a second).",
 	})
+	m.teamRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "shush_team_share_refused_total",
+		Help: "Requests answered 429 because their team held its share: body (bytes of bodies being read), in_flight (requests under way).",
+	}, []string{"limit"})
+	m.exportsRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "shush_exports_refused_total",
+		Help: "Exports refused because too many streamed at once: team (429, the team's cap) or service (503, the cap across teams).",
+	}, []string{"scope"})
+	m.exportsCut = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "shush_exports_cut_total",
+		Help: "Exports cut off because their client took nothing for the stall timeout, or the export timeout passed.",
+	})
+	m.exportsRunning = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "shush_exports_streaming",
+		Help: "Exports streaming now (each holds a read connection of the store).",
+	})
+	m.reg.MustRegister(m.teamRefused, m.exportsRefused, m.exportsCut, m.exportsRunning)
 	m.reg.MustRegister(m.requests, m.latency, m.batchItems, m.rateLimited, m.storeWrite, m.bodyRefused, m.readyChecks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
@@ -141,4 +163,31 @@ func (m *Metrics) poolStats(st store.Store) {
 		Name: "shush_store_pool_waits_total",
 		Help: "Times a request waited for a free connection of the store's pool.",
 	}, func() float64 { return float64(ps.PoolStats().Waits) }))
+}
+
+// capacity registers the gauges of what teams hold now and the limits in
+// force, read at each scrape. Servers that share a registry report the
+// first one's.
+func (m *Metrics) capacity(s *Server) {
+	for _, g := range []struct {
+		name, help string
+		get        func() float64
+	}{
+		{"shush_requests_in_flight", "Requests of every team under way now (each team at most shush_limit_in_flight_per_team).",
+			func() float64 { return float64(s.requests.now()) }},
+		{"shush_limit_in_flight_per_team", "Most requests one team may have under way at once (--max-in-flight-per-team).",
+			func() float64 { return float64(s.opts.MaxInFlightPerTeam) }},
+		{"shush_limit_body_bytes", "Most bytes of request bodies held at once across teams (--max-body-bytes).",
+			func() float64 { return float64(s.opts.MaxBodyBytesHeld) }},
+		{"shush_limit_body_bytes_per_team", "Most bytes of request bodies one team may hold at once (--max-body-bytes-per-team).",
+			func() float64 { return float64(s.opts.MaxBodyBytesPerTeam) }},
+		{"shush_limit_exports", "Most exports streaming at once across teams (--max-exports).",
+			func() float64 { return float64(s.opts.MaxExports) }},
+		{"shush_limit_exports_per_team", "Most exports one team may stream at once (--max-exports-per-team).",
+			func() float64 { return float64(s.opts.MaxExportsPerTeam) }},
+		{"shush_limit_export_stall_seconds", "An export whose client takes nothing for this long is cut (--export-stall-timeout).",
+			func() float64 { return s.opts.ExportStallTimeout.Seconds() }},
+	} {
+		_ = m.GaugeFunc(g.name, g.help, g.get)
+	}
 }

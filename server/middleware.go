@@ -24,7 +24,8 @@ func (s *Server) layers() []func(http.Handler) http.Handler {
 		s.timeout,    // the request's deadline
 		s.auth,       // the key, except on the probes and the OpenAPI document
 		s.rateLimit,  // the team's token bucket
-		s.bodyCap,    // bytes of request bodies held at once
+		s.inFlight,   // the team's requests under way at once
+		s.bodyCap,    // bytes of request bodies held at once, in all and per team
 	}
 }
 
@@ -155,7 +156,7 @@ func (s *Server) timeout(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d := s.opts.RequestTimeout
 		if r.URL.Path == "/suppressions/export" {
-			d = exportTimeout
+			d = s.opts.ExportTimeout
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
@@ -225,6 +226,21 @@ func (s *Server) bodyCap(next http.Handler) http.Handler {
 			return
 		}
 		defer s.releaseBody(n)
+		// Within the budget, each team has its share, so that one team's
+		// held bodies leave the rest of the budget to the others.
+		team := ""
+		if c, ok := callerOf(r); ok {
+			team = c.team()
+		}
+		if s.bodies.take(team, n, s.opts.MaxBodyBytesPerTeam, 0) != "" {
+			s.metrics.teamRefused.WithLabelValues("body").Inc()
+			w.Header().Set("Connection", "close")
+			writeProblem(w, r, s.log, newProblem(http.StatusTooManyRequests, api.ErrRateLimitExceeded,
+				"This team's requests hold %d bytes of bodies being read, as many as it may at once; retry after 1 second.", s.opts.MaxBodyBytesPerTeam).
+				retryAfter(1))
+			return
+		}
+		defer s.bodies.give(team, n)
 		next.ServeHTTP(w, r)
 	})
 }

@@ -273,7 +273,7 @@ func heldBody(t *testing.T, base, key string, size int) net.Conn {
 func TestBodyBytesHeldAreCapped(t *testing.T) {
 	const budget = 3 * server.MaxBody
 	m := server.NewMetrics()
-	s := startService(t, openSQLite(t), server.Options{MaxBodyBytesHeld: budget, Metrics: m})
+	s := startService(t, openSQLite(t), server.Options{MaxBodyBytesHeld: budget, MaxBodyBytesPerTeam: budget, Metrics: m})
 	key := s.key("ops", false)
 	var open []net.Conn
 	for i := 0; i < 3; i++ {

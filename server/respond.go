@@ -20,6 +20,14 @@ type problem struct {
 	message string
 	// cause is logged, never sent.
 	cause error
+	// retry, when set, is the answer's Retry-After (seconds).
+	retry string
+}
+
+// retryAfter sets the problem's Retry-After seconds.
+func (p *problem) retryAfter(seconds int) *problem {
+	p.retry = strconv.Itoa(seconds)
+	return p
 }
 
 func (p *problem) Error() string { return p.message }
@@ -91,6 +99,9 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, p *p
 			slog.String("request_id", w.Header().Get(requestIDHeader)),
 			slog.Int("status", p.status),
 			slog.String("error", p.cause.Error()))
+	}
+	if p.retry != "" {
+		w.Header().Set("Retry-After", p.retry)
 	}
 	writeJSON(w, p.status, api.Error{StatusCode: p.status, Name: p.name, Message: p.message})
 }

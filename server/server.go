@@ -44,6 +44,31 @@ type Options struct {
 	// answered, and one that does not fit is answered 503 with
 	// Retry-After. A value below MaxBody means DefaultMaxBodyBytesHeld.
 	MaxBodyBytesHeld int64
+	// MaxBodyBytesPerTeam is one team's share of MaxBodyBytesHeld: the
+	// bytes of bodies its requests may hold at once; a request past it is
+	// answered 429 with Retry-After, and other teams keep the rest of the
+	// budget. A value below MaxBody means a quarter of MaxBodyBytesHeld
+	// (at least MaxBody).
+	MaxBodyBytesPerTeam int64
+	// MaxInFlightPerTeam caps the requests of one team under way at once
+	// (429 with Retry-After past it); <= 0 means
+	// DefaultMaxInFlightPerTeam.
+	MaxInFlightPerTeam int
+	// MaxExports caps the exports streaming at once across teams (503
+	// with Retry-After past it); <= 0 means DefaultMaxExports, at most
+	// half of the store's connection pool. Each export holds a read
+	// connection for its whole stream; a cap below the pool keeps
+	// connections for key look-ups and every other request.
+	MaxExports int
+	// MaxExportsPerTeam caps one team's exports at once (429 past it);
+	// <= 0 means DefaultMaxExportsPerTeam.
+	MaxExportsPerTeam int
+	// ExportStallTimeout cuts an export whose client has not taken a
+	// chunk of it for this long; <= 0 means DefaultExportStallTimeout.
+	ExportStallTimeout time.Duration
+	// ExportTimeout bounds one export from start to end; <= 0 means
+	// DefaultExportTimeout.
+	ExportTimeout time.Duration
 	// Metrics receives the service's measurements; nil keeps them
 	// private (nothing exposes them).
 	Metrics *Metrics
@@ -67,8 +92,11 @@ type Server struct {
 	metrics *Metrics
 	keys    *keyCache
 	// bodyHeld is the bytes of request bodies reserved now.
-	bodyHeld  atomic.Int64
-	readiness readiness
+	bodyHeld atomic.Int64
+	// bodies, requests and exports are what each team holds now: bytes
+	// of bodies, requests under way, exports streaming.
+	bodies, requests, exports teamCounts
+	readiness                 readiness
 }
 
 // New returns the service over st. The caller keeps ownership of st.
@@ -91,6 +119,7 @@ func New(st store.Store, opts Options) *Server {
 	if opts.Metrics == nil {
 		opts.Metrics = NewMetrics()
 	}
+	capacityDefaults(&opts, st)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -103,6 +132,7 @@ func New(st store.Store, opts Options) *Server {
 		metrics: opts.Metrics,
 	}
 	s.metrics.poolStats(st)
+	s.metrics.capacity(s)
 	s.keys = newKeyCache(st, KeyCacheTTL, s.metrics)
 	s.routes()
 	s.handler = s.chain()

@@ -51,7 +51,7 @@ func runService(t *testing.T, st store.Store, cfg server.Config) (s *service, st
 func TestServiceRuntime(t *testing.T) {
 	// No poll in the test's time: only the API's wake can start the
 	// delivery.
-	s, stop := runService(t, openSQLite(t), server.Config{Deliveries: outbox.DelivererConfig{Poll: time.Hour}})
+	s, stop := runService(t, openSQLite(t), server.Config{Deliveries: outbox.DelivererConfig{Poll: time.Hour, Addresses: outbox.AddressPolicy{AllowPrivate: true}}})
 	key := s.key("ops", false)
 
 	// Ambiguous framing is refused on the connection itself.

@@ -1,0 +1,245 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/internal/cputime"
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store"
+)
+
+// isolationRatio is how much slower another team's requests may be while
+// one team attacks the service's capacity than without the attack (median
+// against median, measured in the same test): generous, for two busy
+// cores, and far below what the attacks did (requests waiting for the
+// request timeout, or refused).
+const isolationRatio = 20
+
+// latencyFloor is the least baseline a ratio is taken against, so that a
+// sub-millisecond baseline does not turn scheduling noise into a failure.
+const latencyFloor = 5 * time.Millisecond
+
+// victim makes another team's everyday requests one after another (a
+// look-up of the first page, a one-address add, a look-up by address) and
+// reports their median latency and every status that was not a 2xx.
+func victim(s *service, key, tag string, n int) (time.Duration, []int) {
+	var took []time.Duration
+	var bad []int
+	for i := range n {
+		start := time.Now()
+		var status int
+		switch i % 3 {
+		case 0:
+			status = s.get("/suppressions?limit=1", key).status
+		case 1:
+			status = s.post("/suppressions/batch/add", key, fmt.Sprintf(`{"emails":["%s-%d@victim.example"]}`, tag, i)).status
+		default:
+			status = s.get("/suppressions/"+url.PathEscape(fmt.Sprintf("%s-%d@victim.example", tag, i-1)), key).status
+		}
+		took = append(took, time.Since(start))
+		if status/100 != 2 {
+			bad = append(bad, status)
+		}
+	}
+	slices.Sort(took)
+	return took[len(took)/2], bad
+}
+
+// isolated checks the victim's latency during an attack against its
+// latency before, and logs both and their ratio.
+func isolated(t *testing.T, attack string, before, during time.Duration, bad []int) {
+	t.Helper()
+	ratio := float64(during) / float64(max(before, latencyFloor))
+	t.Logf("%s: another team's median latency %v before, %v during (ratio %.1f against max(before, %v)); refused during: %v",
+		attack, before.Round(10*time.Microsecond), during.Round(10*time.Microsecond), ratio, latencyFloor, bad)
+	if len(bad) > 0 || ratio > isolationRatio {
+		t.Errorf("%s: another team's requests were %.1f× slower (median %v, before %v) with statuses %v; want every one answered, at most %d× slower",
+			attack, ratio, during, before, bad, isolationRatio)
+	}
+}
+
+// fill lists n addresses for the team, through the store.
+func fill(t *testing.T, st store.Store, team string, n int) {
+	t.Helper()
+	for i := 0; i < n; i += 1000 {
+		emails := make([]string, min(1000, n-i))
+		for j := range emails {
+			emails[j] = fmt.Sprintf("entry-%07d@%s.example", i+j, team)
+		}
+		if _, err := st.Add(context.Background(), team, store.Change{}, store.Manual(emails...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// stalledExport asks for an export on a connection whose receive buffer
+// is tiny and which it never reads: the service's writes stall as soon as
+// the socket's buffers are full. The answer's status, if any, is not read
+// either.
+func stalledExport(t *testing.T, base, key string) net.Conn {
+	t.Helper()
+	u, _ := url.Parse(base)
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		if err != nil {
+			return err
+		}
+		return serr
+	}}
+	c, err := d.Dial("tcp", u.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	fmt.Fprintf(c, "GET /suppressions/export?format=ndjson HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", u.Host, key)
+	return c
+}
+
+// TestExportsCannotStarveOtherTeams (audit H-A): two teams each open 10
+// exports of a large list with a read-only key and never read them. Before,
+// the exports held every read connection of the store for as long as the
+// sockets stayed open, and every other team's requests (key look-ups
+// included) waited for the request timeout and answered 503. Now exports
+// stream from slots of their own, fewer than the store's connections, with
+// a cap per team: the other team's look-ups and adds stay within
+// isolationRatio of their latency without the attack.
+func TestExportsCannotStarveOtherTeams(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		st := open(t)
+		const entries = 30_000 // about 6 MB of NDJSON: more than loopback's socket buffers
+		fill(t, st, "alpha", entries)
+		fill(t, st, "gamma", entries)
+		m := server.NewMetrics()
+		s := startService(t, st, server.Options{RequestTimeout: 2 * time.Second, Metrics: m})
+		alpha, gamma, beta := s.key("alpha", true), s.key("gamma", true), s.key("beta", false)
+		before, bad := victim(s, beta, "before", 30)
+		if len(bad) > 0 {
+			t.Fatalf("without an attack the victim got %v", bad)
+		}
+		for range 10 {
+			stalledExport(t, s.url, alpha)
+			stalledExport(t, s.url, gamma)
+		}
+		// The exports reach the store and stream until the sockets'
+		// buffers are full; the victim is measured once they stall.
+		deadline := time.Now().Add(20 * time.Second)
+		for scrape(t, m)["shush_exports_streaming"] < server.DefaultMaxExports {
+			if time.Now().After(deadline) {
+				t.Fatalf("the exports never started: %v", scrape(t, m))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		quiet(t)
+		during, bad := victim(s, beta, "during", 15)
+		isolated(t, "20 stalled exports of two teams", before, during, bad)
+		if r := s.get("/readyz", ""); r.status != http.StatusOK {
+			t.Errorf("/readyz during the stalled exports: %d %s", r.status, r.body)
+		}
+		got := scrape(t, m)
+		if got["shush_exports_streaming"] != server.DefaultMaxExports || got[`shush_exports_refused_total{scope="team"}`] != 16 {
+			t.Errorf("exports streaming %v (want %d), refused for the team's cap %v (want 16 of 20)",
+				got["shush_exports_streaming"], server.DefaultMaxExports, got[`shush_exports_refused_total{scope="team"}`])
+		}
+	})
+}
+
+// TestStalledExportIsCutOff: an export whose client stops reading is cut
+// off after the stall timeout, which frees its slot: the team's cap of
+// exports at once answers 429 with Retry-After while two stall, and a
+// third export streams whole once they were cut.
+func TestStalledExportIsCutOff(t *testing.T) {
+	st := openSQLite(t)
+	const entries = 30_000
+	fill(t, st, "alpha", entries)
+	m := server.NewMetrics()
+	s := startService(t, st, server.Options{Metrics: m, ExportStallTimeout: time.Second})
+	key := s.key("alpha", true)
+	stalledExport(t, s.url, key)
+	stalledExport(t, s.url, key)
+	deadline := time.Now().Add(10 * time.Second)
+	for scrape(t, m)["shush_exports_streaming"] < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the exports never started: %v", scrape(t, m))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r := s.get("/suppressions/export", key); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("a third export while two stream: %d, Retry-After %q; want 429 with Retry-After", r.status, r.header.Get("Retry-After"))
+	}
+	for scrape(t, m)["shush_exports_streaming"] > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stalled exports were never cut off: %v", scrape(t, m))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r := s.get("/suppressions/export?format=ndjson", key)
+	if lines := bytes.Count(r.body, []byte("\n")); r.status != http.StatusOK || lines != entries {
+		t.Errorf("an export after the stalled ones were cut: %d with %d lines; want 200 with %d", r.status, lines, entries)
+	}
+	if got := scrape(t, m)["shush_exports_cut_total"]; got != 2 {
+		t.Errorf("shush_exports_cut_total %v; want 2", got)
+	}
+}
+
+// quiet waits until the process (the service is in it) uses under half a
+// core: stalled exports cost nothing once their sockets are full, but
+// under the race detector filling them takes a while, and that CPU is not
+// what the isolation tests measure.
+func quiet(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		cpu := cputime.Process()
+		time.Sleep(250 * time.Millisecond)
+		if cputime.Process()-cpu < 125*time.Millisecond {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the process stayed busy for a minute")
+		}
+	}
+}
+
+// TestBodiesCannotStarveOtherTeams (audit M-B): one team opens 64
+// requests announcing 1 MiB bodies and sends almost nothing of them. Before,
+// they held the whole body budget and every other team's writes answered
+// 503. Now a team holds at most its share of the budget: the other team's
+// writes are answered, within isolationRatio of their latency without the
+// attack.
+func TestBodiesCannotStarveOtherTeams(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		m := server.NewMetrics()
+		s := startService(t, open(t), server.Options{Metrics: m, RequestTimeout: 5 * time.Second})
+		alpha, beta := s.key("alpha", false), s.key("beta", false)
+		before, bad := victim(s, beta, "before", 30)
+		if len(bad) > 0 {
+			t.Fatalf("without an attack the victim got %v", bad)
+		}
+		for range 64 {
+			heldBody(t, s.url, alpha, server.MaxBody)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for scrape(t, m)["shush_request_body_bytes_held"] < 4*server.MaxBody {
+			if time.Now().After(deadline) {
+				t.Fatalf("the held requests never reserved their bodies: %v", scrape(t, m))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond) // every head read
+		during, bad := victim(s, beta, "during", 15)
+		isolated(t, "64 held 1 MiB bodies of one team", before, during, bad)
+		if got := scrape(t, m)[`shush_team_share_refused_total{limit="body"}`]; got != 48 {
+			t.Errorf("requests refused for the team's share of the body budget: %v; want 48 of 64 (a quarter of 64 MiB is 16 bodies)", got)
+		}
+	})
+}
