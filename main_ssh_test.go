@@ -383,3 +383,42 @@ func TestDroppedSendResumesForTheAgent(t *testing.T) {
 		t.Fatalf("the trail has %d additions, want %d", len(seen), n)
 	}
 }
+
+// The team's protected list: a batch through the API that names one is
+// refused (422, naming the index, nothing applied), and in an agent's
+// session the row is greyed with the reason and left out of the send.
+func TestProtectedAddressesOverSSH(t *testing.T) {
+	t.Parallel()
+	s := startSSHService(t)
+	s.sb.run(t, nil, "team", "set", "--team", sshTeam, "--protect", "support@acme.test,@own.test", "--db", s.db).want(t, 0)
+
+	req, _ := http.NewRequest(http.MethodPost, s.apiURL+"/suppressions/batch/add", strings.NewReader(`{"emails":["ok@example.com","Support@Acme.test"]}`))
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "emails[1]") {
+		t.Fatalf("a batch naming a protected address: %d %s", resp.StatusCode, body)
+	}
+
+	jane := s.agent("jane")
+	s.connect("jane", jane)
+	s.wait("jane", "agent jane · team support")
+	s.paste("jane", "From: Pat <pat@example.com>\n\nPlease also block help@desk.own.test and pat@example.com, thanks")
+	scr := s.wait("jane", "help@desk.own.test", "left out: protected by the team's rules")
+	if strings.Contains(scr, "help@desk.own.test  ✓") {
+		t.Fatalf("a protected address is taken in:\n%s", scr)
+	}
+	s.tmux("send-keys", "-t", "jane", "C-s")
+	s.wait("jane", "Review · add", "1 address", "protected by the team's rules")
+	s.tmux("send-keys", "-t", "jane", "C-s")
+	s.wait("jane", "Results · add", "1 added")
+	trail := s.trail()
+	if len(trail.Data) != 1 || trail.Data[0].Suppression.Email != "pat@example.com" {
+		t.Errorf("the trail after the send: %+v", trail.Data)
+	}
+}

@@ -22,6 +22,9 @@ import (
 // Reasons the rule gives.
 const (
 	ReasonOwn            = "one of our own addresses"
+	// ReasonProtected is the team's rule on the service (GET /team): the
+	// service refuses to suppress the address.
+	ReasonProtected = "protected by the team's rules"
 	ReasonSentTo         = "the address the ticket was sent to"
 	ReasonRequester      = "the requester, who does not ask for themselves"
 	ReasonRequesterAsks  = "the requester asks for themselves"
@@ -131,7 +134,9 @@ func (d Decision) Decided() bool { return d.Reason != "" }
 
 // Fixed reports a decision nobody may turn around: our own addresses and
 // the address the ticket was sent to (our support mailbox) are never sent.
-func (d Decision) Fixed() bool { return d.Reason == ReasonOwn || d.Reason == ReasonSentTo }
+func (d Decision) Fixed() bool {
+	return d.Reason == ReasonOwn || d.Reason == ReasonSentTo || d.Reason == ReasonProtected
+}
 
 // Flip turns a decision around by hand (and back); a fixed one stays.
 func (d Decision) Flip() Decision {

@@ -115,7 +115,14 @@ func (s *Server) serveUI(next ssh.Handler) ssh.Handler {
 		in := newFeed(sess)
 		r := renderer(sess, pty, in)
 		svc := client.New(s.cfg.BaseURL, "", client.WithTransport(s.cfg.Service.AgentTransport(a.ID)), client.WithUserAgent(s.cfg.Version))
+		// The team's protected addresses, greyed in the list; the service
+		// refuses them whatever the UI knows.
+		var protected []string
+		if team, err := svc.Team(ctx); err == nil {
+			protected = team.Protected
+		}
 		m := ui.New(ui.Options{
+			Protected: protected,
 			Service: svc,
 			Target:  ui.Target{Label: "shared list", Agent: a.Name, Team: a.Team},
 			// The agent's own directory: history and drafts are theirs,

@@ -93,6 +93,7 @@ func New(opts Options) Model {
 		m.check.keys.Export.SetEnabled(false)
 		m.build.view.noFiles = true
 	}
+	m.build.list.protected = batch.NewOwn(opts.Protected)
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
 		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check}
 	m.layout()

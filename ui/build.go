@@ -122,9 +122,9 @@ func (b *build) startOver() tea.Cmd {
 // keeps it, and nothing of it is appended to or sent under the next
 // ticket (it has no undo to bring it back; History's o does).
 func (b *build) nextTicket() {
-	gen := b.list.gen
+	gen, protected := b.list.gen, b.list.protected
 	*b.list = *newEntries(batch.Add)
-	b.list.gen = gen + 1
+	b.list.gen, b.list.protected = gen+1, protected
 	b.view.changed()
 	b.summary, b.agg, b.aggFrom = "", addResult{}, ""
 	b.status = "Sent. The list is empty for the next ticket (the sent one is in History, h; o there opens it as a new list)."

@@ -18,10 +18,16 @@ type entry struct {
 	// agent turned the decision around (t).
 	role    batch.Decision
 	flipped bool
+	// protected says the team protects the address (GET /team): no
+	// addition sends it, whatever the rule or the agent says.
+	protected bool
 }
 
 // rule is the decision about the entry in a batch of mode.
 func (e entry) rule(m batch.Mode) batch.Decision {
+	if e.protected && m == batch.Add {
+		return batch.Decision{Reason: batch.ReasonProtected, Leave: true}
+	}
 	d := e.role.For(m)
 	if e.flipped {
 		d = d.Flip()
@@ -83,6 +89,8 @@ type entries struct {
 	// search says what a Browse search put on the list ("everyone at
 	// firm.example, 37 entries when read"); the review says it.
 	search string
+	// protected is the team's protected addresses and domains.
+	protected batch.Own
 }
 
 // noteReference keeps the reference a ticket names for the review.
@@ -138,7 +146,7 @@ func (l *entries) add(items []batch.Item, roles []batch.Decision, source string)
 		} else {
 			r.invalid++
 		}
-		e := entry{Item: it, source: source}
+		e := entry{Item: it, source: source, protected: it.Valid() && l.protected.Has(it.Value)}
 		if roles != nil {
 			e.role = roles[k]
 			if e.left(l.mode) {
@@ -165,7 +173,7 @@ func (l *entries) edit(i int, raw string) (problem string, ok bool) {
 		return it.Value + " is already on the list", false
 	}
 	l.forget(old)
-	e := entry{Item: it, source: old.source}
+	e := entry{Item: it, source: old.source, protected: it.Valid() && l.protected.Has(it.Value)}
 	p := it.Problem
 	l.remember(e)
 	l.rows[i] = e

@@ -38,6 +38,10 @@ type Options struct {
 	// Own lists our own addresses ("x@y.z") and domains ("@y.z"), from the
 	// config file: they never enter a batch.
 	Own []string
+	// Protected lists the team's protected addresses and domains (the
+	// service's GET /team): an addition leaves them out, greyed with the
+	// reason, as the service would refuse them.
+	Protected []string
 	// StartDir is where the file picker opens; empty means the working
 	// directory.
 	StartDir string

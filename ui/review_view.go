@@ -32,7 +32,11 @@ func (r *review) render() string {
 		if n > 3 {
 			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
 		}
-	} else if len(r.people) == 0 {
+	}
+	protected := r.protected()
+	if n := len(protected); n > 0 {
+		line(st.Muted.Render(fmt.Sprintf("Excluded: %d protected by the team's rules, never sent: %s", n, strings.Join(protected[:min(n, 3)], ", "))))
+	} else if len(r.invalid) == 0 && len(r.people) == 0 {
 		line(st.Muted.Render("Excluded: nothing."))
 	}
 	r.peopleView(line)
@@ -105,7 +109,13 @@ func (r *review) peopleView(line func(string)) {
 			head += " (" + ev + ")"
 		}
 	}
-	taken := len(r.people) - len(r.left) // only decided rows are left out
+	left := 0
+	for _, i := range r.people {
+		if rows[i].rule(r.mode).Leave {
+			left++
+		}
+	}
+	taken := len(r.people) - left
 	hint := "tab: choose, t: take in / leave out"
 	if r.focus == focusPeople {
 		hint = "↑/↓ choose, t: take in / leave out"
@@ -132,5 +142,17 @@ func (r *review) peopleView(line func(string)) {
 	if n := len(r.people) - first - maxPeopleShown; n > 0 {
 		line(st.Muted.Render(fmt.Sprintf("  … and %d more (↓)", n)))
 	}
-	line(st.Muted.Render(fmt.Sprintf("  Left out: %d, taken in: %d · %s", len(r.left), taken, hint)))
+	line(st.Muted.Render(fmt.Sprintf("  Left out: %d, taken in: %d · %s", left, taken, hint)))
+}
+
+// protected are the addresses the plan leaves out because the team
+// protects them.
+func (r *review) protected() []string {
+	var out []string
+	for _, l := range r.left {
+		if l.Reason == batch.ReasonProtected {
+			out = append(out, l.Value)
+		}
+	}
+	return out
 }

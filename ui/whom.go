@@ -14,6 +14,8 @@ func flipRow(l *entries, i int, who string) string {
 	switch {
 	case !e.Valid():
 		return who + " is not valid: fix it (e) or delete it (d)."
+	case e.protected && l.mode == batch.Add:
+		return who + " is protected by the team's rules: the service refuses to suppress it."
 	case e.role.Reason == batch.ReasonSentTo:
 		return who + " is the address the ticket was sent to: it is never sent."
 	case e.role.Fixed():
