@@ -21,10 +21,10 @@ import (
 
 // Reasons the rule gives.
 const (
-	ReasonOwn            = "one of our own addresses"
+	ReasonOwn = "one of our own addresses"
 	// ReasonProtected is the team's rule on the service (GET /team): the
 	// service refuses to suppress the address.
-	ReasonProtected = "protected by the team's rules"
+	ReasonProtected      = "protected by the team's rules"
 	ReasonSentTo         = "the address the ticket was sent to"
 	ReasonRequester      = "the requester, who does not ask for themselves"
 	ReasonRequesterAsks  = "the requester asks for themselves"

@@ -123,8 +123,8 @@ func (s *Server) serveUI(next ssh.Handler) ssh.Handler {
 		}
 		m := ui.New(ui.Options{
 			Protected: protected,
-			Service: svc,
-			Target:  ui.Target{Label: "shared list", Agent: a.Name, Team: a.Team},
+			Service:   svc,
+			Target:    ui.Target{Label: "shared list", Agent: a.Name, Team: a.Team},
 			// The agent's own directory: history and drafts are theirs,
 			// and survive a dropped connection.
 			StateDir: dir,
