@@ -152,7 +152,7 @@ func TestFilePickerCaseAndErrors(t *testing.T) {
 	os.WriteFile(filepath.Join(h.dir, "notes.pdf"), []byte("%PDF"), 0o600)
 	os.WriteFile(filepath.Join(h.dir, "bad.json"), []byte(`{"emails": [1, 2`), 0o600)
 	h.keys("ctrl+o")
-	h.mustSee("Open a file (.txt, .csv, .json)", "LIST.CSV", "bad.json", "notes.pdf")
+	h.mustSee("Open a file (.txt, .csv, .json, .ndjson)", "LIST.CSV", "bad.json", "notes.pdf")
 	// Sorted: LIST.CSV, bad.json, notes.pdf (directories first; none here).
 	h.keys("enter")
 	h.mustSee("LIST.CSV: 2 added, 0 skipped as duplicates, 0 invalid.")
@@ -162,7 +162,7 @@ func TestFilePickerCaseAndErrors(t *testing.T) {
 		t.Fatal("a broken file changed the list")
 	}
 	h.keys("o", "down", "down", "enter")
-	h.mustSee("notes.pdf is not a .txt, .csv or .json file.")
+	h.mustSee("notes.pdf is not a .txt, .csv, .json or .ndjson file.")
 	h.keys("esc")
 	h.mustNotSee("Open a file")
 
@@ -181,6 +181,35 @@ func TestFilePickerCaseAndErrors(t *testing.T) {
 		cmd := h.m.build.load(locked)
 		h.run(cmd)
 		h.mustSee("cannot read locked.txt: permission denied")
+	}
+}
+
+// The list's NDJSON export, opened from the picker, lists its entries
+// again with the origins and notes it says, not as manual ones.
+func TestNDJSONExportReopensWithItsOrigins(t *testing.T) {
+	svc := service(t, nil)
+	h := newHarness(t, svc, 100, 30)
+	os.WriteFile(filepath.Join(h.dir, "list.ndjson"), []byte(
+		`{"object":"suppression","id":"0193f0c2-7d1e-7a00-8000-000000000001","email":"hard@example.com","origin":"bounce","source_id":"msg-1","created_at":"2026-11-01T10:00:00Z","note":"mailbox gone"}`+"\n"+
+			`{"object":"suppression","id":"0193f0c2-7d1e-7a00-8000-000000000002","email":"angry@example.com","origin":"complaint","source_id":null,"created_at":"2026-11-02T10:00:00Z","note":null}`+"\n"), 0o600)
+	h.keys("ctrl+o")
+	h.mustSee("list.ndjson")
+	h.keys("enter")
+	h.mustSee("list.ndjson: 2 added, 0 skipped as duplicates, 0 invalid.")
+	h.keys("ctrl+s", "ctrl+s")
+	h.mustSee("2 entries: 2 added")
+	for email, want := range map[string]string{"hard@example.com": "bounce mailbox gone", "angry@example.com": "complaint "} {
+		e, err := svc.Get(context.Background(), email)
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := ""
+		if e.Note != nil {
+			note = *e.Note
+		}
+		if got := string(e.Origin) + " " + note; got != want {
+			t.Errorf("%s listed as %q, want %q", email, got, want)
+		}
 	}
 }
 

@@ -248,7 +248,7 @@ var (
 	fileRE  = regexp.MustCompile(`shush-results-\d{8}-\d{6}`)
 	// Temp paths differ in length from machine to machine, so lines that
 	// show one are cut where they would be truncated differently.
-	pickRE = regexp.MustCompile(`(Open a file \(\.txt, \.csv, \.json\)  ).*`)
+	pickRE = regexp.MustCompile(`(Open a file \([^)]*\)  ).*`)
 	histRE = regexp.MustCompile(`(History · \d+ runs?(?: · row \d+)?) · .*`)
 )
 

@@ -49,7 +49,7 @@ func (b *build) fileLoaded(msg fileLoadedMsg) tea.Cmd {
 // its headers and first paragraphs.
 const refHead = 64 << 10
 
-// readFile reads the entries of a .txt, .csv or .json file with batch's
+// readFile reads the entries of a .txt, .csv, .json or .ndjson file with batch's
 // rules (every format it reads; the extension only breaks ties), and the
 // ticket reference its name or (for free text) its words name.
 func readFile(path string, mode batch.Mode) (items []batch.Item, ref batch.Reference, hasRef bool, err error) {

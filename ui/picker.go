@@ -14,7 +14,7 @@ import (
 )
 
 // fileTypes are the extensions the list reads, compared case-insensitively.
-var fileTypes = []string{".txt", ".csv", ".json"}
+var fileTypes = []string{".txt", ".csv", ".json", ".ndjson"}
 
 // picker wraps bubbles' filepicker with the fixes v1.0.0 needs: the height
 // is set before the first directory read, paths are absolute, a chosen file
@@ -152,7 +152,7 @@ func (b *build) choose(path string) tea.Cmd {
 		known = known || ext == t
 	}
 	if !known {
-		b.picker.err = fmt.Sprintf("%s is not a .txt, .csv or .json file.", filepath.Base(path))
+		b.picker.err = fmt.Sprintf("%s is not a .txt, .csv, .json or .ndjson file.", filepath.Base(path))
 		return nil
 	}
 	if _, err := os.Stat(path); err != nil {
@@ -165,7 +165,8 @@ func (b *build) choose(path string) tea.Cmd {
 
 func (p *picker) view() string {
 	st := p.c.Styles
-	head := st.Title.Render("Open a file (.txt, .csv, .json)") + "  " + st.Muted.Render(truncate(p.dir, p.c.Width-34))
+	title := st.Title.Render("Open a file (.txt, .csv, .json, .ndjson)")
+	head := title + "  " + st.Muted.Render(truncate(p.dir, p.c.Width-lipgloss.Width(title)-2))
 	foot := ""
 	if p.err != "" {
 		foot = st.Bad.Render(truncate(p.err, p.c.Width))
