@@ -422,3 +422,46 @@ func TestProtectedAddressesOverSSH(t *testing.T) {
 		t.Errorf("the trail after the send: %+v", trail.Data)
 	}
 }
+
+// Removing an entry of origin complaint takes a second confirmation that
+// names it; no is nothing removed.
+func TestComplaintRemovalAsksAgainOverSSH(t *testing.T) {
+	t.Parallel()
+	s := startSSHService(t)
+	req, _ := http.NewRequest(http.MethodPost, s.apiURL+"/suppressions/batch/add",
+		strings.NewReader(`{"entries":[{"email":"angry@example.com","origin":"complaint"},{"email":"calm@example.com"}]}`))
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusOK {
+		t.Fatalf("the complaint's addition: %d", resp.StatusCode)
+	}
+	jane := s.agent("jane")
+	s.connect("jane", jane)
+	s.wait("jane", "agent jane · team support")
+	s.paste("jane", "angry@example.com\ncalm@example.com\n")
+	s.wait("jane", "2 valid")
+	s.tmux("send-keys", "-t", "jane", "Tab")
+	s.tmux("send-keys", "-t", "jane", "m")
+	s.wait("jane", "Read the 2 rows again as remove by address?")
+	s.tmux("send-keys", "-t", "jane", "y")
+	s.wait("jane", "mode: remove")
+	s.tmux("send-keys", "-t", "jane", "C-s")
+	s.wait("jane", "Review · remove", "Type \"remove\"")
+	s.tmux("send-keys", "-t", "jane", "-l", "remove")
+	s.tmux("send-keys", "-t", "jane", "Enter")
+	s.wait("jane", "angry@example.com is on the list from a complaint", "Remove it anyway? [y/N]")
+	s.tmux("send-keys", "-t", "jane", "n")
+	s.wait("jane", "Review · remove")
+	if got := len(s.trail().Data); got != 2 {
+		t.Fatalf("a removal went ahead without the second confirmation: %d trail entries", got)
+	}
+	s.tmux("send-keys", "-t", "jane", "Enter")
+	s.wait("jane", "Remove it anyway? [y/N]")
+	s.tmux("send-keys", "-t", "jane", "y")
+	s.wait("jane", "Results · remove", "2 removed")
+}

@@ -312,7 +312,7 @@ func (m *Model) offerResume(ri batch.RunInfo) tea.Cmd {
 // is not in front still reach it, so that its work in flight completes.
 func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg.(type) {
-	case previewMsg:
+	case previewMsg, complaintsOKMsg:
 		return m.review.update(msg)
 	case progressMsg, sentMsg:
 		return m.send.update(msg)

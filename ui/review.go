@@ -12,6 +12,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/safe"
 )
 
 type reviewFocus int
@@ -27,15 +28,18 @@ const (
 // review is the Review screen: what will be sent where, what is left out
 // and why, the preview of a removal, and the confirmation.
 type review struct {
-	keys    reviewKeys
-	c       *Common
-	svc     *client.Client
-	mode    batch.Mode
-	list    *entries
-	values  []string
-	invalid []batch.Item
-	left    []batch.LeftOut
-	plan    batch.Plan
+	// complaintsOK is the preview (its seq) whose complaints the agent
+	// agreed to remove, at the second confirmation.
+	complaintsOK int
+	keys         reviewKeys
+	c            *Common
+	svc          *client.Client
+	mode         batch.Mode
+	list         *entries
+	values       []string
+	invalid      []batch.Item
+	left         []batch.LeftOut
+	plan         batch.Plan
 	// people are the list's rows the rule decided about (the Requester
 	// section), the one under the cursor at person.
 	people []int
@@ -241,6 +245,12 @@ func (r *review) help(g globalKeys) help.KeyMap {
 
 func (r *review) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case complaintsOKMsg:
+		if r.preview == nil || msg.seq != r.preview.seq {
+			return nil
+		}
+		r.complaintsOK = msg.seq
+		return r.send()
 	case previewMsg:
 		p := r.preview
 		if p == nil || msg.seq != p.seq {
@@ -398,6 +408,9 @@ func (r *review) send() tea.Cmd {
 		r.err = fmt.Sprintf("%d lookups failed; press ctrl+p to look them up again before sending.", p.failed)
 		return nil
 	}
+	if cmd := r.confirmComplaints(); cmd != nil {
+		return cmd
+	}
 	plan := r.plan
 	job := sendJob{mode: r.mode, target: r.c.Target.label(), ticket: strings.TrimSpace(r.ticket.Value())}
 	if job.ticket != "" {
@@ -437,6 +450,40 @@ func (r *review) send() tea.Cmd {
 		}
 	}
 	return func() tea.Msg { return startSendMsg{job: job, plan: plan} }
+}
+
+// complaintsOKMsg is the agent's yes to removing the complaints of the
+// preview seq.
+type complaintsOKMsg struct{ seq int }
+
+// confirmComplaints asks a second time before a removal takes entries of
+// origin complaint off the list, naming them: a complaint is a recipient
+// who told their mailbox provider the mail was unwanted (the team may
+// also require the override permission; the service decides that).
+func (r *review) confirmComplaints() tea.Cmd {
+	p := r.preview
+	if r.mode == batch.Add || p == nil || r.complaintsOK == p.seq {
+		return nil
+	}
+	var names []string
+	for _, f := range p.lookups {
+		if f.Listed && f.Entry.Origin == api.OriginComplaint {
+			names = append(names, safe.Text(f.Entry.Email))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	seq := p.seq
+	yes := func() tea.Msg { return complaintsOKMsg{seq} }
+	if len(names) == 1 {
+		return ask(fmt.Sprintf("%s is on the list from a complaint (the recipient marked mail as spam). Remove it anyway?", names[0]), yes)
+	}
+	shown := strings.Join(names[:min(len(names), 3)], ", ")
+	if len(names) > 3 {
+		shown += fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return ask(fmt.Sprintf("%d entries are on the list from complaints (%s). Remove them anyway?", len(names), shown), yes)
 }
 
 func (t Target) label() string {
