@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -13,7 +14,11 @@ import (
 	"testing"
 	"time"
 
+	gossh "golang.org/x/crypto/ssh"
+
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store"
 )
 
 // sshService is shush serve with the terminal UI over SSH on a SQLite
@@ -464,4 +469,96 @@ func TestComplaintRemovalAsksAgainOverSSH(t *testing.T) {
 	s.wait("jane", "Remove it anyway? [y/N]")
 	s.tmux("send-keys", "-t", "jane", "y")
 	s.wait("jane", "Results · remove", "2 removed")
+}
+
+// An agent's name with escape sequences (written to the database behind
+// the validation's back) is drawn escaped: the terminal's title and
+// screen stay the agent's. A client claiming a window of 100,000 by
+// 100,000 gets frames of at most 500 columns, and the service goes on.
+func TestHostileAgentNameAndWindowOverSSH(t *testing.T) {
+	t.Parallel()
+	s := startSSHService(t)
+	key := s.keyPair("mallory")
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, _, _, _, err := gossh.ParseAuthorizedKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := server.OpenStore(context.Background(), s.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "mallory\x1b]2;owned\x07\x1b[2J\x1b[31m"
+	err = st.CreateAgent(context.Background(), store.Agent{ID: "0190a5c4-0000-7000-8000-000000000001", Team: sshTeam, Name: name,
+		PublicKey: strings.TrimSpace(string(gossh.MarshalAuthorizedKey(pk))), Fingerprint: gossh.FingerprintSHA256(pk), CreatedAt: time.Now()})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.connect("mallory", key)
+	s.wait("mallory", `agent mallory\x1b]2;owned\x07`)
+	if title := s.tmux("display-message", "-p", "-t", "mallory", "#{pane_title}"); strings.Contains(title, "owned") {
+		t.Errorf("the agent's name set the terminal's title: %q", title)
+	}
+	if strings.Contains(s.log.String(), "\x1b") {
+		t.Errorf("serve's log holds a raw escape")
+	}
+
+	// A client of our own, to claim any window size.
+	signer, err := gossh.ParsePrivateKey(mustRead(t, key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := gossh.Dial("tcp", "127.0.0.1:"+s.sshPort, &gossh.ClientConfig{User: "x", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sess, err := conn.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := sess.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm", 100_000, 100_000, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	var screen []byte
+	buf := make([]byte, 64<<10)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !strings.Contains(string(screen), "paste a ticket"); {
+		n, err := out.Read(buf)
+		screen = append(screen, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	if !strings.Contains(string(screen), "paste a ticket") {
+		t.Fatalf("no frame for a huge window:\n%q", screen)
+	}
+	if n := regexp.MustCompile(`─{501,}`).FindString(string(screen)); n != "" {
+		t.Errorf("a frame wider than 500 columns: %d", len([]rune(n)))
+	}
+	if _, err := sess.SendRequest("window-change", false, gossh.Marshal(struct{ W, H, PW, PH uint32 }{1 << 31, 1 << 31, 0, 0})); err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+	httpGet(t, s.apiURL+"/livez")
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
