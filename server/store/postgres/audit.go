@@ -16,27 +16,32 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 	n := len(p.Entries)
 	supIDs, emails, origins := make([]string, n), make([]string, n), make([]string, n)
 	sources, supAt := make([]*string, n), make([]time.Time, n)
-	notes, until := make([]*string, n), make([]*time.Time, n)
+	notes, until, changes := make([]*string, n), make([]*time.Time, n), make([]*string, n)
 	for i, e := range p.Entries {
 		supIDs[i], emails[i], origins[i], sources[i], supAt[i] = e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt
 		notes[i], until[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt)
+		if p.Changes != nil {
+			if c, ok := p.Changes[i].(string); ok {
+				changes[i] = &c
+			}
+		}
 	}
 	a := p.Author
 	agentID, agentName := sqlstore.Author(a)
 	_, err := t.tx.Exec(ctx, `
-		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name)
-		SELECT u.id, $1, $2, $3, u.sup_id, u.email, u.origin, u.source_id, u.sup_at, $10, $11, $12, $13, u.note, u.expires_at, $16, $17
-		FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $14::text[], $15::timestamptz[])
-			AS u(id, sup_id, email, origin, source_id, sup_at, note, expires_at)`,
+		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name, change_id)
+		SELECT u.id, $1, $2, $3, u.sup_id, u.email, u.origin, u.source_id, u.sup_at, $10, $11, $12, $13, u.note, u.expires_at, $16, $17, u.change_id
+		FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $14::text[], $15::timestamptz[], $18::uuid[])
+			AS u(id, sup_id, email, origin, source_id, sup_at, note, expires_at, change_id)`,
 		p.Team, p.Type, p.At, p.IDs, supIDs, emails, origins, sources, supAt, a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, notes, until,
-		agentID, agentName)
+		agentID, agentName, changes)
 	return err
 }
 
 const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name"
 
-// The two sources are read in one statement, each bounded by the window
-// ($2).
+// The three sources are read in one statement, each bounded by the
+// window ($2).
 func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditEntry, error) {
 	args := []any{p.Team, p.Limit}
 	arg := func(v any) string {
@@ -82,9 +87,29 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 		if cmp != "" {
 			where += " AND s.id " + cmp + " " + at + "::uuid"
 		}
+		// The added entries of removed entries whose removal names the
+		// change that listed them, in the order of the entries' IDs.
+		rfrom := "audit a JOIN changes c ON c.id = a.change_id"
+		rwhere := "a.team = $1"
+		if p.Reference != "" {
+			rfrom = "changes c JOIN audit a ON a.team = c.team AND a.sup_id BETWEEN c.first_id AND c.last_id AND a.change_id = c.id"
+			rwhere += " AND c.team = $1 AND c.reference = " + arg(p.Reference)
+		}
+		if p.Email != "" {
+			rwhere += " AND a.email = " + arg(p.Email)
+		}
+		if p.SuppressionID != "" {
+			rwhere += " AND a.sup_id = " + arg(p.SuppressionID) + "::uuid"
+		}
+		if cmp != "" {
+			rwhere += " AND a.sup_id " + cmp + " " + at + "::uuid"
+		}
 		query = `SELECT * FROM (` + query + ` UNION ALL (SELECT s.id::text, 'suppression.added', s.created_at, s.id::text, s.email, s.origin, s.source_id, s.created_at,
 			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at, c.agent_id, c.agent_name
-			FROM ` + from + ` WHERE ` + where + ` ORDER BY s.team, s.id ` + order + ` LIMIT $2)) t ORDER BY 1 ` + order + ` LIMIT $2`
+			FROM ` + from + ` WHERE ` + where + ` ORDER BY s.team, s.id ` + order + ` LIMIT $2)
+			UNION ALL (SELECT a.sup_id::text, 'suppression.added', a.sup_created_at, a.sup_id::text, a.email, a.origin, a.source_id, a.sup_created_at,
+			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, a.note, a.expires_at, c.agent_id, c.agent_name
+			FROM ` + rfrom + ` WHERE ` + rwhere + ` ORDER BY a.team, a.sup_id ` + order + ` LIMIT $2)) t ORDER BY 1 ` + order + ` LIMIT $2`
 	}
 	return query1(ctx, s, query, args, sqlstore.ScanAudit)
 }
@@ -100,7 +125,8 @@ func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlsto
 			DELETE FROM changes WHERE id = ANY(ARRAY(SELECT id FROM changes WHERE created_at < $1 LIMIT $2))
 			RETURNING id, team, first_id, last_id)
 		SELECT coalesce(sum((SELECT count(*) FROM suppressions s
-			WHERE s.team = g.team AND s.id BETWEEN g.first_id AND g.last_id AND s.change_id = g.id)), 0), count(*) FROM gone g`, before, limit).Scan(&n.Hidden, &n.Changes)
+			WHERE s.team = g.team AND s.id BETWEEN g.first_id AND g.last_id AND s.change_id = g.id) + (SELECT count(*) FROM audit a
+			WHERE a.team = g.team AND a.sup_id BETWEEN g.first_id AND g.last_id AND a.change_id = g.id)), 0), count(*) FROM gone g`, before, limit).Scan(&n.Hidden, &n.Changes)
 	return n, err
 }
 

@@ -104,27 +104,39 @@ const (
 	))`
 )
 
-// With KeepAdded ($3) the same statement writes the added audit entries the
-// rows and their changes held.
-func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) ([]store.Entry, error) {
+// Each row comes back with the change that listed it, for the removal's
+// audit row to name.
+func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) ([]sqlstore.RemovedEntry, error) {
 	del, keys := deleteByID, p.Keys
 	if p.ByEmail {
 		del, keys = deleteByEmail, slices.Clone(p.Keys)
 		slices.Sort(keys)
 	}
-	rows, err := t.tx.Query(ctx, `WITH del AS (`+del+` RETURNING id, team, email, origin, source_id, created_at, change_id, note, expires_at
-	), kept AS (
-		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name)
-		SELECT del.id, del.team, 'suppression.added', del.created_at, del.id, del.email, del.origin, del.source_id, del.created_at,
-			c.key_id, c.key_name, c.reference, c.request_id, del.note, del.expires_at, c.agent_id, c.agent_name
-		FROM del JOIN changes c ON c.id = del.change_id
-		WHERE $3
-	)
-	SELECT `+entryColumns+` FROM del`, p.Team, keys, p.KeepAdded)
+	rows, err := t.tx.Query(ctx, del+` RETURNING `+entryColumns+`, change_id::text`, p.Team, keys)
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, sqlstore.ScanEntry)
+	return collect(rows, func(r sqlstore.Row) (sqlstore.RemovedEntry, error) {
+		var out sqlstore.RemovedEntry
+		var change *string
+		e, err := sqlstore.ScanEntry(withChange{r, &change})
+		out.Entry = e
+		if change != nil {
+			out.Change = *change
+		}
+		return out, err
+	})
+}
+
+// withChange scans a deleted row: the entry's columns, and then the
+// change that listed it into change.
+type withChange struct {
+	r      sqlstore.Row
+	change **string
+}
+
+func (w withChange) Scan(dest ...any) error {
+	return w.r.Scan(append(dest, w.change)...)
 }
 
 func (s *db) EntryByID(ctx context.Context, team, id string) (store.Entry, error) {

@@ -27,3 +27,17 @@ func BenchmarkTrailCost(b *testing.B) {
 	plain.Core = sqlstore.New(plain.db, sqlstore.Options{NoTrail: true})
 	storetest.TrailCost(b, plain, trail)
 }
+
+// BenchmarkRemoveCost is the SQLite benchmark's twin on PostgreSQL:
+// removals of 100 addresses against additions of 100, alternately in one
+// run, both with the trail.
+//
+//	SHUSH_TEST_POSTGRES=… go test ./server/store/postgres -run '^$' -bench RemoveCost -benchtime 600x -count 3
+func BenchmarkRemoveCost(b *testing.B) {
+	st, err := Open(context.Background(), pgtest.DSN(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	storetest.RemoveCost(b, st)
+}

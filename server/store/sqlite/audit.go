@@ -13,7 +13,7 @@ import (
 
 func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) error {
 	a := p.Author
-	const cols = 17
+	const cols = 18
 	agentID, agentName := sqlstore.Author(a)
 	for lo := 0; lo < len(p.Entries); lo += chunk {
 		hi := min(lo+chunk, len(p.Entries))
@@ -23,9 +23,13 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 		}
 		args := make([]any, 0, cols*(hi-lo))
 		for i, e := range p.Entries[lo:hi] {
+			var change any
+			if p.Changes != nil {
+				change = p.Changes[lo+i]
+			}
 			args = append(args, p.Team, p.IDs[lo+i], p.Type, p.At.UnixMilli(), e.ID, e.Email, string(e.Origin), e.SourceID,
 				e.CreatedAt.UnixMilli(), a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, sqlstore.Note(e.Note), millis(e.ExpiresAt),
-				agentID, agentName)
+				agentID, agentName, change)
 		}
 		if _, err := st.ExecContext(context.Background(), args...); err != nil {
 			return err
@@ -50,38 +54,15 @@ func (t tx) insertChange(c *sqlstore.ChangeRow) (int64, error) {
 	return id, err
 }
 
-// keepAdded writes, before entries are removed, the "added" audit entries
-// that their rows and changes held, under the suppression's ID.
-func (t tx) keepAdded(team, col string, keys []string) error {
-	hint := ""
-	if col == "email" {
-		hint = "INDEXED BY suppressions_team_email "
-	}
-	for lo := 0; lo < len(keys); lo += chunk {
-		part := keys[lo:min(lo+chunk, len(keys))]
-		st, err := t.s.stmt(`INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name)
-			SELECT s.team, s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, c.reference, c.request_id, s.note, s.expires_at,
-				c.agent_id, c.agent_name
-			FROM suppressions s ` + hint + `JOIN changes c ON c.id = s.change_id
-			WHERE s.team = ? AND s.` + col + ` IN (` + marks(len(part)) + `)`)
-		if err != nil {
-			return err
-		}
-		if _, err := st.ExecContext(context.Background(), keyArgs(team, part)...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func auditSQL(n int) string {
-	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?),", n), ",")
+	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name, change_id) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?),", n), ",")
 }
 
 const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name"
 
-// The two sources are read in one statement, each bounded by the window.
+// The three sources are read in one statement, each bounded by the
+// window.
 func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditEntry, error) {
 	order, cmp := "DESC", ""
 	if p.Cursor != "" {
@@ -130,6 +111,9 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 		args = append(args, p.Limit)
 		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at, c.agent_id, c.agent_name FROM " +
 			from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY s.id " + order + " LIMIT ?)"
+		removed, removedArgs := removedAdded(p, order, cmp)
+		query += " UNION ALL " + removed
+		args = append(args, removedArgs...)
 		query += " ORDER BY 1 " + order + " LIMIT ?"
 		args = append(args, p.Limit)
 	}
@@ -138,6 +122,35 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 		return nil, err
 	}
 	return collect(rows, sqlstore.ScanAudit)
+}
+
+// removedAdded selects the window of the added entries of removed entries
+// whose removal names the change that listed them: the removal's row has
+// the entry as it was, the change who listed it and why. They are in the
+// order of the entries' IDs, which the suppression index holds.
+func removedAdded(p *sqlstore.TrailParams, order, cmp string) (string, []any) {
+	from := "audit a INDEXED BY audit_team_sup JOIN changes c ON c.id = a.change_id"
+	where, args := []string{"a.team = ?"}, []any{p.Team}
+	if p.Reference != "" {
+		from = "changes c JOIN audit a INDEXED BY audit_team_sup ON a.team = c.team AND a.sup_id BETWEEN c.first_id AND c.last_id AND a.change_id = c.id"
+		where = append(where, "c.team = ?", "c.reference = ?")
+		args = append(args, p.Team, p.Reference)
+	}
+	if p.Email != "" {
+		if p.Reference == "" {
+			from = "audit a INDEXED BY audit_team_email JOIN changes c ON c.id = a.change_id"
+		}
+		where, args = append(where, "a.email = ?"), append(args, p.Email)
+	}
+	if p.SuppressionID != "" {
+		where, args = append(where, "a.sup_id = ?"), append(args, p.SuppressionID)
+	}
+	if cmp != "" {
+		where, args = append(where, "a.sup_id "+cmp+" ?"), append(args, p.Cursor)
+	}
+	args = append(args, p.Limit)
+	return "SELECT * FROM (SELECT a.sup_id, 'suppression.added', a.sup_created_at, a.sup_id, a.email, a.origin, a.source_id, a.sup_created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, a.note, a.expires_at, c.agent_id, c.agent_name FROM " +
+		from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY a.sup_id " + order + " LIMIT ?)", args
 }
 
 func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlstore.Pruned, error) {
@@ -149,7 +162,8 @@ func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlsto
 		return n, err
 	}
 	err = t.c.QueryRowContext(context.Background(), `SELECT coalesce(sum((SELECT count(*) FROM suppressions s
-		WHERE s.team = c.team AND s.id BETWEEN c.first_id AND c.last_id AND s.change_id = c.id)), 0), count(*)
+		WHERE s.team = c.team AND s.id BETWEEN c.first_id AND c.last_id AND s.change_id = c.id) + (SELECT count(*) FROM audit a INDEXED BY audit_team_sup
+		WHERE a.team = c.team AND a.sup_id BETWEEN c.first_id AND c.last_id AND a.change_id = c.id)), 0), count(*)
 		FROM (SELECT * FROM changes INDEXED BY changes_created WHERE created_at < ? LIMIT ?) c`, before.UnixMilli(), limit).Scan(&n.Hidden, &n.Changes)
 	if err != nil {
 		return n, err

@@ -100,7 +100,7 @@ func deleteSQL(col string, n int) string {
 	if col == "email" {
 		hint = "INDEXED BY suppressions_team_email "
 	}
-	return "DELETE FROM suppressions " + hint + "WHERE team = ? AND " + col + " IN (" + marks(n) + ") RETURNING " + sqlstore.EntryColumns
+	return "DELETE FROM suppressions " + hint + "WHERE team = ? AND " + col + " IN (" + marks(n) + ") RETURNING " + sqlstore.EntryColumns + ", change_id"
 }
 
 // millis is a time as stored: Unix milliseconds, NULL (nil) for zero.
@@ -159,20 +159,54 @@ func keyArgs(team string, keys []string) []any {
 	return args
 }
 
-func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) ([]store.Entry, error) {
+func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) ([]sqlstore.RemovedEntry, error) {
 	col := "id"
 	if p.ByEmail {
 		col = "email"
 	}
-	if p.KeepAdded {
-		if err := t.keepAdded(p.Team, col, p.Keys); err != nil {
+	out := make([]sqlstore.RemovedEntry, 0, len(p.Keys))
+	for lo := 0; lo < len(p.Keys); lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		part := p.Keys[lo:min(lo+chunk, len(p.Keys))]
+		st, err := t.s.stmt(deleteSQL(col, len(part)))
+		if err != nil {
+			return nil, err
+		}
+		rows, err := st.QueryContext(context.Background(), keyArgs(p.Team, part)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var r sqlstore.RemovedEntry
+			var change *int64
+			r.Entry, err = sqlstore.ScanEntry(withChange{rows, &change})
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if change != nil {
+				r.Change = *change
+			}
+			out = append(out, r)
+		}
+		if err := rows.Close(); err != nil {
 			return nil, err
 		}
 	}
-	out := make([]store.Entry, 0, len(p.Keys))
-	deleteBy := func(n int) string { return deleteSQL(col, n) }
-	err := t.eachEntry(ctx, p.Team, p.Keys, deleteBy, func(e store.Entry) { out = append(out, e) })
-	return out, err
+	return out, nil
+}
+
+// withChange scans a deleted row: the entry's columns, and then the
+// change that listed it into change.
+type withChange struct {
+	r      sqlstore.Row
+	change **int64
+}
+
+func (w withChange) Scan(dest ...any) error {
+	return w.r.Scan(append(dest, w.change)...)
 }
 
 // eachEntry runs the statement that sqlFor makes for a number of keys over

@@ -27,3 +27,17 @@ func BenchmarkTrailCost(b *testing.B) {
 	plain.Core = sqlstore.New(plain.db, sqlstore.Options{NoTrail: true})
 	storetest.TrailCost(b, plain, trail)
 }
+
+// BenchmarkRemoveCost removes batches of 100 addresses and adds as many,
+// alternately, each a durable commit with its trail: the ratio is what a
+// removal costs against an addition (see storetest.RemoveCost).
+//
+//	go test ./server/store/sqlite -run '^$' -bench RemoveCost -benchtime 600x -count 3
+func BenchmarkRemoveCost(b *testing.B) {
+	st, err := Open(context.Background(), filepath.Join(b.TempDir(), "remove.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	storetest.RemoveCost(b, st)
+}

@@ -94,11 +94,11 @@ type EntryWrites interface {
 	// the new one).
 	InsertEntries(ctx context.Context, p *InsertEntriesParams) ([]store.Entry, error)
 	// DeleteEntries takes the team's entries with these keys off the
-	// list and returns them, in any order; with p.KeepAdded it first
-	// writes the "added" entry of the trail that each row and its change
-	// held to the audit table, under the entry's ID, so that the trail a
-	// reader saw while the address was listed stays.
-	DeleteEntries(ctx context.Context, p *DeleteEntriesParams) ([]store.Entry, error)
+	// list and returns them, in any order, each with the change that
+	// listed it: the removal's audit row names that change, and the
+	// entry's "added" entry of the trail is read from the two, so that
+	// the trail a reader saw while the address was listed stays.
+	DeleteEntries(ctx context.Context, p *DeleteEntriesParams) ([]RemovedEntry, error)
 	// ExtendEntries changes listed entries of the team as p.Rows say and
 	// returns them as they are after, in any order. The statement itself
 	// never shortens an expiry nor replaces a note, so that a change that
@@ -137,11 +137,13 @@ type TeamEntry struct {
 
 // TrailReads are the reads of the trail.
 type TrailReads interface {
-	// Trail reads a window of the team's trail, of two sources merged in
-	// ID order: the audit table (removals, and the additions of entries
-	// since removed or listed before the changes table), and, with
-	// p.Added, the listed entries with the change that added them (an
-	// entry's added audit entry has the entry's ID and time).
+	// Trail reads a window of the team's trail, of three sources merged
+	// in ID order: the audit table (removals, and the additions of
+	// entries listed before the changes table, or removed before
+	// removals named the change that listed them), and, with p.Added,
+	// the listed entries with the change that added them, and the
+	// removals that name such a change (an entry's added audit entry has
+	// the entry's ID and time).
 	Trail(ctx context.Context, p *TrailParams) ([]store.AuditEntry, error)
 }
 
@@ -345,9 +347,16 @@ type DeleteEntriesParams struct {
 	Team string
 	// ByEmail says Keys are addresses; otherwise they are IDs, in
 	// canonical form.
-	ByEmail   bool
-	Keys      []string
-	KeepAdded bool
+	ByEmail bool
+	Keys    []string
+}
+
+// RemovedEntry is an entry a removal took off the list, with the key of
+// the change that listed it in the dialect's own type (nil for an entry
+// with none: listed before the changes table, or without a trail).
+type RemovedEntry struct {
+	store.Entry
+	Change any
 }
 
 // InsertAuditParams are the audit rows of one change: one per entry, of
@@ -359,6 +368,11 @@ type InsertAuditParams struct {
 	Author  store.Change
 	IDs     []string
 	Entries []store.Entry
+	// Changes, for a removal, name the change that listed each entry
+	// (RemovedEntry.Change), or are nil: the row of a removal then also
+	// stands for the entry's "added" entry, read with that change, as a
+	// listed entry's is, so that a removal writes one row, not two.
+	Changes []any
 }
 
 // TrailParams select a window of a team's trail; empty fields do not

@@ -261,9 +261,9 @@ func (c *Core) RemoveIDs(ctx context.Context, team string, author store.Change, 
 	return c.remove(ctx, team, author, false, valid)
 }
 
-// remove takes entries off the list; each removal writes an audit entry
-// (after keeping the entry's added one) and its outbox events, in the same
-// change.
+// remove takes entries off the list; each removal writes one audit row
+// (which also keeps the entry's added entry: it names the change that
+// listed the entry) and its outbox events, in the same change.
 func (c *Core) remove(ctx context.Context, team string, author store.Change, byEmail bool, keys []string) ([]store.Entry, error) {
 	if len(keys) == 0 {
 		return []store.Entry{}, nil
@@ -288,12 +288,20 @@ func (c *Core) remove(ctx context.Context, team string, author store.Change, byE
 // removeIn is remove inside a change: the entries removed, in the order
 // of keys.
 func (c *Core) removeIn(ctx context.Context, tx Tx, m *minter, team string, author store.Change, byEmail bool, keys []string) ([]store.Entry, error) {
-	p := &DeleteEntriesParams{Team: team, ByEmail: byEmail, Keys: keys, KeepAdded: !c.noTrail}
+	p := &DeleteEntriesParams{Team: team, ByEmail: byEmail, Keys: keys}
 	removed, err := tx.DeleteEntries(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	out := inOrder(removed, keys, byEmail)
+	entries := make([]store.Entry, len(removed))
+	listedBy := make(map[string]any, len(removed))
+	for i, r := range removed {
+		entries[i] = r.Entry
+		if r.Change != nil {
+			listedBy[r.ID] = r.Change
+		}
+	}
+	out := inOrder(entries, keys, byEmail)
 	if author.KeepComplaints {
 		for _, e := range out {
 			if e.Origin == api.OriginComplaint {
@@ -306,7 +314,14 @@ func (c *Core) removeIn(ctx context.Context, tx Tx, m *minter, team string, auth
 		return out, nil
 	}
 	at := now()
-	if err := writeAudit(ctx, tx, m, team, store.AuditRemoved, at, author, out); err != nil {
+	var changes []any
+	if len(listedBy) > 0 {
+		changes = make([]any, len(out))
+		for i, e := range out {
+			changes[i] = listedBy[e.ID]
+		}
+	}
+	if err := writeAudit(ctx, tx, m, team, store.AuditRemoved, at, author, out, changes); err != nil {
 		return nil, err
 	}
 	if err := m.save(ctx, tx); err != nil {

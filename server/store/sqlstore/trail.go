@@ -8,12 +8,14 @@ import (
 )
 
 // writeAudit writes the trail of one change that took entries off the
-// list, inside it: one audit entry per entry, by the change's author.
-func writeAudit(ctx context.Context, tx Tx, m *minter, team, typ string, at time.Time, author store.Change, changed []store.Entry) error {
+// list, inside it: one audit entry per entry, by the change's author;
+// changes, when not nil, name the change that listed each (see
+// InsertAuditParams).
+func writeAudit(ctx context.Context, tx Tx, m *minter, team, typ string, at time.Time, author store.Change, changed []store.Entry, changes []any) error {
 	if len(changed) == 0 {
 		return nil
 	}
-	p := &InsertAuditParams{Team: team, Type: typ, At: at, Author: author, IDs: make([]string, len(changed)), Entries: changed}
+	p := &InsertAuditParams{Team: team, Type: typ, At: at, Author: author, IDs: make([]string, len(changed)), Entries: changed, Changes: changes}
 	for i := range changed {
 		id, err := m.next()
 		if err != nil {

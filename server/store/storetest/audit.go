@@ -330,3 +330,65 @@ func testTrailAddedEntryStable(t *testing.T, st store.Store) {
 		t.Errorf("the page before the third entry: %q (%v); want %q", describe(page), err, describe(all[:2]))
 	}
 }
+
+// testTrailAfterPrune: once the trail is pruned, a listed address and a
+// removed one keep no added entry of the changes that went, and later
+// changes do not give them one: the trail of an address never names a
+// change that did not list it.
+func testTrailAfterPrune(t *testing.T, st store.Store) {
+	tm := team(t)
+	by := func(ref string) store.Change {
+		return store.Change{KeyID: "k-" + ref, KeyName: "agent", Reference: ref, RequestID: "req-" + ref}
+	}
+	if _, err := st.Add(ctx(t), tm, by("#old"), store.Manual("listed@example.com", "removed@example.com", "late@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.RemoveEmails(ctx(t), tm, by("#gone"), []string{"removed@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Millisecond)
+	cut := time.Now()
+	time.Sleep(3 * time.Millisecond)
+	// Removed after the cut: its removal stays, its addition goes.
+	if _, err := st.RemoveEmails(ctx(t), tm, by("#late"), []string{"late@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PruneAudit(ctx(t), cut); err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string, q store.AuditQuery, want ...string) {
+		t.Helper()
+		if d := describe(trail(t, st, tm, q)); !slices.Equal(d, append([]string{}, want...)) {
+			t.Errorf("%s, trail %+v: %q; want %q", when, q, d, want)
+		}
+	}
+	check("after the prune", store.AuditQuery{}, "suppression.removed late@example.com #late")
+	// Changes after the prune.
+	for i := range 3 {
+		ref := "#new" + string(rune('1'+i))
+		if _, err := st.Add(ctx(t), tm, by(ref), store.Manual("new"+string(rune('1'+i))+"@example.com")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := st.Add(ctx(t), tm, by("#again"), store.Manual("removed@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	check("listed before the prune", store.AuditQuery{Email: "listed@example.com"})
+	check("removed before the prune, added again", store.AuditQuery{Email: "removed@example.com"}, "suppression.added removed@example.com #again")
+	check("removed after the cut", store.AuditQuery{Email: "late@example.com"}, "suppression.removed late@example.com #late")
+	check("additions", store.AuditQuery{Type: store.AuditAdded},
+		"suppression.added removed@example.com #again", "suppression.added new3@example.com #new3",
+		"suppression.added new2@example.com #new2", "suppression.added new1@example.com #new1")
+	for _, ref := range []string{"#new1", "#new2", "#new3"} {
+		if got := trail(t, st, tm, store.AuditQuery{Reference: ref}); len(got) != 1 {
+			t.Errorf("by reference %s: %q", ref, describe(got))
+		}
+	}
+	if _, err := st.RemoveEmails(ctx(t), tm, by("#rm"), []string{"listed@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	check("listed before the prune, then removed", store.AuditQuery{Email: "listed@example.com"}, "suppression.removed listed@example.com #rm")
+	check("whole trail", store.AuditQuery{},
+		"suppression.removed listed@example.com #rm", "suppression.added removed@example.com #again", "suppression.added new3@example.com #new3",
+		"suppression.added new2@example.com #new2", "suppression.added new1@example.com #new1", "suppression.removed late@example.com #late")
+}

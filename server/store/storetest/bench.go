@@ -45,3 +45,53 @@ func TrailCost(b *testing.B, plain, trail store.Store) {
 	b.ReportMetric(float64(spent[1].Microseconds())/float64(i), "trail-µs/batch")
 	b.ReportMetric(float64(spent[1])/float64(spent[0]), "ratio")
 }
+
+// RemoveCost measures what a removal costs against an addition on one
+// store with its trail: each iteration adds a batch of 100 new addresses
+// and removes by address the 100 of the batch added before it, in
+// alternating order. It reports the mean time of each and their ratio
+// (remove / add): at 1 a removal costs what an addition does.
+func RemoveCost(b *testing.B, st store.Store) {
+	ctx, author := context.Background(), store.Change{KeyID: "k1", KeyName: "bench", RequestID: "r"}
+	batch := func(n int) []string {
+		emails := make([]string, 100)
+		for i := range emails {
+			emails[i] = fmt.Sprintf("r%06d-%03d@example.com", n, i)
+		}
+		return emails
+	}
+	add := func(n int) time.Duration {
+		start := time.Now()
+		if _, err := st.Add(ctx, "bench", author, store.Manual(batch(n)...)); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	remove := func(n int) time.Duration {
+		start := time.Now()
+		got, err := st.RemoveEmails(ctx, "bench", author, batch(n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(got) != 100 {
+			b.Fatalf("removed %d of 100", len(got))
+		}
+		return time.Since(start)
+	}
+	add(0)
+	var spent [2]time.Duration
+	i := 0
+	for b.Loop() {
+		if i%2 == 0 {
+			spent[0] += add(i + 1)
+			spent[1] += remove(i)
+		} else {
+			spent[1] += remove(i)
+			spent[0] += add(i + 1)
+		}
+		i++
+	}
+	b.ReportMetric(float64(spent[0].Microseconds())/float64(i), "add-µs/batch")
+	b.ReportMetric(float64(spent[1].Microseconds())/float64(i), "remove-µs/batch")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "ratio")
+}

@@ -48,6 +48,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"PruneAudit", testPruneAudit},
 		{"TrailMatchesList", testTrailMatchesList},
 		{"TrailAddedEntryStable", testTrailAddedEntryStable},
+		{"TrailAfterPrune", testTrailAfterPrune},
 		{"Export", testExport},
 		{"WebhooksCRUD", testWebhooksCRUD},
 		{"Outbox", testOutbox},
