@@ -116,8 +116,12 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 
 func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlstore.Pruned, error) {
 	var n sqlstore.Pruned
-	var err error
-	n.Audit, err = t.exec(ctx, `DELETE FROM audit WHERE id = ANY(ARRAY(SELECT id FROM audit WHERE created_at < $1 LIMIT $2))`, before, limit)
+	// A removal's row that names its change takes the added entry read
+	// from the two with it.
+	var withAdded int64
+	err := t.tx.QueryRow(ctx, `WITH gone AS (
+			DELETE FROM audit WHERE id = ANY(ARRAY(SELECT id FROM audit WHERE created_at < $1 LIMIT $2)) RETURNING change_id)
+		SELECT count(*), count(*) FILTER (WHERE change_id IN (SELECT id FROM changes)) FROM gone`, before, limit).Scan(&n.Audit, &withAdded)
 	if err != nil {
 		return n, err
 	}
@@ -127,6 +131,7 @@ func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlsto
 		SELECT coalesce(sum((SELECT count(*) FROM suppressions s
 			WHERE s.team = g.team AND s.id BETWEEN g.first_id AND g.last_id AND s.change_id = g.id) + (SELECT count(*) FROM audit a
 			WHERE a.team = g.team AND a.sup_id BETWEEN g.first_id AND g.last_id AND a.change_id = g.id)), 0), count(*) FROM gone g`, before, limit).Scan(&n.Hidden, &n.Changes)
+	n.Hidden += withAdded
 	return n, err
 }
 

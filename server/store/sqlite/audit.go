@@ -155,7 +155,14 @@ func removedAdded(p *sqlstore.TrailParams, order, cmp string) (string, []any) {
 
 func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlstore.Pruned, error) {
 	var n sqlstore.Pruned
-	var err error
+	// A removal's row that names its change takes the added entry read
+	// from the two with it.
+	var withAdded int64
+	err := t.c.QueryRowContext(context.Background(), `SELECT count(*) FROM (SELECT change_id FROM audit INDEXED BY audit_created WHERE created_at < ? LIMIT ?)
+		WHERE change_id IN (SELECT id FROM changes)`, before.UnixMilli(), limit).Scan(&withAdded)
+	if err != nil {
+		return n, err
+	}
 	n.Audit, err = t.exec("DELETE FROM audit WHERE (team, id) IN (SELECT team, id FROM audit INDEXED BY audit_created WHERE created_at < ? LIMIT ?)",
 		before.UnixMilli(), limit)
 	if err != nil {
@@ -165,6 +172,7 @@ func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlsto
 		WHERE s.team = c.team AND s.id BETWEEN c.first_id AND c.last_id AND s.change_id = c.id) + (SELECT count(*) FROM audit a INDEXED BY audit_team_sup
 		WHERE a.team = c.team AND a.sup_id BETWEEN c.first_id AND c.last_id AND a.change_id = c.id)), 0), count(*)
 		FROM (SELECT * FROM changes INDEXED BY changes_created WHERE created_at < ? LIMIT ?) c`, before.UnixMilli(), limit).Scan(&n.Hidden, &n.Changes)
+	n.Hidden += withAdded
 	if err != nil {
 		return n, err
 	}
