@@ -562,3 +562,22 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// An agent may have --ssh-max-sessions open at once: one more is told why
+// and ends. A session nobody types in ends after --ssh-idle-timeout,
+// saying so, and its unsent list is offered back at the next login.
+func TestSessionCapAndIdleTimeoutOverSSH(t *testing.T) {
+	t.Parallel()
+	s := startSSHService(t, "--ssh-max-sessions", "1", "--ssh-idle-timeout", "3s")
+	jane := s.agent("jane")
+	s.connect("jane", jane)
+	s.wait("jane", "agent jane · team support")
+	s.paste("jane", "keep@example.com")
+	s.wait("jane", "1 valid")
+	s.connect("again", jane)
+	s.wait("again", "This agent already has 1 sessions open, the most allowed; close one first.", "ssh exit 1")
+	s.wait("jane", "The session was idle too long.", "ssh exit 1")
+	s.drop("jane")
+	s.connect("jane", jane)
+	s.wait("jane", "Bring back the list not sent", "1 entry")
+}
