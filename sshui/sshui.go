@@ -125,6 +125,11 @@ func Listen(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(cfg.HostKey); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		// Whoever reads it can pose as this service to the agents.
+		cfg.Logger.Warn(fmt.Sprintf("the SSH host key %s is readable by other users (mode %04o); run: chmod 600 %s",
+			api.Quote(cfg.HostKey), fi.Mode().Perm(), cfg.HostKey))
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, fingerprint: gossh.FingerprintSHA256(signer.PublicKey()),
 		sessions: map[string]map[*open]struct{}{},
 		authFailures: prometheus.NewCounter(prometheus.CounterOpts{
