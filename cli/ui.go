@@ -69,6 +69,13 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		pastes.Start(p.Send)
 		defer pastes.Close()
 	}
+	// shush's own service has team rules; the UI greys the protected
+	// addresses once it knows them (another service answers 404: none).
+	go func() {
+		if team, err := conn.Client.Team(ctx); err == nil && len(team.Protected) > 0 {
+			p.Send(ui.Protected(team.Protected))
+		}
+	}()
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("the terminal UI stopped: %v", err)
 	}

@@ -186,6 +186,8 @@ func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 		return m.probe(msg.seq), true
 	case interruptedMsg:
 		return m.offerResume(msg.run), true
+	case Protected:
+		m.build.list.setProtected(batch.NewOwn(msg))
 	case draftSaved:
 		if msg.err != nil {
 			m.notice = "The unsent list is not kept as a draft: " + msg.err.Error() + "."

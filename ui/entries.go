@@ -106,6 +106,15 @@ func newEntries(mode batch.Mode) *entries {
 
 func (l *entries) len() int { return len(l.rows) }
 
+// setProtected marks the rows the team protects, now and from now on.
+func (l *entries) setProtected(o batch.Own) {
+	l.protected = o
+	for i := range l.rows {
+		e := &l.rows[i]
+		e.protected = e.Valid() && o.Has(e.Value)
+	}
+}
+
 // fromTicket reports whether some row came from more than typing: a
 // paste, a file, Browse, a run or a draft.
 func (l *entries) fromTicket() bool {

@@ -22,6 +22,11 @@ type Target struct {
 	Agent, Team string
 }
 
+// Protected is a message with the team's protected addresses and domains
+// (GET /team), for a program whose Options could not have them yet: the
+// rows on the list and those to come are marked by them.
+type Protected []string
+
 // Options are what New needs.
 type Options struct {
 	// Service is the client of the suppression service. Its Get and List
