@@ -24,7 +24,7 @@ import (
 type settings struct {
 	store, dsn, order, shush, server, cpuprofile string
 	n, rounds, concurrency                       int
-	trail                                        bool
+	trail, shell                                 bool
 	rate                                         float64
 	analyze                                      time.Duration
 }
@@ -39,6 +39,7 @@ func parse(args []string) (settings, error) {
 	fs.IntVar(&s.concurrency, "concurrency", 0, "give the CLI --concurrency N (0: leave the CLI's default)")
 	fs.IntVar(&s.rounds, "rounds", 1, "how many times to run the floor and shush, alternately; the summary gives medians")
 	fs.BoolVar(&s.trail, "trail", true, "also run the floor with the trail's rows (one row in changes per transaction, named by its entries)")
+	fs.BoolVar(&s.shell, "shell", false, "on SQLite, also run the sqlite3 shell's floor: the same transactions with the trail's rows, as an SQL script (needs sqlite3 on PATH)")
 	fs.StringVar(&s.shush, "shush", "", "the shush binary (default: build it from this module)")
 	fs.StringVar(&s.server, "server", "binary", "how the service runs: binary (`shush serve`) or inprocess")
 	fs.StringVar(&s.cpuprofile, "cpuprofile", "", "write a CPU profile of the service during each shush import to this file (needs -server inprocess; round r > 1 adds .r)")
@@ -64,6 +65,8 @@ func parse(args []string) (settings, error) {
 		return s, fmt.Errorf("-rounds must be at least 1, not %d", s.rounds)
 	case s.server != "binary" && s.server != "inprocess":
 		return s, fmt.Errorf("-server must be binary or inprocess, not %q", s.server)
+	case s.shell && s.store != "sqlite":
+		return s, errors.New("-shell is the sqlite3 shell's floor: it needs -store sqlite")
 	case s.cpuprofile != "" && s.server != "inprocess":
 		return s, errors.New("-cpuprofile profiles the service in this process: add -server inprocess")
 	}
@@ -106,8 +109,8 @@ func run(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("%s, %d addresses, %s, %s, GOMAXPROCS %d, load average %s\n", s.store, s.n, s.order, cli, runtime.GOMAXPROCS(0), loadavg())
 
-	var floors, trails, shushes []result
-	var ratios, trailRatios []float64
+	var floors, trails, shells, shushes []result
+	var ratios, trailRatios, shellRatios []float64
 	for r := 1; r <= s.rounds; r++ {
 		db, drop, err := freshDB(ctx, s, dir, fmt.Sprintf("floor%d", r))
 		if err != nil {
@@ -133,6 +136,22 @@ func run(ctx context.Context, args []string) error {
 			trails = append(trails, t)
 			fmt.Printf("round %d  floor + trail rows %7.2f s  (CPU %.1f s)\n", r, t.wall.Seconds(), t.serverCPU.Seconds())
 		}
+		if s.shell {
+			db, drop, err := freshDB(ctx, s, dir, fmt.Sprintf("shell%d", r))
+			if err != nil {
+				return err
+			}
+			sh, err := floorShell(ctx, db, emails)
+			if err == nil {
+				err = checkCount(ctx, s.store, db, s.n)
+			}
+			drop()
+			if err != nil {
+				return fmt.Errorf("the sqlite3 shell's floor: %w", err)
+			}
+			shells = append(shells, sh)
+			fmt.Printf("round %d  sqlite3 shell      %7.2f s  (CPU %.1f s)\n", r, sh.wall.Seconds(), sh.serverCPU.Seconds())
+		}
 		db, drop, err = freshDB(ctx, s, dir, fmt.Sprintf("shush%d", r))
 		if err != nil {
 			return err
@@ -157,6 +176,10 @@ func run(ctx context.Context, args []string) error {
 			trailRatios = append(trailRatios, sh.wall.Seconds()/trails[r-1].wall.Seconds())
 			line += fmt.Sprintf(", %.2fx the floor with the trail", trailRatios[r-1])
 		}
+		if s.shell {
+			shellRatios = append(shellRatios, sh.wall.Seconds()/shells[r-1].wall.Seconds())
+			line += fmt.Sprintf(", %.2fx the sqlite3 shell", shellRatios[r-1])
+		}
 		fmt.Println(line)
 	}
 	fmt.Printf("median of %d  floor %.2f s", s.rounds, medianWall(floors))
@@ -166,6 +189,9 @@ func run(ctx context.Context, args []string) error {
 	fmt.Printf(", shush %.2f s; shush / floor %.2fx", medianWall(shushes), median(ratios))
 	if s.trail {
 		fmt.Printf(", shush / floor with the trail %.2fx", median(trailRatios))
+	}
+	if s.shell {
+		fmt.Printf(", shush / sqlite3 shell %.2fx (sqlite3 shell %.2f s)", median(shellRatios), medianWall(shells))
 	}
 	fmt.Printf(" (load average now %s)\n", loadavg())
 	return nil
