@@ -131,3 +131,17 @@ func TestFileOnANamedPipe(t *testing.T) {
 		t.Errorf("a written pipe: %s", r)
 	}
 }
+
+// A PostgreSQL URL with one slash is refused, not taken for a SQLite
+// path whose directories hold the password.
+func TestOneSlashDSNRefused(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	r := sb.run(t, nil, "keys", "create", "--team", "typo", "--db", "postgresql:/u:hunter2@db.internal/shush")
+	if r.code == 0 || !strings.Contains(r.stderr, "postgres:// (two slashes)") || strings.Contains(r.stdout+r.stderr, "hunter2") {
+		t.Errorf("a one-slash URL: %s", r)
+	}
+	if _, err := os.Stat(filepath.Join(sb.home, "postgresql:")); !os.IsNotExist(err) {
+		t.Errorf("a directory named after the URL was made: %v", err)
+	}
+}

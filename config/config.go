@@ -284,7 +284,7 @@ func RedactDSN(dsn string) string {
 
 var (
 	kvPassword  = regexp.MustCompile(`(?i)((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
-	urlPassword = regexp.MustCompile(`(?i)(://[^/@:\s]*:)[^/\s]*@`)
+	urlPassword = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]+:/{0,2}[^/@:\s"]*:)[^/\s]*@`)
 	qPassword   = regexp.MustCompile(`(?i)([?&](?:password|sslpassword)=)[^&\s]*`)
 )
 

@@ -61,6 +61,16 @@ func ClassifyDSN(dsn string) (DSNKind, error) {
 		}
 		return DSNPostgres, nil
 	}
+	if m := almostURL.FindStringSubmatch(dsn); m != nil && !strings.Contains(dsn, "://") {
+		// A typo of a URL (postgresql:/u:pw@host/db) would be a SQLite
+		// path with the password in a directory's name. Only the scheme
+		// is shown: what follows may be a password.
+		hint := "a URL starts with its scheme and two slashes"
+		if l := strings.ToLower(m[1]); l == "postgres" || l == "postgresql" {
+			hint = "a PostgreSQL URL starts with postgres:// (two slashes)"
+		}
+		return 0, fmt.Errorf("the database %s looks like a URL but is not one: %s; give a SQLite file path or a PostgreSQL URL", api.Quote(m[1]+":…"), hint)
+	}
 	if i := strings.Index(dsn, "://"); i > 0 {
 		return 0, fmt.Errorf("the database %s is a %s URL; shush opens only SQLite file paths and PostgreSQL (postgres:// URL or key=value string)", api.Quote(RedactDSN(dsn)), api.Quote(dsn[:i]))
 	}
@@ -92,8 +102,13 @@ func pgReason(dsn string, err error) string {
 }
 
 var (
+	// almostURL is a scheme of two or more letters and a colon, then a
+	// slash or an at sign before any other slash: a URL with a slash
+	// missing, or userinfo without slashes ("postgres:u:pw@host"). One
+	// letter is a Windows drive (C:/data/shush.db).
+	almostURL   = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9+.-]+):(?:/|[^/]*@)`)
 	kvPassword  = regexp.MustCompile(`(?i)((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
-	urlPassword = regexp.MustCompile(`(?i)(://[^/@:\s]*:)[^/\s]*@`)
+	urlPassword = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]+:/{0,2}[^/@:\s"]*:)[^/\s]*@`)
 	qPassword   = regexp.MustCompile(`(?i)([?&](?:password|sslpassword)=)[^&\s]*`)
 )
 
