@@ -79,6 +79,18 @@ api_key = "`+b.key+`"
 			t.Errorf("readable key file: %s", r)
 		}
 		os.Chmod(sb.configFile(), 0o600)
+
+		// A directory anyone may write to: anyone may replace the file.
+		dir := filepath.Dir(sb.configFile())
+		if err := os.Chmod(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		r = sb.run(t, nil, "suppressions", "list").want(t, 2)
+		if !strings.Contains(r.stderr, "other users can write to") || !strings.Contains(r.stderr, "chmod go-w "+dir) || strings.Contains(r.stderr, a.key) {
+			t.Errorf("a key file in a world-writable directory: %s", r)
+		}
+		os.Chmod(dir, 0o700)
+		sb.run(t, nil, "suppressions", "list").want(t, 0)
 	}
 }
 

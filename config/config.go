@@ -159,6 +159,13 @@ func checkPrivate(path string) error {
 	if st.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("%s holds an API key and other users can read it (mode %04o): run chmod 600 %s", path, st.Mode().Perm(), path)
 	}
+	// Whoever may write to the directory may replace the file: another
+	// key, another base_url that collects this one. A sticky directory
+	// (/tmp) lets only the file's owner replace it.
+	dir := filepath.Dir(path)
+	if dst, err := os.Stat(dir); err == nil && dst.Mode().Perm()&0o022 != 0 && dst.Mode()&os.ModeSticky == 0 {
+		return fmt.Errorf("%s holds an API key in a directory other users can write to, so they could replace it (mode %04o): run chmod go-w %s", path, dst.Mode().Perm(), dir)
+	}
 	return nil
 }
 
