@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/shushlist/shush/server"
 	"time"
 )
 
@@ -143,5 +145,36 @@ func TestOneSlashDSNRefused(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(sb.home, "postgresql:")); !os.IsNotExist(err) {
 		t.Errorf("a directory named after the URL was made: %v", err)
+	}
+}
+
+// A base URL's password never reaches a run's journal: the run is
+// journaled under the URL without its user information, and resumes and
+// lists as the same service's.
+func TestJournalsHoldNoBaseURLPassword(t *testing.T) {
+	t.Parallel()
+	svc := newService(t, server.Options{}, nil)
+	withPassword := strings.Replace(svc.url, "http://", "http://admin:S3cretPassw0rd@", 1)
+	sb := newSandbox(t).with("SHUSH_BASE_URL="+withPassword, "SHUSH_API_KEY="+svc.key)
+	file := writeFile(t, sb.home, "two.txt", "a@example.com\nb@example.com\n")
+	sb.run(t, nil, "suppressions", "batch", "add", "--file", file).want(t, 0)
+	found := 0
+	filepath.WalkDir(sb.journalDir(), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(path)
+		found++
+		if strings.Contains(string(b), "S3cretPassw0rd") || strings.Contains(string(b), "admin@") {
+			t.Errorf("%s holds the base URL's credentials", path)
+		}
+		return nil
+	})
+	if found == 0 {
+		t.Fatal("no journal was written")
+	}
+	r := sb.run(t, nil, "runs", "list").want(t, 0)
+	if strings.Contains(r.stdout+r.stderr, "S3cretPassw0rd") {
+		t.Errorf("runs list shows the password: %s", r)
 	}
 }

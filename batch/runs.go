@@ -123,7 +123,7 @@ func (rs *Runs) start(ctx context.Context, src Source, meta RunMeta, undoOf stri
 
 // header is the header of a new run of head, not yet saved.
 func (rs *Runs) header(head planHead, meta RunMeta, undoOf string) RunInfo {
-	return RunInfo{Kind: headerKind, Version: 1, Mode: head.mode, Target: rs.Client.BaseURL(),
+	return RunInfo{Kind: headerKind, Version: 1, Mode: head.mode, Target: client.JournalTarget(rs.Client.BaseURL()),
 		Reference: meta.Reference, Source: rs.Source, Profile: rs.Profile, KeyPrint: rs.KeyPrint, Input: meta.Input, UndoOf: undoOf,
 		EntryNote: meta.Note, EntryExpiresAt: meta.ExpiresAt,
 		Created: time.Now().UTC(), Entries: head.entries, Invalid: head.invalid, LeftOut: head.leftOut, Duplicates: head.duplicates,
@@ -214,7 +214,7 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, o
 	if err != nil {
 		return RunInfo{}, err
 	}
-	if ri.Target != rs.Client.BaseURL() {
+	if !client.SameTarget(ri.Target, rs.Client.BaseURL()) {
 		return ri, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.TargetName(ri.Target), client.TargetName(rs.Client.BaseURL()))
 	}
 	ri.State, ri.Note = Running, ""
@@ -359,7 +359,7 @@ func (rs *Runs) Read(id string, each func(Report) error) (RunInfo, error) {
 // or by someone else). A run recorded before runs named their key is
 // nobody's; it is resumed by its ID.
 func (rs *Runs) Mine(ri RunInfo) bool {
-	return rs.Client != nil && ri.Target == rs.Client.BaseURL() && ri.Profile == rs.Profile && ri.KeyPrint == rs.KeyPrint
+	return rs.Client != nil && client.SameTarget(ri.Target, rs.Client.BaseURL()) && ri.Profile == rs.Profile && ri.KeyPrint == rs.KeyPrint
 }
 
 // Interrupted returns the newest of this profile and key's runs against
@@ -422,7 +422,7 @@ func (rs *Runs) Import(target string, mode Mode, created time.Time, meta RunMeta
 		plan.Values[i] = x.Input
 	}
 	ri := RunInfo{Kind: headerKind, Version: 1, ID: created.UTC().Format("20060102T150405.000Z") + "-imported" + fmt.Sprint(len(results)),
-		Mode: mode, Target: target, Reference: meta.Reference, Source: rs.Source, Input: meta.Input,
+		Mode: mode, Target: client.JournalTarget(target), Reference: meta.Reference, Source: rs.Source, Input: meta.Input,
 		Created: created.UTC(), Entries: len(results), Segments: 1, Sum: Sum(plan.Values), dir: dir}
 	if _, err := os.Stat(ri.headerPath()); err == nil {
 		return readHeader(ri.headerPath()) // imported before

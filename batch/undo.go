@@ -52,7 +52,7 @@ func (rs *Runs) PlanUndo(ctx context.Context, id string) (Undo, error) {
 	if err != nil {
 		return Undo{}, err
 	}
-	if ri.Target != c.BaseURL() {
+	if !client.SameTarget(ri.Target, c.BaseURL()) {
 		return Undo{}, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.TargetName(ri.Target), client.TargetName(c.BaseURL()))
 	}
 	u := Undo{Of: ri}

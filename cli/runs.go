@@ -341,7 +341,7 @@ intended list. The run must be resumed against the service it was sent to.
 				return err
 			}
 			defer conn.Close()
-			if ri.Target != conn.Client.BaseURL() {
+			if !client.SameTarget(ri.Target, conn.Client.BaseURL()) {
 				return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.TargetName(ri.Target), conn.Target)
 			}
 			switch ri.State {

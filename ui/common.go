@@ -36,7 +36,7 @@ type Common struct {
 // this service, else as people know it (client.TargetName): a local list
 // (of another database) is never named by its made-up URL.
 func (c *Common) targetOf(target string) string {
-	if c.Service != nil && target == c.Service.BaseURL() {
+	if c.Service != nil && client.SameTarget(target, c.Service.BaseURL()) {
 		return c.Target.label()
 	}
 	if name := client.TargetName(target); name != "local list" {
@@ -48,7 +48,7 @@ func (c *Common) targetOf(target string) string {
 // ours reports whether a recorded run was sent to the service the UI
 // works on, so that it can be resumed or undone here.
 func (c *Common) ours(run *Run) bool {
-	return run.ID != "" && c.Runs.Dir != "" && c.Service != nil && run.Target == c.Service.BaseURL()
+	return run.ID != "" && c.Runs.Dir != "" && c.Service != nil && client.SameTarget(run.Target, c.Service.BaseURL())
 }
 
 // lines is the height of one line of text in each style, borders,

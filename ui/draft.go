@@ -12,6 +12,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/internal/atomicfile"
 )
@@ -152,7 +153,7 @@ func (m *Model) target() string {
 	if m.opts.Service == nil {
 		return ""
 	}
-	return m.opts.Service.BaseURL()
+	return client.JournalTarget(m.opts.Service.BaseURL())
 }
 
 // draftMsg is the draft found at start.
@@ -176,7 +177,7 @@ func (m Model) loadDraft() tea.Cmd {
 // offerDraft asks whether to bring back the list a crash or a closed
 // terminal left unsent, when the Build screen holds none.
 func (m *Model) offerDraft(dr draft) tea.Cmd {
-	if m.build.list.len() > 0 || dr.Target != m.target() {
+	if m.build.list.len() > 0 || !client.SameTarget(dr.Target, m.target()) {
 		return nil
 	}
 	n := len(dr.Rows)

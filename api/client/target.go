@@ -23,3 +23,22 @@ func TargetName(base string) string {
 	}
 	return RedactURL(base)
 }
+
+// JournalTarget is a base URL as a run's journal keeps it: without the
+// user information it may carry (a password, or a token given as the
+// user name), which a journal must not hold. Text that is not a URL comes
+// back unchanged.
+func JournalTarget(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.User == nil {
+		return base
+	}
+	u.User = nil
+	return u.String()
+}
+
+// SameTarget says whether a run journaled for target was sent to the
+// service at base: their URLs without credentials are the same.
+func SameTarget(target, base string) bool {
+	return JournalTarget(target) == JournalTarget(base)
+}
