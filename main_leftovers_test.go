@@ -178,3 +178,30 @@ func TestJournalsHoldNoBaseURLPassword(t *testing.T) {
 		t.Errorf("runs list shows the password: %s", r)
 	}
 }
+
+// An invalid line of a megabyte is kept, echoed and journaled as its
+// start and its length, not whole.
+func TestHugeInvalidLineIsCut(t *testing.T) {
+	t.Parallel()
+	svc := newService(t, server.Options{}, nil)
+	sb := newSandbox(t).at(svc)
+	huge := strings.Repeat("x", 1<<20)
+	file := writeFile(t, sb.home, "list.txt", "a@example.com\n"+huge+"\n")
+	r := sb.run(t, nil, "suppressions", "batch", "add", "--dry-run", "--json", "--file", file).want(t, 0)
+	if len(r.stdout) > 16<<10 || !strings.Contains(r.stdout, "… (1048576 bytes in all)") {
+		t.Errorf("the dry run echoed %d bytes; want the line's start and its length: %.300s", len(r.stdout), r.stdout)
+	}
+	r = sb.run(t, nil, "suppressions", "batch", "add", "--file", file)
+	total := int64(0)
+	filepath.WalkDir(sb.journalDir(), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return err
+	})
+	if total == 0 || total > 64<<10 {
+		t.Errorf("the journals hold %d bytes; want the invalid line cut (exit %d)", total, r.code)
+	}
+}

@@ -20,6 +20,7 @@ package batch
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
 )
@@ -122,9 +123,28 @@ func (it Item) Valid() bool { return it.Problem == "" }
 func NewItem(mode Mode, line int, raw string) Item {
 	v, err := mode.Normalize(raw)
 	if err != nil {
-		return Item{Line: line, Raw: raw, Problem: err.Error()}
+		return Item{Line: line, Raw: ShortRaw(raw), Problem: err.Error()}
 	}
 	return Item{Line: line, Raw: raw, Value: v}
+}
+
+// maxRaw is how much of an invalid entry's text is kept: far more than
+// any address (254 bytes) or ID, so that what is kept shows what the line
+// was, while a line of megabytes (a file that is not a list) is not
+// journaled, echoed and held whole.
+const maxRaw = 512
+
+// ShortRaw is an invalid entry's text as kept: whole up to maxRaw bytes,
+// else its start (cut at a character) and how long it was.
+func ShortRaw(raw string) string {
+	if len(raw) <= maxRaw {
+		return raw
+	}
+	cut := maxRaw
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", raw[:cut], len(raw))
 }
 
 // Plan is what a run will send: the valid, distinct values in order of
