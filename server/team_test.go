@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -201,6 +202,39 @@ func TestAgentsAPI(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 403 || !strings.Contains(string(b), "removed") {
 			t.Errorf("a removed agent's request: %d %s", resp.StatusCode, b)
+		}
+	})
+}
+
+// An export reaches the UI and the embedded default in process, whole:
+// the in-process answer takes the export's flushes (a failed flush cuts
+// an export off).
+func TestExportInProcess(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		st := open(t)
+		s := startService(t, st, server.Options{})
+		key := s.key("local", false)
+		// Past 10,000 entries the export flushes.
+		const n = 10_001
+		for i := 0; i < n; i += api.MaxBatch {
+			var batch []string
+			for k := i; k < min(i+api.MaxBatch, n); k++ {
+				batch = append(batch, fmt.Sprintf("u%05d@example.com", k))
+			}
+			s.add(key, batch...)
+		}
+		srv := server.New(st, server.Options{Rate: 1000})
+		hc := &http.Client{Transport: srv.Transport()}
+		req, _ := http.NewRequest("GET", "http://local.invalid/suppressions/export?format=ndjson", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || strings.Count(string(body), "@example.com") != n {
+			t.Fatalf("an export in process: %d, %d entries", resp.StatusCode, strings.Count(string(body), "@example.com"))
 		}
 	})
 }
