@@ -205,3 +205,24 @@ func TestHugeInvalidLineIsCut(t *testing.T) {
 		t.Errorf("the journals hold %d bytes; want the invalid line cut (exit %d)", total, r.code)
 	}
 }
+
+// A CSV with a second column of addresses is refused naming the columns
+// and the line: shush reads one column, and the other's people would
+// stay mailable without a word.
+func TestCSVSecondAddressColumn(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t).with("SHUSH_BASE_URL=http://127.0.0.1:9", "SHUSH_API_KEY=shush_0123456789abcdef_abcdefghijklmnopqrstuvwxyz234567")
+	for _, c := range []struct{ body, want string }{
+		{"email,secondary_email\na@x.example,b@x.example\nc@x.example,d@x.example\n", `line 1: the columns "email" and "secondary_email" both name addresses`},
+		{"email,name\na@x.example,Alice\nc@x.example,bob@x.example\n", `line 3: column "name" holds an address too, and shush reads only column "email"`},
+	} {
+		file := writeFile(t, sb.home, "people.csv", c.body)
+		r := sb.run(t, nil, "suppressions", "batch", "add", "--dry-run", "--file", file)
+		if r.code != 2 || !strings.Contains(strings.ReplaceAll(r.stderr, `\"`, `"`), c.want) {
+			t.Errorf("%q: %s; want exit 2 saying %s", c.body, r, c.want)
+		}
+	}
+	// One address column reads as before.
+	file := writeFile(t, sb.home, "people.csv", "email,name\na@x.example,Alice\n")
+	sb.run(t, nil, "suppressions", "batch", "add", "--dry-run", "--file", file).want(t, 0)
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -97,6 +98,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 	// An addition keeps the origin (and source ID) a file gives, as a
 	// shush export writes them.
 	origin, source, note := -1, -1, -1
+	var names []string // the header, when the file has one
 	for rec := 0; ; rec++ {
 		row, err := r.Read()
 		if err == io.EOF {
@@ -125,7 +127,28 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 				if mode == Add {
 					origin, source, note = headerIndex(row, "origin"), headerIndex(row, "sourceid"), headerIndex(row, "note")
 				}
+				if !mode.byID() {
+					if other := secondAddressColumn(row, col); other >= 0 {
+						return errLine(line, "the columns %q and %q both name addresses, and shush reads one column: keep one, or give the other's addresses rows of their own",
+							strings.TrimSpace(row[col]), strings.TrimSpace(row[other]))
+					}
+				}
+				names = row
 				continue
+			}
+		}
+		if !mode.byID() {
+			// An address in another column would be dropped without a
+			// word, and that person stay mailable.
+			for i, v := range row {
+				if i == col || i == note {
+					continue
+				}
+				if _, err := api.NormalizeEmail(angleAddress(Unguard(strings.TrimSpace(v)))); err == nil {
+					at, _ := r.FieldPos(i)
+					return errLine(at, "column %s holds an address too, and shush reads only column %s: keep one address column, or give the other's addresses rows of their own",
+						columnName(names, i), columnName(names, col))
+				}
 			}
 		}
 		line, _ = r.FieldPos(col)
@@ -144,6 +167,30 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 		emit(it)
 	}
 	return nil
+}
+
+// secondAddressColumn is a column other than col whose header names
+// addresses too (secondary_email, "mail"), or -1.
+func secondAddressColumn(header []string, col int) int {
+	for i, h := range header {
+		if i == col {
+			continue
+		}
+		k := headerKey(h)
+		if strings.Contains(k, "email") || slices.Contains(emailHeaders, k) {
+			return i
+		}
+	}
+	return -1
+}
+
+// columnName names column i for a message: its header in quotes, or its
+// number when the file has no header.
+func columnName(header []string, i int) string {
+	if i < len(header) && strings.TrimSpace(header[i]) != "" {
+		return fmt.Sprintf("%q", strings.TrimSpace(header[i]))
+	}
+	return fmt.Sprint(i + 1)
 }
 
 // Unguard undoes the formula guard of a CSV cell (safe.Cell): a leading
