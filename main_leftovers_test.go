@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -225,4 +226,33 @@ func TestCSVSecondAddressColumn(t *testing.T) {
 	// One address column reads as before.
 	file := writeFile(t, sb.home, "people.csv", "email,name\na@x.example,Alice\n")
 	sb.run(t, nil, "suppressions", "batch", "add", "--dry-run", "--file", file).want(t, 0)
+}
+
+// A service that answers everything 429 with Retry-After: 86400: the
+// run does not wait a day in silence, it pauses at once and says what the
+// service asks for and how to finish.
+func TestLongRetryAfterIsSaidNotWaited(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int32
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Header().Set("Retry-After", "86400")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte(`{"statusCode":429,"name":"rate_limit_exceeded","message":"Too many requests."}`))
+	}))
+	defer evil.Close()
+	sb := newSandbox(t).with("SHUSH_BASE_URL="+evil.URL, "SHUSH_API_KEY=shush_0123456789abcdef_abcdefghijklmnopqrstuvwxyz234567")
+	file := writeFile(t, sb.home, "two.txt", "a@example.com\nb@example.com\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, shushBin, "suppressions", "batch", "add", "--file", file)
+	cmd.Env, cmd.Dir = sb.env, sb.home
+	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the run waited out a Retry-After of a day (killed after 30 s, %d requests): %s", requests.Load(), out)
+	}
+	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "asks to wait 24h0m0s") || !strings.Contains(string(out), "--resume") {
+		t.Errorf("exit %d: %s; want a pause naming the wait and the way to finish", cmd.ProcessState.ExitCode(), out)
+	}
 }

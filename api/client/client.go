@@ -126,7 +126,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	if apiKey != "" {
 		r.SetAuthToken(apiKey)
 	}
-	return &Client{base: base, http: r, agent: agent, retry: o.retry, hook: o.hook, pacer: &pacer{}}
+	return &Client{base: base, http: r, agent: agent, retry: o.retry, hook: o.hook, pacer: &pacer{maxHold: o.retry.maxRetryAfter}}
 }
 
 // BaseURL is the service the client talks to, without a trailing slash.

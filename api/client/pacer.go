@@ -29,6 +29,11 @@ type pacer struct {
 	remaining int
 	resetAt   time.Time
 	last      api.RateLimit // the figures of the latest answer that had them
+	// maxHold is the longest Retry-After the pacer holds requests for
+	// (the client's maxRetryAfter): a longer one ends its call with the
+	// 429 and is its caller's to judge (a run pauses, saying so), not a
+	// silent wait of every later request.
+	maxHold time.Duration
 }
 
 // minPeriod is the shortest window the pacer assumes after a reset.
@@ -99,7 +104,7 @@ func (p *pacer) release(answered bool, rl api.RateLimit, limited bool, retryAfte
 		if d <= 0 && rl.Known {
 			d = rl.Reset
 		}
-		if d <= 0 {
+		if d <= 0 || p.maxHold > 0 && d > p.maxHold {
 			d = time.Second
 		}
 		p.known, p.remaining = true, 0
