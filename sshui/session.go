@@ -26,6 +26,11 @@ type (
 	sessionKey struct{}
 )
 
+// maxPaste is the most one paste may hold in a session: 32 MiB is some
+// 1.5 million addresses, far past a ticket, and bounds what one agent's
+// paste costs the team's server.
+const maxPaste = 32 << 20
+
 // errIdle ends a session nobody typed in for the idle timeout.
 var errIdle = errors.New("the session was idle too long")
 
@@ -135,6 +140,7 @@ func (s *Server) serveUI(next ssh.Handler) ssh.Handler {
 			Remote:    true,
 		})
 		pastes := ui.NewInput(in)
+		pastes.MaxPaste = maxPaste
 		p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(pastes), tea.WithOutput(sess),
 			tea.WithoutSignalHandler())
 		pastes.Start(p.Send)

@@ -188,6 +188,8 @@ func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 		return m.offerResume(msg.run), true
 	case Protected:
 		m.build.list.setProtected(batch.NewOwn(msg))
+	case PasteTooBig:
+		m.notice = fmt.Sprintf("The paste was over %d MiB and was not taken; paste it in parts.", msg.Limit>>20)
 	case draftSaved:
 		if msg.err != nil {
 			m.notice = "The unsent list is not kept as a draft: " + msg.err.Error() + "."

@@ -27,6 +27,10 @@ type Input struct {
 	pw   *io.PipeWriter
 	src  io.Reader
 	send func(tea.Msg)
+	// MaxPaste, when above 0, is the most bytes one paste may hold: a
+	// bigger one is dropped whole, and the UI says so (a served UI's
+	// memory is the whole team's). Set it before Start.
+	MaxPaste int
 }
 
 var (
@@ -86,7 +90,32 @@ type sorter struct {
 	burst     bool         // gathering a paste without markers
 	paste     bytes.Buffer // the paste being gathered
 	pending   []byte       // bytes that may start (or end) a marker
+	dropped   int          // bytes of the paste past MaxPaste, not kept
 }
+
+// gather keeps b as part of the paste, up to MaxPaste.
+func (s *sorter) gather(b []byte) {
+	if limit := s.in.MaxPaste; limit > 0 && (s.dropped > 0 || s.paste.Len()+len(b) > limit) {
+		s.dropped += s.paste.Len() + len(b)
+		s.paste.Reset()
+		return
+	}
+	s.paste.Write(b)
+}
+
+// done delivers the paste gathered (or says it was too big).
+func (s *sorter) done() {
+	if s.dropped > 0 {
+		s.in.send(PasteTooBig{Limit: s.in.MaxPaste})
+	} else if s.paste.Len() > 0 {
+		s.in.deliver(s.paste.Bytes())
+	}
+	s.paste.Reset()
+	s.dropped = 0
+}
+
+// PasteTooBig says a paste over Input.MaxPaste bytes was dropped.
+type PasteTooBig struct{ Limit int }
 
 // pump sorts the chunks: bracketed pastes, bursts, and keys. A burst ends
 // when no text follows it within burstGap; bytes that may begin a marker
@@ -152,13 +181,12 @@ func (s *sorter) inPaste(data []byte) []byte {
 	end := bytes.Index(data, pasteEnd)
 	if end < 0 {
 		keep := partialSuffix(data, pasteEnd)
-		s.paste.Write(data[:len(data)-keep])
+		s.gather(data[:len(data)-keep])
 		s.pending = append([]byte(nil), data[len(data)-keep:]...)
 		return nil
 	}
-	s.paste.Write(data[:end])
-	s.in.deliver(s.paste.Bytes())
-	s.paste.Reset()
+	s.gather(data[:end])
+	s.done()
 	s.bracketed = false
 	return data[end+len(pasteEnd):]
 }
@@ -177,10 +205,10 @@ func (s *sorter) outside(data []byte) ([]byte, error) {
 	}
 	switch {
 	case s.burst && isText(head):
-		s.paste.Write(head)
+		s.gather(head)
 	case len(head) > 0 && isText(head) && looksPasted(head):
 		s.burst = true
-		s.paste.Write(head)
+		s.gather(head)
 	default:
 		s.endBurst()
 		if len(head) > 0 {
@@ -199,9 +227,8 @@ func (s *sorter) outside(data []byte) ([]byte, error) {
 
 // endBurst delivers a paste gathered without markers.
 func (s *sorter) endBurst() {
-	if s.burst && s.paste.Len() > 0 {
-		s.in.deliver(s.paste.Bytes())
-		s.paste.Reset()
+	if s.burst {
+		s.done()
 	}
 	s.burst = false
 }

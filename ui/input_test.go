@@ -127,3 +127,40 @@ func BenchmarkBracketedPaste(b *testing.B) {
 		})
 	}
 }
+
+// Past MaxPaste a paste is dropped whole and said to be, bracketed or a
+// burst without markers; the keys around it and the next paste pass.
+func TestInputDropsAPasteOverItsLimit(t *testing.T) {
+	big := strings.Repeat("x@example.com\r", 20) // 280 bytes
+	for _, c := range []struct {
+		name  string
+		pause time.Duration
+		reads []string
+	}{
+		{"bracketed, in pieces", 0, []string{"a\x1b[200~" + big[:100], big[100:] + "\x1b[201~b", "\x1b[200~ok@example.com\x1b[201~"}},
+		{"a burst", 50 * time.Millisecond, []string{"a", big, "b", "\x1b[200~ok@example.com\x1b[201~"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &chunked{pause: c.pause}
+			for _, s := range c.reads {
+				r.reads = append(r.reads, []byte(s))
+			}
+			in := NewInput(r)
+			in.MaxPaste = 200
+			got := make(chan tea.Msg, 16)
+			in.Start(func(m tea.Msg) { got <- m })
+			rest, _ := io.ReadAll(in)
+			close(got)
+			var msgs []tea.Msg
+			for m := range got {
+				msgs = append(msgs, m)
+			}
+			if len(msgs) != 2 || msgs[0] != (PasteTooBig{Limit: 200}) || string(msgs[1].(tea.KeyMsg).Runes) != "ok@example.com" {
+				t.Errorf("messages: %#v", msgs)
+			}
+			if string(rest) != "ab" {
+				t.Errorf("keys: %q, want %q", rest, "ab")
+			}
+		})
+	}
+}
