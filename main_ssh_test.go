@@ -568,7 +568,7 @@ func mustRead(t *testing.T, path string) []byte {
 // saying so, and its unsent list is offered back at the next login.
 func TestSessionCapAndIdleTimeoutOverSSH(t *testing.T) {
 	t.Parallel()
-	s := startSSHService(t, "--ssh-max-sessions", "1", "--ssh-idle-timeout", "3s")
+	s := startSSHService(t, "--ssh-max-sessions", "1", "--ssh-idle-timeout", "6s")
 	jane := s.agent("jane")
 	s.connect("jane", jane)
 	s.wait("jane", "agent jane · team support")
