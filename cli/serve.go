@@ -110,6 +110,7 @@ the command line wins over its variable.`,
 	f.Int64Var(&sf.maxBodyHeld, "max-body-bytes", server.DefaultMaxBodyBytesHeld, "most bytes of request bodies held at once across requests; beyond it requests get 503 with Retry-After")
 	f.Int64Var(&sf.capacity.MaxBodyBytesPerTeam, "max-body-bytes-per-team", 0, "one team's share of --max-body-bytes; beyond it the team's requests get 429 with Retry-After (0: a quarter of --max-body-bytes)")
 	f.IntVar(&sf.capacity.MaxInFlightPerTeam, "max-in-flight-per-team", server.DefaultMaxInFlightPerTeam, "most requests one team may have under way at once; beyond it 429 with Retry-After")
+	f.IntVar(&sf.capacity.MaxWebhooksPerTeam, "max-webhooks-per-team", server.DefaultMaxWebhooksPerTeam, "most webhooks one team may have; creating one more is a 422")
 	f.IntVar(&sf.capacity.MaxExports, "max-exports", 0, "most exports streaming at once across teams, each holding a database connection; beyond it 503 with Retry-After (0: 4, at most half the database pool)")
 	f.IntVar(&sf.capacity.MaxExportsPerTeam, "max-exports-per-team", server.DefaultMaxExportsPerTeam, "most exports one team may stream at once; beyond it 429 with Retry-After")
 	f.DurationVar(&sf.capacity.ExportStallTimeout, "export-stall-timeout", server.DefaultExportStallTimeout, "cut an export whose client has taken nothing of it for this long")
@@ -118,6 +119,8 @@ the command line wins over its variable.`,
 	f.DurationVar(&sf.webhooks.RetryMax, "webhook-retry-max", outbox.DefaultRetryMax, "longest delay between two webhook delivery attempts")
 	f.DurationVar(&sf.webhooks.RetryFor, "webhook-retry-for", outbox.DefaultRetryFor, "how long a webhook event is retried before it is given up")
 	f.DurationVar(&sf.webhooks.Timeout, "webhook-timeout", outbox.DefaultWebhookTimeout, "longest time one webhook delivery attempt may take")
+	f.IntVar(&sf.webhooks.PerEndpoint, "webhook-concurrency-per-endpoint", 2, "most delivery attempts under way at once to one webhook (of the 8 at once)")
+	f.IntVar(&sf.webhooks.PerTeam, "webhook-concurrency-per-team", 4, "most delivery attempts under way at once to one team's webhooks (of the 8 at once)")
 	f.BoolVar(&sf.webhooks.Addresses.AllowPrivate, "webhook-allow-private", false, "let webhooks reach loopback, private (RFC 1918), CGNAT and unique-local addresses; link-local and cloud metadata addresses stay refused")
 	f.StringSliceVar(&sf.webhookAllowCIDRs, "webhook-allow-cidr", nil, "let webhooks reach every address in these ranges (CIDR, repeat or separate with commas), whatever kind they are")
 	f.BoolVar(&sf.webhookProxy, "webhook-proxy", false, "send webhooks through the proxy HTTP_PROXY/HTTPS_PROXY/NO_PROXY name; each endpoint is resolved and its addresses checked first (off: the environment's proxy is ignored)")
@@ -216,6 +219,10 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		return usagef("--max-body-bytes-per-team must be between %d (one request's largest body) and --max-body-bytes (%d), or 0, not %d", server.MaxBody, sf.maxBodyHeld, c.MaxBodyBytesPerTeam)
 	case c.MaxInFlightPerTeam < 1:
 		return usagef("--max-in-flight-per-team must be at least 1, not %d", c.MaxInFlightPerTeam)
+	case sf.webhooks.PerEndpoint < 1 || sf.webhooks.PerTeam < 1:
+		return usagef("--webhook-concurrency-per-endpoint and --webhook-concurrency-per-team must be at least 1")
+	case c.MaxWebhooksPerTeam < 1:
+		return usagef("--max-webhooks-per-team must be at least 1, not %d", c.MaxWebhooksPerTeam)
 	case c.MaxExports < 0:
 		return usagef("--max-exports must be at least 1, or 0 for the default, not %d", c.MaxExports)
 	case c.MaxExportsPerTeam < 1:
@@ -279,6 +286,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		MaxBodyBytesPerTeam: c.MaxBodyBytesPerTeam,
 		MaxInFlightPerTeam:  c.MaxInFlightPerTeam,
 		MaxExports:          c.MaxExports,
+		MaxWebhooksPerTeam:  c.MaxWebhooksPerTeam,
 		MaxExportsPerTeam:   c.MaxExportsPerTeam,
 		ExportStallTimeout:  c.ExportStallTimeout,
 		ExportTimeout:       c.ExportTimeout,

@@ -25,6 +25,10 @@ const (
 	// DefaultExportStallTimeout cuts an export whose client has not taken
 	// a chunk of it for this long.
 	DefaultExportStallTimeout = 30 * time.Second
+	// DefaultMaxWebhooksPerTeam is how many webhooks a team may have:
+	// the hosted service's tools need a handful, and each is an outbox
+	// row per changed address in every change.
+	DefaultMaxWebhooksPerTeam = 20
 	// DefaultExportTimeout bounds one export, however fast its client
 	// reads; a list of millions streams well within.
 	DefaultExportTimeout = time.Hour
@@ -81,6 +85,9 @@ func capacityDefaults(opts *Options, st store.Store) {
 		opts.MaxBodyBytesPerTeam = max(MaxBody, opts.MaxBodyBytesHeld/4)
 	}
 	opts.MaxBodyBytesPerTeam = min(opts.MaxBodyBytesPerTeam, opts.MaxBodyBytesHeld)
+	if opts.MaxWebhooksPerTeam <= 0 {
+		opts.MaxWebhooksPerTeam = DefaultMaxWebhooksPerTeam
+	}
 	if opts.MaxInFlightPerTeam <= 0 {
 		opts.MaxInFlightPerTeam = DefaultMaxInFlightPerTeam
 	}

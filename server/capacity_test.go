@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/shushlist/shush/internal/cputime"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/outbox"
 	"github.com/shushlist/shush/server/store"
 )
 
@@ -241,5 +246,191 @@ func TestBodiesCannotStarveOtherTeams(t *testing.T) {
 		if got := scrape(t, m)[`shush_team_share_refused_total{limit="body"}`]; got != 48 {
 			t.Errorf("requests refused for the team's share of the body budget: %v; want 48 of 64 (a quarter of 64 MiB is 16 bodies)", got)
 		}
+	})
+}
+
+// TestWebhookFanOutIsBounded (audit H-B): a team may have at most
+// DefaultMaxWebhooksPerTeam webhooks (the next is a 422 naming the limit,
+// also when 30 are created at once), so one batch of 100 writes at most
+// 2,000 outbox rows; while that team adds batches of 100 with every one of
+// its webhooks enabled, another team's requests stay within
+// isolationRatio of their latency without it. Before, 1,000 webhooks were
+// created in 0.9 s and another team's one-address add went from 2.4 ms to
+// 1,560 ms (the audit's figures).
+func TestWebhookFanOutIsBounded(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		m := server.NewMetrics()
+		s := startService(t, open(t), server.Options{Metrics: m})
+		alpha, beta := s.key("alpha", false), s.key("beta", false)
+		created := make(chan int, 30)
+		for i := range 30 {
+			go func() {
+				created <- s.post("/webhooks", alpha, fmt.Sprintf(`{"endpoint":"http://192.0.2.1:9/hook-%d","events":["suppression.added"]}`, i)).status
+			}()
+		}
+		counts := map[int]int{}
+		for range 30 {
+			counts[<-created]++
+		}
+		if counts[http.StatusCreated] != server.DefaultMaxWebhooksPerTeam || counts[http.StatusUnprocessableEntity] != 30-server.DefaultMaxWebhooksPerTeam {
+			t.Fatalf("30 webhooks created at once: %v; want %d created and the rest 422", counts, server.DefaultMaxWebhooksPerTeam)
+		}
+		r := s.post("/webhooks", alpha, `{"endpoint":"http://192.0.2.1:9/one-more","events":["suppression.added"]}`)
+		if e := r.wantError(t, http.StatusUnprocessableEntity, "validation_error"); !strings.Contains(e.Message, fmt.Sprint(server.DefaultMaxWebhooksPerTeam)) {
+			t.Errorf("one webhook more: %q; want the message to name the limit", e.Message)
+		}
+		if r := s.post("/webhooks", beta, `{"endpoint":"http://192.0.2.1:9/beta","events":["suppression.added"]}`); r.status != http.StatusCreated {
+			t.Errorf("another team's first webhook: %d %s", r.status, r.body)
+		}
+
+		before, bad := victim(s, beta, "before", 30)
+		if len(bad) > 0 {
+			t.Fatalf("without an attack the victim got %v", bad)
+		}
+		stop := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for b := 0; ; b++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				emails := make([]string, 100)
+				for i := range emails {
+					emails[i] = fmt.Sprintf(`"fan-%d-%d@alpha.example"`, b, i)
+				}
+				s.post("/suppressions/batch/add", alpha, `{"emails":[`+strings.Join(emails, ",")+`]}`)
+			}
+		}()
+		time.Sleep(200 * time.Millisecond)
+		during, bad := victim(s, beta, "during", 30)
+		close(stop)
+		<-done
+		isolated(t, "batches of 100 to 20 webhooks", before, during, bad)
+		if got := scrape(t, m)[`shush_team_share_refused_total{limit="webhooks"}`]; got != 11 {
+			t.Errorf("webhooks refused for the team's limit: %v; want 11", got)
+		}
+	})
+}
+
+// hangingEndpoint answers nothing until the attempt gives up; it counts
+// the requests it got and the most under way at once.
+type hangingEndpoint struct {
+	url            string
+	now, most, got atomic.Int64
+}
+
+func newHangingEndpoint(t *testing.T, answerAfter time.Duration) *hangingEndpoint {
+	h := &hangingEndpoint{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // the request's context ends with its connection only once its body is read
+		h.got.Add(1)
+		n := h.now.Add(1)
+		defer h.now.Add(-1)
+		for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
+		}
+		select {
+		case <-r.Context().Done():
+		case <-time.After(answerAfter):
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}))
+	t.Cleanup(ts.Close)
+	h.url = ts.URL + "/hook"
+	return h
+}
+
+// deliveryLatency is the time from a one-address add to its delivery at
+// the receiver.
+func deliveryLatency(t *testing.T, s *service, key string, rc *receiver, email string) time.Duration {
+	t.Helper()
+	n := len(rc.deliveries())
+	start := time.Now()
+	s.add(key, email)
+	deadline := start.Add(60 * time.Second)
+	for len(rc.deliveries()) == n {
+		if time.Now().After(deadline) {
+			return time.Since(start)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// TestDeliveriesShareFairly (audit M-A): one team's 20 webhooks to an
+// endpoint that hangs, and a batch of 100 (2,000 events), hold at most
+// that team's share of the deliverer's attempts (half of them, at most 2
+// per webhook): another team's delivery to a healthy endpoint arrives
+// within isolationRatio of its latency without the backlog. Before, the
+// outbox was one queue by due time and the other team's delivery was
+// still pending after 90 s.
+func TestDeliveriesShareFairly(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		hang := newHangingEndpoint(t, time.Hour)
+		s := startDeliveringOn(t, open(t), outbox.DelivererConfig{Addresses: loopbackOK, Timeout: 2 * time.Second, RetryMin: time.Second})
+		alpha, beta := s.key("alpha", false), s.key("beta", false)
+		rc := newReceiver(t, nil)
+		s.createWebhook(beta, rc.url, "suppression.added")
+		var base []time.Duration
+		for i := range 5 {
+			base = append(base, deliveryLatency(t, s, beta, rc, fmt.Sprintf("base-%d@beta.example", i)))
+		}
+		slices.Sort(base)
+		before := base[len(base)/2]
+
+		for range server.DefaultMaxWebhooksPerTeam {
+			s.createWebhook(alpha, hang.url, "suppression.added")
+		}
+		emails := make([]string, 100)
+		for i := range emails {
+			emails[i] = fmt.Sprintf("backlog-%d@alpha.example", i)
+		}
+		s.add(alpha, emails...)
+		waitFor(t, "the hanging endpoint's first attempts", func() bool { return hang.now.Load() >= 4 })
+		var during []time.Duration
+		for i := range 5 {
+			during = append(during, deliveryLatency(t, s, beta, rc, fmt.Sprintf("during-%d@beta.example", i)))
+		}
+		slices.Sort(during)
+		isolated(t, "2,000 events to an endpoint that hangs", before, during[len(during)/2], nil)
+		if m := hang.most.Load(); m > 4 {
+			t.Errorf("the hanging endpoint had %d attempts at once; want at most the team's share, 4 of 8", m)
+		}
+	})
+}
+
+// TestReplaysCoalesce (audit L-B): 100 replays of one event while its
+// attempt is under way make no attempt beside it: the endpoint never has
+// two requests with one svix-id at once. Before, they made 16 at once.
+func TestReplaysCoalesce(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		slow := newHangingEndpoint(t, 500*time.Millisecond)
+		s := startDeliveringOn(t, open(t), outbox.DelivererConfig{Addresses: loopbackOK, Timeout: 5 * time.Second, RetryMin: time.Hour})
+		key := s.key("replays", false)
+		hook := s.createWebhook(key, slow.url, "suppression.added")
+		s.add(key, "once@example.com")
+		waitFor(t, "the first attempt", func() bool { return slow.now.Load() == 1 })
+		ev := s.events(key, hook.ID)
+		// 100 replays, 20 at a time (a team may have 64 requests under way).
+		done := make(chan int, 100)
+		for range 20 {
+			go func() {
+				for range 5 {
+					done <- s.post("/webhooks/"+hook.ID+"/events/"+ev[0].ID+"/replay", key, "").status
+				}
+			}()
+		}
+		for range 100 {
+			if st := <-done; st != http.StatusOK {
+				t.Errorf("replay: %d", st)
+			}
+		}
+		time.Sleep(1500 * time.Millisecond) // the attempt under way, and any replay's, end
+		if m := slow.most.Load(); m != 1 {
+			t.Errorf("%d attempts of the one event at once; want 1", m)
+		}
+		t.Logf("100 replays during an attempt: %d requests in all, at most %d at once", slow.got.Load(), slow.most.Load())
 	})
 }

@@ -73,7 +73,7 @@ func NewMetrics() *Metrics {
 	})
 	m.teamRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "shush_team_share_refused_total",
-		Help: "Requests answered 429 because their team held its share: body (bytes of bodies being read), in_flight (requests under way).",
+		Help: "Requests refused because their team reached its share: body (429, bytes of bodies being read), in_flight (429, requests under way), webhooks (422, webhooks of the team).",
 	}, []string{"limit"})
 	m.exportsRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "shush_exports_refused_total",
@@ -181,6 +181,8 @@ func (m *Metrics) capacity(s *Server) {
 			func() float64 { return float64(s.opts.MaxBodyBytesHeld) }},
 		{"shush_limit_body_bytes_per_team", "Most bytes of request bodies one team may hold at once (--max-body-bytes-per-team).",
 			func() float64 { return float64(s.opts.MaxBodyBytesPerTeam) }},
+		{"shush_limit_webhooks_per_team", "Most webhooks one team may have (--max-webhooks-per-team).",
+			func() float64 { return float64(s.opts.MaxWebhooksPerTeam) }},
 		{"shush_limit_exports", "Most exports streaming at once across teams (--max-exports).",
 			func() float64 { return float64(s.opts.MaxExports) }},
 		{"shush_limit_exports_per_team", "Most exports one team may stream at once (--max-exports-per-team).",

@@ -69,6 +69,10 @@ type Options struct {
 	// ExportTimeout bounds one export from start to end; <= 0 means
 	// DefaultExportTimeout.
 	ExportTimeout time.Duration
+	// MaxWebhooksPerTeam caps a team's webhooks (each change writes an
+	// event per webhook, in the change's transaction); one more is a 422.
+	// <= 0 means DefaultMaxWebhooksPerTeam.
+	MaxWebhooksPerTeam int
 	// Metrics receives the service's measurements; nil keeps them
 	// private (nothing exposes them).
 	Metrics *Metrics

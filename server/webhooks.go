@@ -87,7 +87,11 @@ func (s *Server) createWebhook(r *http.Request, w http.ResponseWriter, team stri
 	}
 	hook := store.Webhook{ID: uuid.Must(uuid.NewV7()).String(), Team: team, Endpoint: endpoint, Events: events,
 		Status: api.WebhookEnabled, Secret: secret, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
-	if err := s.store.CreateWebhook(r.Context(), hook); err != nil {
+	if err := s.store.CreateWebhook(r.Context(), hook, s.opts.MaxWebhooksPerTeam); err != nil {
+		if errors.Is(err, store.ErrTooMany) {
+			s.metrics.teamRefused.WithLabelValues("webhooks").Inc()
+			return 0, nil, invalid("This team has %d webhooks, as many as it may; remove or reuse one (each change is sent to every one of them).", s.opts.MaxWebhooksPerTeam)
+		}
 		return 0, nil, err
 	}
 	return http.StatusCreated, api.Webhook{Object: api.ObjectWebhook, ID: hook.ID, SigningSecret: secret}, nil

@@ -21,6 +21,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/outbox"
+	"github.com/shushlist/shush/server/store"
 )
 
 // receiver is a webhook endpoint: it checks every delivery's signature
@@ -104,7 +105,12 @@ var loopbackOK = outbox.AddressPolicy{AllowPrivate: true}
 // startDelivering runs the service with a deliverer of fast retries.
 func startDelivering(t *testing.T, opts outbox.DelivererConfig) *service {
 	t.Helper()
-	st := openSQLite(t)
+	return startDeliveringOn(t, openSQLite(t), opts)
+}
+
+// startDeliveringOn is startDelivering over the store st.
+func startDeliveringOn(t *testing.T, st store.Store, opts outbox.DelivererConfig) *service {
+	t.Helper()
 	if opts.RetryMin == 0 {
 		opts.RetryMin, opts.RetryMax = 20*time.Millisecond, 80*time.Millisecond
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -54,6 +55,11 @@ type DelivererConfig struct {
 	Poll time.Duration
 	// Workers is how many attempts may be under way at once.
 	Workers int
+	// PerEndpoint is how many of them may be for one webhook (0: 2), and
+	// PerTeam for one team's webhooks (0: half the workers, at least 1):
+	// an endpoint that hangs holds its own slots, a team with a backlog
+	// its share, and the other teams' events keep going out.
+	PerEndpoint, PerTeam int
 	// Addresses says which addresses attempts may connect to, checked on
 	// the address dialled; the zero value reaches public addresses only.
 	Addresses AddressPolicy
@@ -72,8 +78,9 @@ type DelivererConfig struct {
 // Outbox is what a Deliverer needs of a store: the transactional outbox of
 // webhook events that changes fill (store.Webhooks has these methods).
 type Outbox interface {
-	// ClaimDeliveries leases up to limit due events of enabled webhooks.
-	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]store.Delivery, error)
+	// ClaimDeliveries leases due events of enabled webhooks, teams in
+	// turns, within the request's caps.
+	ClaimDeliveries(ctx context.Context, r store.ClaimRequest) ([]store.Delivery, error)
 	// RecordAttempt stores an attempt and the event's new status at once.
 	RecordAttempt(ctx context.Context, a store.Attempt, o store.Outcome) error
 	// Outbox describes the events waiting for delivery.
@@ -91,6 +98,10 @@ type Deliverer struct {
 	client *http.Client
 	log    *slog.Logger
 	wake   chan struct{}
+
+	// busy are the attempts under way, by webhook, team and event.
+	mu   sync.Mutex
+	busy store.Busy
 
 	attempts *prometheus.CounterVec
 }
@@ -117,6 +128,12 @@ func NewDeliverer(st Outbox, opts DelivererConfig) *Deliverer {
 	if opts.Workers <= 0 {
 		opts.Workers = 8
 	}
+	if opts.PerEndpoint <= 0 {
+		opts.PerEndpoint = 2
+	}
+	if opts.PerTeam <= 0 {
+		opts.PerTeam = max(1, opts.Workers/2)
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -137,6 +154,7 @@ func NewDeliverer(st Outbox, opts DelivererConfig) *Deliverer {
 		},
 		log:  opts.Logger,
 		wake: make(chan struct{}, 1),
+		busy: store.Busy{Webhooks: map[string]int{}, Teams: map[string]int{}, Events: map[string]bool{}},
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "shush_webhook_attempts_total",
 			Help: "Webhook delivery attempts, by outcome (success, retry, failed).",
@@ -168,15 +186,18 @@ func (d *Deliverer) Run(ctx context.Context) {
 		free := d.opts.Workers - len(slots)
 		claimed := 0
 		if free > 0 {
-			ds, err := d.st.ClaimDeliveries(ctx, time.Now(), d.lease(), free)
+			ds, err := d.st.ClaimDeliveries(ctx, store.ClaimRequest{Now: time.Now(), Lease: d.lease(), Limit: free,
+				PerWebhook: d.opts.PerEndpoint, PerTeam: d.opts.PerTeam, Busy: d.underWay()})
 			if err != nil && ctx.Err() == nil {
 				d.log.LogAttrs(ctx, slog.LevelWarn, "webhook outbox unreadable", slog.String("error", err.Error()))
 			}
 			claimed = len(ds)
 			for _, dl := range ds {
 				slots <- struct{}{}
+				d.start(dl.Event)
 				wg.Go(func() {
 					defer func() { <-slots }()
+					defer d.done(dl.Event)
 					d.attempt(context.WithoutCancel(ctx), dl)
 					d.Wake() // a slot is free: look for more
 				})
@@ -185,6 +206,9 @@ func (d *Deliverer) Run(ctx context.Context) {
 		if claimed > 0 && claimed == free {
 			continue // more may be due
 		}
+		// Fewer than free were claimed: nothing else is due, or what is
+		// due belongs to webhooks and teams at their share; an attempt's
+		// end wakes the loop.
 		select {
 		case <-ctx.Done():
 			return
@@ -192,6 +216,34 @@ func (d *Deliverer) Run(ctx context.Context) {
 		case <-tick.C:
 		}
 	}
+}
+
+// underWay is a copy of the attempts under way, for a claim.
+func (d *Deliverer) underWay() *store.Busy {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return &store.Busy{Webhooks: maps.Clone(d.busy.Webhooks), Teams: maps.Clone(d.busy.Teams), Events: maps.Clone(d.busy.Events)}
+}
+
+// start and done count an attempt under way.
+func (d *Deliverer) start(e store.WebhookEvent) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.busy.Webhooks[e.WebhookID]++
+	d.busy.Teams[e.Team]++
+	d.busy.Events[e.ID] = true
+}
+
+func (d *Deliverer) done(e store.WebhookEvent) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.busy.Webhooks[e.WebhookID]--; d.busy.Webhooks[e.WebhookID] <= 0 {
+		delete(d.busy.Webhooks, e.WebhookID)
+	}
+	if d.busy.Teams[e.Team]--; d.busy.Teams[e.Team] <= 0 {
+		delete(d.busy.Teams, e.Team)
+	}
+	delete(d.busy.Events, e.ID)
 }
 
 // attempt sends one delivery and records its outcome.
@@ -337,6 +389,13 @@ func (d *Deliverer) Collectors() []prometheus.Collector {
 	}
 	return []prometheus.Collector{
 		d.attempts,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "shush_webhook_attempts_in_flight",
+			Help: "Webhook delivery attempts under way in this process (at most 8; per webhook and per team within --webhook-concurrency-per-endpoint and -per-team)."},
+			func() float64 {
+				d.mu.Lock()
+				defer d.mu.Unlock()
+				return float64(len(d.busy.Events))
+			}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "shush_webhook_outbox_depth",
 			Help: "Webhook events not yet delivered nor given up, of every team (-1: unreadable)."},
 			read(func(s store.OutboxStats) float64 { return float64(s.Depth) })),

@@ -233,6 +233,9 @@ type TeamSettings struct {
 // another one holds.
 var ErrExists = errors.New("already exists")
 
+// ErrTooMany is returned when a new record would pass a team's limit.
+var ErrTooMany = errors.New("too many")
+
 // Store keeps the suppression lists of every team, their trail, the API
 // keys, and the teams' webhooks with the outbox of their events. Every
 // method that takes a team sees only that team's data. Every method that

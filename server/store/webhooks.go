@@ -117,7 +117,11 @@ func Payload(typ string, at time.Time, e Entry) ([]byte, error) {
 // RemoveIDs), in the change's transaction: one per webhook of the team
 // that wants the audit entry's type (Webhook.Wants).
 type Webhooks interface {
-	CreateWebhook(ctx context.Context, w Webhook) error
+	// CreateWebhook stores a new webhook of w.Team, or returns
+	// ErrTooMany when the team already has limit webhooks (enabled or
+	// not); limit <= 0 is no limit. The count and the insert are one
+	// step: teams creating at once never pass the limit.
+	CreateWebhook(ctx context.Context, w Webhook, limit int) error
 	ListWebhooks(ctx context.Context, team string, p Page) ([]Webhook, bool, error)
 	// GetWebhook returns the team's webhook, or ErrNotFound.
 	GetWebhook(ctx context.Context, team, id string) (Webhook, error)
@@ -139,14 +143,36 @@ type Webhooks interface {
 	ReplayWebhookEvent(ctx context.Context, team, webhookID, eventID string, now time.Time) error
 }
 
+// ClaimRequest asks for due events to attempt. The caps count the
+// attempts the caller has under way already (Busy), so that one webhook
+// or one team never holds more of the caller's attempts than its share.
+type ClaimRequest struct {
+	Now   time.Time
+	Lease time.Duration
+	Limit int
+	// PerWebhook and PerTeam cap the attempts under way at once for one
+	// webhook and for one team's webhooks; 0 is no cap.
+	PerWebhook, PerTeam int
+	// Busy are the caller's attempts under way; nil for none.
+	Busy *Busy
+}
+
+// Busy counts attempts under way, by webhook, team and event.
+type Busy struct {
+	Webhooks, Teams map[string]int
+	Events          map[string]bool
+}
+
 // Outbox is what the deliverer and the retention need of the events:
 // claiming due ones, recording attempts, its depth, and pruning.
 type Outbox interface {
-	// ClaimDeliveries takes up to limit events that are due at now, of
-	// enabled webhooks, oldest first, and leases them until now+lease:
-	// no other caller (in this process or another on the same database)
-	// gets them until the lease ends or RecordAttempt settles them.
-	ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]Delivery, error)
+	// ClaimDeliveries takes up to r.Limit events that are due at r.Now,
+	// of enabled webhooks, and leases them until r.Now+r.Lease: no other
+	// caller (in this process or another on the same database) gets them
+	// until the lease ends or RecordAttempt settles them. Teams take
+	// turns (each team's oldest due event first, then each one's second,
+	// ...), within r's caps per webhook and per team.
+	ClaimDeliveries(ctx context.Context, r ClaimRequest) ([]Delivery, error)
 	// RecordAttempt stores an attempt and the event's new status in one
 	// transaction.
 	RecordAttempt(ctx context.Context, a Attempt, o Outcome) error

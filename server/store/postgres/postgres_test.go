@@ -284,7 +284,7 @@ func TestTwoSweepersRemoveEachEntryOnce(t *testing.T) {
 	base := time.Now().UTC().Add(-time.Hour).Truncate(time.Millisecond)
 	hook := store.Webhook{ID: "01a1fe15-ef7e-7c10-a222-42a32cbb09a1", Team: "t", Endpoint: "https://example.com/hook",
 		Events: []string{store.AuditRemoved}, Status: "enabled", Secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0", CreatedAt: base}
-	if err := a.CreateWebhook(ctx, hook); err != nil {
+	if err := a.CreateWebhook(ctx, hook, 0); err != nil {
 		t.Fatal(err)
 	}
 	for lo := 0; lo < n; lo += 100 {

@@ -8,10 +8,16 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
-	_, err := t.tx.Exec(ctx, "INSERT INTO webhooks (id, team, endpoint, events, status, secret, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-		w.ID, w.Team, w.Endpoint, w.Events, w.Status, w.Secret, w.CreatedAt)
-	return err
+// A lock of the team's webhooks, held to the end of the transaction,
+// makes the count and the insert one step: two creations at once under
+// read committed would each count the other's row out.
+func (t tx) InsertWebhook(ctx context.Context, w store.Webhook, limit int) (int64, error) {
+	if _, err := t.tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtext('shush webhooks of ' || $1))", w.Team); err != nil {
+		return 0, err
+	}
+	return t.exec(ctx, "INSERT INTO webhooks (id, team, endpoint, events, status, secret, created_at) SELECT $1, $2, $3, $4, $5, $6, $7 "+
+		"WHERE (SELECT count(*) FROM webhooks WHERE team = $2) < $8",
+		w.ID, w.Team, w.Endpoint, w.Events, w.Status, w.Secret, w.CreatedAt, limit)
 }
 
 // webhookColumns are what sqlstore.ScanWebhook reads: the uuid ID as
@@ -65,7 +71,12 @@ func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([
 }
 
 func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int64, error) {
-	return t.exec(ctx, "UPDATE webhook_events SET status = 'attempting', next_attempt_at = $4, retry = false WHERE id = $1 AND webhook_id = $2 AND team = $3",
+	// An event whose attempt is under way (leased) keeps its lease: the
+	// replay is that attempt, and a parallel one would send the same
+	// svix-id twice at once.
+	return t.exec(ctx, `UPDATE webhook_events SET status = 'attempting', retry = false,
+		next_attempt_at = CASE WHEN leased_until > $4 THEN next_attempt_at ELSE $4 END
+		WHERE id = $1 AND webhook_id = $2 AND team = $3`,
 		p.EventID, p.WebhookID, p.Team, p.Now)
 }
 
@@ -96,24 +107,41 @@ func (s *db) AnyDue(ctx context.Context, now time.Time) (bool, error) {
 	return due, err
 }
 
-// FOR UPDATE SKIP LOCKED lets several processes claim at once: each takes
-// rows no other has locked, and the lease (a later next_attempt_at,
-// committed with the claim) keeps them from every other claim until it
-// ends.
-func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]sqlstore.Claim, error) {
-	rows, err := t.tx.Query(ctx, `
-		WITH due AS (
-			SELECT e.id FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
+// DueEvents ranks the due events of enabled webhooks by webhook, keeps
+// the oldest PerWebhook of each, ranks those by team, keeps PerTeam of
+// each, and orders them in turns: every team's first, then second...
+func (t tx) DueEvents(ctx context.Context, p *sqlstore.DueEventsParams) ([]sqlstore.DueEvent, error) {
+	rows, err := t.tx.Query(ctx, `SELECT id::text, webhook_id::text, team FROM (
+		SELECT id, webhook_id, team, next_attempt_at, row_number() OVER (PARTITION BY team ORDER BY next_attempt_at, id) AS turn FROM (
+			SELECT e.id, e.webhook_id, e.team, e.next_attempt_at,
+				row_number() OVER (PARTITION BY e.webhook_id ORDER BY e.next_attempt_at, e.id) AS nth
+			FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
 			WHERE e.next_attempt_at <= $1 AND w.status = 'enabled'
-			ORDER BY e.next_attempt_at LIMIT $3
-			FOR UPDATE OF e SKIP LOCKED
-		), claimed AS (
-			UPDATE webhook_events e SET next_attempt_at = $2 FROM due WHERE e.id = due.id
+		) ranked WHERE nth <= $2
+	) turns WHERE turn <= $3 ORDER BY turn, next_attempt_at, id LIMIT $4`, p.Now, p.PerWebhook, p.PerTeam, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(r sqlstore.Row) (sqlstore.DueEvent, error) {
+		var e sqlstore.DueEvent
+		return e, r.Scan(&e.ID, &e.WebhookID, &e.Team)
+	})
+}
+
+// LeaseEvents takes the candidates still due: another process that
+// leased one first has moved its next attempt past now, which the update
+// sees once that process commits (read committed re-reads a row it waited
+// for), so no event is taken twice.
+func (t tx) LeaseEvents(ctx context.Context, p *sqlstore.LeaseEventsParams) ([]sqlstore.Claim, error) {
+	rows, err := t.tx.Query(ctx, `
+		WITH claimed AS (
+			UPDATE webhook_events e SET next_attempt_at = $2, leased_until = $2
+			WHERE e.id = ANY($3::uuid[]) AND e.next_attempt_at <= $1
 			RETURNING e.*
 		)
 		SELECT c.id::text, c.webhook_id::text, c.team, c.type, c.created_at, c.payload, c.status, c.next_attempt_at, c.attempts, c.retry,
 			w.endpoint, w.secret, coalesce(w.prev_secret, ''), w.prev_until
-		FROM claimed c JOIN webhooks w ON w.id = c.webhook_id`, p.Now, p.Until, p.Limit)
+		FROM claimed c JOIN webhooks w ON w.id = c.webhook_id`, p.Now, p.Until, p.IDs)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +163,7 @@ func (t tx) SettleEvent(ctx context.Context, eventID string, o store.Outcome) (i
 	if !o.NextAttemptAt.IsZero() {
 		next = &o.NextAttemptAt
 	}
-	return t.exec(ctx, "UPDATE webhook_events SET status = $2, next_attempt_at = $3, attempts = attempts + 1 WHERE id = $1", eventID, o.Status, next)
+	return t.exec(ctx, "UPDATE webhook_events SET status = $2, next_attempt_at = $3, leased_until = NULL, attempts = attempts + 1 WHERE id = $1", eventID, o.Status, next)
 }
 
 func (t tx) InsertAttempt(ctx context.Context, a store.Attempt) error {

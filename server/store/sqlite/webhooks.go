@@ -4,21 +4,23 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-func (t tx) InsertWebhook(ctx context.Context, w store.Webhook) error {
+// The writer's transaction (and SQLite's write lock between processes)
+// makes the count and the insert one step.
+func (t tx) InsertWebhook(ctx context.Context, w store.Webhook, limit int) (int64, error) {
 	events, err := json.Marshal(w.Events)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	_, err = t.c.ExecContext(context.Background(),
-		"INSERT INTO webhooks (id, team, endpoint, events, status, secret, created_at) VALUES (?,?,?,?,?,?,?)",
-		w.ID, w.Team, w.Endpoint, string(events), w.Status, w.Secret, w.CreatedAt.UnixMilli())
-	return err
+	return t.exec("INSERT INTO webhooks (id, team, endpoint, events, status, secret, created_at) SELECT ?,?,?,?,?,?,? "+
+		"WHERE (SELECT count(*) FROM webhooks WHERE team = ?) < ?",
+		w.ID, w.Team, w.Endpoint, string(events), w.Status, w.Secret, w.CreatedAt.UnixMilli(), w.Team, limit)
 }
 
 // webhookCols are what sqlstore.ScanWebhook reads: the events are JSON
@@ -79,7 +81,12 @@ func (s *db) Attempts(ctx context.Context, eventID string, w sqlstore.Window) ([
 }
 
 func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int64, error) {
-	return t.exec("UPDATE webhook_events SET status = 'attempting', next_attempt_at = ?, retry = 0 WHERE id = ? AND webhook_id = ? AND team = ?",
+	// An event whose attempt is under way (leased) keeps its lease: the
+	// replay is that attempt, and a parallel one would send the same
+	// svix-id twice at once.
+	return t.exec(`UPDATE webhook_events SET status = 'attempting', retry = 0,
+		next_attempt_at = CASE WHEN leased_until IS NOT NULL AND leased_until > ?1 THEN next_attempt_at ELSE ?1 END
+		WHERE id = ?2 AND webhook_id = ?3 AND team = ?4`,
 		p.Now.UnixMilli(), p.EventID, p.WebhookID, p.Team)
 }
 
@@ -115,16 +122,41 @@ func (s *db) AnyDue(ctx context.Context, now time.Time) (bool, error) {
 	return due > 0, err
 }
 
+// dueEventsSQL ranks the due events of enabled webhooks by webhook, keeps
+// the oldest perWebhook of each, ranks those by team, keeps perTeam of
+// each, and orders them in turns: every team's first, then second...
+const dueEventsSQL = `SELECT id, webhook_id, team FROM (
+	SELECT id, webhook_id, team, next_attempt_at, row_number() OVER (PARTITION BY team ORDER BY next_attempt_at, id) AS turn FROM (
+		SELECT e.id, e.webhook_id, e.team, e.next_attempt_at,
+			row_number() OVER (PARTITION BY e.webhook_id ORDER BY e.next_attempt_at, e.id) AS nth
+		FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
+		WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ? AND w.status = 'enabled'
+	) WHERE nth <= ?
+) WHERE turn <= ? ORDER BY turn, next_attempt_at, id LIMIT ?`
+
+func (t tx) DueEvents(ctx context.Context, p *sqlstore.DueEventsParams) ([]sqlstore.DueEvent, error) {
+	rows, err := t.c.QueryContext(context.Background(), dueEventsSQL, p.Now.UnixMilli(), p.PerWebhook, p.PerTeam, p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, func(r sqlstore.Row) (sqlstore.DueEvent, error) {
+		var e sqlstore.DueEvent
+		return e, r.Scan(&e.ID, &e.WebhookID, &e.Team)
+	})
+}
+
 // The writer's transaction (and, between processes, SQLite's write lock)
-// makes the read and the lease one step, so no event is taken twice.
-func (t tx) ClaimEvents(ctx context.Context, p *sqlstore.ClaimEventsParams) ([]sqlstore.Claim, error) {
+// makes the read of the candidates and their lease one step, so no event
+// is taken twice.
+func (t tx) LeaseEvents(ctx context.Context, p *sqlstore.LeaseEventsParams) ([]sqlstore.Claim, error) {
 	bg := context.Background()
-	rows, err := t.c.QueryContext(bg, `UPDATE webhook_events SET next_attempt_at = ?
-		WHERE id IN (
-			SELECT e.id FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
-			WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ? AND w.status = 'enabled'
-			ORDER BY e.next_attempt_at LIMIT ?)
-		RETURNING `+eventCols, p.Until.UnixMilli(), p.Now.UnixMilli(), p.Limit)
+	args := []any{p.Until.UnixMilli(), p.Until.UnixMilli(), p.Now.UnixMilli()}
+	for _, id := range p.IDs {
+		args = append(args, id)
+	}
+	rows, err := t.c.QueryContext(bg, `UPDATE webhook_events SET next_attempt_at = ?, leased_until = ?
+		WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? AND id IN (?`+strings.Repeat(",?", len(p.IDs)-1)+`)
+		RETURNING `+eventCols, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +185,7 @@ func (t tx) SettleEvent(ctx context.Context, eventID string, o store.Outcome) (i
 	if !o.NextAttemptAt.IsZero() {
 		next = o.NextAttemptAt.UnixMilli()
 	}
-	return t.exec("UPDATE webhook_events SET status = ?, next_attempt_at = ?, attempts = attempts + 1 WHERE id = ?", o.Status, next, eventID)
+	return t.exec("UPDATE webhook_events SET status = ?, next_attempt_at = ?, leased_until = NULL, attempts = attempts + 1 WHERE id = ?", o.Status, next, eventID)
 }
 
 func (t tx) InsertAttempt(ctx context.Context, a store.Attempt) error {

@@ -244,7 +244,10 @@ type WebhookWrites interface {
 	TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error)
 	// InsertEvents writes outbox rows, each due at once.
 	InsertEvents(ctx context.Context, p *InsertEventsParams) error
-	InsertWebhook(ctx context.Context, w store.Webhook) error
+	// InsertWebhook stores the webhook unless its team already has limit
+	// webhooks, counted and inserted as one step (so that concurrent
+	// creations never pass it); it returns the rows inserted, 0 or 1.
+	InsertWebhook(ctx context.Context, w store.Webhook, limit int) (int64, error)
 	UpdateWebhook(ctx context.Context, p *UpdateWebhookParams) (int64, error)
 	// DeleteWebhook deletes the team's webhook with its events and their
 	// attempts.
@@ -253,11 +256,16 @@ type WebhookWrites interface {
 	// ReplayEvent makes the event due at p.Now for one last attempt
 	// (status attempting, no retry after it).
 	ReplayEvent(ctx context.Context, p *ReplayEventParams) (int64, error)
-	// ClaimEvents leases up to p.Limit events due at p.Now, of enabled
-	// webhooks, oldest due first, until p.Until (their next attempt),
-	// such that no other change claims them meanwhile, and returns them
-	// with their webhooks (endpoint and secrets at least).
-	ClaimEvents(ctx context.Context, p *ClaimEventsParams) ([]Claim, error)
+	// DueEvents reads up to p.Limit events due at p.Now, of enabled
+	// webhooks, at most p.PerWebhook of each webhook and p.PerTeam of each
+	// team, in turns: every team's oldest first, then every team's
+	// second, and so on (oldest due first within a turn).
+	DueEvents(ctx context.Context, p *DueEventsParams) ([]DueEvent, error)
+	// LeaseEvents leases those of the events that are still due at p.Now
+	// until p.Until (their next attempt and lease end), such that no
+	// other change claims them meanwhile, and returns them with their
+	// webhooks (endpoint and secrets at least).
+	LeaseEvents(ctx context.Context, p *LeaseEventsParams) ([]Claim, error)
 	// SettleEvent writes an attempt's outcome into its event and counts
 	// the attempt.
 	SettleEvent(ctx context.Context, eventID string, o store.Outcome) (int64, error)
@@ -307,10 +315,21 @@ type ReplayEventParams struct {
 	Now time.Time
 }
 
-// ClaimEventsParams lease due events.
-type ClaimEventsParams struct {
+// DueEventsParams select due events for a claim.
+type DueEventsParams struct {
+	Now                        time.Time
+	PerWebhook, PerTeam, Limit int
+}
+
+// DueEvent is a due event's ID, webhook and team.
+type DueEvent struct {
+	ID, WebhookID, Team string
+}
+
+// LeaseEventsParams lease the events IDs names.
+type LeaseEventsParams struct {
+	IDs        []string
 	Now, Until time.Time
-	Limit      int
 }
 
 // Claim is a claimed event with its webhook.

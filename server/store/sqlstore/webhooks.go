@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"time"
 
@@ -46,11 +47,19 @@ func queueEvents(ctx context.Context, tx Tx, team, typ string, at time.Time, cha
 	return tx.InsertEvents(ctx, p)
 }
 
-// CreateWebhook stores a new webhook; see store.Webhooks.
-func (c *Core) CreateWebhook(ctx context.Context, w store.Webhook) error {
+// CreateWebhook stores a new webhook within the team's limit; see
+// store.Webhooks.
+func (c *Core) CreateWebhook(ctx context.Context, w store.Webhook, limit int) error {
 	w.CreatedAt = w.CreatedAt.UTC().Truncate(time.Millisecond)
+	if limit <= 0 {
+		limit = math.MaxInt32
+	}
 	return c.fail("create the webhook", c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
-		return tx.InsertWebhook(ctx, w)
+		n, err := tx.InsertWebhook(ctx, w, limit)
+		if err == nil && n == 0 {
+			err = store.ErrTooMany
+		}
+		return err
 	}))
 }
 
@@ -161,17 +170,55 @@ func (c *Core) ReplayWebhookEvent(ctx context.Context, team, webhookID, eventID 
 	})
 }
 
-// ClaimDeliveries leases due events; see store.Webhooks. Most polls find
-// nothing due: a read says so without a change.
-func (c *Core) ClaimDeliveries(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]store.Delivery, error) {
+// ClaimDeliveries leases due events, teams in turns within the caps; see
+// store.Webhooks. Most polls find nothing due: a read says so without a
+// change.
+func (c *Core) ClaimDeliveries(ctx context.Context, r store.ClaimRequest) ([]store.Delivery, error) {
+	now := r.Now
 	due, err := c.d.AnyDue(ctx, now)
-	if err != nil || !due {
+	if err != nil || !due || r.Limit <= 0 {
 		return nil, c.fail("claim webhook deliveries", err)
 	}
+	uncapped := func(n int) int {
+		if n <= 0 {
+			return math.MaxInt32
+		}
+		return n
+	}
+	busy := r.Busy
+	if busy == nil {
+		busy = &store.Busy{}
+	}
+	perWebhook, perTeam := uncapped(r.PerWebhook), uncapped(r.PerTeam)
+	// More candidates than slots: some belong to webhooks or teams whose
+	// share is already under way here.
+	dp := &DueEventsParams{Now: now, PerWebhook: perWebhook, PerTeam: perTeam, Limit: r.Limit*4 + len(busy.Events)}
 	var out []store.Delivery
-	p := &ClaimEventsParams{Now: now, Until: now.Add(lease), Limit: limit}
 	err = c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
-		claimed, err := tx.ClaimEvents(ctx, p)
+		cands, err := tx.DueEvents(ctx, dp)
+		if err != nil {
+			return err
+		}
+		hooks, teams := map[string]int{}, map[string]int{}
+		lp := &LeaseEventsParams{Now: now, Until: now.Add(r.Lease)}
+		for _, e := range cands {
+			if len(lp.IDs) == r.Limit {
+				break
+			}
+			// An event under way here (a replay of it came due) is not
+			// sent again beside itself: the attempt under way answers.
+			if busy.Events[e.ID] || busy.Webhooks[e.WebhookID]+hooks[e.WebhookID] >= perWebhook || busy.Teams[e.Team]+teams[e.Team] >= perTeam {
+				continue
+			}
+			hooks[e.WebhookID]++
+			teams[e.Team]++
+			lp.IDs = append(lp.IDs, e.ID)
+		}
+		if len(lp.IDs) == 0 {
+			out = nil
+			return nil
+		}
+		claimed, err := tx.LeaseEvents(ctx, lp)
 		if err != nil {
 			return err
 		}

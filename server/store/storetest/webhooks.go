@@ -21,7 +21,7 @@ func newWebhook(t *testing.T, st store.Store, tm string, events ...string) store
 	w := store.Webhook{ID: uuid.Must(uuid.NewV7()).String(), Team: tm, Endpoint: "https://example.com/hook",
 		Events: events, Status: api.WebhookEnabled, Secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0",
 		CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
-	if err := st.CreateWebhook(ctx(t), w); err != nil {
+	if err := st.CreateWebhook(ctx(t), w, 0); err != nil {
 		t.Fatalf("CreateWebhook: %v", err)
 	}
 	t.Cleanup(func() { _ = st.DeleteWebhook(ctx(t), tm, w.ID) })
@@ -176,7 +176,7 @@ func testDeliveryLifecycle(t *testing.T, st store.Store) {
 	mine := func(ds []store.Delivery) []store.Delivery {
 		return slices.DeleteFunc(ds, func(d store.Delivery) bool { return d.Event.Team != tm })
 	}
-	first, err := st.ClaimDeliveries(ctx(t), now, time.Minute, 1000)
+	first, err := st.ClaimDeliveries(ctx(t), store.ClaimRequest{Now: now, Lease: time.Minute, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,10 +184,10 @@ func testDeliveryLifecycle(t *testing.T, st store.Store) {
 	if len(first) != 1 || first[0].Event.ID != id || first[0].Endpoint != hook.Endpoint || !slices.Equal(first[0].Secrets, []string{hook.Secret}) {
 		t.Fatalf("first claim: %+v; want the one event with its endpoint and secret", first)
 	}
-	if again, err := st.ClaimDeliveries(ctx(t), now, time.Minute, 1000); err != nil || len(mine(again)) != 0 {
+	if again, err := st.ClaimDeliveries(ctx(t), store.ClaimRequest{Now: now, Lease: time.Minute, Limit: 1000}); err != nil || len(mine(again)) != 0 {
 		t.Fatalf("a second claim within the lease got %d of this team's events (%v); want none", len(mine(again)), err)
 	}
-	if late, _ := st.ClaimDeliveries(ctx(t), now.Add(2*time.Minute), time.Minute, 1000); len(mine(late)) != 1 {
+	if late, _ := st.ClaimDeliveries(ctx(t), store.ClaimRequest{Now: now.Add(2 * time.Minute), Lease: time.Minute, Limit: 1000}); len(mine(late)) != 1 {
 		t.Fatalf("a claim after the lease ended got %d events; want the event back", len(mine(late)))
 	}
 
@@ -208,7 +208,7 @@ func testDeliveryLifecycle(t *testing.T, st store.Store) {
 	if err != nil || more || len(atts) != 2 || atts[0].ID != a2.ID || atts[1].StatusCode != 500 || atts[1].Response != "busy" {
 		t.Errorf("attempts: %+v more=%v err=%v; want the success then the 500, newest first", atts, more, err)
 	}
-	if d, _ := st.ClaimDeliveries(ctx(t), now.Add(time.Hour), time.Minute, 1000); len(mine(d)) != 0 {
+	if d, _ := st.ClaimDeliveries(ctx(t), store.ClaimRequest{Now: now.Add(time.Hour), Lease: time.Minute, Limit: 1000}); len(mine(d)) != 0 {
 		t.Errorf("a settled event was claimed again")
 	}
 
@@ -219,7 +219,7 @@ func testDeliveryLifecycle(t *testing.T, st store.Store) {
 	if e.Retry || e.NextAttemptAt.IsZero() {
 		t.Errorf("after replay: %+v; want due, without retries", e)
 	}
-	if d, _ := st.ClaimDeliveries(ctx(t), now.Add(time.Second), time.Minute, 1000); len(mine(d)) != 1 || mine(d)[0].Event.Retry {
+	if d, _ := st.ClaimDeliveries(ctx(t), store.ClaimRequest{Now: now.Add(time.Second), Lease: time.Minute, Limit: 1000}); len(mine(d)) != 1 || mine(d)[0].Event.Retry {
 		t.Errorf("the replayed event was not claimed once, without retries")
 	}
 	if err := st.ReplayWebhookEvent(ctx(t), team(t), hook.ID, id, now); !errors.Is(err, store.ErrNotFound) {
@@ -258,7 +258,7 @@ func testRotatedSecretsSign(t *testing.T, st store.Store) {
 		t.Fatal(err)
 	}
 	claim := func(at time.Time) []string {
-		ds, err := st.ClaimDeliveries(ctx(t), at, time.Minute, 1000)
+		ds, err := st.ClaimDeliveries(ctx(t), store.ClaimRequest{Now: at, Lease: time.Minute, Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}
