@@ -232,6 +232,12 @@ func TestAgentWorksOverSSH(t *testing.T) {
 	}
 	s.paste("jane", "Hello, please stop mailing Jane <Jane@Example.com>\nand bob@example.org — thanks! Ticket #4812")
 	s.wait("jane", "jane@example.com", "bob@example.org", "2 valid")
+	// The window narrows: ssh tells the service and the frame follows.
+	s.tmux("resize-window", "-t", "jane", "-x", "90", "-y", "28")
+	s.wait("jane", "└"+strings.Repeat("─", 88)+"┘")
+	if scr := s.screen("jane"); strings.Contains(scr, strings.Repeat("─", 89)) {
+		t.Errorf("the frame did not follow the window:\n%s", scr)
+	}
 	s.tmux("send-keys", "-t", "jane", "C-s")
 	s.wait("jane", "Review · add", "2 new")
 	s.tmux("send-keys", "-t", "jane", "C-s")
