@@ -230,6 +230,11 @@ func TestAgentWorksOverSSH(t *testing.T) {
 	if scr := s.screen("jane"); strings.Contains(scr, "ctrl+o") || strings.Contains(scr, "open a file") {
 		t.Errorf("the UI over SSH offers to open the server's files:\n%s", scr)
 	}
+	// Colours, by the agent's TERM (xterm-256color), though serve's own
+	// stderr is no terminal.
+	if styled := s.tmux("capture-pane", "-p", "-e", "-t", "jane"); !strings.Contains(styled, "\x1b[38;5;") {
+		t.Errorf("the session has no colours:\n%q", styled)
+	}
 	s.paste("jane", "Hello, please stop mailing Jane <Jane@Example.com>\nand bob@example.org — thanks! Ticket #4812")
 	s.wait("jane", "jane@example.com", "bob@example.org", "2 valid")
 	// The window narrows: ssh tells the service and the frame follows.
