@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,6 +42,13 @@ const sshTeam = "support"
 // test without tmux, ssh or ssh-keygen.
 func startSSHService(t *testing.T, args ...string) *sshService {
 	t.Helper()
+	return startSSHServiceWith(t, false, args...)
+}
+
+// startSSHServiceWith is startSSHService, the SSH address given as
+// SHUSH_SSH_ADDR when viaEnv.
+func startSSHServiceWith(t *testing.T, viaEnv bool, args ...string) *sshService {
+	t.Helper()
 	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: skipping the test of the terminal UI over SSH", tool)
@@ -55,6 +63,10 @@ func startSSHService(t *testing.T, args ...string) *sshService {
 	_, s.sshPort, _ = net.SplitHostPort(sshAddr)
 	cmd := exec.Command(shushBin, append([]string{"serve", "--addr", api, "--ssh-addr", sshAddr, "--metrics-addr", metrics, "--db", s.db}, args...)...)
 	cmd.Env = sb.env
+	if viaEnv {
+		cmd = exec.Command(shushBin, append([]string{"serve", "--addr", api, "--metrics-addr", metrics, "--db", s.db}, args...)...)
+		cmd.Env = append(slices.Clone(sb.env), "SHUSH_SSH_ADDR="+sshAddr)
+	}
 	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -289,10 +301,10 @@ func TestAgentWorksOverSSH(t *testing.T) {
 }
 
 // A read-only agent's review says, before anything is typed, that it
-// cannot send.
+// cannot send. (The listener's address comes from SHUSH_SSH_ADDR.)
 func TestReadOnlyAgentOverSSH(t *testing.T) {
 	t.Parallel()
-	s := startSSHService(t)
+	s := startSSHServiceWith(t, true)
 	bob := s.agent("bob", "--read-only")
 	s.connect("bob", bob)
 	s.wait("bob", "agent bob · team support")
