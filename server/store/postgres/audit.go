@@ -43,6 +43,12 @@ const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, s
 // The three sources are read in one statement, each bounded by the
 // window ($2).
 func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditEntry, error) {
+	query, args := trailQuery(p)
+	return query1(ctx, s, query, args, sqlstore.ScanAudit)
+}
+
+// trailQuery is the statement of Trail and its arguments.
+func trailQuery(p *sqlstore.TrailParams) (string, []any) {
 	args := []any{p.Team, p.Limit}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -111,7 +117,7 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, a.note, a.expires_at, c.agent_id, c.agent_name
 			FROM ` + rfrom + ` WHERE ` + rwhere + ` ORDER BY a.team, a.sup_id ` + order + ` LIMIT $2)) t ORDER BY 1 ` + order + ` LIMIT $2`
 	}
-	return query1(ctx, s, query, args, sqlstore.ScanAudit)
+	return query, args
 }
 
 func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlstore.Pruned, error) {

@@ -289,3 +289,53 @@ func TestLookupsProbeTheUniqueIndexWithoutStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestTrailPlansWithoutStatistics: the trail's pages by address, by
+// suppression and by reference read the indexes that find them in a trail
+// never analyzed, removals' rows included (whose added entries are read
+// with the change that listed the entry), not the team's whole trail.
+func TestTrailPlansWithoutStatistics(t *testing.T) {
+	ctx := context.Background()
+	st, err := Open(ctx, pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.db.pool.Exec(ctx, `
+		ALTER TABLE audit SET (autovacuum_enabled = false);
+		ALTER TABLE changes SET (autovacuum_enabled = false);
+		INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id)
+		SELECT ('01a1fe15-0000-7000-8000-' || lpad(g::text, 12, '0'))::uuid, 'big', now(), 'k', 'n', '#' || g, 'r',
+			('01a1fe15-0000-7000-8000-' || lpad(g::text, 12, '0'))::uuid, ('01a1fe15-0000-7000-8000-' || lpad((g + 99)::text, 12, '0'))::uuid
+		FROM generate_series(0, 49999, 100) g;
+		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, sup_created_at, key_id, key_name, request_id, change_id)
+		SELECT gen_random_uuid(), 'big', 'suppression.removed', now(), ('01a1fe15-0000-7000-8000-' || lpad(g::text, 12, '0'))::uuid,
+			'u' || lpad(g::text, 7, '0') || '@example.com', 'manual', now(), 'k', 'n', 'r',
+			('01a1fe15-0000-7000-8000-' || lpad((g / 100 * 100)::text, 12, '0'))::uuid
+		FROM generate_series(0, 49999) g`); err != nil {
+		t.Fatal(err)
+	}
+	var tuples float64
+	if err := st.db.pool.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'audit'::regclass`).Scan(&tuples); err != nil || tuples != -1 {
+		t.Fatalf("the trail has been analyzed (reltuples %v, %v): the test needs one never analyzed", tuples, err)
+	}
+	for _, c := range []struct {
+		what string
+		p    sqlstore.TrailParams
+		// want are what the plan of the removals' rows must show.
+		want []string
+	}{
+		{"by address", sqlstore.TrailParams{Email: "u0012345@example.com"}, []string{"audit_team_email on audit a"}},
+		{"by suppression", sqlstore.TrailParams{SuppressionID: "01a1fe15-0000-7000-8000-000000012345"}, []string{"audit_team_sup on audit a"}},
+		{"by reference", sqlstore.TrailParams{Reference: "#12300"}, []string{"changes_team_reference", "audit_team_sup", "(sup_id >= c"}},
+	} {
+		c.p.Team, c.p.Added, c.p.Limit = "big", true, 101
+		query, args := trailQuery(&c.p)
+		text := explain(t, st, query, args...)
+		for _, w := range c.want {
+			if strings.Contains(text, "Seq Scan on audit") || !strings.Contains(text, w) {
+				t.Errorf("the trail %s on a trail never analyzed does not read %s:\n%s", c.what, w, text)
+			}
+		}
+	}
+}
