@@ -82,13 +82,18 @@ key: create one with "shush keys create --team NAME" on the same database.
 Logs go to stderr as slog records (--log-format text or json); they never
 hold keys, addresses, bodies or database passwords.
 
+With --ssh-addr the terminal UI is served over SSH to the agents of "shush
+agents add" (public keys only); the host key's fingerprint is logged at
+start for them to check.
+
 Every flag can also come from the environment as SHUSH_<FLAG> (SHUSH_ADDR,
 SHUSH_DB, SHUSH_RATE, SHUSH_LOG_FORMAT, SHUSH_METRICS_ADDR, ...); a flag on
 the command line wins over its variable.`,
 		Example: `  shush keys create --team support --db ./shush.db
   shush serve --addr 127.0.0.1:8080 --db ./shush.db --rate 20
   SHUSH_DB='host=db user=shush dbname=shush' shush serve --addr :8443 --tls-cert cert.pem --tls-key key.pem
-  shush serve --metrics-addr 127.0.0.1:9090 --log-format json --log-level debug`,
+  shush serve --metrics-addr 127.0.0.1:9090 --log-format json --log-level debug
+  shush serve --ssh-addr :2222 --db ./shush.db   # the terminal UI over SSH for the agents of shush agents add`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := flagsFromEnv(cmd, os.LookupEnv); err != nil {
