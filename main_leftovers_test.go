@@ -2,18 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
 
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store"
 	"time"
 )
 
@@ -254,5 +257,59 @@ func TestLongRetryAfterIsSaidNotWaited(t *testing.T) {
 	}
 	if cmd.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), "asks to wait 24h0m0s") || !strings.Contains(string(out), "--resume") {
 		t.Errorf("exit %d: %s; want a pause naming the wait and the way to finish", cmd.ProcessState.ExitCode(), out)
+	}
+}
+
+// A batch the service commits but whose answer is lost (the service
+// crashed after the commit): the retry finds the addresses listed, and
+// the run knows them for its own by the batch's request ID in the trail,
+// so they are added by this run and its undo takes them off again.
+func TestLostAnswerIsStillOurChange(t *testing.T) {
+	t.Parallel()
+	var cut atomic.Bool
+	svc := newService(t, server.Options{}, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && r.URL.Path == "/suppressions/batch/add" && cut.CompareAndSwap(false, true) {
+				// Commit, then drop the connection before answering.
+				next.ServeHTTP(httptest.NewRecorder(), r)
+				conn, _, err := http.NewResponseController(w).Hijack()
+				if err == nil {
+					conn.Close()
+				}
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	sb := newSandbox(t).at(svc)
+	svc.store.Add(t.Context(), svc.team, store.Change{RequestID: "before"}, store.Manual("old@example.com"))
+	file := writeFile(t, sb.home, "list.txt", "a@example.com\nb@example.com\nold@example.com\n")
+	r := sb.run(t, nil, "suppressions", "batch", "add", "--file", file).want(t, 0)
+	if !cut.Load() {
+		t.Fatal("the answer was never cut")
+	}
+	var doc struct {
+		Results []struct {
+			Input   string `json:"email"`
+			Outcome string `json:"outcome"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	want := map[string]string{"a@example.com": "added", "b@example.com": "added", "old@example.com": "already_listed"}
+	for _, x := range doc.Results {
+		if want[x.Input] != x.Outcome {
+			t.Errorf("%s: %s, want %s (%s)", x.Input, x.Outcome, want[x.Input], r.stdout)
+		}
+	}
+	if len(doc.Results) != 3 {
+		t.Fatalf("results: %s", r.stdout)
+	}
+	// The undo takes off what the run added, and leaves what was listed before.
+	id := strings.TrimSpace(sb.run(t, nil, "runs", "list", "--jq", ".data[0].id").want(t, 0).stdout)
+	sb.run(t, nil, "runs", "undo", id, "--yes").want(t, 0)
+	if got := svc.emails(t); !slices.Equal(got, []string{"old@example.com"}) {
+		t.Errorf("after the undo the list holds %v, want only old@example.com", got)
 	}
 }

@@ -56,6 +56,13 @@ type runner struct {
 	// service with bare answers (truth.go), nil when there is none.
 	markMu sync.Mutex
 	next   *mark
+
+	// runKey names the run in its batches' request IDs (batchRequestID),
+	// the same when it resumes; resumed says the run was started before,
+	// so a batch it sends may have been applied already (by a try whose
+	// answer was lost to a crash).
+	runKey  string
+	resumed bool
 }
 
 // keep is what an addition says of each entry it sends beyond its origin:
@@ -442,7 +449,7 @@ func (r *runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 	)
 	switch st.plan.Mode {
 	case Add:
-		res, err = r.add(ctx, values, st.plan.Restore)
+		res, err = r.add(ctx, values, st.plan.Restore, batchRequestID(r.runKey, st.seg.batches+i+1))
 	case RemoveIDs:
 		res, err = r.removeIDs(ctx, values, st.plan.Found)
 	case RemoveEmails:

@@ -118,7 +118,7 @@ func (rs *Runs) start(ctx context.Context, src Source, meta RunMeta, undoOf stri
 	if p, ok := src.(Plan); ok {
 		found = p.Found
 	}
-	return rs.resume(ctx, ri.ID, found, on)
+	return rs.resume(ctx, ri.ID, found, false, on)
 }
 
 // header is the header of a new run of head, not yet saved.
@@ -178,8 +178,14 @@ func (rs *Runs) segmentSize() int {
 
 // runner is the machinery of one run, ri.
 func (rs *Runs) runner(on Observer, ri RunInfo) *runner {
+	key := ri.ID
+	if key == "" {
+		// An unrecorded run cannot resume; its key need only differ from
+		// other runs'.
+		key = "u" + ri.Created.UTC().Format("20060102T150405.000000000Z")
+	}
 	return &runner{client: rs.Client, concurrency: rs.Concurrency, onEvent: on.Event,
-		keep: keep{note: ri.EntryNote, expiresAt: ri.EntryExpiresAt}}
+		keep: keep{note: ri.EntryNote, expiresAt: ri.EntryExpiresAt}, runKey: key}
 }
 
 // dir is the journal directory, or why there is none.
@@ -197,12 +203,12 @@ func (rs *Runs) dir() (string, error) {
 // ctx's after a cancel, a *PausedError, or what kept the run from going
 // on. Nothing answered is sent twice. The run must be this service's.
 func (rs *Runs) Resume(ctx context.Context, id string, on Observer) (RunInfo, error) {
-	return rs.resume(ctx, id, nil, on)
+	return rs.resume(ctx, id, nil, true, on)
 }
 
 // resume is Resume with the plan's look-ups (Plan.Found), which a journal
 // does not keep: a new run has them, a resumed one looks up again.
-func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, on Observer) (RunInfo, error) {
+func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, again bool, on Observer) (RunInfo, error) {
 	if rs.Client == nil {
 		return RunInfo{}, errors.New("batch: Runs has no Client")
 	}
@@ -226,6 +232,7 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, o
 	ctx = client.WithReference(ctx, ri.Reference)
 	on.started(ri)
 	r := rs.runner(on, ri)
+	r.resumed = again
 	counts := map[Outcome]int{}
 	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
 	var runErr error

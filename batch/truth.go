@@ -59,24 +59,29 @@ const (
 // new entries; beyond it the rest is looked up one by one.
 func maxMarkPages(n int) int { return n/api.MaxBatch + 3 }
 
-func (r *runner) add(ctx context.Context, values []string, restore map[string]Restore) ([]Result, error) {
+func (r *runner) add(ctx context.Context, values []string, restore map[string]Restore, requestID string) ([]Result, error) {
 	var m mark
 	if atomic.LoadInt32(&r.caps) != capNames {
 		m = r.takeMark(ctx)
 	}
 	var data []api.Suppression
 	var err error
+	sendCtx, again := tries(client.WithRequestID(ctx, requestID))
 	if len(restore) > 0 || r.keep.set() {
-		data, err = r.client.BatchAddEntries(ctx, entriesOf(values, restore, r.keep))
+		data, err = r.client.BatchAddEntries(sendCtx, entriesOf(values, restore, r.keep))
 	} else {
-		data, err = r.client.BatchAdd(ctx, values)
+		data, err = r.client.BatchAdd(sendCtx, values)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if named(data) {
 		atomic.StoreInt32(&r.caps, capNames)
-		return r.addNamed(ctx, values, data), nil
+		res := r.addNamed(ctx, values, data)
+		if again.Load() || r.resumed {
+			r.ownChanges(ctx, res, requestID)
+		}
+		return res, nil
 	}
 	atomic.StoreInt32(&r.caps, capBare)
 	if m.err != nil {

@@ -413,6 +413,9 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	if ref := ReferenceOf(ctx); ref != "" && method != http.MethodGet {
 		req.SetHeader(api.ReferenceHeader, ref)
 	}
+	if id := requestIDOf(ctx); id != "" && method != http.MethodGet {
+		req.SetHeader("X-Request-Id", id)
+	}
 	resp, err := req.Execute(method, path)
 	if err != nil {
 		if ctx.Err() != nil {

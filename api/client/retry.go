@@ -128,8 +128,27 @@ type hookKey struct{}
 // of requests made with it to hook, besides the client's own hook. A batch
 // runner uses it to tie waits to the batch that waits.
 func WithWaits(ctx context.Context, hook func(WaitInfo)) context.Context {
+	if prev, ok := ctx.Value(hookKey{}).(func(WaitInfo)); ok && prev != nil {
+		// The hooks of outer contexts hear the waits too.
+		inner := hook
+		hook = func(w WaitInfo) { prev(w); inner(w) }
+	}
 	return context.WithValue(ctx, hookKey{}, hook)
 }
+
+type requestIDKey struct{}
+
+// WithRequestID returns a context whose changes carry id as their
+// X-Request-Id: the service keeps it in the trail of what the request
+// changed, so that a client that retried the request, or resumes it
+// after a crash, can find its own change (an address the retry found
+// listed was listed by the first try). id must be 1 to 64 letters,
+// digits, '-', '_' or '.', or the service uses its own.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+func requestIDOf(ctx context.Context) string { v, _ := ctx.Value(requestIDKey{}).(string); return v }
 
 func (c *Client) report(ctx context.Context, w WaitInfo) {
 	if c.hook != nil {
