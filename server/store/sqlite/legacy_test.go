@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shushlist/shush/server/store"
@@ -131,4 +132,58 @@ func steps[T int | int32](n int) []T {
 		out[i] = T(i + 1)
 	}
 	return out
+}
+
+// A database a prune emptied of changes before step 10 still has entries
+// naming the pruned changes' numbers: after the upgrade a new change
+// takes a number above them, so those entries do not read as listed by
+// it.
+func TestUpgradeNumbersChangesAbovePrunedOnes(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER NOT NULL PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for v, step := range schema.Steps[:9] {
+		if _, err := raw.Exec(step); err != nil {
+			t.Fatalf("step %d: %v", v+1, err)
+		}
+		if _, err := raw.Exec(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)`, v+1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Listed by changes 1 to 3, which a prune deleted.
+	for i := 1; i <= 3; i++ {
+		if _, err := raw.Exec(`INSERT INTO suppressions (team, id, email, origin, created_at, change_id) VALUES ('t', ?, ?, 'manual', 0, ?)`,
+			fmt.Sprintf("01900000-0000-7000-8000-00000000000%d", i), fmt.Sprintf("old%d@example.com", i), i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := range 4 {
+		if _, err := st.Add(ctx, "t", store.Change{KeyID: "k", KeyName: "new", Reference: "#new", RequestID: "r"}, store.Manual(fmt.Sprintf("new%d@example.com", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, _, err := st.Audit(ctx, "t", store.AuditQuery{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range page {
+		if strings.HasPrefix(a.Suppression.Email, "old") {
+			t.Errorf("%s reads as listed by a change after the upgrade (%s %s); its change was pruned", a.Suppression.Email, a.KeyName, a.Reference)
+		}
+	}
+	if len(page) != 4 {
+		t.Errorf("the trail holds %d entries; want the 4 new additions", len(page))
+	}
 }
