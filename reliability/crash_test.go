@@ -3,6 +3,7 @@ package reliability
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -247,30 +248,75 @@ func TestCrashPostgres(t *testing.T) {
 		_ = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'amcheck')`).Scan(&available)
 		if available {
 			schema := schemaOf(t, dsn)
-			if _, err := conn.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS amcheck SCHEMA `+pgx.Identifier{schema}.Sanitize()); err != nil {
-				amcheck = "amcheck could not be installed: " + err.Error()
-			} else {
+			n := 0
+			err := withAmcheck(ctx, conn, func(ext string) error {
 				rows, err := conn.Query(ctx, `
-					SELECT c.relname, bt_index_check(c.oid, true) IS NULL
+					SELECT c.relname, `+pgx.Identifier{ext}.Sanitize()+`.bt_index_check(c.oid, true) IS NULL
 					FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 					JOIN pg_class r ON r.oid = i.indrelid
 					WHERE r.relname = 'suppressions' AND r.relnamespace = $1::regnamespace`, schema)
 				if err != nil {
-					t.Fatalf("amcheck: %v", err)
+					return err
 				}
-				n := 0
 				for rows.Next() {
 					n++
 				}
-				if err := rows.Err(); err != nil {
-					t.Fatalf("amcheck bt_index_check: %v", err)
-				}
+				return rows.Err()
+			})
+			var ie *installError
+			switch {
+			case errors.As(err, &ie):
+				amcheck = "amcheck could not be installed: " + ie.err.Error()
+			case err != nil:
+				t.Fatalf("amcheck bt_index_check: %v", err)
+			default:
 				amcheck = fmt.Sprintf("amcheck bt_index_check(heapallindexed) passed on %d indexes", n)
 			}
 		}
 		report(t, "duplicate (team, email): 0; rows without ID/address/time: 0; %s", amcheck)
 	})
 }
+
+// amcheckSchema is where withAmcheck puts the extension: a schema no
+// test drops.
+const amcheckSchema = "shush_amcheck"
+
+// withAmcheck runs check with the amcheck extension installed, passing
+// the schema of its functions. An extension is one per database, while
+// each test has a schema of its own that is dropped when it ends (and
+// other test runs share the database): installed into a test's schema it
+// was found there by a concurrent test that did not have that schema on
+// its path ("function bt_index_check does not exist"), or dropped under
+// it, and two tests installing it at once collided. So the tests take
+// turns (a session lock), install it in a schema of their own unless it
+// is there already, call it by its schema's name, and drop what they
+// installed, leaving the database as they found it.
+func withAmcheck(ctx context.Context, conn *pgx.Conn, check func(schema string) error) error {
+	const lock = `hashtext('shush tests: amcheck')`
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(`+lock+`)`); err != nil {
+		return err
+	}
+	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock(`+lock+`)`)
+	var schema string
+	err := conn.QueryRow(ctx, `SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'amcheck'`).Scan(&schema)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		if _, err := conn.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+amcheckSchema+`; CREATE EXTENSION amcheck SCHEMA `+amcheckSchema); err != nil {
+			return &installError{err}
+		}
+		schema = amcheckSchema
+		defer conn.Exec(context.Background(), `DROP EXTENSION IF EXISTS amcheck; DROP SCHEMA IF EXISTS `+amcheckSchema)
+	case err != nil:
+		return err
+	}
+	return check(schema)
+}
+
+// installError is withAmcheck's failure to install the extension, which
+// leaves the check out rather than failing it.
+type installError struct{ err error }
+
+func (e *installError) Error() string { return e.err.Error() }
 
 func schemaOf(t *testing.T, dsn string) string {
 	u, err := url.Parse(dsn)
