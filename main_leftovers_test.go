@@ -12,10 +12,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/store"
-	"time"
 )
 
 // hostileID is an ID a malicious or tampered-with service could answer:
