@@ -262,3 +262,32 @@ func TestLostAnswerIsStillOurChange(t *testing.T) {
 		t.Errorf("after the undo the list holds %v, want only old@example.com", got)
 	}
 }
+
+// A run of one batch that must wait (here a Retry-After of 2 s on its
+// first request) says on the terminal what it waits for, as a run of
+// many batches does, rather than sit silent.
+func TestOneBatchRunSaysWhatItWaitsFor(t *testing.T) {
+	t.Parallel()
+	var limited atomic.Bool
+	svc := newService(t, server.Options{}, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if limited.CompareAndSwap(false, true) {
+				w.Header().Set("Retry-After", "2")
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				w.Write([]byte(`{"statusCode":429,"name":"rate_limit_exceeded","message":"Too many requests."}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	sb := newSandbox(t).at(svc)
+	file := writeFile(t, sb.home, "one.txt", "a@example.com\n")
+	out := onPty(t, sb, "suppressions", "batch", "add", "--file", file)
+	if !strings.Contains(out, "waiting") || !strings.Contains(out, "rate limit exceeded (429)") {
+		t.Errorf("the wait was not said: %q", out)
+	}
+	if got := svc.emails(t); !slices.Equal(got, []string{"a@example.com"}) {
+		t.Errorf("the list holds %v", got)
+	}
+}

@@ -11,11 +11,13 @@ import (
 // The progress line of a run on a terminal.
 
 // progressLine shows a run's progress on stderr, one line rewritten in
-// place; it is silent unless stderr is a terminal and the run has more
-// than one batch.
+// place; it is silent unless stderr is a terminal. A run of one batch
+// shows only its waits (a rate limit, a Retry-After, a retry): a wait of
+// seconds says what it waits for rather than look like a hang.
 type progressLine struct {
 	w       io.Writer
 	on      bool
+	single  bool
 	started time.Time
 	// batches and total count the whole plan (events count across a
 	// run's segments).
@@ -23,11 +25,17 @@ type progressLine struct {
 }
 
 func (a *app) progress(batches, total int) *progressLine {
-	return &progressLine{w: a.io.Err, on: batches > 1 && isTerminal(a.io.Err), started: time.Now(), batches: batches, total: total}
+	return &progressLine{w: a.io.Err, on: isTerminal(a.io.Err), single: batches <= 1, started: time.Now(), batches: batches, total: total}
 }
 
 func (p *progressLine) event(e batch.Event) {
 	if !p.on {
+		return
+	}
+	if p.single && e.Kind != batch.Waiting {
+		if e.Kind == batch.BatchDone || e.Kind == batch.BatchFailed {
+			p.clear()
+		}
 		return
 	}
 	if e.Kind == batch.Listing {
