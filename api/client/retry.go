@@ -125,8 +125,9 @@ func once(ctx context.Context) bool { v, _ := ctx.Value(onceKey{}).(bool); retur
 type hookKey struct{}
 
 // WithWaits returns a context that makes the client also report the waits
-// of requests made with it to hook, besides the client's own hook. A batch
-// runner uses it to tie waits to the batch that waits.
+// of requests made with it to hook, besides the client's own hook and the
+// hooks of the contexts ctx was made from. A batch runner uses it to tie
+// waits to the batch that waits.
 func WithWaits(ctx context.Context, hook func(WaitInfo)) context.Context {
 	if prev, ok := ctx.Value(hookKey{}).(func(WaitInfo)); ok && prev != nil {
 		// The hooks of outer contexts hear the waits too.
