@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -41,6 +42,9 @@ func (s *Server) routes() {
 // handle registers a route that needs a key; changes says whether it
 // changes the list, which a read-only key may not.
 func (s *Server) handle(pattern string, changes bool, h handler) {
+	// A change of the webhooks can make events due (one enabled again,
+	// one replayed) without queueing any: it always wakes the deliverer.
+	hooks := strings.Contains(pattern, " /webhooks")
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		c, ok := callerOf(r)
 		if !ok {
@@ -60,6 +64,7 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 			}
 			r = r.WithContext(context.WithValue(r.Context(), authorCtx{}, ch))
 		}
+		queued, counted := s.eventsQueued()
 		status, body, err := h(r, w, c.team())
 		if errors.Is(err, store.ErrUnavailable) {
 			s.readiness.forget()
@@ -68,7 +73,7 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 			writeProblem(w, r, s.log, fromStore(err))
 			return
 		}
-		if changes {
+		if now, _ := s.eventsQueued(); changes && (hooks || !counted || now != queued) {
 			s.wakeDeliveries()
 		}
 		if st, ok := body.(streamer); ok {
@@ -133,15 +138,12 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 	default:
 		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} (or `entries` with origins) with 1 to %d addresses.", api.MaxBatch)
 	}
-	if err := s.protect(r, team, field, add); err != nil {
-		return 0, nil, err
-	}
 	s.metrics.batchItems.WithLabelValues("add").Observe(float64(len(add)))
 	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
 		return s.store.Add(r.Context(), team, authorOf(r), add)
 	})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, protectedRefusal(err, field)
 	}
 	return http.StatusCreated, batchResponse(entries, false), nil
 }
@@ -242,14 +244,11 @@ func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (in
 			return 0, nil, err
 		}
 	}
-	if err := s.protect(r, team, "email", []store.NewEntry{add}); err != nil {
-		return 0, nil, err
-	}
 	entries, err := timed(s.metrics, "add", func() ([]store.Entry, error) {
 		return s.store.Add(r.Context(), team, authorOf(r), []store.NewEntry{add})
 	})
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, protectedRefusal(err, "email")
 	}
 	return http.StatusCreated, suppression(entries[0], false), nil
 }

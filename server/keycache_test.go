@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -130,6 +132,58 @@ func revocationAcrossProcesses(t *testing.T, open func(t *testing.T) store.Store
 	for _, s := range []*service{a, b} {
 		if r := s.get("/suppressions", keep); r.status != 200 {
 			t.Errorf("another key after the revocation: status %d", r.status)
+		}
+	}
+}
+
+// Two processes over one database: an address protected through one is
+// refused by the other at its very next add, with no wait: the rules are
+// read inside the add's change, never from a cache that could let a
+// protected address onto the list.
+func TestProtectedReachesEveryProcessAtOnce(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "shush.db")
+		protectedAcrossProcesses(t, func(t *testing.T) store.Store {
+			st, err := sqlite.Open(context.Background(), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		})
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := pgtest.DSN(t)
+		protectedAcrossProcesses(t, func(t *testing.T) store.Store {
+			st, err := postgres.Open(context.Background(), dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { st.Close() })
+			return st
+		})
+	})
+}
+
+func protectedAcrossProcesses(t *testing.T, open func(t *testing.T) store.Store) {
+	a := startService(t, open(t), server.Options{})
+	b := startService(t, open(t), server.Options{})
+	team := "protect-" + time.Now().Format("150405.000000")
+	keyA, keyB := a.key(team, false), b.key(team, false)
+	for i := range 3 { // both processes have served adds of the team
+		a.add(keyA, fmt.Sprintf("a%d@example.com", i))
+		b.add(keyB, fmt.Sprintf("b%d@example.com", i))
+	}
+	for round, addr := range []string{"ceo@acme.test", "cfo@acme.test", "coo@acme.test"} {
+		if r := a.do("PATCH", "/team", keyA, "application/json", []byte(`{"protected":["`+addr+`"]}`)); r.status != 200 {
+			t.Fatalf("PATCH /team: %d %s", r.status, r.body)
+		}
+		e := b.post("/suppressions/batch/add", keyB, `{"emails":["fine@example.com","`+addr+`"]}`).wantError(t, 422, "validation_error")
+		if !strings.Contains(e.Message, "emails[1]") || !strings.Contains(e.Message, "is protected by the team") {
+			t.Errorf("round %d: the other process's answer to an add of %s: %q; want it refused as protected", round, addr, e.Message)
+		}
+		if b.lookup(keyB, addr) != "" || a.lookup(keyA, addr) != "" {
+			t.Fatalf("round %d: %s was listed by the other process right after the team protected it", round, addr)
 		}
 	}
 }

@@ -143,6 +143,17 @@ func New(st store.Store, opts Options) *Server {
 	return s
 }
 
+// eventsQueued is the store's count of changes that queued webhook
+// events, and whether it keeps one (store.EventCounter): a change that
+// leaves it as it was queued nothing, and the deliverer need not read the
+// outbox for it.
+func (s *Server) eventsQueued() (uint64, bool) {
+	if c, ok := s.store.(store.EventCounter); ok {
+		return c.EventsQueued(), true
+	}
+	return 0, false
+}
+
 // wakeDeliveries tells this process's deliverer that events may be due.
 func (s *Server) wakeDeliveries() {
 	if s.opts.Deliveries != nil {

@@ -88,34 +88,27 @@ func complaintRule(s string) (string, error) {
 	return "", errors.New("it must be confirm or override")
 }
 
-// protect refuses an add that names a protected address: a validation
-// error naming the first such item of field (its index, as the request
-// gave it), so that nothing of the batch is applied.
-func (s *Server) protect(r *http.Request, team, field string, add []store.NewEntry) error {
-	t, err := s.store.TeamSettings(r.Context(), team)
-	if err != nil || len(t.Protected) == 0 {
+// protectedRefusal is the answer to an add the team's rules refused (a
+// *store.ProtectedError): a validation error naming the first protected
+// item of field (its index, as the request gave it); nothing of the batch
+// was applied. Other errors pass unchanged.
+func protectedRefusal(err error, field string) error {
+	var pe *store.ProtectedError
+	if !errors.As(err, &pe) {
 		return err
 	}
-	p := api.NewProtected(t.Protected)
-	for i, e := range add {
-		rule, ok := p.Match(e.Email)
-		if !ok {
-			continue
-		}
-		where := fmt.Sprintf("%s[%d]", field, i)
-		switch field {
-		case "email":
-			where = "`email`"
-		case "entries":
-			where += ".email"
-		}
-		by := ""
-		if rule != e.Email {
-			by = " (" + rule + ")"
-		}
-		return invalid("%s (%s) is protected by the team%s; nothing was added. Take it out of the request.", where, api.Quote(e.Email), by)
+	where := fmt.Sprintf("%s[%d]", field, pe.Index)
+	switch field {
+	case "email":
+		where = "`email`"
+	case "entries":
+		where += ".email"
 	}
-	return nil
+	by := ""
+	if pe.Rule != pe.Email {
+		by = " (" + pe.Rule + ")"
+	}
+	return invalid("%s (%s) is protected by the team%s; nothing was added. Take it out of the request.", where, api.Quote(pe.Email), by)
 }
 
 // removal is the author of a removal: it may not take complaints off the

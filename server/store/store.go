@@ -112,6 +112,20 @@ func (e *ComplaintError) Error() string {
 	return "the entry of " + e.Entry.Email + " was listed by a complaint; removing it needs the override permission"
 }
 
+// ProtectedError is the refusal of an add that names an address the
+// team's rules protect (TeamSettings.Protected): Index is the first such
+// entry, as the add gave it, and Rule the protected address or @domain
+// that matched it. Nothing of the add is applied.
+type ProtectedError struct {
+	Index int
+	Email string
+	Rule  string
+}
+
+func (e *ProtectedError) Error() string {
+	return e.Email + " is protected by the team (" + e.Rule + ")"
+}
+
 // ExpiredReference is the reference of the removals the service makes
 // itself when entries expire; they have no key.
 const ExpiredReference = "expired"
@@ -269,7 +283,10 @@ type Suppressions interface {
 	// expiry, or to none when it has none) and never shortens, and whose
 	// note it gives when the entry has none. The entries it creates are
 	// one change of the trail, by author; extending one is no change of
-	// the trail.
+	// the trail. An add that names an address the team's rules protect
+	// fails with a *ProtectedError and changes nothing; the rules are read
+	// inside the add's own change, so an add that starts after a change
+	// of the rules has committed obeys it, in every process.
 	Add(ctx context.Context, team string, author Change, entries []NewEntry) ([]Entry, error)
 
 	// RemoveEmails takes the entries with these addresses off the team's
@@ -397,6 +414,17 @@ type RevocationCounter interface {
 	// Revocations is how many RevokeKey calls on this store have
 	// returned. It goes up only after the revocation is visible to reads.
 	Revocations() uint64
+}
+
+// EventCounter is implemented by stores that count the changes made
+// through them that queued webhook events, so that the service wakes its
+// deliverer after those changes only, rather than reading the outbox
+// after every change of the list.
+type EventCounter interface {
+	// EventsQueued is how many changes through this store have queued
+	// webhook events. It goes up before such a change returns (and may
+	// for one that then failed).
+	EventsQueued() uint64
 }
 
 // PoolStats is a snapshot of a store's connection pool.

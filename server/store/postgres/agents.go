@@ -43,6 +43,10 @@ func (s *db) Team(ctx context.Context, team string) (store.TeamSettings, error) 
 	return sqlstore.ScanTeam(row{s.pool.QueryRow(ctx, `SELECT name, protected, complaint_removal FROM teams WHERE name = $1`, team)})
 }
 
+func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, error) {
+	return sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, `SELECT name, protected, complaint_removal FROM teams WHERE name = $1`, team)})
+}
+
 func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO teams (name, protected, complaint_removal) VALUES ($1, $2, $3)
 		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal`,

@@ -45,7 +45,18 @@ func (t tx) RemoveAgent(ctx context.Context, id string, at time.Time) (store.Age
 }
 
 func (s *db) Team(ctx context.Context, team string) (store.TeamSettings, error) {
-	return sqlstore.ScanTeam(s.read.QueryRowContext(ctx, "SELECT name, protected, complaint_removal FROM teams WHERE name = ?", team))
+	return sqlstore.ScanTeam(s.read.QueryRowContext(ctx, teamSQL, team))
+}
+
+// teamSQL reads a team's rules.
+const teamSQL = "SELECT name, protected, complaint_removal FROM teams WHERE name = ?"
+
+func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, error) {
+	st, err := t.s.stmt(teamSQL)
+	if err != nil {
+		return store.TeamSettings{}, err
+	}
+	return sqlstore.ScanTeam(st.QueryRowContext(context.Background(), team))
 }
 
 func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {

@@ -2,9 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 )
 
@@ -91,4 +93,25 @@ func (c *Core) SetTeamSettings(ctx context.Context, t store.TeamSettings) error 
 	return c.fail("store the team's rules", c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
 		return tx.PutTeam(ctx, t)
 	}))
+}
+
+// protect refuses an add that names an address the team's rules protect
+// (a *store.ProtectedError for the first one). It reads the rules inside
+// the add's change: a cache of them outside it could let an add that
+// starts after a change of the rules list an address they now protect.
+func protect(ctx context.Context, tx Tx, team string, entries []store.NewEntry) error {
+	t, err := tx.TeamRules(ctx, team)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil || len(t.Protected) == 0 {
+		return err
+	}
+	p := api.NewProtected(t.Protected)
+	for i, e := range entries {
+		if rule, ok := p.Match(e.Email); ok {
+			return &store.ProtectedError{Index: i, Email: e.Email, Rule: rule}
+		}
+	}
+	return nil
 }

@@ -30,6 +30,9 @@ type Core struct {
 	noTrail bool
 	// revocations counts RevokeKey calls; see store.RevocationCounter.
 	revocations atomic.Uint64
+	// queued counts the changes that queued webhook events; see
+	// store.EventCounter.
+	queued atomic.Uint64
 }
 
 // Options are the Core's settings.
@@ -49,6 +52,10 @@ func New(d Driver, o Options) *Core {
 // Revocations is how many RevokeKey calls have returned; see
 // store.RevocationCounter.
 func (c *Core) Revocations() uint64 { return c.revocations.Load() }
+
+// EventsQueued is how many changes through this Core queued webhook
+// events; see store.EventCounter.
+func (c *Core) EventsQueued() uint64 { return c.queued.Load() }
 
 // now is the time a change stamps on what it writes: UTC, cut to the
 // milliseconds the wire shows, so that what is stored is what a client

@@ -213,6 +213,10 @@ type TeamReads interface {
 type TeamWrites interface {
 	// PutTeam writes the team's rules, replacing those it had.
 	PutTeam(ctx context.Context, t store.TeamSettings) error
+	// TeamRules reads the team's rules inside the change (sql.ErrNoRows
+	// for a team that never set any), for an add to obey them as they
+	// are when it commits.
+	TeamRules(ctx context.Context, team string) (store.TeamSettings, error)
 }
 
 // WebhookReads are the reads of webhooks and their outbox. IDs reach them

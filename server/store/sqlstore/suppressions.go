@@ -119,6 +119,9 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 	listed := make([]store.Entry, len(rows))
 	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
 		clear(listed)
+		if err := protect(ctx, tx, team, entries); err != nil {
+			return err
+		}
 		// The new entries' IDs are minted under the team's trail head,
 		// in each attempt of the change.
 		var m *minter
@@ -187,7 +190,7 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		if err := m.save(ctx, tx); err != nil {
 			return err
 		}
-		return queueEvents(ctx, tx, team, store.AuditAdded, at, created)
+		return c.queueEvents(ctx, tx, team, store.AuditAdded, at, created)
 	})
 	if err != nil {
 		return nil, c.fail("add to the list", err)
@@ -327,7 +330,7 @@ func (c *Core) removeIn(ctx context.Context, tx Tx, m *minter, team string, auth
 	if err := m.save(ctx, tx); err != nil {
 		return nil, err
 	}
-	return out, queueEvents(ctx, tx, team, store.AuditRemoved, at, out)
+	return out, c.queueEvents(ctx, tx, team, store.AuditRemoved, at, out)
 }
 
 // RemoveExpired takes the entries due at now off their lists, as removals

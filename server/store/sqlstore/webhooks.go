@@ -17,8 +17,9 @@ const pruneChunk = 10000
 // queueEvents writes the outbox rows of one change, inside it: an event
 // per changed suppression for every webhook of the team that wants typ
 // (store.Webhook.Wants: enabled, and typ among its events). A team
-// without webhooks costs one indexed read.
-func queueEvents(ctx context.Context, tx Tx, team, typ string, at time.Time, changed []store.Entry) error {
+// without webhooks costs one indexed read. A change that queues events is
+// counted (store.EventCounter).
+func (c *Core) queueEvents(ctx context.Context, tx Tx, team, typ string, at time.Time, changed []store.Entry) error {
 	if len(changed) == 0 {
 		return nil
 	}
@@ -44,7 +45,11 @@ func queueEvents(ctx context.Context, tx Tx, team, typ string, at time.Time, cha
 			p.Rows = append(p.Rows, EventRow{ID: id, WebhookID: h.ID, Payload: body})
 		}
 	}
-	return tx.InsertEvents(ctx, p)
+	if err := tx.InsertEvents(ctx, p); err != nil {
+		return err
+	}
+	c.queued.Add(1)
+	return nil
 }
 
 // CreateWebhook stores a new webhook within the team's limit; see

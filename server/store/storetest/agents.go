@@ -149,6 +149,42 @@ func testTeamSettings(t *testing.T, st store.Store) {
 	}
 }
 
+// testAddObeysProtected: an add naming an address the team's rules
+// protect, itself or by its @domain, fails with a *store.ProtectedError
+// naming the first such entry and lists nothing of the batch; a rule
+// lifted is obeyed at the next add; another team's rules are not.
+func testAddObeysProtected(t *testing.T, st store.Store) {
+	tm, other := team(t), team(t)
+	if err := st.SetTeamSettings(ctx(t), store.TeamSettings{Team: tm, Protected: []string{"support@acme.test", "@own.test"},
+		ComplaintRemoval: store.ComplaintConfirm}); err != nil {
+		t.Fatal(err)
+	}
+	batch := []string{"ok@example.com", "anyone@own.test", "support@acme.test"}
+	_, err := st.Add(ctx(t), tm, store.Change{}, store.Manual(batch...))
+	var pe *store.ProtectedError
+	if !errors.As(err, &pe) || pe.Index != 1 || pe.Email != "anyone@own.test" || pe.Rule != "@own.test" {
+		t.Fatalf("an add naming protected addresses: %v; want a ProtectedError for entry 1 by @own.test", err)
+	}
+	for _, addr := range batch {
+		if _, err := st.GetByEmail(ctx(t), tm, addr); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s after the refused add: %v; want it not listed", addr, err)
+		}
+	}
+	if got, err := st.Add(ctx(t), other, store.Change{}, store.Manual(batch...)); err != nil || len(got) != 3 {
+		t.Errorf("another team's add of the same addresses: %d entries, %v; want all three", len(got), err)
+	}
+	if err := st.SetTeamSettings(ctx(t), store.TeamSettings{Team: tm, Protected: []string{"@acme.test"},
+		ComplaintRemoval: store.ComplaintConfirm}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Add(ctx(t), tm, store.Change{}, store.Manual("anyone@own.test")); err != nil {
+		t.Errorf("an add of an address no longer protected: %v", err)
+	}
+	if _, err := st.Add(ctx(t), tm, store.Change{}, store.Manual("support@acme.test")); !errors.As(err, &pe) || pe.Rule != "@acme.test" {
+		t.Errorf("an add of an address the new rules protect: %v; want a ProtectedError by @acme.test", err)
+	}
+}
+
 // testKeepComplaints: a removal that may not take complaints off the list
 // is refused whole, naming the complaint, when it names one; without
 // one, or without the rule, it removes.

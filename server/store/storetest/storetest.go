@@ -62,6 +62,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AgentsTrail", testAgentsTrail},
 		{"TeamSettings", testTeamSettings},
 		{"KeepComplaints", testKeepComplaints},
+		{"AddObeysProtected", testAddObeysProtected},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
