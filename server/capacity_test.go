@@ -95,7 +95,7 @@ func stalledExport(t *testing.T, base, key string) net.Conn {
 	u, _ := url.Parse(base)
 	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
 		var serr error
-		err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+		err := c.Control(func(fd uintptr) { serr = smallReceiveBuffer(fd) })
 		if err != nil {
 			return err
 		}
