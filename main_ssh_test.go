@@ -166,8 +166,14 @@ func (s *sshService) screen(pane string) string { return s.tmux("capture-pane", 
 // wait polls the pane until it shows every string.
 func (s *sshService) wait(pane string, want ...string) string {
 	s.t.Helper()
+	return s.waitWithin(30*time.Second, pane, want...)
+}
+
+// waitWithin is wait with a time of its own, for what takes long.
+func (s *sshService) waitWithin(d time.Duration, pane string, want ...string) string {
+	s.t.Helper()
 	var scr string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		scr = s.screen(pane)
 		ok := true
 		for _, w := range want {
@@ -304,9 +310,19 @@ func TestAgentWorksOverSSH(t *testing.T) {
 	if code, stderr := s.login(jane); code != 255 || !strings.Contains(stderr, "Permission denied") {
 		t.Errorf("a removed agent's login: exit %d, %s", code, stderr)
 	}
-	metrics := httpGet(t, s.metrics)
-	for _, want := range []*regexp.Regexp{regexp.MustCompile(`(?m)^shush_ssh_auth_failures_total [3-9]`), regexp.MustCompile(`(?m)^shush_ssh_sessions_open 0$`),
-		regexp.MustCompile(`(?m)^shush_ssh_sessions_total 1$`)} {
+	// A refusal is counted when the service closes the connection, which
+	// may come after the client has exited: the metrics are read again
+	// until they agree, for a while.
+	wants := []*regexp.Regexp{regexp.MustCompile(`(?m)^shush_ssh_auth_failures_total [3-9]`), regexp.MustCompile(`(?m)^shush_ssh_sessions_open 0$`),
+		regexp.MustCompile(`(?m)^shush_ssh_sessions_total 1$`)}
+	var metrics string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		metrics = httpGet(t, s.metrics)
+		if !slices.ContainsFunc(wants, func(re *regexp.Regexp) bool { return !re.MatchString(metrics) }) || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, want := range wants {
 		if !want.MatchString(metrics) {
 			t.Errorf("the metrics do not match %s:\n%s", want, metrics)
 		}
@@ -406,7 +422,8 @@ func TestDroppedSendResumesForTheAgent(t *testing.T) {
 	s.connect("jane", jane)
 	s.wait("jane", "A run did not finish: add", "Resume it now? [y/N]")
 	s.tmux("send-keys", "-t", "jane", "y")
-	if scr := s.wait("jane", "Results · add", fmt.Sprintf("%d entries:", n)); strings.Contains(scr, "failed") || strings.Contains(scr, "unsent") {
+	// 600 batches: on a busy machine that is more than a screen's usual wait.
+	if scr := s.waitWithin(3*time.Minute, "jane", "Results · add", fmt.Sprintf("%d entries:", n)); strings.Contains(scr, "failed") || strings.Contains(scr, "unsent") {
 		t.Fatalf("the resumed run did not finish:\n%s", scr)
 	}
 	trail := s.trail()
