@@ -137,9 +137,10 @@ func revocationAcrossProcesses(t *testing.T, open func(t *testing.T) store.Store
 }
 
 // Two processes over one database: an address protected through one is
-// refused by the other at its very next add, with no wait: the rules are
-// read inside the add's change, never from a cache that could let a
-// protected address onto the list.
+// refused by the other at its very next add, with no wait, and so is the
+// removal of a complaint once the team asks for the override permission:
+// the rules are read inside the change, never from a cache that could let
+// a protected address onto the list.
 func TestProtectedReachesEveryProcessAtOnce(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "shush.db")
@@ -185,5 +186,16 @@ func protectedAcrossProcesses(t *testing.T, open func(t *testing.T) store.Store)
 		if b.lookup(keyB, addr) != "" || a.lookup(keyA, addr) != "" {
 			t.Fatalf("round %d: %s was listed by the other process right after the team protected it", round, addr)
 		}
+	}
+	// The rule for complaints is read the same way.
+	if r := b.post("/suppressions/batch/add", keyB, `{"entries":[{"email":"angry@example.com","origin":"complaint"}]}`); r.status != 201 {
+		t.Fatalf("add: %d %s", r.status, r.body)
+	}
+	if r := a.do("PATCH", "/team", keyA, "application/json", []byte(`{"complaint_removal":"override"}`)); r.status != 200 {
+		t.Fatalf("PATCH /team: %d %s", r.status, r.body)
+	}
+	b.post("/suppressions/batch/remove", keyB, `{"emails":["angry@example.com"]}`).wantError(t, 403, api.ErrRestrictedAPIKey)
+	if b.lookup(keyB, "angry@example.com") == "" {
+		t.Fatal("the other process removed a complaint right after the team asked for the override permission")
 	}
 }

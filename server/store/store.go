@@ -99,6 +99,12 @@ type Change struct {
 	// changes nothing (the team requires the override permission, which
 	// the author lacks).
 	KeepComplaints bool
+	// ComplaintRule makes a removal obey the team's rule for complaints
+	// (TeamSettings.ComplaintRemoval), read inside the removal's own
+	// change: under the override rule it keeps complaints as
+	// KeepComplaints does. The service sets it for an author without the
+	// override permission.
+	ComplaintRule bool
 }
 
 // ComplaintError is the refusal of a removal that would take an entry of

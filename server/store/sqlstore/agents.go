@@ -115,3 +115,18 @@ func protect(ctx context.Context, tx Tx, team string, entries []store.NewEntry) 
 	}
 	return nil
 }
+
+// keepComplaints says whether a removal by author must keep complaints on
+// the list: it was told so, or it obeys the team's rule
+// (store.Change.ComplaintRule), read inside the removal's change, and the
+// rule is override.
+func keepComplaints(ctx context.Context, tx Tx, team string, author store.Change) (bool, error) {
+	if author.KeepComplaints || !author.ComplaintRule {
+		return author.KeepComplaints, nil
+	}
+	t, err := tx.TeamRules(ctx, team)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return t.ComplaintRemoval == store.ComplaintOverride, err
+}

@@ -273,13 +273,17 @@ func (c *Core) remove(ctx context.Context, team string, author store.Change, byE
 	}
 	var out []store.Entry
 	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) (err error) {
+		a := author
+		if a.KeepComplaints, err = keepComplaints(ctx, tx, team, author); err != nil {
+			return err
+		}
 		var m *minter
 		if !c.noTrail {
 			if m, err = holdTrail(ctx, tx, team, true); err != nil {
 				return err
 			}
 		}
-		out, err = c.removeIn(ctx, tx, m, team, author, byEmail, keys)
+		out, err = c.removeIn(ctx, tx, m, team, a, byEmail, keys)
 		return err
 	})
 	if err != nil {

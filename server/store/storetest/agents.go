@@ -185,6 +185,50 @@ func testAddObeysProtected(t *testing.T, st store.Store) {
 	}
 }
 
+// testRemovalObeysComplaintRule: a removal told to obey the team's rule
+// for complaints (store.Change.ComplaintRule) reads it in its change: under
+// override it is refused whole with a *store.ComplaintError, under confirm
+// (or with no rules set) it removes the complaint.
+func testRemovalObeysComplaintRule(t *testing.T, st store.Store) {
+	tm := team(t)
+	src := "msg-1"
+	complaints := func(emails ...string) {
+		t.Helper()
+		if _, err := st.Add(ctx(t), tm, store.Change{}, store.Listed(api.OriginComplaint, &src, emails...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rule := func(r string) {
+		t.Helper()
+		if err := st.SetTeamSettings(ctx(t), store.TeamSettings{Team: tm, Protected: []string{}, ComplaintRemoval: r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obey := store.Change{KeyID: "k", ComplaintRule: true}
+	complaints("a@example.com", "b@example.com")
+	if got, err := st.RemoveEmails(ctx(t), tm, obey, []string{"a@example.com"}); err != nil || len(got) != 1 {
+		t.Fatalf("a removal of a complaint with no rules set: %d removed, %v; want it removed", len(got), err)
+	}
+	rule(store.ComplaintOverride)
+	plain := mustAdd(t, st, tm, "plain@example.com")
+	_, err := st.RemoveEmails(ctx(t), tm, obey, []string{"plain@example.com", "b@example.com"})
+	var ce *store.ComplaintError
+	if !errors.As(err, &ce) || ce.Entry.Email != "b@example.com" {
+		t.Fatalf("a removal of a complaint under the override rule: %v; want a ComplaintError naming it", err)
+	}
+	if _, err := st.GetByEmail(ctx(t), tm, "plain@example.com"); err != nil {
+		t.Errorf("the refused removal took %s off: %v", plain[0].Email, err)
+	}
+	if got, err := st.RemoveEmails(ctx(t), tm, store.Change{KeyID: "k"}, []string{"b@example.com"}); err != nil || len(got) != 1 {
+		t.Errorf("a removal not told to obey the rule: %d removed, %v; want it removed", len(got), err)
+	}
+	complaints("c@example.com")
+	rule(store.ComplaintConfirm)
+	if got, err := st.RemoveEmails(ctx(t), tm, obey, []string{"c@example.com"}); err != nil || len(got) != 1 {
+		t.Errorf("a removal of a complaint under confirm: %d removed, %v; want it removed", len(got), err)
+	}
+}
+
 // testKeepComplaints: a removal that may not take complaints off the list
 // is refused whole, naming the complaint, when it names one; without
 // one, or without the rule, it removes.

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"TeamSettings", testTeamSettings},
 		{"KeepComplaints", testKeepComplaints},
 		{"AddObeysProtected", testAddObeysProtected},
+		{"RemovalObeysComplaintRule", testRemovalObeysComplaintRule},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
