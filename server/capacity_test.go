@@ -22,13 +22,6 @@ import (
 	"github.com/shushlist/shush/server/store"
 )
 
-// isolationRatio is how much slower another team's requests may be while
-// one team attacks the service's capacity than without the attack (median
-// against median, measured in the same test): generous, for two busy
-// cores, and far below what the attacks did (requests waiting for the
-// request timeout, or refused).
-const isolationRatio = 20
-
 // latencyFloor is the least baseline a ratio is taken against, so that a
 // sub-millisecond baseline does not turn scheduling noise into a failure.
 const latencyFloor = 5 * time.Millisecond

@@ -1,0 +1,9 @@
+//go:build !race
+
+package server_test
+
+// isolationRatio is how many times slower another team's requests may be
+// while an attack runs: generous, for two busy cores, and far below what
+// the attacks cost before their fixes (hundreds of times the baseline, or
+// every request refused).
+const isolationRatio = 20
