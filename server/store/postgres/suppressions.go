@@ -119,24 +119,13 @@ func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) 
 	return collect(rows, func(r sqlstore.Row) (sqlstore.RemovedEntry, error) {
 		var out sqlstore.RemovedEntry
 		var change *string
-		e, err := sqlstore.ScanEntry(withChange{r, &change})
+		e, err := sqlstore.ScanEntry(sqlstore.ScanAlso(r, &change))
 		out.Entry = e
 		if change != nil {
 			out.Change = *change
 		}
 		return out, err
 	})
-}
-
-// withChange scans a deleted row: the entry's columns, and then the
-// change that listed it into change.
-type withChange struct {
-	r      sqlstore.Row
-	change **string
-}
-
-func (w withChange) Scan(dest ...any) error {
-	return w.r.Scan(append(dest, w.change)...)
 }
 
 func (s *db) EntryByID(ctx context.Context, team, id string) (store.Entry, error) {

@@ -181,7 +181,7 @@ func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) 
 		for rows.Next() {
 			var r sqlstore.RemovedEntry
 			var change *int64
-			r.Entry, err = sqlstore.ScanEntry(withChange{rows, &change})
+			r.Entry, err = sqlstore.ScanEntry(sqlstore.ScanAlso(rows, &change))
 			if err != nil {
 				rows.Close()
 				return nil, err
@@ -196,17 +196,6 @@ func (t tx) DeleteEntries(ctx context.Context, p *sqlstore.DeleteEntriesParams) 
 		}
 	}
 	return out, nil
-}
-
-// withChange scans a deleted row: the entry's columns, and then the
-// change that listed it into change.
-type withChange struct {
-	r      sqlstore.Row
-	change **int64
-}
-
-func (w withChange) Scan(dest ...any) error {
-	return w.r.Scan(append(dest, w.change)...)
 }
 
 // eachEntry runs the statement that sqlFor makes for a number of keys over

@@ -16,6 +16,18 @@ import (
 // encodings that differ.
 type Row interface{ Scan(dest ...any) error }
 
+// ScanAlso is r whose Scan fills extra after the destinations it is
+// given: a dialect's statement that returns an entry's columns and then
+// columns of its own (a deleted row's change) is read by ScanEntry.
+func ScanAlso(r Row, extra ...any) Row { return alsoRow{r, extra} }
+
+type alsoRow struct {
+	r     Row
+	extra []any
+}
+
+func (a alsoRow) Scan(dest ...any) error { return a.r.Scan(append(dest, a.extra...)...) }
+
 // Time is a time column: Unix milliseconds (SQLite) or a time (a
 // dialect's driver may fill it directly); NULL is the zero time. It is
 // always UTC.
