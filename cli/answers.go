@@ -63,12 +63,6 @@ func (s selectFlags) parse() (selection, error) {
 	return out, nil
 }
 
-// narrowed reports whether the selection narrows the list by more than
-// the origin: only shush's own service does that.
-func (s selection) narrowed() bool {
-	return s.search.Kind != api.SearchNone || !s.after.IsZero() || !s.before.IsZero()
-}
-
 // noSearch says that a service does not search its list (it ignored the
 // search, or has no such endpoint), instead of reading the whole list.
 func noSearch(conn *connection, err error) error {

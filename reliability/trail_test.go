@@ -103,7 +103,7 @@ func followAndChurn(t *testing.T, key string, urls ...string) {
 	}
 	close(stop)
 	wg.Wait()
-	cursorAudit = follow(t, reader, "/audit", cursorAudit, seenAudit)
+	follow(t, reader, "/audit", cursorAudit, seenAudit)
 	follow(t, reader, "/suppressions", cursorList, seenList)
 	if len(failures) > 0 {
 		t.Fatalf("%d writes failed, the first: %s", len(failures), failures[0])

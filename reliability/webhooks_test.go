@@ -228,7 +228,7 @@ func TestWebhookOutboxSurvivesSIGKILL(t *testing.T) {
 	p.kill()
 
 	rc.up()
-	p = serve(t, db, killFlags...)
+	serve(t, db, killFlags...) // runs until the test's cleanup
 	// An event whose attempt was under way at the kill is held by the dead
 	// process's lease (twice the attempt timeout and 30 s) before the new
 	// one may claim it: the wait covers that lease.

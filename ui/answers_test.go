@@ -94,7 +94,7 @@ func TestReviewNoteAndExpiry(t *testing.T) {
 	}
 	e, err := svc.Get(ctx, "full@example.com")
 	if err != nil || e.Note == nil || *e.Note != "#48213, mailbox full" || e.ExpiresAt == nil ||
-		e.ExpiresAt.Sub(time.Now()) < 29*24*time.Hour || e.ExpiresAt.Sub(time.Now()) > 30*24*time.Hour+time.Minute {
+		time.Until(e.ExpiresAt.Time) < 29*24*time.Hour || time.Until(e.ExpiresAt.Time) > 30*24*time.Hour+time.Minute {
 		t.Fatalf("full@ on the list: %+v, %v", e, err)
 	}
 	h.mustSee("Row 1: full@example.com  until " + e.ExpiresAt.UTC().Format("2006-01-02 15:04") + "  “#48213, mailbox full”")

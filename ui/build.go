@@ -103,10 +103,6 @@ func (b *build) help(g globalKeys) help.KeyMap {
 	return b.keys.entryHelp(g)
 }
 
-// generation changes whenever the list does; the root compares it with
-// the one it sent.
-func (b *build) generation() int { return b.list.gen }
-
 // startOver empties the list for a new batch (u brings it back) and
 // puts the cursor in the entry field.
 func (b *build) startOver() tea.Cmd {

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -81,7 +80,7 @@ func TestHeaderRecoversInTmux(t *testing.T) {
 				// No answer: the connection drops.
 				if hj, ok := w.(http.Hijacker); ok {
 					if conn, _, err := hj.Hijack(); err == nil {
-						conn.(net.Conn).Close()
+						conn.Close()
 						return
 					}
 				}
