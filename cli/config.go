@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // settings loads the config file and applies the precedence of flags >
@@ -182,7 +183,7 @@ func (a *app) showConfig() error {
 	// user information (a password or token) too.
 	v := configView{
 		Profile: s.Profile,
-		BaseURL: config.Setting{Value: config.RedactURL(s.BaseURL.Value), Source: s.BaseURL.Source},
+		BaseURL: config.Setting{Value: redact.URL(s.BaseURL.Value), Source: s.BaseURL.Source},
 		APIKey:  config.Setting{Value: config.MaskKey(s.APIKey.Value), Source: s.APIKey.Source},
 		Target:  s.Target(),
 		File:    s.File,
@@ -195,7 +196,7 @@ func (a *app) showConfig() error {
 	}
 	if s.Local() {
 		db := s.DB
-		db.Value = config.RedactDSN(db.Value)
+		db.Value = redact.DSN(db.Value)
 		v.DB = &db
 		keyPath, err := localKeyPath()
 		if err != nil {

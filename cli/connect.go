@@ -7,6 +7,7 @@ import (
 
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // connection is a client on the effective settings' target, with what a
@@ -64,7 +65,7 @@ func (a *app) connect(ctx context.Context, opts ...client.Option) (*connection, 
 		fmt.Fprintln(a.io.Err, "shush: "+n)
 	}
 	if s.APIKey.Value == "" {
-		return nil, usagef("no API key for %s: pass --api-key, set %s, or add api_key to the profile %q (shush config set-profile)", config.RedactURL(s.BaseURL.Value), config.EnvAPIKey, s.Profile.Value)
+		return nil, usagef("no API key for %s: pass --api-key, set %s, or add api_key to the profile %q (shush config set-profile)", redact.URL(s.BaseURL.Value), config.EnvAPIKey, s.Profile.Value)
 	}
 	if w := client.PlainHTTPWarning(s.BaseURL.Value); w != "" {
 		fmt.Fprintln(a.io.Err, "shush: "+w)
@@ -83,7 +84,7 @@ func fallbackNotice(s config.Settings) string {
 		return ""
 	}
 	return fmt.Sprintf("working on %s, not the local list: %s is set and no service is configured for shush (unset it, or set %s or a profile)",
-		config.RedactURL(s.BaseURL.Value), config.EnvResendAPIKey, config.EnvBaseURL)
+		redact.URL(s.BaseURL.Value), config.EnvResendAPIKey, config.EnvBaseURL)
 }
 
 // journalDirOf is where the runs are recorded: journal in the user state

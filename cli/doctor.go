@@ -12,6 +12,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // check is one line of doctor's report.
@@ -111,10 +112,10 @@ func (a *app) doctor(ctx context.Context) (doctorReport, int) {
 	}
 	if s.Local() {
 		add("config", true, "profile %s (%s); no service configured: the local list %s (%s)", s.Profile.Value, s.Profile.Source,
-			config.RedactDSN(s.DB.Value), s.DB.Source)
+			redact.DSN(s.DB.Value), s.DB.Source)
 	} else {
 		add("config", true, "profile %s (%s); base URL %s (%s); key %s (%s)", s.Profile.Value, s.Profile.Source,
-			config.RedactURL(s.BaseURL.Value), s.BaseURL.Source, dash(config.MaskKey(s.APIKey.Value)), s.APIKey.Source)
+			redact.URL(s.BaseURL.Value), s.BaseURL.Source, dash(config.MaskKey(s.APIKey.Value)), s.APIKey.Source)
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)

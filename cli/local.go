@@ -15,6 +15,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/redact"
 	"github.com/shushlist/shush/server"
 )
 
@@ -44,7 +45,7 @@ const localRate = 1e6
 func openLocal(ctx context.Context, s config.Settings, opts ...client.Option) (svc *client.Client, key string, closeFn func() error, err error) {
 	st, err := server.OpenStore(ctx, s.DB.Value)
 	if err != nil {
-		return nil, "", nil, fmt.Errorf("cannot open the local list %s: %w", api.Quote(config.RedactDSN(s.DB.Value)), err)
+		return nil, "", nil, fmt.Errorf("cannot open the local list %s: %w", api.Quote(redact.DSN(s.DB.Value)), err)
 	}
 	defer func() {
 		if err != nil {

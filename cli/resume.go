@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/batch"
-	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // Finding the run that --resume finishes, and the command line that
@@ -66,7 +66,7 @@ func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
 		parts = append(parts, "--profile", shellQuote(a.globals.profile))
 	}
 	if a.globals.baseURL != "" {
-		parts = append(parts, "--base-url", shellQuote(config.RedactURL(a.globals.baseURL)))
+		parts = append(parts, "--base-url", shellQuote(redact.URL(a.globals.baseURL)))
 	}
 	parts = append(parts, strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "shush "))...)
 	parts = append(parts, "--file", shellQuote(f.file))

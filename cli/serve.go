@@ -19,6 +19,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/redact"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/outbox"
 	"github.com/shushlist/shush/server/store"
@@ -38,7 +39,7 @@ func openStore(ctx context.Context, dsn string) (store.Store, string, error) {
 			return nil, "", fmt.Errorf("find the default database: %w", err)
 		}
 	}
-	where := config.RedactDSN(dsn)
+	where := redact.DSN(dsn)
 	st, err := server.OpenStore(ctx, dsn)
 	if err != nil {
 		return nil, "", fmt.Errorf("open the database %s: %w", api.Quote(where), err)
@@ -199,7 +200,7 @@ func flagsFromEnv(cmd *cobra.Command, lookup func(string) (string, bool)) error 
 		if err := fl.Value.Set(v); err != nil {
 			shown := v
 			if fl.Name == "db" {
-				shown = config.RedactDSN(v)
+				shown = redact.DSN(v)
 			}
 			errs = append(errs, usagef("%s=%s is not a valid value for --%s (%s)", envName(fl.Name), api.Quote(shown), fl.Name, fl.Value.Type()))
 		}

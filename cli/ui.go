@@ -14,6 +14,7 @@ import (
 
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/internal/redact"
 	"github.com/shushlist/shush/ui"
 )
 
@@ -29,7 +30,7 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	defer conn.Close()
-	label := config.RedactURL(conn.Settings.BaseURL.Value)
+	label := redact.URL(conn.Settings.BaseURL.Value)
 	if conn.Settings.Local() {
 		label = "local list"
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/shushlist/shush/internal/atomicfile"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // DefaultKeepRunsDays is how many days finished runs are kept unless the
@@ -255,45 +256,10 @@ func (s Settings) Local() bool { return s.BaseURL.Value == "" }
 // with its database.
 func (s Settings) Target() string {
 	if s.Local() {
-		return "the local list (" + RedactDSN(s.DB.Value) + ")"
+		return "the local list (" + redact.DSN(s.DB.Value) + ")"
 	}
-	return RedactURL(s.BaseURL.Value)
+	return redact.URL(s.BaseURL.Value)
 }
-
-// RedactURL hides the user information a base URL may carry (a password,
-// or a token given as the user name): https://***@host/path. Text that
-// does not parse as a URL keeps only what RedactDSN leaves of it.
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return RedactDSN(s)
-	}
-	if u.User == nil {
-		return s
-	}
-	u.User = nil
-	out := u.String()
-	if i := strings.Index(out, "//"); i >= 0 {
-		out = out[:i+2] + "***@" + out[i+2:]
-	}
-	return out
-}
-
-// RedactDSN hides every password a DSN may carry (URL user info,
-// password= query parameters, key=value pairs), for messages. It works on
-// strings that do not parse too. It matches server.RedactDSN (a test in
-// package cli holds them together): config imports nothing of ours.
-func RedactDSN(dsn string) string {
-	out := urlPassword.ReplaceAllString(dsn, "${1}xxxxx@")
-	out = qPassword.ReplaceAllString(out, "${1}xxxxx")
-	return kvPassword.ReplaceAllString(out, "${1}xxxxx")
-}
-
-var (
-	kvPassword  = regexp.MustCompile(`(?i)((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
-	urlPassword = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]+:/{0,2}[^/@:\s"]*:)[^/\s]*@`)
-	qPassword   = regexp.MustCompile(`(?i)([?&](?:password|sslpassword)=)[^&\s]*`)
-)
 
 // Source names used in Setting.Source.
 const (
@@ -402,10 +368,10 @@ func pick(flag, flagSrc, env, envSrc, file, fileSrc string, def Setting) Setting
 func CheckBaseURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("base URL %q is not an http:// or https:// URL with a host", RedactURL(raw))
+		return "", fmt.Errorf("base URL %q is not an http:// or https:// URL with a host", redact.URL(raw))
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("base URL %q has a query or fragment; give only scheme, host and path", RedactURL(raw))
+		return "", fmt.Errorf("base URL %q has a query or fragment; give only scheme, host and path", redact.URL(raw))
 	}
 	return strings.TrimRight(raw, "/"), nil
 }

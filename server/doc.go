@@ -12,7 +12,7 @@
 //     package outbox, and graceful shutdown;
 //   - the Prometheus metrics, the cache of verified keys, and key
 //     administration for the CLI (CreateKey, ValidateTeam);
-//   - opening a store from a DSN (OpenStore, ClassifyDSN, RedactDSN); the
-//     Store interface and its SQLite and PostgreSQL implementations live
+//   - opening a store from a DSN (OpenStore, ClassifyDSN; its passwords
+//     are hidden with internal/redact); the Store interface and its SQLite and PostgreSQL implementations live
 //     in package store and below.
 package server

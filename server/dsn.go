@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // DSNKind says which store a DSN selects.
@@ -54,7 +55,7 @@ func ClassifyDSN(dsn string) (DSNKind, error) {
 	}
 	if m := kvStart.FindStringSubmatch(dsn); m != nil {
 		if !pgKeys[strings.ToLower(m[1])] {
-			return 0, fmt.Errorf("the database %s looks like a key=value connection string, but %s is not a PostgreSQL connection parameter; give a SQLite file path or a PostgreSQL connection string", api.Quote(RedactDSN(dsn)), api.Quote(m[1]))
+			return 0, fmt.Errorf("the database %s looks like a key=value connection string, but %s is not a PostgreSQL connection parameter; give a SQLite file path or a PostgreSQL connection string", api.Quote(redact.DSN(dsn)), api.Quote(m[1]))
 		}
 		if _, err := pgconn.ParseConfig(dsn); err != nil {
 			return 0, fmt.Errorf("the PostgreSQL connection string is not valid: %s", pgReason(dsn, err))
@@ -72,18 +73,18 @@ func ClassifyDSN(dsn string) (DSNKind, error) {
 		return 0, fmt.Errorf("the database %s looks like a URL but is not one: %s; give a SQLite file path or a PostgreSQL URL", api.Quote(m[1]+":…"), hint)
 	}
 	if i := strings.Index(dsn, "://"); i > 0 {
-		return 0, fmt.Errorf("the database %s is a %s URL; shush opens only SQLite file paths and PostgreSQL (postgres:// URL or key=value string)", api.Quote(RedactDSN(dsn)), api.Quote(dsn[:i]))
+		return 0, fmt.Errorf("the database %s is a %s URL; shush opens only SQLite file paths and PostgreSQL (postgres:// URL or key=value string)", api.Quote(redact.DSN(dsn)), api.Quote(dsn[:i]))
 	}
 	for _, r := range dsn {
 		if unicode.IsControl(r) {
-			return 0, fmt.Errorf("the database path %s holds a control character; give a plain file path", api.Quote(RedactDSN(dsn)))
+			return 0, fmt.Errorf("the database path %s holds a control character; give a plain file path", api.Quote(redact.DSN(dsn)))
 		}
 	}
 	if strings.HasSuffix(dsn, "/") || strings.HasSuffix(dsn, string([]byte{'\\'})) {
 		return 0, fmt.Errorf("the database path %s names a directory; give the path of a file, e.g. %s", api.Quote(dsn), api.Quote(dsn+"shush.db"))
 	}
 	if strings.HasPrefix(lower, "file:") {
-		return 0, fmt.Errorf("the database %s is a SQLite URI; give a plain file path instead", api.Quote(RedactDSN(dsn)))
+		return 0, fmt.Errorf("the database %s is a SQLite URI; give a plain file path instead", api.Quote(redact.DSN(dsn)))
 	}
 	return DSNSQLite, nil
 }
@@ -98,7 +99,7 @@ func pgReason(dsn string, err error) string {
 		}
 	}
 	msg = strings.ReplaceAll(msg, dsn, "…")
-	return RedactDSN(msg)
+	return redact.DSN(msg)
 }
 
 var (
@@ -106,18 +107,5 @@ var (
 	// slash or an at sign before any other slash: a URL with a slash
 	// missing, or userinfo without slashes ("postgres:u:pw@host"). One
 	// letter is a Windows drive (C:/data/shush.db).
-	almostURL   = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9+.-]+):(?:/|[^/]*@)`)
-	kvPassword  = regexp.MustCompile(`(?i)((?:^|\s)(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)`)
-	urlPassword = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]+:/{0,2}[^/@:\s"]*:)[^/\s]*@`)
-	qPassword   = regexp.MustCompile(`(?i)([?&](?:password|sslpassword)=)[^&\s]*`)
+	almostURL = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9+.-]+):(?:/|[^/]*@)`)
 )
-
-// RedactDSN hides every password a DSN may carry (URL user info,
-// password= query parameters and key=value pairs), for messages and logs.
-// It works on strings that do not parse too.
-func RedactDSN(dsn string) string {
-	out := urlPassword.ReplaceAllString(dsn, "${1}xxxxx@")
-	out = qPassword.ReplaceAllString(out, "${1}xxxxx")
-	out = kvPassword.ReplaceAllString(out, "${1}xxxxx")
-	return out
-}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-resty/resty/v2"
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // IsNotFound reports whether err is the service's 404: the ID or address
@@ -48,7 +49,7 @@ type NetworkError struct {
 
 // Error names the service and the request, not the key.
 func (e *NetworkError) Error() string {
-	return fmt.Sprintf("cannot reach the service at %s (%s %s): %v", RedactURL(e.BaseURL), e.Method, e.Path, e.Err)
+	return fmt.Sprintf("cannot reach the service at %s (%s %s): %v", redact.URL(e.BaseURL), e.Method, e.Path, e.Err)
 }
 
 // Unwrap returns the underlying network error.

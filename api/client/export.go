@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // ExportParams selects what GET /suppressions/export streams.
@@ -62,7 +63,7 @@ func (c *Client) Export(ctx context.Context, p ExportParams, w io.Writer) (int64
 	}
 	n, err := io.Copy(w, body)
 	if err != nil {
-		return n, fmt.Errorf("the export from %s was cut short after %d bytes: %w", RedactURL(c.base), n, err)
+		return n, fmt.Errorf("the export from %s was cut short after %d bytes: %w", redact.URL(c.base), n, err)
 	}
 	return n, nil
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // RedirectError is a service's answer that points elsewhere. The client
@@ -21,7 +23,7 @@ type RedirectError struct {
 
 func (e *RedirectError) Error() string {
 	return fmt.Sprintf("the service at %s answered %d, redirecting to %s; shush does not follow redirects with your key — if that is the service you mean, set the base URL to it",
-		RedactURL(e.BaseURL), e.Status, e.Target)
+		redact.URL(e.BaseURL), e.Status, e.Target)
 }
 
 // noRedirects is the http.Client's CheckRedirect: stop at the first
@@ -32,7 +34,7 @@ func noRedirects(base string) func(*http.Request, []*http.Request) error {
 		if req.Response != nil {
 			status = req.Response.StatusCode
 		}
-		return &RedirectError{BaseURL: base, Status: status, Target: RedactURL(req.URL.String())}
+		return &RedirectError{BaseURL: base, Status: status, Target: redact.URL(req.URL.String())}
 	}
 }
 
@@ -40,22 +42,6 @@ func noRedirects(base string) func(*http.Request, []*http.Request) error {
 func IsRedirect(err error) bool {
 	var re *RedirectError
 	return errors.As(err, &re)
-}
-
-// RedactURL removes the user and password a URL may carry
-// (https://user:secret@host → https://***@host), for messages and screens.
-// Text that is not a URL comes back unchanged.
-func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	u.User = nil
-	out := u.String()
-	if i := strings.Index(out, "//"); i >= 0 {
-		out = out[:i+2] + "***@" + out[i+2:]
-	}
-	return out
 }
 
 // PlainHTTPWarning returns a one-line warning when base is plain http://
@@ -69,7 +55,7 @@ func PlainHTTPWarning(base string) string {
 	if isLoopback(u.Hostname()) {
 		return ""
 	}
-	return fmt.Sprintf("warning: %s is plain http:// to another machine; the API key and the addresses travel unencrypted — use https://", RedactURL(base))
+	return fmt.Sprintf("warning: %s is plain http:// to another machine; the API key and the addresses travel unencrypted — use https://", redact.URL(base))
 }
 
 func isLoopback(host string) bool {

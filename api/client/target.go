@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/shushlist/shush/internal/redact"
 	"net/url"
 	"strings"
 )
@@ -16,12 +17,12 @@ func LocalURL(id string) string { return "http://" + id + localDomain }
 
 // TargetName names a service for people: "local list" for the embedded
 // local list (never its made-up URL), else the base URL without
-// credentials (RedactURL).
+// credentials (redact.URL).
 func TargetName(base string) string {
 	if u, err := url.Parse(base); err == nil && strings.HasSuffix(strings.ToLower(u.Hostname()), localDomain) {
 		return "local list"
 	}
-	return RedactURL(base)
+	return redact.URL(base)
 }
 
 // JournalTarget is a base URL as a run's journal keeps it: without the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/redact"
 )
 
 // WithTrace writes every request the client sends and every answer it
@@ -62,7 +63,7 @@ func (t *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 		body = b
 		req.Body = io.NopCloser(bytes.NewReader(b))
 	}
-	t.write(fmt.Sprintf("> #%d %s %s", id, req.Method, RedactURL(req.URL.String())), req.Header, body, int64(len(body)))
+	t.write(fmt.Sprintf("> #%d %s %s", id, req.Method, redact.URL(req.URL.String())), req.Header, body, int64(len(body)))
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
 	took := time.Since(start).Round(time.Millisecond)
