@@ -401,9 +401,9 @@ func mustGlob(t *testing.T, pattern string) []string {
 // with every address once, each change signed by the agent.
 func TestDroppedSendResumesForTheAgent(t *testing.T) {
 	t.Parallel()
-	// A big list at 100 requests a second makes the send last some
-	// seconds, so the drop after its fifth batch always cuts it off.
-	s := startSSHService(t, "--rate", "100")
+	// 600 batches at up to 1,000 requests a second make the send last
+	// seconds, so the drop after its fifth batch cuts it off.
+	s := startSSHService(t, "--rate", "1000")
 	jane := s.agent("jane")
 	s.connect("jane", jane)
 	s.wait("jane", "agent jane · team support")
@@ -423,7 +423,8 @@ func TestDroppedSendResumesForTheAgent(t *testing.T) {
 	s.connect("jane", jane)
 	s.wait("jane", "A run did not finish: add", "Resume it now? [y/N]")
 	s.tmux("send-keys", "-t", "jane", "y")
-	// 600 batches: on a busy machine that is more than a screen's usual wait.
+	// 600 batches: on a busy machine that is more than a screen's usual
+	// wait.
 	if scr := s.waitWithin(3*time.Minute, "jane", "Results · add", fmt.Sprintf("%d entries:", n)); strings.Contains(scr, "failed") || strings.Contains(scr, "unsent") {
 		t.Fatalf("the resumed run did not finish:\n%s", scr)
 	}

@@ -7,7 +7,7 @@ import (
 )
 
 // Every form of password in a DSN is hidden, the rest kept.
-func TestDSN(t *testing.T) {
+func TestRedactDSN(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://u:hunter2@db/shush":                        "postgres://u:xxxxx@db/shush",
 		"postgres://u:p@ss@db/shush":                           "postgres://u:xxxxx@db/shush",
@@ -30,7 +30,7 @@ func TestDSN(t *testing.T) {
 
 // A URL's user information is hidden whole; text that is not a URL keeps
 // only what DSN leaves of it.
-func TestURL(t *testing.T) {
+func TestRedactURL(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://user:pw@api.example.com/x": "https://***@api.example.com/x",
 		"https://token@api.example.com":     "https://***@api.example.com",
