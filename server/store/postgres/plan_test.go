@@ -271,7 +271,7 @@ func TestLookupsProbeTheUniqueIndexWithoutStatistics(t *testing.T) {
 		args        []any
 	}{
 		{"batch add", insertEntriesSQL, []any{"big", ids, emails, slices.Repeat([]string{"manual"}, 100), nulls, at,
-			ids[0], "key", "name", nil, "req", ids[0], ids[99], nulls, make([]*time.Time, 100), nil, nil}},
+			ids[0], "key", "name", nil, "req", ids[0], ids[99], nulls, make([]*time.Time, 100), nil, nil, ids[0], ids[99]}},
 		{"removal by address", deleteByEmail, []any{"big", emails}},
 		{"removal by ID", deleteByID, []any{"big", ids}},
 		{"bulk check", listedSQL("$1", "$2"), []any{"big", emails}},

@@ -15,6 +15,7 @@ import (
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/postgres"
 	"github.com/shushlist/shush/server/store/postgres/pgtest"
+	"github.com/shushlist/shush/server/store/storetest"
 )
 
 func open(t *testing.T, dsn string) *postgres.Store {
@@ -337,4 +338,26 @@ func TestTwoSweepersRemoveEachEntryOnce(t *testing.T) {
 		t.Errorf("after both sweeps: %d audit entries, %d events, %d entries left; want %d, %d, 0", audits, events, left, n, n)
 	}
 	t.Logf("the sweepers removed %d and %d", removed[0], removed[1])
+}
+
+// An add made while another process's clock has put the team's trail
+// head an hour ahead mints above it; see storetest.AddAboveTheHead.
+func TestAddAboveTheHead(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	st := open(t, dsn)
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	storetest.AddAboveTheHead(t, st, func(team, id string) {
+		if _, err := conn.Exec(t.Context(), `UPDATE trail_heads SET last_id = $2 WHERE team = $1`, team, id); err != nil {
+			t.Fatal(err)
+		}
+	}, func(team string) (last string) {
+		if err := conn.QueryRow(t.Context(), `SELECT last_id::text FROM trail_heads WHERE team = $1`, team).Scan(&last); err != nil {
+			t.Fatal(err)
+		}
+		return last
+	})
 }

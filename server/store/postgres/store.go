@@ -39,7 +39,8 @@ type Store struct {
 // db is the PostgreSQL side of a Store: the pool, the retry of changes
 // that lost a race, and the statements (sqlstore.Driver).
 type db struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	turns turns
 }
 
 var _ store.Store = (*Store)(nil)
@@ -129,7 +130,12 @@ func (s *Store) PoolStats() store.PoolStats {
 }
 
 // tx is a change's transaction: the statements of sqlstore.Tx.
-type tx struct{ tx pgx.Tx }
+type tx struct {
+	tx pgx.Tx
+	s  *db
+	// ended are run when the transaction has ended (the turns it took).
+	ended *[]func()
+}
 
 // exec runs a statement and says how many rows it touched.
 func (t tx) exec(ctx context.Context, query string, args ...any) (int64, error) {
@@ -139,8 +145,24 @@ func (t tx) exec(ctx context.Context, query string, args ...any) (int64, error) 
 
 func (s *db) Change(ctx context.Context, fn func(ctx context.Context, t sqlstore.Tx) error) error {
 	return s.retry(ctx, func() error {
-		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error { return fn(ctx, tx{tx: t}) })
+		var ended []func()
+		defer func() {
+			for _, f := range ended {
+				f()
+			}
+		}()
+		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error { return fn(ctx, tx{tx: t, s: s, ended: &ended}) })
 	})
+}
+
+// TakeTurn waits for this process's change of the team before this one
+// to end; see turns.
+func (t tx) TakeTurn(ctx context.Context, team string) error {
+	release, err := t.s.turns.take(ctx, team)
+	if err == nil {
+		*t.ended = append(*t.ended, release)
+	}
+	return err
 }
 
 func (s *db) Err(err error) error { return mapErr(err) }

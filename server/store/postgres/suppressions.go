@@ -16,11 +16,24 @@ const entryColumns = "id::text, email, origin, source_id, created_at, note, expi
 // insertEntriesSQL inserts the entries ($2…$5, $14, $15, in address
 // order) and the change's row ($7…$13, $16, $17, when $7 is not NULL and
 // an entry is new), and reads the listed entries of the addresses given.
+// With the span of the IDs minted ($18, $19) it first takes the team's
+// trail head (waiting for the change that holds it to end) and does all
+// that only if the head is below $18, moving it to $19; otherwise it
+// returns one row whose last column is the head's last ID (” when the
+// team has no head yet). The other rows' last column is NULL.
 var insertEntriesSQL = `
-	WITH ins AS (
+	WITH head AS MATERIALIZED (
+		SELECT last_id FROM trail_heads WHERE team = $1 AND $18::uuid IS NOT NULL FOR UPDATE
+	), gate AS MATERIALIZED (
+		SELECT $18::uuid IS NULL OR EXISTS (SELECT 1 FROM head WHERE last_id IS NULL OR last_id < $18::uuid) AS ok
+	), moved AS (
+		UPDATE trail_heads SET last_id = $19::uuid
+		WHERE team = $1 AND $18::uuid IS NOT NULL AND (SELECT ok FROM gate)
+	), ins AS (
 		INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at, change_id, note, expires_at)
 		SELECT u.id, $1, u.email, u.origin, u.source_id, $6, $7::uuid, u.note, u.expires_at
 		FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $14::text[], $15::timestamptz[]) WITH ORDINALITY AS u(id, email, origin, source_id, note, expires_at, n)
+		WHERE (SELECT ok FROM gate)
 		ORDER BY u.n
 		ON CONFLICT (team, email) DO NOTHING
 		RETURNING s.id, s.email, s.origin, s.source_id, s.created_at, s.note, s.expires_at
@@ -30,9 +43,12 @@ var insertEntriesSQL = `
 		WHERE $7::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
 		ON CONFLICT (id) DO NOTHING
 	)
-	SELECT ` + entryColumns + ` FROM ins
+	SELECT ` + entryColumns + `, NULL::text FROM ins
 	UNION ALL
-	` + listedSQL("$1", "$3")
+	SELECT l.*, NULL::text FROM (` + listedSQL("$1", "$3") + `) l WHERE (SELECT ok FROM gate)
+	UNION ALL
+	SELECT '', '', '', NULL::text, $6, NULL::text, NULL::timestamptz, coalesce((SELECT last_id::text FROM head), '')
+	FROM gate WHERE NOT ok`
 
 // The insert skips listed addresses (ON CONFLICT DO NOTHING), so re-adding
 // a listed address writes nothing: its row is read, not rewritten. The
@@ -63,14 +79,30 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		ch, change, first, last = *p.Change, &p.Change.ID, &p.Change.FirstID, &p.Change.LastID
 	}
 	at := sorted[0].CreatedAt
+	var headFirst, headLast *string
+	if p.Head != nil {
+		headFirst, headLast = &p.Head.First, &p.Head.Last
+	}
 	agentID, agentName := sqlstore.Author(ch.Author)
 	rows, err := t.tx.Query(ctx, insertEntriesSQL,
 		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, sqlstore.Reference(ch.Author), ch.Author.RequestID, first, last,
-		notes, until, agentID, agentName)
+		notes, until, agentID, agentName, headFirst, headLast)
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, sqlstore.ScanEntry)
+	var ahead *sqlstore.HeadAhead
+	got, err := collect(rows, func(r sqlstore.Row) (store.Entry, error) {
+		var head *string
+		e, err := sqlstore.ScanEntry(sqlstore.ScanAlso(r, &head))
+		if head != nil {
+			ahead = &sqlstore.HeadAhead{Last: *head, Missing: *head == ""}
+		}
+		return e, err
+	})
+	if err == nil && ahead != nil {
+		return nil, ahead
+	}
+	return got, err
 }
 
 // listedSQL reads the team's ($team) entries of the addresses ($emails, a

@@ -134,3 +134,30 @@ func TestNewFilesPrivate(t *testing.T) {
 		}
 	}
 }
+
+// An add made while another process's clock has put the team's trail
+// head an hour ahead mints above it; see storetest.AddAboveTheHead.
+func TestAddAboveTheHead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shush.db")
+	st, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Another connection to the file, as another process would have.
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	storetest.AddAboveTheHead(t, st, func(team, id string) {
+		if _, err := other.Exec(`UPDATE trail_heads SET last_id = ? WHERE team = ?`, id, team); err != nil {
+			t.Fatal(err)
+		}
+	}, func(team string) (last string) {
+		if err := other.QueryRow(`SELECT last_id FROM trail_heads WHERE team = ?`, team).Scan(&last); err != nil {
+			t.Fatal(err)
+		}
+		return last
+	})
+}

@@ -15,6 +15,19 @@ import (
 // change's row is written first, for the entries to name, and taken back
 // when no entry was new.
 func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) ([]store.Entry, error) {
+	if p.Head != nil {
+		// The writer runs one change at a time: the head is held already.
+		last, _, err := t.HoldTrail(ctx, p.Team, true)
+		if err != nil {
+			return nil, err
+		}
+		if last >= p.Head.First {
+			return nil, &sqlstore.HeadAhead{Last: last}
+		}
+		if err := t.SetTrailHead(ctx, p.Team, p.Head.Last); err != nil {
+			return nil, err
+		}
+	}
 	var change any
 	if p.Change != nil {
 		id, err := t.insertChange(p.Change)

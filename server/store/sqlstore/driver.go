@@ -91,7 +91,11 @@ type EntryWrites interface {
 	// addresses, in any order (Created is not set: the Core knows a new
 	// entry by its ID); an address that another change listed or removed
 	// meanwhile may be neither, or both (the Core tries it again, or takes
-	// the new one).
+	// the new one). With p.Head set it first takes the team's trail head
+	// (see HoldTrail) and inserts only when the head is below
+	// p.Head.First, moving it to p.Head.Last in the same statement;
+	// otherwise it inserts nothing and returns a *HeadAhead, the head
+	// still held.
 	InsertEntries(ctx context.Context, p *InsertEntriesParams) ([]store.Entry, error)
 	// DeleteEntries takes the team's entries with these keys off the
 	// list and returns them, in any order, each with the change that
@@ -163,6 +167,13 @@ type TrailWrites interface {
 	HoldTrail(ctx context.Context, team string, wait bool) (last string, ok bool, err error)
 	// SetTrailHead records the last ID the change minted for the team.
 	SetTrailHead(ctx context.Context, team, last string) error
+	// TakeTurn is called before a change mints IDs for the team that an
+	// insert checks against the head (InsertEntriesParams.Head). A
+	// dialect whose changes run side by side makes this process's changes
+	// of the team take turns from here until they end, so that they reach
+	// the head in the order they minted; one whose changes run one at a
+	// time already does nothing.
+	TakeTurn(ctx context.Context, team string) error
 }
 
 // KeyReads are the reads of API keys.
@@ -350,6 +361,30 @@ type InsertEntriesParams struct {
 	Entries []store.Entry
 	// Change is the trail's row of the change, nil without a trail.
 	Change *ChangeRow
+	// Head, when set, moves the team's trail head with the insert: the
+	// IDs were minted before the head was held, above the last ID this
+	// change knew of, and the insert checks them against it.
+	Head *HeadMove
+}
+
+// HeadMove is the span of IDs a change minted for its new entries, to
+// be checked against the team's trail head and recorded as its last.
+type HeadMove struct{ First, Last string }
+
+// HeadAhead is InsertEntries' answer when the team's trail head is not
+// below the IDs minted (another change minted above them and committed
+// first, or the team has no head yet: Missing). Nothing was inserted;
+// the head is held by the change now, so IDs minted above Last pass.
+type HeadAhead struct {
+	Last    string
+	Missing bool
+}
+
+func (h *HeadAhead) Error() string {
+	if h.Missing {
+		return "the team has no trail head yet"
+	}
+	return "the team's trail head is at " + h.Last + ", above the IDs minted"
 }
 
 // ChangeRow is the trail's row of a change that lists new entries: who

@@ -1,11 +1,14 @@
 package sqlstore
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
 )
@@ -122,36 +125,17 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		if err := protect(ctx, tx, team, entries); err != nil {
 			return err
 		}
-		// The new entries' IDs are minted under the team's trail head,
-		// in each attempt of the change.
-		var m *minter
+		var hooks []store.Webhook
 		if !c.noTrail {
+			// Read before the head is held, which the team's other
+			// changes wait for.
 			var err error
-			if m, err = holdTrail(ctx, tx, team, true); err != nil {
+			if hooks, err = wanting(ctx, tx, team, store.AuditAdded); err != nil {
 				return err
 			}
 		}
-		for i := range rows {
-			var err error
-			if m != nil {
-				rows[i].ID, err = m.next()
-			} else {
-				rows[i].ID, err = newID()
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if !c.noTrail {
-			ch, err := changeRow(team, at, author, rows)
-			if err != nil {
-				return err
-			}
-			p.Change = ch
-		}
-		p.Entries = rows
-		for round := 1; len(p.Entries) > 0; round++ {
-			got, err := tx.InsertEntries(ctx, p)
+		got, err := c.insertNew(ctx, tx, team, at, author, rows, p)
+		for round := 1; ; round++ {
 			if err != nil {
 				return err
 			}
@@ -173,9 +157,16 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 					p.Entries = append(p.Entries, rows[i])
 				}
 			}
-			if len(p.Entries) > 0 && round == maxAddRounds {
+			if len(p.Entries) == 0 {
+				break
+			}
+			if round == maxAddRounds {
 				return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(p.Entries), round)
 			}
+			// The head moved with the first try; the addresses left keep
+			// the IDs minted under it.
+			p.Head = nil
+			got, err = tx.InsertEntries(ctx, p)
 		}
 		if err := extend(ctx, tx, team, rows, listed); err != nil {
 			return err
@@ -187,10 +178,7 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		if slices.ContainsFunc(listed, func(e store.Entry) bool { return !e.Created }) {
 			created = slices.DeleteFunc(slices.Clone(listed), func(e store.Entry) bool { return !e.Created })
 		}
-		if err := m.save(ctx, tx); err != nil {
-			return err
-		}
-		return c.queueEvents(ctx, tx, team, store.AuditAdded, at, created)
+		return c.queue(ctx, tx, team, store.AuditAdded, at, hooks, created)
 	})
 	if err != nil {
 		return nil, c.fail("add to the list", err)
@@ -204,6 +192,61 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 		out[i] = listed[index[n.Email]]
 	}
 	return out, nil
+}
+
+// insertNew mints the rows' IDs and makes the first try of their insert.
+// The IDs are minted before the team's trail head is held and the insert
+// checks them against it (InsertEntriesParams.Head), so the head is held
+// only for the insert and the commit; when another change minted above
+// them first (another process, or a change of this one that reached the
+// head sooner), the insert has taken the head and the IDs are minted
+// again above it.
+func (c *Core) insertNew(ctx context.Context, tx Tx, team string, at time.Time, author store.Change, rows []store.Entry, p *InsertEntriesParams) ([]store.Entry, error) {
+	var m *minter
+	if !c.noTrail {
+		if err := tx.TakeTurn(ctx, team); err != nil {
+			return nil, err
+		}
+		m = &minter{team: team}
+	}
+	for try := 1; ; try++ {
+		for i := range rows {
+			var err error
+			if m != nil {
+				rows[i].ID, err = m.next()
+			} else {
+				rows[i].ID, err = newID()
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		p.Entries = rows
+		if m != nil {
+			ch, err := changeRow(team, at, author, rows)
+			if err != nil {
+				return nil, err
+			}
+			p.Change, p.Head = ch, &HeadMove{First: ch.FirstID, Last: ch.LastID}
+		}
+		got, err := tx.InsertEntries(ctx, p)
+		ahead, ok := errors.AsType[*HeadAhead](err)
+		if !ok || try == 3 {
+			return got, err
+		}
+		if ahead.Missing {
+			// The team's first change: make its head, and hold it.
+			held, err := holdTrail(ctx, tx, team, true)
+			if err != nil || held == nil {
+				return nil, cmp.Or(err, fmt.Errorf("the trail head of team %q could not be held", team))
+			}
+			m.last = held.last
+			continue
+		}
+		if m.last, err = uuid.Parse(ahead.Last); err != nil {
+			return nil, fmt.Errorf("the trail head of team %q is not an ID: %w", team, err)
+		}
+	}
 }
 
 // extend makes each listed entry that a re-add names keep at least what

@@ -23,12 +23,22 @@ func (c *Core) queueEvents(ctx context.Context, tx Tx, team, typ string, at time
 	if len(changed) == 0 {
 		return nil
 	}
-	hooks, err := tx.TeamWebhooks(ctx, team)
+	hooks, err := wanting(ctx, tx, team, typ)
 	if err != nil {
 		return err
 	}
-	hooks = slices.DeleteFunc(hooks, func(w store.Webhook) bool { return !w.Wants(typ) })
-	if len(hooks) == 0 {
+	return c.queue(ctx, tx, team, typ, at, hooks, changed)
+}
+
+// wanting reads the team's webhooks that want events of type typ.
+func wanting(ctx context.Context, tx Tx, team, typ string) ([]store.Webhook, error) {
+	hooks, err := tx.TeamWebhooks(ctx, team)
+	return slices.DeleteFunc(hooks, func(w store.Webhook) bool { return !w.Wants(typ) }), err
+}
+
+// queue is queueEvents with the webhooks already read.
+func (c *Core) queue(ctx context.Context, tx Tx, team, typ string, at time.Time, hooks []store.Webhook, changed []store.Entry) error {
+	if len(hooks) == 0 || len(changed) == 0 {
 		return nil
 	}
 	p := &InsertEventsParams{Team: team, Type: typ, At: at, Rows: make([]EventRow, 0, len(changed)*len(hooks))}
