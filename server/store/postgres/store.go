@@ -133,8 +133,9 @@ func (s *Store) PoolStats() store.PoolStats {
 type tx struct {
 	tx pgx.Tx
 	s  *db
-	// ended are run when the transaction has ended (the turns it took).
-	ended *[]func()
+	// turn releases the team's turn the change holds (see TakeTurn), nil
+	// when it holds none.
+	turn *func()
 }
 
 // exec runs a statement and says how many rows it touched.
@@ -145,24 +146,38 @@ func (t tx) exec(ctx context.Context, query string, args ...any) (int64, error) 
 
 func (s *db) Change(ctx context.Context, fn func(ctx context.Context, t sqlstore.Tx) error) error {
 	return s.retry(ctx, func() error {
-		var ended []func()
+		var turn func()
 		defer func() {
-			for _, f := range ended {
-				f()
+			if turn != nil {
+				turn()
 			}
 		}()
-		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error { return fn(ctx, tx{tx: t, s: s, ended: &ended}) })
+		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error { return fn(ctx, tx{tx: t, s: s, turn: &turn}) })
 	})
 }
 
-// TakeTurn waits for this process's change of the team before this one
-// to end; see turns.
+// TakeTurn waits until this process's change of the team before this one
+// has taken the team's trail head (or ended); see turns. The turn passes
+// on as soon as this change's insert has the head, so the next change's
+// insert waits for the head inside the database and runs the moment this
+// one commits.
 func (t tx) TakeTurn(ctx context.Context, team string) error {
+	if *t.turn != nil {
+		return nil
+	}
 	release, err := t.s.turns.take(ctx, team)
 	if err == nil {
-		*t.ended = append(*t.ended, release)
+		*t.turn = release
 	}
 	return err
+}
+
+// passTurn gives up the change's turn, if it holds one.
+func (t tx) passTurn() {
+	if *t.turn != nil {
+		(*t.turn)()
+		*t.turn = nil
+	}
 }
 
 func (s *db) Err(err error) error { return mapErr(err) }

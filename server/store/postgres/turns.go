@@ -6,11 +6,11 @@ import (
 )
 
 // turns makes this process's changes of one team take turns from the
-// moment they mint IDs for the team's trail until they end (see
-// sqlstore.Tx.TakeTurn): they then reach the team's trail head, which
-// orders every process's changes, in the order they minted, and seldom
-// find it above their IDs. The head still decides; turns only keep the
-// process's own changes from overtaking each other on the way to it.
+// moment they mint IDs for the team's trail until their insert holds the
+// team's trail head (see sqlstore.Tx.TakeTurn): they then reach the head,
+// which orders every process's changes, in the order they minted, and
+// seldom find it above their IDs. The head still decides; turns only keep
+// the process's own changes from overtaking each other on the way to it.
 type turns struct {
 	mu    sync.Mutex
 	teams map[string]*turn

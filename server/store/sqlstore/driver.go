@@ -170,9 +170,9 @@ type TrailWrites interface {
 	// TakeTurn is called before a change mints IDs for the team that an
 	// insert checks against the head (InsertEntriesParams.Head). A
 	// dialect whose changes run side by side makes this process's changes
-	// of the team take turns from here until they end, so that they reach
-	// the head in the order they minted; one whose changes run one at a
-	// time already does nothing.
+	// of the team take turns from here until the insert holds the head,
+	// so that they reach it in the order they minted; one whose changes
+	// run one at a time already does nothing.
 	TakeTurn(ctx context.Context, team string) error
 }
 
