@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -306,26 +307,25 @@ func readJournal(path string) (*journalState, error) {
 			end = len(data) - off
 		}
 		line := data[off : off+end]
-		var kind struct {
-			Kind string `json:"kind"`
-		}
-		if err := json.Unmarshal(line, &kind); err != nil {
+		rec, err := parseRecord(line)
+		if err != nil {
+			var damaged *damagedError
+			if !errors.As(err, &damaged) {
+				return nil, fmt.Errorf("journal %s: line %d: %v", path, n, err)
+			}
 			if last || isTail(data[off+end:]) {
 				break
 			}
-			return nil, fmt.Errorf("journal %s: line %d is damaged: %v", path, n, err)
+			return nil, fmt.Errorf("journal %s: line %d is damaged: %v", path, n, damaged.err)
 		}
 		if last {
 			// A record is one JSON object: when it parses, only its newline
 			// was lost, and the record itself counts.
 			js.newline = true
 		}
-		switch kind.Kind {
+		switch rec.kind {
 		case "plan":
-			var p planRecord
-			if err := json.Unmarshal(line, &p); err != nil {
-				return nil, fmt.Errorf("journal %s: line %d: %v", path, n, err)
-			}
+			p := rec.plan
 			mode, ok := modeFromKey(p.Mode)
 			if !ok {
 				return nil, fmt.Errorf("journal %s: line %d: unknown mode %q", path, n, p.Mode)
@@ -337,10 +337,7 @@ func readJournal(path string) (*journalState, error) {
 			if js.run == nil {
 				return nil, fmt.Errorf("journal %s: line %d: a batch record before the plan", path, n)
 			}
-			var b batchRecord
-			if err := json.Unmarshal(line, &b); err != nil {
-				return nil, fmt.Errorf("journal %s: line %d: %v", path, n, err)
-			}
+			b := rec.batch
 			i := b.Batch - 1
 			if i < 0 || i >= len(js.run.batches) || len(b.Results) != len(js.run.batches[i]) {
 				return nil, fmt.Errorf("journal %s: line %d: batch %d does not match the plan", path, n, b.Batch)
@@ -359,17 +356,95 @@ func readJournal(path string) (*journalState, error) {
 	return js, nil
 }
 
+// record is one parsed line of a journal: its kind, and the plan or batch
+// record it is of those kinds.
+type record struct {
+	kind  string
+	plan  *planRecord
+	batch *batchRecord
+}
+
+// damagedError is a line that is not a record at all (not a JSON object
+// with a string kind), as opposed to a record whose fields are wrong.
+type damagedError struct{ err error }
+
+func (e *damagedError) Error() string { return e.err.Error() }
+
+var (
+	planPrefix  = []byte(`{"kind":"plan",`)
+	batchPrefix = []byte(`{"kind":"batch",`)
+)
+
+// parseRecord parses a journal line. The lines shush writes start with
+// their kind, so a plan or batch record is decoded at once into its type
+// (one pass, not a pass for the kind and another for the record: a plan
+// record holds a segment's values); what does not decode that way, or
+// names another kind further on (the last "kind" counts), takes the
+// general path: the kind, then the record of that kind.
+func parseRecord(line []byte) (record, error) {
+	switch {
+	case bytes.HasPrefix(line, planPrefix):
+		var p planRecord
+		err := json.Unmarshal(line, &p)
+		if err == nil && p.Kind == "plan" {
+			return record{kind: "plan", plan: &p}, nil
+		}
+		if syntaxError(err) {
+			return record{}, &damagedError{err}
+		}
+	case bytes.HasPrefix(line, batchPrefix):
+		var b batchRecord
+		err := json.Unmarshal(line, &b)
+		if err == nil && b.Kind == "batch" {
+			return record{kind: "batch", batch: &b}, nil
+		}
+		if syntaxError(err) {
+			return record{}, &damagedError{err}
+		}
+	}
+	return parseAnyRecord(line)
+}
+
+// parseAnyRecord parses a journal line the general way: its kind, then
+// the record of that kind.
+func parseAnyRecord(line []byte) (record, error) {
+	var kind struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(line, &kind); err != nil {
+		return record{}, &damagedError{err}
+	}
+	rec := record{kind: kind.Kind}
+	switch kind.Kind {
+	case "plan":
+		rec.plan = &planRecord{}
+		if err := json.Unmarshal(line, rec.plan); err != nil {
+			return record{}, err
+		}
+	case "batch":
+		rec.batch = &batchRecord{}
+		if err := json.Unmarshal(line, rec.batch); err != nil {
+			return record{}, err
+		}
+	}
+	return rec, nil
+}
+
+// syntaxError reports whether err says the text is not JSON: json.Unmarshal
+// checks the whole text before it decodes any of it, whatever it decodes
+// into, so the kind alone would have failed the same way.
+func syntaxError(err error) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se)
+}
+
 // isTail reports whether rest (what follows a bad line) is only blank, so
 // the bad line was the last one written.
 func isTail(rest []byte) bool { return len(bytes.TrimSpace(rest)) == 0 }
 
-// openJournal reads a journal to resume it, cuts off a truncated last
-// line, and opens it for appending.
-func openJournal(path string) (*run, error) {
-	js, err := readJournal(path)
-	if err != nil {
-		return nil, err
-	}
+// openJournal opens the journal at path, which readJournal read as js, to
+// resume it: it cuts off a truncated last line and opens it for appending.
+func openJournal(path string, js *journalState) (*run, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the journal: %w", err)

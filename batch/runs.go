@@ -247,7 +247,7 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, a
 			js.run.seg = place
 			rep = js.run.report()
 		default:
-			st, err := openJournal(ri.segmentPath(i))
+			st, err := openJournal(ri.segmentPath(i), js)
 			if err != nil {
 				runErr = err
 				break
