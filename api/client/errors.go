@@ -73,7 +73,13 @@ func (c *Client) check(resp *resty.Response, rl api.RateLimit, out any) error {
 		if out == nil || len(body) == 0 && code == http.StatusNoContent {
 			return nil
 		}
-		if err := json.Unmarshal(body, out); err != nil {
+		var err error
+		if br, ok := out.(*api.BatchResponse); ok {
+			err = decodeBatch(body, br)
+		} else {
+			err = json.Unmarshal(body, out)
+		}
+		if err != nil {
 			return fmt.Errorf("the service at %s answered %d with a body that is not the expected JSON (%v): %s",
 				c.base, code, err, snippet(body))
 		}

@@ -1,0 +1,63 @@
+package client
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/shushlist/shush/api"
+)
+
+var batchAnswers = []string{
+	`{"data":[]}`,
+	`{"data":[{"object":"suppression","id":"3f1c","email":"a@example.com","created":true},{"object":"suppression","id":"9a2b","email":"b@example.com","created":false}]}` + "\n",
+	` { "data" : [ { "id" : "x" , "deleted" : true } ] } `,
+	`{"data":[{"id":"x","created":null,"note":null,"expires_at":null}]}`,
+	`{"data":[{"id":"x","note":"keep","expires_at":"2026-01-02T03:04:05.000Z"}]}`,
+	`{"data":[{"id":"x","expires_at":"2026-01-02 03:04:05+00"}]}`,
+	`{"data":[{"id":"x","expires_at":"soon"}]}`,
+	`{"data":[{"id":"x","expires_at":5}]}`,
+	`{"data":[{}]}`,
+	`{"data":[{"id":"x","id":"y","created":true,"created":false}]}`,
+	`{"data":[{"ID":"x","Email":"a@example.com"}]}`,
+	`{"data":[{"id":"x","other":1}]}`,
+	`{"data":[{"id":"a\u0026b@example.com","email":"é@example.com"}]}`,
+	`{"data":[{"id":"x"},]}`,
+	`{"data":[{"id":"x",}]}`,
+	`{"data":[{"id":"x"}]} x`,
+	`{"data":[{"id":"x"}]`,
+	`{"data":null}`,
+	`{"data":[],"object":"list"}`,
+	`{"object":"list","data":[]}`,
+	`{"data":[{"id":"x","created":"yes"}]}`,
+	`{"data":[{"id":"x","deleted":nul}]}`,
+	`{"data":[{"id":"x","created":tru}]}`,
+	`{"data":[{"id":"x","email":"a` + "\x01" + `"}]}`,
+	`[]`,
+	`null`,
+	``,
+}
+
+// TestDecodeBatchAsUnmarshal: a batch answer decodes, or fails, exactly as
+// json.Unmarshal has it.
+func TestDecodeBatchAsUnmarshal(t *testing.T) {
+	for _, body := range batchAnswers {
+		checkDecodeBatch(t, []byte(body))
+	}
+}
+
+func FuzzDecodeBatch(f *testing.F) {
+	for _, body := range batchAnswers {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(checkDecodeBatch)
+}
+
+func checkDecodeBatch(t *testing.T, body []byte) {
+	var got, want api.BatchResponse
+	gerr := decodeBatch(body, &got)
+	werr := json.Unmarshal(body, &want)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
+		t.Errorf("%q:\n got %+v, %v\nwant %+v, %v", body, got.Data, gerr, want.Data, werr)
+	}
+}
