@@ -224,7 +224,12 @@ func (j *journal) append(rec any) error {
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
-	b = append(b, '\n')
+	return j.appendLine(append(b, '\n'))
+}
+
+// appendLine writes a record already encoded, with its newline, with one
+// write; the syncer makes it durable.
+func (j *journal) appendLine(b []byte) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.syncErr != nil {
@@ -245,7 +250,15 @@ func (j *journal) batch(i int, res []Result, failure error) error {
 	if failure != nil {
 		rec.Error = failure.Error()
 	}
-	if err := j.append(rec); err != nil {
+	// About 100 bytes an entry; what json.Marshal would make of rec.
+	line, ok := appendBatchRecord(make([]byte, 0, 64+100*len(res)), rec)
+	var err error
+	if ok {
+		err = j.appendLine(append(line, '\n'))
+	} else {
+		err = j.append(rec)
+	}
+	if err != nil {
 		return err
 	}
 	select {

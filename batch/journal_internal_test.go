@@ -1,6 +1,11 @@
 package batch
 
 import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/shushlist/shush/api"
 	"reflect"
 	"testing"
 )
@@ -29,5 +34,52 @@ func TestParseRecordAsTheGeneralWay(t *testing.T) {
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
 			t.Errorf("%s:\n got %+v, %v\nwant %+v, %v", line, got, gerr, want, werr)
 		}
+	}
+}
+
+var recordResults = []Result{
+	{Input: "a@example.com", ID: "3f1c-9a2b", Outcome: Added, Batch: 1},
+	{Input: "b@example.com", Outcome: Failed, Message: `refused: "bad" <x> & \ more`, Batch: 2},
+	{Input: "ü@example.com", ID: "x", Outcome: Removed, Batch: 3, Email: "ü@example.com", Origin: "bounce", SourceID: "s1", Note: "line\nbreak\u2028", ExpiresAt: time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)},
+	{Input: "c@example.com", Outcome: Unverified, Message: "\x00\x7f\xff", ExpiresAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))},
+	{},
+}
+
+// TestBatchRecordAsMarshal: a batch record is written as json.Marshal
+// writes it, byte for byte.
+func TestBatchRecordAsMarshal(t *testing.T) {
+	recs := []batchRecord{
+		{Kind: "batch", Batch: 1, OK: true, Results: recordResults[:1]},
+		{Kind: "batch", Batch: 7, Error: "the service answered 500 <html>", Results: recordResults},
+		{Kind: "batch", Batch: 0},
+		{Kind: "batch", Results: []Result{}},
+	}
+	for _, rec := range recs {
+		checkBatchRecord(t, rec)
+	}
+	bad := batchRecord{Kind: "batch", Results: []Result{{ExpiresAt: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}}
+	if _, ok := appendBatchRecord(nil, bad); ok {
+		t.Error("a time json.Marshal refuses was written")
+	}
+}
+
+func FuzzBatchRecord(f *testing.F) {
+	f.Add("a@example.com", "id", "added", "", "note", 3, int64(0))
+	f.Add("<&>", "\u2028", "x\"y", "\\", "\x01\xff", -1, int64(1767323045))
+	f.Fuzz(func(t *testing.T, input, id, outcome, message, note string, batch int, unix int64) {
+		r := Result{Input: input, ID: id, Outcome: Outcome(outcome), Message: message, Batch: batch, Email: note, Origin: api.Origin(id), SourceID: message, Note: note}
+		if unix != 0 {
+			r.ExpiresAt = time.Unix(unix, 0)
+		}
+		checkBatchRecord(t, batchRecord{Kind: "batch", Batch: batch, OK: batch%2 == 0, Error: message, Results: []Result{r, r}})
+	})
+}
+
+func checkBatchRecord(t *testing.T, rec batchRecord) {
+	t.Helper()
+	want, err := json.Marshal(rec)
+	got, ok := appendBatchRecord(nil, rec)
+	if ok != (err == nil) || ok && !bytes.Equal(got, want) {
+		t.Errorf("batch record:\n got %s (%v)\nwant %s (%v)", got, ok, want, err)
 	}
 }
