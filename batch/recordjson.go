@@ -1,8 +1,9 @@
 package batch
 
 import (
-	"encoding/json"
 	"strconv"
+
+	"github.com/shushlist/shush/internal/jsonstr"
 )
 
 // appendBatchRecord appends what json.Marshal makes of rec, byte for byte:
@@ -12,14 +13,14 @@ import (
 // write): the caller then marshals rec itself.
 func appendBatchRecord(b []byte, rec batchRecord) ([]byte, bool) {
 	b = append(b, `{"kind":`...)
-	b = appendMarshalString(b, rec.Kind)
+	b = jsonstr.Append(b, rec.Kind)
 	b = append(b, `,"batch":`...)
 	b = strconv.AppendInt(b, int64(rec.Batch), 10)
 	b = append(b, `,"ok":`...)
 	b = strconv.AppendBool(b, rec.OK)
 	if rec.Error != "" {
 		b = append(b, `,"error":`...)
-		b = appendMarshalString(b, rec.Error)
+		b = jsonstr.Append(b, rec.Error)
 	}
 	b = append(b, `,"results":`...)
 	if rec.Results == nil {
@@ -41,10 +42,10 @@ func appendBatchRecord(b []byte, rec batchRecord) ([]byte, bool) {
 // appendResult appends what json.Marshal makes of r.
 func appendResult(b []byte, r Result) ([]byte, bool) {
 	b = append(b, `{"input":`...)
-	b = appendMarshalString(b, r.Input)
+	b = jsonstr.Append(b, r.Input)
 	b = appendOptional(b, `,"id":`, r.ID)
 	b = append(b, `,"outcome":`...)
-	b = appendMarshalString(b, string(r.Outcome))
+	b = jsonstr.Append(b, string(r.Outcome))
 	b = appendOptional(b, `,"message":`, r.Message)
 	b = append(b, `,"batch":`...)
 	b = strconv.AppendInt(b, int64(r.Batch), 10)
@@ -69,20 +70,5 @@ func appendOptional(b []byte, key, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return appendMarshalString(append(b, key...), s)
-}
-
-// appendMarshalString appends s as json.Marshal writes it: a string of
-// printable ASCII without the characters it escapes is written as it is,
-// anything else by json.Marshal itself.
-func appendMarshalString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always marshals
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return jsonstr.Append(append(b, key...), s)
 }
