@@ -60,7 +60,8 @@ type journal struct {
 	path string
 	f    *os.File
 
-	mu      sync.Mutex    // orders writes; guards syncErr
+	mu      sync.Mutex    // orders writes; guards syncErr and buf
+	buf     []byte        // the last batch record, its room reused
 	syncErr error         // the first failed sync
 	kick    chan struct{} // wakes the syncer (one pending wake is enough)
 	stopped chan struct{} // closed when the syncer has ended
@@ -224,18 +225,39 @@ func (j *journal) append(rec any) error {
 	if err != nil {
 		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
-	return j.appendLine(append(b, '\n'))
-}
-
-// appendLine writes a record already encoded, with its newline, with one
-// write; the syncer makes it durable.
-func (j *journal) appendLine(b []byte) error {
+	b = append(b, '\n')
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.syncErr != nil {
 		return j.syncErr
 	}
 	if _, err := j.f.Write(b); err != nil {
+		return fmt.Errorf("write the journal %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// appendBatch writes a batch record as append does, encoded into the
+// journal's buffer, which the next record reuses.
+func (j *journal) appendBatch(rec batchRecord) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	line, ok := appendBatchRecord(j.buf[:0], rec)
+	if !ok {
+		b, err := json.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("journal %s: %w", j.path, err)
+		}
+		line = b
+	}
+	line = append(line, '\n')
+	if ok {
+		j.buf = line
+	}
+	if j.syncErr != nil {
+		return j.syncErr
+	}
+	if _, err := j.f.Write(line); err != nil {
 		return fmt.Errorf("write the journal %s: %w", j.path, err)
 	}
 	return nil
@@ -250,15 +272,7 @@ func (j *journal) batch(i int, res []Result, failure error) error {
 	if failure != nil {
 		rec.Error = failure.Error()
 	}
-	// About 100 bytes an entry; what json.Marshal would make of rec.
-	line, ok := appendBatchRecord(make([]byte, 0, 64+100*len(res)), rec)
-	var err error
-	if ok {
-		err = j.appendLine(append(line, '\n'))
-	} else {
-		err = j.append(rec)
-	}
-	if err != nil {
+	if err := j.appendBatch(rec); err != nil {
 		return err
 	}
 	select {
