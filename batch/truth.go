@@ -137,14 +137,20 @@ func named(data []api.Suppression) bool {
 }
 
 func (r *runner) addNamed(ctx context.Context, values []string, data []api.Suppression) []Result {
-	by := make(map[string]api.Suppression, len(data))
-	for _, s := range data {
-		by[s.Email] = s
+	// The index of each address's item (the last, as a map of the items
+	// would keep): the items themselves are large to copy into a map.
+	by := make(map[string]int, len(data))
+	for i := range data {
+		by[data[i].Email] = i
 	}
 	res := make([]Result, len(values))
 	var missing []int
 	for k, v := range values {
-		s, ok := by[v]
+		i, ok := by[v]
+		var s *api.Suppression
+		if ok {
+			s = &data[i]
+		}
 		switch {
 		case !ok:
 			missing = append(missing, k)
@@ -155,7 +161,9 @@ func (r *runner) addNamed(ctx context.Context, values []string, data []api.Suppr
 		default:
 			res[k] = Result{Input: v, ID: s.ID, Outcome: AlreadyListed}
 		}
-		res[k].keeps(s)
+		if ok {
+			res[k].keeps(*s)
+		}
 	}
 	r.leftOut(ctx, values, missing, res, len(data))
 	return res

@@ -67,8 +67,11 @@ func (s *summary) add(rep batch.Report) {
 		s.failed = append(s.failed, failedBatch{b, msg})
 	}
 	if s.unverified == nil {
-		for _, r := range rep.Results {
-			if r.Outcome == batch.Unverified {
+		// By index: a range variable whose address is taken would be a
+		// copy on the heap per entry.
+		for i := range rep.Results {
+			if rep.Results[i].Outcome == batch.Unverified {
+				r := rep.Results[i]
 				s.unverified = &r
 				break
 			}
