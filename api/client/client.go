@@ -1,6 +1,7 @@
 package client
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -416,7 +417,12 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 	if id := requestIDOf(ctx); id != "" && method != http.MethodGet {
 		req.SetHeader("X-Request-Id", id)
 	}
+	// The answer's body is read here, not by resty (see readBody).
+	req.SetDoNotParseResponse(true)
 	resp, err := req.Execute(method, path)
+	if err == nil {
+		err = readBody(resp)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -424,6 +430,54 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 		return nil, &NetworkError{BaseURL: c.base, Method: method, Path: path, Err: cause(err)}
 	}
 	return resp, nil
+}
+
+// readBody reads an answer's body into resp as resty would (a gzip body
+// it did not ask for unpacked, at most maxResponseBodySize bytes, else
+// resty.ErrResponseBodyTooLarge) and closes it. resty reads a body 512
+// bytes at a time into a slice that doubles, so a batch answer cost a
+// dozen reads and three times its size in garbage; this reads it into one
+// buffer of its announced length.
+func readBody(resp *resty.Response) error {
+	raw := resp.RawResponse
+	if raw == nil || raw.Body == nil {
+		return nil
+	}
+	defer raw.Body.Close()
+	var body io.Reader = raw.Body
+	if strings.EqualFold(raw.Header.Get("Content-Encoding"), "gzip") && raw.ContentLength != 0 {
+		if _, ok := body.(*gzip.Reader); !ok {
+			zr, err := gzip.NewReader(body)
+			if err != nil {
+				return err
+			}
+			defer zr.Close()
+			body = zr
+		}
+	}
+	size := 512
+	if n := raw.ContentLength; n > 0 && n <= maxResponseBodySize {
+		size = int(n) + 1 // room for the read that finds the end
+	}
+	b := make([]byte, 0, size)
+	for {
+		n, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if len(b) > maxResponseBodySize {
+			return resty.ErrResponseBodyTooLarge
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // grow
+		}
+	}
+	resp.SetBody(b)
+	return nil
 }
 
 func (c *Client) noteDate(resp *resty.Response) {
