@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/internal/jsonstr"
 )
 
 // decodeBatch decodes a batch answer into out as json.Unmarshal does. A
@@ -21,196 +22,88 @@ func decodeBatch(body []byte, out *api.BatchResponse) error {
 	return json.Unmarshal(body, out)
 }
 
-// batchScanner reads a batch answer; any byte it does not expect makes
-// it give up (ok false), never guess.
-type batchScanner struct {
-	b   []byte
-	i   int
-	bad bool
-}
-
 func fastBatch(body []byte) ([]api.Suppression, bool) {
-	s := &batchScanner{b: body}
-	s.expect('{')
-	if string(s.key()) != "data" {
+	s := jsonstr.NewScanner(body)
+	s.Expect('{')
+	if string(s.Key()) != "data" {
 		return nil, false
 	}
-	s.expect('[')
+	s.Expect('[')
 	data := make([]api.Suppression, 0, 100)
-	if !s.peek(']') {
-		for !s.bad {
+	if !s.Peek(']') {
+		for !s.Bad() {
 			var it api.Suppression
-			s.item(&it)
+			item(s, &it)
 			data = append(data, it)
-			if !s.peek(',') {
+			if !s.Next(',') {
 				break
 			}
-			s.i++
 		}
 	}
-	s.expect(']')
-	s.expect('}')
-	s.space()
-	if s.bad || s.i != len(s.b) {
+	s.Expect(']')
+	s.Expect('}')
+	if !s.End() {
 		return nil, false
 	}
 	return data, true
 }
 
 // item reads one object of the answer into it.
-func (s *batchScanner) item(it *api.Suppression) {
-	s.expect('{')
-	if s.peek('}') {
-		s.i++
+func item(s *jsonstr.Scanner, it *api.Suppression) {
+	s.Expect('{')
+	if s.Next('}') {
 		return
 	}
-	for !s.bad {
-		switch string(s.key()) {
+	for !s.Bad() {
+		switch string(s.Key()) {
 		case "object":
-			if v := s.raw(); string(v) == api.ObjectSuppression {
+			if v := s.Raw(); string(v) == api.ObjectSuppression {
 				it.Object = api.ObjectSuppression // one copy, not one per item
 			} else {
 				it.Object = string(v)
 			}
 		case "id":
-			it.ID = s.str()
+			it.ID = s.Str()
 		case "email":
-			it.Email = s.str()
+			it.Email = s.Str()
 		case "created":
-			if s.null() {
+			if s.Null() {
 				it.Created = nil
 				break
 			}
-			v := s.boolean()
+			v := s.Bool()
 			it.Created = &v
 		case "deleted":
-			it.Deleted = s.boolean()
+			it.Deleted = s.Bool()
 		case "note":
-			if s.null() {
+			if s.Null() {
 				it.Note = nil
 				break
 			}
-			v := s.str()
+			v := s.Str()
 			it.Note = &v
 		case "expires_at":
-			if s.null() {
+			if s.Null() {
 				it.ExpiresAt = nil
 				break
 			}
-			s.space()
-			start := s.i
-			s.rawStr()
-			if s.bad {
+			start, end := s.Token()
+			if s.Bad() {
 				return
 			}
 			t := &api.Timestamp{}
-			if err := t.UnmarshalJSON(s.b[start:s.i]); err != nil {
-				s.bad = true
+			if err := t.UnmarshalJSON(s.Bytes(start, end)); err != nil {
+				s.Fail()
 				return
 			}
 			it.ExpiresAt = t
 		default:
-			s.bad = true
+			s.Fail()
 			return
 		}
-		if !s.peek(',') {
+		if !s.Next(',') {
 			break
 		}
-		s.i++
 	}
-	s.expect('}')
-}
-
-// space skips JSON whitespace.
-func (s *batchScanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-// peek skips whitespace and reports whether c comes next.
-func (s *batchScanner) peek(c byte) bool {
-	s.space()
-	return !s.bad && s.i < len(s.b) && s.b[s.i] == c
-}
-
-func (s *batchScanner) expect(c byte) {
-	if !s.peek(c) {
-		s.bad = true
-		return
-	}
-	s.i++
-}
-
-// key reads an object's key and its colon; nil when it cannot.
-func (s *batchScanner) key() []byte {
-	k := s.raw()
-	s.expect(':')
-	if s.bad {
-		return nil
-	}
-	return k
-}
-
-// rawStr skips a string without escapes, control or non-ASCII bytes.
-func (s *batchScanner) rawStr() {
-	s.space()
-	if s.bad || s.i >= len(s.b) || s.b[s.i] != '"' {
-		s.bad = true
-		return
-	}
-	for j := s.i + 1; j < len(s.b); j++ {
-		switch c := s.b[j]; {
-		case c == '"':
-			s.i = j + 1
-			return
-		case c == '\\' || c < 0x20 || c >= 0x80:
-			s.bad = true
-			return
-		}
-	}
-	s.bad = true
-}
-
-// raw reads a string and returns its bytes between the quotes.
-func (s *batchScanner) raw() []byte {
-	s.space()
-	start := s.i
-	s.rawStr()
-	if s.bad {
-		return nil
-	}
-	return s.b[start+1 : s.i-1]
-}
-
-// str reads a string value.
-func (s *batchScanner) str() string { return string(s.raw()) }
-
-// null reads a null when one comes next.
-func (s *batchScanner) null() bool {
-	s.space()
-	if len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
-		s.i += 4
-		return true
-	}
-	return false
-}
-
-func (s *batchScanner) boolean() bool {
-	s.space()
-	switch {
-	case len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "true":
-		s.i += 4
-		return true
-	case len(s.b)-s.i >= 5 && string(s.b[s.i:s.i+5]) == "false":
-		s.i += 5
-		return false
-	}
-	s.bad = true
-	return false
+	s.Expect('}')
 }

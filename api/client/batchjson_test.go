@@ -44,6 +44,9 @@ func TestDecodeBatchAsUnmarshal(t *testing.T) {
 	for _, body := range batchAnswers {
 		checkDecodeBatch(t, []byte(body))
 	}
+	if _, ok := fastBatch([]byte(batchAnswers[1])); !ok {
+		t.Errorf("a plain answer took json.Unmarshal's path: %s", batchAnswers[1])
+	}
 }
 
 func FuzzDecodeBatch(f *testing.F) {
