@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/internal/atomicfile"
+	"github.com/shushlist/shush/internal/jsonstr"
 )
 
 // A journal is one file per run, JSON lines: a plan record (mode, target,
@@ -411,6 +412,9 @@ var (
 func parseRecord(line []byte) (record, error) {
 	switch {
 	case bytes.HasPrefix(line, planPrefix):
+		if p, ok := fastPlan(line); ok {
+			return record{kind: "plan", plan: p}, nil
+		}
 		var p planRecord
 		err := json.Unmarshal(line, &p)
 		if err == nil && p.Kind == "plan" {
@@ -430,6 +434,67 @@ func parseRecord(line []byte) (record, error) {
 		}
 	}
 	return parseAnyRecord(line)
+}
+
+// fastPlan reads a plan record of the plain form (only the fields a plan
+// without invalid entries, entries left out or origins has, strings
+// without escapes or non-ASCII) in one pass: a segment's plan holds up to
+// SegmentSize values, which json.Unmarshal checked in one pass and decoded
+// in another, a string each. The values are slices of one string, the
+// line's. ok is false for anything else, which json.Unmarshal reads.
+func fastPlan(line []byte) (*planRecord, bool) {
+	s := jsonstr.NewScanner(line)
+	text := string(line)
+	str := func() string {
+		start, end := s.Token()
+		if s.Bad() {
+			return ""
+		}
+		return text[start+1 : end-1]
+	}
+	p := &planRecord{}
+	s.Expect('{')
+	for !s.Bad() {
+		switch string(s.Key()) {
+		case "kind":
+			p.Kind = str()
+		case "v":
+			p.Version = s.Int()
+		case "mode":
+			p.Mode = str()
+		case "target":
+			p.Target = str()
+		case "created":
+			start, end := s.Token()
+			if s.Bad() || p.Created.UnmarshalJSON(s.Bytes(start, end)) != nil {
+				return nil, false
+			}
+		case "values":
+			p.Values = make([]string, 0, 1024)
+			s.Expect('[')
+			if !s.Next(']') {
+				for !s.Bad() {
+					p.Values = append(p.Values, str())
+					if !s.Next(',') {
+						break
+					}
+				}
+				s.Expect(']')
+			}
+		case "duplicates":
+			p.Duplicates = s.Int()
+		default:
+			return nil, false
+		}
+		if !s.Next(',') {
+			break
+		}
+	}
+	s.Expect('}')
+	if !s.End() || p.Kind != "plan" {
+		return nil, false
+	}
+	return p, true
 }
 
 // parseAnyRecord parses a journal line the general way: its kind, then

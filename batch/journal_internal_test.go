@@ -23,17 +23,44 @@ func TestParseRecordAsTheGeneralWay(t *testing.T) {
 		`{"kind":"batch","batch":1,"ok":tr`,
 		`{"kind":"batch","batch":1,"ok":true,"results":[{"outcome":5}]}`,
 		`{"kind":"batch","batch":1,"results":[{"outcome":"already listed"}],"kind":"plan","values":["a"]}`,
+		`{"kind":"plan","v":1,"mode":"add","target":"http://x","created":"2026-01-02T03:04:05.123456789+01:00","values":[],"duplicates":7}`,
+		` {"kind":"plan" , "v" : 0 ,"values" : [ "a" , "b" ] , "duplicates":0 } `,
+		`{"kind":"plan","v":1,"values":["a"],"values":["b","c"]}`,
+		`{"kind":"plan","v":01,"values":[]}`,
+		`{"kind":"plan","v":1.0,"values":[]}`,
+		`{"kind":"plan","v":-1,"values":[]}`,
+		`{"kind":"plan","v":1e3,"values":[]}`,
+		`{"kind":"plan","v":9999999999,"values":[]}`,
+		`{"kind":"plan","created":null,"values":null}`,
+		`{"kind":"plan","created":"yesterday","values":[]}`,
+		`{"kind":"plan","values":["a\u0040b","ü"],"Duplicates":2}`,
+		`{"kind":"plan","values":["a",]}`,
+		`{"kind":"plan","values":["a"],"invalid":[{"line":1,"raw":"x","problem":"y"}],"restore":{"a":{"origin":"bounce"}}}`,
+		`{"kind":"plan","values":["a"]}x`,
 		`{"kind":"end"}`,
 		`{"Kind":"plan","values":["a"]}`,
 		`not json`,
 		``,
 	}
 	for _, line := range lines {
-		got, gerr := parseRecord([]byte(line))
-		want, werr := parseAnyRecord([]byte(line))
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
-			t.Errorf("%s:\n got %+v, %v\nwant %+v, %v", line, got, gerr, want, werr)
-		}
+		checkParseRecord(t, []byte(line))
+	}
+	if _, ok := fastPlan([]byte(lines[0])); !ok {
+		t.Errorf("a plain plan record took the general path: %s", lines[0])
+	}
+}
+
+func FuzzParseRecord(f *testing.F) {
+	f.Add([]byte(`{"kind":"plan","v":1,"mode":"add","target":"http://x","created":"2026-01-02T03:04:05Z","values":["a@example.com","b@example.com"],"duplicates":2}`))
+	f.Add([]byte(`{"kind":"batch","batch":1,"ok":true,"results":[{"input":"a@example.com","id":"x","outcome":"added","batch":1}]}`))
+	f.Fuzz(checkParseRecord)
+}
+
+func checkParseRecord(t *testing.T, line []byte) {
+	got, gerr := parseRecord(line)
+	want, werr := parseAnyRecord(line)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
+		t.Errorf("%s:\n got %+v, %v\nwant %+v, %v", line, got, gerr, want, werr)
 	}
 }
 
