@@ -11,6 +11,7 @@
 package safe
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode"
@@ -140,7 +141,15 @@ func JSON(b []byte) []byte {
 }
 
 func firstUnsafeJSON(b []byte) int {
-	for i := 0; i < len(b); {
+	// Skip ASCII eight bytes at a time: a run prints an item per entry
+	// through JSON, and most of them are all ASCII.
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.NativeEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(b) {
 		if b[i] < utf8.RuneSelf {
 			i++
 			continue

@@ -154,3 +154,20 @@ func TestViewKeepsStylingOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONFindsAnOverrideAnywhere: the first character to escape is found
+// wherever it stands among ASCII (the scan skips ASCII a word at a time).
+func TestJSONFindsAnOverrideAnywhere(t *testing.T) {
+	for n := 0; n < 24; n++ {
+		for _, c := range []string{"\u202e", "\u009b", "ö\u202e"} {
+			raw := []byte(`"` + strings.Repeat("a", n) + c + `z"`)
+			want := n + 1
+			if c == "ö\u202e" {
+				want += len("ö")
+			}
+			if got := firstUnsafeJSON(raw); got != want {
+				t.Errorf("%q: first at %d; want %d", raw, got, want)
+			}
+		}
+	}
+}
