@@ -44,7 +44,7 @@ func TestDecodeBatchAsUnmarshal(t *testing.T) {
 	for _, body := range batchAnswers {
 		checkDecodeBatch(t, []byte(body))
 	}
-	if _, ok := fastBatch([]byte(batchAnswers[1])); !ok {
+	if _, ok := fastBatch([]byte(batchAnswers[1]), nil); !ok {
 		t.Errorf("a plain answer took json.Unmarshal's path: %s", batchAnswers[1])
 	}
 }
@@ -58,7 +58,7 @@ func FuzzDecodeBatch(f *testing.F) {
 
 func checkDecodeBatch(t *testing.T, body []byte) {
 	var got, want api.BatchResponse
-	gerr := decodeBatch(body, &got)
+	gerr := decodeBatch(body, &got, []string{"a@example.com", "x", "a@example.com"})
 	werr := json.Unmarshal(body, &want)
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
 		t.Errorf("%q:\n got %+v, %v\nwant %+v, %v", body, got.Data, gerr, want.Data, werr)

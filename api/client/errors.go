@@ -74,9 +74,12 @@ func (c *Client) check(resp *resty.Response, rl api.RateLimit, out any) error {
 			return nil
 		}
 		var err error
-		if br, ok := out.(*api.BatchResponse); ok {
-			err = decodeBatch(body, br)
-		} else {
+		switch o := out.(type) {
+		case *batchAnswer:
+			err = decodeBatch(body, o.out, o.sent)
+		case *api.BatchResponse:
+			err = decodeBatch(body, o, nil)
+		default:
 			err = json.Unmarshal(body, out)
 		}
 		if err != nil {
