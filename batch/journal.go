@@ -470,7 +470,8 @@ func fastPlan(line []byte) (*planRecord, bool) {
 				return nil, false
 			}
 		case "values":
-			p.Values = make([]string, 0, 1024)
+			// At most one value per comma of the line, and one more.
+			p.Values = make([]string, 0, bytes.Count(line, []byte{','})+1)
 			s.Expect('[')
 			if !s.Next(']') {
 				for !s.Bad() {
