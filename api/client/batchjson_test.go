@@ -38,14 +38,13 @@ var batchAnswers = []string{
 	``,
 }
 
-// TestDecodeBatchAsUnmarshal: a batch answer decodes, or fails, exactly as
-// json.Unmarshal has it.
+// TestDecodeBatchAsUnmarshal: a batch answer is accepted when, and only
+// when, encoding/json accepts it (a foreign service's answers included:
+// names in another case, unknown names, a name twice), and decodes to
+// what encoding/json makes of it.
 func TestDecodeBatchAsUnmarshal(t *testing.T) {
 	for _, body := range batchAnswers {
 		checkDecodeBatch(t, []byte(body))
-	}
-	if _, ok := fastBatch([]byte(batchAnswers[1]), nil); !ok {
-		t.Errorf("a plain answer took json.Unmarshal's path: %s", batchAnswers[1])
 	}
 }
 
@@ -58,9 +57,15 @@ func FuzzDecodeBatch(f *testing.F) {
 
 func checkDecodeBatch(t *testing.T, body []byte) {
 	var got, want api.BatchResponse
-	gerr := decodeBatch(body, &got, []string{"a@example.com", "x", "a@example.com"})
+	gerr := decodeBatch(body, &got, 3)
 	werr := json.Unmarshal(body, &want)
-	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gerr, werr) {
-		t.Errorf("%q:\n got %+v, %v\nwant %+v, %v", body, got.Data, gerr, want.Data, werr)
+	if (gerr == nil) != (werr == nil) {
+		t.Fatalf("%q: error %v; encoding/json says %v", body, gerr, werr)
+	}
+	if gerr != nil || len(got.Data) == 0 && len(want.Data) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%q:\n got %+v\nwant %+v", body, got.Data, want.Data)
 	}
 }

@@ -170,7 +170,7 @@ func (c *Client) CanChange(ctx context.Context) (bool, error) {
 // already listed comes back with its existing ID.
 func (c *Client) BatchAdd(ctx context.Context, emails []string) ([]api.Suppression, error) {
 	var out api.BatchResponse
-	err := c.do(ctx, http.MethodPost, "/suppressions/batch/add", nil, api.BatchAddRequest{Emails: nonNil(emails)}, &batchAnswer{&out, emails}, idempotent)
+	err := c.do(ctx, http.MethodPost, "/suppressions/batch/add", nil, api.BatchAddRequest{Emails: nonNil(emails)}, &batchAnswer{&out, len(emails)}, idempotent)
 	return out.Data, err
 }
 
@@ -187,7 +187,7 @@ func (c *Client) BatchAddEntries(ctx context.Context, entries []api.NewEntry) ([
 // holds only the entries actually removed, in request order.
 func (c *Client) BatchRemoveEmails(ctx context.Context, emails []string) ([]api.Suppression, error) {
 	var out api.BatchResponse
-	err := c.do(ctx, http.MethodPost, "/suppressions/batch/remove", nil, api.BatchRemoveRequest{Emails: nonNil(emails)}, &batchAnswer{&out, emails}, idempotent)
+	err := c.do(ctx, http.MethodPost, "/suppressions/batch/remove", nil, api.BatchRemoveRequest{Emails: nonNil(emails)}, &batchAnswer{&out, len(emails)}, idempotent)
 	return out.Data, err
 }
 

@@ -78,7 +78,7 @@ func (c *Client) check(resp *resty.Response, rl api.RateLimit, out any) error {
 		case *batchAnswer:
 			err = decodeBatch(body, o.out, o.sent)
 		case *api.BatchResponse:
-			err = decodeBatch(body, o, nil)
+			err = decodeBatch(body, o, 0)
 		default:
 			err = json.Unmarshal(body, out)
 		}
