@@ -14,8 +14,11 @@ import (
 	"sync"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/shushlist/shush/internal/atomicfile"
-	"github.com/shushlist/shush/internal/jsonstr"
 )
 
 // A journal is one file per run, JSON lines: a plan record (mode, target,
@@ -61,8 +64,9 @@ type journal struct {
 	path string
 	f    *os.File
 
-	mu      sync.Mutex    // orders writes; guards syncErr and buf
-	buf     []byte        // the last batch record, its room reused
+	mu      sync.Mutex    // orders writes; guards syncErr, buf and enc
+	buf     bytes.Buffer  // the last batch record, its room reused
+	enc     *json.Encoder // encodes batch records into buf
 	syncErr error         // the first failed sync
 	kick    chan struct{} // wakes the syncer (one pending wake is enough)
 	stopped chan struct{} // closed when the syncer has ended
@@ -243,22 +247,17 @@ func (j *journal) append(rec any) error {
 func (j *journal) appendBatch(rec batchRecord) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	line, ok := appendBatchRecord(j.buf[:0], rec)
-	if !ok {
-		b, err := json.Marshal(rec)
-		if err != nil {
-			return fmt.Errorf("journal %s: %w", j.path, err)
-		}
-		line = b
+	if j.enc == nil {
+		j.enc = json.NewEncoder(&j.buf)
 	}
-	line = append(line, '\n')
-	if ok {
-		j.buf = line
+	j.buf.Reset()
+	if err := j.enc.Encode(rec); err != nil { // json.Marshal's bytes and a newline
+		return fmt.Errorf("journal %s: %w", j.path, err)
 	}
 	if j.syncErr != nil {
 		return j.syncErr
 	}
-	if _, err := j.f.Write(line); err != nil {
+	if _, err := j.f.Write(j.buf.Bytes()); err != nil {
 		return fmt.Errorf("write the journal %s: %w", j.path, err)
 	}
 	return nil
@@ -403,6 +402,22 @@ var (
 	batchPrefix = []byte(`{"kind":"batch",`)
 )
 
+// recordOptions make go-json-experiment/json read a journal line as
+// encoding/json did: names matched without regard to case (but exactly as
+// to '-' and '_'), a name given twice (the last one counts), invalid UTF-8
+// (made U+FFFD), a time as time.Time's UnmarshalJSON reads it; unknown
+// names are ignored, as in v1. It decodes a line in
+// one pass, where encoding/json checks the whole text first and then
+// decodes it; a syntax error still wins over a field of the wrong type,
+// since it goes on past those.
+var recordOptions = jsonv2.JoinOptions(
+	jsonv2.MatchCaseInsensitiveNames(true),
+	jsonv1.MatchCaseSensitiveDelimiter(true),
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+	jsonv1.ParseTimeWithLooseRFC3339(true),
+)
+
 // parseRecord parses a journal line. The lines shush writes start with
 // their kind, so a plan or batch record is decoded at once into its type
 // (one pass, not a pass for the kind and another for the record: a plan
@@ -412,22 +427,19 @@ var (
 func parseRecord(line []byte) (record, error) {
 	switch {
 	case bytes.HasPrefix(line, planPrefix):
-		if p, ok := fastPlan(line); ok {
-			return record{kind: "plan", plan: p}, nil
-		}
-		var p planRecord
-		err := json.Unmarshal(line, &p)
+		p := &planRecord{}
+		err := jsonv2.Unmarshal(line, p, recordOptions)
 		if err == nil && p.Kind == "plan" {
-			return record{kind: "plan", plan: &p}, nil
+			return record{kind: "plan", plan: p}, nil
 		}
 		if syntaxError(err) {
 			return record{}, &damagedError{err}
 		}
 	case bytes.HasPrefix(line, batchPrefix):
-		var b batchRecord
-		err := json.Unmarshal(line, &b)
+		b := &batchRecord{}
+		err := jsonv2.Unmarshal(line, b, recordOptions)
 		if err == nil && b.Kind == "batch" {
-			return record{kind: "batch", batch: &b}, nil
+			return record{kind: "batch", batch: b}, nil
 		}
 		if syntaxError(err) {
 			return record{}, &damagedError{err}
@@ -436,98 +448,36 @@ func parseRecord(line []byte) (record, error) {
 	return parseAnyRecord(line)
 }
 
-// fastPlan reads a plan record of the plain form (only the fields a plan
-// without invalid entries, entries left out or origins has, strings
-// without escapes or non-ASCII) in one pass: a segment's plan holds up to
-// SegmentSize values, which json.Unmarshal checked in one pass and decoded
-// in another, a string each. The values are slices of one string, the
-// line's. ok is false for anything else, which json.Unmarshal reads.
-func fastPlan(line []byte) (*planRecord, bool) {
-	s := jsonstr.NewScanner(line)
-	text := string(line)
-	str := func() string {
-		start, end := s.Token()
-		if s.Bad() {
-			return ""
-		}
-		return text[start+1 : end-1]
-	}
-	p := &planRecord{}
-	s.Expect('{')
-	for !s.Bad() {
-		switch string(s.Key()) {
-		case "kind":
-			p.Kind = str()
-		case "v":
-			p.Version = s.Int()
-		case "mode":
-			p.Mode = str()
-		case "target":
-			p.Target = str()
-		case "created":
-			start, end := s.Token()
-			if s.Bad() || p.Created.UnmarshalJSON(s.Bytes(start, end)) != nil {
-				return nil, false
-			}
-		case "values":
-			// At most one value per comma of the line, and one more.
-			p.Values = make([]string, 0, bytes.Count(line, []byte{','})+1)
-			s.Expect('[')
-			if !s.Next(']') {
-				for !s.Bad() {
-					p.Values = append(p.Values, str())
-					if !s.Next(',') {
-						break
-					}
-				}
-				s.Expect(']')
-			}
-		case "duplicates":
-			p.Duplicates = s.Int()
-		default:
-			return nil, false
-		}
-		if !s.Next(',') {
-			break
-		}
-	}
-	s.Expect('}')
-	if !s.End() || p.Kind != "plan" {
-		return nil, false
-	}
-	return p, true
-}
-
 // parseAnyRecord parses a journal line the general way: its kind, then
 // the record of that kind.
 func parseAnyRecord(line []byte) (record, error) {
 	var kind struct {
 		Kind string `json:"kind"`
 	}
-	if err := json.Unmarshal(line, &kind); err != nil {
+	if err := jsonv2.Unmarshal(line, &kind, recordOptions); err != nil {
 		return record{}, &damagedError{err}
 	}
 	rec := record{kind: kind.Kind}
 	switch kind.Kind {
 	case "plan":
 		rec.plan = &planRecord{}
-		if err := json.Unmarshal(line, rec.plan); err != nil {
+		if err := jsonv2.Unmarshal(line, rec.plan, recordOptions); err != nil {
 			return record{}, err
 		}
 	case "batch":
 		rec.batch = &batchRecord{}
-		if err := json.Unmarshal(line, rec.batch); err != nil {
+		if err := jsonv2.Unmarshal(line, rec.batch, recordOptions); err != nil {
 			return record{}, err
 		}
 	}
 	return rec, nil
 }
 
-// syntaxError reports whether err says the text is not JSON: json.Unmarshal
-// checks the whole text before it decodes any of it, whatever it decodes
-// into, so the kind alone would have failed the same way.
+// syntaxError reports whether err says the text is not JSON (a record
+// whose fields are only of the wrong type is JSON: the kind alone would
+// have read).
 func syntaxError(err error) bool {
-	var se *json.SyntaxError
+	var se *jsontext.SyntacticError
 	return errors.As(err, &se)
 }
 
