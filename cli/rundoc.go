@@ -2,13 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
-	"strconv"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
-	"github.com/shushlist/shush/internal/jsonstr"
 	"github.com/shushlist/shush/safe"
 )
 
@@ -67,7 +66,8 @@ func itemOf(mode batch.Mode, r batch.Result) runItem {
 type mergedWriter struct {
 	bw  *bufio.Writer
 	n   int
-	buf []byte // one item's JSON, reused
+	buf bytes.Buffer  // one item's JSON, its room reused
+	enc *json.Encoder // encodes an item into buf
 }
 
 func newMergedWriter(w io.Writer) *mergedWriter {
@@ -79,48 +79,21 @@ func newMergedWriter(w io.Writer) *mergedWriter {
 // add prints the items of one report.
 func (m *mergedWriter) add(mode batch.Mode, rep batch.Report) {
 	for _, r := range rep.Results {
-		m.buf = appendRunItem(m.buf[:0], itemOf(mode, r))
+		if m.enc == nil {
+			m.enc = json.NewEncoder(&m.buf)
+		}
+		m.buf.Reset()
+		if m.enc.Encode(itemOf(mode, r)) != nil {
+			continue
+		}
+		b := bytes.TrimSuffix(m.buf.Bytes(), []byte{'\n'}) // json.Marshal's bytes
 		if m.n > 0 {
 			m.bw.WriteByte(',')
 		}
 		m.n++
 		m.bw.WriteString("\n    ")
-		m.bw.Write(safe.JSON(m.buf))
+		m.bw.Write(safe.JSON(b))
 	}
-}
-
-// appendRunItem appends what json.Marshal makes of it, byte for byte: a
-// run prints one item per entry, and encoding them by reflection was a
-// good part of the CLI's CPU in a large import.
-func appendRunItem(b []byte, it runItem) []byte {
-	b = append(b, `{"object":`...)
-	b = jsonstr.Append(b, it.Object)
-	b = appendOptional(b, `,"id":`, it.ID)
-	b = appendOptional(b, `,"email":`, it.Email)
-	b = append(b, `,"outcome":`...)
-	b = jsonstr.Append(b, string(it.Outcome))
-	if it.Deleted != nil {
-		b = append(b, `,"deleted":`...)
-		b = strconv.AppendBool(b, *it.Deleted)
-	}
-	b = appendOptional(b, `,"error":`, it.Error)
-	b = appendOptional(b, `,"reason":`, it.Reason)
-	if it.Batch != 0 {
-		b = append(b, `,"batch":`...)
-		b = strconv.AppendInt(b, int64(it.Batch), 10)
-	}
-	b = appendOptional(b, `,"note":`, it.Note)
-	b = appendOptional(b, `,"expires_at":`, it.ExpiresAt)
-	return append(b, '}')
-}
-
-// appendOptional appends an omitempty string field: its key and value, or
-// nothing when s is empty.
-func appendOptional(b []byte, key, s string) []byte {
-	if s == "" {
-		return b
-	}
-	return jsonstr.Append(append(b, key...), s)
 }
 
 // close ends the data, adds the invalid entries and the addresses left
