@@ -64,10 +64,11 @@ func itemOf(mode batch.Mode, r batch.Result) runItem {
 // entries never holds its whole answer in memory; every string is escaped
 // so that the document is exact and still safe on a terminal.
 type mergedWriter struct {
-	bw  *bufio.Writer
-	n   int
-	buf bytes.Buffer  // one item's JSON, its room reused
-	enc *json.Encoder // encodes an item into buf
+	bw   *bufio.Writer
+	n    int
+	buf  bytes.Buffer  // one item's JSON, its room reused
+	enc  *json.Encoder // encodes item into buf
+	item runItem       // the item encoded, passed by pointer: not a copy on the heap each
 }
 
 func newMergedWriter(w io.Writer) *mergedWriter {
@@ -83,7 +84,8 @@ func (m *mergedWriter) add(mode batch.Mode, rep batch.Report) {
 			m.enc = json.NewEncoder(&m.buf)
 		}
 		m.buf.Reset()
-		if m.enc.Encode(itemOf(mode, r)) != nil {
+		m.item = itemOf(mode, r)
+		if m.enc.Encode(&m.item) != nil {
 			continue
 		}
 		b := bytes.TrimSuffix(m.buf.Bytes(), []byte{'\n'}) // json.Marshal's bytes
