@@ -11,6 +11,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -357,6 +358,7 @@ func readJournal(path string) (*journalState, error) {
 			if !ok {
 				return nil, fmt.Errorf("journal %s: line %d: unknown mode %q", path, n, p.Mode)
 			}
+			shareValues(p.Values)
 			plan := Plan{Mode: mode, Values: p.Values, Invalid: p.Invalid, LeftOut: p.LeftOut, Duplicates: p.Duplicates, Restore: p.Restore}
 			js.run = &run{plan: plan, target: p.Target, batches: plan.Batches(), results: map[int][]Result{}}
 			js.created = p.Created
@@ -427,7 +429,10 @@ var recordOptions = jsonv2.JoinOptions(
 func parseRecord(line []byte) (record, error) {
 	switch {
 	case bytes.HasPrefix(line, planPrefix):
-		p := &planRecord{}
+		// Room for the values at once, at most one per comma of the line
+		// and one more, which the decoder fills rather than grow a slice
+		// a segment long value by value.
+		p := &planRecord{Values: make([]string, 0, bytes.Count(line, []byte{','})+1)}
 		err := jsonv2.Unmarshal(line, p, recordOptions)
 		if err == nil && p.Kind == "plan" {
 			return record{kind: "plan", plan: p}, nil
@@ -479,6 +484,26 @@ func parseAnyRecord(line []byte) (record, error) {
 func syntaxError(err error) bool {
 	var se *jsontext.SyntacticError
 	return errors.As(err, &se)
+}
+
+// shareValues makes a plan's values slices of one string: a segment's
+// plan holds up to SegmentSize values, live for the whole run, and one
+// string is one object for the garbage collector to mark in each cycle,
+// not one per value. The strings decoded become garbage at once.
+func shareValues(vs []string) {
+	n := 0
+	for _, v := range vs {
+		n += len(v)
+	}
+	var all strings.Builder
+	all.Grow(n)
+	for _, v := range vs {
+		all.WriteString(v)
+	}
+	rest := all.String()
+	for i, v := range vs {
+		vs[i], rest = rest[:len(v)], rest[len(v):]
+	}
 }
 
 // isTail reports whether rest (what follows a bad line) is only blank, so
