@@ -287,9 +287,7 @@ func (s *sending) settle(i int, res []Result, err error) {
 	s.judge(err)
 	if all := s.st.all; all != nil {
 		start := i * api.MaxBatch
-		own := res
 		res = all[start : start+copy(all[start:], res)]
-		releaseResults(own)
 	}
 	s.st.results[i] = res
 	s.done += len(b)
@@ -442,9 +440,7 @@ func isLongWait(err error) bool {
 }
 
 // send sends batch i and returns one result per value; on failure every
-// result is Failed with the error's message. The slice is the batch's
-// own, nothing else holds it: settle copies it into the run's results and
-// hands its room to the next batch (newResults).
+// result is Failed with the error's message.
 func (r *runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Result, error) {
 	values := st.batches[i]
 	var (
@@ -475,25 +471,4 @@ func (r *runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 		res[k].Batch = st.seg.batches + i + 1
 	}
 	return res, err
-}
-
-// batchResults holds the room of batches' results between settle, which
-// has copied them into the run's, and the next batch's answer: a batch
-// add would otherwise allocate its results twice.
-var batchResults sync.Pool
-
-// newResults returns n zero results, in reused room when there is some.
-func newResults(n int) []Result {
-	if p, ok := batchResults.Get().(*[]Result); ok && cap(*p) >= n {
-		return (*p)[:n]
-	}
-	return make([]Result, n)
-}
-
-// releaseResults gives res's room back for newResults, cleared (the pool
-// must not keep its strings alive).
-func releaseResults(res []Result) {
-	res = res[:cap(res)]
-	clear(res)
-	batchResults.Put(&res)
 }

@@ -143,7 +143,7 @@ func (r *runner) addNamed(ctx context.Context, values []string, data []api.Suppr
 	for i := range data {
 		by[data[i].Email] = i
 	}
-	res := newResults(len(values))
+	res := make([]Result, len(values))
 	var missing []int
 	for k, v := range values {
 		i, ok := by[v]
