@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -446,37 +447,24 @@ func readBody(resp *resty.Response) error {
 	defer raw.Body.Close()
 	var body io.Reader = raw.Body
 	if strings.EqualFold(raw.Header.Get("Content-Encoding"), "gzip") && raw.ContentLength != 0 {
-		if _, ok := body.(*gzip.Reader); !ok {
-			zr, err := gzip.NewReader(body)
-			if err != nil {
-				return err
-			}
-			defer zr.Close()
-			body = zr
-		}
-	}
-	size := 512
-	if n := raw.ContentLength; n > 0 && n <= maxResponseBodySize {
-		size = int(n) + 1 // room for the read that finds the end
-	}
-	b := make([]byte, 0, size)
-	for {
-		n, err := body.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if len(b) > maxResponseBodySize {
-			return resty.ErrResponseBodyTooLarge
-		}
-		if err == io.EOF {
-			break
-		}
+		zr, err := gzip.NewReader(body)
 		if err != nil {
 			return err
 		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)] // grow
-		}
+		defer zr.Close()
+		body = zr
 	}
-	resp.SetBody(b)
+	var b bytes.Buffer
+	if n := raw.ContentLength; n > 0 && n <= maxResponseBodySize {
+		b.Grow(int(n) + bytes.MinRead) // and the read that finds the end
+	}
+	if _, err := b.ReadFrom(io.LimitReader(body, maxResponseBodySize+1)); err != nil {
+		return err
+	}
+	if b.Len() > maxResponseBodySize {
+		return resty.ErrResponseBodyTooLarge
+	}
+	resp.SetBody(b.Bytes())
 	return nil
 }
 
