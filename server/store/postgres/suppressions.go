@@ -15,7 +15,10 @@ const entryColumns = "id::text, email, origin, source_id, created_at, note, expi
 
 // insertEntriesSQL inserts the entries ($2…$5, $14, $15, in address
 // order) and the change's row ($7…$13, $16, $17, when $7 is not NULL and
-// an entry is new), and reads the listed entries of the addresses given.
+// an entry is new), and reads the listed entries of the addresses it did
+// not insert (notInsertedSQL): an import of new addresses probes the
+// address index for none of them.
+//
 // With the span of the IDs minted ($18, $19) it first takes the team's
 // trail head (waiting for the change that holds it to end) and does all
 // that only if the head is below $18, moving it to $19; otherwise it
@@ -45,10 +48,15 @@ var insertEntriesSQL = `
 	)
 	SELECT ` + entryColumns + `, NULL::text FROM ins
 	UNION ALL
-	SELECT l.*, NULL::text FROM (` + listedSQL("$1", "$3") + `) l WHERE (SELECT ok FROM gate)
+	SELECT l.*, NULL::text FROM (` + listedSQL("$1", notInsertedSQL) + `) l WHERE (SELECT ok FROM gate)
 	UNION ALL
 	SELECT '', '', '', NULL::text, $6, NULL::text, NULL::timestamptz, coalesce((SELECT last_id::text FROM head), '')
 	FROM gate WHERE NOT ok`
+
+// notInsertedSQL is the addresses given ($3) that the insert (ins) did not
+// insert, in the order given.
+const notInsertedSQL = `ARRAY(SELECT k.email FROM unnest($3::text[]) AS k(email)
+	WHERE NOT EXISTS (SELECT 1 FROM ins WHERE ins.email = k.email))`
 
 // The insert skips listed addresses (ON CONFLICT DO NOTHING), so re-adding
 // a listed address writes nothing: its row is read, not rewritten. The
