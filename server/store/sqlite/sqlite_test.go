@@ -161,3 +161,53 @@ func TestAddAboveTheHead(t *testing.T) {
 		return last
 	})
 }
+
+// An add whose addresses are all listed changes nothing, so it leaves no
+// change in the trail's table; one that lists a new address among them
+// leaves one, which its new entry names.
+func TestReaddLeavesNoChange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shush.db")
+	st, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	changes := func() (n int) {
+		if err := other.QueryRow(`SELECT count(*) FROM changes`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	ctx := t.Context()
+	if _, err := st.Add(ctx, "t", store.Change{KeyID: "k"}, store.Manual("a@example.com", "b@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	if n := changes(); n != 1 {
+		t.Fatalf("after the first add, %d changes; want 1", n)
+	}
+	if _, err := st.Add(ctx, "t", store.Change{KeyID: "k"}, store.Manual("b@example.com", "a@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	if n := changes(); n != 1 {
+		t.Errorf("a re-add of listed addresses left %d changes; want 1", n)
+	}
+	got, err := st.Add(ctx, "t", store.Change{KeyID: "k"}, store.Manual("a@example.com", "c@example.com"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Created || !got[1].Created {
+		t.Errorf("a re-add with one new address: created %v, %v; want false, true", got[0].Created, got[1].Created)
+	}
+	var named int
+	if err := other.QueryRow(`SELECT count(*) FROM suppressions s JOIN changes c ON c.id = s.change_id WHERE s.email = 'c@example.com'`).Scan(&named); err != nil {
+		t.Fatal(err)
+	}
+	if n := changes(); n != 2 || named != 1 {
+		t.Errorf("after an add with one new address: %d changes, the new entry named by %d; want 2 and 1", n, named)
+	}
+}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +10,9 @@ import (
 )
 
 // InsertEntries inserts the entries all, letting the address index skip
-// those already listed, and then reads back only the ones it skipped. The
+// those already listed. A statement that inserted as many rows as it had
+// (an import's) is done; the addresses of one that inserted fewer are read
+// back, and those with the IDs minted for them are the new ones. The
 // change's row is written first, for the entries to name, and taken back
 // when no entry was new.
 func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) ([]store.Entry, error) {
@@ -36,10 +37,9 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		}
 		change = id
 	}
-	index := make(map[string]int, len(p.Entries))
-	for i, e := range p.Entries {
-		index[e.Email] = i
-	}
+	// created says which entries are known to be inserted: all of a
+	// chunk when the statement inserted as many rows as it had, as in an
+	// import; the others are read back.
 	created := make([]bool, len(p.Entries))
 	for lo := 0; lo < len(p.Entries); lo += chunk {
 		if err := ctx.Err(); err != nil {
@@ -55,37 +55,51 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 			args = append(args, p.Team, e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt.UnixMilli(), change,
 				sqlstore.Note(e.Note), millis(e.ExpiresAt))
 		}
-		rows, err := st.QueryContext(context.Background(), args...)
+		res, err := st.ExecContext(context.Background(), args...)
 		if err != nil {
 			return nil, err
 		}
-		for rows.Next() {
-			var email string
-			if err := rows.Scan(&email); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			created[index[email]] = true
-		}
-		if err := rows.Close(); err != nil {
+		n, err := res.RowsAffected()
+		if err != nil {
 			return nil, err
 		}
-	}
-	var listed []string
-	for i, e := range p.Entries {
-		if !created[i] {
-			listed = append(listed, e.Email)
+		if n == int64(hi-lo) {
+			for i := lo; i < hi; i++ {
+				created[i] = true
+			}
 		}
 	}
-	if len(listed) == 0 {
+	var unknown []string
+	for i, e := range p.Entries {
+		if !created[i] {
+			unknown = append(unknown, e.Email)
+		}
+	}
+	if len(unknown) == 0 {
 		return p.Entries, nil // all new, as in an import
 	}
-	out := slices.DeleteFunc(slices.Clone(p.Entries), func(e store.Entry) bool { return !created[index[e.Email]] })
-	err := t.eachEntry(ctx, p.Team, listed, selectByEmailSQL, func(e store.Entry) { out = append(out, e) })
+	// An entry read back is new if it has the ID minted for it.
+	minted := make(map[string]bool, len(p.Entries))
+	for _, e := range p.Entries {
+		minted[e.ID] = true
+	}
+	out := make([]store.Entry, 0, len(p.Entries))
+	for i, e := range p.Entries {
+		if created[i] {
+			out = append(out, e)
+		}
+	}
+	inserted := len(out)
+	err := t.eachEntry(ctx, p.Team, unknown, selectByEmailSQL, func(e store.Entry) {
+		if minted[e.ID] {
+			inserted++
+		}
+		out = append(out, e)
+	})
 	if err != nil {
 		return nil, err
 	}
-	if change != nil && len(listed) == len(p.Entries) {
+	if change != nil && inserted == 0 {
 		// Nothing new: the change is no part of the trail.
 		if _, err := t.exec("DELETE FROM changes WHERE id = ?", change); err != nil {
 			return nil, err
@@ -101,7 +115,7 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 func insertSQL(n int) string {
 	return "INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id, note, expires_at) VALUES " +
 		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?),", n), ",") +
-		" ON CONFLICT (team, email) DO NOTHING RETURNING email"
+		" ON CONFLICT (team, email) DO NOTHING"
 }
 
 func selectByEmailSQL(n int) string {
