@@ -14,7 +14,7 @@ import (
 
 // floorShell is the sqlite3 shell's floor: the same durable transactions
 // as the floor with the trail's rows (a changes row, then the 100 rows
-// naming it, ON CONFLICT … RETURNING as the store writes them), written
+// naming it, ON CONFLICT … DO NOTHING as the store writes them), written
 // beforehand as one SQL script with the IDs made, and run by the sqlite3
 // command with WAL, synchronous=FULL and a 64 MiB page cache into the
 // schema a shush store creates. Only the shell's run is timed; its CPU is
@@ -51,7 +51,7 @@ func floorShell(ctx context.Context, db string, emails []string) (result, error)
 			}
 			fmt.Fprintf(&b, "('%s','%s','%s','manual',NULL,%d,last_insert_rowid())", team, r.id, r.email, at)
 		}
-		b.WriteString(" ON CONFLICT (team, email) DO NOTHING RETURNING email;\nCOMMIT;\n")
+		b.WriteString(" ON CONFLICT (team, email) DO NOTHING;\nCOMMIT;\n")
 		if b.Len() > 1<<20 {
 			if _, err := f.WriteString(b.String()); err != nil {
 				f.Close()
