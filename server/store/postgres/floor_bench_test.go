@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/postgres/pgtest"
+	"github.com/shushlist/shush/server/store/storetest"
 )
 
 // BenchmarkAddAgainstInsert adds batches of 100 new addresses, one at a
@@ -82,19 +83,5 @@ func BenchmarkAddAgainstInsert(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	var spent [2]time.Duration
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			spent[0] += add()
-			spent[1] += plain()
-		} else {
-			spent[1] += plain()
-			spent[0] += add()
-		}
-		i++
-	}
-	b.ReportMetric(float64(spent[0].Microseconds())/float64(i), "add-µs/batch")
-	b.ReportMetric(float64(spent[1].Microseconds())/float64(i), "insert-µs/batch")
-	b.ReportMetric(float64(spent[0])/float64(spent[1]), "add/insert")
+	storetest.Alternate(b, "insert", "add", "add/insert", func(int) time.Duration { return plain() }, func(int) time.Duration { return add() })
 }

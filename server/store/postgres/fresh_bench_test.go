@@ -8,6 +8,7 @@ import (
 
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/postgres/pgtest"
+	"github.com/shushlist/shush/server/store/storetest"
 )
 
 // BenchmarkAddWithoutStatistics adds batches of 100 new addresses to a
@@ -54,19 +55,6 @@ func BenchmarkAddWithoutStatistics(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	var spent [2]time.Duration
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			spent[0] += add(fresh)
-			spent[1] += add(analyzed)
-		} else {
-			spent[1] += add(analyzed)
-			spent[0] += add(fresh)
-		}
-		i++
-	}
-	b.ReportMetric(float64(spent[0].Microseconds())/float64(i), "fresh-µs/batch")
-	b.ReportMetric(float64(spent[1].Microseconds())/float64(i), "analyzed-µs/batch")
-	b.ReportMetric(float64(spent[0])/float64(spent[1]), "fresh/analyzed")
+	storetest.Alternate(b, "analyzed", "fresh", "fresh/analyzed",
+		func(int) time.Duration { return add(analyzed) }, func(int) time.Duration { return add(fresh) })
 }

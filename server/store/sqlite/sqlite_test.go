@@ -138,18 +138,7 @@ func TestNewFilesPrivate(t *testing.T) {
 // An add made while another process's clock has put the team's trail
 // head an hour ahead mints above it; see storetest.AddAboveTheHead.
 func TestAddAboveTheHead(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shush.db")
-	st, err := sqlite.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	// Another connection to the file, as another process would have.
-	other, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	st, other := openWithOther(t)
 	storetest.AddAboveTheHead(t, st, func(team, id string) {
 		if _, err := other.Exec(`UPDATE trail_heads SET last_id = ? WHERE team = ?`, id, team); err != nil {
 			t.Fatal(err)
@@ -166,17 +155,7 @@ func TestAddAboveTheHead(t *testing.T) {
 // change in the trail's table; one that lists a new address among them
 // leaves one, which its new entry names.
 func TestReaddLeavesNoChange(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shush.db")
-	st, err := sqlite.Open(t.Context(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	other, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	st, other := openWithOther(t)
 	changes := func() (n int) {
 		if err := other.QueryRow(`SELECT count(*) FROM changes`).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -210,4 +189,21 @@ func TestReaddLeavesNoChange(t *testing.T) {
 	if n := changes(); n != 2 || named != 1 {
 		t.Errorf("after an add with one new address: %d changes, the new entry named by %d; want 2 and 1", n, named)
 	}
+}
+
+// openWithOther opens a store on a new file and another connection to
+// the file, as another process would have; both close with the test.
+func openWithOther(t *testing.T) (*sqlite.Store, *sql.DB) {
+	path := filepath.Join(t.TempDir(), "shush.db")
+	st, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	other, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	return st, other
 }

@@ -16,7 +16,6 @@ import (
 // each and their ratio.
 func TrailCost(b *testing.B, plain, trail store.Store) {
 	ctx, author := context.Background(), store.Change{KeyID: "k1", KeyName: "bench", Reference: "#48213", RequestID: "r"}
-	var spent [2]time.Duration
 	n := 0
 	batch := func(st store.Store) time.Duration {
 		emails := make([]string, 100)
@@ -30,20 +29,7 @@ func TrailCost(b *testing.B, plain, trail store.Store) {
 		}
 		return time.Since(start)
 	}
-	i := 0
-	for b.Loop() {
-		if i%2 == 0 {
-			spent[0] += batch(plain)
-			spent[1] += batch(trail)
-		} else {
-			spent[1] += batch(trail)
-			spent[0] += batch(plain)
-		}
-		i++
-	}
-	b.ReportMetric(float64(spent[0].Microseconds())/float64(i), "plain-µs/batch")
-	b.ReportMetric(float64(spent[1].Microseconds())/float64(i), "trail-µs/batch")
-	b.ReportMetric(float64(spent[1])/float64(spent[0]), "ratio")
+	Alternate(b, "plain", "trail", "ratio", func(int) time.Duration { return batch(plain) }, func(int) time.Duration { return batch(trail) })
 }
 
 // RemoveCost measures what a removal costs against an addition on one
@@ -79,19 +65,29 @@ func RemoveCost(b *testing.B, st store.Store) {
 		return time.Since(start)
 	}
 	add(0)
+	Alternate(b, "add", "remove", "ratio", func(i int) time.Duration { return add(i + 1) }, remove)
+}
+
+// Alternate runs first and second once in each iteration of b's loop,
+// first before second in one iteration and after it in the next, so that
+// whatever else the machine does weighs on both alike. Each is given the
+// iteration's number and returns the time its work took. It reports the
+// mean time of each, in µs a batch, named by firstName and secondName, and
+// the ratio of second to first as ratioName.
+func Alternate(b *testing.B, firstName, secondName, ratioName string, first, second func(i int) time.Duration) {
 	var spent [2]time.Duration
 	i := 0
 	for b.Loop() {
 		if i%2 == 0 {
-			spent[0] += add(i + 1)
-			spent[1] += remove(i)
+			spent[0] += first(i)
+			spent[1] += second(i)
 		} else {
-			spent[1] += remove(i)
-			spent[0] += add(i + 1)
+			spent[1] += second(i)
+			spent[0] += first(i)
 		}
 		i++
 	}
-	b.ReportMetric(float64(spent[0].Microseconds())/float64(i), "add-µs/batch")
-	b.ReportMetric(float64(spent[1].Microseconds())/float64(i), "remove-µs/batch")
-	b.ReportMetric(float64(spent[1])/float64(spent[0]), "ratio")
+	b.ReportMetric(float64(spent[0].Microseconds())/float64(i), firstName+"-µs/batch")
+	b.ReportMetric(float64(spent[1].Microseconds())/float64(i), secondName+"-µs/batch")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), ratioName)
 }
