@@ -38,11 +38,12 @@ func (f *batchesInFlight) wrap(next http.Handler) http.Handler {
 
 // Without --concurrency a batch run is one batch at a time against a
 // service that allows 10 requests a second (as the hosted one allows 2),
-// four at a time against one that allows 100,000; --concurrency wins.
+// four at a time against one that allows 40, sixteen against one that
+// allows 100,000; --concurrency wins.
 func TestDefaultConcurrencyFollowsTheRateLimit(t *testing.T) {
 	t.Parallel()
 	var lines []string
-	for i := range 1200 {
+	for i := range 2000 {
 		lines = append(lines, fmt.Sprintf("c%04d@example.com", i))
 	}
 	for _, tc := range []struct {
@@ -51,7 +52,8 @@ func TestDefaultConcurrencyFollowsTheRateLimit(t *testing.T) {
 		want int
 	}{
 		{10, nil, 1},
-		{100000, nil, 4},
+		{100000, nil, 16},
+		{40, nil, 4},
 		{100000, []string{"--concurrency", "2"}, 2},
 		{10, []string{"--concurrency", "3"}, 3},
 	} {

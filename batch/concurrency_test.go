@@ -29,9 +29,12 @@ func TestConcurrencyFor(t *testing.T) {
 		{api.RateLimit{Known: true, Limit: 2, Remaining: 1, Reset: time.Second}, 1},   // the hosted service
 		{api.RateLimit{Known: true, Limit: 10, Remaining: 9, Reset: time.Second}, 1},  // shush serve's default
 		{api.RateLimit{Known: true, Limit: 11, Remaining: 10, Reset: time.Second}, 4}, // more than one at a time uses
-		{api.RateLimit{Known: true, Limit: 100000, Remaining: 99999, Reset: 0}, 4},
+		{api.RateLimit{Known: true, Limit: 50, Remaining: 49, Reset: time.Second}, 5}, // 50 a second at 100 ms
+		{api.RateLimit{Known: true, Limit: 160, Remaining: 159, Reset: time.Second}, 16},
+		{api.RateLimit{Known: true, Limit: 100000, Remaining: 99999, Reset: 0}, 16},          // no more than the most
 		{api.RateLimit{Known: true, Limit: 600, Remaining: 599, Reset: 60 * time.Second}, 1}, // 10 a second over a minute
-		{api.RateLimit{Known: true, Remaining: 99, Reset: time.Second}, 4},                   // no ratelimit-limit
+		{api.RateLimit{Known: true, Limit: 3000, Remaining: 10, Reset: 60 * time.Second}, 5}, // 50 a second over a minute
+		{api.RateLimit{Known: true, Remaining: 99, Reset: time.Second}, 10},                  // no ratelimit-limit
 	} {
 		if got := batch.ConcurrencyFor(tc.rl); got != tc.want {
 			t.Errorf("ConcurrencyFor(%+v) = %d; want %d", tc.rl, got, tc.want)
@@ -71,8 +74,8 @@ func (f *inFlight) most() int {
 }
 
 // A run that chooses its concurrency sends one batch at a time to a
-// service that allows 10 requests a second, and four at a time to one that
-// allows 100,000, over its segments; a given Concurrency is kept.
+// service that allows 10 requests a second, and sixteen at a time to one
+// that allows 100,000, over its segments; a given Concurrency is kept.
 func TestAutoConcurrencyFollowsTheRateLimit(t *testing.T) {
 	for _, tc := range []struct {
 		rate        float64
@@ -80,16 +83,16 @@ func TestAutoConcurrencyFollowsTheRateLimit(t *testing.T) {
 		want        int
 	}{
 		{10, batch.AutoConcurrency, 1},
-		{100000, batch.AutoConcurrency, 4},
+		{100000, batch.AutoConcurrency, batch.MaxConcurrency},
 		{100000, 2, 2},
 	} {
 		t.Run(fmt.Sprintf("rate %v, concurrency %d", tc.rate, tc.concurrency), func(t *testing.T) {
 			var f inFlight
 			svc := servicetest.Start(t, server.Options{Rate: tc.rate}, f.wrap)
 			c := client.New(svc.URL, svc.Key)
-			rs := &batch.Runs{Client: c, Concurrency: tc.concurrency, Dir: t.TempDir(), SegmentSize: 1000}
-			ri, err := rs.Start(context.Background(), planOf(batch.Add, addresses("auto", 1500)), batch.RunMeta{}, batch.Observer{})
-			if err != nil || ri.Counts[batch.Added] != 1500 {
+			rs := &batch.Runs{Client: c, Concurrency: tc.concurrency, Dir: t.TempDir(), SegmentSize: 2000}
+			ri, err := rs.Start(context.Background(), planOf(batch.Add, addresses("auto", 3000)), batch.RunMeta{}, batch.Observer{})
+			if err != nil || ri.Counts[batch.Added] != 3000 {
 				t.Fatalf("Start: %v, %v", err, ri.Counts)
 			}
 			if got := f.most(); got != tc.want {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -90,16 +91,25 @@ const stopGrace = 500 * time.Millisecond
 // many as ConcurrencyFor says of the rate limit the answer announced.
 const AutoConcurrency = -1
 
+// MaxConcurrency is the most batches a run keeps in flight, chosen or
+// given.
+const MaxConcurrency = 16
+
+// roundTrip is the round trip ConcurrencyFor provides for: a batch to a
+// service across the internet and its answer.
+const roundTrip = 100 * time.Millisecond
+
 // ConcurrencyFor is how many batches an AutoConcurrency run keeps in
-// flight, given the rate limit the service announced: 4 when it allows
-// more than 10 requests a second (the ratelimit-limit over the
-// ratelimit-reset, at least a second), since then one batch at a time
-// leaves the allowance unused and a service that commits concurrent
-// batches together does them faster; 1 otherwise. The hosted service
-// allows about 2 a second and shush serve 10 by default: one batch at a
-// time keeps up with that at any ordinary round trip, keeps the input's
-// order, and more would only wait for the limit. A service that announces
-// no limit gets 1 too: nothing would pace more.
+// flight, given the rate limit the service announced (the ratelimit-limit
+// over the ratelimit-reset, at least a second). At 10 requests a second or
+// fewer, 1: the hosted service allows about 2 a second and shush serve 10
+// by default, one batch at a time keeps up with that at any ordinary round
+// trip, keeps the input's order, and more would only wait for the limit. A
+// service that announces no limit gets 1 too: nothing would pace more.
+// Above that, enough to use the allowance at a round trip of 100 ms (the
+// rate times the round trip), at least 4 and at most MaxConcurrency: a
+// nearby service answers sooner, and one that commits concurrent batches
+// together does them faster the more it is given at once.
 func ConcurrencyFor(rl api.RateLimit) int {
 	if !rl.Known {
 		return 1
@@ -109,10 +119,11 @@ func ConcurrencyFor(rl api.RateLimit) int {
 		limit = rl.Remaining + 1
 	}
 	perSecond := float64(limit) / max(rl.Reset.Seconds(), 1)
-	if perSecond > 10 {
-		return 4
+	if perSecond <= 10 {
+		return 1
 	}
-	return 1
+	n := math.Ceil(perSecond * roundTrip.Seconds())
+	return int(min(max(n, 4), MaxConcurrency))
 }
 
 // run is the state of one run: the plan, its batches and what is known.

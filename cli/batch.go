@@ -22,20 +22,21 @@ const ExitInterrupted = 130
 // localConcurrency is how many batches a run has in flight on the
 // embedded local list unless --concurrency says otherwise: no network and
 // nobody else's limit stand in the way, and the database commits
-// concurrent batches together (a 1,000,000-address import into shush serve
-// on the same machine: 24 s one at a time, 17 s four at a time;
-// docs/benchmarks.md).
-const localConcurrency = 4
+// concurrent batches together, so the most a run may have (a
+// 1,000,000-address import on the local list: 8.6–8.8 s four at a time,
+// 7.4–8.0 s sixteen at a time; docs/benchmarks.md).
+const localConcurrency = batch.MaxConcurrency
 
 // concurrencyHelp says how the batches in flight are chosen, for the
 // commands' help.
 const concurrencyHelp = `Without --concurrency, the number of batches in flight is chosen for the
-target: 4 on the embedded local list; against a service, one until its first
-answer, then 4 if its rate-limit headers allow more than 10 requests a second
-(ratelimit-limit over ratelimit-reset), else still one (the hosted service
-allows about 2 a second, shush serve 10 by default: one at a time keeps up
-and keeps the order of the input). --concurrency N always wins; the client
-keeps within the rate limit either way.`
+target: 16 on the embedded local list; against a service, one until its
+first answer, then, if its rate-limit headers allow more than 10 requests a
+second (ratelimit-limit over ratelimit-reset), enough to use that at a
+100 ms round trip (4 to 16: 16 from 160 a second), else still one (the
+hosted service allows about 2 a second, shush serve 10 by default: one at a
+time keeps up and keeps the order of the input). --concurrency N always
+wins; the client keeps within the rate limit either way.`
 
 // concurrencyFor is how many batches a run has in flight: --concurrency
 // when given (n), else chosen for the target (see concurrencyHelp).
@@ -49,10 +50,10 @@ func (a *app) concurrencyFor(cmd *cobra.Command, conn *connection, n int) int {
 	return batch.AutoConcurrency
 }
 
-// checkConcurrency refuses a --concurrency outside 1–16.
+// checkConcurrency refuses a --concurrency outside 1–batch.MaxConcurrency.
 func checkConcurrency(cmd *cobra.Command, n int) error {
-	if cmd.Flags().Changed("concurrency") && (n < 1 || n > 16) {
-		return usagef("--concurrency must be between 1 and 16, not %d", n)
+	if cmd.Flags().Changed("concurrency") && (n < 1 || n > batch.MaxConcurrency) {
+		return usagef("--concurrency must be between 1 and %d, not %d", batch.MaxConcurrency, n)
 	}
 	return nil
 }
