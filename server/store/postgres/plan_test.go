@@ -216,6 +216,8 @@ func explainGeneric(t *testing.T, st *Store, query string, args ...any) string {
 		switch v := a.(type) {
 		case string:
 			params[i] = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		case nil:
+			params[i] = "NULL" // a generic plan is the same for any values
 		default:
 			params[i] = fmt.Sprint(v)
 		}
@@ -287,6 +289,13 @@ func TestLookupsProbeTheUniqueIndexWithoutStatistics(t *testing.T) {
 		if c.what == "removal by ID" && !strings.Contains(text, "id = ANY") {
 			t.Errorf("%s on a table never analyzed does not probe each ID:\n%s", c.what, text)
 		}
+	}
+	// The batch add runs with its generic plan (genericPlan), made once
+	// for any team and any addresses: it too probes each address.
+	text := explainGeneric(t, st, insertEntriesSQL, make([]any, 19)...)
+	if strings.Contains(text, "Seq Scan") || strings.Contains(text, "suppressions_team_id") ||
+		!strings.Contains(text, "Index Cond: ((team = $1) AND (email = k.email))") {
+		t.Errorf("the batch add's generic plan on a table never analyzed does not probe each address:\n%s", text)
 	}
 }
 
