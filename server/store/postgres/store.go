@@ -67,7 +67,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// autovacuum's next ANALYZE) would read a team's whole list for a
 		// batch add's look-up of the addresses already listed. A custom
 		// plan sees the table's current size; it costs a few hundred
-		// microseconds of planning.
+		// microseconds of planning. The batch add's statement, whose
+		// plan does not depend on the statistics, is the exception (see
+		// genericPlan).
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
