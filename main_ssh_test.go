@@ -444,6 +444,27 @@ func TestDroppedSendResumesForTheAgent(t *testing.T) {
 	if len(seen) != n {
 		t.Fatalf("the trail has %d additions, want %d", len(seen), n)
 	}
+	// The dropped session's send stopped with it: no batch was sent by
+	// it and by the resumed run both (a batch's request ID is the same in
+	// either), so none was answered twice.
+	answered := map[string]int{}
+	for _, line := range strings.Split(s.log.String(), "\n") {
+		if strings.Contains(line, `route="POST /suppressions/batch/add" status=201`) {
+			if _, rest, ok := strings.Cut(line, "request_id="); ok {
+				id, _, _ := strings.Cut(rest, " ")
+				answered[id]++
+			}
+		}
+	}
+	twice := 0
+	for _, k := range answered {
+		if k > 1 {
+			twice++
+		}
+	}
+	if len(answered) != n/100 || twice > 0 {
+		t.Errorf("%d batches were answered, %d of them more than once; want %d, each once", len(answered), twice, n/100)
+	}
 }
 
 // The team's protected list: a batch through the API that names one is

@@ -77,7 +77,10 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 			p.Send(ui.Protected(team.Protected))
 		}
 	}()
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	_, err = p.Run()
+	// A program killed mid-send (a hang-up) leaves its run to be journaled.
+	m.Close()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("the terminal UI stopped: %v", err)
 	}
 	return nil

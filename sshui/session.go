@@ -160,6 +160,9 @@ func (s *Server) serveUI(next ssh.Handler) ssh.Handler {
 		}()
 		go s.idle(o, in)
 		_, err = p.Run()
+		// A dropped connection kills the program, not the send it began:
+		// stop that before the agent can connect again and resume it.
+		m.Close()
 		cause := context.Cause(ctx)
 		switch {
 		case errors.Is(cause, errRemoved), errors.Is(cause, errIdle):

@@ -112,6 +112,17 @@ func (m *Model) front() screen { return m.screens[m.screen] }
 // lookups and the list.
 func (m Model) Init() tea.Cmd { return tea.Batch(m.probe(m.health.seq), m.checkInterrupted()) }
 
+// Close stops the run in flight, if any, and waits until it has journaled
+// what it sent (within a second): for a program that ended without its
+// user quitting, such as one whose SSH connection dropped, whose run
+// would otherwise go on sending in the background while the next session
+// offers to resume it. A program that quit has no run left; Close is
+// then nothing.
+func (m Model) Close() {
+	m.send.cancel()
+	m.send.wait()
+}
+
 // checkInterrupted looks for a recorded run against this service with
 // entries left to send: one the UI left when its terminal closed, or the
 // CLI's.
