@@ -2,6 +2,9 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"slices"
 	"time"
 
 	"github.com/shushlist/shush/server/store"
@@ -44,7 +47,17 @@ func (s *db) Team(ctx context.Context, team string) (store.TeamSettings, error) 
 }
 
 func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, error) {
-	return sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, `SELECT name, protected, complaint_removal FROM teams WHERE name = $1`, team)})
+	r := t.team
+	if r == nil || r.team != team || !r.rulesRead {
+		ts, err := sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, `SELECT name, protected, complaint_removal FROM teams WHERE name = $1`, team)})
+		if r == nil || r.team != team || err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return ts, err
+		}
+		r.rules, r.rulesErr, r.rulesRead = ts, err, true
+	}
+	ts := r.rules
+	ts.Protected = slices.Clone(ts.Protected)
+	return ts, r.rulesErr
 }
 
 func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {

@@ -39,8 +39,8 @@ type Store struct {
 // db is the PostgreSQL side of a Store: the pool, the retry of changes
 // that lost a race, and the statements (sqlstore.Driver).
 type db struct {
-	pool  *pgxpool.Pool
-	turns turns
+	pool   *pgxpool.Pool
+	queues queues
 }
 
 var _ store.Store = (*Store)(nil)
@@ -135,9 +135,9 @@ func (s *Store) PoolStats() store.PoolStats {
 type tx struct {
 	tx pgx.Tx
 	s  *db
-	// turn releases the team's turn the change holds (see TakeTurn), nil
-	// when it holds none.
-	turn *func()
+	// team keeps the team's rules and webhooks for the changes of a group
+	// after the first (see commitTogether); nil outside a group.
+	team *teamReads
 }
 
 // exec runs a statement and says how many rows it touched.
@@ -148,38 +148,8 @@ func (t tx) exec(ctx context.Context, query string, args ...any) (int64, error) 
 
 func (s *db) Change(ctx context.Context, fn func(ctx context.Context, t sqlstore.Tx) error) error {
 	return s.retry(ctx, func() error {
-		var turn func()
-		defer func() {
-			if turn != nil {
-				turn()
-			}
-		}()
-		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error { return fn(ctx, tx{tx: t, s: s, turn: &turn}) })
+		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error { return fn(ctx, tx{tx: t, s: s}) })
 	})
-}
-
-// TakeTurn waits until this process's change of the team before this one
-// has taken the team's trail head (or ended); see turns. The turn passes
-// on as soon as this change's insert has the head, so the next change's
-// insert waits for the head inside the database and runs the moment this
-// one commits.
-func (t tx) TakeTurn(ctx context.Context, team string) error {
-	if *t.turn != nil {
-		return nil
-	}
-	release, err := t.s.turns.take(ctx, team)
-	if err == nil {
-		*t.turn = release
-	}
-	return err
-}
-
-// passTurn gives up the change's turn, if it holds one.
-func (t tx) passTurn() {
-	if *t.turn != nil {
-		(*t.turn)()
-		*t.turn = nil
-	}
 }
 
 func (s *db) Err(err error) error { return mapErr(err) }

@@ -143,11 +143,6 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	if err == nil && ahead != nil {
 		return nil, ahead
 	}
-	if err == nil && p.Head != nil {
-		// The head is this change's until it ends; IDs minted from now
-		// on are above these.
-		t.passTurn()
-	}
 	return got, err
 }
 

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/shushlist/shush/server/store"
@@ -81,11 +82,27 @@ func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int
 }
 
 func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
+	if r := t.team; r != nil && r.team == team && r.hooksRead {
+		return cloneWebhooks(r.hooks), nil
+	}
 	rows, err := t.tx.Query(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE team = $1 AND status = 'enabled'", team)
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, sqlstore.ScanWebhook)
+	hooks, err := collect(rows, sqlstore.ScanWebhook)
+	if r := t.team; r != nil && r.team == team && err == nil {
+		r.hooks, r.hooksRead = cloneWebhooks(hooks), true
+	}
+	return hooks, err
+}
+
+// cloneWebhooks copies the webhooks, their events too.
+func cloneWebhooks(hooks []store.Webhook) []store.Webhook {
+	out := slices.Clone(hooks)
+	for i := range out {
+		out[i].Events = slices.Clone(out[i].Events)
+	}
+	return out
 }
 
 func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) error {

@@ -201,9 +201,6 @@ func (t tx) HoldTrail(ctx context.Context, team string, wait bool) (string, bool
 	return last, err == nil, err
 }
 
-// TakeTurn does nothing: the one writer runs the changes one at a time.
-func (t tx) TakeTurn(ctx context.Context, team string) error { return nil }
-
 func (t tx) SetTrailHead(ctx context.Context, team, last string) error {
 	st, err := t.s.stmt("INSERT INTO trail_heads (team, last_id) VALUES (?, ?) ON CONFLICT (team) DO UPDATE SET last_id = excluded.last_id")
 	if err != nil {

@@ -280,6 +280,12 @@ func (s *db) Change(ctx context.Context, fn func(ctx context.Context, t sqlstore
 	return s.change(ctx, func(ctx context.Context, c *sql.Conn) error { return fn(ctx, tx{s: s, c: c}) })
 }
 
+// TeamChange is Change: the one writer runs every change one after
+// another already, those waiting committed together.
+func (s *db) TeamChange(ctx context.Context, team string, fn func(ctx context.Context, t sqlstore.Tx) error) error {
+	return s.Change(ctx, fn)
+}
+
 func (s *db) Err(err error) error {
 	if err != nil && s.closing.Load() && !errors.Is(err, store.ErrUnavailable) {
 		return errClosed

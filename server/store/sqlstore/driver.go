@@ -21,6 +21,13 @@ type Driver interface {
 	// runs do not stop at ctx's end (a dialect may carry other callers'
 	// changes in the same transaction); fn checks ctx between them.
 	Change(ctx context.Context, fn func(ctx context.Context, tx Tx) error) error
+	// TeamChange is Change for a change of the team's list (an add, a
+	// removal), which holds the team's trail head until it commits. A
+	// dialect whose changes run side by side runs this process's changes
+	// of one team one after another, in the order they came, and may
+	// commit several in one transaction; each still commits whole or not
+	// at all.
+	TeamChange(ctx context.Context, team string, fn func(ctx context.Context, tx Tx) error) error
 	// Err wraps the errors that mean the database cannot answer now with
 	// store.ErrUnavailable (or store.ErrReadOnly); it returns others as
 	// they are, and nil for nil.
@@ -167,13 +174,6 @@ type TrailWrites interface {
 	HoldTrail(ctx context.Context, team string, wait bool) (last string, ok bool, err error)
 	// SetTrailHead records the last ID the change minted for the team.
 	SetTrailHead(ctx context.Context, team, last string) error
-	// TakeTurn is called before a change mints IDs for the team that an
-	// insert checks against the head (InsertEntriesParams.Head). A
-	// dialect whose changes run side by side makes this process's changes
-	// of the team take turns from here until the insert holds the head,
-	// so that they reach it in the order they minted; one whose changes
-	// run one at a time already does nothing.
-	TakeTurn(ctx context.Context, team string) error
 }
 
 // KeyReads are the reads of API keys.

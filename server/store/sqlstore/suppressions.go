@@ -120,7 +120,7 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 	p := &InsertEntriesParams{Team: team}
 	// listed is each row's entry as the list has it.
 	listed := make([]store.Entry, len(rows))
-	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) error {
+	err := c.d.TeamChange(ctx, team, func(ctx context.Context, tx Tx) error {
 		clear(listed)
 		if err := protect(ctx, tx, team, entries); err != nil {
 			return err
@@ -198,15 +198,12 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 // The IDs are minted before the team's trail head is held and the insert
 // checks them against it (InsertEntriesParams.Head), so the head is held
 // only for the insert and the commit; when another change minted above
-// them first (another process, or a change of this one that reached the
-// head sooner), the insert has taken the head and the IDs are minted
-// again above it.
+// them first (another process's, or a removal or an expiry of this one's
+// that reached the head sooner), the insert has taken the head and the
+// IDs are minted again above it.
 func (c *Core) insertNew(ctx context.Context, tx Tx, team string, at time.Time, author store.Change, rows []store.Entry, p *InsertEntriesParams) ([]store.Entry, error) {
 	var m *minter
 	if !c.noTrail {
-		if err := tx.TakeTurn(ctx, team); err != nil {
-			return nil, err
-		}
 		m = &minter{team: team}
 	}
 	for try := 1; ; try++ {
@@ -315,7 +312,7 @@ func (c *Core) remove(ctx context.Context, team string, author store.Change, byE
 		return []store.Entry{}, nil
 	}
 	var out []store.Entry
-	err := c.d.Change(ctx, func(ctx context.Context, tx Tx) (err error) {
+	err := c.d.TeamChange(ctx, team, func(ctx context.Context, tx Tx) (err error) {
 		a := author
 		if a.KeepComplaints, err = keepComplaints(ctx, tx, team, author); err != nil {
 			return err

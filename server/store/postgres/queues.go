@@ -1,0 +1,169 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/sqlstore"
+)
+
+// maxGroup bounds how many changes of a team one transaction carries, so
+// that a burst holds the team's trail head, which other processes' changes
+// of the team wait for, for a few dozen changes at most.
+const maxGroup = 32
+
+// queues line up this process's changes of each team's list (see
+// TeamChange). A team's changes hold its trail head from their first
+// write to their commit, so they commit one at a time whatever this
+// process does; run one per transaction, each would wait for the one
+// before it to reach the disk. The queue of a team runs them instead in
+// the order they came, those that came while a transaction was under way
+// together in the next one: one commit, one wait on the disk, for all of
+// them.
+type queues struct {
+	mu sync.Mutex
+	// teams holds the queue of each team whose changes are running; its
+	// runner removes it when none is left.
+	teams map[string][]*job
+}
+
+// job is one caller's change, and where its outcome goes.
+type job struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, t sqlstore.Tx) error
+	done chan error
+}
+
+// TeamChange runs fn as one atomic change of the team's list, in the
+// team's queue; see sqlstore.Driver. Once queued, the change is waited
+// for even if ctx ends: it may be in a transaction that commits.
+func (s *db) TeamChange(ctx context.Context, team string, fn func(ctx context.Context, t sqlstore.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return mapErr(err)
+	}
+	j := &job{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	q := &s.queues
+	q.mu.Lock()
+	if q.teams == nil {
+		q.teams = make(map[string][]*job)
+	}
+	waiting, running := q.teams[team]
+	q.teams[team] = append(waiting, j)
+	q.mu.Unlock()
+	if !running {
+		go s.runQueue(team)
+	}
+	return <-j.done
+}
+
+// runQueue runs the team's changes until none is waiting: those waiting
+// together, up to maxGroup at a time.
+func (s *db) runQueue(team string) {
+	q := &s.queues
+	for {
+		q.mu.Lock()
+		waiting := q.teams[team]
+		if len(waiting) == 0 {
+			delete(q.teams, team)
+			q.mu.Unlock()
+			return
+		}
+		n := min(len(waiting), maxGroup)
+		group := waiting[:n:n]
+		q.teams[team] = waiting[n:]
+		q.mu.Unlock()
+		s.runGroup(team, group)
+	}
+}
+
+// runGroup commits the changes in one transaction. When one of them fails,
+// or the transaction loses a race with another, nothing of theirs has
+// committed, and each runs again on its own (Change), which retries what
+// lost a race and reports each change's own outcome; a change is made to
+// be run more than once. A change whose caller has gone runs on its own
+// from the start: it ends at its first statement. (One whose caller goes
+// while its group runs can stop the group's statement; the others then
+// run again on their own.)
+func (s *db) runGroup(team string, group []*job) {
+	var together, alone []*job
+	for _, j := range group {
+		if j.ctx.Err() != nil {
+			alone = append(alone, j)
+		} else {
+			together = append(together, j)
+		}
+	}
+	if len(together) == 1 {
+		alone, together = append(alone, together[0]), nil
+	}
+	if len(together) > 0 {
+		committed, err := s.commitTogether(team, together)
+		switch {
+		case committed:
+			for _, j := range together {
+				j.done <- nil
+			}
+		case err != nil:
+			for _, j := range together {
+				j.done <- err
+			}
+		default:
+			alone = append(alone, together...)
+		}
+	}
+	for _, j := range alone {
+		j.done <- s.Change(j.ctx, j.fn)
+	}
+}
+
+// commitTogether runs the changes one after another in one transaction,
+// and commits it. It returns committed false and no error when nothing
+// committed (a change failed, the transaction could not begin, or its
+// commit was refused), and an error only when the commit's outcome is not
+// known: the connection was lost while committing.
+func (s *db) commitTogether(team string, group []*job) (committed bool, err error) {
+	// The transaction is the group's: no one caller's end stops it.
+	ctx := context.Background()
+	t, err := s.pool.Begin(ctx)
+	if err != nil {
+		return false, nil
+	}
+	reads := &teamReads{team: team}
+	for _, j := range group {
+		if err := j.fn(j.ctx, tx{tx: t, s: s, team: reads}); err != nil {
+			_ = t.Rollback(ctx)
+			return false, nil
+		}
+	}
+	err = t.Commit(ctx)
+	if err == nil {
+		return true, nil
+	}
+	if _, refused := errors.AsType[*pgconn.PgError](err); refused || errors.Is(err, pgx.ErrTxCommitRollback) || pgconn.SafeToRetry(err) {
+		return false, nil
+	}
+	err = mapErr(err)
+	return false, err
+}
+
+// teamReads are the team's rules and webhooks as the first change of a
+// group read them, kept for the changes after it: they are changes of the
+// same team in the same transaction, which change neither, and the group
+// commits as one, so they all see what the first saw. Each read is
+// returned as a copy.
+type teamReads struct {
+	team string
+	// rules and rulesErr are the team's rules, or sql.ErrNoRows, once
+	// rulesRead.
+	rules     store.TeamSettings
+	rulesErr  error
+	rulesRead bool
+	// hooks are the team's enabled webhooks once hooksRead.
+	hooks     []store.Webhook
+	hooksRead bool
+}
