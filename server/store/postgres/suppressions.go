@@ -17,9 +17,11 @@ const entryColumns = "id::text, email, origin, source_id, created_at, note, expi
 
 // insertEntriesSQL inserts the entries ($2…$5, $14, $15, in address
 // order) and the change's row ($7…$13, $16, $17, when $7 is not NULL and
-// an entry is new), and reads the listed entries of the addresses it did
-// not insert (notInsertedSQL): an import of new addresses probes the
-// address index for none of them.
+// an entry is new), and returns a row for each address it did not insert
+// (notInsertedSQL): the listed entry, or one with no ID when the address
+// is neither inserted nor listed (another change removed it meanwhile).
+// The entries it inserted are those given: an import of new addresses
+// returns no rows, and probes the address index for none of them.
 //
 // With the span of the IDs minted ($18, $19) it first takes the team's
 // trail head (waiting for the change that holds it to end) and does all
@@ -41,16 +43,17 @@ var insertEntriesSQL = `
 		WHERE (SELECT ok FROM gate)
 		ORDER BY u.n
 		ON CONFLICT (team, email) DO NOTHING
-		RETURNING s.id, s.email, s.origin, s.source_id, s.created_at, s.note, s.expires_at
+		RETURNING s.email
 	), change AS (
 		INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id, agent_id, agent_name)
 		SELECT $7::uuid, $1, $6, $8, $9, $10, $11, $12, $13, $16, $17
 		WHERE $7::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
 		ON CONFLICT (id) DO NOTHING
 	)
-	SELECT ` + entryColumns + `, NULL::text FROM ins
-	UNION ALL
-	SELECT l.*, NULL::text FROM (` + listedSQL("$1", notInsertedSQL) + `) l WHERE (SELECT ok FROM gate)
+	SELECT coalesce(x.id, ''), k.email, coalesce(x.origin, ''), x.source_id, x.created_at, x.note, x.expires_at, NULL::text
+	FROM unnest(` + notInsertedSQL + `) AS k(email) LEFT JOIN LATERAL (
+		SELECT ` + entryColumns + ` FROM suppressions WHERE team = $1 AND email = k.email LIMIT 1) x ON true
+	WHERE (SELECT ok FROM gate)
 	UNION ALL
 	SELECT '', '', '', NULL::text, $6, NULL::text, NULL::timestamptz, coalesce((SELECT last_id::text FROM head), '')
 	FROM gate WHERE NOT ok`
@@ -143,7 +146,25 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	if err == nil && ahead != nil {
 		return nil, ahead
 	}
-	return got, err
+	if err != nil || len(got) == 0 {
+		return sorted, err
+	}
+	// got has the addresses not inserted: those listed, and those
+	// neither inserted nor listed (no ID); the others were inserted.
+	out := make([]store.Entry, 0, n)
+	notInserted := make(map[string]bool, len(got))
+	for _, e := range got {
+		notInserted[e.Email] = true
+		if e.ID != "" {
+			out = append(out, e)
+		}
+	}
+	for _, e := range sorted {
+		if !notInserted[e.Email] {
+			out = append(out, e)
+		}
+	}
+	return out, nil
 }
 
 // listedSQL reads the team's ($team) entries of the addresses ($emails, a
