@@ -48,9 +48,12 @@ func (s *db) Team(ctx context.Context, team string) (store.TeamSettings, error) 
 
 func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, error) {
 	r := t.team
-	if r == nil || r.team != team || !r.rulesRead {
-		ts, err := sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, `SELECT name, protected, complaint_removal FROM teams WHERE name = $1`, team)})
-		if r == nil || r.team != team || err != nil && !errors.Is(err, sql.ErrNoRows) {
+	if r == nil || r.team != team {
+		return t.readRules(ctx, team)
+	}
+	if !r.rulesRead {
+		ts, err := t.readRules(ctx, team)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return ts, err
 		}
 		r.rules, r.rulesErr, r.rulesRead = ts, err, true
@@ -58,6 +61,10 @@ func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, err
 	ts := r.rules
 	ts.Protected = slices.Clone(ts.Protected)
 	return ts, r.rulesErr
+}
+
+func (t tx) readRules(ctx context.Context, team string) (store.TeamSettings, error) {
+	return sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, `SELECT name, protected, complaint_removal FROM teams WHERE name = $1`, team)})
 }
 
 func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {

@@ -143,11 +143,13 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	if err == nil {
 		err = br.Close()
 	}
-	if err == nil && ahead != nil {
+	switch {
+	case err != nil:
+		return nil, err
+	case ahead != nil:
 		return nil, ahead
-	}
-	if err != nil || len(got) == 0 {
-		return sorted, err
+	case len(got) == 0:
+		return sorted, nil // every address inserted
 	}
 	// got has the addresses not inserted: those listed, and those
 	// neither inserted nor listed (no ID); the others were inserted.
