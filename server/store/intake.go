@@ -73,8 +73,12 @@ type IntakeEvent struct {
 	// recipient): a second event with the same provider and ID is a
 	// replay.
 	EventID string
-	Email   string
-	Action  string
+	// ReplayKeys are more keys of the request that must not come twice
+	// (a signature's one-time token): an event any of whose keys was
+	// taken in before is a replay too.
+	ReplayKeys []string
+	Email      string
+	Action     string
 	// Origin is the origin the address is listed with (ActList).
 	Origin   api.Origin
 	Evidence api.Evidence

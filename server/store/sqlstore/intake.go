@@ -110,13 +110,10 @@ func (c *Core) takeIn(ctx context.Context, tx Tx, team string, author store.Chan
 	}
 	for i, e := range events {
 		k.out[i] = store.IntakeResult{Email: e.Email, EventID: e.EventID, Reason: e.Reason}
-		key := ClaimKey(e.Provider, e.EventID)
-		if !claimed[key] {
+		if !takeKeys(claimed, e) {
 			k.out[i].Decision, k.out[i].Reason = api.DecisionDuplicate, ""
 			continue
 		}
-		// A second event of the request with the same ID is a replay.
-		delete(claimed, key)
 		if err := k.place(ctx, tx, i); err != nil {
 			return nil, err
 		}
@@ -128,6 +125,31 @@ func (c *Core) takeIn(ctx context.Context, tx Tx, team string, author store.Chan
 		return nil, err
 	}
 	return k.out, k.queue(ctx, tx)
+}
+
+// takeKeys says whether every key of e was claimed by this change and not
+// by an event before it in the request, and takes them: a second event
+// of the request with one of its keys is a replay.
+func takeKeys(claimed map[string]bool, e store.IntakeEvent) bool {
+	keys := append([]string{ClaimKey(e.Provider, e.EventID)}, replayKeys(e)...)
+	ok := true
+	for _, key := range keys {
+		ok = ok && claimed[key]
+	}
+	if ok {
+		for _, key := range keys {
+			delete(claimed, key)
+		}
+	}
+	return ok
+}
+
+func replayKeys(e store.IntakeEvent) []string {
+	out := make([]string, len(e.ReplayKeys))
+	for i, k := range e.ReplayKeys {
+		out[i] = ClaimKey(e.Provider, k)
+	}
+	return out
 }
 
 // claim records the events not recorded before and says which they are.
@@ -145,6 +167,12 @@ func (k *intaking) claim(ctx context.Context, tx Tx) (map[string]bool, error) {
 			mk = e.EventID
 		}
 		p.Rows = append(p.Rows, EventClaim{Provider: e.Provider, EventID: e.EventID, Email: e.Email, Temporary: e.Action == store.ActCount, MessageKey: mk})
+		for _, rk := range e.ReplayKeys {
+			if key := ClaimKey(e.Provider, rk); !seen[key] {
+				seen[key] = true
+				p.Rows = append(p.Rows, EventClaim{Provider: e.Provider, EventID: rk, Email: e.Email, MessageKey: rk})
+			}
+		}
 	}
 	keys, err := tx.ClaimEvents(ctx, p)
 	if err != nil {

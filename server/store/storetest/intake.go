@@ -269,20 +269,33 @@ func testTakeIn(t *testing.T, st store.Store) {
 		t.Errorf("listed by the threshold: %+v, %v; want an expiry 48 h on and the failure's evidence", soft, err)
 	}
 
+	// A one-time key taken in before makes another event a replay.
+	withToken, sameToken := ev("8", "token1@example.com", store.ActList), ev("9", "token2@example.com", store.ActList)
+	withToken.ReplayKeys, sameToken.ReplayKeys = []string{"token:T"}, []string{"token:T"}
+	if got, err := st.TakeIn(ctx(t), tm, author, []store.IntakeEvent{withToken}); err != nil || got[0].Decision != api.DecisionListed {
+		t.Fatalf("an event with a one-time key: %+v, %v", got, err)
+	}
+	if got, err := st.TakeIn(ctx(t), tm, author, []store.IntakeEvent{sameToken}); err != nil || got[0].Decision != api.DecisionDuplicate {
+		t.Errorf("another event with the same one-time key: %+v, %v; want duplicate", got, err)
+	}
+	if _, err := st.GetByEmail(ctx(t), tm, "token2@example.com"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the replayed key's event listed its address (%v)", err)
+	}
+
 	trail, _, err := st.Audit(ctx(t), tm, store.AuditQuery{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(trail) != 2 {
-		t.Errorf("the trail has %d entries; want 2 (hard, soft): replays write none", len(trail))
+	if len(trail) != 3 {
+		t.Errorf("the trail has %d entries; want 3 (hard, soft, token1): replays write none", len(trail))
 	}
 	for _, a := range trail {
 		if a.Reference != "intake:test" || a.KeyID != "" {
 			t.Errorf("trail entry %+v; want the author's reference and no key", a)
 		}
 	}
-	if n := len(events(t, st, tm, hook.ID)); n != 2 {
-		t.Errorf("%d webhook events; want 2", n)
+	if n := len(events(t, st, tm, hook.ID)); n != 3 {
+		t.Errorf("%d webhook events; want 3", n)
 	}
 	if n, err := st.CountReview(ctx(t), tm); err != nil || n != 2 {
 		t.Errorf("CountReview = %d, %v; want 2", n, err)
