@@ -196,3 +196,12 @@ type malformed struct{ why string }
 
 func (m malformed) Error() string { return m.why }
 func (m malformed) Unwrap() error { return ErrPayload }
+
+// lower is an address as an event's ID names it: normalized, or as given
+// when it is not a valid address.
+func lower(email string) string {
+	if e, err := api.NormalizeEmail(email); err == nil {
+		return e
+	}
+	return strings.TrimSpace(email)
+}

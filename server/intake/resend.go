@@ -63,7 +63,7 @@ func parseResend(h http.Header, body []byte) ([]Event, error) {
 	at := parseTime(ev.CreatedAt)
 	out := make([]Event, 0, len(to))
 	for _, email := range to {
-		out = append(out, Event{Provider: api.ProviderResend, EventID: id + "/" + email, Email: email, Class: class, What: what,
+		out = append(out, Event{Provider: api.ProviderResend, EventID: id + "/" + lower(email), Email: email, Class: class, What: what,
 			Diagnostic: diag, MessageID: ev.Data.EmailID, ReportedAt: at})
 	}
 	return out, nil

@@ -119,10 +119,14 @@ func (e sendGridEvent) class() (Class, string) {
 	switch e.Event {
 	case "bounce":
 		if e.Type == "blocked" {
-			// A block refuses the message, its sender or its content;
-			// a temporary one is counted, any other is judged.
-			if strings.HasPrefix(Status(e.Status, e.Reason), "4.") {
+			// A block refuses the message, its sender or its content:
+			// a temporary one is counted, a policy refusal (5.7.x) and
+			// any other are judged.
+			switch status := Status(e.Status, e.Reason); {
+			case strings.HasPrefix(status, "4."):
 				return Temporary, "bounce/blocked"
+			case strings.HasPrefix(status, "5.7."):
+				return Permanent, "bounce/blocked"
 			}
 			return Unknown, "bounce/blocked"
 		}

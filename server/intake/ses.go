@@ -327,7 +327,7 @@ func parseSES(m snsMessage) ([]Event, error) {
 		mta := strings.TrimSpace(strings.TrimPrefix(b.ReportingMTA, "dsn;"))
 		out := make([]Event, 0, len(b.Recipients))
 		for _, rc := range b.Recipients {
-			out = append(out, Event{Provider: api.ProviderSES, EventID: feedbackID(b.FeedbackID, m.MessageID) + "/" + rc.Email, Email: rc.Email,
+			out = append(out, Event{Provider: api.ProviderSES, EventID: feedbackID(b.FeedbackID, m.MessageID) + "/" + lower(rc.Email), Email: rc.Email,
 				Class: class, What: "Bounce " + b.BounceType + "/" + b.BounceSubType, Status: rc.Status, Diagnostic: rc.DiagnosticCode,
 				ReportingMTA: mta, MessageID: n.Mail.MessageID, ReportedAt: parseTime(b.Timestamp)})
 		}
@@ -340,7 +340,7 @@ func parseSES(m snsMessage) ([]Event, error) {
 		}
 		out := make([]Event, 0, len(c.Recipients))
 		for _, rc := range c.Recipients {
-			out = append(out, Event{Provider: api.ProviderSES, EventID: feedbackID(c.FeedbackID, m.MessageID) + "/" + rc.Email, Email: rc.Email,
+			out = append(out, Event{Provider: api.ProviderSES, EventID: feedbackID(c.FeedbackID, m.MessageID) + "/" + lower(rc.Email), Email: rc.Email,
 				Class: class, What: strings.Trim("Complaint "+c.FeedbackType+" "+c.SubType, " "), MessageID: n.Mail.MessageID,
 				ReportedAt: parseTime(c.Timestamp)})
 		}

@@ -96,11 +96,12 @@ type intaking struct {
 	list    []int
 	expires map[int]time.Time
 	review  []int
+	notes   map[int]string
 	policy  store.IntakePolicy
 }
 
 func (c *Core) takeIn(ctx context.Context, tx Tx, team string, author store.Change, events []store.IntakeEvent) ([]store.IntakeResult, error) {
-	k := &intaking{team: team, at: now(), events: events, out: make([]store.IntakeResult, len(events)), expires: map[int]time.Time{}}
+	k := &intaking{team: team, at: now(), events: events, out: make([]store.IntakeResult, len(events)), expires: map[int]time.Time{}, notes: map[int]string{}}
 	claimed, err := k.claim(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -214,7 +215,8 @@ func (k *intaking) place(ctx context.Context, tx Tx, i int) error {
 			return nil
 		}
 		k.expires[i] = k.at.Add(k.policy.Expiry)
-		k.out[i].Reason = fmt.Sprintf("listed after %d temporary failures within %s, until %s", n, api.FormatSpan(k.policy.Window), k.expires[i].Format(time.RFC3339))
+		k.notes[i] = fmt.Sprintf("listed after %d temporary failures within %s", n, api.FormatSpan(k.policy.Window))
+		k.out[i].Reason = k.notes[i] + ", until " + k.expires[i].Format(time.RFC3339)
 		k.list = append(k.list, i)
 	default:
 		k.out[i].Decision = api.DecisionIgnored
@@ -253,7 +255,11 @@ func (c *Core) listIn(ctx context.Context, tx Tx, author store.Change, k *intaki
 	for j, i := range k.list {
 		e := k.events[i]
 		ev := e.Evidence
-		entries[j] = store.NewEntry{Email: e.Email, Origin: e.Origin, Note: e.Note, ExpiresAt: k.expires[i], Evidence: &ev}
+		note := e.Note
+		if note == "" {
+			note = k.notes[i]
+		}
+		entries[j] = store.NewEntry{Email: e.Email, Origin: e.Origin, Note: note, ExpiresAt: k.expires[i], Evidence: &ev}
 	}
 	a := newAdding(k.team, author, entries)
 	if err := c.addIn(ctx, tx, a); err != nil {
