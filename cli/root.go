@@ -145,6 +145,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.teamCommand(),
 		a.auditCommand(),
 		a.webhooksCommand(),
+		a.intakeCommand(),
 		a.runsCommand(),
 		a.versionCommand(),
 		a.manCommand(),

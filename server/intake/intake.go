@@ -159,6 +159,10 @@ var rules = map[Class]func(out *store.IntakeEvent, e Event, status string){
 		out.Action, out.Reason = store.ActIgnore, "nothing about the address ("+e.What+")"
 	},
 	Unknown: func(out *store.IntakeEvent, e Event, status string) {
+		if policyBlock(status) {
+			review(out, "a policy refusal ("+status+", "+e.What+"): the receiving server refused the sender or the content, not necessarily the address", e)
+			return
+		}
 		review(out, "the rules cannot place this event ("+e.What+")", e)
 	},
 }
