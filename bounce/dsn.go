@@ -103,8 +103,11 @@ func dsnReport(e *envelope, msg, g fields) Report {
 		Diagnostic:   stripType(g.get("diagnostic-code")),
 		ReportingMTA: stripType(msg.get("reporting-mta")),
 		RemoteMTA:    stripType(g.get("remote-mta")),
-		ReportedAt:   firstDate(g.get("last-attempt-date"), e.hdr.Get("Date"), msg.get("arrival-date")),
 		Shape:        "dsn",
+	}
+	r.ReportedAt = firstDate(g.get("last-attempt-date"))
+	if r.ReportedAt.IsZero() {
+		r.ReportedAt = firstTime(e.date(), firstDate(msg.get("arrival-date")))
 	}
 	r.Status = statusIn(g.get("status"))
 	if r.Status == "" {
@@ -162,7 +165,7 @@ func readARF(e *envelope) []Report {
 		ReportingMTA:      stripType(f.get("reporting-mta")),
 		OriginalMessageID: e.originalMessageID(),
 		OriginalMailFrom:  typedAddress(f.get("original-mail-from")),
-		ReportedAt:        firstDate(e.hdr.Get("Date"), f.get("arrival-date"), f.get("received-date")),
+		ReportedAt:        firstTime(e.date(), firstDate(f.get("arrival-date"), f.get("received-date"))),
 		Shape:             "arf",
 	}
 	if base.FeedbackType == "abuse" || base.FeedbackType == "fraud" {

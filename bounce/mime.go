@@ -11,6 +11,7 @@ import (
 	"mime/multipart"
 	"net/mail"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,8 @@ type envelope struct {
 	feedback   []byte      // the first message/feedback-report part
 	original   mail.Header // the header of the enclosed original message
 	parts      int
+	sent       time.Time // the Date field, once read
+	dated      bool
 
 	text  strings.Builder // text/plain parts, then text/html ones as text
 	html  strings.Builder

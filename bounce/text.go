@@ -167,8 +167,22 @@ func msgID(v string) string {
 // messageID is the report message's own Message-ID.
 func (e *envelope) messageID() string { return msgID(e.hdr.Get("Message-Id")) }
 
-// date is the report message's Date.
-func (e *envelope) date() time.Time { return firstDate(e.hdr.Get("Date")) }
+// date is the report message's Date, read once (net/mail tries many
+// layouts).
+func (e *envelope) date() time.Time {
+	if !e.dated {
+		e.sent, e.dated = firstDate(e.hdr.Get("Date")), true
+	}
+	return e.sent
+}
+
+// firstTime returns t, or u when t is zero.
+func firstTime(t, u time.Time) time.Time {
+	if t.IsZero() {
+		return u
+	}
+	return t
+}
 
 // subject is the message's Subject with RFC 2047 words decoded, as far as
 // they can be; lower-case.
