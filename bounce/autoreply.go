@@ -130,13 +130,10 @@ func anyHeader(e *envelope, names []string) bool {
 }
 
 // hasWords reports whether the first lines of the text contain one of the
-// words; a vacation notice says so at its start.
+// words, in any case; a vacation notice says so at its start.
 func (e *envelope) hasWords(words []string) bool {
-	for i, l := range e.lower {
-		if i >= 20 {
-			break
-		}
-		if containsAny(l, words) {
+	for _, l := range e.lines[:min(len(e.lines), 20)] {
+		if containsAny(strings.ToLower(l), words) {
 			return true
 		}
 	}

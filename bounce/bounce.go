@@ -5,19 +5,23 @@
 // feedback reports, the plain-text bounces of common mail servers (Postfix,
 // Exim, Exchange and Office 365, Gmail, qmail, sendmail), and auto-replies
 // (vacation, out-of-office, challenge-response, RFC 3834 auto-submitted mail).
+// What it cannot place is one report of KindUnknown with what it found.
 //
 // The package reports facts; it decides nothing about a list. Whether a
 // report suppresses an address, is counted, ignored or put before a person
 // is the service's rule.
 //
 // Messages yields the messages of a file, an mbox or a Maildir folder; Parse
-// reads one message. Both bound what they hold in memory: a message larger
-// than MaxMessageSize is refused with an error naming its source, and only
-// the first parts of a message, to a fixed depth and size, are read.
+// (or Message.Parse, whose errors name the message's source) reads one
+// message. Both bound what they hold: a message larger than MaxMessageSize
+// is refused with an error, and of a message only its header (up to 1 MiB),
+// its first 100 parts, 8 multiparts deep, and the first MiB of each part
+// are read.
 //
-// Report adds two fields to the fields the service's intake takes
-// (RemoteMTA and OriginalMailFrom): a delivery-status report and a feedback
-// report carry them, and they help a person judge a report.
+// Two fields of Report go beyond what the service's intake takes:
+// RemoteMTA (a delivery-status report's Remote-MTA) and OriginalMailFrom
+// (a feedback report's Original-Mail-From); both help a person judge a
+// report.
 package bounce
 
 import (

@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("From: a@b.example\nContent-Type: multipart/report; boundary=x\n\n--x\nContent-Type: message/delivery-status\n\nFinal-Recipient: rfc822; c@d.example\n--x--"))
 	f.Add([]byte("Subject: =?utf-8?B?w6k=?=\nContent-Type: text/html\n\n<style>x</style>&amp;<br>"))
+	f.Add([]byte("From: MAILER-DAEMON@x.example\n\nȺȺ This is the mail system at host x\nȺ wasn't delivered to a@b.example\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rs, err := Parse(bytes.NewReader(data))
 		if err != nil {

@@ -110,23 +110,27 @@ func TestParseHostileStructures(t *testing.T) {
 	dsn := "Content-Type: message/delivery-status\n\nReporting-MTA: dns; mx.example\n\n" +
 		"Final-Recipient: rfc822; deep@example.com\nAction: failed\nStatus: 5.1.1\n"
 	cases := map[string]string{
-		"deep nesting":        nested(2000),
-		"many parts":          manyParts(20000),
-		"huge attachment":     "From: MAILER-DAEMON@x.example\nContent-Type: multipart/report; boundary=b\n\n--b\n" + dsn + "\n--b\nContent-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n\n" + strings.Repeat("QUFBQUFB\n", 2_000_000) + "--b--\n",
-		"folded field":        "From: MAILER-DAEMON@x.example\nContent-Type: multipart/report; boundary=b\n\n--b\nContent-Type: message/delivery-status\n\nFinal-Recipient: rfc822; a@b.example\nDiagnostic-Code: smtp; 550" + strings.Repeat("\n 5.1.1 more", 200_000) + "\n--b--\n",
-		"many style tags":     "From: x@y.example\nContent-Type: text/html\n\n" + strings.Repeat("<style>", 100_000) + "text",
-		"unclosed tag":        "From: x@y.example\nContent-Type: text/html\n\n<p" + strings.Repeat("a", 500_000),
-		"long recipient list": "From: MAILER-DAEMON@x.example\nSubject: failure notice\nX-Failed-Recipients: " + strings.Repeat("a@b.example, ", 50_000) + "\n\n" + strings.Repeat("550 5.1.1 a@b.example\n", 20_000),
-		"bad qp and base64":   "From: x@y.example\nContent-Type: multipart/mixed; boundary=q\n\n--q\nContent-Transfer-Encoding: quoted-printable\n\n=ZZ=\n=4\n--q\nContent-Transfer-Encoding: base64\n\n====A\n--q--\n",
-		"nul in header":       "From: a\x00b@example.com\nSubject: \x00\xff\n\n\x00",
+		"deep nesting":                    nested(2000),
+		"many parts":                      manyParts(20000),
+		"huge attachment":                 "From: MAILER-DAEMON@x.example\nContent-Type: multipart/report; boundary=b\n\n--b\n" + dsn + "\n--b\nContent-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n\n" + strings.Repeat("QUFBQUFB\n", 2_000_000) + "--b--\n",
+		"folded field":                    "From: MAILER-DAEMON@x.example\nContent-Type: multipart/report; boundary=b\n\n--b\nContent-Type: message/delivery-status\n\nFinal-Recipient: rfc822; a@b.example\nDiagnostic-Code: smtp; 550" + strings.Repeat("\n 5.1.1 more", 200_000) + "\n--b--\n",
+		"many style tags":                 "From: x@y.example\nContent-Type: text/html\n\n" + strings.Repeat("<style>", 100_000) + "text",
+		"unclosed tag":                    "From: x@y.example\nContent-Type: text/html\n\n<p" + strings.Repeat("a", 500_000),
+		"long recipient list":             "From: MAILER-DAEMON@x.example\nSubject: failure notice\nX-Failed-Recipients: " + strings.Repeat("a@b.example, ", 50_000) + "\n\n" + strings.Repeat("550 5.1.1 a@b.example\n", 20_000),
+		"bad qp and base64":               "From: x@y.example\nContent-Type: multipart/mixed; boundary=q\n\n--q\nContent-Transfer-Encoding: quoted-printable\n\n=ZZ=\n=4\n--q\nContent-Transfer-Encoding: base64\n\n====A\n--q--\n",
+		"nul in header":                   "From: a\x00b@example.com\nSubject: \x00\xff\n\n\x00",
+		"many recipients":                 "From: MAILER-DAEMON@x.example\nContent-Type: multipart/report; boundary=r\n\n--r\n\n" + strings.Repeat("no id on this line\n", 25_000) + "--r\nContent-Type: message/delivery-status\n\n" + manyRecipients(30_000) + "--r--\n",
+		"capitals that grow when lowered": "From: MAILER-DAEMON@x.example\n\n" + strings.Repeat("Ⱥ", 40) + " This is the mail system at host x\n" + strings.Repeat("Ⱥ", 40) + " wasn't delivered to a@b.example\n",
+		"many sections":                   "From: MAILER-DAEMON@x.example\n\n" + strings.Repeat("following addresses had permanent fatal errors\n<a@b.example>\n", 20_000),
 	}
 	for name, in := range cases {
-		rs, err := Parse(strings.NewReader(in))
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		checkReports(t, name, rs)
+		t.Run(name, func(t *testing.T) {
+			rs, err := Parse(strings.NewReader(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkReports(t, name, rs)
+		})
 	}
 	rs, _ := Parse(strings.NewReader(cases["huge attachment"]))
 	if len(rs) != 1 || rs[0].Recipient != "deep@example.com" || rs[0].Status != "5.1.1" {
@@ -143,6 +147,14 @@ func nested(n int) string {
 		fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=b%d\n\n--b%d\n", i, i)
 	}
 	b.WriteString("Content-Type: message/delivery-status\n\nFinal-Recipient: rfc822; a@b.example\n")
+	return b.String()
+}
+
+func manyRecipients(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "\nFinal-Recipient: rfc822; r%d@example.com\nAction: failed\n", i)
+	}
 	return b.String()
 }
 

@@ -26,6 +26,11 @@ type envelope struct {
 	parts      int
 	sent       time.Time // the Date field, once read
 	dated      bool
+	origID     string // the original's Message-ID, once read
+	origRead   bool
+	fromAddr   string // the From field's address and display name, once read
+	fromName   string
+	fromRead   bool
 
 	text  strings.Builder // text/plain parts, then text/html ones as text
 	html  strings.Builder
@@ -101,7 +106,8 @@ func readHeader(b []byte) (mail.Header, error) {
 }
 
 // badHeaderLine returns the 1-based number of the first line of a header
-// section that is neither a field nor a continuation, or 0.
+// section that net/mail refuses (a line without a colon, or a continuation
+// with no field before it), or 0.
 func badHeaderLine(b []byte) int {
 	for n, line := range strings.Split(string(b), "\n") {
 		line = strings.TrimSuffix(line, "\r")
@@ -112,11 +118,8 @@ func badHeaderLine(b []byte) int {
 			if n == 0 {
 				return 1
 			}
-		default:
-			name, _, ok := strings.Cut(line, ":")
-			if !ok || !validFieldName(name) {
-				return n + 1
-			}
+		case !strings.Contains(line, ":"):
+			return n + 1
 		}
 	}
 	return 0
@@ -425,7 +428,9 @@ func blockTag(tag string) bool {
 	return false
 }
 
-// index cuts the message's text into lines once for the rules.
+// index cuts the message's text into lines once for the rules. The
+// lower-case copies lower only ASCII letters, so that an offset in a line's
+// copy is the same offset in the line.
 func (e *envelope) index() {
 	text := e.text.String()
 	if strings.TrimSpace(text) == "" {
@@ -435,7 +440,23 @@ func (e *envelope) index() {
 	e.lines = strings.Split(text, "\n")
 	e.lower = make([]string, len(e.lines))
 	for i, l := range e.lines {
-		e.lower[i] = strings.ToLower(l)
+		e.lower[i] = asciiLower(l)
 	}
-	e.flat = strings.Join(strings.Fields(strings.ToLower(text)), " ")
+	e.flat = strings.Join(strings.Fields(asciiLower(text)), " ")
+}
+
+// asciiLower returns s with its ASCII letters in lower case, and s itself
+// when it has none in upper case.
+func asciiLower(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' })
+	if i < 0 {
+		return s
+	}
+	b := []byte(s)
+	for j := i; j < len(b); j++ {
+		if 'A' <= b[j] && b[j] <= 'Z' {
+			b[j] += 'a' - 'A'
+		}
+	}
+	return string(b)
 }

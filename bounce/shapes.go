@@ -209,7 +209,7 @@ func readSendmail(e *envelope) []Report {
 		if strings.Contains(e.lower[i], "transient") {
 			action = "delayed"
 		}
-		bs := angleBlocks(e, i+1, func(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "-----") })
+		bs := angleBlocks(e, i+1, sendmailEnd)
 		for j := range bs {
 			sendmailAlias(&bs[j])
 		}
@@ -248,6 +248,12 @@ func (e *envelope) linesNaming(from int, keep func(string) bool) map[string]stri
 		}
 	}
 	return m
+}
+
+// sendmailEnd reports whether a line ends a sendmail section: the next
+// "-----" line or the next section's title.
+func sendmailEnd(l string) bool {
+	return strings.HasPrefix(strings.TrimSpace(l), "-----") || containsAny(l, sendmailSections)
 }
 
 // sendmailAlias reads "(expanded from: <alias>)" from a block.
@@ -372,7 +378,7 @@ func readGmail(e *envelope) []Report {
 // gmailBlocks finds the recipients Gmail's sentences name.
 func gmailBlocks(e *envelope) []block {
 	var out []block
-	for _, p := range []string{"wasn't delivered to ", "delivering your message to "} {
+	for _, p := range []string{"wasn't delivered to ", "delivering your message to ", "your message to "} {
 		if a := e.addressAfter(p); a != "" {
 			out = append(out, block{addr: a})
 		}

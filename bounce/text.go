@@ -140,14 +140,27 @@ func firstWord(v string) string {
 // date, or the zero time.
 func firstDate(values ...string) time.Time {
 	for _, v := range values {
-		if v = strings.TrimSpace(v); v == "" {
-			continue
-		}
-		if t, err := mail.ParseDate(v); err == nil {
+		if t, ok := readDate(v); ok {
 			return t
 		}
 	}
 	return time.Time{}
+}
+
+// readDate reads an RFC 5322 date. The usual form ("Mon, 2 Jan 2006
+// 15:04:05 -0700", perhaps with a comment) is tried first: net/mail's
+// ParseDate, which reads every form, tries its layouts one by one.
+func readDate(v string) (time.Time, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return time.Time{}, false
+	}
+	usual, _, _ := strings.Cut(v, " (")
+	if t, err := time.Parse("Mon, 2 Jan 2006 15:04:05 -0700", usual); err == nil {
+		return t, true
+	}
+	t, err := mail.ParseDate(v)
+	return t, err == nil
 }
 
 // msgID returns a Message-ID field's first ID without its angle brackets.
@@ -208,14 +221,21 @@ func charsetReader(charset string, r io.Reader) (io.Reader, error) {
 
 var errUnknownCharset = errors.New("unknown charset")
 
-// from returns the address and display name of the message's From field,
-// read leniently: a From that net/mail refuses still gives its address.
+// from returns the address and display name (lower-case) of the message's
+// From field, read once and leniently: a From that net/mail refuses still
+// gives its address.
 func (e *envelope) from() (addr, name string) {
-	v := e.hdr.Get("From")
-	if a, err := mail.ParseAddress(v); err == nil {
-		return address(a.Address), strings.ToLower(a.Name)
+	if !e.fromRead {
+		e.fromAddr, e.fromName, e.fromRead = readFrom(e.hdr.Get("From"))
 	}
-	return address(v), strings.ToLower(v)
+	return e.fromAddr, e.fromName
+}
+
+func readFrom(v string) (addr, name string, ok bool) {
+	if a, err := mail.ParseAddress(v); err == nil {
+		return address(a.Address), strings.ToLower(a.Name), true
+	}
+	return address(v), strings.ToLower(v), true
 }
 
 // daemonLocals are the local parts mail servers send bounces from.
@@ -259,8 +279,15 @@ func (e *envelope) originalRecipient() string {
 }
 
 // originalMessageID is the Message-ID of the enclosed original, or of the
-// first "Message-ID:" line quoted in the text.
+// first "Message-ID:" line quoted in the text; read once.
 func (e *envelope) originalMessageID() string {
+	if !e.origRead {
+		e.origID, e.origRead = e.findOriginalID(), true
+	}
+	return e.origID
+}
+
+func (e *envelope) findOriginalID() string {
 	if e.original != nil {
 		if id := msgID(e.original.Get("Message-Id")); id != "" {
 			return id
