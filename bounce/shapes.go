@@ -119,6 +119,8 @@ func (e *envelope) lineWith(from int, phrases ...string) int {
 var (
 	postfixMarks = []string{"this is the mail system at host ", "this is the postfix program at host "}
 	qmailMarks   = []string{"this is the qmail-send program at "}
+	// qmail's descendants that do not name their host (Yahoo's).
+	qmailKin = []string{"we were unable to deliver your message to the following address"}
 )
 
 func isPostfix(e *envelope) bool { return e.has(postfixMarks...) }
@@ -130,10 +132,10 @@ func readPostfix(e *envelope) []Report {
 	return reports(angleBlocks(e, 0, isCopyMark), action, hostAfter(e, postfixMarks...), joined)
 }
 
-func isQmail(e *envelope) bool { return e.has(qmailMarks...) }
+func isQmail(e *envelope) bool { return e.has(qmailMarks...) || e.has(qmailKin...) }
 
 func readQmail(e *envelope) []Report {
-	action := actionOf(e, nil, []string{"permanent error", "not going to try again", "wasn't able to deliver"})
+	action := actionOf(e, nil, []string{"permanent error", "not going to try again", "wasn't able to deliver", "unable to deliver"})
 	return reports(angleBlocks(e, 0, isCopyMark), action, hostAfter(e, qmailMarks...), joined)
 }
 
