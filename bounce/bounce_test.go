@@ -2,6 +2,8 @@ package bounce_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"os"
@@ -101,5 +103,30 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("reports differ from %s\ngot:\n%s\nwant:\n%s", path, got, want)
 			}
 		})
+	}
+}
+
+// TestEventID: a report's event ID is the report message's Message-ID and
+// the recipient, or, without a Message-ID, the SHA-256 of the raw message;
+// the same message read twice gives the same IDs.
+func TestEventID(t *testing.T) {
+	raw, err := os.ReadFile("testdata/qmail.eml") // qmail writes no Message-ID
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(raw)
+	rs, err := bounce.Parse(bytes.NewReader(raw))
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("%v, %v", rs, err)
+	}
+	want := "sha256:" + hex.EncodeToString(sum[:]) + "/t.nakamura@isp.example"
+	if rs[0].EventID != want {
+		t.Errorf("event ID %q, want %q", rs[0].EventID, want)
+	}
+	withID := append([]byte("Message-ID: <report-1@mx.example>\n"), raw...)
+	again, _ := bounce.Parse(bytes.NewReader(withID))
+	twice, _ := bounce.Parse(bytes.NewReader(withID))
+	if again[1].EventID != "report-1@mx.example/ops@remote.example" || twice[1].EventID != again[1].EventID {
+		t.Errorf("event IDs %q, %q; want report-1@mx.example/ops@remote.example both times", again[1].EventID, twice[1].EventID)
 	}
 }

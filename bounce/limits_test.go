@@ -176,28 +176,33 @@ func checkReports(t *testing.T, name string, rs []Report) {
 	}
 	seen := map[string]bool{}
 	for _, r := range rs {
-		if r.Recipient != "" && !api.ValidEmail(r.Recipient) {
-			t.Errorf("%s: recipient %q is not a normalized address", name, r.Recipient)
-		}
-		switch r.Kind {
-		case KindBounce, KindComplaint, KindAutoReply, KindUnknown:
-		default:
-			t.Errorf("%s: kind %q", name, r.Kind)
-		}
-		if len(r.Diagnostic) > maxDiagnostic || !utf8.ValidString(r.Diagnostic) {
-			t.Errorf("%s: diagnostic of %d bytes, valid UTF-8 %v", name, len(r.Diagnostic), utf8.ValidString(r.Diagnostic))
-		}
-		for _, f := range []string{r.Status, r.Action, r.ReportingMTA, r.RemoteMTA, r.MessageID, r.OriginalMessageID, r.OriginalMailFrom, r.FeedbackType} {
-			if len(f) > maxField || !utf8.ValidString(f) {
-				t.Errorf("%s: field %q too long or not UTF-8", name, f)
-			}
-		}
-		if r.Status != "" && statusIn(r.Status) != r.Status {
-			t.Errorf("%s: status %q is not an enhanced status code", name, r.Status)
-		}
+		checkReport(t, name, r)
 		if !strings.HasSuffix(r.EventID, "/"+r.Recipient) || seen[r.EventID] {
 			t.Errorf("%s: event ID %q for %q (repeated: %v)", name, r.EventID, r.Recipient, seen[r.EventID])
 		}
 		seen[r.EventID] = true
+	}
+}
+
+func checkReport(t *testing.T, name string, r Report) {
+	t.Helper()
+	if r.Recipient != "" && !api.ValidEmail(r.Recipient) {
+		t.Errorf("%s: recipient %q is not a normalized address", name, r.Recipient)
+	}
+	switch r.Kind {
+	case KindBounce, KindComplaint, KindAutoReply, KindUnknown:
+	default:
+		t.Errorf("%s: kind %q", name, r.Kind)
+	}
+	if len(r.Diagnostic) > maxDiagnostic || !utf8.ValidString(r.Diagnostic) {
+		t.Errorf("%s: diagnostic of %d bytes, valid UTF-8 %v", name, len(r.Diagnostic), utf8.ValidString(r.Diagnostic))
+	}
+	for _, f := range []string{r.Status, r.Action, r.ReportingMTA, r.RemoteMTA, r.MessageID, r.OriginalMessageID, r.OriginalMailFrom, r.FeedbackType} {
+		if len(f) > maxField || !utf8.ValidString(f) {
+			t.Errorf("%s: field %q too long or not UTF-8", name, f)
+		}
+	}
+	if r.Status != "" && statusIn(r.Status) != r.Status {
+		t.Errorf("%s: status %q is not an enhanced status code", name, r.Status)
 	}
 }
