@@ -1,6 +1,9 @@
 package bounce
 
-import "strings"
+import (
+	"net/textproto"
+	"strings"
+)
 
 // vacationSubjects say in a subject, in several languages, that a message
 // is an automatic reply or an out-of-office notice.
@@ -120,9 +123,11 @@ func bulk(e *envelope) bool {
 	return false
 }
 
+// anyHeader reports whether the message has one of the fields, even empty
+// (Exchange marks an NDR with an empty X-MS-Exchange-Message-Is-Ndr).
 func anyHeader(e *envelope, names []string) bool {
 	for _, n := range names {
-		if _, ok := e.hdr[n]; ok {
+		if _, ok := e.hdr[textproto.CanonicalMIMEHeaderKey(n)]; ok {
 			return true
 		}
 	}

@@ -468,7 +468,7 @@ var exchangeServers = []string{
 func isExchange(e *envelope) bool {
 	return e.has(exchangeDiagnostics...) || e.has(exchangeLists...) ||
 		e.has("did not reach some or all of the intended recipients") ||
-		strings.EqualFold(strings.TrimSpace(e.hdr.Get("X-MS-Exchange-Message-Is-Ndr")), "true") && e.fromDaemon()
+		anyHeader(e, []string{"X-MS-Exchange-Message-Is-Ndr"}) && e.fromDaemon()
 }
 
 // readExchange reads the section for administrators (or, without one, the
