@@ -51,6 +51,9 @@ type build struct {
 	lastLine time.Time
 	now      func() time.Time
 	loadSeq  int
+	// fresh says what a new list for a paste replaced, until its rows
+	// are in ("" when no new list is on its way).
+	fresh string
 }
 
 func newTextInput(c *Common, placeholder string) textinput.Model {
@@ -92,7 +95,7 @@ func (b *build) setSize(w, h int) {
 func (b *build) help(g globalKeys) help.KeyMap {
 	switch b.focus {
 	case focusList:
-		return b.keys.listHelp(g)
+		return b.keys.listHelp(g, b.view.filter != "")
 	case focusEdit:
 		return fieldHelp("save row", "cancel")
 	case focusFilter:
@@ -100,7 +103,7 @@ func (b *build) help(g globalKeys) help.KeyMap {
 	case focusPicker:
 		return b.picker.help()
 	}
-	return b.keys.entryHelp(g)
+	return b.keys.entryHelp(g, b.input.Value() == "")
 }
 
 // startOver empties the list for a new batch (u brings it back) and
@@ -157,13 +160,10 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 	case pasteParsedMsg:
 		b.addItems(msg.items, "paste", msg.lines)
 		b.list.noteReference(msg.ref, msg.hasRef)
+		b.newListDone()
 		return nil
 	case pasteMsg:
-		if msg.fresh {
-			b.list.clear()
-			b.view.changed()
-		}
-		return b.addPaste(msg.text)
+		return b.pasted(msg)
 	case tea.KeyMsg:
 		return b.key(msg)
 	}
@@ -171,6 +171,37 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 		return b.pickerUpdate(msg)
 	}
 	return nil
+}
+
+// pasted puts a paste where the agent said. A new list is one step for
+// u, which brings the list before it back.
+func (b *build) pasted(msg pasteMsg) tea.Cmd {
+	switch {
+	case msg.drop:
+		b.status = "The paste was not taken: the list is as it was."
+		return nil
+	case !msg.fresh:
+		return b.addPaste(msg.text)
+	}
+	b.list.clear()
+	b.view.changed()
+	b.fresh = msg.kept
+	cmd := b.addPaste(msg.text)
+	if cmd == nil {
+		b.newListDone()
+	}
+	return cmd
+}
+
+// newListDone makes a new list's clear and its rows one undo step, and
+// says so.
+func (b *build) newListDone() {
+	if b.fresh == "" {
+		return
+	}
+	b.list.squash("new list")
+	b.status = "A new list for this paste (u brings back " + b.fresh + ")."
+	b.fresh = ""
 }
 
 func (b *build) key(msg tea.KeyMsg) tea.Cmd {
@@ -209,8 +240,9 @@ func (b *build) key(msg tea.KeyMsg) tea.Cmd {
 // paste adds a pasted text to the list. A paste onto an unsent list that
 // came from a ticket (a paste, a file, a run) asks first, unless both
 // name the same ticket reference: it is likely another ticket's, and a new
-// list is the safe default; n adds it to this one. Rows typed by hand do
-// not ask: a ticket pasted after them is what they were typed for.
+// list is the default (Enter, and any key but n and Esc); n adds it to
+// this one, Esc drops it. Rows typed by hand do not ask: a ticket pasted
+// after them is what they were typed for.
 func (b *build) paste(text string) tea.Cmd {
 	ref, hasRef := batch.FindReference(text, "")
 	l := b.list
@@ -219,18 +251,22 @@ func (b *build) paste(text string) tea.Cmd {
 		if l.hasRef {
 			of = "ticket " + l.ref.Value
 		}
-		return askOr(fmt.Sprintf("New list for this paste? n adds it to the %d unsent %s of %s", n, pluralN(n, "entry"), of),
-			func() tea.Msg { return pasteMsg{text: text, fresh: true} },
-			func() tea.Msg { return pasteMsg{text: text} })
+		kept := fmt.Sprintf("the %d unsent %s of %s", n, pluralN(n, "entry"), of)
+		return choose("New list for this paste? enter/y: new list · n: add it to "+kept+" · esc: drop the paste", "",
+			kbh("enter/y", "new list", "enter", "y"),
+			func() tea.Msg { return pasteMsg{text: text, fresh: true, kept: kept} },
+			answer{keys: kbh("n", "add it to the list", "n", "N"), do: func() tea.Msg { return pasteMsg{text: text} }},
+			answer{keys: kbh("esc", "drop the paste", "esc"), do: func() tea.Msg { return pasteMsg{drop: true} }})
 	}
 	return b.addPaste(text)
 }
 
-// pasteMsg is a paste the agent said where to put: a new list (fresh) or
-// the list as it is.
+// pasteMsg is a paste the agent said where to put: a new list (fresh;
+// kept says what the list held), the list as it is, or nowhere (drop).
 type pasteMsg struct {
-	text  string
-	fresh bool
+	text        string
+	fresh, drop bool
+	kept        string
 }
 
 // addPaste parses a paste onto the list; a large one in the background.
@@ -328,15 +364,6 @@ func (b *build) entryKey(msg tea.KeyMsg) tea.Cmd {
 
 func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	k := b.keys
-	// Several runes in one message and no bracketed paste: a plain paste
-	// (or fast typing) meant for the entry field, not a run of commands.
-	if len(msg.Runes) > 1 {
-		b.focus = focusEntry
-		b.input.Focus()
-		var cmd tea.Cmd
-		b.input, cmd = b.input.Update(msg)
-		return cmd
-	}
 	page := max(b.view.height-1, 1)
 	switch {
 	case key.Matches(msg, k.Up):
@@ -372,6 +399,9 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		b.focus = focusFilter
 		b.filter.Focus()
+	case key.Matches(msg, k.ShowAll) && b.view.filter != "":
+		b.filter.SetValue("")
+		b.view.setFilter("")
 	case key.Matches(msg, k.Undo):
 		what, ok := b.list.undoLast()
 		if !ok {

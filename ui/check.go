@@ -236,6 +236,9 @@ func (k *checker) update(msg tea.Msg) tea.Cmd {
 			k.exporting = true
 			k.status = "Reading who listed each entry, for the export…"
 			return k.export()
+		case key.Matches(msg, keys.Export) && !k.exporting:
+			k.status = fmt.Sprintf("Still checking (%d of %d): w writes the file once every address is checked.", k.done, len(k.values))
+			return nil
 		default:
 			return nil
 		}

@@ -84,7 +84,7 @@ type history struct {
 }
 
 // historyKeys are the History screen's bindings.
-type historyKeys struct{ Move, Open, List, Reload, Search key.Binding }
+type historyKeys struct{ Move, Open, List, Reload, Search, ShowAll key.Binding }
 
 func newHistory(c *Common, dir string) *history {
 	t := c.newTable()
@@ -96,6 +96,8 @@ func newHistory(c *Common, dir string) *history {
 		List:   kbh("o", "open as a new list", "o"),
 		Reload: kbh("ctrl+r", "reload", "ctrl+r"),
 		Search: kbh("/", "find", "/"),
+		// Esc leaves a search: every run again.
+		ShowAll: kbh("esc", "show all", "esc"),
 	}}
 }
 
@@ -170,6 +172,9 @@ func (h *history) help(g globalKeys) help.KeyMap {
 		return fieldHelp("find", "clear")
 	}
 	b := []key.Binding{h.keys.Move, h.keys.Open, h.keys.List, h.keys.Search, h.keys.Reload, g.Build, g.Help}
+	if h.query != "" {
+		b = append([]key.Binding{h.keys.ShowAll}, b...)
+	}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Browse, g.Quit}}}
 }
 
@@ -271,6 +276,9 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		case key.Matches(msg, h.keys.Search):
 			h.typing = true
 			return h.search.Focus()
+		case key.Matches(msg, h.keys.ShowAll) && h.query != "":
+			h.showAll()
+			return nil
 		case key.Matches(msg, h.keys.Open):
 			if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
 				return openRun(h.c.Runs, h.runs[h.shown[i]].ID)
@@ -289,6 +297,16 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	return nil
+}
+
+// showAll leaves the search: every run, the field empty, and the search
+// of the runs' addresses still going is forgotten.
+func (h *history) showAll() {
+	h.searchNo++
+	h.query, h.holding, h.status = "", nil, ""
+	h.search.SetValue("")
+	h.refresh()
+	h.table.GotoTop()
 }
 
 // searchedMsg is the runs whose entries hold the queried address.

@@ -33,10 +33,21 @@ func (r *review) render() string {
 			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
 		}
 	}
+	if n := len(r.again); n > 0 {
+		names := make([]string, 0, 3)
+		for _, e := range r.again[:min(n, 3)] {
+			names = append(names, fmt.Sprintf("%s (line %d)", e.Raw, e.Line))
+		}
+		if n > 3 {
+			names = append(names, fmt.Sprintf("%d more", n-3))
+		}
+		line(st.Muted.Render(fmt.Sprintf("Named twice: %s, the same %s as another row; it goes once, by that row.",
+			strings.Join(names, ", "), pluralN(n, "entry"))))
+	}
 	protected := r.protected()
 	if n := len(protected); n > 0 {
 		line(st.Muted.Render(fmt.Sprintf("Excluded: %d protected by the team's rules, never sent: %s", n, strings.Join(protected[:min(n, 3)], ", "))))
-	} else if len(r.invalid) == 0 && len(r.people) == 0 {
+	} else if len(r.invalid)+len(r.again) == 0 && len(r.people) == 0 {
 		line(st.Muted.Render("Excluded: nothing."))
 	}
 	r.peopleView(line)
