@@ -242,7 +242,11 @@ func (r *review) help(g globalKeys) help.KeyMap {
 		up.SetHelp("↑/↓", "choose")
 		b = append(b, up, k.Flip)
 	case r.preview != nil:
-		b = append(b, k.Up, k.Filter, k.Again)
+		filter := k.Filter
+		if removes(r.mode) {
+			filter.SetHelp("ctrl+f", "listed/not/all")
+		}
+		b = append(b, k.Up, filter, k.Again)
 	}
 	if r.keyMode() == typing {
 		// A text field has focus: q and ? are its text.
