@@ -399,7 +399,8 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		b.focus = focusFilter
 		b.filter.Focus()
-	case key.Matches(msg, k.ShowAll) && b.view.filter != "":
+	case key.Matches(msg, k.ShowAll):
+		// Esc leaves a kept filter (nothing without one).
 		b.filter.SetValue("")
 		b.view.setFilter("")
 	case key.Matches(msg, k.Undo):

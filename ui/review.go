@@ -336,6 +336,11 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 			return r.send()
 		}
 	}
+	return r.fieldKey(msg)
+}
+
+// fieldKey gives a key (or a paste) to the field with focus.
+func (r *review) fieldKey(msg tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	switch r.focus {
 	case focusTicket:
