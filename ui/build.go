@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -158,9 +159,7 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 	case fileLoadedMsg:
 		return b.fileLoaded(msg)
 	case pasteParsedMsg:
-		b.addItems(msg.items, "paste", msg.lines)
-		b.list.noteReference(msg.ref, msg.hasRef)
-		b.newListDone()
+		b.applyPaste(msg)
 		return nil
 	case pasteMsg:
 		return b.pasted(msg)
@@ -173,35 +172,41 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// pasted puts a paste where the agent said. A new list is one step for
-// u, which brings the list before it back.
+// pasted puts a paste where the agent said: a new list is made once the
+// paste is read (applyPaste).
 func (b *build) pasted(msg pasteMsg) tea.Cmd {
 	switch {
 	case msg.drop:
 		b.status = "The paste was not taken: the list is as it was."
 		return nil
-	case !msg.fresh:
-		return b.addPaste(msg.text)
+	case msg.fresh:
+		b.fresh = msg.kept
 	}
-	b.list.clear()
-	b.view.changed()
-	b.fresh = msg.kept
-	cmd := b.addPaste(msg.text)
-	if cmd == nil {
-		b.newListDone()
-	}
-	return cmd
+	return b.addPaste(msg.text)
 }
 
-// newListDone makes a new list's clear and its rows one undo step, and
-// says so.
-func (b *build) newListDone() {
-	if b.fresh == "" {
+// applyPaste puts a read paste on the list. A new list (fresh) replaces
+// the list only with a paste that holds a valid entry (keys a slow link
+// sent together may read as a paste); the clear and the rows are one
+// step for u, which brings the list before back.
+func (b *build) applyPaste(msg pasteParsedMsg) {
+	kept := b.fresh
+	b.fresh = ""
+	if kept != "" && !slices.ContainsFunc(msg.items, batch.Item.Valid) {
+		b.summary = fmt.Sprintf("The paste holds no valid %s: the list is as it was (n at the question adds the paste to it, to see why).", noun(b.list.mode))
+		b.status = ""
 		return
 	}
-	b.list.squash("new list")
-	b.status = "A new list for this paste (u brings back " + b.fresh + ")."
-	b.fresh = ""
+	if kept != "" {
+		b.list.clear()
+		b.view.changed()
+	}
+	b.addItems(msg.items, "paste", msg.lines)
+	b.list.noteReference(msg.ref, msg.hasRef)
+	if kept != "" {
+		b.list.squash("new list")
+		b.status = "A new list for this paste (u brings back " + kept + ")."
+	}
 }
 
 func (b *build) key(msg tea.KeyMsg) tea.Cmd {
@@ -273,8 +278,8 @@ type pasteMsg struct {
 func (b *build) addPaste(text string) tea.Cmd {
 	lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1
 	if lines < 2000 {
-		b.addItems(parseText(text, b.list.mode), "paste", lines)
-		b.list.noteReference(batch.FindReference(text, ""))
+		ref, ok := batch.FindReference(text, "")
+		b.applyPaste(pasteParsedMsg{items: parseText(text, b.list.mode), lines: lines, ref: ref, hasRef: ok})
 		return nil
 	}
 	mode := b.list.mode

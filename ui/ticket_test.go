@@ -89,6 +89,11 @@ func TestPasteOfAnotherTicketAsks(t *testing.T) {
 	h.keys("x")
 	h.mustSee("List · 1 entry", "e1@example.com")
 	h.mustNotSee("a1@example.com")
+	// A paste with nothing for the list (keys a slow link sent together,
+	// read as a paste) replaces nothing.
+	h.paste("jjjjjjjjjjjjjjjjjjjjjjjj")
+	h.keys("enter")
+	h.mustSee("List · 1 entry", "e1@example.com", "The paste holds no valid address: the list is as it was")
 }
 
 // A mode switch of a list with rows, and x in Browse onto an unsent list,
