@@ -19,6 +19,11 @@ import (
 type Input struct {
 	Mode   Mode
 	Format Format
+	// Preset is the provider's file the input was read as (nil for
+	// none), and Warnings what its entries left unsaid (reasons or dates
+	// shush could not read, a list that goes on beyond the file).
+	Preset   *Preset
+	Warnings []string
 	// Entries counts the entries read: to send, duplicate, invalid or
 	// left out.
 	Entries int
@@ -48,6 +53,7 @@ type Input struct {
 	origins []byte
 	sources map[int]string
 	notes   map[int]string
+	extras  map[int]*Extra
 }
 
 // The origins of Input.origins, a byte each.
@@ -60,11 +66,19 @@ const (
 
 var originCodes = map[api.Origin]byte{api.OriginBounce: originBounce, api.OriginComplaint: originComplaint, api.OriginManual: originManual}
 
-// setOrigin records the origin, source ID and note given to the value of
-// ordinal ord.
-func (in *Input) setOrigin(ord int, o api.Origin, source, note string) {
+// setOrigin records what an item of an addition says of the entry of
+// the value of ordinal ord: its origin, source ID, note and extra.
+func (in *Input) setOrigin(ord int, it Item) {
+	o, source, note := it.Origin, it.SourceID, it.Note
 	if o == "" {
 		return
+	}
+	if it.Extra != nil {
+		if in.extras == nil {
+			in.extras = map[int]*Extra{}
+		}
+		x := *it.Extra
+		in.extras[ord] = &x
 	}
 	for len(in.origins) <= ord {
 		in.origins = append(in.origins, originNone)
@@ -92,7 +106,11 @@ func (in *Input) restoreAt(ord int) (Restore, bool) {
 	}
 	for o, c := range originCodes {
 		if c == in.origins[ord] {
-			return Restore{Origin: o, SourceID: in.sources[ord], Note: in.notes[ord]}, true
+			to := Restore{Origin: o, SourceID: in.sources[ord], Note: in.notes[ord]}
+			if x := in.extras[ord]; x != nil {
+				to.ExpiresAt, to.Evidence, to.ID, to.CreatedAt = x.ExpiresAt, x.Evidence, x.ID, x.CreatedAt
+			}
+			return to, true
 		}
 	}
 	return Restore{}, false
@@ -119,7 +137,7 @@ func (in *Input) HasOrigins() bool { return in.origins != nil }
 // DropOrigins forgets the origins: every value is then added as the
 // batch endpoint's emails are, as manual (for a service that does not
 // take an entry's origin).
-func (in *Input) DropOrigins() { in.origins, in.sources, in.notes = nil, nil, nil }
+func (in *Input) DropOrigins() { in.origins, in.sources, in.notes, in.extras = nil, nil, nil, nil }
 
 // ReadPlan reads an input as Read does and plans it as LeaveOut then
 // NewPlan would plan all of its items (our own addresses left out, and
@@ -127,6 +145,13 @@ func (in *Input) DropOrigins() { in.origins, in.sources, in.notes = nil, nil, ni
 // de-duplicated, first occurrence first), in one pass that keeps no item
 // for a valid entry the ticket's words name.
 func ReadPlan(r io.Reader, name string, mode Mode, own Own, ov Override) (*Input, error) {
+	return ReadPlanAs(r, name, mode, own, ov, FormatAuto)
+}
+
+// ReadPlanAs is ReadPlan of an input in the given format (see
+// CheckFormat): FormatAuto finds it, another provider's file by its
+// header or shape.
+func ReadPlanAs(r io.Reader, name string, mode Mode, own Own, ov Override, format string) (*Input, error) {
 	p := &planner{in: &Input{Mode: mode, values: newValueSet()}, own: own, mode: mode, ov: ov}
 	var refs refFinder
 	refs.name(name)
@@ -134,7 +159,9 @@ func ReadPlan(r io.Reader, name string, mode Mode, own Own, ov Override) (*Input
 		// A list or a CSV has at most an entry a line: the table never
 		// grows (and never holds two copies of itself) on the way.
 		p.in.values.reserve(lines)
-	}, line: refs.line})
+	}, line: refs.line, format: format,
+		preset: func(pr *Preset) { p.in.Preset = pr },
+		warn:   func(w string) { p.in.Warnings = append(p.in.Warnings, w) }})
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +365,7 @@ func (p *planner) add(it Item) {
 	if _, added := in.values.add(v); !added {
 		in.Duplicates++
 	} else if it.Origin != "" && in.Mode == Add {
-		in.setOrigin(in.values.stored-1, it.Origin, it.SourceID, it.Note)
+		in.setOrigin(in.values.stored-1, it)
 	}
 }
 

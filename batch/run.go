@@ -71,6 +71,9 @@ type runner struct {
 type keep struct {
 	note      string
 	expiresAt time.Time
+	// ids sends each entry's own ID and creation time where the plan's
+	// Restore gives them.
+	ids bool
 }
 
 func (k keep) set() bool { return k.note != "" || !k.expiresAt.IsZero() }

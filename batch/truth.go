@@ -110,16 +110,35 @@ func entriesOf(values []string, restore map[string]Restore, kp keep) []api.NewEn
 	for k, v := range values {
 		out[k] = api.NewEntry{Email: v, Origin: api.OriginManual, Note: note, ExpiresAt: until}
 		if to, ok := restore[v]; ok && to.Origin != "" {
-			out[k].Origin = to.Origin
-			if to.SourceID != "" {
-				out[k].SourceID = &to.SourceID
-			}
-			if to.Note != "" {
-				out[k].Note = &to.Note
-			}
+			to.into(&out[k], kp.ids)
 		}
 	}
 	return out
+}
+
+// into gives e what the restore says of its entry; the entry's own ID and
+// creation time only with ids.
+func (to Restore) into(e *api.NewEntry, ids bool) {
+	e.Origin = to.Origin
+	if to.SourceID != "" {
+		e.SourceID = &to.SourceID
+	}
+	if to.Note != "" {
+		e.Note = &to.Note
+	}
+	if !to.ExpiresAt.IsZero() {
+		e.ExpiresAt = &api.Timestamp{Time: to.ExpiresAt}
+	}
+	if to.Evidence != nil {
+		ev := *to.Evidence
+		e.Evidence = &ev
+	}
+	if ids && to.ID != "" {
+		e.ID = to.ID
+		if !to.CreatedAt.IsZero() {
+			e.CreatedAt = &api.Timestamp{Time: to.CreatedAt}
+		}
+	}
 }
 
 // named reports whether a batch answer names the address of every item

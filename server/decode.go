@@ -309,7 +309,7 @@ func expiresField(raw json.RawMessage, name string, now time.Time) (time.Time, e
 }
 
 // entryFields are the fields of an item of `entries`.
-var entryFields = []string{"email", "origin", "source_id", "note", "expires_at"}
+var entryFields = []string{"email", "origin", "source_id", "note", "expires_at", "evidence"}
 
 // entryList decodes batch add's `entries`: an array of 1 to api.MaxBatch
 // objects {"email", "origin"?, "source_id"?, "note"?, "expires_at"?}
@@ -339,7 +339,7 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 	seen := make(map[string]bool, len(items))
 	for i, item := range items {
 		if kind := jsonKind(item); kind != "an object" {
-			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\", \"note\", \"expires_at\"}, not %s.", name, i, kind)
+			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\", \"note\", \"expires_at\", \"evidence\"}, not %s.", name, i, kind)
 		}
 		fields, dup, err := objectFields(item)
 		if err != nil {
@@ -389,6 +389,11 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 		}
 		if raw, ok := fields["expires_at"]; ok {
 			if e.ExpiresAt, err = expiresField(raw, fmt.Sprintf("%s[%d].expires_at", name, i), now); err != nil {
+				return nil, err
+			}
+		}
+		if raw, ok := fields["evidence"]; ok {
+			if e.Evidence, err = evidenceField(raw, fmt.Sprintf("%s[%d].evidence", name, i)); err != nil {
 				return nil, err
 			}
 		}
@@ -470,3 +475,40 @@ const (
 	drainLimit = 8 * MaxBody
 	drainTime  = time.Second
 )
+
+// evidenceField decodes an entry's `evidence` (contract: evidence on an
+// entry): null, or an object {"provider", "kind", "event_id"?,
+// "message_id"?, "status"?, "diagnostic"?, "reporting_mta"?,
+// "reported_at"?} that api.Evidence.Check accepts.
+func evidenceField(raw json.RawMessage, name string) (*api.Evidence, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	if kind := jsonKind(raw); kind != "an object" {
+		return nil, badRequest("`%s` must be an object, not %s.", name, kind)
+	}
+	fields, dup, err := objectFields(raw)
+	if err != nil {
+		return nil, badRequest("`%s` is not a valid JSON object: %s.", name, jsonReason(err))
+	}
+	if dup != "" {
+		return nil, invalid("`%s` has the field %s more than once; send each field once.", name, api.Quote(dup))
+	}
+	known := []string{"provider", "kind", "event_id", "message_id", "status", "diagnostic", "reporting_mta", "reported_at"}
+	for k, v := range fields {
+		switch {
+		case !slices.Contains(known, k):
+			return nil, invalid("`%s` has the unknown field %s; evidence has %s.", name, api.Quote(k), strings.Join(known, ", "))
+		case !isNull(v) && jsonKind(v) != "a string":
+			return nil, badRequest("`%s.%s` must be a string, not %s.", name, k, jsonKind(v))
+		}
+	}
+	var ev api.Evidence
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return nil, invalid("`%s` is not evidence: %s.", name, jsonReason(err))
+	}
+	if err := ev.Check(); err != nil {
+		return nil, invalid("`%s` is not evidence: %s.", name, err)
+	}
+	return &ev, nil
+}
