@@ -129,6 +129,32 @@ func (in *Input) Origins() int {
 	return n
 }
 
+// Carried counts the values whose input gives them more than a plain
+// address (an origin other than manual, a source ID, a note, an expiry,
+// evidence): what a service that takes plain addresses only would not
+// keep.
+func (in *Input) Carried() int {
+	n := 0
+	for ord, c := range in.origins {
+		if c != originNone && (c != originManual || in.notes[ord] != "" || in.sources[ord] != "" || in.extras[ord] != nil) {
+			n++
+		}
+	}
+	return n
+}
+
+// OwnIDs counts the values whose input gives them their own suppression
+// ID (an export read back): kept only by a run that keeps IDs.
+func (in *Input) OwnIDs() int {
+	n := 0
+	for _, x := range in.extras {
+		if x.ID != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // HasOrigins reports whether the input gave any value an origin (manual
 // included): its run sends `entries`, which only shush's own service
 // takes (TakesOrigins).

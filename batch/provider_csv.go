@@ -29,7 +29,15 @@ type csvPreset struct {
 	// words, when set, writes the evidence's words from the row (by
 	// column key) instead of the diag column alone.
 	words func(get func(string) string) string
+	// shape, when set, must hold of the first row for the file to be
+	// found as this preset's without its format named: its columns are
+	// another's too.
+	shape func(get func(string) string) bool
 }
+
+// pgText is a time as PostgreSQL writes it ("2026-10-06 23:47:56.678+00"),
+// as the hosted service writes its entries' created_at, and shush never.
+var pgText = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?[+-]\d\d(:?\d\d)?$`)
 
 // csvPresets are the providers' CSV files, the most specific first: a
 // file is read as the first whose columns it has exactly (named with a
@@ -63,7 +71,10 @@ var csvPresets = []csvPreset{
 	{provider: FormatSES, name: "Amazon SES suppression list CSV", addr: "emailaddress", need: []string{"reason"},
 		optional: []string{"lastupdatetime"}, reason: "reason", diag: "reason", date: "lastupdatetime"},
 	{provider: FormatResend, name: "Resend suppressions export CSV", addr: "email", need: []string{"origin", "createdat"},
-		optional: []string{"id", "sourceid"}, reason: "origin", date: "createdat", source: "sourceid", id: "id"},
+		optional: []string{"id", "sourceid"}, reason: "origin", date: "createdat", source: "sourceid", id: "id",
+		// A shush export without notes has these columns too; the
+		// hosted service's times are PostgreSQL's text.
+		shape: func(get func(string) string) bool { return pgText.MatchString(get("createdat")) }},
 }
 
 // enhancedCode finds an SMTP enhanced status code (RFC 3463) in words.
@@ -111,7 +122,7 @@ func (p *csvPreset) preset(header, keys []string, file string) *Preset {
 	}
 	out.Origin = string(p.origin)
 	if p.origin == "" {
-		out.Origin = "from " + strings.TrimSpace(header[slices.Index(keys, p.reason)])
+		out.Origin = "from column " + strings.TrimSpace(header[slices.Index(keys, p.reason)])
 	}
 	return out
 }
@@ -139,12 +150,17 @@ func findCSVPreset(text io.Reader, first firstLine, format, file string) (*csvPr
 	for i, h := range header {
 		keys[i] = headerKey(h)
 	}
+	row, _ := r.Read()
+	get := func(k string) string { return cell(row, slices.Index(keys, k)) }
 	for _, exact := range []bool{true, false} {
 		if !exact && format == FormatAuto {
 			break
 		}
 		for i := range csvPresets {
 			p := &csvPresets[i]
+			if format == FormatAuto && p.shape != nil && !p.shape(get) {
+				continue
+			}
 			if (format == FormatAuto || p.provider == format) && p.fits(keys, exact) {
 				return p, p.preset(header, keys, file), nil
 			}
@@ -152,7 +168,7 @@ func findCSVPreset(text io.Reader, first firstLine, format, file string) (*csvPr
 	}
 	if (format == FormatAuto || format == FormatSES) && len(header) == 2 {
 		if _, ok := originOf(header[1]); ok && strings.Contains(header[0], "@") {
-			return &sesBare, &Preset{Provider: FormatSES, Name: sesBare.name, Read: []string{"address", "reason"}, Origin: "from reason"}, nil
+			return &sesBare, &Preset{Provider: FormatSES, Name: sesBare.name, Read: []string{"address", "reason"}, Origin: "from the reason"}, nil
 		}
 	}
 	if format == FormatAuto {

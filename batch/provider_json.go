@@ -35,7 +35,7 @@ func (p *jsonPreset) preset() *Preset {
 			read = append(read, f)
 		}
 	}
-	return &Preset{Provider: p.provider, Name: p.name, Read: read, Origin: "from " + p.reason}
+	return &Preset{Provider: p.provider, Name: p.name, Read: read, Origin: "from field " + p.reason}
 }
 
 // findJSONPreset reads the first keys of a JSON text (an object's, or its

@@ -21,6 +21,12 @@ type summary struct {
 	// unverified is the first entry whose outcome the service's answer
 	// did not establish, with why.
 	unverified *batch.Result
+	// preset is the provider's file the input was read as, and warnings
+	// what its entries left unsaid; ownIDs counts the entries the input
+	// gave their own ID.
+	preset   *batch.Preset
+	warnings []string
+	ownIDs   int
 }
 
 type failedBatch struct {
@@ -35,7 +41,7 @@ func newSummary(plan batch.Plan) *summary {
 // summaryOfInput is the summary of a run of an input read in one pass.
 func summaryOfInput(in *batch.Input) *summary {
 	return &summary{plan: batch.Plan{Mode: in.Mode, Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates}, entries: in.Len(),
-		batches: in.Batches(), counts: map[batch.Outcome]int{}}
+		batches: in.Batches(), counts: map[batch.Outcome]int{}, preset: in.Preset, warnings: in.Warnings}
 }
 
 // summaryOf is the summary of a recorded run, known by its header.
