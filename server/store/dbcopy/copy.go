@@ -162,50 +162,76 @@ func prepare(ctx context.Context, tx target, force bool) (int64, error) {
 	if !force {
 		return 0, fmt.Errorf("%w: it holds rows in %s; copy into an empty database, or replace them with --force", ErrNotEmpty, strings.Join(full, ", "))
 	}
+	var names []string
 	for _, t := range slices.Backward(Tables) {
-		if err := tx.clear(ctx, t.Name); err != nil {
-			return 0, fmt.Errorf("empty the target's %s: %w", t.Name, err)
-		}
+		names = append(names, t.Name)
+	}
+	if err := tx.clear(ctx, names); err != nil {
+		return 0, fmt.Errorf("empty the target: %w", err)
 	}
 	return held, nil
 }
 
-// copyTables copies each table in chunks and sums the source's rows.
+// copyTables copies each table in chunks and sums the source's rows. The
+// source is read while the target writes the chunk before: each waits on
+// its own database.
 func copyTables(ctx context.Context, rd reader, tx target, to dialectKind, progress func(string, int64)) (map[string]sum, error) {
 	sums := make(map[string]sum, len(Tables))
 	for _, t := range Tables {
-		var s sum
-		chunk := make([]row, 0, chunkRows)
-		flush := func() error {
-			if len(chunk) == 0 {
-				return nil
-			}
-			if err := tx.write(ctx, t, chunk); err != nil {
-				return fmt.Errorf("write the target's %s: %w", t.Name, err)
-			}
-			chunk = chunk[:0]
-			if progress != nil {
-				progress(t.Name, s.rows)
-			}
-			return nil
-		}
-		err := rd.each(ctx, t, to, func(r row) error {
-			s.add(r)
-			chunk = append(chunk, r)
-			if len(chunk) == chunkRows {
-				return flush()
-			}
-			return ctx.Err()
-		})
-		if err == nil {
-			err = flush()
-		}
+		s, err := copyTable(ctx, rd, tx, t, to, progress)
 		if err != nil {
 			return nil, err
 		}
 		sums[t.Name] = s
 	}
 	return sums, nil
+}
+
+// copyTable copies one table: a reader of the source hands chunks to the
+// writer of the target.
+func copyTable(ctx context.Context, rd reader, tx target, t Table, to dialectKind, progress func(string, int64)) (sum, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	chunks := make(chan []row, 2)
+	var s sum
+	var readErr error
+	go func() {
+		defer close(chunks)
+		chunk := make([]row, 0, chunkRows)
+		readErr = rd.each(ctx, t, to, func(r row) error {
+			s.add(r)
+			if chunk = append(chunk, r); len(chunk) < chunkRows {
+				return nil
+			}
+			select {
+			case chunks <- chunk:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			chunk = make([]row, 0, chunkRows)
+			return nil
+		})
+		if readErr == nil && len(chunk) > 0 {
+			chunks <- chunk
+		}
+	}()
+	var written int64
+	for chunk := range chunks {
+		if err := tx.write(ctx, t, chunk); err != nil {
+			cancel()
+			for range chunks {
+			}
+			return sum{}, fmt.Errorf("write the target's %s: %w", t.Name, err)
+		}
+		written += int64(len(chunk))
+		if progress != nil {
+			progress(t.Name, written)
+		}
+	}
+	if readErr != nil {
+		return sum{}, fmt.Errorf("read the source's %s: %w", t.Name, readErr)
+	}
+	return s, ctx.Err()
 }
 
 // verify reads every table back from the target, inside the copy's own
@@ -282,7 +308,7 @@ type reader interface {
 type target interface {
 	reader
 	count(ctx context.Context, table string) (int64, error)
-	clear(ctx context.Context, table string) error
+	clear(ctx context.Context, tables []string) error
 	write(ctx context.Context, t Table, rows []row) error
 	// finish sets what the target derives from the rows (SQLite's
 	// sequence of changes).

@@ -256,7 +256,7 @@ func seed(t *testing.T, st store.Store, entries int) {
 }
 
 // sums reads a database's checksums, every table.
-func sums(t *testing.T, e dbcopy.Endpoint) []dbcopy.TableReport {
+func sums(t testing.TB, e dbcopy.Endpoint) []dbcopy.TableReport {
 	t.Helper()
 	got, err := dbcopy.Sums(t.Context(), e)
 	if err != nil {

@@ -69,26 +69,85 @@ func (p *postgresDB) begin(ctx context.Context) (target, error) {
 		_ = tx.Rollback(ctx)
 		return nil, err
 	}
-	return postgresTx{tx: tx}, nil
+	// The indexes are made again in one go at the end (see dropIndexes):
+	// with room to sort in memory.
+	if _, err := tx.Exec(ctx, "SET LOCAL maintenance_work_mem = '256MB'"); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, err
+	}
+	t := postgresTx{tx: tx, indexes: new([]string)}
+	if err := t.dropIndexes(ctx, names); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, err
+	}
+	return t, nil
 }
 
 // postgresTx is the open transaction of a postgresDB.
 type postgresTx struct {
 	tx pgx.Tx
+	// indexes are the definitions of the indexes the copy dropped, to
+	// make again once the rows are in (nil for a snapshot).
+	indexes *[]string
 }
 
-func (t postgresTx) end()                       { _ = t.tx.Rollback(context.Background()) }
-func (t postgresTx) rollback()                  { t.end() }
-func (t postgresTx) commit() error              { return t.tx.Commit(context.Background()) }
-func (postgresTx) finish(context.Context) error { return nil }
+func (t postgresTx) end()          { _ = t.tx.Rollback(context.Background()) }
+func (t postgresTx) rollback()     { t.end() }
+func (t postgresTx) commit() error { return t.tx.Commit(context.Background()) }
+
+// dropIndexes drops the tables' indexes that no key or constraint holds,
+// inside the copy's change: building one over the copied rows costs less
+// than keeping it up to date row by row. finish makes them again, before
+// the copy is verified and committed.
+func (t postgresTx) dropIndexes(ctx context.Context, tables []string) error {
+	rows, err := t.tx.Query(ctx, `SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relname = ANY($1) AND NOT i.indisprimary
+			AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)`, tables)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var name, def string
+		if err := rows.Scan(&name, &def); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, name)
+		*t.indexes = append(*t.indexes, def)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, name := range names {
+		if _, err := t.tx.Exec(ctx, "DROP INDEX "+name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish makes again the indexes the copy dropped.
+func (t postgresTx) finish(ctx context.Context) error {
+	for _, def := range *t.indexes {
+		if _, err := t.tx.Exec(ctx, def); err != nil {
+			return fmt.Errorf("make the index again (%s): %w", def, err)
+		}
+	}
+	return nil
+}
 
 func (t postgresTx) count(ctx context.Context, table string) (n int64, err error) {
 	err = t.tx.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n)
 	return n, err
 }
 
-func (t postgresTx) clear(ctx context.Context, table string) error {
-	_, err := t.tx.Exec(ctx, "DELETE FROM "+table)
+// clear empties the tables in one statement (the webhooks' events refer
+// to their webhooks).
+func (t postgresTx) clear(ctx context.Context, tables []string) error {
+	_, err := t.tx.Exec(ctx, "TRUNCATE "+strings.Join(tables, ", "))
 	return err
 }
 

@@ -106,9 +106,13 @@ func (t sqliteTx) count(ctx context.Context, table string) (n int64, err error) 
 	return n, err
 }
 
-func (t sqliteTx) clear(ctx context.Context, table string) error {
-	_, err := t.s.conn.ExecContext(ctx, "DELETE FROM "+table)
-	return err
+func (t sqliteTx) clear(ctx context.Context, tables []string) error {
+	for _, table := range tables {
+		if _, err := t.s.conn.ExecContext(ctx, "DELETE FROM "+table); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
+		}
+	}
+	return nil
 }
 
 // finish starts the sequence of the changes above every change copied,
