@@ -1,9 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shushlist/shush/internal/hostedtest"
 )
@@ -74,4 +81,284 @@ func TestListedAddressesCostPagesNotLookups(t *testing.T) {
 	if n > 10 || len(checked.Data) != 200 {
 		t.Errorf("checking 200 listed addresses took %d requests for %d answers; want at most 10", n, len(checked.Data))
 	}
+}
+
+// syncPair is a sandbox whose profile works on a shush serve (here) and
+// whose config file names the hosted double as the profile "hosted"
+// (there).
+type syncPair struct {
+	sb       *sandbox
+	here     string // serve's URL
+	key      string
+	h        *hostedtest.Service
+	hereList func(t *testing.T) map[string]listedEntry
+}
+
+type listedEntry struct {
+	ID, Origin string
+	Note       *string
+	ExpiresAt  *string `json:"expires_at"`
+	Evidence   json.RawMessage
+}
+
+func newSyncPair(t *testing.T) *syncPair {
+	t.Helper()
+	sb := newSandbox(t)
+	db := filepath.Join(sb.home, "here.db")
+	key := strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", "ops", "--db", db).want(t, 0).stdout)
+	here := startServe(t, sb, db)
+	h := hostedtest.Start(t)
+	h.SetOrder(hostedtest.Shuffled)
+	h.SetClockOffset(-7 * time.Minute)
+	cfg := "[profiles.hosted]\nbase_url = \"" + h.URL + "\"\napi_key = \"re_test_key\"\n"
+	if err := os.MkdirAll(filepath.Dir(sb.configFile()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sb.configFile(), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := &syncPair{sb: sb.with("SHUSH_BASE_URL="+here, "SHUSH_API_KEY="+key), here: here, key: key, h: h}
+	p.hereList = func(t *testing.T) map[string]listedEntry {
+		t.Helper()
+		var doc struct {
+			Data []struct {
+				Email string `json:"email"`
+				listedEntry
+			} `json:"data"`
+		}
+		r := p.sb.run(t, nil, "suppressions", "list", "--all", "--json").want(t, 0)
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]listedEntry{}
+		for _, e := range doc.Data {
+			out[e.Email] = e.listedEntry
+		}
+		return out
+	}
+	return p
+}
+
+// post sends a request to here's service with its key.
+func (p *syncPair) post(t *testing.T, path, body string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, p.here+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+p.key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("%s: %s", path, resp.Status)
+	}
+}
+
+func (p *syncPair) removeHere(t *testing.T, emails ...string) {
+	b, _ := json.Marshal(map[string]any{"emails": emails})
+	p.post(t, "/suppressions/batch/remove", string(b))
+}
+
+type syncDoc struct {
+	Plan struct {
+		First     bool
+		Same      int
+		NewHere   []struct{ Email string } `json:"new_here"`
+		NewThere  []struct{ Email string } `json:"new_there"`
+		GoneHere  []struct{ Email string } `json:"removed_here"`
+		GoneThere []struct{ Email string } `json:"removed_there"`
+	}
+	Actions  map[string][]string
+	Requests map[string]int
+	Runs     []struct {
+		ID, Action, State string
+		Counts            map[string]int
+	}
+}
+
+func (d syncDoc) todo() int {
+	n := 0
+	for _, l := range d.Actions {
+		n += len(l)
+	}
+	return n
+}
+
+func (p *syncPair) sync(t *testing.T, code int, args ...string) syncDoc {
+	t.Helper()
+	r := p.sb.run(t, nil, append([]string{"sync", "--with", "hosted", "--json"}, args...)...).want(t, code)
+	var d syncDoc
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatalf("%v: %s", err, r)
+	}
+	return d
+}
+
+// sameLists fails unless both lists hold the same addresses, here with
+// the origin there has for each entry there added (the double lists
+// everything as manual).
+func (p *syncPair) sameLists(t *testing.T) map[string]listedEntry {
+	t.Helper()
+	here, there := p.hereList(t), p.h.Truth()
+	if len(here) != len(there) {
+		t.Fatalf("here %d entries, there %d", len(here), len(there))
+	}
+	for a := range here {
+		if _, ok := there[a]; !ok {
+			t.Fatalf("%s is here and not there", a)
+		}
+	}
+	return here
+}
+
+// A sync of shush serve (here) with the hosted double (there: shuffled
+// answers, UUIDv4 IDs, a clock 7 minutes behind) shows a plan naming
+// every address, carries new entries both ways (here's with their
+// origin, note, expiry and evidence where the receiver keeps them; the
+// double's IDs paired by the service's own answers) and, with --both,
+// removals made on either side since the last sync. Changes made on both
+// sides while an apply runs are not lost: once they settle, the lists
+// agree and the next plan is empty.
+func TestSyncWithTheHostedDouble(t *testing.T) {
+	t.Parallel()
+	p := newSyncPair(t)
+	var entries []string
+	for i := range 300 {
+		e := fmt.Sprintf(`{"email":"here%03d@example.com","origin":"bounce"`, i)
+		switch i % 3 {
+		case 0:
+			e += `,"note":"asked on #` + fmt.Sprint(i) + `","expires_at":"2099-01-01T00:00:00.000Z"`
+		case 1:
+			e += `,"evidence":{"provider":"sendgrid","kind":"import","status":"5.1.1"}`
+		}
+		entries = append(entries, e+"}")
+	}
+	for lo := 0; lo < 300; lo += 100 {
+		p.post(t, "/suppressions/batch/add", `{"entries":[`+strings.Join(entries[lo:lo+100], ",")+`]}`)
+	}
+	var theirs []string
+	for i := range 250 {
+		theirs = append(theirs, fmt.Sprintf("there%03d@example.com", i))
+	}
+	theirs = append(theirs, "here000@example.com", "here001@example.com") // on both
+	p.h.Add(theirs...)
+
+	plan := p.sync(t, 0)
+	if !plan.Plan.First || len(plan.Plan.NewHere) != 298 || len(plan.Plan.NewThere) != 250 || plan.Plan.Same != 2 || plan.todo() != 0 {
+		t.Fatalf("the first plan: first %v, new here %d, new there %d, same %d, todo %d",
+			plan.Plan.First, len(plan.Plan.NewHere), len(plan.Plan.NewThere), plan.Plan.Same, plan.todo())
+	}
+	if plan.Requests["here"] != 1 || plan.Requests["there"] != 4 {
+		t.Errorf("read in %v requests; want 1 here (the export) and 4 there (3 pages of 100, and the export's 404)", plan.Requests)
+	}
+	done := p.sync(t, 0, "--both", "--apply")
+	if len(done.Runs) != 2 {
+		t.Fatalf("runs: %+v", done.Runs)
+	}
+	here := p.sameLists(t)
+	if e := here["there007@example.com"]; e.Origin != "manual" {
+		t.Errorf("pulled entry: %+v", e)
+	}
+	// The pushed entries' IDs are the double's own, as every run records.
+	truth := p.h.Truth()
+	for _, run := range done.Runs {
+		shown := decode[struct{ Data []struct{ Email, ID, Outcome string } }](t, p.sb.run(t, nil, "runs", "show", run.ID, "--json").want(t, 0))
+		for _, x := range shown.Data {
+			if run.Action == "add there" && (x.Outcome != "added" || x.ID != truth[x.Email]) {
+				t.Fatalf("pushed %+v; the double holds %s", x, truth[x.Email])
+			}
+		}
+	}
+	if again := p.sync(t, 0, "--both"); again.todo() != 0 || again.Plan.First {
+		t.Fatalf("after the apply: %+v", again.Actions)
+	}
+
+	// Changes on both sides, then more while the apply runs.
+	p.removeHere(t, "here010@example.com", "here011@example.com", "there010@example.com")
+	p.post(t, "/suppressions/batch/add", `{"emails":["newhere1@example.com","newhere2@example.com"]}`)
+	p.h.Remove("here020@example.com", "there020@example.com", "there021@example.com")
+	p.h.Add("newthere1@example.com")
+	plan = p.sync(t, 0, "--both")
+	if len(plan.Plan.GoneHere) != 3 || len(plan.Plan.GoneThere) != 3 || len(plan.Plan.NewHere) != 2 || len(plan.Plan.NewThere) != 1 {
+		t.Fatalf("the plan after changes: %+v", plan.Plan)
+	}
+	p.h.OnNextAdd(func() {
+		p.removeHere(t, "here030@example.com", "newhere1@example.com") // the last just pushed there
+		p.post(t, "/suppressions/batch/add", `{"emails":["during.here@example.com"]}`)
+		p.h.Remove("there030@example.com")
+		p.h.Add("during.there@example.com")
+	})
+	p.sync(t, 0, "--both", "--apply", "--yes")
+	for range 2 { // settle
+		if d := p.sync(t, 0, "--both"); d.todo() == 0 {
+			break
+		}
+		p.sync(t, 0, "--both", "--apply", "--yes")
+	}
+	final := p.sameLists(t)
+	for _, gone := range []string{"here010@example.com", "here011@example.com", "there010@example.com", "here020@example.com",
+		"there020@example.com", "there021@example.com", "here030@example.com", "newhere1@example.com", "there030@example.com"} {
+		if _, ok := final[gone]; ok {
+			t.Errorf("%s was removed on one side and is listed again", gone)
+		}
+	}
+	for _, kept := range []string{"newhere2@example.com", "newthere1@example.com", "during.here@example.com", "during.there@example.com"} {
+		if _, ok := final[kept]; !ok {
+			t.Errorf("%s was added on one side and is missing", kept)
+		}
+	}
+	if d := p.sync(t, 0, "--both"); d.todo() != 0 {
+		t.Fatalf("after the changes settled the plan still has: %+v", d.Actions)
+	}
+}
+
+// An apply killed (SIGKILL) in the middle of its runs is finished by the
+// same command: nothing answered is sent again, and the lists agree.
+func TestSyncKilledMidApplyFinishes(t *testing.T) {
+	t.Parallel()
+	p := newSyncPair(t)
+	var all []string
+	for i := range 2000 {
+		all = append(all, fmt.Sprintf(`"k%04d@example.com"`, i))
+	}
+	for lo := 0; lo < len(all); lo += 100 {
+		p.post(t, "/suppressions/batch/add", `{"emails":[`+strings.Join(all[lo:lo+100], ",")+`]}`)
+	}
+	p.h.SetRate(10) // one batch in flight at a time (batch.ConcurrencyFor)
+	cmd := exec.Command(shushBin, "sync", "--with", "hosted", "--push", "--apply", "--json")
+	cmd.Env = p.sb.env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "a few batches to reach the double", func() bool { return requests(p.h, "POST /suppressions/batch/add") >= 5 })
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	sent := requests(p.h, "POST /suppressions/batch/add")
+	if sent >= 20 {
+		t.Fatalf("the run was not cut off: %d batches sent", sent)
+	}
+	r := p.sb.run(t, nil, "sync", "--with", "hosted", "--push", "--apply", "--json").want(t, 0)
+	if !strings.Contains(r.stderr, "finishing the sync that was cut off (1 run)") {
+		t.Errorf("no word of the cut-off sync: %s", r)
+	}
+	p.sameLists(t)
+	// 20 batches in all; the one in flight at the kill may go twice.
+	if n := requests(p.h, "POST /suppressions/batch/add"); n < 20 || n > 21 {
+		t.Errorf("%d batch adds for 20 batches", n)
+	}
+	if d := p.sync(t, 0, "--both"); d.todo() != 0 {
+		t.Fatalf("after the finished sync: %+v", d.Actions)
+	}
+}
+
+// requests counts the double's requests of one kind.
+func requests(h *hostedtest.Service, kind string) int64 {
+	n, ok := h.Requests.Load(kind)
+	if !ok {
+		return 0
+	}
+	return n.(*atomic.Int64).Load()
 }

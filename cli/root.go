@@ -147,6 +147,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.webhooksCommand(),
 		a.intakeCommand(),
 		a.dbCommand(),
+		a.syncCommand(),
 		a.runsCommand(),
 		a.versionCommand(),
 		a.manCommand(),
