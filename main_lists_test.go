@@ -263,7 +263,9 @@ func TestSyncWithTheHostedDouble(t *testing.T) {
 	// The pushed entries' IDs are the double's own, as every run records.
 	truth := p.h.Truth()
 	for _, run := range done.Runs {
-		shown := decode[struct{ Data []struct{ Email, ID, Outcome string } }](t, p.sb.run(t, nil, "runs", "show", run.ID, "--json").want(t, 0))
+		shown := decode[struct {
+			Data []struct{ Email, ID, Outcome string }
+		}](t, p.sb.run(t, nil, "runs", "show", run.ID, "--json").want(t, 0))
 		for _, x := range shown.Data {
 			if run.Action == "add there" && (x.Outcome != "added" || x.ID != truth[x.Email]) {
 				t.Fatalf("pushed %+v; the double holds %s", x, truth[x.Email])
