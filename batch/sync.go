@@ -408,3 +408,137 @@ func RestoreOf(e api.Entry) Restore {
 	}
 	return to
 }
+
+// SyncSide is one list of an apply: the run service that changes it and
+// what was read of it.
+type SyncSide struct {
+	Runs *Runs
+	Snap Snapshot
+}
+
+// SyncRun is one run of an apply: what it does ("add there", "remove
+// here") and its header as it ended.
+type SyncRun struct {
+	Action string
+	Info   RunInfo
+}
+
+// syncStep is one run of an apply: the side it changes and the entries,
+// read from the other side for an addition, from this one for a removal.
+type syncStep struct {
+	action string
+	mode   Mode
+	side   SyncSide
+	items  []SyncItem
+}
+
+// ApplySync carries the plan out in direction d: a run per kind of change
+// (adds there, adds here, removals there, removals here), each recorded in
+// the sync's record as it starts and counted into it when the apply ends
+// (Settle), with reference ref in both trails. An addition goes with each
+// entry's origin, note, expiry and evidence where the receiving service
+// takes them (shush's own), as plain addresses elsewhere; a removal goes
+// by the IDs the read found, without a look-up. observe gives each run's
+// observer (nil for none). It stops at the first run that fails; the
+// record keeps what is left for the same apply again.
+func ApplySync(ctx context.Context, plan SyncPlan, d Direction, rec *SyncRecord, here, there SyncSide, ref string,
+	observe func(action string, entries int) Observer) ([]SyncRun, error) {
+	at := here.Snap.At
+	if at.IsZero() {
+		at = time.Now().UTC()
+	}
+	if err := plan.Begin(rec, d, at); err != nil {
+		return nil, fmt.Errorf("record the sync: %w", err)
+	}
+	acts := plan.Actions(d)
+	var runs []SyncRun
+	var runErr error
+	for _, step := range []syncStep{
+		{"add there", Add, there, acts.AddThere}, {"add here", Add, here, acts.AddHere},
+		{"remove there", RemoveEmails, there, acts.RemoveThere}, {"remove here", RemoveEmails, here, acts.RemoveHere},
+	} {
+		if len(step.items) == 0 {
+			continue
+		}
+		var on Observer
+		if observe != nil {
+			on = observe(step.action, len(step.items))
+		}
+		ri, err := step.run(ctx, rec, ref, on)
+		if ri.ID != "" {
+			runs = append(runs, SyncRun{Action: step.action, Info: ri})
+		}
+		if err != nil {
+			runErr = fmt.Errorf("%s: %w", step.action, err)
+			break
+		}
+	}
+	if err := here.Runs.Settle(rec); err != nil && runErr == nil {
+		runErr = err
+	}
+	return runs, runErr
+}
+
+// run sends one step as a recorded run.
+func (s syncStep) run(ctx context.Context, rec *SyncRecord, ref string, on Observer) (RunInfo, error) {
+	plan := Plan{Mode: s.mode, Values: make([]string, len(s.items))}
+	for i, x := range s.items {
+		plan.Values[i] = x.Email
+	}
+	switch {
+	case s.mode == Add && s.side.Snap.Ours:
+		plan.Restore = make(map[string]Restore, len(s.items))
+		for _, x := range s.items {
+			plan.Restore[x.Email] = RestoreOf(x.Entry)
+		}
+	case s.mode == RemoveEmails:
+		plan.Found = make(map[string]Found, len(s.items))
+		for _, x := range s.items {
+			plan.Found[x.Email] = Found{Input: x.Email, Listed: true, Entry: x.Entry}
+		}
+	}
+	var recErr error
+	started := on.Started
+	on.Started = func(ri RunInfo) {
+		if ri.ID != "" {
+			recErr = rec.Started(ri.ID)
+		}
+		if started != nil {
+			started(ri)
+		}
+	}
+	ri, err := s.side.Runs.Start(ctx, plan, RunMeta{Reference: ref, Input: "sync"}, on)
+	if err == nil && recErr != nil {
+		err = fmt.Errorf("record the sync's run: %w", recErr)
+	}
+	return ri, err
+}
+
+// FinishCutOff settles an apply that was cut off (the record names its
+// runs): with resume it first finishes each run against its own service
+// (here's or there's), then counts the runs into the record. It returns
+// how many runs still have entries left.
+func FinishCutOff(ctx context.Context, rec *SyncRecord, here, there *Runs, resume bool) (int, error) {
+	if len(rec.Runs) == 0 {
+		return 0, nil
+	}
+	if resume {
+		for _, id := range rec.Runs {
+			ri, err := here.Get(id)
+			if err != nil || !ri.Resumable() {
+				continue
+			}
+			side := here
+			if client.SameTarget(ri.Target, there.Client.BaseURL()) {
+				side = there
+			}
+			if _, err := side.Resume(ctx, id, Observer{}); err != nil {
+				return len(rec.Runs), fmt.Errorf("finishing the cut-off sync's run %s: %w", id, err)
+			}
+		}
+	}
+	if err := here.Settle(rec); err != nil {
+		return len(rec.Runs), err
+	}
+	return len(rec.Runs), nil
+}

@@ -174,42 +174,14 @@ func readBoth(b *testing.B, here, there *client.Client) (batch.Snapshot, batch.S
 // applyAll carries a plan out both ways, as sync --both --apply does.
 func applyAll(b *testing.B, plan batch.SyncPlan, rec *batch.SyncRecord, here, there *batch.Runs, hs, ts batch.Snapshot) {
 	b.Helper()
-	ctx := context.Background()
-	if err := plan.Begin(rec, batch.Both, time.Now()); err != nil {
+	runs, err := batch.ApplySync(context.Background(), plan, batch.Both, rec, batch.SyncSide{Runs: here, Snap: hs}, batch.SyncSide{Runs: there, Snap: ts}, "sync", nil)
+	if err != nil {
 		b.Fatal(err)
 	}
-	acts := plan.Actions(batch.Both)
-	steps := []struct {
-		rs    *batch.Runs
-		mode  batch.Mode
-		items []batch.SyncItem
-		ours  bool
-	}{{there, batch.Add, acts.AddThere, ts.Ours}, {here, batch.Add, acts.AddHere, hs.Ours},
-		{there, batch.RemoveEmails, acts.RemoveThere, ts.Ours}, {here, batch.RemoveEmails, acts.RemoveHere, hs.Ours}}
-	for _, s := range steps {
-		if len(s.items) == 0 {
-			continue
+	for _, r := range runs {
+		if r.Info.State != batch.Finished || r.Info.Counts[batch.Unverified] > 0 {
+			b.Fatalf("%s: %s %v", r.Action, r.Info.State, r.Info.Counts)
 		}
-		p := batch.Plan{Mode: s.mode, Values: itemEmails(s.items), Found: map[string]batch.Found{}}
-		for _, x := range s.items {
-			p.Found[x.Email] = batch.Found{Input: x.Email, Listed: true, Entry: x.Entry}
-		}
-		if s.mode == batch.Add {
-			p.Found = nil
-			if s.ours {
-				p.Restore = map[string]batch.Restore{}
-				for _, x := range s.items {
-					p.Restore[x.Email] = batch.RestoreOf(x.Entry)
-				}
-			}
-		}
-		ri, err := s.rs.Start(ctx, p, batch.RunMeta{Reference: "sync"}, batch.Observer{Started: func(ri batch.RunInfo) { _ = rec.Started(ri.ID) }})
-		if err != nil || ri.State != batch.Finished {
-			b.Fatalf("%v run: %v %+v", s.mode, err, ri.Counts)
-		}
-	}
-	if err := here.Settle(rec); err != nil {
-		b.Fatal(err)
 	}
 }
 

@@ -220,33 +220,20 @@ func (a *app) readSide(ctx context.Context, s *syncSide) (batch.Snapshot, error)
 }
 
 // finishCutOff settles the runs of an apply that was cut off: with
-// --apply it first finishes them (each against its own service), then
-// counts them into the record; without, it counts what they did and says
-// what is left.
+// --apply it first finishes them, then counts them into the record;
+// without, it counts what they did and says what is left.
 func (a *app) finishCutOff(ctx context.Context, rec *batch.SyncRecord, here, there *syncSide, apply bool) error {
 	if len(rec.Runs) == 0 {
 		return nil
 	}
 	if apply {
 		fmt.Fprintf(a.io.Err, "shush: finishing the sync that was cut off (%s)\n", plural(len(rec.Runs), "run", "runs"))
-		for _, id := range rec.Runs {
-			ri, err := here.runs.Get(id)
-			if err != nil || !ri.Resumable() {
-				continue
-			}
-			side := here
-			if client.SameTarget(ri.Target, there.conn.Client.BaseURL()) {
-				side = there
-			}
-			if _, err := side.runs.Resume(ctx, id, batch.Observer{}); err != nil {
-				return fmt.Errorf("finishing the cut-off sync's run %s: %w", id, err)
-			}
-		}
 	}
-	if err := here.runs.Settle(rec); err != nil {
+	left, err := batch.FinishCutOff(ctx, rec, here.runs, there.runs, apply)
+	if err != nil {
 		return err
 	}
-	if len(rec.Runs) > 0 {
+	if left > 0 {
 		fmt.Fprintf(a.io.Err, "shush: a sync's apply was cut off with entries left to send; --apply finishes it first\n")
 	}
 	return nil
@@ -380,9 +367,8 @@ func entryWords(e api.Entry) string {
 	return s
 }
 
-// applySync carries the plan out in the direction's runs, recording
-// them in the sync's record as they start and counting them into it as
-// they end.
+// applySync carries the plan out (batch.ApplySync), asking first when it
+// removes.
 func (a *app) applySync(ctx context.Context, plan batch.SyncPlan, d batch.Direction, rec *batch.SyncRecord, here, there *syncSide, yes bool) error {
 	if err := a.printSyncPlan(plan, d, here, there, false); err != nil {
 		return err
@@ -395,95 +381,25 @@ func (a *app) applySync(ctx context.Context, plan batch.SyncPlan, d batch.Direct
 			return err
 		}
 	}
-	at := here.snap.At
-	if at.IsZero() {
-		at = time.Now().UTC()
-	}
-	if err := plan.Begin(rec, d, at); err != nil {
-		return fmt.Errorf("record the sync: %w", err)
-	}
 	// The trail of each side says why its entries came or went.
 	ref := "sync with " + there.conn.Profile
-	var views []syncRunView
-	var runErr error
-	for _, step := range syncSteps(acts, here, there) {
-		v, err := a.syncRun(ctx, rec, step, ref)
-		if v.ID != "" {
-			views = append(views, v)
-		}
-		if err != nil {
-			runErr = err
-			break
-		}
+	var progress *progressLine
+	runs, runErr := batch.ApplySync(ctx, plan, d, rec, batch.SyncSide{Runs: here.runs, Snap: here.snap}, batch.SyncSide{Runs: there.runs, Snap: there.snap}, ref,
+		func(_ string, n int) batch.Observer {
+			if progress != nil {
+				progress.clear()
+			}
+			progress = a.progress(batch.BatchCount(n), n)
+			return batch.Observer{Event: progress.event}
+		})
+	if progress != nil {
+		progress.clear()
 	}
-	if err := here.runs.Settle(rec); err != nil && runErr == nil {
-		runErr = err
+	views := make([]syncRunView, len(runs))
+	for i, r := range runs {
+		views[i] = syncRunView{ID: r.Info.ID, Action: r.Action, State: r.Info.State, Counts: r.Info.Counts}
 	}
 	return a.endSync(plan, d, here, there, views, runErr)
-}
-
-// syncStep is one run of an apply: a mode, the side it changes, the
-// entries (read from the other side for an addition, from this side for
-// a removal).
-type syncStep struct {
-	action string
-	mode   batch.Mode
-	side   *syncSide
-	items  []batch.SyncItem
-}
-
-func syncSteps(acts batch.SyncActions, here, there *syncSide) []syncStep {
-	var out []syncStep
-	for _, s := range []syncStep{
-		{"add there", batch.Add, there, acts.AddThere},
-		{"add here", batch.Add, here, acts.AddHere},
-		{"remove there", batch.RemoveEmails, there, acts.RemoveThere},
-		{"remove here", batch.RemoveEmails, here, acts.RemoveHere},
-	} {
-		if len(s.items) > 0 {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// syncRun sends one step as a run.
-func (a *app) syncRun(ctx context.Context, rec *batch.SyncRecord, step syncStep, ref string) (syncRunView, error) {
-	plan := batch.Plan{Mode: step.mode, Values: emails(step.items)}
-	if step.mode == batch.Add && step.side.snap.Ours {
-		plan.Restore = make(map[string]batch.Restore, len(step.items))
-		for _, x := range step.items {
-			plan.Restore[x.Email] = batch.RestoreOf(x.Entry)
-		}
-	}
-	if step.mode == batch.RemoveEmails {
-		// The entries read from this side: removed by their IDs, with no
-		// look-up.
-		plan.Found = make(map[string]batch.Found, len(step.items))
-		for _, x := range step.items {
-			plan.Found[x.Email] = batch.Found{Input: x.Email, Listed: true, Entry: x.Entry}
-		}
-	}
-	v := syncRunView{Action: step.action, Counts: map[batch.Outcome]int{}}
-	progress := a.progress(batch.BatchCount(len(plan.Values)), len(plan.Values))
-	var startErr error
-	ri, err := step.side.runs.Start(ctx, plan, batch.RunMeta{Reference: ref, Input: "sync"}, batch.Observer{
-		Started: func(ri batch.RunInfo) {
-			if ri.ID != "" {
-				startErr = rec.Started(ri.ID)
-			}
-		},
-		Event: progress.event,
-	})
-	progress.clear()
-	v.ID, v.State, v.Counts = ri.ID, ri.State, ri.Counts
-	if startErr != nil && err == nil {
-		err = fmt.Errorf("record the sync's run: %w", startErr)
-	}
-	if err != nil {
-		return v, fmt.Errorf("%s (%s): %w", step.action, step.side.conn.Target, err)
-	}
-	return v, nil
 }
 
 // endSync reports the apply's runs and how it ended.
