@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -106,8 +107,11 @@ func (c *Core) takeIn(ctx context.Context, tx Tx, team string, author store.Chan
 	if err != nil {
 		return nil, err
 	}
-	if k.policy, err = policyIn(ctx, tx, team); err != nil {
-		return nil, err
+	if slices.ContainsFunc(events, func(e store.IntakeEvent) bool { return e.Action == store.ActCount }) {
+		// The policy matters to counts only.
+		if k.policy, err = policyIn(ctx, tx, team); err != nil {
+			return nil, err
+		}
 	}
 	for i, e := range events {
 		k.out[i] = store.IntakeResult{Email: e.Email, EventID: e.EventID, Reason: e.Reason}
