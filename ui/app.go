@@ -146,6 +146,9 @@ func (m Model) checkInterrupted() tea.Cmd {
 // quit), then the keys (the prompt, then the root's by input mode), then
 // the flow between screens, then the screen the message is for.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if c, ok := msg.(chainMsg); ok {
+		return m.chained(c)
+	}
 	news := m.news(msg)
 	next, cmd := m.update(msg)
 	nm := next.(Model)
@@ -157,15 +160,8 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	if k, ok := msg.(tea.KeyMsg); ok {
-		if m.prompt != nil {
-			p := m.prompt
-			m.prompt = nil
-			return m, p.answer(k)
-		}
-		if cmd, done := m.globalKey(k); done {
-			return m, cmd
-		}
-		return m, m.front().update(k)
+		cmd := m.pressed(k)
+		return m, cmd
 	}
 	if cmd, done := m.flow(msg); done {
 		return m, cmd
@@ -476,6 +472,20 @@ func (m *Model) helpView() string {
 	return strings.Join(lines, "\n")
 }
 
+// promptHelp is the footer of the question waiting, in lines lines.
+func (m *Model) promptHelp(lines int) string {
+	h := m.help
+	h.ShowAll = false
+	out := strings.Split(h.View(m.prompt.help()), "\n")
+	for i, l := range out {
+		out[i] = truncate(l, m.c.Width)
+	}
+	for len(out) < lines {
+		out = append(out, "")
+	}
+	return strings.Join(out[:max(lines, 1)], "\n")
+}
+
 // statusLines is the one line under the body for a notice or a prompt.
 const statusLines = 1
 
@@ -501,6 +511,11 @@ func (m Model) View() string {
 	body := m.front().render()
 	body = lipgloss.NewStyle().Height(m.bodyHeight).MaxHeight(m.bodyHeight).Render(body)
 	foot := m.helpView()
+	if m.prompt != nil {
+		// A question takes the next key: the footer shows its keys, in
+		// the footer's lines.
+		foot = m.promptHelp(lipgloss.Height(foot))
+	}
 	status := ""
 	switch {
 	case m.prompt != nil:

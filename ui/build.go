@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,9 @@ type build struct {
 	lastLine time.Time
 	now      func() time.Time
 	loadSeq  int
+	// fresh says what a new list for a paste replaced, until its rows
+	// are in ("" when no new list is on its way).
+	fresh string
 }
 
 func newTextInput(c *Common, placeholder string) textinput.Model {
@@ -92,7 +96,7 @@ func (b *build) setSize(w, h int) {
 func (b *build) help(g globalKeys) help.KeyMap {
 	switch b.focus {
 	case focusList:
-		return b.keys.listHelp(g)
+		return b.keys.listHelp(g, b.view.filter != "")
 	case focusEdit:
 		return fieldHelp("save row", "cancel")
 	case focusFilter:
@@ -100,7 +104,7 @@ func (b *build) help(g globalKeys) help.KeyMap {
 	case focusPicker:
 		return b.picker.help()
 	}
-	return b.keys.entryHelp(g)
+	return b.keys.entryHelp(g, b.input.Value() == "")
 }
 
 // startOver empties the list for a new batch (u brings it back) and
@@ -155,15 +159,10 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 	case fileLoadedMsg:
 		return b.fileLoaded(msg)
 	case pasteParsedMsg:
-		b.addItems(msg.items, "paste", msg.lines)
-		b.list.noteReference(msg.ref, msg.hasRef)
+		b.applyPaste(msg)
 		return nil
 	case pasteMsg:
-		if msg.fresh {
-			b.list.clear()
-			b.view.changed()
-		}
-		return b.addPaste(msg.text)
+		return b.pasted(msg)
 	case tea.KeyMsg:
 		return b.key(msg)
 	}
@@ -171,6 +170,43 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 		return b.pickerUpdate(msg)
 	}
 	return nil
+}
+
+// pasted puts a paste where the agent said: a new list is made once the
+// paste is read (applyPaste).
+func (b *build) pasted(msg pasteMsg) tea.Cmd {
+	switch {
+	case msg.drop:
+		b.status = "The paste was not taken: the list is as it was."
+		return nil
+	case msg.fresh:
+		b.fresh = msg.kept
+	}
+	return b.addPaste(msg.text)
+}
+
+// applyPaste puts a read paste on the list. A new list (fresh) replaces
+// the list only with a paste that holds a valid entry (keys a slow link
+// sent together may read as a paste); the clear and the rows are one
+// step for u, which brings the list before back.
+func (b *build) applyPaste(msg pasteParsedMsg) {
+	kept := b.fresh
+	b.fresh = ""
+	if kept != "" && !slices.ContainsFunc(msg.items, batch.Item.Valid) {
+		b.summary = fmt.Sprintf("The paste holds no valid %s: the list is as it was (n at the question adds the paste to it, to see why).", noun(b.list.mode))
+		b.status = ""
+		return
+	}
+	if kept != "" {
+		b.list.clear()
+		b.view.changed()
+	}
+	b.addItems(msg.items, "paste", msg.lines)
+	b.list.noteReference(msg.ref, msg.hasRef)
+	if kept != "" {
+		b.list.squash("new list")
+		b.status = "A new list for this paste (u brings back " + kept + ")."
+	}
 }
 
 func (b *build) key(msg tea.KeyMsg) tea.Cmd {
@@ -209,8 +245,9 @@ func (b *build) key(msg tea.KeyMsg) tea.Cmd {
 // paste adds a pasted text to the list. A paste onto an unsent list that
 // came from a ticket (a paste, a file, a run) asks first, unless both
 // name the same ticket reference: it is likely another ticket's, and a new
-// list is the safe default; n adds it to this one. Rows typed by hand do
-// not ask: a ticket pasted after them is what they were typed for.
+// list is the default (Enter, and any key but n and Esc); n adds it to
+// this one, Esc drops it. Rows typed by hand do not ask: a ticket pasted
+// after them is what they were typed for.
 func (b *build) paste(text string) tea.Cmd {
 	ref, hasRef := batch.FindReference(text, "")
 	l := b.list
@@ -219,26 +256,30 @@ func (b *build) paste(text string) tea.Cmd {
 		if l.hasRef {
 			of = "ticket " + l.ref.Value
 		}
-		return askOr(fmt.Sprintf("New list for this paste? n adds it to the %d unsent %s of %s", n, pluralN(n, "entry"), of),
-			func() tea.Msg { return pasteMsg{text: text, fresh: true} },
-			func() tea.Msg { return pasteMsg{text: text} })
+		kept := fmt.Sprintf("the %d unsent %s of %s", n, pluralN(n, "entry"), of)
+		return choose("New list for this paste? enter/y: new list · n: add it to "+kept+" · esc: drop the paste", "",
+			kbh("enter/y", "new list", "enter", "y"),
+			func() tea.Msg { return pasteMsg{text: text, fresh: true, kept: kept} },
+			answer{keys: kbh("n", "add it to the list", "n", "N"), do: func() tea.Msg { return pasteMsg{text: text} }},
+			answer{keys: kbh("esc", "drop the paste", "esc"), do: func() tea.Msg { return pasteMsg{drop: true} }})
 	}
 	return b.addPaste(text)
 }
 
-// pasteMsg is a paste the agent said where to put: a new list (fresh) or
-// the list as it is.
+// pasteMsg is a paste the agent said where to put: a new list (fresh;
+// kept says what the list held), the list as it is, or nowhere (drop).
 type pasteMsg struct {
-	text  string
-	fresh bool
+	text        string
+	fresh, drop bool
+	kept        string
 }
 
 // addPaste parses a paste onto the list; a large one in the background.
 func (b *build) addPaste(text string) tea.Cmd {
 	lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1
 	if lines < 2000 {
-		b.addItems(parseText(text, b.list.mode), "paste", lines)
-		b.list.noteReference(batch.FindReference(text, ""))
+		ref, ok := batch.FindReference(text, "")
+		b.applyPaste(pasteParsedMsg{items: parseText(text, b.list.mode), lines: lines, ref: ref, hasRef: ok})
 		return nil
 	}
 	mode := b.list.mode
@@ -328,15 +369,6 @@ func (b *build) entryKey(msg tea.KeyMsg) tea.Cmd {
 
 func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	k := b.keys
-	// Several runes in one message and no bracketed paste: a plain paste
-	// (or fast typing) meant for the entry field, not a run of commands.
-	if len(msg.Runes) > 1 {
-		b.focus = focusEntry
-		b.input.Focus()
-		var cmd tea.Cmd
-		b.input, cmd = b.input.Update(msg)
-		return cmd
-	}
 	page := max(b.view.height-1, 1)
 	switch {
 	case key.Matches(msg, k.Up):
@@ -372,6 +404,10 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Filter):
 		b.focus = focusFilter
 		b.filter.Focus()
+	case key.Matches(msg, k.ShowAll):
+		// Esc leaves a kept filter (nothing without one).
+		b.filter.SetValue("")
+		b.view.setFilter("")
 	case key.Matches(msg, k.Undo):
 		what, ok := b.list.undoLast()
 		if !ok {

@@ -29,13 +29,6 @@ func TestPlainPasteAddsEveryLine(t *testing.T) {
 	if h.m.screen != scrBuild {
 		t.Fatal("an Enter of the paste left the Build screen")
 	}
-	// The same, landing on the list instead of the entry field: the runes
-	// are text, not commands (d would delete, m change the mode).
-	h.keys("esc")
-	h.plainPaste("dm@example.com")
-	if h.m.build.list.mode != batch.Add || h.m.build.list.len() != 4 {
-		t.Fatalf("mode %v, %d rows:\n%s", h.m.build.list.mode, h.m.build.list.len(), h.view())
-	}
 }
 
 func TestListEditDeleteSelectFilterUndoClear(t *testing.T) {

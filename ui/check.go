@@ -232,16 +232,29 @@ func (k *checker) update(msg tea.Msg) tea.Cmd {
 			k.only, k.offset = (k.only+1)%filterCount, 0
 		case key.Matches(msg, keys.Again):
 			return k.start()
-		case key.Matches(msg, keys.Export) && k.done == len(k.values) && !k.exporting:
-			k.exporting = true
-			k.status = "Reading who listed each entry, for the export…"
-			return k.export()
+		case key.Matches(msg, keys.Export):
+			return k.startExport()
 		default:
 			return nil
 		}
 		return k.visibleTrail()
 	}
 	return nil
+}
+
+// startExport starts the export (w) once every address is checked, and
+// says so before.
+func (k *checker) startExport() tea.Cmd {
+	switch {
+	case k.exporting:
+		return nil
+	case k.done < len(k.values):
+		k.status = fmt.Sprintf("Still checking (%d of %d): w writes the file once every address is checked.", k.done, len(k.values))
+		return nil
+	}
+	k.exporting = true
+	k.status = "Reading who listed each entry, for the export…"
+	return k.export()
 }
 
 // counts is how many addresses are listed, not listed, and unknown.

@@ -71,6 +71,12 @@ type undoStep struct {
 	// appended: the change only added rows after rows; undoing it takes
 	// their values out of the set.
 	appended bool
+	// cleared: the change emptied the list; undoing it puts back the
+	// ticket the list was of, with its rows.
+	cleared bool
+	ref     batch.Reference
+	hasRef  bool
+	search  string
 }
 
 // entries is the address list: plain data, with a set of the values on it
@@ -233,7 +239,7 @@ func (l *entries) clear() {
 	if len(l.rows) == 0 {
 		return
 	}
-	l.push(undoStep{label: "clear", rows: l.rows, mode: l.mode})
+	l.push(undoStep{label: "clear", rows: l.rows, mode: l.mode, cleared: true, ref: l.ref, hasRef: l.hasRef, search: l.search})
 	l.rows = nil
 	l.ref, l.hasRef, l.search = batch.Reference{}, false, ""
 	l.seen = map[string]int{}
@@ -288,6 +294,9 @@ func (l *entries) undoLast() (string, bool) {
 		return s.label, true
 	}
 	l.rows = s.rows
+	if s.cleared {
+		l.ref, l.hasRef, l.search = s.ref, s.hasRef, s.search
+	}
 	if s.removed != nil {
 		for _, e := range s.removed {
 			l.remember(e)

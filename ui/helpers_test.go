@@ -157,42 +157,31 @@ func (h *harness) typeText(s string) {
 
 func (h *harness) key(k tea.KeyType) { h.send(tea.KeyMsg{Type: k}) }
 
+// keys presses keys by name ("enter", "ctrl+r", "pgdown", "f3", "space")
+// or as runes ("d"); a name of no key is its runes in one message, as
+// keys that reach the program together.
 func (h *harness) keys(s ...string) {
 	for _, k := range s {
-		switch k {
-		case "enter":
-			h.key(tea.KeyEnter)
-		case "esc":
-			h.key(tea.KeyEsc)
-		case "tab":
-			h.key(tea.KeyTab)
-		case "up":
-			h.key(tea.KeyUp)
-		case "down":
-			h.key(tea.KeyDown)
-		case "space":
-			h.key(tea.KeySpace)
-		case "ctrl+s":
-			h.key(tea.KeyCtrlS)
-		case "ctrl+o":
-			h.key(tea.KeyCtrlO)
-		case "ctrl+a":
-			h.key(tea.KeyCtrlA)
-		case "ctrl+c":
-			h.key(tea.KeyCtrlC)
-		case "ctrl+p":
-			h.key(tea.KeyCtrlP)
-		case "f1":
-			h.key(tea.KeyF1)
-		case "f2":
-			h.key(tea.KeyF2)
-		case "f3":
-			h.key(tea.KeyF3)
-		default:
-			h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
+		if t, ok := keyTypes[k]; ok && len([]rune(k)) > 1 {
+			h.key(t)
+			continue
 		}
+		h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)})
 	}
 }
+
+// keyTypes names Bubble Tea's key types as key.Matches does.
+var keyTypes = func() map[string]tea.KeyType {
+	m := map[string]tea.KeyType{"space": tea.KeySpace, "enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab}
+	for t := tea.KeyType(-100); t <= 127; t++ {
+		if name := t.String(); name != "" {
+			if _, ok := m[name]; !ok {
+				m[name] = t
+			}
+		}
+	}
+	return m
+}()
 
 // paste sends text as one bracketed paste.
 func (h *harness) paste(s string) {

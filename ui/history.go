@@ -84,7 +84,7 @@ type history struct {
 }
 
 // historyKeys are the History screen's bindings.
-type historyKeys struct{ Move, Open, List, Reload, Search key.Binding }
+type historyKeys struct{ Move, Open, List, Reload, Search, ShowAll key.Binding }
 
 func newHistory(c *Common, dir string) *history {
 	t := c.newTable()
@@ -96,6 +96,8 @@ func newHistory(c *Common, dir string) *history {
 		List:   kbh("o", "open as a new list", "o"),
 		Reload: kbh("ctrl+r", "reload", "ctrl+r"),
 		Search: kbh("/", "find", "/"),
+		// Esc leaves a search: every run again.
+		ShowAll: kbh("esc", "show all", "esc"),
 	}}
 }
 
@@ -170,6 +172,9 @@ func (h *history) help(g globalKeys) help.KeyMap {
 		return fieldHelp("find", "clear")
 	}
 	b := []key.Binding{h.keys.Move, h.keys.Open, h.keys.List, h.keys.Search, h.keys.Reload, g.Build, g.Help}
+	if h.query != "" {
+		b = append([]key.Binding{h.keys.ShowAll}, b...)
+	}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.Browse, g.Quit}}}
 }
 
@@ -262,33 +267,56 @@ func (h *history) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.KeyMsg:
-		if msg.Paste && !h.typing {
-			return nil
-		}
-		switch {
-		case h.typing:
-			return h.searchKey(msg)
-		case key.Matches(msg, h.keys.Search):
-			h.typing = true
-			return h.search.Focus()
-		case key.Matches(msg, h.keys.Open):
-			if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
-				return openRun(h.c.Runs, h.runs[h.shown[i]].ID)
-			}
-			return nil
-		case key.Matches(msg, h.keys.List):
-			if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
-				return readList(h.c.Runs, h.runs[h.shown[i]])
-			}
-			return nil
-		case key.Matches(msg, h.keys.Reload):
-			return h.load()
-		}
-		var cmd tea.Cmd
-		h.table, cmd = h.table.Update(msg)
-		return cmd
+		return h.key(msg)
 	}
 	return nil
+}
+
+// key handles a key: the search field's while it is open, else the
+// table's and the screen's.
+func (h *history) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Paste && !h.typing {
+		return nil
+	}
+	switch {
+	case h.typing:
+		return h.searchKey(msg)
+	case key.Matches(msg, h.keys.Search):
+		h.typing = true
+		return h.search.Focus()
+	case key.Matches(msg, h.keys.ShowAll):
+		h.showAll()
+		return nil
+	case key.Matches(msg, h.keys.Open):
+		if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
+			return openRun(h.c.Runs, h.runs[h.shown[i]].ID)
+		}
+		return nil
+	case key.Matches(msg, h.keys.List):
+		if i := h.table.Cursor(); i >= 0 && i < len(h.shown) {
+			return readList(h.c.Runs, h.runs[h.shown[i]])
+		}
+		return nil
+	case key.Matches(msg, h.keys.Reload):
+		return h.load()
+	}
+	var cmd tea.Cmd
+	h.table, cmd = h.table.Update(msg)
+	return cmd
+}
+
+// showAll leaves the search: every run, the field empty, and the search
+// of the runs' addresses still going is forgotten. Without a search it
+// does nothing.
+func (h *history) showAll() {
+	if h.query == "" {
+		return
+	}
+	h.searchNo++
+	h.query, h.holding, h.status = "", nil, ""
+	h.search.SetValue("")
+	h.refresh()
+	h.table.GotoTop()
 }
 
 // searchedMsg is the runs whose entries hold the queried address.

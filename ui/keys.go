@@ -60,7 +60,7 @@ type buildKeys struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Select, SelectAll, Edit, Delete, Filter key.Binding
 	Undo, Clear, Mode, Type, Open, Review   key.Binding
-	Flip, Check                             key.Binding
+	Flip, Check, ShowAll                    key.Binding
 	// In the entry field.
 	AddLine, Leave, EntryOpen, EntryReview, Help key.Binding
 }
@@ -83,6 +83,7 @@ func newBuildKeys() buildKeys {
 		Mode:        kb("change mode", "m"),
 		Flip:        kb("take in / leave out", "t"),
 		Check:       kb("check, no send", "c"),
+		ShowAll:     kbh("esc", "clear filter", "esc"),
 		Type:        kbh("i/a", "type entries", "i", "a"),
 		Open:        kb("open a file", "ctrl+o", "o"),
 		Review:      kbh("r/ctrl+s", "review & send", "r", "ctrl+s"),
@@ -94,9 +95,14 @@ func newBuildKeys() buildKeys {
 	}
 }
 
-func (k buildKeys) listHelp(g globalKeys) keyMap {
+// listHelp is the list's keys; filtered, Esc shows every row again.
+func (k buildKeys) listHelp(g globalKeys, filtered bool) keyMap {
+	short := []key.Binding{k.Type, k.Open, k.Edit, k.Delete, k.Filter, k.Undo, k.Mode, k.Review, g.Help}
+	if filtered {
+		short = append([]key.Binding{k.ShowAll}, short...)
+	}
 	return keyMap{
-		short: []key.Binding{k.Type, k.Open, k.Edit, k.Delete, k.Filter, k.Undo, k.Mode, k.Review, g.Help},
+		short: short,
 		// Three columns, so that all of it fits in 80 columns.
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.SelectAll},
@@ -106,8 +112,13 @@ func (k buildKeys) listHelp(g globalKeys) keyMap {
 	}
 }
 
-func (k buildKeys) entryHelp(g globalKeys) keyMap {
-	b := []key.Binding{k.AddLine, k.Leave, k.EntryOpen, k.EntryReview, k.Help}
+// entryHelp is the entry field's keys; ? is the help only while the
+// field is empty (else it is text).
+func (k buildKeys) entryHelp(g globalKeys, empty bool) keyMap {
+	b := []key.Binding{k.AddLine, k.Leave, k.EntryOpen, k.EntryReview}
+	if empty {
+		b = append(b, k.Help)
+	}
 	return keyMap{short: b, full: [][]key.Binding{b, {g.fn.Build, g.fn.Browse, g.fn.History, g.Interrupt}}}
 }
 

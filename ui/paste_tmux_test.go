@@ -23,7 +23,7 @@ func TestUnbracketedPasteIsText(t *testing.T) {
 	s.tmux("paste-buffer", "-b", "plain", "-t", "ui")
 	// The first address, sent at once, came as a paste too: the second
 	// paste asks whether it is another ticket's (n adds it to this list).
-	s.waitScreen("New list for this paste? n adds it to the 1 unsent entry of another paste [y/N]")
+	s.waitScreen("New list for this paste? enter/y: new list · n: add it to the 1 unsent entry of another paste")
 	s.tmux("send-keys", "-t", "ui", "n")
 	scr := s.waitScreen("Paste: 2 added, 0 skipped as duplicates, 0 invalid.", "List · 3 entries · 3 valid")
 	for _, want := range []string{"mode: add", "first@example.com", "dan@example.com", "eve@example.com"} {

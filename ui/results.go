@@ -37,6 +37,7 @@ type results struct {
 	only      batch.Outcome // the outcome shown; empty for all
 	idW       int           // the ID column's width
 	rows      []row         // every entry of the run: results, then what it did not send
+	invalid   int           // the rows of invalid entries (each entry once: once.go)
 	shown     []int         // index in rows of each table row
 	clip      copier
 }
@@ -100,6 +101,12 @@ func (r *results) help(g globalKeys) help.KeyMap {
 func (r *results) show(run *Run, note string) {
 	r.run, r.exporting, r.status, r.only = run, false, note, ""
 	r.rows = run.rows()
+	r.invalid = 0
+	for _, x := range r.rows {
+		if x.Outcome == rowInvalid {
+			r.invalid++
+		}
+	}
 	r.fill()
 }
 
@@ -130,7 +137,7 @@ func outcomeOrder() []batch.Outcome {
 func (r *results) has(o batch.Outcome) bool {
 	switch o {
 	case rowInvalid:
-		return len(r.run.Invalid) > 0
+		return r.invalid > 0
 	case rowLeftOut:
 		return len(r.run.LeftOut) > 0
 	}
@@ -391,7 +398,7 @@ func (r *results) render() string {
 	if run.Ticket != "" {
 		title += " · ticket " + run.Ticket
 	}
-	counts := fmt.Sprintf("%d %s: %s", len(run.Results), pluralN(len(run.Results), "entry"), countsText(run.Counts, len(run.Invalid), len(run.LeftOut)))
+	counts := fmt.Sprintf("%d %s: %s", len(run.Results), pluralN(len(run.Results), "entry"), countsText(run.Counts, r.invalid, len(run.LeftOut)))
 	if s := stateText(run.State); s != "" {
 		counts = s + " · " + counts
 	}

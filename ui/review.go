@@ -38,8 +38,12 @@ type review struct {
 	list         *entries
 	values       []string
 	invalid      []batch.Item
-	left         []batch.LeftOut
-	plan         batch.Plan
+	// again are the invalid entries that name an entry the preview
+	// found by another row (an address beside its ID): not sent apart,
+	// shown once (once.go).
+	again []batch.Item
+	left  []batch.LeftOut
+	plan  batch.Plan
 	// people are the list's rows the rule decided about (the Requester
 	// section), the one under the cursor at person.
 	people []int
@@ -127,7 +131,7 @@ func (r *review) replan() {
 	}
 	r.plan = batch.NewPlan(r.mode, items)
 	r.plan.LeftOut = r.left
-	r.values, r.invalid = r.plan.Values, r.plan.Invalid
+	r.values, r.invalid, r.again = r.plan.Values, r.plan.Invalid, nil
 	r.people = people(l)
 	r.person = min(r.person, max(len(r.people)-1, 0))
 }
@@ -238,9 +242,17 @@ func (r *review) help(g globalKeys) help.KeyMap {
 		up.SetHelp("↑/↓", "choose")
 		b = append(b, up, k.Flip)
 	case r.preview != nil:
-		b = append(b, k.Up, k.Filter, k.Again)
+		filter := k.Filter
+		if removes(r.mode) {
+			filter.SetHelp("ctrl+f", "listed/not/all")
+		}
+		b = append(b, k.Up, filter, k.Again)
 	}
-	return keyMap{short: b, full: [][]key.Binding{b, {g.Quit}}}
+	if r.keyMode() == typing {
+		// A text field has focus: q and ? are its text.
+		return keyMap{short: b, full: [][]key.Binding{b, {g.fn.Build, g.fn.Browse, g.fn.History, g.Interrupt}}}
+	}
+	return keyMap{short: b, full: [][]key.Binding{b, {g.Build, g.Browse, g.History, g.Help, g.Quit}}}
 }
 
 func (r *review) update(msg tea.Msg) tea.Cmd {
@@ -271,6 +283,7 @@ func (r *review) update(msg tea.Msg) tea.Cmd {
 		if !p.complete() {
 			return r.lookup(p.done)
 		}
+		r.invalid, r.again = p.listed().apart(r.plan.Invalid)
 		return nil
 	case tea.KeyMsg:
 		return r.key(msg)
@@ -290,7 +303,9 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 			return func() tea.Msg { return backMsg{} }
 		case key.Matches(msg, k.Switch):
 			return r.switchFocus()
-		case r.focus == focusPeople:
+		case key.Matches(msg, k.SendNow) && r.mode == batch.Add:
+			return r.send()
+		case r.focus == focusPeople && !key.Matches(msg, k.Send):
 			return r.peopleKey(msg)
 		case key.Matches(msg, k.Up):
 			r.offset = max(r.offset-1, 0)
@@ -306,8 +321,6 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 				return r.startPreview()
 			}
 			return nil
-		case key.Matches(msg, k.SendNow) && r.mode == batch.Add:
-			return r.send()
 		case key.Matches(msg, k.Send):
 			if r.focus != focusConfirm {
 				r.focus = focusConfirm
@@ -323,6 +336,11 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 			return r.send()
 		}
 	}
+	return r.fieldKey(msg)
+}
+
+// fieldKey gives a key (or a paste) to the field with focus.
+func (r *review) fieldKey(msg tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	switch r.focus {
 	case focusTicket:
@@ -334,6 +352,8 @@ func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 		r.noteEdited = r.noteEdited || r.entryNote.Value() != before
 	case focusExpires:
 		r.expires, cmd = r.expires.Update(msg)
+	case focusPeople:
+		// A list, not a field: a paste here is no one's text.
 	default:
 		r.confirm, cmd = r.confirm.Update(msg)
 	}
@@ -412,6 +432,7 @@ func (r *review) send() tea.Cmd {
 		return cmd
 	}
 	plan := r.plan
+	plan.Invalid = r.invalid
 	job := sendJob{mode: r.mode, target: r.c.Target.label(), ticket: strings.TrimSpace(r.ticket.Value())}
 	if job.ticket != "" {
 		// The ticket goes out with every request of the run

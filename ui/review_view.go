@@ -33,10 +33,11 @@ func (r *review) render() string {
 			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
 		}
 	}
+	r.againView(line)
 	protected := r.protected()
 	if n := len(protected); n > 0 {
 		line(st.Muted.Render(fmt.Sprintf("Excluded: %d protected by the team's rules, never sent: %s", n, strings.Join(protected[:min(n, 3)], ", "))))
-	} else if len(r.invalid) == 0 && len(r.people) == 0 {
+	} else if len(r.invalid)+len(r.again) == 0 && len(r.people) == 0 {
 		line(st.Muted.Render("Excluded: nothing."))
 	}
 	r.peopleView(line)
@@ -88,6 +89,24 @@ func (r *review) render() string {
 	}
 	h := r.height - len(foot)
 	return lipgloss.JoinVertical(lipgloss.Left, lipgloss.NewStyle().Height(h).MaxHeight(h).Render(body), strings.Join(foot, "\n"))
+}
+
+// againView says which invalid entries name an entry another row names
+// (an address beside its ID): they go once, by that row (once.go).
+func (r *review) againView(line func(string)) {
+	n := len(r.again)
+	if n == 0 {
+		return
+	}
+	names := make([]string, 0, 4)
+	for _, e := range r.again[:min(n, 3)] {
+		names = append(names, fmt.Sprintf("%s (line %d)", e.Raw, e.Line))
+	}
+	if n > 3 {
+		names = append(names, fmt.Sprintf("%d more", n-3))
+	}
+	line(r.c.Styles.Muted.Render(fmt.Sprintf("Named twice: %s, the same %s as another row; it goes once, by that row.",
+		strings.Join(names, ", "), pluralN(n, "entry"))))
 }
 
 // maxPeopleShown is the most rows the Requester section shows at once.

@@ -140,7 +140,8 @@ func (r *Run) rows() []row {
 		out = append(out, row{Address: r.address(x), ID: x.ID, Outcome: x.Outcome, Deleted: x.Outcome == batch.Removed, Error: x.Message,
 			ExpiresAt: x.ExpiresAt, Note: x.Note})
 	}
-	for _, it := range r.Invalid {
+	alone, _ := r.reached().apart(r.Invalid)
+	for _, it := range alone {
 		out = append(out, row{Address: it.Raw, Outcome: rowInvalid, Error: fmt.Sprintf("line %d: %s", it.Line, it.Problem)})
 	}
 	for _, l := range r.LeftOut {

@@ -61,7 +61,14 @@ func (b *build) keyMode() inputMode {
 	return normal
 }
 
-func (r *review) keyMode() inputMode { return typing }
+// keyMode of the review: its fields take the keys, but the Requester
+// section is a list, whose keys are commands.
+func (r *review) keyMode() inputMode {
+	if r.focus == focusPeople {
+		return normal
+	}
+	return typing
+}
 
 func (s *sender) keyMode() inputMode { return sending }
 

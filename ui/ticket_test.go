@@ -46,28 +46,54 @@ func TestUnsentListIsOfferedBack(t *testing.T) {
 	h.mustNotSee("was not sent")
 }
 
-// A paste onto an unsent list of another ticket asks first: y starts a
-// new list with it, n adds it to the list. The same ticket's reference
-// does not ask.
+// A paste onto an unsent list of another ticket asks first, and says
+// what each key does: Enter (or y, or any key it does not name) starts a
+// new list with it, n adds it to the list, Esc drops it. The same
+// ticket's reference does not ask; u brings the list before a new one
+// back, with its ticket.
 func TestPasteOfAnotherTicketAsks(t *testing.T) {
 	h := newHarness(t, service(t, nil), 120, 30)
 	h.paste("Subject: #5521\n\nPlease stop a1@example.com and a2@example.com.")
 	h.paste("Subject: #5521 (second mail)\n\nand a3@example.com too")
 	h.mustSee("List · 3 entries")
-	h.mustNotSee("[y/N]")
+	h.mustNotSee("New list for this paste?")
 	h.paste("Subject: #6000\n\nPlease put b1@example.com back.")
-	h.mustSee("New list for this paste? n adds it to the 3 unsent entries of ticket #5521 [y/N]")
-	h.keys("y")
-	h.mustSee("List · 1 entry", "b1@example.com")
+	h.mustSee("New list for this paste? enter/y: new list · n: add it to the 3 unsent entries of ticket #5521 · esc: drop the paste",
+		"enter/y new list • n add it to the list • esc drop the paste")
+	h.keys("enter")
+	h.mustSee("List · 1 entry", "b1@example.com", "A new list for this paste (u brings back the 3 unsent entries of ticket #5521).")
 	h.mustNotSee("a1@example.com")
 	h.keys("ctrl+s")
 	h.mustSee("1 address in 1 batch", "Ticket: #6000")
 	h.keys("esc")
-	// n adds it to the list; u undoes a new list.
+	// One u brings the list of #5521 back, under its own reference.
+	h.keys("esc", "u")
+	h.mustSee("List · 3 entries", "a1@example.com")
+	h.mustNotSee("b1@example.com")
+	h.keys("ctrl+s")
+	h.mustSee("3 addresses in 1 batch", "Ticket: #5521")
+	h.mustNotSee("#6000")
+	h.keys("esc")
+	// n adds it to the list; Esc drops the paste.
 	h.paste("c1@example.com")
-	h.mustSee("New list for this paste? n adds it to the 1 unsent entry of ticket #6000")
+	h.mustSee("New list for this paste? enter/y: new list · n: add it to the 3 unsent entries of ticket #5521")
 	h.keys("n")
-	h.mustSee("List · 2 entries", "b1@example.com", "c1@example.com")
+	h.mustSee("List · 4 entries", "a1@example.com", "c1@example.com")
+	h.paste("d1@example.com")
+	h.keys("esc")
+	h.mustSee("List · 4 entries", "The paste was not taken: the list is as it was.")
+	h.mustNotSee("d1@example.com")
+	// A paste while the question waits, or a key it does not name, is
+	// its default: never the merge.
+	h.paste("Subject: #7000\n\ne1@example.com")
+	h.keys("x")
+	h.mustSee("List · 1 entry", "e1@example.com")
+	h.mustNotSee("a1@example.com")
+	// A paste with nothing for the list (keys a slow link sent together,
+	// read as a paste) replaces nothing.
+	h.paste("jjjjjjjjjjjjjjjjjjjjjjjj")
+	h.keys("enter")
+	h.mustSee("List · 1 entry", "e1@example.com", "The paste holds no valid address: the list is as it was")
 }
 
 // A mode switch of a list with rows, and x in Browse onto an unsent list,

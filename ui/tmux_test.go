@@ -167,7 +167,7 @@ func TestBinaryInTmux(t *testing.T) {
 	s.tmux("paste-buffer", "-b", "plain", "-t", "ui")
 	// A second paste onto the list asks whether it is another ticket's;
 	// n adds it to this one.
-	s.waitScreen("New list for this paste? n adds it to the 4 unsent entries of another paste [y/N]")
+	s.waitScreen("New list for this paste? enter/y: new list · n: add it to the 4 unsent entries of another paste")
 	s.tmux("send-keys", "-t", "ui", "n")
 	s.waitScreen("List · 6 entries · 5 valid · 1 invalid")
 
