@@ -78,8 +78,8 @@ in the review queue: see shush intake review.
 A message read twice (the same mbox again) is taken in once: its report's
 ID (the report's Message-ID and the recipient, or a hash of the message)
 makes the second a duplicate. A message that cannot be read is named with
-its file (and its line in an mbox) and the others still go; the exit status
-is then 1. --dry-run reads and shows the reports, sending nothing. --json
+its file (and its line in an mbox) and the others still go; the command
+then ends with 1. --dry-run reads and shows the reports, sending nothing. --json
 prints {"object","messages" (read),"data":[{"source","email","kind","status",
 "shape","event_id","decision","id","reason"}],"unreadable":[{"source",
 "error"}]}.`,
