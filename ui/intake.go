@@ -63,7 +63,7 @@ func (in *intake) keyMode() inputMode { return normal }
 func (in *intake) setSize(w, h int) {
 	cols := []table.Column{{Title: "Received", Width: 16}, {Title: "Provider", Width: 8}, {Title: "Address"}, {Title: "Status", Width: 7}, {Title: "Why it waits"}}
 	rest := max(w-(16+8+7+3*2)-3*2-4, 30)
-	cols[2].Width = min(rest*2/5, 40)
+	cols[2].Width = min(rest*3/5, 40)
 	cols[4].Width = rest - cols[2].Width
 	in.table.SetRows(nil)
 	in.table.SetColumns(cols)
