@@ -217,10 +217,8 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.intakeMetrics.request(ep.Provider, "verified")
-	events := make([]intake.Event, len(d.Events))
-	copy(events, d.Events)
 	author := store.Change{Reference: "intake:" + ep.ID, RequestID: w.Header().Get(requestIDHeader)}
-	out, err := s.takeIn(r, ep.Team, ep.ID, author, events)
+	out, err := s.takeIn(r, ep.Team, ep.ID, author, d.Events)
 	if err != nil {
 		writeProblem(w, r, s.log, fromStore(err))
 		return
