@@ -95,7 +95,7 @@ func TestTheListAnswersQuestions(t *testing.T) {
 	// spreadsheet would run kept as text.
 	r = agent.run(t, nil, "suppressions", "export", "--search", "@firm.example", "--output", "-").want(t, 0)
 	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
-	if err != nil || len(rows) != 31 || strings.Join(rows[0], ",") != "id,email,origin,source_id,created_at,note,expires_at" {
+	if err != nil || len(rows) != 31 || !strings.HasPrefix(strings.Join(rows[0], ","), "id,email,origin,source_id,created_at,note,expires_at,evidence_provider,") {
 		t.Fatalf("export --search: %v %s", err, r)
 	}
 	if rows[1][5] != "'=asked on #48213" || !strings.HasPrefix(rows[1][6], until.UTC().Format("2006-01-02T15:04")) {

@@ -111,7 +111,7 @@ func TestOutputDashIsStdout(t *testing.T) {
 	sb := newSandbox(t).at(svc)
 	sb.run(t, nil, "suppressions", "add", "a@example.com").want(t, 0)
 	r := sb.run(t, nil, "suppressions", "export", "--output", "-").want(t, 0)
-	if !strings.HasPrefix(r.stdout, "id,email,origin,source_id,created_at,note,expires_at\n") || !strings.Contains(r.stdout, ",a@example.com,manual,") {
+	if !strings.HasPrefix(r.stdout, "id,email,origin,source_id,created_at,note,expires_at,evidence_provider,") || !strings.Contains(r.stdout, ",a@example.com,manual,") {
 		t.Errorf("export --output - did not write the CSV to stdout: %s", r)
 	}
 	if _, err := os.Stat(filepath.Join(sb.home, "-")); err == nil {

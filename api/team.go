@@ -34,13 +34,25 @@ type Team struct {
 	// Protected are addresses and @domains that are never suppressed.
 	Protected        []string `json:"protected"`
 	ComplaintRemoval string   `json:"complaint_removal"`
+	// Intake is the team's rule for temporary failures taken in from
+	// providers and bounce mail.
+	Intake *IntakePolicy `json:"intake,omitempty"`
 }
 
 // TeamPatch is the body of PATCH /team: the fields given replace the
 // team's; those left out stay.
 type TeamPatch struct {
-	Protected        *[]string `json:"protected,omitempty"`
-	ComplaintRemoval *string   `json:"complaint_removal,omitempty"`
+	Protected        *[]string          `json:"protected,omitempty"`
+	ComplaintRemoval *string            `json:"complaint_removal,omitempty"`
+	Intake           *IntakePolicyPatch `json:"intake,omitempty"`
+}
+
+// IntakePolicyPatch changes a team's intake policy: the fields given
+// replace the team's.
+type IntakePolicyPatch struct {
+	Threshold *int    `json:"soft_bounce_threshold,omitempty"`
+	Window    *string `json:"soft_bounce_window,omitempty"`
+	Expiry    *string `json:"soft_bounce_expiry,omitempty"`
 }
 
 // Agent is a person of a team who works the list in the terminal UI over

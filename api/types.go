@@ -167,6 +167,9 @@ type Entry struct {
 	CreatedAt Timestamp  `json:"created_at"`
 	Note      *string    `json:"note"`
 	ExpiresAt *Timestamp `json:"expires_at"`
+	// Evidence is why an entry that came from an event is listed
+	// (contract: evidence on an entry); null for one made by hand.
+	Evidence *Evidence `json:"evidence"`
 }
 
 // CheckRequest is the body of POST /suppressions/batch/check.
@@ -205,7 +208,8 @@ func (c CheckItem) MarshalJSON() ([]byte, error) {
 		CreatedAt Timestamp  `json:"created_at"`
 		Note      *string    `json:"note"`
 		ExpiresAt *Timestamp `json:"expires_at"`
-	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt})
+		Evidence  *Evidence  `json:"evidence"`
+	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt, e.Evidence})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.

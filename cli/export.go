@@ -24,9 +24,11 @@ func (a *app) exportCommand() *cobra.Command {
 		Use:   "export",
 		Short: "Write the whole list, newest first, as CSV or NDJSON",
 		Long: `Write every entry of the list, newest first, from one consistent snapshot:
-CSV (id,email,origin,source_id,created_at,note,expires_at; cells a
-spreadsheet would run as a formula are escaped) or NDJSON (one entry a
-line). The service streams it and shush writes it as it comes, so memory
+CSV (id,email,origin,source_id,created_at,note,expires_at and the
+evidence of entries taken in from events: evidence_provider, _kind,
+_event_id, _message_id, _status, _diagnostic, _reporting_mta,
+_reported_at; cells a spreadsheet would run as a formula are escaped) or
+NDJSON (one entry a line, its evidence an object or null). The service streams it and shush writes it as it comes, so memory
 stays flat for any size. --origin, --search (@domain, prefix*, an address)
 and the created range export only the entries they select, as list does.
 

@@ -145,6 +145,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.teamCommand(),
 		a.auditCommand(),
 		a.webhooksCommand(),
+		a.intakeCommand(),
+		a.bouncesCommand(),
 		a.runsCommand(),
 		a.versionCommand(),
 		a.manCommand(),

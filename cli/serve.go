@@ -134,6 +134,7 @@ the command line wins over its variable.`,
 	_ = f.MarkDeprecated("webhook-deny-private", "private addresses are refused by default now; --webhook-allow-private or --webhook-allow-cidr opens them")
 	f.Var(&sf.auditRetention, "audit-retention", "delete the trail's entries once they are this old, checked every hour (365d, 72h, ...; off keeps them for shush audit prune)")
 	f.Var(&sf.eventRetention, "webhook-event-retention", "delete delivered and given-up webhook events, with their attempts, once they are this old, checked every hour (30d, 72h, ...; off keeps them)")
+	f.StringVar(&sf.capacity.PublicURL, "public-url", "", "the service's address as providers reach it (https://shush.example.com): the base of the intake endpoints' URLs (empty: the address each request came to)")
 	f.StringVar(&sf.ssh.addr, "ssh-addr", "", "serve the terminal UI over SSH on this address (host:port; off when empty) to the agents of shush agents add")
 	f.StringVar(&sf.ssh.hostKey, "ssh-host-key", "", "the SSH host's private key file, made (ed25519, 0600) when missing (default: ssh_host_ed25519_key beside the SQLite database, or in the data directory)")
 	f.DurationVar(&sf.ssh.idleTimeout, "ssh-idle-timeout", sshui.DefaultIdleTimeout, "end an SSH session after this long without a key pressed (its draft is kept)")
@@ -277,6 +278,11 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 				api.Quote(sf.tlsKey), fi.Mode().Perm(), sf.tlsKey))
 		}
 	}
+	if c.PublicURL != "" {
+		if err := api.ValidEndpoint(c.PublicURL); err != nil {
+			return usagef("--public-url %s is not an absolute http or https URL: %v", api.Quote(c.PublicURL), err)
+		}
+	}
 	if sf.ssh.idleTimeout <= 0 {
 		return usagef("--ssh-idle-timeout must be positive, not %v", sf.ssh.idleTimeout)
 	}
@@ -296,6 +302,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		MaxExportsPerTeam:   c.MaxExportsPerTeam,
 		ExportStallTimeout:  c.ExportStallTimeout,
 		ExportTimeout:       c.ExportTimeout,
+		PublicURL:           c.PublicURL,
 	}
 	if err := a.serve(ctx, sf, tlsConfig, opts); err != nil {
 		// Once the log is set up, the failure is a record like every

@@ -330,6 +330,7 @@ func (a *app) getCommand() *cobra.Command {
 					if e.Note != nil {
 						t.row("Note:", *e.Note)
 					}
+					evidenceRows(t, e.Evidence)
 					return t.flush()
 				})
 		},

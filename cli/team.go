@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
@@ -21,7 +23,9 @@ addresses and @domains (its own mailboxes) are never suppressed, a batch add
 naming one is refused whole; and its rule for removing entries listed by a
 complaint: confirm (clients ask a second confirmation naming the complaint)
 or override (only keys and agents with the override permission may remove
-one). Over the API: GET and PATCH /team.`,
+one); and its policy for the temporary failures intake takes in: so many
+within a window list the address for a while (default 3 within 7 days, for
+7 days). Over the API: GET and PATCH /team.`,
 		Args: noArgs,
 	}
 	cmd.AddCommand(a.teamShowCommand(), a.teamSetCommand())
@@ -63,14 +67,16 @@ func (a *app) teamShowCommand() *cobra.Command {
 
 // printTeam shows a team's rules.
 func (a *app) printTeam(t store.TeamSettings) error {
+	p := server.PolicyWire(t.Intake)
 	if a.output().json {
-		return writeJSON(a.io.Out, api.Team{Object: api.ObjectTeam, Name: t.Team, Protected: t.Protected, ComplaintRemoval: t.ComplaintRemoval})
+		return writeJSON(a.io.Out, api.Team{Object: api.ObjectTeam, Name: t.Team, Protected: t.Protected, ComplaintRemoval: t.ComplaintRemoval, Intake: p})
 	}
 	protected := "none"
 	if len(t.Protected) > 0 {
 		protected = strings.Join(t.Protected, ", ")
 	}
-	fmt.Fprintf(a.io.Out, "Team %s\nProtected: %s\nComplaint removal: %s\n", safeText(t.Team), protected, t.ComplaintRemoval)
+	fmt.Fprintf(a.io.Out, "Team %s\nProtected: %s\nComplaint removal: %s\nSoft bounces: %d within %s list the address for %s\n",
+		safeText(t.Team), protected, t.ComplaintRemoval, p.Threshold, p.Window, p.Expiry)
 	return nil
 }
 
@@ -78,16 +84,21 @@ func (a *app) teamSetCommand() *cobra.Command {
 	var (
 		team, dsn, rule    string
 		protect, unprotect []string
+		soft               softFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "set --team T [--protect ADDR]... [--unprotect ADDR]... [--complaint-removal confirm|override]",
+		Use:   "set --team T [--protect ADDR]... [--unprotect ADDR]... [--complaint-removal confirm|override] [--soft-bounce-threshold N] [--soft-bounce-window SPAN] [--soft-bounce-expiry SPAN]",
 		Short: "Change a team's rules",
 		Long: `Change a team's rules and show them. --protect adds addresses or @domains to
 the protected list (repeat it, or separate them with commas); --unprotect
-takes them off. --complaint-removal sets the rule for removing complaints.`,
+takes them off. --complaint-removal sets the rule for removing complaints.
+--soft-bounce-threshold, --soft-bounce-window and --soft-bounce-expiry set
+the intake policy: that many temporary failures of distinct messages within
+the window list the address for the expiry (spans like 7d, 36h, 90m).`,
 		Example: `  shush team set --team support --protect support@acme.test,@acme.test
   shush team set --team support --complaint-removal override
-  shush team set --team support --unprotect @acme.test`,
+  shush team set --team support --unprotect @acme.test
+  shush team set --team support --soft-bounce-threshold 5 --soft-bounce-window 3d --soft-bounce-expiry 14d`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := server.ValidateTeam(team); err != nil {
@@ -125,6 +136,9 @@ takes them off. --complaint-removal sets the rule for removing complaints.`,
 			if rule != "" {
 				t.ComplaintRemoval = rule
 			}
+			if t.Intake, err = soft.apply(cmd, t.Intake); err != nil {
+				return err
+			}
 			if err := st.SetTeamSettings(cmd.Context(), t); err != nil {
 				return fmt.Errorf("store the team's rules: %w", err)
 			}
@@ -136,8 +150,46 @@ takes them off. --complaint-removal sets the rule for removing complaints.`,
 	f.StringSliceVar(&protect, "protect", nil, "addresses or @domains never to suppress")
 	f.StringSliceVar(&unprotect, "unprotect", nil, "addresses or @domains to take off the protected list")
 	f.StringVar(&rule, "complaint-removal", "", "confirm or override: who may remove an entry listed by a complaint")
+	soft.flags(f)
 	dbFlag(cmd, &dsn)
 	return cmd
+}
+
+// softFlags are the intake policy's flags of team set.
+type softFlags struct {
+	threshold      int
+	window, expiry string
+}
+
+func (s *softFlags) flags(f *pflag.FlagSet) {
+	f.IntVar(&s.threshold, "soft-bounce-threshold", 0, "temporary failures that list an address (1-100; default 3)")
+	f.StringVar(&s.window, "soft-bounce-window", "", "within how long they count (7d, 36h; default 7d)")
+	f.StringVar(&s.expiry, "soft-bounce-expiry", "", "how long the address is then listed (7d, 36h; default 7d)")
+}
+
+// apply sets the fields given on the policy; a bad value is a usage error
+// naming its flag.
+func (s *softFlags) apply(cmd *cobra.Command, p store.IntakePolicy) (store.IntakePolicy, error) {
+	if cmd.Flags().Changed("soft-bounce-threshold") {
+		if s.threshold < 1 || s.threshold > api.MaxSoftThreshold {
+			return p, usagef("--soft-bounce-threshold must be from 1 to %d, not %d", api.MaxSoftThreshold, s.threshold)
+		}
+		p.Threshold = s.threshold
+	}
+	for _, f := range []struct {
+		name, v string
+		dst     *time.Duration
+	}{{"soft-bounce-window", s.window, &p.Window}, {"soft-bounce-expiry", s.expiry, &p.Expiry}} {
+		if !cmd.Flags().Changed(f.name) {
+			continue
+		}
+		d, err := api.ParseSpan(f.v)
+		if err != nil {
+			return p, usagef("--%s: %v", f.name, err)
+		}
+		*f.dst = d
+	}
+	return p, nil
 }
 
 // protectedFlag normalizes a flag's addresses and @domains; a bad one is

@@ -46,8 +46,11 @@ func (s *Server) export(r *http.Request, w http.ResponseWriter, team string) (in
 	return http.StatusOK, e, nil
 }
 
-// ExportColumns are the columns of a CSV export, in order.
-var ExportColumns = []string{"id", "email", "origin", "source_id", "created_at", "note", "expires_at"}
+// ExportColumns are the columns of a CSV export, in order: the entry,
+// then its evidence's fields (empty for an entry made by hand).
+var ExportColumns = []string{"id", "email", "origin", "source_id", "created_at", "note", "expires_at",
+	"evidence_provider", "evidence_kind", "evidence_event_id", "evidence_message_id", "evidence_status",
+	"evidence_diagnostic", "evidence_reporting_mta", "evidence_reported_at"}
 
 type exportStream struct {
 	s      *Server

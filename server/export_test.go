@@ -33,7 +33,7 @@ func TestExportStreamsTheList(t *testing.T) {
 		if err != nil || len(recs) != 4 {
 			t.Fatalf("csv rows %d (%v):\n%s", len(recs), err, r.body)
 		}
-		if strings.Join(recs[0], ",") != "id,email,origin,source_id,created_at,note,expires_at" || recs[1][1] != "b@example.com" || recs[1][3] != "'+evt" ||
+		if strings.Join(recs[0], ",") != strings.Join(server.ExportColumns, ",") || !strings.HasPrefix(strings.Join(recs[0], ","), "id,email,origin,source_id,created_at,note,expires_at,evidence_provider,") || recs[1][1] != "b@example.com" || recs[1][3] != "'+evt" ||
 			recs[3][1] != "'=1+2@example.com" || strings.Contains(string(r.body), "theirs@") {
 			t.Errorf("csv:\n%s", r.body)
 		}

@@ -16,8 +16,8 @@ import (
 // a cell quoted when it holds a comma, a quote, a line break or begins
 // with a space), into a buffer the caller reuses, so that a row costs no
 // allocation of its own. IDs, origins and times never need quoting; the
-// cells from outside (address, source, note) get safe.Cell's formula
-// guard first, as before.
+// cells from outside (address, source, note, the evidence's texts) get
+// safe.Cell's formula guard first, as before.
 func appendCSV(b []byte, x store.Entry) []byte {
 	b = append(b, x.ID...)
 	b = append(b, ',')
@@ -36,7 +36,23 @@ func appendCSV(b []byte, x store.Entry) []byte {
 	if !x.ExpiresAt.IsZero() {
 		b = appendTimestamp(b, x.ExpiresAt)
 	}
-	return append(b, '\n')
+	return append(appendEvidence(b, x.Evidence), '\n')
+}
+
+// appendEvidence appends the evidence's eight cells, each after a comma;
+// empty for none.
+func appendEvidence(b []byte, ev *api.Evidence) []byte {
+	if ev == nil {
+		return append(b, ",,,,,,,,"...)
+	}
+	for _, cell := range []string{ev.Provider, ev.Kind, ev.EventID, ev.MessageID, ev.Status, ev.Diagnostic, ev.ReportingMTA} {
+		b = appendCell(append(b, ','), cell)
+	}
+	b = append(b, ',')
+	if ev.ReportedAt != nil {
+		b = appendTimestamp(b, ev.ReportedAt.Time)
+	}
+	return b
 }
 
 // appendCell appends a cell from outside: formula-guarded, and quoted as

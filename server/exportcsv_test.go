@@ -29,6 +29,18 @@ func TestExportCSVIsEncodingCSV(t *testing.T) {
 		if i%2 == 0 {
 			x.ExpiresAt = time.UnixMilli(rng.Int64N(1 << 48)).In(time.FixedZone("x", 3600))
 		}
+		ev := []string{"", "", "", "", "", "", "", ""}
+		if i%4 == 1 {
+			at := api.Timestamp{Time: time.UnixMilli(rng.Int64N(1 << 48))}
+			x.Evidence = &api.Evidence{Provider: "mail", Kind: "bounce", EventID: cells[rng.IntN(len(cells))], MessageID: cells[rng.IntN(len(cells))],
+				Status: "5.1.1", Diagnostic: cells[rng.IntN(len(cells))], ReportingMTA: cells[rng.IntN(len(cells))]}
+			ev = []string{"mail", "bounce", safe.Cell(x.Evidence.EventID), safe.Cell(x.Evidence.MessageID), "5.1.1",
+				safe.Cell(x.Evidence.Diagnostic), safe.Cell(x.Evidence.ReportingMTA), ""}
+			if i%8 == 1 {
+				x.Evidence.ReportedAt = &at
+				ev[7] = at.UTC().Format(api.TimestampLayout)
+			}
+		}
 		var want bytes.Buffer
 		w := csv.NewWriter(&want)
 		s, until := "", ""
@@ -38,7 +50,7 @@ func TestExportCSVIsEncodingCSV(t *testing.T) {
 		if !x.ExpiresAt.IsZero() {
 			until = x.ExpiresAt.UTC().Format(api.TimestampLayout)
 		}
-		_ = w.Write([]string{x.ID, safe.Cell(x.Email), string(x.Origin), safe.Cell(s), x.CreatedAt.UTC().Format(api.TimestampLayout), safe.Cell(x.Note), until})
+		_ = w.Write(append([]string{x.ID, safe.Cell(x.Email), string(x.Origin), safe.Cell(s), x.CreatedAt.UTC().Format(api.TimestampLayout), safe.Cell(x.Note), until}, ev...))
 		w.Flush()
 		if got := appendCSV(nil, x); !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("entry %+v:\n got %q\nwant %q", x, got, want.Bytes())

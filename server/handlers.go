@@ -33,6 +33,7 @@ func (s *Server) routes() {
 	s.webhookRoutes()
 	s.teamRoutes()
 	s.agentRoutes()
+	s.intakeRoutes()
 	s.mux.HandleFunc("GET /healthz", s.ready)
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("GET /livez", s.live)

@@ -22,7 +22,7 @@ func (s *Server) layers() []func(http.Handler) http.Handler {
 		s.recoverLog, // a panic answers 500; one log record per request
 		s.framing,    // both Content-Length and Transfer-Encoding: 400, connection closed
 		s.timeout,    // the request's deadline
-		s.auth,       // the key, except on the probes and the OpenAPI document
+		s.auth,       // the key, except on the probes, the OpenAPI document and the providers' receiver
 		s.rateLimit,  // the team's token bucket
 		s.inFlight,   // the team's requests under way at once
 		s.bodyCap,    // bytes of request bodies held at once, in all and per team
@@ -168,7 +168,7 @@ func (s *Server) timeout(next http.Handler) http.Handler {
 // names (see AgentTransport), else the request's key.
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !unauthenticated[r.URL.Path] {
+		if !s.keyless(r) {
 			c, err := s.identify(r)
 			if err != nil {
 				writeProblem(w, r, s.log, fromStore(err))

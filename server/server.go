@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server/intake"
 	"github.com/shushlist/shush/server/outbox"
 	"github.com/shushlist/shush/server/store"
 )
@@ -83,6 +84,14 @@ type Options struct {
 	// Now is the service's clock, which an entry's expiry must be after;
 	// nil is time.Now. Tests set it.
 	Now func() time.Time
+	// PublicURL is the service's address as the providers reach it
+	// (serve --public-url), the base of the intake endpoints' URLs; ""
+	// takes the address each request came to.
+	PublicURL string
+	// Intake tunes the check of the providers' requests: the client that
+	// fetches SNS certificates, and the clock signed timestamps are
+	// checked against.
+	Intake intake.ReceiverOptions
 }
 
 // Server is the service as an http.Handler.
@@ -101,6 +110,9 @@ type Server struct {
 	// of bodies, requests under way, exports streaming.
 	bodies, requests, exports teamCounts
 	readiness                 readiness
+	receiver                  *intake.Receiver
+	intakeMetrics             *intakeMetrics
+	intakes                   intakeCache
 }
 
 // New returns the service over st. The caller keeps ownership of st.
@@ -138,6 +150,7 @@ func New(st store.Store, opts Options) *Server {
 	s.metrics.poolStats(st)
 	s.metrics.capacity(s)
 	s.keys = newKeyCache(st, KeyCacheTTL, s.metrics)
+	s.receiver, s.intakeMetrics = intake.NewReceiver(opts.Intake), newIntakeMetrics(s.metrics)
 	s.routes()
 	s.handler = s.chain()
 	return s

@@ -2,9 +2,11 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
@@ -21,7 +23,15 @@ func (s *Server) teamRoutes() {
 
 // teamObject is a team's rules on the wire.
 func teamObject(t store.TeamSettings) api.Team {
-	return api.Team{Object: api.ObjectTeam, Name: t.Team, Protected: t.Protected, ComplaintRemoval: t.ComplaintRemoval}
+	return api.Team{Object: api.ObjectTeam, Name: t.Team, Protected: t.Protected, ComplaintRemoval: t.ComplaintRemoval,
+		Intake: PolicyWire(t.Intake)}
+}
+
+// PolicyWire is a team's intake policy on the wire, the defaults filled
+// in.
+func PolicyWire(p store.IntakePolicy) *api.IntakePolicy {
+	p = p.Effective()
+	return &api.IntakePolicy{Threshold: p.Threshold, Window: api.FormatSpan(p.Window), Expiry: api.FormatSpan(p.Expiry)}
 }
 
 func (s *Server) getTeam(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
@@ -41,7 +51,7 @@ func (s *Server) patchTeam(r *http.Request, w http.ResponseWriter, team string) 
 		return 0, nil, newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
 			"An agent cannot change the team's rules; an admin can, with an API key or shush team set.")
 	}
-	f, err := readObject(w, r, "protected", "complaint_removal")
+	f, err := readObject(w, r, "protected", "complaint_removal", "intake")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -64,6 +74,11 @@ func (s *Server) patchTeam(r *http.Request, w http.ResponseWriter, team string) 
 				"Only an API key with the override permission can lift the team's override rule for removing complaints.")
 		}
 		t.ComplaintRemoval = rule
+	}
+	if raw, ok := f["intake"]; ok {
+		if t.Intake, err = policyPatch(raw, t.Intake); err != nil {
+			return 0, nil, err
+		}
 	}
 	if err := s.store.SetTeamSettings(r.Context(), t); err != nil {
 		return 0, nil, err
@@ -137,4 +152,43 @@ func complaintRefusal(r *http.Request, err error, where func(store.Entry) string
 	return newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
 		"%s was listed by a complaint%s; this team lets only a key or agent with the override permission remove it, and this %s has none. Nothing was removed.",
 		where(ce.Entry), source, c.kind())
+}
+
+// policyPatch applies an `intake` object to a team's policy: the fields
+// it gives replace the policy's (a threshold of 1 to 100, a window and an
+// expiry from a minute to a year: "7d", "36h").
+func policyPatch(raw []byte, p store.IntakePolicy) (store.IntakePolicy, error) {
+	if kind := jsonKind(raw); kind != "an object" {
+		return p, badRequest("`intake` must be an object, not %s.", kind)
+	}
+	f, dup, err := objectFields(raw)
+	if err != nil {
+		return p, badRequest("`intake` is not valid JSON: %s.", jsonReason(err))
+	}
+	if dup != "" {
+		return p, badRequest("`intake.%s` is given more than once; send it once.", dup)
+	}
+	if raw, ok := f["soft_bounce_threshold"]; ok {
+		var n int
+		if err := json.Unmarshal(raw, &n); err != nil || n < 1 || n > api.MaxSoftThreshold {
+			return p, invalid("`intake.soft_bounce_threshold` must be a whole number from 1 to %d.", api.MaxSoftThreshold)
+		}
+		p.Threshold = n
+	}
+	for _, c := range []struct {
+		name string
+		dst  *time.Duration
+	}{{"soft_bounce_window", &p.Window}, {"soft_bounce_expiry", &p.Expiry}} {
+		if raw, ok := f[c.name]; ok {
+			d, err := stringField(raw, "intake."+c.name, "a span of time like 7d or 36h", func(v string) (string, error) {
+				_, err := api.ParseSpan(v)
+				return v, err
+			})
+			if err != nil {
+				return p, err
+			}
+			*c.dst, _ = api.ParseSpan(d)
+		}
+	}
+	return p, nil
 }

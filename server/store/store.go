@@ -1,8 +1,8 @@
 // Package store defines what the service needs from a database: the Store
 // interface (composed of Suppressions, Trail, Keys, Agents, Teams,
-// Webhooks and Outbox,
-// so that a consumer names the part it needs), the records it keeps, and
-// the errors every implementation returns. Package sqlstore implements it
+// Webhooks, Outbox and Intakes, so that a consumer names the part it
+// needs), the records it keeps, and the errors every implementation
+// returns. Package sqlstore implements it
 // once over SQL; the dialects below it (sqlite, postgres) give it their
 // statements, and every store passes the conformance suite of package
 // storetest.
@@ -37,6 +37,9 @@ type Entry struct {
 	// ExpiresAt is when the service takes the entry off the list; zero
 	// for never.
 	ExpiresAt time.Time
+	// Evidence is why an entry that came from an event is listed; nil
+	// for one made by hand.
+	Evidence *api.Evidence
 	// Created is set by Add: true when this call put the entry on the
 	// list, false when it was already there.
 	Created bool
@@ -54,6 +57,10 @@ func (e Entry) Wire(object string) api.Entry {
 	if !e.ExpiresAt.IsZero() {
 		w.ExpiresAt = &api.Timestamp{Time: e.ExpiresAt}
 	}
+	if e.Evidence != nil {
+		ev := *e.Evidence
+		w.Evidence = &ev
+	}
 	return w
 }
 
@@ -66,6 +73,9 @@ type NewEntry struct {
 	SourceID  *string
 	Note      string
 	ExpiresAt time.Time
+	// Evidence is the event the entry comes from; nil for none. A listed
+	// entry keeps its own.
+	Evidence *api.Evidence
 }
 
 // Manual makes the entries of plain addresses: origin manual.
@@ -247,6 +257,9 @@ type TeamSettings struct {
 	Protected []string
 	// ComplaintRemoval is ComplaintConfirm or ComplaintOverride.
 	ComplaintRemoval string
+	// Intake is the team's rule for temporary failures; zero fields are
+	// the defaults.
+	Intake IntakePolicy
 }
 
 // ErrExists is returned when a new record would take a name or key that
@@ -269,6 +282,7 @@ type Store interface {
 	Teams
 	Webhooks
 	Outbox
+	Intakes
 
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error

@@ -43,7 +43,7 @@ func (t tx) RemoveAgent(ctx context.Context, id string, at time.Time) (store.Age
 }
 
 func (s *db) Team(ctx context.Context, team string) (store.TeamSettings, error) {
-	return sqlstore.ScanTeam(row{s.pool.QueryRow(ctx, `SELECT name, protected, complaint_removal FROM teams WHERE name = $1`, team)})
+	return sqlstore.ScanTeam(row{s.pool.QueryRow(ctx, `SELECT `+sqlstore.TeamColumns+` FROM teams WHERE name = $1`, team)})
 }
 
 func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, error) {
@@ -64,12 +64,14 @@ func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, err
 }
 
 func (t tx) readRules(ctx context.Context, team string) (store.TeamSettings, error) {
-	return sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, `SELECT name, protected, complaint_removal FROM teams WHERE name = $1`, team)})
+	return sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, `SELECT `+sqlstore.TeamColumns+` FROM teams WHERE name = $1`, team)})
 }
 
 func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {
-	_, err := t.tx.Exec(ctx, `INSERT INTO teams (name, protected, complaint_removal) VALUES ($1, $2, $3)
-		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal`,
-		ts.Team, ts.Protected, ts.ComplaintRemoval)
+	threshold, window, expiry := sqlstore.Policy(ts.Intake)
+	_, err := t.tx.Exec(ctx, `INSERT INTO teams (`+sqlstore.TeamColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal,
+			soft_threshold = excluded.soft_threshold, soft_window = excluded.soft_window, soft_expiry = excluded.soft_expiry`,
+		ts.Team, ts.Protected, ts.ComplaintRemoval, threshold, window, expiry)
 	return err
 }

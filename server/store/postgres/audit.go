@@ -17,9 +17,10 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 	supIDs, emails, origins := make([]string, n), make([]string, n), make([]string, n)
 	sources, supAt := make([]*string, n), make([]time.Time, n)
 	notes, until, changes := make([]*string, n), make([]*time.Time, n), make([]*string, n)
+	evidence := make([]*string, n)
 	for i, e := range p.Entries {
 		supIDs[i], emails[i], origins[i], sources[i], supAt[i] = e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt
-		notes[i], until[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt)
+		notes[i], until[i], evidence[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt), sqlstore.Evidence(e.Evidence)
 		if p.Changes != nil {
 			if c, ok := p.Changes[i].(string); ok {
 				changes[i] = &c
@@ -29,16 +30,16 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 	a := p.Author
 	agentID, agentName := sqlstore.Author(a)
 	_, err := t.tx.Exec(ctx, `
-		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name, change_id)
-		SELECT u.id, $1, $2, $3, u.sup_id, u.email, u.origin, u.source_id, u.sup_at, $10, $11, $12, $13, u.note, u.expires_at, $16, $17, u.change_id
-		FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $14::text[], $15::timestamptz[], $18::uuid[])
-			AS u(id, sup_id, email, origin, source_id, sup_at, note, expires_at, change_id)`,
+		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name, change_id, evidence)
+		SELECT u.id, $1, $2, $3, u.sup_id, u.email, u.origin, u.source_id, u.sup_at, $10, $11, $12, $13, u.note, u.expires_at, $16, $17, u.change_id, u.evidence
+		FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $14::text[], $15::timestamptz[], $18::uuid[], $19::text[])
+			AS u(id, sup_id, email, origin, source_id, sup_at, note, expires_at, change_id, evidence)`,
 		p.Team, p.Type, p.At, p.IDs, supIDs, emails, origins, sources, supAt, a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, notes, until,
-		agentID, agentName, changes)
+		agentID, agentName, changes, evidence)
 	return err
 }
 
-const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name"
+const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name, evidence"
 
 // The three sources are read in one statement, each bounded by the
 // window ($2).
@@ -111,10 +112,10 @@ func trailQuery(p *sqlstore.TrailParams) (string, []any) {
 			rwhere += " AND a.sup_id " + cmp + " " + at + "::uuid"
 		}
 		query = `SELECT * FROM (` + query + ` UNION ALL (SELECT s.id::text, 'suppression.added', s.created_at, s.id::text, s.email, s.origin, s.source_id, s.created_at,
-			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at, c.agent_id, c.agent_name
+			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at, c.agent_id, c.agent_name, s.evidence
 			FROM ` + from + ` WHERE ` + where + ` ORDER BY s.team, s.id ` + order + ` LIMIT $2)
 			UNION ALL (SELECT a.sup_id::text, 'suppression.added', a.sup_created_at, a.sup_id::text, a.email, a.origin, a.source_id, a.sup_created_at,
-			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, a.note, a.expires_at, c.agent_id, c.agent_name
+			c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, a.note, a.expires_at, c.agent_id, c.agent_name, a.evidence
 			FROM ` + rfrom + ` WHERE ` + rwhere + ` ORDER BY a.team, a.sup_id ` + order + ` LIMIT $2)) t ORDER BY 1 ` + order + ` LIMIT $2`
 	}
 	return query, args

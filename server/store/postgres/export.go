@@ -27,9 +27,11 @@ func (s *db) ExportEntries(ctx context.Context, p *sqlstore.EntriesParams, fn fu
 			origin string
 			note   *string
 			until  *time.Time
+			ev     sqlstore.EvidenceColumn
 		)
-		_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &note, &until}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &note, &until, &ev}, func() error {
 			e.Origin, e.CreatedAt, e.Note, e.ExpiresAt = api.Origin(origin), e.CreatedAt.UTC(), "", time.Time{}
+			e.Evidence = ev.Evidence
 			if note != nil {
 				e.Note = *note
 			}

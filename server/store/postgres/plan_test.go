@@ -273,7 +273,7 @@ func TestLookupsProbeTheUniqueIndexWithoutStatistics(t *testing.T) {
 		args        []any
 	}{
 		{"batch add", insertEntriesSQL, []any{"big", ids, emails, slices.Repeat([]string{"manual"}, 100), nulls, at,
-			ids[0], "key", "name", nil, "req", ids[0], ids[99], nulls, make([]*time.Time, 100), nil, nil, ids[0], ids[99]}},
+			ids[0], "key", "name", nil, "req", ids[0], ids[99], nulls, make([]*time.Time, 100), nil, nil, ids[0], ids[99], nulls}},
 		{"removal by address", deleteByEmail, []any{"big", emails}},
 		{"removal by ID", deleteByID, []any{"big", ids}},
 		{"bulk check", listedSQL("$1", "$2"), []any{"big", emails}},
@@ -292,7 +292,7 @@ func TestLookupsProbeTheUniqueIndexWithoutStatistics(t *testing.T) {
 	}
 	// The batch add runs with its generic plan (genericPlan), made once
 	// for any team and any addresses: it too probes each address.
-	text := explainGeneric(t, st, insertEntriesSQL, make([]any, 19)...)
+	text := explainGeneric(t, st, insertEntriesSQL, make([]any, 20)...)
 	if strings.Contains(text, "Seq Scan") || strings.Contains(text, "suppressions_team_id") ||
 		!strings.Contains(text, "Index Cond: ((team = $1) AND (email = k.email))") {
 		t.Errorf("the batch add's generic plan on a table never analyzed does not probe each address:\n%s", text)

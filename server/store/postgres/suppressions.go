@@ -13,9 +13,9 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-const entryColumns = "id::text, email, origin, source_id, created_at, note, expires_at"
+const entryColumns = "id::text, email, origin, source_id, created_at, note, expires_at, evidence"
 
-// insertEntriesSQL inserts the entries ($2…$5, $14, $15, in address
+// insertEntriesSQL inserts the entries ($2…$5, $14, $15, $20, in address
 // order) and the change's row ($7…$13, $16, $17, when $7 is not NULL and
 // an entry is new), and returns a row for each address it did not insert
 // (notInsertedSQL): the listed entry, or one with no ID when the address
@@ -37,9 +37,9 @@ var insertEntriesSQL = `
 		UPDATE trail_heads SET last_id = $19::uuid
 		WHERE team = $1 AND $18::uuid IS NOT NULL AND (SELECT ok FROM gate)
 	), ins AS (
-		INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at, change_id, note, expires_at)
-		SELECT u.id, $1, u.email, u.origin, u.source_id, $6, $7::uuid, u.note, u.expires_at
-		FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $14::text[], $15::timestamptz[]) WITH ORDINALITY AS u(id, email, origin, source_id, note, expires_at, n)
+		INSERT INTO suppressions AS s (id, team, email, origin, source_id, created_at, change_id, note, expires_at, evidence)
+		SELECT u.id, $1, u.email, u.origin, u.source_id, $6, $7::uuid, u.note, u.expires_at, u.evidence
+		FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $14::text[], $15::timestamptz[], $20::text[]) WITH ORDINALITY AS u(id, email, origin, source_id, note, expires_at, evidence, n)
 		WHERE (SELECT ok FROM gate)
 		ORDER BY u.n
 		ON CONFLICT (team, email) DO NOTHING
@@ -50,12 +50,12 @@ var insertEntriesSQL = `
 		WHERE $7::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
 		ON CONFLICT (id) DO NOTHING
 	)
-	SELECT coalesce(x.id, ''), k.email, coalesce(x.origin, ''), x.source_id, x.created_at, x.note, x.expires_at, NULL::text
+	SELECT coalesce(x.id, ''), k.email, coalesce(x.origin, ''), x.source_id, x.created_at, x.note, x.expires_at, x.evidence, NULL::text
 	FROM unnest(` + notInsertedSQL + `) AS k(email) LEFT JOIN LATERAL (
 		SELECT ` + entryColumns + ` FROM suppressions WHERE team = $1 AND email = k.email LIMIT 1) x ON true
 	WHERE (SELECT ok FROM gate)
 	UNION ALL
-	SELECT '', '', '', NULL::text, $6, NULL::text, NULL::timestamptz, coalesce((SELECT last_id::text FROM head), '')
+	SELECT '', '', '', NULL::text, $6, NULL::text, NULL::timestamptz, NULL::text, coalesce((SELECT last_id::text FROM head), '')
 	FROM gate WHERE NOT ok`
 
 // genericPlan and connectionPlans surround the batch add's statement: it
@@ -93,10 +93,10 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	sorted = slices.CompactFunc(sorted, func(a, b store.Entry) bool { return a.Email == b.Email })
 	n := len(sorted)
 	ids, emails, origins, sources := make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
-	notes, until := make([]*string, n), make([]*time.Time, n)
+	notes, until, evidence := make([]*string, n), make([]*time.Time, n), make([]*string, n)
 	for i, e := range sorted {
 		ids[i], emails[i], origins[i], sources[i] = e.ID, e.Email, string(e.Origin), e.SourceID
-		notes[i], until[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt)
+		notes[i], until[i], evidence[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt), sqlstore.Evidence(e.Evidence)
 	}
 	// Without a change its columns are NULL: no value may fail to parse
 	// as a uuid where none is written.
@@ -117,7 +117,7 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	b.Queue(genericPlan)
 	b.Queue(insertEntriesSQL,
 		p.Team, ids, emails, origins, sources, at, change, ch.Author.KeyID, ch.Author.KeyName, sqlstore.Reference(ch.Author), ch.Author.RequestID, first, last,
-		notes, until, agentID, agentName, headFirst, headLast)
+		notes, until, agentID, agentName, headFirst, headLast, evidence)
 	b.Queue(connectionPlans)
 	br := t.tx.SendBatch(ctx, b)
 	defer br.Close()
@@ -324,17 +324,20 @@ func timeOrNull(t time.Time) *time.Time {
 func (t tx) ExtendEntries(ctx context.Context, p *sqlstore.ExtendEntriesParams) ([]store.Entry, error) {
 	n := len(p.Rows)
 	ids, notes, extend, until := make([]string, n), make([]*string, n), make([]bool, n), make([]*time.Time, n)
+	evidence := make([]*string, n)
 	for i, x := range p.Rows {
 		ids[i], notes[i], extend[i], until[i] = x.ID, sqlstore.Note(x.Note), x.Extend, timeOrNull(x.ExpiresAt)
+		evidence[i] = sqlstore.Evidence(x.Evidence)
 	}
 	rows, err := t.tx.Query(ctx, `UPDATE suppressions SET note = coalesce(suppressions.note, u.note),
+			evidence = coalesce(suppressions.evidence, u.evidence),
 			expires_at = CASE WHEN NOT u.extend OR suppressions.expires_at IS NULL THEN suppressions.expires_at
 				WHEN u.expires_at IS NULL THEN NULL ELSE greatest(suppressions.expires_at, u.expires_at) END
-		FROM unnest($2::uuid[], $3::text[], $4::bool[], $5::timestamptz[]) AS u(id, note, extend, expires_at)
+		FROM unnest($2::uuid[], $3::text[], $4::bool[], $5::timestamptz[], $6::text[]) AS u(id, note, extend, expires_at, evidence)
 		WHERE suppressions.id = u.id AND suppressions.id = ANY(ARRAY(
 			SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE))
 		RETURNING suppressions.id::text, suppressions.email, suppressions.origin, suppressions.source_id,
-			suppressions.created_at, suppressions.note, suppressions.expires_at`, p.Team, ids, notes, extend, until)
+			suppressions.created_at, suppressions.note, suppressions.expires_at, suppressions.evidence`, p.Team, ids, notes, extend, until, evidence)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func (s *db) Team(ctx context.Context, team string) (store.TeamSettings, error) 
 }
 
 // teamSQL reads a team's rules.
-const teamSQL = "SELECT name, protected, complaint_removal FROM teams WHERE name = ?"
+const teamSQL = "SELECT " + sqlstore.TeamColumns + " FROM teams WHERE name = ?"
 
 func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, error) {
 	st, err := t.s.stmt(teamSQL)
@@ -64,8 +64,10 @@ func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {
 	if err != nil {
 		return err
 	}
-	_, err = t.exec(`INSERT INTO teams (name, protected, complaint_removal) VALUES (?,?,?)
-		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal`,
-		ts.Team, string(protected), ts.ComplaintRemoval)
+	threshold, window, expiry := sqlstore.Policy(ts.Intake)
+	_, err = t.exec(`INSERT INTO teams (`+sqlstore.TeamColumns+`) VALUES (?,?,?,?,?,?)
+		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal,
+			soft_threshold = excluded.soft_threshold, soft_window = excluded.soft_window, soft_expiry = excluded.soft_expiry`,
+		ts.Team, string(protected), ts.ComplaintRemoval, threshold, window, expiry)
 	return err
 }

@@ -12,11 +12,11 @@ import (
 )
 
 // InsertAudit binds what the rows share (team, type, time, author) once
-// per statement and each row's own nine values: binding is a good part of
+// per statement and each row's own ten values: binding is a good part of
 // a row's cost in this driver.
 func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) error {
 	a := p.Author
-	const cols = 9
+	const cols = 10
 	agentID, agentName := sqlstore.Author(a)
 	for lo := 0; lo < len(p.Entries); lo += chunk {
 		hi := min(lo+chunk, len(p.Entries))
@@ -31,7 +31,7 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 			if p.Changes != nil {
 				change = p.Changes[lo+i]
 			}
-			args = append(args, p.IDs[lo+i], e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt.UnixMilli(), sqlstore.Note(e.Note), millis(e.ExpiresAt), change)
+			args = append(args, p.IDs[lo+i], e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt.UnixMilli(), sqlstore.Note(e.Note), millis(e.ExpiresAt), change, sqlstore.Evidence(e.Evidence))
 		}
 		if _, err := st.ExecContext(context.Background(), args...); err != nil {
 			return err
@@ -59,12 +59,12 @@ func (t tx) insertChange(c *sqlstore.ChangeRow) (int64, error) {
 // auditSQL inserts n rows: ?1 to ?9 are what they share, the VALUES
 // (numbered on from ?10) each row's own.
 func auditSQL(n int) string {
-	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name, change_id) " +
-		"SELECT ?1, column1, ?2, ?3, column2, column3, column4, column5, column6, ?4, ?5, ?6, ?7, column7, column8, ?8, ?9, column9 FROM (VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?),", n), ",") + ")"
+	return "INSERT INTO audit (team, id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name, change_id, evidence) " +
+		"SELECT ?1, column1, ?2, ?3, column2, column3, column4, column5, column6, ?4, ?5, ?6, ?7, column7, column8, ?8, ?9, column9, column10 FROM (VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?),", n), ",") + ")"
 }
 
-const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name"
+const auditCols = "id, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name, evidence"
 
 // The three sources are read in one statement, each bounded by the
 // window.
@@ -114,7 +114,7 @@ func (s *db) Trail(ctx context.Context, p *sqlstore.TrailParams) ([]store.AuditE
 			where, args = append(where, "s.id "+cmp+" ?"), append(args, p.Cursor)
 		}
 		args = append(args, p.Limit)
-		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at, c.agent_id, c.agent_name FROM " +
+		query += " UNION ALL SELECT * FROM (SELECT s.id, 'suppression.added', s.created_at, s.id, s.email, s.origin, s.source_id, s.created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, s.note, s.expires_at, c.agent_id, c.agent_name, s.evidence FROM " +
 			from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY s.id " + order + " LIMIT ?)"
 		removed, removedArgs := removedAdded(p, order, cmp)
 		query += " UNION ALL " + removed
@@ -154,7 +154,7 @@ func removedAdded(p *sqlstore.TrailParams, order, cmp string) (string, []any) {
 		where, args = append(where, "a.sup_id "+cmp+" ?"), append(args, p.Cursor)
 	}
 	args = append(args, p.Limit)
-	return "SELECT * FROM (SELECT a.sup_id, 'suppression.added', a.sup_created_at, a.sup_id, a.email, a.origin, a.source_id, a.sup_created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, a.note, a.expires_at, c.agent_id, c.agent_name FROM " +
+	return "SELECT * FROM (SELECT a.sup_id, 'suppression.added', a.sup_created_at, a.sup_id, a.email, a.origin, a.source_id, a.sup_created_at, c.key_id, c.key_name, coalesce(c.reference, ''), c.request_id, a.note, a.expires_at, c.agent_id, c.agent_name, a.evidence FROM " +
 		from + " WHERE " + strings.Join(where, " AND ") + " ORDER BY a.sup_id " + order + " LIMIT ?)", args
 }
 

@@ -18,9 +18,9 @@ import (
 // which cost an export more than SQLite's own stepping through the rows.
 // The origin's first letter (b, c or m tell the three apart), the ID
 // (canonical, 36 characters: the store writes no other) and the address
-// are one text; a source, a note and an expiry are mostly NULL, read with
-// one call each.
-const exportColumns = "substr(origin, 1, 1) || id || email, created_at, source_id, note, expires_at"
+// are one text; a source, a note, an expiry and an evidence are mostly
+// NULL, read with one call each.
+const exportColumns = "substr(origin, 1, 1) || id || email, created_at, source_id, note, expires_at, evidence"
 
 // ExportEntries reads the list from one read transaction: a WAL snapshot,
 // in which changes committed meanwhile are not seen.
@@ -42,11 +42,13 @@ func (s *db) ExportEntries(ctx context.Context, p *sqlstore.EntriesParams, fn fu
 		created      int64
 		source, note sql.NullString
 		until        sql.NullInt64
+		ev           sqlstore.EvidenceColumn
 	)
 	for rows.Next() {
-		if err := rows.Scan(&packed, &created, &source, &note, &until); err != nil {
+		if err := rows.Scan(&packed, &created, &source, &note, &until, &ev); err != nil {
 			return err
 		}
+		e.Evidence = ev.Evidence
 		if err := unpack(&e, packed); err != nil {
 			return err
 		}

@@ -50,10 +50,10 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 		if err != nil {
 			return nil, err
 		}
-		args := make([]any, 0, 9*(hi-lo))
+		args := make([]any, 0, 10*(hi-lo))
 		for _, e := range p.Entries[lo:hi] {
 			args = append(args, p.Team, e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt.UnixMilli(), change,
-				sqlstore.Note(e.Note), millis(e.ExpiresAt))
+				sqlstore.Note(e.Note), millis(e.ExpiresAt), sqlstore.Evidence(e.Evidence))
 		}
 		res, err := st.ExecContext(context.Background(), args...)
 		if err != nil {
@@ -113,8 +113,8 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 // team's whole primary key range to probing the index once per address,
 // which on a large list is a hundred times slower.
 func insertSQL(n int) string {
-	return "INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id, note, expires_at) VALUES " +
-		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?),", n), ",") +
+	return "INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id, note, expires_at, evidence) VALUES " +
+		strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,?,?,?,?),", n), ",") +
 		" ON CONFLICT (team, email) DO NOTHING"
 }
 
@@ -138,9 +138,9 @@ func millis(t time.Time) any {
 	return t.UnixMilli()
 }
 
-// The statement keeps a note and a longer (or no) expiry as they are,
-// whatever the change asked: see sqlstore.Extension.
-const extendSQL = `UPDATE suppressions SET note = coalesce(note, ?3),
+// The statement keeps a note, an evidence and a longer (or no) expiry as
+// they are, whatever the change asked: see sqlstore.Extension.
+const extendSQL = `UPDATE suppressions SET note = coalesce(note, ?3), evidence = coalesce(evidence, ?6),
 	expires_at = CASE WHEN NOT ?4 OR expires_at IS NULL THEN expires_at WHEN ?5 IS NULL THEN NULL ELSE max(expires_at, ?5) END
 	WHERE team = ?1 AND id = ?2 RETURNING ` + sqlstore.EntryColumns
 
@@ -154,7 +154,7 @@ func (t tx) ExtendEntries(ctx context.Context, p *sqlstore.ExtendEntriesParams) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		e, err := sqlstore.ScanEntry(st.QueryRowContext(context.Background(), p.Team, x.ID, sqlstore.Note(x.Note), x.Extend, millis(x.ExpiresAt)))
+		e, err := sqlstore.ScanEntry(st.QueryRowContext(context.Background(), p.Team, x.ID, sqlstore.Note(x.Note), x.Extend, millis(x.ExpiresAt), sqlstore.Evidence(x.Evidence)))
 		if err != nil {
 			return nil, err
 		}

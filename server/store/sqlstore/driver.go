@@ -39,6 +39,7 @@ type Driver interface {
 	AgentReads
 	TeamReads
 	WebhookReads
+	IntakeReads
 }
 
 // EntryReads are the reads of the list.
@@ -87,6 +88,7 @@ type Tx interface {
 	AgentWrites
 	TeamWrites
 	WebhookWrites
+	IntakeWrites
 }
 
 // EntryWrites are the statements of the changes of the list.
@@ -112,7 +114,7 @@ type EntryWrites interface {
 	DeleteEntries(ctx context.Context, p *DeleteEntriesParams) ([]RemovedEntry, error)
 	// ExtendEntries changes listed entries of the team as p.Rows say and
 	// returns them as they are after, in any order. The statement itself
-	// never shortens an expiry nor replaces a note, so that a change that
+	// never shortens an expiry nor replaces a note or an evidence, so that a change that
 	// read an entry before another extended it cannot undo that.
 	ExtendEntries(ctx context.Context, p *ExtendEntriesParams) ([]store.Entry, error)
 	// DueEntries finds up to limit entries of every team whose expiry is
@@ -133,6 +135,9 @@ type Extension struct {
 	ID string
 	// Note, when not "", becomes the entry's note if it has none.
 	Note string
+	// Evidence, when not nil, becomes the entry's evidence if it has
+	// none.
+	Evidence *api.Evidence
 	// Extend says to extend the entry's expiry: to ExpiresAt when it is
 	// later, or to none (the entry stays) when ExpiresAt is zero. An
 	// entry without an expiry keeps none.
@@ -450,3 +455,66 @@ type Pruned struct {
 	// with the changes.
 	Hidden int64
 }
+
+// IntakeReads are the reads of intake endpoints and the review queue.
+type IntakeReads interface {
+	// Intakes reads the team's endpoints, oldest first.
+	Intakes(ctx context.Context, team string) ([]store.Intake, error)
+	// Intake reads the endpoint with this ID, of any team.
+	Intake(ctx context.Context, id string) (store.Intake, error)
+	// ReviewItems reads a window of the team's review items, waiting
+	// ones or decided ones.
+	ReviewItems(ctx context.Context, team string, decided bool, w Window) ([]store.ReviewItem, error)
+	// ReviewItemByID reads one of the team's review items.
+	ReviewItemByID(ctx context.Context, team, id string) (store.ReviewItem, error)
+	// CountReview counts the team's items waiting.
+	CountReview(ctx context.Context, team string) (int, error)
+}
+
+// IntakeWrites are the statements of intake's changes.
+type IntakeWrites interface {
+	// InsertIntake stores the endpoint unless its team has limit
+	// endpoints already, counted and inserted as one step; it returns
+	// the rows inserted, 0 or 1.
+	InsertIntake(ctx context.Context, in store.Intake, limit int) (int64, error)
+	DeleteIntake(ctx context.Context, team, id string) (int64, error)
+	// PinTopic sets the endpoint's topic unless it has one, and returns
+	// its topic after.
+	PinTopic(ctx context.Context, id, arn string) (string, error)
+	// ClaimEvents records the events of one change that were not
+	// recorded before (by team, provider and event ID) and returns the
+	// keys (ClaimKey) of those it recorded; an event recorded by a change
+	// not yet committed is waited for, and then not claimed.
+	ClaimEvents(ctx context.Context, p *ClaimEventsParams) ([]string, error)
+	// CountFailures counts the distinct messages of the temporary
+	// failures recorded for the team's address since since.
+	CountFailures(ctx context.Context, team, email string, since time.Time) (int, error)
+	// InsertReview writes review items, each waiting.
+	InsertReview(ctx context.Context, items []store.ReviewItem) error
+	// HoldReview reads one of the team's review items inside the change,
+	// held until it ends.
+	HoldReview(ctx context.Context, team, id string) (store.ReviewItem, error)
+	// SettleReview writes the decision of a waiting item (Decision,
+	// DecidedAt, DecidedBy, Note, EntryID); it returns the rows it
+	// changed, 0 when the item was decided already.
+	SettleReview(ctx context.Context, item store.ReviewItem) (int64, error)
+}
+
+// ClaimEventsParams are the events one change takes in.
+type ClaimEventsParams struct {
+	Team string
+	At   time.Time
+	Rows []EventClaim
+}
+
+// EventClaim is one event's record: a temporary failure counts toward
+// the team's threshold (by its message), others are kept to know a
+// replay.
+type EventClaim struct {
+	Provider, EventID, Email string
+	Temporary                bool
+	MessageKey               string
+}
+
+// ClaimKey is the key of a claimed event in ClaimEvents' answer.
+func ClaimKey(provider, eventID string) string { return provider + "\x00" + eventID }

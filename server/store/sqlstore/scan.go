@@ -64,21 +64,22 @@ func (s *Strings) Scan(src any) error {
 }
 
 // EntryColumns are the columns ScanEntry reads, in its order.
-const EntryColumns = "id, email, origin, source_id, created_at, note, expires_at"
+const EntryColumns = "id, email, origin, source_id, created_at, note, expires_at, evidence"
 
 // ScanEntry reads id, email, origin, source_id, created_at, note,
-// expires_at (EntryColumns).
+// expires_at, evidence (EntryColumns).
 func ScanEntry(r Row) (store.Entry, error) {
 	var (
 		e         store.Entry
 		origin    string
 		note      *string
 		at, until Time
+		ev        EvidenceColumn
 	)
-	if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until); err != nil {
+	if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until, &ev); err != nil {
 		return store.Entry{}, err
 	}
-	e.Origin, e.CreatedAt, e.ExpiresAt = api.Origin(origin), at.Time, until.Time
+	e.Origin, e.CreatedAt, e.ExpiresAt, e.Evidence = api.Origin(origin), at.Time, until.Time, ev.Evidence
 	if note != nil {
 		e.Note = *note
 	}
@@ -92,15 +93,57 @@ func ScanTeamEntry(r Row) (TeamEntry, error) {
 		origin    string
 		note      *string
 		at, until Time
+		ev        EvidenceColumn
 	)
-	if err := r.Scan(&e.Team, &e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until); err != nil {
+	if err := r.Scan(&e.Team, &e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until, &ev); err != nil {
 		return TeamEntry{}, err
 	}
-	e.Origin, e.CreatedAt, e.ExpiresAt = api.Origin(origin), at.Time, until.Time
+	e.Origin, e.CreatedAt, e.ExpiresAt, e.Evidence = api.Origin(origin), at.Time, until.Time, ev.Evidence
 	if note != nil {
 		e.Note = *note
 	}
 	return e, nil
+}
+
+// EvidenceColumn is an entry's evidence as stored: JSON text, NULL for
+// none.
+type EvidenceColumn struct{ Evidence *api.Evidence }
+
+// Scan reads the column; see database/sql.Scanner.
+func (c *EvidenceColumn) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case nil:
+		c.Evidence = nil
+		return nil
+	case string:
+		b = []byte(v)
+	case []byte:
+		b = v
+	default:
+		return fmt.Errorf("an evidence column holds %T", src)
+	}
+	var ev api.Evidence
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return fmt.Errorf("an entry's evidence does not read back: %w", err)
+	}
+	c.Evidence = &ev
+	return nil
+}
+
+// Evidence is an entry's evidence as stored: JSON text, NULL (nil) for
+// none.
+func Evidence(ev *api.Evidence) *string {
+	if ev == nil {
+		return nil
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		// An Evidence is strings and a time: it always encodes.
+		return nil
+	}
+	s := string(b)
+	return &s
 }
 
 // Note is a note as stored: NULL (nil) for none.
@@ -150,17 +193,42 @@ func ScanAgent(r Row) (store.Agent, error) {
 	return a, nil
 }
 
-// ScanTeam reads name, protected, complaint_removal.
+// ScanTeam reads TeamColumns.
 func ScanTeam(r Row) (store.TeamSettings, error) {
 	var (
-		t         store.TeamSettings
-		protected Strings
+		t                        store.TeamSettings
+		protected                Strings
+		threshold, window, until *int64
 	)
-	if err := r.Scan(&t.Team, &protected, &t.ComplaintRemoval); err != nil {
+	if err := r.Scan(&t.Team, &protected, &t.ComplaintRemoval, &threshold, &window, &until); err != nil {
 		return store.TeamSettings{}, err
 	}
 	t.Protected = protected
+	if threshold != nil {
+		t.Intake.Threshold = int(*threshold)
+	}
+	if window != nil {
+		t.Intake.Window = time.Duration(*window) * time.Second
+	}
+	if until != nil {
+		t.Intake.Expiry = time.Duration(*until) * time.Second
+	}
 	return t, nil
+}
+
+// TeamColumns are the columns of the teams table ScanTeam reads.
+const TeamColumns = "name, protected, complaint_removal, soft_threshold, soft_window, soft_expiry"
+
+// Policy is a team's intake policy as stored: NULL (nil) for each field
+// left at its default; spans in seconds.
+func Policy(p store.IntakePolicy) (threshold, window, expiry *int64) {
+	n := func(v int64) *int64 {
+		if v <= 0 {
+			return nil
+		}
+		return &v
+	}
+	return n(int64(p.Threshold)), n(int64(p.Window / time.Second)), n(int64(p.Expiry / time.Second))
 }
 
 // Author is the agent of a change as stored: NULL (nil) for a key's
@@ -216,19 +284,21 @@ func ScanAttempt(r Row) (store.Attempt, error) {
 
 // ScanAudit reads id, type, created_at, sup_id, email, origin, source_id,
 // sup_created_at, key_id, key_name, reference (” for none), request_id,
-// note, expires_at, agent_id, agent_name (NULL for no agent).
+// note, expires_at, agent_id, agent_name (NULL for no agent), evidence.
 func ScanAudit(r Row) (store.AuditEntry, error) {
 	var (
 		a                store.AuditEntry
 		origin           string
 		note             *string
 		at, supAt, until Time
+		ev               EvidenceColumn
 	)
 	var agentID, agentName *string
 	if err := r.Scan(&a.ID, &a.Type, &at, &a.Suppression.ID, &a.Suppression.Email, &origin, &a.Suppression.SourceID, &supAt,
-		&a.KeyID, &a.KeyName, &a.Reference, &a.RequestID, &note, &until, &agentID, &agentName); err != nil {
+		&a.KeyID, &a.KeyName, &a.Reference, &a.RequestID, &note, &until, &agentID, &agentName, &ev); err != nil {
 		return store.AuditEntry{}, err
 	}
+	a.Suppression.Evidence = ev.Evidence
 	if agentID != nil {
 		a.AgentID = *agentID
 	}
@@ -241,4 +311,55 @@ func ScanAudit(r Row) (store.AuditEntry, error) {
 		a.Suppression.Note = *note
 	}
 	return a, nil
+}
+
+// IntakeColumns are the columns ScanIntake reads, in its order; a
+// dialect selects them with the topic's NULL as ”.
+const IntakeColumns = "id, team, provider, name, credential, topic_arn, created_at"
+
+// ScanIntake reads IntakeColumns.
+func ScanIntake(r Row) (store.Intake, error) {
+	var (
+		in    store.Intake
+		topic *string
+		at    Time
+	)
+	if err := r.Scan(&in.ID, &in.Team, &in.Provider, &in.Name, &in.Credential, &topic, &at); err != nil {
+		return store.Intake{}, err
+	}
+	in.CreatedAt = at.Time
+	if topic != nil {
+		in.TopicArn = *topic
+	}
+	return in, nil
+}
+
+// ReviewColumns are the columns ScanReview reads, in its order.
+const ReviewColumns = "team, id, intake_id, provider, email, evidence, reason, received_at, decision, decided_at, decided_by, note, entry_id"
+
+// ScanReview reads ReviewColumns.
+func ScanReview(r Row) (store.ReviewItem, error) {
+	var (
+		it                        store.ReviewItem
+		ev                        EvidenceColumn
+		at, decided               Time
+		decision, by, note, entry *string
+	)
+	if err := r.Scan(&it.Team, &it.ID, &it.IntakeID, &it.Provider, &it.Email, &ev, &it.Reason, &at,
+		&decision, &decided, &by, &note, &entry); err != nil {
+		return store.ReviewItem{}, err
+	}
+	if ev.Evidence != nil {
+		it.Evidence = *ev.Evidence
+	}
+	it.ReceivedAt, it.DecidedAt = at.Time, decided.Time
+	for _, f := range []struct {
+		src *string
+		dst *string
+	}{{decision, &it.Decision}, {by, &it.DecidedBy}, {note, &it.Note}, {entry, &it.EntryID}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	return it, nil
 }

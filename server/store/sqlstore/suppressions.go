@@ -103,95 +103,122 @@ func (c *Core) Add(ctx context.Context, team string, author store.Change, entrie
 	if len(entries) == 0 {
 		return []store.Entry{}, nil
 	}
-	at := now()
-	// rows are the entries to create, one per address, and index says
-	// which row an address has.
-	rows := make([]store.Entry, 0, len(entries))
-	index := make(map[string]int, len(entries))
-	for _, n := range entries {
-		if _, dup := index[n.Email]; dup {
-			continue
-		}
-		o, source := origin(n)
-		index[n.Email] = len(rows)
-		rows = append(rows, store.Entry{Email: n.Email, Origin: o, SourceID: source, CreatedAt: at,
-			Note: n.Note, ExpiresAt: n.ExpiresAt.UTC().Truncate(time.Millisecond)})
-	}
-	p := &InsertEntriesParams{Team: team}
-	// listed is each row's entry as the list has it.
-	listed := make([]store.Entry, len(rows))
+	a := newAdding(team, author, entries)
 	err := c.d.TeamChange(ctx, team, func(ctx context.Context, tx Tx) error {
-		clear(listed)
-		if err := protect(ctx, tx, team, entries); err != nil {
-			return err
-		}
-		var hooks []store.Webhook
-		if !c.noTrail {
-			// Read before the head is held, which the team's other
-			// changes wait for.
-			var err error
-			if hooks, err = wanting(ctx, tx, team, store.AuditAdded); err != nil {
-				return err
-			}
-		}
-		got, err := c.insertNew(ctx, tx, team, at, author, rows, p)
-		for round := 1; ; round++ {
-			if err != nil {
-				return err
-			}
-			for _, e := range got {
-				i, ok := index[e.Email]
-				if !ok {
-					continue
-				}
-				// The entry is new if it has the ID minted for it: no
-				// other entry can.
-				e.Created = e.ID == rows[i].ID
-				if listed[i].ID == "" || e.Created && !listed[i].Created {
-					listed[i] = e
-				}
-			}
-			p.Entries = nil
-			for i, e := range listed {
-				if e.ID == "" {
-					p.Entries = append(p.Entries, rows[i])
-				}
-			}
-			if len(p.Entries) == 0 {
-				break
-			}
-			if round == maxAddRounds {
-				return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(p.Entries), round)
-			}
-			// The head moved with the first try; the addresses left keep
-			// the IDs minted under it.
-			p.Head = nil
-			got, err = tx.InsertEntries(ctx, p)
-		}
-		if err := extend(ctx, tx, team, rows, listed); err != nil {
-			return err
-		}
-		if c.noTrail {
-			return nil
-		}
-		created := listed
-		if slices.ContainsFunc(listed, func(e store.Entry) bool { return !e.Created }) {
-			created = slices.DeleteFunc(slices.Clone(listed), func(e store.Entry) bool { return !e.Created })
-		}
-		return c.queue(ctx, tx, team, store.AuditAdded, at, hooks, created)
+		return c.addIn(ctx, tx, a)
 	})
 	if err != nil {
 		return nil, c.fail("add to the list", err)
 	}
-	if len(rows) == len(entries) {
+	return a.result(), nil
+}
+
+// adding is one add: the entries given, the rows to create (one per
+// address; index says which row an address has) and each row's entry as
+// the list has it (listed).
+type adding struct {
+	team    string
+	author  store.Change
+	at      time.Time
+	entries []store.NewEntry
+	rows    []store.Entry
+	index   map[string]int
+	listed  []store.Entry
+	p       *InsertEntriesParams
+}
+
+func newAdding(team string, author store.Change, entries []store.NewEntry) *adding {
+	a := &adding{team: team, author: author, at: now(), entries: entries,
+		rows: make([]store.Entry, 0, len(entries)), index: make(map[string]int, len(entries)),
+		p: &InsertEntriesParams{Team: team}}
+	for _, n := range entries {
+		if _, dup := a.index[n.Email]; dup {
+			continue
+		}
+		o, source := origin(n)
+		a.index[n.Email] = len(a.rows)
+		a.rows = append(a.rows, store.Entry{Email: n.Email, Origin: o, SourceID: source, CreatedAt: a.at,
+			Note: n.Note, ExpiresAt: n.ExpiresAt.UTC().Truncate(time.Millisecond), Evidence: n.Evidence})
+	}
+	a.listed = make([]store.Entry, len(a.rows))
+	return a
+}
+
+// result is the entries of the add, one per entry given, in its order.
+func (a *adding) result() []store.Entry {
+	if len(a.rows) == len(a.entries) {
 		// No address was given twice: the rows are in the order given.
-		return listed, nil
+		return a.listed
 	}
-	out := make([]store.Entry, len(entries))
-	for i, n := range entries {
-		out[i] = listed[index[n.Email]]
+	out := make([]store.Entry, len(a.entries))
+	for i, n := range a.entries {
+		out[i] = a.listed[a.index[n.Email]]
 	}
-	return out, nil
+	return out
+}
+
+// addIn makes the add inside a change (which may run it more than once:
+// it starts afresh each time).
+func (c *Core) addIn(ctx context.Context, tx Tx, a *adding) error {
+	team, rows, index, listed, p := a.team, a.rows, a.index, a.listed, a.p
+	clear(listed)
+	if err := protect(ctx, tx, team, a.entries); err != nil {
+		return err
+	}
+	var hooks []store.Webhook
+	if !c.noTrail {
+		// Read before the head is held, which the team's other
+		// changes wait for.
+		var err error
+		if hooks, err = wanting(ctx, tx, team, store.AuditAdded); err != nil {
+			return err
+		}
+	}
+	got, err := c.insertNew(ctx, tx, team, a.at, a.author, rows, p)
+	for round := 1; ; round++ {
+		if err != nil {
+			return err
+		}
+		for _, e := range got {
+			i, ok := index[e.Email]
+			if !ok {
+				continue
+			}
+			// The entry is new if it has the ID minted for it: no
+			// other entry can.
+			e.Created = e.ID == rows[i].ID
+			if listed[i].ID == "" || e.Created && !listed[i].Created {
+				listed[i] = e
+			}
+		}
+		p.Entries = nil
+		for i, e := range listed {
+			if e.ID == "" {
+				p.Entries = append(p.Entries, rows[i])
+			}
+		}
+		if len(p.Entries) == 0 {
+			break
+		}
+		if round == maxAddRounds {
+			return fmt.Errorf("%d addresses were neither inserted nor found after %d tries", len(p.Entries), round)
+		}
+		// The head moved with the first try; the addresses left keep
+		// the IDs minted under it.
+		p.Head = nil
+		got, err = tx.InsertEntries(ctx, p)
+	}
+	if err := extend(ctx, tx, team, rows, listed); err != nil {
+		return err
+	}
+	if c.noTrail {
+		return nil
+	}
+	created := listed
+	if slices.ContainsFunc(listed, func(e store.Entry) bool { return !e.Created }) {
+		created = slices.DeleteFunc(slices.Clone(listed), func(e store.Entry) bool { return !e.Created })
+	}
+	return c.queue(ctx, tx, team, store.AuditAdded, a.at, hooks, created)
 }
 
 // insertNew mints the rows' IDs and makes the first try of their insert.
@@ -248,7 +275,7 @@ func (c *Core) insertNew(ctx context.Context, tx Tx, team string, at time.Time, 
 
 // extend makes each listed entry that a re-add names keep at least what
 // the re-add asks for: its expiry extended (to the later one, or to none),
-// never shortened, and the note given when it has none. listed[i] is the
+// never shortened, and the note and evidence given when it has none. listed[i] is the
 // entry of rows[i]; those changed are read back into it.
 func extend(ctx context.Context, tx Tx, team string, rows, listed []store.Entry) error {
 	p := &ExtendEntriesParams{Team: team}
@@ -262,10 +289,13 @@ func extend(ctx context.Context, tx Tx, team string, rows, listed []store.Entry)
 		if e.Note == "" && want.Note != "" {
 			x.Note = want.Note
 		}
+		if e.Evidence == nil && want.Evidence != nil {
+			x.Evidence = want.Evidence
+		}
 		if !e.ExpiresAt.IsZero() && (want.ExpiresAt.IsZero() || want.ExpiresAt.After(e.ExpiresAt)) {
 			x.Extend, x.ExpiresAt = true, want.ExpiresAt
 		}
-		if x.Note != "" || x.Extend {
+		if x.Note != "" || x.Extend || x.Evidence != nil {
 			at[e.ID] = i
 			p.Rows = append(p.Rows, x)
 		}

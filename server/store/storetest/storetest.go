@@ -64,6 +64,12 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"KeepComplaints", testKeepComplaints},
 		{"AddObeysProtected", testAddObeysProtected},
 		{"RemovalObeysComplaintRule", testRemovalObeysComplaintRule},
+		{"Evidence", testEvidence},
+		{"IntakeEndpoints", testIntakeEndpoints},
+		{"IntakePolicy", testIntakePolicy},
+		{"TakeIn", testTakeIn},
+		{"TakeInConcurrentReplays", testTakeInConcurrentReplays},
+		{"ReviewQueue", testReviewQueue},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

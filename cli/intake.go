@@ -1,0 +1,358 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
+)
+
+func (a *app) intakeCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "intake",
+		Short: "Take in every provider's bounces and complaints; decide the doubtful ones",
+		Long: `The list fills itself: an intake endpoint takes a provider's signed webhook
+events (Resend, SendGrid, Postmark, Mailgun, Amazon SES through SNS), checks
+the provider's own signature before it trusts a byte, and lists permanent
+bounces (origin bounce) and complaints (origin complaint), each with its
+evidence: the provider, the event's ID, the message, the status code, the
+remote server's words. Temporary failures are counted: the team's policy
+(shush team set --soft-bounce-*, default 3 within 7 days) lists the address
+for a while. Auto-replies are ignored. What the rules cannot place (a 5.7.x
+policy block, an undetermined bounce, a protected address, a group
+unsubscribe) waits in the review queue for an agent: shush intake review,
+shush intake decide, or the Intake screen of the terminal UI.
+
+A provider posts to the endpoint's URL without an API key; give it the URL
+that create prints (shush serve --public-url sets its host). Raw bounce mail
+goes in with shush bounces ingest.`,
+		Args: groupArgs,
+		RunE: showHelp,
+	}
+	cmd.AddCommand(a.intakeCreateCommand(), a.intakeListCommand(), a.intakeDeleteCommand(),
+		a.intakeReviewCommand(), a.intakeDecideCommand())
+	return cmd
+}
+
+// intakeErr says what a refusal means for an intake command.
+func intakeErr(conn *connection, id string, err error) error {
+	switch {
+	case client.IsUnsupported(err):
+		return fmt.Errorf("%s has no intake (shush serve has): %w", conn.Target, err)
+	case client.IsNotFound(err) && id != "":
+		return fmt.Errorf("no intake endpoint or review item has the ID %s on %s: %w", api.Quote(id), conn.Target, err)
+	}
+	return err
+}
+
+// providerHelp says where a provider takes the endpoint's URL.
+var providerHelp = map[string]string{
+	api.ProviderResend:   "In Resend: Webhooks, Add Endpoint: this URL, events email.bounced, email.complained (email.delivery_delayed counts toward the soft-bounce threshold).",
+	api.ProviderSendGrid: "In SendGrid: Settings, Mail Settings, Event Webhook: this URL, Signed Event Webhook on, events Bounced, Blocked, Dropped, Deferred, Spam Reports, Unsubscribes.",
+	api.ProviderPostmark: "In Postmark: the stream's Webhooks: https://USER:PASSWORD@ and this URL without https:// (the basic auth given here), events Bounce, Spam Complaint, Subscription Change.",
+	api.ProviderMailgun:  "In Mailgun: Sending, Webhooks: this URL for Permanent Failure, Temporary Failure, Spam Complaints, Unsubscribes.",
+	api.ProviderSES:      "In Amazon SNS: subscribe this URL (HTTPS, raw message delivery off) to the topic SES sends bounces and complaints to; the subscription is confirmed by itself.",
+}
+
+// credentialFlag reads a credential flag's value; "-" reads it from the
+// first line of stdin, out of the process list.
+func (a *app) credentialFlag(name, v string) (string, error) {
+	if v != "-" {
+		return v, nil
+	}
+	line, err := bufio.NewReader(io.LimitReader(a.io.In, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", usagef("%s -: stdin could not be read: %v", name, err)
+	}
+	if line = strings.TrimSpace(line); line == "" {
+		return "", usagef("%s -: the first line of stdin is empty", name)
+	}
+	return line, nil
+}
+
+func (a *app) intakeCreateCommand() *cobra.Command {
+	var req api.CreateIntakeRequest
+	cmd := &cobra.Command{
+		Use:     "create --provider P (--secret S | --public-key K | --basic-auth USER:PASS) [--name N] [--topic-arn ARN]",
+		Aliases: []string{"add"},
+		Short:   "Add an intake endpoint for a provider and print its URL",
+		Long: `Add an intake endpoint for one provider of the team and print the URL to give
+the provider. The credential is the provider's own:
+  resend     --secret whsec_…       the endpoint's signing secret in Resend
+  sendgrid   --public-key K         the Signed Event Webhook's verification key
+  mailgun    --secret K             the HTTP webhook signing key
+  postmark   --basic-auth USER:PASS credentials Postmark's webhook URL carries
+  ses        (none)                 SNS signs with Amazon's certificate;
+             --topic-arn ARN        accepts that topic only (else the first
+                                    topic whose subscription it confirms)
+The credential is never shown again. A value of - reads it from the first
+line of stdin, out of the process list. --json prints the API's intake
+object.`,
+		Example: `  shush intake create --provider resend --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --name prod
+  shush intake create --provider postmark --basic-auth hook:$(openssl rand -hex 16)
+  printf '%s\n' "$SENDGRID_KEY" | shush intake create --provider sendgrid --public-key -
+  shush intake create --provider ses --topic-arn arn:aws:sns:us-east-1:123456789012:ses-bounces`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			req.Provider = strings.ToLower(strings.TrimSpace(req.Provider))
+			if _, ok := providerHelp[req.Provider]; !ok {
+				return usagef("--provider must be one of %s, not %s", strings.Join(api.Providers(), ", "), safeText(api.Quote(req.Provider)))
+			}
+			for _, f := range []struct {
+				name string
+				dst  *string
+			}{{"--secret", &req.Secret}, {"--public-key", &req.PublicKey}, {"--basic-auth", &req.BasicAuth}} {
+				v, err := a.credentialFlag(f.name, *f.dst)
+				if err != nil {
+					return err
+				}
+				*f.dst = v
+			}
+			if err := api.ValidIntakeName(req.Name); err != nil {
+				return usagef("--name: %v", err)
+			}
+			ctx := cmd.Context()
+			return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.CreateIntake(ctx, req) },
+				func(conn *connection, err error) error { return intakeErr(conn, "", err) },
+				func(conn *connection, in api.Intake) error {
+					t := newTable(a.io.Out)
+					t.row("id", in.ID)
+					t.row("provider", in.Provider)
+					if in.Name != "" {
+						t.row("name", in.Name)
+					}
+					t.row("url", in.URL)
+					if in.TopicArn != "" {
+						t.row("topic", in.TopicArn)
+					}
+					if err := t.flush(); err != nil {
+						return err
+					}
+					fmt.Fprintln(a.io.Err, providerHelp[in.Provider])
+					if conn.Settings.Local() {
+						fmt.Fprintf(a.io.Err, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
+					}
+					return nil
+				})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.Provider, "provider", "", "resend, sendgrid, postmark, mailgun or ses")
+	f.StringVar(&req.Name, "name", "", "a name for the endpoint (shown in lists)")
+	f.StringVar(&req.Secret, "secret", "", "resend's signing secret or mailgun's signing key (- reads stdin)")
+	f.StringVar(&req.PublicKey, "public-key", "", "sendgrid's verification key (- reads stdin)")
+	f.StringVar(&req.BasicAuth, "basic-auth", "", "postmark's USER:PASSWORD (- reads stdin)")
+	f.StringVar(&req.TopicArn, "topic-arn", "", "ses: the only SNS topic to accept")
+	_ = cmd.RegisterFlagCompletionFunc("provider", completeWords(api.Providers()...))
+	return cmd
+}
+
+func (a *app) intakeListCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the team's intake endpoints",
+		Long:    `List the team's intake endpoints, oldest first: ID, provider, name, URL. Never their credentials.`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			return a.onService(ctx, func(conn *connection) error {
+				list, err := conn.Client.Intakes(ctx)
+				if err != nil {
+					return intakeErr(conn, "", err)
+				}
+				return listing[api.Intake]{
+					columns: []string{"ID", "PROVIDER", "NAME", "URL", "CREATED (UTC)"},
+					row: func(in api.Intake) []string {
+						created := ""
+						if in.CreatedAt != nil {
+							created = in.CreatedAt.UTC().Format(utc)
+						}
+						return []string{in.ID, in.Provider, in.Name, in.URL, created}
+					},
+					noneHint: "No intake endpoints yet; add one with: shush intake create --provider P …",
+				}.print(a, a.output().json, list, list.Data, false)
+			})
+		},
+	}
+	return cmd
+}
+
+func (a *app) intakeDeleteCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "delete ID",
+		Aliases: []string{"remove", "rm"},
+		Short:   "Delete an intake endpoint",
+		Long:    `Delete an intake endpoint: its provider's events are refused (404) from now on. The entries and review items it brought stay.`,
+		Args:    oneArg("an intake endpoint ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := api.NormalizeID(args[0])
+			if err != nil {
+				return usagef("%s is not an intake endpoint ID (see shush intake list)", safeText(api.Quote(args[0])))
+			}
+			ctx := cmd.Context()
+			return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
+				func(conn *connection, err error) error { return intakeErr(conn, id, err) },
+				func(_ *connection, in api.Intake) error {
+					fmt.Fprintf(a.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
+					return nil
+				})
+		},
+	}
+	return cmd
+}
+
+func (a *app) intakeReviewCommand() *cobra.Command {
+	var (
+		pg      paging
+		decided bool
+	)
+	cmd := &cobra.Command{
+		Use:   "review",
+		Short: "List the events waiting for an agent's decision",
+		Long: `List the events the rules could not place, newest first: the address, the
+provider, the status code and the reason it waits, with the remote server's
+words. Decide each with shush intake decide ID suppress|ignore, or in the
+terminal UI's Intake screen. --decided lists those decided, by whom. --json
+prints the API's list.`,
+		Example: "  shush intake review\n  shush intake review --json --jq '.data[] | [.id, .email, .evidence.status] | @tsv'",
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := pg.check(cmd); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			return a.onService(ctx, func(conn *connection) error {
+				items, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.ReviewItem, bool, error) {
+					page, err := conn.Client.Review(ctx, client.ReviewParams{WebhookParams: client.WebhookParams{Limit: pg.limit, After: after, Before: pg.before}, Decided: decided})
+					if err != nil {
+						return nil, false, intakeErr(conn, "", err)
+					}
+					return page.Data, page.HasMore, nil
+				}, func(it api.ReviewItem) string { return it.ID })
+				if err != nil {
+					return err
+				}
+				hint := "No events wait for a decision."
+				if decided {
+					hint = "No events were decided yet."
+				}
+				err = listing[api.ReviewItem]{
+					columns: []string{"ID", "RECEIVED (UTC)", "PROVIDER", "EMAIL", "STATUS", reviewLastColumn(decided)},
+					row: func(it api.ReviewItem) []string {
+						last := it.Reason
+						if decided {
+							last = it.Decision + " by " + it.DecidedBy
+						}
+						return []string{it.ID, it.ReceivedAt.UTC().Format(utc), it.Provider, it.Email, orDash(it.Evidence.Status), last}
+					},
+					noneHint: hint,
+					more:     func(shown []api.ReviewItem) string { return readOn("events", shown[len(shown)-1].ID) },
+				}.print(a, a.output().json, api.ReviewList{Object: api.ObjectList, HasMore: more, Data: items}, items, more)
+				if err == nil && !a.output().json && len(items) > 0 && !decided {
+					fmt.Fprintln(a.io.Err, "Decide with: shush intake decide ID suppress|ignore")
+				}
+				return err
+			})
+		},
+	}
+	pg.flags(cmd.Flags(), "review item", "events", true)
+	cmd.Flags().BoolVar(&decided, "decided", false, "list the events decided, not those waiting")
+	return cmd
+}
+
+func reviewLastColumn(decided bool) string {
+	if decided {
+		return "DECISION"
+	}
+	return "WHY IT WAITS"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (a *app) intakeDecideCommand() *cobra.Command {
+	var note, reference string
+	cmd := &cobra.Command{
+		Use:   "decide ID suppress|ignore",
+		Short: "Decide an event of the review queue",
+		Long: `Decide an event the rules could not place: suppress lists its address with the
+event's evidence (origin bounce, complaint or manual, as the event says),
+ignore lists nothing. The decision names your key (or your agent over SSH)
+and --reference in the trail. Deciding again the same way changes nothing;
+the other way is refused. A protected address cannot be suppressed.`,
+		Example: "  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a suppress --note 'checked: the mailbox is gone'\n  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a ignore",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef("intake decide needs an ID and a decision (suppress or ignore)")
+			}
+			if args[1] != api.ReviewSuppress && args[1] != api.ReviewIgnore {
+				return usagef("the decision must be suppress or ignore, not %s", safeText(api.Quote(args[1])))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := api.NormalizeID(args[0])
+			if err != nil {
+				return usagef("%s is not a review item ID (see shush intake review)", safeText(api.Quote(args[0])))
+			}
+			if err := api.ValidNote(note); err != nil {
+				return usagef("--note: %v", err)
+			}
+			ctx, err := withReference(cmd.Context(), reference)
+			if err != nil {
+				return err
+			}
+			return callService(ctx, a, func(c *client.Client) (api.ReviewItem, error) { return c.Decide(ctx, id, args[1], note) },
+				func(conn *connection, err error) error { return decideErr(conn, id, err) },
+				func(_ *connection, it api.ReviewItem) error {
+					if it.Decision == api.ReviewSuppress {
+						fmt.Fprintf(a.io.Out, "Suppressed %s (entry %s), by %s.\n", safeText(it.Email), safeText(it.EntryID), safeText(it.DecidedBy))
+					} else {
+						fmt.Fprintf(a.io.Out, "Ignored the event of %s, by %s; nothing was listed.\n", safeText(it.Email), safeText(it.DecidedBy))
+					}
+					return nil
+				})
+		},
+	}
+	cmd.Flags().StringVar(&note, "note", "", "why, kept with the entry and the decision")
+	referenceFlag(cmd, &reference)
+	return cmd
+}
+
+// decideErr says what a refused decision means.
+func decideErr(conn *connection, id string, err error) error {
+	var ae *api.Error
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusUnprocessableEntity {
+		return fmt.Errorf("%s", ae.Message)
+	}
+	return intakeErr(conn, id, err)
+}
+
+// evidenceRows adds an entry's evidence to a table of its fields.
+func evidenceRows(t *table, ev *api.Evidence) {
+	if ev == nil {
+		return
+	}
+	t.row("Evidence:", ev.Kind+" from "+ev.Provider)
+	for _, f := range [][2]string{{"Event:", ev.EventID}, {"Message:", ev.MessageID}, {"Status:", ev.Status},
+		{"Diagnostic:", ev.Diagnostic}, {"Reporting MTA:", ev.ReportingMTA}} {
+		if f[1] != "" {
+			t.row(f[0], f[1])
+		}
+	}
+	if ev.ReportedAt != nil {
+		t.row("Reported:", ev.ReportedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
+	}
+}
