@@ -146,6 +146,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.auditCommand(),
 		a.webhooksCommand(),
 		a.intakeCommand(),
+		a.bouncesCommand(),
 		a.dbCommand(),
 		a.syncCommand(),
 		a.runsCommand(),

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -173,7 +174,9 @@ func (s *Server) deleteIntake(r *http.Request, w http.ResponseWriter, team strin
 	if err != nil {
 		return 0, nil, intakeNotFound()
 	}
-	if err := s.store.DeleteIntake(r.Context(), team, id); err != nil {
+	err = s.store.DeleteIntake(r.Context(), team, id)
+	s.intakes.drop(id)
+	if err != nil {
 		return 0, nil, or404(err, intakeNotFound)
 	}
 	return http.StatusOK, api.Intake{Object: api.ObjectIntake, ID: id, Deleted: true}, nil
@@ -203,6 +206,7 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) {
 	}
 	if d.Topic != "" && ep.TopicArn == "" {
 		topic, err := s.store.PinTopic(r.Context(), ep.ID, d.Topic)
+		s.intakes.drop(ep.ID)
 		if err == nil && topic != d.Topic {
 			err = newProblem(http.StatusUnauthorized, api.ErrInvalidSignature, "The message's SNS topic is not the one this endpoint accepts.")
 		}
@@ -213,10 +217,8 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.intakeMetrics.request(ep.Provider, "verified")
-	events := make([]intake.Event, len(d.Events))
-	copy(events, d.Events)
 	author := store.Change{Reference: "intake:" + ep.ID, RequestID: w.Header().Get(requestIDHeader)}
-	out, err := s.takeIn(r, ep.Team, ep.ID, author, events)
+	out, err := s.takeIn(r, ep.Team, ep.ID, author, d.Events)
 	if err != nil {
 		writeProblem(w, r, s.log, fromStore(err))
 		return
@@ -224,14 +226,71 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// endpointOf reads the endpoint the path names, of any team.
+// endpointOf reads the endpoint the path names, of any team: from the
+// cache of endpoints found when it is there, else from the store.
 func (s *Server) endpointOf(r *http.Request) (store.Intake, error) {
 	id, err := api.NormalizeID(r.PathValue("id"))
 	if err != nil {
 		return store.Intake{}, intakeNotFound()
 	}
+	if ep, ok := s.intakes.get(id); ok {
+		return ep, nil
+	}
+	start := time.Now()
 	ep, err := s.store.IntakeByID(r.Context(), id)
-	return ep, or404(err, intakeNotFound)
+	if err != nil {
+		return ep, or404(err, intakeNotFound)
+	}
+	s.intakes.put(ep, start)
+	return ep, nil
+}
+
+// IntakeCacheTTL bounds how long an endpoint found is used without reading
+// it again: one deleted (or whose topic was pinned) through another
+// process is seen within it; through this process, at once.
+const IntakeCacheTTL = 2 * time.Second
+
+// maxCachedIntakes bounds the cache; past it the cache starts over. Only
+// endpoints that exist get in.
+const maxCachedIntakes = 10_000
+
+// intakeCache remembers the endpoints found, so that a provider's request
+// costs no read of its endpoint. Its credential is checked on every
+// request as if just read.
+type intakeCache struct {
+	mu      sync.Mutex
+	entries map[string]cachedIntake
+}
+
+type cachedIntake struct {
+	in      store.Intake
+	expires time.Time
+}
+
+func (c *intakeCache) get(id string) (store.Intake, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[id]
+	if !ok || !time.Now().Before(e.expires) {
+		return store.Intake{}, false
+	}
+	return e.in, true
+}
+
+// put keeps an endpoint read from a read that began at start.
+func (c *intakeCache) put(in store.Intake, start time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || len(c.entries) >= maxCachedIntakes {
+		c.entries = make(map[string]cachedIntake)
+	}
+	c.entries[in.ID] = cachedIntake{in: in, expires: start.Add(IntakeCacheTTL)}
+}
+
+func (c *intakeCache) drop(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, id)
 }
 
 // refusal is the answer to a request the provider's check refused.

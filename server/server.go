@@ -112,6 +112,7 @@ type Server struct {
 	readiness                 readiness
 	receiver                  *intake.Receiver
 	intakeMetrics             *intakeMetrics
+	intakes                   intakeCache
 }
 
 // New returns the service over st. The caller keeps ownership of st.

@@ -40,6 +40,7 @@ type Model struct {
 	browse  *browse
 	history *history
 	check   *checker
+	intake  *intake
 	// sending says the run in flight is the build list's: when it ends,
 	// the build screen starts empty for the next ticket.
 	sending    bool
@@ -82,6 +83,7 @@ func New(opts Options) Model {
 		browse:  newBrowse(c, opts.Service),
 		history: newHistory(c, opts.StateDir),
 		check:   newChecker(c),
+		intake:  newIntake(c, opts.Service),
 		notice:  opts.Notice,
 	}
 	if opts.Remote {
@@ -95,7 +97,7 @@ func New(opts Options) Model {
 	}
 	m.build.list.protected = batch.NewOwn(opts.Protected)
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
-		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check}
+		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check, scrIntake: m.intake}
 	m.layout()
 	return m
 }
@@ -110,7 +112,9 @@ func (m *Model) front() screen { return m.screens[m.screen] }
 
 // Init asks the service whether it answers, and whether it offers
 // lookups and the list.
-func (m Model) Init() tea.Cmd { return tea.Batch(m.probe(m.health.seq), m.checkInterrupted()) }
+func (m Model) Init() tea.Cmd {
+	return tea.Batch(m.probe(m.health.seq), m.checkInterrupted(), m.intake.load())
+}
 
 // Close stops the run in flight, if any, and waits until it has journaled
 // what it sent (within a second): for a program that ended without its
@@ -337,6 +341,12 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.check.update(msg)
 	case exportedMsg, undoPlannedMsg:
 		return m.results.update(msg)
+	case reviewMsg, decidedMsg, intakeTickMsg:
+		cmd := m.intake.update(msg)
+		if tick, ok := m.intake.tick(); ok {
+			cmd = tea.Batch(cmd, m.after(intakeEvery, tick))
+		}
+		return cmd
 	}
 	return m.front().update(msg)
 }
@@ -374,6 +384,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			return m.show(scrBrowse), true
 		case key.Matches(msg, k.fn.History):
 			return m.show(scrHistory), true
+		case key.Matches(msg, k.fn.Intake):
+			return m.show(scrIntake), true
 		}
 		return nil, false
 	}
@@ -388,6 +400,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.show(scrBrowse), true
 	case key.Matches(msg, k.History):
 		return m.show(scrHistory), true
+	case key.Matches(msg, k.Intake):
+		return m.show(scrIntake), true
 	}
 	return nil, false
 }
@@ -432,6 +446,9 @@ func (m *Model) show(s screenID) tea.Cmd {
 	case scrHistory:
 		m.goTo(scrHistory)
 		return m.history.load()
+	case scrIntake:
+		m.goTo(scrIntake)
+		return m.intake.load()
 	}
 	m.goTo(s)
 	return nil
@@ -537,6 +554,10 @@ func (m *Model) header() string {
 		right = "mode: " + m.send.job.mode.String()
 	case m.screen == scrResults && m.results.run != nil:
 		right = "mode: " + m.results.run.Mode.String()
+	}
+	if n, ok := m.intake.waiting(); ok && n > 0 && m.screen != scrIntake {
+		// Where a narrow terminal still shows it.
+		left = fmt.Sprintf("%d %s %s a look (F4) · ", n, pluralN(n, "event"), needNeeds(n)) + left
 	}
 	room := c.Width - lipgloss.Width(right) - 1
 	left = truncate(left, room)

@@ -48,6 +48,7 @@ const (
 	scrBrowse
 	scrHistory
 	scrCheck
+	scrIntake
 	screenCount
 )
 

@@ -103,7 +103,9 @@ func reason(err error) string {
 }
 
 // kept is what an entry keeps beyond its origin and date, for a line of a
-// screen: "  until 2026-12-24 10:00  “mailbox full”", or "" for neither.
+// screen: "  until 2026-12-24 10:00  “mailbox full”", then the evidence of
+// an entry taken in from an event ("  bounce 5.1.1 via sendgrid:
+// “550 5.1.1 user unknown”"), or "" for none of them.
 func kept(e api.Entry) string {
 	s := ""
 	if e.ExpiresAt != nil {
@@ -111,6 +113,12 @@ func kept(e api.Entry) string {
 	}
 	if e.Note != nil && *e.Note != "" {
 		s += "  “" + safe.Text(*e.Note) + "”"
+	}
+	if ev := e.Evidence; ev != nil {
+		s += "  " + strings.TrimSpace(safe.Text(ev.Kind+" "+ev.Status)) + " via " + safe.Text(ev.Provider)
+		if ev.Diagnostic != "" {
+			s += ": “" + safe.Text(ev.Diagnostic) + "”"
+		}
 	}
 	return s
 }

@@ -170,7 +170,7 @@ var rules = map[Class]func(out *store.IntakeEvent, e Event, status string){
 // review sends an event to the review queue with the reason.
 func review(out *store.IntakeEvent, reason string, e Event) {
 	out.Action, out.Reason = store.ActReview, reason
-	switch e.Kind {
+	switch out.Evidence.Kind {
 	case api.EvidenceComplaint:
 		out.Origin = api.OriginComplaint
 	case api.EvidenceUnsubscribe:

@@ -24,7 +24,7 @@ func FromReport(r api.Report) Event {
 	if shape == "" {
 		shape = "mail"
 	}
-	e.What = strings.TrimSpace(shape + " " + r.Kind + " " + r.Action)
+	e.What = strings.Join(strings.Fields(shape+" "+r.Kind+" "+r.FeedbackType+" "+r.Action), " ")
 	switch r.Kind {
 	case api.ReportComplaint:
 		e.Class, e.What = Complaint, strings.TrimSpace(shape+" complaint "+r.FeedbackType)

@@ -94,7 +94,14 @@ func parsePostmark(h http.Header, body []byte) ([]Event, error) {
 		if diag == "" {
 			diag = r.Description
 		}
-		return []Event{{Provider: api.ProviderPostmark, EventID: strings.ToLower(r.RecordType) + ":" + r.ID.String(), Email: r.Email,
+		id := r.ID.String()
+		if id == "" {
+			if id = h.Get("X-PM-Webhook-Trace-Id"); id == "" {
+				return nil, malformed{"postmark: the " + r.RecordType + " record has no ID, which tells its replay"}
+			}
+			id = "trace:" + id
+		}
+		return []Event{{Provider: api.ProviderPostmark, EventID: strings.ToLower(r.RecordType) + ":" + id, Email: r.Email,
 			Class: class, What: r.RecordType + " " + typ, Diagnostic: diag, MessageID: r.MessageID, ReportedAt: parseTime(r.BouncedAt)}}, nil
 	case "SubscriptionChange":
 		class := Other

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -106,8 +107,11 @@ func (c *Core) takeIn(ctx context.Context, tx Tx, team string, author store.Chan
 	if err != nil {
 		return nil, err
 	}
-	if k.policy, err = policyIn(ctx, tx, team); err != nil {
-		return nil, err
+	if slices.ContainsFunc(events, func(e store.IntakeEvent) bool { return e.Action == store.ActCount }) {
+		// The policy matters to counts only.
+		if k.policy, err = policyIn(ctx, tx, team); err != nil {
+			return nil, err
+		}
 	}
 	for i, e := range events {
 		k.out[i] = store.IntakeResult{Email: e.Email, EventID: e.EventID, Reason: e.Reason}
@@ -118,9 +122,6 @@ func (c *Core) takeIn(ctx context.Context, tx Tx, team string, author store.Chan
 		if err := k.place(ctx, tx, i); err != nil {
 			return nil, err
 		}
-	}
-	if err := k.guard(ctx, tx); err != nil {
-		return nil, err
 	}
 	if err := c.listIn(ctx, tx, author, k); err != nil {
 		return nil, err
@@ -224,50 +225,39 @@ func (k *intaking) place(ctx context.Context, tx Tx, i int) error {
 	return nil
 }
 
-// guard sends the events to list whose address the team protects to
-// review instead, through the add's own check of the team's rules.
-func (k *intaking) guard(ctx context.Context, tx Tx) error {
+// listIn lists the addresses of the events to list, as one add by
+// author. An address the team's rules protect goes to review instead: the
+// add's own check of the rules refuses it before it writes anything, and
+// the add is made again without it.
+func (c *Core) listIn(ctx context.Context, tx Tx, author store.Change, k *intaking) error {
 	for len(k.list) > 0 {
 		entries := make([]store.NewEntry, len(k.list))
 		for j, i := range k.list {
-			entries[j] = store.NewEntry{Email: k.events[i].Email}
+			e := k.events[i]
+			ev := e.Evidence
+			note := e.Note
+			if note == "" {
+				note = k.notes[i]
+			}
+			entries[j] = store.NewEntry{Email: e.Email, Origin: e.Origin, Note: note, ExpiresAt: k.expires[i], Evidence: &ev}
 		}
-		err := protect(ctx, tx, k.team, entries)
-		pe, ok := errors.AsType[*store.ProtectedError](err)
-		if !ok {
+		a := newAdding(k.team, author, entries)
+		err := c.addIn(ctx, tx, a)
+		if pe, ok := errors.AsType[*store.ProtectedError](err); ok {
+			i := k.list[pe.Index]
+			k.out[i].Reason = "the address is protected by the team (" + pe.Rule + ")"
+			k.review = append(k.review, i)
+			k.list = append(k.list[:pe.Index:pe.Index], k.list[pe.Index+1:]...)
+			continue
+		}
+		if err != nil {
 			return err
 		}
-		i := k.list[pe.Index]
-		k.out[i].Reason = "the address is protected by the team (" + pe.Rule + ")"
-		k.review = append(k.review, i)
-		k.list = append(k.list[:pe.Index:pe.Index], k.list[pe.Index+1:]...)
-	}
-	return nil
-}
-
-// listIn lists the addresses of the events to list, as one add by
-// author.
-func (c *Core) listIn(ctx context.Context, tx Tx, author store.Change, k *intaking) error {
-	if len(k.list) == 0 {
-		return nil
-	}
-	entries := make([]store.NewEntry, len(k.list))
-	for j, i := range k.list {
-		e := k.events[i]
-		ev := e.Evidence
-		note := e.Note
-		if note == "" {
-			note = k.notes[i]
+		for j, e := range a.result() {
+			i := k.list[j]
+			k.out[i].Decision, k.out[i].EntryID = api.DecisionListed, e.ID
 		}
-		entries[j] = store.NewEntry{Email: e.Email, Origin: e.Origin, Note: note, ExpiresAt: k.expires[i], Evidence: &ev}
-	}
-	a := newAdding(k.team, author, entries)
-	if err := c.addIn(ctx, tx, a); err != nil {
-		return err
-	}
-	for j, e := range a.result() {
-		i := k.list[j]
-		k.out[i].Decision, k.out[i].EntryID = api.DecisionListed, e.ID
+		return nil
 	}
 	return nil
 }

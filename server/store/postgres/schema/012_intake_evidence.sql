@@ -33,7 +33,6 @@ CREATE TABLE intake_events (
 	PRIMARY KEY (team, provider, event_id)
 );
 CREATE INDEX intake_events_failures ON intake_events (team, email, received_at) INCLUDE (message_key) WHERE temporary;
-CREATE INDEX intake_events_received ON intake_events (received_at);
 CREATE TABLE intake_review (
 	team        text NOT NULL,
 	id          uuid NOT NULL,

@@ -34,7 +34,6 @@ CREATE TABLE intake_events (
 	PRIMARY KEY (team, provider, event_id)
 ) WITHOUT ROWID;
 CREATE INDEX intake_events_failures ON intake_events (team, email, received_at, message_key) WHERE temporary = 1;
-CREATE INDEX intake_events_received ON intake_events (received_at);
 CREATE TABLE intake_review (
 	team        TEXT    NOT NULL,
 	id          TEXT    NOT NULL,
