@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/ui"
 )
 
 // syncFlags are the flags of sync.
@@ -432,4 +434,41 @@ func (a *app) printSyncRuns(w io.Writer, views []syncRunView) {
 	for _, v := range views {
 		fmt.Fprintf(w, "%s: %s (run %s).\n", capitalize(v.Action), batch.CountsText(v.Counts, ", "), v.ID)
 	}
+}
+
+// syncPeers are the lists the UI's History offers to sync with: every
+// other profile of the config file, and the local list when this profile
+// works elsewhere. Each is connected to only when chosen, from the config
+// file alone (otherSettings).
+func (a *app) syncPeers(conn *connection) []ui.SyncPeer {
+	var names []string
+	if path, err := config.Path(); err == nil {
+		if f, err := config.Load(path); err == nil {
+			names = f.ProfileNames()
+		}
+	}
+	if !conn.Settings.Local() && !slices.Contains(names, localProfile) {
+		names = append(names, localProfile)
+	}
+	var peers []ui.SyncPeer
+	for _, name := range names {
+		if name == conn.Profile {
+			continue
+		}
+		other, err := a.otherSettings(name)
+		if err != nil || other.Local() && conn.Settings.Local() || !other.Local() && other.BaseURL.Value == conn.Settings.BaseURL.Value {
+			continue
+		}
+		// Notes on stderr would land on the UI's screen.
+		quiet := *a
+		quiet.io.Err = io.Discard
+		peers = append(peers, ui.SyncPeer{Name: name, Label: other.Target(), Open: func(ctx context.Context) (*batch.Runs, func() error, error) {
+			c, err := quiet.connectWith(ctx, other)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &batch.Runs{Dir: c.JournalDir, Client: c.Client, Source: "ui", Profile: c.Profile, KeyPrint: c.KeyPrint, Concurrency: 1}, c.Close, nil
+		}})
+	}
+	return peers
 }
