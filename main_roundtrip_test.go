@@ -145,3 +145,62 @@ func TestOriginsToAServiceWithoutThemAreAnnounced(t *testing.T) {
 		t.Errorf("the list: %v", got)
 	}
 }
+
+// An export re-imported with --keep-ids by a key with the import right
+// keeps every entry's ID and creation time (the list moved whole), and
+// the report says so; a key without the right is refused (exit 4, before
+// anything is listed), and the local list (the person's own database)
+// allows it to its key.
+func TestKeepIDsRoundTrip(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	srcDB := filepath.Join(sb.home, "source.db")
+	key := strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", "ops", "--db", srcDB).want(t, 0).stdout)
+	src := sb.with("SHUSH_BASE_URL="+startServe(t, sb, srcDB), "SHUSH_API_KEY="+key)
+	in := writeFile(t, sb.home, "in.txt", "a@example.com\nb@example.com\nc@example.com\n")
+	src.run(t, nil, "suppressions", "batch", "add", "--file", in, "--note", "moved with its IDs", "--expires", "400d").want(t, 0)
+	export := filepath.Join(sb.home, "list.csv")
+	src.run(t, nil, "suppressions", "export", "--output", export).want(t, 0)
+	list := func(s *sandbox) []string {
+		doc := decode[struct {
+			Data []struct {
+				ID        string  `json:"id"`
+				Email     string  `json:"email"`
+				CreatedAt string  `json:"created_at"`
+				Note      *string `json:"note"`
+				ExpiresAt *string `json:"expires_at"`
+			}
+		}](t, s.run(t, nil, "suppressions", "list", "--all", "--json").want(t, 0))
+		var out []string
+		for _, e := range doc.Data {
+			out = append(out, e.ID+" "+e.Email+" "+e.CreatedAt+" "+*e.Note+" "+*e.ExpiresAt)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := list(src)
+
+	dstDB := filepath.Join(sb.home, "target.db")
+	plain := strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", "ops", "--db", dstDB).want(t, 0).stdout)
+	importer := strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", "ops", "--import", "--db", dstDB).want(t, 0).stdout)
+	url := startServe(t, sb, dstDB)
+	r := sb.with("SHUSH_BASE_URL="+url, "SHUSH_API_KEY="+plain).run(t, nil, "suppressions", "batch", "add", "--file", export, "--keep-ids").want(t, 4)
+	if !strings.Contains(r.stderr, "import right") {
+		t.Errorf("the refusal does not say why: %s", r)
+	}
+	dst := sb.with("SHUSH_BASE_URL="+url, "SHUSH_API_KEY="+importer)
+	r = dst.run(t, nil, "suppressions", "batch", "add", "--file", export, "--keep-ids").want(t, 0)
+	if got := list(dst); !slices.Equal(got, want) {
+		t.Fatalf("moved with --keep-ids:\n got %v\nwant %v", got, want)
+	}
+	if !strings.Contains(r.stderr, "IDs kept: 3 entries listed with the ID and creation time the file gives.") {
+		t.Errorf("the report does not say the IDs were kept: %s", r)
+	}
+
+	// The local list: its own key may.
+	local := sb.with("SHUSH_DB=" + filepath.Join(sb.home, "local.db"))
+	local.run(t, nil, "suppressions", "batch", "add", "--file", export, "--keep-ids").want(t, 0)
+	if got := list(local); !slices.Equal(got, want) {
+		t.Fatalf("the local list with --keep-ids:\n got %v\nwant %v", got, want)
+	}
+}

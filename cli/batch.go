@@ -75,6 +75,9 @@ type batchFlags struct {
 	keep noteFlags
 	// format names the file's format (batch.CheckFormat).
 	format string
+	// keepIDs sends each entry's own ID and creation time (an export
+	// read back), for a key with the import right.
+	keepIDs bool
 }
 
 // override is the rule's override the flags ask for.
@@ -197,6 +200,7 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 		fl.BoolVar(&f.yes, "yes", false, "remove without asking")
 	} else {
 		f.keep.flags(fl)
+		fl.BoolVar(&f.keepIDs, "keep-ids", false, "keep each entry's own ID and creation time where the file gives them (a shush export): needs a key with the import right, or the local list; an ID in use, or not one this service could have made before now, gets a new one and the report says so")
 	}
 }
 
@@ -307,7 +311,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	out := a.output()
 	if f.dryRun {
-		return a.printPlan(out, in, settings.Target(), f.reference, f.keep)
+		return a.printPlan(out, in, settings.Target(), f.reference, f.keep, f.keepIDs)
 	}
 	if !out.json {
 		a.listTakenIn(a.io.Out, in.Decisions)
@@ -346,7 +350,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		in.DropOrigins()
 	}
 
-	meta := batch.RunMeta{Reference: f.reference, Input: inputName(f.file), Note: f.keep.note}
+	meta := batch.RunMeta{Reference: f.reference, Input: inputName(f.file), Note: f.keep.note, KeepIDs: f.keepIDs}
 	if meta.ExpiresAt, err = expiresAt(ctx, conn.Client, exp); err != nil {
 		return err
 	}
@@ -360,7 +364,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		a.pruneRuns(runs, conn.Settings.KeepRuns)
 	}
 	sum := summaryOfInput(in)
-	sum.ownIDs = in.OwnIDs()
+	sum.ownIDs, sum.keepIDs = in.OwnIDs(), f.keepIDs
 	send := func(on batch.Observer) error {
 		if resumeID != "" {
 			in.Release() // the run's journals have the values
@@ -437,7 +441,8 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 			fmt.Fprintf(a.io.Err, "shush: left out %s: %s\n", plural(len(plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(plan.Invalid, 3))
 		}
 		var notes strings.Builder
-		a.listReading(&notes, sum.preset, sum.warnings, sum.ownIDs, "")
+		a.listReading(&notes, sum.preset, sum.warnings, sum.ownIDsNew(), "")
+		a.listKept(&notes, sum)
 		for line := range strings.Lines(notes.String()) {
 			fmt.Fprint(a.io.Err, "shush: "+line)
 		}

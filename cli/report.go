@@ -63,7 +63,7 @@ type planView struct {
 	Warnings []string      `json:"warnings,omitempty"`
 }
 
-func (a *app) printPlan(out outputMode, in *batch.Input, target, reference string, keep noteFlags) error {
+func (a *app) printPlan(out outputMode, in *batch.Input, target, reference string, keep noteFlags, keepIDs bool) error {
 	v := planView{DryRun: true, Mode: in.Mode.String(), Target: target, Format: in.Format.String(), Entries: in.Entries,
 		Valid: in.Len(), Duplicates: in.Duplicates, Invalid: in.Invalid, LeftOut: in.LeftOut, Decisions: in.Decisions,
 		Batches: in.Batches(), BatchSize: api.MaxBatch, Reference: reference, Note: keep.note, Expires: keep.expires,
@@ -99,7 +99,14 @@ func (a *app) printPlan(out outputMode, in *batch.Input, target, reference strin
 		w.WriteString(touchList(fmt.Sprintf("It would %s:", verb), slices.Collect(in.Values()), widthOf(a.io.Out)))
 	}
 	a.listInvalid(&w, in.Invalid, len(in.Invalid))
-	a.listReading(&w, in.Preset, in.Warnings, in.OwnIDs(), "would")
+	ownIDs := in.OwnIDs()
+	if keepIDs {
+		if ownIDs > 0 {
+			fmt.Fprintf(&w, "IDs kept (--keep-ids): %s would go with the ID and creation time the file gives, kept where the service allows.\n", plural(ownIDs, "entry", "entries"))
+		}
+		ownIDs = 0
+	}
+	a.listReading(&w, in.Preset, in.Warnings, ownIDs, "would")
 	a.listTakenIn(&w, in.Decisions)
 	a.listLeftOut(&w, in.LeftOut)
 	if reference != "" {
@@ -209,7 +216,20 @@ func (a *app) printReport(sum *summary, target string) {
 	for _, b := range sum.failed {
 		fmt.Fprintf(w, "Batch %d failed: %s\n", b.number, safeText(b.message))
 	}
-	a.listReading(w, sum.preset, sum.warnings, sum.ownIDs, "")
+	a.listReading(w, sum.preset, sum.warnings, sum.ownIDsNew(), "")
+	a.listKept(w, sum)
+}
+
+// listKept says what a run that kept IDs kept.
+func (a *app) listKept(w io.Writer, sum *summary) {
+	if !sum.keepIDs || sum.kept+sum.renewed == 0 {
+		return
+	}
+	fmt.Fprintf(w, "IDs kept: %s listed with the ID and creation time the file gives", plural(sum.kept, "entry", "entries"))
+	if sum.renewed > 0 {
+		fmt.Fprintf(w, "; %s with new ones (their ID was in use, or is not one this service could have made before now: a UUIDv7)", plural(sum.renewed, "entry", "entries"))
+	}
+	fmt.Fprintln(w, ".")
 }
 
 // listReading says what the input was read as (another provider's file),

@@ -27,6 +27,10 @@ type summary struct {
 	preset   *batch.Preset
 	warnings []string
 	ownIDs   int
+	// keepIDs says the run sent the entries' own IDs; kept counts the
+	// entries it listed with them, renewed those it listed with new ones.
+	keepIDs       bool
+	kept, renewed int
 }
 
 type failedBatch struct {
@@ -59,6 +63,15 @@ func (s *summary) add(rep batch.Report) {
 	}
 	for o, n := range rep.Count() {
 		s.counts[o] += n
+	}
+	for _, r := range rep.Results {
+		if to, ok := rep.Plan.Restore[r.Input]; ok && to.ID != "" && r.Outcome == batch.Added {
+			if r.ID == to.ID {
+				s.kept++
+			} else {
+				s.renewed++
+			}
+		}
 	}
 	failed := map[int]bool{}
 	for _, b := range rep.Failed {
@@ -121,4 +134,13 @@ func (s *summary) outcomes() map[batch.Outcome]int {
 		m[batch.Unsent] += rest
 	}
 	return m
+}
+
+// ownIDsNew counts the entries the file gave their own ID that the run
+// did not try to keep (no --keep-ids): their IDs and dates are new.
+func (s *summary) ownIDsNew() int {
+	if s.keepIDs {
+		return 0
+	}
+	return s.ownIDs
 }

@@ -309,7 +309,7 @@ func expiresField(raw json.RawMessage, name string, now time.Time) (time.Time, e
 }
 
 // entryFields are the fields of an item of `entries`.
-var entryFields = []string{"email", "origin", "source_id", "note", "expires_at", "evidence"}
+var entryFields = []string{"email", "origin", "source_id", "note", "expires_at", "evidence", "id", "created_at"}
 
 // entryList decodes batch add's `entries`: an array of 1 to api.MaxBatch
 // objects {"email", "origin"?, "source_id"?, "note"?, "expires_at"?}
@@ -396,6 +396,9 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 			if e.Evidence, err = evidenceField(raw, fmt.Sprintf("%s[%d].evidence", name, i)); err != nil {
 				return nil, err
 			}
+		}
+		if err := ownID(fields, fmt.Sprintf("%s[%d]", name, i), now, &e); err != nil {
+			return nil, err
 		}
 		if !seen[e.Email] {
 			seen[e.Email] = true
@@ -511,4 +514,41 @@ func evidenceField(raw json.RawMessage, name string) (*api.Evidence, error) {
 		return nil, invalid("`%s` is not evidence: %s.", name, err)
 	}
 	return &ev, nil
+}
+
+// ownID decodes an entry's own `id` and `created_at` (an import that keeps
+// them): given together, a suppression ID and an RFC 3339 time not after
+// now (the service's clock).
+func ownID(fields map[string]json.RawMessage, name string, now time.Time, e *store.NewEntry) error {
+	rawID, hasID := fields["id"]
+	rawAt, hasAt := fields["created_at"]
+	if hasID && isNull(rawID) {
+		hasID = false
+	}
+	if hasAt && isNull(rawAt) {
+		hasAt = false
+	}
+	switch {
+	case !hasID && !hasAt:
+		return nil
+	case hasID != hasAt:
+		return invalid("%s has `id` or `created_at` without the other; an entry keeps its own ID and creation time together.", name)
+	}
+	id, err := stringField(rawID, name+".id", "a suppression ID", api.NormalizeID)
+	if err != nil {
+		return err
+	}
+	at, err := stringField(rawAt, name+".created_at", "an RFC 3339 time", func(s string) (string, error) { return s, nil })
+	if err != nil {
+		return err
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return invalid("`%s.created_at` (%s) is not an RFC 3339 time such as 2026-01-31T12:00:00Z.", name, api.Quote(at))
+	}
+	if t.After(now) {
+		return invalid("`%s.created_at` (%s) is after now (the service's clock says %s).", name, api.Quote(at), now.UTC().Format(api.TimestampLayout))
+	}
+	e.ID, e.CreatedAt = id, t.UTC()
+	return nil
 }

@@ -61,7 +61,7 @@ type Table struct {
 // a column to the schema means adding it here, or the coverage test fails.
 var Tables = []Table{
 	{Name: "api_keys", Columns: []Column{{"id", Text}, {"team", Text}, {"read_only", Bool}, {"hash", Bytes}, {"created_at", Time},
-		{"revoked_at", Time}, {"name", Text}, {"override", Bool}}},
+		{"revoked_at", Time}, {"name", Text}, {"override", Bool}, {"can_import", Bool}}},
 	{Name: "agents", Columns: []Column{{"id", Text}, {"team", Text}, {"name", Text}, {"public_key", Text}, {"fingerprint", Text},
 		{"read_only", Bool}, {"override", Bool}, {"created_at", Time}, {"removed_at", Time}}},
 	{Name: "teams", Columns: []Column{{"name", Text}, {"protected", List}, {"complaint_removal", Text}, {"soft_threshold", Int},

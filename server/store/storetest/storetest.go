@@ -65,6 +65,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AddObeysProtected", testAddObeysProtected},
 		{"RemovalObeysComplaintRule", testRemovalObeysComplaintRule},
 		{"Evidence", testEvidence},
+		{"KeptIDs", testKeptIDs},
 		{"IntakeEndpoints", testIntakeEndpoints},
 		{"IntakePolicy", testIntakePolicy},
 		{"TakeIn", testTakeIn},
