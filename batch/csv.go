@@ -124,10 +124,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 					describeEntry(mode), strings.Join(trimAll(row), ", "), wrongModeHint(row, mode))
 			}
 			if header {
-				if mode == Add {
-					c := exportColumnsOf(row)
-					cols = &c
-				}
+				cols = exportColumnsFor(row, mode)
 				if !mode.byID() {
 					if other := secondAddressColumn(row, col); other >= 0 {
 						return errLine(line, "the columns %q and %q both name addresses, and shush reads one column: keep one, or give the other's addresses rows of their own",
@@ -161,16 +158,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 		if !mode.byID() {
 			v = angleAddress(v)
 		}
-		it := NewItem(mode, line, v)
-		if cols != nil && it.Valid() {
-			c, err := cols.cellsOf(row)
-			if err != nil {
-				it = refuse(it, "%v", err)
-			} else {
-				it = withCells(it, c)
-			}
-		}
-		emit(it)
+		emit(cols.item(NewItem(mode, line, v), row))
 	}
 	return nil
 }

@@ -62,20 +62,40 @@ func withCells(it Item, c cells) Item {
 	if err := api.ValidNote(c.note); err != nil {
 		return refuse(it, "its %v", err)
 	}
-	var x Extra
+	x, problem := c.extra()
+	if problem != "" {
+		return refuse(it, "%s", problem)
+	}
+	if c.origin == "" && c.note == "" && x.empty() {
+		return it // nothing the entry keeps
+	}
+	it.Origin, it.Note = o, c.note
+	if o != api.OriginManual {
+		it.SourceID = c.source
+	}
+	if !x.empty() {
+		it.Extra = x
+	}
+	return it
+}
+
+// extra reads the expiry and the evidence (a problem makes the entry
+// invalid), and the entry's own ID and creation time.
+func (c cells) extra() (*Extra, string) {
+	x := &Extra{}
 	if c.expires != "" {
 		t, err := readTime(c.expires)
 		switch {
 		case err != nil:
-			return refuse(it, "its expiry %s is not an RFC 3339 time", api.Quote(c.expires))
+			return nil, fmt.Sprintf("its expiry %s is not an RFC 3339 time", api.Quote(c.expires))
 		case !t.After(time.Now()):
-			return refuse(it, "its expiry %s has passed: the entry would be taken off the list at once", c.expires)
+			return nil, fmt.Sprintf("its expiry %s has passed: the entry would be taken off the list at once", c.expires)
 		}
 		x.ExpiresAt = t
 	}
 	if c.evidence != nil {
 		if err := c.evidence.Check(); err != nil {
-			return refuse(it, "its evidence is not kept: %v", err)
+			return nil, fmt.Sprintf("its evidence is not kept: %v", err)
 		}
 		ev := *c.evidence
 		x.Evidence = &ev
@@ -89,17 +109,7 @@ func withCells(it Item, c cells) Item {
 	if t, err := readTime(c.created); err == nil && c.created != "" {
 		x.CreatedAt = t
 	}
-	if c.origin == "" && c.note == "" && x.empty() {
-		return it // nothing the entry keeps
-	}
-	it.Origin, it.Note = o, c.note
-	if o != api.OriginManual {
-		it.SourceID = c.source
-	}
-	if !x.empty() {
-		it.Extra = &x
-	}
-	return it
+	return x, ""
 }
 
 // refuse makes it invalid for the reason given.
@@ -139,6 +149,29 @@ func exportColumnsOf(header []string) exportColumns {
 		c.evidence[i] = headerIndex(header, name)
 	}
 	return c
+}
+
+// exportColumnsFor finds an addition's export columns in a CSV header
+// (nil for another mode: a removal reads the entries alone).
+func exportColumnsFor(header []string, mode Mode) *exportColumns {
+	if mode != Add {
+		return nil
+	}
+	c := exportColumnsOf(header)
+	return &c
+}
+
+// item gives a valid item what its row says of the entry (nothing
+// without columns).
+func (c *exportColumns) item(it Item, row []string) Item {
+	if c == nil || !it.Valid() {
+		return it
+	}
+	cs, err := c.cellsOf(row)
+	if err != nil {
+		return refuse(it, "%v", err)
+	}
+	return withCells(it, cs)
 }
 
 // cellsOf reads a row's cells by the columns.

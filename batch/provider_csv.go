@@ -151,20 +151,8 @@ func findCSVPreset(text io.Reader, first firstLine, format, file string) (*csvPr
 		keys[i] = headerKey(h)
 	}
 	row, _ := r.Read()
-	get := func(k string) string { return cell(row, slices.Index(keys, k)) }
-	for _, exact := range []bool{true, false} {
-		if !exact && format == FormatAuto {
-			break
-		}
-		for i := range csvPresets {
-			p := &csvPresets[i]
-			if format == FormatAuto && p.shape != nil && !p.shape(get) {
-				continue
-			}
-			if (format == FormatAuto || p.provider == format) && p.fits(keys, exact) {
-				return p, p.preset(header, keys, file), nil
-			}
-		}
+	if p := matchCSVPreset(keys, row, format); p != nil {
+		return p, p.preset(header, keys, file), nil
 	}
 	if (format == FormatAuto || format == FormatSES) && len(header) == 2 {
 		if _, ok := originOf(header[1]); ok && strings.Contains(header[0], "@") {
@@ -176,6 +164,28 @@ func findCSVPreset(text io.Reader, first firstLine, format, file string) (*csvPr
 	}
 	return nil, nil, errLine(1, "it is not a %s CSV: its header (%s) has none of its files' columns (%s)",
 		providerName(format), strings.Join(trimAll(header), ", "), presetColumns(format))
+}
+
+// matchCSVPreset is the preset whose columns the header has: exactly,
+// and (a format named) at least; its first row is checked where the
+// columns are another's too.
+func matchCSVPreset(keys, row []string, format string) *csvPreset {
+	get := func(k string) string { return cell(row, slices.Index(keys, k)) }
+	for _, exact := range []bool{true, false} {
+		if !exact && format == FormatAuto {
+			break
+		}
+		for i := range csvPresets {
+			p := &csvPresets[i]
+			if format == FormatAuto && p.shape != nil && !p.shape(get) {
+				continue
+			}
+			if (format == FormatAuto || p.provider == format) && p.fits(keys, exact) {
+				return p
+			}
+		}
+	}
+	return nil
 }
 
 // providerName is a format's provider as people write it.

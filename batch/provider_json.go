@@ -25,7 +25,18 @@ var (
 		addr: "EmailAddress", reason: "Reason", date: "LastUpdateTime", more: "NextToken"}
 	sesImport = jsonPreset{provider: FormatSES, name: "Amazon SES bulk suppression JSON (one object a line)",
 		addr: "emailAddress", reason: "reason"}
+	postmarkArray = jsonPreset{provider: FormatPostmark, name: "Postmark suppressions JSON array", addr: "EmailAddress",
+		reason: "SuppressionReason", by: "Origin", date: "CreatedAt"}
+	sesArray = jsonPreset{provider: FormatSES, name: "Amazon SES suppressed destinations JSON array", addr: "EmailAddress",
+		reason: "Reason", date: "LastUpdateTime"}
 )
+
+// jsonKeys are the presets a key of a file's object finds, and those a
+// key of its array's first object finds.
+var jsonKeys = map[bool]map[string]*jsonPreset{
+	false: {postmarkDump.list: &postmarkDump, sesList.list: &sesList, sesImport.addr: &sesImport},
+	true:  {"SuppressionReason": &postmarkArray, "Reason": &sesArray},
+}
 
 // preset says what the preset reads.
 func (p *jsonPreset) preset() *Preset {
@@ -43,16 +54,8 @@ func (p *jsonPreset) preset() *Preset {
 // to one provider.
 func findJSONPreset(text io.Reader, format string) *jsonPreset {
 	dec := json.NewDecoder(text)
-	tok, err := dec.Token()
-	if err != nil {
-		return nil
-	}
-	array := tok == json.Delim('[')
-	if array {
-		if tok, err = dec.Token(); err != nil || tok != json.Delim('{') {
-			return nil
-		}
-	} else if tok != json.Delim('{') {
+	array, ok := firstObject(dec)
+	if !ok {
 		return nil
 	}
 	for dec.More() {
@@ -61,20 +64,7 @@ func findJSONPreset(text io.Reader, format string) *jsonPreset {
 			return nil
 		}
 		key, _ := tok.(string)
-		var p *jsonPreset
-		switch {
-		case !array && key == postmarkDump.list:
-			p = &postmarkDump
-		case !array && key == sesList.list:
-			p = &sesList
-		case array && key == "SuppressionReason":
-			p = &jsonPreset{provider: FormatPostmark, name: "Postmark suppressions JSON array", addr: "EmailAddress", reason: "SuppressionReason", by: "Origin", date: "CreatedAt"}
-		case array && key == "Reason":
-			p = &jsonPreset{provider: FormatSES, name: "Amazon SES suppressed destinations JSON array", addr: "EmailAddress", reason: "Reason", date: "LastUpdateTime"}
-		case !array && key == sesImport.addr:
-			p = &sesImport
-		}
-		if p != nil && (format == FormatAuto || format == p.provider) {
+		if p := jsonKeys[array][key]; p != nil && (format == FormatAuto || format == p.provider) {
 			return p
 		}
 		var skip json.RawMessage
@@ -83,6 +73,19 @@ func findJSONPreset(text io.Reader, format string) *jsonPreset {
 		}
 	}
 	return nil
+}
+
+// firstObject reads up to the keys of the text's object, or of its
+// array's first element (array); ok is false for anything else.
+func firstObject(dec *json.Decoder) (array, ok bool) {
+	tok, err := dec.Token()
+	if err != nil {
+		return false, false
+	}
+	if array = tok == json.Delim('['); array {
+		tok, err = dec.Token()
+	}
+	return array, err == nil && tok == json.Delim('{')
 }
 
 // readPresetJSON reads a provider's JSON as p says: the entries of its

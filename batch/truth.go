@@ -353,25 +353,7 @@ walk:
 	// The rest were listed before the mark, or were not added at all:
 	// those the run's walk of the list sees are paired with their entries
 	// (walk.go), the others looked up.
-	var ask []string
-	var at []int
-	for pass := 0; pass < 2; pass++ {
-		ask, at = ask[:0], at[:0]
-		for k, v := range values {
-			if settled[k] {
-				continue
-			}
-			if e, ok := r.pairs.found(v, sent); ok && answered[e.ID] {
-				res[k], settled[k] = Result{Input: v, ID: e.ID, Outcome: AlreadyListed}, true
-				continue
-			}
-			ask = append(ask, v)
-			at = append(at, k)
-		}
-		if pass == 0 && len(ask) > 0 && reached {
-			r.pair(ctx, ask)
-		}
-	}
+	ask, at := r.pairListed(ctx, values, answered, res, settled, sent, reached)
 	if len(ask) == 0 && pages == 1 {
 		r.leaveMark(top)
 	} else {
@@ -480,4 +462,32 @@ func (r *runner) addPaired(ctx context.Context, values []string, data []api.Supp
 		}
 	}
 	return res
+}
+
+// pairListed settles the addresses of a batch that were listed before it
+// where the run's walk of the list saw their entries with an ID the batch
+// answered (walking on when it pays, once the batch's own walk reached
+// its mark), and returns the others, to be looked up, with their places.
+func (r *runner) pairListed(ctx context.Context, values []string, answered map[string]bool, res []Result, settled []bool, sent int64, walk bool) ([]string, []int) {
+	var ask []string
+	var at []int
+	for pass := 0; pass < 2; pass++ {
+		ask, at = ask[:0], at[:0]
+		for k, v := range values {
+			if settled[k] {
+				continue
+			}
+			if e, ok := r.pairs.found(v, sent); ok && answered[e.ID] {
+				res[k], settled[k] = Result{Input: v, ID: e.ID, Outcome: AlreadyListed}, true
+				continue
+			}
+			ask = append(ask, v)
+			at = append(at, k)
+		}
+		if pass > 0 || len(ask) == 0 || !walk {
+			break
+		}
+		r.pair(ctx, ask)
+	}
+	return ask, at
 }

@@ -170,13 +170,9 @@ type listScan struct {
 	asked  map[string]bool
 }
 
-// walk reads on as long as it pays (worthAnotherPage) for the addresses
-// of want it has not seen, and says what it knows of each: its entry, and
-// whether it knows at all. A failed read ends the walk for this call: the
-// look-ups remain.
-func (s *listScan) walk(ctx context.Context, c *client.Client, want []string) (found []Found, known []bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// ask counts the addresses of want among those asked about; one a page
+// read for another chunk showed is paired already. Called with s.mu held.
+func (s *listScan) ask(want []string) {
 	if s.seen == nil {
 		s.seen, s.asked = map[string]api.Entry{}, map[string]bool{}
 	}
@@ -186,9 +182,33 @@ func (s *listScan) walk(ctx context.Context, c *client.Client, want []string) (f
 		}
 		s.asked[v] = true
 		if _, ok := s.seen[v]; ok {
-			s.paired++ // a page read for another chunk showed it
+			s.paired++
 		}
 	}
+}
+
+// keep keeps every entry of a page (the walk reads only as many pages as
+// pay for the addresses asked): a later chunk's addresses are there.
+// Called with s.mu held.
+func (s *listScan) keep(entries []api.Entry) {
+	for _, e := range entries {
+		if _, dup := s.seen[e.Email]; !dup {
+			s.seen[e.Email] = e
+			if s.asked[e.Email] {
+				s.paired++
+			}
+		}
+	}
+}
+
+// walk reads on as long as it pays (worthAnotherPage) for the addresses
+// of want it has not seen, and says what it knows of each: its entry, and
+// whether it knows at all. A failed read ends the walk for this call: the
+// look-ups remain.
+func (s *listScan) walk(ctx context.Context, c *client.Client, want []string) (found []Found, known []bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ask(want)
 	left := func() int {
 		n := 0
 		for _, v := range want {
@@ -204,16 +224,7 @@ func (s *listScan) walk(ctx context.Context, c *client.Client, want []string) (f
 			break
 		}
 		s.pages++
-		// Every entry is kept (the walk reads only as many pages as pay
-		// for the addresses asked): a later chunk's addresses are there.
-		for _, e := range page.Data {
-			if _, dup := s.seen[e.Email]; !dup {
-				s.seen[e.Email] = e
-				if s.asked[e.Email] {
-					s.paired++
-				}
-			}
-		}
+		s.keep(page.Data)
 		if !page.HasMore || len(page.Data) == 0 {
 			s.ended = true
 			break

@@ -382,22 +382,7 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 			}
 			e.SourceID = &src
 		}
-		if raw, ok := fields["note"]; ok {
-			if e.Note, err = noteField(raw, fmt.Sprintf("%s[%d].note", name, i)); err != nil {
-				return nil, err
-			}
-		}
-		if raw, ok := fields["expires_at"]; ok {
-			if e.ExpiresAt, err = expiresField(raw, fmt.Sprintf("%s[%d].expires_at", name, i), now); err != nil {
-				return nil, err
-			}
-		}
-		if raw, ok := fields["evidence"]; ok {
-			if e.Evidence, err = evidenceField(raw, fmt.Sprintf("%s[%d].evidence", name, i)); err != nil {
-				return nil, err
-			}
-		}
-		if err := ownID(fields, fmt.Sprintf("%s[%d]", name, i), now, &e); err != nil {
+		if err := entryExtras(fields, fmt.Sprintf("%s[%d]", name, i), now, &e); err != nil {
 			return nil, err
 		}
 		if !seen[e.Email] {
@@ -551,4 +536,27 @@ func ownID(fields map[string]json.RawMessage, name string, now time.Time, e *sto
 	}
 	e.ID, e.CreatedAt = id, t.UTC()
 	return nil
+}
+
+// entryExtras decodes what an item of `entries` may say beyond its
+// address, origin and source: its note, expiry, evidence, and its own ID
+// and creation time. name is the item's place ("entries[3]").
+func entryExtras(fields map[string]json.RawMessage, name string, now time.Time, e *store.NewEntry) error {
+	var err error
+	if raw, ok := fields["note"]; ok {
+		if e.Note, err = noteField(raw, name+".note"); err != nil {
+			return err
+		}
+	}
+	if raw, ok := fields["expires_at"]; ok {
+		if e.ExpiresAt, err = expiresField(raw, name+".expires_at", now); err != nil {
+			return err
+		}
+	}
+	if raw, ok := fields["evidence"]; ok {
+		if e.Evidence, err = evidenceField(raw, name+".evidence"); err != nil {
+			return err
+		}
+	}
+	return ownID(fields, name, now, e)
 }

@@ -188,18 +188,16 @@ func copyTables(ctx context.Context, rd reader, tx target, to dialectKind, progr
 }
 
 // copyTable copies one table: a reader of the source hands chunks to the
-// writer of the target.
+// writer of the target, which hands them on to be summed while it writes.
 func copyTable(ctx context.Context, rd reader, tx target, t Table, to dialectKind, progress func(string, int64)) (sum, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	chunks := make(chan []row, 2)
-	var s sum
 	var readErr error
 	go func() {
 		defer close(chunks)
 		chunk := make([]row, 0, chunkRows)
 		readErr = rd.each(ctx, t, to, func(r row) error {
-			s.add(r)
 			if chunk = append(chunk, r); len(chunk) < chunkRows {
 				return nil
 			}
@@ -215,23 +213,49 @@ func copyTable(ctx context.Context, rd reader, tx target, t Table, to dialectKin
 			chunks <- chunk
 		}
 	}()
+	summing := make(chan []row, 4)
+	summed := make(chan sum, 1)
+	go func() {
+		var s sum
+		for chunk := range summing {
+			for _, r := range chunk {
+				s.add(r)
+			}
+		}
+		summed <- s
+	}()
+	written, err := writeChunks(ctx, tx, t, chunks, summing, progress)
+	close(summing)
+	s := <-summed
+	if err != nil {
+		cancel()
+		for range chunks {
+		}
+		return sum{}, err
+	}
+	if readErr != nil {
+		return sum{}, fmt.Errorf("read the source's %s: %w", t.Name, readErr)
+	}
+	if s.rows != written {
+		return sum{}, fmt.Errorf("the source's %s: %d rows read, %d written", t.Name, s.rows, written)
+	}
+	return s, ctx.Err()
+}
+
+// writeChunks writes each chunk, handing it to be summed first.
+func writeChunks(ctx context.Context, tx target, t Table, chunks <-chan []row, summing chan<- []row, progress func(string, int64)) (int64, error) {
 	var written int64
 	for chunk := range chunks {
+		summing <- chunk
 		if err := tx.write(ctx, t, chunk); err != nil {
-			cancel()
-			for range chunks {
-			}
-			return sum{}, fmt.Errorf("write the target's %s: %w", t.Name, err)
+			return written, fmt.Errorf("write the target's %s: %w", t.Name, err)
 		}
 		written += int64(len(chunk))
 		if progress != nil {
 			progress(t.Name, written)
 		}
 	}
-	if readErr != nil {
-		return sum{}, fmt.Errorf("read the source's %s: %w", t.Name, readErr)
-	}
-	return s, ctx.Err()
+	return written, nil
 }
 
 // verify reads every table back from the target, inside the copy's own

@@ -156,12 +156,24 @@ func (t sqliteTx) each(ctx context.Context, tb Table, to dialectKind, fn func(ro
 		return err
 	}
 	defer rows.Close()
-	holders, dest := sqliteHolders(tb, to)
+	// The driver's own values (int64, string, []byte, nil), read without
+	// reflection, then made the kind's.
+	n := len(tb.Columns)
+	for _, c := range tb.Columns {
+		if c.Kind == ChangeID || c.Kind == ChangeRef {
+			n++
+		}
+	}
+	vals := make([]any, n)
+	dest := make([]any, n)
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return err
 		}
-		r, err := holders.row(tb)
+		r, err := sqliteRow(tb, vals)
 		if err != nil {
 			return err
 		}
@@ -172,118 +184,83 @@ func (t sqliteTx) each(ctx context.Context, tb Table, to dialectKind, fn func(ro
 	return rows.Err()
 }
 
-// sqliteHold is where one column's value is scanned.
-type sqliteHold struct {
-	s      *string
-	i      *int64
-	b      *[]byte
-	native any // the target's key of a change: *int64 or *string
-}
-
-type sqliteHolds []*sqliteHold
-
-// sqliteHolders makes the scan destinations of a table's columns.
-func sqliteHolders(tb Table, to dialectKind) (sqliteHolds, []any) {
-	hs := make(sqliteHolds, len(tb.Columns))
-	var dest []any
+// sqliteRow makes the row of a table from the driver's values (a change's
+// two columns, its first_id and its key in the target, one after the
+// other).
+func sqliteRow(tb Table, vals []any) (row, error) {
+	r := make(row, len(tb.Columns))
+	v := 0
 	for i, c := range tb.Columns {
-		h := &sqliteHold{}
-		switch c.Kind {
-		case Text, UUID, List:
-			h.s = new(string)
-			dest = append(dest, &h.s)
-		case Int, Bool, Time:
-			h.i = new(int64)
-			dest = append(dest, &h.i)
-		case Bytes:
-			h.b = new([]byte)
-			dest = append(dest, h.b)
-		case ChangeID, ChangeRef:
-			h.s = new(string)
-			dest = append(dest, &h.s)
-			if to == sqliteKind {
-				n := new(*int64)
-				h.native, dest = n, append(dest, n)
-			} else {
-				s := new(*string)
-				h.native, dest = s, append(dest, s)
-			}
-		}
-		hs[i] = h
-	}
-	return hs, dest
-}
-
-// row turns what was scanned into the row's values.
-func (hs sqliteHolds) row(tb Table) (row, error) {
-	r := make(row, len(hs))
-	for i, h := range hs {
-		v, err := h.value(tb.Columns[i].Kind)
+		x, used, err := sqliteValueOf(c.Kind, vals[v:])
 		if err != nil {
-			return nil, fmt.Errorf("%s.%s: %w", tb.Name, tb.Columns[i].Name, err)
+			return nil, fmt.Errorf("%s.%s: %w", tb.Name, c.Name, err)
 		}
-		r[i] = v
+		r[i], v = x, v+used
 	}
 	return r, nil
 }
 
-func (h *sqliteHold) value(k Kind) (any, error) {
+// sqliteValueOf is the value of a column of kind k, from the driver's
+// values at vals, and how many of them it took.
+func sqliteValueOf(k Kind, vals []any) (any, int, error) {
+	x := vals[0]
+	if x == nil {
+		if k == ChangeID || k == ChangeRef {
+			return change{}, 2, nil // no change, or one pruned
+		}
+		return nil, 1, nil
+	}
 	switch k {
 	case Text, UUID:
-		if h.s == nil {
-			return nil, nil
-		}
-		return *h.s, nil
+		s, err := text(x)
+		return s, 1, err
 	case List:
-		if h.s == nil {
-			return nil, nil
+		s, err := text(x)
+		if err != nil {
+			return nil, 1, err
 		}
 		var l []string
-		if err := json.Unmarshal([]byte(*h.s), &l); err != nil {
-			return nil, fmt.Errorf("not a JSON list of strings: %w", err)
+		if err := json.Unmarshal([]byte(s), &l); err != nil {
+			return nil, 1, fmt.Errorf("not a JSON list of strings: %w", err)
 		}
-		return l, nil
+		return l, 1, nil
 	case Bytes:
-		if *h.b == nil {
-			return nil, nil
+		b, ok := x.([]byte)
+		if !ok {
+			s, err := text(x)
+			return []byte(s), 1, err
 		}
-		return *h.b, nil
+		return b, 1, nil
 	case ChangeID, ChangeRef:
-		return h.change(), nil
+		canon, err := text(x)
+		native := vals[1]
+		if s, ok := native.([]byte); ok {
+			native = string(s)
+		}
+		return change{canon: canon, native: native}, 2, err
 	}
-	return h.number(k), nil
-}
-
-// number is an Int, Bool or Time value.
-func (h *sqliteHold) number(k Kind) any {
-	if h.i == nil {
-		return nil
+	n, ok := x.(int64)
+	if !ok {
+		return nil, 1, fmt.Errorf("%v is not an integer", x)
 	}
 	switch k {
 	case Bool:
-		return *h.i != 0
+		return n != 0, 1, nil
 	case Time:
-		return time.UnixMilli(*h.i).UTC()
+		return time.UnixMilli(n).UTC(), 1, nil
 	}
-	return *h.i
+	return n, 1, nil
 }
 
-func (h *sqliteHold) change() change {
-	if h.s == nil {
-		return change{} // no change, or one pruned
+// text is a driver's text value.
+func text(x any) (string, error) {
+	switch v := x.(type) {
+	case string:
+		return v, nil
+	case []byte:
+		return string(v), nil
 	}
-	c := change{canon: *h.s}
-	switch n := h.native.(type) {
-	case **int64:
-		if *n != nil {
-			c.native = **n
-		}
-	case **string:
-		if *n != nil {
-			c.native = **n
-		}
-	}
-	return c
+	return "", fmt.Errorf("%v is not text", x)
 }
 
 // maxParams bounds the parameters of one statement.

@@ -186,11 +186,7 @@ func (c *Core) addIn(ctx context.Context, tx Tx, a *adding) error {
 			return err
 		}
 	}
-	kept, err := c.insertOwn(ctx, tx, a)
-	if err != nil {
-		return err
-	}
-	got, err := c.insertRest(ctx, tx, a)
+	kept, got, err := c.insertFirst(ctx, tx, a)
 	for round := 1; ; round++ {
 		if err != nil {
 			return err
@@ -230,14 +226,32 @@ func (c *Core) addIn(ctx context.Context, tx Tx, a *adding) error {
 	if c.noTrail {
 		return nil
 	}
+	return c.added(ctx, tx, a, kept, hooks)
+}
+
+// added writes what an add's new entries bring besides the list: the
+// trail of those listed with their own IDs, and the webhook events of
+// every new entry.
+func (c *Core) added(ctx context.Context, tx Tx, a *adding, kept []store.Entry, hooks []store.Webhook) error {
 	if err := c.ownTrail(ctx, tx, a, kept); err != nil {
 		return err
 	}
-	created := listed
-	if slices.ContainsFunc(listed, func(e store.Entry) bool { return !e.Created }) {
-		created = slices.DeleteFunc(slices.Clone(listed), func(e store.Entry) bool { return !e.Created })
+	created := a.listed
+	if slices.ContainsFunc(created, func(e store.Entry) bool { return !e.Created }) {
+		created = slices.DeleteFunc(slices.Clone(created), func(e store.Entry) bool { return !e.Created })
 	}
-	return c.queue(ctx, tx, team, store.AuditAdded, a.at, hooks, created)
+	return c.queue(ctx, tx, a.team, store.AuditAdded, a.at, hooks, created)
+}
+
+// insertFirst lists the rows given their own IDs that may keep them
+// (insertOwn), then makes the first try of the others' insert
+// (insertRest).
+func (c *Core) insertFirst(ctx context.Context, tx Tx, a *adding) (kept, got []store.Entry, err error) {
+	if kept, err = c.insertOwn(ctx, tx, a); err != nil {
+		return nil, nil, err
+	}
+	got, err = c.insertRest(ctx, tx, a)
+	return kept, got, err
 }
 
 // insertOwn lists the rows given their own IDs that may keep them: a
