@@ -15,16 +15,9 @@ import (
 // providerWant is a fixture's expected reading (NAME.want.json beside
 // it), written by hand from the provider's documented shape.
 type providerWant struct {
-	Preset  string   `json:"preset"`
-	Ignored []string `json:"ignored"`
-	Entries []struct {
-		Email     string        `json:"email"`
-		Origin    api.Origin    `json:"origin"`
-		SourceID  string        `json:"source_id"`
-		ID        string        `json:"id"`
-		CreatedAt string        `json:"created_at"`
-		Evidence  *api.Evidence `json:"evidence"`
-	} `json:"entries"`
+	Preset  string      `json:"preset"`
+	Ignored []string    `json:"ignored"`
+	Entries []wantEntry `json:"entries"`
 	Invalid []struct {
 		Line    int    `json:"line"`
 		Raw     string `json:"raw"`
@@ -45,56 +38,64 @@ func TestProviderFixtures(t *testing.T) {
 			continue
 		}
 		n++
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			var want providerWant
-			b, err := os.ReadFile(file + ".want.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(b, &want); err != nil {
-				t.Fatal(err)
-			}
-			f, err := os.Open(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			got, err := batch.ReadAs(f, file, batch.Add, batch.FormatAuto)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Preset == nil || got.Preset.Name != want.Preset {
-				t.Fatalf("read as %v, want %q", got.Preset, want.Preset)
-			}
-			if want.Ignored != nil && !slices.Equal(got.Preset.Ignored, want.Ignored) {
-				t.Errorf("ignored %q, want %q", got.Preset.Ignored, want.Ignored)
-			}
-			checkEntries(t, got.Items, want)
-			if !slices.Equal(got.Warnings, want.Warnings) && len(got.Warnings)+len(want.Warnings) > 0 {
-				t.Errorf("warnings %q\nwant %q", got.Warnings, want.Warnings)
-			}
-			// The plan keeps what each entry says for the run.
-			if _, err := f.Seek(0, 0); err != nil {
-				t.Fatal(err)
-			}
-			in, err := batch.ReadPlanAs(f, file, batch.Add, batch.Own{}, batch.ByRule, batch.FormatAuto)
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan := in.Plan()
-			if in.Preset == nil || in.Preset.Name != want.Preset || len(plan.Values) != len(want.Entries) {
-				t.Fatalf("plan: preset %v, %d values; want %q, %d", in.Preset, len(plan.Values), want.Preset, len(want.Entries))
-			}
-			for _, w := range want.Entries {
-				to := plan.Restore[w.Email]
-				if to.Origin != w.Origin || !sameEvidence(to.Evidence, w.Evidence) {
-					t.Errorf("plan: %s is to be listed as %+v, want origin %s evidence %+v", w.Email, to, w.Origin, w.Evidence)
-				}
-			}
-		})
+		t.Run(filepath.Base(file), func(t *testing.T) { checkFixture(t, file) })
 	}
 	if n < 14 {
 		t.Fatalf("found %d fixtures, want one per format (14)", n)
+	}
+}
+
+// checkFixture reads a fixture as its want file says, items and plan.
+func checkFixture(t *testing.T, file string) {
+	var want providerWant
+	b, err := os.ReadFile(file + ".want.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &want); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := batch.ReadAs(f, file, batch.Add, batch.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Preset == nil || got.Preset.Name != want.Preset {
+		t.Fatalf("read as %v, want %q", got.Preset, want.Preset)
+	}
+	if want.Ignored != nil && !slices.Equal(got.Preset.Ignored, want.Ignored) {
+		t.Errorf("ignored %q, want %q", got.Preset.Ignored, want.Ignored)
+	}
+	checkEntries(t, got.Items, want)
+	if !slices.Equal(got.Warnings, want.Warnings) && len(got.Warnings)+len(want.Warnings) > 0 {
+		t.Errorf("warnings %q\nwant %q", got.Warnings, want.Warnings)
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	checkFixturePlan(t, f, file, want)
+}
+
+// checkFixturePlan: the plan keeps what each entry says for the run.
+func checkFixturePlan(t *testing.T, f *os.File, file string, want providerWant) {
+	t.Helper()
+	in, err := batch.ReadPlanAs(f, file, batch.Add, batch.Own{}, batch.ByRule, batch.FormatAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := in.Plan()
+	if in.Preset == nil || in.Preset.Name != want.Preset || len(plan.Values) != len(want.Entries) {
+		t.Fatalf("plan: preset %v, %d values; want %q, %d", in.Preset, len(plan.Values), want.Preset, len(want.Entries))
+	}
+	for _, w := range want.Entries {
+		to := plan.Restore[w.Email]
+		if to.Origin != w.Origin || !sameEvidence(to.Evidence, w.Evidence) {
+			t.Errorf("plan: %s is to be listed as %+v, want origin %s evidence %+v", w.Email, to, w.Origin, w.Evidence)
+		}
 	}
 }
 
@@ -112,24 +113,7 @@ func checkEntries(t *testing.T, items []batch.Item, want providerWant) {
 		t.Fatalf("%d entries, want %d: %+v", len(valid), len(want.Entries), valid)
 	}
 	for i, w := range want.Entries {
-		it := valid[i]
-		var ev *api.Evidence
-		var id, created string
-		if it.Extra != nil {
-			ev, id = it.Extra.Evidence, it.Extra.ID
-			if !it.Extra.CreatedAt.IsZero() {
-				created = it.Extra.CreatedAt.UTC().Format(api.TimestampLayout)
-			}
-		}
-		if it.Value != w.Email || it.Origin != w.Origin || it.SourceID != w.SourceID || id != w.ID || created != w.CreatedAt {
-			t.Errorf("entry %d = %s %s source %q id %q created %q; want %s %s source %q id %q created %q",
-				i, it.Value, it.Origin, it.SourceID, id, created, w.Email, w.Origin, w.SourceID, w.ID, w.CreatedAt)
-		}
-		if !sameEvidence(ev, w.Evidence) {
-			got, _ := json.Marshal(ev)
-			exp, _ := json.Marshal(w.Evidence)
-			t.Errorf("entry %d (%s) evidence\n got %s\nwant %s", i, w.Email, got, exp)
-		}
+		checkEntry(t, i, valid[i], w)
 	}
 	if len(invalid) != len(want.Invalid) {
 		t.Fatalf("%d invalid entries, want %d: %+v", len(invalid), len(want.Invalid), invalid)
@@ -139,6 +123,37 @@ func checkEntries(t *testing.T, items []batch.Item, want providerWant) {
 		if it.Line != w.Line || w.Raw != "" && it.Raw != w.Raw || w.Problem != "" && it.Problem != w.Problem {
 			t.Errorf("invalid %d = line %d raw %q problem %q; want line %d raw %q problem %q", i, it.Line, it.Raw, it.Problem, w.Line, w.Raw, w.Problem)
 		}
+	}
+}
+
+// wantEntry is one expected entry of a fixture.
+type wantEntry = struct {
+	Email     string        `json:"email"`
+	Origin    api.Origin    `json:"origin"`
+	SourceID  string        `json:"source_id"`
+	ID        string        `json:"id"`
+	CreatedAt string        `json:"created_at"`
+	Evidence  *api.Evidence `json:"evidence"`
+}
+
+func checkEntry(t *testing.T, i int, it batch.Item, w wantEntry) {
+	t.Helper()
+	var ev *api.Evidence
+	var id, created string
+	if it.Extra != nil {
+		ev, id = it.Extra.Evidence, it.Extra.ID
+		if !it.Extra.CreatedAt.IsZero() {
+			created = it.Extra.CreatedAt.UTC().Format(api.TimestampLayout)
+		}
+	}
+	if it.Value != w.Email || it.Origin != w.Origin || it.SourceID != w.SourceID || id != w.ID || created != w.CreatedAt {
+		t.Errorf("entry %d = %s %s source %q id %q created %q; want %s %s source %q id %q created %q",
+			i, it.Value, it.Origin, it.SourceID, id, created, w.Email, w.Origin, w.SourceID, w.ID, w.CreatedAt)
+	}
+	if !sameEvidence(ev, w.Evidence) {
+		got, _ := json.Marshal(ev)
+		exp, _ := json.Marshal(w.Evidence)
+		t.Errorf("entry %d (%s) evidence\n got %s\nwant %s", i, w.Email, got, exp)
 	}
 }
 
@@ -156,36 +171,41 @@ func sameEvidence(a, b *api.Evidence) bool {
 // of the provider's says why, on its first line; plain reads a provider's
 // file as a list, without its meaning.
 func TestProviderFormatNamed(t *testing.T) {
-	in := "email,created,reason,status,subuser\na@example.com,1761993721,550 no such user,5.1.1,team-eu\n"
-	got, err := batch.ReadAs(strings.NewReader(in), "export.csv", batch.Add, batch.FormatSendGrid)
+	bounces := "email,created,reason,status,subuser\na@example.com,1761993721,550 no such user,5.1.1,team-eu\n"
+	dump, err := os.ReadFile("testdata/providers/postmark-dump.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Preset == nil || got.Preset.Name != "SendGrid bounces CSV" || !slices.Equal(got.Preset.Ignored, []string{"subuser"}) {
-		t.Fatalf("preset %+v", got.Preset)
-	}
-	// Unnamed, the extra column keeps it a plain CSV: a guess would be
-	// shown as fact.
-	got, err = batch.ReadAs(strings.NewReader(in), "export.csv", batch.Add, batch.FormatAuto)
-	if err != nil || got.Preset != nil || len(got.Items) != 1 || got.Items[0].Origin != "" {
-		t.Fatalf("auto: %+v, %v", got, err)
-	}
-	_, err = batch.ReadAs(strings.NewReader("email,name\na@example.com,Ann\n"), "people.csv", batch.Add, batch.FormatMailgun)
-	if err == nil || !strings.Contains(err.Error(), "line 1: it is not a Mailgun CSV") {
-		t.Fatalf("err = %v", err)
-	}
-	_, err = batch.ReadAs(strings.NewReader("email\na@example.com\n"), "x.csv", batch.Add, batch.FormatPostmark)
-	if err == nil || !strings.Contains(err.Error(), "its export is JSON") {
-		t.Fatalf("err = %v", err)
-	}
-	f, _ := os.Open("testdata/providers/postmark-dump.json")
-	defer f.Close()
-	if _, err := batch.ReadAs(f, "postmark-dump.json", batch.Add, batch.FormatPlain); err == nil {
-		t.Fatal("plain read a Postmark dump as a request body")
-	}
-	got, err = batch.ReadAs(strings.NewReader("email,created\nb@example.com,1761993721\n"), "x.csv", batch.Add, batch.FormatPlain)
-	if err != nil || got.Preset != nil || len(got.Items) != 1 || got.Items[0].Origin != "" {
-		t.Fatalf("plain: %+v, %v", got, err)
+	for _, tc := range []struct {
+		name, in, format string
+		preset           string   // "" for none
+		ignored          []string // of the preset
+		err              string   // "" for none
+	}{
+		{"named, more columns than its own", bounces, batch.FormatSendGrid, "SendGrid bounces CSV", []string{"subuser"}, ""},
+		// Unnamed, the extra column keeps it a plain CSV: a guess would
+		// be shown as fact.
+		{"unnamed, more columns: a plain CSV", bounces, batch.FormatAuto, "", nil, ""},
+		{"not the provider's", "email,name\na@example.com,Ann\n", batch.FormatMailgun, "", nil, "line 1: it is not a Mailgun CSV"},
+		{"a provider without CSV", "email\na@example.com\n", batch.FormatPostmark, "", nil, "its export is JSON"},
+		{"plain: no meaning", "email,created\nb@example.com,1761993721\n", batch.FormatPlain, "", nil, ""},
+		{"plain: a dump is no request body", string(dump), batch.FormatPlain, "", nil, "neither"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := batch.ReadAs(strings.NewReader(tc.in), "export.csv", batch.Add, tc.format)
+			switch {
+			case tc.err != "":
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case tc.preset == "" && (got.Preset != nil || got.Items[0].Origin != ""):
+				t.Fatalf("read with a provider's meaning: %+v", got)
+			case tc.preset != "" && (got.Preset == nil || got.Preset.Name != tc.preset || !slices.Equal(got.Preset.Ignored, tc.ignored)):
+				t.Fatalf("preset %+v, want %s ignoring %v", got.Preset, tc.preset, tc.ignored)
+			}
+		})
 	}
 	if _, err := batch.CheckFormat("brevo"); err == nil {
 		t.Fatal("an unknown format was taken")

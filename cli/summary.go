@@ -64,15 +64,7 @@ func (s *summary) add(rep batch.Report) {
 	for o, n := range rep.Count() {
 		s.counts[o] += n
 	}
-	for _, r := range rep.Results {
-		if to, ok := rep.Plan.Restore[r.Input]; ok && to.ID != "" && r.Outcome == batch.Added {
-			if r.ID == to.ID {
-				s.kept++
-			} else {
-				s.renewed++
-			}
-		}
-	}
+	s.countKept(rep)
 	failed := map[int]bool{}
 	for _, b := range rep.Failed {
 		failed[b] = true
@@ -143,4 +135,18 @@ func (s *summary) ownIDsNew() int {
 		return 0
 	}
 	return s.ownIDs
+}
+
+// countKept counts the entries a segment listed with the ID their input
+// gave (kept) and with a new one (renewed).
+func (s *summary) countKept(rep batch.Report) {
+	for _, r := range rep.Results {
+		if to, ok := rep.Plan.Restore[r.Input]; ok && to.ID != "" && r.Outcome == batch.Added {
+			if r.ID == to.ID {
+				s.kept++
+			} else {
+				s.renewed++
+			}
+		}
+	}
 }

@@ -314,12 +314,6 @@ func (h *history) key(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, h.keys.Reload):
 		return h.load()
-	case key.Matches(msg, h.keys.Sync) && len(h.peers) > 0:
-		h.sync = newSyncView(h.c, h.peers)
-		if len(h.peers) == 1 {
-			return h.sync.read()
-		}
-		return nil
 	}
 	var cmd tea.Cmd
 	h.table, cmd = h.table.Update(msg)
@@ -408,7 +402,7 @@ func (h *history) syncUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		return cmd, true
 	case tea.KeyMsg:
 		if h.sync == nil {
-			return nil, false
+			return h.openSync(msg)
 		}
 		if key.Matches(msg, h.sync.keys.Back) && !h.sync.busy() && !h.sync.confirming {
 			h.sync.release()
@@ -418,6 +412,19 @@ func (h *history) syncUpdate(msg tea.Msg) (tea.Cmd, bool) {
 		return h.sync.update(msg), true
 	}
 	return nil, false
+}
+
+// openSync opens the sync on its key (when there is a list to sync with
+// and no search is being typed).
+func (h *history) openSync(msg tea.KeyMsg) (tea.Cmd, bool) {
+	if h.typing || msg.Paste || len(h.peers) == 0 || !key.Matches(msg, h.keys.Sync) {
+		return nil, false
+	}
+	h.sync = newSyncView(h.c, h.peers)
+	if len(h.peers) == 1 {
+		return h.sync.read(), true
+	}
+	return nil, true
 }
 
 func (h *history) render() string {

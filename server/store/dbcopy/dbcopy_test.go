@@ -50,39 +50,6 @@ func newPostgres(t *testing.T) (store.Store, string) {
 // carries (or one it leaves on purpose): a table or column added by a
 // later schema step makes this fail until dbcopy.Tables names it.
 func TestTablesCoverTheSchema(t *testing.T) {
-	covered := map[string][]string{}
-	for _, tb := range dbcopy.Tables {
-		for _, c := range tb.Columns {
-			covered[tb.Name] = append(covered[tb.Name], c.Name)
-		}
-	}
-	check := func(t *testing.T, schema map[string][]string) {
-		for table, cols := range schema {
-			if slices.Contains(dbcopy.NotCopied, table) {
-				continue
-			}
-			have, ok := covered[table]
-			if !ok {
-				t.Errorf("the schema has the table %s, which dbcopy.Tables does not name: add it (or to NotCopied, saying why)", table)
-				continue
-			}
-			for _, c := range cols {
-				if !slices.Contains(have, c) {
-					t.Errorf("the schema's %s has the column %s, which dbcopy.Tables does not name", table, c)
-				}
-			}
-			for _, c := range have {
-				if !slices.Contains(cols, c) {
-					t.Errorf("dbcopy.Tables names %s.%s, which the schema does not have", table, c)
-				}
-			}
-		}
-		for table := range covered {
-			if _, ok := schema[table]; !ok {
-				t.Errorf("dbcopy.Tables names the table %s, which the schema does not have", table)
-			}
-		}
-	}
 	t.Run("sqlite", func(t *testing.T) {
 		st, path := newSQLite(t)
 		st.Close()
@@ -91,33 +58,83 @@ func TestTablesCoverTheSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		check(t, sqliteSchema(t, db))
+		checkCovered(t, sqliteSchema(t, db))
 	})
 	t.Run("postgres", func(t *testing.T) {
 		st, dsn := newPostgres(t)
 		st.Close()
-		conn, err := pgx.Connect(t.Context(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close(t.Context())
-		rows, err := conn.Query(t.Context(), `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		schema := map[string][]string{}
-		for rows.Next() {
-			var table, col string
-			if err := rows.Scan(&table, &col); err != nil {
-				t.Fatal(err)
-			}
-			schema[table] = append(schema[table], col)
-		}
-		if len(schema) == 0 {
-			t.Fatal("no tables read")
-		}
-		check(t, schema)
+		checkCovered(t, postgresSchema(t, dsn))
 	})
+}
+
+// checkCovered fails for each table and column of the schema that
+// dbcopy.Tables does not carry, and for each it names that the schema
+// does not have.
+func checkCovered(t *testing.T, schema map[string][]string) {
+	t.Helper()
+	covered := map[string][]string{}
+	for _, tb := range dbcopy.Tables {
+		for _, c := range tb.Columns {
+			covered[tb.Name] = append(covered[tb.Name], c.Name)
+		}
+	}
+	for table, cols := range schema {
+		if slices.Contains(dbcopy.NotCopied, table) {
+			continue
+		}
+		have, ok := covered[table]
+		if !ok {
+			t.Errorf("the schema has the table %s, which dbcopy.Tables does not name: add it (or to NotCopied, saying why)", table)
+			continue
+		}
+		for _, c := range missing(cols, have) {
+			t.Errorf("the schema's %s has the column %s, which dbcopy.Tables does not name", table, c)
+		}
+		for _, c := range missing(have, cols) {
+			t.Errorf("dbcopy.Tables names %s.%s, which the schema does not have", table, c)
+		}
+	}
+	for table := range covered {
+		if _, ok := schema[table]; !ok {
+			t.Errorf("dbcopy.Tables names the table %s, which the schema does not have", table)
+		}
+	}
+}
+
+// missing is what of want have lacks.
+func missing(want, have []string) []string {
+	var out []string
+	for _, c := range want {
+		if !slices.Contains(have, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func postgresSchema(t *testing.T, dsn string) map[string][]string {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	rows, err := conn.Query(t.Context(), `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := map[string][]string{}
+	for rows.Next() {
+		var table, col string
+		if err := rows.Scan(&table, &col); err != nil {
+			t.Fatal(err)
+		}
+		schema[table] = append(schema[table], col)
+	}
+	if len(schema) == 0 {
+		t.Fatal("no tables read")
+	}
+	return schema
 }
 
 func sqliteSchema(t *testing.T, db *sql.DB) map[string][]string {
@@ -310,31 +327,36 @@ func TestCopyBothWays(t *testing.T) {
 		"postgres": func() (store.Store, error) { return postgres.Open(ctx, dsn) },
 		"sqlite":   func() (store.Store, error) { return sqlite.Open(ctx, backPath) },
 	} {
-		t.Run(name, func(t *testing.T) {
-			st, err := open()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if got := listOf(t, st, "acme"); !slices.Equal(got, srcList) {
-				t.Errorf("the list differs: %d entries, want %d", len(got), len(srcList))
-			}
-			if got := trailOf(t, st, "acme"); !slices.Equal(got, srcTrail) {
-				t.Errorf("the trail differs:\n got %v\nwant %v", head(got), head(srcTrail))
-			}
-			k, err := st.KeyByID(ctx, "keyops")
-			if h := sha256.Sum256([]byte("secret-ops")); err != nil || string(k.Hash) != string(h[:]) || !k.Override {
-				t.Errorf("the key: %+v %v", k, err)
-			}
-			added, err := st.Add(ctx, "acme", store.Change{KeyID: "keyops", KeyName: "ops", RequestID: "after"}, store.Manual("after.copy@example.com"))
-			if err != nil || !added[0].Created {
-				t.Fatalf("adding after the copy: %v %v", added, err)
-			}
-			page, _, err := st.Audit(ctx, "acme", store.AuditQuery{Limit: 1})
-			if err != nil || len(page) != 1 || page[0].Suppression.Email != "after.copy@example.com" || page[0].KeyName != "ops" {
-				t.Errorf("the trail's newest entry after the copy: %+v %v", page, err)
-			}
-		})
+		t.Run(name, func(t *testing.T) { checkCopyWorks(t, open, srcList, srcTrail) })
+	}
+}
+
+// checkCopyWorks opens a copy and reads it as the source read: the list,
+// the trail and the keys; a change after the copy is the trail's newest.
+func checkCopyWorks(t *testing.T, open func() (store.Store, error), srcList, srcTrail []string) {
+	ctx := t.Context()
+	st, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if got := listOf(t, st, "acme"); !slices.Equal(got, srcList) {
+		t.Errorf("the list differs: %d entries, want %d", len(got), len(srcList))
+	}
+	if got := trailOf(t, st, "acme"); !slices.Equal(got, srcTrail) {
+		t.Errorf("the trail differs:\n got %v\nwant %v", head(got), head(srcTrail))
+	}
+	k, err := st.KeyByID(ctx, "keyops")
+	if h := sha256.Sum256([]byte("secret-ops")); err != nil || string(k.Hash) != string(h[:]) || !k.Override {
+		t.Errorf("the key: %+v %v", k, err)
+	}
+	added, err := st.Add(ctx, "acme", store.Change{KeyID: "keyops", KeyName: "ops", RequestID: "after"}, store.Manual("after.copy@example.com"))
+	if err != nil || !added[0].Created {
+		t.Fatalf("adding after the copy: %v %v", added, err)
+	}
+	page, _, err := st.Audit(ctx, "acme", store.AuditQuery{Limit: 1})
+	if err != nil || len(page) != 1 || page[0].Suppression.Email != "after.copy@example.com" || page[0].KeyName != "ops" {
+		t.Errorf("the trail's newest entry after the copy: %+v %v", page, err)
 	}
 }
 

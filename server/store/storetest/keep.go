@@ -39,21 +39,48 @@ func testKeptIDs(t *testing.T, st store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := got[0]; !k.Created || k.ID != oldID || !k.CreatedAt.Equal(at) || k.Note != "moved" || k.Origin != api.OriginBounce {
-		t.Errorf("kept@: %+v; want created with %s at %v", k, oldID, at)
+	checkKeptAdd(t, got, keptIDs{old: oldID, at: at, v4: v4, future: future, taken: taken})
+	checkKeptTrail(t, st, tm, oldID, at)
+	// The list stays in ID order: the kept entry is the oldest; a later
+	// addition is the newest.
+	later := mustAdd(t, st, tm, "later@example.com")[0]
+	list, _, err := st.List(ctx(t), tm, store.ListQuery{Limit: 100})
+	if err != nil || len(list) != 7 || list[0].ID != later.ID || list[len(list)-1].ID != oldID {
+		t.Fatalf("the list after: %d entries, newest %v, oldest %v, %v", len(list), list[0].Email, list[len(list)-1].Email, err)
+	}
+}
+
+// keptIDs are the IDs testKeptIDs gives: one to keep, and those not.
+type keptIDs struct {
+	old, v4, future, taken string
+	at                     time.Time
+}
+
+// checkKeptAdd checks each entry of the add: kept@ with its own ID and
+// time, the others new, first@ found listed.
+func checkKeptAdd(t *testing.T, got []store.Entry, ids keptIDs) {
+	t.Helper()
+	if k := got[0]; !k.Created || k.ID != ids.old || !k.CreatedAt.Equal(ids.at) || k.Note != "moved" || k.Origin != api.OriginBounce {
+		t.Errorf("kept@: %+v; want created with %s at %v", k, ids.old, ids.at)
 	}
 	for i, why := range map[int]string{1: "a UUIDv4", 2: "from the future", 3: "in use"} {
-		if e := got[i]; !e.Created || e.ID == v4 || e.ID == future || e.ID == taken || e.CreatedAt.Equal(at) {
+		if e := got[i]; !e.Created || e.ID == ids.v4 || e.ID == ids.future || e.ID == ids.taken || e.CreatedAt.Equal(ids.at) {
 			t.Errorf("%s (%s): %+v; want a new entry with a new ID and time", e.Email, why, e)
 		}
 	}
-	if e := got[4]; e.Created || e.ID != taken {
-		t.Errorf("first@ (listed): %+v; want the listed entry %s", e, taken)
+	if e := got[4]; e.Created || e.ID != ids.taken {
+		t.Errorf("first@ (listed): %+v; want the listed entry %s", e, ids.taken)
 	}
 	if e := got[5]; !e.Created {
 		t.Errorf("plain@: %+v", e)
 	}
-	e, err := st.Get(ctx(t), tm, oldID)
+}
+
+// checkKeptTrail checks the kept entry reads back by its ID, and its
+// trail: added now, by the importing key, with its own ID and time.
+func checkKeptTrail(t *testing.T, st store.Store, tm, id string, at time.Time) {
+	t.Helper()
+	e, err := st.Get(ctx(t), tm, id)
 	if err != nil || e.Email != "kept@example.com" || !e.CreatedAt.Equal(at) {
 		t.Fatalf("Get by the kept ID: %+v %v", e, err)
 	}
@@ -61,16 +88,9 @@ func testKeptIDs(t *testing.T, st store.Store) {
 	if err != nil || len(page) != 1 {
 		t.Fatalf("the kept entry's trail: %+v %v", page, err)
 	}
-	if a := page[0]; a.Type != store.AuditAdded || a.KeyName != "importer" || a.Reference != "move" || a.Suppression.ID != oldID ||
+	if a := page[0]; a.Type != store.AuditAdded || a.KeyName != "importer" || a.Reference != "move" || a.Suppression.ID != id ||
 		!a.Suppression.CreatedAt.Equal(at) || a.CreatedAt.Before(time.Now().Add(-time.Minute)) {
 		t.Errorf("the kept entry's added entry: %+v", a)
-	}
-	// The list stays in ID order: the kept entry is the oldest; a later
-	// addition is the newest.
-	later := mustAdd(t, st, tm, "later@example.com")[0]
-	list, _, err := st.List(ctx(t), tm, store.ListQuery{Limit: 100})
-	if err != nil || len(list) != 7 || list[0].ID != later.ID || list[len(list)-1].ID != oldID {
-		t.Fatalf("the list after: %d entries, newest %v, oldest %v, %v", len(list), list[0].Email, list[len(list)-1].Email, err)
 	}
 }
 
