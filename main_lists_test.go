@@ -107,6 +107,7 @@ func checkedAsListed(t *testing.T, h *hostedtest.Service, sb *sandbox, in string
 type syncPair struct {
 	sb       *sandbox
 	here     string // serve's URL
+	db       string // its database
 	key      string
 	h        *hostedtest.Service
 	hereList func(t *testing.T) map[string]listedEntry
@@ -135,7 +136,7 @@ func newSyncPair(t *testing.T) *syncPair {
 	if err := os.WriteFile(sb.configFile(), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := &syncPair{sb: sb.with("SHUSH_BASE_URL="+here, "SHUSH_API_KEY="+key), here: here, key: key, h: h}
+	p := &syncPair{sb: sb.with("SHUSH_BASE_URL="+here, "SHUSH_API_KEY="+key), here: here, db: db, key: key, h: h}
 	p.hereList = func(t *testing.T) map[string]listedEntry {
 		t.Helper()
 		var doc struct {
@@ -186,6 +187,7 @@ type syncDoc struct {
 		NewThere  []struct{ Email string } `json:"new_there"`
 		GoneHere  []struct{ Email string } `json:"removed_here"`
 		GoneThere []struct{ Email string } `json:"removed_there"`
+		Protected []struct{ Email string } `json:"protected"`
 	}
 	Actions  map[string][]string
 	Requests map[string]int
@@ -219,6 +221,11 @@ func (p *syncPair) sync(t *testing.T, code int, args ...string) syncDoc {
 func (p *syncPair) sameLists(t *testing.T) map[string]listedEntry {
 	t.Helper()
 	here, there := p.hereList(t), p.h.Truth()
+	for a := range there {
+		if strings.HasSuffix(a, "own.test") {
+			delete(there, a) // protected here: never pulled
+		}
+	}
 	if len(here) != len(there) {
 		t.Fatalf("here %d entries, there %d", len(here), len(there))
 	}
@@ -269,6 +276,10 @@ func (p *syncPair) seedBoth(t *testing.T) {
 		theirs = append(theirs, fmt.Sprintf("there%03d@example.com", i))
 	}
 	p.h.Add(append(theirs, "here000@example.com", "here001@example.com")...) // 2 on both
+	// Here's team protects its own domain, subdomains too: what there
+	// lists of it is never pulled.
+	p.sb.run(t, nil, "team", "set", "--team", "ops", "--protect", "@own.test", "--db", p.db).want(t, 0)
+	p.h.Add("help@own.test", "x@mail.own.test")
 }
 
 // firstSync plans (nothing on record: nothing removed), applies both
@@ -276,12 +287,13 @@ func (p *syncPair) seedBoth(t *testing.T) {
 func (p *syncPair) firstSync(t *testing.T) {
 	t.Helper()
 	plan := p.sync(t, 0)
-	if !plan.Plan.First || len(plan.Plan.NewHere) != 298 || len(plan.Plan.NewThere) != 250 || plan.Plan.Same != 2 || plan.todo() != 0 {
-		t.Fatalf("the first plan: first %v, new here %d, new there %d, same %d, todo %d",
-			plan.Plan.First, len(plan.Plan.NewHere), len(plan.Plan.NewThere), plan.Plan.Same, plan.todo())
+	if !plan.Plan.First || len(plan.Plan.NewHere) != 298 || len(plan.Plan.NewThere) != 250 || plan.Plan.Same != 2 || plan.todo() != 0 ||
+		len(plan.Plan.Protected) != 2 {
+		t.Fatalf("the first plan: first %v, new here %d, new there %d, same %d, protected %d, todo %d",
+			plan.Plan.First, len(plan.Plan.NewHere), len(plan.Plan.NewThere), plan.Plan.Same, len(plan.Plan.Protected), plan.todo())
 	}
-	if plan.Requests["here"] != 1 || plan.Requests["there"] != 4 {
-		t.Errorf("read in %v requests; want 1 here (the export) and 4 there (3 pages of 100, and the export's 404)", plan.Requests)
+	if plan.Requests["here"] != 2 || plan.Requests["there"] != 4 {
+		t.Errorf("read in %v requests; want 2 here (the export, the team's rules) and 4 there (3 pages of 100, and the export's 404)", plan.Requests)
 	}
 	done := p.sync(t, 0, "--both", "--apply")
 	if len(done.Runs) != 2 {

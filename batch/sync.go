@@ -44,6 +44,9 @@ type Snapshot struct {
 	// time at the read (its Date header), zero when it sent none.
 	Requests int
 	At       time.Time
+	// Protected is the team's protected addresses and domains (shush's
+	// own service): an addition naming one is refused there.
+	Protected []string
 }
 
 // ReadList reads a whole list: in one export where the service has it,
@@ -51,6 +54,10 @@ type Snapshot struct {
 func ReadList(ctx context.Context, c *client.Client, onPage func(entries int)) (Snapshot, error) {
 	snap, err := readExport(ctx, c)
 	if err == nil {
+		if team, err := c.Team(ctx); err == nil {
+			snap.Protected = team.Protected
+			snap.Requests++
+		}
 		return snap, nil
 	}
 	// A service without the export answers 404 (its look-up of an entry
@@ -161,6 +168,9 @@ type SyncPlan struct {
 	// Expired are entries new on one side whose expiry has passed (the
 	// service takes them off within a minute): not carried.
 	Expired []SyncItem `json:"expired"`
+	// Protected are entries new on one side that the other side's team
+	// protects (its own mailboxes): not carried, as it would refuse them.
+	Protected []SyncItem `json:"protected"`
 	// base is the record's addresses that stay in it whatever is done:
 	// those on both sides.
 	both []string
@@ -188,14 +198,14 @@ func CompareLists(here, there Snapshot, rec *SyncRecord) SyncPlan {
 			}
 			continue
 		}
-		p.sort(a, e, here.At, &p.NewHere, &p.GoneThere)
+		p.sort(a, e, here.At, NewOwn(there.Protected), &p.NewHere, &p.GoneThere)
 	}
 	for a, e := range there.Entries {
 		if _, ok := here.Entries[a]; !ok {
-			p.sort(a, e, there.At, &p.NewThere, &p.GoneHere)
+			p.sort(a, e, there.At, NewOwn(here.Protected), &p.NewThere, &p.GoneHere)
 		}
 	}
-	for _, l := range [][]SyncItem{p.NewHere, p.NewThere, p.GoneHere, p.GoneThere, p.Expired} {
+	for _, l := range [][]SyncItem{p.NewHere, p.NewThere, p.GoneHere, p.GoneThere, p.Expired, p.Protected} {
 		slices.SortFunc(l, func(a, b SyncItem) int { return strings.Compare(a.Email, b.Email) })
 	}
 	slices.SortFunc(p.Differ, func(a, b SyncDiff) int { return strings.Compare(a.Email, b.Email) })
@@ -204,13 +214,16 @@ func CompareLists(here, there Snapshot, rec *SyncRecord) SyncPlan {
 }
 
 // sort puts an address listed on one side only where it belongs: removed
-// on the other side since the last sync, new, or expired.
-func (p *SyncPlan) sort(a string, e api.Entry, now time.Time, fresh, gone *[]SyncItem) {
+// on the other side since the last sync, new, expired, or protected by
+// the other side's team (protected).
+func (p *SyncPlan) sort(a string, e api.Entry, now time.Time, protected Own, fresh, gone *[]SyncItem) {
 	switch {
 	case p.prev[a]:
 		*gone = append(*gone, SyncItem{a, e})
 	case e.ExpiresAt != nil && !now.IsZero() && !e.ExpiresAt.After(now.Add(time.Minute)):
 		p.Expired = append(p.Expired, SyncItem{a, e})
+	case !protected.Empty() && protected.Has(a):
+		p.Protected = append(p.Protected, SyncItem{a, e})
 	default:
 		*fresh = append(*fresh, SyncItem{a, e})
 	}

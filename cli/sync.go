@@ -322,6 +322,7 @@ func (a *app) printSyncPlan(plan batch.SyncPlan, d batch.Direction, here, there 
 	section("Removed there since, still listed here", removeWord(d, "removed here"), plan.GoneThere)
 	section("Removed here since, still listed there", removeWord(d, "removed there"), plan.GoneHere)
 	section("Expired on one side, not carried", "the service takes them off within a minute", plan.Expired)
+	section("Protected by the other side's team, not carried", "its rules refuse them", plan.Protected)
 	if len(plan.Differ) > 0 {
 		fmt.Fprintf(&w, "Listed on both, different (%d): shown, not changed\n", len(plan.Differ))
 		for _, x := range plan.Differ {

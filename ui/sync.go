@@ -296,6 +296,7 @@ func (s *syncView) layout() {
 	section("Removed there since, still here", p.GoneThere, acts.RemoveHere, "to be removed here")
 	section("Removed here since, still there", p.GoneHere, acts.RemoveThere, "to be removed there")
 	section("Expired, not carried", p.Expired, nil, "")
+	section("Protected by the other side's team, not carried", p.Protected, nil, "")
 	if len(p.Differ) > 0 {
 		s.lines = append(s.lines, fmt.Sprintf("Listed on both, different (%d): shown, not changed", len(p.Differ)))
 		for _, d := range p.Differ {
