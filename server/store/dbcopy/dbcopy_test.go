@@ -429,7 +429,7 @@ func TestCopyRefusesAFullTarget(t *testing.T) {
 // copy then runs again from the start.
 func TestCopyCutOffLeavesTheTargetUnchanged(t *testing.T) {
 	src, srcPath := newSQLite(t)
-	seed(t, src, 9000)
+	seed(t, src, 4500)
 	src.Close()
 	from := dbcopy.Endpoint{DSN: srcPath}
 	for name, target := range map[string]func(t *testing.T) dbcopy.Endpoint{
