@@ -13,6 +13,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // ExitInterrupted is the exit status of a batch run stopped by SIGINT or
@@ -68,23 +69,23 @@ type batchFlags struct {
 	concurrency int
 	reference   string
 	// includeRequester and excludeRequester override the rule of whom a
-	// ticket is about (batch.Override).
+	// ticket is about (ticket.Override).
 	includeRequester, excludeRequester bool
 	// keep is the note and expiry of an addition's entries.
 	keep noteFlags
 }
 
 // override is the rule's override the flags ask for.
-func (f batchFlags) override() (batch.Override, error) {
+func (f batchFlags) override() (ticket.Override, error) {
 	switch {
 	case f.includeRequester && f.excludeRequester:
 		return 0, usagef("give --include-requester or --exclude-requester, not both")
 	case f.includeRequester:
-		return batch.TakeInAll, nil
+		return ticket.TakeInAll, nil
 	case f.excludeRequester:
-		return batch.LeaveOutPeople, nil
+		return ticket.LeaveOutPeople, nil
 	}
-	return batch.ByRule, nil
+	return ticket.ByRule, nil
 }
 
 // autoReference is the --reference that takes the one found in the
@@ -207,9 +208,26 @@ func (a *app) readInput(ctx context.Context, file string, mode batch.Mode) ([]ba
 	return items, format, err
 }
 
+// readTicket reads the entries of --file, and the ticket a free text is
+// read as (nil for any other format).
+func (a *app) readTicket(ctx context.Context, file string, mode batch.Mode) ([]batch.Item, *ticket.Ticket, error) {
+	type read struct {
+		items []batch.Item
+		tk    *ticket.Ticket
+	}
+	r, _, err := withInput(ctx, a, file, func(r io.Reader, name string) (read, batch.Format, error) {
+		items, f, tk, err := batch.ReadTicket(r, name, mode)
+		return read{items, tk}, f, err
+	})
+	if err == nil && len(r.items) == 0 {
+		return nil, nil, usagef("%s holds no entries", inputName(file))
+	}
+	return r.items, r.tk, err
+}
+
 // readPlan reads and plans the entries of --file in one pass (see
 // batch.ReadPlan): a file of millions of entries is never held whole.
-func (a *app) readPlan(ctx context.Context, file string, mode batch.Mode, own batch.Own, ov batch.Override) (*batch.Input, error) {
+func (a *app) readPlan(ctx context.Context, file string, mode batch.Mode, own ticket.Own, ov ticket.Override) (*batch.Input, error) {
 	in, _, err := withInput(ctx, a, file, func(r io.Reader, name string) (*batch.Input, batch.Format, error) {
 		in, err := batch.ReadPlan(r, name, mode, own, ov)
 		if err != nil {
@@ -284,7 +302,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	// decides. What is wrong with the input is said before what is wrong
 	// with the settings, as when the input was read before them.
 	settings, serr := a.settings()
-	in, err := a.readPlan(cmd.Context(), f.file, mode, batch.NewOwn(settings.Own), ov)
+	in, err := a.readPlan(cmd.Context(), f.file, mode, ticket.NewOwn(settings.Own), ov)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/safe"
+	"github.com/shushlist/shush/ticket"
 )
 
 // Model is the root of the UI. It owns the screens, the header, the help
@@ -62,7 +63,7 @@ func New(opts Options) Model {
 		// No run service given: runs are sent, not recorded.
 		runs = &batch.Runs{Client: opts.Service, Source: "ui"}
 	}
-	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Runs: runs, Own: batch.NewOwn(opts.Own), r: r, Width: 80, Height: 24,
+	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Runs: runs, Own: ticket.NewOwn(opts.Own), r: r, Width: 80, Height: 24,
 		Checker: &batch.Checker{Client: opts.Service}}
 	h := help.New()
 	h.Styles.ShortKey = c.Styles.Key
@@ -93,7 +94,7 @@ func New(opts Options) Model {
 		m.check.keys.Export.SetEnabled(false)
 		m.build.view.noFiles = true
 	}
-	m.build.list.protected = batch.NewOwn(opts.Protected)
+	m.build.list.protected = ticket.NewOwn(opts.Protected)
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
 		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check}
 	m.layout()
@@ -198,7 +199,7 @@ func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 	case interruptedMsg:
 		return m.offerResume(msg.run), true
 	case Protected:
-		m.build.list.setProtected(batch.NewOwn(msg))
+		m.build.list.setProtected(ticket.NewOwn(msg))
 	case PasteTooBig:
 		m.notice = fmt.Sprintf("The paste was over %d MiB and was not taken; paste it in parts.", msg.Limit>>20)
 	case draftSaved:
@@ -280,6 +281,9 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		m.goTo(scrBuild)
 	case clearMsg, deleteMsg, modeMsg:
 		m.build.confirmed(msg)
+	case modeChosenMsg:
+		m.build.chooseMode(msg.mode)
+		return m.review.open(m.build.list.mode, m.build.list, m.health.lookups, m.refusal()), true
 	default:
 		return nil, false
 	}
@@ -335,7 +339,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.browse.update(msg)
 	case historyMsg:
 		return m.history.update(msg)
-	case fileLoadedMsg, pasteParsedMsg, pasteMsg:
+	case fileLoadedMsg, pasteReadMsg, pasteMsg:
 		return m.build.update(msg)
 	case checkedMsg, checkWrittenMsg, trailMsg:
 		return m.check.update(msg)
@@ -514,7 +518,7 @@ func (m *Model) header() string {
 	}
 	// A run's screens name the run's mode: the list behind them may be
 	// the next ticket's already.
-	right := "mode: " + m.build.list.mode.String()
+	right := "mode: " + m.build.list.mode.String() + proposalTag(m.build.list.tk, m.build.list.mode)
 	switch {
 	case m.screen == scrCheck:
 		right = "mode: check (sends nothing)"

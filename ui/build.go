@@ -14,6 +14,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // buildFocus is who gets the keys on the Build screen.
@@ -107,7 +108,7 @@ func (b *build) help(g globalKeys) help.KeyMap {
 // puts the cursor in the entry field.
 func (b *build) startOver() tea.Cmd {
 	b.list.clear()
-	b.list.setMode(batch.Add) // a new ticket starts in add mode
+	b.list.setMode(batch.Add, b.c.Own) // a new ticket starts in add mode
 	b.view.changed()
 	b.summary, b.status = "", "New batch: the list is empty (u brings the last one back)."
 	b.focus = focusEntry
@@ -154,16 +155,15 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case fileLoadedMsg:
 		return b.fileLoaded(msg)
-	case pasteParsedMsg:
-		b.addItems(msg.items, "paste", msg.lines)
-		b.list.noteReference(msg.ref, msg.hasRef)
-		return nil
+	case pasteReadMsg:
+		return b.pasteRead(msg)
 	case pasteMsg:
 		if msg.fresh {
 			b.list.clear()
 			b.view.changed()
 		}
-		return b.addPaste(msg.text)
+		b.addPaste(msg.read)
+		return nil
 	case tea.KeyMsg:
 		return b.key(msg)
 	}
@@ -206,62 +206,101 @@ func (b *build) key(msg tea.KeyMsg) tea.Cmd {
 	return b.listKey(msg)
 }
 
-// paste adds a pasted text to the list. A paste onto an unsent list that
-// came from a ticket (a paste, a file, a run) asks first, unless both
+// paste reads a pasted text off the screen's thread (pasteRead follows).
+func (b *build) paste(text string) tea.Cmd {
+	if lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1; lines >= 2000 {
+		b.status = fmt.Sprintf("Reading %d pasted lines…", lines)
+	}
+	return readPaste(text, "paste", b.list.mode, b.c.Own)
+}
+
+// pasteRead puts a paste read on the list. A paste onto an unsent list
+// that came from a ticket (a paste, a file, a run) asks first, unless both
 // name the same ticket reference: it is likely another ticket's, and a new
 // list is the safe default; n adds it to this one. Rows typed by hand do
 // not ask: a ticket pasted after them is what they were typed for.
-func (b *build) paste(text string) tea.Cmd {
-	ref, hasRef := batch.FindReference(text, "")
+func (b *build) pasteRead(read pasteReadMsg) tea.Cmd {
 	l := b.list
-	if n := l.len(); l.fromTicket() && !(hasRef && l.hasRef && ref.Value == l.ref.Value) {
+	p := read.paste
+	if n := l.len(); l.fromTicket() && !(p.HasReference && l.hasRef && p.Reference.Value == l.ref.Value) {
 		of := "another paste"
 		if l.hasRef {
 			of = "ticket " + l.ref.Value
 		}
 		return askOr(fmt.Sprintf("New list for this paste? n adds it to the %d unsent %s of %s", n, pluralN(n, "entry"), of),
-			func() tea.Msg { return pasteMsg{text: text, fresh: true} },
-			func() tea.Msg { return pasteMsg{text: text} })
+			func() tea.Msg { return pasteMsg{read: read, fresh: true} },
+			func() tea.Msg { return pasteMsg{read: read} })
 	}
-	return b.addPaste(text)
+	b.addPaste(read)
+	return nil
 }
 
 // pasteMsg is a paste the agent said where to put: a new list (fresh) or
 // the list as it is.
 type pasteMsg struct {
-	text  string
+	read  pasteReadMsg
 	fresh bool
 }
 
-// addPaste parses a paste onto the list; a large one in the background.
-func (b *build) addPaste(text string) tea.Cmd {
-	lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1
-	if lines < 2000 {
-		b.addItems(parseText(text, b.list.mode), "paste", lines)
-		b.list.noteReference(batch.FindReference(text, ""))
+// addPaste puts a paste read on the list: onto an empty list in the mode
+// its ticket proposes (and says why), onto rows in the list's mode.
+func (b *build) addPaste(read pasteReadMsg) {
+	l := b.list
+	mode, items, roles := read.mode, read.items, read.roles
+	if l.len() > 0 || l.tk.chosen {
+		// Rows are there, or the agent chose the mode by hand: it stays
+		// (the review asks when the ticket says otherwise).
+		mode = l.mode
+	}
+	if mode != read.mode {
+		items = read.paste.Items(mode)
+		roles = read.paste.Roles(items, b.c.Own)
+	}
+	if mode != l.mode {
+		l.setMode(mode, b.c.Own)
+		b.view.changed()
+	}
+	var t *pasted
+	if read.paste.Ticket != nil {
+		// Free text: a mode switch reads it again (a list of one entry a
+		// line is read again from its rows).
+		t = &pasted{paste: read.paste, prop: read.prop}
+	}
+	b.addRead(items, roles, read.source, read.paste.Lines, t)
+	l.noteReference(read.paste.Reference, read.paste.HasReference)
+	if t != nil && t.prop.Mode != "" {
+		b.status = proposalStatus(l.tk.proposal, l.mode)
+	}
+}
+
+// addItems puts items on the list and writes the one-line summary; our
+// own addresses are left out.
+func (b *build) addItems(items []batch.Item, source string, lines int) {
+	b.addRead(items, ownRoles(items, b.c.Own), source, lines, nil)
+}
+
+// ownRoles leaves our own addresses out of items that are no ticket's.
+func ownRoles(items []batch.Item, own ticket.Own) []ticket.Decision {
+	if own.Empty() {
 		return nil
 	}
-	mode := b.list.mode
-	b.status = fmt.Sprintf("Reading %d pasted lines…", lines)
-	return func() tea.Msg {
-		ref, ok := batch.FindReference(text, "")
-		return pasteParsedMsg{items: parseText(text, mode), lines: lines, ref: ref, hasRef: ok}
+	var tk *ticket.Ticket
+	roles := make([]ticket.Decision, len(items))
+	for i, it := range items {
+		if it.Valid() && own.Has(it.Value) {
+			roles[i] = tk.OwnDecision(it.Line)
+		}
 	}
+	return roles
 }
 
-type pasteParsedMsg struct {
-	items  []batch.Item
-	lines  int
-	ref    batch.Reference
-	hasRef bool
-}
-
-// addItems puts items on the list and writes the one-line summary.
-func (b *build) addItems(items []batch.Item, source string, lines int) {
+// addRead puts items read from a paste (t, when it is kept for a mode
+// switch) or a file on the list and writes the one-line summary.
+func (b *build) addRead(items []batch.Item, roles []ticket.Decision, source string, lines int, t *pasted) {
 	// Whom a ticket is about: our own addresses and those it is not
 	// about are left out (greyed, with the reason), the requester who
 	// asks for themselves is taken in; t flips one.
-	r := b.list.add(items, batch.Roles(items, b.c.Own), source)
+	r := b.list.addFrom(items, roles, source, t)
 	b.view.refilter()
 	if len(items) > 0 {
 		b.view.cursor = b.view.count() - 1
@@ -396,8 +435,13 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Mode):
 		next := nextMode(b.list.mode)
 		if n := b.list.len(); n > 0 {
-			// The rows were read for this mode; another reads them anew.
-			return ask(fmt.Sprintf("Read the %d %s again as %s? (u switches back)", n, pluralN(n, "row"), next),
+			// The rows were read for this mode; another reads them anew
+			// (a pasted ticket's rows from the ticket).
+			what := fmt.Sprintf("the %d %s", n, pluralN(n, "row"))
+			if b.list.tk.isTicket() {
+				what = "the ticket"
+			}
+			return ask(fmt.Sprintf("Read %s again as %s? (u switches back)", what, next),
 				func() tea.Msg { return modeMsg{next} })
 		}
 		b.setMode(next)
@@ -448,12 +492,24 @@ func (b *build) confirmed(msg tea.Msg) {
 }
 
 func (b *build) setMode(m batch.Mode) {
-	b.list.setMode(m)
+	b.list.setMode(m, b.c.Own)
+	b.list.tk.chosen = true // the agent's own choice
 	b.view.changed()
 	b.status = "Mode: " + m.String() + "."
 	if b.list.invalid() > 0 {
 		b.status += fmt.Sprintf(" %d rows are not valid in this mode.", b.list.invalid())
 	}
+}
+
+// chooseMode is the agent's answer to the review's question for the mode:
+// the list is read anew for it, and the answer holds for it.
+func (b *build) chooseMode(m batch.Mode) {
+	if m != b.list.mode {
+		b.list.setMode(m, b.c.Own)
+		b.view.changed()
+	}
+	b.list.tk.answered, b.list.tk.hasAnswer = m, true
+	b.status = "Mode: " + m.String() + ", as you chose."
 }
 
 // replace loads values into the list for a new batch in a given mode (from
@@ -468,7 +524,7 @@ func (b *build) replace(m batch.Mode, values []string, source string) {
 
 // setList makes items the list, in mode m (u brings the one before back);
 // roles, when given, are their decisions as they were.
-func (b *build) setList(m batch.Mode, items []batch.Item, roles []batch.Decision, source string) {
+func (b *build) setList(m batch.Mode, items []batch.Item, roles []ticket.Decision, source string) {
 	replaced := b.list.len() > 0
 	defer func() {
 		if replaced {

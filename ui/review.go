@@ -13,6 +13,7 @@ import (
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/safe"
+	"github.com/shushlist/shush/ticket"
 )
 
 type reviewFocus int
@@ -23,6 +24,7 @@ const (
 	focusNote    // an addition's note for each entry
 	focusExpires // an addition's expiry
 	focusPeople  // the Requester section: ↑/↓ choose a row, t flips it
+	focusMode    // the question for the mode: a, r, i or c answers it
 )
 
 // review is the Review screen: what will be sent where, what is left out
@@ -68,6 +70,9 @@ type review struct {
 	// refusal says why the service would refuse to change the list with
 	// this key ("" when nothing says it would).
 	refusal string
+	// question says why the mode must be chosen before anything is sent
+	// (modeQuestion), "" once it need not.
+	question string
 }
 
 func newReview(c *Common, svc *client.Client) *review {
@@ -104,6 +109,11 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool, refusal string)
 	r.entryNote.Blur()
 	r.expires.Blur()
 	r.followTicket()
+	if r.question = modeQuestion(l.tk, mode); r.question != "" {
+		// Nothing is sent, by any key, until the agent says the mode.
+		r.focus = focusMode
+		r.confirm.Blur()
+	}
 	if r.previews() {
 		return r.startPreview()
 	}
@@ -134,7 +144,7 @@ func (r *review) replan() {
 
 // offerReference puts the reference a ticket names in the ticket field,
 // unless the agent typed one of their own there; they may edit it.
-func (r *review) offerReference(ref batch.Reference) {
+func (r *review) offerReference(ref ticket.Reference) {
 	if v := strings.TrimSpace(r.ticket.Value()); v != "" && v != r.offered {
 		return
 	}
@@ -198,6 +208,8 @@ func (r *review) setSize(w, h int) {
 // reviewKeys are the Review screen's bindings.
 type reviewKeys struct {
 	Send, Back, SendNow, Switch, Up, Down, Again, Filter, Flip key.Binding
+	// The answers to the question for the mode.
+	AsAdd, AsRemove, AsRemoveIDs, AsCheck key.Binding
 }
 
 func newReviewKeys() reviewKeys {
@@ -211,11 +223,20 @@ func newReviewKeys() reviewKeys {
 		Again:   kbh("ctrl+p", "look up again", "ctrl+p"),
 		Filter:  kbh("ctrl+f", "new/listed/all", "ctrl+f"),
 		Flip:    kb("take in / leave out", "t"),
+
+		AsAdd:       kb("add", "a"),
+		AsRemove:    kb("remove by address", "r"),
+		AsRemoveIDs: kb("remove by ID", "i"),
+		AsCheck:     kb("check, send nothing", "c"),
 	}
 }
 
 func (r *review) help(g globalKeys) help.KeyMap {
 	k := r.keys
+	if r.focus == focusMode {
+		b := []key.Binding{k.AsAdd, k.AsRemove, k.AsRemoveIDs, k.AsCheck, k.Back}
+		return keyMap{short: b, full: [][]key.Binding{b, {g.Quit}}}
+	}
 	send := k.Send
 	send.SetHelp("enter", "send (after typing "+r.word()+")")
 	b := []key.Binding{send, k.Back}
@@ -280,6 +301,9 @@ func (r *review) update(msg tea.Msg) tea.Cmd {
 
 func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 	k := r.keys
+	if r.focus == focusMode {
+		return r.modeKey(msg)
+	}
 	if r.focus != focusPeople || !key.Matches(msg, k.Flip) {
 		r.note = ""
 	}
@@ -389,8 +413,36 @@ func (r *review) peopleKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// modeKey answers the question for the mode: a, r, i send the list in
+// that mode (read anew for it), c checks it instead; every other key, Enter
+// and ctrl+s too, sends nothing and says so.
+func (r *review) modeKey(msg tea.KeyMsg) tea.Cmd {
+	k := r.keys
+	chosen := func(m batch.Mode) tea.Cmd { return func() tea.Msg { return modeChosenMsg{m} } }
+	switch {
+	case msg.Paste:
+	case key.Matches(msg, k.Back):
+		r.seq++
+		return func() tea.Msg { return backMsg{} }
+	case key.Matches(msg, k.AsAdd):
+		return chosen(batch.Add)
+	case key.Matches(msg, k.AsRemove):
+		return chosen(batch.RemoveEmails)
+	case key.Matches(msg, k.AsRemoveIDs):
+		return chosen(batch.RemoveIDs)
+	case key.Matches(msg, k.AsCheck):
+		return func() tea.Msg { return startCheckMsg{} }
+	}
+	r.err = "Choose the mode first: a add, r remove by address, i remove by ID, c check; nothing was sent."
+	return nil
+}
+
 // send builds the run and hands it to the Send screen.
 func (r *review) send() tea.Cmd {
+	if r.question != "" {
+		r.err = "Choose the mode first: a add, r remove by address, i remove by ID, c check; nothing was sent."
+		return nil
+	}
 	if r.refusal != "" {
 		r.err = "Nothing was sent: the service would refuse this key (see above)."
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 func (r *review) render() string {
@@ -16,6 +17,10 @@ func (r *review) render() string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(truncate(s, w)); b.WriteByte('\n') }
 	line(st.Title.Render("Review · " + r.mode.String()))
+	if r.question != "" {
+		line(st.Warn.Render("Which mode? " + r.question))
+		line(st.Warn.Render("a: add · r: remove by address · i: remove by ID · c: check, send nothing · esc: back. Nothing is sent until you choose."))
+	}
 	if r.refusal != "" {
 		line(st.Bad.Render(r.refusal))
 	}
@@ -150,7 +155,7 @@ func (r *review) peopleView(line func(string)) {
 func (r *review) protected() []string {
 	var out []string
 	for _, l := range r.left {
-		if l.Reason == batch.ReasonProtected {
+		if l.Reason == ticket.ReasonProtected {
 			out = append(out, l.Value)
 		}
 	}
