@@ -71,6 +71,8 @@ type batchFlags struct {
 	// includeRequester and excludeRequester override the rule of whom a
 	// ticket is about (ticket.Override).
 	includeRequester, excludeRequester bool
+	// ignoreIntent sends a ticket whose words ask for another mode.
+	ignoreIntent bool
 	// keep is the note and expiry of an addition's entries.
 	keep noteFlags
 }
@@ -102,6 +104,12 @@ my colleague (cc'd)"); header, reply-attribution and signature addresses do
 not. --include-requester takes in everyone left out but those two;
 --exclude-requester leaves out the requester and colleagues the rule took
 in.
+
+A ticket whose words ask for something else than the command (a removal
+ticket given to batch add, one that only asks "am I blocked?", or takes its
+request back) stops with exit status 2 and one sentence naming its words and
+line, and changes nothing; --ignore-intent sends it anyway. "shush ticket
+read" shows what a ticket asks.
 
 Without --reference nothing is sent as the run's reference; a reference the
 ticket names (its file name, subject or words: TICKET-88.txt, "#5521", "case
@@ -188,6 +196,7 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl.IntVar(&f.concurrency, "concurrency", 0, "batches in flight at once (1-16; default: chosen for the target, see above); the client keeps within the rate limit")
 	fl.BoolVar(&f.includeRequester, "include-requester", false, "send every address the rule of whom a ticket is about leaves out (our own, config own, and the address the ticket was sent to never go)")
 	fl.BoolVar(&f.excludeRequester, "exclude-requester", false, "leave out the requester and colleagues the rule takes in from a ticket")
+	fl.BoolVar(&f.ignoreIntent, "ignore-intent", false, "send a ticket whose words ask for another mode (see shush ticket read)")
 	fl.StringVar(&f.reference, "reference", "", "ticket number or URL sent with every request of the run (Shush-Reference), kept in the service's audit trail; auto: the one the ticket names")
 	if remove {
 		fl.BoolVar(&f.ids, "ids", false, "the entries are suppression IDs, not addresses")
@@ -308,6 +317,11 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	if serr != nil {
 		return serr
+	}
+	if !f.ignoreIntent && !f.resume {
+		if err := intentGuard(in, mode, f.file); err != nil {
+			return err
+		}
 	}
 	if f.reference, err = a.chooseReference(f.reference, in, f.file); err != nil {
 		return err

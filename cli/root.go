@@ -146,6 +146,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.auditCommand(),
 		a.webhooksCommand(),
 		a.runsCommand(),
+		a.ticketCommand(),
 		a.versionCommand(),
 		a.manCommand(),
 		exitCodesCommand(),

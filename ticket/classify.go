@@ -100,7 +100,7 @@ func (r *Reader) headerLine(l *line) (lineKind, bool) {
 		l.setZone(st.headerZone)
 		return lineKind{header: true}, true
 	}
-	if !st.inHeader {
+	if !st.inHeader && !lang.has("header-requester", name) {
 		r.headerBlock(l)
 	}
 	st.inHeader, st.sig, st.footer = true, 0, false
@@ -136,6 +136,13 @@ func (r *Reader) headerBlock(l *line) {
 func (r *Reader) headerZone(l *line, name string) zone {
 	st := &r.st
 	switch {
+	case lang.has("header-requester", name):
+		// A helpdesk export's "Requester: Name <addr>": the ticket's.
+		r.addSenders(l, l.msg)
+		if l.msg == 0 && l.depth == 0 {
+			r.tk.topFrom = r.tk.topFrom || len(l.toks) > 0
+		}
+		return zFrom
 	case lang.has("header-from", name):
 		r.addSenders(l, l.msg)
 		if l.msg == 0 && l.depth == 0 && st.top {
@@ -157,6 +164,8 @@ func (r *Reader) headerZone(l *line, name string) zone {
 		// forward's ("FW: …") is the forwarded mail's.
 		r.subject(l)
 		return zBody
+	case lang.has("header-to", name) && r.tk.mails[l.msg].forward:
+		return zRecipient
 	}
 	return zHeader
 }
@@ -176,6 +185,12 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk = true
 	r.addSenders(l, m)
+	if len(l.toks) == 0 {
+		// "Pieter Gant, Nov 2, 2026": the author named by a header before.
+		if v, ok := st.names[folded(commentName(l.t))]; ok {
+			r.addSender(v, m, l.n)
+		}
+	}
 	l.setZone(zFrom)
 	st.sig, st.inHeader, st.footer = 0, false, false
 	return lineKind{header: true}, true
@@ -325,6 +340,12 @@ func (r *Reader) wordsLine(l *line) lineKind {
 	} else if len(l.toks) == 0 && (phoneOrURL(l.t) || nameLike(l.t, false) && len(l.ws) <= 6) {
 		kind.plain = false
 	}
+	if l.msg == 0 && l.depth == 0 && !st.body && titleLine(l.t) {
+		// A helpdesk export's title: its subject.
+		r.tk.mails[0].subject = l.n
+		r.words(l, true)
+		return kind
+	}
 	r.words(l, false)
 	return kind
 }
@@ -343,10 +364,14 @@ func (r *Reader) signature(l *line) {
 	}
 }
 
-// addSenders notes the line's addresses as senders of mail msg.
+// addSenders notes the line's addresses as senders of mail msg, and the
+// name beside each ("Jane Doe <jane@…>").
 func (r *Reader) addSenders(l *line, msg int) {
 	for _, f := range l.toks {
 		r.addSender(f.Value, msg, l.n)
+		if name := nameBefore(l.t, f.off); name != "" && f.Value != "" {
+			r.st.names[folded(name)] = f.Value
+		}
 	}
 }
 

@@ -129,7 +129,7 @@ func (h *htmlText) tag(s string) (int, bool) {
 func (h *htmlText) act(name string, closing bool, tag string) {
 	switch {
 	case name == "br":
-		h.flush()
+		h.flushBlank()
 	case (name == "style" || name == "script" || name == "head" || name == "title") && !closing:
 		h.skip = "</" + name + ">"
 	case name == "blockquote":
@@ -171,8 +171,18 @@ func (h *htmlText) link(closing bool, tag string) {
 	h.mailto = ""
 }
 
-// flush ends the current line of text.
+// flush ends the current line of text, if it has any: the end of a block
+// makes no empty line (a table's rows, nested divs), a <br> does.
 func (h *htmlText) flush() {
+	if strings.TrimSpace(h.cur.String()) == "" {
+		h.cur.Reset()
+		return
+	}
+	h.flushBlank()
+}
+
+// flushBlank ends the current line, empty or not.
+func (h *htmlText) flushBlank() {
 	text := strings.TrimRight(h.cur.String(), " \t")
 	h.cur.Reset()
 	h.anchor = 0

@@ -92,11 +92,14 @@ type weighing struct {
 
 // mailStatement is what a mail asks, gathered from its lines.
 type mailStatement struct {
-	asks                           ask
-	first                          [5]said // the first line of each ask
-	below, only, cover, hasSubject bool
-	subjectAsks                    ask
-	subjectFirst                   [5]said
+	asks ask
+	// weak holds the asks said only by a lone verb ("unsubscribe",
+	// "block", which may be a noun's: "a block list").
+	weak               ask
+	first              [5]said // the first line of each ask
+	below, only, cover bool
+	subjectAsks        ask
+	subjectFirst       [5]said
 }
 
 // statements gathers what each mail asks.
@@ -125,6 +128,9 @@ func (t *Ticket) statements() []mailStatement {
 			}
 			if st.asks&a == 0 {
 				st.first[bit(a)] = s
+				st.weak |= a & s.weak
+			} else if s.weak&a == 0 {
+				st.weak &^= a
 			}
 			st.asks |= a
 		}
@@ -183,9 +189,18 @@ func (t *Ticket) weigh(own Own) weighing {
 		if w.anchor < 0 && (asks != 0 || names) && !(st.cover && st.asks == 0) {
 			w.anchor = m
 		}
-		if asks != 0 && !(st.cover && st.asks == 0) {
-			w.asker = m
+		if st.asks != 0 && !st.cover {
+			w.asker = m // the newest mail whose words ask
 			break
+		}
+	}
+	if w.asker < 0 {
+		// None asks in its words: the newest whose subject does.
+		for m := range t.mails {
+			if !t.ours(m, own) && sts[m].subjectAsks != 0 {
+				w.asker = m
+				break
+			}
 		}
 	}
 	if w.anchor < 0 {
@@ -222,7 +237,9 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 		return
 	}
 	for m := a + 1; m < len(t.mails); m++ {
-		if !t.ours(m, own) {
+		// Ours too when the anchor names nothing: "yes, please unblock
+		// it" answers our agent's mail that names it.
+		if !t.ours(m, own) || !named {
 			w.targets[m] = true
 		}
 	}
@@ -245,15 +262,21 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	case asks&aWithdraw != 0 && asks&(aSuppress|aRelease|aRemove) == 0:
 		w.withdrawn = true
 		t.propose(w, ModeCheck, first[bit(aWithdraw)], "takes the request back: change nothing")
-	case asks&aRelease != 0 && asks&aSuppress != 0:
-		t.propose(w, ModeUnsure, first[bit(aRelease)], "asks both ways")
-		w.p.Evidence = append(w.p.Evidence, t.saying(first[bit(aSuppress)], "add"))
-		w.p.Ask = append(w.p.Ask, "the ticket asks both to stop mail and to get it again")
 	case ids > 0 && asks&(aRelease|aRemove) != 0 && asks&aSuppress == 0:
 		t.propose(w, ModeRemoveIDs, first[bit(pick(asks, aRelease, aRemove))], "asks to release suppression IDs")
 	case ids > 0 && addrs == 0:
 		t.propose(w, ModeUnsure, first[bit(lowest(asks))], "names suppression IDs, which can only be removed")
 		w.p.Ask = append(w.p.Ask, "suppression IDs can only be removed")
+	case asks&aRelease != 0 && asks&(aSuppress|aRemove) != 0 && st.weak&(aSuppress|aRemove) != 0 && st.weak&aRelease == 0:
+		// "I meant to unsubscribe my old address; put this one back": a
+		// lone verb gives way to a phrase that asks the other way.
+		t.propose(w, ModeRemove, first[bit(aRelease)], "asks to get mail again")
+	case asks&aRelease != 0 && asks&aSuppress != 0 && st.weak&aRelease != 0 && st.weak&aSuppress == 0:
+		t.propose(w, ModeAdd, first[bit(aSuppress)], "asks to get no more mail")
+	case asks&aRelease != 0 && asks&aSuppress != 0:
+		t.propose(w, ModeUnsure, first[bit(aRelease)], "asks both ways")
+		w.p.Evidence = append(w.p.Evidence, t.saying(first[bit(aSuppress)], "add"))
+		w.p.Ask = append(w.p.Ask, "the ticket asks both to stop mail and to get it again")
 	case asks&aRelease != 0:
 		t.propose(w, ModeRemove, first[bit(aRelease)], "asks to get mail again")
 	case asks&(aSuppress|aRemove) != 0:

@@ -13,7 +13,7 @@ import (
 // The phrase books: lang/<code>.txt, one file a language, each a list of
 // sections ("[suppress-me]") of phrases, one a line. A phrase is matched
 // as whole words, folded (case, accents, "’"); "{a|b}" spells either
-// word, "…" stands for up to three words of any kind. Every book is read
+// word, "…" stands for up to four words of any kind. Every book is read
 // into the same trees, so a ticket may mix its languages. The sections a
 // book may have, and what they teach the rule, are in sections below;
 // lang/README.md says how to add a language.
@@ -87,7 +87,7 @@ var sections = map[string]struct {
 // wordSections are the sections that are lists of single words (or short
 // names), looked up whole.
 var wordSections = []string{
-	"header-from", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
+	"header-from", "header-requester", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
 	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler",
 	"system", "at", "dot", "greeting",
 }

@@ -29,6 +29,7 @@ const (
 	zFooter                  // a helpdesk's notification text
 	zWritten                 // written out in words
 	zBounceMeta              // a bounce report's other addresses: its sender's, its host's
+	zRecipient               // the To: of a forwarded mail: whom it went to
 )
 
 // Reader reads a ticket line by line and hands on its tokens in order. It
@@ -68,7 +69,8 @@ type state struct {
 	candMsg         int
 	commentPending  int // the mail a comment header began, whose date line may follow
 	senders         map[string]bool
-	lastHeaderBlock int // the mail the last header block began
+	names           map[string]string // a sender's address by the name beside it
+	lastHeaderBlock int               // the mail the last header block began
 }
 
 // heldLine is a line whose tokens are not handed on yet.
@@ -105,7 +107,7 @@ const signatureLines = 8
 func NewReader(emit func(Found)) *Reader {
 	tk := newTicket()
 	r := &Reader{emit: emit, tk: tk}
-	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, commentPending: -1, lastHeaderBlock: -1}
+	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, names: map[string]string{}, commentPending: -1, lastHeaderBlock: -1}
 	return r
 }
 

@@ -243,12 +243,15 @@ type facts struct {
 func (t *Ticket) facts(own Own) *facts {
 	f := &facts{w: t.weigh(own)}
 	f.partial = t.resolvePartials()
-	f.req, f.hasReq = t.requester(own)
+	f.req, f.hasReq = t.requester(own, f.w)
 	if !f.hasReq {
 		return f
 	}
 	f.self = t.asks(f.req, false, f.w)
 	f.coll = t.asks(f.req, true, f.w)
+	if f.self == nil && f.coll == nil && !t.hasRecipient(f.w) {
+		f.self = t.asksAboutNobody(f.req, f.w)
+	}
 	f.copied = map[string]bool{}
 	for _, p := range t.copied {
 		if p.msg == f.req.msg {
@@ -324,10 +327,22 @@ func (t *Ticket) decide(v string, rec *record, own Own, f *facts) Decision {
 		return Decision{}
 	case f.copied[v] && f.coll != nil:
 		return Decision{Reason: ReasonColleague, By: f.coll.first(), ways: f.coll}
+	case t.recipientAsked(first, f):
+		return Decision{}
 	case first.zone == zBody && vw.older != nil:
 		return Decision{Reason: ReasonOlder, Leave: true, By: t.evidence(vw.older.line)}
 	}
 	return Decision{Reason: zoneReason(first.zone), Leave: true, By: t.evidence(first.line)}
+}
+
+// recipientAsked reports the recipient of a forwarded mail that the
+// deciding mail points at without naming anyone ("please stop sending to
+// his address, the one below"): a target, unless the requester asks for
+// themselves or the forwarded mail is a bounce report.
+func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
+	a := f.w.anchor
+	return o.zone == zRecipient && a >= 0 && f.w.targets[o.msg] && o.msg != a && f.self == nil &&
+		t.mails[a].named == 0 && !t.mails[o.msg].bounce && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes()
 }
 
 // withdrawn is the decision about an address of a request taken back.
@@ -398,7 +413,7 @@ func (w *ways) first() Evidence {
 // requester is the ticket's requester: the sender of its own (top) mail;
 // without a From: line, who signs it; when the top mail is ours (an agent
 // forwarding it), the first sender after it that is not.
-func (t *Ticket) requester(own Own) (person, bool) {
+func (t *Ticket) requester(own Own, w weighing) (person, bool) {
 	ours := false
 	for _, p := range t.senders {
 		if p.msg != 0 {
@@ -411,6 +426,9 @@ func (t *Ticket) requester(own Own) (person, bool) {
 	}
 	if !ours && !t.topFrom {
 		if p, ok := t.firstComment(own); ok {
+			return p, true
+		}
+		if p, ok := t.deciderSender(own, w); ok {
 			return p, true
 		}
 		for _, p := range t.signers {
@@ -435,6 +453,62 @@ func (t *Ticket) requester(own Own) (person, bool) {
 func (t *Ticket) firstComment(own Own) (person, bool) {
 	for _, p := range t.senders {
 		if t.mails[p.msg].helpdesk && !own.Has(p.value) && !isSystem(p.value) {
+			return p, true
+		}
+	}
+	return person{}, false
+}
+
+// asksAboutNobody is, when the requester's own mail decides and asks
+// something of nobody it names ("please put this one back on the
+// newsletter"), the ways of that request: it is about the writer.
+func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
+	if w.asker < 0 || !w.p.Mode.Changes() && w.p.Mode != ModeCheck || w.p.By.Line == 0 || w.withdrawn {
+		return nil
+	}
+	if w.asker != req.msg && t.mails[w.asker].from != req.value {
+		return nil
+	}
+	for m := range w.targets {
+		if t.mails[m].named+t.mails[m].ids > 0 || t.mails[m].bounce {
+			return nil
+		}
+	}
+	if len(t.partials) > 0 {
+		return nil
+	}
+	e := w.p.By
+	switch w.p.Mode {
+	case ModeAdd:
+		return &ways{add: e, hasAdd: true}
+	case ModeRemove, ModeRemoveIDs:
+		return &ways{remove: e, hasRemove: true}
+	}
+	return &ways{add: e, remove: e, hasAdd: true, hasRemove: true}
+}
+
+// hasRecipient reports a forwarded mail among the targets whose
+// recipient the request may be about (recipientAsked).
+func (t *Ticket) hasRecipient(w weighing) bool {
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			if o.zone == zRecipient && w.targets[o.msg] && !t.mails[o.msg].bounce {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deciderSender is the sender of the mail that decides, when the ticket
+// has no header of its own ("Rae Lin <rae@…> replied:" on its first
+// line).
+func (t *Ticket) deciderSender(own Own, w weighing) (person, bool) {
+	if w.asker < 0 || t.mails[0].named > 0 {
+		return person{}, false
+	}
+	for _, p := range t.senders {
+		if p.msg == w.asker && !t.isOurs(p.value, own) && !isSystem(p.value) {
 			return p, true
 		}
 	}

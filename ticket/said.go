@@ -43,6 +43,8 @@ type said struct {
 	// are the forwarded mail's.
 	subject, fwd bool
 	asks         ask
+	// weak holds the asks the line says only with a lone verb.
+	weak ask
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -102,6 +104,10 @@ func (s *said) read(ms []match, l *line) {
 			continue
 		}
 		w := classWays[m.class]
+		if w.self == sAsk && w.ask == 0 && namesOthers(l) {
+			// "Unsubscribe our addresses: a@…, b@…": the words name them.
+			w.self, w.us = sNone, false
+		}
 		if w.self != sNone && (s.self == sNone || s.self == sAsk) {
 			s.self = w.self
 		}
@@ -140,8 +146,15 @@ func (s *said) read(ms []match, l *line) {
 }
 
 func (s *said) noteAsk(a ask, words string) {
-	if s.asks&a == 0 {
+	lone := !strings.ContainsAny(strings.TrimSpace(words), " \t")
+	switch {
+	case s.asks&a == 0:
 		s.words[bit(a)] = words
+		if lone {
+			s.weak |= a
+		}
+	case !lone:
+		s.weak &^= a
 	}
 	s.asks |= a
 }
@@ -165,6 +178,16 @@ func selfAsks(w selfWay) ask {
 		return aRelease
 	}
 	return aRemove
+}
+
+// namesOthers reports a line that names an address of its own.
+func namesOthers(l *line) bool {
+	for _, f := range l.toks {
+		if f.Kind == Address && f.Value != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // phraseText is the text of a match in its line.

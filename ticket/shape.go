@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -69,7 +70,7 @@ func trimLine(s string) string {
 }
 
 // headerNames are the header sections of the phrase books.
-var headerNames = []string{"header-from", "header-to", "header-cc", "header-subject", "header-other", "header-plain"}
+var headerNames = []string{"header-from", "header-requester", "header-to", "header-cc", "header-subject", "header-other", "header-plain"}
 
 // headerName returns the folded name of a mail header line ("From", "Cc",
 // "Betreff", "Enviada em") that the phrase books know. A short name that
@@ -440,3 +441,38 @@ func isDaemon(v string) bool {
 	}
 	return false
 }
+
+// nameBefore is the name written before the address at off in a header
+// line ("From: Jane Doe <jane@…>": "Jane Doe"), "" for none.
+func nameBefore(t string, off int) string {
+	before := t[:off]
+	if i := strings.IndexByte(before, ':'); i >= 0 {
+		before = before[i+1:]
+	}
+	before = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(before), "<(\""))
+	before = strings.Trim(before, "\" ")
+	if before == "" || !nameLike(before, false) {
+		return ""
+	}
+	return before
+}
+
+// commentName is the name a comment header starts with ("Pieter Gant,
+// Nov 2, …": "Pieter Gant").
+func commentName(t string) string {
+	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
+		if i := strings.Index(t, sep); i > 0 {
+			return strings.TrimSpace(t[:i])
+		}
+	}
+	return t
+}
+
+// titleLine reports a helpdesk export's title line, which is its
+// subject: "Ticket #44790: Unsubscribe request", "#44790 Unsubscribe",
+// "[#44790] …".
+func titleLine(t string) bool {
+	return titleRef.MatchString(t)
+}
+
+var titleRef = regexp.MustCompile(`(?i)^(?:\[#?\d{2,}\]|(?:ticket|case|request|incident|anfrage|caso|demande|chamado|richiesta|melding|ticketnummer)?\s*#\d{2,}\b\s*[-–:]?|(?:ticket|case|request|incident)\s+\d{2,}\s*[-–:])`)

@@ -120,18 +120,19 @@ func LooksLikeID(s string) bool {
 	if len(s) < 30 || len(s) > 40 {
 		return false
 	}
-	dashes := 0
+	dashes, hex := 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '-':
 			dashes++
 		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+			hex++
 		default:
 			return false
 		}
 	}
-	return dashes > 0 || len(s) == 32
+	return hex >= 30 && (dashes > 0 || len(s) == 32)
 }
 
 // writtenOut appends the addresses line n's text t writes out in words
@@ -150,7 +151,7 @@ func writtenOut(toks []token, n int, t string) []token {
 		}
 		local, from, english := spelledLocal(pieces, i)
 		domain, to := spelledDomain(pieces, i)
-		if local == "" || domain == "" || english && commonAtWord(local) {
+		if local == "" || domain == "" || english && !plainlyAddress(pieces, from, to) {
 			continue
 		}
 		addr := local + "@" + domain
@@ -288,6 +289,28 @@ func domainWord(s string) bool {
 	return s != "" && s != "@" && s != "." && !strings.ContainsFunc(s, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '.')
 	})
+}
+
+// plainlyAddress reports whether words joined by the English "at"
+// (pieces from to to) are plainly an address written out, not prose ("the
+// team at acme.com", "it wasn't found at example.com"): a dot is spelled
+// out, or the words before it say an address follows ("my email is …").
+func plainlyAddress(ps []piece, from, to int) bool {
+	if commonAtWord(ps[from].s) {
+		return false
+	}
+	for k := from; k <= to; k++ {
+		if ps[k].s == "." {
+			return true
+		}
+	}
+	for k := max(from-4, 0); k < from; k++ {
+		switch strings.ToLower(strings.Trim(ps[k].s, ":,")) {
+		case "email", "e-mail", "mail", "address", "mailbox", "adresse", "correo", "endereço", "indirizzo", "adres", "e-mailadres", "is":
+			return true
+		}
+	}
+	return false
 }
 
 // commonAtWord is an English word that comes before "at" in prose ("the

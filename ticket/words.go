@@ -166,7 +166,7 @@ type phraseBook struct {
 }
 
 // maxGap is how many words a gap in a phrase stands for at most.
-const maxGap = 3
+const maxGap = 4
 
 // gapWord is how a phrase writes a gap.
 const gapWord = "…"
@@ -228,10 +228,19 @@ func (b *phraseBook) at(ws []word, i int) (c class, n int) {
 }
 
 // walk matches the words from k on against the tree under b, for a
-// phrase that started at i.
+// phrase that started at i. Of two phrases as long, the one without a gap
+// wins: "add me back" is a request about the writer, "add … back" about
+// anyone.
 func (b *phraseBook) walk(ws []word, i, k int, buf []byte) (c class, n int) {
 	if b.class != 0 && k > i {
 		c, n = b.class, k-i
+	}
+	if k < len(ws) && b.next != nil {
+		if next := b.next[string(fold(buf, ws[k].s))]; next != nil {
+			if nc, nn := next.walk(ws, i, k+1, buf); nn > n && nc != 0 {
+				c, n = nc, nn
+			}
+		}
 	}
 	if b.gap != nil {
 		// The gap's words, then the rest; the longest wins.
@@ -240,16 +249,6 @@ func (b *phraseBook) walk(ws []word, i, k int, buf []byte) (c class, n int) {
 				c, n = gc, gn
 			}
 		}
-	}
-	if k >= len(ws) || b.next == nil {
-		return c, n
-	}
-	next := b.next[string(fold(buf, ws[k].s))]
-	if next == nil {
-		return c, n
-	}
-	if nc, nn := next.walk(ws, i, k+1, buf); nn > n && nc != 0 {
-		c, n = nc, nn
 	}
 	return c, n
 }
