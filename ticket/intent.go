@@ -98,6 +98,7 @@ type mailStatement struct {
 	weak               ask
 	first              [5]said // the first line of each ask
 	below, only, cover bool
+	missing            bool // a line says mail does not arrive
 	subjectAsks        ask
 	subjectFirst       [5]said
 }
@@ -115,6 +116,7 @@ func (t *Ticket) statements() []mailStatement {
 		st.below = st.below || s.below
 		st.only = st.only || s.only
 		st.cover = st.cover || s.cover
+		st.missing = st.missing || s.missing && !s.subject
 		for a := aSuppress; a <= aWithdraw; a <<= 1 {
 			if s.asks&a == 0 {
 				continue
@@ -267,6 +269,9 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	case ids > 0 && addrs == 0:
 		t.propose(w, ModeUnsure, first[bit(lowest(asks))], "names suppression IDs, which can only be removed")
 		w.p.Ask = append(w.p.Ask, "suppression IDs can only be removed")
+	case st.missing && asks&(aSuppress|aRemove) != 0 && asks&aRelease == 0:
+		// "No mails arrive any more" beside a stop: which is it?
+		t.propose(w, ModeUnsure, first[bit(pick(asks, aSuppress, aRemove))], "says mail does not arrive and asks to stop it")
 	case asks&aRelease != 0 && asks&(aSuppress|aRemove) != 0 && st.weak&(aSuppress|aRemove) != 0 && st.weak&aRelease == 0:
 		// "I meant to unsubscribe my old address; put this one back": a
 		// lone verb gives way to a phrase that asks the other way.

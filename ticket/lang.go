@@ -33,6 +33,7 @@ const (
 	cReleaseMe  // asks to get mail again: a target in a removal
 	cCheckMe    // asks whether they are blocked
 	cMissingMe  // says they get no mail: asks why, and wants it
+	cMissing    // says mail does not arrive (to anyone): asks why, and wants it
 	cRemoveMe   // "remove me": which way the ticket's other words say
 	cMe         // names themselves, no way ("my address")
 	cSuppressUs // themselves and the colleagues copied, no more mail
@@ -72,7 +73,7 @@ var sections = map[string]struct {
 	class class
 	tree  tree
 }{
-	"suppress-me": {cSuppressMe, inWords}, "release-me": {cReleaseMe, inWords}, "check-me": {cCheckMe, inWords}, "missing-me": {cMissingMe, inWords},
+	"suppress-me": {cSuppressMe, inWords}, "release-me": {cReleaseMe, inWords}, "check-me": {cCheckMe, inWords}, "missing-me": {cMissingMe, inWords}, "missing": {cMissing, inWords},
 	"remove-me": {cRemoveMe, inWords}, "me": {cMe, inWords}, "suppress-us": {cSuppressUs, inWords},
 	"release-us": {cReleaseUs, inWords}, "us": {cUs, inWords}, "not-me": {cNotMe, inWords},
 	"colleague": {cColleague, inWords}, "contact": {cContact, inWords}, "request": {cRequest, inWords},

@@ -45,6 +45,8 @@ type said struct {
 	asks         ask
 	// weak holds the asks the line says only with a lone verb.
 	weak ask
+	// missing: it says mail does not arrive, which its writer wants.
+	missing bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -61,7 +63,7 @@ var classWays = [classCount]struct {
 	us   bool
 }{
 	cSuppressMe: {sSuppress, aSuppress, false}, cReleaseMe: {sRelease, aRelease, false},
-	cCheckMe: {sAsk, aCheck, false}, cMissingMe: {sRelease, aCheck, false}, cRemoveMe: {sAsk, aRemove, false}, cMe: {sAsk, 0, false},
+	cCheckMe: {sAsk, aCheck, false}, cMissingMe: {sRelease, aCheck, false}, cMissing: {ask: aCheck}, cRemoveMe: {sAsk, aRemove, false}, cMe: {sAsk, 0, false},
 	cSuppressUs: {sSuppress, aSuppress, true}, cReleaseUs: {sRelease, aRelease, true}, cUs: {sAsk, 0, true},
 	cSuppress: {ask: aSuppress}, cRelease: {ask: aRelease}, cCheck: {ask: aCheck}, cRemove: {ask: aRemove},
 	cWithdraw: {ask: aWithdraw},
@@ -86,7 +88,7 @@ func (r *Reader) words(l *line, subject bool) {
 			s.asks |= selfAsks(w)
 		}
 	}
-	if s.asks&(aSuppress|aRelease|aRemove|aCheck|aWithdraw) != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover {
+	if s.asks&(aSuppress|aRelease|aRemove|aCheck|aWithdraw) != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
 	}
@@ -119,6 +121,8 @@ func (s *said) read(ms []match, l *line) {
 			request = true
 		}
 		switch m.class {
+		case cMissing, cMissingMe:
+			s.missing = true
 		case cBelow:
 			s.below = true
 		case cOnly:
