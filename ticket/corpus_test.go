@@ -216,8 +216,6 @@ func score(c corpusTicket, r ticket.Reading) (outcome, string) {
 		return right, why
 	case mode == ticket.ModeUnsure || len(r.Proposal.Ask) > 0:
 		return asks, why + "; asks: " + strings.Join(r.Proposal.Ask, "; ")
-	case !mode.Changes() && !c.intent.Changes() && okMode:
-		return right, why // a check's list changes nothing
 	case !mode.Changes():
 		return asks, why + "; changes nothing"
 	case len(targets) == 0:
@@ -412,10 +410,11 @@ func explain(tk *ticket.Ticket, c corpusTicket) string {
 
 // The held-out sets, written before the rule was tuned on them: heldout
 // before the rule was tuned at all, heldout2 after the first was scored
-// and before the rule was changed for it. Their score is printed, not
-// required (the goals are in the README).
+// and before the rule was changed for it, heldout3 after the rule's last
+// change. Their score is printed, not required (the goals are in the
+// README).
 func TestHeldOutScore(t *testing.T) {
-	for _, dir := range []string{"heldout", "heldout2"} {
+	for _, dir := range []string{"heldout", "heldout2", "heldout3"} {
 		corpus := loadCorpus(t, dir)
 		byFamily, byLang := tally{}, tally{}
 		var lines []string

@@ -99,6 +99,7 @@ type mailStatement struct {
 	first              [5]said // the first line of each ask
 	below, only, cover bool
 	missing            bool // a line says mail does not arrive
+	selective          bool
 	subjectAsks        ask
 	subjectFirst       [5]said
 }
@@ -117,6 +118,7 @@ func (t *Ticket) statements() []mailStatement {
 		st.only = st.only || s.only
 		st.cover = st.cover || s.cover
 		st.missing = st.missing || s.missing && !s.subject
+		st.selective = st.selective || s.selective && !s.subject
 		for a := aSuppress; a <= aWithdraw; a <<= 1 {
 			if s.asks&a == 0 {
 				continue
@@ -269,6 +271,11 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	case ids > 0 && addrs == 0:
 		t.propose(w, ModeUnsure, first[bit(lowest(asks))], "names suppression IDs, which can only be removed")
 		w.p.Ask = append(w.p.Ask, "suppression IDs can only be removed")
+	case st.selective && asks&(aSuppress|aRelease|aRemove) != 0:
+		t.propose(w, ModeUnsure, first[bit(lowest(asks&^aCheck))], "picks its targets by a condition: choose them by hand")
+	case asks&(aSuppress|aRelease|aRemove) != 0 && asks&(aSuppress|aRelease|aRemove) == st.weak&(aSuppress|aRelease|aRemove) && !t.bounceAmong(w):
+		// Only a lone verb asks ("I clicked unsubscribe by accident").
+		t.propose(w, ModeUnsure, first[bit(lowest(asks&^aCheck))], "names an action only in passing")
 	case st.missing && asks&(aSuppress|aRemove) != 0 && asks&aRelease == 0:
 		// "No mails arrive any more" beside a stop: which is it?
 		t.propose(w, ModeUnsure, first[bit(pick(asks, aSuppress, aRemove))], "says mail does not arrive and asks to stop it")
@@ -289,6 +296,16 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	default:
 		t.propose(w, ModeCheck, first[bit(aCheck)], "only asks whether they are blocked")
 	}
+}
+
+// bounceAmong reports a bounce report among the target mails.
+func (t *Ticket) bounceAmong(w *weighing) bool {
+	for m := range w.targets {
+		if t.mails[m].bounce {
+			return true
+		}
+	}
+	return false
 }
 
 // noAsk is the proposal of a ticket whose words ask nothing: a bounce

@@ -47,6 +47,8 @@ type said struct {
 	weak ask
 	// missing: it says mail does not arrive, which its writer wants.
 	missing bool
+	// selective: it picks its targets by a condition.
+	selective bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -85,10 +87,10 @@ func (r *Reader) words(l *line, subject bool) {
 		}
 		if w, ok := bareRequest(ws); ok {
 			s.self, s.bare = w, true
-			s.asks |= selfAsks(w)
+			s.noteAsk(selfAsks(w), l.t, false)
 		}
 	}
-	if s.asks&(aSuppress|aRelease|aRemove|aCheck|aWithdraw) != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing {
+	if s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
 	}
@@ -117,10 +119,12 @@ func (s *said) read(ms []match, l *line) {
 			s.colleague = true
 		}
 		if w.ask != 0 {
-			s.noteAsk(w.ask, phraseText(l, m))
+			s.noteAsk(w.ask, phraseText(l, m), w.self == sNone && !w.us && passing(l, ms, m))
 			request = true
 		}
 		switch m.class {
+		case cSelective:
+			s.selective = true
 		case cMissing, cMissingMe:
 			s.missing = true
 		case cBelow:
@@ -137,7 +141,7 @@ func (s *said) read(ms []match, l *line) {
 	}
 	if notSuppress != "" && s.only {
 		// "Please do not unsubscribe me, only intern@…"
-		s.noteAsk(aSuppress, notSuppress)
+		s.noteAsk(aSuppress, notSuppress, false)
 	}
 	for _, m := range ms {
 		if m.class == cColleague && !m.negated && (request || s.self != sNone) {
@@ -149,8 +153,10 @@ func (s *said) read(ms []match, l *line) {
 	}
 }
 
-func (s *said) noteAsk(a ask, words string) {
-	lone := !strings.ContainsAny(strings.TrimSpace(words), " \t")
+// noteAsk notes that the line asks a, in words; weak says only by a lone
+// verb with no address after it ("I meant to unsubscribe my old one").
+func (s *said) noteAsk(a ask, words string, weak bool) {
+	lone := weak
 	switch {
 	case s.asks&a == 0:
 		s.words[bit(a)] = words
@@ -192,6 +198,34 @@ func namesOthers(l *line) bool {
 		}
 	}
 	return false
+}
+
+// passing reports a one-word phrase the line says only in passing: no
+// address on the line, no list announced (":"), no question, no request
+// word before it
+// ("please", "can you"), no one about themselves or a colleague ("I
+// clicked unsubscribe by accident", not "Unsubscribe jane@…" or "can you
+// re-enable her address?").
+func passing(l *line, ms []match, m match) bool {
+	if m.end-m.first > 1 || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") {
+		return false
+	}
+	for _, f := range l.toks {
+		if f.Kind != WrittenOut {
+			return false
+		}
+	}
+	for _, o := range ms {
+		w := classWays[o.class]
+		switch {
+		case o.negated:
+		case w.self != sNone || w.us || o.class == cColleague:
+			return false
+		case o.class == cRequest && o.end <= m.first && m.first-o.end <= 3:
+			return false
+		}
+	}
+	return true
 }
 
 // phraseText is the text of a match in its line.
