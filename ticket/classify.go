@@ -134,40 +134,62 @@ func (r *Reader) headerBlock(l *line) {
 
 // headerZone notes a header line's people and returns their zone.
 func (r *Reader) headerZone(l *line, name string) zone {
-	st := &r.st
-	switch {
-	case lang.has("header-requester", name):
-		// A helpdesk export's "Requester: Name <addr>": the ticket's.
-		r.addSenders(l, l.msg)
-		if l.msg == 0 && l.depth == 0 {
-			r.tk.topFrom = r.tk.topFrom || len(l.toks) > 0
+	for _, h := range headerKinds {
+		if h.is(r, l, name) {
+			return h.read(r, l)
 		}
-		return zFrom
-	case lang.has("header-from", name):
-		r.addSenders(l, l.msg)
-		if l.msg == 0 && l.depth == 0 && st.top {
-			r.tk.topFrom = r.tk.topFrom || len(l.toks) > 0
-		}
-		return zFrom
-	case lang.has("header-to", name) && st.top && l.depth == 0 && l.msg == 0:
-		r.sentTo(l)
-		return zSentTo
-	case lang.has("header-cc", name) || name == "cc" || name == "bcc":
-		for _, f := range l.toks {
-			if f.Value != "" {
-				r.tk.copied = append(r.tk.copied, person{f.Value, l.msg, l.n})
-			}
-		}
-		return zCopy
-	case lang.has("header-subject", name):
-		// The subject is the writer's words: "Unsubscribe me"; a
-		// forward's ("FW: …") is the forwarded mail's.
-		r.subject(l)
-		return zBody
-	case lang.has("header-to", name) && r.tk.mails[l.msg].forward:
-		return zRecipient
 	}
 	return zHeader
+}
+
+// headerKinds are the kinds of header lines: a test of the name (and
+// where the line stands) and what reading it does.
+var headerKinds = []struct {
+	is   func(r *Reader, l *line, name string) bool
+	read func(r *Reader, l *line) zone
+}{
+	// A helpdesk export's "Requester: Name <addr>": the ticket's.
+	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-requester", name) }, (*Reader).requesterHeader},
+	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-from", name) }, (*Reader).fromHeader},
+	{func(r *Reader, l *line, name string) bool {
+		return lang.has("header-to", name) && r.st.top && l.depth == 0 && l.msg == 0
+	}, func(r *Reader, l *line) zone { r.sentTo(l); return zSentTo }},
+	{func(_ *Reader, _ *line, name string) bool {
+		return lang.has("header-cc", name) || name == "cc" || name == "bcc"
+	}, (*Reader).copyHeader},
+	// The subject is the writer's words: "Unsubscribe me"; a forward's
+	// ("FW: …") is the forwarded mail's.
+	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-subject", name) },
+		func(r *Reader, l *line) zone { r.subject(l); return zBody }},
+	{func(r *Reader, l *line, name string) bool {
+		return lang.has("header-to", name) && r.tk.mails[l.msg].forward
+	},
+		func(*Reader, *line) zone { return zRecipient }},
+}
+
+func (r *Reader) requesterHeader(l *line) zone {
+	r.addSenders(l, l.msg)
+	if l.msg == 0 && l.depth == 0 {
+		r.tk.topFrom = r.tk.topFrom || len(l.toks) > 0
+	}
+	return zFrom
+}
+
+func (r *Reader) fromHeader(l *line) zone {
+	r.addSenders(l, l.msg)
+	if l.msg == 0 && l.depth == 0 && r.st.top {
+		r.tk.topFrom = r.tk.topFrom || len(l.toks) > 0
+	}
+	return zFrom
+}
+
+func (r *Reader) copyHeader(l *line) zone {
+	for _, f := range l.toks {
+		if f.Value != "" {
+			r.tk.copied = append(r.tk.copied, person{f.Value, l.msg, l.n})
+		}
+	}
+	return zCopy
 }
 
 // commentLine: a helpdesk's comment header, which begins a comment

@@ -106,65 +106,57 @@ func parseTicket(name, file string) (corpusTicket, error) {
 }
 
 func (c *corpusTicket) set(key, val string) error {
-	pair := func() ([2]string, error) {
-		a, w, ok := strings.Cut(val, "=")
-		if !ok {
-			return [2]string{}, fmt.Errorf("%s needs ADDRESS = TEXT", key)
-		}
-		return [2]string{norm(strings.TrimSpace(a)), strings.TrimSpace(w)}, nil
+	if set, ok := headSetters[key]; ok {
+		set(c, val)
+		return nil
 	}
 	switch key {
-	case "family", "class":
-		c.family = val
-	case "lang":
-		c.lang = val
-	case "intent":
-		c.intent = ticket.Mode(val)
-	case "targets":
-		c.targets, c.hasTargets = list(val), true
-	case "own":
-		c.own = strings.Split(val, ",")
-	case "requester":
-		c.requester = norm(val)
-	case "reference":
-		c.reference = val
-	case "written":
-		c.written = append(c.written, norm(val))
-	case "asks":
-		c.asks = val == "yes"
 	case "evidence":
 		n, err := strconv.Atoi(val)
 		c.evidence = n
 		return err
-	case "mode":
-		c.mode = val
-	case "send":
-		c.send, c.hasSend = list(val), true
-	case "leave":
-		c.leave, c.hasLeave = list(val), true
-	case "right":
-		c.right, c.hasRight = list(val), true
-	case "wrong":
-		c.wrong = val
 	case "left", "hint", "reason", "line":
-		p, err := pair()
-		if err != nil {
-			return err
+		a, w, ok := strings.Cut(val, "=")
+		if !ok {
+			return fmt.Errorf("%s needs ADDRESS = TEXT", key)
 		}
-		switch key {
-		case "left":
-			c.left = append(c.left, p)
-		case "hint":
-			c.hints = append(c.hints, p)
-		case "reason":
-			c.reasons = append(c.reasons, p)
-		default:
-			c.lines = append(c.lines, p)
-		}
-	default:
-		return fmt.Errorf("unknown key %q", key)
+		p := [2]string{norm(strings.TrimSpace(a)), strings.TrimSpace(w)}
+		*c.pairs(key) = append(*c.pairs(key), p)
+		return nil
 	}
-	return nil
+	return fmt.Errorf("unknown key %q", key)
+}
+
+// pairs is the list of ADDRESS = TEXT pairs of key.
+func (c *corpusTicket) pairs(key string) *[][2]string {
+	switch key {
+	case "left":
+		return &c.left
+	case "hint":
+		return &c.hints
+	case "reason":
+		return &c.reasons
+	}
+	return &c.lines
+}
+
+// headSetters read the head's plain keys.
+var headSetters = map[string]func(c *corpusTicket, val string){
+	"family":    func(c *corpusTicket, v string) { c.family = v },
+	"class":     func(c *corpusTicket, v string) { c.family = v },
+	"lang":      func(c *corpusTicket, v string) { c.lang = v },
+	"intent":    func(c *corpusTicket, v string) { c.intent = ticket.Mode(v) },
+	"targets":   func(c *corpusTicket, v string) { c.targets, c.hasTargets = list(v), true },
+	"own":       func(c *corpusTicket, v string) { c.own = strings.Split(v, ",") },
+	"requester": func(c *corpusTicket, v string) { c.requester = norm(v) },
+	"reference": func(c *corpusTicket, v string) { c.reference = v },
+	"written":   func(c *corpusTicket, v string) { c.written = append(c.written, norm(v)) },
+	"asks":      func(c *corpusTicket, v string) { c.asks = v == "yes" },
+	"mode":      func(c *corpusTicket, v string) { c.mode = v },
+	"send":      func(c *corpusTicket, v string) { c.send, c.hasSend = list(v), true },
+	"leave":     func(c *corpusTicket, v string) { c.leave, c.hasLeave = list(v), true },
+	"right":     func(c *corpusTicket, v string) { c.right, c.hasRight = list(v), true },
+	"wrong":     func(c *corpusTicket, v string) { c.wrong = v },
 }
 
 // norm is an address or ID as the service stores it (an IDN in ASCII).
@@ -327,6 +319,13 @@ func checkDetails(t *testing.T, c corpusTicket, tk *ticket.Ticket, r ticket.Read
 	if c.evidence > 0 && r.Proposal.By.Line != c.evidence {
 		t.Errorf("decided by line %d (%q); want line %d", r.Proposal.By.Line, r.Proposal.Words, c.evidence)
 	}
+	checkLeftOut(t, c, r)
+}
+
+// checkLeftOut checks what the head says is left out, written out and
+// hinted at.
+func checkLeftOut(t *testing.T, c corpusTicket, r ticket.Reading) {
+	t.Helper()
 	left := map[string]string{}
 	for _, l := range r.LeftOut {
 		left[l.Value] = l.Reason

@@ -113,33 +113,42 @@ func (t *Ticket) statements() []mailStatement {
 		if s.fwd && fwd > 0 {
 			m = fwd
 		}
-		st := &out[m]
-		st.below = st.below || s.below
-		st.only = st.only || s.only
-		st.cover = st.cover || s.cover
-		st.missing = st.missing || s.missing && !s.subject
-		st.selective = st.selective || s.selective && !s.subject
-		for a := aSuppress; a <= aWithdraw; a <<= 1 {
-			if s.asks&a == 0 {
-				continue
-			}
-			if s.subject {
-				if st.subjectAsks&a == 0 {
-					st.subjectFirst[bit(a)] = s
-				}
-				st.subjectAsks |= a
-				continue
-			}
-			if st.asks&a == 0 {
-				st.first[bit(a)] = s
-				st.weak |= a & s.weak
-			} else if s.weak&a == 0 {
-				st.weak &^= a
-			}
-			st.asks |= a
-		}
+		out[m].add(s)
 	}
 	return out
+}
+
+// add gathers a line of the mail.
+func (st *mailStatement) add(s said) {
+	st.below = st.below || s.below
+	st.only = st.only || s.only
+	st.cover = st.cover || s.cover
+	st.missing = st.missing || s.missing && !s.subject
+	st.selective = st.selective || s.selective && !s.subject
+	for a := aSuppress; a <= aWithdraw; a <<= 1 {
+		switch {
+		case s.asks&a == 0:
+		case s.subject:
+			if st.subjectAsks&a == 0 {
+				st.subjectFirst[bit(a)] = s
+			}
+			st.subjectAsks |= a
+		default:
+			st.addAsk(a, s)
+		}
+	}
+}
+
+// addAsk notes the ask a of a line s of the mail's words: the first line
+// of each is its evidence; it is weak while every line says it weakly.
+func (st *mailStatement) addAsk(a ask, s said) {
+	if st.asks&a == 0 {
+		st.first[bit(a)] = s
+		st.weak |= a & s.weak
+	} else if s.weak&a == 0 {
+		st.weak &^= a
+	}
+	st.asks |= a
 }
 
 // firstForward is the first forwarded mail (the one a "FW:" subject
@@ -183,29 +192,10 @@ func (t *Ticket) isOurs(v string, own Own) bool {
 func (t *Ticket) weigh(own Own) weighing {
 	sts := t.statements()
 	w := weighing{asker: -1, anchor: -1, targets: map[int]bool{}}
-	for m := range t.mails {
-		if t.ours(m, own) {
-			continue
-		}
-		st := sts[m]
-		asks := st.asks | st.subjectAsks
-		names := t.mails[m].named+t.mails[m].ids > 0
-		if w.anchor < 0 && (asks != 0 || names) && !(st.cover && st.asks == 0) {
-			w.anchor = m
-		}
-		if st.asks != 0 && !st.cover {
-			w.asker = m // the newest mail whose words ask
-			break
-		}
-	}
+	w.anchor, w.asker = t.newestAsking(sts, own)
 	if w.asker < 0 {
 		// None asks in its words: the newest whose subject does.
-		for m := range t.mails {
-			if !t.ours(m, own) && sts[m].subjectAsks != 0 {
-				w.asker = m
-				break
-			}
-		}
+		w.asker = t.firstMail(func(m int) bool { return !t.ours(m, own) && sts[m].subjectAsks != 0 }, 0)
 	}
 	if w.anchor < 0 {
 		w.anchor = w.asker
@@ -213,15 +203,42 @@ func (t *Ticket) weigh(own Own) weighing {
 	if w.asker < 0 && w.anchor >= 0 {
 		// The newest mail names targets and asks nothing: it answers an
 		// older mail, ours too ("which address should we suppress?").
-		for m := w.anchor + 1; m < len(t.mails) && w.asker < 0; m++ {
-			if sts[m].asks|sts[m].subjectAsks != 0 {
-				w.asker = m
-			}
-		}
+		w.asker = t.firstMail(func(m int) bool { return sts[m].asks|sts[m].subjectAsks != 0 }, w.anchor+1)
 	}
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
 	return w
+}
+
+// newestAsking finds, among the mails not ours, the newest that asks or
+// names targets (the anchor) and the newest whose words ask (the asker);
+// a note that only passes a request on is neither.
+func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) {
+	anchor = -1
+	for m := range t.mails {
+		if t.ours(m, own) {
+			continue
+		}
+		st := sts[m]
+		names := t.mails[m].named+t.mails[m].ids > 0
+		if anchor < 0 && (st.asks|st.subjectAsks != 0 || names) && !(st.cover && st.asks == 0) {
+			anchor = m
+		}
+		if st.asks != 0 && !st.cover {
+			return anchor, m
+		}
+	}
+	return anchor, -1
+}
+
+// firstMail is the first mail from from on that ok holds for, -1 for none.
+func (t *Ticket) firstMail(ok func(m int) bool, from int) int {
+	for m := from; m < len(t.mails); m++ {
+		if ok(m) {
+			return m
+		}
+	}
+	return -1
 }
 
 // aim puts the anchor's mail in the targets, and the mails under it when
@@ -249,52 +266,86 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 	}
 }
 
+// modeCase is what the rules of the mode read: what the asking mail asks
+// (its words, else its subject), which asks only a lone verb says, and
+// what its target mails name.
+type modeCase struct {
+	asks, weak ask
+	st         mailStatement
+	ids, addrs int
+	bounce     bool
+}
+
+// changing are the asks that change the list.
+const changing = aSuppress | aRelease | aRemove
+
+// modeRule is one rule of the mode: when it holds, the proposal is mode,
+// its evidence the first line of the ask by names, for why.
+type modeRule struct {
+	when func(c modeCase) bool
+	mode Mode
+	by   func(c modeCase) ask
+	why  string
+}
+
+// the evidence of a rule: a fixed ask, or the first of two the case has.
+func of(a ask) func(modeCase) ask        { return func(modeCase) ask { return a } }
+func either(a, b ask) func(modeCase) ask { return func(c modeCase) ask { return pick(c.asks, a, b) } }
+func firstChange(c modeCase) ask         { return lowest(c.asks &^ aCheck) }
+
+// modeRules are the rules of the mode, tried in order.
+var modeRules = []modeRule{
+	{func(c modeCase) bool { return c.asks&aWithdraw != 0 && c.asks&changing == 0 }, ModeCheck, of(aWithdraw), "takes the request back: change nothing"},
+	{func(c modeCase) bool { return c.ids > 0 && c.asks&(aRelease|aRemove) != 0 && c.asks&aSuppress == 0 },
+		ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
+	{func(c modeCase) bool { return c.ids > 0 && c.addrs == 0 }, ModeUnsure, firstChange, "names suppression IDs, which can only be removed"},
+	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
+	// Only a lone verb asks ("I clicked unsubscribe by accident").
+	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
+		ModeUnsure, firstChange, "names an action only in passing"},
+	// "No mails arrive any more" beside a stop: which is it?
+	{func(c modeCase) bool { return c.st.missing && c.asks&(aSuppress|aRemove) != 0 && c.asks&aRelease == 0 },
+		ModeUnsure, either(aSuppress, aRemove), "says mail does not arrive and asks to stop it"},
+	// "I meant to unsubscribe my old address; put this one back": a lone
+	// verb gives way to a phrase that asks the other way.
+	{func(c modeCase) bool {
+		return c.asks&aRelease != 0 && c.asks&(aSuppress|aRemove) != 0 && c.weak&(aSuppress|aRemove) != 0 && c.weak&aRelease == 0
+	}, ModeRemove, of(aRelease), "asks to get mail again"},
+	{func(c modeCase) bool {
+		return c.asks&aRelease != 0 && c.asks&aSuppress != 0 && c.weak&aRelease != 0 && c.weak&aSuppress == 0
+	}, ModeAdd, of(aSuppress), "asks to get no more mail"},
+	{func(c modeCase) bool { return c.asks&aRelease != 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aRelease), "asks both ways"},
+	{func(c modeCase) bool { return c.asks&aRelease != 0 }, ModeRemove, of(aRelease), "asks to get mail again"},
+	{func(c modeCase) bool { return c.asks&(aSuppress|aRemove) != 0 }, ModeAdd, either(aSuppress, aRemove), "asks to get no more mail"},
+	{func(modeCase) bool { return true }, ModeCheck, of(aCheck), "only asks whether they are blocked"},
+}
+
 // decideMode reads the mode from the asking mail (its words, else its
-// subject), else from a bounce report among the targets.
+// subject) by the first of the rules that holds, else from a bounce
+// report among the targets.
 func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	if w.asker < 0 {
 		t.noAsk(w)
 		return
 	}
 	st := sts[w.asker]
-	asks, first := st.asks, st.first
-	if asks == 0 {
-		asks, first = st.subjectAsks, st.subjectFirst
+	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w)}
+	first := st.first
+	if c.asks == 0 {
+		c.asks, first = st.subjectAsks, st.subjectFirst
 	}
-	ids, addrs := t.targetCounts(w)
-	switch {
-	case asks&aWithdraw != 0 && asks&(aSuppress|aRelease|aRemove) == 0:
-		w.withdrawn = true
-		t.propose(w, ModeCheck, first[bit(aWithdraw)], "takes the request back: change nothing")
-	case ids > 0 && asks&(aRelease|aRemove) != 0 && asks&aSuppress == 0:
-		t.propose(w, ModeRemoveIDs, first[bit(pick(asks, aRelease, aRemove))], "asks to release suppression IDs")
-	case ids > 0 && addrs == 0:
-		t.propose(w, ModeUnsure, first[bit(lowest(asks))], "names suppression IDs, which can only be removed")
-		w.p.Ask = append(w.p.Ask, "suppression IDs can only be removed")
-	case st.selective && asks&(aSuppress|aRelease|aRemove) != 0:
-		t.propose(w, ModeUnsure, first[bit(lowest(asks&^aCheck))], "picks its targets by a condition: choose them by hand")
-	case asks&(aSuppress|aRelease|aRemove) != 0 && asks&(aSuppress|aRelease|aRemove) == st.weak&(aSuppress|aRelease|aRemove) && !t.bounceAmong(w):
-		// Only a lone verb asks ("I clicked unsubscribe by accident").
-		t.propose(w, ModeUnsure, first[bit(lowest(asks&^aCheck))], "names an action only in passing")
-	case st.missing && asks&(aSuppress|aRemove) != 0 && asks&aRelease == 0:
-		// "No mails arrive any more" beside a stop: which is it?
-		t.propose(w, ModeUnsure, first[bit(pick(asks, aSuppress, aRemove))], "says mail does not arrive and asks to stop it")
-	case asks&aRelease != 0 && asks&(aSuppress|aRemove) != 0 && st.weak&(aSuppress|aRemove) != 0 && st.weak&aRelease == 0:
-		// "I meant to unsubscribe my old address; put this one back": a
-		// lone verb gives way to a phrase that asks the other way.
-		t.propose(w, ModeRemove, first[bit(aRelease)], "asks to get mail again")
-	case asks&aRelease != 0 && asks&aSuppress != 0 && st.weak&aRelease != 0 && st.weak&aSuppress == 0:
-		t.propose(w, ModeAdd, first[bit(aSuppress)], "asks to get no more mail")
-	case asks&aRelease != 0 && asks&aSuppress != 0:
-		t.propose(w, ModeUnsure, first[bit(aRelease)], "asks both ways")
-		w.p.Evidence = append(w.p.Evidence, t.saying(first[bit(aSuppress)], "add"))
-		w.p.Ask = append(w.p.Ask, "the ticket asks both to stop mail and to get it again")
-	case asks&aRelease != 0:
-		t.propose(w, ModeRemove, first[bit(aRelease)], "asks to get mail again")
-	case asks&(aSuppress|aRemove) != 0:
-		t.propose(w, ModeAdd, first[bit(pick(asks, aSuppress, aRemove))], "asks to get no more mail")
-	default:
-		t.propose(w, ModeCheck, first[bit(aCheck)], "only asks whether they are blocked")
+	c.ids, c.addrs = t.targetCounts(w)
+	for _, r := range modeRules {
+		if !r.when(c) {
+			continue
+		}
+		t.propose(w, r.mode, first[bit(r.by(c))], r.why)
+		w.withdrawn = r.mode == ModeCheck && c.asks&aWithdraw != 0 && c.asks&changing == 0
+		if r.why == "asks both ways" {
+			w.p.Evidence = append(w.p.Evidence, t.saying(first[bit(aSuppress)], "add"))
+			w.p.Ask = append(w.p.Ask, "the ticket asks both to stop mail and to get it again")
+		}
+		return
 	}
 }
 
@@ -382,7 +433,7 @@ func (t *Ticket) propose(w *weighing, mode Mode, s said, why string) {
 		w.p.Words = t.lines[s.line]
 	}
 	w.p.Evidence = append(w.p.Evidence, t.saying(s, string(mode)))
-	if mode == ModeUnsure {
+	if mode == ModeUnsure && why != "asks both ways" {
 		w.p.Ask = append(w.p.Ask, why)
 	}
 }

@@ -237,32 +237,43 @@ func (r *Reader) decideCandidate(n int, k lineKind, depth int) {
 		return
 	}
 	c := &r.queue[st.cand]
-	sig := true
-	switch {
-	case k.shape != "" && k.shape == st.candShape && c.n == n-1:
-		sig = false // the next row of a table
-	case depth > c.depth, k.header, k.attribution, k.forward, k.title, k.signature, k.footer, k.shape != "":
-	case k.closing:
-		sig = false // a closing after it: it was in the body
-	case k.plain:
-		sig = false
-	}
-	if sig {
-		for i := range c.toks {
-			f := &c.toks[i]
-			if f.zone == zSentTo || f.Kind != Address {
-				continue
-			}
-			if f.zone == zBody {
-				r.tk.mails[st.candMsg].named--
-			}
-			f.zone = zSignature
-			if st.candMsg == 0 && c.depth == 0 && f.Value != "" {
-				r.tk.signers = append(r.tk.signers, person{f.Value, 0, c.n})
-			}
-		}
+	if endsMail(k, c, n, depth, st.candShape) {
+		r.toSignature(c, st.candMsg)
 	}
 	st.cand = -1
+}
+
+// endsMail reports whether a line of kind k ends the mail of the one-line
+// signature candidate c before it: not the next row of a table, a closing
+// (c was in the body) or a line of words.
+func endsMail(k lineKind, c *heldLine, n, depth int, shape string) bool {
+	switch {
+	case k.shape != "" && k.shape == shape && c.n == n-1:
+		return false // the next row of a table
+	case depth > c.depth, k.header, k.attribution, k.forward, k.title, k.signature, k.footer, k.shape != "":
+		return true
+	case k.closing, k.plain:
+		return false
+	}
+	return true
+}
+
+// toSignature puts the addresses of a held line in the signature of mail
+// msg.
+func (r *Reader) toSignature(c *heldLine, msg int) {
+	for i := range c.toks {
+		f := &c.toks[i]
+		if f.zone == zSentTo || f.Kind != Address {
+			continue
+		}
+		if f.zone == zBody {
+			r.tk.mails[msg].named--
+		}
+		f.zone = zSignature
+		if msg == 0 && c.depth == 0 && f.Value != "" {
+			r.tk.signers = append(r.tk.signers, person{f.Value, 0, c.n})
+		}
+	}
 }
 
 // hold queues a line's tokens and hands on those of the lines that are

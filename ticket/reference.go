@@ -174,26 +174,44 @@ func (f *refFinder) line(n int, line string) {
 	if t == "" || !strings.ContainsAny(t, "0123456789") || !mayRefer(t) {
 		return
 	}
-	subject := false
-	if name, ok := headerName(t, true); ok {
-		if !lang.has("header-subject", name) {
-			return // Message-ID:, Date: hold numbers that are no reference
-		}
-		subject = true
-	}
-	rank, source := rankText, "text"
-	if subject {
-		rank, source = rankSubject, "subject"
-	}
-	if rank >= f.rank && f.rank != 0 && f.rank != rankSubjectNumber {
+	rank, source, ok := refPlace(t)
+	if !ok || rank >= f.rank && f.rank != 0 && f.rank != rankSubjectNumber {
 		return
 	}
 	ref := Reference{Source: source, Line: n, Text: t}
+	if v, ok := refIn(t); ok {
+		ref.Value = v
+		f.offer(rank, ref)
+		return
+	}
+	if rank == rankSubject {
+		if v, ok := subjectNumber(t); ok {
+			ref.Value = v
+			f.offer(rankSubjectNumber, ref)
+		}
+	}
+}
+
+// refPlace is what a line may offer a reference as: a subject's, or the
+// text's; not ok for another header (Message-ID:, Date: hold numbers that
+// are no reference).
+func refPlace(t string) (rank int, source string, ok bool) {
+	name, header := headerName(t, true)
+	switch {
+	case !header:
+		return rankText, "text", true
+	case lang.has("header-subject", name):
+		return rankSubject, "subject", true
+	}
+	return 0, "", false
+}
+
+// refIn is the reference a line names: "[#5521]", "#5521", "case
+// AB-2026-7", "Ticket ref BC-7781".
+func refIn(t string) (string, bool) {
 	for _, re := range []*regexp.Regexp{refBracket, refHash} {
 		if m := re.FindStringSubmatch(t); m != nil {
-			ref.Value = number(m[1])
-			f.offer(rank, ref)
-			return
+			return number(m[1]), true
 		}
 	}
 	for _, m := range refKeyword.FindAllStringSubmatch(t, -1) {
@@ -201,20 +219,21 @@ func (f *refFinder) line(n int, line string) {
 		if strings.Contains(id, "@") || !strings.ContainsAny(id, "0123456789") || len(strings.Trim(id, "0123456789")) == 0 && len(id) < 2 {
 			continue
 		}
-		ref.Value = keyed(id)
-		f.offer(rank, ref)
-		return
+		return keyed(id), true
 	}
-	if subject {
-		for _, m := range refNumber.FindAllStringSubmatch(strings.TrimPrefix(t, t[:strings.IndexByte(t, ':')+1]), -1) {
-			if y := m[1]; len(y) == 4 && (strings.HasPrefix(y, "19") || strings.HasPrefix(y, "20")) {
-				continue // a year
-			}
-			ref.Value = number(m[1])
-			f.offer(rankSubjectNumber, ref)
-			return
+	return "", false
+}
+
+// subjectNumber is a number of three or more digits standing alone in a
+// subject line, not a year.
+func subjectNumber(t string) (string, bool) {
+	for _, m := range refNumber.FindAllStringSubmatch(strings.TrimPrefix(t, t[:strings.IndexByte(t, ':')+1]), -1) {
+		if y := m[1]; len(y) == 4 && (strings.HasPrefix(y, "19") || strings.HasPrefix(y, "20")) {
+			continue // a year
 		}
+		return number(m[1]), true
 	}
+	return "", false
 }
 
 // refWords are what a line that names a reference holds at least one of

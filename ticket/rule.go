@@ -279,60 +279,101 @@ func (t *Ticket) view(rec *record, f *facts, v string) view {
 		occs = append(occs[:len(occs):len(occs)], p)
 	}
 	for i := range occs {
-		o := &occs[i]
-		tgt := f.w.targets[o.msg]
-		switch {
-		case o.zone == zExcept && (tgt || o.msg <= f.w.anchor):
-			vw.except = o
-		case o.zone == zWritten && vw.writ == nil:
-			vw.writ = o
-		case o.zone == zBody && tgt:
-			if vw.asked == nil {
-				vw.asked = o
-			}
-			vw.named = true
-		case o.zone == zBody && vw.older == nil:
-			vw.older = o
-		case o.zone == zMention && tgt && i > 0:
-			vw.named = true
-		}
+		vw.see(&occs[i], i, f.w)
 	}
 	return vw
 }
 
-// decide is the rule for one address, with the ticket's facts.
+// see notes the occurrence o (the i-th) of an address.
+func (vw *view) see(o *occurrence, i int, w weighing) {
+	tgt := w.targets[o.msg]
+	switch {
+	case o.zone == zExcept && (tgt || o.msg <= w.anchor):
+		vw.except = o
+	case o.zone == zWritten && vw.writ == nil:
+		vw.writ = o
+	case o.zone == zBody && tgt:
+		if vw.asked == nil {
+			vw.asked = o
+		}
+		vw.named = true
+	case o.zone == zBody && vw.older == nil:
+		vw.older = o
+	case o.zone == zMention && tgt && i > 0:
+		vw.named = true
+	}
+}
+
+// decide is the rule for one address, with the ticket's facts: the first
+// of the rules that has something to say.
 func (t *Ticket) decide(v string, rec *record, own Own, f *facts) Decision {
 	if rec == nil || len(rec.occ) == 0 {
 		return Decision{}
 	}
-	vw := t.view(rec, f, v)
-	first := vw.first
-	switch {
-	case own.Has(v):
-		return t.OwnDecision(first.line)
-	case first.zone == zSentTo:
-		return Decision{Reason: ReasonSentTo, Leave: true, By: t.evidence(first.line)}
-	case vw.except != nil:
-		return Decision{Reason: ReasonExcept, Leave: true, By: t.evidence(vw.except.line), Requester: f.hasReq && f.req.value == v}
-	case f.w.withdrawn && (vw.asked != nil || vw.older != nil || f.hasReq && f.req.value == v):
-		return t.withdrawn(vw, f, v)
+	c := ruleCase{t: t, v: v, vw: t.view(rec, f, v), f: f, own: own, req: f.hasReq && f.req.value == v}
+	for _, rule := range addressRules {
+		if d, ok := rule(c); ok {
+			return d
+		}
 	}
-	if f.hasReq && f.req.value == v {
-		return t.requesterDecision(vw, f)
-	}
-	switch {
-	case vw.writ != nil && vw.asked == nil:
-		return Decision{Reason: ReasonWritten, Leave: true, By: t.evidence(vw.writ.line)}
-	case vw.named:
-		return Decision{}
-	case f.copied[v] && f.coll != nil:
-		return Decision{Reason: ReasonColleague, By: f.coll.first(), ways: f.coll}
-	case t.recipientAsked(first, f):
-		return Decision{}
-	case first.zone == zBody && vw.older != nil:
-		return Decision{Reason: ReasonOlder, Leave: true, By: t.evidence(vw.older.line)}
-	}
-	return Decision{Reason: zoneReason(first.zone), Leave: true, By: t.evidence(first.line)}
+	return Decision{Reason: zoneReason(c.vw.first.zone), Leave: true, By: t.evidence(c.vw.first.line)}
+}
+
+// ruleCase is one address as the rules read it.
+type ruleCase struct {
+	t   *Ticket
+	v   string
+	vw  view
+	f   *facts
+	own Own
+	req bool // it is the requester
+}
+
+// addressRules are the rules for one address, in order; each says
+// whether it decides.
+var addressRules = []func(c ruleCase) (Decision, bool){
+	func(c ruleCase) (Decision, bool) { return c.t.OwnDecision(c.vw.first.line), c.own.Has(c.v) },
+	func(c ruleCase) (Decision, bool) {
+		return Decision{Reason: ReasonSentTo, Leave: true, By: c.t.evidence(c.vw.first.line)}, c.vw.first.zone == zSentTo
+	},
+	func(c ruleCase) (Decision, bool) {
+		if c.vw.except == nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonExcept, Leave: true, By: c.t.evidence(c.vw.except.line), Requester: c.req}, true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if !c.f.w.withdrawn || c.vw.asked == nil && c.vw.older == nil && !c.req {
+			return Decision{}, false
+		}
+		return c.t.withdrawn(c.vw, c.f, c.v), true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if !c.req {
+			return Decision{}, false
+		}
+		return c.t.requesterDecision(c.vw, c.f), true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if c.vw.writ == nil || c.vw.asked != nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonWritten, Leave: true, By: c.t.evidence(c.vw.writ.line)}, true
+	},
+	func(c ruleCase) (Decision, bool) { return Decision{}, c.vw.named },
+	func(c ruleCase) (Decision, bool) {
+		if !c.f.copied[c.v] || c.f.coll == nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonColleague, By: c.f.coll.first(), ways: c.f.coll}, true
+	},
+	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.recipientAsked(c.vw.first, c.f) },
+	func(c ruleCase) (Decision, bool) {
+		if c.vw.first.zone != zBody || c.vw.older == nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonOlder, Leave: true, By: c.t.evidence(c.vw.older.line)}, true
+	},
 }
 
 // recipientAsked reports the recipient of a forwarded mail that the
@@ -424,25 +465,32 @@ func (t *Ticket) requester(own Own, w weighing) (person, bool) {
 		}
 		ours = ours || t.isOurs(p.value, own)
 	}
-	if !ours && !t.topFrom {
-		if p, ok := t.firstComment(own); ok {
-			return p, true
-		}
-		if p, ok := t.deciderSender(own, w); ok {
-			return p, true
-		}
-		for _, p := range t.signers {
-			if !own.Has(p.value) {
-				return p, true
-			}
-		}
+	switch {
+	case ours:
+		// Our agent forwarded it: the first sender after who is not ours.
+		return t.firstSender(func(p person) bool { return p.msg != 0 && !t.isOurs(p.value, own) && !isSystem(p.value) })
+	case t.topFrom:
 		return person{}, false
 	}
-	if ours {
-		for _, p := range t.senders {
-			if p.msg != 0 && !t.isOurs(p.value, own) && !isSystem(p.value) {
-				return p, true
-			}
+	if p, ok := t.firstComment(own); ok {
+		return p, true
+	}
+	if p, ok := t.deciderSender(own, w); ok {
+		return p, true
+	}
+	for _, p := range t.signers {
+		if !own.Has(p.value) {
+			return p, true
+		}
+	}
+	return person{}, false
+}
+
+// firstSender is the first sender ok holds for.
+func (t *Ticket) firstSender(ok func(p person) bool) (person, bool) {
+	for _, p := range t.senders {
+		if ok(p) {
+			return p, true
 		}
 	}
 	return person{}, false
@@ -522,14 +570,14 @@ func (t *Ticket) deciderSender(own Own, w weighing) (person, bool) {
 // asks counts for both. A line that says it outright wins over a bare
 // "Unsubscribe" (a subject's, say). It returns nil when no line asks.
 func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
+	if wg.withdrawn {
+		return nil
+	}
 	theirs := map[int]bool{req.msg: true}
 	for _, p := range t.senders {
 		if p.value == req.value {
 			theirs[p.msg] = true
 		}
-	}
-	if wg.withdrawn {
-		return nil
 	}
 	fwd := t.firstForward()
 	var w ways
@@ -539,14 +587,8 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 			if s.fwd && fwd > 0 {
 				m = fwd
 			}
-			if !theirs[m] || len(wg.targets) > 0 && !wg.targets[m] && m != wg.asker || !t.asksSelf(s, bare, colleague) {
-				continue
-			}
-			if !w.hasAdd && s.self != sRelease {
-				w.add, w.hasAdd = t.evidence(s.line), true
-			}
-			if !w.hasRemove && s.self != sSuppress {
-				w.remove, w.hasRemove = t.evidence(s.line), true
+			if theirs[m] && (len(wg.targets) == 0 || wg.targets[m] || m == wg.asker) && t.asksSelf(s, bare, colleague) {
+				w.note(t.evidence(s.line), s.self)
 			}
 		}
 	}
@@ -554,6 +596,17 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 		return nil
 	}
 	return &w
+}
+
+// note takes a line that asks self (a line that just asks counts for
+// both ways) where none asked that way before.
+func (w *ways) note(e Evidence, self selfWay) {
+	if !w.hasAdd && self != sRelease {
+		w.add, w.hasAdd = e, true
+	}
+	if !w.hasRemove && self != sSuppress {
+		w.remove, w.hasRemove = e, true
+	}
 }
 
 // asksSelf reports whether the line s asks about the requester (or their

@@ -80,24 +80,36 @@ func (r *Reader) words(l *line, subject bool) {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
 	}
 	s.read(r.ms, l)
-	if s.self == sNone && !s.colleague && len(l.toks) == 0 {
-		ws := l.ws
-		if subject {
-			ws = ws[min(1, len(ws)):]
-		}
-		if w, ok := bareRequest(ws); ok {
-			s.self, s.bare = w, true
-			s.noteAsk(selfAsks(w), l.t, false)
-		}
-	}
-	if s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective {
+	s.bareRequest(l, subject)
+	if s.says() {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
 	}
 	if !s.fwd {
 		r.markBounce(l, r.ms)
 	}
-	r.placeTokens(l, r.ms, s)
+	r.placeTokens(l, r.ms)
+}
+
+// bareRequest notes a line that is a request and nothing else
+// ("Unsubscribe", "Subject: STOP"): about the writer.
+func (s *said) bareRequest(l *line, subject bool) {
+	if s.self != sNone || s.colleague || len(l.toks) > 0 {
+		return
+	}
+	ws := l.ws
+	if subject {
+		ws = ws[min(1, len(ws)):]
+	}
+	if w, ok := bareRequest(ws); ok {
+		s.self, s.bare = w, true
+		s.noteAsk(selfAsks(w), l.t, false)
+	}
+}
+
+// says reports whether the line says anything the rule reads.
+func (s *said) says() bool {
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective
 }
 
 // read notes what the phrases of a line say.
@@ -107,37 +119,11 @@ func (s *said) read(ms []match, l *line) {
 		if m.negated {
 			continue
 		}
-		w := classWays[m.class]
-		if w.self == sAsk && w.ask == 0 && namesOthers(l) {
-			// "Unsubscribe our addresses: a@…, b@…": the words name them.
-			w.self, w.us = sNone, false
-		}
-		if w.self != sNone && (s.self == sNone || s.self == sAsk) {
-			s.self = w.self
-		}
-		if w.us {
-			s.colleague = true
-		}
-		if w.ask != 0 {
-			s.noteAsk(w.ask, phraseText(l, m), w.self == sNone && !w.us && passing(l, ms, m))
-			request = true
-		}
-		switch m.class {
-		case cSelective:
-			s.selective = true
-		case cMissing, cMissingMe:
-			s.missing = true
-		case cBelow:
-			s.below = true
-		case cOnly:
-			s.only = true
-		case cForwarding:
-			s.cover = true
-		case cNotSelf:
-			s.self = sNone // "we keep getting these bounces": not about the writer
-		case cNotSuppress:
+		request = s.readWay(m, ms, l) || request
+		if m.class == cNotSuppress {
 			notSuppress = phraseText(l, m)
 		}
+		s.readFlag(m.class)
 	}
 	if notSuppress != "" && s.only {
 		// "Please do not unsubscribe me, only intern@…"
@@ -148,8 +134,44 @@ func (s *said) read(ms []match, l *line) {
 			s.colleague = true
 		}
 		if m.class == cNotSelf {
-			s.self = sNone
+			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
+	}
+}
+
+// readWay notes which way a phrase asks, about the writer and of anyone;
+// it reports whether the phrase asks something.
+func (s *said) readWay(m match, ms []match, l *line) bool {
+	w := classWays[m.class]
+	if w.self == sAsk && w.ask == 0 && namesOthers(l) {
+		// "Unsubscribe our addresses: a@…, b@…": the words name them.
+		w.self, w.us = sNone, false
+	}
+	if w.self != sNone && (s.self == sNone || s.self == sAsk) {
+		s.self = w.self
+	}
+	s.colleague = s.colleague || w.us
+	if w.ask == 0 {
+		return false
+	}
+	s.noteAsk(w.ask, phraseText(l, m), w.self == sNone && !w.us && passing(l, ms, m))
+	return true
+}
+
+// lineFlags are what the other classes of phrases mark a line with.
+var lineFlags = map[class]func(s *said){
+	cSelective:  func(s *said) { s.selective = true },
+	cMissing:    func(s *said) { s.missing = true },
+	cMissingMe:  func(s *said) { s.missing = true },
+	cBelow:      func(s *said) { s.below = true },
+	cOnly:       func(s *said) { s.only = true },
+	cForwarding: func(s *said) { s.cover = true },
+}
+
+// readFlag marks the line with what a phrase of class c says of it.
+func (s *said) readFlag(c class) {
+	if mark, ok := lineFlags[c]; ok {
+		mark(s)
 	}
 }
 
@@ -247,9 +269,32 @@ func (r *Reader) markBounce(l *line, ms []match) {
 }
 
 // placeTokens decides where each token of a line of words stands.
-func (r *Reader) placeTokens(l *line, ms []match, s said) {
-	contactAt := -1
-	var writer []int // where an address that says who is writing starts
+func (r *Reader) placeTokens(l *line, ms []match) {
+	contactAt, writer := wordsAbout(l, ms)
+	m := &r.tk.mails[l.msg]
+	for i := range l.toks {
+		f := &l.toks[i]
+		switch f.Kind {
+		case ID:
+			m.ids++
+			if len(r.tk.ids) < maxRecords {
+				r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg})
+			}
+			continue
+		case WrittenOut:
+			f.zone = zWritten
+			continue
+		}
+		f.zone = r.placeAddress(l, ms, f, contactAt, writer)
+		r.countNamed(l, f)
+	}
+}
+
+// wordsAbout finds where the words of a line say the answer is to go
+// (after contactAt, -1 for none) and which addresses say who is writing
+// (where they start).
+func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
+	contactAt = -1
 	for _, m := range ms {
 		switch {
 		case m.class == cContact && contactAt < 0:
@@ -258,27 +303,18 @@ func (r *Reader) placeTokens(l *line, ms []match, s said) {
 			writer = append(writer, l.ws[m.end].off)
 		}
 	}
-	m := &r.tk.mails[l.msg]
-	for i := range l.toks {
-		f := &l.toks[i]
-		switch {
-		case f.Kind == ID:
-			m.ids++
-			if len(r.tk.ids) < maxRecords {
-				r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg})
-			}
-			continue
-		case f.Kind == WrittenOut:
-			f.zone = zWritten
-			continue
-		}
-		f.zone = r.placeAddress(l, ms, f, contactAt, writer)
-		switch {
-		case f.zone == zBody && f.Value != "":
-			m.named++
-		case f.zone == zBody && len(f.Raw) > 1 && strings.HasSuffix(f.Raw, "@") && strings.Count(f.Raw, "@") == 1:
-			r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n}})
-		}
+	return contactAt, writer
+}
+
+// countNamed counts an address the words name, and keeps a partial one
+// ("the info@ one") to resolve at the end.
+func (r *Reader) countNamed(l *line, f *token) {
+	switch {
+	case f.zone != zBody:
+	case f.Value != "":
+		r.tk.mails[l.msg].named++
+	case len(f.Raw) > 1 && strings.HasSuffix(f.Raw, "@") && strings.Count(f.Raw, "@") == 1:
+		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n}})
 	}
 }
 

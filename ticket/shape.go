@@ -401,17 +401,37 @@ func dateLine(t string) bool {
 	}
 	dated, other := false, 0
 	for _, w := range ws {
-		s := folded(strings.TrimRight(w.s, "."))
-		switch {
-		case months[s], strings.ContainsAny(s, "0123456789") && (strings.Contains(t, ":") || len(s) == 4):
+		switch dateWord(folded(strings.TrimRight(w.s, ".")), t) {
+		case dateOf:
 			dated = true
-		case s == "am" || s == "pm" || s == "gmt" || s == "utc" || s == "at" || s == "um" || s == "uhr" || s == "a" || s == "às" || s == "om" || s == "yesterday" || s == "today":
-		case len(s) <= 3 && strings.ContainsAny(s, "0123456789"):
-		default:
+		case dateOther:
 			other++
 		}
 	}
 	return dated && other <= 2
+}
+
+// The kinds of a date line's words.
+const (
+	dateOf    = iota // a month, a year, a time: the line is dated
+	dateFill         // "at", "AM", "GMT", a day's number
+	dateOther        // anything else
+)
+
+// dateFillers are the words beside a date or a time.
+var dateFillers = map[string]bool{"am": true, "pm": true, "gmt": true, "utc": true, "at": true, "um": true, "uhr": true,
+	"a": true, "às": true, "om": true, "yesterday": true, "today": true}
+
+// dateWord is the kind of the word s of the date line t.
+func dateWord(s, t string) int {
+	digits := strings.ContainsAny(s, "0123456789")
+	switch {
+	case months[s], digits && (strings.Contains(t, ":") || len(s) == 4):
+		return dateOf
+	case dateFillers[s], len(s) <= 3 && digits:
+		return dateFill
+	}
+	return dateOther
 }
 
 // isSystem reports an address no person reads: a mailer daemon, a

@@ -44,18 +44,7 @@ func wordsOf(ws []word, s string) []word {
 		start = -1
 	}
 	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		var inWord bool
-		if r < utf8.RuneSelf {
-			inWord = wordByte[r]
-		} else {
-			r, size = utf8.DecodeRuneInString(s[i:])
-			inWord = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || r == '’'
-		}
-		if r == '.' && start >= 0 && (i+size >= len(s) || s[i+size] == ' ' || s[i+size] == '\t') {
-			// A full stop ends the word (and the sentence).
-			inWord = false
-		}
+		r, size, inWord := wordRune(s, i, start >= 0)
 		switch {
 		case inWord && start < 0:
 			start = i
@@ -67,6 +56,23 @@ func wordsOf(ws []word, s string) []word {
 	}
 	flush(len(s))
 	return ws
+}
+
+// wordRune reads the character at i of s and says whether it belongs to a
+// word (inside one when in): a full stop before a space or the end ends
+// the word.
+func wordRune(s string, i int, in bool) (r rune, size int, inWord bool) {
+	r, size = rune(s[i]), 1
+	if r < utf8.RuneSelf {
+		inWord = wordByte[r]
+	} else {
+		r, size = utf8.DecodeRuneInString(s[i:])
+		inWord = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || r == '’'
+	}
+	if r == '.' && in && (i+size >= len(s) || s[i+size] == ' ' || s[i+size] == '\t') {
+		inWord = false
+	}
+	return r, size, inWord
 }
 
 // markEnd notes what a character that is not a word's says of the word
