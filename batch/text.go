@@ -94,31 +94,45 @@ func ReadPaste(s string) *Paste {
 		tk := ticket.Read(s)
 		return &Paste{Ticket: tk, Reference: tk.Reference, HasReference: tk.HasReference, Lines: tk.Lines}
 	}
-	p := &Paste{}
+	p := &Paste{list: make([]listLine, 0, strings.Count(s, "\n")+1)}
 	var refs ticket.RefFinder
-	lr := newLineReader(strings.NewReader(s))
 	first := true
-	for {
-		b, ok := lr.next()
-		if !ok {
-			break
-		}
-		refs.Line(lr.n, string(b))
-		b = trimLineBytes(b)
-		if len(b) == 0 {
-			continue
-		}
-		line := string(b)
-		if first && headerWords[strings.ToLower(line)] {
+	// The lines are the text's own: a paste of 100,000 addresses is not
+	// copied line by line.
+	eachLine(s, func(n int, line string) {
+		p.Lines = n
+		refs.Line(n, line)
+		line = trimLine(line)
+		switch {
+		case line == "":
+		case first && headerWords[strings.ToLower(line)]:
 			first = false
-			continue
+		default:
+			first = false
+			p.list = append(p.list, listLine{n, line})
 		}
-		first = false
-		p.list = append(p.list, listLine{lr.n, line})
-	}
-	p.Lines = lr.n
+	})
 	p.Reference, p.HasReference = refs.Best()
 	return p
+}
+
+// eachLine calls fn with each line of s and its number: \n, \r\n and \r
+// end a line, and an end of text after a line end adds no empty line.
+func eachLine(s string, fn func(n int, line string)) {
+	n := 0
+	for len(s) > 0 {
+		n++
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			fn(n, s)
+			return
+		}
+		fn(n, s[:i])
+		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			i++
+		}
+		s = s[i+1:]
+	}
 }
 
 // Items are the paste's entries for mode, in order.

@@ -43,6 +43,9 @@ func Hint(addr string) (string, bool) {
 	if d, ok := tldHint(domain); ok {
 		return addr[:at+1] + d, true
 	}
+	if len(domain) < 7 {
+		return "", false // short domains are too close to each other to guess
+	}
 	best, dist := "", 3
 	for p := range providers {
 		if n := editDistance(domain, p, 2); n < dist || n == dist && p < best {
@@ -75,9 +78,11 @@ func editDistance(a, b string, limit int) int {
 	if d := len(a) - len(b); d > limit || -d > limit {
 		return limit + 1
 	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	var rows [3][64]int
+	if len(b) >= len(rows[0]) {
+		return limit + 1
+	}
+	prev2, prev, cur := rows[0][:len(b)+1], rows[1][:len(b)+1], rows[2][:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}

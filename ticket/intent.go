@@ -467,6 +467,7 @@ func (t *Ticket) Propose(own Own) Proposal {
 // words say not to touch, written out, or with a likely typo.
 func (t *Ticket) notes(w *weighing, own Own) {
 	written := 0
+	hints := map[string]string{} // by domain: a list names a few domains many times
 	for _, v := range t.order {
 		rec := t.records[v]
 		for _, o := range rec.occ {
@@ -481,13 +482,28 @@ func (t *Ticket) notes(w *weighing, own Own) {
 			}
 			break
 		}
-		if hint, ok := Hint(v); ok && !own.Has(v) {
+		if hint := domainHint(hints, v); hint != "" && !own.Has(v) {
+			hint = v[:strings.LastIndexByte(v, '@')+1] + hint
 			w.p.Evidence = append(w.p.Evidence, Said{Line: rec.occ[0].line, Text: t.lines[rec.occ[0].line], Says: "did you mean " + hint + "? (" + v + " is sent as written)"})
 		}
 	}
 	if written > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("%d %s written out in words: check and take in by hand", written, plural(written, "address is", "addresses are")))
 	}
+}
+
+// domainHint is the domain Hint offers for the address v ("" for none),
+// kept in seen by domain.
+func domainHint(seen map[string]string, v string) string {
+	domain := v[strings.LastIndexByte(v, '@')+1:]
+	hint, ok := seen[domain]
+	if !ok {
+		if h, found := Hint(v); found {
+			hint = h[strings.LastIndexByte(h, '@')+1:]
+		}
+		seen[domain] = hint
+	}
+	return hint
 }
 
 func plural(n int, one, many string) string {

@@ -243,8 +243,12 @@ var refWords = []string{"#", "[", "tick", "case", "ref", "req", "inc", "issue", 
 	"demande", "pratica", "richiesta", "chamado", "protocolo", "pedido", "zaak", "melding", "subject", "betreff", "asunto", "objet",
 	"assunto", "oggetto", "onderwerp"}
 
-// mayRefer reports a line that may name a reference.
+// mayRefer reports a line that may name a reference. A line that is one
+// address and nothing else (a list's) names none.
 func mayRefer(t string) bool {
+	if !strings.ContainsAny(t, " \t#[") && strings.IndexByte(t, '@') >= 0 {
+		return false
+	}
 	var buf [256]byte
 	lt := fold(buf[:0], t[:min(len(t), 240)])
 	for _, w := range refWords {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/shushlist/shush/batch"
@@ -203,6 +204,12 @@ func (l *entries) addFrom(items []batch.Item, roles []ticket.Decision, source st
 	}
 	var r addResult
 	before := l.rows[:len(l.rows):len(l.rows)]
+	// Room for them all at once: a paste of 100,000 rows grows the list
+	// once, not twenty times (before keeps the old rows).
+	l.rows = slices.Grow(l.rows, len(items))
+	if len(l.seen) == 0 {
+		l.seen = make(map[string]int, len(items))
+	}
 	for k, it := range items {
 		if it.Problem == "" {
 			if l.seen[it.Value] > 0 {
