@@ -316,6 +316,10 @@ var modeRules = []modeRule{
 	}, ModeAdd, of(aSuppress), "asks to get no more mail"},
 	{func(c modeCase) bool { return c.asks&aRelease != 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aRelease), "asks both ways"},
 	{func(c modeCase) bool { return c.asks&aRelease != 0 }, ModeRemove, of(aRelease), "asks to get mail again"},
+	// "Please remove x@…" alone: off the mailing list, or off the
+	// suppression list?
+	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce }, ModeUnsure, of(aRemove),
+		"asks to remove, which may mean to stop mail or to take off the suppression list"},
 	{func(c modeCase) bool { return c.asks&(aSuppress|aRemove) != 0 }, ModeAdd, either(aSuppress, aRemove), "asks to get no more mail"},
 	{func(modeCase) bool { return true }, ModeCheck, of(aCheck), "only asks whether they are blocked"},
 }

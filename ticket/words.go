@@ -229,6 +229,12 @@ func expand(p string) [][]string {
 // at returns the longest phrase of the book at word i of ws, and how
 // many words it takes (0 for none).
 func (b *phraseBook) at(ws []word, i int) (c class, n int) {
+	c, n, _ = b.atGap(ws, i)
+	return c, n
+}
+
+// atGap is at that also says whether the phrase has a gap.
+func (b *phraseBook) atGap(ws []word, i int) (c class, n int, gapped bool) {
 	var buf [64]byte
 	return b.walk(ws, i, i, buf[:0])
 }
@@ -237,26 +243,26 @@ func (b *phraseBook) at(ws []word, i int) (c class, n int) {
 // phrase that started at i. Of two phrases as long, the one without a gap
 // wins: "add me back" is a request about the writer, "add … back" about
 // anyone.
-func (b *phraseBook) walk(ws []word, i, k int, buf []byte) (c class, n int) {
+func (b *phraseBook) walk(ws []word, i, k int, buf []byte) (c class, n int, gapped bool) {
 	if b.class != 0 && k > i {
 		c, n = b.class, k-i
 	}
 	if k < len(ws) && b.next != nil {
 		if next := b.next[string(fold(buf, ws[k].s))]; next != nil {
-			if nc, nn := next.walk(ws, i, k+1, buf); nn > n && nc != 0 {
-				c, n = nc, nn
+			if nc, nn, ng := next.walk(ws, i, k+1, buf); nn > n && nc != 0 {
+				c, n, gapped = nc, nn, ng
 			}
 		}
 	}
 	if b.gap != nil {
 		// The gap's words, then the rest; the longest wins.
 		for skip := 0; skip <= maxGap && k+skip <= len(ws); skip++ {
-			if gc, gn := b.gap.walk(ws, i, k+skip, buf); gn > n && gc != 0 {
-				c, n = gc, gn
+			if gc, gn, _ := b.gap.walk(ws, i, k+skip, buf); gn > n && gc != 0 {
+				c, n, gapped = gc, gn, true
 			}
 		}
 	}
-	return c, n
+	return c, n, gapped
 }
 
 // match is a phrase found in a line: its class and its first and last
@@ -268,17 +274,23 @@ type match struct {
 }
 
 // find returns the phrases in a line's words, appended to out[:0], left
-// to right, the longest at each place; one right after a negation is
-// marked so.
+// to right, the longest at each place (the words in a phrase's gap are
+// read as well); one right after a negation is marked so.
 func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 	out = out[:0]
 	for i := 0; i < len(ws); {
-		c, best := b.at(ws, i)
+		c, best, gapped := b.atGap(ws, i)
 		if best == 0 {
 			i++
 			continue
 		}
 		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws, i, neg)})
+		if gapped {
+			// What stands in the gap is read too: "remove my colleague
+			// from the newsletter" names a colleague.
+			i++
+			continue
+		}
 		i += best
 	}
 	return out

@@ -47,6 +47,9 @@ type Model struct {
 	drafts     *drafts
 	draftGen   int // the build list's generation the draft holds
 	bodyHeight int
+	// held are the keys pressed while a paste was read: they act on the
+	// list the paste makes (a ctrl+s right after a paste reviews it).
+	held []tea.KeyMsg
 }
 
 // New returns the UI's model.
@@ -154,6 +157,10 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	if k, ok := msg.(tea.KeyMsg); ok {
+		if m.build.reading > 0 && !k.Paste && !key.Matches(k, m.keys.Interrupt) {
+			m.held = append(m.held, k)
+			return m, nil
+		}
 		if m.prompt != nil {
 			p := m.prompt
 			m.prompt = nil
@@ -167,8 +174,30 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if cmd, done := m.flow(msg); done {
 		return m, cmd
 	}
-	return m, m.route(msg)
+	cmd := m.route(msg)
+	if _, read := msg.(pasteReadMsg); read && m.build.reading == 0 && len(m.held) > 0 {
+		cmd = m.release(cmd)
+	}
+	return m, cmd
 }
+
+// release hands on the keys held while a paste was read, in order; when
+// the paste asks a question first (cmd), they are dropped: no key typed
+// before it may answer it.
+func (m *Model) release(cmd tea.Cmd) tea.Cmd {
+	held := m.held
+	m.held = nil
+	if cmd != nil {
+		m.notice = fmt.Sprintf("%d %s typed while the paste was read%s dropped: answer the question first.", len(held), pluralN(len(held), "key"), wasWere(len(held)))
+		return cmd
+	}
+	replay := make([]tea.Cmd, len(held))
+	for i, k := range held {
+		replay[i] = func() tea.Msg { return k }
+	}
+	return tea.Sequence(replay...)
+}
+
 
 // session handles what belongs to the program as a whole.
 func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {

@@ -52,6 +52,8 @@ type build struct {
 	lastLine time.Time
 	now      func() time.Time
 	loadSeq  int
+	// reading counts the pastes being read; keys wait for them.
+	reading int
 }
 
 func newTextInput(c *Common, placeholder string) textinput.Model {
@@ -156,6 +158,7 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 	case fileLoadedMsg:
 		return b.fileLoaded(msg)
 	case pasteReadMsg:
+		b.reading = max(b.reading-1, 0)
 		return b.pasteRead(msg)
 	case pasteMsg:
 		if msg.fresh {
@@ -211,6 +214,7 @@ func (b *build) paste(text string) tea.Cmd {
 	if lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1; lines >= 2000 {
 		b.status = fmt.Sprintf("Reading %d pasted lines…", lines)
 	}
+	b.reading++
 	return readPaste(text, "paste", b.list.mode, b.c.Own)
 }
 

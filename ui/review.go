@@ -24,7 +24,7 @@ const (
 	focusNote    // an addition's note for each entry
 	focusExpires // an addition's expiry
 	focusPeople  // the Requester section: ↑/↓ choose a row, t flips it
-	focusMode    // the question for the mode: a, r, i or c answers it
+	focusMode    // the question for the mode: 1, 2, 3 or 4 answers it
 )
 
 // review is the Review screen: what will be sent where, what is left out
@@ -224,10 +224,12 @@ func newReviewKeys() reviewKeys {
 		Filter:  kbh("ctrl+f", "new/listed/all", "ctrl+f"),
 		Flip:    kb("take in / leave out", "t"),
 
-		AsAdd:       kb("add", "a"),
-		AsRemove:    kb("remove by address", "r"),
-		AsRemoveIDs: kb("remove by ID", "i"),
-		AsCheck:     kb("check, send nothing", "c"),
+		// Digits: no word typed to confirm a send ("add", "remove") holds
+		// one, so a habit never answers the question.
+		AsAdd:       kb("add", "1"),
+		AsRemove:    kb("remove by address", "2"),
+		AsRemoveIDs: kb("remove by ID", "3"),
+		AsCheck:     kbh("4/c", "check, send nothing", "4", "c"),
 	}
 }
 
@@ -413,8 +415,8 @@ func (r *review) peopleKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// modeKey answers the question for the mode: a, r, i send the list in
-// that mode (read anew for it), c checks it instead; every other key, Enter
+// modeKey answers the question for the mode: 1, 2, 3 send the list in that
+// mode (read anew for it), 4 or c checks it instead; every other key, Enter
 // and ctrl+s too, sends nothing and says so.
 func (r *review) modeKey(msg tea.KeyMsg) tea.Cmd {
 	k := r.keys
@@ -433,14 +435,14 @@ func (r *review) modeKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.AsCheck):
 		return func() tea.Msg { return startCheckMsg{} }
 	}
-	r.err = "Choose the mode first: a add, r remove by address, i remove by ID, c check; nothing was sent."
+	r.err = "Choose the mode first: 1 add, 2 remove by address, 3 remove by ID, 4 check; nothing was sent."
 	return nil
 }
 
 // send builds the run and hands it to the Send screen.
 func (r *review) send() tea.Cmd {
 	if r.question != "" {
-		r.err = "Choose the mode first: a add, r remove by address, i remove by ID, c check; nothing was sent."
+		r.err = "Choose the mode first: 1 add, 2 remove by address, 3 remove by ID, 4 check; nothing was sent."
 		return nil
 	}
 	if r.refusal != "" {
