@@ -198,7 +198,6 @@ func (m *Model) release(cmd tea.Cmd) tea.Cmd {
 	return tea.Sequence(replay...)
 }
 
-
 // session handles what belongs to the program as a whole.
 func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
