@@ -318,10 +318,8 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if serr != nil {
 		return serr
 	}
-	if !f.ignoreIntent && !f.resume {
-		if err := intentGuard(in, mode, f.file); err != nil {
-			return err
-		}
+	if err := intentGuard(in, mode, f); err != nil {
+		return err
 	}
 	if f.reference, err = a.chooseReference(f.reference, in, f.file); err != nil {
 		return err

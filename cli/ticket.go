@@ -144,13 +144,14 @@ func shown(v string) string {
 }
 
 // intentGuard stops a batch whose mode its ticket's words contradict: one
-// sentence naming the ticket's words and line, exit status 2.
-func intentGuard(in *batch.Input, mode batch.Mode, file string) error {
-	if !in.IsTicket {
+// sentence naming the ticket's words and line, exit status 2; not with
+// --ignore-intent, nor for a run resumed (it was started already).
+func intentGuard(in *batch.Input, mode batch.Mode, f batchFlags) error {
+	if !in.IsTicket || f.ignoreIntent || f.resume {
 		return nil
 	}
 	if why, bad := in.Proposal.Contradicts(mode.TicketMode()); bad {
-		return usagef("%s: %s; nothing was changed (--ignore-intent sends it as %s anyway)", inputName(file), why, mode)
+		return usagef("%s: %s; nothing was changed (--ignore-intent sends it as %s anyway)", inputName(f.file), why, mode)
 	}
 	return nil
 }
