@@ -193,7 +193,7 @@ type outcome int
 
 const (
 	right outcome = iota // the proposal's mode and targets are the ticket's
-	asks                 // wrong or unsure, but the review asks before sending
+	asks                 // safe: not right, but the review asks first, or nothing is sent
 	wrong                // the default keys would send a wrong list
 )
 
@@ -233,7 +233,7 @@ func (t tally) table(title string) string {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	fmt.Fprintf(&b, "| %s | tickets | right | asks | wrong list |\n|---|---|---|---|---|\n", title)
+	fmt.Fprintf(&b, "| %s | tickets | right | safe: asks or sends nothing | wrong list |\n|---|---|---|---|---|\n", title)
 	var all [3]int
 	for _, k := range keys {
 		n := t[k]
@@ -262,7 +262,7 @@ func TestTicketCorpus(t *testing.T) {
 			byFamily.add(c.family, o)
 			byLang.add(c.lang, o)
 			if o != right && c.wrong == "" {
-				t.Errorf("%s: %s%s", []string{"right", "asks", "WRONG LIST"}[o], why, explain(tk, c))
+				t.Errorf("%s: %s%s", []string{"right", "safe", "WRONG LIST"}[o], why, explain(tk, c))
 			}
 			checkDetails(t, c, tk, r)
 			if c.mode != "" {
@@ -422,7 +422,7 @@ func TestHeldOutScore(t *testing.T) {
 			o, why := score(c, r)
 			byFamily.add(c.family, o)
 			byLang.add(c.lang, o)
-			lines = append(lines, fmt.Sprintf("%-5s %s: %s", []string{"right", "asks", "WRONG"}[o], c.name, why))
+			lines = append(lines, fmt.Sprintf("%-5s %s: %s", []string{"right", "safe", "WRONG"}[o], c.name, why))
 		}
 		t.Logf("%s: %d tickets\n%s\n\n%s\n%s", dir, len(corpus), strings.Join(lines, "\n"), byFamily.table("family"), byLang.table("language"))
 	}

@@ -235,7 +235,7 @@ func signatureShape(t string, toks []token) string {
 		return ""
 	}
 	parts := splitSignature(rest, &shape)
-	if !signatureParts(parts) {
+	if !signatureParts(parts, localPart(f.Raw)) {
 		return ""
 	}
 	return shape.String() + "@"
@@ -259,15 +259,16 @@ func splitSignature(rest string, shape *strings.Builder) []string {
 	return parts
 }
 
-// signatureParts reports parts of which one is a name and the rest names,
+// signatureParts reports parts of which one is a name (or the address's
+// own name, written in lower case: "sam - sam@…") and the rest names,
 // titles, phone numbers or web addresses.
-func signatureParts(parts []string) bool {
+func signatureParts(parts []string, local string) bool {
 	named := false
 	for _, p := range parts {
-		p = strings.Trim(strings.TrimSpace(p), "-–—|,:;")
+		p = strings.TrimSpace(strings.Trim(strings.TrimSpace(p), "-–—|,:;"))
 		switch {
 		case p == "":
-		case nameLike(p, false):
+		case nameLike(p, false), ownName(p, local):
 			named = true
 		case phoneOrURL(p):
 		default:
@@ -496,3 +497,21 @@ func titleLine(t string) bool {
 }
 
 var titleRef = regexp.MustCompile(`(?i)^(?:\[#?\d{2,}\]|(?:ticket|case|request|incident|anfrage|caso|demande|chamado|richiesta|melding|ticketnummer)?\s*#\d{2,}\b\s*[-–:]?|(?:ticket|case|request|incident)\s+\d{2,}\s*[-–:])`)
+
+// localPart is an address's part before the @.
+func localPart(addr string) string {
+	if at := strings.LastIndexByte(addr, '@'); at > 0 {
+		return addr[:at]
+	}
+	return ""
+}
+
+// ownName reports a name that is the address's own: its local part, or
+// the local part's first name ("sam" for sam.lee@…).
+func ownName(p, local string) bool {
+	if local == "" || strings.ContainsAny(p, " \t") {
+		return false
+	}
+	first, _, _ := strings.Cut(local, ".")
+	return strings.EqualFold(p, local) || strings.EqualFold(p, first)
+}
