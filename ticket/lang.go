@@ -187,3 +187,17 @@ func (b *books) has(section, w string) bool {
 	var buf [64]byte
 	return b.words[section][string(fold(buf[:0], w))]
 }
+
+// hasWords reports whether the words ws, joined by a space, are in the
+// word list of section.
+func (b *books) hasWords(section string, ws ...word) bool {
+	var buf [128]byte
+	key := buf[:0]
+	for i, w := range ws {
+		if i > 0 {
+			key = append(key, ' ')
+		}
+		key = append(key, fold(buf[len(key):len(key)], w.s)...)
+	}
+	return b.words[section][string(key)]
+}

@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"bytes"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -237,11 +238,10 @@ func subjectNumber(t string) (string, bool) {
 }
 
 // refWords are what a line that names a reference holds at least one of
-// (lower case): the regular expressions run only on such lines, and a long
-// list's lines have none.
+// where a word starts (lower case), unless it is a subject: the regular
+// expressions run only on such lines, and a long list's lines have none.
 var refWords = []string{"#", "[", "tick", "case", "ref", "req", "inc", "issue", "sr", "caso", "fall", "vorgang", "anfrage", "dossier",
-	"demande", "pratica", "richiesta", "chamado", "protocolo", "pedido", "zaak", "melding", "subject", "betreff", "asunto", "objet",
-	"assunto", "oggetto", "onderwerp"}
+	"demande", "pratica", "richiesta", "chamado", "protocolo", "pedido", "zaak", "melding"}
 
 // mayRefer reports a line that may name a reference. A line that is one
 // address and nothing else (a list's) names none.
@@ -249,12 +249,35 @@ func mayRefer(t string) bool {
 	if !strings.ContainsAny(t, " \t#[") && strings.IndexByte(t, '@') >= 0 {
 		return false
 	}
+	if name, ok := headerName(t, true); ok && lang.has("header-subject", name) {
+		return true // a bare number in a subject may be the ticket's
+	}
 	var buf [256]byte
 	lt := fold(buf[:0], t[:min(len(t), 240)])
 	for _, w := range refWords {
-		if strings.Contains(string(lt), w) {
+		if containsWord(lt, w) {
 			return true
 		}
 	}
 	return false
 }
+
+// containsWord reports whether s holds w where a word starts ("ticket"
+// in "Ticket 88", not "inc" in "incoming"; "#" and "[" anywhere).
+func containsWord(s []byte, w string) bool {
+	for i := 0; ; {
+		k := bytes.Index(s[i:], []byte(w))
+		if k < 0 {
+			return false
+		}
+		at := i + k
+		if !isLetter(w[0]) || at == 0 || !isLetter(s[at-1]) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+// isLetter reports an ASCII letter.
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+

@@ -106,9 +106,10 @@ func isWroteLine(t string, ws []word) bool {
 		return false
 	}
 	for i := range ws {
-		if lang.has("wrote", ws[i].s) || i+1 < len(ws) && lang.has("wrote", ws[i].s+" "+ws[i+1].s) ||
-			i+2 < len(ws) && lang.has("wrote", ws[i].s+" "+ws[i+1].s+" "+ws[i+2].s) {
-			return i > 0 || len(ws) <= 2
+		for n := 1; n <= 3 && i+n <= len(ws); n++ {
+			if lang.hasWords("wrote", ws[i:i+n]...) {
+				return i > 0 || len(ws) <= 2
+			}
 		}
 	}
 	return false

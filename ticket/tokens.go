@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"bytes"
 	"net/url"
 	"strings"
 	"unicode"
@@ -178,15 +179,30 @@ func named(toks []token, v string) bool {
 	return false
 }
 
-// mayWriteOut is a quick look for an "at" of some kind.
+// mayWriteOut is a quick look for an "at" of some kind: bracketed, spaced
+// ("x @ y"), or one of the phrase books' words for it between spaces.
 func mayWriteOut(t string) bool {
-	lt := strings.ToLower(t)
-	if strings.Contains(lt, "at]") || strings.Contains(lt, "at)") || strings.Contains(lt, "at}") || strings.Contains(lt, " @ ") || strings.Contains(lt, "at>") {
+	if strings.Contains(t, " @ ") {
 		return true
 	}
-	for w := range lang.words["at"] {
-		if strings.Contains(lt, " "+w+" ") {
+	var buf [512]byte
+	lt := fold(buf[:0], t[:min(len(t), 480)])
+	for _, b := range [...]string{"[at]", "(at)", "{at}", "<at>", "[ at ]", "( at )"} {
+		if bytes.Contains(lt, []byte(b)) {
 			return true
+		}
+	}
+	for w := range lang.words["at"] {
+		for i := bytes.Index(lt, []byte(w)); i >= 0; {
+			end := i + len(w)
+			if i > 0 && lt[i-1] == ' ' && end < len(lt) && lt[end] == ' ' {
+				return true
+			}
+			k := bytes.Index(lt[i+1:], []byte(w))
+			if k < 0 {
+				break
+			}
+			i += 1 + k
 		}
 	}
 	return false
