@@ -280,4 +280,3 @@ func containsWord(s []byte, w string) bool {
 
 // isLetter reports an ASCII letter.
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
-
