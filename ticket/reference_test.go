@@ -28,6 +28,13 @@ func TestFindReference(t *testing.T) {
 		{"a bare number in the subject, last", "Subject: 99231 unsubscribe\n\nhello", "", "#99231", "subject", 1},
 		{"the words win over a bare number", "Subject: 99231 unsubscribe\n\nabout ticket 12\n", "", "#12", "text", 3},
 		{"quoted subject", "> Subject: Re: [#5521]\n", "", "#5521", "subject", 1},
+		{"ticket ref key", "Hello,\nTicket ref BC-7781, please stop mailing x@y.example\n", "", "BC-7781", "text", 2},
+		{"ref colon", "Ref: XY-1234\nplease unsubscribe me", "", "XY-1234", "text", 1},
+		{"case hash", "Re Case #4412 — not getting mail", "", "#4412", "text", 1},
+		{"ticket colon", "Ticket: 90311\n", "", "#90311", "text", 1},
+		{"bracket hash in the words", "see [#7781] for the history", "", "#7781", "text", 1},
+		{"a helpdesk's request number", "Your request (48213) has been updated.", "", "#48213", "text", 1},
+		{"a subject in German", "Betreff: Anfrage 55120\n", "", "#55120", "subject", 1},
 	} {
 		got, ok := ticket.FindReference(tc.text, tc.file)
 		if !ok || got.Value != tc.want || got.Source != tc.source || got.Line != tc.line {

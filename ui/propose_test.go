@@ -111,3 +111,19 @@ func TestModeSwitchRereadsTheTicket(t *testing.T) {
 	h.mustSee("mode: add", "jane@customer.test")
 	h.mustNotSee("0195f3c2")
 }
+
+// An internationalized domain shows in Unicode beside what is sent; a
+// likely typo of a provider's domain gets a "did you mean" and is sent as
+// written; an address written out in words is left out to be checked, and
+// t takes it in.
+func TestAddressesAsPeopleWriteThem(t *testing.T) {
+	h := newHarness(t, service(t, nil), 140, 30)
+	h.paste("Please block info@bäckerei-süß.example and kim.tran@gmial.com, and also ana dot silva at mailbox dot example.\n")
+	h.mustSee("info@bäckerei-süß.example (info@xn--bckerei-s-o1a0c4t.example)",
+		"kim.tran@gmial.com  ? did you mean @gmail.com",
+		"ana.silva@mailbox.example  ↷ left out: written out in words — check it, t takes it in")
+	h.keys("ctrl+s")
+	h.mustSee("Which mode?", "written out in words")
+	h.keys("1")
+	h.mustSee("Review · add", "2 addresses in 1 batch")
+}

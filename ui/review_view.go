@@ -109,7 +109,7 @@ func (r *review) peopleView(line func(string)) {
 	rows := r.list.rows
 	head := "Requester: none named in the ticket"
 	if e := rows[r.people[0]]; e.role.Requester {
-		head = "Requester: " + e.Value
+		head = "Requester: " + shownAddress(e.Value)
 		if ev := e.rule(r.mode).By.String(); ev != "" {
 			head += " (" + ev + ")"
 		}
@@ -138,7 +138,7 @@ func (r *review) peopleView(line func(string)) {
 		if r.focus == focusPeople && k == r.person {
 			cursor = ">"
 		}
-		s := fmt.Sprintf("%s %s %s — %s", cursor, mark, e.Value, d.Text())
+		s := fmt.Sprintf("%s %s %s — %s", cursor, mark, shownAddress(e.Value), d.Text())
 		if d.By.Line > 0 {
 			s += fmt.Sprintf(" (line %d)", d.By.Line)
 		}
