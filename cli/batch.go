@@ -107,9 +107,9 @@ in.
 
 A ticket whose words ask for something else than the command (a removal
 ticket given to batch add, one that only asks "am I blocked?", or takes its
-request back) stops with exit status 2 and one sentence naming its words and
-line, and changes nothing; --ignore-intent sends it anyway. "shush ticket
-read" shows what a ticket asks.
+request back) stops as bad usage does, with one sentence naming its words
+and line, and changes nothing; --ignore-intent sends it anyway. "shush
+ticket read" shows what a ticket asks.
 
 Without --reference nothing is sent as the run's reference; a reference the
 ticket names (its file name, subject or words: TICKET-88.txt, "#5521", "case

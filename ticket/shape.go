@@ -359,7 +359,18 @@ func commentHeader(t string, ws []word, toks []token) bool {
 	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
 		if i := strings.Index(t, sep); i > 0 {
 			head, tail := t[:i], t[i+len(sep):]
-			return nameLike(head, true) && dateLine(tail) && (len(toks) == 0 || strings.Contains(head, "@"))
+			return nameLike(head, true) && capitalized(head) && dateLine(tail) && (len(toks) == 0 || strings.Contains(head, "@"))
+		}
+	}
+	return false
+}
+
+// capitalized reports text with a word that starts with a capital letter
+// (a name, not "and bob@…").
+func capitalized(t string) bool {
+	for _, f := range strings.Fields(t) {
+		if r, _ := utf8.DecodeRuneInString(f); unicode.IsUpper(r) {
+			return true
 		}
 	}
 	return false
@@ -398,39 +409,55 @@ var months = func() map[string]bool {
 func dateLine(t string) bool {
 	var ws []word
 	ws = wordsOf(ws, t)
-	if len(ws) == 0 || len(ws) > 8 {
+	if len(ws) == 0 || len(ws) > 8 || !dated(t, ws) {
 		return false
 	}
-	dated, other := false, 0
+	other := 0
 	for _, w := range ws {
-		switch dateWord(folded(strings.TrimRight(w.s, ".")), t) {
-		case dateOf:
-			dated = true
-		case dateOther:
+		if dateWord(folded(strings.TrimRight(w.s, "."))) == dateOther {
 			other++
 		}
 	}
-	return dated && other <= 2
+	return other <= 2
+}
+
+// timeOfDay and isoDate are a time ("10:42") and a date ("2026-11-03").
+var (
+	timeOfDay = regexp.MustCompile(`\b\d{1,2}[:.]\d{2}\b`)
+	isoDate   = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
+)
+
+// dated reports a line that holds a month's name, a time of day or a
+// date: a year alone is no date.
+func dated(t string, ws []word) bool {
+	if timeOfDay.MatchString(t) || isoDate.MatchString(t) {
+		return true
+	}
+	for _, w := range ws {
+		if months[folded(strings.TrimRight(w.s, "."))] {
+			return true
+		}
+	}
+	return false
 }
 
 // The kinds of a date line's words.
 const (
-	dateOf    = iota // a month, a year, a time: the line is dated
-	dateFill         // "at", "AM", "GMT", a day's number
+	dateOf    = iota // a month, a number: the date itself
+	dateFill         // "at", "AM", "GMT"
 	dateOther        // anything else
 )
 
 // dateFillers are the words beside a date or a time.
 var dateFillers = map[string]bool{"am": true, "pm": true, "gmt": true, "utc": true, "at": true, "um": true, "uhr": true,
-	"a": true, "às": true, "om": true, "yesterday": true, "today": true}
+	"a": true, "às": true, "om": true, "yesterday": true, "today": true, "mez": true, "cet": true, "est": true, "pst": true, "de": true}
 
-// dateWord is the kind of the word s of the date line t.
-func dateWord(s, t string) int {
-	digits := strings.ContainsAny(s, "0123456789")
+// dateWord is the kind of the word s of a date line.
+func dateWord(s string) int {
 	switch {
-	case months[s], digits && (strings.Contains(t, ":") || len(s) == 4):
+	case months[s], strings.ContainsAny(s, "0123456789"):
 		return dateOf
-	case dateFillers[s], len(s) <= 3 && digits:
+	case dateFillers[s]:
 		return dateFill
 	}
 	return dateOther
