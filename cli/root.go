@@ -148,6 +148,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.intakeCommand(),
 		a.bouncesCommand(),
 		a.runsCommand(),
+		a.ticketCommand(),
 		a.versionCommand(),
 		a.manCommand(),
 		exitCodesCommand(),
