@@ -340,6 +340,11 @@ func checkLeftOut(t *testing.T, c corpusTicket, r ticket.Reading) {
 			t.Errorf("%s: not left out as written out (%q)", w, left[w])
 		}
 	}
+	for v, reason := range left {
+		if strings.Contains(reason, "written out") && !slices.Contains(c.written, v) {
+			t.Errorf("%s: left out as written out, but the ticket writes out no such address", v)
+		}
+	}
 	for _, h := range c.hints {
 		if got, ok := ticket.Hint(h[0]); !ok || !strings.HasSuffix(got, "@"+h[1]) {
 			t.Errorf("%s: hint %q, %v; want @%s", h[0], got, ok, h[1])

@@ -276,7 +276,8 @@ func spelledLocal(ps []piece, i int) (local string, from int, english bool) {
 
 // spelledDomain reads the domain after the "@" at i: labels joined by
 // spelled dots (or a dotted word), ending in a top-level label of
-// letters, and the index of its last piece. It returns "" for none.
+// letters and not followed by another "@", and the index of its last
+// piece. It returns "" for none.
 func spelledDomain(ps []piece, i int) (string, int) {
 	k := i + 1
 	if !domainWord(ps[k].s) {
@@ -286,6 +287,11 @@ func spelledDomain(ps []piece, i int) (string, int) {
 	for k+2 < len(ps) && ps[k+1].s == "." && domainWord(ps[k+2].s) {
 		k += 2
 		parts = append(parts, ps[k].s)
+	}
+	if k+1 < len(ps) && ps[k+1].s == "@" {
+		// "mail again at dev dot patel at patelco dot example": words
+		// that run into another "at" are that address's local part.
+		return "", 0
 	}
 	d := strings.Join(parts, ".")
 	dot := strings.LastIndexByte(d, '.')
