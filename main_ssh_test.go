@@ -475,17 +475,21 @@ func TestProtectedAddressesOverSSH(t *testing.T) {
 	s := startSSHService(t)
 	s.sb.run(t, nil, "team", "set", "--team", sshTeam, "--protect", "support@acme.test,@own.test", "--db", s.db).want(t, 0)
 
-	req, _ := http.NewRequest(http.MethodPost, s.apiURL+"/suppressions/batch/add", strings.NewReader(`{"emails":["ok@example.com","Support@Acme.test"]}`))
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "emails[1]") {
-		t.Fatalf("a batch naming a protected address: %d %s", resp.StatusCode, body)
+	// The address the UI leaves out below, and an exact one: the API
+	// refuses both by the same rule.
+	for _, protected := range []string{"Support@Acme.test", "help@desk.own.test"} {
+		req, _ := http.NewRequest(http.MethodPost, s.apiURL+"/suppressions/batch/add", strings.NewReader(`{"emails":["ok@example.com","`+protected+`"]}`))
+		req.Header.Set("Authorization", "Bearer "+s.key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), "emails[1]") {
+			t.Fatalf("a batch naming the protected %s: %d %s", protected, resp.StatusCode, body)
+		}
 	}
 
 	jane := s.agent("jane")

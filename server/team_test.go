@@ -75,9 +75,43 @@ func TestTeamRules(t *testing.T) {
 				t.Errorf("%s is listed after the refused batches", addr)
 			}
 		}
-		// Another team's rules are its own; a subdomain is not the domain.
+		// Another team's rules are its own; a look-alike domain is not
+		// a subdomain.
 		s.add(other, "support@acme.test")
-		s.add(key, "someone@mail.own.test")
+		s.add(key, "someone@mailown.test")
+	})
+}
+
+// TestProtectedDomainCoversSubdomains (audit M-1): a protected @domain
+// protects its subdomains on every path that adds, by the one rule of
+// api.Protected: batch add by emails and by entries, single add, and a
+// domain entry inside it; an address of a look-alike or parent domain is
+// not protected. Before, x@sub.corp.test was listed (201) on all three
+// paths while the terminal UI left it out.
+func TestProtectedDomainCoversSubdomains(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		s := startService(t, open(t), server.Options{})
+		key := s.key("corp", false)
+		if r := s.do("PATCH", "/team", key, "application/json", []byte(`{"protected":["@corp.test"]}`)); r.status != 200 {
+			t.Fatalf("PATCH /team: %d %s", r.status, r.body)
+		}
+		for _, c := range []struct{ path, body, want string }{
+			{"/suppressions/batch/add", `{"emails":["ok@example.com","x@sub.corp.test"]}`, `emails[1] ("x@sub.corp.test") is protected by the team (@corp.test)`},
+			{"/suppressions/batch/add", `{"entries":[{"email":"Y@Deep.Mail.Corp.test","origin":"bounce"}]}`, `entries[0].email ("y@deep.mail.corp.test") is protected by the team (@corp.test)`},
+			{"/suppressions", `{"email":"z@mail.corp.test"}`, "`email` (\"z@mail.corp.test\") is protected by the team (@corp.test)"},
+		} {
+			e := s.post(c.path, key, c.body).wantError(t, 422, "validation_error")
+			if !strings.HasPrefix(e.Message, c.want) {
+				t.Errorf("POST %s %s: %q; want it to start %q", c.path, c.body, e.Message, c.want)
+			}
+		}
+		for _, addr := range []string{"ok@example.com", "x@sub.corp.test", "y@deep.mail.corp.test", "z@mail.corp.test"} {
+			if s.lookup(key, addr) != "" {
+				t.Errorf("%s is listed after the refused adds", addr)
+			}
+		}
+		// Not inside the domain: listed.
+		s.add(key, "a@corp.test.example", "b@notcorp.test", "c@test.example")
 	})
 }
 
