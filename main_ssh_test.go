@@ -49,6 +49,13 @@ func startSSHService(t *testing.T, args ...string) *sshService {
 // SHUSH_SSH_ADDR when viaEnv.
 func startSSHServiceWith(t *testing.T, viaEnv bool, args ...string) *sshService {
 	t.Helper()
+	return startSSHServiceLimited(t, viaEnv, 0, args...)
+}
+
+// startSSHServiceLimited is startSSHServiceWith, serve run by prlimit
+// with nofile descriptors when nofile > 0.
+func startSSHServiceLimited(t *testing.T, viaEnv bool, nofile int, args ...string) *sshService {
+	t.Helper()
 	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: skipping the test of the terminal UI over SSH", tool)
@@ -66,6 +73,11 @@ func startSSHServiceWith(t *testing.T, viaEnv bool, args ...string) *sshService 
 	if viaEnv {
 		cmd = exec.Command(shushBin, append([]string{"serve", "--addr", api, "--metrics-addr", metrics, "--db", s.db}, args...)...)
 		cmd.Env = append(slices.Clone(sb.env), "SHUSH_SSH_ADDR="+sshAddr)
+	}
+	if nofile > 0 {
+		limited := exec.Command("prlimit", append([]string{fmt.Sprintf("--nofile=%d:%d", nofile, nofile), cmd.Path}, cmd.Args[1:]...)...)
+		limited.Env = cmd.Env
+		cmd = limited
 	}
 	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {

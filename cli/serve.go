@@ -64,9 +64,11 @@ type serveFlags struct {
 
 // sshFlags are serve's settings of the terminal UI served over SSH.
 type sshFlags struct {
-	addr, hostKey string
-	idleTimeout   time.Duration
-	maxSessions   int
+	addr, hostKey                     string
+	idleTimeout, loginTimeout         time.Duration
+	maxSessions                       int
+	maxStartups, maxStartupsPerSource int
+	failedLoginsPerMinute             int
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -138,6 +140,10 @@ the command line wins over its variable.`,
 	f.StringVar(&sf.ssh.hostKey, "ssh-host-key", "", "the SSH host's private key file, made (ed25519, 0600) when missing (default: ssh_host_ed25519_key beside the SQLite database, or in the data directory)")
 	f.DurationVar(&sf.ssh.idleTimeout, "ssh-idle-timeout", sshui.DefaultIdleTimeout, "end an SSH session after this long without a key pressed (its draft is kept)")
 	f.IntVar(&sf.ssh.maxSessions, "ssh-max-sessions", sshui.DefaultMaxSessions, "most SSH sessions one agent may have open at once")
+	f.DurationVar(&sf.ssh.loginTimeout, "ssh-login-timeout", sshui.DefaultLoginTimeout, "close an SSH connection that has not logged in within this time")
+	f.IntVar(&sf.ssh.maxStartups, "ssh-max-startups", sshui.DefaultMaxStartups, "most SSH connections logging in at once, from everywhere; more are closed at once")
+	f.IntVar(&sf.ssh.maxStartupsPerSource, "ssh-max-startups-per-source", sshui.DefaultMaxStartupsPerSource, "most SSH connections logging in at once from one address; more are closed at once")
+	f.IntVar(&sf.ssh.failedLoginsPerMinute, "ssh-failed-logins-per-minute", int(time.Minute/sshui.DefaultFailedLoginEvery), "failed SSH logins one address may make a minute (and at once); past them its connections are closed at once until it earns one back")
 	envHelp(cmd)
 	return cmd
 }
@@ -280,8 +286,8 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	if sf.ssh.idleTimeout <= 0 {
 		return usagef("--ssh-idle-timeout must be positive, not %v", sf.ssh.idleTimeout)
 	}
-	if sf.ssh.maxSessions < 1 {
-		return usagef("--ssh-max-sessions must be at least 1, not %d", sf.ssh.maxSessions)
+	if err := checkSSHFlags(sf.ssh); err != nil {
+		return err
 	}
 	opts := server.Options{
 		Rate:             sf.rate,
@@ -375,6 +381,23 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	return errors.Join(err, <-sshDone)
 }
 
+// checkSSHFlags refuses SSH settings out of range.
+func checkSSHFlags(f sshFlags) error {
+	switch {
+	case f.maxSessions < 1:
+		return usagef("--ssh-max-sessions must be at least 1, not %d", f.maxSessions)
+	case f.loginTimeout <= 0:
+		return usagef("--ssh-login-timeout must be positive, not %v", f.loginTimeout)
+	case f.maxStartups < 1:
+		return usagef("--ssh-max-startups must be at least 1, not %d", f.maxStartups)
+	case f.maxStartupsPerSource < 1 || f.maxStartupsPerSource > f.maxStartups:
+		return usagef("--ssh-max-startups-per-source must be from 1 to --ssh-max-startups (%d), not %d", f.maxStartups, f.maxStartupsPerSource)
+	case f.failedLoginsPerMinute < 1:
+		return usagef("--ssh-failed-logins-per-minute must be at least 1, not %d", f.failedLoginsPerMinute)
+	}
+	return nil
+}
+
 // listenSSH opens the SSH listener of the terminal UI: its files (the
 // host key, the agents' directories) beside a SQLite database, else in the
 // data directory.
@@ -398,8 +421,15 @@ func (a *app) listenSSH(sf serveFlags, svc *server.Service, st store.Store, log 
 		DataDir:     dir,
 		IdleTimeout: sf.ssh.idleTimeout,
 		MaxSessions: sf.ssh.maxSessions,
-		Logger:      log,
-		Metrics:     svc.Handler().Metrics(),
-		Version:     version(),
+
+		LoginTimeout:         sf.ssh.loginTimeout,
+		MaxStartups:          sf.ssh.maxStartups,
+		MaxStartupsPerSource: sf.ssh.maxStartupsPerSource,
+		FailedLogins:         sf.ssh.failedLoginsPerMinute,
+		FailedLoginEvery:     time.Minute / time.Duration(sf.ssh.failedLoginsPerMinute),
+
+		Logger:  log,
+		Metrics: svc.Handler().Metrics(),
+		Version: version(),
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,6 +31,20 @@ func agentKey(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(gossh.MarshalAuthorizedKey(pk))) + " someone@laptop"
+}
+
+// rsaKey is a new RSA public key of bits, as in an authorized_keys line.
+func rsaKey(t testing.TB, bits int) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, bits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := gossh.NewPublicKey(&k.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(gossh.MarshalAuthorizedKey(pk)))
 }
 
 // TestTeamRules: the protected list refuses an add naming one of its
@@ -180,7 +195,16 @@ func TestAgentsAPI(t *testing.T) {
 			t.Fatalf("POST /agents: %d %s", r.status, r.body)
 		}
 		s.post("/agents", key, jsonBody(t, api.NewAgent{Name: "Jane Doe", PublicKey: agentKey(t)})).wantError(t, 409, "validation_error")
-		s.post("/agents", key, jsonBody(t, api.NewAgent{Name: "Bob", PublicKey: pub})).wantError(t, 409, "validation_error")
+		// Jane's key again, in this team or another: the answer of any
+		// refused key (audit L-2: it was a 409 saying the key was in use).
+		weak := rsaKey(t, 1024)
+		refusedWeak := s.post("/agents", other, jsonBody(t, api.NewAgent{Name: "Eve", PublicKey: weak})).wantError(t, 422, "validation_error")
+		for _, k := range []string{key, other} {
+			e := s.post("/agents", k, jsonBody(t, api.NewAgent{Name: "Bob", PublicKey: pub})).wantError(t, 422, "validation_error")
+			if e.Message != refusedWeak.Message {
+				t.Errorf("a key already an agent's: %q; want the answer of any refused key, %q", e.Message, refusedWeak.Message)
+			}
+		}
 		e := s.post("/agents", key, jsonBody(t, api.NewAgent{Name: "Bob\x1b[31m", PublicKey: agentKey(t)})).wantError(t, 422, "validation_error")
 		if strings.ContainsRune(e.Message, 0x1b) {
 			t.Errorf("the refusal of a name with an escape carries it: %q", e.Message)
