@@ -43,19 +43,19 @@ const maxSources = 10000
 // address and in all; an address whose logins keep failing waits before
 // it may try again. An agent's work (after login) is not its concern.
 type door struct {
-	timeout       time.Duration
-	perSource     int
-	total         int
-	failBurst     float64
-	failEvery     time.Duration
-	now           func() time.Time
-	mu            sync.Mutex
-	pending       map[netip.Addr]int
-	pendingTotal  int
-	failures      map[netip.Addr]*credit
-	refused       *prometheus.CounterVec
-	timeouts      prometheus.Counter
-	failedLogins  prometheus.Counter
+	timeout      time.Duration
+	perSource    int
+	total        int
+	failBurst    float64
+	failEvery    time.Duration
+	now          func() time.Time
+	mu           sync.Mutex
+	pending      map[netip.Addr]int
+	pendingTotal int
+	failures     map[netip.Addr]*credit
+	refused      *prometheus.CounterVec
+	timeouts     prometheus.Counter
+	failedLogins prometheus.Counter
 }
 
 // credit is an address's failed logins left: up to failBurst, one more
