@@ -60,6 +60,7 @@ type serveFlags struct {
 	webhookProxy, denyPrivate      bool
 	auditRetention, eventRetention retention
 	ssh                            sshFlags
+	drain                          time.Duration
 }
 
 // sshFlags are serve's settings of the terminal UI served over SSH.
@@ -77,8 +78,9 @@ func (a *app) serveCommand() *cobra.Command {
 		Use:   "serve",
 		Short: "Run the suppression list service",
 		Long: `Run the Suppression List Batch API service over a database, until SIGINT or
-SIGTERM; requests in flight then finish (up to 30 seconds). A second SIGINT
-or SIGTERM during that time exits at once.
+SIGTERM; then /readyz answers 503 for --shutdown-drain (5 seconds) while
+requests are still served, the listeners close, and requests in flight
+finish (up to 30 seconds). A second SIGINT or SIGTERM exits at once.
 
 Every request but GET /livez, /readyz, /healthz and /openapi.json needs an API
 key: create one with "shush keys create --team NAME" on the same database.
@@ -110,6 +112,7 @@ the command line wins over its variable.`,
 	dbFlag(cmd, &sf.dsn)
 	f.Float64Var(&sf.rate, "rate", server.DefaultRate, "requests per second each team may make (token bucket; bursts up to the same number)")
 	f.DurationVar(&sf.timeout, "timeout", server.DefaultRequestTimeout, "longest time one request may take")
+	f.DurationVar(&sf.drain, "shutdown-drain", server.DefaultDrainPeriod, "on SIGINT or SIGTERM, answer /readyz with 503 for this long while still serving, before the listeners close (0: close at once)")
 	f.StringVar(&sf.logFormat, "log-format", "text", "log format on stderr: text or json")
 	f.StringVar(&sf.logLevel, "log-level", "info", "least severe log records shown: debug, info, warn or error")
 	f.StringVar(&sf.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address at /metrics (host:port; off when empty)")
@@ -221,6 +224,9 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	}
 	if sf.timeout <= 0 {
 		return usagef("--timeout must be positive, not %v", sf.timeout)
+	}
+	if sf.drain < 0 {
+		return usagef("--shutdown-drain must be 0 or positive, not %v", sf.drain)
 	}
 	if sf.maxBodyHeld < server.MaxBody {
 		return usagef("--max-body-bytes must be at least %d (one request's largest body), not %d", server.MaxBody, sf.maxBodyHeld)
@@ -347,6 +353,7 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 			EventRetention: time.Duration(sf.eventRetention),
 		},
 		ShutdownHint: "(interrupt again to exit at once)",
+		DrainPeriod:  sf.drain,
 	})
 	if err != nil {
 		return err
@@ -367,17 +374,29 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	}
 	log.Info(fmt.Sprintf("serving the terminal UI over SSH on %s; host key %s", sshSrv.Addr(), sshSrv.Fingerprint()),
 		slog.String("ssh_addr", sshSrv.Addr().String()), slog.String("host_key", sshSrv.Fingerprint()))
-	// Either listener failing stops both.
+	// Either listener failing stops both. The SSH listener closes with
+	// the API's, after the drain period.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	sshCtx, stopSSH := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSSH()
 	sshDone := make(chan error, 1)
 	go func() {
-		err := sshSrv.Serve(ctx)
+		err := sshSrv.Serve(sshCtx)
 		stop()
 		sshDone <- err
 	}()
+	go func() {
+		<-ctx.Done()
+		select {
+		case <-time.After(sf.drain):
+		case <-sshCtx.Done():
+		}
+		stopSSH()
+	}()
 	err = svc.Serve(ctx)
 	stop()
+	stopSSH()
 	return errors.Join(err, <-sshDone)
 }
 
