@@ -46,6 +46,8 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, store.ErrReadOnly):
 		msg = "The suppression list's database is read-only; changes are refused until it is writable again."
+	case errors.Is(err, store.ErrNoSpace):
+		msg = "The disk that holds the suppression list's database is full; changes are refused until there is room again."
 	case errors.Is(err, context.DeadlineExceeded):
 		msg = "The suppression list's database did not answer within 2 seconds."
 	}

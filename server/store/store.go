@@ -404,6 +404,16 @@ type readOnly struct{}
 func (readOnly) Error() string { return "the database is read-only" }
 func (readOnly) Unwrap() error { return ErrUnavailable }
 
+// ErrNoSpace is wrapped by errors that mean the database's disk (or its
+// quota) is full: writes resume once there is room. It also wraps
+// ErrUnavailable: the service answers 503.
+var ErrNoSpace error = noSpace{}
+
+type noSpace struct{}
+
+func (noSpace) Error() string { return "the database's disk is full" }
+func (noSpace) Unwrap() error { return ErrUnavailable }
+
 // WriteChecker is implemented by stores that can tell whether a write
 // would succeed now; the service's readiness check uses it.
 type WriteChecker interface {
