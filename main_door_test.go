@@ -306,7 +306,7 @@ func TestSSHAttacksLeaveTheAPIToOthers(t *testing.T) {
 		}
 		return sshVictimAdd(s, i)
 	}
-	plan := latency.Plan{Rounds: 3, Samples: 40, Warmup: 300 * time.Millisecond, Floor: 5 * time.Millisecond}
+	plan := latency.Plan{Rounds: 3, Samples: 60, Pace: 20 * time.Millisecond, Warmup: 300 * time.Millisecond, Floor: 5 * time.Millisecond}
 	for _, a := range []struct {
 		name   string
 		attack latency.Attack

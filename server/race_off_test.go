@@ -7,3 +7,7 @@ package server_test
 // the attacks cost before their fixes (hundreds of times the baseline, or
 // every request refused).
 const isolationRatio = 20
+
+// raceFactor scales the latency goals of the isolation tests: 1 without
+// the race detector.
+const raceFactor = 1

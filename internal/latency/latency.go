@@ -14,13 +14,16 @@ import (
 )
 
 // Plan is how a measure runs: Rounds pairs of a baseline phase and an
-// attack phase, each Samples requests of the victim; the attack runs
-// Warmup before its phase is measured. Floor is the least baseline a
-// ratio is taken against, so that a sub-millisecond baseline does not
-// turn scheduling noise into a ratio.
+// attack phase, each Samples requests of the victim, one every Pace at
+// most (a person's or a script's pace, so that a phase lasts long enough
+// for the attack to be under way through it); the attack runs Warmup
+// before its phase is measured. Floor is the least baseline a ratio is
+// taken against, so that a sub-millisecond baseline does not turn
+// scheduling noise into a ratio.
 type Plan struct {
 	Rounds  int
 	Samples int
+	Pace    time.Duration
 	Warmup  time.Duration
 	Floor   time.Duration
 }
@@ -59,10 +62,10 @@ func Measure(p Plan, victim Victim, attack Attack) Result {
 	n := 0
 	for range p.Rounds {
 		var failed []string
-		base := run(victim, &n, p.Samples, &failed)
+		base := run(victim, &n, p, &failed)
 		stop := attack()
 		time.Sleep(p.Warmup)
-		under := run(victim, &n, p.Samples, &failed)
+		under := run(victim, &n, p, &failed)
 		stop()
 		r.Failed = append(r.Failed, failed...)
 		r.Base, r.Attack = append(r.Base, base...), append(r.Attack, under...)
@@ -79,10 +82,13 @@ func Measure(p Plan, victim Victim, attack Attack) Result {
 	return r
 }
 
-func run(victim Victim, n *int, samples int, failed *[]string) Phase {
-	out := make(Phase, 0, samples)
-	for range samples {
+func run(victim Victim, n *int, p Plan, failed *[]string) Phase {
+	out := make(Phase, 0, p.Samples)
+	next := time.Now()
+	for range p.Samples {
+		time.Sleep(time.Until(next))
 		start := time.Now()
+		next = start.Add(p.Pace)
 		err := victim(*n)
 		out = append(out, time.Since(start))
 		*n++

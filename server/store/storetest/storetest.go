@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"DeliveryLifecycle", testDeliveryLifecycle},
 		{"RotatedSecretsSign", testRotatedSecretsSign},
 		{"Search", testSearch},
+		{"BoundedPrefixPages", testBoundedPrefixPages},
 		{"Check", testCheck},
 		{"NoteAndExpiry", testNoteAndExpiry},
 		{"RemoveExpired", testRemoveExpired},
