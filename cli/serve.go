@@ -121,6 +121,7 @@ the command line wins over its variable.`,
 	f.Int64Var(&sf.maxBodyHeld, "max-body-bytes", server.DefaultMaxBodyBytesHeld, "most bytes of request bodies held at once across requests; beyond it requests get 503 with Retry-After")
 	f.Int64Var(&sf.capacity.MaxBodyBytesPerTeam, "max-body-bytes-per-team", 0, "one team's share of --max-body-bytes; beyond it the team's requests get 429 with Retry-After (0: a quarter of --max-body-bytes)")
 	f.IntVar(&sf.capacity.MaxInFlightPerTeam, "max-in-flight-per-team", server.DefaultMaxInFlightPerTeam, "most requests one team may have under way at once; beyond it 429 with Retry-After")
+	f.DurationVar(&sf.capacity.ReadBudget, "read-budget", server.DefaultReadBudget, "work a team's searches, narrowed pages, bulk checks and exports may take per second on average (measured; up to 4 seconds' worth at once); beyond it 429 with Retry-After")
 	f.IntVar(&sf.capacity.MaxWebhooksPerTeam, "max-webhooks-per-team", server.DefaultMaxWebhooksPerTeam, "most webhooks one team may have; creating one more is a 422")
 	f.IntVar(&sf.capacity.MaxExports, "max-exports", 0, "most exports streaming at once across teams, each holding a database connection; beyond it 503 with Retry-After (0: 4, at most half the database pool)")
 	f.IntVar(&sf.capacity.MaxExportsPerTeam, "max-exports-per-team", server.DefaultMaxExportsPerTeam, "most exports one team may stream at once; beyond it 429 with Retry-After")
@@ -237,6 +238,8 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		return usagef("--max-body-bytes-per-team must be between %d (one request's largest body) and --max-body-bytes (%d), or 0, not %d", server.MaxBody, sf.maxBodyHeld, c.MaxBodyBytesPerTeam)
 	case c.MaxInFlightPerTeam < 1:
 		return usagef("--max-in-flight-per-team must be at least 1, not %d", c.MaxInFlightPerTeam)
+	case c.ReadBudget <= 0 || c.ReadBudget > time.Second:
+		return usagef("--read-budget must be more than 0 and at most 1s (a second of work a second), not %v", c.ReadBudget)
 	case sf.webhooks.PerEndpoint < 1 || sf.webhooks.PerTeam < 1:
 		return usagef("--webhook-concurrency-per-endpoint and --webhook-concurrency-per-team must be at least 1")
 	case c.MaxWebhooksPerTeam < 1:
@@ -303,6 +306,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 
 		MaxBodyBytesPerTeam: c.MaxBodyBytesPerTeam,
 		MaxInFlightPerTeam:  c.MaxInFlightPerTeam,
+		ReadBudget:          c.ReadBudget,
 		MaxExports:          c.MaxExports,
 		MaxWebhooksPerTeam:  c.MaxWebhooksPerTeam,
 		MaxExportsPerTeam:   c.MaxExportsPerTeam,

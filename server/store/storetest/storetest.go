@@ -52,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Export", testExport},
 		{"WebhooksCRUD", testWebhooksCRUD},
 		{"Outbox", testOutbox},
+		{"LargeFanOut", testLargeFanOut},
 		{"DeliveryLifecycle", testDeliveryLifecycle},
 		{"RotatedSecretsSign", testRotatedSecretsSign},
 		{"Search", testSearch},

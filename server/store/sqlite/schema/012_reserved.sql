@@ -1,0 +1,2 @@
+-- nothing: a step of its own takes this number.
+SELECT 1;
