@@ -287,9 +287,9 @@ func TestSSHAgentKeyFromOption(t *testing.T) {
 // isolationGoal is what another team's latency must stay within during an
 // attack, as ratios to its own baseline in the same run: the goal of the
 // service is ×2 at the 99th percentile (docs/benchmarks.md measures it);
-// a test on two shared cores allows a little more before it calls it a
-// regression, and measures again before it does.
-var isolationGoal = latency.Goal{P50: 3, P99: 3}
+// a test on two shared cores allows more before it calls it a regression,
+// and measures again before it does.
+var isolationGoal = latency.Goal{P50: 3, P99: 4}
 
 // TestSSHAttacksLeaveTheAPIToOthers (audit H-2, L-6): another team's
 // everyday requests keep their latency, in paired rounds against their own

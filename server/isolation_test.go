@@ -27,11 +27,13 @@ import (
 
 // isolationGoal is what the victim's ratios must stay within in a test:
 // the service's goal is ×2 at the 99th percentile (docs/benchmarks.md
-// measures it, three rounds on each store); a test on two shared cores
-// allows a little more before it calls it a regression, and measures
-// again before it does. Under the race detector every request costs
-// several times more, the attack's share of the cores with it.
-var isolationGoal = latency.Goal{P50: 3 * raceFactor, P99: 3 * raceFactor}
+// measures it, three rounds on each store); a test on two cores shared
+// with other work (a load of 5-10 is common here) allows more before it
+// calls it a regression, and measures again before it does: the attacks
+// it guards against cost ×12 to ×300 at the 99th percentile before their
+// fixes. Under the race detector every request costs several times more,
+// the attack's share of the cores with it.
+var isolationGoal = latency.Goal{P50: 3 * raceFactor, P99: 4 * raceFactor}
 
 // isolationPlan is a test's measure: three rounds of 60 requests a side,
 // one every 20 ms (a phase lasts over a second of the attack).

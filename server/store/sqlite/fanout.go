@@ -18,7 +18,8 @@ import (
 // and webhooks), in the same transaction, which loses nothing: the
 // expander writes those events into webhook_events in steps of at most
 // expandEvents, each its own commit, oldest first, at a lower priority
-// than the changes of the list (see run). The events keep the IDs, times
+// than the changes of the list (see run), and at most a sixth of the
+// writer's time. The events keep the IDs, times
 // and bodies the change gave them; a webhook deleted meanwhile gets none.
 const (
 	inlineEvents = 100
@@ -86,9 +87,18 @@ func (s *db) expand() {
 	defer t.Stop()
 	for {
 		for {
+			start := time.Now()
 			more, err := s.expandStep()
 			if err != nil || !more {
 				break
+			}
+			// The expander takes at most a sixth of the writer's time:
+			// the changes of the list come first, and a team's backlog
+			// drains at the pace the writer can spare.
+			select {
+			case <-s.quit:
+				return
+			case <-time.After(5 * time.Since(start)):
 			}
 		}
 		select {
