@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/internal/latency"
+	"github.com/shushlist/shush/server/store/postgres/pgtest"
 )
 
 // The SSH listener's door: a connection that does not log in is closed
@@ -122,7 +123,7 @@ func TestSSHDoorClosesIdleConnections(t *testing.T) {
 	if _, err := exec.LookPath("prlimit"); err != nil {
 		t.Skip("prlimit is not installed: skipping the test of the SSH door at 256 descriptors")
 	}
-	s := startSSHServiceLimited(t, false, 256, "--ssh-login-timeout", "3s")
+	s := startSSHServiceOn(t, sshOptions{nofile: 256}, "--ssh-login-timeout", "3s")
 	addr := "127.0.0.1:" + s.sshPort
 	if err := apiAnswers(s.apiURL, s.key); err != nil {
 		t.Fatalf("before the connections: %v", err)
@@ -297,8 +298,19 @@ var isolationGoal = latency.Goal{P50: 3, P99: 4}
 // (reopening each one the service closes) and while an address floods the
 // door with unknown-key logins.
 func TestSSHAttacksLeaveTheAPIToOthers(t *testing.T) {
-	t.Parallel()
-	s := startSSHService(t, "--ssh-login-timeout", "3s", "--rate", "10000")
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		sshAttacks(t, startSSHService(t, "--ssh-login-timeout", "3s", "--rate", "10000"))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		sshAttacks(t, startSSHServiceOn(t, sshOptions{db: pgtest.DSN(t)}, "--ssh-login-timeout", "3s", "--rate", "10000"))
+	})
+}
+
+// sshAttacks measures another team's requests under each attack on the
+// SSH door of s.
+func sshAttacks(t *testing.T, s *sshService) {
 	addr := "127.0.0.1:" + s.sshPort
 	victim := func(i int) error {
 		if i%2 == 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -49,20 +50,29 @@ func startSSHService(t *testing.T, args ...string) *sshService {
 // SHUSH_SSH_ADDR when viaEnv.
 func startSSHServiceWith(t *testing.T, viaEnv bool, args ...string) *sshService {
 	t.Helper()
-	return startSSHServiceLimited(t, viaEnv, 0, args...)
+	return startSSHServiceOn(t, sshOptions{viaEnv: viaEnv}, args...)
 }
 
-// startSSHServiceLimited is startSSHServiceWith, serve run by prlimit
-// with nofile descriptors when nofile > 0.
-func startSSHServiceLimited(t *testing.T, viaEnv bool, nofile int, args ...string) *sshService {
+// sshOptions are how startSSHServiceOn runs serve: the SSH address from
+// the environment, prlimit's descriptors (0: the test's own), a database
+// ("": a SQLite file in the sandbox).
+type sshOptions struct {
+	viaEnv bool
+	nofile int
+	db     string
+}
+
+// startSSHServiceOn is startSSHServiceWith with more options.
+func startSSHServiceOn(t *testing.T, o sshOptions, args ...string) *sshService {
 	t.Helper()
+	viaEnv, nofile := o.viaEnv, o.nofile
 	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: skipping the test of the terminal UI over SSH", tool)
 		}
 	}
 	sb := newSandbox(t)
-	s := &sshService{t: t, sb: sb, db: filepath.Join(sb.home, "shush.db"), log: &lockedBuffer{},
+	s := &sshService{t: t, sb: sb, db: cmp.Or(o.db, filepath.Join(sb.home, "shush.db")), log: &lockedBuffer{},
 		socket: fmt.Sprintf("shush-ssh-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
 	s.key = strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", sshTeam, "--db", s.db).want(t, 0).stdout)
 	api, sshAddr, metrics := freeAddr(t), freeAddr(t), freeAddr(t)
