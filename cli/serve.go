@@ -226,9 +226,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	if sf.timeout <= 0 {
 		return usagef("--timeout must be positive, not %v", sf.timeout)
 	}
-	if sf.drain < 0 {
-		return usagef("--shutdown-drain must be 0 or positive, not %v", sf.drain)
-	}
+
 	if sf.maxBodyHeld < server.MaxBody {
 		return usagef("--max-body-bytes must be at least %d (one request's largest body), not %d", server.MaxBody, sf.maxBodyHeld)
 	}
@@ -238,8 +236,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		return usagef("--max-body-bytes-per-team must be between %d (one request's largest body) and --max-body-bytes (%d), or 0, not %d", server.MaxBody, sf.maxBodyHeld, c.MaxBodyBytesPerTeam)
 	case c.MaxInFlightPerTeam < 1:
 		return usagef("--max-in-flight-per-team must be at least 1, not %d", c.MaxInFlightPerTeam)
-	case c.ReadBudget <= 0 || c.ReadBudget > time.Second:
-		return usagef("--read-budget must be more than 0 and at most 1s (a second of work a second), not %v", c.ReadBudget)
+
 	case sf.webhooks.PerEndpoint < 1 || sf.webhooks.PerTeam < 1:
 		return usagef("--webhook-concurrency-per-endpoint and --webhook-concurrency-per-team must be at least 1")
 	case c.MaxWebhooksPerTeam < 1:
@@ -295,7 +292,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	if sf.ssh.idleTimeout <= 0 {
 		return usagef("--ssh-idle-timeout must be positive, not %v", sf.ssh.idleTimeout)
 	}
-	if err := checkSSHFlags(sf.ssh); err != nil {
+	if err := errors.Join(checkSSHFlags(sf.ssh), checkIsolationFlags(sf)); err != nil {
 		return err
 	}
 	opts := server.Options{
@@ -402,6 +399,17 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	stop()
 	stopSSH()
 	return errors.Join(err, <-sshDone)
+}
+
+// checkIsolationFlags refuses the read budget and the drain out of range.
+func checkIsolationFlags(sf serveFlags) error {
+	switch {
+	case sf.capacity.ReadBudget <= 0 || sf.capacity.ReadBudget > time.Second:
+		return usagef("--read-budget must be more than 0 and at most 1s (a second of work a second), not %v", sf.capacity.ReadBudget)
+	case sf.drain < 0:
+		return usagef("--shutdown-drain must be 0 or positive, not %v", sf.drain)
+	}
+	return nil
 }
 
 // checkSSHFlags refuses SSH settings out of range.

@@ -121,31 +121,9 @@ is said to, and nothing is shown rather than the whole list.`,
 				CreatedAfter: narrow.after, CreatedBefore: narrow.before}
 			ctx := cmd.Context()
 			return a.onService(ctx, func(conn *connection) error {
-				// A page the service stopped at its bound (a prefix
-				// search) goes on from where it stopped, not from its
-				// last entry.
-				var resume struct{ last, cursor string }
-				read := func(after string) ([]api.Entry, bool, error) {
-					if after != "" && after == resume.last {
-						after = resume.cursor
-					}
-					p.After = after
-					page, err := conn.Client.ListFull(ctx, p)
-					for err == nil && len(page.Data) == 0 && page.HasMore && page.NextCursor != "" {
-						p.After = page.NextCursor
-						page, err = conn.Client.ListFull(ctx, p)
-					}
-					if err != nil {
-						return nil, false, noSearch(conn, unsupported(conn, err))
-					}
-					resume.last, resume.cursor = "", ""
-					if len(page.Data) > 0 && page.NextCursor != "" {
-						resume.last, resume.cursor = page.Data[len(page.Data)-1].ID, page.NextCursor
-					}
-					return page.Data, page.HasMore && len(page.Data) > 0, nil
-				}
 				if pg.all {
-					return a.listAll(read, a.output().json)
+					r := &pageReader{ctx: ctx, conn: conn, p: p}
+					return a.listAll(r.read, a.output().json)
 				}
 				p.After = pg.after
 				page, err := conn.Client.ListFull(ctx, p)
@@ -168,6 +146,36 @@ is said to, and nothing is shown rather than the whole list.`,
 	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
 	sel.flags(f)
 	return cmd
+}
+
+// pageReader reads the list page after page for --all. A page the
+// service stopped at its bound (a prefix search) goes on from where it
+// stopped, not from its last entry; one that found nothing reads on.
+type pageReader struct {
+	ctx          context.Context
+	conn         *connection
+	p            client.ListParams
+	last, cursor string
+}
+
+func (r *pageReader) read(after string) ([]api.Entry, bool, error) {
+	if after != "" && after == r.last {
+		after = r.cursor
+	}
+	r.p.After = after
+	page, err := r.conn.Client.ListFull(r.ctx, r.p)
+	for err == nil && len(page.Data) == 0 && page.HasMore && page.NextCursor != "" {
+		r.p.After = page.NextCursor
+		page, err = r.conn.Client.ListFull(r.ctx, r.p)
+	}
+	if err != nil {
+		return nil, false, noSearch(r.conn, unsupported(r.conn, err))
+	}
+	r.last, r.cursor = "", ""
+	if len(page.Data) > 0 && page.NextCursor != "" {
+		r.last, r.cursor = page.Data[len(page.Data)-1].ID, page.NextCursor
+	}
+	return page.Data, page.HasMore && len(page.Data) > 0, nil
 }
 
 // The columns of the list.

@@ -317,13 +317,9 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 	fromProfile := inFile(fmt.Sprintf("profile %q", s.Profile.Value))
 
 	s.BaseURL = pick(flags.BaseURL, "--base-url flag", env(EnvBaseURL), EnvBaseURL, p.BaseURL, fromProfile, Setting{"", SourceLocal})
-	// The profile's key belongs to the profile's service: a base URL from
-	// a flag or the environment that names another needs its own key.
-	profileKey, keychain := p.APIKey, p.Keychain
-	if s.BaseURL.Source != fromProfile && (profileKey != "" || keychain) && !sameService(s.BaseURL.Value, p.BaseURL) {
-		profileKey, keychain = "", false
-		s.OtherService = s.Profile.Value
-	}
+	var profileKey string
+	var keychain bool
+	profileKey, keychain, s.OtherService = p.keyFor(s.BaseURL, fromProfile, s.Profile.Value)
 	s.APIKey = pick(flags.APIKey, "--api-key flag", env(EnvAPIKey), EnvAPIKey, profileKey, fromProfile, Setting{"", SourceDefault})
 	if s.APIKey.Value == "" && keychain {
 		// Only when no flag or variable gives a key: the keychain may ask
@@ -363,11 +359,29 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 	} else if s.APIKey.Value != "" {
 		return s, fmt.Errorf("an API key is set (from %s) but no base URL: set --base-url or %s to the service the key belongs to, or unset the key to use the local list", s.APIKey.Source, EnvBaseURL)
 	}
-	if s.OtherService != "" && s.APIKey.Value == "" && s.BaseURL.Value != "" {
-		return s, fmt.Errorf("no API key for %s (from %s): the key of profile %q belongs to %s and is not sent elsewhere; give this service's key with --api-key or %s, or use a profile of its own (shush config set-profile)",
-			redact.URL(s.BaseURL.Value), s.BaseURL.Source, s.OtherService, profileURL(p.BaseURL), EnvAPIKey)
+	return s, s.keyLeftBehind(p)
+}
+
+// keyFor is the profile's key (or its keychain) for base, and "" as the
+// profile's name; or no key, and the profile's name, when its key must
+// not go there: the profile's key belongs to the profile's service, and a
+// base URL from a flag or the environment that names another needs its
+// own.
+func (p Profile) keyFor(base Setting, fromProfile, name string) (key string, keychain bool, leftFor string) {
+	if base.Source == fromProfile || p.APIKey == "" && !p.Keychain || sameService(base.Value, p.BaseURL) {
+		return p.APIKey, p.Keychain, ""
 	}
-	return s, nil
+	return "", false, name
+}
+
+// keyLeftBehind says why there is no key, when the profile's was left
+// behind for another service.
+func (s Settings) keyLeftBehind(p Profile) error {
+	if s.OtherService == "" || s.APIKey.Value != "" || s.BaseURL.Value == "" {
+		return nil
+	}
+	return fmt.Errorf("no API key for %s (from %s): the key of profile %q belongs to %s and is not sent elsewhere; give this service's key with --api-key or %s, or use a profile of its own (shush config set-profile)",
+		redact.URL(s.BaseURL.Value), s.BaseURL.Source, s.OtherService, profileURL(p.BaseURL), EnvAPIKey)
 }
 
 // sameService reports whether two base URLs name the same service: the

@@ -64,6 +64,19 @@ func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) er
 	return nil
 }
 
+// wakeExpander wakes the expander after a transaction that wrote fan-out
+// rows (it committed them, or they are gone: a look finds out).
+func (s *db) wakeExpander() {
+	if !s.fannedOut {
+		return
+	}
+	s.fannedOut = false
+	select {
+	case s.fanout <- struct{}{}:
+	default:
+	}
+}
+
 // insertEvents writes events into the outbox.
 func (t tx) insertEvents(team, typ string, at int64, rows []sqlstore.EventRow) error {
 	ins, err := t.s.stmt("INSERT INTO webhook_events (id, webhook_id, team, type, created_at, payload, status, next_attempt_at) VALUES (?,?,?,?,?,?,'pending',?)")
@@ -135,52 +148,28 @@ func (s *db) expandStep() (more bool, err error) {
 	return more, nil
 }
 
+// fan is a fan-out row.
+type fan struct {
+	seq       int64
+	team, typ string
+	at        int64
+	payload   []byte
+	events    []fanoutEvent
+}
+
 // expandRows is a step's work inside its transaction.
 func (s *db) expandRows(t tx) (bool, error) {
-	bg := context.Background()
-	rows, err := t.c.QueryContext(bg, `SELECT seq, team, type, created_at, payload, events FROM webhook_fanout ORDER BY seq LIMIT ?`, expandEvents)
-	if err != nil {
-		return false, err
-	}
-	type fan struct {
-		seq        int64
-		team, typ  string
-		at         int64
-		payload    []byte
-		events     []fanoutEvent
-		eventsText string
-	}
-	var fans []fan
-	n := 0
-	for rows.Next() {
-		var f fan
-		if err := rows.Scan(&f.seq, &f.team, &f.typ, &f.at, &f.payload, &f.eventsText); err != nil {
-			rows.Close()
-			return false, err
-		}
-		if err := json.Unmarshal([]byte(f.eventsText), &f.events); err != nil {
-			rows.Close()
-			return false, err
-		}
-		if len(fans) > 0 && n+len(f.events) > expandEvents {
-			break
-		}
-		fans, n = append(fans, f), n+len(f.events)
-	}
-	if err := rows.Close(); err != nil || len(fans) == 0 {
+	fans, err := t.oldestFans()
+	if err != nil || len(fans) == 0 {
 		return false, err
 	}
 	alive := map[string]bool{}
 	for _, f := range fans {
 		evs := make([]sqlstore.EventRow, 0, len(f.events))
 		for _, e := range f.events {
-			ok, seen := alive[e[1]]
-			if !seen {
-				var n int
-				if err := t.c.QueryRowContext(bg, "SELECT count(*) FROM webhooks WHERE id = ?", e[1]).Scan(&n); err != nil {
-					return false, err
-				}
-				ok, alive[e[1]] = n > 0, n > 0
+			ok, err := t.webhookAlive(alive, e[1])
+			if err != nil {
+				return false, err
 			}
 			if ok {
 				evs = append(evs, sqlstore.EventRow{ID: e[0], WebhookID: e[1], Payload: f.payload})
@@ -194,4 +183,45 @@ func (s *db) expandRows(t tx) (bool, error) {
 		}
 	}
 	return true, nil
+}
+
+// oldestFans reads the oldest fan-out rows, up to expandEvents events (at
+// least one row).
+func (t tx) oldestFans() ([]fan, error) {
+	rows, err := t.c.QueryContext(context.Background(), `SELECT seq, team, type, created_at, payload, events FROM webhook_fanout ORDER BY seq LIMIT ?`, expandEvents)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var fans []fan
+	n := 0
+	for rows.Next() {
+		var f fan
+		var events string
+		if err := rows.Scan(&f.seq, &f.team, &f.typ, &f.at, &f.payload, &events); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(events), &f.events); err != nil {
+			return nil, err
+		}
+		if len(fans) > 0 && n+len(f.events) > expandEvents {
+			break
+		}
+		fans, n = append(fans, f), n+len(f.events)
+	}
+	return fans, rows.Err()
+}
+
+// webhookAlive says whether the webhook still exists, remembering the
+// answer for the step.
+func (t tx) webhookAlive(alive map[string]bool, id string) (bool, error) {
+	if ok, seen := alive[id]; seen {
+		return ok, nil
+	}
+	var n int
+	if err := t.c.QueryRowContext(context.Background(), "SELECT count(*) FROM webhooks WHERE id = ?", id).Scan(&n); err != nil {
+		return false, err
+	}
+	alive[id] = n > 0
+	return n > 0, nil
 }

@@ -148,13 +148,7 @@ func (s *db) commitGroup(group []*job) {
 			}
 		}
 	}
-	if s.fannedOut {
-		s.fannedOut = false
-		select {
-		case s.fanout <- struct{}{}:
-		default:
-		}
-	}
+	s.wakeExpander()
 	for i, j := range group {
 		j.done <- errs[i]
 	}
