@@ -89,8 +89,9 @@ func (b *readBudget) refill(w *workBucket, now time.Time) {
 
 // start lets a costly read of the team begin, or says how long until one
 // may: the bucket is in debt, or the team has as many under way as it
-// may (then a second).
-func (b *readBudget) start(team string, now time.Time) (wait time.Duration, ok bool) {
+// may (then a second; capped says the read counts against that cap:
+// exports have caps of their own, see exportSlot).
+func (b *readBudget) start(team string, now time.Time, capped bool) (wait time.Duration, ok bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w := b.teams[team]
@@ -103,15 +104,17 @@ func (b *readBudget) start(team string, now time.Time) (wait time.Duration, ok b
 	switch {
 	case w.level <= 0:
 		return time.Duration(float64(-w.level)/b.rate) + time.Millisecond, false
-	case w.running >= b.perTeam:
+	case capped && w.running >= b.perTeam:
 		return time.Second, false
 	}
-	w.running++
+	if capped {
+		w.running++
+	}
 	return 0, true
 }
 
 // end takes a read's measured work from its team's bucket.
-func (b *readBudget) end(team string, work time.Duration, now time.Time) {
+func (b *readBudget) end(team string, work time.Duration, now time.Time, capped bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w := b.teams[team]
@@ -119,7 +122,9 @@ func (b *readBudget) end(team string, work time.Duration, now time.Time) {
 		return
 	}
 	b.refill(w, now)
-	w.running--
+	if capped {
+		w.running--
+	}
 	w.level = max(-b.burst, w.level-work)
 }
 
@@ -155,7 +160,8 @@ func meterOf(ctx context.Context) *workMeter {
 // and Retry-After when the team's budget is spent, else run and its work
 // taken from the budget once it has ended (even by a panic).
 func (s *Server) budgeted(w http.ResponseWriter, r *http.Request, team string, run func(r *http.Request)) {
-	wait, ok := s.costs.start(team, time.Now())
+	capped := r.URL.Path != "/suppressions/export"
+	wait, ok := s.costs.start(team, time.Now(), capped)
 	if !ok {
 		s.metrics.teamRefused.WithLabelValues("read_budget").Inc()
 		secs := max(1, seconds(wait))
@@ -171,7 +177,7 @@ func (s *Server) budgeted(w http.ResponseWriter, r *http.Request, team string, r
 	m := &workMeter{start: time.Now()}
 	defer func() {
 		work := time.Since(m.start) - time.Duration(m.blocked.Load())
-		s.costs.end(team, work, time.Now())
+		s.costs.end(team, work, time.Now(), capped)
 		s.metrics.readWork.Observe(work.Seconds())
 	}()
 	run(r.WithContext(context.WithValue(r.Context(), meterKey{}, m)))
