@@ -89,7 +89,7 @@ api_key = "`+b.key+`"
 			t.Fatal(err)
 		}
 		r = sb.run(t, nil, "suppressions", "list").want(t, 2)
-		if !strings.Contains(r.stderr, "other users can write to") || !strings.Contains(r.stderr, "chmod go-w "+dir) || strings.Contains(r.stderr, a.key) {
+		if !strings.Contains(r.stderr, "can be written by other users") || !strings.Contains(r.stderr, "chmod go-w "+dir) || strings.Contains(r.stderr, a.key) {
 			t.Errorf("a key file in a world-writable directory: %s", r)
 		}
 		os.Chmod(dir, 0o700)
