@@ -187,7 +187,10 @@ func (s *db) OutboxStats(ctx context.Context) (store.OutboxStats, error) {
 		st     store.OutboxStats
 		oldest sql.NullInt64
 	)
-	err := s.read.QueryRowContext(ctx, "SELECT count(*), min(created_at) FROM webhook_events WHERE next_attempt_at IS NOT NULL").Scan(&st.Depth, &oldest)
+	// Events not yet expanded from a fan-out row wait too.
+	err := s.read.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM webhook_events WHERE next_attempt_at IS NOT NULL) + (SELECT coalesce(sum(json_array_length(events)), 0) FROM webhook_fanout),
+		(SELECT min(t) FROM (SELECT min(created_at) AS t FROM webhook_events WHERE next_attempt_at IS NOT NULL UNION ALL SELECT min(created_at) FROM webhook_fanout))`).Scan(&st.Depth, &oldest)
 	if oldest.Valid {
 		st.Oldest = time.UnixMilli(oldest.Int64).UTC()
 	}
