@@ -31,9 +31,8 @@ import (
 // with other work (a load of 5-10 is common here) allows more before it
 // calls it a regression, and measures again before it does: the attacks
 // it guards against cost ×12 to ×300 at the 99th percentile before their
-// fixes. Under the race detector every request costs several times more,
-// the attack's share of the cores with it.
-var isolationGoal = latency.Goal{P50: 3 * raceFactor, P99: 4 * raceFactor}
+// fixes.
+var isolationGoal = latency.Goal{P50: 3, P99: 4}
 
 // isolationPlan is a test's measure: three rounds of 60 requests a side,
 // one every 20 ms (a phase lasts over a second of the attack).
@@ -169,6 +168,18 @@ func isolatedUnder(t *testing.T, name string, s *service, victimKey string, atta
 	}
 }
 
+// skipUnderRace skips a measure of latency under the race detector, which
+// makes every step of the service five to ten times slower, and unevenly:
+// an attacker within the rate limit then fills the single SQLite writer
+// on its own, which is not the service's isolation. `go test ./...` (CI's
+// first pass) runs these measures.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceDetector {
+		t.Skip("latency under attack is measured without the race detector (go test ./... runs it)")
+	}
+}
+
 // status is the attacker's view of a request: its status, or 0 when it
 // got none.
 func status(code int, _ string, err error) int {
@@ -199,6 +210,7 @@ func fillNamed(t *testing.T, st store.Store, team, prefix, domain string, n int)
 // another team's p50 rose ×29–60 and p99 ×2–6. Now a prefix page does
 // bounded work, and the team's costly reads draw on its own budget.
 func TestPrefixSearchCannotStarveOtherTeams(t *testing.T) {
+	skipUnderRace(t)
 	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		st := open(t)
 		fillNamed(t, st, "alpha", "big", "alpha.example", 100_000)
@@ -215,6 +227,7 @@ func TestPrefixSearchCannotStarveOtherTeams(t *testing.T) {
 // 1,000 addresses a request at the rate limit; another team's latency
 // holds.
 func TestBulkCheckCannotStarveOtherTeams(t *testing.T) {
+	skipUnderRace(t)
 	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		st := open(t)
 		fillNamed(t, st, "alpha", "listed", "alpha.example", 20_000)
@@ -237,6 +250,7 @@ func TestBulkCheckCannotStarveOtherTeams(t *testing.T) {
 // new addresses at the rate limit (2,000 events a batch). Before, on
 // SQLite, another team's p99 rose ×12–17 (PostgreSQL held, ×1.5).
 func TestWebhookFanOutCannotStarveOtherTeams(t *testing.T) {
+	skipUnderRace(t)
 	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
 		hang := newHangingEndpoint(t, time.Hour)
 		s, _ := runService(t, open(t), server.Config{Deliveries: outbox.DelivererConfig{Addresses: loopbackOK, Timeout: 3 * time.Second}})

@@ -8,6 +8,5 @@ package server_test
 // every request refused).
 const isolationRatio = 20
 
-// raceFactor scales the latency goals of the isolation tests: 1 without
-// the race detector.
-const raceFactor = 1
+// raceDetector is true when the tests run with -race.
+const raceDetector = false

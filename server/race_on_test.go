@@ -9,6 +9,5 @@ package server_test
 // hundreds of times the baseline or every request.
 const isolationRatio = 60
 
-// raceFactor scales the latency goals of the isolation tests: under the
-// race detector the attack's share of the two cores grows several times.
-const raceFactor = 3
+// raceDetector is true when the tests run with -race.
+const raceDetector = true
