@@ -1,11 +1,14 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/shushlist/shush/api"
@@ -86,7 +89,7 @@ api_key = "`+b.key+`"
 			t.Fatal(err)
 		}
 		r = sb.run(t, nil, "suppressions", "list").want(t, 2)
-		if !strings.Contains(r.stderr, "other users can write to") || !strings.Contains(r.stderr, "chmod go-w "+dir) || strings.Contains(r.stderr, a.key) {
+		if !strings.Contains(r.stderr, "can be written by other users") || !strings.Contains(r.stderr, "chmod go-w "+dir) || strings.Contains(r.stderr, a.key) {
 			t.Errorf("a key file in a world-writable directory: %s", r)
 		}
 		os.Chmod(dir, 0o700)
@@ -192,5 +195,76 @@ func TestAPIKeyWithoutBaseURLIsRefused(t *testing.T) {
 	r := sb.run(t, nil, "suppressions", "list").want(t, 2)
 	if !strings.Contains(r.stderr, "an API key is set (from SHUSH_API_KEY) but no base URL") || strings.Contains(r.stderr, "shush_x_y") {
 		t.Errorf("%s", r)
+	}
+}
+
+// TestProfileKeyStaysWithItsService (audit L-3): the profile's key goes
+// only to the profile's own base URL. A --base-url or SHUSH_BASE_URL that
+// names another service gets no key: the command says so and sends
+// nothing; with that service's own key it works.
+func TestProfileKeyStaysWithItsService(t *testing.T) {
+	t.Parallel()
+	svc := newService(t, server.Options{}, nil)
+	var got atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			got.Add(1)
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	t.Cleanup(other.Close)
+	sb := newSandbox(t)
+	sb.run(t, []byte(svc.key+"\n"), "config", "set-profile", "default", "--base-url", svc.url, "--api-key-stdin", "--use").want(t, 0)
+	for _, r := range []result{
+		sb.run(t, nil, "suppressions", "list", "--base-url", other.URL),
+		sb.with("SHUSH_BASE_URL="+other.URL).run(t, nil, "suppressions", "list"),
+	} {
+		r.want(t, 2)
+		if !strings.Contains(r.stderr, "belongs to "+svc.url) || !strings.Contains(r.stderr, "is not sent elsewhere") || strings.Contains(r.stderr, svc.key) {
+			t.Errorf("the profile's key with another base URL: %s", r)
+		}
+	}
+	if n := got.Load(); n != 0 {
+		t.Errorf("the other service got %d requests with a key; want none", n)
+	}
+	sb.run(t, nil, "suppressions", "list", "--base-url", svc.url+"/").want(t, 0)
+}
+
+// TestDirectoriesOthersCanReplaceAreRefused (audit L-5): a config or data
+// directory under a parent that other users can write to (and that is not
+// sticky) is refused, naming the directory and the command that fixes it,
+// as OpenSSH's StrictModes refuses such a home; a sticky parent (as /tmp)
+// is fine. Before, a 0777 $XDG_CONFIG_HOME was accepted: anyone could put
+// a config of their own (another base_url) in its place.
+func TestDirectoriesOthersCanReplaceAreRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("directory modes are not checked on Windows")
+	}
+	t.Parallel()
+	sb := newSandbox(t)
+	if err := os.MkdirAll(filepath.Dir(sb.configFile()), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sb.run(t, nil, "suppressions", "add", "first@example.com").want(t, 0)
+	for _, c := range []struct{ dir, what string }{
+		{filepath.Join(sb.home, "config"), "the config directory"},
+		{filepath.Join(sb.home, "data"), "the data directory"},
+	} {
+		if err := os.Chmod(c.dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		r := sb.run(t, nil, "suppressions", "list")
+		r.want(t, 2)
+		want := c.dir + ", which holds " + c.what + " " + filepath.Join(c.dir, "shush") + ","
+		if !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "(mode 0777)") || !strings.Contains(r.stderr, "run chmod go-w "+c.dir) {
+			t.Errorf("a 0777 parent of %s: %s; want it named with the fix", c.what, r)
+		}
+		if err := os.Chmod(c.dir, os.ModeSticky|0o777); err != nil {
+			t.Fatal(err)
+		}
+		sb.run(t, nil, "suppressions", "list").want(t, 0)
+		if err := os.Chmod(c.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -131,3 +131,57 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 		t.Errorf("the request in flight got an answer (%d) after the forced exit", resp.StatusCode)
 	}
 }
+
+// TestSIGTERMDrainsFirst: on SIGTERM, shush serve answers /readyz with 503
+// for --shutdown-drain while it still answers requests, and only then
+// closes its listener and exits 0. Before, the listener closed at once.
+func TestSIGTERMDrainsFirst(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	db := filepath.Join(sb.home, "shush.db")
+	key := strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", "ops", "--db", db).want(t, 0).stdout)
+	addr := freeAddr(t)
+	cmd := exec.Command(shushBin, "serve", "--addr", addr, "--db", db, "--shutdown-drain", "2s")
+	cmd.Env = sb.env
+	var errOut lockedBuffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	status := func(path string) int {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+addr+path, nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	waitFor(t, "serve to answer", func() bool { return status("/readyz") == http.StatusOK })
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "/readyz to answer 503", func() bool { return status("/readyz") == http.StatusServiceUnavailable })
+	if got := status("/suppressions?limit=1"); got != http.StatusOK {
+		t.Errorf("a request during the drain: %d; want 200", got)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("serve after SIGTERM: %v\n%s", err, errOut.String())
+		}
+		if took := time.Since(start); took < 2*time.Second {
+			t.Errorf("serve exited %v after SIGTERM; want the drain of 2s first", took.Round(time.Millisecond))
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("serve still runs 20 s after SIGTERM\n%s", errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "/readyz answers 503 for 2s") {
+		t.Errorf("the log does not say it drains:\n%s", errOut.String())
+	}
+}

@@ -12,13 +12,15 @@ import (
 	"testing"
 )
 
-// The tickets of batch/testdata/tickets, each sent as a support agent
-// would from the command line: `shush suppressions batch add|remove --file
-// TICKET` with the default flags (and --yes, which a removal without a
-// terminal needs) against `shush serve`, the real binary over real HTTP,
-// each ticket on a team of its own. Every run ends with exactly the
-// expected list on the service; a check of every ticket looks up every
-// address it names, changes nothing and marks the requester.
+// The tickets of ticket/testdata/tickets that state a batch mode (mode:),
+// each sent as a support agent would from the command line: `shush
+// suppressions batch add|remove --file TICKET` (with --yes, which a
+// removal without a terminal needs, and --ignore-intent: the ticket is
+// sent in the mode its head names, whatever it asks) against `shush
+// serve`, the real binary over real HTTP, each ticket on a team of its
+// own. Every run ends with exactly the expected list on the service; a
+// check of every ticket looks up every address it names, changes nothing
+// and marks the requester.
 func TestTicketsAgainstShushServe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the corpus against shush serve")
@@ -63,7 +65,7 @@ func TestTicketsAgainstShushServe(t *testing.T) {
 			} else {
 				want = sorted(tk.send...)
 			}
-			args := []string{"suppressions", "batch", verb, "--file", file}
+			args := []string{"suppressions", "batch", verb, "--file", file, "--ignore-intent"}
 			if tk.remove {
 				args = append(args, "--yes")
 			}
@@ -171,7 +173,7 @@ func listOf(t *testing.T, sb *sandbox) []string {
 }
 
 // corpusTicket is a ticket of the corpus, as far as the command line
-// needs it (the batch package's test reads the rest of its head).
+// needs it (the ticket package's test reads the rest of its head).
 type corpusTicket struct {
 	name, text, requester string
 	remove                bool
@@ -180,7 +182,7 @@ type corpusTicket struct {
 
 func readCorpus(t *testing.T) []corpusTicket {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("batch", "testdata", "tickets", "*.txt"))
+	files, err := filepath.Glob(filepath.Join("ticket", "testdata", "tickets", "*.txt"))
 	if err != nil || len(files) < 40 {
 		t.Fatalf("the corpus: %d tickets, %v", len(files), err)
 	}
@@ -201,6 +203,9 @@ func readCorpus(t *testing.T) []corpusTicket {
 		}
 		head, text, _ := strings.Cut(string(b), "\n====\n")
 		tk := corpusTicket{name: strings.TrimSuffix(filepath.Base(f), ".txt"), text: text}
+		if !strings.Contains("\n"+head, "\nmode:") {
+			continue // a ticket of the proposal only
+		}
 		for l := range strings.SplitSeq(head, "\n") {
 			k, v, _ := strings.Cut(l, ":")
 			v = strings.TrimSpace(v)

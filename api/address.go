@@ -194,3 +194,20 @@ func Quote(s string) string {
 	}
 	return fmt.Sprintf("%q", s)
 }
+
+// UnicodeEmail is a normalized address as people read it: an
+// internationalized domain in Unicode ("x@bücher.de" for
+// "x@xn--bcher-kva.de"). Any other address, or one whose punycode does not
+// decode, is returned as it is. What goes on the wire is the normalized
+// (ASCII) form.
+func UnicodeEmail(addr string) string {
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 || !strings.Contains(addr[at:], "xn--") {
+		return addr
+	}
+	u, err := idna.ToUnicode(addr[at+1:])
+	if err != nil || u == addr[at+1:] {
+		return addr
+	}
+	return addr[:at+1] + u
+}

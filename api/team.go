@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -115,8 +116,8 @@ func ValidAgentName(name string) error {
 }
 
 // NormalizeProtected applies the address rule to an entry of a team's
-// protected list: an address, or @ and a domain (every address of exactly
-// that domain), each in its normalized form.
+// protected list: an address, or @ and a domain (every address of that
+// domain and of its subdomains), each in its normalized form.
 func NormalizeProtected(s string) (string, error) {
 	s = strings.TrimSpace(s)
 	if domain, ok := strings.CutPrefix(s, "@"); ok {
@@ -130,7 +131,10 @@ func NormalizeProtected(s string) (string, error) {
 	return NormalizeEmail(s)
 }
 
-// Protected is a team's protected list, for matching addresses.
+// Protected is a team's protected list, for matching addresses: the one
+// rule of what a protected entry covers, which the service applies to
+// every add (whatever path it comes by) and the clients to what they
+// offer to send.
 type Protected map[string]bool
 
 // NewProtected makes the set of a protected list (normalized entries).
@@ -143,16 +147,72 @@ func NewProtected(list []string) Protected {
 }
 
 // Match returns the entry of the list that protects a normalized
-// address: the address itself, or its @domain.
+// address: the address itself, or an @domain that is its domain or a
+// parent of it (@corp.test protects x@corp.test and x@sub.corp.test).
+// A domain entry ("@domain" or "*.domain", as a list may hold them) is
+// protected when it would cover a protected address or domain, or lies
+// inside a protected domain.
 func (p Protected) Match(email string) (string, bool) {
 	if len(p) == 0 {
 		return "", false
 	}
+	if d, sub, ok := domainEntry(email); ok {
+		return p.matchDomainEntry(d, sub)
+	}
 	if p[email] {
 		return email, true
 	}
-	if at := strings.LastIndexByte(email, '@'); at >= 0 && p[email[at:]] {
-		return email[at:], true
+	at := strings.LastIndexByte(email, '@')
+	if at < 0 {
+		return "", false
 	}
-	return "", false
+	return p.matchDomain(email[at+1:])
+}
+
+// matchDomain finds the protected @domain that is d or one of its
+// parents.
+func (p Protected) matchDomain(d string) (string, bool) {
+	for {
+		if p["@"+d] {
+			return "@" + d, true
+		}
+		dot := strings.IndexByte(d, '.')
+		if dot < 0 {
+			return "", false
+		}
+		d = d[dot+1:]
+	}
+}
+
+// domainEntry reads an entry that names a domain rather than an address:
+// "@d" is every address of d, "*.d" every address of d's subdomains.
+func domainEntry(s string) (domain string, subdomains, ok bool) {
+	switch {
+	case strings.HasPrefix(s, "@") && strings.Count(s, "@") == 1:
+		return s[1:], false, true
+	case strings.HasPrefix(s, "*.") && !strings.Contains(s, "@"):
+		return s[2:], true, true
+	}
+	return "", false, false
+}
+
+// matchDomainEntry is Match for a domain entry of d (its subdomains only,
+// with sub): protected when it lies inside a protected domain, or covers
+// a protected entry.
+func (p Protected) matchDomainEntry(d string, sub bool) (string, bool) {
+	if rule, ok := p.matchDomain(d); ok {
+		return rule, true
+	}
+	var found []string
+	for rule := range p {
+		x := rule[strings.LastIndexByte(rule, '@')+1:]
+		if !sub && x == d || sub && strings.HasSuffix(x, "."+d) {
+			found = append(found, rule)
+		}
+	}
+	if len(found) == 0 {
+		return "", false
+	}
+	slices.Sort(found)
+	return found[0], true
 }

@@ -249,6 +249,27 @@ type ListResponse struct {
 	Object  string  `json:"object"`
 	HasMore bool    `json:"has_more"`
 	Data    []Entry `json:"data"`
+	// NextCursor (our extension) is set on a page that stopped at its
+	// bound before it was full (a prefix search over many entries): the
+	// position its read reached, which the next page in the same
+	// direction gives as its `after` (or `before`). The page holds every
+	// match up to there: fewer than `limit`, perhaps none.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// Next is the cursor of the page after p in its direction: NextCursor
+// when the page stopped at its bound, else the ID of its last entry
+// (after) or first (before); "" when there is none.
+func (p ListResponse) Next(before bool) string {
+	switch {
+	case p.NextCursor != "":
+		return p.NextCursor
+	case len(p.Data) == 0:
+		return ""
+	case before:
+		return p.Data[0].ID
+	}
+	return p.Data[len(p.Data)-1].ID
 }
 
 // Health is the answer of GET /healthz.

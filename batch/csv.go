@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/ticket"
 )
 
 // Column headers that name the entries of a mode, compared after
@@ -279,7 +280,7 @@ func chooseColumn(row []string, mode Mode) (col int, header bool) {
 
 func looksMeant(v string, mode Mode) bool {
 	if mode.byID() {
-		return looksLikeID(v)
+		return ticket.LooksLikeID(v)
 	}
 	return strings.Contains(v, "@")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/ticket"
 )
 
 // Input is an input read and planned in one pass (ReadPlan): what a run
@@ -32,17 +33,22 @@ type Input struct {
 	// Duplicates counts the entries of the plan repeated after their first
 	// occurrence.
 	Duplicates int
-	// LeftOut holds the valid entries that must not be sent (see
-	// LeaveOut), in input order.
+	// LeftOut holds the valid entries that must not be sent (our own
+	// addresses, and whom a ticket is not about), in input order.
 	LeftOut []LeftOut
-	// Reference is the ticket reference the input names (FindReference:
-	// its file name, or a free text's words), when HasReference.
-	Reference    Reference
+	// Reference is the ticket reference the input names
+	// (ticket.FindReference: its file name, or a free text's words), when
+	// HasReference.
+	Reference    ticket.Reference
 	HasReference bool
 	// Decisions holds the rule's decision about every address it had
 	// something to say about, sent or not, in order of first occurrence
-	// (see Decide).
-	Decisions []Decided
+	// (ticket.Ticket.Roles).
+	Decisions []ticket.Decided
+	// Proposal is what a free-text input asks for, read as a ticket
+	// (when IsTicket: it has words besides its addresses).
+	Proposal ticket.Proposal
+	IsTicket bool
 
 	values *valueSet // nil once released
 	n      int
@@ -165,34 +171,34 @@ func (in *Input) HasOrigins() bool { return in.origins != nil }
 // take an entry's origin).
 func (in *Input) DropOrigins() { in.origins, in.sources, in.notes, in.extras = nil, nil, nil, nil }
 
-// ReadPlan reads an input as Read does and plans it as LeaveOut then
-// NewPlan would plan all of its items (our own addresses left out, and
-// whom a ticket is not about as the rule decides and ov overrides; then
-// de-duplicated, first occurrence first), in one pass that keeps no item
-// for a valid entry the ticket's words name.
-func ReadPlan(r io.Reader, name string, mode Mode, own Own, ov Override) (*Input, error) {
+// ReadPlan reads an input as Read does and plans it in one pass that
+// keeps no item for a valid entry the ticket's words name: our own
+// addresses are left out, and whom a ticket is not about as the rule
+// (ticket.Ticket.Roles) decides and ov overrides; then the rest is
+// de-duplicated, first occurrence first.
+func ReadPlan(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Override) (*Input, error) {
 	return ReadPlanAs(r, name, mode, own, ov, FormatAuto)
 }
 
 // ReadPlanAs is ReadPlan of an input in the given format (see
 // CheckFormat): FormatAuto finds it, another provider's file by its
 // header or shape.
-func ReadPlanAs(r io.Reader, name string, mode Mode, own Own, ov Override, format string) (*Input, error) {
+func ReadPlanAs(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Override, format string) (*Input, error) {
 	p := &planner{in: &Input{Mode: mode, values: newValueSet()}, own: own, mode: mode, ov: ov}
-	var refs refFinder
-	refs.name(name)
+	var refs ticket.RefFinder
+	refs.Name(name)
 	f, err := scan(r, name, mode, hooks{emit: p.add, expect: func(lines int) {
 		// A list or a CSV has at most an entry a line: the table never
 		// grows (and never holds two copies of itself) on the way.
 		p.in.values.reserve(lines)
-	}, line: refs.line, format: format,
+	}, line: refs.Line, ticket: func(tk *ticket.Ticket) { p.tk = tk }, format: format,
 		preset: func(pr *Preset) { p.in.Preset = pr },
 		warn:   func(w string) { p.in.Warnings = append(p.in.Warnings, w) }})
 	if err != nil {
 		return nil, err
 	}
 	p.in.Format = f
-	p.in.Reference, p.in.HasReference = refs.best()
+	p.in.Reference, p.in.HasReference = refs.Best()
 	p.finish()
 	return p.in, nil
 }
@@ -308,20 +314,20 @@ func (in *Input) record(ri *RunInfo, size int) error {
 	return nil
 }
 
-// planner builds an Input from the items of a scan as they come, to the
-// same plan as LeaveOut and NewPlan make of all of them.
+// planner builds an Input from the items of a scan as they come.
 type planner struct {
 	in   *Input
-	own  Own
+	own  ticket.Own
 	mode Mode
-	ov   Override
-	seq  int // items so far: the left-out go back in input order
+	ov   ticket.Override
+	tk   *ticket.Ticket // the ticket free text is read as; nil for other formats
+	seq  int            // items so far: the left-out go back in input order
 	left []leftAt
-	// own holds the decision about each of our own addresses met so far.
-	ours map[string]Decision
-	// tracked holds the addresses a ticket named first outside its words
-	// (a header line, a signature…): the rule decides them once the whole
-	// ticket is read. An address its words name first simply goes.
+	// ours holds the decision about each of our own addresses met so far.
+	ours map[string]ticket.Decision
+	// tracked holds the addresses the rule may leave out (the ticket's
+	// Pending): it decides them once the whole ticket is read. An
+	// address its words name first simply goes.
 	tracked map[string]*tracked
 	decided []decidedAt
 }
@@ -333,15 +339,14 @@ type leftAt struct {
 
 type decidedAt struct {
 	seq int
-	Decided
+	ticket.Decided
 }
 
 // tracked is an address the rule decides at the end: where its value is
-// kept, and its occurrences.
+// kept, and its items.
 type tracked struct {
 	off   uint64
 	seq   int
-	occ   occurrences
 	items []leftAt
 }
 
@@ -351,42 +356,12 @@ func (p *planner) add(it Item) {
 	seq := p.seq
 	p.seq++
 	if !it.Valid() {
-		in.Invalid = append(in.Invalid, plainItem(it))
+		in.Invalid = append(in.Invalid, cloneItem(it))
 		return
 	}
 	v := it.Value
-	if strings.Contains(v, "@") { // an ID is never left out
-		if !p.own.Empty() && p.own.Has(v) {
-			d, seen := p.ours[v]
-			if !seen {
-				d = Decision{Reason: ReasonOwn, Leave: true, By: it.tk.evidence(it.Line)}
-				if p.ours == nil {
-					p.ours = map[string]Decision{}
-				}
-				p.ours[v] = d
-				p.decided = append(p.decided, decidedAt{seq, decided(v, d)})
-			}
-			p.left = append(p.left, leftAt{seq, LeftOut{Item: plainItem(it), Decision: d}})
-			return
-		}
-		if t := p.tracked[v]; t != nil {
-			t.occ.add(cloneItem(it))
-			t.items = append(t.items, leftAt{seq, LeftOut{Item: plainItem(it)}})
-			return
-		}
-		if it.tk != nil && it.zone != zBody {
-			off, added := in.values.add(v)
-			if !added {
-				in.Duplicates++ // the ticket's words named it before: it goes
-				return
-			}
-			if p.tracked == nil {
-				p.tracked = map[string]*tracked{}
-			}
-			p.tracked[v] = &tracked{off: off, seq: seq, occ: occurrences{first: cloneItem(it)},
-				items: []leftAt{{seq, LeftOut{Item: plainItem(it)}}}}
-			return
-		}
+	if strings.Contains(v, "@") && p.leftOut(it, v, seq) { // an ID is never left out
+		return
 	}
 	if _, added := in.values.add(v); !added {
 		in.Duplicates++
@@ -395,27 +370,49 @@ func (p *planner) add(it Item) {
 	}
 }
 
+// leftOut takes an address that is ours, or that the rule may leave out,
+// aside; it reports whether it did.
+func (p *planner) leftOut(it Item, v string, seq int) bool {
+	in := p.in
+	if !p.own.Empty() && p.own.Has(v) {
+		d, seen := p.ours[v]
+		if !seen {
+			d = p.tk.OwnDecision(it.Line)
+			if p.ours == nil {
+				p.ours = map[string]ticket.Decision{}
+			}
+			p.ours[v] = d
+			p.decided = append(p.decided, decidedAt{seq, ticket.NewDecided(v, d)})
+		}
+		p.left = append(p.left, leftAt{seq, LeftOut{Item: cloneItem(it), Decision: d}})
+		return true
+	}
+	if t := p.tracked[v]; t != nil {
+		t.items = append(t.items, leftAt{seq, LeftOut{Item: cloneItem(it)}})
+		return true
+	}
+	if p.tk == nil || !p.tk.Pending(v) {
+		return false
+	}
+	off, added := in.values.add(v)
+	if !added {
+		in.Duplicates++ // the ticket's words named it before: it goes
+		return true
+	}
+	if p.tracked == nil {
+		p.tracked = map[string]*tracked{}
+	}
+	p.tracked[v] = &tracked{off: off, seq: seq, items: []leftAt{{seq, LeftOut{Item: cloneItem(it)}}}}
+	return true
+}
+
 // finish applies the rule to the addresses it waited for, leaves out what
 // it decides (or the override does) and lets go of the table.
 func (p *planner) finish() {
-	var f *facts
-	for v, t := range p.tracked {
-		if f == nil {
-			// One ticket per input.
-			f = t.occ.first.tk.facts(p.own)
-		}
-		d := p.ov.Apply(t.occ.first.tk.decide(&t.occ, p.own, f).For(p.mode))
-		if d.Decided() {
-			p.decided = append(p.decided, decidedAt{t.seq, decided(v, d)})
-		}
-		if !d.Leave {
-			p.in.Duplicates += len(t.items) - 1
-			continue
-		}
-		p.in.values.drop(t.off)
-		for _, l := range t.items {
-			l.Decision = d
-			p.left = append(p.left, l)
+	if p.tk != nil {
+		p.in.Proposal, p.in.IsTicket = p.tk.Propose(p.own), p.tk.IsTicket()
+		if len(p.tracked) > 0 {
+			p.decide(p.tk.Roles(p.own))
 		}
 	}
 	slices.SortFunc(p.left, func(a, b leftAt) int { return a.seq - b.seq })
@@ -430,17 +427,28 @@ func (p *planner) finish() {
 	p.in.n = p.in.values.n
 }
 
+// decide applies the rule's roles to the tracked addresses.
+func (p *planner) decide(roles map[string]ticket.Decision) {
+	for v, t := range p.tracked {
+		d := p.ov.Apply(roles[v].For(p.mode.Direction()))
+		if d.Decided() {
+			p.decided = append(p.decided, decidedAt{t.seq, ticket.NewDecided(v, d)})
+		}
+		if !d.Leave {
+			p.in.Duplicates += len(t.items) - 1
+			continue
+		}
+		p.in.values.drop(t.off)
+		for _, l := range t.items {
+			l.Decision = d
+			p.left = append(p.left, l)
+		}
+	}
+}
+
 // cloneItem copies the item's strings: the reader's may share memory with
 // the rest of a line or record.
 func cloneItem(it Item) Item {
 	it.Raw, it.Value = strings.Clone(it.Raw), strings.Clone(it.Value)
-	return it
-}
-
-// plainItem is cloneItem without what the reader noted for the rule: the
-// item as the caller sees it.
-func plainItem(it Item) Item {
-	it = cloneItem(it)
-	it.zone, it.tk = 0, nil
 	return it
 }

@@ -13,38 +13,66 @@ import (
 	"testing"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // The plan ReadPlan makes in one pass must be the plan of all the items:
-// LeaveOut, then NewPlan; and its decisions those of Decide.
-func wantPlan(t testing.TB, in, name string, mode batch.Mode, own batch.Own, ov batch.Override) (batch.Plan, []batch.LeftOut, []batch.Decided, int, batch.Format, error) {
+// the rule's decisions (ticket.Ticket.Roles, for a free text) applied to
+// each, then NewPlan.
+func wantPlan(t testing.TB, in, name string, mode batch.Mode, own ticket.Own, ov ticket.Override) (batch.Plan, []batch.LeftOut, []ticket.Decided, int, batch.Format, error) {
 	t.Helper()
 	items, f, err := batch.ReadFormat(strings.NewReader(in), name, mode)
 	if err != nil {
 		return batch.Plan{}, nil, nil, 0, f, err
 	}
-	keep, left := batch.LeaveOut(items, own, mode, ov)
-	return batch.NewPlan(mode, keep), left, decidedOf(items, own, mode, ov), len(items), f, nil
+	var tk *ticket.Ticket
+	if f == batch.Text {
+		tk = ticket.Read(strings.TrimPrefix(in, "\uFEFF"))
+	}
+	keep, left, decided := leaveOut(items, tk, own, mode, ov)
+	return batch.NewPlan(mode, keep), left, decided, len(items), f, nil
 }
 
-// decidedOf lists the decisions of Decide by address, in order of first
-// occurrence, as an Input holds them.
-func decidedOf(items []batch.Item, own batch.Own, mode batch.Mode, ov batch.Override) []batch.Decided {
-	var out []batch.Decided
+// leaveOut sets aside the valid items the rule leaves out: our own
+// addresses, and whom the ticket (nil for a list) is not about; ov turns
+// its decisions around. It returns the items to plan, those left out and
+// the decisions, in order of first occurrence.
+func leaveOut(items []batch.Item, tk *ticket.Ticket, own ticket.Own, mode batch.Mode, ov ticket.Override) ([]batch.Item, []batch.LeftOut, []ticket.Decided) {
+	var roles map[string]ticket.Decision
+	if tk != nil {
+		roles = tk.Roles(own)
+	}
+	var keep []batch.Item
+	var left []batch.LeftOut
+	var decided []ticket.Decided
 	seen := map[string]bool{}
-	for i, d := range batch.Decide(items, own, mode) {
-		v := items[i].Value
-		if !d.Decided() || seen[v] {
+	ours := map[string]ticket.Decision{}
+	for _, it := range items {
+		var d ticket.Decision
+		switch {
+		case !it.Valid() || !strings.Contains(it.Value, "@"):
+		case own.Has(it.Value):
+			if _, ok := ours[it.Value]; !ok {
+				ours[it.Value] = tk.OwnDecision(it.Line) // all its occurrences get the first's
+			}
+			d = ours[it.Value]
+		default:
+			d = ov.Apply(roles[it.Value].For(mode.Direction()))
+		}
+		if d.Decided() && !seen[it.Value] {
+			seen[it.Value] = true
+			decided = append(decided, ticket.NewDecided(it.Value, d))
+		}
+		if !d.Leave {
+			keep = append(keep, it)
 			continue
 		}
-		seen[v] = true
-		d = ov.Apply(d)
-		out = append(out, batch.Decided{Value: v, Sent: !d.Leave, Decision: d})
+		left = append(left, batch.LeftOut{Item: it, Decision: d})
 	}
-	return out
+	return keep, left, decided
 }
 
-func samePlan(t testing.TB, label, in, name string, mode batch.Mode, own batch.Own, ov batch.Override) {
+func samePlan(t testing.TB, label, in, name string, mode batch.Mode, own ticket.Own, ov ticket.Override) {
 	t.Helper()
 	plan, left, decisions, entries, format, werr := wantPlan(t, in, name, mode, own, ov)
 	got, err := batch.ReadPlan(strings.NewReader(in), name, mode, own, ov)
@@ -81,7 +109,7 @@ func samePlan(t testing.TB, label, in, name string, mode batch.Mode, own batch.O
 }
 
 func TestReadPlanIsThePlanOfAllItems(t *testing.T) {
-	ticket := "From: Jane Requester <jane@customer.example>\n" +
+	text := "From: Jane Requester <jane@customer.example>\n" +
 		"To: support@ourco.example\n\n" +
 		"Please remove bob@example.org, Bob@Example.org and carol@example.net.\n" +
 		"Also x@@bad and support@ourco.example.\n" +
@@ -91,8 +119,8 @@ func TestReadPlanIsThePlanOfAllItems(t *testing.T) {
 		"Later in the body: dave@example.com\n"
 	for _, tc := range []struct{ name, file, in string }{
 		{"list with duplicates and invalid lines", "list.txt", "email\nA@example.com\na@example.com \n\nnope\nb@example.com\r\nA@EXAMPLE.COM\n"},
-		{"ticket", "ticket.txt", ticket},
-		{"ticket twice", "ticket.txt", ticket + ticket},
+		{"ticket", "ticket.txt", text},
+		{"ticket twice", "ticket.txt", text + text},
 		{"CSV", "x.csv", "name,email\nJane,jane@example.com\nBob,\nOwn,help@ourco.example\nJane,JANE@example.com\n"},
 		{"JSON", "x.json", `["a@example.com", null, "A@example.com", "help@sub.ourco.example", 7]`},
 		{"JSON body", "b.json", `{"emails": ["a@example.com", "b@example.com", "a@example.com"]}`},
@@ -100,15 +128,15 @@ func TestReadPlanIsThePlanOfAllItems(t *testing.T) {
 		{"broken JSON", "x.json", "[\"a@example.com\",\n}"},
 	} {
 		for _, own := range [][]string{nil, {"@ourco.example", "frank@sig.example"}} {
-			for _, ov := range []batch.Override{batch.ByRule, batch.TakeInAll, batch.LeaveOutPeople} {
+			for _, ov := range []ticket.Override{ticket.ByRule, ticket.TakeInAll, ticket.LeaveOutPeople} {
 				for _, mode := range []batch.Mode{batch.Add, batch.RemoveEmails} {
 					label := fmt.Sprintf("%s (own %v, override %v, %v)", tc.name, own, ov, mode)
-					samePlan(t, label, tc.in, tc.file, mode, batch.NewOwn(own), ov)
+					samePlan(t, label, tc.in, tc.file, mode, ticket.NewOwn(own), ov)
 				}
 			}
 		}
 	}
-	samePlan(t, "IDs", id1+"\n"+strings.ToUpper(id1)+"\nxyz\n"+id2+"\n", "ids.txt", batch.RemoveIDs, batch.NewOwn(nil), batch.ByRule)
+	samePlan(t, "IDs", id1+"\n"+strings.ToUpper(id1)+"\nxyz\n"+id2+"\n", "ids.txt", batch.RemoveIDs, ticket.NewOwn(nil), ticket.ByRule)
 }
 
 func FuzzReadPlan(f *testing.F) {
@@ -122,9 +150,9 @@ func FuzzReadPlan(f *testing.F) {
 	} {
 		f.Add([]byte(seed), "in.txt", uint8(0), uint8(0))
 	}
-	own := batch.NewOwn([]string{"@ourco.example"})
+	own := ticket.NewOwn([]string{"@ourco.example"})
 	f.Fuzz(func(t *testing.T, data []byte, name string, m, ov uint8) {
-		samePlan(t, "fuzz", string(data), name, batch.Mode(m%3), own, batch.Override(ov%3))
+		samePlan(t, "fuzz", string(data), name, batch.Mode(m%3), own, ticket.Override(ov%3))
 	})
 }
 
@@ -213,12 +241,12 @@ func TestReadingInChunksFindsTheBadLine(t *testing.T) {
 		{"\x00", "in.txt: line 100001: it holds binary data"},
 		{"Jos\xe9@example.com", "in.txt: line 100001: it is not UTF-8 text"},
 	} {
-		_, err := batch.ReadPlan(pipe{strings.NewReader(lines + tc.bad + "\n" + lines)}, "in.txt", batch.Add, batch.Own{}, batch.ByRule)
+		_, err := batch.ReadPlan(pipe{strings.NewReader(lines + tc.bad + "\n" + lines)}, "in.txt", batch.Add, ticket.Own{}, ticket.ByRule)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("error %v; want %q", err, tc.want)
 		}
 	}
-	_, err := batch.ReadPlan(pipe{strings.NewReader("[" + strings.Repeat("\"a@example.com\",\n", 100_000) + "}")}, "x.json", batch.Add, batch.Own{}, batch.ByRule)
+	_, err := batch.ReadPlan(pipe{strings.NewReader("[" + strings.Repeat("\"a@example.com\",\n", 100_000) + "}")}, "x.json", batch.Add, ticket.Own{}, ticket.ByRule)
 	if want := "x.json: line 100001: invalid character '}'"; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v; want %q", err, want)
 	}
@@ -234,7 +262,7 @@ func TestStartInput(t *testing.T) {
 		fmt.Fprintf(&b, "U%d@example.com\nu%d@example.com\n", i, i)
 	}
 	b.WriteString("not-an-address\n")
-	in, err := batch.ReadPlan(bytes.NewReader(b.Bytes()), "in.txt", batch.Add, batch.Own{}, batch.ByRule)
+	in, err := batch.ReadPlan(bytes.NewReader(b.Bytes()), "in.txt", batch.Add, ticket.Own{}, ticket.ByRule)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,5 +292,17 @@ func TestStartInput(t *testing.T) {
 	}
 	if in.Len() != 250 || in.Batches() != 3 {
 		t.Fatalf("after recording: len %d, batches %d", in.Len(), in.Batches())
+	}
+}
+
+// A batch read from a file offers the reference as FindReference does.
+func TestReadPlanFindsTheReference(t *testing.T) {
+	in, err := batch.ReadPlan(strings.NewReader("From: a@b.example\nSubject: Re: [#5521]\n\nplease remove x@y.example\n"), "mail.txt", batch.Add, ticket.Own{}, ticket.ByRule)
+	if err != nil || !in.HasReference || in.Reference.Value != "#5521" || in.Reference.Where() != "the subject, line 2" {
+		t.Fatalf("%+v %v", in.Reference, err)
+	}
+	in, err = batch.ReadPlan(strings.NewReader("email\na@b.example\n"), "TICKET-88-IDS.csv", batch.Add, ticket.Own{}, ticket.ByRule)
+	if err != nil || in.Reference.Value != "#88" || in.Reference.Where() != "the file name TICKET-88-IDS.csv" {
+		t.Fatalf("%+v %v", in.Reference, err)
 	}
 }

@@ -1,10 +1,11 @@
 // Package batch owns what happens between what a support agent has and
 // the service's list:
 //
-//   - reading every input format (a file, a paste from a ticket), with each
-//     address's role (listed, requester, own) and the entries left out,
-//     normalized and de-duplicated with the service's rule, invalid entries
-//     kept with their line and reason (read.go, leftout.go, input.go);
+//   - reading every input format (a file, a paste from a ticket read by
+//     package ticket), with each address's role (listed, requester, own)
+//     and the entries left out, normalized and de-duplicated with the
+//     service's rule, invalid entries kept with their line and reason
+//     (read.go, text.go, input.go);
 //   - the plan, split into batches of at most api.MaxBatch (plan.go);
 //   - runs: the run service (Runs) records each run (a header and a
 //     journal per segment), sends it with progress events, retries and
@@ -24,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/ticket"
 )
 
 // Mode is what a batch does with its entries.
@@ -75,6 +77,27 @@ func modeFromKey(s string) (Mode, bool) {
 	return 0, false
 }
 
+// Direction is which way the mode changes the list, for the rule of whom a
+// ticket is about.
+func (m Mode) Direction() ticket.Direction {
+	if m == Add {
+		return ticket.Suppress
+	}
+	return ticket.Release
+}
+
+// TicketMode is the mode a ticket's proposal names this batch mode by:
+// add, remove, remove_ids.
+func (m Mode) TicketMode() ticket.Mode {
+	switch m {
+	case Add:
+		return ticket.ModeAdd
+	case RemoveEmails:
+		return ticket.ModeRemove
+	}
+	return ticket.ModeRemoveIDs
+}
+
 // byID reports whether the mode's entries are suppression IDs.
 func (m Mode) byID() bool { return m == RemoveIDs }
 
@@ -113,11 +136,6 @@ type Item struct {
 	// Extra is the rest of what the input says of the entry (its expiry,
 	// evidence, ID and creation time); nil when it says nothing more.
 	Extra *Extra `json:"-"`
-	// zone is where a free-text ticket names the address, and tk what
-	// the ticket says about its people (ticket.go); the rule of whom a
-	// ticket is about (Decide) reads them.
-	zone zone
-	tk   *ticket
 }
 
 // Valid reports whether the item can be sent.
@@ -176,6 +194,13 @@ type Plan struct {
 	Restore map[string]Restore
 }
 
+// LeftOut is a valid entry that the plan does not send, and the rule's
+// decision about it (package ticket).
+type LeftOut struct {
+	Item
+	ticket.Decision
+}
+
 // Restore is how an address goes back on the list: with its origin and
 // note. Not with its expiry: one that passed meanwhile would be refused,
 // and an entry put back for ever errs on the side of not mailing.
@@ -208,7 +233,6 @@ func NewPlan(mode Mode, items []Item) Plan {
 	seen := make(map[string]struct{}, len(items))
 	for _, it := range items {
 		if !it.Valid() {
-			it.zone, it.tk = 0, nil
 			p.Invalid = append(p.Invalid, it)
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // providerWant is a fixture's expected reading (NAME.want.json beside
@@ -83,7 +84,7 @@ func checkFixture(t *testing.T, file string) {
 // checkFixturePlan: the plan keeps what each entry says for the run.
 func checkFixturePlan(t *testing.T, f *os.File, file string, want providerWant) {
 	t.Helper()
-	in, err := batch.ReadPlanAs(f, file, batch.Add, batch.Own{}, batch.ByRule, batch.FormatAuto)
+	in, err := batch.ReadPlanAs(f, file, batch.Add, ticket.Own{}, ticket.ByRule, batch.FormatAuto)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/ticket"
 )
 
 // MaxInput is the largest input Read accepts (256 MiB, a few million
@@ -100,6 +101,19 @@ func ReadAs(r io.Reader, name string, mode Mode, format string) (Reading, error)
 	return got, nil
 }
 
+// ReadTicket is ReadFormat that also returns the ticket a free text is
+// read as (package ticket: whom it is about, what it asks), nil for any
+// other format.
+func ReadTicket(r io.Reader, name string, mode Mode) ([]Item, Format, *ticket.Ticket, error) {
+	var items []Item
+	var tk *ticket.Ticket
+	f, err := scan(r, name, mode, hooks{emit: func(it Item) { items = append(items, it) }, ticket: func(t *ticket.Ticket) { tk = t }})
+	if err != nil {
+		return nil, f, nil, err
+	}
+	return items, f, tk, nil
+}
+
 // hooks are what a scan hands on as it reads. emit hears each entry as it
 // comes, in order, so that a caller keeps only what it needs of them.
 // expect, when not nil, hears how many lines the input has before the
@@ -115,6 +129,9 @@ type hooks struct {
 	format string
 	preset func(*Preset)
 	warn   func(string)
+	// ticket, when not nil, hears the ticket free text is read as, before
+	// its first entry.
+	ticket func(*ticket.Ticket)
 }
 
 // scan reads an input as Read does and hands on what it reads to h. After
@@ -201,31 +218,16 @@ func parse(src *source, name string, mode Mode, h hooks) (Format, error) {
 		expect(sv.lines)
 		return CSV, readCSV(src.reader(), sv.first, mode, false, emit)
 	}
-	return Text, parseFree(src.reader(), mode, emit, h.line)
+	_, err = parseFree(src.reader(), mode, emit, h)
+	return Text, err
 }
 
-// ParseText reads text pasted by a user (the terminal UI calls it on every
-// paste): a list with one entry per line, or free text from a ticket or a
-// mail, where addresses are found in prose ("Jane <Jane@Example.com>",
-// mailto: links, lists separated by commas, semicolons or spaces,
-// ">"-quoted replies). Line ends may be \n, \r\n or \r. In free text, words
-// that are not meant as an entry are ignored, but a token with an @ that is
-// not a valid address is kept as an invalid item. In line form every
-// non-empty line counts.
+// ParseText reads text pasted by a user as ReadPaste does and returns its
+// entries for mode. In free text, words that are not meant as an entry
+// are ignored, but a token with an @ that is not a valid address is kept
+// as an invalid item. In line form every non-empty line counts.
 func ParseText(s string, mode Mode) []Item {
-	s = strings.TrimPrefix(s, "\uFEFF")
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	var items []Item
-	emit := func(it Item) { items = append(items, it) }
-	// Reading a string fails not.
-	if singleTokenLines(s) {
-		_ = readLines(strings.NewReader(s), mode, emit)
-	} else {
-		_ = parseFree(strings.NewReader(s), mode, emit, nil)
-	}
-	return items
+	return ReadPaste(s).Items(mode)
 }
 
 // headerWords are first lines of a plain list that name the column rather

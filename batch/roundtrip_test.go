@@ -12,6 +12,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // What shush writes reads back: a CSV export (formula guard and all), an
@@ -106,7 +107,7 @@ func TestInputSendsAndRecordsItsOrigins(t *testing.T) {
 		fmt.Fprintf(&csv, "user%03d@example.com,%s,%s\n", i, origins[i%3], map[bool]string{true: "evt", false: ""}[i == 7])
 	}
 	csv.WriteString("user000@example.com,complaint,\n") // a duplicate: the first occurrence's origin wins
-	in, err := batch.ReadPlan(strings.NewReader(csv.String()), "x.csv", batch.Add, batch.NewOwn(nil), batch.ByRule)
+	in, err := batch.ReadPlan(strings.NewReader(csv.String()), "x.csv", batch.Add, ticket.NewOwn(nil), ticket.ByRule)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/internal/hostedtest"
+	"github.com/shushlist/shush/ticket"
 )
 
 // A recorded run of several segments is cut off, listed from its header,
@@ -403,7 +404,7 @@ func TestLeftOutIsJournaled(t *testing.T) {
 	svc := startService(t, 10000)
 	rs := &batch.Runs{Client: svc.client(), Dir: t.TempDir()}
 	in, err := batch.ReadPlan(strings.NewReader("From: Jane <jane@customer.test>\n\nPlease stop mailing bob@example.com, bob@@example.com and help@ours.test.\n"),
-		"ticket.txt", batch.Add, batch.NewOwn([]string{"@ours.test"}), batch.ByRule)
+		"ticket.txt", batch.Add, ticket.NewOwn([]string{"@ours.test"}), ticket.ByRule)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,11 +419,11 @@ func TestLeftOutIsJournaled(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(first.Invalid) != 1 || len(first.LeftOut) != 2 || first.LeftOut[0].Value != "jane@customer.test" || first.LeftOut[1].Reason != batch.ReasonOwn {
+	if len(first.Invalid) != 1 || len(first.LeftOut) != 2 || first.LeftOut[0].Value != "jane@customer.test" || first.LeftOut[1].Reason != ticket.ReasonOwn {
 		t.Errorf("read back: invalid %+v, left out %+v", first.Invalid, first.LeftOut)
 	}
 	// With the rule's word on each: the requester and the line that decided.
-	if j := first.LeftOut[0]; !j.Requester || j.Reason != batch.ReasonRequester || j.By.Line != 1 || j.By.Text != "From: Jane <jane@customer.test>" {
+	if j := first.LeftOut[0]; !j.Requester || j.Reason != ticket.ReasonRequester || j.By.Line != 1 || j.By.Text != "From: Jane <jane@customer.test>" {
 		t.Errorf("the requester read back: %+v", j)
 	}
 }

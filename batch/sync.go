@@ -19,6 +19,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/internal/atomicfile"
+	"github.com/shushlist/shush/ticket"
 )
 
 // A sync compares two lists (here: the profile's, there: another's) and
@@ -198,11 +199,11 @@ func CompareLists(here, there Snapshot, rec *SyncRecord) SyncPlan {
 			}
 			continue
 		}
-		p.sort(a, e, here.At, NewOwn(there.Protected), &p.NewHere, &p.GoneThere)
+		p.sort(a, e, here.At, ticket.NewOwn(there.Protected), &p.NewHere, &p.GoneThere)
 	}
 	for a, e := range there.Entries {
 		if _, ok := here.Entries[a]; !ok {
-			p.sort(a, e, there.At, NewOwn(here.Protected), &p.NewThere, &p.GoneHere)
+			p.sort(a, e, there.At, ticket.NewOwn(here.Protected), &p.NewThere, &p.GoneHere)
 		}
 	}
 	for _, l := range [][]SyncItem{p.NewHere, p.NewThere, p.GoneHere, p.GoneThere, p.Expired, p.Protected} {
@@ -216,7 +217,7 @@ func CompareLists(here, there Snapshot, rec *SyncRecord) SyncPlan {
 // sort puts an address listed on one side only where it belongs: removed
 // on the other side since the last sync, new, expired, or protected by
 // the other side's team (protected).
-func (p *SyncPlan) sort(a string, e api.Entry, now time.Time, protected Own, fresh, gone *[]SyncItem) {
+func (p *SyncPlan) sort(a string, e api.Entry, now time.Time, protected ticket.Own, fresh, gone *[]SyncItem) {
 	switch {
 	case p.prev[a]:
 		*gone = append(*gone, SyncItem{a, e})

@@ -2,29 +2,28 @@ package batch
 
 import (
 	"io"
-	"net/url"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/ticket"
 )
 
-// isSep reports whether r separates tokens in free text. ':' splits
-// "mailto:x@y" and "Email:x@y"; the rest never occur in a bare address.
-func isSep(r rune) bool {
-	switch r {
-	case ',', ';', '<', '>', '(', ')', '[', ']', '"', '`', ':', '\u00ab', '\u00bb', '\u2018', '\u2019', '\u201c', '\u201d':
-		return true
-	}
-	return unicode.IsSpace(r) || isInvisible(r)
-}
+// Free text is read as a ticket (package ticket): each token that may be
+// an entry, once its place in the ticket is settled, becomes an item of
+// the mode; the ticket says whom it is about and what it asks.
 
-// parseFree finds entries in free text, and reads the text as a ticket
-// (ticketReader): where each address stands, who wrote, what they ask.
-// line, when not nil, hears each line.
-func parseFree(r io.Reader, mode Mode, emit func(Item), line func(n int, text string)) error {
-	tr := newTicketReader(mode, emit)
+// parseFree reads free text as a ticket and hands on its entries for mode.
+// found, when not nil, hears each token as it is handed on, before its
+// item; line, when not nil, hears each line. It returns the ticket.
+func parseFree(r io.Reader, mode Mode, emit func(Item), h hooks) (*ticket.Ticket, error) {
+	tr := ticket.NewReader(func(f ticket.Found) {
+		if it, ok := itemOf(f, mode); ok {
+			emit(it)
+		}
+	})
+	if h.ticket != nil {
+		h.ticket(tr.Ticket())
+	}
 	lr := newLineReader(r)
 	for {
 		b, ok := lr.next()
@@ -32,124 +31,149 @@ func parseFree(r io.Reader, mode Mode, emit func(Item), line func(n int, text st
 			break
 		}
 		text := string(b)
-		if line != nil {
-			line(lr.n, text)
+		if h.line != nil {
+			h.line(lr.n, text)
 		}
-		tr.line(lr.n, text)
+		tr.Line(lr.n, text)
 	}
-	tr.end()
-	return lr.err
+	return tr.End(), lr.err
 }
 
-// fields calls fn with each token of s between separators (isSep), like
-// strings.FieldsFunc without building a slice: free text is read in bulk.
-func fields(s string, fn func(string)) {
-	fieldsAt(s, func(_ int, tok string) { fn(tok) })
-}
-
-// fieldsAt is fields that also says where each token starts in s.
-func fieldsAt(s string, fn func(off int, tok string)) {
-	start := -1
-	for i := 0; i < len(s); {
-		r, size := rune(s[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(s[i:])
+// itemOf is the item a token of a ticket makes in mode, if any: an
+// address (or an address written out in words) when the mode's entries
+// are addresses, a suppression ID when they are IDs. An address in a
+// removal by ID is kept, invalid, to say what to do instead.
+func itemOf(f ticket.Found, mode Mode) (Item, bool) {
+	switch {
+	case mode.byID() && f.Kind == ticket.ID:
+		return NewItem(mode, f.Line, f.Raw), true
+	case mode.byID() && f.Kind == ticket.Address:
+		if _, err := api.NormalizeEmail(f.Raw); err == nil {
+			return Item{Line: f.Line, Raw: f.Raw, Problem: "it is an email address, not a suppression ID (remove by address instead)"}, true
 		}
-		if isSep(r) {
-			if start >= 0 {
-				fn(start, s[start:i])
-				start = -1
-			}
-		} else if start < 0 {
-			start = i
-		}
-		i += size
-	}
-	if start >= 0 {
-		fn(start, s[start:])
-	}
-}
-
-// candidates calls fn with the parts of a token that may be entries: a
-// mailto link's query ("?subject=…&cc=b@x.org") is cut off, and its values
-// with an @ are candidates too; %40 and other escapes are decoded.
-func candidates(tok string, fn func(string)) {
-	if strings.IndexByte(tok, '%') >= 0 {
-		if u, err := url.PathUnescape(tok); err == nil {
-			tok = u
-		}
-	}
-	at := strings.IndexByte(tok, '@')
-	if at < 0 {
-		fn(tok)
-		return
-	}
-	q := strings.IndexByte(tok[at:], '?')
-	if q < 0 {
-		fn(tok)
-		return
-	}
-	fn(tok[:at+q])
-	for kv := range strings.SplitSeq(tok[at+q+1:], "&") {
-		if _, v, ok := strings.Cut(kv, "="); ok && strings.Contains(v, "@") {
-			if u, err := url.QueryUnescape(v); err == nil {
-				v = u
-			}
-			fields(v, fn)
-		}
-	}
-}
-
-// notInDomain are characters that never belong to a domain but follow an
-// address in prose ("jane@example.com's", "x@y.org!"): the address ends there.
-const notInDomain = "'!*?&=/\\|~^{}#$%+"
-
-// freeItem decides whether a token of free text is meant as an entry.
-func freeItem(tok string, line int, mode Mode) (Item, bool) {
-	if at := strings.LastIndexByte(tok, '@'); at >= 0 {
-		if cut := strings.IndexAny(tok[at+1:], notInDomain); cut >= 0 {
-			tok = tok[:at+1+cut]
-		}
-	}
-	tok = strings.TrimRight(tok, ".!?'*_")
-	tok = strings.TrimLeft(tok, "'*_")
-	if tok == "" {
+		return Item{}, false
+	case mode.byID() || f.Kind == ticket.ID:
 		return Item{}, false
 	}
-	if mode.byID() {
-		if strings.Contains(tok, "@") {
-			if _, err := api.NormalizeEmail(tok); err == nil {
-				return Item{Line: line, Raw: tok, Problem: "it is an email address, not a suppression ID (remove by address instead)"}, true
-			}
-			return Item{}, false
-		}
-		if !looksLikeID(tok) {
-			return Item{}, false
-		}
-		return NewItem(mode, line, tok), true
-	}
-	if !strings.Contains(tok, "@") {
-		return Item{}, false
-	}
-	return NewItem(mode, line, tok), true
+	return NewItem(mode, f.Line, f.Raw), true
 }
 
-// looksLikeID reports whether a token is meant as a UUID: hex digits and
-// dashes, long enough, with dashes or 32 digits.
-func looksLikeID(s string) bool {
-	if len(s) < 30 || len(s) > 40 {
-		return false
+// Paste is a text a user pasted (or typed), read once: a list with one
+// entry a line, or free text read as a ticket. Its entries can be had for
+// any mode without reading it again (a mode switch reads the ticket, not
+// the rows), and its reference was found in the same pass.
+type Paste struct {
+	// Ticket is the ticket the text is, nil for a list of one entry a
+	// line.
+	Ticket *ticket.Ticket
+	// Reference is the ticket reference the text names, when
+	// HasReference.
+	Reference    ticket.Reference
+	HasReference bool
+	// Lines is how many lines the text has.
+	Lines int
+	list  []listLine
+}
+
+// listLine is a line of a pasted list: its number and its text.
+type listLine struct {
+	n   int
+	raw string
+}
+
+// ReadPaste reads a text a user pasted (the terminal UI calls it on every
+// paste, away from its screen): a list with one entry per line, or free
+// text from a ticket or a mail, where entries are found in prose ("Jane
+// <Jane@Example.com>", mailto: links, lists separated by commas,
+// semicolons or spaces, ">"-quoted replies, HTML). Line ends may be \n,
+// \r\n or \r.
+func ReadPaste(s string) *Paste {
+	s = strings.TrimPrefix(s, "\uFEFF")
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !singleTokenLines(s) {
+		tk := ticket.Read(s)
+		return &Paste{Ticket: tk, Reference: tk.Reference, HasReference: tk.HasReference, Lines: tk.Lines}
 	}
-	dashes := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	p := &Paste{list: make([]listLine, 0, strings.Count(s, "\n")+1)}
+	var refs ticket.RefFinder
+	first := true
+	// The lines are the text's own: a paste of 100,000 addresses is not
+	// copied line by line.
+	eachLine(s, func(n int, line string) {
+		p.Lines = n
+		refs.Line(n, line)
+		line = trimLine(line)
 		switch {
-		case c == '-':
-			dashes++
-		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		case line == "":
+		case first && headerWords[strings.ToLower(line)]:
+			first = false
 		default:
-			return false
+			first = false
+			p.list = append(p.list, listLine{n, line})
+		}
+	})
+	p.Reference, p.HasReference = refs.Best()
+	return p
+}
+
+// eachLine calls fn with each line of s and its number: \n, \r\n and \r
+// end a line, and an end of text after a line end adds no empty line.
+func eachLine(s string, fn func(n int, line string)) {
+	n := 0
+	for len(s) > 0 {
+		n++
+		i := strings.IndexAny(s, "\r\n")
+		if i < 0 {
+			fn(n, s)
+			return
+		}
+		fn(n, s[:i])
+		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			i++
+		}
+		s = s[i+1:]
+	}
+}
+
+// Items are the paste's entries for mode, in order.
+func (p *Paste) Items(mode Mode) []Item {
+	if p.Ticket == nil {
+		items := make([]Item, 0, len(p.list))
+		for _, l := range p.list {
+			items = append(items, NewItem(mode, l.n, l.raw))
+		}
+		return items
+	}
+	var items []Item
+	for _, f := range p.Ticket.Found {
+		if it, ok := itemOf(f, mode); ok {
+			items = append(items, it)
 		}
 	}
-	return dashes > 0 || len(s) == 32
+	return items
+}
+
+// Roles is the rule's decision about each item (Items' order) whom the
+// ticket is about, for our own addresses own, before a batch's direction
+// (ticket.Decision.For): nil for a list, which leaves nobody out but ours.
+func (p *Paste) Roles(items []Item, own ticket.Own) []ticket.Decision {
+	out := make([]ticket.Decision, len(items))
+	if p.Ticket == nil {
+		if own.Empty() {
+			return nil
+		}
+		for i, it := range items {
+			if it.Valid() && own.Has(it.Value) {
+				out[i] = p.Ticket.OwnDecision(it.Line)
+			}
+		}
+		return out
+	}
+	roles := p.Ticket.Roles(own)
+	for i, it := range items {
+		if it.Valid() {
+			out[i] = roles[it.Value]
+		}
+	}
+	return out
 }

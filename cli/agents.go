@@ -78,8 +78,12 @@ rule asks for that permission.`,
 			switch {
 			case errors.As(err, &ae):
 				return usagef("%v", err)
+			case errors.Is(err, server.ErrKeyTaken):
+				return usagef("this public key is another agent's already (see shush agents list); each agent logs in with a key of their own")
+			case errors.Is(err, server.ErrKeyRefused):
+				return usagef("%v", err)
 			case errors.Is(err, store.ErrExists):
-				return usagef("an agent named %s, or with this public key, exists already (see shush agents list)", safeText(api.Quote(args[0])))
+				return usagef("an agent named %s exists already (see shush agents list)", safeText(api.Quote(args[0])))
 			case err != nil:
 				return fmt.Errorf("add the agent: %w", err)
 			}

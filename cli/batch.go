@@ -14,6 +14,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // ExitInterrupted is the exit status of a batch run stopped by SIGINT or
@@ -69,8 +70,10 @@ type batchFlags struct {
 	concurrency int
 	reference   string
 	// includeRequester and excludeRequester override the rule of whom a
-	// ticket is about (batch.Override).
+	// ticket is about (ticket.Override).
 	includeRequester, excludeRequester bool
+	// ignoreIntent sends a ticket whose words ask for another mode.
+	ignoreIntent bool
 	// keep is the note and expiry of an addition's entries.
 	keep noteFlags
 	// format names the file's format (batch.CheckFormat).
@@ -81,16 +84,16 @@ type batchFlags struct {
 }
 
 // override is the rule's override the flags ask for.
-func (f batchFlags) override() (batch.Override, error) {
+func (f batchFlags) override() (ticket.Override, error) {
 	switch {
 	case f.includeRequester && f.excludeRequester:
 		return 0, usagef("give --include-requester or --exclude-requester, not both")
 	case f.includeRequester:
-		return batch.TakeInAll, nil
+		return ticket.TakeInAll, nil
 	case f.excludeRequester:
-		return batch.LeaveOutPeople, nil
+		return ticket.LeaveOutPeople, nil
 	}
-	return batch.ByRule, nil
+	return ticket.ByRule, nil
 }
 
 // autoReference is the --reference that takes the one found in the
@@ -107,6 +110,12 @@ my colleague (cc'd)"); header, reply-attribution and signature addresses do
 not. --include-requester takes in everyone left out but those two;
 --exclude-requester leaves out the requester and colleagues the rule took
 in.
+
+A ticket whose words ask for something else than the command (a removal
+ticket given to batch add, one that only asks "am I blocked?", or takes its
+request back) stops as bad usage does, with one sentence naming its words
+and line, and changes nothing; --ignore-intent sends it anyway. "shush
+ticket read" shows what a ticket asks.
 
 Without --reference nothing is sent as the run's reference; a reference the
 ticket names (its file name, subject or words: TICKET-88.txt, "#5521", "case
@@ -193,6 +202,7 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl.IntVar(&f.concurrency, "concurrency", 0, "batches in flight at once (1-16; default: chosen for the target, see above); the client keeps within the rate limit")
 	fl.BoolVar(&f.includeRequester, "include-requester", false, "send every address the rule of whom a ticket is about leaves out (our own, config own, and the address the ticket was sent to never go)")
 	fl.BoolVar(&f.excludeRequester, "exclude-requester", false, "leave out the requester and colleagues the rule takes in from a ticket")
+	fl.BoolVar(&f.ignoreIntent, "ignore-intent", false, "send a ticket whose words ask for another mode (see shush ticket read)")
 	fl.StringVar(&f.reference, "reference", "", "ticket number or URL sent with every request of the run (Shush-Reference), kept in the service's audit trail; auto: the one the ticket names")
 	fl.StringVar(&f.format, "format", "auto", "the file's format: auto (another provider's export is known by its header or shape), plain (any file as a list), or the provider whose export it is: sendgrid, mailgun, ses, postmark, resend")
 	if remove {
@@ -215,9 +225,26 @@ func (a *app) readInput(ctx context.Context, file string, mode batch.Mode) ([]ba
 	return items, format, err
 }
 
+// readTicket reads the entries of --file, and the ticket a free text is
+// read as (nil for any other format).
+func (a *app) readTicket(ctx context.Context, file string, mode batch.Mode) ([]batch.Item, *ticket.Ticket, error) {
+	type read struct {
+		items []batch.Item
+		tk    *ticket.Ticket
+	}
+	r, _, err := withInput(ctx, a, file, func(r io.Reader, name string) (read, batch.Format, error) {
+		items, f, tk, err := batch.ReadTicket(r, name, mode)
+		return read{items, tk}, f, err
+	})
+	if err == nil && len(r.items) == 0 {
+		return nil, nil, usagef("%s holds no entries", inputName(file))
+	}
+	return r.items, r.tk, err
+}
+
 // readPlan reads and plans the entries of --file in one pass (see
 // batch.ReadPlan): a file of millions of entries is never held whole.
-func (a *app) readPlan(ctx context.Context, file string, mode batch.Mode, own batch.Own, ov batch.Override, format string) (*batch.Input, error) {
+func (a *app) readPlan(ctx context.Context, file string, mode batch.Mode, own ticket.Own, ov ticket.Override, format string) (*batch.Input, error) {
 	in, _, err := withInput(ctx, a, file, func(r io.Reader, name string) (*batch.Input, batch.Format, error) {
 		in, err := batch.ReadPlanAs(r, name, mode, own, ov, format)
 		if err != nil {
@@ -295,12 +322,15 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	// decides. What is wrong with the input is said before what is wrong
 	// with the settings, as when the input was read before them.
 	settings, serr := a.settings()
-	in, err := a.readPlan(cmd.Context(), f.file, mode, batch.NewOwn(settings.Own), ov, f.format)
+	in, err := a.readPlan(cmd.Context(), f.file, mode, ticket.NewOwn(settings.Own), ov, f.format)
 	if err != nil {
 		return err
 	}
 	if serr != nil {
 		return serr
+	}
+	if err := intentGuard(in, mode, f); err != nil {
+		return err
 	}
 	if f.reference, err = a.chooseReference(f.reference, in, f.file); err != nil {
 		return err

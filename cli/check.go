@@ -12,6 +12,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/safe"
+	"github.com/shushlist/shush/ticket"
 )
 
 // checkItem is one address of `suppressions check --json`.
@@ -28,8 +29,8 @@ type checkItem struct {
 	// Requester marks the ticket's requester; Rule says how the rule of
 	// whom a ticket is about reads the address (absent for one the
 	// ticket's words simply name).
-	Requester bool            `json:"requester,omitempty"`
-	Rule      *batch.Decision `json:"rule,omitempty"`
+	Requester bool             `json:"requester,omitempty"`
+	Rule      *ticket.Decision `json:"rule,omitempty"`
 }
 
 // checkJSON is the whole answer of `suppressions check --json`: every
@@ -76,7 +77,7 @@ their answers come; --format ndjson prints one item a line.`,
 			if a.globals.jq != "" && format != "" && format != "json" {
 				return usagef("--jq filters one JSON document: leave out --format %s", format)
 			}
-			items, _, err := a.readInput(cmd.Context(), file, batch.RemoveEmails)
+			items, tk, err := a.readTicket(cmd.Context(), file, batch.RemoveEmails)
 			if err != nil {
 				return err
 			}
@@ -84,13 +85,7 @@ their answers come; --format ndjson prints one item a line.`,
 			if err != nil {
 				return err
 			}
-			roles := batch.Roles(items, batch.NewOwn(settings.Own))
-			rule := map[string]batch.Decision{}
-			for i, d := range roles {
-				if _, seen := rule[items[i].Value]; !seen && d.Decided() {
-					rule[items[i].Value] = d
-				}
-			}
+			rule := roles(items, tk, ticket.NewOwn(settings.Own))
 			plan := batch.NewPlan(batch.RemoveEmails, items)
 			w := a.checkWriter(format, plan.Invalid)
 			failed := 0
@@ -317,7 +312,7 @@ func minutes(s string) string {
 
 // checkNote says what the ticket makes of an address, in a check's table:
 // "requester" and what they ask, or why a batch would leave it out.
-func checkNote(d batch.Decision) string {
+func checkNote(d ticket.Decision) string {
 	s := d.Reason
 	switch {
 	case d.Requester && d.Leave:
@@ -326,4 +321,19 @@ func checkNote(d batch.Decision) string {
 		s = "requester; " + strings.TrimPrefix(d.Reason, "the requester ")
 	}
 	return fmt.Sprintf("%s (line %d)", s, d.By.Line)
+}
+
+// roles is the rule's decision about each address of items that has one
+// (the ticket tk's, nil for a list: only our own addresses).
+func roles(items []batch.Item, tk *ticket.Ticket, own ticket.Own) map[string]ticket.Decision {
+	rule := map[string]ticket.Decision{}
+	if tk != nil {
+		rule = tk.Roles(own)
+	}
+	for _, it := range items {
+		if _, seen := rule[it.Value]; it.Valid() && !seen && own.Has(it.Value) {
+			rule[it.Value] = tk.OwnDecision(it.Line)
+		}
+	}
+	return rule
 }

@@ -5,14 +5,15 @@ import (
 	"testing"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 func TestHumanCheck(t *testing.T) {
 	a, out, _ := humanApp()
-	items := batch.ParseText("From: jane@customer.example\n\nAm I blocked? Is a@lists.example listed? Or b@lists.example?\nAnd c@@x\n", batch.RemoveEmails)
-	roles := batch.Roles(items, batch.NewOwn(nil))
+	p := batch.ReadPaste("From: jane@customer.example\n\nAm I blocked? Is a@lists.example listed? Or b@lists.example?\nAnd c@@x\n")
+	items := p.Items(batch.RemoveEmails)
 	plan := batch.NewPlan(batch.RemoveEmails, items)
-	jane := roles[0]
+	jane := p.Roles(items, ticket.NewOwn(nil))[0]
 	a.printCheck(checkJSON{
 		Data: []checkItem{
 			{Email: "jane@customer.example", Listed: true, ID: "0190a6b2-7c3e-7d4f-8a1b-2c3d4e5f6a7c", Origin: "bounce", CreatedAt: "2026-11-01T10:04:05.123Z", Requester: true, Rule: &jane,

@@ -43,6 +43,18 @@ const localRate = 1e6
 // first use, and again when the stored one no longer works, for example
 // because the database was replaced). close releases the database.
 func openLocal(ctx context.Context, s config.Settings, opts ...client.Option) (svc *client.Client, key string, closeFn func() error, err error) {
+	keyPath, err := localKeyPath()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if err := config.CheckDirChain(filepath.Dir(keyPath), "the data directory"); err != nil {
+		return nil, "", nil, usageErr{err}
+	}
+	if kind, err := server.ClassifyDSN(s.DB.Value); err == nil && kind == server.DSNSQLite {
+		if err := config.CheckDirChain(filepath.Dir(s.DB.Value), "the local list's directory"); err != nil {
+			return nil, "", nil, usageErr{err}
+		}
+	}
 	st, err := server.OpenStore(ctx, s.DB.Value)
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("cannot open the local list %s: %w", api.Quote(redact.DSN(s.DB.Value)), err)
@@ -55,10 +67,6 @@ func openLocal(ctx context.Context, s config.Settings, opts ...client.Option) (s
 	srv := server.New(st, server.Options{Rate: localRate, LocalImports: true})
 	opts = append([]client.Option{client.WithTransport(srv.Transport())}, opts...)
 
-	keyPath, err := localKeyPath()
-	if err != nil {
-		return nil, "", nil, err
-	}
 	key, err = readLocalKey(keyPath)
 	if err != nil {
 		return nil, "", nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/ticket"
 )
 
 // The human forms are what a terminal shows; a test cannot be a terminal,
@@ -28,7 +29,7 @@ func humanApp() (*app, *bytes.Buffer, *bytes.Buffer) {
 
 func TestHumanPlan(t *testing.T) {
 	a, out, _ := humanApp()
-	in, err := batch.ReadPlan(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, batch.Own{}, batch.ByRule)
+	in, err := batch.ReadPlan(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, ticket.Own{}, ticket.ByRule)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +52,10 @@ func TestHumanPlan(t *testing.T) {
 // left out, each once, with the reason and the line that decided.
 func TestHumanPlanOfATicket(t *testing.T) {
 	a, out, _ := humanApp()
-	ticket := "From: Jane Doe <jane@customer.example>\nTo: support@ourcompany.test\nCc: tom@customer.example\n" +
+	text := "From: Jane Doe <jane@customer.example>\nTo: support@ourcompany.test\nCc: tom@customer.example\n" +
 		"Subject: Re: [#5521]\n\nPlease unsubscribe me and my colleague (cc'd).\n\nThanks,\nJane\n" +
 		"kim@customer.example\n\x1b]0;hi\x07 x@lists.example\n"
-	in, err := batch.ReadPlan(strings.NewReader(ticket), "t.txt", batch.Add, batch.NewOwn([]string{"@ourcompany.test"}), batch.ByRule)
+	in, err := batch.ReadPlan(strings.NewReader(text), "t.txt", batch.Add, ticket.NewOwn([]string{"@ourcompany.test"}), ticket.ByRule)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // The human reports of the batch commands: the plan of a dry run, the
@@ -46,13 +47,13 @@ type planView struct {
 	LeftOut    []batch.LeftOut `json:"left_out"`
 	// Decisions are the rule's about whom the ticket is about, sent or
 	// not.
-	Decisions []batch.Decided `json:"decisions"`
-	Batches   int             `json:"batches"`
-	BatchSize int             `json:"batch_size"`
+	Decisions []ticket.Decided `json:"decisions"`
+	Batches   int              `json:"batches"`
+	BatchSize int              `json:"batch_size"`
 	// Reference is what the run would send; Found the one the ticket
 	// names.
-	Reference string           `json:"reference,omitempty"`
-	Found     *batch.Reference `json:"reference_found,omitempty"`
+	Reference string            `json:"reference,omitempty"`
+	Found     *ticket.Reference `json:"reference_found,omitempty"`
 	// Note and Expires are what an addition would give each entry
 	// (--note, --expires as given).
 	Note    string `json:"note,omitempty"`
@@ -78,7 +79,7 @@ func (a *app) printPlan(out outputMode, in *batch.Input, target, reference strin
 		v.LeftOut = []batch.LeftOut{}
 	}
 	if v.Decisions == nil {
-		v.Decisions = []batch.Decided{}
+		v.Decisions = []ticket.Decided{}
 	}
 	if out.json {
 		// Every value it would send, as the UI's review shows them.
@@ -125,8 +126,8 @@ func (a *app) printPlan(out outputMode, in *batch.Input, target, reference strin
 // listTakenIn prints the addresses the rule sends although the ticket's
 // words do not name them (the requester who asks for themselves, the
 // colleagues they include), with the line that decided.
-func (a *app) listTakenIn(w io.Writer, decisions []batch.Decided) {
-	var taken []batch.Decided
+func (a *app) listTakenIn(w io.Writer, decisions []ticket.Decided) {
+	var taken []ticket.Decided
 	for _, d := range decisions {
 		if d.Sent {
 			taken = append(taken, d)
@@ -152,7 +153,7 @@ func (a *app) listLeftOut(w io.Writer, left []batch.LeftOut) {
 	}
 	var order []string
 	lines := map[string][]string{}
-	first := map[string]batch.Decision{}
+	first := map[string]ticket.Decision{}
 	takeable := false
 	for _, l := range left {
 		if _, ok := first[l.Value]; !ok {
@@ -176,7 +177,7 @@ func (a *app) listLeftOut(w io.Writer, left []batch.LeftOut) {
 }
 
 // evidence cites the line that decided, in parentheses.
-func evidence(e batch.Evidence) string {
+func evidence(e ticket.Evidence) string {
 	if e.Line == 0 {
 		return ""
 	}

@@ -150,6 +150,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.dbCommand(),
 		a.syncCommand(),
 		a.runsCommand(),
+		a.ticketCommand(),
 		a.versionCommand(),
 		a.manCommand(),
 		exitCodesCommand(),

@@ -9,6 +9,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/safe"
+	"github.com/shushlist/shush/ticket"
 )
 
 // The --json document of a run: one item per entry, streamed.
@@ -107,11 +108,11 @@ func (m *mergedWriter) close(invalid []batch.Item, left []batch.LeftOut) error {
 		Problem string `json:"problem"`
 	}
 	type leftItem struct {
-		Line      int            `json:"line"`
-		Email     string         `json:"email"`
-		Reason    string         `json:"reason"`
-		Requester bool           `json:"requester,omitempty"`
-		DecidedBy batch.Evidence `json:"decided_by"`
+		Line      int             `json:"line"`
+		Email     string          `json:"email"`
+		Reason    string          `json:"reason"`
+		Requester bool            `json:"requester,omitempty"`
+		DecidedBy ticket.Evidence `json:"decided_by"`
 	}
 	inv := make([]any, len(invalid))
 	for i, it := range invalid {

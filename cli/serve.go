@@ -60,13 +60,16 @@ type serveFlags struct {
 	webhookProxy, denyPrivate      bool
 	auditRetention, eventRetention retention
 	ssh                            sshFlags
+	drain                          time.Duration
 }
 
 // sshFlags are serve's settings of the terminal UI served over SSH.
 type sshFlags struct {
-	addr, hostKey string
-	idleTimeout   time.Duration
-	maxSessions   int
+	addr, hostKey                     string
+	idleTimeout, loginTimeout         time.Duration
+	maxSessions                       int
+	maxStartups, maxStartupsPerSource int
+	failedLoginsPerMinute             int
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -75,8 +78,9 @@ func (a *app) serveCommand() *cobra.Command {
 		Use:   "serve",
 		Short: "Run the suppression list service",
 		Long: `Run the Suppression List Batch API service over a database, until SIGINT or
-SIGTERM; requests in flight then finish (up to 30 seconds). A second SIGINT
-or SIGTERM during that time exits at once.
+SIGTERM; then /readyz answers 503 for --shutdown-drain (5 seconds) while
+requests are still served, the listeners close, and requests in flight
+finish (up to 30 seconds). A second SIGINT or SIGTERM exits at once.
 
 Every request but GET /livez, /readyz, /healthz and /openapi.json needs an API
 key: create one with "shush keys create --team NAME" on the same database.
@@ -108,6 +112,7 @@ the command line wins over its variable.`,
 	dbFlag(cmd, &sf.dsn)
 	f.Float64Var(&sf.rate, "rate", server.DefaultRate, "requests per second each team may make (token bucket; bursts up to the same number)")
 	f.DurationVar(&sf.timeout, "timeout", server.DefaultRequestTimeout, "longest time one request may take")
+	f.DurationVar(&sf.drain, "shutdown-drain", server.DefaultDrainPeriod, "on SIGINT or SIGTERM, answer /readyz with 503 for this long while still serving, before the listeners close (0: close at once)")
 	f.StringVar(&sf.logFormat, "log-format", "text", "log format on stderr: text or json")
 	f.StringVar(&sf.logLevel, "log-level", "info", "least severe log records shown: debug, info, warn or error")
 	f.StringVar(&sf.metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address at /metrics (host:port; off when empty)")
@@ -116,6 +121,7 @@ the command line wins over its variable.`,
 	f.Int64Var(&sf.maxBodyHeld, "max-body-bytes", server.DefaultMaxBodyBytesHeld, "most bytes of request bodies held at once across requests; beyond it requests get 503 with Retry-After")
 	f.Int64Var(&sf.capacity.MaxBodyBytesPerTeam, "max-body-bytes-per-team", 0, "one team's share of --max-body-bytes; beyond it the team's requests get 429 with Retry-After (0: a quarter of --max-body-bytes)")
 	f.IntVar(&sf.capacity.MaxInFlightPerTeam, "max-in-flight-per-team", server.DefaultMaxInFlightPerTeam, "most requests one team may have under way at once; beyond it 429 with Retry-After")
+	f.DurationVar(&sf.capacity.ReadBudget, "read-budget", server.DefaultReadBudget, "work a team's searches, narrowed pages, bulk checks and exports may take per second on average (measured; up to 4 seconds' worth at once); beyond it 429 with Retry-After")
 	f.IntVar(&sf.capacity.MaxWebhooksPerTeam, "max-webhooks-per-team", server.DefaultMaxWebhooksPerTeam, "most webhooks one team may have; creating one more is a 422")
 	f.IntVar(&sf.capacity.MaxExports, "max-exports", 0, "most exports streaming at once across teams, each holding a database connection; beyond it 503 with Retry-After (0: 4, at most half the database pool)")
 	f.IntVar(&sf.capacity.MaxExportsPerTeam, "max-exports-per-team", server.DefaultMaxExportsPerTeam, "most exports one team may stream at once; beyond it 429 with Retry-After")
@@ -139,6 +145,10 @@ the command line wins over its variable.`,
 	f.StringVar(&sf.ssh.hostKey, "ssh-host-key", "", "the SSH host's private key file, made (ed25519, 0600) when missing (default: ssh_host_ed25519_key beside the SQLite database, or in the data directory)")
 	f.DurationVar(&sf.ssh.idleTimeout, "ssh-idle-timeout", sshui.DefaultIdleTimeout, "end an SSH session after this long without a key pressed (its draft is kept)")
 	f.IntVar(&sf.ssh.maxSessions, "ssh-max-sessions", sshui.DefaultMaxSessions, "most SSH sessions one agent may have open at once")
+	f.DurationVar(&sf.ssh.loginTimeout, "ssh-login-timeout", sshui.DefaultLoginTimeout, "close an SSH connection that has not logged in within this time")
+	f.IntVar(&sf.ssh.maxStartups, "ssh-max-startups", sshui.DefaultMaxStartups, "most SSH connections logging in at once, from everywhere; more are closed at once")
+	f.IntVar(&sf.ssh.maxStartupsPerSource, "ssh-max-startups-per-source", sshui.DefaultMaxStartupsPerSource, "most SSH connections logging in at once from one address; more are closed at once")
+	f.IntVar(&sf.ssh.failedLoginsPerMinute, "ssh-failed-logins-per-minute", int(time.Minute/sshui.DefaultFailedLoginEvery), "failed SSH logins one address may make a minute (and at once); past them its connections are closed at once until it earns one back")
 	envHelp(cmd)
 	return cmd
 }
@@ -217,6 +227,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	if sf.timeout <= 0 {
 		return usagef("--timeout must be positive, not %v", sf.timeout)
 	}
+
 	if sf.maxBodyHeld < server.MaxBody {
 		return usagef("--max-body-bytes must be at least %d (one request's largest body), not %d", server.MaxBody, sf.maxBodyHeld)
 	}
@@ -226,6 +237,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		return usagef("--max-body-bytes-per-team must be between %d (one request's largest body) and --max-body-bytes (%d), or 0, not %d", server.MaxBody, sf.maxBodyHeld, c.MaxBodyBytesPerTeam)
 	case c.MaxInFlightPerTeam < 1:
 		return usagef("--max-in-flight-per-team must be at least 1, not %d", c.MaxInFlightPerTeam)
+
 	case sf.webhooks.PerEndpoint < 1 || sf.webhooks.PerTeam < 1:
 		return usagef("--webhook-concurrency-per-endpoint and --webhook-concurrency-per-team must be at least 1")
 	case c.MaxWebhooksPerTeam < 1:
@@ -286,8 +298,8 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	if sf.ssh.idleTimeout <= 0 {
 		return usagef("--ssh-idle-timeout must be positive, not %v", sf.ssh.idleTimeout)
 	}
-	if sf.ssh.maxSessions < 1 {
-		return usagef("--ssh-max-sessions must be at least 1, not %d", sf.ssh.maxSessions)
+	if err := errors.Join(checkSSHFlags(sf.ssh), checkIsolationFlags(sf)); err != nil {
+		return err
 	}
 	opts := server.Options{
 		Rate:             sf.rate,
@@ -297,6 +309,7 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 
 		MaxBodyBytesPerTeam: c.MaxBodyBytesPerTeam,
 		MaxInFlightPerTeam:  c.MaxInFlightPerTeam,
+		ReadBudget:          c.ReadBudget,
 		MaxExports:          c.MaxExports,
 		MaxWebhooksPerTeam:  c.MaxWebhooksPerTeam,
 		MaxExportsPerTeam:   c.MaxExportsPerTeam,
@@ -348,6 +361,7 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 			EventRetention: time.Duration(sf.eventRetention),
 		},
 		ShutdownHint: "(interrupt again to exit at once)",
+		DrainPeriod:  sf.drain,
 	})
 	if err != nil {
 		return err
@@ -368,18 +382,58 @@ func (a *app) serve(ctx context.Context, sf serveFlags, tlsConfig *tls.Config, o
 	}
 	log.Info(fmt.Sprintf("serving the terminal UI over SSH on %s; host key %s", sshSrv.Addr(), sshSrv.Fingerprint()),
 		slog.String("ssh_addr", sshSrv.Addr().String()), slog.String("host_key", sshSrv.Fingerprint()))
-	// Either listener failing stops both.
+	// Either listener failing stops both. The SSH listener closes with
+	// the API's, after the drain period.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	sshCtx, stopSSH := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSSH()
 	sshDone := make(chan error, 1)
 	go func() {
-		err := sshSrv.Serve(ctx)
+		err := sshSrv.Serve(sshCtx)
 		stop()
 		sshDone <- err
 	}()
+	go func() {
+		<-ctx.Done()
+		select {
+		case <-time.After(sf.drain):
+		case <-sshCtx.Done():
+		}
+		stopSSH()
+	}()
 	err = svc.Serve(ctx)
 	stop()
+	stopSSH()
 	return errors.Join(err, <-sshDone)
+}
+
+// checkIsolationFlags refuses the read budget and the drain out of range.
+func checkIsolationFlags(sf serveFlags) error {
+	switch {
+	case sf.capacity.ReadBudget <= 0 || sf.capacity.ReadBudget > time.Second:
+		return usagef("--read-budget must be more than 0 and at most 1s (a second of work a second), not %v", sf.capacity.ReadBudget)
+	case sf.drain < 0:
+		return usagef("--shutdown-drain must be 0 or positive, not %v", sf.drain)
+	}
+	return nil
+}
+
+// checkSSHFlags refuses SSH settings out of range.
+func checkSSHFlags(f sshFlags) error {
+	switch {
+	case f.maxSessions < 1:
+		return usagef("--ssh-max-sessions must be at least 1, not %d", f.maxSessions)
+	case f.loginTimeout <= 0:
+		return usagef("--ssh-login-timeout must be positive, not %v", f.loginTimeout)
+	case f.maxStartups < 1:
+		return usagef("--ssh-max-startups must be at least 1, not %d", f.maxStartups)
+	case f.maxStartupsPerSource < 1 || f.maxStartupsPerSource > f.maxStartups:
+		return usagef("--ssh-max-startups-per-source must be from 1 to --ssh-max-startups (%d), not %d", f.maxStartups, f.maxStartupsPerSource)
+	case f.failedLoginsPerMinute < 1:
+		return usagef("--ssh-failed-logins-per-minute must be at least 1, not %d", f.failedLoginsPerMinute)
+	}
+	return nil
 }
 
 // listenSSH opens the SSH listener of the terminal UI: its files (the
@@ -405,8 +459,15 @@ func (a *app) listenSSH(sf serveFlags, svc *server.Service, st store.Store, log 
 		DataDir:     dir,
 		IdleTimeout: sf.ssh.idleTimeout,
 		MaxSessions: sf.ssh.maxSessions,
-		Logger:      log,
-		Metrics:     svc.Handler().Metrics(),
-		Version:     version(),
+
+		LoginTimeout:         sf.ssh.loginTimeout,
+		MaxStartups:          sf.ssh.maxStartups,
+		MaxStartupsPerSource: sf.ssh.maxStartupsPerSource,
+		FailedLogins:         sf.ssh.failedLoginsPerMinute,
+		FailedLoginEvery:     time.Minute / time.Duration(sf.ssh.failedLoginsPerMinute),
+
+		Logger:  log,
+		Metrics: svc.Handler().Metrics(),
+		Version: version(),
 	})
 }

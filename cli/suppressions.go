@@ -121,19 +121,12 @@ is said to, and nothing is shown rather than the whole list.`,
 				CreatedAfter: narrow.after, CreatedBefore: narrow.before}
 			ctx := cmd.Context()
 			return a.onService(ctx, func(conn *connection) error {
-				read := func(after string) ([]api.Entry, bool, error) {
-					p.After = after
-					page, err := conn.Client.List(ctx, p)
-					if err != nil {
-						return nil, false, noSearch(conn, unsupported(conn, err))
-					}
-					return page.Data, page.HasMore, nil
-				}
 				if pg.all {
-					return a.listAll(read, a.output().json)
+					r := &pageReader{ctx: ctx, conn: conn, p: p}
+					return a.listAll(r.read, a.output().json)
 				}
 				p.After = pg.after
-				page, err := conn.Client.List(ctx, p)
+				page, err := conn.Client.ListFull(ctx, p)
 				if err != nil {
 					return noSearch(conn, unsupported(conn, err))
 				}
@@ -155,6 +148,36 @@ is said to, and nothing is shown rather than the whole list.`,
 	return cmd
 }
 
+// pageReader reads the list page after page for --all. A page the
+// service stopped at its bound (a prefix search) goes on from where it
+// stopped, not from its last entry; one that found nothing reads on.
+type pageReader struct {
+	ctx          context.Context
+	conn         *connection
+	p            client.ListParams
+	last, cursor string
+}
+
+func (r *pageReader) read(after string) ([]api.Entry, bool, error) {
+	if after != "" && after == r.last {
+		after = r.cursor
+	}
+	r.p.After = after
+	page, err := r.conn.Client.ListFull(r.ctx, r.p)
+	for err == nil && len(page.Data) == 0 && page.HasMore && page.NextCursor != "" {
+		r.p.After = page.NextCursor
+		page, err = r.conn.Client.ListFull(r.ctx, r.p)
+	}
+	if err != nil {
+		return nil, false, noSearch(r.conn, unsupported(r.conn, err))
+	}
+	r.last, r.cursor = "", ""
+	if len(page.Data) > 0 && page.NextCursor != "" {
+		r.last, r.cursor = page.Data[len(page.Data)-1].ID, page.NextCursor
+	}
+	return page.Data, page.HasMore && len(page.Data) > 0, nil
+}
+
 // The columns of the list.
 var entryColumns = []string{"EMAIL", "ID", "ORIGIN", "CREATED", "EXPIRES", "NOTE"}
 
@@ -166,20 +189,27 @@ func entryID(e api.Entry) string { return e.ID }
 
 // printList shows one page of the list to a person.
 func (a *app) printList(page api.ListResponse, p client.ListParams) error {
+	if len(page.Data) == 0 && page.HasMore && page.NextCursor != "" {
+		// A search over many entries that found none in those read so
+		// far: not the end of the list.
+		fmt.Fprintln(a.io.Out, "(no match among the entries read so far)")
+		fmt.Fprintln(a.io.Err, "More entries: "+nextListCommand(p, page))
+		return nil
+	}
 	return listing[api.Entry]{
 		columns: entryColumns,
 		row:     entryRow,
 		none:    "(no suppressions)",
-		more:    func(shown []api.Entry) string { return "More entries: " + nextListCommand(p, shown) },
-	}.print(a, false, nil, page.Data, page.HasMore)
+		more:    func([]api.Entry) string { return "More entries: " + nextListCommand(p, page) },
+	}.print(a, false, nil, page.Data, page.HasMore && page.Next(p.Before != "") != "")
 }
 
 // nextListCommand is the command that shows the page beyond the one shown,
 // in the direction it was read.
-func nextListCommand(p client.ListParams, shown []api.Entry) string {
-	next := fmt.Sprintf("shush suppressions list --after %s --limit %d", shown[len(shown)-1].ID, p.Limit)
+func nextListCommand(p client.ListParams, page api.ListResponse) string {
+	next := fmt.Sprintf("shush suppressions list --after %s --limit %d", page.Next(false), p.Limit)
 	if p.Before != "" {
-		next = fmt.Sprintf("shush suppressions list --before %s --limit %d", shown[0].ID, p.Limit)
+		next = fmt.Sprintf("shush suppressions list --before %s --limit %d", page.Next(true), p.Limit)
 	}
 	if p.Origin != "" {
 		next += " --origin " + string(p.Origin)

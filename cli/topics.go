@@ -156,6 +156,7 @@ var outputs = map[string]string{
 	"runs undo":                 runDocShape + `; with --dry-run {"dry_run":true,"undo_of","mode","target","notes":[…],"entries":[{"email","id","origin"}]}`,
 	"runs resume":               runDocShape,
 	"runs prune":                `{"pruned":n,"older_than_days":n}`,
+	"ticket read":               ticketShape,
 	"audit":                     `{"object":"list","has_more":bool,"data":[{"object":"audit_entry","id","type","created_at","suppression":{…},"key":{"id","name"},"agent":{"id","name"},"reference","request_id"}]} (key or agent null)`,
 	"audit prune":               `{"audit_entries":n,"webhook_events":n,"before"}`,
 	"webhooks add":              `{"object":"webhook","id","signing_secret"}`,

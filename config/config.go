@@ -78,9 +78,13 @@ func Path() (string, error) {
 
 // Load reads the config file at path. A missing file is an empty File, not
 // an error. A file that holds an API key and can be read by other users is
-// refused, with the command that fixes it.
+// refused, with the command that fixes it; so is a config directory that
+// other users could replace (CheckDirChain).
 func Load(path string) (*File, error) {
 	f := &File{Path: path}
+	if err := CheckDirChain(filepath.Dir(path), "the config directory"); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
@@ -246,6 +250,10 @@ type Settings struct {
 	Own []string
 	// KeepRuns is how long finished runs are kept.
 	KeepRuns time.Duration
+	// OtherService names the profile whose key was left out because the
+	// base URL (from a flag or the environment) names another service;
+	// "" when none was.
+	OtherService string
 }
 
 // Local reports whether no base URL is set, so the embedded default (the
@@ -309,8 +317,11 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 	fromProfile := inFile(fmt.Sprintf("profile %q", s.Profile.Value))
 
 	s.BaseURL = pick(flags.BaseURL, "--base-url flag", env(EnvBaseURL), EnvBaseURL, p.BaseURL, fromProfile, Setting{"", SourceLocal})
-	s.APIKey = pick(flags.APIKey, "--api-key flag", env(EnvAPIKey), EnvAPIKey, p.APIKey, fromProfile, Setting{"", SourceDefault})
-	if s.APIKey.Value == "" && p.Keychain {
+	var profileKey string
+	var keychain bool
+	profileKey, keychain, s.OtherService = p.keyFor(s.BaseURL, fromProfile, s.Profile.Value)
+	s.APIKey = pick(flags.APIKey, "--api-key flag", env(EnvAPIKey), EnvAPIKey, profileKey, fromProfile, Setting{"", SourceDefault})
+	if s.APIKey.Value == "" && keychain {
 		// Only when no flag or variable gives a key: the keychain may ask
 		// the person to unlock it.
 		key, err := keychainKey(s.Profile.Value)
@@ -348,7 +359,52 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 	} else if s.APIKey.Value != "" {
 		return s, fmt.Errorf("an API key is set (from %s) but no base URL: set --base-url or %s to the service the key belongs to, or unset the key to use the local list", s.APIKey.Source, EnvBaseURL)
 	}
-	return s, nil
+	return s, s.keyLeftBehind(p)
+}
+
+// keyFor is the profile's key (or its keychain) for base, and "" as the
+// profile's name; or no key, and the profile's name, when its key must
+// not go there: the profile's key belongs to the profile's service, and a
+// base URL from a flag or the environment that names another needs its
+// own.
+func (p Profile) keyFor(base Setting, fromProfile, name string) (key string, keychain bool, leftFor string) {
+	if base.Source == fromProfile || p.APIKey == "" && !p.Keychain || sameService(base.Value, p.BaseURL) {
+		return p.APIKey, p.Keychain, ""
+	}
+	return "", false, name
+}
+
+// keyLeftBehind says why there is no key, when the profile's was left
+// behind for another service.
+func (s Settings) keyLeftBehind(p Profile) error {
+	if s.OtherService == "" || s.APIKey.Value != "" || s.BaseURL.Value == "" {
+		return nil
+	}
+	return fmt.Errorf("no API key for %s (from %s): the key of profile %q belongs to %s and is not sent elsewhere; give this service's key with --api-key or %s, or use a profile of its own (shush config set-profile)",
+		redact.URL(s.BaseURL.Value), s.BaseURL.Source, s.OtherService, profileURL(p.BaseURL), EnvAPIKey)
+}
+
+// sameService reports whether two base URLs name the same service: the
+// same after the checks of CheckBaseURL (a trailing slash aside), with
+// scheme and host compared without regard to case.
+func sameService(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	ua, erra := url.Parse(strings.TrimRight(a, "/"))
+	ub, errb := url.Parse(strings.TrimRight(b, "/"))
+	if erra != nil || errb != nil {
+		return false
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) && ua.Path == ub.Path && ua.User.String() == ub.User.String()
+}
+
+// profileURL names the service a profile's key belongs to.
+func profileURL(base string) string {
+	if base == "" {
+		return "no base URL (the profile names none)"
+	}
+	return redact.URL(base)
 }
 
 func pick(flag, flagSrc, env, envSrc, file, fileSrc string, def Setting) Setting {

@@ -63,6 +63,8 @@ func TestPrecedence(t *testing.T) {
 		{"flag profile beats env", Flags{Profile: "work"}, map[string]string{EnvProfile: "other"}, "work", "https://work.example.com", "shush_workworkworkworkwork1234", `profile "work" in ` + path, `profile "work" in ` + path},
 		{"env beats file", Flags{}, map[string]string{EnvBaseURL: "http://env.example", EnvAPIKey: "envkey"}, "work", "http://env.example", "envkey", EnvBaseURL, EnvAPIKey},
 		{"flags beat env", Flags{BaseURL: "http://flag.example", APIKey: "flagkey"}, map[string]string{EnvBaseURL: "http://env.example", EnvAPIKey: "envkey"}, "work", "http://flag.example", "flagkey", "--base-url flag", "--api-key flag"},
+		// The profile's own service named again: its key goes with it.
+		{"the profile's service by flag", Flags{BaseURL: "HTTPS://Work.Example.com"}, nil, "work", "HTTPS://Work.Example.com", "shush_workworkworkworkwork1234", "--base-url flag", `profile "work" in ` + path},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -123,6 +125,11 @@ func TestResolveErrors(t *testing.T) {
 		{"bad profile name", f, Flags{Profile: "a b"}, nil, `profile name "a b" is not`},
 		{"bad base URL", none, Flags{BaseURL: "localhost:8080"}, nil, `base URL "localhost:8080" is not an http:// or https:// URL with a host (from --base-url flag)`},
 		{"key without URL", none, Flags{}, map[string]string{EnvAPIKey: "k"}, "an API key is set (from SHUSH_API_KEY) but no base URL"},
+		// Audit L-3: the profile's key went to whatever --base-url named.
+		{"another service by flag", f, Flags{BaseURL: "http://127.0.0.1:18803"}, nil,
+			`no API key for http://127.0.0.1:18803 (from --base-url flag): the key of profile "work" belongs to https://work.example.com/ and is not sent elsewhere`},
+		{"another service by env", f, Flags{}, map[string]string{EnvBaseURL: "https://work.example.com.evil.test"}, `the key of profile "work" belongs to`},
+		{"another path", f, Flags{Profile: "other"}, map[string]string{EnvBaseURL: "http://127.0.0.1:8080/other"}, `the key of profile "other" belongs to http://127.0.0.1:8080`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

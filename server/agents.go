@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"crypto/rsa"
 	"errors"
 	"fmt"
 	"net/http"
@@ -92,9 +94,13 @@ func (s *Server) addAgent(r *http.Request, w http.ResponseWriter, team string) (
 	}
 	a, err := CreateAgent(r.Context(), s.store, team, n)
 	switch {
+	case errors.Is(err, ErrKeyRefused):
+		// One answer for every refused key: whether a key is some
+		// agent's, of this team or another, is not told.
+		return 0, nil, invalid("%s.", upperFirst(ErrKeyRefused.Error()))
 	case errors.Is(err, store.ErrExists):
 		return 0, nil, newProblem(http.StatusConflict, api.ErrValidation,
-			"An agent named %s, or with this public key, exists already; remove it first or choose another name.", api.Quote(n.Name))
+			"An agent named %s exists already; remove it first or choose another name.", api.Quote(n.Name))
 	case errors.As(err, new(*AgentError)):
 		return 0, nil, invalid("%s.", upperFirst(err.Error()))
 	case err != nil:
@@ -127,22 +133,40 @@ type AgentError struct{ msg string }
 
 func (e *AgentError) Error() string { return e.msg }
 
+// ErrKeyRefused is the refusal of a well-formed public key that cannot be
+// an agent's: of a type or size too weak, or the key of an agent already
+// (of any team). The service gives every one of them the same answer, so
+// that nobody learns from it whether a key is some agent's.
+var ErrKeyRefused = errors.New("the public key cannot be an agent's: give the agent's own SSH key (ed25519, ECDSA, or RSA of at least 2048 bits), one that no agent has yet")
+
+// ErrKeyTaken is the refusal of a key that is another agent's; it is an
+// ErrKeyRefused. Only an admin on the database (shush agents add) is told
+// which.
+var ErrKeyTaken = fmt.Errorf("%w (it is the key of an agent already)", ErrKeyRefused)
+
+// minRSABits is the smallest RSA key an agent may have.
+const minRSABits = 2048
+
 // ParseAgentKey reads an agent's public key from the text of a public key
 // file or an authorized_keys line (blank and comment lines skipped): one
-// key, of a type an SSH server takes. It returns the key in the
-// authorized_keys form without its comment, and its SHA256 fingerprint.
+// key, of a type an SSH server takes and strong enough (ErrKeyRefused
+// otherwise). It returns the key in the authorized_keys form without its
+// comment, with its options (see AgentKeyOptions: from= is kept and
+// honoured, restrictions that always hold are dropped, any other is
+// refused), and its SHA256 fingerprint.
 func ParseAgentKey(text string) (authorized, fingerprint string, err error) {
 	var keys []gossh.PublicKey
+	var options []string
 	rest := []byte(text)
 	for len(strings.TrimSpace(string(rest))) > 0 {
-		pk, _, _, r, err := gossh.ParseAuthorizedKey(rest)
+		pk, _, opts, r, err := gossh.ParseAuthorizedKey(rest)
 		if err != nil {
 			if len(keys) == 0 {
 				return "", "", &AgentError{"the public key is not one an SSH server takes (" + err.Error() + "); give the agent's .pub file, such as ~/.ssh/id_ed25519.pub"}
 			}
 			break
 		}
-		keys = append(keys, pk)
+		keys, options = append(keys, pk), opts
 		rest = r
 	}
 	switch {
@@ -151,12 +175,42 @@ func ParseAgentKey(text string) (authorized, fingerprint string, err error) {
 	case len(keys) > 1:
 		return "", "", &AgentError{fmt.Sprintf("there are %d public keys; give the agent exactly one", len(keys))}
 	}
-	return strings.TrimSpace(string(gossh.MarshalAuthorizedKey(keys[0]))), gossh.FingerprintSHA256(keys[0]), nil
+	if !strongKey(keys[0]) {
+		return "", "", ErrKeyRefused
+	}
+	kept, err := AgentKeyOptions(options)
+	if err != nil {
+		return "", "", err
+	}
+	authorized = strings.TrimSpace(string(gossh.MarshalAuthorizedKey(keys[0])))
+	if len(kept) > 0 {
+		authorized = strings.Join(kept, ",") + " " + authorized
+	}
+	return authorized, gossh.FingerprintSHA256(keys[0]), nil
+}
+
+// strongKey reports whether an agent may log in with a key of this type
+// and size: ed25519 and ECDSA (also on security keys), RSA of at least
+// minRSABits; not DSA, not a certificate.
+func strongKey(pk gossh.PublicKey) bool {
+	switch pk.Type() {
+	case gossh.KeyAlgoED25519, gossh.KeyAlgoSKED25519, gossh.KeyAlgoECDSA256, gossh.KeyAlgoECDSA384, gossh.KeyAlgoECDSA521, gossh.KeyAlgoSKECDSA256:
+		return true
+	case gossh.KeyAlgoRSA:
+		ck, ok := pk.(gossh.CryptoPublicKey)
+		if !ok {
+			return false
+		}
+		rk, ok := ck.CryptoPublicKey().(*rsa.PublicKey)
+		return ok && rk.N.BitLen() >= minRSABits
+	}
+	return false
 }
 
 // CreateAgent checks a new agent of team and stores it: a valid team
-// and name, one public key. Its errors are an *AgentError, store.ErrExists
-// when the name or the key is taken, or the store's.
+// and name, one public key that no agent has. Its errors are an
+// *AgentError, ErrKeyRefused (ErrKeyTaken for another agent's key),
+// store.ErrExists when the name is taken, or the store's.
 func CreateAgent(ctx context.Context, st store.Agents, team string, n api.NewAgent) (store.Agent, error) {
 	if err := ValidateTeam(team); err != nil {
 		return store.Agent{}, &AgentError{err.Error()}
@@ -168,6 +222,16 @@ func CreateAgent(ctx context.Context, st store.Agents, team string, n api.NewAge
 	if err != nil {
 		return store.Agent{}, err
 	}
+	taken := func() (bool, error) {
+		_, err := st.AgentByFingerprint(ctx, print)
+		if errors.Is(err, store.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	if t, err := taken(); t || err != nil {
+		return store.Agent{}, cmp.Or(err, ErrKeyTaken)
+	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return store.Agent{}, err
@@ -175,6 +239,12 @@ func CreateAgent(ctx context.Context, st store.Agents, team string, n api.NewAge
 	a := store.Agent{ID: id.String(), Team: team, Name: n.Name, PublicKey: key, Fingerprint: print,
 		ReadOnly: n.ReadOnly, Override: n.Override, CreatedAt: time.Now().UTC().Truncate(time.Millisecond)}
 	if err := st.CreateAgent(ctx, a); err != nil {
+		if errors.Is(err, store.ErrExists) {
+			// The name, or the key given to another agent meanwhile.
+			if t, terr := taken(); t || terr != nil {
+				return store.Agent{}, cmp.Or(terr, ErrKeyTaken)
+			}
+		}
 		return store.Agent{}, err
 	}
 	return a, nil

@@ -104,6 +104,12 @@ func capacityDefaults(opts *Options, st store.Store) {
 	if opts.ExportTimeout <= 0 {
 		opts.ExportTimeout = DefaultExportTimeout
 	}
+	if opts.ReadBudget <= 0 {
+		opts.ReadBudget = DefaultReadBudget
+	}
+	if opts.MaxCostlyReadsPerTeam <= 0 {
+		opts.MaxCostlyReadsPerTeam = DefaultCostlyReadsPerTeam
+	}
 }
 
 // exportSlots is the default number of exports at once: DefaultMaxExports,
@@ -166,25 +172,39 @@ type stallWriter struct {
 	stall time.Duration
 	end   time.Time
 	cut   bool
+	// meter, when set, is told the time writes waited for the client.
+	meter *workMeter
 }
 
 func (sw *stallWriter) Write(b []byte) (int, error) {
-	_ = sw.rc.SetWriteDeadline(minTime(time.Now().Add(sw.stall), sw.end))
+	start := time.Now()
+	_ = sw.rc.SetWriteDeadline(minTime(start.Add(sw.stall), sw.end))
 	n, err := sw.w.Write(b)
 	if err != nil {
 		sw.cut = true
 	}
+	sw.waited(start)
 	return n, err
 }
 
 // Flush sends what the server's own buffer holds, under the same deadline.
 func (sw *stallWriter) Flush() error {
-	_ = sw.rc.SetWriteDeadline(minTime(time.Now().Add(sw.stall), sw.end))
+	start := time.Now()
+	_ = sw.rc.SetWriteDeadline(minTime(start.Add(sw.stall), sw.end))
 	err := sw.rc.Flush()
 	if err != nil {
 		sw.cut = true
 	}
+	sw.waited(start)
 	return err
+}
+
+// waited counts a write's time as the client's, not the export's work
+// (see workMeter).
+func (sw *stallWriter) waited(start time.Time) {
+	if sw.meter != nil {
+		sw.meter.blocked.Add(int64(time.Since(start)))
+	}
 }
 
 func minTime(a, b time.Time) time.Time {

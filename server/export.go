@@ -70,7 +70,7 @@ func (e exportStream) stream(w http.ResponseWriter, r *http.Request) {
 	// off once it has taken nothing for the stall timeout, and its slot
 	// and the store's connection are freed.
 	sw := &stallWriter{w: w, rc: http.NewResponseController(w), stall: e.s.opts.ExportStallTimeout,
-		end: time.Now().Add(e.s.opts.ExportTimeout)}
+		end: time.Now().Add(e.s.opts.ExportTimeout), meter: meterOf(r.Context())}
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	if e.format == "ndjson" {

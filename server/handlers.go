@@ -65,23 +65,30 @@ func (s *Server) handle(pattern string, changes bool, h handler) {
 			}
 			r = r.WithContext(context.WithValue(r.Context(), authorCtx{}, ch))
 		}
-		queued, counted := s.eventsQueued()
-		status, body, err := h(r, w, c.team())
-		if errors.Is(err, store.ErrUnavailable) {
-			s.readiness.forget()
+		run := func(r *http.Request) {
+			queued, counted := s.eventsQueued()
+			status, body, err := h(r, w, c.team())
+			if errors.Is(err, store.ErrUnavailable) {
+				s.readiness.forget()
+			}
+			if err != nil {
+				writeProblem(w, r, s.log, fromStore(err))
+				return
+			}
+			if now, _ := s.eventsQueued(); changes && (hooks || !counted || now != queued) {
+				s.wakeDeliveries()
+			}
+			if st, ok := body.(streamer); ok {
+				st.stream(w, r)
+				return
+			}
+			writeJSON(w, status, body)
 		}
-		if err != nil {
-			writeProblem(w, r, s.log, fromStore(err))
+		if costly(pattern, r) {
+			s.budgeted(w, r, c.team(), run)
 			return
 		}
-		if now, _ := s.eventsQueued(); changes && (hooks || !counted || now != queued) {
-			s.wakeDeliveries()
-		}
-		if st, ok := body.(streamer); ok {
-			st.stream(w, r)
-			return
-		}
-		writeJSON(w, status, body)
+		run(r)
 	})
 }
 
@@ -291,12 +298,12 @@ func (s *Server) list(r *http.Request, w http.ResponseWriter, team string) (int,
 	if lq.After != "" && lq.Before != "" {
 		return 0, nil, invalid("Send either `after` or `before`, not both.")
 	}
-	page, more, err := s.store.List(r.Context(), team, lq)
+	pg, err := s.store.Page(r.Context(), team, lq)
 	if err != nil {
 		return 0, nil, err
 	}
-	out := api.ListResponse{Object: api.ObjectList, HasMore: more, Data: make([]api.Entry, len(page))}
-	for i, e := range page {
+	out := api.ListResponse{Object: api.ObjectList, HasMore: pg.HasMore, NextCursor: pg.Next, Data: make([]api.Entry, len(pg.Entries))}
+	for i, e := range pg.Entries {
 		out.Data[i] = e.Wire("")
 	}
 	return http.StatusOK, out, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/shushlist/shush/api"
@@ -29,6 +30,13 @@ func (s *Server) live(w http.ResponseWriter, r *http.Request) {
 // accepts writes, else 503 with the reason. It asks the store each time,
 // so it turns 200 again as soon as the store recovers.
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.readiness.draining.Load() {
+		// The process stops soon: a load balancer should send its
+		// requests elsewhere, though this one is still answered.
+		writeProblem(w, r, s.log, newProblem(http.StatusServiceUnavailable, api.ErrServiceUnavailable,
+			"The service is shutting down; requests are still answered until its listeners close."))
+		return
+	}
 	err := s.checkReady(r.Context())
 	if err == nil {
 		writeJSON(w, http.StatusOK, api.Health{Status: "ok"})
@@ -38,6 +46,8 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, store.ErrReadOnly):
 		msg = "The suppression list's database is read-only; changes are refused until it is writable again."
+	case errors.Is(err, store.ErrNoSpace):
+		msg = "The disk that holds the suppression list's database is full; changes are refused until there is room again."
 	case errors.Is(err, context.DeadlineExceeded):
 		msg = "The suppression list's database did not answer within 2 seconds."
 	}
@@ -55,11 +65,16 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 // recovery both show at once.
 const readyTTL = time.Second
 
-// readiness is the last successful readiness check.
+// readiness is the last successful readiness check, and whether the
+// service is draining before it stops.
 type readiness struct {
-	mu sync.Mutex
-	at time.Time
+	mu       sync.Mutex
+	at       time.Time
+	draining atomic.Bool
 }
+
+// drain makes every later readiness check answer 503.
+func (r *readiness) drain() { r.draining.Store(true) }
 
 // forget drops the kept success, after a change failed because the store
 // is unavailable, so the next probe asks again.

@@ -29,6 +29,7 @@ type Metrics struct {
 	readyChecks prometheus.Counter
 
 	teamRefused    *prometheus.CounterVec
+	readWork       prometheus.Histogram
 	exportsRefused *prometheus.CounterVec
 	exportsCut     prometheus.Counter
 	exportsRunning prometheus.Gauge
@@ -73,8 +74,13 @@ func NewMetrics() *Metrics {
 	})
 	m.teamRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "shush_team_share_refused_total",
-		Help: "Requests refused because their team reached its share: body (429, bytes of bodies being read), in_flight (429, requests under way), webhooks (422, webhooks of the team).",
+		Help: "Requests refused because their team reached its share: body (429, bytes of bodies being read), in_flight (429, requests under way), webhooks (422, webhooks of the team), read_budget (429, the work of its searches, checks and exports).",
 	}, []string{"limit"})
+	m.readWork = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "shush_read_work_seconds",
+		Help:    "Work of one costly read (a search or narrowed page, a bulk check, an export, a search of the trail), as taken from its team's read budget.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 5, 30},
+	})
 	m.exportsRefused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "shush_exports_refused_total",
 		Help: "Exports refused because too many streamed at once: team (429, the team's cap) or service (503, the cap across teams).",
@@ -87,7 +93,7 @@ func NewMetrics() *Metrics {
 		Name: "shush_exports_streaming",
 		Help: "Exports streaming now (each holds a read connection of the store).",
 	})
-	m.reg.MustRegister(m.teamRefused, m.exportsRefused, m.exportsCut, m.exportsRunning)
+	m.reg.MustRegister(m.teamRefused, m.readWork, m.exportsRefused, m.exportsCut, m.exportsRunning)
 	m.reg.MustRegister(m.requests, m.latency, m.batchItems, m.rateLimited, m.storeWrite, m.bodyRefused, m.readyChecks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -144,8 +144,15 @@ func TestFullDiskSQLiteRecovers(t *testing.T) {
 	if refused == nil {
 		t.Fatal("50 batches fit on a full 3 MB file system")
 	}
-	// (/readyz may still say 200 here: a write as small as its own
-	// probe can fit in the log's pages left by the failed one.)
+	// Audit L-1: /readyz said 200 the whole time the disk was full (its
+	// one-page write fit in the log's pages the failed batch left).
+	for i := range 3 {
+		r := s.get("/readyz", "")
+		if e := r.wantError(t, http.StatusServiceUnavailable, api.ErrServiceUnavailable); !strings.Contains(e.Message, "is full") {
+			t.Errorf("/readyz on a full disk (probe %d): %q; want it to say the disk is full", i+1, e.Message)
+		}
+		time.Sleep(600 * time.Millisecond) // past the kept success, were there one
+	}
 	if s.lookup(key, "before@example.com") == "" || s.lookup(key, refused[0]) != "" {
 		t.Error("reads stopped while the disk is full, or the refused batch landed in part")
 	}

@@ -7,3 +7,6 @@ package server_test
 // the attacks cost before their fixes (hundreds of times the baseline, or
 // every request refused).
 const isolationRatio = 20
+
+// raceDetector is true when the tests run with -race.
+const raceDetector = false

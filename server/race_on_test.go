@@ -8,3 +8,6 @@ package server_test
 // with it; it still fails the attacks before their fixes, which cost
 // hundreds of times the baseline or every request.
 const isolationRatio = 60
+
+// raceDetector is true when the tests run with -race.
+const raceDetector = true

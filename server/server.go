@@ -70,6 +70,16 @@ type Options struct {
 	// ExportTimeout bounds one export from start to end; <= 0 means
 	// DefaultExportTimeout.
 	ExportTimeout time.Duration
+	// ReadBudget is the work a team's costly reads (searches and narrowed
+	// pages, bulk checks, exports, searches of the trail) may take per
+	// second on average, measured; a team that spent it (up to four
+	// budgets at once) gets 429 with Retry-After until it has some again,
+	// so that one team's heavy reads leave the service to the others. <= 0
+	// means DefaultReadBudget.
+	ReadBudget time.Duration
+	// MaxCostlyReadsPerTeam caps a team's costly reads under way at once
+	// (429 past it); <= 0 means DefaultCostlyReadsPerTeam.
+	MaxCostlyReadsPerTeam int
 	// MaxWebhooksPerTeam caps a team's webhooks (each change writes an
 	// event per webhook, in the change's transaction); one more is a 422.
 	// <= 0 means DefaultMaxWebhooksPerTeam.
@@ -117,6 +127,8 @@ type Server struct {
 	receiver                  *intake.Receiver
 	intakeMetrics             *intakeMetrics
 	intakes                   intakeCache
+	// costs is each team's budget of costly reads.
+	costs *readBudget
 }
 
 // New returns the service over st. The caller keeps ownership of st.
@@ -150,6 +162,7 @@ func New(st store.Store, opts Options) *Server {
 		limiter: newLimiter(opts.Rate, opts.Burst),
 		mux:     http.NewServeMux(),
 		metrics: opts.Metrics,
+		costs:   newReadBudget(opts.ReadBudget, opts.MaxCostlyReadsPerTeam),
 	}
 	s.metrics.poolStats(st)
 	s.metrics.capacity(s)

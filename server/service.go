@@ -51,7 +51,17 @@ type Config struct {
 	// ShutdownHint ends the log record that says the service is stopping,
 	// to tell an operator how to stop at once (the process decides that).
 	ShutdownHint string
+	// DrainPeriod is how long, once Serve's context ends, the service
+	// goes on serving with GET /readyz (and /healthz) answering 503, so
+	// that a load balancer stops sending it requests before its listeners
+	// close; 0 closes them at once. `shush serve` drains for
+	// DefaultDrainPeriod.
+	DrainPeriod time.Duration
 }
+
+// DefaultDrainPeriod is `shush serve`'s drain period: a few of a load
+// balancer's health checks.
+const DefaultDrainPeriod = 5 * time.Second
 
 // Service is the service as a process runs it: the API behind the framing
 // guard on its listener, with its http.Server timeouts, the metrics
@@ -204,6 +214,15 @@ func (s *Service) Serve(ctx context.Context) error {
 	case err := <-served:
 		return fmt.Errorf("the service stopped: %w", err)
 	case <-ctx.Done():
+	}
+	if d := s.cfg.DrainPeriod; d > 0 {
+		s.handler.readiness.drain()
+		s.log.Info(strings.TrimSpace(fmt.Sprintf("shutting down: /readyz answers 503 for %v while requests are still served, then the listeners close %s", d, s.cfg.ShutdownHint)))
+		select {
+		case err := <-served:
+			return fmt.Errorf("the service stopped: %w", err)
+		case <-time.After(d):
+		}
 	}
 	s.log.Info(strings.TrimSpace("shutting down; finishing requests in flight " + s.cfg.ShutdownHint))
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)

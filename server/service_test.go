@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -154,4 +155,67 @@ func (s *service) getWebhookSecret(key, id string) string {
 		s.t.Fatalf("webhook %s has no secret: %+v", id, w)
 	}
 	return w.SigningSecret
+}
+
+// TestShutdownDrains: once asked to stop, the service answers /readyz
+// with 503 for the drain period while it still serves every request (a
+// load balancer takes it out of rotation first); then its listener
+// closes, and a request in flight since before the stop is answered.
+// Before, the listener closed at once and /readyz never said so.
+func TestShutdownDrains(t *testing.T) {
+	const drain = 1500 * time.Millisecond
+	s, stop := runService(t, openSQLite(t), server.Config{DrainPeriod: drain})
+	key := s.key("ops", false)
+	if r := s.get("/readyz", ""); r.status != http.StatusOK {
+		t.Fatalf("/readyz before the stop: %d", r.status)
+	}
+	// A request in flight: its body comes slowly, a part before the stop
+	// and the rest during the drain.
+	body := `{"emails":["in-flight@example.com"]}`
+	pr, pw := io.Pipe()
+	req, _ := http.NewRequest(http.MethodPost, s.url+"/suppressions/batch/add", pr)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = int64(len(body))
+	answered := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	io.WriteString(pw, body[:10])
+	time.Sleep(100 * time.Millisecond)
+
+	stopped := make(chan error, 1)
+	start := time.Now()
+	go func() { stopped <- stop() }()
+	waitFor(t, "/readyz to answer 503", func() bool { return s.get("/readyz", "").status == http.StatusServiceUnavailable })
+	r := s.get("/readyz", "")
+	if e := r.wantError(t, http.StatusServiceUnavailable, "service_unavailable"); !strings.Contains(e.Message, "shutting down") {
+		t.Errorf("/readyz while draining: %q", e.Message)
+	}
+	if r := s.get("/suppressions?limit=1", key); r.status != http.StatusOK {
+		t.Errorf("a request while draining: %d; want it served", r.status)
+	}
+	io.WriteString(pw, body[10:])
+	pw.Close()
+	if st := <-answered; st != http.StatusCreated {
+		t.Errorf("the request in flight since before the stop: %d; want 201", st)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if took := time.Since(start); took < drain {
+		t.Errorf("the service stopped %v after it was asked to; want the drain period, %v, first", took.Round(time.Millisecond), drain)
+	}
+	if _, err := http.Get(s.url + "/livez"); err == nil {
+		t.Error("the listener still answers after the stop")
+	}
+	if _, err := s.st.GetByEmail(context.Background(), "ops", "in-flight@example.com"); err != nil {
+		t.Errorf("the request in flight was not applied: %v", err)
+	}
 }

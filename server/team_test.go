@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,6 +31,20 @@ func agentKey(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(gossh.MarshalAuthorizedKey(pk))) + " someone@laptop"
+}
+
+// rsaKey is a new RSA public key of bits, as in an authorized_keys line.
+func rsaKey(t testing.TB, bits int) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, bits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := gossh.NewPublicKey(&k.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(gossh.MarshalAuthorizedKey(pk)))
 }
 
 // TestTeamRules: the protected list refuses an add naming one of its
@@ -75,9 +90,43 @@ func TestTeamRules(t *testing.T) {
 				t.Errorf("%s is listed after the refused batches", addr)
 			}
 		}
-		// Another team's rules are its own; a subdomain is not the domain.
+		// Another team's rules are its own; a look-alike domain is not
+		// a subdomain.
 		s.add(other, "support@acme.test")
-		s.add(key, "someone@mail.own.test")
+		s.add(key, "someone@mailown.test")
+	})
+}
+
+// TestProtectedDomainCoversSubdomains (audit M-1): a protected @domain
+// protects its subdomains on every path that adds, by the one rule of
+// api.Protected: batch add by emails and by entries, single add, and a
+// domain entry inside it; an address of a look-alike or parent domain is
+// not protected. Before, x@sub.corp.test was listed (201) on all three
+// paths while the terminal UI left it out.
+func TestProtectedDomainCoversSubdomains(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		s := startService(t, open(t), server.Options{})
+		key := s.key("corp", false)
+		if r := s.do("PATCH", "/team", key, "application/json", []byte(`{"protected":["@corp.test"]}`)); r.status != 200 {
+			t.Fatalf("PATCH /team: %d %s", r.status, r.body)
+		}
+		for _, c := range []struct{ path, body, want string }{
+			{"/suppressions/batch/add", `{"emails":["ok@example.com","x@sub.corp.test"]}`, `emails[1] ("x@sub.corp.test") is protected by the team (@corp.test)`},
+			{"/suppressions/batch/add", `{"entries":[{"email":"Y@Deep.Mail.Corp.test","origin":"bounce"}]}`, `entries[0].email ("y@deep.mail.corp.test") is protected by the team (@corp.test)`},
+			{"/suppressions", `{"email":"z@mail.corp.test"}`, "`email` (\"z@mail.corp.test\") is protected by the team (@corp.test)"},
+		} {
+			e := s.post(c.path, key, c.body).wantError(t, 422, "validation_error")
+			if !strings.HasPrefix(e.Message, c.want) {
+				t.Errorf("POST %s %s: %q; want it to start %q", c.path, c.body, e.Message, c.want)
+			}
+		}
+		for _, addr := range []string{"ok@example.com", "x@sub.corp.test", "y@deep.mail.corp.test", "z@mail.corp.test"} {
+			if s.lookup(key, addr) != "" {
+				t.Errorf("%s is listed after the refused adds", addr)
+			}
+		}
+		// Not inside the domain: listed.
+		s.add(key, "a@corp.test.example", "b@notcorp.test", "c@test.example")
 	})
 }
 
@@ -146,7 +195,16 @@ func TestAgentsAPI(t *testing.T) {
 			t.Fatalf("POST /agents: %d %s", r.status, r.body)
 		}
 		s.post("/agents", key, jsonBody(t, api.NewAgent{Name: "Jane Doe", PublicKey: agentKey(t)})).wantError(t, 409, "validation_error")
-		s.post("/agents", key, jsonBody(t, api.NewAgent{Name: "Bob", PublicKey: pub})).wantError(t, 409, "validation_error")
+		// Jane's key again, in this team or another: the answer of any
+		// refused key (audit L-2: it was a 409 saying the key was in use).
+		weak := rsaKey(t, 1024)
+		refusedWeak := s.post("/agents", other, jsonBody(t, api.NewAgent{Name: "Eve", PublicKey: weak})).wantError(t, 422, "validation_error")
+		for _, k := range []string{key, other} {
+			e := s.post("/agents", k, jsonBody(t, api.NewAgent{Name: "Bob", PublicKey: pub})).wantError(t, 422, "validation_error")
+			if e.Message != refusedWeak.Message {
+				t.Errorf("a key already an agent's: %q; want the answer of any refused key, %q", e.Message, refusedWeak.Message)
+			}
+		}
 		e := s.post("/agents", key, jsonBody(t, api.NewAgent{Name: "Bob\x1b[31m", PublicKey: agentKey(t)})).wantError(t, 422, "validation_error")
 		if strings.ContainsRune(e.Message, 0x1b) {
 			t.Errorf("the refusal of a name with an escape carries it: %q", e.Message)

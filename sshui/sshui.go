@@ -73,6 +73,19 @@ type Config struct {
 	// MaxSessions is how many sessions one agent may have open at once;
 	// <= 0 means DefaultMaxSessions.
 	MaxSessions int
+	// LoginTimeout closes a connection that has not logged in by then;
+	// <= 0 means DefaultLoginTimeout.
+	LoginTimeout time.Duration
+	// MaxStartups caps the connections logging in at once, in all, and
+	// MaxStartupsPerSource those of one address; more are closed at
+	// once. <= 0 means DefaultMaxStartups, DefaultMaxStartupsPerSource.
+	MaxStartups, MaxStartupsPerSource int
+	// FailedLogins is how many failed logins one address may make at
+	// once, FailedLoginEvery how often it earns one back; past them its
+	// connections are closed at once. <= 0 means DefaultFailedLogins,
+	// DefaultFailedLoginEvery.
+	FailedLogins     int
+	FailedLoginEvery time.Duration
 	// Logger gets a record per session and per refused login.
 	Logger *slog.Logger
 	// Metrics, when set, gets the listener's gauges and counters.
@@ -99,6 +112,7 @@ type Server struct {
 
 	authFailures prometheus.Counter
 	opened       prometheus.Counter
+	door         *door
 }
 
 // open is one session in progress.
@@ -118,6 +132,7 @@ func Listen(cfg Config) (*Server, error) {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = DefaultMaxSessions
 	}
+	doorDefaults(&cfg)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -140,13 +155,17 @@ func Listen(cfg Config) (*Server, error) {
 			Name: "shush_ssh_sessions_total",
 			Help: "SSH sessions admitted since start.",
 		}),
+		door: newDoor(cfg),
 	}
 	s.base, s.stop = context.WithCancel(context.Background())
 	if m := cfg.Metrics; m != nil {
-		if err := m.Register(s.authFailures, s.opened); err != nil {
+		if err := m.Register(append(s.door.collectors(), s.authFailures, s.opened)...); err != nil {
 			return nil, err
 		}
 		if err := m.GaugeFunc("shush_ssh_sessions_open", "SSH sessions open now.", func() float64 { return float64(s.open()) }); err != nil {
+			return nil, err
+		}
+		if err := m.GaugeFunc("shush_ssh_logging_in", "SSH connections logging in now (not yet authenticated).", func() float64 { return float64(s.door.unauthenticated()) }); err != nil {
 			return nil, err
 		}
 	}
@@ -154,6 +173,13 @@ func Listen(cfg Config) (*Server, error) {
 		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
 		wish.WithPublicKeyAuth(s.knownKey),
 		func(srv *ssh.Server) error { srv.ConnectionFailedCallback = s.refused; return nil },
+		func(srv *ssh.Server) error {
+			srv.ConnCallback = s.door.enter
+			srv.ServerConfigCallback = func(ctx ssh.Context) *gossh.ServerConfig {
+				return &gossh.ServerConfig{AuthLogCallback: authLog(ctx)}
+			}
+			return nil
+		},
 		// Composed first to last; the last runs first.
 		wish.WithMiddleware(s.serveUI, s.admit, s.logSession),
 	)
@@ -195,14 +221,48 @@ func (s *Server) Serve(ctx context.Context) error {
 	return nil
 }
 
-// knownKey lets in a key of an agent not removed. The session looks the
-// agent up again (admit): this only decides whether the login may go on.
+// knownKey lets in a key of an agent not removed, from an address its
+// from= option allows (when it has one). The session looks the agent up
+// again (admit): this only decides whether the login may go on.
 func (s *Server) knownKey(ctx ssh.Context, key ssh.PublicKey) bool {
-	_, err := s.cfg.Agents.AgentByFingerprint(ctx, gossh.FingerprintSHA256(key))
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		s.log.Error("cannot look up an agent's key", slog.String("error", err.Error()))
+	a, err := s.cfg.Agents.AgentByFingerprint(ctx, gossh.FingerprintSHA256(key))
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			s.log.Error("cannot look up an agent's key", slog.String("error", err.Error()))
+		}
+		return false
 	}
-	return err == nil
+	rule, err := server.AgentFrom(a.PublicKey)
+	if err != nil {
+		s.log.Error("cannot read an agent's key options", slog.String("agent", a.Name), slog.String("error", err.Error()))
+		return false
+	}
+	if !rule.Allows(addrOf(ctx.RemoteAddr())) {
+		s.log.Warn("refused an SSH login: the agent's key allows other addresses (from=)",
+			slog.String("agent", a.Name), slog.String("remote", ctx.RemoteAddr().String()))
+		return false
+	}
+	return true
+}
+
+// doorDefaults fills the door's settings left at zero.
+func doorDefaults(cfg *Config) {
+	if cfg.LoginTimeout <= 0 {
+		cfg.LoginTimeout = DefaultLoginTimeout
+	}
+	if cfg.MaxStartups <= 0 {
+		cfg.MaxStartups = DefaultMaxStartups
+	}
+	if cfg.MaxStartupsPerSource <= 0 {
+		cfg.MaxStartupsPerSource = DefaultMaxStartupsPerSource
+	}
+	cfg.MaxStartupsPerSource = min(cfg.MaxStartupsPerSource, cfg.MaxStartups)
+	if cfg.FailedLogins <= 0 {
+		cfg.FailedLogins = DefaultFailedLogins
+	}
+	if cfg.FailedLoginEvery <= 0 {
+		cfg.FailedLoginEvery = DefaultFailedLoginEvery
+	}
 }
 
 // refused logs a connection that did not get a session and counts it:

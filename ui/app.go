@@ -12,6 +12,7 @@ import (
 
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/safe"
+	"github.com/shushlist/shush/ticket"
 )
 
 // Model is the root of the UI. It owns the screens, the header, the help
@@ -47,6 +48,9 @@ type Model struct {
 	drafts     *drafts
 	draftGen   int // the build list's generation the draft holds
 	bodyHeight int
+	// held are the keys pressed while a paste was read: they act on the
+	// list the paste makes (a ctrl+s right after a paste reviews it).
+	held []tea.KeyMsg
 }
 
 // New returns the UI's model.
@@ -63,7 +67,7 @@ func New(opts Options) Model {
 		// No run service given: runs are sent, not recorded.
 		runs = &batch.Runs{Client: opts.Service, Source: "ui"}
 	}
-	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Runs: runs, Own: batch.NewOwn(opts.Own), r: r, Width: 80, Height: 24,
+	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Runs: runs, Own: ticket.NewOwn(opts.Own), r: r, Width: 80, Height: 24,
 		Checker: &batch.Checker{Client: opts.Service}}
 	h := help.New()
 	h.Styles.ShortKey = c.Styles.Key
@@ -95,7 +99,7 @@ func New(opts Options) Model {
 		m.check.keys.Export.SetEnabled(false)
 		m.build.view.noFiles = true
 	}
-	m.build.list.protected = batch.NewOwn(opts.Protected)
+	m.build.list.protected = ticket.NewOwn(opts.Protected)
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
 		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check, scrIntake: m.intake}
 	m.layout()
@@ -160,13 +164,34 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	if k, ok := msg.(tea.KeyMsg); ok {
+		if m.hold(k) {
+			return m, nil
+		}
 		cmd := m.pressed(k)
 		return m, cmd
 	}
 	if cmd, done := m.flow(msg); done {
 		return m, cmd
 	}
-	return m, m.route(msg)
+	cmd := m.route(msg)
+	if _, read := msg.(pasteReadMsg); read && m.build.reading == 0 && len(m.held) > 0 {
+		cmd = m.release(cmd)
+	}
+	return m, cmd
+}
+
+// release hands on the keys held while a paste was read, in order and
+// one by one, as keys that came together (burst); when the paste asks a
+// question first (cmd), they are dropped: no key typed before it may
+// answer it.
+func (m *Model) release(cmd tea.Cmd) tea.Cmd {
+	held := m.held
+	m.held = nil
+	if cmd != nil {
+		m.notice = fmt.Sprintf("%d %s typed while the paste was read%s dropped: answer the question first.", len(held), pluralN(len(held), "key"), wasWere(len(held)))
+		return cmd
+	}
+	return m.burst(held)
 }
 
 // session handles what belongs to the program as a whole.
@@ -198,7 +223,7 @@ func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 	case interruptedMsg:
 		return m.offerResume(msg.run), true
 	case Protected:
-		m.build.list.setProtected(batch.NewOwn(msg))
+		m.build.list.setProtected(ticket.NewOwn(msg))
 	case PasteTooBig:
 		m.notice = fmt.Sprintf("The paste was over %d MiB and was not taken; paste it in parts.", msg.Limit>>20)
 	case draftSaved:
@@ -280,6 +305,9 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		m.goTo(scrBuild)
 	case clearMsg, deleteMsg, modeMsg:
 		m.build.confirmed(msg)
+	case modeChosenMsg:
+		m.build.chooseMode(msg.mode)
+		return m.review.open(m.build.list.mode, m.build.list, m.health.lookups, m.refusal()), true
 	default:
 		return nil, false
 	}
@@ -335,7 +363,7 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.browse.update(msg)
 	case historyMsg:
 		return m.history.update(msg)
-	case fileLoadedMsg, pasteParsedMsg, pasteMsg:
+	case fileLoadedMsg, pasteReadMsg, pasteMsg:
 		return m.build.update(msg)
 	case checkedMsg, checkWrittenMsg, trailMsg:
 		return m.check.update(msg)
@@ -546,7 +574,7 @@ func (m *Model) header() string {
 	}
 	// A run's screens name the run's mode: the list behind them may be
 	// the next ticket's already.
-	right := "mode: " + m.build.list.mode.String()
+	right := "mode: " + m.build.list.mode.String() + proposalTag(m.build.list.tk, m.build.list.mode)
 	switch {
 	case m.screen == scrCheck:
 		right = "mode: check (sends nothing)"

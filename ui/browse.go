@@ -26,8 +26,11 @@ var origins = []api.Origin{"", api.OriginBounce, api.OriginComplaint, api.Origin
 // addresses starting with a prefix) paged the same way, marks that become
 // a removal by ID, and every match of a search taken as a removal.
 type browse struct {
-	c       *Common
-	svc     *client.Client
+	c   *Common
+	svc *client.Client
+	// next is where the page after this one starts: its last entry, or
+	// where the service stopped a bounded search page.
+	next    string
 	idW     int // the ID column's width
 	keys    browseKeys
 	table   table.Model
@@ -142,7 +145,8 @@ func (b *browse) fetch(p client.ListParams) tea.Cmd {
 	b.params = p
 	svc, seq := b.svc, b.seq
 	return func() tea.Msg {
-		resp, err := svc.List(context.Background(), p)
+		// A search the service bounds per page reads on to fill it.
+		resp, err := svc.ListFull(context.Background(), p)
 		return pageMsg{seq: seq, resp: resp, err: err}
 	}
 }
@@ -232,6 +236,10 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 		b.status = ""
 		b.single = msg.single
 		b.page, b.hasMore = msg.resp.Data, msg.resp.HasMore
+		b.next = msg.resp.Next(b.params.Before != "")
+		if len(b.page) == 0 && b.hasMore {
+			b.status = "No match among the entries read so far; the next page reads on."
+		}
 		b.refresh()
 		b.table.GotoTop()
 		return nil
@@ -245,9 +253,12 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 		k := b.keys
 		switch {
 		case key.Matches(msg, k.Next):
-			if b.hasMore && len(b.page) > 0 && !b.single {
+			if b.hasMore && b.next != "" && !b.single {
 				b.pageNo++
-				return b.fetch(client.ListParams{After: b.page[len(b.page)-1].ID})
+				if b.params.Before != "" && len(b.page) > 0 {
+					return b.fetch(client.ListParams{After: b.page[len(b.page)-1].ID})
+				}
+				return b.fetch(client.ListParams{After: b.next})
 			}
 			return nil
 		case key.Matches(msg, k.Prev):

@@ -15,6 +15,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // buildFocus is who gets the keys on the Build screen.
@@ -52,9 +53,8 @@ type build struct {
 	lastLine time.Time
 	now      func() time.Time
 	loadSeq  int
-	// fresh says what a new list for a paste replaced, until its rows
-	// are in ("" when no new list is on its way).
-	fresh string
+	// reading counts the pastes being read; keys wait for them.
+	reading int
 }
 
 func newTextInput(c *Common, placeholder string) textinput.Model {
@@ -111,7 +111,7 @@ func (b *build) help(g globalKeys) help.KeyMap {
 // puts the cursor in the entry field.
 func (b *build) startOver() tea.Cmd {
 	b.list.clear()
-	b.list.setMode(batch.Add) // a new ticket starts in add mode
+	b.list.setMode(batch.Add, b.c.Own) // a new ticket starts in add mode
 	b.view.changed()
 	b.summary, b.status = "", "New batch: the list is empty (u brings the last one back)."
 	b.focus = focusEntry
@@ -158,11 +158,12 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case fileLoadedMsg:
 		return b.fileLoaded(msg)
-	case pasteParsedMsg:
-		b.applyPaste(msg)
-		return nil
+	case pasteReadMsg:
+		b.reading = max(b.reading-1, 0)
+		return b.pasteRead(msg)
 	case pasteMsg:
-		return b.pasted(msg)
+		b.pasted(msg)
+		return nil
 	case tea.KeyMsg:
 		return b.key(msg)
 	}
@@ -172,41 +173,38 @@ func (b *build) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// pasted puts a paste where the agent said: a new list is made once the
-// paste is read (applyPaste).
-func (b *build) pasted(msg pasteMsg) tea.Cmd {
+// pasted puts a paste read where the agent said: a new list (fresh), the
+// list as it is, or nowhere (drop).
+func (b *build) pasted(msg pasteMsg) {
 	switch {
 	case msg.drop:
 		b.status = "The paste was not taken: the list is as it was."
-		return nil
 	case msg.fresh:
-		b.fresh = msg.kept
+		b.freshPaste(msg.read, msg.kept)
+	default:
+		b.addPaste(msg.read)
 	}
-	return b.addPaste(msg.text)
 }
 
-// applyPaste puts a read paste on the list. A new list (fresh) replaces
-// the list only with a paste that holds a valid entry (keys a slow link
-// sent together may read as a paste); the clear and the rows are one
-// step for u, which brings the list before back.
-func (b *build) applyPaste(msg pasteParsedMsg) {
-	kept := b.fresh
-	b.fresh = ""
-	if kept != "" && !slices.ContainsFunc(msg.items, batch.Item.Valid) {
+// freshPaste makes a paste read a new list, in the mode its ticket
+// proposes; kept says what the list held. It replaces the list only with
+// a paste that holds a valid entry (keys a slow link sent together may
+// read as a paste); the clear, the mode and the rows are one step for u,
+// which brings the list before back with its ticket.
+func (b *build) freshPaste(read pasteReadMsg, kept string) {
+	if _, items, _ := b.pasteFor(read, true); !slices.ContainsFunc(items, batch.Item.Valid) {
 		b.summary = fmt.Sprintf("The paste holds no valid %s: the list is as it was (n at the question adds the paste to it, to see why).", noun(b.list.mode))
 		b.status = ""
 		return
 	}
-	if kept != "" {
-		b.list.clear()
-		b.view.changed()
-	}
-	b.addItems(msg.items, "paste", msg.lines)
-	b.list.noteReference(msg.ref, msg.hasRef)
-	if kept != "" {
-		b.list.squash("new list")
-		b.status = "A new list for this paste (u brings back " + kept + ")."
-	}
+	since := b.list.gen
+	b.list.clear()
+	b.view.changed()
+	b.addPaste(read)
+	b.list.squash("new list", since)
+	// The status line keeps what the ticket proposes; the summary says
+	// what the new list replaced.
+	b.summary = "A new list for this paste (u brings back " + kept + "). " + b.summary
 }
 
 func (b *build) key(msg tea.KeyMsg) tea.Cmd {
@@ -242,16 +240,25 @@ func (b *build) key(msg tea.KeyMsg) tea.Cmd {
 	return b.listKey(msg)
 }
 
-// paste adds a pasted text to the list. A paste onto an unsent list that
-// came from a ticket (a paste, a file, a run) asks first, unless both
+// paste reads a pasted text off the screen's thread (pasteRead follows).
+func (b *build) paste(text string) tea.Cmd {
+	if lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1; lines >= 2000 {
+		b.status = fmt.Sprintf("Reading %d pasted lines…", lines)
+	}
+	b.reading++
+	return readPaste(text, "paste", b.list.mode, b.c.Own)
+}
+
+// pasteRead puts a paste read on the list. A paste onto an unsent list
+// that came from a ticket (a paste, a file, a run) asks first, unless both
 // name the same ticket reference: it is likely another ticket's, and a new
 // list is the default (Enter, and any key but n and Esc); n adds it to
 // this one, Esc drops it. Rows typed by hand do not ask: a ticket pasted
 // after them is what they were typed for.
-func (b *build) paste(text string) tea.Cmd {
-	ref, hasRef := batch.FindReference(text, "")
+func (b *build) pasteRead(read pasteReadMsg) tea.Cmd {
 	l := b.list
-	if n := l.len(); l.fromTicket() && !(hasRef && l.hasRef && ref.Value == l.ref.Value) {
+	p := read.paste
+	if n := l.len(); l.fromTicket() && !(p.HasReference && l.hasRef && p.Reference.Value == l.ref.Value) {
 		of := "another paste"
 		if l.hasRef {
 			of = "ticket " + l.ref.Value
@@ -259,50 +266,90 @@ func (b *build) paste(text string) tea.Cmd {
 		kept := fmt.Sprintf("the %d unsent %s of %s", n, pluralN(n, "entry"), of)
 		return choose("New list for this paste? enter/y: new list · n: add it to "+kept+" · esc: drop the paste", "",
 			kbh("enter/y", "new list", "enter", "y"),
-			func() tea.Msg { return pasteMsg{text: text, fresh: true, kept: kept} },
-			answer{keys: kbh("n", "add it to the list", "n", "N"), do: func() tea.Msg { return pasteMsg{text: text} }},
+			func() tea.Msg { return pasteMsg{read: read, fresh: true, kept: kept} },
+			answer{keys: kbh("n", "add it to the list", "n", "N"), do: func() tea.Msg { return pasteMsg{read: read} }},
 			answer{keys: kbh("esc", "drop the paste", "esc"), do: func() tea.Msg { return pasteMsg{drop: true} }})
 	}
-	return b.addPaste(text)
+	b.addPaste(read)
+	return nil
 }
 
-// pasteMsg is a paste the agent said where to put: a new list (fresh;
-// kept says what the list held), the list as it is, or nowhere (drop).
+// pasteMsg is a paste read that the agent said where to put: a new list
+// (fresh; kept says what the list held), the list as it is, or nowhere
+// (drop).
 type pasteMsg struct {
-	text        string
+	read        pasteReadMsg
 	fresh, drop bool
 	kept        string
 }
 
-// addPaste parses a paste onto the list; a large one in the background.
-func (b *build) addPaste(text string) tea.Cmd {
-	lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1
-	if lines < 2000 {
-		ref, ok := batch.FindReference(text, "")
-		b.applyPaste(pasteParsedMsg{items: parseText(text, b.list.mode), lines: lines, ref: ref, hasRef: ok})
+// pasteFor is the mode a paste read goes onto the list in, with its
+// entries and their roles in that mode: onto an empty list (empty) the
+// mode its ticket proposes, unless the agent chose the mode by hand;
+// onto rows the list's mode (the review asks when the ticket says
+// otherwise).
+func (b *build) pasteFor(read pasteReadMsg, empty bool) (batch.Mode, []batch.Item, []ticket.Decision) {
+	mode, items, roles := read.mode, read.items, read.roles
+	if !empty || b.list.tk.chosen {
+		mode = b.list.mode
+	}
+	if mode != read.mode {
+		items = read.paste.Items(mode)
+		roles = read.paste.Roles(items, b.c.Own)
+	}
+	return mode, items, roles
+}
+
+// addPaste puts a paste read on the list: onto an empty list in the mode
+// its ticket proposes (and says why), onto rows in the list's mode.
+func (b *build) addPaste(read pasteReadMsg) {
+	l := b.list
+	mode, items, roles := b.pasteFor(read, l.len() == 0)
+	if mode != l.mode {
+		l.setMode(mode, b.c.Own)
+		b.view.changed()
+	}
+	var t *pasted
+	if read.paste.Ticket != nil {
+		// Free text: a mode switch reads it again (a list of one entry a
+		// line is read again from its rows).
+		t = &pasted{paste: read.paste, prop: read.prop}
+	}
+	b.addRead(items, roles, read.source, read.paste.Lines, t)
+	l.noteReference(read.paste.Reference, read.paste.HasReference)
+	if t != nil && t.prop.Mode != "" {
+		b.status = proposalStatus(l.tk.proposal, l.mode)
+	}
+}
+
+// addItems puts items on the list and writes the one-line summary; our
+// own addresses are left out.
+func (b *build) addItems(items []batch.Item, source string, lines int) {
+	b.addRead(items, ownRoles(items, b.c.Own), source, lines, nil)
+}
+
+// ownRoles leaves our own addresses out of items that are no ticket's.
+func ownRoles(items []batch.Item, own ticket.Own) []ticket.Decision {
+	if own.Empty() {
 		return nil
 	}
-	mode := b.list.mode
-	b.status = fmt.Sprintf("Reading %d pasted lines…", lines)
-	return func() tea.Msg {
-		ref, ok := batch.FindReference(text, "")
-		return pasteParsedMsg{items: parseText(text, mode), lines: lines, ref: ref, hasRef: ok}
+	var tk *ticket.Ticket
+	roles := make([]ticket.Decision, len(items))
+	for i, it := range items {
+		if it.Valid() && own.Has(it.Value) {
+			roles[i] = tk.OwnDecision(it.Line)
+		}
 	}
+	return roles
 }
 
-type pasteParsedMsg struct {
-	items  []batch.Item
-	lines  int
-	ref    batch.Reference
-	hasRef bool
-}
-
-// addItems puts items on the list and writes the one-line summary.
-func (b *build) addItems(items []batch.Item, source string, lines int) {
+// addRead puts items read from a paste (t, when it is kept for a mode
+// switch) or a file on the list and writes the one-line summary.
+func (b *build) addRead(items []batch.Item, roles []ticket.Decision, source string, lines int, t *pasted) {
 	// Whom a ticket is about: our own addresses and those it is not
 	// about are left out (greyed, with the reason), the requester who
 	// asks for themselves is taken in; t flips one.
-	r := b.list.add(items, batch.Roles(items, b.c.Own), source)
+	r := b.list.addFrom(items, roles, source, t)
 	b.view.refilter()
 	if len(items) > 0 {
 		b.view.cursor = b.view.count() - 1
@@ -409,13 +456,7 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 		b.filter.SetValue("")
 		b.view.setFilter("")
 	case key.Matches(msg, k.Undo):
-		what, ok := b.list.undoLast()
-		if !ok {
-			b.status = "Nothing to undo."
-		} else {
-			b.status = "Undid " + what + "."
-		}
-		b.view.changed()
+		b.undo()
 	case key.Matches(msg, k.Clear):
 		if b.list.len() == 0 {
 			return nil
@@ -432,8 +473,13 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Mode):
 		next := nextMode(b.list.mode)
 		if n := b.list.len(); n > 0 {
-			// The rows were read for this mode; another reads them anew.
-			return ask(fmt.Sprintf("Read the %d %s again as %s? (u switches back)", n, pluralN(n, "row"), next),
+			// The rows were read for this mode; another reads them anew
+			// (a pasted ticket's rows from the ticket).
+			what := fmt.Sprintf("the %d %s", n, pluralN(n, "row"))
+			if b.list.tk.isTicket() {
+				what = "the ticket"
+			}
+			return ask(fmt.Sprintf("Read %s again as %s? (u switches back)", what, next),
 				func() tea.Msg { return modeMsg{next} })
 		}
 		b.setMode(next)
@@ -484,12 +530,41 @@ func (b *build) confirmed(msg tea.Msg) {
 }
 
 func (b *build) setMode(m batch.Mode) {
-	b.list.setMode(m)
+	b.list.setMode(m, b.c.Own)
+	b.list.tk.chosen = true // the agent's own choice
 	b.view.changed()
 	b.status = "Mode: " + m.String() + "."
 	if b.list.invalid() > 0 {
 		b.status += fmt.Sprintf(" %d rows are not valid in this mode.", b.list.invalid())
 	}
+}
+
+// undo takes the list's last change back. Undoing a new list for a
+// paste puts the list before it back: the summary of the paste that made
+// it (and what u would bring back) no longer holds.
+func (b *build) undo() {
+	what, ok := b.list.undoLast()
+	switch {
+	case !ok:
+		b.status = "Nothing to undo."
+	default:
+		b.status = "Undid " + what + "."
+	}
+	if what == "new list" {
+		b.summary = ""
+	}
+	b.view.changed()
+}
+
+// chooseMode is the agent's answer to the review's question for the mode:
+// the list is read anew for it, and the answer holds for it.
+func (b *build) chooseMode(m batch.Mode) {
+	if m != b.list.mode {
+		b.list.setMode(m, b.c.Own)
+		b.view.changed()
+	}
+	b.list.tk.answered, b.list.tk.hasAnswer = m, true
+	b.status = "Mode: " + m.String() + ", as you chose."
 }
 
 // replace loads values into the list for a new batch in a given mode (from
@@ -504,11 +579,11 @@ func (b *build) replace(m batch.Mode, values []string, source string) {
 
 // setList makes items the list, in mode m (u brings the one before back);
 // roles, when given, are their decisions as they were.
-func (b *build) setList(m batch.Mode, items []batch.Item, roles []batch.Decision, source string) {
-	replaced := b.list.len() > 0
+func (b *build) setList(m batch.Mode, items []batch.Item, roles []ticket.Decision, source string) {
+	replaced, since := b.list.len() > 0, b.list.gen
 	defer func() {
 		if replaced {
-			b.list.squash("replace") // one u brings the list before back
+			b.list.squash("replace", since) // one u brings the list before back
 		}
 	}()
 	b.list.clear()

@@ -1,6 +1,9 @@
 package ui
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // Keys that reach the program together are keys, each one, however fast
 // they come: a slow SSH link or a busy terminal hands Bubble Tea several
@@ -21,6 +24,15 @@ func (m *Model) pressed(k tea.KeyMsg) tea.Cmd {
 		// an Alt+key never matches its yes.
 		return m.key(k)
 	}
+	return m.burst(single(k))
+}
+
+// single splits a key message into the keys it holds: each rune a key of
+// its own, an Alt+key an Esc and the key.
+func single(k tea.KeyMsg) []tea.KeyMsg {
+	if k.Paste || k.Type != tea.KeyRunes || (len(k.Runes) < 2 && !k.Alt) {
+		return []tea.KeyMsg{k}
+	}
 	keys := make([]tea.KeyMsg, 0, len(k.Runes)+1)
 	if k.Alt {
 		// Esc and the next key in one read: a terminal's Alt+g is the
@@ -31,29 +43,39 @@ func (m *Model) pressed(k tea.KeyMsg) tea.Cmd {
 	for _, r := range k.Runes {
 		keys = append(keys, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
-	return m.burst(keys)
+	return keys
+}
+
+// hold keeps a key pressed while a paste is read (Interrupt and a paste
+// excepted), split into single keys: it acts once the paste is on the
+// list (release).
+func (m *Model) hold(k tea.KeyMsg) bool {
+	if m.build.reading == 0 || k.Paste || key.Matches(k, m.keys.Interrupt) {
+		return false
+	}
+	m.held = append(m.held, single(k)...)
+	return true
 }
 
 // burst handles keys that came together, in order. A key whose command
-// is not nil waits for it: the rest follows its message (chainMsg).
+// is not nil waits for it: the rest follows its message (chainMsg). Keys
+// that come while a paste is read wait for it (held).
 func (m *Model) burst(keys []tea.KeyMsg) tea.Cmd {
-	for i, k := range keys {
+	for i := 0; i < len(keys); {
 		if m.prompt != nil {
 			p := m.prompt
 			m.prompt = nil
 			return p.def
 		}
-		if k.Type == tea.KeyRunes && m.front().keyMode() == typing {
-			// A text field has focus: the rest, all runes, is its text.
-			var text []rune
-			for _, r := range keys[i:] {
-				text = append(text, r.Runes...)
-			}
-			return m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: text})
+		if m.build.reading > 0 {
+			m.held = append(m.held, keys[i:]...)
+			return nil
 		}
+		k, n := m.next(keys[i:])
+		i += n
 		cmd := m.key(k)
-		if cmd != nil && i+1 < len(keys) {
-			rest := keys[i+1:]
+		if cmd != nil && i < len(keys) {
+			rest := keys[i:]
 			return func() tea.Msg { return chainMsg{first: cmd(), rest: rest} }
 		}
 		if cmd != nil {
@@ -61,6 +83,21 @@ func (m *Model) burst(keys []tea.KeyMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// next is the first key of keys to handle, and how many it takes: while
+// a text field has focus the runes that follow are its text, one
+// message; any other key is one key.
+func (m *Model) next(keys []tea.KeyMsg) (tea.KeyMsg, int) {
+	if keys[0].Type != tea.KeyRunes || m.front().keyMode() != typing {
+		return keys[0], 1
+	}
+	text := keys[0].Runes
+	n := 1
+	for ; n < len(keys) && keys[n].Type == tea.KeyRunes && !keys[n].Alt; n++ {
+		text = append(text, keys[n].Runes...)
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: text}, n
 }
 
 // key handles one key: the prompt's answer, the root's keys by input mode,

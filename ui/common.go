@@ -11,6 +11,7 @@ import (
 
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // Common is what every screen shares: the space it has, the styles and the
@@ -28,7 +29,7 @@ type Common struct {
 	// review.
 	Checker *batch.Checker
 	// Own is our own addresses and domains (config own): never sent.
-	Own batch.Own
+	Own ticket.Own
 	r   *lipgloss.Renderer
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/internal/atomicfile"
+	"github.com/shushlist/shush/ticket"
 )
 
 // The unsent list is a draft on disk, one per profile (its addresses:
@@ -28,21 +29,21 @@ type draft struct {
 	Saved time.Time `json:"saved"`
 	// Target is the service the list was made for: a draft is offered
 	// back only there.
-	Target    string           `json:"target"`
-	Mode      batch.Mode       `json:"mode"`
-	Reference *batch.Reference `json:"reference,omitempty"`
-	Rows      []draftRow       `json:"rows"`
+	Target    string            `json:"target"`
+	Mode      batch.Mode        `json:"mode"`
+	Reference *ticket.Reference `json:"reference,omitempty"`
+	Rows      []draftRow        `json:"rows"`
 }
 
 // draftRow is one row: what was given, where it came from, and the rule's
 // decision for it as the list had it (Leave is kept apart: a Decision does
 // not write it).
 type draftRow struct {
-	Line   int             `json:"line"`
-	Raw    string          `json:"raw"`
-	Source string          `json:"source,omitempty"`
-	Rule   *batch.Decision `json:"rule,omitempty"`
-	Leave  bool            `json:"leave,omitempty"`
+	Line   int              `json:"line"`
+	Raw    string           `json:"raw"`
+	Source string           `json:"source,omitempty"`
+	Rule   *ticket.Decision `json:"rule,omitempty"`
+	Leave  bool             `json:"leave,omitempty"`
 }
 
 // drafts writes and reads the draft file of one profile. Writes run in
@@ -189,7 +190,7 @@ func (m *Model) offerDraft(dr draft) tea.Cmd {
 	}
 	for _, row := range dr.Rows {
 		restore.items = append(restore.items, batch.NewItem(dr.Mode, row.Line, row.Raw))
-		var rule batch.Decision
+		var rule ticket.Decision
 		if row.Rule != nil {
 			rule = *row.Rule
 			rule.Leave = row.Leave

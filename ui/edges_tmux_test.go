@@ -160,7 +160,7 @@ func edgeOnce(t *testing.T, s *tmuxSession, dir string) {
 // Esc clears the History search, as the footer says while one is set.
 func edgeHistory(t *testing.T, s *tmuxSession, dir string) {
 	for _, tk := range []string{"1111", "2222"} {
-		s.pasteFile(dir, tk, "Subject: [#"+tk+"] stop\nPlease stop x"+tk+"@example.com\n")
+		s.pasteFile(dir, tk, "Subject: [#"+tk+"] stop\nPlease stop mailing x"+tk+"@example.com\n")
 		s.waitScreen("x" + tk + "@example.com")
 		s.keys("C-s")
 		s.waitScreen("Review · add", "Ticket: #"+tk)

@@ -1,9 +1,11 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // entry is one row of the address list: batch's item (raw text, the
@@ -16,19 +18,23 @@ type entry struct {
 	// address, before a mode's direction (batch.Roles: our own address,
 	// the requester who asks or not, a signature's); flipped says the
 	// agent turned the decision around (t).
-	role    batch.Decision
+	role    ticket.Decision
 	flipped bool
 	// protected says the team protects the address (GET /team): no
 	// addition sends it, whatever the rule or the agent says.
 	protected bool
+	// paste is the ticket the row was read from (1-based in the list's
+	// tickets), 0 for a row typed, loaded or restored: a mode switch
+	// reads that ticket again, not the row.
+	paste int
 }
 
 // rule is the decision about the entry in a batch of mode.
-func (e entry) rule(m batch.Mode) batch.Decision {
+func (e entry) rule(m batch.Mode) ticket.Decision {
 	if e.protected && m == batch.Add {
-		return batch.Decision{Reason: batch.ReasonProtected, Leave: true}
+		return ticket.Decision{Reason: ticket.ReasonProtected, Leave: true}
 	}
-	d := e.role.For(m)
+	d := e.role.For(m.Direction())
 	if e.flipped {
 		d = d.Flip()
 	}
@@ -74,9 +80,52 @@ type undoStep struct {
 	// cleared: the change emptied the list; undoing it puts back the
 	// ticket the list was of, with its rows.
 	cleared bool
-	ref     batch.Reference
+	ref     ticket.Reference
 	hasRef  bool
 	search  string
+	// tickets is what the list knew of its tickets before the change.
+	tickets tickets
+	// gen is the list's generation before the change.
+	gen int
+}
+
+// isTicket reports whether a ticket with words was pasted onto the list.
+func (t tickets) isTicket() bool {
+	for _, p := range t.pasted {
+		if p.paste.Ticket != nil && p.paste.Ticket.IsTicket() {
+			return true
+		}
+	}
+	return false
+}
+
+// tickets are the tickets pasted onto a list and what they propose.
+type tickets struct {
+	// pasted holds each paste read as a ticket (a row's paste indexes
+	// it), with its proposal.
+	pasted []pasted
+	// proposal is what the list's tickets ask, when has: the one
+	// ticket's proposal, unsure when two disagree.
+	proposal ticket.Proposal
+	has      bool
+	// chosen says the agent chose the list's mode by hand (m) since the
+	// proposal; answered is the mode they gave the review's question,
+	// when hasAnswer.
+	chosen    bool
+	answered  batch.Mode
+	hasAnswer bool
+}
+
+// pasted is one paste read as a ticket.
+type pasted struct {
+	paste *batch.Paste
+	prop  ticket.Proposal
+}
+
+// snapshot is the tickets as they are, safe to keep in an undo step.
+func (t tickets) snapshot() tickets {
+	t.pasted = t.pasted[:len(t.pasted):len(t.pasted)]
+	return t
 }
 
 // entries is the address list: plain data, with a set of the values on it
@@ -89,18 +138,20 @@ type entries struct {
 	valid int
 	gen   int // bumped by every change, to tell a sent list from a changed one
 	// ref is the ticket reference the last ticket put on the list names
-	// (batch.FindReference), when hasRef: the review offers it.
-	ref    batch.Reference
+	// (ticket.FindReference), when hasRef: the review offers it.
+	ref    ticket.Reference
 	hasRef bool
 	// search says what a Browse search put on the list ("everyone at
 	// firm.example, 37 entries when read"); the review says it.
 	search string
 	// protected is the team's protected addresses and domains.
-	protected batch.Own
+	protected ticket.Own
+	// tk is the tickets pasted onto the list.
+	tk tickets
 }
 
 // noteReference keeps the reference a ticket names for the review.
-func (l *entries) noteReference(ref batch.Reference, ok bool) {
+func (l *entries) noteReference(ref ticket.Reference, ok bool) {
 	if ok {
 		l.ref, l.hasRef = ref, true
 	}
@@ -113,7 +164,7 @@ func newEntries(mode batch.Mode) *entries {
 func (l *entries) len() int { return len(l.rows) }
 
 // setProtected marks the rows the team protects, now and from now on.
-func (l *entries) setProtected(o batch.Own) {
+func (l *entries) setProtected(o ticket.Own) {
 	l.protected = o
 	for i := range l.rows {
 		e := &l.rows[i]
@@ -137,6 +188,8 @@ func (l *entries) invalid() int { return len(l.rows) - l.valid }
 const maxUndo = 50
 
 func (l *entries) push(s undoStep) {
+	s.tickets = l.tk.snapshot()
+	s.gen = l.gen
 	l.gen++
 	if len(l.undo) == maxUndo {
 		l.undo = append(l.undo[:0:0], l.undo[1:]...)
@@ -145,10 +198,27 @@ func (l *entries) push(s undoStep) {
 }
 
 // add appends the items that are not already on the list; roles (one per
-// item, or nil) are the rule's (batch.Roles).
-func (l *entries) add(items []batch.Item, roles []batch.Decision, source string) addResult {
+// item, or nil) are the rule's (batch.Paste.Roles).
+func (l *entries) add(items []batch.Item, roles []ticket.Decision, source string) addResult {
+	return l.addFrom(items, roles, source, nil)
+}
+
+// addFrom is add of rows read from a ticket t (nil for none), which the
+// list keeps for a mode switch and the proposal.
+func (l *entries) addFrom(items []batch.Item, roles []ticket.Decision, source string, t *pasted) addResult {
+	prior := l.tk.snapshot()
+	from := 0
+	if t != nil {
+		from = l.addTicket(t.paste, t.prop)
+	}
 	var r addResult
 	before := l.rows[:len(l.rows):len(l.rows)]
+	// Room for them all at once: a paste of 100,000 rows grows the list
+	// once, not twenty times (before keeps the old rows).
+	l.rows = slices.Grow(l.rows, len(items))
+	if len(l.seen) == 0 {
+		l.seen = make(map[string]int, len(items))
+	}
 	for k, it := range items {
 		if it.Problem == "" {
 			if l.seen[it.Value] > 0 {
@@ -161,7 +231,7 @@ func (l *entries) add(items []batch.Item, roles []batch.Decision, source string)
 		} else {
 			r.invalid++
 		}
-		e := entry{Item: it, source: source, protected: it.Valid() && l.protected.Has(it.Value)}
+		e := entry{Item: it, source: source, paste: from, protected: it.Valid() && l.protected.Has(it.Value)}
 		if roles != nil {
 			e.role = roles[k]
 			if e.left(l.mode) {
@@ -174,6 +244,7 @@ func (l *entries) add(items []batch.Item, roles []batch.Decision, source string)
 		// The three-index slice above makes the next append copy rather
 		// than write into rows the snapshot shares.
 		l.push(undoStep{label: "add " + source, rows: before, mode: l.mode, appended: true})
+		l.undo[len(l.undo)-1].tickets = prior
 	}
 	return r
 }
@@ -241,34 +312,93 @@ func (l *entries) clear() {
 	}
 	l.push(undoStep{label: "clear", rows: l.rows, mode: l.mode, cleared: true, ref: l.ref, hasRef: l.hasRef, search: l.search})
 	l.rows = nil
-	l.ref, l.hasRef, l.search = batch.Reference{}, false, ""
+	l.ref, l.hasRef, l.search = ticket.Reference{}, false, ""
+	l.tk = tickets{chosen: l.tk.chosen}
 	l.seen = map[string]int{}
 	l.valid = 0
 }
 
-// squash makes the last two changes (a clear, then rows added) one undo
-// step, named label: undoing it puts the list before the clear back.
-func (l *entries) squash(label string) {
-	if n := len(l.undo); n >= 2 && l.undo[n-1].appended {
-		l.undo = l.undo[:n-1]
-		l.undo[n-2].label = label
+// squash makes the changes since the list's generation since (a clear,
+// then a mode and rows) one undo step, named label: undoing it puts the
+// list before the first of them back.
+func (l *entries) squash(label string, since int) {
+	i := slices.IndexFunc(l.undo, func(s undoStep) bool { return s.gen >= since })
+	if i < 0 {
+		return
 	}
+	l.undo = l.undo[:i+1]
+	l.undo[i].label = label
 }
 
-// setMode revalidates every row for a new mode (an address is not an ID).
-func (l *entries) setMode(m batch.Mode) {
+// setMode reads the list anew for another mode: a row of a pasted ticket
+// from its ticket (the ticket's IDs become rows in a removal by ID, its
+// addresses in the other modes, each with its role for own), any other
+// row from its text.
+func (l *entries) setMode(m batch.Mode, own ticket.Own) {
 	if m == l.mode {
 		return
 	}
 	l.push(undoStep{label: "mode", rows: l.rows, mode: l.mode})
 	l.mode = m
-	rows := make([]entry, len(l.rows))
-	for i, e := range l.rows {
+	rows := make([]entry, 0, len(l.rows))
+	read := map[int]bool{}
+	seen := map[string]bool{}
+	for _, e := range l.rows {
+		if e.paste > 0 {
+			if !read[e.paste] {
+				read[e.paste] = true
+				rows = l.reread(rows, e.paste, e.source, own, seen)
+			}
+			continue
+		}
 		e.Item = batch.NewItem(m, e.Line, e.Raw)
-		rows[i] = e
+		if e.Valid() {
+			seen[e.Value] = true
+		}
+		rows = append(rows, e)
 	}
 	l.rows = rows
 	l.reindex()
+}
+
+// reread appends the rows ticket k of the list makes in the list's mode,
+// each value once.
+func (l *entries) reread(rows []entry, k int, source string, own ticket.Own, seen map[string]bool) []entry {
+	p := l.tk.pasted[k-1].paste
+	items := p.Items(l.mode)
+	roles := p.Roles(items, own)
+	for i, it := range items {
+		if it.Valid() {
+			if seen[it.Value] {
+				continue
+			}
+			seen[it.Value] = true
+		}
+		e := entry{Item: it, source: source, paste: k, protected: it.Valid() && l.protected.Has(it.Value)}
+		if roles != nil {
+			e.role = roles[i]
+		}
+		rows = append(rows, e)
+	}
+	return rows
+}
+
+// addTicket keeps a paste read as a ticket and what it proposes, and
+// returns its index for the rows read from it. Two tickets that propose
+// different modes make the list unsure.
+func (l *entries) addTicket(p *batch.Paste, prop ticket.Proposal) int {
+	l.tk.pasted = append(l.tk.pasted, pasted{paste: p, prop: prop})
+	switch {
+	case prop.Mode == "":
+		return len(l.tk.pasted) // a list: it proposes nothing
+	case !l.tk.has:
+		l.tk.proposal, l.tk.has = prop, true
+	case l.tk.proposal.Mode != prop.Mode:
+		l.tk.proposal = ticket.Proposal{Mode: ticket.ModeUnsure, Why: "the list's tickets ask different things",
+			Ask: []string{"the list's tickets ask different things"}}
+	}
+	l.tk.hasAnswer = false
+	return len(l.tk.pasted)
 }
 
 // undoLast reverts the last change and says what it was.
@@ -280,6 +410,7 @@ func (l *entries) undoLast() (string, bool) {
 	l.undo = l.undo[:len(l.undo)-1]
 	l.gen++
 	l.mode = s.mode
+	l.tk = s.tickets
 	if s.old != nil {
 		l.forget(l.rows[s.at])
 		l.rows[s.at] = *s.old

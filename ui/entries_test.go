@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // check verifies that the duplicate set and the valid count agree with the
@@ -61,7 +62,7 @@ func TestUndoWalksBack(t *testing.T) {
 		case 4:
 			l.clear()
 		case 5:
-			l.setMode(batch.Mode(r.IntN(2)))
+			l.setMode(batch.Mode(r.IntN(2)), ticket.Own{})
 		}
 		if l.gen == before {
 			// Nothing changed, nothing to undo.

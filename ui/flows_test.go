@@ -23,7 +23,7 @@ import (
 	"github.com/shushlist/shush/config"
 )
 
-const ticket = "Hi support,\r\nplease stop mailing Alice@Example.com and bob@example.org.\r\n" +
+const ticketText = "Hi support,\r\nplease stop mailing Alice@Example.com and bob@example.org.\r\n" +
 	"My colleague <carol@example.net> too, and alice@example.com again!\r\n" +
 	"Also dave@ (typo) — thanks, Erin\r\n"
 
@@ -31,7 +31,7 @@ const ticket = "Hi support,\r\nplease stop mailing Alice@Example.com and bob@exa
 func TestFlowPasteAddResults(t *testing.T) {
 	svc := service(t, nil)
 	h := newHarness(t, svc, 100, 30)
-	h.paste(ticket)
+	h.paste(ticketText)
 	h.mustSee("Paste: 3 added, 1 skipped as duplicates, 1 invalid.", "dave@  ✗ the domain after @ is empty")
 	if got := h.m.build.list.values(); strings.Join(got, " ") != "alice@example.com bob@example.org carol@example.net" {
 		t.Fatalf("list values = %v", got)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/internal/atomicfile"
+	"github.com/shushlist/shush/ticket"
 )
 
 // historyFile is the file of past runs that earlier versions kept in the
@@ -227,15 +228,15 @@ func readList(runs *batch.Runs, ri batch.RunInfo) tea.Cmd {
 		if _, err := runs.Read(ri.ID, segs.add); err != nil {
 			return listReadMsg{err: err}
 		}
-		l := restoreMsg{mode: ri.Mode, ref: batch.Reference{Value: ri.Reference, Source: fromRun, Text: ri.ID},
+		l := restoreMsg{mode: ri.Mode, ref: ticket.Reference{Value: ri.Reference, Source: fromRun, Text: ri.ID},
 			note: fmt.Sprintf("The list of the run of %s, as a new list: nothing of it is sent until you review it.", ri.Created.Local().Format("2006-01-02 15:04"))}
 		for i, x := range segs.results {
 			l.items = append(l.items, batch.NewItem(ri.Mode, i+1, x.Input))
-			l.roles = append(l.roles, batch.Decision{})
+			l.roles = append(l.roles, ticket.Decision{})
 		}
 		for _, it := range segs.invalid {
 			l.items = append(l.items, it)
-			l.roles = append(l.roles, batch.Decision{})
+			l.roles = append(l.roles, ticket.Decision{})
 		}
 		for _, lo := range segs.leftOut {
 			d := lo.Decision

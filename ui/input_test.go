@@ -8,6 +8,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/shushlist/shush/api"
 )
 
 // chunked is a terminal that delivers its input in the given reads, with
@@ -99,7 +101,9 @@ func TestInputKeepsEscApart(t *testing.T) {
 
 // BenchmarkBracketedPaste measures a bracketed paste of n lines from the
 // terminal's bytes to the Build screen's summary: the Input takes it off
-// the stream, the model reads it.
+// the stream, the model reads it (once, in a command). Beside it, its
+// floor: the same bytes split into lines and each address normalized, the
+// least any reading of the paste does.
 //
 //	go test -run '^$' -bench BracketedPaste -benchtime 5x ./ui
 func BenchmarkBracketedPaste(b *testing.B) {
@@ -122,6 +126,20 @@ func BenchmarkBracketedPaste(b *testing.B) {
 				m = frame(m, <-got)
 				if !strings.Contains(m.View(), "Paste: "+fmtN(n)+" added") {
 					b.Fatalf("no summary:\n%s", m.View())
+				}
+			}
+		})
+		b.Run(fmtN(n/1000)+"k-floor", func(b *testing.B) {
+			for b.Loop() {
+				text := string(raw[len("\x1b[200~") : len(raw)-len("\x1b[201~")])
+				values := make([]string, 0, n)
+				for line := range strings.Lines(text) {
+					if v, err := api.NormalizeEmail(strings.TrimSpace(line)); err == nil {
+						values = append(values, v)
+					}
+				}
+				if len(values) != n {
+					b.Fatalf("%d values", len(values))
 				}
 			}
 		})

@@ -7,7 +7,9 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/safe"
+	"github.com/shushlist/shush/ticket"
 )
 
 // listView renders the address list: only the rows that fit are drawn, so
@@ -25,10 +27,12 @@ type listView struct {
 	// noFiles leaves the file picker out of the empty list's hint (the
 	// UI served over SSH opens none).
 	noFiles bool
+	// hints holds the "did you mean" of each domain drawn, "" for none.
+	hints map[string]string
 }
 
 func newListView(l *entries) listView {
-	return listView{list: l, selected: map[int]bool{}}
+	return listView{list: l, selected: map[int]bool{}, hints: map[string]string{}}
 }
 
 func (v *listView) setSize(w, h int) {
@@ -186,7 +190,7 @@ func (v *listView) view(c *Common, focused bool) string {
 		} else {
 			mark += " "
 		}
-		text := e.Value
+		text := v.address(e.Value)
 		rule := e.rule(v.list.mode)
 		switch {
 		case !e.Valid() || !rule.Decided():
@@ -235,4 +239,39 @@ func padRight(s string, w int) string {
 		return s + strings.Repeat(" ", d)
 	}
 	return s
+}
+
+// address is a row's address as people read it: an internationalized
+// domain in Unicode with what is sent beside it, and a "did you mean" for
+// a likely typo of a mail provider's domain (never applied by itself).
+func (v *listView) address(value string) string {
+	text := shownAddress(value)
+	at := strings.LastIndexByte(value, '@')
+	if at < 0 {
+		return text
+	}
+	domain := value[at+1:]
+	hint, ok := v.hints[domain]
+	if !ok {
+		if h, found := ticket.Hint(value); found {
+			hint = h[strings.LastIndexByte(h, '@')+1:]
+		}
+		if v.hints == nil {
+			v.hints = map[string]string{}
+		}
+		v.hints[domain] = hint
+	}
+	if hint != "" {
+		text += "  ? did you mean @" + hint
+	}
+	return text
+}
+
+// shownAddress is an address as people read it: an internationalized
+// domain in Unicode, the ASCII form that is sent beside it.
+func shownAddress(v string) string {
+	if u := api.UnicodeEmail(v); u != v {
+		return u + " (" + v + ")"
+	}
+	return v
 }

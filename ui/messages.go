@@ -3,6 +3,7 @@ package ui
 import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 // The messages that go from one screen to another through the root. A
@@ -76,8 +77,8 @@ type modeMsg struct{ mode batch.Mode }
 type restoreMsg struct {
 	mode  batch.Mode
 	items []batch.Item
-	roles []batch.Decision
-	ref   batch.Reference
+	roles []ticket.Decision
+	ref   ticket.Reference
 	note  string
 }
 

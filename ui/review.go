@@ -13,6 +13,7 @@ import (
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/safe"
+	"github.com/shushlist/shush/ticket"
 )
 
 type reviewFocus int
@@ -23,6 +24,7 @@ const (
 	focusNote    // an addition's note for each entry
 	focusExpires // an addition's expiry
 	focusPeople  // the Requester section: ↑/↓ choose a row, t flips it
+	focusMode    // the question for the mode: 1, 2, 3 or 4 answers it
 )
 
 // review is the Review screen: what will be sent where, what is left out
@@ -72,6 +74,9 @@ type review struct {
 	// refusal says why the service would refuse to change the list with
 	// this key ("" when nothing says it would).
 	refusal string
+	// question says why the mode must be chosen before anything is sent
+	// (modeQuestion), "" once it need not.
+	question string
 }
 
 func newReview(c *Common, svc *client.Client) *review {
@@ -108,6 +113,11 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool, refusal string)
 	r.entryNote.Blur()
 	r.expires.Blur()
 	r.followTicket()
+	if r.question = modeQuestion(l.tk, mode); r.question != "" {
+		// Nothing is sent, by any key, until the agent says the mode.
+		r.focus = focusMode
+		r.confirm.Blur()
+	}
 	if r.previews() {
 		return r.startPreview()
 	}
@@ -138,7 +148,7 @@ func (r *review) replan() {
 
 // offerReference puts the reference a ticket names in the ticket field,
 // unless the agent typed one of their own there; they may edit it.
-func (r *review) offerReference(ref batch.Reference) {
+func (r *review) offerReference(ref ticket.Reference) {
 	if v := strings.TrimSpace(r.ticket.Value()); v != "" && v != r.offered {
 		return
 	}
@@ -202,6 +212,8 @@ func (r *review) setSize(w, h int) {
 // reviewKeys are the Review screen's bindings.
 type reviewKeys struct {
 	Send, Back, SendNow, Switch, Up, Down, Again, Filter, Flip key.Binding
+	// The answers to the question for the mode.
+	AsAdd, AsRemove, AsRemoveIDs, AsCheck key.Binding
 }
 
 func newReviewKeys() reviewKeys {
@@ -215,11 +227,24 @@ func newReviewKeys() reviewKeys {
 		Again:   kbh("ctrl+p", "look up again", "ctrl+p"),
 		Filter:  kbh("ctrl+f", "new/listed/all", "ctrl+f"),
 		Flip:    kb("take in / leave out", "t"),
+
+		// Digits: no word typed to confirm a send ("add", "remove") holds
+		// one, so a habit never answers the question.
+		AsAdd:       kb("add", "1"),
+		AsRemove:    kb("remove by address", "2"),
+		AsRemoveIDs: kb("remove by ID", "3"),
+		AsCheck:     kbh("4/c", "check, send nothing", "4", "c"),
 	}
 }
 
 func (r *review) help(g globalKeys) help.KeyMap {
 	k := r.keys
+	if r.focus == focusMode {
+		// Keys that come together reach the question as one text, which
+		// answers nothing (keyMode): only the function keys move on.
+		b := []key.Binding{k.AsAdd, k.AsRemove, k.AsRemoveIDs, k.AsCheck, k.Back}
+		return keyMap{short: b, full: [][]key.Binding{b, {g.fn.Build, g.fn.Browse, g.fn.History, g.Interrupt}}}
+	}
 	send := k.Send
 	send.SetHelp("enter", "send (after typing "+r.word()+")")
 	b := []key.Binding{send, k.Back}
@@ -293,6 +318,9 @@ func (r *review) update(msg tea.Msg) tea.Cmd {
 
 func (r *review) key(msg tea.KeyMsg) tea.Cmd {
 	k := r.keys
+	if r.focus == focusMode {
+		return r.modeKey(msg)
+	}
 	if r.focus != focusPeople || !key.Matches(msg, k.Flip) {
 		r.note = ""
 	}
@@ -409,8 +437,36 @@ func (r *review) peopleKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
+// modeKey answers the question for the mode: 1, 2, 3 send the list in that
+// mode (read anew for it), 4 or c checks it instead; every other key, Enter
+// and ctrl+s too, sends nothing and says so.
+func (r *review) modeKey(msg tea.KeyMsg) tea.Cmd {
+	k := r.keys
+	chosen := func(m batch.Mode) tea.Cmd { return func() tea.Msg { return modeChosenMsg{m} } }
+	switch {
+	case msg.Paste:
+	case key.Matches(msg, k.Back):
+		r.seq++
+		return func() tea.Msg { return backMsg{} }
+	case key.Matches(msg, k.AsAdd):
+		return chosen(batch.Add)
+	case key.Matches(msg, k.AsRemove):
+		return chosen(batch.RemoveEmails)
+	case key.Matches(msg, k.AsRemoveIDs):
+		return chosen(batch.RemoveIDs)
+	case key.Matches(msg, k.AsCheck):
+		return func() tea.Msg { return startCheckMsg{} }
+	}
+	r.err = "Choose the mode first: 1 add, 2 remove by address, 3 remove by ID, 4 check; nothing was sent."
+	return nil
+}
+
 // send builds the run and hands it to the Send screen.
 func (r *review) send() tea.Cmd {
+	if r.question != "" {
+		r.err = "Choose the mode first: 1 add, 2 remove by address, 3 remove by ID, 4 check; nothing was sent."
+		return nil
+	}
 	if r.refusal != "" {
 		r.err = "Nothing was sent: the service would refuse this key (see above)."
 		return nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
 )
 
 func (r *review) render() string {
@@ -16,6 +17,10 @@ func (r *review) render() string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(truncate(s, w)); b.WriteByte('\n') }
 	line(st.Title.Render("Review · " + r.mode.String()))
+	if r.question != "" {
+		line(st.Warn.Render("Which mode? " + r.question))
+		line(st.Warn.Render("1: add · 2: remove by address · 3: remove by ID · 4: check, send nothing · esc: back. Nothing is sent until you choose."))
+	}
 	if r.refusal != "" {
 		line(st.Bad.Render(r.refusal))
 	}
@@ -123,7 +128,7 @@ func (r *review) peopleView(line func(string)) {
 	rows := r.list.rows
 	head := "Requester: none named in the ticket"
 	if e := rows[r.people[0]]; e.role.Requester {
-		head = "Requester: " + e.Value
+		head = "Requester: " + shownAddress(e.Value)
 		if ev := e.rule(r.mode).By.String(); ev != "" {
 			head += " (" + ev + ")"
 		}
@@ -152,7 +157,7 @@ func (r *review) peopleView(line func(string)) {
 		if r.focus == focusPeople && k == r.person {
 			cursor = ">"
 		}
-		s := fmt.Sprintf("%s %s %s — %s", cursor, mark, e.Value, d.Text())
+		s := fmt.Sprintf("%s %s %s — %s", cursor, mark, shownAddress(e.Value), d.Text())
 		if d.By.Line > 0 {
 			s += fmt.Sprintf(" (line %d)", d.By.Line)
 		}
@@ -169,7 +174,7 @@ func (r *review) peopleView(line func(string)) {
 func (r *review) protected() []string {
 	var out []string
 	for _, l := range r.left {
-		if l.Reason == batch.ReasonProtected {
+		if l.Reason == ticket.ReasonProtected {
 			out = append(out, l.Value)
 		}
 	}

@@ -62,7 +62,9 @@ func (b *build) keyMode() inputMode {
 }
 
 // keyMode of the review: its fields take the keys, but the Requester
-// section is a list, whose keys are commands.
+// section is a list, whose keys are commands. The question for the mode
+// takes its keys as a field does: keys that came together reach it as
+// one text, which answers nothing ("add1" is not a 1).
 func (r *review) keyMode() inputMode {
 	if r.focus == focusPeople {
 		return normal

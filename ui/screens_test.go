@@ -29,7 +29,7 @@ func TestScreens(t *testing.T) {
 				golden(t, fmt.Sprintf("%s-%dx%d", name, w, hgt), scrub(h.view(), h.dir))
 			}
 			shot("build-empty")
-			h.paste(ticket)
+			h.paste(ticketText)
 			shot("build-pasted")
 			h.keys("esc", "k", "space")
 			shot("build-list")

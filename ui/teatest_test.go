@@ -62,7 +62,7 @@ func finalRun(t *testing.T, tm *teatest.TestModel) *Run {
 func TestProgramPasteAdd(t *testing.T) {
 	svc := service(t, nil)
 	tm, _ := program(t, svc)
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(ticket), Paste: true})
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(ticketText), Paste: true})
 	waitFor(t, tm, "Paste: 3 added, 1 skipped as duplicates, 1 invalid.")
 	tm.Send(press(tea.KeyCtrlS))
 	waitFor(t, tm, "Review · add")

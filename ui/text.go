@@ -81,7 +81,8 @@ func pluralN(n int, noun string) string {
 	switch {
 	case strings.HasSuffix(noun, "ch"), strings.HasSuffix(noun, "s"):
 		return noun + "es"
-	case strings.HasSuffix(noun, "y"):
+	case strings.HasSuffix(noun, "y") && !strings.ContainsAny(noun[len(noun)-2:len(noun)-1], "aeiou"):
+		// entry, entries; key, keys
 		return noun[:len(noun)-1] + "ies"
 	}
 	return noun + "s"

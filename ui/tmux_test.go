@@ -154,7 +154,7 @@ func (s *tmuxSession) restart() {
 func TestBinaryInTmux(t *testing.T) {
 	s, dir := startTmux(t, 100, 30)
 	ticketFile := filepath.Join(dir, "ticket.txt")
-	os.WriteFile(ticketFile, []byte(strings.ReplaceAll(ticket, "\r\n", "\n")), 0o600)
+	os.WriteFile(ticketFile, []byte(strings.ReplaceAll(ticketText, "\r\n", "\n")), 0o600)
 	s.tmux("load-buffer", "-b", "ticket", ticketFile)
 	s.tmux("paste-buffer", "-p", "-b", "ticket", "-t", "ui")
 	s.waitScreen("Paste: 3 added, 1 skipped as duplicates, 1 invalid.", "dave@  ✗")

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/shushlist/shush/batch"
+import (
+	"github.com/shushlist/shush/batch"
+	"github.com/shushlist/shush/ticket"
+)
 
 // Whom a ticket is about, as the screens show it: the rule's decision on a
 // row (batch.Roles, weighed for the list's mode), the line of the ticket
@@ -16,7 +19,7 @@ func flipRow(l *entries, i int, who string) string {
 		return who + " is not valid: fix it (e) or delete it (d)."
 	case e.protected && l.mode == batch.Add:
 		return who + " is protected by the team's rules: the service refuses to suppress it."
-	case e.role.Reason == batch.ReasonSentTo:
+	case e.role.Reason == ticket.ReasonSentTo:
 		return who + " is the address the ticket was sent to: it is never sent."
 	case e.role.Fixed():
 		return who + " is one of our own addresses (config own): it is never sent."

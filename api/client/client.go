@@ -296,6 +296,45 @@ func (c *Client) List(ctx context.Context, p ListParams) (api.ListResponse, erro
 	return out, nil
 }
 
+// maxPageReads bounds the requests ListFull makes for one page.
+const maxPageReads = 50
+
+// ListFull is List that reads on where the service stopped a page at its
+// bound before it was full (a prefix search over many entries: the
+// answer's NextCursor), until the page holds p.Limit entries (20 when
+// none), nothing more lies beyond, or it made maxPageReads requests. The
+// answer's NextCursor is then where the next page goes on from (its
+// Next), when that is not its last entry.
+func (c *Client) ListFull(ctx context.Context, p ListParams) (api.ListResponse, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	before := p.Before != ""
+	var out api.ListResponse
+	for reads := 1; ; reads++ {
+		page, err := c.List(ctx, p)
+		if err != nil {
+			return api.ListResponse{}, err
+		}
+		if before {
+			out.Data = append(page.Data, out.Data...)
+		} else {
+			out.Data = append(out.Data, page.Data...)
+		}
+		out.Object, out.HasMore, out.NextCursor = page.Object, page.HasMore, page.NextCursor
+		if page.NextCursor == "" || len(out.Data) >= limit || reads == maxPageReads {
+			return out, nil
+		}
+		p.Limit = limit - len(out.Data)
+		if before {
+			p.Before = page.NextCursor
+		} else {
+			p.After = page.NextCursor
+		}
+	}
+}
+
 // Health checks that the service answers GET /healthz with 200.
 func (c *Client) Health(ctx context.Context) error {
 	return c.do(ctx, http.MethodGet, "/healthz", nil, nil, nil, idempotent)

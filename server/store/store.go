@@ -210,6 +210,21 @@ type ListQuery struct {
 	CreatedBefore time.Time
 }
 
+// ListPage is a page of a team's list, newest first.
+type ListPage struct {
+	Entries []Entry
+	// HasMore says that more entries lie beyond the page in the direction
+	// of the query.
+	HasMore bool
+	// Next, when not "", is the position the page's read reached when it
+	// stopped at its bound before the page was full: a prefix's page
+	// passes over a bounded number of entries, whatever the number of
+	// matches. The page holds every match up to that position (fewer than
+	// its limit, perhaps none), and the next page in the same direction
+	// goes on from it, as its cursor.
+	Next string
+}
+
 // Key is an API key as stored: never the key itself, only a hash of its
 // secret part.
 type Key struct {
@@ -339,8 +354,12 @@ type Suppressions interface {
 	// List returns a page of the team's list, newest first, and whether
 	// more entries lie beyond it in the direction of the query. A cursor is
 	// a position in ID order: it need not name an existing entry, so a page
-	// whose cursor entry was removed meanwhile still works.
+	// whose cursor entry was removed meanwhile still works. It is Page
+	// without Next.
 	List(ctx context.Context, team string, q ListQuery) (page []Entry, hasMore bool, err error)
+
+	// Page is List with the position a bounded page reached (ListPage).
+	Page(ctx context.Context, team string, q ListQuery) (ListPage, error)
 
 	// Export calls fn with every entry of the team's list that q selects
 	// (its Origin, Search and created range; not its page), newest first,
@@ -429,6 +448,16 @@ type readOnly struct{}
 
 func (readOnly) Error() string { return "the database is read-only" }
 func (readOnly) Unwrap() error { return ErrUnavailable }
+
+// ErrNoSpace is wrapped by errors that mean the database's disk (or its
+// quota) is full: writes resume once there is room. It also wraps
+// ErrUnavailable: the service answers 503.
+var ErrNoSpace error = noSpace{}
+
+type noSpace struct{}
+
+func (noSpace) Error() string { return "the database's disk is full" }
+func (noSpace) Unwrap() error { return ErrUnavailable }
 
 // WriteChecker is implemented by stores that can tell whether a write
 // would succeed now; the service's readiness check uses it.

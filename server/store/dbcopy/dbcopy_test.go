@@ -496,3 +496,61 @@ func TestSumsSeeOneChangedValue(t *testing.T) {
 		}
 	}
 }
+
+// SQLite's webhook fan-out (events a change queued, not yet written into
+// webhook_events) is copied as the events it stands for: pending, due at
+// their time, none for a webhook deleted meanwhile; the fan-out table of
+// a SQLite target is emptied with the rest by --force.
+func TestCopyCarriesSQLitesFanOut(t *testing.T) {
+	ctx := t.Context()
+	src, srcPath := newSQLite(t)
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	hook := store.Webhook{ID: uuid.NewString(), Team: "acme", Endpoint: "https://hooks.example.com/x", Events: []string{"suppression.added"},
+		Status: api.WebhookEnabled, Secret: "whsec_x", CreatedAt: at}
+	if err := src.CreateWebhook(ctx, hook, 10); err != nil {
+		t.Fatal(err)
+	}
+	src.Close()
+	db, err := sql.Open("sqlite", srcPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, gone := uuid.NewString(), uuid.NewString()
+	events := fmt.Sprintf(`[["%s","%s"],["%s","%s"]]`, live, hook.ID, gone, uuid.NewString())
+	if _, err := db.Exec(`INSERT INTO webhook_fanout (team, type, created_at, payload, events) VALUES ('acme', 'suppression.added', ?, ?, ?)`,
+		at.UnixMilli(), []byte(`{"type":"suppression.added"}`), events); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	pg, dsn := newPostgres(t)
+	pg.Close()
+	from, to := dbcopy.Endpoint{DSN: srcPath}, dbcopy.Endpoint{DSN: dsn, Postgres: true}
+	if _, err := dbcopy.Copy(ctx, from, to, dbcopy.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e, err := st.WebhookEvent(ctx, "acme", hook.ID, live)
+	if err != nil || e.Status != "pending" || !e.CreatedAt.Equal(at) {
+		t.Fatalf("the fanned-out event in the copy: %+v %v", e, err)
+	}
+	if got := sums(t, to); !slices.Equal(got, sums(t, from)) {
+		t.Fatalf("the copy's checksums differ")
+	}
+	// Back into the source's own file, replaced: its fan-out goes too.
+	if _, err := dbcopy.Copy(ctx, to, from, dbcopy.Options{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	db, err = sql.Open("sqlite", srcPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var fan, evs int
+	if err := db.QueryRow(`SELECT (SELECT count(*) FROM webhook_fanout), (SELECT count(*) FROM webhook_events)`).Scan(&fan, &evs); err != nil || fan != 0 || evs != 1 {
+		t.Fatalf("after the copy back: %d fan-out rows, %d events, %v", fan, evs, err)
+	}
+}

@@ -103,10 +103,26 @@ func (t sqliteTx) commit() error {
 
 func (t sqliteTx) count(ctx context.Context, table string) (n int64, err error) {
 	err = t.s.conn.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
+	if err == nil && table == "webhook_events" && t.has(ctx, "webhook_fanout") {
+		var fan int64
+		err = t.s.conn.QueryRowContext(ctx, "SELECT count(*) FROM webhook_fanout").Scan(&fan)
+		n += fan
+	}
 	return n, err
 }
 
+// has says whether the database has the table (a step of the schema
+// that only SQLite takes).
+func (t sqliteTx) has(ctx context.Context, table string) bool {
+	var n int
+	err := t.s.conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", table).Scan(&n)
+	return err == nil && n > 0
+}
+
 func (t sqliteTx) clear(ctx context.Context, tables []string) error {
+	if t.has(ctx, "webhook_fanout") {
+		tables = append([]string{"webhook_fanout"}, tables...)
+	}
 	for _, table := range tables {
 		if _, err := t.s.conn.ExecContext(ctx, "DELETE FROM "+table); err != nil {
 			return fmt.Errorf("%s: %w", table, err)
@@ -151,7 +167,11 @@ func sqliteSelect(t Table, to dialectKind) string {
 }
 
 func (t sqliteTx) each(ctx context.Context, tb Table, to dialectKind, fn func(row) error) error {
-	rows, err := t.s.conn.QueryContext(ctx, sqliteSelect(tb, to))
+	q := sqliteSelect(tb, to)
+	if tb.Name == "webhook_events" && t.has(ctx, "webhook_fanout") {
+		q += " UNION ALL " + sqliteEvents
+	}
+	rows, err := t.s.conn.QueryContext(ctx, q)
 	if err != nil {
 		return err
 	}

@@ -91,5 +91,15 @@ var Tables = []Table{
 
 // NotCopied are the tables of the schema the copy leaves: each database
 // keeps its own history of schema steps, and SQLite its sequences (set
-// from what is copied).
-var NotCopied = []string{"schema_migrations", "sqlite_sequence"}
+// from what is copied) and its webhook fan-out, the events a change
+// queued to be written into webhook_events a step at a time: the copy
+// reads them as the webhook_events they stand for (sqliteEvents).
+var NotCopied = []string{"schema_migrations", "sqlite_sequence", "webhook_fanout"}
+
+// sqliteEvents are the events SQLite's webhook fan-out holds, as the rows
+// of webhook_events its expander would write (each pending, due at its
+// time; none for a webhook deleted meanwhile), in Tables' column order.
+const sqliteEvents = `SELECT json_extract(e.value, '$[0]'), json_extract(e.value, '$[1]'), f.team, f.type, f.created_at, f.payload,
+	'pending', f.created_at, 0, 1, NULL
+	FROM webhook_fanout f, json_each(f.events) e
+	WHERE json_extract(e.value, '$[1]') IN (SELECT id FROM webhooks)`

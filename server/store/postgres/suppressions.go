@@ -388,3 +388,54 @@ func (t tx) InsertKept(ctx context.Context, team string, entries []store.Entry) 
 	}
 	return out, rows.Err()
 }
+
+func (s *db) RangeCount(ctx context.Context, p *sqlstore.EntriesParams, max int) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM suppressions
+		WHERE team = $1 AND email >= $2 AND email < $3 LIMIT $4) r`, p.Team, p.PrefixFrom, p.PrefixTo, max).Scan(&n)
+	return n, err
+}
+
+// ScanEntries reads the list in ID order from the cursor, at most rows
+// entries (the team's ID index, in its order; MATERIALIZED keeps the
+// planner from reading the prefix's range instead), keeps those p
+// selects, and reads the position it reached only when the window was not
+// filled.
+func (s *db) ScanEntries(ctx context.Context, p *sqlstore.EntriesParams, rows int) ([]store.Entry, string, error) {
+	where, args, _ := selection(p)
+	order, edge := "DESC", "min"
+	if p.Ascending {
+		order, edge = "ASC", "max"
+	}
+	// scanned is the stretch of the list read, over its own arguments
+	// from $n on.
+	scanned := func(n int, cols string) (string, []any) {
+		q, a := "SELECT "+cols+" FROM suppressions WHERE team = $"+fmt.Sprint(n), []any{p.Team}
+		if p.Cursor != "" {
+			cmp := "<"
+			if p.Ascending {
+				cmp = ">"
+			}
+			a = append(a, p.Cursor)
+			q += fmt.Sprintf(" AND id %s $%d::uuid", cmp, n+1)
+		}
+		a = append(a, rows)
+		return fmt.Sprintf("%s ORDER BY team %s, id %s LIMIT $%d", q, order, order, n+len(a)-1), a
+	}
+	sq, sargs := scanned(len(args)+1, "*")
+	args = append(append(args, sargs...), p.Limit)
+	q := fmt.Sprintf("WITH suppressions AS MATERIALIZED (%s) SELECT %s FROM suppressions WHERE %s ORDER BY id %s LIMIT $%d",
+		sq, entryColumns, where, order, len(args))
+	got, err := query1(ctx, s, q, args, sqlstore.ScanEntry)
+	if err != nil || len(got) >= p.Limit {
+		return got, "", err
+	}
+	cq, cargs := scanned(1, "id")
+	var n int
+	var last *string
+	err = s.pool.QueryRow(ctx, fmt.Sprintf("SELECT count(*), %s(id::text) FROM (%s) w", edge, cq), cargs...).Scan(&n, &last)
+	if err != nil || n < rows || last == nil {
+		return got, "", err
+	}
+	return got, *last, nil
+}

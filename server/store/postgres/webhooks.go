@@ -124,17 +124,19 @@ func (s *db) AnyDue(ctx context.Context, now time.Time) (bool, error) {
 	return due, err
 }
 
-// DueEvents ranks the due events of enabled webhooks by webhook, keeps
-// the oldest PerWebhook of each, ranks those by team, keeps PerTeam of
-// each, and orders them in turns: every team's first, then second...
+// DueEvents takes the oldest PerWebhook due events of each enabled
+// webhook from the webhook's due index (a few rows each, however many are
+// due), ranks those by team, keeps PerTeam of each, and orders them in
+// turns: every team's first, then second...
 func (t tx) DueEvents(ctx context.Context, p *sqlstore.DueEventsParams) ([]sqlstore.DueEvent, error) {
 	rows, err := t.tx.Query(ctx, `SELECT id::text, webhook_id::text, team FROM (
-		SELECT id, webhook_id, team, next_attempt_at, row_number() OVER (PARTITION BY team ORDER BY next_attempt_at, id) AS turn FROM (
-			SELECT e.id, e.webhook_id, e.team, e.next_attempt_at,
-				row_number() OVER (PARTITION BY e.webhook_id ORDER BY e.next_attempt_at, e.id) AS nth
-			FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
-			WHERE e.next_attempt_at <= $1 AND w.status = 'enabled'
-		) ranked WHERE nth <= $2
+		SELECT d.id, d.webhook_id, d.team, d.next_attempt_at, row_number() OVER (PARTITION BY d.team ORDER BY d.next_attempt_at, d.id) AS turn
+		FROM webhooks w CROSS JOIN LATERAL (
+			SELECT e.id, e.webhook_id, e.team, e.next_attempt_at FROM webhook_events e
+			WHERE e.webhook_id = w.id AND e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= $1
+			ORDER BY e.next_attempt_at, e.id LIMIT $2
+		) d
+		WHERE w.status = 'enabled'
 	) turns WHERE turn <= $3 ORDER BY turn, next_attempt_at, id LIMIT $4`, p.Now, p.PerWebhook, p.PerTeam, p.Limit)
 	if err != nil {
 		return nil, err

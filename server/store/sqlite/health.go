@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	msqlite "modernc.org/sqlite"
@@ -41,7 +42,11 @@ func (s *db) noteStale(err error) error {
 			s.stale = true
 			s.failing.Store(true)
 			return fmt.Errorf("%w: %w", store.ErrReadOnly, err)
-		case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_FULL:
+		case sqlite3.SQLITE_FULL:
+			s.stale = true
+			s.failing.Store(true)
+			return fmt.Errorf("%w: %w", store.ErrNoSpace, err)
+		case sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN:
 			s.stale = true
 			s.failing.Store(true)
 		}
@@ -80,14 +85,16 @@ func (s *db) reconnect() error {
 // writable and the writer can take the write lock. After a write failed
 // at the file (see failing) it commits a real write, rewriting the
 // header's application_id with its own value, so that it sees the moment
-// the file takes writes again. See store.WriteChecker.
+// the file takes writes again; and it makes room for more than that one
+// page (see room): a page fits in the log's pages a failed change left,
+// where the next change would not. See store.WriteChecker.
 func (st *Store) CheckWritable(ctx context.Context) error {
 	s := st.db
 	if !s.failing.Load() {
 		return s.submit(ctx, &job{ctx: ctx, probe: true, done: make(chan error, 1),
 			fn: func(context.Context, *sql.Conn) error { return nil }})
 	}
-	return s.change(ctx, func(_ context.Context, c *sql.Conn) error {
+	err := s.change(ctx, func(_ context.Context, c *sql.Conn) error {
 		var id int64
 		if err := c.QueryRowContext(context.Background(), "PRAGMA application_id").Scan(&id); err != nil {
 			return err
@@ -95,6 +102,52 @@ func (st *Store) CheckWritable(ctx context.Context) error {
 		_, err := c.ExecContext(context.Background(), fmt.Sprintf("PRAGMA application_id = %d", id))
 		return err
 	})
+	if err == nil {
+		if err = s.room(); err != nil {
+			// Still failing: the next check tries both again.
+			s.failing.Store(true)
+		}
+	}
+	return err
+}
+
+// roomBytes is the room CheckWritable asks the file system for beside the
+// database, after a failed write: more than a few changes write to the
+// log.
+const roomBytes = 256 << 10
+
+// room writes roomBytes to a file beside the database, to disk, and
+// removes it: a full file system or quota refuses it, as it would refuse
+// the log's next pages.
+func (s *db) room() error {
+	probe := s.path + "-room"
+	f, err := os.OpenFile(probe, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return noRoom(err)
+	}
+	defer os.Remove(probe)
+	_, err = f.Write(make([]byte, roomBytes))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return noRoom(err)
+}
+
+// noRoom classifies the failure to make room: a full disk or quota, a
+// read-only file system, or another failure of the file system.
+func noRoom(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOSPC) || isQuota(err):
+		return fmt.Errorf("sqlite: the file system that holds the database is full: %w: %w", store.ErrNoSpace, err)
+	case errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("sqlite: the file system that holds the database is read-only: %w: %w", store.ErrReadOnly, err)
+	}
+	return fmt.Errorf("sqlite: the file system that holds the database refuses writes: %w: %w", store.ErrUnavailable, err)
 }
 
 // PoolStats reports the readers' connection pool; see store.PoolStatser.

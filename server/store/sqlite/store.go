@@ -72,9 +72,17 @@ type db struct {
 	stmts map[string]*sql.Stmt // the writer's prepared statements
 	reads readStmts
 
-	jobs      chan *job
-	quit      chan struct{}
-	done      chan struct{}
+	jobs chan *job
+	quit chan struct{}
+	done chan struct{}
+	// bg are the writer's background jobs (the fan-out's steps), run
+	// when no change waits; fanout wakes the expander.
+	bg         chan *job
+	fanout     chan struct{}
+	expandDone chan struct{}
+	// fannedOut says the transaction in progress wrote fan-out rows: the
+	// writer wakes the expander once it has committed.
+	fannedOut bool
 	committed chan struct{} // wakes the checkpointer
 	bigLog    atomic.Bool   // the checkpointer asks the writer to restart the log
 	closing   atomic.Bool
@@ -213,11 +221,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		quit:  make(chan struct{}),
 		done:  make(chan struct{}),
 
+		bg:         make(chan *job),
+		fanout:     make(chan struct{}, 1),
+		expandDone: make(chan struct{}),
+
 		committed: make(chan struct{}, 1),
 		ckptDone:  make(chan struct{}),
 	}
 	go s.run()
 	go s.checkpoint()
+	go s.expand()
 	return &Store{Core: sqlstore.New(s, sqlstore.Options{}), db: s}, nil
 }
 
@@ -232,6 +245,7 @@ func (st *Store) Close() error {
 		s.closing.Store(true)
 		close(s.quit)
 		<-s.done
+		<-s.expandDone
 		<-s.ckptDone
 		for _, st := range s.stmts {
 			st.Close()

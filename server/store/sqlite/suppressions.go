@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 	"time"
 
@@ -401,4 +402,50 @@ func (t tx) InsertKept(ctx context.Context, team string, entries []store.Entry) 
 		}
 	}
 	return out, nil
+}
+
+func (s *db) RangeCount(ctx context.Context, p *sqlstore.EntriesParams, max int) (int, error) {
+	var n int
+	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM suppressions INDEXED BY suppressions_team_email
+		WHERE team = ? AND email >= ? AND email < ? LIMIT ?)`, p.Team, p.PrefixFrom, p.PrefixTo, max).Scan(&n)
+	return n, err
+}
+
+// ScanEntries reads the list in ID order from the cursor, at most rows
+// entries (the table is keyed by team and ID: a range of it), keeps those
+// p selects, and reads the position it reached only when the window was
+// not filled.
+func (s *db) ScanEntries(ctx context.Context, p *sqlstore.EntriesParams, rows int) ([]store.Entry, string, error) {
+	_, where, args := entriesQuery(p, "")
+	order, cmp, edge := "DESC", "<", "min"
+	if p.Ascending {
+		order, cmp, edge = "ASC", ">", "max"
+	}
+	scan, scanArgs := "team = ?", []any{p.Team}
+	if p.Cursor != "" {
+		scan, scanArgs = scan+" AND id "+cmp+" ?", append(scanArgs, p.Cursor)
+	}
+	scanned := "SELECT * FROM suppressions WHERE " + scan + " ORDER BY id " + order + " LIMIT ?"
+	q := "SELECT " + sqlstore.EntryColumns + " FROM (" + scanned + ") WHERE " + strings.Join(where, " AND ") + " ORDER BY id " + order + " LIMIT ?"
+	got, err := readRows(ctx, s, q, append(append(append([]any{}, scanArgs...), rows), append(args, p.Limit)...))
+	if err != nil || len(got) >= p.Limit {
+		return got, "", err
+	}
+	var n int
+	var last sql.NullString
+	err = s.read.QueryRowContext(ctx, "SELECT count(*), "+edge+"(id) FROM (SELECT id FROM suppressions WHERE "+scan+" ORDER BY id "+order+" LIMIT ?)",
+		append(scanArgs, rows)...).Scan(&n, &last)
+	if err != nil || n < rows {
+		return got, "", err
+	}
+	return got, last.String, nil
+}
+
+// readRows reads the entries a query returns.
+func readRows(ctx context.Context, s *db, q string, args []any) ([]store.Entry, error) {
+	rows, err := s.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanEntry)
 }

@@ -102,37 +102,25 @@ func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, err
 	return collect(rows, sqlstore.ScanWebhook)
 }
 
-func (t tx) InsertEvents(ctx context.Context, p *sqlstore.InsertEventsParams) error {
-	ins, err := t.s.stmt("INSERT INTO webhook_events (id, webhook_id, team, type, created_at, payload, status, next_attempt_at) VALUES (?,?,?,?,?,?,'pending',?)")
-	if err != nil {
-		return err
-	}
-	at := p.At.UnixMilli()
-	for _, r := range p.Rows {
-		if _, err := ins.ExecContext(context.Background(), r.ID, r.WebhookID, p.Team, p.Type, at, r.Payload, at); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func (s *db) AnyDue(ctx context.Context, now time.Time) (bool, error) {
 	var due int
 	err := s.read.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT 1 FROM webhook_events WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? LIMIT 1)", now.UnixMilli()).Scan(&due)
 	return due > 0, err
 }
 
-// dueEventsSQL ranks the due events of enabled webhooks by webhook, keeps
-// the oldest perWebhook of each, ranks those by team, keeps perTeam of
-// each, and orders them in turns: every team's first, then second...
+// dueEventsSQL takes the oldest perWebhook due events of each enabled
+// webhook from the webhook's due index (a few rows each, however many are
+// due: an endpoint that hangs can have hundreds of thousands), ranks
+// those by team, keeps perTeam of each, and orders them in turns: every
+// team's first, then second...
 const dueEventsSQL = `SELECT id, webhook_id, team FROM (
-	SELECT id, webhook_id, team, next_attempt_at, row_number() OVER (PARTITION BY team ORDER BY next_attempt_at, id) AS turn FROM (
-		SELECT e.id, e.webhook_id, e.team, e.next_attempt_at,
-			row_number() OVER (PARTITION BY e.webhook_id ORDER BY e.next_attempt_at, e.id) AS nth
-		FROM webhook_events e JOIN webhooks w ON w.id = e.webhook_id
-		WHERE e.next_attempt_at IS NOT NULL AND e.next_attempt_at <= ? AND w.status = 'enabled'
-	) WHERE nth <= ?
-) WHERE turn <= ? ORDER BY turn, next_attempt_at, id LIMIT ?`
+	SELECT e.id, e.webhook_id, e.team, e.next_attempt_at, row_number() OVER (PARTITION BY e.team ORDER BY e.next_attempt_at, e.id) AS turn
+	FROM webhooks w JOIN webhook_events e ON e.id IN (
+		SELECT d.id FROM webhook_events d INDEXED BY webhook_events_webhook_due
+		WHERE d.webhook_id = w.id AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?1
+		ORDER BY d.next_attempt_at, d.id LIMIT ?2)
+	WHERE w.status = 'enabled'
+) WHERE turn <= ?3 ORDER BY turn, next_attempt_at, id LIMIT ?4`
 
 func (t tx) DueEvents(ctx context.Context, p *sqlstore.DueEventsParams) ([]sqlstore.DueEvent, error) {
 	rows, err := t.c.QueryContext(context.Background(), dueEventsSQL, p.Now.UnixMilli(), p.PerWebhook, p.PerTeam, p.Limit)
@@ -199,7 +187,10 @@ func (s *db) OutboxStats(ctx context.Context) (store.OutboxStats, error) {
 		st     store.OutboxStats
 		oldest sql.NullInt64
 	)
-	err := s.read.QueryRowContext(ctx, "SELECT count(*), min(created_at) FROM webhook_events WHERE next_attempt_at IS NOT NULL").Scan(&st.Depth, &oldest)
+	// Events not yet expanded from a fan-out row wait too.
+	err := s.read.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM webhook_events WHERE next_attempt_at IS NOT NULL) + (SELECT coalesce(sum(json_array_length(events)), 0) FROM webhook_fanout),
+		(SELECT min(t) FROM (SELECT min(created_at) AS t FROM webhook_events WHERE next_attempt_at IS NOT NULL UNION ALL SELECT min(created_at) FROM webhook_fanout))`).Scan(&st.Depth, &oldest)
 	if oldest.Valid {
 		st.Oldest = time.UnixMilli(oldest.Int64).UTC()
 	}

@@ -21,6 +21,9 @@ type job struct {
 	// probe marks the readiness check's empty job, whose commit proves
 	// nothing about writing.
 	probe bool
+	// background marks work the store does by itself (the fan-out's
+	// steps): committed alone, and only when no change waits.
+	background bool
 }
 
 // change hands fn to the writer and waits for the commit that carries it.
@@ -46,7 +49,8 @@ func (s *db) submit(ctx context.Context, j *job) error {
 
 // run is the writer: it takes the first waiting change, gathers the ones
 // queued behind it, and commits them in one transaction, so that concurrent
-// callers share one fsync.
+// callers share one fsync. Background work runs between changes, a step
+// at a time.
 func (s *db) run() {
 	defer close(s.done)
 	for {
@@ -54,8 +58,20 @@ func (s *db) run() {
 		select {
 		case j := <-s.jobs:
 			group = append(group, j)
-		case <-s.quit:
-			return
+		default:
+			// No change waits: a background job may run, alone, so
+			// that a change arriving meanwhile waits for one step of it
+			// at most.
+			select {
+			case j := <-s.jobs:
+				group = append(group, j)
+			case j := <-s.bg:
+				s.commitGroup([]*job{j})
+				s.restartLog()
+				continue
+			case <-s.quit:
+				return
+			}
 		}
 	gather:
 		for len(group) < maxGroup {
@@ -132,6 +148,7 @@ func (s *db) commitGroup(group []*job) {
 			}
 		}
 	}
+	s.wakeExpander()
 	for i, j := range group {
 		j.done <- errs[i]
 	}

@@ -57,6 +57,15 @@ type EntryReads interface {
 	// EntriesByEmail reads the team's entries of these addresses, in any
 	// order.
 	EntriesByEmail(ctx context.Context, team string, emails []string) ([]store.Entry, error)
+	// RangeCount counts the team's addresses in p's prefix range (its
+	// other conditions and its window aside), at most max: what reading
+	// its matches from the address index costs.
+	RangeCount(ctx context.Context, p *EntriesParams, max int) (int, error)
+	// ScanEntries reads, among at most rows entries of the team's list
+	// from p's cursor in p's direction (ID order), the first p.Limit that
+	// p selects; and, when it stopped at rows without reaching the end of
+	// the list, the ID of the last entry it passed ("" otherwise).
+	ScanEntries(ctx context.Context, p *EntriesParams, rows int) ([]store.Entry, string, error)
 }
 
 // EntriesParams select entries of a team's list; empty fields do not

@@ -31,12 +31,74 @@ func (c *Core) GetByEmail(ctx context.Context, team, email string) (store.Entry,
 
 // List returns a page of the team's list, newest first; see store.Store.
 func (c *Core) List(ctx context.Context, team string, q store.ListQuery) ([]store.Entry, bool, error) {
+	pg, err := c.Page(ctx, team, q)
+	return pg.Entries, pg.HasMore, err
+}
+
+// Page returns a page of the team's list, newest first, and where a
+// prefix's page stopped; see store.Store.
+func (c *Core) Page(ctx context.Context, team string, q store.ListQuery) (store.ListPage, error) {
 	p := store.Page{Limit: q.Limit, After: q.After, Before: q.Before}
 	ep := selection(team, q)
-	return readPage(ctx, c, "read the list", p, func(ctx context.Context, w Window) ([]store.Entry, error) {
+	if q.Search.Kind == api.SearchPrefix {
+		return c.prefixPage(ctx, p, ep)
+	}
+	page, more, err := readPage(ctx, c, "read the list", p, func(ctx context.Context, w Window) ([]store.Entry, error) {
 		ep.Window = w
 		return c.d.Entries(ctx, ep)
 	})
+	return store.ListPage{Entries: page, HasMore: more}, err
+}
+
+// The bounds of a prefix's page. Its matches are a range of the address
+// index, in address order, and a page shows them in ID order: when the
+// range holds at most PrefixExact addresses they are read from the index
+// and sorted, which is exact and costs what they cost (a few
+// milliseconds at the bound); when it holds more, the list is read in ID
+// order from the page's cursor, at most PrefixScan entries, and the page
+// holds the matches among them, which may be fewer than its limit, and
+// says where it stopped (store.ListPage.Next). Either way a page reads at
+// most about PrefixExact + PrefixScan entries, whatever the number of
+// matches or the size of the list.
+const (
+	PrefixExact = 10_000
+	PrefixScan  = 10_000
+)
+
+// prefixPage reads a page of a prefix's matches within the bounds above.
+func (c *Core) prefixPage(ctx context.Context, p store.Page, ep *EntriesParams) (store.ListPage, error) {
+	w, limit, err := window(p)
+	if err != nil {
+		return store.ListPage{}, err
+	}
+	ep.Window = w
+	n, err := c.d.RangeCount(ctx, ep, PrefixExact+1)
+	if err != nil {
+		return store.ListPage{}, c.readErr("read the list", err)
+	}
+	var rows []store.Entry
+	next := ""
+	if n <= PrefixExact {
+		rows, err = c.d.Entries(ctx, ep)
+	} else {
+		rows, next, err = c.d.ScanEntries(ctx, ep, PrefixScan)
+	}
+	if err != nil {
+		return store.ListPage{}, c.readErr("read the list", err)
+	}
+	pg := store.ListPage{Entries: rows, HasMore: len(rows) > limit}
+	if pg.HasMore {
+		pg.Entries = rows[:limit]
+	} else if next != "" {
+		pg.HasMore, pg.Next = true, next
+	}
+	if w.Ascending {
+		slices.Reverse(pg.Entries)
+	}
+	if pg.Entries == nil {
+		pg.Entries = []store.Entry{}
+	}
+	return pg, nil
 }
 
 // selection is the entries a query selects, in the driver's terms: a

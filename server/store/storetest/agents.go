@@ -183,6 +183,15 @@ func testAddObeysProtected(t *testing.T, st store.Store) {
 	if _, err := st.Add(ctx(t), tm, store.Change{}, store.Manual("support@acme.test")); !errors.As(err, &pe) || pe.Rule != "@acme.test" {
 		t.Errorf("an add of an address the new rules protect: %v; want a ProtectedError by @acme.test", err)
 	}
+	// A protected domain covers its subdomains, whatever origin the add
+	// gives (an import, a provider's event).
+	bounce := "evt-1"
+	if _, err := st.Add(ctx(t), tm, store.Change{}, store.Listed(api.OriginBounce, &bounce, "ok2@example.com", "x@eu.mail.acme.test")); !errors.As(err, &pe) || pe.Index != 1 || pe.Rule != "@acme.test" {
+		t.Errorf("an add of an address of a protected domain's subdomain: %v; want a ProtectedError for entry 1 by @acme.test", err)
+	}
+	if _, err := st.GetByEmail(ctx(t), tm, "ok2@example.com"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("ok2@example.com after the refused add: %v; want it not listed", err)
+	}
 }
 
 // testRemovalObeysComplaintRule: a removal told to obey the team's rule

@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -276,5 +277,76 @@ func testRotatedSecretsSign(t *testing.T, st store.Store) {
 	}
 	if got := claim(until.Add(2 * time.Minute)); !slices.Equal(got, []string{"whsec_bmV3bmV3bmV3bmV3bmV3bmV3bmV3bmV3"}) {
 		t.Errorf("secrets after the overlap: %q; want the new one alone", got)
+	}
+}
+
+// testLargeFanOut: a change that queues more events than a store writes
+// at once (50 addresses to 5 webhooks: 250 events) queues every one of
+// them, each webhook one event per address, all of the change's time and
+// with its entry's body; a webhook deleted right after the change gets
+// none. A store may write such events in steps after the change: they
+// appear within a few seconds.
+func testLargeFanOut(t *testing.T, st store.Store) {
+	tm := team(t)
+	var hooks []store.Webhook
+	for range 5 {
+		hooks = append(hooks, newWebhook(t, st, tm, store.AuditAdded))
+	}
+	emails := make([]string, 50)
+	for i := range emails {
+		emails[i] = fmt.Sprintf("fan-%02d@example.com", i)
+	}
+	added, err := st.Add(ctx(t), tm, store.Change{}, store.Manual(emails...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteWebhook(ctx(t), tm, hooks[4].ID); err != nil {
+		t.Fatal(err)
+	}
+	all := func(hook string) []store.WebhookEvent {
+		var out []store.WebhookEvent
+		p := store.Page{Limit: 100}
+		for {
+			page, more, err := st.WebhookEvents(ctx(t), tm, hook, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, page...)
+			if !more {
+				return out
+			}
+			p.After = page[len(page)-1].ID
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, h := range hooks[:4] {
+		var evs []store.WebhookEvent
+		for evs = all(h.ID); len(evs) < len(emails) && time.Now().Before(deadline); evs = all(h.ID) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(evs) != len(emails) {
+			t.Fatalf("webhook %s has %d events after 10 s; want %d", h.ID, len(evs), len(emails))
+		}
+		got := map[string]bool{}
+		for _, e := range evs {
+			var body struct {
+				Type string `json:"type"`
+				Data struct {
+					ID, Email string
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(e.Payload, &body); err != nil || body.Type != store.AuditAdded || e.Status != api.EventPending {
+				t.Fatalf("an event of the fan-out: %+v, %v", e, err)
+			}
+			got[body.Data.Email+" "+body.Data.ID] = true
+		}
+		for _, e := range added {
+			if !got[e.Email+" "+e.ID] {
+				t.Errorf("webhook %s has no event for %s (%s)", h.ID, e.Email, e.ID)
+			}
+		}
+	}
+	if evs, _, err := st.WebhookEvents(ctx(t), tm, hooks[4].ID, store.Page{Limit: 100}); err == nil && len(evs) > 0 {
+		t.Errorf("the deleted webhook has %d events", len(evs))
 	}
 }

@@ -1,0 +1,449 @@
+package ticket
+
+import "strings"
+
+// What a line of a ticket is: each kind is a small test of the line and
+// what reading it does, tried in order; the first that takes the line
+// decides. A line none takes is words (said.go).
+
+// line is a line with text as the reader sees it.
+type line struct {
+	n     int
+	raw   string
+	t     string // without quote marks and outer white space
+	depth int
+	ws    []word
+	toks  []token
+	msg   int
+}
+
+// lineKind is what a line with text turned out to be.
+type lineKind struct {
+	header, attribution, forward, closing, signature, title, footer bool
+	// candidate: the line may be a one-line signature ("Jane Doe -
+	// jane@…"); the next line with text decides. shape is its shape.
+	candidate bool
+	shape     string
+	// plain: a line of words, which ends a one-line signature's chances.
+	plain bool
+}
+
+// lineKinds are the kinds a line may be, in the order they are tried.
+var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
+	(*Reader).forwardLine,
+	(*Reader).footerLine,
+	(*Reader).headerLine,
+	(*Reader).commentLine,
+	(*Reader).wroteLine,
+	(*Reader).delimiterLine,
+	(*Reader).closingLine,
+	(*Reader).openerLine,
+	(*Reader).signatureLine,
+	(*Reader).titleLine,
+	(*Reader).roleMailboxLine,
+}
+
+// classify finds what a line is and sets the zone of its tokens.
+func (r *Reader) classify(l *line) lineKind {
+	for _, kind := range lineKinds {
+		if k, ok := kind(r, l); ok {
+			return k
+		}
+	}
+	r.st.inHeader = false
+	return r.wordsLine(l)
+}
+
+// setZone puts every token of the line in z.
+func (l *line) setZone(z zone) {
+	for i := range l.toks {
+		l.toks[i].zone = z
+	}
+}
+
+// forwardLine: a forwarded mail's marker; its header lines follow.
+func (r *Reader) forwardLine(l *line) (lineKind, bool) {
+	if !isForwardMarker(l.t, l.ws) {
+		return lineKind{}, false
+	}
+	m := r.startMail(l)
+	r.tk.mails[m].forward = true
+	r.st.sig, r.st.inHeader, r.st.footer = 0, false, false
+	l.setZone(zHeader)
+	return lineKind{forward: true}, true
+}
+
+// footerLine: a helpdesk's notification text ("This email is a service
+// from …", "##- Please type your reply above this line -##").
+func (r *Reader) footerLine(l *line) (lineKind, bool) {
+	if c, _ := firstPhrase(lang.trees[inFooter], l.ws); c != cFooter && !isReplyMarker(l.t) {
+		if !r.st.footer || len(l.toks) == 0 || !l.depthZeroOrSame(r) {
+			return lineKind{}, false
+		}
+	}
+	r.st.footer = true
+	l.setZone(zFooter)
+	return lineKind{footer: true}, true
+}
+
+func (l *line) depthZeroOrSame(r *Reader) bool { return l.depth == r.st.depth }
+
+// headerLine: a mail header ("From:", "Von:", "Asunto:") or its
+// continuation.
+func (r *Reader) headerLine(l *line) (lineKind, bool) {
+	st := &r.st
+	name, ok := headerName(l.t, len(l.toks) > 0 || st.inHeader)
+	if !ok && !(st.inHeader && startsBlank(l.raw, l.depth)) {
+		return lineKind{}, false
+	}
+	if !ok {
+		l.setZone(st.headerZone)
+		return lineKind{header: true}, true
+	}
+	if !st.inHeader && !lang.has("header-requester", name) {
+		r.headerBlock(l)
+	}
+	st.inHeader, st.sig, st.footer = true, 0, false
+	z := r.headerZone(l, name)
+	st.headerZone = z
+	switch z {
+	case zBody:
+	case zSentTo:
+		for i := range l.toks {
+			if l.toks[i].zone != zCopy {
+				l.toks[i].zone = zSentTo
+			}
+		}
+	default:
+		l.setZone(z)
+	}
+	return lineKind{header: true}, true
+}
+
+// headerBlock starts a header block: after words it is another mail (a
+// forward pasted without its marker, Outlook's quoted header).
+func (r *Reader) headerBlock(l *line) {
+	st := &r.st
+	switch {
+	case l.depth == 0 && st.body, l.depth > 0 && st.qbody:
+		m := r.startMail(l)
+		r.tk.mails[m].forward = l.depth == 0
+	}
+	st.lastHeaderBlock = l.msg
+}
+
+// headerZone notes a header line's people and returns their zone.
+func (r *Reader) headerZone(l *line, name string) zone {
+	for _, h := range headerKinds {
+		if h.is(r, l, name) {
+			return h.read(r, l)
+		}
+	}
+	return zHeader
+}
+
+// headerKinds are the kinds of header lines: a test of the name (and
+// where the line stands) and what reading it does.
+var headerKinds = []struct {
+	is   func(r *Reader, l *line, name string) bool
+	read func(r *Reader, l *line) zone
+}{
+	// A helpdesk export's "Requester: Name <addr>": the ticket's.
+	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-requester", name) }, (*Reader).requesterHeader},
+	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-from", name) }, (*Reader).fromHeader},
+	{func(r *Reader, l *line, name string) bool {
+		return lang.has("header-to", name) && r.st.top && l.depth == 0 && l.msg == 0
+	}, func(r *Reader, l *line) zone { r.sentTo(l); return zSentTo }},
+	{func(_ *Reader, _ *line, name string) bool {
+		return lang.has("header-cc", name) || name == "cc" || name == "bcc"
+	}, (*Reader).copyHeader},
+	// The subject is the writer's words: "Unsubscribe me"; a forward's
+	// ("FW: …") is the forwarded mail's.
+	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-subject", name) },
+		func(r *Reader, l *line) zone { r.subject(l); return zBody }},
+	{func(r *Reader, l *line, name string) bool {
+		return lang.has("header-to", name) && r.tk.mails[l.msg].forward
+	},
+		func(*Reader, *line) zone { return zRecipient }},
+}
+
+func (r *Reader) requesterHeader(l *line) zone {
+	r.addSenders(l, l.msg)
+	if l.msg == 0 && l.depth == 0 {
+		r.tk.topFrom = r.tk.topFrom || len(l.toks) > 0
+	}
+	return zFrom
+}
+
+func (r *Reader) fromHeader(l *line) zone {
+	r.addSenders(l, l.msg)
+	if l.msg == 0 && l.depth == 0 && r.st.top {
+		r.tk.topFrom = r.tk.topFrom || len(l.toks) > 0
+	}
+	return zFrom
+}
+
+func (r *Reader) copyHeader(l *line) zone {
+	for _, f := range l.toks {
+		if f.Value != "" {
+			r.tk.copied = append(r.tk.copied, person{f.Value, l.msg, l.n})
+		}
+	}
+	return zCopy
+}
+
+// commentLine: a helpdesk's comment header, which begins a comment
+// ("Dana Whitfield (dana@…), Nov 3, 2026, 09:12", "Tomasz Nowak (tomasz@…)
+// · 10:42 AM"), or the date line under a "Name (addr)" line, which makes
+// that line one.
+func (r *Reader) commentLine(l *line) (lineKind, bool) {
+	st := &r.st
+	if l.depth == 0 && len(l.toks) == 0 && dateLine(l.t) && r.commentAbove(l) {
+		return lineKind{header: true}, true
+	}
+	if l.depth > 0 || !commentHeader(l.t, l.ws, l.toks) {
+		return lineKind{}, false
+	}
+	m := r.startMail(l)
+	r.tk.mails[m].helpdesk = true
+	r.addSenders(l, m)
+	if len(l.toks) == 0 {
+		// "Pieter Gant, Nov 2, 2026": the author named by a header before.
+		if v, ok := st.names[folded(commentName(l.t))]; ok {
+			r.addSender(v, m, l.n)
+		}
+	}
+	l.setZone(zFrom)
+	st.sig, st.inHeader, st.footer = 0, false, false
+	return lineKind{header: true}, true
+}
+
+// commentAbove makes the line held before l, when it is a name and an
+// address in brackets alone ("Dana Whitfield (dana@…)"), the header of a
+// comment that begins there, l being its date line.
+func (r *Reader) commentAbove(l *line) bool {
+	k := len(r.queue) - 1
+	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != 0 {
+		return false
+	}
+	f := &r.queue[k].toks[0]
+	text := r.tk.lines[f.Line]
+	if f.Kind != Address || text == "" || !bracketedAlone(text, f.Raw) {
+		return false
+	}
+	if f.zone == zBody && f.Value != "" {
+		r.tk.mails[f.msg].named--
+	}
+	m := r.newMail(0)
+	r.st.msg, r.st.body = m, false
+	l.msg = m
+	f.zone, f.msg = zFrom, m
+	r.tk.mails[m].helpdesk = true
+	r.addSender(f.Value, m, f.Line)
+	if r.st.cand == k {
+		r.st.cand = -1
+	}
+	r.st.sig, r.st.inHeader, r.st.footer = 0, false, false
+	return true
+}
+
+// wroteLine: a reply attribution ("On …, Jane <jane@…> wrote:", "Am …
+// schrieb …:"); the mail it announces follows.
+func (r *Reader) wroteLine(l *line) (lineKind, bool) {
+	st := &r.st
+	if !isWroteLine(l.t, l.ws) {
+		if startsOn(l.raw) {
+			st.prevOn = l.n
+		}
+		return lineKind{}, false
+	}
+	st.sig, st.footer = 0, false
+	st.attrib, st.attribDepth = r.newMail(l.depth+1), l.depth
+	l.setZone(zAttribution)
+	r.addSenders(l, st.attrib)
+	// "On Tue, …, Bob <bob@…>" on the line before is the same
+	// attribution.
+	if k := len(r.queue) - 1; k >= 0 && st.prevOn == l.n-1 && r.queue[k].n == l.n-1 && !startsOn(l.raw) {
+		if st.cand == k {
+			st.cand = -1 // not a signature: the attribution's first line
+		}
+		for i := range r.queue[k].toks {
+			f := &r.queue[k].toks[i]
+			if f.zone == zSentTo {
+				continue
+			}
+			f.zone = zAttribution
+			r.addSender(f.Value, st.attrib, l.n-1)
+		}
+	}
+	return lineKind{attribution: true}, true
+}
+
+// delimiterLine: "-- " and its kin open a signature.
+func (r *Reader) delimiterLine(l *line) (lineKind, bool) {
+	if !isDelimiter(l.t, l.raw) {
+		return lineKind{}, false
+	}
+	r.st.sig, r.st.sigDepth = signatureLines, l.depth
+	return lineKind{closing: true}, true
+}
+
+// closingLine: "Thanks," or "Cheers, Jane - jane@…": the signature
+// starts.
+func (r *Reader) closingLine(l *line) (lineKind, bool) {
+	k, rest := closing(l.ws)
+	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) {
+		return lineKind{}, false
+	}
+	r.st.sig, r.st.sigDepth = signatureLines, l.depth
+	r.signature(l)
+	return lineKind{closing: true, signature: len(l.toks) > 0}, true
+}
+
+// openerLine: "Sent from my iPhone" and the address under it.
+func (r *Reader) openerLine(l *line) (lineKind, bool) {
+	if c, _ := lang.trees[atStart].at(l.ws, 0); c != cOpener {
+		return lineKind{}, false
+	}
+	r.st.sig, r.st.sigDepth = signatureLines, l.depth
+	r.signature(l)
+	return lineKind{closing: true}, true
+}
+
+// signatureLine: a line of a signature already open.
+func (r *Reader) signatureLine(l *line) (lineKind, bool) {
+	if r.st.sig <= 0 {
+		return lineKind{}, false
+	}
+	r.st.sig--
+	r.signature(l)
+	return lineKind{signature: true}, true
+}
+
+// titleLine: a title or company line of a signature ("Data Protection
+// Officer", "Acme B.V.").
+func (r *Reader) titleLine(l *line) (lineKind, bool) {
+	if len(l.toks) > 0 || !isTitle(l.t, l.ws) {
+		return lineKind{}, false
+	}
+	r.st.inHeader = false
+	return lineKind{title: true}, true
+}
+
+// roleMailboxLine: a role mailbox right under a title or company line.
+func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
+	st := &r.st
+	if len(l.toks) != 1 || !st.last.title || st.last.n != l.n-1 {
+		return lineKind{}, false
+	}
+	shape := signatureShape(l.t, l.toks)
+	if len(l.ws) != 1 && shape == "" {
+		return lineKind{}, false
+	}
+	r.signature(l)
+	return lineKind{signature: true, shape: shape}, true
+}
+
+// wordsLine reads a line of a mail's words, which may also be a one-line
+// signature ("Jane Doe - jane@…"): the next line with text decides.
+func (r *Reader) wordsLine(l *line) lineKind {
+	st := &r.st
+	kind := lineKind{plain: true}
+	if shape := signatureShape(l.t, l.toks); shape != "" {
+		kind = lineKind{shape: shape}
+		switch {
+		case st.last.n == l.n-1 && st.last.shape == shape:
+			// A table of such lines, not a signature.
+		case st.last.colon:
+			// The list a line ending in ':' announced.
+		default:
+			kind.candidate = true
+		}
+	} else if len(l.toks) == 0 && (phoneOrURL(l.t) || nameLike(l.t, false) && len(l.ws) <= 6) {
+		kind.plain = false
+	}
+	if l.msg == 0 && l.depth == 0 && !st.body && titleLine(l.t) {
+		// A helpdesk export's title: its subject.
+		r.tk.mails[0].subject = l.n
+		r.words(l, true)
+		return kind
+	}
+	r.words(l, false)
+	return kind
+}
+
+// signature puts a line's addresses in the signature of its mail.
+func (r *Reader) signature(l *line) {
+	for i := range l.toks {
+		f := &l.toks[i]
+		if f.Kind != Address {
+			continue
+		}
+		f.zone = zSignature
+		if l.msg == 0 && l.depth == 0 && f.Value != "" {
+			r.tk.signers = append(r.tk.signers, person{f.Value, l.msg, l.n})
+		}
+	}
+}
+
+// addSenders notes the line's addresses as senders of mail msg, and the
+// name beside each ("Jane Doe <jane@…>").
+func (r *Reader) addSenders(l *line, msg int) {
+	for _, f := range l.toks {
+		r.addSender(f.Value, msg, l.n)
+		if name := nameBefore(l.t, f.off); name != "" && f.Value != "" {
+			r.st.names[folded(name)] = f.Value
+		}
+	}
+}
+
+func (r *Reader) addSender(v string, msg, n int) {
+	if v == "" {
+		return
+	}
+	r.tk.senders = append(r.tk.senders, person{v, msg, n})
+	r.st.senders[v] = true
+	m := &r.tk.mails[msg]
+	if m.from == "" {
+		m.from = v
+		if isDaemon(v) {
+			m.bounce = true
+		}
+	}
+}
+
+// subject reads a Subject: line. A forward's subject ("FW: …", "WG: …")
+// belongs to the mail forwarded, which follows.
+func (r *Reader) subject(l *line) {
+	r.st.headerZone = zBody
+	rest := l.t[strings.IndexByte(l.t, ':')+1:]
+	if !isForwardSubject(rest) {
+		r.tk.mails[l.msg].subject = l.n
+	}
+	r.words(l, true)
+}
+
+// sentTo notes the addresses of the ticket's own To: line: our support
+// mailbox, unless one shares the sender's domain (a colleague put in To:
+// beside our mailbox), which counts as copied.
+func (r *Reader) sentTo(l *line) {
+	from := r.tk.mails[0].from
+	for i := range l.toks {
+		f := &l.toks[i]
+		if f.Value == "" {
+			continue
+		}
+		if from != "" && sameDomain(f.Value, from) && f.Value != from && len(l.toks) > 1 {
+			f.zone = zCopy
+			r.tk.copied = append(r.tk.copied, person{f.Value, l.msg, l.n})
+			continue
+		}
+		r.tk.sentTo[f.Value] = true
+	}
+}
+
+// sameDomain reports two addresses at the same domain.
+func sameDomain(a, b string) bool {
+	i, j := strings.LastIndexByte(a, '@'), strings.LastIndexByte(b, '@')
+	return i >= 0 && j >= 0 && a[i:] == b[j:]
+}

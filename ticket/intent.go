@@ -1,0 +1,543 @@
+package ticket
+
+import (
+	"fmt"
+	"strings"
+)
+
+// What a ticket asks: the newest mail that asks something decides (our
+// own agents' mails, and a note that only passes a request on, do not);
+// quoted and forwarded older mails inform when it says nothing, and a
+// later mail that withdraws or narrows an earlier request wins. The
+// targets are the addresses the deciding mail's words name, and those of
+// the mails under it when it points at them ("see below", "these
+// bounces") or names none of its own.
+
+// Mode is what a ticket asks for.
+type Mode string
+
+// The modes a ticket may propose.
+const (
+	// ModeAdd: block, unsubscribe, erase, stop mail.
+	ModeAdd Mode = "add"
+	// ModeRemove: receive mail again, put back, unblock.
+	ModeRemove Mode = "remove"
+	// ModeRemoveIDs: release suppression IDs.
+	ModeRemoveIDs Mode = "remove_ids"
+	// ModeCheck: is it blocked, why no mail, change nothing.
+	ModeCheck Mode = "check"
+	// ModeUnsure: the ticket does not say, or says both.
+	ModeUnsure Mode = "unsure"
+)
+
+// Changes reports whether the mode changes the list.
+func (m Mode) Changes() bool { return m == ModeAdd || m == ModeRemove || m == ModeRemoveIDs }
+
+// Said is a line of the ticket that informed the proposal: its number,
+// its text, and what it says ("add", "remove", "check", "withdraw", "not
+// to touch", "written out", "did you mean …").
+type Said struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	Says string `json:"says"`
+}
+
+// Proposal is the mode a ticket asks for, with the words and the line
+// that decided it.
+type Proposal struct {
+	Mode Mode
+	// By is the line that decided (Line 0 for none), Words the words of
+	// it that did ("put me back").
+	By    Evidence
+	Words string
+	// Why says what the ticket asks, for people: "asks to get mail
+	// again".
+	Why string
+	// Evidence holds the lines that informed the proposal, the deciding
+	// one first.
+	Evidence []Said
+	// Ask holds what the agent must settle before anything is sent: the
+	// proposal is unsure, or an address is written out. Empty when the
+	// proposal may simply be followed.
+	Ask []string
+}
+
+// String is the proposal for a status line: `remove: line 6 "put me
+// back"`, `unsure: the ticket does not say what to do`.
+func (p Proposal) String() string {
+	if p.By.Line == 0 {
+		return fmt.Sprintf("%s: %s", p.Mode, p.Why)
+	}
+	return fmt.Sprintf("%s: line %d %q", p.Mode, p.By.Line, cut(p.Words, 50))
+}
+
+// cut shortens s to n characters.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// weighing is what the ticket's mails come to, for our own addresses.
+type weighing struct {
+	p Proposal
+	// asker is the mail whose words decided the mode; anchor the newest
+	// mail that asks or names targets; targets the mails whose words'
+	// addresses are the targets. -1 for none.
+	asker, anchor int
+	targets       map[int]bool
+	withdrawn     bool
+}
+
+// mailStatement is what a mail asks, gathered from its lines.
+type mailStatement struct {
+	asks ask
+	// weak holds the asks said only by a lone verb ("unsubscribe",
+	// "block", which may be a noun's: "a block list").
+	weak               ask
+	first              [5]said // the first line of each ask
+	below, only, cover bool
+	missing            bool // a line says mail does not arrive
+	selective          bool
+	subjectAsks        ask
+	subjectFirst       [5]said
+}
+
+// statements gathers what each mail asks.
+func (t *Ticket) statements() []mailStatement {
+	out := make([]mailStatement, len(t.mails))
+	fwd := t.firstForward()
+	for _, s := range t.said {
+		m := s.msg
+		if s.fwd && fwd > 0 {
+			m = fwd
+		}
+		out[m].add(s)
+	}
+	return out
+}
+
+// add gathers a line of the mail.
+func (st *mailStatement) add(s said) {
+	st.below = st.below || s.below
+	st.only = st.only || s.only
+	st.cover = st.cover || s.cover
+	st.missing = st.missing || s.missing && !s.subject
+	st.selective = st.selective || s.selective && !s.subject
+	for a := aSuppress; a <= aWithdraw; a <<= 1 {
+		switch {
+		case s.asks&a == 0:
+		case s.subject:
+			if st.subjectAsks&a == 0 {
+				st.subjectFirst[bit(a)] = s
+			}
+			st.subjectAsks |= a
+		default:
+			st.addAsk(a, s)
+		}
+	}
+}
+
+// addAsk notes the ask a of a line s of the mail's words: the first line
+// of each is its evidence; it is weak while every line says it weakly.
+func (st *mailStatement) addAsk(a ask, s said) {
+	if st.asks&a == 0 {
+		st.first[bit(a)] = s
+		st.weak |= a & s.weak
+	} else if s.weak&a == 0 {
+		st.weak &^= a
+	}
+	st.asks |= a
+}
+
+// firstForward is the first forwarded mail (the one a "FW:" subject
+// belongs to), 0 for none.
+func (t *Ticket) firstForward() int {
+	for i := 1; i < len(t.mails); i++ {
+		if t.mails[i].forward || t.mails[i].depth > 0 {
+			return i
+		}
+	}
+	return 0
+}
+
+// ours reports a mail our own agents wrote.
+func (t *Ticket) ours(m int, own Own) bool {
+	from := t.mails[m].from
+	return from != "" && t.isOurs(from, own)
+}
+
+// isOurs reports one of our own addresses: in own or, when no own
+// addresses are configured, at the domain of the address the ticket was
+// sent to (our support mailbox's), which only our own people write from.
+func (t *Ticket) isOurs(v string, own Own) bool {
+	if own.Has(v) {
+		return true
+	}
+	at := strings.LastIndexByte(v, '@')
+	if at < 0 || !own.Empty() {
+		return false
+	}
+	for to := range t.sentTo {
+		if i := strings.LastIndexByte(to, '@'); i >= 0 && to[i+1:] == v[at+1:] && to != v {
+			return true
+		}
+	}
+	return false
+}
+
+// weigh finds the deciding mail, the mode it asks for and the target
+// mails.
+func (t *Ticket) weigh(own Own) weighing {
+	sts := t.statements()
+	w := weighing{asker: -1, anchor: -1, targets: map[int]bool{}}
+	w.anchor, w.asker = t.newestAsking(sts, own)
+	if w.asker < 0 {
+		// None asks in its words: the newest whose subject does.
+		w.asker = t.firstMail(func(m int) bool { return !t.ours(m, own) && sts[m].subjectAsks != 0 }, 0)
+	}
+	if w.anchor < 0 {
+		w.anchor = w.asker
+	}
+	if w.asker < 0 && w.anchor >= 0 {
+		// The newest mail names targets and asks nothing: it answers an
+		// older mail, ours too ("which address should we suppress?").
+		w.asker = t.firstMail(func(m int) bool { return sts[m].asks|sts[m].subjectAsks != 0 }, w.anchor+1)
+	}
+	t.aim(&w, sts, own)
+	t.decideMode(&w, sts)
+	return w
+}
+
+// newestAsking finds, among the mails not ours, the newest that asks or
+// names targets (the anchor) and the newest whose words ask (the asker);
+// a note that only passes a request on is neither.
+func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) {
+	anchor = -1
+	for m := range t.mails {
+		if t.ours(m, own) {
+			continue
+		}
+		st := sts[m]
+		names := t.mails[m].named+t.mails[m].ids > 0
+		if anchor < 0 && (st.asks|st.subjectAsks != 0 || names) && !(st.cover && st.asks == 0) {
+			anchor = m
+		}
+		if st.asks != 0 && !st.cover {
+			return anchor, m
+		}
+	}
+	return anchor, -1
+}
+
+// firstMail is the first mail from from on that ok holds for, -1 for none.
+func (t *Ticket) firstMail(ok func(m int) bool, from int) int {
+	for m := from; m < len(t.mails); m++ {
+		if ok(m) {
+			return m
+		}
+	}
+	return -1
+}
+
+// aim puts the anchor's mail in the targets, and the mails under it when
+// it points at them or names none of its own.
+func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
+	if w.anchor < 0 {
+		return
+	}
+	a := w.anchor
+	w.targets[a] = true
+	st := sts[a]
+	if w.asker > a {
+		w.targets[w.asker] = true
+	}
+	named := t.mails[a].named+t.mails[a].ids > 0
+	if named && !st.below || st.only && !st.below {
+		return
+	}
+	for m := a + 1; m < len(t.mails); m++ {
+		// Ours too when the anchor names nothing: "yes, please unblock
+		// it" answers our agent's mail that names it.
+		if !t.ours(m, own) || !named {
+			w.targets[m] = true
+		}
+	}
+}
+
+// modeCase is what the rules of the mode read: what the asking mail asks
+// (its words, else its subject), which asks only a lone verb says, and
+// what its target mails name.
+type modeCase struct {
+	asks, weak ask
+	st         mailStatement
+	ids, addrs int
+	bounce     bool
+}
+
+// changing are the asks that change the list.
+const changing = aSuppress | aRelease | aRemove
+
+// modeRule is one rule of the mode: when it holds, the proposal is mode,
+// its evidence the first line of the ask by names, for why.
+type modeRule struct {
+	when func(c modeCase) bool
+	mode Mode
+	by   func(c modeCase) ask
+	why  string
+}
+
+// the evidence of a rule: a fixed ask, or the first of two the case has.
+func of(a ask) func(modeCase) ask        { return func(modeCase) ask { return a } }
+func either(a, b ask) func(modeCase) ask { return func(c modeCase) ask { return pick(c.asks, a, b) } }
+func firstChange(c modeCase) ask         { return lowest(c.asks &^ aCheck) }
+
+// modeRules are the rules of the mode, tried in order.
+var modeRules = []modeRule{
+	{func(c modeCase) bool { return c.asks&aWithdraw != 0 && c.asks&changing == 0 }, ModeCheck, of(aWithdraw), "takes the request back: change nothing"},
+	{func(c modeCase) bool { return c.ids > 0 && c.asks&(aRelease|aRemove) != 0 && c.asks&aSuppress == 0 },
+		ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
+	{func(c modeCase) bool { return c.ids > 0 && c.addrs == 0 }, ModeUnsure, firstChange, "names suppression IDs, which can only be removed"},
+	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
+	// Only a lone verb asks ("I clicked unsubscribe by accident").
+	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
+		ModeUnsure, firstChange, "names an action only in passing"},
+	// "No mails arrive any more" beside a stop: which is it?
+	{func(c modeCase) bool { return c.st.missing && c.asks&(aSuppress|aRemove) != 0 && c.asks&aRelease == 0 },
+		ModeUnsure, either(aSuppress, aRemove), "says mail does not arrive and asks to stop it"},
+	// "I meant to unsubscribe my old address; put this one back": a lone
+	// verb gives way to a phrase that asks the other way.
+	{func(c modeCase) bool {
+		return c.asks&aRelease != 0 && c.asks&(aSuppress|aRemove) != 0 && c.weak&(aSuppress|aRemove) != 0 && c.weak&aRelease == 0
+	}, ModeRemove, of(aRelease), "asks to get mail again"},
+	{func(c modeCase) bool {
+		return c.asks&aRelease != 0 && c.asks&aSuppress != 0 && c.weak&aRelease != 0 && c.weak&aSuppress == 0
+	}, ModeAdd, of(aSuppress), "asks to get no more mail"},
+	{func(c modeCase) bool { return c.asks&aRelease != 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aRelease), "asks both ways"},
+	{func(c modeCase) bool { return c.asks&aRelease != 0 }, ModeRemove, of(aRelease), "asks to get mail again"},
+	// "Please remove x@…" alone: off the mailing list, or off the
+	// suppression list?
+	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce }, ModeUnsure, of(aRemove),
+		"asks to remove, which may mean to stop mail or to take off the suppression list"},
+	{func(c modeCase) bool { return c.asks&(aSuppress|aRemove) != 0 }, ModeAdd, either(aSuppress, aRemove), "asks to get no more mail"},
+	{func(modeCase) bool { return true }, ModeCheck, of(aCheck), "only asks whether they are blocked"},
+}
+
+// decideMode reads the mode from the asking mail (its words, else its
+// subject) by the first of the rules that holds, else from a bounce
+// report among the targets.
+func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
+	if w.asker < 0 {
+		t.noAsk(w)
+		return
+	}
+	st := sts[w.asker]
+	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w)}
+	first := st.first
+	if c.asks == 0 {
+		c.asks, first = st.subjectAsks, st.subjectFirst
+	}
+	c.ids, c.addrs = t.targetCounts(w)
+	for _, r := range modeRules {
+		if !r.when(c) {
+			continue
+		}
+		t.propose(w, r.mode, first[bit(r.by(c))], r.why)
+		w.withdrawn = r.mode == ModeCheck && c.asks&aWithdraw != 0 && c.asks&changing == 0
+		if r.why == "asks both ways" {
+			w.p.Evidence = append(w.p.Evidence, t.saying(first[bit(aSuppress)], "add"))
+			w.p.Ask = append(w.p.Ask, "the ticket asks both to stop mail and to get it again")
+		}
+		return
+	}
+}
+
+// bounceAmong reports a bounce report among the target mails.
+func (t *Ticket) bounceAmong(w *weighing) bool {
+	for m := range w.targets {
+		if t.mails[m].bounce {
+			return true
+		}
+	}
+	return false
+}
+
+// noAsk is the proposal of a ticket whose words ask nothing: a bounce
+// report's recipients are to be added; anything else is unsure.
+func (t *Ticket) noAsk(w *weighing) {
+	for m := range w.targets {
+		if t.mails[m].bounce && t.mails[m].named > 0 {
+			w.p = Proposal{Mode: ModeAdd, Why: "a bounce report: its recipients could not be reached"}
+			if l := t.bounceLine(m); l > 0 {
+				w.p.By, w.p.Words = t.evidence(l), t.lines[l]
+				w.p.Evidence = []Said{{Line: l, Text: t.lines[l], Says: "add"}}
+			}
+			return
+		}
+	}
+	w.p = Proposal{Mode: ModeUnsure, Why: "the ticket does not say what to do"}
+	if t.words == 0 {
+		w.p.Why = "no words: a list of addresses"
+	}
+	w.p.Ask = append(w.p.Ask, w.p.Why)
+}
+
+// bounceLine is the line that made mail m a bounce report, 0 for none.
+func (t *Ticket) bounceLine(m int) int {
+	best := 0
+	for n, text := range t.lines {
+		var ws []word
+		ws = wordsOf(ws, text)
+		if c, _ := firstPhrase(lang.trees[inWords], ws); c == cBounce && (best == 0 || n < best) {
+			best = n
+		}
+	}
+	return best
+}
+
+// targetCounts counts the IDs and addresses the target mails' words name.
+func (t *Ticket) targetCounts(w *weighing) (ids, addrs int) {
+	for m := range w.targets {
+		ids += t.mails[m].ids
+		addrs += t.mails[m].named
+	}
+	return ids, addrs
+}
+
+// pick is a if asks has it, else b.
+func pick(asks, a, b ask) ask {
+	if asks&a != 0 {
+		return a
+	}
+	return b
+}
+
+// lowest is the lowest bit of asks.
+func lowest(asks ask) ask {
+	for a := aSuppress; a <= aWithdraw; a <<= 1 {
+		if asks&a != 0 {
+			return a
+		}
+	}
+	return aCheck
+}
+
+// propose sets the proposal from the line s.
+func (t *Ticket) propose(w *weighing, mode Mode, s said, why string) {
+	w.p = Proposal{Mode: mode, By: t.evidence(s.line), Why: why}
+	w.p.Words = s.words[bit(lowest(s.asks))]
+	for a := aSuppress; a <= aWithdraw; a <<= 1 {
+		if s.asks&a != 0 && modeOf(a) == mode {
+			w.p.Words = s.words[bit(a)]
+			break
+		}
+	}
+	if w.p.Words == "" {
+		w.p.Words = t.lines[s.line]
+	}
+	w.p.Evidence = append(w.p.Evidence, t.saying(s, string(mode)))
+	if mode == ModeUnsure && why != "asks both ways" {
+		w.p.Ask = append(w.p.Ask, why)
+	}
+}
+
+// modeOf is the mode an ask proposes.
+func modeOf(a ask) Mode {
+	switch a {
+	case aSuppress, aRemove:
+		return ModeAdd
+	case aRelease:
+		return ModeRemove
+	}
+	return ModeCheck
+}
+
+func (t *Ticket) saying(s said, says string) Said {
+	return Said{Line: s.line, Text: t.lines[s.line], Says: says}
+}
+
+// Propose is the mode the ticket asks for, for our own addresses (a mail
+// our agents wrote does not decide), with its evidence: the deciding line
+// first, then every line that says not to touch an address, that writes
+// one out, or that names one with a likely typo.
+func (t *Ticket) Propose(own Own) Proposal {
+	w := t.weigh(own)
+	t.notes(&w, own)
+	return w.p
+}
+
+// notes adds to the proposal what else the agent should see: addresses the
+// words say not to touch, written out, or with a likely typo.
+func (t *Ticket) notes(w *weighing, own Own) {
+	written := 0
+	hints := map[string]string{} // by domain: a list names a few domains many times
+	for _, v := range t.order {
+		rec := t.records[v]
+		for _, o := range rec.occ {
+			switch {
+			case o.zone == zExcept && w.targets[o.msg]:
+				w.p.Evidence = append(w.p.Evidence, Said{Line: o.line, Text: t.lines[o.line], Says: "not to touch " + v})
+			case o.zone == zWritten && w.targets[o.msg]:
+				written++
+				w.p.Evidence = append(w.p.Evidence, Said{Line: o.line, Text: t.lines[o.line], Says: "written out: " + v + " — check"})
+			default:
+				continue
+			}
+			break
+		}
+		if hint := domainHint(hints, v); hint != "" && !own.Has(v) {
+			hint = v[:strings.LastIndexByte(v, '@')+1] + hint
+			w.p.Evidence = append(w.p.Evidence, Said{Line: rec.occ[0].line, Text: t.lines[rec.occ[0].line], Says: "did you mean " + hint + "? (" + v + " is sent as written)"})
+		}
+	}
+	if written > 0 {
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("%d %s written out in words: check and take in by hand", written, plural(written, "address is", "addresses are")))
+	}
+}
+
+// domainHint is the domain Hint offers for the address v ("" for none),
+// kept in seen by domain.
+func domainHint(seen map[string]string, v string) string {
+	domain := v[strings.LastIndexByte(v, '@')+1:]
+	hint, ok := seen[domain]
+	if !ok {
+		if h, found := Hint(v); found {
+			hint = h[strings.LastIndexByte(h, '@')+1:]
+		}
+		seen[domain] = hint
+	}
+	return hint
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Contradicts reports whether sending the ticket in mode (the command's,
+// the agent's) goes against its words, and says so in one sentence naming
+// the ticket's words and line.
+func (p Proposal) Contradicts(mode Mode) (string, bool) {
+	if p.Mode == ModeUnsure || p.Mode == mode {
+		return "", false
+	}
+	if p.Mode == ModeRemoveIDs && mode == ModeRemove || p.Mode == ModeRemove && mode == ModeRemoveIDs {
+		return "", false // the same way; the entries say which
+	}
+	words := strings.TrimSpace(p.Words)
+	return fmt.Sprintf("the ticket %s (line %d: %q), not to %s", p.Why, p.By.Line, cut(words, 60), verb(mode)), true
+}
+
+// verb says what a mode does, for a sentence.
+func verb(m Mode) string {
+	switch m {
+	case ModeAdd:
+		return "add it to the list"
+	case ModeRemove, ModeRemoveIDs:
+		return "take it off the list"
+	}
+	return "check it"
+}

@@ -1,0 +1,203 @@
+package ticket
+
+import (
+	"bufio"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// The phrase books: lang/<code>.txt, one file a language, each a list of
+// sections ("[suppress-me]") of phrases, one a line. A phrase is matched
+// as whole words, folded (case, accents, "’"); "{a|b}" spells either
+// word, "…" stands for up to four words of any kind. Every book is read
+// into the same trees, so a ticket may mix its languages. The sections a
+// book may have, and what they teach the rule, are in sections below;
+// lang/README.md says how to add a language.
+
+//go:embed lang/*.txt
+var langFiles embed.FS
+
+// class is what a phrase says.
+type class uint8
+
+// The classes of phrases. Those about the writer themselves say which way
+// they ask (self); the others what the line asks of anyone it names.
+const (
+	cNone class = iota
+	// About the writer (the whom rule).
+	cSuppressMe // asks to get no more mail: a target in an add
+	cReleaseMe  // asks to get mail again: a target in a removal
+	cCheckMe    // asks whether they are blocked
+	cMissingMe  // says they get no mail: asks why, and wants it
+	cMissing    // says mail does not arrive (to anyone): asks why, and wants it
+	cRemoveMe   // "remove me": which way the ticket's other words say
+	cMe         // names themselves, no way ("my address")
+	cSuppressUs // themselves and the colleagues copied, no more mail
+	cReleaseUs  // themselves and the colleagues copied, mail again
+	cUs         // themselves and the colleagues copied, no way
+	cNotMe      // says who is writing ("my email is …")
+	cColleague  // names a colleague on the ticket
+	cContact    // where the answer is to go
+	// What a line asks of the addresses it names (the intent).
+	cRequest     // a request word, no way ("please do")
+	cSuppress    // no more mail: unsubscribe, block, stop
+	cRelease     // mail again: put back, unblock, whitelist
+	cCheck       // only asks: is it blocked, why no mail
+	cRemove      // remove, delete: no more mail, unless IDs or a suppression list
+	cWithdraw    // takes an earlier request back: never mind, change nothing
+	cExcept      // leaves out the address right after it: not, except, keep
+	cNotSuppress // "don't unsubscribe …": leaves out what follows; with "only" the line asks it of the rest
+	cExceptAfter // leaves out the address right before it: … should stay
+	cBelow       // points at what is quoted or forwarded under it
+	cNotSelf     // a receiving phrase that is not about the writer ("these bounces")
+	cOnly        // narrows the request to what the line names
+	cSelective   // picks targets by a condition ("the rows marked …"): a person must choose
+	cForwarding  // a cover note: the writer passes on a request below
+	cBounce      // a bounce report's words
+	cFailed      // a failure next to a bounced recipient
+	// What a line starts with.
+	cClosing   // ends a mail: a signature follows
+	cOpener    // opens a signature wherever it stands ("Sent from my iPhone")
+	cForward   // begins a forwarded mail
+	cFooter    // a helpdesk's notification text
+	cNegation  // turns the phrase after it around
+	classCount // how many
+)
+
+// sections maps a book's section to the class of its phrases, and to the
+// tree they go into.
+var sections = map[string]struct {
+	class class
+	tree  tree
+}{
+	"suppress-me": {cSuppressMe, inWords}, "release-me": {cReleaseMe, inWords}, "check-me": {cCheckMe, inWords}, "missing-me": {cMissingMe, inWords}, "missing": {cMissing, inWords},
+	"remove-me": {cRemoveMe, inWords}, "me": {cMe, inWords}, "suppress-us": {cSuppressUs, inWords},
+	"release-us": {cReleaseUs, inWords}, "us": {cUs, inWords}, "not-me": {cNotMe, inWords},
+	"colleague": {cColleague, inWords}, "contact": {cContact, inWords}, "request": {cRequest, inWords},
+	"suppress": {cSuppress, inWords}, "release": {cRelease, inWords}, "check": {cCheck, inWords},
+	"remove": {cRemove, inWords}, "withdraw": {cWithdraw, inWords}, "except": {cExcept, inWords}, "not-suppress": {cNotSuppress, inWords},
+	"except-after": {cExceptAfter, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords},
+	"only": {cOnly, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
+	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
+	"footer": {cFooter, inFooter}, "negation": {cNegation, negations},
+}
+
+// wordSections are the sections that are lists of single words (or short
+// names), looked up whole.
+var wordSections = []string{
+	"header-from", "header-requester", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
+	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler",
+	"system", "at", "dot", "greeting",
+}
+
+// tree is one of the phrase trees.
+type tree uint8
+
+const (
+	inWords   tree = iota // anywhere in a line
+	atStart               // at a line's start
+	inFooter              // anywhere in a line: a footer's text
+	negations             // before a phrase
+	treeCount
+)
+
+// books is every phrase book read into the trees and the word lists.
+type books struct {
+	trees [treeCount]*phraseBook
+	words map[string]map[string]bool
+	// languages are the books read, by code.
+	languages []string
+}
+
+// lang is the books, read once.
+var lang = mustReadBooks(langFiles)
+
+func mustReadBooks(fsys fs.FS) *books {
+	b, err := readBooks(fsys)
+	if err != nil {
+		panic("ticket: " + err.Error())
+	}
+	return b
+}
+
+// readBooks reads every lang/*.txt of fsys.
+func readBooks(fsys fs.FS) (*books, error) {
+	b := &books{words: map[string]map[string]bool{}}
+	for i := range b.trees {
+		b.trees[i] = &phraseBook{}
+	}
+	for _, s := range wordSections {
+		b.words[s] = map[string]bool{}
+	}
+	files, err := fs.Glob(fsys, "lang/*.txt")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		if err := b.read(fsys, f); err != nil {
+			return nil, err
+		}
+		b.languages = append(b.languages, strings.TrimSuffix(path.Base(f), ".txt"))
+	}
+	return b, nil
+}
+
+func (b *books) read(fsys fs.FS, name string) error {
+	fh, err := fsys.Open(name)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	sc := bufio.NewScanner(fh)
+	section, n := "", 0
+	for sc.Scan() {
+		n++
+		l := strings.TrimSpace(sc.Text())
+		switch {
+		case l == "" || strings.HasPrefix(l, "#"):
+			continue
+		case strings.HasPrefix(l, "[") && strings.HasSuffix(l, "]"):
+			section = l[1 : len(l)-1]
+			if _, ok := sections[section]; !ok && b.words[section] == nil {
+				return fmt.Errorf("%s:%d: no section %q", name, n, section)
+			}
+			continue
+		case section == "":
+			return fmt.Errorf("%s:%d: a phrase before the first [section]", name, n)
+		}
+		if s, ok := sections[section]; ok {
+			b.trees[s.tree].add(s.class, l)
+			continue
+		}
+		for _, ws := range expand(l) {
+			b.words[section][folded(strings.Join(ws, " "))] = true
+		}
+	}
+	return sc.Err()
+}
+
+// has reports whether the word (or words) w is in the word list of
+// section.
+func (b *books) has(section, w string) bool {
+	var buf [64]byte
+	return b.words[section][string(fold(buf[:0], w))]
+}
+
+// hasWords reports whether the words ws, joined by a space, are in the
+// word list of section.
+func (b *books) hasWords(section string, ws ...word) bool {
+	var buf [128]byte
+	key := buf[:0]
+	for i, w := range ws {
+		if i > 0 {
+			key = append(key, ' ')
+		}
+		key = append(key, fold(buf[len(key):len(key)], w.s)...)
+	}
+	return b.words[section][string(key)]
+}

@@ -1,0 +1,44 @@
+package ticket
+
+import (
+	"strings"
+
+	"github.com/shushlist/shush/api"
+)
+
+// Own is the set of addresses and domains that are ours (config `own`,
+// or a team's protected list): "x@y.z" is one address, "@ourcompany.test"
+// or "ourcompany.test" a domain and its subdomains. It matches by the
+// service's own rule for protected entries (api.Protected), so that what a
+// client leaves out is what the service refuses.
+type Own struct {
+	set api.Protected
+}
+
+// NewOwn reads the config's own list; entries are matched without regard
+// to case.
+func NewOwn(list []string) Own {
+	o := Own{set: api.Protected{}}
+	for _, s := range list {
+		s = strings.ToLower(strings.TrimSpace(s))
+		switch {
+		case s == "" || s == "@":
+		case strings.HasPrefix(s, "@"):
+			o.set[s] = true
+		case strings.Contains(s, "@"):
+			o.set[s] = true
+		default:
+			o.set["@"+s] = true
+		}
+	}
+	return o
+}
+
+// Has reports whether the normalized address is ours.
+func (o Own) Has(addr string) bool {
+	_, ok := o.set.Match(addr)
+	return ok
+}
+
+// Empty reports whether no own address or domain is configured.
+func (o Own) Empty() bool { return len(o.set) == 0 }

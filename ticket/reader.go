@@ -1,0 +1,369 @@
+package ticket
+
+import (
+	"strings"
+)
+
+// A ticket is read line by line, once: the reader notes where each
+// address stands (a header line, the words, a signature, a reply
+// attribution, a helpdesk's footer), which mail of the ticket it belongs
+// to (the ticket's own, a quoted or forwarded one), and what each line
+// asks. The rule (rule.go, intent.go) weighs those notes once the whole
+// ticket is read. The line kinds are in classify.go, the words of a line
+// in said.go.
+
+// zone is where an address of a ticket stands.
+type zone uint8
+
+const (
+	zBody        zone = iota // in the ticket's words
+	zMention                 // a sender's own address in the words, outside a request ("Jane (jane@…)")
+	zFrom                    // a From: or Sender: line, a helpdesk's comment header
+	zSentTo                  // the To: of the ticket's own header: our support mailbox, wherever it recurs
+	zCopy                    // a Cc: or Bcc: line
+	zHeader                  // any other header line (a forwarded mail's To:, Reply-To:, Message-ID:)
+	zAttribution             // an "On … wrote:" line
+	zSignature               // a signature
+	zContact                 // where the answer is to go ("confirm in writing to privacy@…")
+	zExcept                  // in the words, where they say not to touch it ("not x@…", "keep x@…")
+	zFooter                  // a helpdesk's notification text
+	zWritten                 // written out in words
+	zBounceMeta              // a bounce report's other addresses: its sender's, its host's
+	zRecipient               // the To: of a forwarded mail: whom it went to
+)
+
+// Reader reads a ticket line by line and hands on its tokens in order. It
+// holds a line's tokens until the next line is read (an attribution over
+// two lines is known at its second), and a line that may be a one-line
+// signature until the next line with text says whether it ends the mail.
+type Reader struct {
+	emit  func(Found)
+	tk    *Ticket
+	html  htmlText
+	refs  refFinder
+	queue []heldLine
+	st    state
+	ws    []word
+	ms    []match
+	toks  []token
+	spare [][]token
+	out   []string // the lines HTML made of a line
+}
+
+// state is where the reader stands in the ticket.
+type state struct {
+	msg, qmsg       int  // the mail of unquoted lines, of quoted lines
+	depth           int  // quote depth of the last line with text
+	attrib          int  // the mail an attribution announced for what follows it; -1 for none
+	attribDepth     int  // the depth of that attribution
+	top             bool // still in the ticket's own header block
+	body, qbody     bool // the current unquoted, quoted mail has had words
+	inHeader        bool // the last line with text was a header line
+	headerZone      zone
+	sig, sigDepth   int // lines of signature still to go, at which depth
+	footer          bool
+	prevOn          int // the last line that began "On …" and was not itself a zone
+	last            lastLine
+	cand            int // index in queue of a line that may be a one-line signature; -1 for none
+	candShape       string
+	candMsg         int
+	commentPending  int // the mail a comment header began, whose date line may follow
+	senders         map[string]bool
+	names           map[string]string // a sender's address by the name beside it
+	lastHeaderBlock int               // the mail the last header block began
+}
+
+// heldLine is a line whose tokens are not handed on yet.
+type heldLine struct {
+	n     int
+	toks  []token
+	depth int
+}
+
+// token is a Found with what the reader noted of it: where it starts in
+// its line, where it stands, in which mail.
+type token struct {
+	Found
+	off  int
+	zone zone
+	msg  int
+}
+
+// lastLine is what the reader remembers of the last line with text.
+type lastLine struct {
+	n      int
+	shape  string // its signature shape ("" for none)
+	colon  bool   // it ends with ':' (a list follows)
+	title  bool   // it is a title or company line
+	header bool
+}
+
+// signatureLines is how far a signature may reach after its delimiter or
+// closing word: a name, a title, a company, an address, a phone number.
+const signatureLines = 8
+
+// NewReader returns a reader that hands each token to emit, in the order
+// of the text, once its place is settled.
+func NewReader(emit func(Found)) *Reader {
+	tk := newTicket()
+	r := &Reader{emit: emit, tk: tk}
+	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, names: map[string]string{}, commentPending: -1, lastHeaderBlock: -1}
+	return r
+}
+
+// Read reads a whole text as a ticket and keeps its tokens (Ticket.Found).
+func Read(text string) *Ticket {
+	var found []Found
+	r := NewReader(func(f Found) { found = append(found, f) })
+	n := 0
+	for len(text) > 0 {
+		n++
+		i := strings.IndexAny(text, "\r\n")
+		if i < 0 {
+			r.Line(n, text)
+			break
+		}
+		r.Line(n, text[:i])
+		if text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+			i++
+		}
+		text = text[i+1:]
+	}
+	tk := r.End()
+	tk.Found = found
+	return tk
+}
+
+// Ticket is the ticket being read: what it says is complete only after
+// End, but Pending already answers for a token handed on.
+func (r *Reader) Ticket() *Ticket { return r.tk }
+
+// Line reads line n of the text (1-based, without its end).
+func (r *Reader) Line(n int, raw string) {
+	r.tk.Lines = n
+	r.out = r.html.lines(r.out[:0], raw)
+	for _, l := range r.out {
+		r.refs.line(n, l)
+		r.line(n, l)
+	}
+}
+
+func (r *Reader) line(n int, raw string) {
+	depth, rest := quoteDepth(raw)
+	t := trimLine(rest)
+	if t == "" {
+		r.blank()
+		r.hold(heldLine{n: n, depth: depth})
+		return
+	}
+	r.enterDepth(depth)
+	r.ws = wordsOf(r.ws, t)
+	l := &line{n: n, raw: raw, t: t, depth: depth, ws: r.ws, toks: r.tokens(n, t, r.ws)}
+	l.msg = r.msgOf(depth)
+	kind := r.classify(l)
+	r.decideCandidate(n, kind, depth)
+	if kind.candidate {
+		r.st.cand, r.st.candShape, r.st.candMsg = len(r.queue), kind.shape, l.msg
+	}
+	r.settle(l, kind)
+}
+
+// enterDepth follows the quote depth of a line with text: a deeper quote
+// begins a quoted mail (the one an attribution announced, or one quoted
+// without).
+func (r *Reader) enterDepth(depth int) {
+	st := &r.st
+	if depth > st.depth {
+		st.qmsg, st.qbody = st.attrib, false
+		if st.attrib < 0 || st.attribDepth >= depth {
+			st.qmsg = r.newMail(depth)
+		}
+		st.attrib = -1
+	} else if st.attrib >= 0 && depth == st.attribDepth && depth == 0 {
+		// An attribution with its mail unquoted under it (a helpdesk's
+		// export, a client that does not quote): the mail begins here.
+		st.msg, st.body, st.attrib = st.attrib, false, -1
+	}
+	if depth != st.sigDepth {
+		st.sig = 0
+	}
+	st.depth = depth
+}
+
+// settle notes the line's tokens and holds them.
+func (r *Reader) settle(l *line, kind lineKind) {
+	st := &r.st
+	held := heldLine{n: l.n, depth: l.depth, toks: r.tokensFor(len(l.toks))}
+	for i, f := range l.toks {
+		if f.Value != "" && r.tk.sentTo[f.Value] {
+			f.zone = zSentTo
+		}
+		f.msg = l.msg
+		held.toks[i] = f
+	}
+	if len(l.toks) > 0 || kind.header {
+		r.tk.keep(l.n, l.t)
+	}
+	if !kind.header && !kind.signature && !kind.closing && !kind.attribution && !kind.footer {
+		r.tk.words += len(l.ws) - len(l.toks)
+	}
+	if l.depth == 0 {
+		st.body = st.body || !kind.header
+		st.top = st.top && kind.header
+	} else {
+		st.qbody = st.qbody || !kind.header
+	}
+	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header}
+	r.hold(held)
+}
+
+// blank reads an empty line: it ends a header block, and a signature
+// after its first line.
+func (r *Reader) blank() {
+	st := &r.st
+	st.inHeader = false
+	if st.sig > 0 && st.sig < signatureLines {
+		st.sig = 0
+	}
+}
+
+// decideCandidate decides, at the next line with text, whether a line
+// that may be a one-line signature is one: it is when that line ends the
+// mail (a quote, a header, an attribution, a signature's other lines) and
+// is not a table's next row; else it is the body's.
+func (r *Reader) decideCandidate(n int, k lineKind, depth int) {
+	st := &r.st
+	if st.cand < 0 {
+		return
+	}
+	c := &r.queue[st.cand]
+	if endsMail(k, c, n, depth, st.candShape) {
+		r.toSignature(c, st.candMsg)
+	}
+	st.cand = -1
+}
+
+// endsMail reports whether a line of kind k ends the mail of the one-line
+// signature candidate c before it: not the next row of a table, a closing
+// (c was in the body) or a line of words.
+func endsMail(k lineKind, c *heldLine, n, depth int, shape string) bool {
+	switch {
+	case k.shape != "" && k.shape == shape && c.n == n-1:
+		return false // the next row of a table
+	case depth > c.depth, k.header, k.attribution, k.forward, k.title, k.signature, k.footer, k.shape != "":
+		return true
+	case k.closing, k.plain:
+		return false
+	}
+	return true
+}
+
+// toSignature puts the addresses of a held line in the signature of mail
+// msg.
+func (r *Reader) toSignature(c *heldLine, msg int) {
+	for i := range c.toks {
+		f := &c.toks[i]
+		if f.zone == zSentTo || f.Kind != Address {
+			continue
+		}
+		if f.zone == zBody {
+			r.tk.mails[msg].named--
+		}
+		f.zone = zSignature
+		if msg == 0 && c.depth == 0 && f.Value != "" {
+			r.tk.signers = append(r.tk.signers, person{f.Value, 0, c.n})
+		}
+	}
+}
+
+// hold queues a line's tokens and hands on those of the lines that are
+// decided, keeping the last (the next line may make it an attribution).
+func (r *Reader) hold(l heldLine) {
+	r.queue = append(r.queue, l)
+	k := 0
+	for ; k < len(r.queue)-1 && k != r.st.cand; k++ {
+		r.handOn(r.queue[k].toks)
+	}
+	if k > 0 {
+		for _, l := range r.queue[:k] {
+			if cap(l.toks) > 0 {
+				r.spare = append(r.spare, l.toks[:0])
+			}
+		}
+		r.queue = append(r.queue[:0], r.queue[k:]...)
+		if r.st.cand >= 0 {
+			r.st.cand -= k
+		}
+	}
+}
+
+// handOn records the tokens of a decided line and hands them on.
+func (r *Reader) handOn(toks []token) {
+	for _, f := range toks {
+		if f.Value != "" {
+			r.tk.note(f.Value, occurrence{zone: f.zone, msg: f.msg, line: f.Line})
+		}
+		if r.emit != nil {
+			r.emit(f.Found)
+		}
+	}
+}
+
+// tokensFor returns room for a line's n tokens, reusing that of a line
+// handed on.
+func (r *Reader) tokensFor(n int) []token {
+	if n == 0 {
+		return nil
+	}
+	for len(r.spare) > 0 {
+		b := r.spare[len(r.spare)-1]
+		r.spare = r.spare[:len(r.spare)-1]
+		if cap(b) >= n {
+			return b[:n]
+		}
+	}
+	return make([]token, n, max(n, 4))
+}
+
+// End hands on what is held (a one-line signature still waiting ends the
+// text, so it is one) and returns the ticket.
+func (r *Reader) End() *Ticket {
+	for _, l := range r.html.end() {
+		r.line(r.tk.Lines, l)
+	}
+	if r.st.cand >= 0 {
+		r.decideCandidate(-1, lineKind{header: true}, 0)
+	}
+	for _, l := range r.queue {
+		r.handOn(l.toks)
+	}
+	r.queue = nil
+	r.tk.Reference, r.tk.HasReference = r.refs.best()
+	return r.tk
+}
+
+// newMail starts another mail of the ticket, at quote depth depth.
+func (r *Reader) newMail(depth int) int {
+	r.tk.mails = append(r.tk.mails, mail{depth: depth})
+	return len(r.tk.mails) - 1
+}
+
+func (r *Reader) msgOf(depth int) int {
+	if depth == 0 {
+		return r.st.msg
+	}
+	return r.st.qmsg
+}
+
+// startMail makes the line's depth begin a new mail (a forward, a header
+// block after words, a helpdesk comment) and returns it.
+func (r *Reader) startMail(l *line) int {
+	m := r.newMail(l.depth)
+	if l.depth == 0 {
+		r.st.msg, r.st.body = m, false
+	} else {
+		r.st.qmsg, r.st.qbody = m, false
+	}
+	l.msg = m
+	return m
+}

@@ -1,0 +1,84 @@
+package ticket
+
+import (
+	"github.com/shushlist/shush/api"
+)
+
+// Reading is what the rule makes of a ticket, as `shush ticket read`
+// prints it: the mode it proposes, its targets (addresses, or suppression
+// IDs for remove_ids), what it leaves out and why, the requester, the
+// reference, and the lines that informed the proposal.
+type Reading struct {
+	Mode      Mode       `json:"mode"`
+	Targets   []string   `json:"targets"`
+	LeftOut   []Left     `json:"left_out"`
+	Requester *string    `json:"requester"`
+	Reference *Reference `json:"reference"`
+	Evidence  []Said     `json:"evidence"`
+	// Proposal is the whole proposal (the words and line that decided,
+	// what the agent must settle).
+	Proposal Proposal `json:"-"`
+}
+
+// Left is an address the proposal leaves out, why, and the line that
+// decided.
+type Left struct {
+	Value  string `json:"value"`
+	Reason string `json:"reason"`
+	Line   int    `json:"line"`
+}
+
+// Reading weighs the ticket for our own addresses own. Its targets are
+// what a batch of the proposed mode sends (for check and unsure, whom the
+// ticket names as targets either way).
+func (t *Ticket) Reading(own Own) Reading {
+	p := t.Propose(own)
+	r := Reading{Mode: p.Mode, Proposal: p, Evidence: p.Evidence, Targets: []string{}, LeftOut: []Left{}}
+	if r.Evidence == nil {
+		r.Evidence = []Said{}
+	}
+	if t.HasReference {
+		ref := t.Reference
+		r.Reference = &ref
+	}
+	roles := t.Roles(own)
+	dir := Suppress
+	if p.Mode == ModeRemove || p.Mode == ModeRemoveIDs {
+		dir = Release
+	}
+	for _, v := range t.order {
+		d := roles[v]
+		if d.Requester && r.Requester == nil {
+			req := v
+			r.Requester = &req
+		}
+		if p.Mode == ModeAdd || p.Mode == ModeRemove {
+			d = d.For(dir)
+		}
+		switch {
+		case d.Leave:
+			r.LeftOut = append(r.LeftOut, Left{Value: v, Reason: d.Text(), Line: d.By.Line})
+		case p.Mode != ModeRemoveIDs:
+			r.Targets = append(r.Targets, v)
+		}
+	}
+	if p.Mode == ModeRemoveIDs {
+		r.Targets = t.targetIDs(own)
+	}
+	return r
+}
+
+// targetIDs are the suppression IDs the deciding mails' words name, in
+// order, each once.
+func (t *Ticket) targetIDs(own Own) []string {
+	w := t.weigh(own)
+	out := []string{}
+	seen := map[string]bool{}
+	for _, id := range t.ids {
+		if v, err := api.NormalizeID(id.value); err == nil && w.targets[id.msg] && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}

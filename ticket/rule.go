@@ -1,0 +1,649 @@
+package ticket
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Whom a ticket is about. The top mail's sender is the requester, and is
+// the same person wherever their address recurs (a signature, "(jane@…)"
+// in the words). A requester who asks for themselves ("unsubscribe me",
+// "I unsubscribed by mistake, put me back", "am I blocked?") is a target,
+// and so are the copied colleagues they include ("me and my colleague
+// (cc'd)"); otherwise they are left out. The address the ticket was sent
+// to (our support mailbox) and our own addresses (config own) never go.
+// Any other address goes if the words of the mails that decide (intent.go)
+// name it; one the words say not to touch ("not x@…", "keep x@…"), one
+// written out in words, one named only in an older mail or first in a
+// header line, a reply attribution, a signature, a helpdesk's footer or as
+// where the answer is to go is left out. Each decision carries its reason
+// and the line that decided it.
+
+// Reasons the rule gives.
+const (
+	ReasonOwn = "one of our own addresses"
+	// ReasonProtected is the team's rule on the service (GET /team): the
+	// service refuses to suppress the address.
+	ReasonProtected      = "protected by the team's rules"
+	ReasonSentTo         = "the address the ticket was sent to"
+	ReasonRequester      = "the requester, who does not ask for themselves"
+	ReasonRequesterAsks  = "the requester asks for themselves"
+	ReasonRequesterNames = "the requester names their own address in a request"
+	ReasonWantsMail      = "asks to get mail again, not to be suppressed"
+	ReasonWantsNoMail    = "asks to get no more mail, not to be put back"
+	ReasonColleague      = "a colleague the requester includes"
+	ReasonCopied         = "copied on the ticket, not asked for"
+	ReasonSender         = "the sender of a quoted or forwarded mail"
+	ReasonHeader         = "only in a header line"
+	ReasonAttribution    = "only in a reply attribution"
+	ReasonSignature      = "only in a signature"
+	ReasonContact        = "where the answer is to go, not a target"
+	ReasonWriter         = "the writer's own address, not asked for"
+	ReasonExcept         = "the ticket says not to touch it"
+	ReasonWritten        = "written out in words — check it, t takes it in"
+	ReasonOlder          = "named only in an older mail, not in the request"
+	ReasonWithdrawn      = "the request was taken back"
+	ReasonFooter         = "only in a helpdesk's notification text"
+	ReasonBounceMeta     = "in a bounce report, but not a recipient it failed to reach"
+)
+
+// Evidence is the ticket line that decided: its number and its text (""
+// past the first MiB of a huge text).
+type Evidence struct {
+	Line int    `json:"line"`
+	Text string `json:"text,omitempty"`
+}
+
+// Decision is the rule's word on an address: whether it is left out, why,
+// and the line that decided. The zero Decision is none: an address the
+// ticket's words name (or any entry of a list, a CSV or JSON) simply goes.
+type Decision struct {
+	Reason string `json:"reason"`
+	// Leave says the address is not sent.
+	Leave bool `json:"-"`
+	// Requester marks the ticket's requester.
+	Requester bool     `json:"requester,omitempty"`
+	By        Evidence `json:"decided_by"`
+	// Overridden says who turned the rule's decision around ("" for
+	// nobody): Override's texts, or the agent's flip in the UI.
+	Overridden string `json:"overridden,omitempty"`
+	// ways holds, for a requester or colleague who asks, the first line
+	// that asks in each direction; For picks the batch's.
+	ways *ways
+}
+
+// ways are the lines in which a requester asks to get no more mail (or
+// just asks about themselves), and to get mail again (or just asks).
+type ways struct {
+	add, remove       Evidence
+	hasAdd, hasRemove bool
+}
+
+// Direction is which way a batch changes the list.
+type Direction bool
+
+// The directions of a batch.
+const (
+	// Suppress adds to the list.
+	Suppress Direction = true
+	// Release takes off the list.
+	Release Direction = false
+)
+
+// For is the decision for a batch going dir: a requester (or the
+// colleague they include) who asks the other way is left out, with the
+// line that says so. Roles gives decisions without a direction.
+func (d Decision) For(dir Direction) Decision {
+	w := d.ways
+	if w == nil {
+		return d
+	}
+	who := "the colleague: the requester "
+	if d.Requester {
+		who = "the requester "
+	}
+	switch {
+	case dir == Suppress && w.hasAdd:
+		d.By = w.add
+	case dir == Release && w.hasRemove:
+		d.By = w.remove
+	case dir == Suppress:
+		d.Reason, d.Leave, d.By = who+ReasonWantsMail, true, w.remove
+	default:
+		d.Reason, d.Leave, d.By = who+ReasonWantsNoMail, true, w.add
+	}
+	return d
+}
+
+// String cites the line: `line 6: "Please unsubscribe me…"` (its text cut
+// to 60 characters), "line 6" without its text, "" for none. The text is
+// the ticket's: sanitize it where it reaches a terminal.
+func (e Evidence) String() string {
+	switch {
+	case e.Line == 0:
+		return ""
+	case e.Text == "":
+		return "line " + strconv.Itoa(e.Line)
+	}
+	return fmt.Sprintf("line %d: %q", e.Line, cut(e.Text, 60))
+}
+
+// Text is the decision for people: the reason, the requester marked, an
+// override said ("requester: …", "… (taken in by hand)").
+func (d Decision) Text() string {
+	s := d.Reason
+	if d.Requester && !strings.Contains(s, "requester") {
+		s = "requester: " + s
+	}
+	if d.Overridden != "" {
+		s += " (" + d.Overridden + ")"
+	}
+	return s
+}
+
+// Decided reports whether the rule had something to say.
+func (d Decision) Decided() bool { return d.Reason != "" }
+
+// Fixed reports a decision nobody may turn around: our own addresses and
+// the address the ticket was sent to (our support mailbox) are never sent.
+func (d Decision) Fixed() bool {
+	return d.Reason == ReasonOwn || d.Reason == ReasonSentTo || d.Reason == ReasonProtected
+}
+
+// Flip turns a decision around by hand (and back); a fixed one stays.
+func (d Decision) Flip() Decision {
+	if d.Fixed() || !d.Decided() {
+		return d
+	}
+	d.Leave = !d.Leave
+	switch {
+	case d.Overridden != "":
+		d.Overridden = ""
+	case d.Leave:
+		d.Overridden = "left out by hand"
+	default:
+		d.Overridden = "taken in by hand"
+	}
+	return d
+}
+
+// Decided is the rule's decision about one address of an input.
+type Decided struct {
+	Value string `json:"value"`
+	Sent  bool   `json:"sent"`
+	Decision
+}
+
+// NewDecided is the decision d about the address v.
+func NewDecided(v string, d Decision) Decided { return Decided{Value: v, Sent: !d.Leave, Decision: d} }
+
+// Override is the agent's word over the rule for a whole input; our own
+// addresses and the one the ticket was sent to stay out whatever it says.
+type Override int
+
+const (
+	// ByRule lets the rule decide.
+	ByRule Override = iota
+	// TakeInAll sends every address the rule leaves out but the fixed
+	// ones (the old --include-requester).
+	TakeInAll
+	// LeaveOutPeople leaves out every address the rule takes in although
+	// the ticket's words do not name it: the requester who asks for
+	// themselves and the colleagues they include.
+	LeaveOutPeople
+)
+
+// Apply turns d around as ov says.
+func (ov Override) Apply(d Decision) Decision {
+	switch {
+	case ov == TakeInAll && d.Leave && !d.Fixed():
+		d.Leave, d.Overridden = false, "taken in on request"
+	case ov == LeaveOutPeople && d.Decided() && !d.Leave:
+		d.Leave, d.Overridden = true, "left out on request"
+	}
+	return d
+}
+
+// OwnDecision is the decision about one of our own addresses, named on
+// line (of t, which may be nil).
+func (t *Ticket) OwnDecision(line int) Decision {
+	return Decision{Reason: ReasonOwn, Leave: true, By: t.evidence(line)}
+}
+
+// Roles is the rule's decision about every address of the ticket it has
+// something to say about, for our own addresses own, without a batch's
+// direction (Decision.For weighs that): the one driver of the rule, for a
+// paste and for a file read in one pass alike. An address it has nothing
+// to say about (the words name it) is not in the map.
+func (t *Ticket) Roles(own Own) map[string]Decision {
+	f := t.facts(own)
+	out := map[string]Decision{}
+	for _, v := range t.order {
+		if d := t.decide(v, t.records[v], own, f); d.Decided() {
+			out[v] = d
+		}
+	}
+	return out
+}
+
+// facts is what the rule finds once per ticket: the mails that decide,
+// the requester, and the lines in which they ask about themselves and
+// include their colleagues.
+type facts struct {
+	w          weighing
+	req        person
+	hasReq     bool
+	self, coll *ways           // nil when no line asks
+	copied     map[string]bool // the colleagues copied on the requester's mail
+	partial    map[string]occurrence
+}
+
+// facts finds the ticket's facts for own.
+func (t *Ticket) facts(own Own) *facts {
+	f := &facts{w: t.weigh(own)}
+	f.partial = t.resolvePartials()
+	f.req, f.hasReq = t.requester(own, f.w)
+	if !f.hasReq {
+		return f
+	}
+	f.self = t.asks(f.req, false, f.w)
+	f.coll = t.asks(f.req, true, f.w)
+	if f.self == nil && f.coll == nil && !t.hasRecipient(f.w) {
+		f.self = t.asksAboutNobody(f.req, f.w)
+	}
+	f.copied = map[string]bool{}
+	for _, p := range t.copied {
+		if p.msg == f.req.msg {
+			f.copied[p.value] = true
+		}
+	}
+	return f
+}
+
+// view is what the rule reads of an address's occurrences, for the mails
+// that decide.
+type view struct {
+	first        occurrence
+	asked        *occurrence // the first occurrence in the deciding words (zBody in a target mail)
+	named        bool        // an occurrence in the deciding words, or mentioned there
+	older        *occurrence // a body occurrence in a mail that does not decide
+	except, writ *occurrence
+}
+
+func (t *Ticket) view(rec *record, f *facts, v string) view {
+	var vw view
+	vw.first = rec.occ[0]
+	occs := rec.occ
+	if p, ok := f.partial[v]; ok {
+		occs = append(occs[:len(occs):len(occs)], p)
+	}
+	for i := range occs {
+		vw.see(&occs[i], i, f.w)
+	}
+	return vw
+}
+
+// see notes the occurrence o (the i-th) of an address.
+func (vw *view) see(o *occurrence, i int, w weighing) {
+	tgt := w.targets[o.msg]
+	switch {
+	case o.zone == zExcept && (tgt || o.msg <= w.anchor):
+		vw.except = o
+	case o.zone == zWritten && vw.writ == nil:
+		vw.writ = o
+	case o.zone == zBody && tgt:
+		if vw.asked == nil {
+			vw.asked = o
+		}
+		vw.named = true
+	case o.zone == zBody && vw.older == nil:
+		vw.older = o
+	case o.zone == zMention && tgt && i > 0:
+		vw.named = true
+	}
+}
+
+// decide is the rule for one address, with the ticket's facts: the first
+// of the rules that has something to say.
+func (t *Ticket) decide(v string, rec *record, own Own, f *facts) Decision {
+	if rec == nil || len(rec.occ) == 0 {
+		return Decision{}
+	}
+	c := ruleCase{t: t, v: v, vw: t.view(rec, f, v), f: f, own: own, req: f.hasReq && f.req.value == v}
+	for _, rule := range addressRules {
+		if d, ok := rule(c); ok {
+			return d
+		}
+	}
+	return Decision{Reason: zoneReason(c.vw.first.zone), Leave: true, By: t.evidence(c.vw.first.line)}
+}
+
+// ruleCase is one address as the rules read it.
+type ruleCase struct {
+	t   *Ticket
+	v   string
+	vw  view
+	f   *facts
+	own Own
+	req bool // it is the requester
+}
+
+// addressRules are the rules for one address, in order; each says
+// whether it decides.
+var addressRules = []func(c ruleCase) (Decision, bool){
+	func(c ruleCase) (Decision, bool) { return c.t.OwnDecision(c.vw.first.line), c.own.Has(c.v) },
+	func(c ruleCase) (Decision, bool) {
+		return Decision{Reason: ReasonSentTo, Leave: true, By: c.t.evidence(c.vw.first.line)}, c.vw.first.zone == zSentTo
+	},
+	func(c ruleCase) (Decision, bool) {
+		if c.vw.except == nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonExcept, Leave: true, By: c.t.evidence(c.vw.except.line), Requester: c.req}, true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if !c.f.w.withdrawn || c.vw.asked == nil && c.vw.older == nil && !c.req {
+			return Decision{}, false
+		}
+		return c.t.withdrawn(c.vw, c.f, c.v), true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if !c.req {
+			return Decision{}, false
+		}
+		return c.t.requesterDecision(c.vw, c.f), true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if c.vw.writ == nil || c.vw.asked != nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonWritten, Leave: true, By: c.t.evidence(c.vw.writ.line)}, true
+	},
+	func(c ruleCase) (Decision, bool) { return Decision{}, c.vw.named },
+	func(c ruleCase) (Decision, bool) {
+		if !c.f.copied[c.v] || c.f.coll == nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonColleague, By: c.f.coll.first(), ways: c.f.coll}, true
+	},
+	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.recipientAsked(c.vw.first, c.f) },
+	func(c ruleCase) (Decision, bool) {
+		if c.vw.first.zone != zBody || c.vw.older == nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonOlder, Leave: true, By: c.t.evidence(c.vw.older.line)}, true
+	},
+}
+
+// recipientAsked reports the recipient of a forwarded mail that the
+// deciding mail points at without naming anyone ("please stop sending to
+// his address, the one below"): a target, unless the requester asks for
+// themselves or the forwarded mail is a bounce report.
+func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
+	a := f.w.anchor
+	return o.zone == zRecipient && a >= 0 && f.w.targets[o.msg] && o.msg != a && f.self == nil &&
+		t.mails[a].named == 0 && !t.mails[o.msg].bounce && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes()
+}
+
+// withdrawn is the decision about an address of a request taken back.
+func (t *Ticket) withdrawn(vw view, f *facts, v string) Decision {
+	d := Decision{Reason: ReasonWithdrawn, Leave: true, By: f.w.p.By, Requester: f.hasReq && f.req.value == v}
+	if d.By.Line == 0 {
+		d.By = t.evidence(vw.first.line)
+	}
+	return d
+}
+
+// requesterDecision is the rule for the requester.
+func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
+	d := Decision{Requester: true}
+	switch {
+	case vw.writ != nil && vw.asked == nil:
+		d.Reason, d.Leave, d.By = ReasonWritten, true, t.evidence(vw.writ.line)
+	case vw.asked != nil:
+		d.Reason, d.By = ReasonRequesterNames, t.evidence(vw.asked.line)
+	case f.self != nil:
+		d.Reason, d.ways = ReasonRequesterAsks, f.self
+		d.By = f.self.first()
+	default:
+		d.Reason, d.Leave, d.By = ReasonRequester, true, t.evidence(f.req.line)
+	}
+	return d
+}
+
+// zoneReason is why an address first named in zone z, and nowhere in the
+// deciding words, is left out.
+func zoneReason(z zone) string {
+	switch z {
+	case zFrom:
+		return ReasonSender
+	case zCopy:
+		return ReasonCopied
+	case zAttribution:
+		return ReasonAttribution
+	case zSignature:
+		return ReasonSignature
+	case zContact:
+		return ReasonContact
+	case zMention:
+		return ReasonWriter
+	case zFooter:
+		return ReasonFooter
+	case zBounceMeta:
+		return ReasonBounceMeta
+	case zWritten:
+		return ReasonWritten
+	case zBody:
+		return ReasonOlder
+	}
+	return ReasonHeader
+}
+
+// first is the earlier of the lines that ask.
+func (w *ways) first() Evidence {
+	switch {
+	case !w.hasAdd:
+		return w.remove
+	case !w.hasRemove || w.add.Line <= w.remove.Line:
+		return w.add
+	}
+	return w.remove
+}
+
+// requester is the ticket's requester: the sender of its own (top) mail;
+// without a From: line, who signs it; when the top mail is ours (an agent
+// forwarding it), the first sender after it that is not.
+func (t *Ticket) requester(own Own, w weighing) (person, bool) {
+	ours := false
+	for _, p := range t.senders {
+		if p.msg != 0 {
+			continue
+		}
+		if !t.isOurs(p.value, own) && !isSystem(p.value) {
+			return p, true
+		}
+		ours = ours || t.isOurs(p.value, own)
+	}
+	switch {
+	case ours:
+		// Our agent forwarded it: the first sender after who is not ours.
+		return t.firstSender(func(p person) bool { return p.msg != 0 && !t.isOurs(p.value, own) && !isSystem(p.value) })
+	case t.topFrom:
+		return person{}, false
+	}
+	if p, ok := t.firstComment(own); ok {
+		return p, true
+	}
+	if p, ok := t.deciderSender(own, w); ok {
+		return p, true
+	}
+	for _, p := range t.signers {
+		if !own.Has(p.value) {
+			return p, true
+		}
+	}
+	return person{}, false
+}
+
+// firstSender is the first sender ok holds for.
+func (t *Ticket) firstSender(ok func(p person) bool) (person, bool) {
+	for _, p := range t.senders {
+		if ok(p) {
+			return p, true
+		}
+	}
+	return person{}, false
+}
+
+// firstComment is the author of a helpdesk export's first comment that is
+// not ours, when the export has no mail header of its own.
+func (t *Ticket) firstComment(own Own) (person, bool) {
+	for _, p := range t.senders {
+		if t.mails[p.msg].helpdesk && !own.Has(p.value) && !isSystem(p.value) {
+			return p, true
+		}
+	}
+	return person{}, false
+}
+
+// asksAboutNobody is, when the requester's own mail decides and asks
+// something of nobody it names ("please put this one back on the
+// newsletter"), the ways of that request: it is about the writer.
+func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
+	if w.asker < 0 || !w.p.Mode.Changes() && w.p.Mode != ModeCheck || w.p.By.Line == 0 || w.withdrawn {
+		return nil
+	}
+	if w.asker != req.msg && t.mails[w.asker].from != req.value {
+		return nil
+	}
+	for m := range w.targets {
+		if t.mails[m].named+t.mails[m].ids > 0 || t.mails[m].bounce {
+			return nil
+		}
+	}
+	if len(t.partials) > 0 {
+		return nil
+	}
+	e := w.p.By
+	switch w.p.Mode {
+	case ModeAdd:
+		return &ways{add: e, hasAdd: true}
+	case ModeRemove, ModeRemoveIDs:
+		return &ways{remove: e, hasRemove: true}
+	}
+	return &ways{add: e, remove: e, hasAdd: true, hasRemove: true}
+}
+
+// hasRecipient reports a forwarded mail among the targets whose
+// recipient the request may be about (recipientAsked).
+func (t *Ticket) hasRecipient(w weighing) bool {
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			if o.zone == zRecipient && w.targets[o.msg] && !t.mails[o.msg].bounce {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deciderSender is the sender of the mail that decides, when the ticket
+// has no header of its own ("Rae Lin <rae@…> replied:" on its first
+// line).
+func (t *Ticket) deciderSender(own Own, w weighing) (person, bool) {
+	if w.asker < 0 || t.mails[0].named > 0 {
+		return person{}, false
+	}
+	for _, p := range t.senders {
+		if p.msg == w.asker && !t.isOurs(p.value, own) && !isSystem(p.value) {
+			return p, true
+		}
+	}
+	return person{}, false
+}
+
+// asks finds, in the requester's mails that decide (else, when the
+// deciding mails ask nothing, in any of theirs), the first line in which
+// they ask about themselves (or, with colleague, include the colleagues)
+// to get no more mail, and the first to get mail again; a line that just
+// asks counts for both. A line that says it outright wins over a bare
+// "Unsubscribe" (a subject's, say). It returns nil when no line asks.
+func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
+	if wg.withdrawn {
+		return nil
+	}
+	theirs := map[int]bool{req.msg: true}
+	for _, p := range t.senders {
+		if p.value == req.value {
+			theirs[p.msg] = true
+		}
+	}
+	fwd := t.firstForward()
+	var w ways
+	for _, bare := range []bool{false, true} {
+		for _, s := range t.said {
+			m := s.msg
+			if s.fwd && fwd > 0 {
+				m = fwd
+			}
+			if theirs[m] && (len(wg.targets) == 0 || wg.targets[m] || m == wg.asker) && t.asksSelf(s, bare, colleague) {
+				w.note(t.evidence(s.line), s.self)
+			}
+		}
+	}
+	if !w.hasAdd && !w.hasRemove {
+		return nil
+	}
+	return &w
+}
+
+// note takes a line that asks self (a line that just asks counts for
+// both ways) where none asked that way before.
+func (w *ways) note(e Evidence, self selfWay) {
+	if !w.hasAdd && self != sRelease {
+		w.add, w.hasAdd = e, true
+	}
+	if !w.hasRemove && self != sSuppress {
+		w.remove, w.hasRemove = e, true
+	}
+}
+
+// asksSelf reports whether the line s asks about the requester (or their
+// colleagues) in the pass for bare lines or not.
+func (t *Ticket) asksSelf(s said, bare, colleague bool) bool {
+	switch {
+	case s.bare != bare, colleague && !s.colleague, !colleague && s.self == sNone:
+		return false
+	case s.bare && t.mails[s.msg].named > 0:
+		return false
+	}
+	return true
+}
+
+// resolvePartials finds what a partial address in the words ("only the
+// info@ one") names: the one address of the ticket with that local part.
+func (t *Ticket) resolvePartials() map[string]occurrence {
+	if len(t.partials) == 0 {
+		return nil
+	}
+	out := map[string]occurrence{}
+	for _, p := range t.partials {
+		match := ""
+		for _, v := range t.order {
+			if at := strings.LastIndexByte(v, '@'); at > 0 && strings.EqualFold(v[:at], p.local) {
+				if match != "" {
+					match = ""
+					break
+				}
+				match = v
+			}
+		}
+		if match != "" {
+			if _, seen := out[match]; !seen {
+				out[match] = p.occurrence
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,456 @@
+package ticket
+
+import (
+	"slices"
+	"strings"
+)
+
+// What a line of words asks, and where its addresses stand: a request
+// about the writer themselves, what it asks of the addresses it names,
+// where the answer is to go, what it says not to touch.
+
+// selfWay is which way a writer asks about themselves.
+type selfWay uint8
+
+const (
+	sNone     selfWay = iota
+	sSuppress         // no more mail
+	sRelease          // mail again
+	sAsk              // names themselves, no way (or only asks)
+)
+
+// ask is what a line asks of the addresses it names (a bit each).
+type ask uint8
+
+const (
+	aSuppress ask = 1 << iota // add: unsubscribe, block
+	aRelease                  // remove: put back, unblock
+	aCheck                    // only asks
+	aRemove                   // remove, delete: add, unless IDs or a suppression list
+	aWithdraw                 // takes an earlier request back
+)
+
+// said is a line of mail msg that asks.
+type said struct {
+	msg, line int
+	self      selfWay
+	colleague bool
+	// bare marks a line that is a request and nothing else
+	// ("Unsubscribe"), which is about the writer only if their mail
+	// names no other address.
+	bare bool
+	// subject: a Subject: line; fwd: a forward's ("FW: …"), whose words
+	// are the forwarded mail's.
+	subject, fwd bool
+	asks         ask
+	// weak holds the asks the line says only with a lone verb.
+	weak ask
+	// missing: it says mail does not arrive, which its writer wants.
+	missing bool
+	// selective: it picks its targets by a condition.
+	selective bool
+	// below: it points at what is forwarded or quoted under it; only:
+	// it narrows the request to what it names; cover: a note passing a
+	// request on.
+	below, only, cover bool
+	// words holds the words of the first phrase of each ask, by bit.
+	words [5]string
+}
+
+// classWays says which way a class asks about the writer, and what it
+// asks of anyone.
+var classWays = [classCount]struct {
+	self selfWay
+	ask  ask
+	us   bool
+}{
+	cSuppressMe: {sSuppress, aSuppress, false}, cReleaseMe: {sRelease, aRelease, false},
+	cCheckMe: {sAsk, aCheck, false}, cMissingMe: {sRelease, aCheck, false}, cMissing: {ask: aCheck}, cRemoveMe: {sAsk, aRemove, false}, cMe: {sAsk, 0, false},
+	cSuppressUs: {sSuppress, aSuppress, true}, cReleaseUs: {sRelease, aRelease, true}, cUs: {sAsk, 0, true},
+	cSuppress: {ask: aSuppress}, cRelease: {ask: aRelease}, cCheck: {ask: aCheck}, cRemove: {ask: aRemove},
+	cWithdraw: {ask: aWithdraw},
+}
+
+// words reads a line of a mail's words: what it asks, where its answer
+// goes, and where its addresses stand.
+func (r *Reader) words(l *line, subject bool) {
+	r.ms = lang.trees[inWords].find(r.ms, l.ws, lang.trees[negations])
+	s := said{msg: l.msg, line: l.n, subject: subject}
+	if subject {
+		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
+	}
+	s.read(r.ms, l)
+	s.bareRequest(l, subject)
+	if s.says() {
+		r.tk.said = append(r.tk.said, s)
+		r.tk.keep(l.n, l.t)
+	}
+	if !s.fwd {
+		r.markBounce(l, r.ms)
+	}
+	r.placeTokens(l, r.ms)
+}
+
+// bareRequest notes a line that is a request and nothing else
+// ("Unsubscribe", "Subject: STOP"): about the writer.
+func (s *said) bareRequest(l *line, subject bool) {
+	if s.self != sNone || s.colleague || len(l.toks) > 0 {
+		return
+	}
+	ws := l.ws
+	if subject {
+		ws = ws[min(1, len(ws)):]
+	}
+	if w, ok := bareRequest(ws); ok {
+		s.self, s.bare = w, true
+		s.noteAsk(selfAsks(w), l.t, false)
+	}
+}
+
+// says reports whether the line says anything the rule reads.
+func (s *said) says() bool {
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective
+}
+
+// read notes what the phrases of a line say.
+func (s *said) read(ms []match, l *line) {
+	request, notSuppress := false, ""
+	for _, m := range ms {
+		if m.negated {
+			continue
+		}
+		request = s.readWay(m, ms, l) || request
+		if m.class == cNotSuppress {
+			notSuppress = phraseText(l, m)
+		}
+		s.readFlag(m.class)
+	}
+	if notSuppress != "" && s.only {
+		// "Please do not unsubscribe me, only intern@…"
+		s.noteAsk(aSuppress, notSuppress, false)
+	}
+	for _, m := range ms {
+		if m.class == cColleague && !m.negated && (request || s.self != sNone) {
+			s.colleague = true
+		}
+		if m.class == cNotSelf {
+			s.self = sNone // "we keep getting these bounces": not about the writer
+		}
+	}
+}
+
+// readWay notes which way a phrase asks, about the writer and of anyone;
+// it reports whether the phrase asks something.
+func (s *said) readWay(m match, ms []match, l *line) bool {
+	w := classWays[m.class]
+	if w.self == sAsk && w.ask == 0 && namesOthers(l) {
+		// "Unsubscribe our addresses: a@…, b@…": the words name them.
+		w.self, w.us = sNone, false
+	}
+	if w.self != sNone && (s.self == sNone || s.self == sAsk) {
+		s.self = w.self
+	}
+	s.colleague = s.colleague || w.us
+	if w.ask == 0 {
+		return false
+	}
+	s.noteAsk(w.ask, phraseText(l, m), w.self == sNone && !w.us && passing(l, ms, m))
+	return true
+}
+
+// lineFlags are what the other classes of phrases mark a line with.
+var lineFlags = map[class]func(s *said){
+	cSelective:  func(s *said) { s.selective = true },
+	cMissing:    func(s *said) { s.missing = true },
+	cMissingMe:  func(s *said) { s.missing = true },
+	cBelow:      func(s *said) { s.below = true },
+	cOnly:       func(s *said) { s.only = true },
+	cForwarding: func(s *said) { s.cover = true },
+}
+
+// readFlag marks the line with what a phrase of class c says of it.
+func (s *said) readFlag(c class) {
+	if mark, ok := lineFlags[c]; ok {
+		mark(s)
+	}
+}
+
+// noteAsk notes that the line asks a, in words; weak says only by a lone
+// verb with no address after it ("I meant to unsubscribe my old one").
+func (s *said) noteAsk(a ask, words string, weak bool) {
+	lone := weak
+	switch {
+	case s.asks&a == 0:
+		s.words[bit(a)] = words
+		if lone {
+			s.weak |= a
+		}
+	case !lone:
+		s.weak &^= a
+	}
+	s.asks |= a
+}
+
+// bit is the index of a's single bit.
+func bit(a ask) int {
+	n := 0
+	for a > 1 {
+		a >>= 1
+		n++
+	}
+	return n
+}
+
+// selfAsks is what a bare request about the writer asks.
+func selfAsks(w selfWay) ask {
+	switch w {
+	case sSuppress:
+		return aSuppress
+	case sRelease:
+		return aRelease
+	}
+	return aRemove
+}
+
+// namesOthers reports a line that names an address of its own.
+func namesOthers(l *line) bool {
+	for _, f := range l.toks {
+		if f.Kind == Address && f.Value != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// passing reports a one-word phrase the line says only in passing: no
+// address on the line, no list announced (":"), no question, no request
+// word before it
+// ("please", "can you"), no one about themselves or a colleague ("I
+// clicked unsubscribe by accident", not "Unsubscribe jane@…" or "can you
+// re-enable her address?").
+func passing(l *line, ms []match, m match) bool {
+	if m.end-m.first > 1 || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") {
+		return false
+	}
+	for _, f := range l.toks {
+		if f.Kind != WrittenOut {
+			return false
+		}
+	}
+	for _, o := range ms {
+		w := classWays[o.class]
+		switch {
+		case o.negated:
+		case w.self != sNone || w.us || o.class == cColleague:
+			return false
+		case o.class == cRequest && o.end <= m.first && m.first-o.end <= 3:
+			return false
+		}
+	}
+	return true
+}
+
+// phraseText is the text of a match in its line.
+func phraseText(l *line, m match) string {
+	last := l.ws[m.end-1]
+	return l.t[l.ws[m.first].off : last.off+len(last.s)]
+}
+
+// markBounce marks the line's mail a bounce report when its words are a
+// bounce's ("Delivery Status Notification", "could not be delivered").
+func (r *Reader) markBounce(l *line, ms []match) {
+	for _, m := range ms {
+		if m.class == cBounce {
+			r.tk.mails[l.msg].bounce = true
+			r.tk.keep(l.n, l.t)
+			return
+		}
+	}
+}
+
+// placeTokens decides where each token of a line of words stands.
+func (r *Reader) placeTokens(l *line, ms []match) {
+	contactAt, writer := wordsAbout(l, ms)
+	m := &r.tk.mails[l.msg]
+	for i := range l.toks {
+		f := &l.toks[i]
+		switch f.Kind {
+		case ID:
+			m.ids++
+			if len(r.tk.ids) < maxRecords {
+				r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg})
+			}
+			continue
+		case WrittenOut:
+			f.zone = zWritten
+			continue
+		}
+		f.zone = r.placeAddress(l, ms, f, contactAt, writer)
+		r.countNamed(l, f)
+	}
+}
+
+// wordsAbout finds where the words of a line say the answer is to go
+// (after contactAt, -1 for none) and which addresses say who is writing
+// (where they start).
+func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
+	contactAt = -1
+	for _, m := range ms {
+		switch {
+		case m.class == cContact && contactAt < 0:
+			contactAt = l.ws[m.first].off
+		case m.class == cNotMe && m.end < len(l.ws):
+			writer = append(writer, l.ws[m.end].off)
+		}
+	}
+	return contactAt, writer
+}
+
+// countNamed counts an address the words name, and keeps a partial one
+// ("the info@ one") to resolve at the end.
+func (r *Reader) countNamed(l *line, f *token) {
+	switch {
+	case f.zone != zBody:
+	case f.Value != "":
+		r.tk.mails[l.msg].named++
+	case len(f.Raw) > 1 && strings.HasSuffix(f.Raw, "@") && strings.Count(f.Raw, "@") == 1:
+		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n}})
+	}
+}
+
+// placeAddress is where an address of a line of words stands.
+func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writer []int) zone {
+	switch {
+	case contactAt >= 0 && f.off > contactAt:
+		return zContact
+	case slices.Contains(writer, f.off):
+		// "My email is jane@…": the writer's own address.
+		if l.msg == 0 && l.depth == 0 && f.Value != "" {
+			r.tk.signers = append(r.tk.signers, person{f.Value, l.msg, l.n})
+		}
+		return zMention
+	case excepted(l.ws, ms, f.off):
+		return zExcept
+	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
+		return zBounceMeta
+	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off):
+		return zMention
+	}
+	return zBody
+}
+
+// excepted reports whether the words around the address at off say not to
+// touch it: "not x@…", "except x@…", "keep x@…" right before it, or "x@…
+// should stay" right after it, in the same clause.
+func excepted(ws []word, ms []match, off int) bool {
+	at := wordAt(ws, off)
+	if at < 0 {
+		return false
+	}
+	for _, m := range ms {
+		switch m.class {
+		case cExcept, cNotSuppress:
+			if m.end == at || m.end == at-1 && shortWord(ws[at-1].s) && !ws[at-1].clause && !ws[at-1].ends {
+				return !ws[m.end-1].ends
+			}
+		case cExceptAfter:
+			if (m.first == at+1 || m.first == at+2) && !ws[at].ends {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shortWord is a word that may stand between "except" and its address
+// ("except for x@…", "not the x@… one").
+func shortWord(s string) bool { return len(s) <= 4 && !strings.Contains(s, "@") }
+
+// wordAt is the index of the word that starts at off, -1 for none.
+func wordAt(ws []word, off int) int {
+	for i, w := range ws {
+		if w.off <= off && off < w.off+len(w.s) {
+			return i
+		}
+	}
+	return -1
+}
+
+// bounceMeta reports an address of a bounce report that is not a
+// recipient it failed to deliver to: the sender's ("X-Postfix-Sender:",
+// "Return-Path:"), the mail's own sender.
+func bounceMeta(l *line, f *token) bool {
+	if name, ok := headerName(l.t, true); ok && !lang.has("header-to", name) && name != "final-recipient" && name != "original-recipient" {
+		return true
+	}
+	return false
+}
+
+// asksAround reports whether the sentence of a line around off holds a
+// request.
+func asksAround(ws []word, ms []match, off int) bool {
+	from, to := sentence(ws, off)
+	for _, m := range ms {
+		if m.negated || m.first < from || m.first >= to {
+			continue
+		}
+		if w := classWays[m.class]; w.ask != 0 || w.self != sNone {
+			return true
+		}
+	}
+	return false
+}
+
+// sentence returns the words of the sentence around off: words before it
+// back to one that ends a sentence, and after it up to the next one.
+func sentence(ws []word, off int) (from, to int) {
+	at := len(ws)
+	for i, w := range ws {
+		if w.off >= off {
+			at = i
+			break
+		}
+	}
+	from, to = at, at
+	for from > 0 && !ws[from-1].ends {
+		from--
+	}
+	for to < len(ws) && !ws[to].ends {
+		to++
+	}
+	return from, min(to+1, len(ws))
+}
+
+// bareRequest reports a line that is a request and nothing else
+// ("Unsubscribe", "Please stop!") and which way it asks.
+func bareRequest(ws []word) (selfWay, bool) {
+	var w selfWay
+	for i, x := range ws {
+		switch {
+		case lang.has("bare-suppress", x.s), is(x.s, "opt") && i+1 < len(ws) && is(ws[i+1].s, "out"):
+			w = sSuppress
+		case lang.has("bare-release", x.s):
+			if w == sNone {
+				w = sRelease
+			}
+		case lang.has("bare-ask", x.s):
+			if w == sNone {
+				w = sAsk
+			}
+		case lang.has("bare-filler", x.s):
+		default:
+			return sNone, false
+		}
+	}
+	return w, w != sNone
+}
+
+// firstPhrase is the first phrase of book b in a line's words.
+func firstPhrase(b *phraseBook, ws []word) (class, int) {
+	for i := range ws {
+		if c, n := b.at(ws, i); n > 0 {
+			return c, i
+		}
+	}
+	return cNone, -1
+}

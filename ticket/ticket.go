@@ -1,0 +1,232 @@
+// Package ticket reads a pasted ticket (an e-mail thread, a helpdesk
+// export, a forwarded bounce report, in any language its phrase books
+// know) as a careful agent reads it: what it asks (add, remove, remove by
+// ID, only check, or unsure), which of its addresses and IDs are the
+// targets, whom it is not about and why, each with the line that decided.
+//
+// A Reader is fed the text line by line and hands on every token that may
+// be an entry (an address, a suppression ID, an address written out in
+// words) once its place in the ticket is settled; End returns the Ticket.
+// The Ticket's Propose and Roles weigh what was read, for our own
+// addresses (Own): the proposal of a mode with its evidence, and each
+// address's Decision. The package knows nothing of batches, plans or
+// runs; a batch turns the tokens into its entries for its mode.
+package ticket
+
+import (
+	"strings"
+
+	"github.com/shushlist/shush/api"
+)
+
+// Kind is what a token of a ticket is.
+type Kind uint8
+
+// The kinds of tokens.
+const (
+	// Address is a token with an @ (valid or not).
+	Address Kind = iota + 1
+	// ID is a token shaped as a suppression ID (a UUID).
+	ID
+	// WrittenOut is an address written out in words ("jane at example
+	// dot com", "jane[at]example[.]com"): Raw is the address it spells,
+	// Text the words as written. It is never taken in unless the agent
+	// says so.
+	WrittenOut
+)
+
+// Found is a token of a ticket that may be an entry, with its line.
+type Found struct {
+	Line int
+	// Raw is the token as written (trailing punctuation off, a mailto
+	// link's query cut); for a written-out address, the address it
+	// spells.
+	Raw  string
+	Kind Kind
+	// Value is the address normalized as the service stores it (an IDN
+	// in its ASCII form), "" when Raw is not a valid address or the
+	// token is an ID.
+	Value string
+	// Text is, for a written-out address, the words it was written in.
+	Text string
+}
+
+// Ticket is what a Reader found out about a ticket: every token (when
+// read with Read), the people and mails it holds, what each mail asks,
+// and its reference.
+type Ticket struct {
+	// Found holds every token in the order of the text (Read only; a
+	// Reader with its own emit keeps none).
+	Found []Found
+	// Reference is the ticket reference the text names, when
+	// HasReference (see FindReference).
+	Reference    Reference
+	HasReference bool
+	// Lines is how many lines were read.
+	Lines int
+
+	senders, signers, copied []person
+	said                     []said
+	mails                    []mail
+	topFrom                  bool
+	sentTo                   map[string]bool
+	records                  map[string]*record
+	order                    []string
+	lines                    map[int]string
+	textLeft                 int
+	words                    int // words read outside headers and signatures: 0 for a list
+	partials                 []partial
+	ids                      []idAt
+}
+
+// idAt is a suppression ID the words name, and where.
+type idAt struct {
+	value string
+	msg   int
+}
+
+// partial is an address the words name by its local part only ("the
+// info@ one"), and where.
+type partial struct {
+	local string
+	occurrence
+}
+
+// person is an address found in a role, in mail msg on line.
+type person struct {
+	value     string
+	msg, line int
+}
+
+// mail is what the reader knows of one mail of a ticket: 0 is the ticket's
+// own (its top, unquoted), the others are quoted or forwarded under it.
+type mail struct {
+	from     string // the first sender's address
+	depth    int    // its quote depth
+	bounce   bool   // a bounce report
+	forward  bool   // under a forward marker or a forwarded header block
+	named    int    // addresses its words name
+	ids      int    // suppression IDs its words name
+	subject  int    // the line of its Subject:, 0 for none
+	chrono   bool   // a helpdesk transcript's comment: the newest comes last
+	helpdesk bool   // begun by a helpdesk's comment header
+}
+
+// record is what the rule needs of one address: its first occurrences,
+// where each stood.
+type record struct {
+	occ []occurrence
+}
+
+// occurrence is one place an address stands.
+type occurrence struct {
+	zone zone
+	msg  int
+	line int
+}
+
+// maxOccurrences is how many occurrences of an address are kept: the rule
+// reads the first few; a list that repeats an address a thousand times
+// does not grow.
+const maxOccurrences = 8
+
+// maxRecords is how many distinct addresses the rule keeps what it needs
+// of. A text naming more is a list in prose, not a ticket: its further
+// addresses go as named, wherever they stand.
+const maxRecords = 200_000
+
+// lineBudget bounds the text kept to cite lines: a ticket is far smaller;
+// a huge free-text input cites line numbers only past it.
+const lineBudget = 1 << 20
+
+func newTicket() *Ticket {
+	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{},
+		textLeft: lineBudget, mails: []mail{{}}}
+}
+
+func (t *Ticket) keep(n int, text string) {
+	if _, ok := t.lines[n]; ok || len(text) > t.textLeft {
+		return
+	}
+	t.lines[n] = text
+	t.textLeft -= len(text)
+}
+
+// Text is the line n as read ("" past the first MiB of a huge text, or
+// for a line the rule never cites).
+func (t *Ticket) Text(n int) string { return t.lines[n] }
+
+func (t *Ticket) evidence(line int) Evidence {
+	if t == nil {
+		return Evidence{Line: line}
+	}
+	return Evidence{Line: line, Text: t.lines[line]}
+}
+
+// note records an occurrence of the address v.
+func (t *Ticket) note(v string, o occurrence) {
+	rec := t.records[v]
+	if rec == nil {
+		if len(t.records) >= maxRecords {
+			return
+		}
+		rec = &record{}
+		v = strings.Clone(v)
+		t.records[v] = rec
+		t.order = append(t.order, v)
+	}
+	if len(rec.occ) < maxOccurrences {
+		rec.occ = append(rec.occ, o)
+	}
+}
+
+// Pending reports whether the rule may leave the address v out, as far as
+// the text read so far tells: a caller that streams the ticket keeps the
+// pending addresses for Roles, and sends the others. In a ticket of up to
+// trackAll addresses every address is pending (what the words say later,
+// a withdrawal, an exception, may still leave it out); past that, only
+// one not first named in the ticket's own words.
+func (t *Ticket) Pending(v string) bool {
+	rec := t.records[v]
+	if rec == nil || len(rec.occ) == 0 {
+		return false
+	}
+	if len(t.records) <= trackAll {
+		return true
+	}
+	f := rec.occ[0]
+	return f.zone != zBody || f.msg != 0 || t.excepted(rec)
+}
+
+// trackAll is how many addresses a ticket may name for all of them to be
+// weighed at its end (Pending).
+const trackAll = 10_000
+
+// excepted reports whether some occurrence of the record is one the words
+// say not to touch.
+func (t *Ticket) excepted(rec *record) bool {
+	for _, o := range rec.occ {
+		if o.zone == zExcept {
+			return true
+		}
+	}
+	return false
+}
+
+// Addresses lists the addresses of the ticket, in order of first
+// occurrence.
+func (t *Ticket) Addresses() []string { return t.order }
+
+// IsTicket reports whether the text read has words besides its addresses
+// (a list of addresses, or of names and addresses, has none).
+func (t *Ticket) IsTicket() bool { return t.words > 0 }
+
+// normalized is the address v as the service stores it, "" when it is
+// not one.
+func normalized(v string) string {
+	n, err := api.NormalizeEmail(v)
+	if err != nil {
+		return ""
+	}
+	return n
+}

@@ -1,0 +1,317 @@
+package ticket
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// How the rule reads the words of a ticket line: the line is cut into
+// words, and the phrases of the phrase books (lang/*.txt) are looked up by
+// their first word, the longest one at a place winning. Words are compared
+// folded: lower case, "’" as "'", and the accents of Latin letters off
+// ("désinscrire" and "desinscrire" are one word).
+
+// word is one word of a line as written, where it starts in the line, and
+// whether it ends a sentence (a full stop, "!" or "?" after it) or a
+// clause (a comma, ";", a bracket).
+type word struct {
+	s    string
+	off  int
+	ends bool
+	// clause: a comma, ";", ":" or a bracket right after the word.
+	clause bool
+	// opens: a bracket right before the word.
+	opens bool
+}
+
+// wordsOf cuts a line into words, appended to ws[:0]: letters and
+// digits, with the apostrophes, hyphens and dots inside them ("don't",
+// "co-worker", "B.V."); an address is one word.
+func wordsOf(ws []word, s string) []word {
+	ws = ws[:0]
+	start := -1
+	opened := false
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := strings.Trim(s[start:end], "'’-.")
+		if w != "" {
+			ws = append(ws, word{s: w, off: start + strings.Index(s[start:end], w), opens: opened})
+			opened = false
+		}
+		start = -1
+	}
+	for i := 0; i < len(s); {
+		r, size, inWord := wordRune(s, i, start >= 0)
+		switch {
+		case inWord && start < 0:
+			start = i
+		case !inWord:
+			flush(i)
+			markEnd(ws, r, &opened)
+		}
+		i += size
+	}
+	flush(len(s))
+	return ws
+}
+
+// wordRune reads the character at i of s and says whether it belongs to a
+// word (inside one when in): a full stop before a space or the end ends
+// the word.
+func wordRune(s string, i int, in bool) (r rune, size int, inWord bool) {
+	r, size = rune(s[i]), 1
+	if r < utf8.RuneSelf {
+		inWord = wordByte[r]
+	} else {
+		r, size = utf8.DecodeRuneInString(s[i:])
+		inWord = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || r == '’'
+	}
+	if r == '.' && in && (i+size >= len(s) || s[i+size] == ' ' || s[i+size] == '\t') {
+		inWord = false
+	}
+	return r, size, inWord
+}
+
+// markEnd notes what a character that is not a word's says of the word
+// before it (the end of a sentence or a clause), or of the next one (a
+// bracket opens a clause).
+func markEnd(ws []word, r rune, opened *bool) {
+	switch r {
+	case '(', '[', '{':
+		*opened = true
+		if len(ws) > 0 {
+			ws[len(ws)-1].clause = true
+		}
+	case '.', '!', '?', '¿', '¡':
+		if len(ws) > 0 {
+			ws[len(ws)-1].ends = true
+		}
+	case ',', ';', ':', ')', ']', '}', '—', '–':
+		if len(ws) > 0 {
+			ws[len(ws)-1].clause = true
+		}
+	}
+}
+
+// wordByte marks the ASCII characters of a word.
+var wordByte = func() (t [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("'-.@_+&", byte(c)) >= 0
+	}
+	return t
+}()
+
+// fold is the form words are compared in, appended to buf[:0]: ASCII
+// lower case, "’" as "'", a Latin letter without its accent, "ß" as "ss".
+func fold(buf []byte, w string) []byte {
+	buf = buf[:0]
+	for i := 0; i < len(w); {
+		c := w[i]
+		if c < utf8.RuneSelf {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(w[i:])
+		i += size
+		buf = appendFolded(buf, r)
+	}
+	return buf
+}
+
+// appendFolded appends r folded: its base letter when it is a Latin
+// letter with an accent, else its lower case.
+func appendFolded(buf []byte, r rune) []byte {
+	switch {
+	case r == '’' || r == '‘':
+		return append(buf, '\'')
+	case unicode.Is(unicode.Mn, r):
+		return buf // a combining accent
+	case r == 'ß':
+		return append(buf, 's', 's')
+	}
+	r = unicode.ToLower(r)
+	if b, ok := latinBase[r]; ok {
+		return append(buf, b...)
+	}
+	return utf8.AppendRune(buf, r)
+}
+
+// latinBase maps the accented Latin letters of the phrase books'
+// languages to their base letters.
+var latinBase = func() map[rune]string {
+	m := map[rune]string{'æ': "ae", 'œ': "oe", 'ø': "o", 'ð': "d", 'þ': "th", 'ł': "l"}
+	for base, letters := range map[string]string{
+		"a": "àáâãäåāăą", "c": "çćĉċč", "e": "èéêëēĕėęě", "i": "ìíîïĩīĭį", "n": "ñńņňŉ",
+		"o": "òóôõöōŏő", "u": "ùúûüũūŭůűų", "y": "ýÿŷ", "s": "śŝşš", "z": "źżž", "g": "ĝğġģ", "r": "ŕŗř",
+	} {
+		for _, r := range letters {
+			m[r] = base
+		}
+	}
+	return m
+}()
+
+// folded is fold as a string.
+func folded(w string) string { return string(fold(nil, w)) }
+
+// phraseBook holds phrases as a tree of their words: a line's words are
+// looked up one map access a word, however many phrases share a start. A
+// gap ("…" in a phrase) lets up to maxGap words of any kind stand between
+// the words around it ("tragen Sie mich … aus").
+type phraseBook struct {
+	next  map[string]*phraseBook
+	gap   *phraseBook
+	class class // the class of the phrase that ends here; 0 for none
+}
+
+// maxGap is how many words a gap in a phrase stands for at most.
+const maxGap = 4
+
+// gapWord is how a phrase writes a gap.
+const gapWord = "…"
+
+func (b *phraseBook) add(c class, phrase string) {
+	for _, ws := range expand(phrase) {
+		n := b
+		for _, w := range ws {
+			n = n.child(w)
+		}
+		if n.class == 0 {
+			// A phrase in two lists keeps the first's class.
+			n.class = c
+		}
+	}
+}
+
+func (b *phraseBook) child(w string) *phraseBook {
+	if w == gapWord || w == "..." {
+		if b.gap == nil {
+			b.gap = &phraseBook{}
+		}
+		return b.gap
+	}
+	w = folded(w)
+	if b.next == nil {
+		b.next = map[string]*phraseBook{}
+	}
+	c := b.next[w]
+	if c == nil {
+		c = &phraseBook{}
+		b.next[w] = c
+	}
+	return c
+}
+
+// expand spells out the "{a|b}" choices of a phrase, as words.
+func expand(p string) [][]string {
+	open := strings.IndexByte(p, '{')
+	if open < 0 {
+		return [][]string{strings.Fields(p)}
+	}
+	end := open + strings.IndexByte(p[open:], '}')
+	if end < open {
+		return [][]string{strings.Fields(p)}
+	}
+	var out [][]string
+	for alt := range strings.SplitSeq(p[open+1:end], "|") {
+		out = append(out, expand(p[:open]+alt+p[end+1:])...)
+	}
+	return out
+}
+
+// at returns the longest phrase of the book at word i of ws, and how
+// many words it takes (0 for none).
+func (b *phraseBook) at(ws []word, i int) (c class, n int) {
+	c, n, _ = b.atGap(ws, i)
+	return c, n
+}
+
+// atGap is at that also says whether the phrase has a gap.
+func (b *phraseBook) atGap(ws []word, i int) (c class, n int, gapped bool) {
+	var buf [64]byte
+	return b.walk(ws, i, i, buf[:0])
+}
+
+// walk matches the words from k on against the tree under b, for a
+// phrase that started at i. Of two phrases as long, the one without a gap
+// wins: "add me back" is a request about the writer, "add … back" about
+// anyone.
+func (b *phraseBook) walk(ws []word, i, k int, buf []byte) (c class, n int, gapped bool) {
+	if b.class != 0 && k > i {
+		c, n = b.class, k-i
+	}
+	if k < len(ws) && b.next != nil {
+		if next := b.next[string(fold(buf, ws[k].s))]; next != nil {
+			if nc, nn, ng := next.walk(ws, i, k+1, buf); nn > n && nc != 0 {
+				c, n, gapped = nc, nn, ng
+			}
+		}
+	}
+	if b.gap != nil {
+		// The gap's words, then the rest; the longest wins.
+		for skip := 0; skip <= maxGap && k+skip <= len(ws); skip++ {
+			if gc, gn, _ := b.gap.walk(ws, i, k+skip, buf); gn > n && gc != 0 {
+				c, n, gapped = gc, gn, true
+			}
+		}
+	}
+	return c, n, gapped
+}
+
+// match is a phrase found in a line: its class and its first and last
+// word.
+type match struct {
+	class      class
+	first, end int // words[first:end]
+	negated    bool
+}
+
+// find returns the phrases in a line's words, appended to out[:0], left
+// to right, the longest at each place (the words in a phrase's gap are
+// read as well); one right after a negation is marked so.
+func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
+	out = out[:0]
+	for i := 0; i < len(ws); {
+		c, best, gapped := b.atGap(ws, i)
+		if best == 0 {
+			i++
+			continue
+		}
+		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws, i, neg)})
+		if gapped {
+			// What stands in the gap is read too: "remove my colleague
+			// from the newsletter" names a colleague.
+			i++
+			continue
+		}
+		i += best
+	}
+	return out
+}
+
+// negated reports whether one of the two words before i is a negation,
+// in the same clause.
+func negated(ws []word, i int, neg *phraseBook) bool {
+	for k := i - 1; k >= max(i-2, 0); k-- {
+		if ws[k].clause || ws[k].ends {
+			return false
+		}
+		if c, n := neg.at(ws, k); c == cNegation && k+n <= i {
+			return true
+		}
+	}
+	return false
+}
+
+// is reports whether word w is the phrase word p (folded).
+func is(w, p string) bool {
+	var buf [64]byte
+	return string(fold(buf[:0], w)) == p
+}
