@@ -285,3 +285,45 @@ func FormatSpan(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// ValidEvidenceKind reports whether kind is one of the kinds of evidence.
+func ValidEvidenceKind(kind string) bool {
+	switch kind {
+	case EvidenceBounce, EvidenceComplaint, EvidenceUnsubscribe, EvidenceOneClick, EvidenceImport:
+		return true
+	}
+	return false
+}
+
+// MaxProvider is the longest provider name an entry's evidence keeps.
+const MaxProvider = 64
+
+// Check reports what makes the evidence unfit for an entry, in words
+// that name the field: a provider of 1 to MaxProvider printable
+// characters, one of the kinds, and texts of valid UTF-8 within the
+// lengths Clip keeps (the diagnostic MaxDiagnostic bytes, the status 32,
+// the others 500). Outside text is kept as it came, control characters
+// and all: it is sanitized where it is shown.
+func (e Evidence) Check() error {
+	if n, ok := printable(e.Provider); !ok || n == 0 || n > MaxProvider {
+		return fmt.Errorf("its provider %s is not 1 to %d printable characters", Quote(e.Provider), MaxProvider)
+	}
+	if !ValidEvidenceKind(e.Kind) {
+		return fmt.Errorf("its kind %s is not one of bounce, complaint, unsubscribe, one-click, import", Quote(e.Kind))
+	}
+	for _, f := range []struct {
+		name, v string
+		most    int
+	}{
+		{"event_id", e.EventID, 500}, {"message_id", e.MessageID, 500}, {"status", e.Status, 32},
+		{"diagnostic", e.Diagnostic, MaxDiagnostic}, {"reporting_mta", e.ReportingMTA, 500},
+	} {
+		switch {
+		case !utf8.ValidString(f.v):
+			return fmt.Errorf("its %s is not UTF-8 text", f.name)
+		case len(f.v) > f.most:
+			return fmt.Errorf("its %s is %d bytes long; at most %d are kept", f.name, len(f.v), f.most)
+		}
+	}
+	return nil
+}

@@ -54,6 +54,14 @@ type NewEntry struct {
 	SourceID  *string    `json:"source_id,omitempty"`
 	Note      *string    `json:"note,omitempty"`
 	ExpiresAt *Timestamp `json:"expires_at,omitempty"`
+	// Evidence is why the entry is listed, as another provider's export
+	// or an event said it (contract: evidence on an entry).
+	Evidence *Evidence `json:"evidence,omitempty"`
+	// ID and CreatedAt keep an entry's own ID and creation time where the
+	// key may import them (the import right): a list moved whole keeps
+	// what refers to its entries.
+	ID        string     `json:"id,omitempty"`
+	CreatedAt *Timestamp `json:"created_at,omitempty"`
 }
 
 // BatchRemoveRequest is the body of POST /suppressions/batch/remove. Exactly

@@ -27,6 +27,9 @@ type Checker struct {
 	// bulk check (default 4).
 	Concurrency int
 	noBulk      atomic.Bool
+	// scan is the walk of the list that answers without a look-up each,
+	// where that takes fewer requests (walk.go).
+	scan listScan
 }
 
 // Bulk reports whether the checker still uses the bulk check: false once
@@ -63,14 +66,7 @@ func (k *Checker) Check(ctx context.Context, values []string) ([]Found, error) {
 // by look-ups.
 func (k *Checker) chunk(ctx context.Context, part []string) (found []Found, ok bool, err error) {
 	if !k.Bulk() {
-		found, err = Lookup(ctx, k.Client, part, max(k.Concurrency, 4))
-		for i := range found {
-			if found[i].Input == "" {
-				// Not reached: the run stopped, or the service has no
-				// look-ups either.
-				found[i] = Found{Input: part[i], Err: err}
-			}
-		}
+		found, err = k.lookUp(ctx, part)
 		return found, true, err
 	}
 	items, err := k.Client.Check(ctx, part)
@@ -137,4 +133,32 @@ func (k *Checker) CheckAll(ctx context.Context, values []string, fn func(start i
 		lo += len(part)
 	}
 	return ctx.Err()
+}
+
+// lookUp says of each address of part whether it is listed without the
+// bulk check: from the walk of the list where it pays, else with a look-up
+// each.
+func (k *Checker) lookUp(ctx context.Context, part []string) ([]Found, error) {
+	found, known := k.scan.walk(ctx, k.Client, part)
+	var ask []string
+	var at []int
+	for i, ok := range known {
+		if !ok {
+			ask = append(ask, part[i])
+			at = append(at, i)
+		}
+	}
+	if len(ask) == 0 {
+		return found, ctx.Err()
+	}
+	got, err := Lookup(ctx, k.Client, ask, max(k.Concurrency, 4))
+	for n, i := range at {
+		found[i] = got[n]
+		if found[i].Input == "" {
+			// Not reached: the run stopped, or the service has no
+			// look-ups either.
+			found[i] = Found{Input: part[i], Err: err}
+		}
+	}
+	return found, err
 }

@@ -96,9 +96,9 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 	r.ReuseRecord = false
 	col := -1
 	width := 0
-	// An addition keeps the origin (and source ID) a file gives, as a
-	// shush export writes them.
-	origin, source, note := -1, -1, -1
+	// An addition keeps what a file gives of each entry, as a shush
+	// export writes it (origin, source ID, note, expiry, evidence).
+	var cols *exportColumns
 	var names []string // the header, when the file has one
 	for rec := 0; ; rec++ {
 		row, err := r.Read()
@@ -125,9 +125,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 					describeEntry(mode), strings.Join(trimAll(row), ", "), wrongModeHint(row, mode))
 			}
 			if header {
-				if mode == Add {
-					origin, source, note = headerIndex(row, "origin"), headerIndex(row, "sourceid"), headerIndex(row, "note")
-				}
+				cols = exportColumnsFor(row, mode)
 				if !mode.byID() {
 					if other := secondAddressColumn(row, col); other >= 0 {
 						return errLine(line, "the columns %q and %q both name addresses, and shush reads one column: keep one, or give the other's addresses rows of their own",
@@ -142,7 +140,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 			// An address in another column would be dropped without a
 			// word, and that person stay mailable.
 			for i, v := range row {
-				if i == col || i == note {
+				if i == col || cols.free(i) {
 					continue
 				}
 				if _, err := api.NormalizeEmail(angleAddress(Unguard(strings.TrimSpace(v)))); err == nil {
@@ -161,11 +159,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 		if !mode.byID() {
 			v = angleAddress(v)
 		}
-		it := NewItem(mode, line, v)
-		if origin >= 0 {
-			it = withOrigin(it, cell(row, origin), cell(row, source), cell(row, note))
-		}
-		emit(it)
+		emit(cols.item(NewItem(mode, line, v), row))
 	}
 	return nil
 }
@@ -222,26 +216,6 @@ func cell(row []string, i int) string {
 		return ""
 	}
 	return Unguard(strings.TrimSpace(row[i]))
-}
-
-// withOrigin gives a valid item the origin, source ID and note its input
-// names; an origin that is none of the contract's makes the entry
-// invalid, with its line, rather than listing it as something it is not.
-func withOrigin(it Item, origin, source, note string) Item {
-	if !it.Valid() || origin == "" {
-		return it
-	}
-	o, err := api.ParseOrigin(origin)
-	if err != nil {
-		it.Problem = "its " + err.Error()
-		return it
-	}
-	if err := api.ValidNote(note); note != "" && err != nil {
-		it.Problem = "its " + err.Error()
-		return it
-	}
-	it.Origin, it.SourceID, it.Note = o, source, note
-	return it
 }
 
 // angleAddress returns the address of a cell written as a mail header

@@ -21,6 +21,14 @@ func FuzzRead(f *testing.F) {
 		"Jane <jane@example.com>, mailto:x@y.org?cc=z@w.net",
 		"\uFEFF[\n}",
 		"\x00\x01",
+		// Other providers' files.
+		"email,created,reason,status\na@example.com,1761993721,\"550 <a@example.com> no\",5.1.1\n",
+		"address,code,error,created_at\nb@example.com,550,x,\"Mon, 03 Nov 2025 18:11:58 UTC\"\n",
+		`{"Suppressions":[{"EmailAddress":"c@example.com","SuppressionReason":"HardBounce","Origin":"Recipient","CreatedAt":"2025-11-09T08:58:33-05:00"}]}`,
+		`{"SuppressedDestinationSummaries":[{"EmailAddress":"d@example.com","Reason":"BOUNCE","LastUpdateTime":1762508400.5}],"NextToken":"x"}`,
+		"e@example.com,COMPLAINT\n",
+		`{"emailAddress": "f@example.com", "reason": "BOUNCE"}` + "\n",
+		"id,email,origin,source_id,created_at\n6f1f3a2e-8d1c-4b7e-9a55-0c6f3b2d1e4a,g@example.com,bounce,,2025-11-10 23:47:56.678+00\n",
 	} {
 		f.Add([]byte(seed), "in.txt", uint8(0))
 	}

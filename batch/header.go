@@ -99,7 +99,10 @@ type RunInfo struct {
 	// addition gives the entries it sends (RunMeta).
 	EntryNote      string    `json:"entry_note,omitempty"`
 	EntryExpiresAt time.Time `json:"entry_expires_at,omitzero"`
-	dir            string
+	// KeepIDs says the addition sends each entry's own ID and creation
+	// time where its input gives them (RunMeta).
+	KeepIDs bool `json:"keep_ids,omitempty"`
+	dir     string
 }
 
 // Sent is how many entries have an answer (their batch was not failed or
@@ -140,6 +143,11 @@ type RunMeta struct {
 	// a later expiry.
 	Note      string
 	ExpiresAt time.Time
+	// KeepIDs, for an addition, sends each entry's own ID and creation
+	// time where its input gives them (an export read back): only a key
+	// with the import right may, and the service keeps an ID only where
+	// no other entry has it.
+	KeepIDs bool
 }
 
 // Sum identifies a list of values (see RunInfo.Sum).

@@ -20,6 +20,11 @@ import (
 type Input struct {
 	Mode   Mode
 	Format Format
+	// Preset is the provider's file the input was read as (nil for
+	// none), and Warnings what its entries left unsaid (reasons or dates
+	// shush could not read, a list that goes on beyond the file).
+	Preset   *Preset
+	Warnings []string
 	// Entries counts the entries read: to send, duplicate, invalid or
 	// left out.
 	Entries int
@@ -54,6 +59,7 @@ type Input struct {
 	origins []byte
 	sources map[int]string
 	notes   map[int]string
+	extras  map[int]*Extra
 }
 
 // The origins of Input.origins, a byte each.
@@ -66,11 +72,19 @@ const (
 
 var originCodes = map[api.Origin]byte{api.OriginBounce: originBounce, api.OriginComplaint: originComplaint, api.OriginManual: originManual}
 
-// setOrigin records the origin, source ID and note given to the value of
-// ordinal ord.
-func (in *Input) setOrigin(ord int, o api.Origin, source, note string) {
+// setOrigin records what an item of an addition says of the entry of
+// the value of ordinal ord: its origin, source ID, note and extra.
+func (in *Input) setOrigin(ord int, it Item) {
+	o, source, note := it.Origin, it.SourceID, it.Note
 	if o == "" {
 		return
+	}
+	if it.Extra != nil {
+		if in.extras == nil {
+			in.extras = map[int]*Extra{}
+		}
+		x := *it.Extra
+		in.extras[ord] = &x
 	}
 	for len(in.origins) <= ord {
 		in.origins = append(in.origins, originNone)
@@ -98,7 +112,11 @@ func (in *Input) restoreAt(ord int) (Restore, bool) {
 	}
 	for o, c := range originCodes {
 		if c == in.origins[ord] {
-			return Restore{Origin: o, SourceID: in.sources[ord], Note: in.notes[ord]}, true
+			to := Restore{Origin: o, SourceID: in.sources[ord], Note: in.notes[ord]}
+			if x := in.extras[ord]; x != nil {
+				to.ExpiresAt, to.Evidence, to.ID, to.CreatedAt = x.ExpiresAt, x.Evidence, x.ID, x.CreatedAt
+			}
+			return to, true
 		}
 	}
 	return Restore{}, false
@@ -117,6 +135,32 @@ func (in *Input) Origins() int {
 	return n
 }
 
+// Carried counts the values whose input gives them more than a plain
+// address (an origin other than manual, a source ID, a note, an expiry,
+// evidence): what a service that takes plain addresses only would not
+// keep.
+func (in *Input) Carried() int {
+	n := 0
+	for ord, c := range in.origins {
+		if c != originNone && (c != originManual || in.notes[ord] != "" || in.sources[ord] != "" || in.extras[ord] != nil) {
+			n++
+		}
+	}
+	return n
+}
+
+// OwnIDs counts the values whose input gives them their own suppression
+// ID (an export read back): kept only by a run that keeps IDs.
+func (in *Input) OwnIDs() int {
+	n := 0
+	for _, x := range in.extras {
+		if x.ID != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // HasOrigins reports whether the input gave any value an origin (manual
 // included): its run sends `entries`, which only shush's own service
 // takes (TakesOrigins).
@@ -125,7 +169,7 @@ func (in *Input) HasOrigins() bool { return in.origins != nil }
 // DropOrigins forgets the origins: every value is then added as the
 // batch endpoint's emails are, as manual (for a service that does not
 // take an entry's origin).
-func (in *Input) DropOrigins() { in.origins, in.sources, in.notes = nil, nil, nil }
+func (in *Input) DropOrigins() { in.origins, in.sources, in.notes, in.extras = nil, nil, nil, nil }
 
 // ReadPlan reads an input as Read does and plans it in one pass that
 // keeps no item for a valid entry the ticket's words name: our own
@@ -133,6 +177,13 @@ func (in *Input) DropOrigins() { in.origins, in.sources, in.notes = nil, nil, ni
 // (ticket.Ticket.Roles) decides and ov overrides; then the rest is
 // de-duplicated, first occurrence first.
 func ReadPlan(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Override) (*Input, error) {
+	return ReadPlanAs(r, name, mode, own, ov, FormatAuto)
+}
+
+// ReadPlanAs is ReadPlan of an input in the given format (see
+// CheckFormat): FormatAuto finds it, another provider's file by its
+// header or shape.
+func ReadPlanAs(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Override, format string) (*Input, error) {
 	p := &planner{in: &Input{Mode: mode, values: newValueSet()}, own: own, mode: mode, ov: ov}
 	var refs ticket.RefFinder
 	refs.Name(name)
@@ -140,7 +191,9 @@ func ReadPlan(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Ove
 		// A list or a CSV has at most an entry a line: the table never
 		// grows (and never holds two copies of itself) on the way.
 		p.in.values.reserve(lines)
-	}, line: refs.Line, ticket: func(tk *ticket.Ticket) { p.tk = tk }})
+	}, line: refs.Line, ticket: func(tk *ticket.Ticket) { p.tk = tk }, format: format,
+		preset: func(pr *Preset) { p.in.Preset = pr },
+		warn:   func(w string) { p.in.Warnings = append(p.in.Warnings, w) }})
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +366,7 @@ func (p *planner) add(it Item) {
 	if _, added := in.values.add(v); !added {
 		in.Duplicates++
 	} else if it.Origin != "" && in.Mode == Add {
-		in.setOrigin(in.values.stored-1, it.Origin, it.SourceID, it.Note)
+		in.setOrigin(in.values.stored-1, it)
 	}
 }
 

@@ -133,12 +133,8 @@ func (jr *jsonReader) body() error {
 // API, a run's --json or the UI's results export show it, or as batch
 // add's entries body gives it.
 type jsonEntry struct {
-	Email    *string `json:"email"`
-	Address  *string `json:"address"` // the UI's results export
-	ID       *string `json:"id"`
-	Origin   *string `json:"origin"`
-	SourceID *string `json:"source_id"`
-	Note     *string `json:"note"`
+	ndjsonEntry
+	Address *string `json:"address"` // the UI's results export
 }
 
 // objects reads an array of entry objects: each gives the mode's value
@@ -170,8 +166,8 @@ func (jr *jsonReader) objects(field string) error {
 			continue
 		}
 		it := NewItem(jr.mode, line, *v)
-		if jr.mode == Add && e.Origin != nil {
-			it = withOrigin(it, *e.Origin, deref(e.SourceID), deref(e.Note))
+		if jr.mode == Add {
+			it = withCells(it, e.cells())
 		}
 		jr.emit(it)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+
+	"github.com/shushlist/shush/api"
 )
 
 // NDJSON: one JSON object a line, as `shush suppressions export --format
@@ -41,11 +43,20 @@ func looksNDJSON(r io.Reader) bool {
 
 // ndjsonEntry is what a line of NDJSON gives; the rest of it is ignored.
 type ndjsonEntry struct {
-	Email    *string `json:"email"`
-	ID       *string `json:"id"`
-	Origin   *string `json:"origin"`
-	SourceID *string `json:"source_id"`
-	Note     *string `json:"note"`
+	Email     *string       `json:"email"`
+	ID        *string       `json:"id"`
+	Origin    *string       `json:"origin"`
+	SourceID  *string       `json:"source_id"`
+	Note      *string       `json:"note"`
+	ExpiresAt *string       `json:"expires_at"`
+	CreatedAt *string       `json:"created_at"`
+	Evidence  *api.Evidence `json:"evidence"`
+}
+
+// cells is what the entry says of itself, as an addition keeps it.
+func (e ndjsonEntry) cells() cells {
+	return cells{origin: deref(e.Origin), source: deref(e.SourceID), note: deref(e.Note), expires: deref(e.ExpiresAt),
+		id: deref(e.ID), created: deref(e.CreatedAt), evidence: e.Evidence}
 }
 
 // deref is *s, or "" for nil.
@@ -91,8 +102,8 @@ func readNDJSON(r io.Reader, mode Mode, emit func(Item)) error {
 			continue
 		}
 		it := NewItem(mode, lr.n, *v)
-		if mode == Add && e.Origin != nil {
-			it = withOrigin(it, *e.Origin, deref(e.SourceID), deref(e.Note))
+		if mode == Add {
+			it = withCells(it, e.cells())
 		}
 		emit(it)
 	}

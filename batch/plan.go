@@ -21,6 +21,7 @@ package batch
 
 import (
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
@@ -132,6 +133,9 @@ type Item struct {
 	Origin   api.Origin `json:"-"`
 	SourceID string     `json:"-"`
 	Note     string     `json:"-"`
+	// Extra is the rest of what the input says of the entry (its expiry,
+	// evidence, ID and creation time); nil when it says nothing more.
+	Extra *Extra `json:"-"`
 }
 
 // Valid reports whether the item can be sent.
@@ -204,6 +208,22 @@ type Restore struct {
 	Origin   api.Origin `json:"origin"`
 	SourceID string     `json:"source_id,omitempty"`
 	Note     string     `json:"note,omitempty"`
+	// ExpiresAt and Evidence are an import's (an export read back, a
+	// provider's file): the entry keeps them. ID and CreatedAt are the
+	// entry's own, sent only by a run that keeps IDs (RunMeta.KeepIDs).
+	ExpiresAt time.Time     `json:"expires_at,omitzero"`
+	Evidence  *api.Evidence `json:"evidence,omitempty"`
+	ID        string        `json:"id,omitempty"`
+	CreatedAt time.Time     `json:"created_at,omitzero"`
+}
+
+// restoreOf is how an item of an addition is to be listed.
+func restoreOf(it Item) Restore {
+	to := Restore{Origin: it.Origin, SourceID: it.SourceID, Note: it.Note}
+	if x := it.Extra; x != nil {
+		to.ExpiresAt, to.Evidence, to.ID, to.CreatedAt = x.ExpiresAt, x.Evidence, x.ID, x.CreatedAt
+	}
+	return to
 }
 
 // NewPlan keeps the valid items of mode, de-duplicated by normalized value
@@ -227,7 +247,7 @@ func NewPlan(mode Mode, items []Item) Plan {
 			if p.Restore == nil {
 				p.Restore = map[string]Restore{}
 			}
-			p.Restore[it.Value] = Restore{Origin: it.Origin, SourceID: it.SourceID, Note: it.Note}
+			p.Restore[it.Value] = restoreOf(it)
 		}
 	}
 	return p

@@ -75,12 +75,30 @@ func Read(r io.Reader, name string, mode Mode) ([]Item, error) {
 
 // ReadFormat is Read that also says which format it found.
 func ReadFormat(r io.Reader, name string, mode Mode) ([]Item, Format, error) {
-	var items []Item
-	f, err := scan(r, name, mode, hooks{emit: func(it Item) { items = append(items, it) }})
+	got, err := ReadAs(r, name, mode, FormatAuto)
+	return got.Items, got.Format, err
+}
+
+// Reading is what ReadAs read: the items, the format, and the provider's
+// file it was (Preset, nil for none) with what its entries left unsaid.
+type Reading struct {
+	Items    []Item
+	Format   Format
+	Preset   *Preset
+	Warnings []string
+}
+
+// ReadAs is Read of an input in the given format (see CheckFormat).
+func ReadAs(r io.Reader, name string, mode Mode, format string) (Reading, error) {
+	var got Reading
+	f, err := scan(r, name, mode, hooks{emit: func(it Item) { got.Items = append(got.Items, it) }, format: format,
+		preset: func(p *Preset) { got.Preset = p },
+		warn:   func(w string) { got.Warnings = append(got.Warnings, w) }})
+	got.Format = f
 	if err != nil {
-		return nil, f, err
+		return Reading{Format: f}, err
 	}
-	return items, f, nil
+	return got, nil
 }
 
 // ReadTicket is ReadFormat that also returns the ticket a free text is
@@ -105,6 +123,12 @@ type hooks struct {
 	emit   func(Item)
 	expect func(lines int)
 	line   func(n int, text string)
+	// format names the input's format (FormatAuto finds it); preset, when
+	// not nil, hears the provider's file the input was read as, and warn
+	// what its entries left unsaid.
+	format string
+	preset func(*Preset)
+	warn   func(string)
 	// ticket, when not nil, hears the ticket free text is read as, before
 	// its first entry.
 	ticket func(*ticket.Ticket)
@@ -167,6 +191,10 @@ func parse(src *source, name string, mode Mode, h hooks) (Format, error) {
 	}
 	if expect == nil {
 		expect = func(int) {}
+		h.expect = expect
+	}
+	if f, done, err := readPreset(src, &sv, name, mode, h); done {
+		return f, err
 	}
 	ext := strings.ToLower(filepath.Ext(name))
 	switch c := sv.startRune; {

@@ -202,23 +202,19 @@ type resolver struct {
 
 // scan reads the list (GET /suppressions, 100 per page) to find the IDs of
 // the wanted addresses, when that takes fewer requests than looking each
-// up: it is tried only for at least two batches' worth of addresses and
-// gives up after half as many pages as addresses, so in the worst case it
-// adds half a lookup per address, and on a list of up to 50 times the
-// addresses it replaces all of them. It stops early once every address is
+// up: it reads on while its pages pay (worthAnotherPage: fewer pages than
+// the addresses they found plus a tenth of those still to find), so it
+// reads a list shorter than the look-ups to its end and adds at most a
+// tenth of the look-ups otherwise. It stops early once every address is
 // found. A failed scan is no error: the lookups remain.
 func (r *runner) scan(ctx context.Context, rs *resolver, want []string, onPage func(pages int)) error {
-	if len(want) < 2*api.MaxBatch {
-		return nil
-	}
 	wanted := make(map[string]bool, len(want))
 	for _, v := range want {
 		wanted[v] = true
 	}
-	budget := len(want) / 2
 	found := 0
 	p := client.ListParams{Limit: api.MaxBatch}
-	for pages := 1; pages <= budget; pages++ {
+	for pages := 1; worthAnotherPage(pages-1, found, len(wanted)-found); pages++ {
 		page, err := r.client.List(ctx, p)
 		if err != nil {
 			return err

@@ -58,6 +58,10 @@ type runner struct {
 	markMu sync.Mutex
 	next   *mark
 
+	// pairs is the run's walk of the list for the addresses its batches
+	// found listed, against a service with bare answers (walk.go).
+	pairs pairing
+
 	// runKey names the run in its batches' request IDs (batchRequestID),
 	// the same when it resumes; resumed says the run was started before,
 	// so a batch it sends may have been applied already (by a try whose
@@ -71,6 +75,9 @@ type runner struct {
 type keep struct {
 	note      string
 	expiresAt time.Time
+	// ids sends each entry's own ID and creation time where the plan's
+	// Restore gives them.
+	ids bool
 }
 
 func (k keep) set() bool { return k.note != "" || !k.expiresAt.IsZero() }
@@ -166,6 +173,7 @@ func (r *runner) execute(ctx context.Context, st *run) (rep Report, err error) {
 	}()
 	s := r.newSending(ctx, st)
 	defer s.pause()
+	r.pairs.segment(st.plan.Values)
 	pending := s.partition()
 	rs, err := r.resolve(ctx, st, pending, s.emit, s.progress)
 	if err != nil {

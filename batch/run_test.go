@@ -61,6 +61,10 @@ func (w *countingWriter) WriteHeader(code int) {
 	w.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap gives http.ResponseController the writer beneath: the export
+// streams through it (flushes, write deadlines).
+func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *countingWriter) Write(b []byte) (int, error) {
 	if !w.done {
 		w.WriteHeader(http.StatusOK)

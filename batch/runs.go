@@ -125,7 +125,7 @@ func (rs *Runs) start(ctx context.Context, src Source, meta RunMeta, undoOf stri
 func (rs *Runs) header(head planHead, meta RunMeta, undoOf string) RunInfo {
 	return RunInfo{Kind: headerKind, Version: 1, Mode: head.mode, Target: client.JournalTarget(rs.Client.BaseURL()),
 		Reference: meta.Reference, Source: rs.Source, Profile: rs.Profile, KeyPrint: rs.KeyPrint, Input: meta.Input, UndoOf: undoOf,
-		EntryNote: meta.Note, EntryExpiresAt: meta.ExpiresAt,
+		EntryNote: meta.Note, EntryExpiresAt: meta.ExpiresAt, KeepIDs: meta.KeepIDs,
 		Created: time.Now().UTC(), Entries: head.entries, Invalid: head.invalid, LeftOut: head.leftOut, Duplicates: head.duplicates,
 		Sum: head.sum, State: Running, Counts: map[Outcome]int{Unsent: head.entries}, dir: rs.Dir}
 }
@@ -185,7 +185,7 @@ func (rs *Runs) runner(on Observer, ri RunInfo) *runner {
 		key = "u" + ri.Created.UTC().Format("20060102T150405.000000000Z")
 	}
 	return &runner{client: rs.Client, concurrency: rs.Concurrency, onEvent: on.Event,
-		keep: keep{note: ri.EntryNote, expiresAt: ri.EntryExpiresAt}, runKey: key}
+		keep: keep{note: ri.EntryNote, expiresAt: ri.EntryExpiresAt, ids: ri.KeepIDs}, runKey: key}
 }
 
 // dir is the journal directory, or why there is none.

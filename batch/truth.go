@@ -61,9 +61,16 @@ func maxMarkPages(n int) int { return n/api.MaxBatch + 3 }
 
 func (r *runner) add(ctx context.Context, values []string, restore map[string]Restore, requestID string) ([]Result, error) {
 	var m mark
+	known := false // every address was seen listed by the run's walk
 	if atomic.LoadInt32(&r.caps) != capNames {
-		m = r.takeMark(ctx)
+		if known = r.allPaired(values); known {
+			// A batch after it makes the last read no mark of the top.
+			r.leaveMark(nil)
+		} else {
+			m = r.takeMark(ctx)
+		}
 	}
+	sent := r.pairs.tick()
 	var data []api.Suppression
 	var err error
 	sendCtx, again := tries(client.WithRequestID(ctx, requestID))
@@ -84,6 +91,9 @@ func (r *runner) add(ctx context.Context, values []string, restore map[string]Re
 		return res, nil
 	}
 	atomic.StoreInt32(&r.caps, capBare)
+	if known {
+		return r.addPaired(ctx, values, data, sent), nil
+	}
 	if m.err != nil {
 		return r.addUnmarked(values, data, fmt.Errorf("reading the list failed: %w", m.err)), nil
 	}
@@ -92,7 +102,7 @@ func (r *runner) add(ctx context.Context, values []string, restore map[string]Re
 		// after the batch: no mark was taken before it.
 		return r.addUnmarked(values, data, fmt.Errorf("the service's answers do not name their addresses and the run had no mark of the list before this first batch")), nil
 	}
-	return r.addBare(ctx, values, data, m), nil
+	return r.addBare(ctx, values, data, m, sent), nil
 }
 
 // entriesOf gives each address its origin to be restored with (manual
@@ -110,16 +120,35 @@ func entriesOf(values []string, restore map[string]Restore, kp keep) []api.NewEn
 	for k, v := range values {
 		out[k] = api.NewEntry{Email: v, Origin: api.OriginManual, Note: note, ExpiresAt: until}
 		if to, ok := restore[v]; ok && to.Origin != "" {
-			out[k].Origin = to.Origin
-			if to.SourceID != "" {
-				out[k].SourceID = &to.SourceID
-			}
-			if to.Note != "" {
-				out[k].Note = &to.Note
-			}
+			to.into(&out[k], kp.ids)
 		}
 	}
 	return out
+}
+
+// into gives e what the restore says of its entry; the entry's own ID and
+// creation time only with ids.
+func (to Restore) into(e *api.NewEntry, ids bool) {
+	e.Origin = to.Origin
+	if to.SourceID != "" {
+		e.SourceID = &to.SourceID
+	}
+	if to.Note != "" {
+		e.Note = &to.Note
+	}
+	if !to.ExpiresAt.IsZero() {
+		e.ExpiresAt = &api.Timestamp{Time: to.ExpiresAt}
+	}
+	if to.Evidence != nil {
+		ev := *to.Evidence
+		e.Evidence = &ev
+	}
+	if ids && to.ID != "" {
+		e.ID = to.ID
+		if !to.CreatedAt.IsZero() {
+			e.CreatedAt = &api.Timestamp{Time: to.CreatedAt}
+		}
+	}
 }
 
 // named reports whether a batch answer names the address of every item
@@ -206,6 +235,8 @@ type mark struct {
 	id    string
 	at    time.Time
 	err   error
+	// clock is the run's clock when the mark was read (pairing).
+	clock int64
 }
 
 // takeMark is the mark of a batch about to be sent: the one a previous
@@ -233,8 +264,9 @@ func (r *runner) leaveMark(m *mark) {
 
 func (r *runner) markNewest(ctx context.Context) mark {
 	octx, ans := client.Observe(ctx)
+	at := r.pairs.tick()
 	page, err := r.client.List(octx, client.ListParams{Limit: 1})
-	m := mark{tried: true, at: ans.Date(), err: err}
+	m := mark{tried: true, at: ans.Date(), err: err, clock: at}
 	if err == nil && len(page.Data) > 0 {
 		m.id = page.Data[0].ID
 	}
@@ -242,7 +274,7 @@ func (r *runner) markNewest(ctx context.Context) mark {
 }
 
 // addBare establishes the truth of a batch whose answer is bare IDs.
-func (r *runner) addBare(ctx context.Context, values []string, data []api.Suppression, m mark) []Result {
+func (r *runner) addBare(ctx context.Context, values []string, data []api.Suppression, m mark, sent int64) []Result {
 	answered := make(map[string]bool, len(data))
 	for _, s := range data {
 		answered[s.ID] = true
@@ -271,23 +303,23 @@ func (r *runner) addBare(ctx context.Context, values []string, data []api.Suppre
 walk:
 	for pages < maxMarkPages(len(values)) {
 		lctx, ans := client.Observe(ctx)
+		at := r.pairs.tick()
 		page, err := r.client.List(lctx, p)
 		if err != nil {
 			break
 		}
 		if pages++; pages == 1 {
-			top = &mark{tried: true, at: ans.Date()}
+			top = &mark{tried: true, at: ans.Date(), clock: at}
 			if len(page.Data) > 0 {
 				top.id = page.Data[0].ID
 			}
 		}
-		for _, e := range page.Data {
-			if e.ID == m.id {
-				reached = true
-				break walk
-			}
-			if !m.at.IsZero() && e.CreatedAt.Before(m.at) {
-				reached, byClock = true, true
+		for i, e := range page.Data {
+			if e.ID == m.id || !m.at.IsZero() && e.CreatedAt.Before(m.at) {
+				// What lies from here down was listed before the
+				// mark: the run's walk for listed addresses starts here.
+				reached, byClock = true, e.ID != m.id
+				r.pairs.start(m.clock, page.Data[i:], page.Data[len(page.Data)-1].ID, page.HasMore)
 				break walk
 			}
 			k, ok := index[e.Email]
@@ -318,15 +350,10 @@ walk:
 		p.After = page.Data[len(page.Data)-1].ID
 	}
 
-	// The rest were listed before the mark, or were not added at all.
-	var ask []string
-	var at []int
-	for k, v := range values {
-		if !settled[k] {
-			ask = append(ask, v)
-			at = append(at, k)
-		}
-	}
+	// The rest were listed before the mark, or were not added at all:
+	// those the run's walk of the list sees are paired with their entries
+	// (walk.go), the others looked up.
+	ask, at := r.pairListed(ctx, values, answered, res, settled, sent, reached)
 	if len(ask) == 0 && pages == 1 {
 		r.leaveMark(top)
 	} else {
@@ -379,4 +406,88 @@ func (r *runner) addUnmarked(values []string, data []api.Suppression, cause erro
 		}
 	}
 	return res
+}
+
+// allPaired reports whether the run's walk of the list has seen every
+// address of values listed (and so a batch of them needs no mark: its
+// answer is checked against what the walk saw).
+func (r *runner) allPaired(values []string) bool {
+	next := r.pairs.tick() + 1
+	for _, v := range values {
+		if _, ok := r.pairs.found(v, next); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// addPaired is the truth of a batch whose every address the run's walk
+// saw listed before it was sent: an address whose entry's ID the answer
+// gives was listed already, with that entry (an entry's address never
+// changes, and the entry existed before the batch). An address the answer
+// does not confirm so was removed and listed again meanwhile, by this
+// batch or another client: it is looked up, and Unverified.
+func (r *runner) addPaired(ctx context.Context, values []string, data []api.Suppression, sent int64) []Result {
+	answered := make(map[string]bool, len(data))
+	for _, s := range data {
+		answered[s.ID] = true
+	}
+	res := make([]Result, len(values))
+	var ask []string
+	var at []int
+	for k, v := range values {
+		if e, ok := r.pairs.found(v, sent); ok && answered[e.ID] {
+			res[k] = Result{Input: v, ID: e.ID, Outcome: AlreadyListed}
+			continue
+		}
+		ask = append(ask, v)
+		at = append(at, k)
+	}
+	if len(ask) == 0 {
+		return res
+	}
+	found, lerr := Lookup(ctx, r.client, ask, r.lookupConcurrency())
+	for n, k := range at {
+		res[k] = Result{Input: values[k], Outcome: Unverified}
+		switch f := found[n]; {
+		case f.Err != nil:
+			res[k].Message = "it was listed when the run read the list, and is no longer with that entry; looking it up failed: " + f.Err.Error()
+		case lerr != nil && !f.Listed:
+			res[k].Message = "it was listed when the run read the list, and is no longer with that entry; looking it up failed: " + lerr.Error()
+		case f.Listed:
+			res[k].ID = f.Entry.ID
+			res[k].Message = "it was taken off the list and listed again since the run read the list; whether this batch listed it is not known"
+		default:
+			res[k].Message = "it was listed when the run read the list, and is no longer listed"
+		}
+	}
+	return res
+}
+
+// pairListed settles the addresses of a batch that were listed before it
+// where the run's walk of the list saw their entries with an ID the batch
+// answered (walking on when it pays, once the batch's own walk reached
+// its mark), and returns the others, to be looked up, with their places.
+func (r *runner) pairListed(ctx context.Context, values []string, answered map[string]bool, res []Result, settled []bool, sent int64, walk bool) ([]string, []int) {
+	var ask []string
+	var at []int
+	for pass := 0; pass < 2; pass++ {
+		ask, at = ask[:0], at[:0]
+		for k, v := range values {
+			if settled[k] {
+				continue
+			}
+			if e, ok := r.pairs.found(v, sent); ok && answered[e.ID] {
+				res[k], settled[k] = Result{Input: v, ID: e.ID, Outcome: AlreadyListed}, true
+				continue
+			}
+			ask = append(ask, v)
+			at = append(at, k)
+		}
+		if pass > 0 || len(ask) == 0 || !walk {
+			break
+		}
+		r.pair(ctx, ask)
+	}
+	return ask, at
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -75,6 +76,11 @@ type batchFlags struct {
 	ignoreIntent bool
 	// keep is the note and expiry of an addition's entries.
 	keep noteFlags
+	// format names the file's format (batch.CheckFormat).
+	format string
+	// keepIDs sends each entry's own ID and creation time (an export
+	// read back), for a key with the import right.
+	keepIDs bool
 }
 
 // override is the rule's override the flags ask for.
@@ -198,11 +204,13 @@ func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
 	fl.BoolVar(&f.excludeRequester, "exclude-requester", false, "leave out the requester and colleagues the rule takes in from a ticket")
 	fl.BoolVar(&f.ignoreIntent, "ignore-intent", false, "send a ticket whose words ask for another mode (see shush ticket read)")
 	fl.StringVar(&f.reference, "reference", "", "ticket number or URL sent with every request of the run (Shush-Reference), kept in the service's audit trail; auto: the one the ticket names")
+	fl.StringVar(&f.format, "format", "auto", "the file's format: auto (another provider's export is known by its header or shape), plain (any file as a list), or the provider whose export it is: sendgrid, mailgun, ses, postmark, resend")
 	if remove {
 		fl.BoolVar(&f.ids, "ids", false, "the entries are suppression IDs, not addresses")
 		fl.BoolVar(&f.yes, "yes", false, "remove without asking")
 	} else {
 		f.keep.flags(fl)
+		fl.BoolVar(&f.keepIDs, "keep-ids", false, "keep each entry's own ID and creation time where the file gives them (a shush export): needs a key with the import right, or the local list; an ID in use, or not one this service could have made before now, gets a new one and the report says so")
 	}
 }
 
@@ -236,9 +244,9 @@ func (a *app) readTicket(ctx context.Context, file string, mode batch.Mode) ([]b
 
 // readPlan reads and plans the entries of --file in one pass (see
 // batch.ReadPlan): a file of millions of entries is never held whole.
-func (a *app) readPlan(ctx context.Context, file string, mode batch.Mode, own ticket.Own, ov ticket.Override) (*batch.Input, error) {
+func (a *app) readPlan(ctx context.Context, file string, mode batch.Mode, own ticket.Own, ov ticket.Override, format string) (*batch.Input, error) {
 	in, _, err := withInput(ctx, a, file, func(r io.Reader, name string) (*batch.Input, batch.Format, error) {
-		in, err := batch.ReadPlan(r, name, mode, own, ov)
+		in, err := batch.ReadPlanAs(r, name, mode, own, ov, format)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -299,6 +307,9 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if err != nil {
 		return err
 	}
+	if f.format, err = batch.CheckFormat(f.format); err != nil {
+		return usageErr{err}
+	}
 	exp, err := f.keep.parse()
 	if err != nil {
 		return err
@@ -311,7 +322,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	// decides. What is wrong with the input is said before what is wrong
 	// with the settings, as when the input was read before them.
 	settings, serr := a.settings()
-	in, err := a.readPlan(cmd.Context(), f.file, mode, ticket.NewOwn(settings.Own), ov)
+	in, err := a.readPlan(cmd.Context(), f.file, mode, ticket.NewOwn(settings.Own), ov, f.format)
 	if err != nil {
 		return err
 	}
@@ -330,7 +341,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	}
 	out := a.output()
 	if f.dryRun {
-		return a.printPlan(out, in, settings.Target(), f.reference, f.keep)
+		return a.printPlan(out, in, settings.Target(), f.reference, f.keep, f.keepIDs)
 	}
 	if !out.json {
 		a.listTakenIn(a.io.Out, in.Decisions)
@@ -362,14 +373,14 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	// An export re-imported keeps its entries' origins where the service
 	// takes them; elsewhere they are listed as manual, and that is said.
 	if mode == batch.Add && in.HasOrigins() && !f.resume && !batch.TakesOrigins(ctx, conn.Client) {
-		if n := in.Origins(); n > 0 {
-			fmt.Fprintf(a.io.Err, "shush: %s with a bounce or complaint origin will be listed as manual: %s takes no entry's origin (shush's own service does)\n",
+		if n := in.Carried(); n > 0 {
+			fmt.Fprintf(a.io.Err, "shush: %s will be listed as plain manual entries, without the origin, note, expiry or evidence the file gives: %s takes plain addresses only (shush's own service keeps them)\n",
 				plural(n, "address", "addresses"), conn.Target)
 		}
 		in.DropOrigins()
 	}
 
-	meta := batch.RunMeta{Reference: f.reference, Input: inputName(f.file), Note: f.keep.note}
+	meta := batch.RunMeta{Reference: f.reference, Input: inputName(f.file), Note: f.keep.note, KeepIDs: f.keepIDs}
 	if meta.ExpiresAt, err = expiresAt(ctx, conn.Client, exp); err != nil {
 		return err
 	}
@@ -383,6 +394,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		a.pruneRuns(runs, conn.Settings.KeepRuns)
 	}
 	sum := summaryOfInput(in)
+	sum.ownIDs, sum.keepIDs = in.OwnIDs(), f.keepIDs
 	send := func(on batch.Observer) error {
 		if resumeID != "" {
 			in.Release() // the run's journals have the values
@@ -457,6 +469,12 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 		}
 		if len(plan.Invalid) > 0 {
 			fmt.Fprintf(a.io.Err, "shush: left out %s: %s\n", plural(len(plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(plan.Invalid, 3))
+		}
+		var notes strings.Builder
+		a.listReading(&notes, sum.preset, sum.warnings, sum.ownIDsNew(), "")
+		a.listKept(&notes, sum)
+		for line := range strings.Lines(notes.String()) {
+			fmt.Fprint(a.io.Err, "shush: "+line)
 		}
 	} else {
 		a.printReport(sum, target)

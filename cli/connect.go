@@ -38,6 +38,11 @@ func (a *app) connect(ctx context.Context, opts ...client.Option) (*connection, 
 	if err != nil {
 		return nil, err
 	}
+	return a.connectWith(ctx, s, opts...)
+}
+
+// connectWith is connect on settings s: another profile's (sync).
+func (a *app) connectWith(ctx context.Context, s config.Settings, opts ...client.Option) (*connection, error) {
 	journals, err := journalDirOf()
 	if err != nil {
 		return nil, err

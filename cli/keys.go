@@ -37,14 +37,15 @@ type keyJSON struct {
 	Name      string  `json:"name,omitempty"`
 	ReadOnly  bool    `json:"read_only"`
 	Override  bool    `json:"override"`
+	Import    bool    `json:"import"`
 	CreatedAt string  `json:"created_at,omitempty"`
 	RevokedAt *string `json:"revoked_at,omitempty"`
 }
 
 func (a *app) keysCreateCommand() *cobra.Command {
 	var (
-		team, name, dsn    string
-		readOnly, override bool
+		team, name, dsn             string
+		readOnly, override, import_ bool
 	)
 	cmd := &cobra.Command{
 		Use:   "create --team NAME",
@@ -77,12 +78,15 @@ override). --json prints {"id","key","team","name","read_only","override"}.`,
 			if readOnly && override {
 				return usagef("--read-only and --override do not go together: a read-only key removes nothing")
 			}
-			k, text, err := server.CreateNamedKeyWith(cmd.Context(), st, team, name, server.KeyPermissions{ReadOnly: readOnly, Override: override})
+			if readOnly && import_ {
+				return usagef("--read-only and --import do not go together: a read-only key adds nothing")
+			}
+			k, text, err := server.CreateNamedKeyWith(cmd.Context(), st, team, name, server.KeyPermissions{ReadOnly: readOnly, Override: override, Import: import_})
 			if err != nil {
 				return err
 			}
 			if a.jsonAsked() {
-				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override})
+				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import})
 			}
 			fmt.Fprintln(a.io.Out, text)
 			fmt.Fprintf(a.io.Err, "Created %s API key %s for team %s. Store it now: it will not be shown again.\n",
@@ -95,6 +99,7 @@ override). --json prints {"id","key","team","name","read_only","override"}.`,
 	f.StringVar(&name, "name", "", "whose key it is (up to 64 printable characters), shown in the audit trail")
 	f.BoolVar(&readOnly, "read-only", false, "the key may read the list but not change it")
 	f.BoolVar(&override, "override", false, "the key may remove complaints where the team's rule asks for this permission")
+	f.BoolVar(&import_, "import", false, "the key's additions may keep their entries' own IDs and creation times (batch add --keep-ids: a list moved whole)")
 	dbFlag(cmd, &dsn)
 	return cmd
 }
@@ -137,7 +142,7 @@ func (a *app) keysListCommand() *cobra.Command {
 			if a.output().json {
 				out := make([]keyJSON, len(keys))
 				for i, k := range keys {
-					out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
+					out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
 					if k.RevokedAt != nil {
 						r := k.RevokedAt.UTC().Format(api.TimestampLayout)
 						out[i].RevokedAt = &r
@@ -160,7 +165,11 @@ func (a *app) keysListCommand() *cobra.Command {
 				if name == "" {
 					name = "-"
 				}
-				t.row(k.ID, k.Team, name, permissions(k.ReadOnly, k.Override), k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+				perms := permissions(k.ReadOnly, k.Override)
+				if k.Import {
+					perms += "+import"
+				}
+				t.row(k.ID, k.Team, name, perms, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 			}
 			return t.flush()
 		},

@@ -64,7 +64,7 @@ func openLocal(ctx context.Context, s config.Settings, opts ...client.Option) (s
 			st.Close()
 		}
 	}()
-	srv := server.New(st, server.Options{Rate: localRate})
+	srv := server.New(st, server.Options{Rate: localRate, LocalImports: true})
 	opts = append([]client.Option{client.WithTransport(srv.Transport())}, opts...)
 
 	key, err = readLocalKey(keyPath)

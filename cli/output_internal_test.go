@@ -33,7 +33,7 @@ func TestHumanPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.printPlan(outputMode{}, in, "http://svc.example", "", noteFlags{}); err != nil {
+	if err := a.printPlan(outputMode{}, in, "http://svc.example", "", noteFlags{}, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -59,7 +59,7 @@ func TestHumanPlanOfATicket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.printPlan(outputMode{}, in, "http://svc.example", "#5521", noteFlags{}); err != nil {
+	if err := a.printPlan(outputMode{}, in, "http://svc.example", "#5521", noteFlags{}, false); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

@@ -58,12 +58,17 @@ type planView struct {
 	// (--note, --expires as given).
 	Note    string `json:"note,omitempty"`
 	Expires string `json:"expires,omitempty"`
+	// Preset is the provider's file the input was read as, Warnings what
+	// its entries left unsaid.
+	Preset   *batch.Preset `json:"read_as,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
 }
 
-func (a *app) printPlan(out outputMode, in *batch.Input, target, reference string, keep noteFlags) error {
+func (a *app) printPlan(out outputMode, in *batch.Input, target, reference string, keep noteFlags, keepIDs bool) error {
 	v := planView{DryRun: true, Mode: in.Mode.String(), Target: target, Format: in.Format.String(), Entries: in.Entries,
 		Valid: in.Len(), Duplicates: in.Duplicates, Invalid: in.Invalid, LeftOut: in.LeftOut, Decisions: in.Decisions,
-		Batches: in.Batches(), BatchSize: api.MaxBatch, Reference: reference, Note: keep.note, Expires: keep.expires}
+		Batches: in.Batches(), BatchSize: api.MaxBatch, Reference: reference, Note: keep.note, Expires: keep.expires,
+		Preset: in.Preset, Warnings: in.Warnings}
 	if in.HasReference {
 		v.Found = &in.Reference
 	}
@@ -95,6 +100,14 @@ func (a *app) printPlan(out outputMode, in *batch.Input, target, reference strin
 		w.WriteString(touchList(fmt.Sprintf("It would %s:", verb), slices.Collect(in.Values()), widthOf(a.io.Out)))
 	}
 	a.listInvalid(&w, in.Invalid, len(in.Invalid))
+	ownIDs := in.OwnIDs()
+	if keepIDs {
+		if ownIDs > 0 {
+			fmt.Fprintf(&w, "IDs kept (--keep-ids): %s would go with the ID and creation time the file gives, kept where the service allows.\n", plural(ownIDs, "entry", "entries"))
+		}
+		ownIDs = 0
+	}
+	a.listReading(&w, in.Preset, in.Warnings, ownIDs, "would")
 	a.listTakenIn(&w, in.Decisions)
 	a.listLeftOut(&w, in.LeftOut)
 	if reference != "" {
@@ -203,6 +216,40 @@ func (a *app) printReport(sum *summary, target string) {
 	}
 	for _, b := range sum.failed {
 		fmt.Fprintf(w, "Batch %d failed: %s\n", b.number, safeText(b.message))
+	}
+	a.listReading(w, sum.preset, sum.warnings, sum.ownIDsNew(), "")
+	a.listKept(w, sum)
+}
+
+// listKept says what a run that kept IDs kept.
+func (a *app) listKept(w io.Writer, sum *summary) {
+	if !sum.keepIDs || sum.kept+sum.renewed == 0 {
+		return
+	}
+	fmt.Fprintf(w, "IDs kept: %s listed with the ID and creation time the file gives", plural(sum.kept, "entry", "entries"))
+	if sum.renewed > 0 {
+		fmt.Fprintf(w, "; %s with new ones (their ID was in use, or is not one this service could have made before now: a UUIDv7)", plural(sum.renewed, "entry", "entries"))
+	}
+	fmt.Fprintln(w, ".")
+}
+
+// listReading says what the input was read as (another provider's file),
+// what its entries left unsaid, and that the entries it lists get new IDs
+// and creation times when the file gave its own (verb "would" for a plan).
+func (a *app) listReading(w io.Writer, preset *batch.Preset, warnings []string, ownIDs int, verb string) {
+	if preset != nil {
+		fmt.Fprintf(w, "Read as %s.\n", safeText(preset.String()))
+	}
+	for _, warn := range warnings {
+		fmt.Fprintf(w, "Note: %s.\n", safeText(warn))
+	}
+	if ownIDs > 0 {
+		get := "get"
+		if verb != "" {
+			get = verb + " get"
+		}
+		fmt.Fprintf(w, "IDs and dates are new: the file gives %s their own ID and creation time, and the entries this run lists %s new ones, dated now.\n",
+			plural(ownIDs, "entry", "entries"), get)
 	}
 }
 

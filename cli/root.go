@@ -147,6 +147,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.webhooksCommand(),
 		a.intakeCommand(),
 		a.bouncesCommand(),
+		a.dbCommand(),
+		a.syncCommand(),
 		a.runsCommand(),
 		a.ticketCommand(),
 		a.versionCommand(),

@@ -21,6 +21,16 @@ type summary struct {
 	// unverified is the first entry whose outcome the service's answer
 	// did not establish, with why.
 	unverified *batch.Result
+	// preset is the provider's file the input was read as, and warnings
+	// what its entries left unsaid; ownIDs counts the entries the input
+	// gave their own ID.
+	preset   *batch.Preset
+	warnings []string
+	ownIDs   int
+	// keepIDs says the run sent the entries' own IDs; kept counts the
+	// entries it listed with them, renewed those it listed with new ones.
+	keepIDs       bool
+	kept, renewed int
 }
 
 type failedBatch struct {
@@ -35,7 +45,7 @@ func newSummary(plan batch.Plan) *summary {
 // summaryOfInput is the summary of a run of an input read in one pass.
 func summaryOfInput(in *batch.Input) *summary {
 	return &summary{plan: batch.Plan{Mode: in.Mode, Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates}, entries: in.Len(),
-		batches: in.Batches(), counts: map[batch.Outcome]int{}}
+		batches: in.Batches(), counts: map[batch.Outcome]int{}, preset: in.Preset, warnings: in.Warnings}
 }
 
 // summaryOf is the summary of a recorded run, known by its header.
@@ -54,6 +64,7 @@ func (s *summary) add(rep batch.Report) {
 	for o, n := range rep.Count() {
 		s.counts[o] += n
 	}
+	s.countKept(rep)
 	failed := map[int]bool{}
 	for _, b := range rep.Failed {
 		failed[b] = true
@@ -115,4 +126,27 @@ func (s *summary) outcomes() map[batch.Outcome]int {
 		m[batch.Unsent] += rest
 	}
 	return m
+}
+
+// ownIDsNew counts the entries the file gave their own ID that the run
+// did not try to keep (no --keep-ids): their IDs and dates are new.
+func (s *summary) ownIDsNew() int {
+	if s.keepIDs {
+		return 0
+	}
+	return s.ownIDs
+}
+
+// countKept counts the entries a segment listed with the ID their input
+// gave (kept) and with a new one (renewed).
+func (s *summary) countKept(rep batch.Report) {
+	for _, r := range rep.Results {
+		if to, ok := rep.Plan.Restore[r.Input]; ok && to.ID != "" && r.Outcome == batch.Added {
+			if r.ID == to.ID {
+				s.kept++
+			} else {
+				s.renewed++
+			}
+		}
+	}
 }

@@ -50,6 +50,7 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		Own:       conn.Settings.Own,
 		Clipboard: os.Stderr,
 		Notice:    capitalize(fallbackNotice(conn.Settings)),
+		SyncWith:  a.syncPeers(conn),
 	})
 	var input io.Reader = a.io.In
 	var pastes *ui.Input

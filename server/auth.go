@@ -89,6 +89,9 @@ type KeyPermissions struct {
 	// Override lets the key remove complaints where the team's rule asks
 	// for the permission (store.ComplaintOverride).
 	Override bool
+	// Import lets the key's additions keep their entries' own IDs and
+	// creation times.
+	Import bool
 }
 
 // CreateNamedKeyWith is CreateNamedKey with the key's permissions.
@@ -116,6 +119,7 @@ func CreateNamedKeyWith(ctx context.Context, st store.Store, team, name string, 
 		Name:      name,
 		ReadOnly:  p.ReadOnly,
 		Override:  p.Override,
+		Import:    p.Import,
 		Hash:      sum[:],
 		CreatedAt: time.Now().UTC().Truncate(time.Millisecond),
 	}

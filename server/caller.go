@@ -46,6 +46,10 @@ func (c caller) override() bool {
 	return c.key.Override
 }
 
+// mayImport is the permission to keep entries' own IDs and creation
+// times: a key's import right (an agent works by hand, never imports).
+func (c caller) mayImport() bool { return c.agent == nil && c.key.Import }
+
 // kind names the caller in a refusal's sentence.
 func (c caller) kind() string {
 	if c.agent != nil {

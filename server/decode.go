@@ -309,7 +309,7 @@ func expiresField(raw json.RawMessage, name string, now time.Time) (time.Time, e
 }
 
 // entryFields are the fields of an item of `entries`.
-var entryFields = []string{"email", "origin", "source_id", "note", "expires_at"}
+var entryFields = []string{"email", "origin", "source_id", "note", "expires_at", "evidence", "id", "created_at"}
 
 // entryList decodes batch add's `entries`: an array of 1 to api.MaxBatch
 // objects {"email", "origin"?, "source_id"?, "note"?, "expires_at"?}
@@ -339,7 +339,7 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 	seen := make(map[string]bool, len(items))
 	for i, item := range items {
 		if kind := jsonKind(item); kind != "an object" {
-			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\", \"note\", \"expires_at\"}, not %s.", name, i, kind)
+			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\", \"note\", \"expires_at\", \"evidence\"}, not %s.", name, i, kind)
 		}
 		fields, dup, err := objectFields(item)
 		if err != nil {
@@ -382,15 +382,8 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 			}
 			e.SourceID = &src
 		}
-		if raw, ok := fields["note"]; ok {
-			if e.Note, err = noteField(raw, fmt.Sprintf("%s[%d].note", name, i)); err != nil {
-				return nil, err
-			}
-		}
-		if raw, ok := fields["expires_at"]; ok {
-			if e.ExpiresAt, err = expiresField(raw, fmt.Sprintf("%s[%d].expires_at", name, i), now); err != nil {
-				return nil, err
-			}
+		if err := entryExtras(fields, fmt.Sprintf("%s[%d]", name, i), now, &e); err != nil {
+			return nil, err
 		}
 		if !seen[e.Email] {
 			seen[e.Email] = true
@@ -470,3 +463,100 @@ const (
 	drainLimit = 8 * MaxBody
 	drainTime  = time.Second
 )
+
+// evidenceField decodes an entry's `evidence` (contract: evidence on an
+// entry): null, or an object {"provider", "kind", "event_id"?,
+// "message_id"?, "status"?, "diagnostic"?, "reporting_mta"?,
+// "reported_at"?} that api.Evidence.Check accepts.
+func evidenceField(raw json.RawMessage, name string) (*api.Evidence, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	if kind := jsonKind(raw); kind != "an object" {
+		return nil, badRequest("`%s` must be an object, not %s.", name, kind)
+	}
+	fields, dup, err := objectFields(raw)
+	if err != nil {
+		return nil, badRequest("`%s` is not a valid JSON object: %s.", name, jsonReason(err))
+	}
+	if dup != "" {
+		return nil, invalid("`%s` has the field %s more than once; send each field once.", name, api.Quote(dup))
+	}
+	known := []string{"provider", "kind", "event_id", "message_id", "status", "diagnostic", "reporting_mta", "reported_at"}
+	for k, v := range fields {
+		switch {
+		case !slices.Contains(known, k):
+			return nil, invalid("`%s` has the unknown field %s; evidence has %s.", name, api.Quote(k), strings.Join(known, ", "))
+		case !isNull(v) && jsonKind(v) != "a string":
+			return nil, badRequest("`%s.%s` must be a string, not %s.", name, k, jsonKind(v))
+		}
+	}
+	var ev api.Evidence
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return nil, invalid("`%s` is not evidence: %s.", name, jsonReason(err))
+	}
+	if err := ev.Check(); err != nil {
+		return nil, invalid("`%s` is not evidence: %s.", name, err)
+	}
+	return &ev, nil
+}
+
+// ownID decodes an entry's own `id` and `created_at` (an import that keeps
+// them): given together, a suppression ID and an RFC 3339 time not after
+// now (the service's clock).
+func ownID(fields map[string]json.RawMessage, name string, now time.Time, e *store.NewEntry) error {
+	rawID, hasID := fields["id"]
+	rawAt, hasAt := fields["created_at"]
+	if hasID && isNull(rawID) {
+		hasID = false
+	}
+	if hasAt && isNull(rawAt) {
+		hasAt = false
+	}
+	switch {
+	case !hasID && !hasAt:
+		return nil
+	case hasID != hasAt:
+		return invalid("%s has `id` or `created_at` without the other; an entry keeps its own ID and creation time together.", name)
+	}
+	id, err := stringField(rawID, name+".id", "a suppression ID", api.NormalizeID)
+	if err != nil {
+		return err
+	}
+	at, err := stringField(rawAt, name+".created_at", "an RFC 3339 time", func(s string) (string, error) { return s, nil })
+	if err != nil {
+		return err
+	}
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return invalid("`%s.created_at` (%s) is not an RFC 3339 time such as 2026-01-31T12:00:00Z.", name, api.Quote(at))
+	}
+	if t.After(now) {
+		return invalid("`%s.created_at` (%s) is after now (the service's clock says %s).", name, api.Quote(at), now.UTC().Format(api.TimestampLayout))
+	}
+	e.ID, e.CreatedAt = id, t.UTC()
+	return nil
+}
+
+// entryExtras decodes what an item of `entries` may say beyond its
+// address, origin and source: its note, expiry, evidence, and its own ID
+// and creation time. name is the item's place ("entries[3]").
+func entryExtras(fields map[string]json.RawMessage, name string, now time.Time, e *store.NewEntry) error {
+	var err error
+	if raw, ok := fields["note"]; ok {
+		if e.Note, err = noteField(raw, name+".note"); err != nil {
+			return err
+		}
+	}
+	if raw, ok := fields["expires_at"]; ok {
+		if e.ExpiresAt, err = expiresField(raw, name+".expires_at", now); err != nil {
+			return err
+		}
+	}
+	if raw, ok := fields["evidence"]; ok {
+		if e.Evidence, err = evidenceField(raw, name+".evidence"); err != nil {
+			return err
+		}
+	}
+	return ownID(fields, name, now, e)
+}

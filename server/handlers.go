@@ -137,6 +137,9 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 		if add, err = entryList(rawEntries, s.opts.Now()); err != nil {
 			return 0, nil, err
 		}
+		if err := s.mayKeepIDs(r, add); err != nil {
+			return 0, nil, err
+		}
 	case hasEmails:
 		emails, err := stringList(rawEmails, "emails", "a valid email address", api.NormalizeEmail)
 		if err != nil {
@@ -440,4 +443,18 @@ func timed(m *Metrics, op string, change func() ([]store.Entry, error)) ([]store
 		m.storeWrite.WithLabelValues(op).Observe(time.Since(start).Seconds())
 	}
 	return out, err
+}
+
+// mayKeepIDs refuses entries given their own IDs to a caller without the
+// import right (the embedded local list, the person's own database,
+// allows it to every key).
+func (s *Server) mayKeepIDs(r *http.Request, add []store.NewEntry) error {
+	if s.opts.LocalImports || !slices.ContainsFunc(add, func(e store.NewEntry) bool { return e.ID != "" }) {
+		return nil
+	}
+	if c, ok := callerOf(r); ok && c.mayImport() {
+		return nil
+	}
+	return newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
+		"This key may not keep entries' own IDs and creation times: that takes a key with the import right (shush keys create --import); leave `id` and `created_at` out for new ones.")
 }

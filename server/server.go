@@ -91,6 +91,10 @@ type Options struct {
 	// queued events; nil leaves them to the deliverers' polls. A Service
 	// sets it to the deliverer it runs.
 	Deliveries *outbox.Deliverer
+	// LocalImports lets every key keep its entries' own IDs and creation
+	// times (an import right for all): the embedded local list, which is
+	// the person's own database.
+	LocalImports bool
 	// Now is the service's clock, which an entry's expiry must be after;
 	// nil is time.Now. Tests set it.
 	Now func() time.Time

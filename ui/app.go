@@ -85,7 +85,7 @@ func New(opts Options) Model {
 		send:    newSender(c),
 		results: newResults(c, opts.Clipboard),
 		browse:  newBrowse(c, opts.Service),
-		history: newHistory(c, opts.StateDir),
+		history: newHistory(c, opts.StateDir, opts.SyncWith),
 		check:   newChecker(c),
 		intake:  newIntake(c, opts.Service),
 		notice:  opts.Notice,

@@ -82,16 +82,21 @@ type history struct {
 	shown    []int
 	holding  map[string]bool
 	searchNo int
+
+	// peers are the other profiles' lists to sync with (s); sync is the
+	// sync open in front of the runs, nil when none.
+	peers []SyncPeer
+	sync  *syncView
 }
 
 // historyKeys are the History screen's bindings.
-type historyKeys struct{ Move, Open, List, Reload, Search, ShowAll key.Binding }
+type historyKeys struct{ Move, Open, List, Reload, Search, ShowAll, Sync key.Binding }
 
-func newHistory(c *Common, dir string) *history {
+func newHistory(c *Common, dir string, peers []SyncPeer) *history {
 	t := c.newTable()
 	search := newTextInput(c, "ticket, address, target or mode")
 	search.Prompt = "Find: "
-	return &history{c: c, dir: dir, table: t, search: search, keys: historyKeys{
+	return &history{c: c, dir: dir, table: t, search: search, peers: peers, keys: historyKeys{
 		Move:   kbh("↑/↓", "move", "up"),
 		Open:   kbh("enter", "open results", "enter"),
 		List:   kbh("o", "open as a new list", "o"),
@@ -99,6 +104,7 @@ func newHistory(c *Common, dir string) *history {
 		Search: kbh("/", "find", "/"),
 		// Esc leaves a search: every run again.
 		ShowAll: kbh("esc", "show all", "esc"),
+		Sync:    kbh("s", "sync with another profile's list", "s"),
 	}}
 }
 
@@ -169,10 +175,16 @@ func (h *history) refresh() {
 }
 
 func (h *history) help(g globalKeys) help.KeyMap {
+	if h.sync != nil {
+		return h.sync.help()
+	}
 	if h.typing {
 		return fieldHelp("find", "clear")
 	}
 	b := []key.Binding{h.keys.Move, h.keys.Open, h.keys.List, h.keys.Search, h.keys.Reload, g.Build, g.Help}
+	if len(h.peers) > 0 {
+		b = append([]key.Binding{h.keys.Move, h.keys.Open, h.keys.Sync}, b[2:]...)
+	}
 	if h.query != "" {
 		b = append([]key.Binding{h.keys.ShowAll}, b...)
 	}
@@ -249,6 +261,9 @@ func openRun(runs *batch.Runs, id string) tea.Cmd {
 }
 
 func (h *history) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := h.syncUpdate(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case historyMsg:
 		h.runs, h.status = msg.runs, ""
@@ -370,7 +385,53 @@ func (h *history) searchKey(msg tea.KeyMsg) tea.Cmd {
 // errFound stops reading a run's journals once the address is found.
 var errFound = errors.New("found")
 
+// syncUpdate gives the sync open in front what is its: its messages,
+// and every key (Esc closes it when it is not reading or applying).
+func (h *history) syncUpdate(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case syncReadMsg, syncDoneMsg:
+		if h.sync == nil {
+			if m, ok := msg.(syncReadMsg); ok && m.close != nil {
+				_ = m.close()
+			}
+			return nil, true
+		}
+		cmd := h.sync.update(msg)
+		if _, done := msg.(syncDoneMsg); done {
+			cmd = tea.Batch(cmd, h.load())
+		}
+		return cmd, true
+	case tea.KeyMsg:
+		if h.sync == nil {
+			return h.openSync(msg)
+		}
+		if key.Matches(msg, h.sync.keys.Back) && !h.sync.busy() && !h.sync.confirming {
+			h.sync.release()
+			h.sync = nil
+			return nil, true
+		}
+		return h.sync.update(msg), true
+	}
+	return nil, false
+}
+
+// openSync opens the sync on its key (when there is a list to sync with
+// and no search is being typed).
+func (h *history) openSync(msg tea.KeyMsg) (tea.Cmd, bool) {
+	if h.typing || msg.Paste || len(h.peers) == 0 || !key.Matches(msg, h.keys.Sync) {
+		return nil, false
+	}
+	h.sync = newSyncView(h.c, h.peers)
+	if len(h.peers) == 1 {
+		return h.sync.read(), true
+	}
+	return nil, true
+}
+
 func (h *history) render() string {
+	if h.sync != nil {
+		return h.sync.render()
+	}
 	st := h.c.Styles
 	title := fmt.Sprintf("History · %d %s", len(h.runs), pluralN(len(h.runs), "run"))
 	if h.query != "" {

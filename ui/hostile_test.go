@@ -105,7 +105,7 @@ func TestResultsExportReopens(t *testing.T) {
 		if got := h.m.build.list.values(); !slices.Equal(got, []string{"=1+2@example.com", "+tag@example.com", "plain@example.com"}) {
 			t.Errorf("%s re-opened as %v", name, got)
 		}
-		ids, _, _, err := readFile(path, batch.RemoveIDs)
+		ids, _, _, _, err := readFile(path, batch.RemoveIDs)
 		if err != nil || len(ids) != 3 || ids[2].Value != rows[2].ID {
 			t.Errorf("%s re-read by ID: %+v %v", name, ids, err)
 		}

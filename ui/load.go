@@ -20,6 +20,8 @@ type fileLoadedMsg struct {
 	items  []batch.Item
 	ref    ticket.Reference
 	hasRef bool
+	// preset names the provider's file it was read as ("" for none).
+	preset string
 	err    error
 	// ticket is a file of free text read as a ticket, as a paste is:
 	// its mode is proposed the same way.
@@ -31,8 +33,8 @@ func (b *build) load(path string) tea.Cmd {
 	seq, mode, own := b.loadSeq, b.list.mode, b.c.Own
 	b.status = "Reading " + filepath.Base(path) + "…"
 	return func() tea.Msg {
-		items, ref, ok, err := readFile(path, mode)
-		msg := fileLoadedMsg{seq: seq, name: filepath.Base(path), items: items, ref: ref, hasRef: ok, err: err}
+		items, ref, ok, preset, err := readFile(path, mode)
+		msg := fileLoadedMsg{seq: seq, name: filepath.Base(path), items: items, ref: ref, hasRef: ok, preset: preset, err: err}
 		if err == nil && len(items) > 0 {
 			msg.ticket = readTicketFile(path, msg.name, mode, own)
 		}
@@ -77,6 +79,11 @@ func (b *build) fileLoaded(msg fileLoadedMsg) tea.Cmd {
 		b.addItems(msg.items, msg.name, 0)
 	}
 	b.list.noteReference(msg.ref, msg.hasRef)
+	if msg.preset != "" {
+		// The list here holds addresses: a provider's reasons and dates
+		// go with shush suppressions batch add --file, which keeps them.
+		b.summary += " Read as " + msg.preset + "; its origins and evidence are kept by shush suppressions batch add --file, this list keeps the addresses."
+	}
 	return nil
 }
 
@@ -87,23 +94,26 @@ const refHead = 64 << 10
 // readFile reads the entries of a .txt, .csv, .json or .ndjson file with batch's
 // rules (every format it reads; the extension only breaks ties), and the
 // ticket reference its name or (for free text) its words name.
-func readFile(path string, mode batch.Mode) (items []batch.Item, ref ticket.Reference, hasRef bool, err error) {
+func readFile(path string, mode batch.Mode) (items []batch.Item, ref ticket.Reference, hasRef bool, preset string, err error) {
 	name := filepath.Base(path)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, ref, false, fmt.Errorf("cannot read %s: %s", name, reason(err))
+		return nil, ref, false, "", fmt.Errorf("cannot read %s: %s", name, reason(err))
 	}
 	defer f.Close()
-	items, format, err := batch.ReadFormat(f, name, mode)
+	got, err := batch.ReadAs(f, name, mode, batch.FormatAuto)
 	if err != nil {
-		return nil, ref, false, err
+		return nil, ref, false, "", err
 	}
 	head := ""
-	if format == batch.Text {
+	if got.Format == batch.Text {
 		buf := make([]byte, refHead)
 		n, _ := f.ReadAt(buf, 0)
 		head = string(buf[:n])
 	}
+	if got.Preset != nil {
+		preset = got.Preset.Name
+	}
 	ref, hasRef = ticket.FindReference(head, name)
-	return items, ref, hasRef, nil
+	return got.Items, ref, hasRef, preset, nil
 }

@@ -60,6 +60,10 @@ type Options struct {
 	// Renderer builds the styles; nil means lipgloss's default renderer,
 	// which follows the terminal's colour profile and NO_COLOR.
 	Renderer *lipgloss.Renderer
+	// SyncWith are the other profiles' lists History offers to sync this
+	// one with (shush sync's plan as a review, and its apply); none
+	// hides it.
+	SyncWith []SyncPeer
 	// Remote says the person is not at this machine (a session served
 	// over SSH): its files are not theirs, so the UI opens and writes
 	// none (no file picker, no exports); results are still copied.

@@ -89,7 +89,10 @@ func (b *browse) keyMode() inputMode {
 }
 
 func (h *history) keyMode() inputMode {
-	if h.typing {
+	switch {
+	case h.sync != nil && h.sync.busy():
+		return sending
+	case h.typing, h.sync != nil:
 		return typing
 	}
 	return normal

@@ -43,6 +43,7 @@ type Entry struct {
 	SourceID  *string   `json:"source_id"`
 	CreatedAt time.Time `json:"-"`
 	seq       int64
+	gone      bool // taken off the list (it stays in order until compacted)
 }
 
 // Service is the double. Set its knobs before or between requests.
@@ -52,6 +53,10 @@ type Service struct {
 	mu      sync.Mutex
 	byEmail map[string]*Entry
 	byID    map[string]*Entry
+	// entries holds the entries oldest first (by seq), those taken off
+	// too until there are as many of them as listed ones.
+	entries []*Entry
+	gone    int
 	seq     int64
 	order   Order
 	offset  time.Duration // the service's clock minus ours
@@ -67,6 +72,10 @@ type Service struct {
 	// afterAdd lists addresses as another client would, right after the
 	// next batch add is answered (nil: none).
 	afterAdd []string
+	// onAdd runs once, after the next batch add is applied and before
+	// its answer reaches the client, without the double's lock (nil:
+	// nothing).
+	onAdd func()
 
 	// Requests counts requests by "METHOD /path-pattern".
 	Requests sync.Map
@@ -117,6 +126,33 @@ func (s *Service) ListAfterNextAdd(emails ...string) {
 	s.mu.Unlock()
 }
 
+// OnNextAdd runs fn once, after the next batch add is applied and
+// before its answer reaches the client: what other clients do on either
+// side while a run is under way. fn may call the double's methods.
+func (s *Service) OnNextAdd(fn func()) { s.mu.Lock(); s.onAdd = fn; s.mu.Unlock() }
+
+// Remove takes addresses off the list as another client would.
+func (s *Service) Remove(emails ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range emails {
+		if x, ok := s.byEmail[e]; ok {
+			s.take(x)
+		}
+	}
+}
+
+// take takes an entry off the list. Called with s.mu held.
+func (s *Service) take(x *Entry) {
+	delete(s.byEmail, x.Email)
+	delete(s.byID, x.ID)
+	x.gone = true
+	if s.gone++; s.gone > len(s.entries)/2 {
+		s.entries = slices.DeleteFunc(s.entries, func(e *Entry) bool { return e.gone })
+		s.gone = 0
+	}
+}
+
 // HangUp makes the next n batch requests drop the connection unanswered.
 func (s *Service) HangUp(n int) { s.mu.Lock(); s.hangup += n; s.mu.Unlock() }
 
@@ -154,6 +190,7 @@ func (s *Service) add(email string) *Entry {
 	s.seq++
 	e := &Entry{ID: uuid.NewString(), Email: email, Origin: "manual", CreatedAt: s.now(), seq: s.seq}
 	s.byEmail[email], s.byID[e.ID] = e, e
+	s.entries = append(s.entries, e)
 	return e
 }
 
@@ -193,7 +230,13 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusTooManyRequests, map[string]any{"statusCode": 429, "name": "rate_limit_exceeded", "message": "Too many requests."})
 		return
 	}
-	defer s.mu.Unlock()
+	var after func()
+	defer func() {
+		s.mu.Unlock()
+		if after != nil {
+			after()
+		}
+	}()
 	switch {
 	case r.Method == http.MethodPost && r.URL.Path == "/suppressions/batch/add":
 		s.batchAdd(w, r)
@@ -201,6 +244,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 			s.add(e)
 		}
 		s.afterAdd = nil
+		after, s.onAdd = s.onAdd, nil
 	case r.Method == http.MethodPost && r.URL.Path == "/suppressions/batch/remove":
 		s.batchRemove(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/suppressions":
@@ -314,8 +358,7 @@ func (s *Service) batchRemove(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []item{}
 	take := func(e *Entry) {
-		delete(s.byEmail, e.Email)
-		delete(s.byID, e.ID)
+		s.take(e)
 		out = append(out, item{Object: "suppression", ID: e.ID, Deleted: true})
 	}
 	for _, raw := range body.Emails {
@@ -338,26 +381,26 @@ func (s *Service) list(w http.ResponseWriter, r *http.Request) {
 	if v, err := strconv.Atoi(r.URL.Query().Get("limit")); err == nil && v >= 1 && v <= 100 {
 		limit = v
 	}
-	all := make([]*Entry, 0, len(s.byEmail))
-	for _, e := range s.byEmail {
-		all = append(all, e)
-	}
-	slices.SortFunc(all, func(a, b *Entry) int { return int(b.seq - a.seq) })
-	start := 0
+	// i is the index in entries of the newest entry the page may show.
+	i := len(s.entries) - 1
 	if after := r.URL.Query().Get("after"); after != "" {
-		start = len(all) // an unknown cursor: nothing after it
+		i = -1 // an unknown cursor: nothing after it
 		if e, ok := s.byID[after]; ok {
-			if i := slices.IndexFunc(all, func(x *Entry) bool { return x.seq < e.seq }); i >= 0 {
-				start = i
-			}
+			i, _ = slices.BinarySearchFunc(s.entries, e.seq, func(x *Entry, seq int64) int { return int(x.seq - seq) })
+			i--
 		}
 	}
-	end := min(start+limit, len(all))
-	data := make([]map[string]any, 0, end-start)
-	for _, e := range all[start:end] {
-		data = append(data, entryJSON(e, ""))
+	data := make([]map[string]any, 0, limit)
+	for ; i >= 0 && len(data) < limit; i-- {
+		if e := s.entries[i]; !e.gone {
+			data = append(data, entryJSON(e, ""))
+		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "has_more": end < len(all), "data": data})
+	more := false
+	for ; i >= 0 && !more; i-- {
+		more = !s.entries[i].gone
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "has_more": more, "data": data})
 }
 
 // PostgresText is how the hosted service writes created_at (its docs'

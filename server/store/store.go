@@ -76,6 +76,15 @@ type NewEntry struct {
 	// Evidence is the event the entry comes from; nil for none. A listed
 	// entry keeps its own.
 	Evidence *api.Evidence
+	// ID and CreatedAt, when ID is set, are the entry's own (an import
+	// that keeps them): a new entry is listed with them when no other
+	// entry has the ID and the ID is one this store could have minted
+	// before now (a UUIDv7 below the team's trail head), so that the
+	// list stays in the order of its IDs; otherwise it gets a new ID and
+	// time, as any new entry. Its trail says it was added now, by the
+	// change's author.
+	ID        string
+	CreatedAt time.Time
 }
 
 // Manual makes the entries of plain addresses: origin manual.
@@ -227,7 +236,10 @@ type Key struct {
 	ReadOnly bool
 	// Override lets the key remove entries of origin complaint where its
 	// team requires the permission (TeamSettings.ComplaintRemoval).
-	Override  bool
+	Override bool
+	// Import lets the key's additions keep their entries' own IDs and
+	// creation times (NewEntry.ID).
+	Import    bool
 	Hash      []byte
 	CreatedAt time.Time
 	// RevokedAt is nil while the key is usable.

@@ -355,6 +355,40 @@ func (t tx) DueEntries(ctx context.Context, now time.Time, limit int) ([]sqlstor
 	return collect(rows, sqlstore.ScanTeamEntry)
 }
 
+// InsertKept inserts entries with their own IDs and times; a conflict of
+// either key (the address, the ID) skips the entry.
+func (t tx) InsertKept(ctx context.Context, team string, entries []store.Entry) ([]store.Entry, error) {
+	n := len(entries)
+	ids, emails, origins, sources := make([]string, n), make([]string, n), make([]string, n), make([]*string, n)
+	at, notes, until, evidence := make([]time.Time, n), make([]*string, n), make([]*time.Time, n), make([]*string, n)
+	by := make(map[string]store.Entry, n)
+	for i, e := range entries {
+		ids[i], emails[i], origins[i], sources[i], at[i] = e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt
+		notes[i], until[i], evidence[i] = sqlstore.Note(e.Note), timeOrNull(e.ExpiresAt), sqlstore.Evidence(e.Evidence)
+		by[e.ID] = e
+	}
+	rows, err := t.tx.Query(ctx, `INSERT INTO suppressions (id, team, email, origin, source_id, created_at, note, expires_at, evidence)
+		SELECT u.id, $1, u.email, u.origin, u.source_id, u.created_at, u.note, u.expires_at, u.evidence
+		FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[], $8::timestamptz[], $9::text[])
+			AS u(id, email, origin, source_id, created_at, note, expires_at, evidence)
+		ORDER BY u.email
+		ON CONFLICT DO NOTHING
+		RETURNING id::text`, team, ids, emails, origins, sources, at, notes, until, evidence)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []store.Entry
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, by[id])
+	}
+	return out, rows.Err()
+}
+
 func (s *db) RangeCount(ctx context.Context, p *sqlstore.EntriesParams, max int) (int, error) {
 	var n int
 	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM suppressions

@@ -13,8 +13,8 @@ func (t tx) InsertKey(ctx context.Context, k store.Key) error {
 	if k.RevokedAt != nil {
 		revoked = k.RevokedAt.UnixMilli()
 	}
-	_, err := t.exec("INSERT INTO api_keys ("+sqlstore.KeyColumns+") VALUES (?,?,?,?,?,?,?,?)",
-		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked, k.Override)
+	_, err := t.exec("INSERT INTO api_keys ("+sqlstore.KeyColumns+") VALUES (?,?,?,?,?,?,?,?,?)",
+		k.ID, k.Team, k.Name, k.ReadOnly, k.Hash, k.CreatedAt.UnixMilli(), revoked, k.Override, k.Import)
 	return err
 }
 

@@ -369,6 +369,41 @@ func marks(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
+// InsertKept inserts entries with their own IDs and times; a conflict of
+// either key (the address, the ID) skips the entry.
+func (t tx) InsertKept(ctx context.Context, team string, entries []store.Entry) ([]store.Entry, error) {
+	var out []store.Entry
+	for lo := 0; lo < len(entries); lo += chunk {
+		hi := min(lo+chunk, len(entries))
+		q := "INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id, note, expires_at, evidence) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?,NULL,?,?,?),", hi-lo), ",") + " ON CONFLICT DO NOTHING RETURNING id"
+		args := make([]any, 0, 9*(hi-lo))
+		by := make(map[string]store.Entry, hi-lo)
+		for _, e := range entries[lo:hi] {
+			args = append(args, team, e.ID, e.Email, string(e.Origin), e.SourceID, e.CreatedAt.UnixMilli(),
+				sqlstore.Note(e.Note), millis(e.ExpiresAt), sqlstore.Evidence(e.Evidence))
+			by[e.ID] = e
+		}
+		rows, err := t.c.QueryContext(context.Background(), q, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, by[id])
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func (s *db) RangeCount(ctx context.Context, p *sqlstore.EntriesParams, max int) (int, error) {
 	var n int
 	err := s.read.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM suppressions INDEXED BY suppressions_team_email

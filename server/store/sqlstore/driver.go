@@ -126,6 +126,11 @@ type EntryWrites interface {
 	// never shortens an expiry nor replaces a note or an evidence, so that a change that
 	// read an entry before another extended it cannot undo that.
 	ExtendEntries(ctx context.Context, p *ExtendEntriesParams) ([]store.Entry, error)
+	// InsertKept puts entries on the team's list with their own IDs and
+	// creation times, no change naming them, skipping any whose address
+	// is listed or whose ID another entry has; it returns those it
+	// inserted, in any order.
+	InsertKept(ctx context.Context, team string, entries []store.Entry) ([]store.Entry, error)
 	// DueEntries finds up to limit entries of every team whose expiry is
 	// at or before now, earliest first, and holds them for this change:
 	// a concurrent change (another process's) skips them rather than

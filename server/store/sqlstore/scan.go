@@ -155,16 +155,16 @@ func Note(note string) *string {
 }
 
 // KeyColumns are the columns ScanKey reads, in its order.
-const KeyColumns = "id, team, name, read_only, hash, created_at, revoked_at, override"
+const KeyColumns = "id, team, name, read_only, hash, created_at, revoked_at, override, can_import"
 
 // ScanKey reads id, team, name, read_only, hash, created_at, revoked_at,
-// override (KeyColumns).
+// override, can_import (KeyColumns).
 func ScanKey(r Row) (store.Key, error) {
 	var (
 		k           store.Key
 		at, revoked Time
 	)
-	if err := r.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &at, &revoked, &k.Override); err != nil {
+	if err := r.Scan(&k.ID, &k.Team, &k.Name, &k.ReadOnly, &k.Hash, &at, &revoked, &k.Override, &k.Import); err != nil {
 		return store.Key{}, err
 	}
 	k.CreatedAt = at.Time

@@ -187,6 +187,15 @@ type adding struct {
 	index   map[string]int
 	listed  []store.Entry
 	p       *InsertEntriesParams
+	// own are the rows given their own IDs (NewEntry.ID).
+	own []ownID
+}
+
+// ownID is a row's own ID and creation time.
+type ownID struct {
+	row int
+	id  string
+	at  time.Time
 }
 
 func newAdding(team string, author store.Change, entries []store.NewEntry) *adding {
@@ -201,6 +210,9 @@ func newAdding(team string, author store.Change, entries []store.NewEntry) *addi
 		a.index[n.Email] = len(a.rows)
 		a.rows = append(a.rows, store.Entry{Email: n.Email, Origin: o, SourceID: source, CreatedAt: a.at,
 			Note: n.Note, ExpiresAt: n.ExpiresAt.UTC().Truncate(time.Millisecond), Evidence: n.Evidence})
+		if n.ID != "" {
+			a.own = append(a.own, ownID{row: len(a.rows) - 1, id: n.ID, at: n.CreatedAt.UTC().Truncate(time.Millisecond)})
+		}
 	}
 	a.listed = make([]store.Entry, len(a.rows))
 	return a
@@ -236,7 +248,7 @@ func (c *Core) addIn(ctx context.Context, tx Tx, a *adding) error {
 			return err
 		}
 	}
-	got, err := c.insertNew(ctx, tx, team, a.at, a.author, rows, p)
+	kept, got, err := c.insertFirst(ctx, tx, a)
 	for round := 1; ; round++ {
 		if err != nil {
 			return err
@@ -276,11 +288,114 @@ func (c *Core) addIn(ctx context.Context, tx Tx, a *adding) error {
 	if c.noTrail {
 		return nil
 	}
-	created := listed
-	if slices.ContainsFunc(listed, func(e store.Entry) bool { return !e.Created }) {
-		created = slices.DeleteFunc(slices.Clone(listed), func(e store.Entry) bool { return !e.Created })
+	return c.added(ctx, tx, a, kept, hooks)
+}
+
+// added writes what an add's new entries bring besides the list: the
+// trail of those listed with their own IDs, and the webhook events of
+// every new entry.
+func (c *Core) added(ctx context.Context, tx Tx, a *adding, kept []store.Entry, hooks []store.Webhook) error {
+	if err := c.ownTrail(ctx, tx, a, kept); err != nil {
+		return err
 	}
-	return c.queue(ctx, tx, team, store.AuditAdded, a.at, hooks, created)
+	created := a.listed
+	if slices.ContainsFunc(created, func(e store.Entry) bool { return !e.Created }) {
+		created = slices.DeleteFunc(slices.Clone(created), func(e store.Entry) bool { return !e.Created })
+	}
+	return c.queue(ctx, tx, a.team, store.AuditAdded, a.at, hooks, created)
+}
+
+// insertFirst lists the rows given their own IDs that may keep them
+// (insertOwn), then makes the first try of the others' insert
+// (insertRest).
+func (c *Core) insertFirst(ctx context.Context, tx Tx, a *adding) (kept, got []store.Entry, err error) {
+	if kept, err = c.insertOwn(ctx, tx, a); err != nil {
+		return nil, nil, err
+	}
+	got, err = c.insertRest(ctx, tx, a)
+	return kept, got, err
+}
+
+// insertOwn lists the rows given their own IDs that may keep them: a
+// UUIDv7 below the team's trail head (and below an ID minted now), that no
+// entry has. Those inserted are listed (Created); the others go on as new
+// rows. It returns the entries it inserted.
+func (c *Core) insertOwn(ctx context.Context, tx Tx, a *adding) ([]store.Entry, error) {
+	if len(a.own) == 0 {
+		return nil, nil
+	}
+	m, err := holdTrail(ctx, tx, a.team, true)
+	if err != nil {
+		return nil, err
+	}
+	below := m.last.String()
+	if now, err := uuid.NewV7(); err == nil && (m.last == uuid.UUID{} || now.String() < below) {
+		below = now.String()
+	}
+	var try []store.Entry
+	for _, o := range a.own {
+		u, err := uuid.Parse(o.id)
+		if err != nil || u.Version() != 7 || u.String() >= below || o.at.IsZero() {
+			continue
+		}
+		e := a.rows[o.row]
+		e.ID, e.CreatedAt = u.String(), o.at
+		try = append(try, e)
+	}
+	if len(try) == 0 {
+		return nil, nil
+	}
+	got, err := tx.InsertKept(ctx, a.team, try)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range got {
+		i := a.index[e.Email]
+		e.Created = true
+		a.listed[i] = e
+	}
+	return got, nil
+}
+
+// insertRest mints the IDs of the rows not listed yet and makes the first
+// try of their insert (insertNew).
+func (c *Core) insertRest(ctx context.Context, tx Tx, a *adding) ([]store.Entry, error) {
+	var rest []store.Entry
+	var at []int
+	for i, e := range a.listed {
+		if e.ID == "" {
+			rest = append(rest, a.rows[i])
+			at = append(at, i)
+		}
+	}
+	if len(rest) == len(a.rows) {
+		return c.insertNew(ctx, tx, a.team, a.at, a.author, a.rows, a.p)
+	}
+	if len(rest) == 0 {
+		return nil, nil
+	}
+	got, err := c.insertNew(ctx, tx, a.team, a.at, a.author, rest, a.p)
+	for j, i := range at {
+		a.rows[i].ID = rest[j].ID
+	}
+	return got, err
+}
+
+// ownTrail writes the trail of the entries listed with their own IDs:
+// an added entry each, by the change's author, now (no change row names
+// them: their IDs are no span of this change's).
+func (c *Core) ownTrail(ctx context.Context, tx Tx, a *adding, kept []store.Entry) error {
+	if len(kept) == 0 {
+		return nil
+	}
+	m, err := holdTrail(ctx, tx, a.team, true)
+	if err != nil {
+		return err
+	}
+	if err := writeAudit(ctx, tx, m, a.team, store.AuditAdded, a.at, a.author, kept, nil); err != nil {
+		return err
+	}
+	return m.save(ctx, tx)
 }
 
 // insertNew mints the rows' IDs and makes the first try of their insert.

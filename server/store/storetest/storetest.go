@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"AddObeysProtected", testAddObeysProtected},
 		{"RemovalObeysComplaintRule", testRemovalObeysComplaintRule},
 		{"Evidence", testEvidence},
+		{"KeptIDs", testKeptIDs},
 		{"IntakeEndpoints", testIntakeEndpoints},
 		{"IntakePolicy", testIntakePolicy},
 		{"TakeIn", testTakeIn},
