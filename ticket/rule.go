@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -517,6 +518,10 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 	if w.asker != req.msg && t.mails[w.asker].from != req.value {
 		return nil
 	}
+	if aboutSomeoneElse.MatchString(w.p.By.Text) {
+		// "stop all mail to her address": the writer asks for another.
+		return nil
+	}
 	for m := range w.targets {
 		if t.mails[m].named+t.mails[m].ids > 0 || t.mails[m].bounce {
 			return nil
@@ -534,6 +539,10 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 	}
 	return &ways{add: e, remove: e, hasAdd: true, hasRemove: true}
 }
+
+// aboutSomeoneElse matches a request about a third person's address
+// ("to her address", "the customer's mailbox"), which is never the writer's.
+var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked).

@@ -356,6 +356,7 @@ func commentHeader(t string, ws []word, toks []token) bool {
 	if len(toks) > 1 || len(ws) < 2 || tableRow(t) {
 		return false
 	}
+	t = withoutCommentLead(t)
 	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
 		if i := strings.Index(t, sep); i > 0 {
 			head, tail := t[:i], t[i+len(sep):]
@@ -363,6 +364,26 @@ func commentHeader(t string, ws []word, toks []token) bool {
 		}
 	}
 	return false
+}
+
+// commentLead is what a helpdesk may write before a comment's author: the
+// ticket's number and a few words ending in "by" in the languages read
+// ("#2231 — Comment by Alex Moreno (alex@…), Nov 25, 2026 11:40",
+// "Internal note by …", "Kommentar von …", "Respuesta de …").
+var commentLead = regexp.MustCompile(`(?i)^(?:\[?#\d{2,}\]?\s*[-–—:|·•]?\s*)?(?:\pL+\s+){1,3}(?:by|von|de|par|da|door)\s+`)
+
+// withoutCommentLead is t without its commentLead, when what follows it
+// begins with a capital letter (a name).
+func withoutCommentLead(t string) string {
+	loc := commentLead.FindStringIndex(t)
+	if loc == nil {
+		return t
+	}
+	rest := t[loc[1]:]
+	if r, _ := utf8.DecodeRuneInString(rest); !unicode.IsUpper(r) {
+		return t
+	}
+	return rest
 }
 
 // capitalized reports text with a word that starts with a capital letter
@@ -509,6 +530,7 @@ func nameBefore(t string, off int) string {
 // commentName is the name a comment header starts with ("Pieter Gant,
 // Nov 2, …": "Pieter Gant").
 func commentName(t string) string {
+	t = withoutCommentLead(t)
 	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
 		if i := strings.Index(t, sep); i > 0 {
 			return strings.TrimSpace(t[:i])
