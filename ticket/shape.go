@@ -359,7 +359,7 @@ func commentHeader(t string, ws []word, toks []token) bool {
 	t = withoutCommentLead(t)
 	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
 		if i := strings.Index(t, sep); i > 0 {
-			head, tail := t[:i], t[i+len(sep):]
+			head, tail := withoutTeam(t[:i]), t[i+len(sep):]
 			return nameLike(head, true) && capitalized(head) && dateLine(tail) && (len(toks) == 0 || strings.Contains(head, "@"))
 		}
 	}
@@ -384,6 +384,19 @@ func withoutCommentLead(t string) string {
 		return t
 	}
 	return rest
+}
+
+// commentTeam is a comment author's team between their name and their
+// address ("Lisa from Support (lisa@…)", "Jan van Dijk of Billing <jan@…>").
+var commentTeam = regexp.MustCompile(`^(.*\S)\s+(?:from|of|at|von|vom|de|du|da|do|van)\s+\pL[^()<>@,]{0,38}?\s*([(<][^()<>]*@[^()<>]*[)>])$`)
+
+// withoutTeam is a comment header's head without the author's team.
+func withoutTeam(head string) string {
+	m := commentTeam.FindStringSubmatch(head)
+	if m == nil || !nameLike(m[1], false) || !capitalized(m[1]) {
+		return head
+	}
+	return m[1] + " " + m[2]
 }
 
 // capitalized reports text with a word that starts with a capital letter
