@@ -387,14 +387,7 @@ func invocations(name, text string) []invocation {
 // (aliases count, a|b is either, --x-* a family of flags). The binary's own
 // entry point answers --help for each command named.
 func TestDocumentedCommandsExist(t *testing.T) {
-	home := t.TempDir()
-	for _, v := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "SHUSH_CONFIG_DIR"} {
-		t.Setenv(v, filepath.Join(home, v))
-	}
-	for _, v := range []string{"SHUSH_BASE_URL", "SHUSH_API_KEY", "SHUSH_PROFILE", "SHUSH_DB", "RESEND_API_KEY", "RESEND_BASE_URL"} {
-		t.Setenv(v, "")
-	}
-	tr := &tree{t: t, seen: map[string]*command{}}
+	tr := newTree(t)
 	total := 0
 	for _, page := range pages(t) {
 		b, err := os.ReadFile(page)
@@ -412,4 +405,90 @@ func TestDocumentedCommandsExist(t *testing.T) {
 		t.Errorf("found %d shush command lines in the README and the manual; the finder has lost them", total)
 	}
 	t.Logf("%d shush command lines checked against %d commands", total, len(tr.seen))
+}
+
+// newTree reads the command tree with an empty home: no config, no list.
+func newTree(t *testing.T) *tree {
+	t.Helper()
+	home := t.TempDir()
+	for _, v := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "SHUSH_CONFIG_DIR"} {
+		t.Setenv(v, filepath.Join(home, v))
+	}
+	for _, v := range []string{"SHUSH_BASE_URL", "SHUSH_API_KEY", "SHUSH_PROFILE", "SHUSH_DB", "RESEND_API_KEY", "RESEND_BASE_URL"} {
+		t.Setenv(v, "")
+	}
+	return &tree{t: t, seen: map[string]*command{}}
+}
+
+// all reads every command below path and returns the flags any of them
+// has.
+func (tr *tree) all(path []string, flags map[string][]string) {
+	c := tr.get(path)
+	for f := range c.flags {
+		flags[f] = append(flags[f], c.path)
+	}
+	for ch := range c.children {
+		if ch != "help" {
+			tr.all(append(slices.Clone(path), ch), flags)
+		}
+	}
+}
+
+// hidden reports whether some command takes flag though its help does not
+// show it (a deprecated flag kept so that deployments start): given as
+// --flag=true, a value no such flag's parser would take as --help.
+func (tr *tree) hidden(flag string, commands []string) bool {
+	for _, c := range commands {
+		args := append(strings.Fields(c)[1:], flag+"=true", "--help")
+		var out, errb bytes.Buffer
+		if cli.Main(context.Background(), args, cli.IO{In: strings.NewReader(""), Out: &out, Err: &errb}) == 0 && strings.Contains(out.String(), "Usage:") {
+			return true
+		}
+	}
+	return false
+}
+
+var flagSpan = regexp.MustCompile(`^--[a-z][a-z0-9-]*`)
+
+// TestDocumentedFlagsExist: every flag the README and the manual name on
+// its own in inline code (`--resume`, a row of the serve flags' table,
+// `--tls-cert/--tls-key`) is a flag of some command of the real tree;
+// a deprecated flag its help hides counts when a command still takes it.
+func TestDocumentedFlagsExist(t *testing.T) {
+	tr := newTree(t)
+	flags := map[string][]string{}
+	tr.all([]string{"shush"}, flags)
+	var commands []string
+	for path := range tr.seen {
+		commands = append(commands, path)
+	}
+	slices.Sort(commands)
+	total := 0
+	for _, page := range pages(t) {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, m := range inlineCode.FindAllStringSubmatch(line, -1) {
+				if !flagSpan.MatchString(m[1]) {
+					continue
+				}
+				for _, w := range strings.FieldsFunc(m[1], func(r rune) bool { return r == ' ' || r == '/' }) {
+					name, _, _ := strings.Cut(w, "=")
+					if !flagSpan.MatchString(name) || name != flagSpan.FindString(name) {
+						continue
+					}
+					total++
+					if len(flags[name]) == 0 && !tr.hidden(name, commands) {
+						t.Errorf("%s:%d: `%s`: no command of shush has %s", page, i+1, m[1], name)
+					}
+				}
+			}
+		}
+	}
+	if total < 100 {
+		t.Errorf("found %d flags in inline code; the finder has lost them", total)
+	}
+	t.Logf("%d flags in inline code, %d flags in the tree", total, len(flags))
 }
