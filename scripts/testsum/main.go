@@ -41,6 +41,11 @@ type pkg struct {
 	reasons map[string]int
 	// testFailed: a test of it failed (and is listed by its name).
 	testFailed bool
+	// panicked: the test binary panicked (a timeout included). test2json
+	// gives the panic and the goroutines to whichever test printed last,
+	// even one it then reports passed, so from the panic on the package's
+	// output is kept as its own.
+	panicked bool
 }
 
 func main() {
@@ -91,6 +96,9 @@ func summarise(r io.Reader, w io.Writer) (bool, error) {
 		if e.Test == "" {
 			switch e.Action {
 			case "output":
+				if strings.HasPrefix(e.Output, "panic: ") {
+					p.panicked = true
+				}
 				switch {
 				case isResult(e.Output):
 					fmt.Fprint(w, e.Output)
@@ -120,7 +128,12 @@ func summarise(r io.Reader, w io.Writer) (bool, error) {
 		case "run":
 			p.tests[e.Test] = &strings.Builder{}
 		case "output":
-			if b := p.tests[e.Test]; b != nil {
+			if strings.HasPrefix(e.Output, "panic: ") {
+				p.panicked = true
+			}
+			if p.panicked {
+				p.out.WriteString(e.Output)
+			} else if b := p.tests[e.Test]; b != nil {
 				b.WriteString(e.Output)
 			}
 		case "pass":
