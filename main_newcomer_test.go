@@ -79,9 +79,9 @@ func TestVersionFromTheBuild(t *testing.T) {
 }
 
 // The release recipe makes an archive per target (one here, every target
-// in a release) holding the stamped binary, LICENSE, README, completions,
-// manual pages and the third-party notices of the modules linked into it,
-// and SHA256SUMS over the archives.
+// in a release) holding the stamped binary, LICENSE, README and the manual
+// it links to, completions, manual pages and the third-party notices of the
+// modules linked into it, and SHA256SUMS over the archives.
 func TestReleaseScript(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -124,6 +124,8 @@ func TestReleaseScript(t *testing.T) {
 	for rel, want := range map[string]string{
 		"LICENSE":                              "MIT License",
 		"README.md":                            "# shush",
+		"docs/cli.md":                          "# The command line",
+		"docs/screens/screens.md":              "shush terminal UI: screens",
 		"completions/shush.bash":               "__start_shush",
 		"completions/_shush":                   "#compdef shush",
 		"completions/shush.fish":               "complete -c shush",

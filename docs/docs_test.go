@@ -1,5 +1,9 @@
-// Package docs holds the project's documents; its test keeps the security
-// table honest: every test a row names exists.
+// Package docs holds the project's documents: the manual the README links
+// to, the evidence (benchmarks, reliability, security) and the screens. Its
+// tests keep them honest: every test a row of the security table names
+// exists (docs_test.go); every shush command and flag the README and the
+// manual show exists in the real command tree (commands_test.go); every
+// relative link resolves, and the README stays a first page (links_test.go).
 package docs
 
 import (

@@ -5,6 +5,8 @@
 #   shush_VERSION_OS_ARCH/
 #     shush (shush.exe)         the binary, its version stamped (shush --version)
 #     LICENSE  README.md
+#     docs/                     the manual the README links to (docs/*.md,
+#                               docs/screens/, docs/shush.service)
 #     THIRD_PARTY_NOTICES.txt   licence and NOTICE files of every module linked
 #                               into this target's binary (scripts/notices)
 #     completions/              shush.bash, _shush (zsh), shush.fish, shush.ps1
@@ -51,6 +53,9 @@ mkdir -p "$shared/completions" "$shared/man/man1"
 "$host" completion powershell > "$shared/completions/shush.ps1"
 "$host" man "$shared/man/man1" 2>/dev/null
 cp LICENSE README.md "$shared/"
+mkdir -p "$shared/docs/screens"
+cp docs/*.md docs/shush.service "$shared/docs/"
+cp docs/screens/*.md docs/screens/*.txt "$shared/docs/screens/"
 
 for t in $targets; do
   os="${t%/*}"; arch="${t#*/}"

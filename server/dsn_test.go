@@ -63,7 +63,7 @@ func TestDSNKinds(t *testing.T) {
 	}
 }
 
-// TestKeyValueDSNOpensPostgres: the README's key=value form reaches
+// TestKeyValueDSNOpensPostgres: the key=value form docs/service.md shows reaches
 // PostgreSQL, and creates no SQLite file named after the string (which
 // would hold the password in its name).
 func TestKeyValueDSNOpensPostgres(t *testing.T) {

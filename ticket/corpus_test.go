@@ -18,7 +18,7 @@ import (
 // head of "key: value" lines, a line "====", then the ticket's text. The
 // head says:
 //
-//	family:    the shape of ticket it is (README, "The ticket corpus")
+//	family:    the shape of ticket it is (docs/tickets.md)
 //	lang:      its language (en when absent)
 //	intent:    the mode the ticket must propose: add, remove, remove_ids, check, unsure
 //	targets:   exactly the targets of that proposal, comma-separated
