@@ -12,7 +12,7 @@ import (
 	"github.com/shushlist/shush/ticket"
 )
 
-// Input is an input read and planned in one pass (ReadPlan): what a run
+// Input is an input read and planned in one pass (ReadPlanAs): what a run
 // of it sends, in compact form, and what it leaves out. It is the Plan of
 // a file of millions of entries without an item per line: only the
 // distinct values, the invalid entries and those left out are kept, so
@@ -171,18 +171,12 @@ func (in *Input) HasOrigins() bool { return in.origins != nil }
 // take an entry's origin).
 func (in *Input) DropOrigins() { in.origins, in.sources, in.notes, in.extras = nil, nil, nil, nil }
 
-// ReadPlan reads an input as Read does and plans it in one pass that
-// keeps no item for a valid entry the ticket's words name: our own
-// addresses are left out, and whom a ticket is not about as the rule
-// (ticket.Ticket.Roles) decides and ov overrides; then the rest is
-// de-duplicated, first occurrence first.
-func ReadPlan(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Override) (*Input, error) {
-	return ReadPlanAs(r, name, mode, own, ov, FormatAuto)
-}
-
-// ReadPlanAs is ReadPlan of an input in the given format (see
-// CheckFormat): FormatAuto finds it, another provider's file by its
-// header or shape.
+// ReadPlanAs reads an input as ReadFormat does, in the given format (see
+// CheckFormat: FormatAuto finds it, another provider's file by its header
+// or shape), and plans it in one pass that keeps no item for a valid entry
+// the ticket's words name: our own addresses are left out, and whom a
+// ticket is not about as the rule (ticket.Ticket.Roles) decides and ov
+// overrides; then the rest is de-duplicated, first occurrence first.
 func ReadPlanAs(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Override, format string) (*Input, error) {
 	p := &planner{in: &Input{Mode: mode, values: newValueSet()}, own: own, mode: mode, ov: ov}
 	var refs ticket.RefFinder

@@ -29,7 +29,7 @@ func humanApp() (*app, *bytes.Buffer, *bytes.Buffer) {
 
 func TestHumanPlan(t *testing.T) {
 	a, out, _ := humanApp()
-	in, err := batch.ReadPlan(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, ticket.Own{}, ticket.ByRule)
+	in, err := batch.ReadPlanAs(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, ticket.Own{}, ticket.ByRule, batch.FormatAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestHumanPlanOfATicket(t *testing.T) {
 	text := "From: Jane Doe <jane@customer.example>\nTo: support@ourcompany.test\nCc: tom@customer.example\n" +
 		"Subject: Re: [#5521]\n\nPlease unsubscribe me and my colleague (cc'd).\n\nThanks,\nJane\n" +
 		"kim@customer.example\n\x1b]0;hi\x07 x@lists.example\n"
-	in, err := batch.ReadPlan(strings.NewReader(text), "t.txt", batch.Add, ticket.NewOwn([]string{"@ourcompany.test"}), ticket.ByRule)
+	in, err := batch.ReadPlanAs(strings.NewReader(text), "t.txt", batch.Add, ticket.NewOwn([]string{"@ourcompany.test"}), ticket.ByRule, batch.FormatAuto)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -282,3 +282,23 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs from the golden file %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
 	}
 }
+
+// normalizeNewlines turns \r\n and lone \r (what terminals send on paste)
+// into \n.
+func normalizeNewlines(s string) string {
+	if !strings.ContainsRune(s, '\r') {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// values are the valid values of the list that a batch sends, in order.
+func (l *entries) values() []string {
+	out := make([]string, 0, l.valid)
+	for _, e := range l.rows {
+		if e.Valid() && !e.rule(l.mode).Leave {
+			out = append(out, e.Value)
+		}
+	}
+	return out
+}
