@@ -88,9 +88,10 @@ func TestHumanReport(t *testing.T) {
 		items = append(items, batch.NewItem(batch.RemoveEmails, i+1, fmt.Sprintf("u%d@example.com", i)))
 	}
 	items = append(items, batch.NewItem(batch.RemoveEmails, 151, "nope"))
-	plan := batch.NewPlan(batch.RemoveEmails, items)
-	rep := batch.Report{Plan: plan, Batches: 2, Failed: []int{2}}
-	for i, v := range plan.Values {
+	plan := batch.NewInput(batch.RemoveEmails, items)
+	rep := batch.Report{Invalid: plan.Invalid, Batches: 2, Failed: []int{2}}
+	i := 0
+	for v := range plan.Values() {
 		r := batch.Result{Input: v, ID: "x", Outcome: batch.Removed, Batch: 1}
 		switch {
 		case i == 0:
@@ -99,8 +100,9 @@ func TestHumanReport(t *testing.T) {
 			r = batch.Result{Input: v, Outcome: batch.Failed, Message: "the service answered 503 service_unavailable: busy", Batch: 2}
 		}
 		rep.Results = append(rep.Results, r)
+		i++
 	}
-	sum := newSummary(plan)
+	sum := newSummary(plan.Mode, plan.Len())
 	sum.add(rep)
 	a.printReport(sum, "http://svc.example")
 	for _, want := range []string{
@@ -126,11 +128,10 @@ func TestSummaryAcrossSegments(t *testing.T) {
 	for i := range values {
 		values[i] = fmt.Sprintf("u%d@example.com", i)
 	}
-	plan := batch.Plan{Mode: batch.Add, Values: values}
-	first := batch.Plan{Mode: batch.Add, Values: values[:segmentSize]}
-	sum := newSummary(plan)
-	rep := batch.Report{Plan: first, Batches: segmentBatches, Failed: []int{7}}
-	for i, v := range first.Values {
+	first := values[:segmentSize]
+	sum := newSummary(batch.Add, len(values))
+	rep := batch.Report{Batches: segmentBatches, Failed: []int{7}}
+	for i, v := range first {
 		o := batch.Added
 		if i/api.MaxBatch == 6 {
 			o = batch.Failed

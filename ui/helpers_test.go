@@ -118,7 +118,7 @@ func harnessAt(t testing.TB, svc *client.Client, dir, state string, w, h int) *h
 // header's next probe) comes: the harness runs to quiescence, and a test
 // sends such a message itself.
 func newHarnessOf(t testing.TB, m Model, dir, state string) *harness {
-	m.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
+	m.c.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
 	return &harness{t: t, m: m, state: state, dir: dir}
 }
 
