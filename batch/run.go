@@ -31,7 +31,7 @@ import (
 //     each removed entry is kept for an undo. For 200 addresses or more it
 //     first reads the list (100 entries per request, at most half as many
 //     requests as addresses); what that does not settle is looked up one by
-//     one (GET /suppressions/{email}); Plan.Found, when given, is used as
+//     one (GET /suppressions/{email}); Input.Found, when given, is used as
 //     is. On a service without the lookup endpoint the batch is removed by
 //     address instead: exact when the service names the removed addresses
 //     or all or none of a batch was listed, otherwise Unverified (see

@@ -211,7 +211,7 @@ func (rs *Runs) Resume(ctx context.Context, id string, on Observer) (RunInfo, er
 	return rs.resume(ctx, id, nil, true, on)
 }
 
-// resume is Resume with the plan's look-ups (Plan.Found), which a journal
+// resume is Resume with the plan's look-ups (Input.Found), which a journal
 // does not keep: a new run has them, a resumed one looks up again.
 func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, again bool, on Observer) (RunInfo, error) {
 	if rs.Client == nil {
