@@ -68,12 +68,6 @@ func NormalizeEmail(s string) (string, error) {
 	return addr, nil
 }
 
-// ValidEmail reports whether s is already a normalized, valid address.
-func ValidEmail(s string) bool {
-	n, err := NormalizeEmail(s)
-	return err == nil && n == s
-}
-
 // checkLocal accepts a dot-atom local part (RFC 5322 atext separated by
 // single dots). Quoted local parts, comments and display names are refused:
 // the contract asks for a bare addr-spec.

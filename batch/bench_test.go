@@ -57,9 +57,9 @@ func BenchmarkReadLines(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := batch.NewPlan(batch.Add, items)
-		if len(p.Values) != benchAddresses-benchAddresses/10 {
-			b.Fatalf("%d values", len(p.Values))
+		p := batch.NewInput(batch.Add, items)
+		if p.Len() != benchAddresses-benchAddresses/10 {
+			b.Fatalf("%d values", p.Len())
 		}
 	}
 	b.ReportMetric(float64(benchAddresses)*float64(b.N)/b.Elapsed().Seconds(), "addresses/s")
@@ -72,9 +72,9 @@ func BenchmarkParseText(b *testing.B) {
 	b.SetBytes(int64(len(in)))
 	b.ResetTimer()
 	for b.Loop() {
-		p := batch.NewPlan(batch.Add, batch.ParseText(in, batch.Add))
-		if len(p.Values) != benchAddresses {
-			b.Fatalf("%d values", len(p.Values))
+		p := batch.NewInput(batch.Add, batch.ParseText(in, batch.Add))
+		if p.Len() != benchAddresses {
+			b.Fatalf("%d values", p.Len())
 		}
 	}
 	b.ReportMetric(float64(benchAddresses)*float64(b.N)/b.Elapsed().Seconds(), "addresses/s")

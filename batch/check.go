@@ -10,10 +10,10 @@ import (
 	"github.com/shushlist/shush/api/client"
 )
 
-// FallbackChunk is how many addresses a Checker looks up one by one
+// fallbackChunk is how many addresses a Checker looks up one by one
 // between two reports of its progress, once the service has shown it has
 // no bulk check.
-const FallbackChunk = 50
+const fallbackChunk = 50
 
 // Checker says which addresses are listed: with the service's bulk check
 // (POST /suppressions/batch/check, up to api.MaxCheck a request), or,
@@ -38,19 +38,19 @@ func (k *Checker) Bulk() bool { return !k.noBulk.Load() }
 
 // ChunkSize is how many addresses the next Check call should be given for
 // its progress to be reported at a steady pace: a bulk request's worth, or
-// FallbackChunk look-ups.
+// fallbackChunk look-ups.
 func (k *Checker) ChunkSize() int {
 	if k.Bulk() {
 		return api.MaxCheck
 	}
-	return FallbackChunk
+	return fallbackChunk
 }
 
 // Check says of each value (normalized addresses) whether it is listed,
 // in the order of values; a value whose check failed carries Err. Bulk
 // answers are matched by the address each item names, never by position:
 // a value the answer leaves out is an error of its own. The error is for a
-// cancelled ctx, or ErrNoLookup when the service has neither the bulk
+// cancelled ctx, or errNoLookup when the service has neither the bulk
 // check nor look-ups.
 func (k *Checker) Check(ctx context.Context, values []string) ([]Found, error) {
 	out := make([]Found, 0, len(values))

@@ -135,7 +135,7 @@ func TestRunAddsWithNoteAndExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := &batch.Runs{Dir: t.TempDir(), Client: c, Source: "cli"}
-	ri, err := rs.Start(ctx, planOf(batch.Add, []string{"new@example.com", "old@example.com"}),
+	ri, err := rs.Start(ctx, planOf(batch.Add, []string{"new@example.com", "old@example.com"}).Input(),
 		batch.RunMeta{Reference: "#48213", Note: "asked on #48213", ExpiresAt: at}, batch.Observer{})
 	if err != nil {
 		t.Fatal(err)

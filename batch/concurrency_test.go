@@ -91,7 +91,7 @@ func TestAutoConcurrencyFollowsTheRateLimit(t *testing.T) {
 			svc := servicetest.Start(t, server.Options{Rate: tc.rate}, f.wrap)
 			c := client.New(svc.URL, svc.Key)
 			rs := &batch.Runs{Client: c, Concurrency: tc.concurrency, Dir: t.TempDir(), SegmentSize: 2000}
-			ri, err := rs.Start(context.Background(), planOf(batch.Add, addresses("auto", 3000)), batch.RunMeta{}, batch.Observer{})
+			ri, err := rs.Start(context.Background(), planOf(batch.Add, addresses("auto", 3000)).Input(), batch.RunMeta{}, batch.Observer{})
 			if err != nil || ri.Counts[batch.Added] != 3000 {
 				t.Fatalf("Start: %v, %v", err, ri.Counts)
 			}

@@ -143,7 +143,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 				if i == col || cols.free(i) {
 					continue
 				}
-				if _, err := api.NormalizeEmail(angleAddress(Unguard(strings.TrimSpace(v)))); err == nil {
+				if _, err := api.NormalizeEmail(angleAddress(unguard(strings.TrimSpace(v)))); err == nil {
 					at, _ := r.FieldPos(i)
 					return errLine(at, "column %s holds an address too, and shush reads only column %s: keep one address column, or give the other's addresses rows of their own",
 						columnName(names, i), columnName(names, col))
@@ -151,7 +151,7 @@ func readCSV(text io.Reader, first firstLine, mode Mode, tab bool, emit func(Ite
 			}
 		}
 		line, _ = r.FieldPos(col)
-		v := Unguard(strings.TrimSpace(row[col]))
+		v := unguard(strings.TrimSpace(row[col]))
 		if v == "" {
 			emit(Item{Line: line, Problem: "the " + mode.noun() + " column is empty on this line"})
 			continue
@@ -188,11 +188,11 @@ func columnName(header []string, i int) string {
 	return fmt.Sprint(i + 1)
 }
 
-// Unguard undoes the formula guard of a CSV cell (safe.Cell): a leading
+// unguard undoes the formula guard of a CSV cell (safe.Cell): a leading
 // apostrophe before = + - @, a tab or a carriage return is what a
 // spreadsheet-safe export put there, not data. "'=1+2@example.com" reads
 // as the valid address =1+2@example.com it was written for.
-func Unguard(v string) string {
+func unguard(v string) string {
 	if len(v) >= 2 && v[0] == '\'' && strings.IndexByte("=+-@\t\r", v[1]) >= 0 {
 		return v[1:]
 	}
@@ -215,7 +215,7 @@ func cell(row []string, i int) string {
 	if i < 0 || i >= len(row) {
 		return ""
 	}
-	return Unguard(strings.TrimSpace(row[i]))
+	return unguard(strings.TrimSpace(row[i]))
 }
 
 // angleAddress returns the address of a cell written as a mail header

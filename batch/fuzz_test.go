@@ -79,9 +79,10 @@ func checkItems(t *testing.T, items []batch.Item, mode batch.Mode) {
 			}
 			continue
 		}
-		ok := api.ValidEmail(it.Value)
+		n, err := api.NormalizeEmail(it.Value)
+		ok := err == nil && n == it.Value
 		if mode == batch.RemoveIDs {
-			n, err := api.NormalizeID(it.Value)
+			n, err = api.NormalizeID(it.Value)
 			ok = err == nil && n == it.Value
 		}
 		if !ok {

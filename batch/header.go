@@ -150,8 +150,8 @@ type RunMeta struct {
 	KeepIDs bool
 }
 
-// Sum identifies a list of values (see RunInfo.Sum).
-func Sum(values []string) string {
+// sumOf identifies a list of values (see RunInfo.Sum).
+func sumOf(values []string) string {
 	h := sha256.New()
 	for _, v := range values {
 		h.Write([]byte(v))
@@ -249,7 +249,7 @@ func adopt(dir, name string) (RunInfo, error) {
 	ri := RunInfo{Kind: headerKind, Version: 1, ID: strings.TrimSuffix(name, journalExt), Mode: js.run.plan.Mode,
 		Target: js.run.target, Source: "cli", Created: js.created, Entries: len(js.run.plan.Values),
 		Invalid: len(js.run.plan.Invalid), Duplicates: js.run.plan.Duplicates, Segments: 1,
-		Sum: Sum(js.run.plan.Values), dir: dir}
+		Sum: sumOf(js.run.plan.Values), dir: dir}
 	ri.Counts = js.run.report().Count()
 	ri.State = Finished
 	if !js.finished {

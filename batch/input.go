@@ -12,11 +12,12 @@ import (
 	"github.com/shushlist/shush/ticket"
 )
 
-// Input is an input read and planned in one pass (ReadPlan): what a run
-// of it sends, in compact form, and what it leaves out. It is the Plan of
-// a file of millions of entries without an item per line: only the
-// distinct values, the invalid entries and those left out are kept, so
-// that its memory follows the distinct values, not the lines.
+// Input is the plan of a run: what it sends, in compact form, and what it
+// leaves out. It is an input read and planned in one pass (ReadPlanAs), or
+// items already read (NewInput). A file of millions of entries is planned
+// without an item per line: only the distinct values, the invalid entries
+// and those left out are kept, so that its memory follows the distinct
+// values, not the lines.
 type Input struct {
 	Mode   Mode
 	Format Format
@@ -49,7 +50,17 @@ type Input struct {
 	// (when IsTicket: it has words besides its addresses).
 	Proposal ticket.Proposal
 	IsTicket bool
+	// Found optionally holds a fresh lookup of the values (see Lookup). For
+	// a removal by address the run then removes those entries by ID and
+	// skips its own lookups for them (leave it nil to let the run look
+	// up); for a removal by ID it names the removed entries' addresses and
+	// origins in the results.
+	Found map[string]Found
 
+	// given says the input was made from items in memory (NewInput): its
+	// values are kept until the run is recorded, and a run that cannot be
+	// recorded reports them unsent.
+	given  bool
 	values *valueSet // nil once released
 	n      int
 	// origins holds, by ordinal (see valueSet.entries), the origin an
@@ -171,18 +182,12 @@ func (in *Input) HasOrigins() bool { return in.origins != nil }
 // take an entry's origin).
 func (in *Input) DropOrigins() { in.origins, in.sources, in.notes, in.extras = nil, nil, nil, nil }
 
-// ReadPlan reads an input as Read does and plans it in one pass that
-// keeps no item for a valid entry the ticket's words name: our own
-// addresses are left out, and whom a ticket is not about as the rule
-// (ticket.Ticket.Roles) decides and ov overrides; then the rest is
-// de-duplicated, first occurrence first.
-func ReadPlan(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Override) (*Input, error) {
-	return ReadPlanAs(r, name, mode, own, ov, FormatAuto)
-}
-
-// ReadPlanAs is ReadPlan of an input in the given format (see
-// CheckFormat): FormatAuto finds it, another provider's file by its
-// header or shape.
+// ReadPlanAs reads an input as ReadFormat does, in the given format (see
+// CheckFormat: FormatAuto finds it, another provider's file by its header
+// or shape), and plans it in one pass that keeps no item for a valid entry
+// the ticket's words name: our own addresses are left out, and whom a
+// ticket is not about as the rule (ticket.Ticket.Roles) decides and ov
+// overrides; then the rest is de-duplicated, first occurrence first.
 func ReadPlanAs(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.Override, format string) (*Input, error) {
 	p := &planner{in: &Input{Mode: mode, values: newValueSet()}, own: own, mode: mode, ov: ov}
 	var refs ticket.RefFinder
@@ -203,6 +208,31 @@ func ReadPlanAs(r io.Reader, name string, mode Mode, own ticket.Own, ov ticket.O
 	return p.in, nil
 }
 
+// NewInput plans items already read: the valid items of mode,
+// de-duplicated by normalized value (first occurrence wins), and the
+// invalid ones set aside. An addition's items keep their origins (an
+// export read back). Nothing is left out by the rule: LeftOut is the
+// caller's to fill.
+func NewInput(mode Mode, items []Item) *Input {
+	in := &Input{Mode: mode, given: true, values: newValueSet()}
+	in.values.reserve(len(items))
+	for _, it := range items {
+		in.Entries++
+		if !it.Valid() {
+			in.Invalid = append(in.Invalid, it)
+			continue
+		}
+		if _, added := in.values.add(it.Value); !added {
+			in.Duplicates++
+		} else if it.Origin != "" && mode == Add {
+			in.setOrigin(in.values.stored-1, it)
+		}
+	}
+	in.values.done()
+	in.n = in.values.n
+	return in
+}
+
 // Len is the number of values the plan sends.
 func (in *Input) Len() int { return in.n }
 
@@ -216,10 +246,10 @@ func (in *Input) Values() iter.Seq[string] {
 	}
 }
 
-// Plan is the whole plan as a Plan, every value a string: for an input
-// small enough to hold so.
-func (in *Input) Plan() Plan {
-	p := Plan{Mode: in.Mode, Values: make([]string, 0, in.n), Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates}
+// asPlan is the whole plan, every value a string: for an input small
+// enough to hold so.
+func (in *Input) asPlan() plan {
+	p := plan{Mode: in.Mode, Values: make([]string, 0, in.n), Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates, Found: in.Found}
 	for ord, b := range in.held().entries(false) {
 		v := string(b)
 		p.Values = append(p.Values, v)
@@ -233,7 +263,7 @@ func (in *Input) Plan() Plan {
 	return p
 }
 
-// Sum identifies the plan's values as Sum does.
+// Sum identifies the plan's values as sumOf does.
 func (in *Input) Sum() string {
 	h := sha256.New()
 	in.held().each(func(v []byte) bool {
@@ -258,22 +288,38 @@ func (in *Input) head() planHead {
 	return planHead{mode: in.Mode, entries: in.Len(), invalid: len(in.Invalid), leftOut: len(in.LeftOut), duplicates: in.Duplicates, sum: in.Sum()}
 }
 
-// whole is the plan as one Plan; the values are let go.
-func (in *Input) whole() Plan {
+// whole is the plan as one plan; the values are let go.
+func (in *Input) whole() plan {
 	defer in.Release()
-	return in.Plan()
+	return in.asPlan()
 }
 
+// unsent is the plan of a given input whose run could not be recorded,
+// for its report; an input read from a file has no such report.
+func (in *Input) unsent() (plan, bool) {
+	if !in.given || in.values == nil {
+		return plan{}, false
+	}
+	return in.whole(), true
+}
+
+func (in *Input) found() map[string]Found { return in.Found }
+
 // record writes each segment's journal from the compact values, with one
-// buffer for all, and lets go of the values as they are written: in keeps
-// its counts, and a run of it holds one segment at a time.
+// buffer for all, and lets go of the values: in keeps its counts, and a
+// run of it holds one segment at a time. An input read from a file lets
+// go of each segment's values as they are written; a given one keeps them
+// until every segment is written (see unsent).
 func (in *Input) record(ri *RunInfo, size int) error {
-	defer in.Release()
+	release := !in.given
+	if release {
+		defer in.Release()
+	}
 	var line []byte
-	next, stop := iter.Pull2(in.held().entries(true))
+	next, stop := iter.Pull2(in.held().entries(release))
 	defer stop()
 	for i := range ri.Segments {
-		rec := planRecordOf(Plan{Mode: in.Mode}, ri.Target)
+		rec := planRecordOf(plan{Mode: in.Mode}, ri.Target)
 		if i == 0 {
 			rec.Invalid, rec.LeftOut, rec.Duplicates = in.Invalid, in.LeftOut, in.Duplicates
 		}
@@ -311,6 +357,7 @@ func (in *Input) record(ri *RunInfo, size int) error {
 			return err
 		}
 	}
+	in.Release()
 	return nil
 }
 

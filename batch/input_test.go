@@ -284,8 +284,8 @@ func TestStartInput(t *testing.T) {
 			sent = append(sent, res.Input)
 		}
 	}
-	if !slices.Equal(sent, want) || len(segs[0].Plan.Invalid) != 1 || segs[0].Plan.Duplicates != 250 {
-		t.Fatalf("segments sent %d entries (%v…), invalid %v", len(sent), sent[:min(3, len(sent))], segs[0].Plan.Invalid)
+	if !slices.Equal(sent, want) || len(segs[0].Invalid) != 1 || segs[0].Duplicates != 250 {
+		t.Fatalf("segments sent %d entries (%v…), invalid %v", len(sent), sent[:min(3, len(sent))], segs[0].Invalid)
 	}
 	if got := listed(t, c); len(got) != 250 {
 		t.Fatalf("%d listed", len(got))

@@ -114,7 +114,7 @@ func createJournal(path string, st *run) (*journal, error) {
 	return createJournalWith(path, append(b, '\n'))
 }
 
-func planRecordOf(plan Plan, target string) planRecord {
+func planRecordOf(plan plan, target string) planRecord {
 	return planRecord{Kind: "plan", Version: 1, Mode: plan.Mode.key(), Target: target, Created: time.Now().UTC(),
 		Values: plan.Values, Invalid: plan.Invalid, LeftOut: plan.LeftOut, Duplicates: plan.Duplicates, Restore: plan.Restore}
 }
@@ -359,8 +359,8 @@ func readJournal(path string) (*journalState, error) {
 				return nil, fmt.Errorf("journal %s: line %d: unknown mode %q", path, n, p.Mode)
 			}
 			shareValues(p.Values)
-			plan := Plan{Mode: mode, Values: p.Values, Invalid: p.Invalid, LeftOut: p.LeftOut, Duplicates: p.Duplicates, Restore: p.Restore}
-			js.run = &run{plan: plan, target: p.Target, batches: plan.Batches(), results: map[int][]Result{}}
+			plan := plan{Mode: mode, Values: p.Values, Invalid: p.Invalid, LeftOut: p.LeftOut, Duplicates: p.Duplicates, Restore: p.Restore}
+			js.run = &run{plan: plan, target: p.Target, batches: plan.batches(), results: map[int][]Result{}}
 			js.created = p.Created
 		case "batch":
 			if js.run == nil {

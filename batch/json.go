@@ -65,40 +65,51 @@ func (jr *jsonReader) body() error {
 	dec := jr.dec
 	have := map[string]int{}
 	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return jr.error(err)
-		}
-		key, _ := tok.(string)
-		line := jr.lineAt(dec.InputOffset())
-		if key != "emails" && key != "ids" && key != "data" && key != "entries" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return jr.error(err)
-			}
-			continue
-		}
-		have[key] = line
-		next, err := dec.Token()
-		if err != nil {
-			return jr.error(err)
-		}
-		if next != json.Delim('[') {
-			what := jsonKind(next)
-			return errLine(line, "%q is %s; it must be an array of %s", key, what, nounFor(key))
-		}
-		if key == "data" || key == "entries" {
-			err = jr.objects(key)
-		} else {
-			err = jr.array(key)
-		}
-		if err != nil {
+		if err := jr.field(have); err != nil {
 			return err
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return jr.error(err)
 	}
+	return jr.bodyFits(have)
+}
+
+// field reads one field of the body: an array of the values or entries
+// it holds, recording its line in have, or anything else, skipped.
+func (jr *jsonReader) field(have map[string]int) error {
+	dec := jr.dec
+	tok, err := dec.Token()
+	if err != nil {
+		return jr.error(err)
+	}
+	key, _ := tok.(string)
+	line := jr.lineAt(dec.InputOffset())
+	if key != "emails" && key != "ids" && key != "data" && key != "entries" {
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return jr.error(err)
+		}
+		return nil
+	}
+	have[key] = line
+	next, err := dec.Token()
+	if err != nil {
+		return jr.error(err)
+	}
+	if next != json.Delim('[') {
+		what := jsonKind(next)
+		return errLine(line, "%q is %s; it must be an array of %s", key, what, nounFor(key))
+	}
+	if key == "data" || key == "entries" {
+		return jr.objects(key)
+	}
+	return jr.array(key)
+}
+
+// bodyFits says whether the fields the body had (have, by line) make a
+// request of the mode, or a list or run as shush prints it.
+func (jr *jsonReader) bodyFits(have map[string]int) error {
 	el, hasE := have["emails"]
 	il, hasI := have["ids"]
 	nl, hasN := have["entries"]

@@ -145,7 +145,7 @@ func (it Item) Valid() bool { return it.Problem == "" }
 func NewItem(mode Mode, line int, raw string) Item {
 	v, err := mode.Normalize(raw)
 	if err != nil {
-		return Item{Line: line, Raw: ShortRaw(raw), Problem: err.Error()}
+		return Item{Line: line, Raw: shortRaw(raw), Problem: err.Error()}
 	}
 	return Item{Line: line, Raw: raw, Value: v}
 }
@@ -156,9 +156,9 @@ func NewItem(mode Mode, line int, raw string) Item {
 // journaled, echoed and held whole.
 const maxRaw = 512
 
-// ShortRaw is an invalid entry's text as kept: whole up to maxRaw bytes,
+// shortRaw is an invalid entry's text as kept: whole up to maxRaw bytes,
 // else its start (cut at a character) and how long it was.
-func ShortRaw(raw string) string {
+func shortRaw(raw string) string {
 	if len(raw) <= maxRaw {
 		return raw
 	}
@@ -169,10 +169,13 @@ func ShortRaw(raw string) string {
 	return fmt.Sprintf("%s… (%d bytes in all)", raw[:cut], len(raw))
 }
 
-// Plan is what a run will send: the valid, distinct values in order of
-// first occurrence, and what is left out (invalid entries and how many
-// duplicates).
-type Plan struct {
+// plan is what a run sends, every value a string: the valid, distinct
+// values in order of first occurrence, and what is left out (invalid
+// entries and how many duplicates). It is the form of a segment in its
+// journal; an Input (the one plan callers make) is recorded in this form,
+// a segment at a time, and the runs shush plans itself (an undo, a sync
+// step, an imported run) are made in it.
+type plan struct {
 	Mode       Mode
 	Values     []string
 	Invalid    []Item
@@ -194,7 +197,7 @@ type Plan struct {
 	Restore map[string]Restore
 }
 
-// LeftOut is a valid entry that the plan does not send, and the rule's
+// LeftOut is a valid entry that a plan does not send, and the rule's
 // decision about it (package ticket).
 type LeftOut struct {
 	Item
@@ -217,44 +220,8 @@ type Restore struct {
 	CreatedAt time.Time     `json:"created_at,omitzero"`
 }
 
-// restoreOf is how an item of an addition is to be listed.
-func restoreOf(it Item) Restore {
-	to := Restore{Origin: it.Origin, SourceID: it.SourceID, Note: it.Note}
-	if x := it.Extra; x != nil {
-		to.ExpiresAt, to.Evidence, to.ID, to.CreatedAt = x.ExpiresAt, x.Evidence, x.ID, x.CreatedAt
-	}
-	return to
-}
-
-// NewPlan keeps the valid items of mode, de-duplicated by normalized value
-// (first occurrence wins), and sets the invalid ones aside.
-func NewPlan(mode Mode, items []Item) Plan {
-	p := Plan{Mode: mode, Values: make([]string, 0, len(items))}
-	seen := make(map[string]struct{}, len(items))
-	for _, it := range items {
-		if !it.Valid() {
-			p.Invalid = append(p.Invalid, it)
-			continue
-		}
-		if _, dup := seen[it.Value]; dup {
-			p.Duplicates++
-			continue
-		}
-		seen[it.Value] = struct{}{}
-		p.Values = append(p.Values, it.Value)
-		if it.Origin != "" && mode == Add {
-			// An export re-read keeps its entries' origins.
-			if p.Restore == nil {
-				p.Restore = map[string]Restore{}
-			}
-			p.Restore[it.Value] = restoreOf(it)
-		}
-	}
-	return p
-}
-
-// Batches splits the values into requests of at most api.MaxBatch.
-func (p Plan) Batches() [][]string {
+// batches splits the values into requests of at most api.MaxBatch.
+func (p plan) batches() [][]string {
 	return chunk(p.Values)
 }
 

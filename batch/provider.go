@@ -16,7 +16,7 @@ import (
 // entry's origin (bounce, complaint, manual), and the provider, its words
 // and the date go into the entry's evidence (kind import), as intake
 // writes evidence. A file is known by its header or its shape, or named
-// with a format (FormatSendGrid…); what a format reads and what it leaves
+// with a format (formatSendGrid…); what a format reads and what it leaves
 // (a column shush has no place for) is said (Preset), and no entry is
 // dropped without a word: an address that is not valid is an invalid
 // entry with its line, a reason shush does not know lists the entry as
@@ -24,22 +24,22 @@ import (
 // (Input.Warnings).
 
 // The formats an input may be named as (ReadOptions.Format): FormatAuto
-// finds a provider's file by its header or shape, FormatPlain reads any
+// finds a provider's file by its header or shape, formatPlain reads any
 // input as a plain list (its columns named as shush's own), and the
 // others read it as that provider's.
 const (
 	FormatAuto     = ""
-	FormatPlain    = "plain"
-	FormatSendGrid = api.ProviderSendGrid
-	FormatMailgun  = api.ProviderMailgun
-	FormatSES      = api.ProviderSES
-	FormatPostmark = api.ProviderPostmark
-	FormatResend   = api.ProviderResend
+	formatPlain    = "plain"
+	formatSendGrid = api.ProviderSendGrid
+	formatMailgun  = api.ProviderMailgun
+	formatSES      = api.ProviderSES
+	formatPostmark = api.ProviderPostmark
+	formatResend   = api.ProviderResend
 )
 
-// Formats are the names ReadOptions.Format takes, for help and errors.
-func Formats() []string {
-	return []string{"auto", FormatPlain, FormatSendGrid, FormatMailgun, FormatSES, FormatPostmark, FormatResend}
+// formats are the names ReadOptions.Format takes, for help and errors.
+func formats() []string {
+	return []string{"auto", formatPlain, formatSendGrid, formatMailgun, formatSES, formatPostmark, formatResend}
 }
 
 // CheckFormat accepts a format name ("auto" is FormatAuto).
@@ -48,10 +48,10 @@ func CheckFormat(f string) (string, error) {
 	if f == "auto" {
 		f = FormatAuto
 	}
-	if f == FormatAuto || slices.Contains(Formats(), f) {
+	if f == FormatAuto || slices.Contains(formats(), f) {
 		return f, nil
 	}
-	return "", fmt.Errorf("the format %s is not one of %s", api.Quote(f), strings.Join(Formats(), ", "))
+	return "", fmt.Errorf("the format %s is not one of %s", api.Quote(f), strings.Join(formats(), ", "))
 }
 
 // Preset is the provider's export an input was read as: its name for
@@ -202,7 +202,7 @@ func providerTime(s string) (time.Time, bool) {
 // readers.
 func readPreset(src *source, sv *survey, name string, mode Mode, h hooks) (f Format, done bool, err error) {
 	switch {
-	case h.format == FormatPlain, mode.byID() && h.format == FormatAuto:
+	case h.format == formatPlain, mode.byID() && h.format == FormatAuto:
 		return 0, false, nil
 	case mode.byID():
 		return 0, true, fmt.Errorf("--format %s reads addresses, and removal by ID needs suppression IDs", h.format)

@@ -43,15 +43,15 @@ var pgText = regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?[+-]\d\d
 // file is read as the first whose columns it has exactly (named with a
 // format, as the first of that provider whose columns it has).
 var csvPresets = []csvPreset{
-	{provider: FormatSendGrid, name: "SendGrid bounces CSV", addr: "email", need: []string{"created", "reason", "status"},
+	{provider: formatSendGrid, name: "SendGrid bounces CSV", addr: "email", need: []string{"created", "reason", "status"},
 		origin: api.OriginBounce, status: "status", diag: "reason", date: "created"},
-	{provider: FormatSendGrid, name: "SendGrid invalid emails CSV", addr: "email", need: []string{"created", "reason"},
+	{provider: formatSendGrid, name: "SendGrid invalid emails CSV", addr: "email", need: []string{"created", "reason"},
 		origin: api.OriginBounce, diag: "reason", date: "created"},
-	{provider: FormatSendGrid, name: "SendGrid spam reports CSV", addr: "email", need: []string{"created", "ip"},
+	{provider: formatSendGrid, name: "SendGrid spam reports CSV", addr: "email", need: []string{"created", "ip"},
 		origin: api.OriginComplaint, date: "created"},
-	{provider: FormatSendGrid, name: "SendGrid unsubscribes CSV", addr: "email", need: []string{"created"},
+	{provider: formatSendGrid, name: "SendGrid unsubscribes CSV", addr: "email", need: []string{"created"},
 		origin: api.OriginManual, date: "created"},
-	{provider: FormatMailgun, name: "Mailgun bounces CSV", addr: "address", need: []string{"code", "error", "createdat"},
+	{provider: formatMailgun, name: "Mailgun bounces CSV", addr: "address", need: []string{"code", "error", "createdat"},
 		origin: api.OriginBounce, status: "error", date: "createdat", words: func(get func(string) string) string {
 			code, err := get("code"), get("error")
 			if code == "" || strings.HasPrefix(err, code) {
@@ -59,18 +59,18 @@ var csvPresets = []csvPreset{
 			}
 			return strings.TrimSpace(code + " " + err)
 		}},
-	{provider: FormatMailgun, name: "Mailgun unsubscribes CSV", addr: "address", need: []string{"tags", "createdat"},
+	{provider: formatMailgun, name: "Mailgun unsubscribes CSV", addr: "address", need: []string{"tags", "createdat"},
 		origin: api.OriginManual, date: "createdat", words: func(get func(string) string) string {
 			if t := get("tags"); t != "" {
 				return "unsubscribed from tags: " + t
 			}
 			return ""
 		}},
-	{provider: FormatMailgun, name: "Mailgun complaints CSV", addr: "address", need: []string{"createdat"},
+	{provider: formatMailgun, name: "Mailgun complaints CSV", addr: "address", need: []string{"createdat"},
 		origin: api.OriginComplaint, date: "createdat"},
-	{provider: FormatSES, name: "Amazon SES suppression list CSV", addr: "emailaddress", need: []string{"reason"},
+	{provider: formatSES, name: "Amazon SES suppression list CSV", addr: "emailaddress", need: []string{"reason"},
 		optional: []string{"lastupdatetime"}, reason: "reason", diag: "reason", date: "lastupdatetime"},
-	{provider: FormatResend, name: "Resend suppressions export CSV", addr: "email", need: []string{"origin", "createdat"},
+	{provider: formatResend, name: "Resend suppressions export CSV", addr: "email", need: []string{"origin", "createdat"},
 		optional: []string{"id", "sourceid"}, reason: "origin", date: "createdat", source: "sourceid", id: "id",
 		// A shush export without notes has these columns too; the
 		// hosted service's times are PostgreSQL's text.
@@ -105,7 +105,7 @@ func (p *csvPreset) fits(keys []string, exact bool) bool {
 // preset says what the preset reads of a file with this header.
 func (p *csvPreset) preset(header, keys []string, file string) *Preset {
 	out := &Preset{Provider: p.provider, Name: p.name}
-	if p.provider == FormatSendGrid && p.status != "" && strings.Contains(strings.ToLower(filepath.Base(file)), "block") {
+	if p.provider == formatSendGrid && p.status != "" && strings.Contains(strings.ToLower(filepath.Base(file)), "block") {
 		// Blocks have the bounces' columns; only the file's name tells.
 		out.Name = "SendGrid blocks CSV"
 	}
@@ -129,7 +129,7 @@ func (p *csvPreset) preset(header, keys []string, file string) *Preset {
 
 // sesBare is SES's own bulk file: no header, an address and BOUNCE or
 // COMPLAINT a row.
-var sesBare = csvPreset{provider: FormatSES, name: "Amazon SES bulk suppression CSV (address,reason)", reason: "reason", diag: "reason"}
+var sesBare = csvPreset{provider: formatSES, name: "Amazon SES bulk suppression CSV (address,reason)", reason: "reason", diag: "reason"}
 
 // findCSVPreset reads the first record of a CSV and picks the provider's
 // file it is: by its header, or SES's headerless shape. format narrows it
@@ -154,9 +154,9 @@ func findCSVPreset(text io.Reader, first firstLine, format, file string) (*csvPr
 	if p := matchCSVPreset(keys, row, format); p != nil {
 		return p, p.preset(header, keys, file), nil
 	}
-	if (format == FormatAuto || format == FormatSES) && len(header) == 2 {
+	if (format == FormatAuto || format == formatSES) && len(header) == 2 {
 		if _, ok := originOf(header[1]); ok && strings.Contains(header[0], "@") {
-			return &sesBare, &Preset{Provider: FormatSES, Name: sesBare.name, Read: []string{"address", "reason"}, Origin: "from the reason"}, nil
+			return &sesBare, &Preset{Provider: formatSES, Name: sesBare.name, Read: []string{"address", "reason"}, Origin: "from the reason"}, nil
 		}
 	}
 	if format == FormatAuto {
@@ -191,15 +191,15 @@ func matchCSVPreset(keys, row []string, format string) *csvPreset {
 // providerName is a format's provider as people write it.
 func providerName(format string) string {
 	switch format {
-	case FormatSendGrid:
+	case formatSendGrid:
 		return "SendGrid"
-	case FormatMailgun:
+	case formatMailgun:
 		return "Mailgun"
-	case FormatSES:
+	case formatSES:
 		return "Amazon SES"
-	case FormatPostmark:
+	case formatPostmark:
 		return "Postmark"
-	case FormatResend:
+	case formatResend:
 		return "Resend"
 	}
 	return format
@@ -213,7 +213,7 @@ func presetColumns(format string) string {
 			out = append(out, strings.Join(append([]string{p.addr}, p.need...), ","))
 		}
 	}
-	if format == FormatSES {
+	if format == formatSES {
 		out = append(out, "address,BOUNCE without a header")
 	}
 	if len(out) == 0 {

@@ -19,15 +19,15 @@ type jsonPreset struct {
 }
 
 var (
-	postmarkDump = jsonPreset{provider: FormatPostmark, name: "Postmark suppression dump JSON", list: "Suppressions",
+	postmarkDump = jsonPreset{provider: formatPostmark, name: "Postmark suppression dump JSON", list: "Suppressions",
 		addr: "EmailAddress", reason: "SuppressionReason", by: "Origin", date: "CreatedAt"}
-	sesList = jsonPreset{provider: FormatSES, name: "Amazon SES list-suppressed-destinations JSON", list: "SuppressedDestinationSummaries",
+	sesList = jsonPreset{provider: formatSES, name: "Amazon SES list-suppressed-destinations JSON", list: "SuppressedDestinationSummaries",
 		addr: "EmailAddress", reason: "Reason", date: "LastUpdateTime", more: "NextToken"}
-	sesImport = jsonPreset{provider: FormatSES, name: "Amazon SES bulk suppression JSON (one object a line)",
+	sesImport = jsonPreset{provider: formatSES, name: "Amazon SES bulk suppression JSON (one object a line)",
 		addr: "emailAddress", reason: "reason"}
-	postmarkArray = jsonPreset{provider: FormatPostmark, name: "Postmark suppressions JSON array", addr: "EmailAddress",
+	postmarkArray = jsonPreset{provider: formatPostmark, name: "Postmark suppressions JSON array", addr: "EmailAddress",
 		reason: "SuppressionReason", by: "Origin", date: "CreatedAt"}
-	sesArray = jsonPreset{provider: FormatSES, name: "Amazon SES suppressed destinations JSON array", addr: "EmailAddress",
+	sesArray = jsonPreset{provider: formatSES, name: "Amazon SES suppressed destinations JSON array", addr: "EmailAddress",
 		reason: "Reason", date: "LastUpdateTime"}
 )
 

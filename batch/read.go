@@ -57,23 +57,18 @@ func (f Format) String() string {
 	return "unknown format"
 }
 
-// Read reads every entry of an input for mode. The format is found from the
-// content and from name's extension (.json, .csv, .tsv, .txt; any case): a
-// JSON array of strings, a JSON request body ({"emails": [...]} or
-// {"ids": [...]}), CSV with a header (or one column), one entry per line,
-// or free text pasted from a ticket. A UTF-8 byte order mark and CRLF line
-// ends are fine. name labels errors ("" reads as "input").
+// ReadFormat reads every entry of an input for mode, and says which format
+// it found. The format is found from the content and from name's extension
+// (.json, .csv, .tsv, .txt; any case): a JSON array of strings, a JSON
+// request body ({"emails": [...]} or {"ids": [...]}), CSV with a header (or
+// one column), one entry per line, or free text pasted from a ticket. A
+// UTF-8 byte order mark and CRLF line ends are fine. name labels errors (""
+// reads as "input").
 //
 // Entries that cannot be sent (not an address, null in a JSON array) are
 // items with a Problem, not errors. The error is for an input that is not
 // what it claims to be, in one sentence with the line, for example
 // "orders.json: line 3: invalid character '}' looking for beginning of value".
-func Read(r io.Reader, name string, mode Mode) ([]Item, error) {
-	items, _, err := ReadFormat(r, name, mode)
-	return items, err
-}
-
-// ReadFormat is Read that also says which format it found.
 func ReadFormat(r io.Reader, name string, mode Mode) ([]Item, Format, error) {
 	got, err := ReadAs(r, name, mode, FormatAuto)
 	return got.Items, got.Format, err
@@ -134,7 +129,7 @@ type hooks struct {
 	ticket func(*ticket.Ticket)
 }
 
-// scan reads an input as Read does and hands on what it reads to h. After
+// scan reads an input as ReadFormat does and hands on what it reads to h. After
 // an error, what h was given is not the input's.
 func scan(r io.Reader, name string, mode Mode, h hooks) (Format, error) {
 	label := name

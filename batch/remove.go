@@ -121,7 +121,7 @@ func (r *runner) removeEmails(ctx context.Context, values []string) ([]Result, e
 }
 
 // removeLookedUp finds each address's ID (from the list scan or
-// Plan.Found, else with a lookup), then removes the listed ones by ID.
+// Input.Found, else with a lookup), then removes the listed ones by ID.
 func (r *runner) removeLookedUp(ctx context.Context, values []string, rs *resolver) ([]Result, error) {
 	finds := make([]Found, len(values))
 	var ask []string
@@ -193,7 +193,7 @@ type resolver struct {
 	// lookup says GET /suppressions/{email} is available.
 	lookup bool
 	// known holds the addresses found by the list scan or given in
-	// Plan.Found.
+	// Input.Found.
 	known map[string]Found
 	// complete says the scan read the whole list, so an address that is not
 	// in known is not on the list.

@@ -5,7 +5,14 @@ import "github.com/shushlist/shush/api"
 // Report is the outcome of a run, or of one segment of a recorded run.
 type Report struct {
 	Target string
-	Plan   Plan
+	// Invalid, LeftOut and Duplicates are what the run leaves out: the
+	// first segment of a recorded run holds them. Restore is how the
+	// plan's additions are listed (the undo of a removal, an export read
+	// back), by address.
+	Invalid    []Item
+	LeftOut    []LeftOut
+	Duplicates int
+	Restore    map[string]Restore
 	// Results has one entry per value of the plan, in plan order.
 	Results []Result
 	Batches int
@@ -34,7 +41,8 @@ func (r Report) Count() map[Outcome]int {
 // report is what st knows: a result for every value of its plan, Unsent
 // for the batches with none.
 func (st *run) report() Report {
-	rep := Report{Target: st.target, Plan: st.plan, Batches: len(st.batches), Results: st.all}
+	rep := Report{Target: st.target, Invalid: st.plan.Invalid, LeftOut: st.plan.LeftOut, Duplicates: st.plan.Duplicates, Restore: st.plan.Restore,
+		Batches: len(st.batches), Results: st.all}
 	if rep.Results == nil {
 		rep.Results = make([]Result, len(st.plan.Values))
 	}

@@ -70,19 +70,19 @@ func (o *Outcome) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Outcomes returns every outcome, in the order a summary of a run lists
+// outcomes returns every outcome, in the order a summary of a run lists
 // them: what changed the list first, then what did not, then what is left
 // to send.
-func Outcomes() []Outcome {
+func outcomes() []Outcome {
 	return []Outcome{Added, AlreadyListed, Removed, NotListed, Unverified, Failed, Unsent}
 }
 
 // CountsText says how many entries have each outcome, in the order of
-// Outcomes, joined by sep: "3 added, 1 already listed". It is "" when
+// outcomes, joined by sep: "3 added, 1 already listed". It is "" when
 // there are none.
 func CountsText(counts map[Outcome]int, sep string) string {
 	var parts []string
-	for _, o := range Outcomes() {
+	for _, o := range outcomes() {
 		if n := counts[o]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, o.Text()))
 		}
@@ -161,15 +161,15 @@ type Found struct {
 	Err    error
 }
 
-// ErrNoLookup says the service has no GET /suppressions/{id-or-email}: it
+// errNoLookup says the service has no GET /suppressions/{id-or-email}: it
 // only offers the batch endpoints, so addresses cannot be previewed.
-var ErrNoLookup = errors.New("the service does not offer looking up an address (GET /suppressions/{email})")
+var errNoLookup = errors.New("the service does not offer looking up an address (GET /suppressions/{email})")
 
 // Lookup looks up each value with GET /suppressions/{value}, with up to
 // concurrency requests at once (the client's pacing keeps them under the
 // rate limit). The answer is in the order of values. A value that is not on
 // the list is Found{Listed: false}; one whose lookup failed carries Err.
-// The error is for a cancelled ctx, or ErrNoLookup when the service lacks
+// The error is for a cancelled ctx, or errNoLookup when the service lacks
 // the endpoint.
 func Lookup(ctx context.Context, c *client.Client, values []string, concurrency int) ([]Found, error) {
 	out := make([]Found, len(values))
@@ -190,7 +190,7 @@ func Lookup(ctx context.Context, c *client.Client, values []string, concurrency 
 		case client.IsNotFound(err) && !client.IsUnsupported(err):
 		case client.IsUnsupported(err):
 			unsupported.Store(true)
-			f.Err = ErrNoLookup
+			f.Err = errNoLookup
 		default:
 			f.Err = err
 		}
@@ -200,7 +200,7 @@ func Lookup(ctx context.Context, c *client.Client, values []string, concurrency 
 		return out, err
 	}
 	if unsupported.Load() {
-		return out, ErrNoLookup
+		return out, errNoLookup
 	}
 	return out, nil
 }

@@ -31,7 +31,7 @@ import (
 //     each removed entry is kept for an undo. For 200 addresses or more it
 //     first reads the list (100 entries per request, at most half as many
 //     requests as addresses); what that does not settle is looked up one by
-//     one (GET /suppressions/{email}); Plan.Found, when given, is used as
+//     one (GET /suppressions/{email}); Input.Found, when given, is used as
 //     is. On a service without the lookup endpoint the batch is removed by
 //     address instead: exact when the service names the removed addresses
 //     or all or none of a batch was listed, otherwise Unverified (see
@@ -135,7 +135,7 @@ func ConcurrencyFor(rl api.RateLimit) int {
 
 // run is the state of one run: the plan, its batches and what is known.
 type run struct {
-	plan    Plan
+	plan    plan
 	target  string
 	batches [][]string
 	results map[int][]Result // by 0-based batch index, settled or failed
@@ -156,8 +156,8 @@ type segPlace struct {
 }
 
 // newRun is the state of a run of plan against target, nothing sent yet.
-func newRun(plan Plan, target string) *run {
-	return &run{plan: plan, target: target, batches: plan.Batches(), results: map[int][]Result{}}
+func newRun(p plan, target string) *run {
+	return &run{plan: p, target: target, batches: p.batches(), results: map[int][]Result{}}
 }
 
 // execute sends what st has left: partition (the batches not yet
@@ -360,7 +360,7 @@ func (s *sending) end(pending int) (Report, error) {
 	}
 	switch {
 	case s.refused:
-		return rep, &RefusedError{Cause: s.pausedBy}
+		return rep, &refusedError{Cause: s.pausedBy}
 	case s.pausedBy != nil:
 		return rep, &PausedError{Cause: s.pausedBy, InARow: s.inARow}
 	}
@@ -369,7 +369,7 @@ func (s *sending) end(pending int) (Report, error) {
 
 // sendInFlight sends batch i. The request once sent is let finish after
 // a cancel, so that its outcome is known, but only for stopGrace: then it
-// is cut off, and the batch fails with ErrAbandoned (the service may or
+// is cut off, and the batch fails with errAbandoned (the service may or
 // may not have applied it; a resume sends it again, which is safe, both
 // endpoints being idempotent). sent is false when the batch was stopped
 // while it still waited to go out (pacing, retries): it stays unsent.
@@ -390,18 +390,18 @@ func (r *runner) sendInFlight(ctx, sendCtx context.Context, st *run, i int, rs *
 	switch {
 	case err != nil && abandoned.Load():
 		for k := range res {
-			res[k].Message = ErrAbandoned.Error()
+			res[k].Message = errAbandoned.Error()
 		}
-		return res, true, ErrAbandoned
+		return res, true, errAbandoned
 	case err != nil && sendCtx.Err() != nil && errors.Is(err, sendCtx.Err()):
 		return nil, false, err
 	}
 	return res, true, err
 }
 
-// ErrAbandoned is the failure of a batch whose request was cut off by a
+// errAbandoned is the failure of a batch whose request was cut off by a
 // stop while on the wire: the service may or may not have applied it.
-var ErrAbandoned = errors.New("stopped while its request was on the wire: the service may or may not have applied it; resuming sends it again")
+var errAbandoned = errors.New("stopped while its request was on the wire: the service may or may not have applied it; resuming sends it again")
 
 // PausedError ends a run that stopped sending because the service was not
 // taking its batches: several in a row failed without an answer or with a
@@ -422,19 +422,19 @@ func (e *PausedError) Error() string {
 
 func (e *PausedError) Unwrap() error { return e.Cause }
 
-// RefusedError ends a run whose batch the service refused for its key: a
+// refusedError ends a run whose batch the service refused for its key: a
 // 401 or 403 (no key, an unknown or revoked key, a read-only key). Nothing
 // more is sent, and the run is not offered for resuming: the same key
 // would be refused again. A key that may write sends the list anew.
-type RefusedError struct {
+type refusedError struct {
 	Cause error
 }
 
-func (e *RefusedError) Error() string {
+func (e *refusedError) Error() string {
 	return fmt.Sprintf("the service refused this key, so nothing more was sent: %v", e.Cause)
 }
 
-func (e *RefusedError) Unwrap() error { return e.Cause }
+func (e *refusedError) Unwrap() error { return e.Cause }
 
 // keyRefused reports a 401 or 403: the service refuses the key.
 func keyRefused(err error) bool {

@@ -141,7 +141,7 @@ func planOf(mode batch.Mode, values []string) batch.Plan {
 // returns its report: its segments' reports merged.
 func sendPlan(ctx context.Context, rs *batch.Runs, plan batch.Plan, event func(batch.Event)) (batch.Report, batch.RunInfo, error) {
 	var rep batch.Report
-	ri, err := rs.Start(ctx, plan, batch.RunMeta{}, batch.Observer{Event: event, Segment: func(seg batch.Report) { rep = merged(rep, seg) }})
+	ri, err := rs.Start(ctx, plan.Input(), batch.RunMeta{}, batch.Observer{Event: event, Segment: func(seg batch.Report) { rep = merged(rep, seg) }})
 	return rep, ri, err
 }
 
@@ -154,7 +154,7 @@ func resumeRun(ctx context.Context, rs *batch.Runs, id string) (batch.Report, ba
 
 func merged(rep, seg batch.Report) batch.Report {
 	if rep.Target == "" {
-		rep.Target, rep.Plan = seg.Target, seg.Plan
+		rep.Target, rep.Invalid, rep.LeftOut, rep.Duplicates, rep.Restore = seg.Target, seg.Invalid, seg.LeftOut, seg.Duplicates, seg.Restore
 	}
 	rep.Results = append(rep.Results, seg.Results...)
 	rep.Batches += seg.Batches

@@ -37,15 +37,20 @@ type Runs struct {
 	SegmentSize int
 }
 
-// Source is what a new run sends: a Plan, or an *Input read in one pass
-// (whose values are let go as they are recorded).
-type Source interface {
+// recordable is what a new run sends: an *Input, or a plan that shush
+// makes itself (an undo, a sync step).
+type recordable interface {
 	// head is what the run's header says of the plan.
 	head() planHead
 	// record writes the journal of each of ri's segments of size entries.
 	record(ri *RunInfo, size int) error
-	// whole is the plan as one Plan, for a run sent without a record.
-	whole() Plan
+	// whole is the plan as one plan, for a run sent without a record.
+	whole() plan
+	// unsent is the plan to report unsent when the run cannot be
+	// recorded, if it has one.
+	unsent() (plan, bool)
+	// found is the plan's fresh look-ups (plan.Found), if any.
+	found() map[string]Found
 }
 
 // planHead is what a run's header says of its plan.
@@ -55,20 +60,24 @@ type planHead struct {
 	sum                                   string
 }
 
-func (p Plan) head() planHead {
+func (p plan) head() planHead {
 	return planHead{mode: p.Mode, entries: len(p.Values), invalid: len(p.Invalid), leftOut: len(p.LeftOut),
-		duplicates: p.Duplicates, sum: Sum(p.Values)}
+		duplicates: p.Duplicates, sum: sumOf(p.Values)}
 }
 
-func (p Plan) whole() Plan { return p }
+func (p plan) whole() plan { return p }
+
+func (p plan) unsent() (plan, bool) { return p, true }
+
+func (p plan) found() map[string]Found { return p.Found }
 
 // record writes the plan's segments; the first carries the invalid
 // entries, those left out and the duplicates, so that its journal tells
 // the whole input.
-func (p Plan) record(ri *RunInfo, size int) error {
+func (p plan) record(ri *RunInfo, size int) error {
 	for i := range ri.Segments {
 		lo := i * size
-		seg := Plan{Mode: p.Mode, Values: p.Values[lo:min(lo+size, len(p.Values))], Restore: p.Restore}
+		seg := plan{Mode: p.Mode, Values: p.Values[lo:min(lo+size, len(p.Values))], Restore: p.Restore}
 		if i == 0 {
 			seg.Invalid, seg.LeftOut, seg.Duplicates = p.Invalid, p.LeftOut, p.Duplicates
 		}
@@ -83,23 +92,23 @@ func (p Plan) record(ri *RunInfo, size int) error {
 	return nil
 }
 
-// Start records src as a new run and sends it (see Resume for what it
+// Start records in as a new run and sends it (see Resume for what it
 // returns). A run that cannot be recorded sends nothing and still says so
 // in full: its header, without an ID, counts every entry unsent and holds
-// why, and on.Segment gets a Plan's entries as unsent. With no Dir the
-// run is sent without a record.
-func (rs *Runs) Start(ctx context.Context, src Source, meta RunMeta, on Observer) (RunInfo, error) {
-	return rs.start(ctx, src, meta, "", on)
+// why, and on.Segment gets the entries of an input made by NewInput as
+// unsent. With no Dir the run is sent without a record.
+func (rs *Runs) Start(ctx context.Context, in *Input, meta RunMeta, on Observer) (RunInfo, error) {
+	return rs.start(ctx, in, meta, "", on)
 }
 
 // Undo sends the undo u (see PlanUndo) as a new run, for the ticket of
 // the run it undoes.
 func (rs *Runs) Undo(ctx context.Context, u Undo, on Observer) (RunInfo, error) {
 	meta := RunMeta{Reference: u.Of.Reference, Input: "undo of " + u.Of.ID}
-	return rs.start(ctx, u.Plan, meta, u.Of.ID, on)
+	return rs.start(ctx, plan{Mode: u.Mode, Values: u.Values, Restore: u.Restore}, meta, u.Of.ID, on)
 }
 
-func (rs *Runs) start(ctx context.Context, src Source, meta RunMeta, undoOf string, on Observer) (RunInfo, error) {
+func (rs *Runs) start(ctx context.Context, src recordable, meta RunMeta, undoOf string, on Observer) (RunInfo, error) {
 	if rs.Client == nil {
 		return RunInfo{}, errors.New("batch: Runs has no Client")
 	}
@@ -109,16 +118,12 @@ func (rs *Runs) start(ctx context.Context, src Source, meta RunMeta, undoOf stri
 	ri, err := rs.record(src, meta, undoOf)
 	if err != nil {
 		ri.State, ri.Note = Stopped, err.Error()
-		if p, ok := src.(Plan); ok {
+		if p, ok := src.unsent(); ok {
 			on.segment(newRun(p, ri.Target).report())
 		}
 		return ri, err
 	}
-	var found map[string]Found
-	if p, ok := src.(Plan); ok {
-		found = p.Found
-	}
-	return rs.resume(ctx, ri.ID, found, false, on)
+	return rs.resume(ctx, ri.ID, src.found(), false, on)
 }
 
 // header is the header of a new run of head, not yet saved.
@@ -133,7 +138,7 @@ func (rs *Runs) header(head planHead, meta RunMeta, undoOf string) RunInfo {
 // record writes the header of a new run of src, then the journals of its
 // segments; nothing is sent. A plan without values is refused. On failure
 // the header returned has no ID.
-func (rs *Runs) record(src Source, meta RunMeta, undoOf string) (RunInfo, error) {
+func (rs *Runs) record(src recordable, meta RunMeta, undoOf string) (RunInfo, error) {
 	head := src.head()
 	ri := rs.header(head, meta, undoOf)
 	if head.entries == 0 {
@@ -157,11 +162,11 @@ func (rs *Runs) record(src Source, meta RunMeta, undoOf string) (RunInfo, error)
 }
 
 // unrecorded sends plan without a journal.
-func (rs *Runs) unrecorded(ctx context.Context, plan Plan, meta RunMeta, undoOf string, on Observer) (RunInfo, error) {
-	ri := rs.header(plan.head(), meta, undoOf)
+func (rs *Runs) unrecorded(ctx context.Context, p plan, meta RunMeta, undoOf string, on Observer) (RunInfo, error) {
+	ri := rs.header(p.head(), meta, undoOf)
 	ri.Segments = 1
 	on.started(ri)
-	rep, err := rs.runner(on, ri).execute(client.WithReference(ctx, ri.Reference), newRun(plan, ri.Target))
+	rep, err := rs.runner(on, ri).execute(client.WithReference(ctx, ri.Reference), newRun(p, ri.Target))
 	on.segment(rep)
 	ri.Counts = rep.Count()
 	ri.finish(err)
@@ -206,7 +211,7 @@ func (rs *Runs) Resume(ctx context.Context, id string, on Observer) (RunInfo, er
 	return rs.resume(ctx, id, nil, true, on)
 }
 
-// resume is Resume with the plan's look-ups (Plan.Found), which a journal
+// resume is Resume with the plan's look-ups (Input.Found), which a journal
 // does not keep: a new run has them, a resumed one looks up again.
 func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, again bool, on Observer) (RunInfo, error) {
 	if rs.Client == nil {
@@ -281,7 +286,7 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, a
 // stopped taking batches, else Stopped; with why.
 func (ri *RunInfo) finish(err error) {
 	var paused *PausedError
-	var refused *RefusedError
+	var refused *refusedError
 	switch {
 	case errors.As(err, &refused):
 		ri.State = Refused
@@ -424,13 +429,13 @@ func (rs *Runs) Import(target string, mode Mode, created time.Time, meta RunMeta
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return RunInfo{}, fmt.Errorf("create the journal directory %s: %w", dir, err)
 	}
-	plan := Plan{Mode: mode, Values: make([]string, len(results))}
+	plan := plan{Mode: mode, Values: make([]string, len(results))}
 	for i, x := range results {
 		plan.Values[i] = x.Input
 	}
 	ri := RunInfo{Kind: headerKind, Version: 1, ID: created.UTC().Format("20060102T150405.000Z") + "-imported" + fmt.Sprint(len(results)),
 		Mode: mode, Target: client.JournalTarget(target), Reference: meta.Reference, Source: rs.Source, Input: meta.Input,
-		Created: created.UTC(), Entries: len(results), Segments: 1, Sum: Sum(plan.Values), dir: dir}
+		Created: created.UTC(), Entries: len(results), Segments: 1, Sum: sumOf(plan.Values), dir: dir}
 	if _, err := os.Stat(ri.headerPath()); err == nil {
 		return readHeader(ri.headerPath()) // imported before
 	}

@@ -29,7 +29,7 @@ func TestRecordedRunResumesFromItsID(t *testing.T) {
 	var segments []batch.Report
 	rs := &batch.Runs{Client: c, Dir: dir, Source: "cli", SegmentSize: 200}
 	var started []batch.RunInfo
-	ri, err := rs.Start(ctx, planOf(batch.Add, values), batch.RunMeta{Reference: "#77", Input: "in.txt"}, batch.Observer{
+	ri, err := rs.Start(ctx, planOf(batch.Add, values).Input(), batch.RunMeta{Reference: "#77", Input: "in.txt"}, batch.Observer{
 		Started: func(ri batch.RunInfo) { started = append(started, ri) },
 		Event: func(e batch.Event) {
 			if e.Kind == batch.BatchDone && e.Batch == 3 {
@@ -110,7 +110,7 @@ func TestUndoOfAnAdditionRemovesOnlyWhatTheRunCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := &batch.Runs{Client: c, Dir: dir}
-	ri, err := rs.Start(ctx, planOf(batch.Add, values), batch.RunMeta{Reference: "T-5"}, batch.Observer{})
+	ri, err := rs.Start(ctx, planOf(batch.Add, values).Input(), batch.RunMeta{Reference: "T-5"}, batch.Observer{})
 	if err != nil || ri.Counts[batch.Added] != 110 || ri.Counts[batch.AlreadyListed] != 10 {
 		t.Fatalf("send: %+v %v", ri.Counts, err)
 	}
@@ -125,8 +125,8 @@ func TestUndoOfAnAdditionRemovesOnlyWhatTheRunCreated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u.Plan.Mode != batch.RemoveIDs || len(u.Plan.Values) != 110 || len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "10 entries were already listed before the run stay") {
-		t.Fatalf("undo plan: %d values, notes %q", len(u.Plan.Values), u.Notes)
+	if u.Mode != batch.RemoveIDs || len(u.Values) != 110 || len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "10 entries were already listed before the run stay") {
+		t.Fatalf("undo plan: %d values, notes %q", len(u.Values), u.Notes)
 	}
 	undo, err := rs.Undo(ctx, u, batch.Observer{})
 	if err != nil || undo.Counts[batch.Removed] != 109 || undo.Counts[batch.NotListed] != 1 {
@@ -174,12 +174,12 @@ func TestUndoOfARemovalRestoresTheOrigin(t *testing.T) {
 			}
 		}
 		rs := &batch.Runs{Client: c, Dir: dir}
-		ri, err := rs.Start(ctx, planOf(mode, values), batch.RunMeta{}, batch.Observer{})
+		ri, err := rs.Start(ctx, planOf(mode, values).Input(), batch.RunMeta{}, batch.Observer{})
 		if err != nil || ri.Counts[batch.Removed] != 3 {
 			t.Fatalf("%s: %+v %v", mode, ri.Counts, err)
 		}
 		u, err := rs.PlanUndo(ctx, ri.ID)
-		if err != nil || len(u.Plan.Values) != 3 || u.Manual != 1 || len(u.Notes) != 0 {
+		if err != nil || len(u.Values) != 3 || u.Manual != 1 || len(u.Notes) != 0 {
 			t.Fatalf("%s undo plan: %+v %v", mode, u, err)
 		}
 		if _, err := rs.Undo(ctx, u, batch.Observer{}); err != nil {
@@ -212,12 +212,12 @@ func TestUndoOfARemovalRestoresTheOrigin(t *testing.T) {
 	fc := foreignClient(h)
 	fdir := t.TempDir()
 	frs := &batch.Runs{Client: fc, Dir: fdir}
-	ri, err := frs.Start(ctx, planOf(batch.RemoveEmails, []string{"x@example.com", "y@example.com"}), batch.RunMeta{}, batch.Observer{})
+	ri, err := frs.Start(ctx, planOf(batch.RemoveEmails, []string{"x@example.com", "y@example.com"}).Input(), batch.RunMeta{}, batch.Observer{})
 	if err != nil || ri.Counts[batch.Removed] != 2 {
 		t.Fatalf("foreign removal: %+v %v", ri.Counts, err)
 	}
 	u, err := frs.PlanUndo(ctx, ri.ID)
-	if err != nil || u.Manual != 2 || u.Plan.Restore != nil || len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "2 entries will come back with origin manual") {
+	if err != nil || u.Manual != 2 || u.Restore != nil || len(u.Notes) != 1 || !strings.Contains(u.Notes[0], "2 entries will come back with origin manual") {
 		t.Fatalf("foreign undo plan: %+v %v", u, err)
 	}
 	if _, err := frs.Undo(ctx, u, batch.Observer{}); err != nil {
@@ -251,7 +251,7 @@ func TestStopWithinASecond(t *testing.T) {
 	rs := &batch.Runs{Client: c, Dir: dir}
 	stopped := make(chan time.Time, 1)
 	context.AfterFunc(ctx, func() { stopped <- time.Now() })
-	ri, err := rs.Start(ctx, planOf(batch.Add, addresses("hold", 150)), batch.RunMeta{}, batch.Observer{Event: func(e batch.Event) {
+	ri, err := rs.Start(ctx, planOf(batch.Add, addresses("hold", 150)).Input(), batch.RunMeta{}, batch.Observer{Event: func(e batch.Event) {
 		if e.Kind == batch.BatchStarted {
 			time.AfterFunc(100*time.Millisecond, cancel)
 		}
@@ -310,7 +310,7 @@ func TestEarlierJournalsAndPruning(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	open, _ := rs.Start(ctx, planOf(batch.Add, addresses("open", 3)), batch.RunMeta{}, batch.Observer{})
+	open, _ := rs.Start(ctx, planOf(batch.Add, addresses("open", 3)).Input(), batch.RunMeta{}, batch.Observer{})
 	n, err := rs.Prune(time.Now().Add(time.Hour))
 	if err != nil || n != 1 {
 		t.Fatalf("pruned %d: %v", n, err)
@@ -334,7 +334,7 @@ func TestInterruptedIsOnlyTheKeysOwn(t *testing.T) {
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
 	mine := &batch.Runs{Client: c, Dir: dir, Profile: "support", KeyPrint: "a1b2c3d4e5f6"}
-	ri, _ := mine.Start(stopped, planOf(batch.Add, addresses("own", 3)), batch.RunMeta{}, batch.Observer{})
+	ri, _ := mine.Start(stopped, planOf(batch.Add, addresses("own", 3)).Input(), batch.RunMeta{}, batch.Observer{})
 	if ri.ID == "" || ri.Profile != "support" || ri.KeyPrint != "a1b2c3d4e5f6" {
 		t.Fatalf("header: %+v", ri)
 	}
@@ -370,7 +370,7 @@ func TestRefusedAndPausedRunsSayWhatTheyAre(t *testing.T) {
 		return true
 	})
 	rs := &batch.Runs{Client: c, Dir: dir, Concurrency: 1}
-	ri, err := rs.Start(context.Background(), planOf(batch.Add, addresses("ro", 300)), batch.RunMeta{}, batch.Observer{})
+	ri, err := rs.Start(context.Background(), planOf(batch.Add, addresses("ro", 300)).Input(), batch.RunMeta{}, batch.Observer{})
 	var refused *batch.RefusedError
 	if !errors.As(err, &refused) || ri.State != batch.Refused || ri.Resumable() || ri.Counts[batch.Failed] != 100 || ri.Counts[batch.Unsent] != 200 {
 		t.Fatalf("refused run: %+v, %v", ri, err)
@@ -388,7 +388,7 @@ func TestRefusedAndPausedRunsSayWhatTheyAre(t *testing.T) {
 		io.WriteString(w, `{"statusCode":503,"name":"service_unavailable","message":"try later"}`)
 		return true
 	})
-	ri, err = rs.Start(context.Background(), planOf(batch.Add, addresses("down", 500)), batch.RunMeta{}, batch.Observer{})
+	ri, err = rs.Start(context.Background(), planOf(batch.Add, addresses("down", 500)).Input(), batch.RunMeta{}, batch.Observer{})
 	var paused *batch.PausedError
 	if !errors.As(err, &paused) || ri.State != batch.Paused || !ri.Resumable() {
 		t.Fatalf("paused run: %+v, %v", ri, err)
@@ -412,9 +412,9 @@ func TestLeftOutIsJournaled(t *testing.T) {
 	if err != nil || ri.Invalid != 1 || ri.LeftOut != 2 {
 		t.Fatalf("run: %+v %v", ri, err)
 	}
-	var first batch.Plan
+	var first batch.Report
 	if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
-		first = rep.Plan
+		first = rep
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -315,23 +315,31 @@ func (sv *surveyor) scan(b []byte) {
 		case c == '\v' || c == '\f':
 			// Trimmed at the ends of a line, but no separator within it.
 		default:
-			switch c {
-			case ',', ';', ':', '<', '>', '"':
-				sv.single = false
-			}
-			if sv.gap {
-				sv.single = false
-			}
-			sv.token = true
-			if c == ',' {
-				sv.cur.comma++
-			} else if c == ';' {
-				sv.cur.semi++
-			}
+			sv.textChar(c)
 			sv.noteText(i, r)
 		}
 		i += size
 	}
+}
+
+// textChar notes a character of a line's text: a separator, or any after
+// a gap, makes the line more than one token; commas and semicolons are
+// counted.
+func (sv *surveyor) textChar(c byte) {
+	switch c {
+	case ',':
+		sv.cur.comma++
+		sv.single = false
+	case ';':
+		sv.cur.semi++
+		sv.single = false
+	case ':', '<', '>', '"':
+		sv.single = false
+	}
+	if sv.gap {
+		sv.single = false
+	}
+	sv.token = true
 }
 
 // noteText marks the line as having text (strings.TrimSpace leaves

@@ -407,9 +407,9 @@ func (rec *SyncRecord) Started(id string) error {
 	return rec.save()
 }
 
-// RestoreOf is how an entry read from one list is listed on the other:
+// restoreOf is how an entry read from one list is listed on the other:
 // its origin, source ID, note, expiry and evidence.
-func RestoreOf(e api.Entry) Restore {
+func restoreOf(e api.Entry) Restore {
 	to := Restore{Origin: e.Origin, Note: deref(e.Note), Evidence: e.Evidence}
 	if e.Origin == "" {
 		to.Origin = api.OriginManual
@@ -495,7 +495,7 @@ func ApplySync(ctx context.Context, plan SyncPlan, d Direction, rec *SyncRecord,
 
 // run sends one step as a recorded run.
 func (s syncStep) run(ctx context.Context, rec *SyncRecord, ref string, on Observer) (RunInfo, error) {
-	plan := Plan{Mode: s.mode, Values: make([]string, len(s.items))}
+	plan := plan{Mode: s.mode, Values: make([]string, len(s.items))}
 	for i, x := range s.items {
 		plan.Values[i] = x.Email
 	}
@@ -503,7 +503,7 @@ func (s syncStep) run(ctx context.Context, rec *SyncRecord, ref string, on Obser
 	case s.mode == Add && s.side.Snap.Ours:
 		plan.Restore = make(map[string]Restore, len(s.items))
 		for _, x := range s.items {
-			plan.Restore[x.Email] = RestoreOf(x.Entry)
+			plan.Restore[x.Email] = restoreOf(x.Entry)
 		}
 	case s.mode == RemoveEmails:
 		plan.Found = make(map[string]Found, len(s.items))
@@ -521,7 +521,7 @@ func (s syncStep) run(ctx context.Context, rec *SyncRecord, ref string, on Obser
 			started(ri)
 		}
 	}
-	ri, err := s.side.Runs.Start(ctx, plan, RunMeta{Reference: ref, Input: "sync"}, on)
+	ri, err := s.side.Runs.start(ctx, plan, RunMeta{Reference: ref, Input: "sync"}, "", on)
 	if err == nil && recErr != nil {
 		err = fmt.Errorf("record the sync's run: %w", recErr)
 	}

@@ -275,120 +275,154 @@ func (r *runner) markNewest(ctx context.Context) mark {
 
 // addBare establishes the truth of a batch whose answer is bare IDs.
 func (r *runner) addBare(ctx context.Context, values []string, data []api.Suppression, m mark, sent int64) []Result {
-	answered := make(map[string]bool, len(data))
-	for _, s := range data {
-		answered[s.ID] = true
-	}
-	index := make(map[string]int, len(values))
-	for k, v := range values {
-		index[v] = k
-	}
-	res := make([]Result, len(values))
-	settled := make([]bool, len(values))
+	w := newBareWalk(values, data)
+	w.walk(ctx, r, m)
 
-	// Read from the newest entry down to the mark: what lies above it was
-	// created after the mark. The mark is found by its ID (the service's
-	// own order); when it was removed meanwhile, the service's clock (its
-	// Date header at the mark) bounds the walk instead, and entries of the
-	// mark's second stay unverified.
-	reached, byClock := false, false
+	// The rest were listed before the mark, or were not added at all:
+	// those the run's walk of the list sees are paired with their entries
+	// (walk.go), the others looked up.
+	ask, at := r.pairListed(ctx, values, w.answered, w.res, w.settled, sent, w.reached)
+	if len(ask) == 0 && w.pages == 1 {
+		r.leaveMark(w.top)
+	} else {
+		r.leaveMark(nil)
+	}
+	if len(ask) == 0 {
+		return w.res
+	}
+	found, lerr := Lookup(ctx, r.client, ask, r.lookupConcurrency())
+	for n, k := range at {
+		f := Found{}
+		if n < len(found) {
+			f = found[n]
+		}
+		w.res[k] = w.lookedUp(values[k], f, lerr, len(data), m)
+	}
+	return w.res
+}
+
+// bareWalk is the pairing of a batch's bare IDs with its addresses, by
+// reading the list from its newest entry down to the mark left before
+// the batch.
+type bareWalk struct {
+	values   []string
+	answered map[string]bool // the IDs of the answer
+	index    map[string]int  // each value's place
+	res      []Result
+	settled  []bool
+	// reached says the walk came down to the mark; byClock that it knew
+	// the mark by the service's clock (the mark's entry was removed).
+	reached, byClock bool
 	// unpaired counts the IDs of the answer not yet found above the mark
-	// with an address of the batch; top is the list's newest entry as the
-	// first page shows it.
-	unpaired := len(answered)
-	paired := make(map[string]bool, len(answered))
-	var top *mark
-	pages := 0 // read
+	// with an address of the batch.
+	unpaired int
+	paired   map[string]bool
+	// top is the list's newest entry as the first page shows it; pages
+	// counts the pages read.
+	top   *mark
+	pages int
+}
+
+func newBareWalk(values []string, data []api.Suppression) *bareWalk {
+	w := &bareWalk{values: values, answered: make(map[string]bool, len(data)), index: make(map[string]int, len(values)),
+		res: make([]Result, len(values)), settled: make([]bool, len(values))}
+	for _, s := range data {
+		w.answered[s.ID] = true
+	}
+	for k, v := range values {
+		w.index[v] = k
+	}
+	w.unpaired = len(w.answered)
+	w.paired = make(map[string]bool, len(w.answered))
+	return w
+}
+
+// walk reads from the newest entry down to the mark: what lies above it
+// was created after the mark. The mark is found by its ID (the service's
+// own order); when it was removed meanwhile, the service's clock (its
+// Date header at the mark) bounds the walk instead, and entries of the
+// mark's second stay unverified.
+func (w *bareWalk) walk(ctx context.Context, r *runner, m mark) {
 	p := client.ListParams{Limit: api.MaxBatch}
-walk:
-	for pages < maxMarkPages(len(values)) {
+	for w.pages < maxMarkPages(len(w.values)) {
 		lctx, ans := client.Observe(ctx)
 		at := r.pairs.tick()
 		page, err := r.client.List(lctx, p)
 		if err != nil {
-			break
+			return
 		}
-		if pages++; pages == 1 {
-			top = &mark{tried: true, at: ans.Date(), clock: at}
+		if w.pages++; w.pages == 1 {
+			w.top = &mark{tried: true, at: ans.Date(), clock: at}
 			if len(page.Data) > 0 {
-				top.id = page.Data[0].ID
+				w.top.id = page.Data[0].ID
 			}
 		}
 		for i, e := range page.Data {
 			if e.ID == m.id || !m.at.IsZero() && e.CreatedAt.Before(m.at) {
 				// What lies from here down was listed before the
 				// mark: the run's walk for listed addresses starts here.
-				reached, byClock = true, e.ID != m.id
+				w.reached, w.byClock = true, e.ID != m.id
 				r.pairs.start(m.clock, page.Data[i:], page.Data[len(page.Data)-1].ID, page.HasMore)
-				break walk
+				return
 			}
-			k, ok := index[e.Email]
-			if !ok || settled[k] {
-				continue
-			}
-			settled[k] = true
-			if answered[e.ID] {
-				res[k] = Result{Input: e.Email, ID: e.ID, Outcome: Added}
-				if !paired[e.ID] {
-					paired[e.ID] = true
-					unpaired--
-				}
-			} else {
-				res[k] = Result{Input: e.Email, ID: e.ID, Outcome: Unverified,
-					Message: "it was listed after the batch was sent, with an ID the batch's answer did not give"}
-			}
+			w.pair(e)
 		}
 		if !page.HasMore || len(page.Data) == 0 {
-			reached = true
-			break
+			w.reached = true
+			return
 		}
-		if unpaired == 0 {
+		if w.unpaired == 0 {
 			// Every ID the batch answered has its address: nothing
 			// further down can be this batch's.
-			break
+			return
 		}
 		p.After = page.Data[len(page.Data)-1].ID
 	}
+}
 
-	// The rest were listed before the mark, or were not added at all:
-	// those the run's walk of the list sees are paired with their entries
-	// (walk.go), the others looked up.
-	ask, at := r.pairListed(ctx, values, answered, res, settled, sent, reached)
-	if len(ask) == 0 && pages == 1 {
-		r.leaveMark(top)
-	} else {
-		r.leaveMark(nil)
+// pair settles the value of an entry listed after the mark: added by the
+// batch when the answer gave its ID.
+func (w *bareWalk) pair(e api.Entry) {
+	k, ok := w.index[e.Email]
+	if !ok || w.settled[k] {
+		return
 	}
-	if len(ask) == 0 {
-		return res
+	w.settled[k] = true
+	if !w.answered[e.ID] {
+		w.res[k] = Result{Input: e.Email, ID: e.ID, Outcome: Unverified,
+			Message: "it was listed after the batch was sent, with an ID the batch's answer did not give"}
+		return
 	}
-	found, lerr := Lookup(ctx, r.client, ask, r.lookupConcurrency())
-	for n, k := range at {
-		v := values[k]
-		res[k] = Result{Input: v, Outcome: Unverified}
-		f := Found{}
-		if n < len(found) {
-			f = found[n]
-		}
-		switch {
-		case f.Err != nil:
-			res[k].Message = "the service's answer does not say which ID is this address's, and looking it up failed: " + f.Err.Error()
-		case lerr != nil && !f.Listed:
-			res[k].Message = "the service's answer does not say which ID is this address's, and looking it up failed: " + lerr.Error()
-		case !f.Listed:
-			res[k].Message = fmt.Sprintf("the service answered %d IDs for %d addresses and does not list this one", len(data), len(values))
-		case !answered[f.Entry.ID]:
-			res[k].ID = f.Entry.ID
-			res[k].Message = "it is listed with an ID the batch's answer did not give"
-		case !reached:
-			res[k].ID = f.Entry.ID
-			res[k].Message = "the list was too busy to tell whether this run made the entry"
-		case byClock && !f.Entry.CreatedAt.Before(m.at):
-			res[k].ID = f.Entry.ID
-			res[k].Message = "its entry is as new as the batch, but it was not among the entries made after it"
-		default:
-			res[k] = Result{Input: v, ID: f.Entry.ID, Outcome: AlreadyListed}
-		}
+	w.res[k] = Result{Input: e.Email, ID: e.ID, Outcome: Added}
+	if !w.paired[e.ID] {
+		w.paired[e.ID] = true
+		w.unpaired--
+	}
+}
+
+// lookedUp is the result of value v, which the walk did not settle, by
+// its look-up f (lerr the look-ups' error); answers is how many IDs the
+// batch's answer gave.
+func (w *bareWalk) lookedUp(v string, f Found, lerr error, answers int, m mark) Result {
+	res := Result{Input: v, Outcome: Unverified}
+	switch {
+	case f.Err != nil:
+		res.Message = "the service's answer does not say which ID is this address's, and looking it up failed: " + f.Err.Error()
+	case lerr != nil && !f.Listed:
+		res.Message = "the service's answer does not say which ID is this address's, and looking it up failed: " + lerr.Error()
+	case !f.Listed:
+		res.Message = fmt.Sprintf("the service answered %d IDs for %d addresses and does not list this one", answers, len(w.values))
+	case !w.answered[f.Entry.ID]:
+		res.ID = f.Entry.ID
+		res.Message = "it is listed with an ID the batch's answer did not give"
+	case !w.reached:
+		res.ID = f.Entry.ID
+		res.Message = "the list was too busy to tell whether this run made the entry"
+	case w.byClock && !f.Entry.CreatedAt.Before(m.at):
+		res.ID = f.Entry.ID
+		res.Message = "its entry is as new as the batch, but it was not among the entries made after it"
+	default:
+		res = Result{Input: v, ID: f.Entry.ID, Outcome: AlreadyListed}
 	}
 	return res
 }

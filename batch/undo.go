@@ -24,8 +24,12 @@ import (
 //     look-ups) is put back too: one entry too many on a suppression list
 //     is the safe side.
 type Undo struct {
-	Of   RunInfo
-	Plan Plan
+	Of RunInfo
+	// Mode, Values and Restore are what the undo sends: the IDs to remove,
+	// or the addresses to add back and the origins they come back with.
+	Mode    Mode
+	Values  []string
+	Restore map[string]Restore
 	// Emails maps each ID of an undo by ID to its address, for the
 	// results.
 	Emails map[string]string
@@ -55,30 +59,38 @@ func (rs *Runs) PlanUndo(ctx context.Context, id string) (Undo, error) {
 	if !client.SameTarget(ri.Target, c.BaseURL()) {
 		return Undo{}, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.TargetName(ri.Target), client.TargetName(c.BaseURL()))
 	}
-	u := Undo{Of: ri}
 	if ri.Mode == Add {
-		u.Plan.Mode = RemoveIDs
-		u.Emails = map[string]string{}
-		unverified := 0
-		for _, x := range results {
-			if x.Outcome == Added && x.ID != "" {
-				u.Plan.Values = append(u.Plan.Values, x.ID)
-				u.Emails[x.ID] = x.Input
-			} else {
-				unverified++
-			}
-		}
-		if n := ri.Counts[AlreadyListed]; n > 0 {
-			u.Notes = append(u.Notes, fmt.Sprintf("%s already listed before the run %s.", count(n, "entry was", "entries were"), pluralVerb(n, "stays", "stay")))
-		}
-		if unverified > 0 {
-			u.Notes = append(u.Notes, fmt.Sprintf("%s whose outcome was not established %s left as %s.", count(unverified, "entry", "entries"), pluralVerb(unverified, "is", "are"), pluralVerb(unverified, "it is", "they are")))
-		}
-		return u, nil
+		return undoAddition(ri, results), nil
 	}
+	return undoRemoval(ctx, c, ri, results), nil
+}
 
-	u.Plan.Mode = Add
-	u.Plan.Restore = map[string]Restore{}
+// undoAddition removes, by ID, the entries the run ri created.
+func undoAddition(ri RunInfo, results []Result) Undo {
+	u := Undo{Of: ri, Mode: RemoveIDs, Emails: map[string]string{}}
+	unverified := 0
+	for _, x := range results {
+		if x.Outcome == Added && x.ID != "" {
+			u.Values = append(u.Values, x.ID)
+			u.Emails[x.ID] = x.Input
+		} else {
+			unverified++
+		}
+	}
+	if n := ri.Counts[AlreadyListed]; n > 0 {
+		u.Notes = append(u.Notes, fmt.Sprintf("%s already listed before the run %s.", count(n, "entry was", "entries were"), pluralVerb(n, "stays", "stay")))
+	}
+	if unverified > 0 {
+		u.Notes = append(u.Notes, fmt.Sprintf("%s whose outcome was not established %s left as %s.", count(unverified, "entry", "entries"), pluralVerb(unverified, "is", "are"), pluralVerb(unverified, "it is", "they are")))
+	}
+	return u
+}
+
+// undoRemoval adds back, with their origins where known, the addresses
+// the run ri removed.
+func undoRemoval(ctx context.Context, c *client.Client, ri RunInfo, results []Result) Undo {
+	u := Undo{Of: ri, Mode: Add}
+	u.Restore = map[string]Restore{}
 	noAddress := 0
 	var unknown []Result
 	for _, x := range results {
@@ -90,39 +102,39 @@ func (rs *Runs) PlanUndo(ctx context.Context, id string) (Undo, error) {
 			noAddress++
 			continue
 		}
-		u.Plan.Values = append(u.Plan.Values, a)
+		u.Values = append(u.Values, a)
 		if x.Origin != "" {
-			u.Plan.Restore[a] = Restore{Origin: x.Origin, SourceID: x.SourceID, Note: x.Note}
+			u.Restore[a] = Restore{Origin: x.Origin, SourceID: x.SourceID, Note: x.Note}
 		} else {
 			unknown = append(unknown, x)
 		}
 	}
-	u.Plan.Values = dedupe(u.Plan.Values)
+	u.Values = dedupe(u.Values)
 	if noAddress > 0 {
 		u.Notes = append(u.Notes, fmt.Sprintf("%s cannot be put back: the service did not name %s address.", count(noAddress, "removed ID", "removed IDs"), pluralVerb(noAddress, "its", "their")))
 	}
-	if len(u.Plan.Values) == 0 {
-		return u, nil
+	if len(u.Values) == 0 {
+		return u
 	}
 	extended := TakesOrigins(ctx, c)
 	if extended && len(unknown) > 0 {
-		fromTrail(ctx, c, unknown, u.Plan.Restore)
+		fromTrail(ctx, c, unknown, u.Restore)
 	}
 	if !extended {
-		u.Plan.Restore = nil
-		u.Manual = len(u.Plan.Values)
+		u.Restore = nil
+		u.Manual = len(u.Values)
 		u.Notes = append(u.Notes, fmt.Sprintf("%s will come back with origin manual: this service does not take an entry's origin.", count(u.Manual, "entry", "entries")))
-		return u, nil
+		return u
 	}
-	for _, v := range u.Plan.Values {
-		if to, ok := u.Plan.Restore[v]; !ok || to.Origin == "" || to.Origin == api.OriginManual {
+	for _, v := range u.Values {
+		if to, ok := u.Restore[v]; !ok || to.Origin == "" || to.Origin == api.OriginManual {
 			u.Manual++
 		}
 	}
-	if n := u.Manual - manualBefore(u.Plan.Restore); n > 0 {
+	if n := u.Manual - manualBefore(u.Restore); n > 0 {
 		u.Notes = append(u.Notes, fmt.Sprintf("%s will come back with origin manual: %s origin was not recorded.", count(n, "entry", "entries"), pluralVerb(n, "its", "their")))
 	}
-	return u, nil
+	return u
 }
 
 // manualBefore counts the entries that were manual before their removal

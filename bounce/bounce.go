@@ -11,8 +11,8 @@
 // report suppresses an address, is counted, ignored or put before a person
 // is the service's rule.
 //
-// Messages yields the messages of a file, an mbox or a Maildir folder; Parse
-// (or Message.Parse, whose errors name the message's source) reads one
+// Messages yields the messages of a file, an mbox or a Maildir folder;
+// Message.Parse (whose errors name the message's source) reads one
 // message. Both bound what they hold: a message larger than MaxMessageSize
 // is refused with an error, and of a message only its header (up to 1 MiB),
 // its first 100 parts, 8 multiparts deep, and the first MiB of each part
@@ -30,7 +30,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -114,7 +113,7 @@ type Report struct {
 	EventID string
 }
 
-// MaxMessageSize is the largest message Parse and Messages read, in bytes.
+// MaxMessageSize is the largest message Message.Parse and Messages read, in bytes.
 const MaxMessageSize = 32 << 20
 
 // Limits on a message's header and on the parts read.
@@ -130,22 +129,10 @@ const (
 
 // Parse reads one RFC 5322 message and returns its reports: at least one,
 // since a message the reader cannot place is one Report of KindUnknown with
-// what it found. An error means the message cannot be read at all: it is
-// empty, larger than MaxMessageSize, or its header is not a mail header.
-// Parse never panics on any input.
-func Parse(r io.Reader) ([]Report, error) {
-	raw, err := io.ReadAll(io.LimitReader(r, MaxMessageSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the message: %w", err)
-	}
-	if len(raw) > MaxMessageSize {
-		return nil, errTooLarge
-	}
-	return parse(raw)
-}
-
-// Parse reads the message as the package's Parse does; its errors begin
-// with the message's Source.
+// what it found. An error, which begins with the message's Source, means
+// the message cannot be read at all: it is empty, larger than
+// MaxMessageSize, or its header is not a mail header. Parse never panics
+// on any input.
 func (m Message) Parse() ([]Report, error) {
 	if len(m.Raw) > MaxMessageSize {
 		return nil, fmt.Errorf("%s: %w", m.Source, errTooLarge)

@@ -21,7 +21,7 @@ import (
 // and the invalid entries left out; hostile text escaped, exact.
 func TestRunDocument(t *testing.T) {
 	rep := batch.Report{
-		Plan: batch.Plan{Invalid: []batch.Item{{Line: 4, Raw: "bob@", Problem: "the domain after @ is empty"}}},
+		Invalid: []batch.Item{{Line: 4, Raw: "bob@", Problem: "the domain after @ is empty"}},
 		Results: []batch.Result{
 			{Input: "a@example.com", ID: "id-a", Outcome: batch.Added, Batch: 1},
 			{Input: "b@example.com", ID: "id-b", Outcome: batch.AlreadyListed, Batch: 1},

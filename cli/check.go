@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,18 +87,19 @@ their answers come; --format ndjson prints one item a line.`,
 				return err
 			}
 			rule := roles(items, tk, ticket.NewOwn(settings.Own))
-			plan := batch.NewPlan(batch.RemoveEmails, items)
+			plan := batch.NewInput(batch.RemoveEmails, items)
+			values := slices.Collect(plan.Values())
 			w := a.checkWriter(format, plan.Invalid)
 			failed := 0
-			if len(plan.Values) > 0 {
+			if len(values) > 0 {
 				conn, err := a.connect(cmd.Context(), a.waitNotice())
 				if err != nil {
 					return err
 				}
 				defer conn.Close()
-				prog := a.checkProgress(conn, len(plan.Values))
+				prog := a.checkProgress(conn, len(values))
 				k := &batch.Checker{Client: conn.Client, Concurrency: concurrency}
-				err = k.CheckAll(cmd.Context(), plan.Values, func(start int, found []batch.Found) error {
+				err = k.CheckAll(cmd.Context(), values, func(start int, found []batch.Found) error {
 					prog.notice(k)
 					for _, f := range found {
 						it := checkItemOf(f)

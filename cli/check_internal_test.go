@@ -12,7 +12,7 @@ func TestHumanCheck(t *testing.T) {
 	a, out, _ := humanApp()
 	p := batch.ReadPaste("From: jane@customer.example\n\nAm I blocked? Is a@lists.example listed? Or b@lists.example?\nAnd c@@x\n")
 	items := p.Items(batch.RemoveEmails)
-	plan := batch.NewPlan(batch.RemoveEmails, items)
+	plan := batch.NewInput(batch.RemoveEmails, items)
 	jane := p.Roles(items, ticket.NewOwn(nil))[0]
 	a.printCheck(checkJSON{
 		Data: []checkItem{

@@ -29,7 +29,7 @@ func humanApp() (*app, *bytes.Buffer, *bytes.Buffer) {
 
 func TestHumanPlan(t *testing.T) {
 	a, out, _ := humanApp()
-	in, err := batch.ReadPlan(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, ticket.Own{}, ticket.ByRule)
+	in, err := batch.ReadPlanAs(strings.NewReader("Ann@example.com\nann@example.com\nbob@\ncy@example.com\n"), "in.txt", batch.Add, ticket.Own{}, ticket.ByRule, batch.FormatAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestHumanPlanOfATicket(t *testing.T) {
 	text := "From: Jane Doe <jane@customer.example>\nTo: support@ourcompany.test\nCc: tom@customer.example\n" +
 		"Subject: Re: [#5521]\n\nPlease unsubscribe me and my colleague (cc'd).\n\nThanks,\nJane\n" +
 		"kim@customer.example\n\x1b]0;hi\x07 x@lists.example\n"
-	in, err := batch.ReadPlan(strings.NewReader(text), "t.txt", batch.Add, ticket.NewOwn([]string{"@ourcompany.test"}), ticket.ByRule)
+	in, err := batch.ReadPlanAs(strings.NewReader(text), "t.txt", batch.Add, ticket.NewOwn([]string{"@ourcompany.test"}), ticket.ByRule, batch.FormatAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +88,10 @@ func TestHumanReport(t *testing.T) {
 		items = append(items, batch.NewItem(batch.RemoveEmails, i+1, fmt.Sprintf("u%d@example.com", i)))
 	}
 	items = append(items, batch.NewItem(batch.RemoveEmails, 151, "nope"))
-	plan := batch.NewPlan(batch.RemoveEmails, items)
-	rep := batch.Report{Plan: plan, Batches: 2, Failed: []int{2}}
-	for i, v := range plan.Values {
+	plan := batch.NewInput(batch.RemoveEmails, items)
+	rep := batch.Report{Invalid: plan.Invalid, Batches: 2, Failed: []int{2}}
+	i := 0
+	for v := range plan.Values() {
 		r := batch.Result{Input: v, ID: "x", Outcome: batch.Removed, Batch: 1}
 		switch {
 		case i == 0:
@@ -99,8 +100,9 @@ func TestHumanReport(t *testing.T) {
 			r = batch.Result{Input: v, Outcome: batch.Failed, Message: "the service answered 503 service_unavailable: busy", Batch: 2}
 		}
 		rep.Results = append(rep.Results, r)
+		i++
 	}
-	sum := newSummary(plan)
+	sum := newSummary(plan.Mode, plan.Len())
 	sum.add(rep)
 	a.printReport(sum, "http://svc.example")
 	for _, want := range []string{
@@ -126,11 +128,10 @@ func TestSummaryAcrossSegments(t *testing.T) {
 	for i := range values {
 		values[i] = fmt.Sprintf("u%d@example.com", i)
 	}
-	plan := batch.Plan{Mode: batch.Add, Values: values}
-	first := batch.Plan{Mode: batch.Add, Values: values[:segmentSize]}
-	sum := newSummary(plan)
-	rep := batch.Report{Plan: first, Batches: segmentBatches, Failed: []int{7}}
-	for i, v := range first.Values {
+	first := values[:segmentSize]
+	sum := newSummary(batch.Add, len(values))
+	rep := batch.Report{Batches: segmentBatches, Failed: []int{7}}
+	for i, v := range first {
 		o := batch.Added
 		if i/api.MaxBatch == 6 {
 			o = batch.Failed

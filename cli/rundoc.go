@@ -160,5 +160,5 @@ func (m *mergedWriter) endArray(n int) {
 func writeMerged(w io.Writer, mode batch.Mode, rep batch.Report) error {
 	m := newMergedWriter(w)
 	m.add(mode, rep)
-	return m.close(rep.Plan.Invalid, nil)
+	return m.close(rep.Invalid, nil)
 }

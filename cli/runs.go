@@ -107,10 +107,10 @@ func (a *app) runsShowCommand() *cobra.Command {
 			}
 			if a.output().json {
 				m := newMergedWriter(a.io.Out)
-				var first batch.Plan
+				var first batch.Report
 				if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
 					if rep.Base == 0 {
-						first = rep.Plan
+						first = rep
 					}
 					m.add(ri.Mode, rep)
 					return nil
@@ -128,10 +128,10 @@ func (a *app) runsShowCommand() *cobra.Command {
 				head = "SENT ID"
 			}
 			t.row(head, "ID", "OUTCOME", "BATCH")
-			var first batch.Plan
+			var first batch.Report
 			ri, err = rs.Read(ri.ID, func(rep batch.Report) error {
 				if rep.Base == 0 {
-					first = rep.Plan
+					first = rep
 				}
 				for _, r := range rep.Results {
 					outcome := r.Outcome.Text()
@@ -213,7 +213,7 @@ says beforehand which will come back as manual.`,
 				return err
 			}
 			what := fmt.Sprintf("Undo the %s run %s of %s: %s %s on %s.", ri.Mode, ri.ID, ri.Created.Local().Format(time.DateTime),
-				undoVerb(u.Plan.Mode), entriesOf(u.Plan.Mode, len(u.Plan.Values)), conn.Target)
+				undoVerb(u.Mode), entriesOf(u.Mode, len(u.Values)), conn.Target)
 			if dryRun {
 				return a.printUndo(u, conn.Target, what)
 			}
@@ -221,11 +221,11 @@ says beforehand which will come back as manual.`,
 			for _, n := range u.Notes {
 				fmt.Fprintln(a.io.Err, "  "+safeText(n))
 			}
-			if len(u.Plan.Values) == 0 {
+			if len(u.Values) == 0 {
 				fmt.Fprintln(a.io.Err, "Nothing to undo: the run changed nothing that can be put back.")
 				return nil
 			}
-			show := func(width int) string { return touchList("It would "+undoVerb(u.Plan.Mode)+":", undoLines(u), width) }
+			show := func(width int) string { return touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), width) }
 			if ok, err := a.confirmAfter(ctx, yes, false, "Go ahead?", show); !ok {
 				return err
 			}
@@ -233,7 +233,7 @@ says beforehand which will come back as manual.`,
 				_, err := runs.Undo(ctx, u, on)
 				return err
 			}
-			return a.sendRun(ctx, conn.Target, newSummary(u.Plan), "shush runs resume RUN (shush runs list names it)", send)
+			return a.sendRun(ctx, conn.Target, newSummary(u.Mode, len(u.Values)), "shush runs resume RUN (shush runs list names it)", send)
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "undo without asking")
@@ -252,14 +252,14 @@ type undoEntry struct {
 // (with their address), or the addresses it puts back (with the origin
 // they come back with).
 func undoEntries(u batch.Undo) []undoEntry {
-	out := make([]undoEntry, 0, len(u.Plan.Values))
-	for _, v := range u.Plan.Values {
-		if u.Plan.Mode == batch.RemoveIDs {
+	out := make([]undoEntry, 0, len(u.Values))
+	for _, v := range u.Values {
+		if u.Mode == batch.RemoveIDs {
 			out = append(out, undoEntry{ID: v, Email: u.Emails[v]})
 			continue
 		}
 		o := api.OriginManual
-		if to, ok := u.Plan.Restore[v]; ok && to.Origin != "" {
+		if to, ok := u.Restore[v]; ok && to.Origin != "" {
 			o = to.Origin
 		}
 		out = append(out, undoEntry{Email: v, Origin: o})
@@ -292,7 +292,7 @@ func (a *app) printUndo(u batch.Undo, target, what string) error {
 		if notes == nil {
 			notes = []string{}
 		}
-		return writeJSON(a.io.Out, map[string]any{"dry_run": true, "undo_of": u.Of.ID, "mode": u.Plan.Mode.String(),
+		return writeJSON(a.io.Out, map[string]any{"dry_run": true, "undo_of": u.Of.ID, "mode": u.Mode.String(),
 			"target": target, "notes": notes, "entries": undoEntries(u)})
 	}
 	var b strings.Builder
@@ -300,10 +300,10 @@ func (a *app) printUndo(u batch.Undo, target, what string) error {
 	for _, n := range u.Notes {
 		b.WriteString("  " + safeText(n) + "\n")
 	}
-	if len(u.Plan.Values) == 0 {
+	if len(u.Values) == 0 {
 		b.WriteString("Nothing to undo: the run changed nothing that can be put back.\n")
 	} else {
-		b.WriteString(touchList("It would "+undoVerb(u.Plan.Mode)+":", undoLines(u), widthOf(a.io.Out)))
+		b.WriteString(touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), widthOf(a.io.Out)))
 	}
 	b.WriteString("Nothing was sent (--dry-run).\n")
 	return a.page(a.io.Out, b.String())

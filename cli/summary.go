@@ -8,7 +8,7 @@ import (
 
 // summary adds up the reports of a run's segments.
 type summary struct {
-	plan    batch.Plan // its Values may be left out: entries counts them
+	plan    batch.Input // what the run leaves out (its values are not held: entries counts them)
 	entries int
 	batches int // of the whole plan
 	counts  map[batch.Outcome]int
@@ -38,28 +38,28 @@ type failedBatch struct {
 	message string
 }
 
-func newSummary(plan batch.Plan) *summary {
-	return &summary{plan: plan, entries: len(plan.Values), batches: batch.BatchCount(len(plan.Values)), counts: map[batch.Outcome]int{}}
+func newSummary(mode batch.Mode, entries int) *summary {
+	return &summary{plan: batch.Input{Mode: mode}, entries: entries, batches: batch.BatchCount(entries), counts: map[batch.Outcome]int{}}
 }
 
 // summaryOfInput is the summary of a run of an input read in one pass.
 func summaryOfInput(in *batch.Input) *summary {
-	return &summary{plan: batch.Plan{Mode: in.Mode, Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates}, entries: in.Len(),
+	return &summary{plan: batch.Input{Mode: in.Mode, Invalid: in.Invalid, LeftOut: in.LeftOut, Duplicates: in.Duplicates}, entries: in.Len(),
 		batches: in.Batches(), counts: map[batch.Outcome]int{}, preset: in.Preset, warnings: in.Warnings}
 }
 
 // summaryOf is the summary of a recorded run, known by its header.
 func summaryOf(ri batch.RunInfo) *summary {
-	return &summary{plan: batch.Plan{Mode: ri.Mode, Duplicates: ri.Duplicates}, entries: ri.Entries,
+	return &summary{plan: batch.Input{Mode: ri.Mode, Duplicates: ri.Duplicates}, entries: ri.Entries,
 		batches: ri.Batches(), counts: map[batch.Outcome]int{}}
 }
 
 // add counts the report of a segment (its batch numbers count across the
 // run).
 func (s *summary) add(rep batch.Report) {
-	if rep.Base == 0 && len(rep.Plan.Invalid)+len(rep.Plan.LeftOut) > 0 {
+	if rep.Base == 0 && len(rep.Invalid)+len(rep.LeftOut) > 0 {
 		// The first segment's journal holds what the run leaves out.
-		s.plan.Invalid, s.plan.LeftOut = rep.Plan.Invalid, rep.Plan.LeftOut
+		s.plan.Invalid, s.plan.LeftOut = rep.Invalid, rep.LeftOut
 	}
 	for o, n := range rep.Count() {
 		s.counts[o] += n
@@ -141,7 +141,7 @@ func (s *summary) ownIDsNew() int {
 // gave (kept) and with a new one (renewed).
 func (s *summary) countKept(rep batch.Report) {
 	for _, r := range rep.Results {
-		if to, ok := rep.Plan.Restore[r.Input]; ok && to.ID != "" && r.Outcome == batch.Added {
+		if to, ok := rep.Restore[r.Input]; ok && to.ID != "" && r.Outcome == batch.Added {
 			if r.ID == to.ID {
 				s.kept++
 			} else {

@@ -286,35 +286,14 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 	if f.KeepRunsDays > 0 {
 		s.KeepRuns = time.Duration(f.KeepRunsDays) * 24 * time.Hour
 	}
-	inFile := func(what string) string { return what + " in " + f.Path }
-
-	explicit := true
-	switch {
-	case flags.Profile != "":
-		s.Profile = Setting{flags.Profile, "--profile flag"}
-	case env(EnvProfile) != "":
-		s.Profile = Setting{env(EnvProfile), EnvProfile}
-	case f.Profile != "":
-		s.Profile = Setting{f.Profile, inFile("profile")}
-	default:
-		s.Profile = Setting{DefaultProfile, SourceDefault}
-		explicit = false
+	var (
+		p   Profile
+		err error
+	)
+	if s.Profile, p, err = f.profileOf(flags, env); err != nil {
+		return s, err
 	}
-	if err := CheckProfileName(s.Profile.Value); err != nil {
-		return s, fmt.Errorf("%v (from %s)", err, s.Profile.Source)
-	}
-	p, ok := f.Profiles[s.Profile.Value]
-	if !ok && explicit {
-		if !f.Found {
-			return s, fmt.Errorf("profile %q (from %s) is not defined: there is no config file %s", s.Profile.Value, s.Profile.Source, f.Path)
-		}
-		known := "it defines none"
-		if names := f.ProfileNames(); len(names) > 0 {
-			known = "it defines " + strings.Join(names, ", ")
-		}
-		return s, fmt.Errorf("profile %q (from %s) is not defined in %s: %s", s.Profile.Value, s.Profile.Source, f.Path, known)
-	}
-	fromProfile := inFile(fmt.Sprintf("profile %q", s.Profile.Value))
+	fromProfile := fmt.Sprintf("profile %q in %s", s.Profile.Value, f.Path)
 
 	s.BaseURL = pick(flags.BaseURL, "--base-url flag", env(EnvBaseURL), EnvBaseURL, p.BaseURL, fromProfile, Setting{"", SourceLocal})
 	var profileKey string
@@ -340,14 +319,8 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 			s.BaseURL = Setting{u, EnvResendBaseURL}
 		}
 	}
-	if db := env(EnvDB); db != "" {
-		s.DB = Setting{db, EnvDB}
-	} else {
-		dir, err := DataDir()
-		if err != nil {
-			return s, fmt.Errorf("cannot find the user data directory: %w", err)
-		}
-		s.DB = Setting{filepath.Join(dir, "shush.db"), SourceDefault}
+	if s.DB, err = dbOf(env); err != nil {
+		return s, err
 	}
 
 	if s.BaseURL.Value != "" {
@@ -360,6 +333,53 @@ func Resolve(f *File, flags Flags, env func(string) string) (Settings, error) {
 		return s, fmt.Errorf("an API key is set (from %s) but no base URL: set --base-url or %s to the service the key belongs to, or unset the key to use the local list", s.APIKey.Source, EnvBaseURL)
 	}
 	return s, s.keyLeftBehind(p)
+}
+
+// profileOf is the profile the flags, the environment or the file name
+// (else the default), and what the file says of it. A profile named but
+// not defined is an error.
+func (f *File) profileOf(flags Flags, env func(string) string) (Setting, Profile, error) {
+	var s Setting
+	explicit := true
+	switch {
+	case flags.Profile != "":
+		s = Setting{flags.Profile, "--profile flag"}
+	case env(EnvProfile) != "":
+		s = Setting{env(EnvProfile), EnvProfile}
+	case f.Profile != "":
+		s = Setting{f.Profile, "profile in " + f.Path}
+	default:
+		s = Setting{DefaultProfile, SourceDefault}
+		explicit = false
+	}
+	if err := CheckProfileName(s.Value); err != nil {
+		return s, Profile{}, fmt.Errorf("%v (from %s)", err, s.Source)
+	}
+	p, ok := f.Profiles[s.Value]
+	if !ok && explicit {
+		if !f.Found {
+			return s, p, fmt.Errorf("profile %q (from %s) is not defined: there is no config file %s", s.Value, s.Source, f.Path)
+		}
+		known := "it defines none"
+		if names := f.ProfileNames(); len(names) > 0 {
+			known = "it defines " + strings.Join(names, ", ")
+		}
+		return s, p, fmt.Errorf("profile %q (from %s) is not defined in %s: %s", s.Value, s.Source, f.Path, known)
+	}
+	return s, p, nil
+}
+
+// dbOf is the local list's database: $SHUSH_DB, else shush.db in the
+// user data directory.
+func dbOf(env func(string) string) (Setting, error) {
+	if db := env(EnvDB); db != "" {
+		return Setting{db, EnvDB}, nil
+	}
+	dir, err := DataDir()
+	if err != nil {
+		return Setting{}, fmt.Errorf("cannot find the user data directory: %w", err)
+	}
+	return Setting{filepath.Join(dir, "shush.db"), SourceDefault}, nil
 }
 
 // keyFor is the profile's key (or its keychain) for base, and "" as the

@@ -6,7 +6,7 @@
 // visible escape instead (\x1b, \u202e), so what reaches the screen is
 // exactly what the text holds, and nothing more happens.
 //
-// Text and Lines are for human output; JSON keeps JSON exact while making
+// Text is for human output; JSON keeps JSON exact while making
 // it safe to print. Apply them once, where outside text is rendered.
 package safe
 
@@ -23,17 +23,10 @@ import (
 // controls, zero-width characters, the byte order mark), line and paragraph
 // separators, and bytes that are not UTF-8 become visible escapes. Text
 // without any of them comes back unchanged, without a copy.
-func Text(s string) string { return escape(s, false) }
+func Text(s string) string { return escape(s) }
 
-// Lines is Text that keeps line feeds, for text of several lines. A
-// carriage return is still escaped: it would let a line overwrite itself.
-func Lines(s string) string { return escape(s, true) }
-
-// Clean reports whether s would come back from Text unchanged.
-func Clean(s string) bool { return firstUnsafe(s, false) < 0 }
-
-func escape(s string, keepLF bool) string {
-	i := firstUnsafe(s, keepLF)
+func escape(s string) string {
+	i := firstUnsafe(s)
 	if i < 0 {
 		return s
 	}
@@ -45,8 +38,6 @@ func escape(s string, keepLF bool) string {
 		switch {
 		case r == utf8.RuneError && size <= 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n' && keepLF:
-			b.WriteByte('\n')
 		case unsafeRune(r):
 			writeEscape(&b, r)
 		default:
@@ -60,14 +51,10 @@ func escape(s string, keepLF bool) string {
 // firstUnsafe returns the index of the first byte of s that must be
 // escaped, or -1. Printable ASCII, the common case, is checked a byte at a
 // time without decoding.
-func firstUnsafe(s string, keepLF bool) int {
+func firstUnsafe(s string) int {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f {
-			i++
-			continue
-		}
-		if c == '\n' && keepLF {
 			i++
 			continue
 		}

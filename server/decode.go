@@ -27,17 +27,39 @@ const MaxBody = 1 << 20
 // not UTF-8, JSON that is not one object, and a field of the names in
 // known given twice (400). Unknown fields are ignored.
 func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[string]json.RawMessage, error) {
-	if r.ContentLength != 0 || len(r.TransferEncoding) > 0 {
-		ct := r.Header.Get("Content-Type")
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || mt != "application/json" {
-			got := "no Content-Type"
-			if ct != "" {
-				got = "Content-Type " + api.Quote(ct)
-			}
-			return nil, newProblem(http.StatusUnsupportedMediaType, api.ErrValidation,
-				"The request has %s; send the body as JSON with Content-Type: application/json.", got)
+	body, err := readBody(w, r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return nil, badRequest("The request body must be a JSON object, not %s.", jsonKind(body))
+	}
+	fields := make(map[string]json.RawMessage)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, badRequest("The request body is not valid JSON: %s.", jsonReason(err))
 		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, badRequest("The request body is not valid JSON: %s.", jsonReason(err))
+		}
+		if _, dup := fields[name]; dup && slices.Contains(known, name) {
+			return nil, badRequest("The field `%s` appears more than once in the request body; send it once.", name)
+		}
+		fields[name] = raw
+	}
+	return fields, nil
+}
+
+// readBody reads a POST body that is JSON text: with its Content-Type,
+// at most MaxBody bytes, not empty, UTF-8 and valid JSON.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if err := jsonContentType(r); err != nil {
+		return nil, err
 	}
 	if r.ContentLength > MaxBody {
 		// Refuse before reading (and before a 100-continue invites the
@@ -70,32 +92,26 @@ func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[st
 		err := json.Unmarshal(body, &v)
 		return nil, badRequest("The request body is not valid JSON: %s.", jsonReason(err))
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
-		return nil, badRequest("The request body must be a JSON object, not %s.", jsonKind(body))
+	return body, nil
+}
+
+// jsonContentType refuses a request with a body that is not said to be
+// JSON (415).
+func jsonContentType(r *http.Request) error {
+	if r.ContentLength == 0 && len(r.TransferEncoding) == 0 {
+		return nil
 	}
-	fields := make(map[string]json.RawMessage)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, badRequest("The request body is not valid JSON: %s.", jsonReason(err))
-		}
-		name, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, badRequest("The request body is not valid JSON: %s.", jsonReason(err))
-		}
-		if _, dup := fields[name]; dup {
-			for _, k := range known {
-				if k == name {
-					return nil, badRequest("The field `%s` appears more than once in the request body; send it once.", name)
-				}
-			}
-		}
-		fields[name] = raw
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		return nil
 	}
-	return fields, nil
+	got := "no Content-Type"
+	if ct != "" {
+		got = "Content-Type " + api.Quote(ct)
+	}
+	return newProblem(http.StatusUnsupportedMediaType, api.ErrValidation,
+		"The request has %s; send the body as JSON with Content-Type: application/json.", got)
 }
 
 // jsonReason is the decoder's complaint without its "json: " prefix.
@@ -338,51 +354,8 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 	out := make([]store.NewEntry, 0, len(items))
 	seen := make(map[string]bool, len(items))
 	for i, item := range items {
-		if kind := jsonKind(item); kind != "an object" {
-			return nil, badRequest("%s[%d] must be an object {\"email\", \"origin\", \"source_id\", \"note\", \"expires_at\", \"evidence\"}, not %s.", name, i, kind)
-		}
-		fields, dup, err := objectFields(item)
+		e, err := entryItem(item, fmt.Sprintf("%s[%d]", name, i), now)
 		if err != nil {
-			return nil, badRequest("%s[%d] is not a valid JSON object: %s.", name, i, jsonReason(err))
-		}
-		if dup != "" {
-			// The last would win silently: an address or origin other
-			// than the one the sender meant to keep.
-			return nil, invalid("%s[%d] has the field %s more than once; send each field once.", name, i, api.Quote(dup))
-		}
-		for k := range fields {
-			if !slices.Contains(entryFields, k) {
-				return nil, invalid("%s[%d] has the unknown field %s; an entry has %s.", name, i, api.Quote(k), strings.Join(entryFields, ", "))
-			}
-		}
-		rawEmail, ok := fields["email"]
-		if !ok {
-			return nil, missing("%s[%d] has no `email`.", name, i)
-		}
-		email, err := stringField(rawEmail, fmt.Sprintf("%s[%d].email", name, i), "a valid email address", api.NormalizeEmail)
-		if err != nil {
-			return nil, err
-		}
-		e := store.NewEntry{Email: email, Origin: api.OriginManual}
-		if raw, ok := fields["origin"]; ok && !isNull(raw) {
-			o, err := stringField(raw, fmt.Sprintf("%s[%d].origin", name, i), "one of bounce, complaint, manual",
-				func(s string) (string, error) { o, err := api.ParseOrigin(s); return string(o), err })
-			if err != nil {
-				return nil, err
-			}
-			e.Origin = api.Origin(o)
-		}
-		if raw, ok := fields["source_id"]; ok && !isNull(raw) {
-			src, err := stringField(raw, fmt.Sprintf("%s[%d].source_id", name, i), "a source ID (1 to 200 printable characters)", sourceID)
-			if err != nil {
-				return nil, err
-			}
-			if e.Origin == api.OriginManual {
-				return nil, invalid("%s[%d] is a manual entry with a source_id; only bounce and complaint entries have one.", name, i)
-			}
-			e.SourceID = &src
-		}
-		if err := entryExtras(fields, fmt.Sprintf("%s[%d]", name, i), now, &e); err != nil {
 			return nil, err
 		}
 		if !seen[e.Email] {
@@ -391,6 +364,66 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 		}
 	}
 	return out, nil
+}
+
+// entryItem decodes one item of `entries`, named where in errors.
+func entryItem(item json.RawMessage, where string, now time.Time) (store.NewEntry, error) {
+	if kind := jsonKind(item); kind != "an object" {
+		return store.NewEntry{}, badRequest("%s must be an object {\"email\", \"origin\", \"source_id\", \"note\", \"expires_at\", \"evidence\"}, not %s.", where, kind)
+	}
+	fields, dup, err := objectFields(item)
+	if err != nil {
+		return store.NewEntry{}, badRequest("%s is not a valid JSON object: %s.", where, jsonReason(err))
+	}
+	if dup != "" {
+		// The last would win silently: an address or origin other
+		// than the one the sender meant to keep.
+		return store.NewEntry{}, invalid("%s has the field %s more than once; send each field once.", where, api.Quote(dup))
+	}
+	for k := range fields {
+		if !slices.Contains(entryFields, k) {
+			return store.NewEntry{}, invalid("%s has the unknown field %s; an entry has %s.", where, api.Quote(k), strings.Join(entryFields, ", "))
+		}
+	}
+	rawEmail, ok := fields["email"]
+	if !ok {
+		return store.NewEntry{}, missing("%s has no `email`.", where)
+	}
+	email, err := stringField(rawEmail, where+".email", "a valid email address", api.NormalizeEmail)
+	if err != nil {
+		return store.NewEntry{}, err
+	}
+	e := store.NewEntry{Email: email, Origin: api.OriginManual}
+	if err := entryOrigin(fields, where, &e); err != nil {
+		return store.NewEntry{}, err
+	}
+	if err := entryExtras(fields, where, now, &e); err != nil {
+		return store.NewEntry{}, err
+	}
+	return e, nil
+}
+
+// entryOrigin decodes an item's origin and source ID into e.
+func entryOrigin(fields map[string]json.RawMessage, where string, e *store.NewEntry) error {
+	if raw, ok := fields["origin"]; ok && !isNull(raw) {
+		o, err := stringField(raw, where+".origin", "one of bounce, complaint, manual",
+			func(s string) (string, error) { o, err := api.ParseOrigin(s); return string(o), err })
+		if err != nil {
+			return err
+		}
+		e.Origin = api.Origin(o)
+	}
+	if raw, ok := fields["source_id"]; ok && !isNull(raw) {
+		src, err := stringField(raw, where+".source_id", "a source ID (1 to 200 printable characters)", sourceID)
+		if err != nil {
+			return err
+		}
+		if e.Origin == api.OriginManual {
+			return invalid("%s is a manual entry with a source_id; only bounce and complaint entries have one.", where)
+		}
+		e.SourceID = &src
+	}
+	return nil
 }
 
 // objectFields reads a JSON object's fields, and the first name given

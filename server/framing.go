@@ -137,47 +137,7 @@ func (c *framingConn) scan(b []byte) {
 func (c *framingConn) onLine(line string) {
 	switch c.state {
 	case scanHead:
-		if !c.inHead {
-			if line == "" {
-				return // blank lines before a request are allowed
-			}
-			c.inHead, c.cl, c.te, c.clValue = true, false, false, 0
-			// The server answers "OPTIONS *" without calling the
-			// handler, so it must not leave a verdict in the queue.
-			c.global = strings.HasPrefix(line, "OPTIONS * ")
-			return
-		}
-		if line != "" {
-			name, value, ok := strings.Cut(line, ":")
-			if !ok {
-				return
-			}
-			switch strings.ToLower(strings.TrimSpace(name)) {
-			case "content-length":
-				c.cl = true
-				n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-				if err != nil || n < 0 {
-					c.state = scanOff // the server refuses it itself
-					return
-				}
-				c.clValue = n
-			case "transfer-encoding":
-				c.te = true
-			}
-			return
-		}
-		c.inHead = false
-		if !c.global {
-			c.verdicts = append(c.verdicts, c.cl && c.te)
-		}
-		switch {
-		case c.cl && c.te:
-			c.state = scanOff
-		case c.te:
-			c.state = scanChunkSize
-		case c.clValue > 0:
-			c.state, c.remaining = scanBody, c.clValue
-		}
+		c.headLine(line)
 	case scanChunkSize:
 		size, _, _ := strings.Cut(line, ";")
 		n, err := strconv.ParseInt(strings.TrimSpace(size), 16, 64)
@@ -199,6 +159,58 @@ func (c *framingConn) onLine(line string) {
 		if line == "" {
 			c.state = scanHead
 		}
+	}
+}
+
+// headLine reads a line of a request's head: its request line, a header
+// field, or the blank line that ends it and says how the body is framed.
+func (c *framingConn) headLine(line string) {
+	if !c.inHead {
+		if line == "" {
+			return // blank lines before a request are allowed
+		}
+		c.inHead, c.cl, c.te, c.clValue = true, false, false, 0
+		// The server answers "OPTIONS *" without calling the
+		// handler, so it must not leave a verdict in the queue.
+		c.global = strings.HasPrefix(line, "OPTIONS * ")
+		return
+	}
+	if line != "" {
+		c.headerField(line)
+		return
+	}
+	c.inHead = false
+	if !c.global {
+		c.verdicts = append(c.verdicts, c.cl && c.te)
+	}
+	switch {
+	case c.cl && c.te:
+		c.state = scanOff
+	case c.te:
+		c.state = scanChunkSize
+	case c.clValue > 0:
+		c.state, c.remaining = scanBody, c.clValue
+	}
+}
+
+// headerField notes the framing a header field gives: Content-Length
+// and Transfer-Encoding.
+func (c *framingConn) headerField(line string) {
+	name, value, ok := strings.Cut(line, ":")
+	if !ok {
+		return
+	}
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "content-length":
+		c.cl = true
+		n, err := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+		if err != nil || n < 0 {
+			c.state = scanOff // the server refuses it itself
+			return
+		}
+		c.clValue = n
+	case "transfer-encoding":
+		c.te = true
 	}
 }
 

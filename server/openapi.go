@@ -14,9 +14,6 @@ import (
 //go:embed openapi.json
 var openAPI []byte
 
-// OpenAPI returns the OpenAPI document the service serves.
-func OpenAPI() []byte { return append([]byte(nil), openAPI...) }
-
 // openapi answers GET /openapi.json.
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()

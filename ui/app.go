@@ -27,10 +27,6 @@ type Model struct {
 	prompt *prompt
 	health health
 	notice string
-	// after schedules msg in d (tea.Tick); the tests that drive the model
-	// by hand, to quiescence, have no clock to wait on.
-	after func(d time.Duration, msg tea.Msg) tea.Cmd
-
 	// screens holds every screen by its ID; the typed fields are the same
 	// screens, for the root's calls to their methods.
 	screens [screenCount]screen
@@ -68,7 +64,7 @@ func New(opts Options) Model {
 		runs = &batch.Runs{Client: opts.Service, Source: "ui"}
 	}
 	c := &Common{Styles: newStyles(r), Target: opts.Target, Service: opts.Service, Runs: runs, Own: ticket.NewOwn(opts.Own), r: r, Width: 80, Height: 24,
-		Checker: &batch.Checker{Client: opts.Service}}
+		Checker: &batch.Checker{Client: opts.Service}, after: after}
 	h := help.New()
 	h.Styles.ShortKey = c.Styles.Key
 	h.Styles.FullKey = c.Styles.Key
@@ -78,7 +74,7 @@ func New(opts Options) Model {
 	h.Styles.FullSeparator = c.Styles.Help
 	h.Styles.Ellipsis = c.Styles.Help
 	m := Model{
-		c: c, opts: opts, keys: newGlobalKeys(), help: h, after: after,
+		c: c, opts: opts, keys: newGlobalKeys(), help: h,
 		drafts:  newDrafts(opts.StateDir, opts.Target.Profile),
 		build:   newBuild(c, opts.StartDir),
 		review:  newReview(c, opts.Service),
@@ -238,28 +234,19 @@ func (m *Model) session(msg tea.Msg) (tea.Cmd, bool) {
 
 // flow moves the agent between screens: review, send, results, history.
 func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
+	if cmd, done := m.runFlow(msg); done {
+		return cmd, true
+	}
+	return m.listFlow(msg)
+}
+
+// runFlow moves the agent through a run: review, check, send, results.
+func (m *Model) runFlow(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case startReviewMsg:
-		if m.build.list.len() == 0 {
-			m.notice = "The list is empty: nothing to review. Paste a ticket, type an address or open a file."
-			if m.opts.Remote {
-				m.notice = "The list is empty: nothing to review. Paste a ticket or type an address."
-			}
-			return nil, true
-		}
-		cmd := m.review.open(m.build.list.mode, m.build.list, m.health.lookups, m.refusal())
-		m.goTo(scrReview)
-		return cmd, true
+		return m.startReview(), true
 	case startCheckMsg:
-		if !m.health.lookups {
-			m.notice = "This service offers no look-ups, so addresses cannot be checked here."
-			return nil, true
-		}
-		cmd := m.check.open(m.build.list)
-		m.goTo(scrCheck)
-		return cmd, true
-	case backMsg:
-		m.goTo(scrBuild)
+		return m.startCheck(), true
 	case startSendMsg:
 		// The list goes out in a recorded run (resumable): its draft goes.
 		m.sending = true
@@ -280,8 +267,26 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 	case undoRunMsg:
 		u := msg.undo
 		m.goTo(scrSend)
-		job := sendJob{mode: u.Plan.Mode, target: m.c.Target.label(), ticket: u.Of.Reference, emails: u.Emails, undoOf: u.Of.ID}
+		job := sendJob{mode: u.Mode, target: m.c.Target.label(), ticket: u.Of.Reference, emails: u.Emails, undoOf: u.Of.ID}
 		return m.send.sendUndo(job, u), true
+	case openRunMsg:
+		if msg.err != nil {
+			m.notice = capitalize(msg.err.Error()) + "."
+			return nil, true
+		}
+		m.results.show(msg.run, "")
+		m.goTo(scrResults)
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// listFlow moves the agent back to the build list, or changes it.
+func (m *Model) listFlow(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case backMsg:
+		m.goTo(scrBuild)
 	case newBatchMsg:
 		m.goTo(scrBuild)
 		return m.build.startOver(), true
@@ -293,13 +298,6 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		return m.offerDraft(msg.d), true
 	case useSearchMsg:
 		return m.useSearch(msg), true
-	case openRunMsg:
-		if msg.err != nil {
-			m.notice = capitalize(msg.err.Error()) + "."
-			return nil, true
-		}
-		m.results.show(msg.run, "")
-		m.goTo(scrResults)
 	case restoreMsg:
 		m.build.confirmed(msg)
 		m.goTo(scrBuild)
@@ -312,6 +310,32 @@ func (m *Model) flow(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	return nil, true
+}
+
+// startReview opens the review of the build list, unless it is empty.
+func (m *Model) startReview() tea.Cmd {
+	if m.build.list.len() == 0 {
+		m.notice = "The list is empty: nothing to review. Paste a ticket, type an address or open a file."
+		if m.opts.Remote {
+			m.notice = "The list is empty: nothing to review. Paste a ticket or type an address."
+		}
+		return nil
+	}
+	cmd := m.review.open(m.build.list.mode, m.build.list, m.health.lookups, m.refusal())
+	m.goTo(scrReview)
+	return cmd
+}
+
+// startCheck opens the check of the build list, where the service offers
+// look-ups.
+func (m *Model) startCheck() tea.Cmd {
+	if !m.health.lookups {
+		m.notice = "This service offers no look-ups, so addresses cannot be checked here."
+		return nil
+	}
+	cmd := m.check.open(m.build.list)
+	m.goTo(scrCheck)
+	return cmd
 }
 
 // runDone shows a run that ended on the Results screen.
@@ -351,30 +375,14 @@ func (m *Model) offerResume(ri batch.RunInfo) tea.Cmd {
 	return askOr(q, tea.Batch(func() tea.Msg { return retryMsg{run} }, next), next)
 }
 
-// route hands a message to the screen in front. Messages of a screen that
-// is not in front still reach it, so that its work in flight completes.
+// route hands a message to the screen that owns it, in front or not, so
+// that a screen's work in flight completes; any other message goes to the
+// screen in front.
 func (m *Model) route(msg tea.Msg) tea.Cmd {
-	switch msg.(type) {
-	case previewMsg, complaintsOKMsg:
-		return m.review.update(msg)
-	case progressMsg, sentMsg:
-		return m.send.update(msg)
-	case pageMsg, takenMsg:
-		return m.browse.update(msg)
-	case historyMsg:
-		return m.history.update(msg)
-	case fileLoadedMsg, pasteReadMsg, pasteMsg:
-		return m.build.update(msg)
-	case checkedMsg, checkWrittenMsg, trailMsg:
-		return m.check.update(msg)
-	case exportedMsg, undoPlannedMsg:
-		return m.results.update(msg)
-	case reviewMsg, decidedMsg, intakeTickMsg:
-		cmd := m.intake.update(msg)
-		if tick, ok := m.intake.tick(); ok {
-			cmd = tea.Batch(cmd, m.after(intakeEvery, tick))
+	for _, s := range m.screens {
+		if s.owns(msg) {
+			return s.update(msg)
 		}
-		return cmd
 	}
 	return m.front().update(msg)
 }

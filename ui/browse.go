@@ -198,51 +198,9 @@ func (b *browse) takeAll() tea.Cmd {
 func (b *browse) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case takenMsg:
-		if msg.seq != b.seq {
-			return nil
-		}
-		b.taking = false
-		switch {
-		case msg.err != nil:
-			b.status = "Reading the matches failed: " + errorText(msg.err) + "."
-			return nil
-		case len(msg.emails) == 0:
-			b.status = "Nothing matches " + msg.search.String() + "."
-			return nil
-		}
-		return func() tea.Msg { return useSearchMsg{search: msg.search, emails: msg.emails} }
+		return b.tookAll(msg)
 	case pageMsg:
-		if msg.seq != b.seq {
-			return nil
-		}
-		b.loading = false
-		if errors.Is(msg.err, client.ErrNoSearch) {
-			b.status = "This service does not search its list (only shush's own does): look up a whole address instead."
-			b.search, b.page, b.hasMore = api.Search{}, nil, false
-			b.refresh()
-			return nil
-		}
-		if msg.err != nil {
-			b.status = errorText(msg.err)
-			if msg.single && client.IsNotFound(msg.err) {
-				// A miss clears the previous hit: the table never shows
-				// an entry that is not the answer.
-				b.status = fmt.Sprintf("%s is not on the list.", msg.query)
-				b.single, b.page, b.hasMore = true, nil, false
-				b.refresh()
-			}
-			return nil
-		}
-		b.status = ""
-		b.single = msg.single
-		b.page, b.hasMore = msg.resp.Data, msg.resp.HasMore
-		b.next = msg.resp.Next(b.params.Before != "")
-		if len(b.page) == 0 && b.hasMore {
-			b.status = "No match among the entries read so far; the next page reads on."
-		}
-		b.refresh()
-		b.table.GotoTop()
-		return nil
+		return b.paged(msg)
 	case tea.KeyMsg:
 		if b.looking {
 			return b.lookupKey(msg)
@@ -250,77 +208,156 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 		if msg.Paste {
 			return nil
 		}
-		k := b.keys
-		switch {
-		case key.Matches(msg, k.Next):
-			if b.hasMore && b.next != "" && !b.single {
-				b.pageNo++
-				if b.params.Before != "" && len(b.page) > 0 {
-					return b.fetch(client.ListParams{After: b.page[len(b.page)-1].ID})
-				}
-				return b.fetch(client.ListParams{After: b.next})
-			}
-			return nil
-		case key.Matches(msg, k.Prev):
-			if b.single {
-				return b.whole()
-			}
-			if b.pageNo > 1 && len(b.page) > 0 {
-				b.pageNo--
-				return b.fetch(client.ListParams{Before: b.page[0].ID})
-			}
-			return nil
-		case key.Matches(msg, k.Origin):
-			b.origin = (b.origin + 1) % len(origins)
-			return b.first()
-		case key.Matches(msg, k.Reload):
-			return b.whole()
-		case key.Matches(msg, k.TakeAll):
-			if !b.searching() {
-				b.status = "X takes every match of a search: / and @domain or a prefix* first."
-				return nil
-			}
-			if b.taking {
-				return nil
-			}
-			return b.takeAll()
-		case key.Matches(msg, k.Lookup):
-			b.looking = true
-			b.lookup.SetValue("")
-			return b.lookup.Focus()
-		case key.Matches(msg, k.Mark):
-			if i := b.table.Cursor(); i >= 0 && i < len(b.page) {
-				e := b.page[i]
-				if _, ok := b.marked[e.ID]; ok {
-					delete(b.marked, e.ID)
-				} else {
-					b.marked[e.ID] = e.Email
-					b.order = append(b.order, e.ID)
-				}
-				b.refresh()
-				b.table.MoveDown(1)
-			}
-			return nil
-		case key.Matches(msg, k.Use):
-			var ids []string
-			for _, id := range b.order {
-				if _, ok := b.marked[id]; ok {
-					ids = append(ids, id)
-				}
-			}
-			if len(ids) == 0 {
-				b.status = "Mark entries with space first."
-				return nil
-			}
-			// The marks stay until the list takes them (taken): the agent
-			// may still say no.
-			return func() tea.Msg { return useMarkedMsg{ids: ids} }
-		}
-		var cmd tea.Cmd
-		b.table, cmd = b.table.Update(msg)
-		return cmd
+		return b.key(msg)
 	}
 	return nil
+}
+
+// tookAll hands the matches a take-all read to the list.
+func (b *browse) tookAll(msg takenMsg) tea.Cmd {
+	if msg.seq != b.seq {
+		return nil
+	}
+	b.taking = false
+	switch {
+	case msg.err != nil:
+		b.status = "Reading the matches failed: " + errorText(msg.err) + "."
+		return nil
+	case len(msg.emails) == 0:
+		b.status = "Nothing matches " + msg.search.String() + "."
+		return nil
+	}
+	return func() tea.Msg { return useSearchMsg{search: msg.search, emails: msg.emails} }
+}
+
+// paged shows a page of the list, or why there is none.
+func (b *browse) paged(msg pageMsg) tea.Cmd {
+	if msg.seq != b.seq {
+		return nil
+	}
+	b.loading = false
+	if errors.Is(msg.err, client.ErrNoSearch) {
+		b.status = "This service does not search its list (only shush's own does): look up a whole address instead."
+		b.search, b.page, b.hasMore = api.Search{}, nil, false
+		b.refresh()
+		return nil
+	}
+	if msg.err != nil {
+		b.status = errorText(msg.err)
+		if msg.single && client.IsNotFound(msg.err) {
+			// A miss clears the previous hit: the table never shows
+			// an entry that is not the answer.
+			b.status = fmt.Sprintf("%s is not on the list.", msg.query)
+			b.single, b.page, b.hasMore = true, nil, false
+			b.refresh()
+		}
+		return nil
+	}
+	b.status = ""
+	b.single = msg.single
+	b.page, b.hasMore = msg.resp.Data, msg.resp.HasMore
+	b.next = msg.resp.Next(b.params.Before != "")
+	if len(b.page) == 0 && b.hasMore {
+		b.status = "No match among the entries read so far; the next page reads on."
+	}
+	b.refresh()
+	b.table.GotoTop()
+	return nil
+}
+
+// key handles a key of the screen's own, else the table's.
+func (b *browse) key(msg tea.KeyMsg) tea.Cmd {
+	k := b.keys
+	switch {
+	case key.Matches(msg, k.Next):
+		return b.nextPage()
+	case key.Matches(msg, k.Prev):
+		return b.prevPage()
+	case key.Matches(msg, k.Origin):
+		b.origin = (b.origin + 1) % len(origins)
+		return b.first()
+	case key.Matches(msg, k.Reload):
+		return b.whole()
+	case key.Matches(msg, k.TakeAll):
+		if !b.searching() {
+			b.status = "X takes every match of a search: / and @domain or a prefix* first."
+			return nil
+		}
+		if b.taking {
+			return nil
+		}
+		return b.takeAll()
+	case key.Matches(msg, k.Lookup):
+		b.looking = true
+		b.lookup.SetValue("")
+		return b.lookup.Focus()
+	case key.Matches(msg, k.Mark):
+		b.mark()
+		return nil
+	case key.Matches(msg, k.Use):
+		return b.useMarked()
+	}
+	var cmd tea.Cmd
+	b.table, cmd = b.table.Update(msg)
+	return cmd
+}
+
+// nextPage reads the page after this one, if there is one.
+func (b *browse) nextPage() tea.Cmd {
+	if !b.hasMore || b.next == "" || b.single {
+		return nil
+	}
+	b.pageNo++
+	if b.params.Before != "" && len(b.page) > 0 {
+		return b.fetch(client.ListParams{After: b.page[len(b.page)-1].ID})
+	}
+	return b.fetch(client.ListParams{After: b.next})
+}
+
+// prevPage reads the page before this one; from a single entry, the list.
+func (b *browse) prevPage() tea.Cmd {
+	if b.single {
+		return b.whole()
+	}
+	if b.pageNo > 1 && len(b.page) > 0 {
+		b.pageNo--
+		return b.fetch(client.ListParams{Before: b.page[0].ID})
+	}
+	return nil
+}
+
+// mark marks the entry under the cursor, or unmarks it, and moves down.
+func (b *browse) mark() {
+	i := b.table.Cursor()
+	if i < 0 || i >= len(b.page) {
+		return
+	}
+	e := b.page[i]
+	if _, ok := b.marked[e.ID]; ok {
+		delete(b.marked, e.ID)
+	} else {
+		b.marked[e.ID] = e.Email
+		b.order = append(b.order, e.ID)
+	}
+	b.refresh()
+	b.table.MoveDown(1)
+}
+
+// useMarked hands the marked entries, in the order marked, to the list.
+func (b *browse) useMarked() tea.Cmd {
+	var ids []string
+	for _, id := range b.order {
+		if _, ok := b.marked[id]; ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		b.status = "Mark entries with space first."
+		return nil
+	}
+	// The marks stay until the list takes them (taken): the agent may
+	// still say no.
+	return func() tea.Msg { return useMarkedMsg{ids: ids} }
 }
 
 // taken clears the marks once the Build screen's list holds them.

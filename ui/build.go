@@ -415,37 +415,13 @@ func (b *build) entryKey(msg tea.KeyMsg) tea.Cmd {
 }
 
 func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
+	if b.moveKey(msg) {
+		return nil
+	}
 	k := b.keys
-	page := max(b.view.height-1, 1)
 	switch {
-	case key.Matches(msg, k.Up):
-		b.view.move(-1)
-	case key.Matches(msg, k.Down):
-		b.view.move(1)
-	case key.Matches(msg, k.PageUp):
-		b.view.move(-page)
-	case key.Matches(msg, k.PageDown):
-		b.view.move(page)
-	case key.Matches(msg, k.Top):
-		b.view.top()
-	case key.Matches(msg, k.Bottom):
-		b.view.bottom()
-	case key.Matches(msg, k.Select):
-		b.view.toggle()
-		b.view.move(1)
-	case key.Matches(msg, k.SelectAll):
-		b.view.selectAll()
 	case key.Matches(msg, k.Edit):
-		i := b.view.current()
-		if i < 0 {
-			return nil
-		}
-		b.editing = i
-		b.focus = focusEdit
-		b.input.SetValue(b.list.rows[i].Raw)
-		b.input.CursorEnd()
-		b.input.Focus()
-		b.status = fmt.Sprintf("Editing row %d: Enter saves, Esc cancels.", i+1)
+		b.edit()
 	case key.Matches(msg, k.Delete):
 		return b.deleteRows()
 	case key.Matches(msg, k.Filter):
@@ -471,18 +447,7 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 			b.status = flipRow(b.list, i, fmt.Sprintf("Row %d", i+1))
 		}
 	case key.Matches(msg, k.Mode):
-		next := nextMode(b.list.mode)
-		if n := b.list.len(); n > 0 {
-			// The rows were read for this mode; another reads them anew
-			// (a pasted ticket's rows from the ticket).
-			what := fmt.Sprintf("the %d %s", n, pluralN(n, "row"))
-			if b.list.tk.isTicket() {
-				what = "the ticket"
-			}
-			return ask(fmt.Sprintf("Read %s again as %s? (u switches back)", what, next),
-				func() tea.Msg { return modeMsg{next} })
-		}
-		b.setMode(next)
+		return b.switchMode()
 	case key.Matches(msg, k.Type):
 		b.focus = focusEntry
 		b.input.Focus()
@@ -491,6 +456,67 @@ func (b *build) listKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Review):
 		return func() tea.Msg { return startReviewMsg{} }
 	}
+	return nil
+}
+
+// moveKey moves the cursor or the selection in the list; it reports
+// whether msg was such a key.
+func (b *build) moveKey(msg tea.KeyMsg) bool {
+	k := b.keys
+	page := max(b.view.height-1, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		b.view.move(-1)
+	case key.Matches(msg, k.Down):
+		b.view.move(1)
+	case key.Matches(msg, k.PageUp):
+		b.view.move(-page)
+	case key.Matches(msg, k.PageDown):
+		b.view.move(page)
+	case key.Matches(msg, k.Top):
+		b.view.top()
+	case key.Matches(msg, k.Bottom):
+		b.view.bottom()
+	case key.Matches(msg, k.Select):
+		b.view.toggle()
+		b.view.move(1)
+	case key.Matches(msg, k.SelectAll):
+		b.view.selectAll()
+	default:
+		return false
+	}
+	return true
+}
+
+// edit puts the row under the cursor in the field, to edit.
+func (b *build) edit() {
+	i := b.view.current()
+	if i < 0 {
+		return
+	}
+	b.editing = i
+	b.focus = focusEdit
+	b.input.SetValue(b.list.rows[i].Raw)
+	b.input.CursorEnd()
+	b.input.Focus()
+	b.status = fmt.Sprintf("Editing row %d: Enter saves, Esc cancels.", i+1)
+}
+
+// switchMode switches the list to the next mode; rows already read are
+// read anew once the agent says yes.
+func (b *build) switchMode() tea.Cmd {
+	next := nextMode(b.list.mode)
+	if n := b.list.len(); n > 0 {
+		// The rows were read for this mode; another reads them anew
+		// (a pasted ticket's rows from the ticket).
+		what := fmt.Sprintf("the %d %s", n, pluralN(n, "row"))
+		if b.list.tk.isTicket() {
+			what = "the ticket"
+		}
+		return ask(fmt.Sprintf("Read %s again as %s? (u switches back)", what, next),
+			func() tea.Msg { return modeMsg{next} })
+	}
+	b.setMode(next)
 	return nil
 }
 

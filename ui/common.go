@@ -2,6 +2,7 @@ package ui
 
 import (
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/table"
@@ -31,6 +32,9 @@ type Common struct {
 	// Own is our own addresses and domains (config own): never sent.
 	Own ticket.Own
 	r   *lipgloss.Renderer
+	// after schedules msg in d (tea.Tick); the tests that drive the model
+	// by hand, to quiescence, have no clock to wait on.
+	after func(d time.Duration, msg tea.Msg) tea.Cmd
 }
 
 // targetOf names where a run was sent: this UI's target label when it is

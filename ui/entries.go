@@ -41,9 +41,6 @@ func (e entry) rule(m batch.Mode) ticket.Decision {
 	return d
 }
 
-// sends reports whether the entry goes into a batch of mode.
-func (e entry) sends(m batch.Mode) bool { return e.Valid() && !e.rule(m).Leave }
-
 // left reports whether the entry is valid and left out of a batch of
 // mode.
 func (e entry) left(m batch.Mode) bool { return e.Valid() && e.rule(m).Leave }
@@ -454,17 +451,6 @@ func (l *entries) reindex() {
 		l.seen[e.Value]++
 		l.valid++
 	}
-}
-
-// values are the valid values of the list, in order.
-func (l *entries) values() []string {
-	out := make([]string, 0, l.valid)
-	for _, e := range l.rows {
-		if e.sends(l.mode) {
-			out = append(out, e.Value)
-		}
-	}
-	return out
 }
 
 // leftOut counts the valid rows that are not sent.

@@ -449,7 +449,7 @@ func TestStartOffersToResume(t *testing.T) {
 	// Recorded, and stopped before anything went out.
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
-	if ri, _ := cli.Start(stopped, batch.NewPlan(batch.Add, items), batch.RunMeta{Reference: "T-77"}, batch.Observer{}); ri.ID == "" {
+	if ri, _ := cli.Start(stopped, batch.NewInput(batch.Add, items), batch.RunMeta{Reference: "T-77"}, batch.Observer{}); ri.ID == "" {
 		t.Fatal("the run was not recorded")
 	}
 	m := New(Options{Service: svc, Target: Target{Profile: "default", Label: "local list"}, StateDir: filepath.Join(dir, "state"),

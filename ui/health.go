@@ -108,7 +108,7 @@ func (m *Model) heard(msg supportsMsg) tea.Cmd {
 	if h.down != "" {
 		every = probeFailingEvery
 	}
-	return m.after(every, probeMsg{h.seq})
+	return m.c.after(every, probeMsg{h.seq})
 }
 
 // news takes what a screen's request met into the header: a failure

@@ -118,7 +118,7 @@ func harnessAt(t testing.TB, svc *client.Client, dir, state string, w, h int) *h
 // header's next probe) comes: the harness runs to quiescence, and a test
 // sends such a message itself.
 func newHarnessOf(t testing.TB, m Model, dir, state string) *harness {
-	m.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
+	m.c.after = func(time.Duration, tea.Msg) tea.Cmd { return nil }
 	return &harness{t: t, m: m, state: state, dir: dir}
 }
 
@@ -281,4 +281,24 @@ func golden(t *testing.T, name, got string) {
 	if string(want) != got {
 		t.Errorf("%s differs from the golden file %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
 	}
+}
+
+// normalizeNewlines turns \r\n and lone \r (what terminals send on paste)
+// into \n.
+func normalizeNewlines(s string) string {
+	if !strings.ContainsRune(s, '\r') {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
+}
+
+// values are the valid values of the list that a batch sends, in order.
+func (l *entries) values() []string {
+	out := make([]string, 0, l.valid)
+	for _, e := range l.rows {
+		if e.Valid() && !e.rule(l.mode).Leave {
+			out = append(out, e.Value)
+		}
+	}
+	return out
 }

@@ -62,7 +62,7 @@ func TestHistoryHoldsTheCLIsRuns(t *testing.T) {
 
 	cli := &batch.Runs{Client: svc, Dir: filepath.Join(h.state, "journal"), Source: "cli"}
 	items := []batch.Item{batch.NewItem(batch.Add, 1, "c1@example.com"), batch.NewItem(batch.Add, 2, "k1@example.com")}
-	if _, err := cli.Start(context.Background(), batch.NewPlan(batch.Add, items), batch.RunMeta{Reference: "T-10"}, batch.Observer{}); err != nil {
+	if _, err := cli.Start(context.Background(), batch.NewInput(batch.Add, items), batch.RunMeta{Reference: "T-10"}, batch.Observer{}); err != nil {
 		t.Fatal(err)
 	}
 	h.keys("f3")

@@ -40,9 +40,6 @@ type intake struct {
 	status         string
 	seq            int
 	detailLines    int
-	// due says a read of the queue ended and the next should be
-	// scheduled (the root schedules it: see tick).
-	due bool
 }
 
 type intakeKeys struct {
@@ -179,16 +176,7 @@ func (in *intake) loaded(msg reviewMsg) tea.Cmd {
 		in.known, in.offered, in.items, in.more = true, true, msg.items, msg.more
 		in.refresh()
 	}
-	in.due = true
-	return nil
-}
-
-// tick is the next read's turn, when one is due: the root schedules it
-// on its clock.
-func (in *intake) tick() (intakeTickMsg, bool) {
-	due := in.due
-	in.due = false
-	return intakeTickMsg{in.seq}, due
+	return in.c.after(intakeEvery, intakeTickMsg{in.seq})
 }
 
 // decide sends the decision on the item under the cursor.

@@ -93,7 +93,7 @@ type useSearchMsg struct {
 // startSendMsg asks the root to send a plan.
 type startSendMsg struct {
 	job  sendJob
-	plan batch.Plan
+	plan *batch.Input
 }
 
 // runDoneMsg hands a finished (or cancelled) run to the Results screen;

@@ -6,15 +6,6 @@ import (
 	"github.com/shushlist/shush/batch"
 )
 
-// normalizeNewlines turns \r\n and lone \r (what terminals send on paste)
-// into \n.
-func normalizeNewlines(s string) string {
-	if !strings.ContainsRune(s, '\r') {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
-}
-
 // parseText extracts the entries of text pasted from a ticket (or a plain
 // list), with batch's rules.
 func parseText(text string, mode batch.Mode) []batch.Item {

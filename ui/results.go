@@ -285,13 +285,13 @@ func (r *results) confirmUndo(msg undoPlannedMsg) tea.Cmd {
 	}
 	u := msg.undo
 	notes := strings.Join(u.Notes, " ")
-	n := len(u.Plan.Values)
+	n := len(u.Values)
 	if n == 0 {
 		r.status = strings.TrimSpace("Nothing to undo: this run changed nothing that can be put back. " + notes)
 		return nil
 	}
 	q := fmt.Sprintf("Undo: remove the %d %s this run added (by ID)?", n, pluralN(n, "entry"))
-	if u.Plan.Mode == batch.Add {
+	if u.Mode == batch.Add {
 		q = fmt.Sprintf("Undo: put the %d removed %s back?", n, pluralN(n, "address"))
 	}
 	// The prompt is one line: what the undo cannot do goes above it.

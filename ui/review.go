@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -45,7 +46,7 @@ type review struct {
 	// shown once (once.go).
 	again []batch.Item
 	left  []batch.LeftOut
-	plan  batch.Plan
+	plan  *batch.Input
 	// people are the list's rows the rule decided about (the Requester
 	// section), the one under the cursor at person.
 	people []int
@@ -139,9 +140,9 @@ func (r *review) replan() {
 		}
 		items = append(items, e.Item)
 	}
-	r.plan = batch.NewPlan(r.mode, items)
+	r.plan = batch.NewInput(r.mode, items)
 	r.plan.LeftOut = r.left
-	r.values, r.invalid, r.again = r.plan.Values, r.plan.Invalid, nil
+	r.values, r.invalid, r.again = slices.Collect(r.plan.Values()), r.plan.Invalid, nil
 	r.people = people(l)
 	r.person = min(r.person, max(len(r.people)-1, 0))
 }
@@ -487,7 +488,9 @@ func (r *review) send() tea.Cmd {
 	if cmd := r.confirmComplaints(); cmd != nil {
 		return cmd
 	}
-	plan := r.plan
+	// The send's plan: the review's, with the invalid entries and the
+	// look-ups as they stand now.
+	plan := *r.plan
 	plan.Invalid = r.invalid
 	job := sendJob{mode: r.mode, target: r.c.Target.label(), ticket: strings.TrimSpace(r.ticket.Value())}
 	if job.ticket != "" {
@@ -526,7 +529,7 @@ func (r *review) send() tea.Cmd {
 			plan.Found[f.Input] = f
 		}
 	}
-	return func() tea.Msg { return startSendMsg{job: job, plan: plan} }
+	return func() tea.Msg { return startSendMsg{job: job, plan: &plan} }
 }
 
 // complaintsOKMsg is the agent's yes to removing the complaints of the

@@ -29,15 +29,7 @@ func (r *review) render() string {
 	if r.list.search != "" {
 		line(st.Header.Render("From Browse's search: " + r.list.search))
 	}
-	if n := len(r.invalid); n > 0 {
-		line(st.Invalid.Render(fmt.Sprintf("Excluded: %d invalid %s, never sent:", n, pluralN(n, "entry"))))
-		for _, e := range r.invalid[:min(n, 3)] {
-			line(st.Invalid.Render(fmt.Sprintf("  %s — %s", e.Raw, e.Problem)))
-		}
-		if n > 3 {
-			line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
-		}
-	}
+	r.invalidView(line)
 	r.againView(line)
 	protected := r.protected()
 	if n := len(protected); n > 0 {
@@ -54,6 +46,32 @@ func (r *review) render() string {
 	case r.preview != nil:
 		b.WriteString(r.previewView(rest))
 	}
+	r.effectView(line)
+	body := strings.TrimSuffix(b.String(), "\n")
+	foot := r.footer()
+	h := r.height - len(foot)
+	return lipgloss.JoinVertical(lipgloss.Left, lipgloss.NewStyle().Height(h).MaxHeight(h).Render(body), strings.Join(foot, "\n"))
+}
+
+// invalidView lists the first invalid entries, which are never sent.
+func (r *review) invalidView(line func(string)) {
+	st := r.c.Styles
+	n := len(r.invalid)
+	if n == 0 {
+		return
+	}
+	line(st.Invalid.Render(fmt.Sprintf("Excluded: %d invalid %s, never sent:", n, pluralN(n, "entry"))))
+	for _, e := range r.invalid[:min(n, 3)] {
+		line(st.Invalid.Render(fmt.Sprintf("  %s — %s", e.Raw, e.Problem)))
+	}
+	if n > 3 {
+		line(st.Muted.Render(fmt.Sprintf("  … and %d more (in the list, the filter ! shows them)", n-3)))
+	}
+}
+
+// effectView says what the run will do to the list, as far as known.
+func (r *review) effectView(line func(string)) {
+	st := r.c.Styles
 	switch {
 	case removes(r.mode) && len(r.values) > 0:
 		n := len(r.values)
@@ -71,7 +89,12 @@ func (r *review) render() string {
 	case r.mode == batch.Add && len(r.values) > maxAddPreview && r.lookups:
 		line(st.Muted.Render(fmt.Sprintf("Too many to look up one by one (%d); the results will say which were already listed.", len(r.values))))
 	}
-	body := strings.TrimSuffix(b.String(), "\n")
+}
+
+// footer is the review's fields and the line under them: an error, a
+// note, or what the field in focus means.
+func (r *review) footer() []string {
+	st, w := r.c.Styles, r.c.Width
 	foot := []string{r.ticket.View()}
 	if r.mode == batch.Add {
 		foot = append(foot, r.entryNote.View(), r.expires.View(), r.confirm.View()+st.Muted.Render("  (or ctrl+s)"))
@@ -92,8 +115,7 @@ func (r *review) render() string {
 	default:
 		foot = append(foot, "")
 	}
-	h := r.height - len(foot)
-	return lipgloss.JoinVertical(lipgloss.Left, lipgloss.NewStyle().Height(h).MaxHeight(h).Render(body), strings.Join(foot, "\n"))
+	return foot
 }
 
 // againView says which invalid entries name an entry another row names

@@ -50,7 +50,7 @@ type segments struct {
 func (s *segments) add(rep batch.Report) error {
 	if rep.Base == 0 {
 		// The first segment's journal holds what the run left out.
-		s.invalid, s.leftOut = rep.Plan.Invalid, rep.Plan.LeftOut
+		s.invalid, s.leftOut = rep.Invalid, rep.LeftOut
 	}
 	s.results = append(s.results, rep.Results...)
 	return nil

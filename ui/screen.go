@@ -21,6 +21,9 @@ type screen interface {
 	setSize(w, h int)
 	// keyMode says who gets a key while the screen is in front.
 	keyMode() inputMode
+	// owns reports whether msg is the screen's own: the answer to work
+	// it started, which reaches it whether it is in front or not.
+	owns(msg tea.Msg) bool
 }
 
 // inputMode decides at the root who gets a key.
@@ -96,4 +99,67 @@ func (h *history) keyMode() inputMode {
 		return typing
 	}
 	return normal
+}
+
+// What each screen owns.
+
+func (b *build) owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case fileLoadedMsg, pasteReadMsg, pasteMsg:
+		return true
+	}
+	return false
+}
+
+func (r *review) owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case previewMsg, complaintsOKMsg:
+		return true
+	}
+	return false
+}
+
+func (s *sender) owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case progressMsg, sentMsg:
+		return true
+	}
+	return false
+}
+
+func (r *results) owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case exportedMsg, undoPlannedMsg:
+		return true
+	}
+	return false
+}
+
+func (b *browse) owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case pageMsg, takenMsg:
+		return true
+	}
+	return false
+}
+
+func (h *history) owns(msg tea.Msg) bool {
+	_, ok := msg.(historyMsg)
+	return ok
+}
+
+func (c *checker) owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case checkedMsg, checkWrittenMsg, trailMsg:
+		return true
+	}
+	return false
+}
+
+func (in *intake) owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case reviewMsg, decidedMsg, intakeTickMsg:
+		return true
+	}
+	return false
 }

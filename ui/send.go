@@ -197,9 +197,9 @@ func (f *feed) listen() tea.Msg {
 
 // sendPlan sends plan as a new run (recorded, so that a run the UI
 // leaves, a closed terminal, can be resumed by the UI or the CLI).
-func (s *sender) sendPlan(job sendJob, plan batch.Plan) tea.Cmd {
+func (s *sender) sendPlan(job sendJob, plan *batch.Input) tea.Cmd {
 	meta := batch.RunMeta{Reference: job.ticket, Input: job.input, Note: job.note}
-	job.total = len(plan.Values)
+	job.total = plan.Len()
 	exp := job.expires
 	job.send = func(ctx context.Context, rs *batch.Runs, on batch.Observer) (batch.RunInfo, error) {
 		// An age counts from the service's clock, asked now.
@@ -215,7 +215,7 @@ func (s *sender) sendPlan(job sendJob, plan batch.Plan) tea.Cmd {
 
 // sendUndo sends the undo u of a recorded run.
 func (s *sender) sendUndo(job sendJob, u batch.Undo) tea.Cmd {
-	job.total = len(u.Plan.Values)
+	job.total = len(u.Values)
 	job.send = func(ctx context.Context, rs *batch.Runs, on batch.Observer) (batch.RunInfo, error) {
 		return rs.Undo(ctx, u, on)
 	}

@@ -13,11 +13,12 @@ import (
 // latest (every batch counted), and the end of the run is never lost.
 func TestFeedNeverBlocksTheRunner(t *testing.T) {
 	svc := service(t, nil)
-	plan := batch.Plan{Mode: batch.Add}
+	var items []batch.Item
 	for i := range 1050 {
-		plan.Values = append(plan.Values, fmt.Sprintf("feed%d@example.com", i))
+		items = append(items, batch.NewItem(batch.Add, i+1, fmt.Sprintf("feed%d@example.com", i)))
 	}
-	f := newFeed(7, len(plan.Values), nil)
+	plan := batch.NewInput(batch.Add, items)
+	f := newFeed(7, plan.Len(), nil)
 	var segs segments
 	ri, err := (&batch.Runs{Client: svc}).Start(context.Background(), plan, batch.RunMeta{}, batch.Observer{Event: f.event,
 		Segment: func(rep batch.Report) { _ = segs.add(rep) }})

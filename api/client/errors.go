@@ -34,12 +34,6 @@ func IsUnsupported(err error) bool {
 		e.StatusCode == http.StatusNotFound && !strings.Contains(strings.ToLower(e.Message), "suppression")
 }
 
-// IsRateLimited reports whether err is a 429 that retries did not overcome.
-func IsRateLimited(err error) bool {
-	var e *api.Error
-	return errors.As(err, &e) && e.StatusCode == http.StatusTooManyRequests
-}
-
 // NetworkError is a request that got no answer from the service: refused
 // connection, DNS failure, timeout, reset.
 type NetworkError struct {

@@ -32,12 +32,6 @@ type retryPolicy struct {
 // itself; a service that asks for longer is a pause, not a wait.
 const DefaultMaxRetryAfter = 60 * time.Second
 
-// WithMaxRetryAfter sets the longest Retry-After the client waits out
-// (DefaultMaxRetryAfter when not set).
-func WithMaxRetryAfter(d time.Duration) Option {
-	return func(o *options) { o.retry.maxRetryAfter = d }
-}
-
 // LongRetryAfter reports whether err is a 429 whose Retry-After was longer
 // than the client waits out, and how long it asked for.
 func LongRetryAfter(err error) (time.Duration, bool) {

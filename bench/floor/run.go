@@ -109,92 +109,116 @@ func run(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("%s, %d addresses, %s, %s, GOMAXPROCS %d, load average %s\n", s.store, s.n, s.order, cli, runtime.GOMAXPROCS(0), loadavg())
 
-	var floors, trails, shells, shushes []result
-	var ratios, trailRatios, shellRatios []float64
+	var t tally
 	for r := 1; r <= s.rounds; r++ {
-		db, drop, err := freshDB(ctx, s, dir, fmt.Sprintf("floor%d", r))
+		if err := t.round(ctx, s, dir, r, emails, input); err != nil {
+			return err
+		}
+	}
+	t.print(s)
+	return nil
+}
+
+// tally holds every round's results, and shush's ratios to each floor.
+type tally struct {
+	floors, trails, shells, shushes  []result
+	ratios, trailRatios, shellRatios []float64
+}
+
+// round measures round r: the floor, the floor with the trail and the
+// sqlite3 shell where asked, then shush; each on a fresh database.
+func (t *tally) round(ctx context.Context, s settings, dir string, r int, emails []string, input string) error {
+	f, err := fresh(ctx, s, dir, fmt.Sprintf("floor%d", r), "the floor", func(db string) (result, error) {
+		return floor(ctx, s.store, db, emails, false)
+	})
+	if err != nil {
+		return err
+	}
+	t.floors = append(t.floors, f)
+	fmt.Printf("round %d  floor              %7.2f s  (CPU %.1f s)\n", r, f.wall.Seconds(), f.serverCPU.Seconds())
+	if s.trail {
+		tr, err := fresh(ctx, s, dir, fmt.Sprintf("trail%d", r), "the floor with the trail", func(db string) (result, error) {
+			return floor(ctx, s.store, db, emails, true)
+		})
 		if err != nil {
 			return err
 		}
-		f, err := floor(ctx, s.store, db, emails, false)
-		drop()
-		if err != nil {
-			return fmt.Errorf("the floor: %w", err)
-		}
-		floors = append(floors, f)
-		fmt.Printf("round %d  floor              %7.2f s  (CPU %.1f s)\n", r, f.wall.Seconds(), f.serverCPU.Seconds())
-		if s.trail {
-			db, drop, err := freshDB(ctx, s, dir, fmt.Sprintf("trail%d", r))
-			if err != nil {
-				return err
-			}
-			t, err := floor(ctx, s.store, db, emails, true)
-			drop()
-			if err != nil {
-				return fmt.Errorf("the floor with the trail: %w", err)
-			}
-			trails = append(trails, t)
-			fmt.Printf("round %d  floor + trail rows %7.2f s  (CPU %.1f s)\n", r, t.wall.Seconds(), t.serverCPU.Seconds())
-		}
-		if s.shell {
-			db, drop, err := freshDB(ctx, s, dir, fmt.Sprintf("shell%d", r))
-			if err != nil {
-				return err
-			}
+		t.trails = append(t.trails, tr)
+		fmt.Printf("round %d  floor + trail rows %7.2f s  (CPU %.1f s)\n", r, tr.wall.Seconds(), tr.serverCPU.Seconds())
+	}
+	if s.shell {
+		sh, err := fresh(ctx, s, dir, fmt.Sprintf("shell%d", r), "the sqlite3 shell's floor", func(db string) (result, error) {
 			sh, err := floorShell(ctx, db, emails)
 			if err == nil {
 				err = checkCount(ctx, s.store, db, s.n)
 			}
-			drop()
-			if err != nil {
-				return fmt.Errorf("the sqlite3 shell's floor: %w", err)
-			}
-			shells = append(shells, sh)
-			fmt.Printf("round %d  sqlite3 shell      %7.2f s  (CPU %.1f s)\n", r, sh.wall.Seconds(), sh.serverCPU.Seconds())
-		}
-		db, drop, err = freshDB(ctx, s, dir, fmt.Sprintf("shush%d", r))
+			return sh, err
+		})
 		if err != nil {
 			return err
 		}
-		profile := s.cpuprofile
-		if profile != "" && r > 1 {
-			profile = fmt.Sprintf("%s.%d", profile, r)
-		}
+		t.shells = append(t.shells, sh)
+		fmt.Printf("round %d  sqlite3 shell      %7.2f s  (CPU %.1f s)\n", r, sh.wall.Seconds(), sh.serverCPU.Seconds())
+	}
+	profile := s.cpuprofile
+	if profile != "" && r > 1 {
+		profile = fmt.Sprintf("%s.%d", profile, r)
+	}
+	sh, err := fresh(ctx, s, dir, fmt.Sprintf("shush%d", r), "the shush import", func(db string) (result, error) {
 		sh, err := importWithShush(ctx, s, dir, db, input, profile)
 		if err == nil {
 			err = checkCount(ctx, s.store, db, s.n)
 		}
-		drop()
-		if err != nil {
-			return fmt.Errorf("the shush import: %w", err)
-		}
-		shushes = append(shushes, sh)
-		ratios = append(ratios, sh.wall.Seconds()/f.wall.Seconds())
-		line := fmt.Sprintf("round %d  shush              %7.2f s  (server CPU %.1f s, client CPU %.1f s)  ratio %.2fx the floor",
-			r, sh.wall.Seconds(), sh.serverCPU.Seconds(), sh.clientCPU.Seconds(), ratios[r-1])
-		if s.trail {
-			trailRatios = append(trailRatios, sh.wall.Seconds()/trails[r-1].wall.Seconds())
-			line += fmt.Sprintf(", %.2fx the floor with the trail", trailRatios[r-1])
-		}
-		if s.shell {
-			shellRatios = append(shellRatios, sh.wall.Seconds()/shells[r-1].wall.Seconds())
-			line += fmt.Sprintf(", %.2fx the sqlite3 shell", shellRatios[r-1])
-		}
-		fmt.Println(line)
+		return sh, err
+	})
+	if err != nil {
+		return err
 	}
-	fmt.Printf("median of %d  floor %.2f s", s.rounds, medianWall(floors))
+	t.shushes = append(t.shushes, sh)
+	t.ratios = append(t.ratios, sh.wall.Seconds()/f.wall.Seconds())
+	line := fmt.Sprintf("round %d  shush              %7.2f s  (server CPU %.1f s, client CPU %.1f s)  ratio %.2fx the floor",
+		r, sh.wall.Seconds(), sh.serverCPU.Seconds(), sh.clientCPU.Seconds(), t.ratios[r-1])
 	if s.trail {
-		fmt.Printf(", floor + trail rows %.2f s", medianWall(trails))
-	}
-	fmt.Printf(", shush %.2f s; shush / floor %.2fx", medianWall(shushes), median(ratios))
-	if s.trail {
-		fmt.Printf(", shush / floor with the trail %.2fx", median(trailRatios))
+		t.trailRatios = append(t.trailRatios, sh.wall.Seconds()/t.trails[r-1].wall.Seconds())
+		line += fmt.Sprintf(", %.2fx the floor with the trail", t.trailRatios[r-1])
 	}
 	if s.shell {
-		fmt.Printf(", shush / sqlite3 shell %.2fx (sqlite3 shell %.2f s)", median(shellRatios), medianWall(shells))
+		t.shellRatios = append(t.shellRatios, sh.wall.Seconds()/t.shells[r-1].wall.Seconds())
+		line += fmt.Sprintf(", %.2fx the sqlite3 shell", t.shellRatios[r-1])
+	}
+	fmt.Println(line)
+	return nil
+}
+
+// print prints the medians of the rounds.
+func (t *tally) print(s settings) {
+	fmt.Printf("median of %d  floor %.2f s", s.rounds, medianWall(t.floors))
+	if s.trail {
+		fmt.Printf(", floor + trail rows %.2f s", medianWall(t.trails))
+	}
+	fmt.Printf(", shush %.2f s; shush / floor %.2fx", medianWall(t.shushes), median(t.ratios))
+	if s.trail {
+		fmt.Printf(", shush / floor with the trail %.2fx", median(t.trailRatios))
+	}
+	if s.shell {
+		fmt.Printf(", shush / sqlite3 shell %.2fx (sqlite3 shell %.2f s)", median(t.shellRatios), medianWall(t.shells))
 	}
 	fmt.Printf(" (load average now %s)\n", loadavg())
-	return nil
+}
+
+// fresh measures on a fresh database called name, dropped after; the
+// measure's error begins with what.
+func fresh(ctx context.Context, s settings, dir, name, what string, measure func(db string) (result, error)) (result, error) {
+	db, drop, err := freshDB(ctx, s, dir, name)
+	if err != nil {
+		return result{}, err
+	}
+	res, err := measure(db)
+	drop()
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", what, err)
+	}
+	return res, nil
 }
 
 // build compiles the shush binary of this module into dir.

@@ -110,23 +110,8 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		}
 		c.urls = append(c.urls, u)
 	}
-	switch {
-	case c.clients < 1 || c.clients > maxClients:
-		return c, usagef("-clients must be 1-%d, not %d", maxClients, c.clients)
-	case c.duration <= 0 || c.duration > maxDuration:
-		return c, usagef("-duration must be positive and at most %v, not %v", maxDuration, c.duration)
-	case c.maxRequests < 1:
-		return c, usagef("-max-requests must be positive, not %d", c.maxRequests)
-	case c.batch < 1 || c.batch > 100:
-		return c, usagef("-batch must be 1-100, not %d", c.batch)
-	case c.pool < 0:
-		return c, usagef("-pool must not be negative, not %d", c.pool)
-	case c.pool > 0 && c.pool < c.batch:
-		return c, usagef("-pool (%d) must be at least -batch (%d)", c.pool, c.batch)
-	case c.fill < 0 || c.fill > maxFill:
-		return c, usagef("-fill must be 0-%d, not %d", maxFill, c.fill)
-	case c.timeout <= 0:
-		return c, usagef("-timeout must be positive, not %v", c.timeout)
+	if err := c.checkRanges(); err != nil {
+		return c, err
 	}
 	var err error
 	if c.mix, err = parseMix(mix); err != nil {
@@ -139,6 +124,29 @@ func parseFlags(args []string, stderr io.Writer, getenv func(string) string) (co
 		c.prefix = fmt.Sprintf("load%x", uint32(c.seed*2654435761)^uint32(time.Now().UnixNano()))
 	}
 	return c, nil
+}
+
+// checkRanges refuses a number flag out of its range.
+func (c config) checkRanges() error {
+	switch {
+	case c.clients < 1 || c.clients > maxClients:
+		return usagef("-clients must be 1-%d, not %d", maxClients, c.clients)
+	case c.duration <= 0 || c.duration > maxDuration:
+		return usagef("-duration must be positive and at most %v, not %v", maxDuration, c.duration)
+	case c.maxRequests < 1:
+		return usagef("-max-requests must be positive, not %d", c.maxRequests)
+	case c.batch < 1 || c.batch > 100:
+		return usagef("-batch must be 1-100, not %d", c.batch)
+	case c.pool < 0:
+		return usagef("-pool must not be negative, not %d", c.pool)
+	case c.pool > 0 && c.pool < c.batch:
+		return usagef("-pool (%d) must be at least -batch (%d)", c.pool, c.batch)
+	case c.fill < 0 || c.fill > maxFill:
+		return usagef("-fill must be 0-%d, not %d", maxFill, c.fill)
+	case c.timeout <= 0:
+		return usagef("-timeout must be positive, not %v", c.timeout)
+	}
+	return nil
 }
 
 // checkURL accepts an http(s) URL whose host is a loopback address, or

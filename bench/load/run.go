@@ -161,34 +161,10 @@ func fill(ctx context.Context, cfg *config, clients []*client, stderr io.Writer)
 					emails = append(emails, fmt.Sprintf("%s-fill-%d@load.example.com", cfg.prefix, i))
 				}
 				b, _ := json.Marshal(map[string][]string{"emails": emails})
-				for attempt := 0; ; attempt++ {
-					req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath("/suppressions/batch/add").String(), bytes.NewReader(b))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Authorization", "Bearer "+cfg.key)
-					resp, err := c.http.Do(req)
-					status := 0
-					if err == nil {
-						_, _ = io.Copy(io.Discard, resp.Body)
-						resp.Body.Close()
-						status = resp.StatusCode
-					}
-					if status == http.StatusCreated {
-						break
-					}
-					if ctx.Err() != nil {
-						return
-					}
-					if (status == http.StatusTooManyRequests || status >= 500 || err != nil) && attempt < 20 {
-						time.Sleep(time.Duration(50+c.rng.IntN(200)) * time.Millisecond)
-						continue
-					}
+				if added, err := addFill(ctx, cfg, c, b); !added {
 					mu.Lock()
 					if firstErr == nil {
-						if err != nil {
-							firstErr = fmt.Errorf("fill: %w", err)
-						} else {
-							firstErr = fmt.Errorf("fill: the service answered %d", status)
-						}
+						firstErr = err
 					}
 					mu.Unlock()
 					return
@@ -208,4 +184,36 @@ func fill(ctx context.Context, cfg *config, clients []*client, stderr io.Writer)
 		firstErr = errors.New("fill interrupted")
 	}
 	return done, firstErr
+}
+
+// addFill sends one batch add of the fill (body b), again after a 429, a
+// 5xx or no answer, up to 20 times. It reports whether the batch was
+// added; when not, err says why (nil when ctx ended).
+func addFill(ctx context.Context, cfg *config, c *client, b []byte) (added bool, err error) {
+	for attempt := 0; ; attempt++ {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath("/suppressions/batch/add").String(), bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+cfg.key)
+		resp, err := c.http.Do(req)
+		status := 0
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			status = resp.StatusCode
+		}
+		if status == http.StatusCreated {
+			return true, nil
+		}
+		if ctx.Err() != nil {
+			return false, nil
+		}
+		if (status == http.StatusTooManyRequests || status >= 500 || err != nil) && attempt < 20 {
+			time.Sleep(time.Duration(50+c.rng.IntN(200)) * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("fill: %w", err)
+		}
+		return false, fmt.Errorf("fill: the service answered %d", status)
+	}
 }

@@ -195,40 +195,11 @@ func (s *Service) add(email string) *Entry {
 }
 
 func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
-	s.total.Add(1)
-	key := r.Method + " " + r.URL.Path
-	if strings.HasPrefix(r.URL.Path, "/suppressions/") && !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
-		key = r.Method + " /suppressions/{ref}"
-	}
-	n, _ := s.Requests.LoadOrStore(key, new(atomic.Int64))
-	n.(*atomic.Int64).Add(1)
-
+	s.count(r)
 	s.mu.Lock()
 	w.Header().Set("Date", s.now().Format(http.TimeFormat))
-	if !s.allow(w.Header()) {
-		s.mu.Unlock()
-		writeJSON(w, http.StatusTooManyRequests, map[string]any{"statusCode": 429, "name": "rate_limit_exceeded", "message": "Too many requests."})
-		return
-	}
-	batch := strings.HasPrefix(r.URL.Path, "/suppressions/batch/")
-	if batch && s.hangup > 0 {
-		s.hangup--
-		s.mu.Unlock()
-		if hj, ok := w.(http.Hijacker); ok {
-			if c, _, err := hj.Hijack(); err == nil {
-				c.Close()
-				return
-			}
-		}
-		return
-	}
-	if batch && len(s.retry) > 0 {
-		d := s.retry[0]
-		s.retry = s.retry[1:]
-		s.mu.Unlock()
-		w.Header().Set("Retry-After", strconv.Itoa(int(d.Seconds())))
-		writeJSON(w, http.StatusTooManyRequests, map[string]any{"statusCode": 429, "name": "rate_limit_exceeded", "message": "Too many requests."})
-		return
+	if s.refused(w, r) {
+		return // s.mu is unlocked
 	}
 	var after func()
 	defer func() {
@@ -250,19 +221,66 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodGet && r.URL.Path == "/suppressions":
 		s.list(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/suppressions/"):
-		ref, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/suppressions/"))
-		e, ok := s.byID[ref]
-		if !ok {
-			e, ok = s.byEmail[strings.ToLower(ref)]
-		}
-		if !ok {
-			writeJSON(w, http.StatusNotFound, map[string]any{"statusCode": 404, "name": "not_found", "message": "Suppression not found."})
-			return
-		}
-		writeJSON(w, http.StatusOK, entryJSON(e, "suppression"))
+		s.get(w, r)
 	default:
 		writeJSON(w, http.StatusNotFound, map[string]any{"statusCode": 404, "name": "not_found", "message": "Route not found."})
 	}
+}
+
+// count counts the request, by method and route (Requests).
+func (s *Service) count(r *http.Request) {
+	s.total.Add(1)
+	key := r.Method + " " + r.URL.Path
+	if strings.HasPrefix(r.URL.Path, "/suppressions/") && !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+		key = r.Method + " /suppressions/{ref}"
+	}
+	n, _ := s.Requests.LoadOrStore(key, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
+}
+
+// refused answers a request the service does not serve: over the rate
+// limit, or a batch it was told to hang up on or to ask to retry. Called
+// with s.mu held; when it answers (true), it unlocks s.mu.
+func (s *Service) refused(w http.ResponseWriter, r *http.Request) bool {
+	if !s.allow(w.Header()) {
+		s.mu.Unlock()
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"statusCode": 429, "name": "rate_limit_exceeded", "message": "Too many requests."})
+		return true
+	}
+	batch := strings.HasPrefix(r.URL.Path, "/suppressions/batch/")
+	if batch && s.hangup > 0 {
+		s.hangup--
+		s.mu.Unlock()
+		if hj, ok := w.(http.Hijacker); ok {
+			if c, _, err := hj.Hijack(); err == nil {
+				c.Close()
+			}
+		}
+		return true
+	}
+	if batch && len(s.retry) > 0 {
+		d := s.retry[0]
+		s.retry = s.retry[1:]
+		s.mu.Unlock()
+		w.Header().Set("Retry-After", strconv.Itoa(int(d.Seconds())))
+		writeJSON(w, http.StatusTooManyRequests, map[string]any{"statusCode": 429, "name": "rate_limit_exceeded", "message": "Too many requests."})
+		return true
+	}
+	return false
+}
+
+// get answers GET /suppressions/{ref}: an entry by ID or address.
+func (s *Service) get(w http.ResponseWriter, r *http.Request) {
+	ref, _ := url.PathUnescape(strings.TrimPrefix(r.URL.EscapedPath(), "/suppressions/"))
+	e, ok := s.byID[ref]
+	if !ok {
+		e, ok = s.byEmail[strings.ToLower(ref)]
+	}
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]any{"statusCode": 404, "name": "not_found", "message": "Suppression not found."})
+		return
+	}
+	writeJSON(w, http.StatusOK, entryJSON(e, "suppression"))
 }
 
 // allow counts a request against the rate limit and writes the

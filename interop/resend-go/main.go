@@ -29,27 +29,45 @@ func main() {
 func run() error {
 	c := resend.NewClient(os.Getenv("RESEND_API_KEY"))
 	s := c.Suppressions
+	oneID, aID, err := addAndGet(s)
+	if err != nil {
+		return err
+	}
+	if err := listPages(s); err != nil {
+		return err
+	}
+	return removeAll(s, oneID, aID)
+}
 
+// addAndGet adds one address and a batch of three (one of them again),
+// and reads an entry back by address and by ID. It returns the IDs of the
+// single address and of a@example.com.
+func addAndGet(s *resend.SuppressionsSvcImpl) (oneID, aID string, err error) {
 	one, err := s.Add(&resend.AddSuppressionRequest{Email: "Single@Example.com"})
 	if err != nil || one.Id == "" || one.Object != "suppression" {
-		return fmt.Errorf("add: %+v %v", one, err)
+		return "", "", fmt.Errorf("add: %+v %v", one, err)
 	}
 	batch, err := s.Batch.Add(&resend.BatchAddSuppressionsRequest{Emails: []string{"a@example.com", "b@example.com", "single@example.com"}})
 	if err != nil || len(batch.Data) != 3 {
-		return fmt.Errorf("batch add: %+v %v", batch, err)
+		return "", "", fmt.Errorf("batch add: %+v %v", batch, err)
 	}
 	ids := []string{batch.Data[0].Id, batch.Data[1].Id, batch.Data[2].Id}
 	if !slices.Contains(ids, one.Id) {
-		return fmt.Errorf("batch add gave %v; the listed address keeps its ID %s", ids, one.Id)
+		return "", "", fmt.Errorf("batch add gave %v; the listed address keeps its ID %s", ids, one.Id)
 	}
 	got, err := s.Get("a@example.com")
 	if err != nil || got.Email != "a@example.com" || got.Origin != "manual" || got.CreatedAt == "" || !slices.Contains(ids, got.Id) {
-		return fmt.Errorf("get by address: %+v %v", got, err)
+		return "", "", fmt.Errorf("get by address: %+v %v", got, err)
 	}
 	byID, err := s.Get(got.Id)
 	if err != nil || byID.Email != "a@example.com" {
-		return fmt.Errorf("get by ID: %+v %v", byID, err)
+		return "", "", fmt.Errorf("get by ID: %+v %v", byID, err)
 	}
+	return one.Id, got.Id, nil
+}
+
+// listPages lists the three entries two at a time, and by origin.
+func listPages(s *resend.SuppressionsSvcImpl) error {
 	limit := 2
 	page, err := s.List(&resend.ListSuppressionsOptions{Limit: &limit})
 	if err != nil || page.Object != "list" || len(page.Data) != 2 || !page.HasMore {
@@ -64,11 +82,17 @@ func run() error {
 	if err != nil || len(manual.Data) != 3 {
 		return fmt.Errorf("list by origin: %+v %v", manual, err)
 	}
+	return nil
+}
+
+// removeAll removes the entries: by address in a batch (with one not
+// listed), by ID in a batch, and one by one.
+func removeAll(s *resend.SuppressionsSvcImpl, oneID, aID string) error {
 	gone, err := s.Batch.Remove(&resend.BatchRemoveSuppressionsRequest{Emails: []string{"a@example.com", "never@example.com"}})
-	if err != nil || len(gone.Data) != 1 || !gone.Data[0].Deleted || gone.Data[0].Id != got.Id {
+	if err != nil || len(gone.Data) != 1 || !gone.Data[0].Deleted || gone.Data[0].Id != aID {
 		return fmt.Errorf("batch remove by address: %+v %v", gone, err)
 	}
-	gone, err = s.Batch.Remove(&resend.BatchRemoveSuppressionsRequest{Ids: []string{one.Id}})
+	gone, err = s.Batch.Remove(&resend.BatchRemoveSuppressionsRequest{Ids: []string{oneID}})
 	if err != nil || len(gone.Data) != 1 || !gone.Data[0].Deleted {
 		return fmt.Errorf("batch remove by ID: %+v %v", gone, err)
 	}

@@ -70,69 +70,17 @@ func webhooks() error {
 	}
 	defer stop()
 
-	created, err := w.Create(&resend.CreateWebhookRequest{Endpoint: url, Events: []string{"suppression.removed"}})
-	if err != nil || created.Object != "webhook" || created.Id == "" || !strings.HasPrefix(created.SigningSecret, "whsec_") {
-		return fmt.Errorf("create: %s %v", created.Id, err)
-	}
-	id, secret := created.Id, created.SigningSecret
-
-	limit := 100
-	list, err := w.ListWithOptions(context.Background(), &resend.ListOptions{Limit: &limit})
-	if err != nil || list.Object != "list" {
-		return fmt.Errorf("list: %+v %v", list, err)
-	}
-	i := slices.IndexFunc(list.Data, func(x resend.WebhookInList) bool { return x.Id == id })
-	if i < 0 || list.Data[i].Status != "enabled" || list.Data[i].Endpoint != url || !slices.Equal(list.Data[i].Events, []string{"suppression.removed"}) || list.Data[i].CreatedAt == "" {
-		return fmt.Errorf("list: the new webhook is missing or wrong: %+v", list.Data)
-	}
-	if _, err := w.List(); err != nil {
-		return fmt.Errorf("list without options: %v", err)
-	}
-
-	one, err := w.Get(id)
-	if err != nil || one.Object != "webhook" || one.Id != id || one.Endpoint != url || one.SigningSecret != secret || one.Status != "enabled" {
-		return fmt.Errorf("get: %s %s %s %v (secret the same: %v)", one.Id, one.Endpoint, one.Status, err, one.SigningSecret == secret)
-	}
-
-	upd, err := w.Update(id, &resend.UpdateWebhookRequest{Events: []string{"suppression.added", "suppression.removed"}})
-	if err != nil || upd.Object != "webhook" || upd.Id != id {
-		return fmt.Errorf("update events: %+v %v", upd, err)
-	}
-	disabled := "disabled"
-	if _, err := w.Update(id, &resend.UpdateWebhookRequest{Status: &disabled}); err != nil {
-		return fmt.Errorf("update status: %v", err)
-	}
-	one, err = w.Get(id)
-	if err != nil || one.Status != "disabled" || !slices.Equal(one.Events, []string{"suppression.added", "suppression.removed"}) {
-		return fmt.Errorf("get after update: %s %v %v", one.Status, one.Events, err)
-	}
-	enabled := "enabled"
-	if _, err := w.Update(id, &resend.UpdateWebhookRequest{Status: &enabled}); err != nil {
-		return fmt.Errorf("enable: %v", err)
-	}
-
-	email := fmt.Sprintf("go-webhook-%d@example.com", time.Now().UnixNano())
-	added, err := c.Suppressions.Add(&resend.AddSuppressionRequest{Email: email})
-	if err != nil {
-		return fmt.Errorf("add a suppression: %v", err)
-	}
-	d, err := wait(got, "the suppression.added delivery")
+	id, secret, err := createAndRead(w, url)
 	if err != nil {
 		return err
 	}
-	if err := w.Verify(verifyOptions(d, secret, d.body)); err != nil {
-		return fmt.Errorf("the SDK's Verify refused the delivery: %v", err)
+	if err := updateWebhook(w, id); err != nil {
+		return err
 	}
-	if !strings.Contains(d.body, `"type":"suppression.added"`) || !strings.Contains(d.body, `"email":"`+email+`"`) || !strings.Contains(d.body, `"id":"`+added.Id+`"`) {
-		return fmt.Errorf("the delivery is not the suppression.added of %s: %s", email, d.body)
+	email, err := checkDelivery(c, got, secret)
+	if err != nil {
+		return err
 	}
-	if err := w.Verify(verifyOptions(d, secret, strings.Replace(d.body, email, "x"+email, 1))); err == nil {
-		return errors.New("the SDK's Verify accepted a tampered body")
-	}
-	if err := w.Verify(verifyOptions(d, "whsec_"+strings.Repeat("A", 32), d.body)); err == nil {
-		return errors.New("the SDK's Verify accepted another secret")
-	}
-
 	gone, err := w.Remove(id)
 	if err != nil || gone.Object != "webhook" || gone.Id != id || !gone.Deleted {
 		return fmt.Errorf("remove: %+v %v", gone, err)
@@ -144,4 +92,84 @@ func webhooks() error {
 		return fmt.Errorf("remove the suppression: %v", err)
 	}
 	return nil
+}
+
+// createAndRead creates a webhook to url, then finds it in the list and
+// reads it; it returns its ID and signing secret.
+func createAndRead(w resend.WebhooksSvc, url string) (id, secret string, err error) {
+	created, err := w.Create(&resend.CreateWebhookRequest{Endpoint: url, Events: []string{"suppression.removed"}})
+	if err != nil || created.Object != "webhook" || created.Id == "" || !strings.HasPrefix(created.SigningSecret, "whsec_") {
+		return "", "", fmt.Errorf("create: %s %v", created.Id, err)
+	}
+	id, secret = created.Id, created.SigningSecret
+
+	limit := 100
+	list, err := w.ListWithOptions(context.Background(), &resend.ListOptions{Limit: &limit})
+	if err != nil || list.Object != "list" {
+		return "", "", fmt.Errorf("list: %+v %v", list, err)
+	}
+	i := slices.IndexFunc(list.Data, func(x resend.WebhookInList) bool { return x.Id == id })
+	if i < 0 || list.Data[i].Status != "enabled" || list.Data[i].Endpoint != url || !slices.Equal(list.Data[i].Events, []string{"suppression.removed"}) || list.Data[i].CreatedAt == "" {
+		return "", "", fmt.Errorf("list: the new webhook is missing or wrong: %+v", list.Data)
+	}
+	if _, err := w.List(); err != nil {
+		return "", "", fmt.Errorf("list without options: %v", err)
+	}
+
+	one, err := w.Get(id)
+	if err != nil || one.Object != "webhook" || one.Id != id || one.Endpoint != url || one.SigningSecret != secret || one.Status != "enabled" {
+		return "", "", fmt.Errorf("get: %s %s %s %v (secret the same: %v)", one.Id, one.Endpoint, one.Status, err, one.SigningSecret == secret)
+	}
+	return id, secret, nil
+}
+
+// updateWebhook changes the webhook's events, disables it, reads it back
+// and enables it again.
+func updateWebhook(w resend.WebhooksSvc, id string) error {
+	upd, err := w.Update(id, &resend.UpdateWebhookRequest{Events: []string{"suppression.added", "suppression.removed"}})
+	if err != nil || upd.Object != "webhook" || upd.Id != id {
+		return fmt.Errorf("update events: %+v %v", upd, err)
+	}
+	disabled := "disabled"
+	if _, err := w.Update(id, &resend.UpdateWebhookRequest{Status: &disabled}); err != nil {
+		return fmt.Errorf("update status: %v", err)
+	}
+	one, err := w.Get(id)
+	if err != nil || one.Status != "disabled" || !slices.Equal(one.Events, []string{"suppression.added", "suppression.removed"}) {
+		return fmt.Errorf("get after update: %s %v %v", one.Status, one.Events, err)
+	}
+	enabled := "enabled"
+	if _, err := w.Update(id, &resend.UpdateWebhookRequest{Status: &enabled}); err != nil {
+		return fmt.Errorf("enable: %v", err)
+	}
+	return nil
+}
+
+// checkDelivery adds a suppression and checks the suppression.added
+// delivery it makes with the SDK's Verify: the delivery passes, a tampered
+// body or another secret does not. It returns the address added.
+func checkDelivery(c *resend.Client, got <-chan delivery, secret string) (string, error) {
+	w := c.Webhooks
+	email := fmt.Sprintf("go-webhook-%d@example.com", time.Now().UnixNano())
+	added, err := c.Suppressions.Add(&resend.AddSuppressionRequest{Email: email})
+	if err != nil {
+		return "", fmt.Errorf("add a suppression: %v", err)
+	}
+	d, err := wait(got, "the suppression.added delivery")
+	if err != nil {
+		return "", err
+	}
+	if err := w.Verify(verifyOptions(d, secret, d.body)); err != nil {
+		return "", fmt.Errorf("the SDK's Verify refused the delivery: %v", err)
+	}
+	if !strings.Contains(d.body, `"type":"suppression.added"`) || !strings.Contains(d.body, `"email":"`+email+`"`) || !strings.Contains(d.body, `"id":"`+added.Id+`"`) {
+		return "", fmt.Errorf("the delivery is not the suppression.added of %s: %s", email, d.body)
+	}
+	if err := w.Verify(verifyOptions(d, secret, strings.Replace(d.body, email, "x"+email, 1))); err == nil {
+		return "", errors.New("the SDK's Verify accepted a tampered body")
+	}
+	if err := w.Verify(verifyOptions(d, "whsec_"+strings.Repeat("A", 32), d.body)); err == nil {
+		return "", errors.New("the SDK's Verify accepted another secret")
+	}
+	return email, nil
 }
