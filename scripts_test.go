@@ -1,0 +1,525 @@
+package main
+
+// The end-to-end transcripts in testdata/script/*.txtar: each runs the real
+// shush command (this test binary, started as "shush" by testscript) in a
+// home of its own, against the real service over real HTTP. The commands
+// below start what a transcript talks to and check what only the test can
+// see (the service's list, how many requests reached it); see
+// testdata/script/README.md for the vocabulary.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/itchyny/gojq"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/shushlist/shush/internal/hostedtest"
+	"github.com/shushlist/shush/server"
+)
+
+func TestScripts(t *testing.T) {
+	t.Parallel()
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup:               scriptSetup,
+		Condition:           scriptCondition,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"service":  cmdService,
+			"listed":   cmdListed,
+			"requests": cmdRequests,
+			"key":      cmdKey,
+			"hosted":   cmdHosted,
+			"answer":   cmdAnswer,
+			"keyed":    cmdKeyed,
+			"exits":    cmdExits,
+			"lines":    cmdLines,
+			"perm":     cmdPerm,
+			"jq":       cmdJQ,
+			"date":     cmdDate,
+			"failed":   cmdFailed,
+			"expand":   cmdExpand,
+		},
+	})
+}
+
+// scriptKey is the Env.Values key of a script's state.
+type scriptKey struct{}
+
+// scriptState is what a script's commands started: its test (for
+// cleanups) and its services by name.
+type scriptState struct {
+	tb       testing.TB
+	mu       sync.Mutex
+	services map[string]*scriptService
+	hosted   map[string]*hostedtest.Service
+	answers  map[string]*atomic.Int64
+}
+
+// scriptService is the real service with a count of the requests that
+// reached it.
+type scriptService struct {
+	*service
+	requests atomic.Int64
+}
+
+// scriptSetup gives a script a user's home of its own (HOME and the XDG
+// directories under $WORK/home, as the Go tests' sandbox does) and none of
+// the SHUSH_* variables of the test's environment, except the PostgreSQL
+// DSN the [pg] condition needs.
+func scriptSetup(env *testscript.Env) error {
+	home := filepath.Join(env.WorkDir, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	env.Setenv("HOME", home)
+	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
+	env.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	env.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	if dsn := os.Getenv("SHUSH_TEST_POSTGRES"); dsn != "" {
+		env.Setenv("SHUSH_TEST_POSTGRES", dsn)
+	}
+	tb, ok := env.T().(testing.TB)
+	if !ok {
+		return errors.New("the scripts need a testing.TB")
+	}
+	env.Values[scriptKey{}] = &scriptState{
+		tb:       tb,
+		services: map[string]*scriptService{},
+		hosted:   map[string]*hostedtest.Service{},
+		answers:  map[string]*atomic.Int64{},
+	}
+	return nil
+}
+
+// scriptCondition knows [pg] (SHUSH_TEST_POSTGRES is set) and [tmux].
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "pg":
+		return os.Getenv("SHUSH_TEST_POSTGRES") != "", nil
+	case "tmux":
+		_, err := exec.LookPath("tmux")
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+func state(ts *testscript.TestScript) *scriptState {
+	return ts.Value(scriptKey{}).(*scriptState)
+}
+
+// varName is the variable a named thing's value goes in: URL for the
+// default one, a_URL for the one named a.
+func varName(name, v string) string {
+	if name == "" {
+		return v
+	}
+	return name + "_" + v
+}
+
+// service [-rate n] [-refuse address] [-batch-only] [name]
+//
+// starts the real service (server.New over a SQLite file, over HTTP on
+// loopback) and sets $URL, $KEY (a read-write key of its team) and $DB
+// (its SQLite file), or $name_URL, $name_KEY and $name_DB. -refuse makes
+// it answer 422 to any batch naming the address, as a service with
+// stricter rules would; -batch-only makes every other route 404, as a
+// service offering only the batch endpoints does.
+func cmdService(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! service")
+	}
+	fs := flag.NewFlagSet("service", flag.ContinueOnError)
+	rate := fs.Float64("rate", 1000, "requests per second")
+	refuse := fs.String("refuse", "", "an address whose batches get 422")
+	batchOnly := fs.Bool("batch-only", false, "only the batch endpoints")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
+		ts.Fatalf("usage: service [-rate n] [-refuse address] [-batch-only] [name]")
+	}
+	name := fs.Arg(0)
+	st := state(ts)
+	s := &scriptService{}
+	wrap := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.requests.Add(1)
+			if *batchOnly && !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+				routeNotFound(w)
+				return
+			}
+			if *refuse != "" && r.Method == http.MethodPost {
+				b, _ := readBody(r)
+				if strings.Contains(string(b), *refuse) {
+					w.Header().Set("Content-Type", "application/json")
+					w.WriteHeader(http.StatusUnprocessableEntity)
+					fmt.Fprint(w, `{"statusCode":422,"name":"validation_error","message":"emails[0] is not allowed here"}`)
+					return
+				}
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	s.service = newService(st.tb, server.Options{Rate: *rate}, wrap)
+	st.mu.Lock()
+	st.services[name] = s
+	st.mu.Unlock()
+	ts.Setenv(varName(name, "URL"), s.url)
+	ts.Setenv(varName(name, "KEY"), s.key)
+	ts.Setenv(varName(name, "DB"), s.db)
+}
+
+func lookService(ts *testscript.TestScript, args []string, usage string) *scriptService {
+	if len(args) > 1 {
+		ts.Fatalf("usage: %s", usage)
+	}
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
+	}
+	st := state(ts)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	s := st.services[name]
+	if s == nil {
+		ts.Fatalf("no service %q: start it with service first", name)
+	}
+	return s
+}
+
+// listed [-n] [name]
+//
+// prints the team's whole list as the service's store holds it, one
+// address a line, sorted; -n prints how many entries it holds.
+func cmdListed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! listed")
+	}
+	count := len(args) > 0 && args[0] == "-n"
+	if count {
+		args = args[1:]
+	}
+	s := lookService(ts, args, "listed [-n] [name]")
+	emails := s.emails(state(ts).tb)
+	if count {
+		fmt.Fprintln(ts.Stdout(), len(emails))
+		return
+	}
+	for _, e := range emails {
+		fmt.Fprintln(ts.Stdout(), e)
+	}
+	ts.Stdout() // an empty list prints nothing, and says so
+}
+
+// requests [name]
+//
+// prints how many HTTP requests reached the service so far.
+func cmdRequests(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! requests")
+	}
+	s := lookService(ts, args, "requests [name]")
+	fmt.Fprintln(ts.Stdout(), s.requests.Load())
+}
+
+// key [-name n] [-read-only] VAR [service]
+//
+// creates another key of the service's team and puts it in $VAR.
+func cmdKey(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! key")
+	}
+	fs := flag.NewFlagSet("key", flag.ContinueOnError)
+	name := fs.String("name", "", "the key's name")
+	readOnly := fs.Bool("read-only", false, "a read-only key")
+	if err := fs.Parse(args); err != nil || fs.NArg() < 1 || fs.NArg() > 2 {
+		ts.Fatalf("usage: key [-name n] [-read-only] VAR [service]")
+	}
+	s := lookService(ts, fs.Args()[1:], "key [-name n] [-read-only] VAR [service]")
+	_, key, err := server.CreateNamedKey(context.Background(), s.store, s.team, *name, *readOnly)
+	ts.Check(err)
+	ts.Setenv(fs.Arg(0), key)
+}
+
+// hosted [name] [add address...]
+//
+// starts the double of the hosted service (internal/hostedtest) and sets
+// $HOSTED_URL (or $name_HOSTED_URL); "hosted [name] add" lists addresses
+// on it.
+func cmdHosted(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! hosted")
+	}
+	name := ""
+	if len(args) > 0 && args[0] != "add" {
+		name, args = args[0], args[1:]
+	}
+	st := state(ts)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	h := st.hosted[name]
+	if len(args) > 0 {
+		if h == nil {
+			ts.Fatalf("no hosted service %q: start it first", name)
+		}
+		h.Add(args[1:]...)
+		return
+	}
+	h = hostedtest.Start(st.tb)
+	st.hosted[name] = h
+	ts.Setenv(varName(name, "HOSTED_URL"), h.URL)
+}
+
+// answer NAME STATUS BODY
+//
+// starts a foreign service that answers every request with STATUS and
+// BODY (JSON) and sets $NAME to its URL; keyed NAME prints how many
+// requests carried an Authorization header.
+func cmdAnswer(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: answer NAME STATUS BODY")
+	}
+	status, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	body := args[2]
+	var keyed atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			keyed.Add(1)
+		}
+		if body != "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	st := state(ts)
+	st.tb.Cleanup(srv.Close)
+	st.mu.Lock()
+	st.answers[args[0]] = &keyed
+	st.mu.Unlock()
+	ts.Setenv(args[0], srv.URL)
+}
+
+func cmdKeyed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: keyed NAME")
+	}
+	st := state(ts)
+	st.mu.Lock()
+	n := st.answers[args[0]]
+	st.mu.Unlock()
+	if n == nil {
+		ts.Fatalf("no answer %q", args[0])
+	}
+	fmt.Fprintln(ts.Stdout(), n.Load())
+}
+
+// exits CODE PROGRAM [ARGS...]
+//
+// runs the program as exec does (stdin from the stdin command) and fails
+// unless it exits with CODE.
+func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		got = ee.ExitCode()
+	case err != nil:
+		ts.Fatalf("running %s: %v", args[1], err)
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// lines [-a] FILE FORMAT [N]
+//
+// writes N lines (default 1) to FILE (mode 0600), line i being
+// fmt.Sprintf(FORMAT, i) for i from 0 (FORMAT as it is when it has no
+// verb); -a appends them instead.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if len(args) > 0 && args[0] == "-a" {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
+		args = args[1:]
+	}
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: lines [-a] FILE FORMAT [N]")
+	}
+	n := 1
+	if len(args) == 3 {
+		var err error
+		n, err = strconv.Atoi(args[2])
+		ts.Check(err)
+	}
+	var b strings.Builder
+	for i := range n {
+		if strings.Contains(args[1], "%") {
+			fmt.Fprintf(&b, args[1], i)
+		} else {
+			b.WriteString(args[1])
+		}
+		b.WriteByte('\n')
+	}
+	f, err := os.OpenFile(ts.MkAbs(args[0]), flags, 0o600)
+	ts.Check(err)
+	_, err = f.WriteString(b.String())
+	ts.Check(errors.Join(err, f.Close()))
+}
+
+// expand SRC DST
+//
+// writes SRC with its $VARIABLES expanded to DST, mode 0600 (a config
+// naming a service's URL and key).
+func cmdExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: expand SRC DST")
+	}
+	dst := ts.MkAbs(args[1])
+	ts.Check(os.MkdirAll(filepath.Dir(dst), 0o700))
+	ts.Check(os.WriteFile(dst, []byte(os.Expand(ts.ReadFile(args[0]), ts.Getenv)), 0o600))
+}
+
+// failed NAME STATUS TEXT
+//
+// checks the last command's stderr is the JSON error form a script sees:
+// {"error": {"name": NAME, "status": STATUS (a number, or null), "message":
+// one line holding TEXT}}, and that it shows neither $KEY nor
+// $SHUSH_API_KEY.
+func cmdFailed(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: failed NAME STATUS TEXT")
+	}
+	stderr := ts.ReadFile("stderr")
+	var doc struct {
+		Error struct {
+			Name    string
+			Message string
+			Status  *int
+		}
+	}
+	if err := json.Unmarshal([]byte(stderr), &doc); err != nil {
+		ts.Fatalf("stderr is not the JSON error form: %v", err)
+	}
+	e := doc.Error
+	if e.Name != args[0] {
+		ts.Fatalf("error name %q, want %q", e.Name, args[0])
+	}
+	status := "null"
+	if e.Status != nil {
+		status = strconv.Itoa(*e.Status)
+	}
+	if status != args[1] {
+		ts.Fatalf("error status %s, want %s", status, args[1])
+	}
+	if !strings.Contains(e.Message, args[2]) || strings.Contains(e.Message, "\n") {
+		ts.Fatalf("error message %q; want one line saying %q", e.Message, args[2])
+	}
+	for _, v := range []string{"KEY", "SHUSH_API_KEY"} {
+		if k := ts.Getenv(v); len(k) > 8 && strings.Contains(stderr, k) {
+			ts.Fatalf("stderr shows $%s", v)
+		}
+	}
+}
+
+// perm MODE FILE...
+//
+// checks each file's permission bits (octal, as 0600).
+func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: perm MODE FILE...")
+	}
+	want, err := strconv.ParseUint(args[0], 8, 32)
+	ts.Check(err)
+	for _, f := range args[1:] {
+		st, err := os.Stat(ts.MkAbs(f))
+		ts.Check(err)
+		if got := uint64(st.Mode().Perm()); (got == want) == neg {
+			ts.Fatalf("%s has mode %04o; want %s%04o", f, got, map[bool]string{true: "not ", false: ""}[neg], want)
+		}
+	}
+}
+
+// jq [-set VAR] FILTER [FILE]
+//
+// runs a jq filter over FILE's JSON (stdout or stderr: the last
+// command's; default stdout) and prints each result on a line, strings
+// raw, other values as compact JSON (keys sorted); -set puts the output,
+// without its last newline, in $VAR instead. It fails on a file that is
+// not JSON.
+func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
+	setVar := ""
+	if len(args) > 1 && args[0] == "-set" {
+		setVar, args = args[1], args[2:]
+	}
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: jq [-set VAR] FILTER [FILE]")
+	}
+	file := "stdout"
+	if len(args) == 2 {
+		file = args[1]
+	}
+	q, err := gojq.Parse(args[0])
+	ts.Check(err)
+	var v any
+	if err := json.Unmarshal([]byte(ts.ReadFile(file)), &v); err != nil {
+		ts.Fatalf("%s is not JSON: %v", file, err)
+	}
+	var out strings.Builder
+	iter := q.Run(v)
+	for {
+		x, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if err, ok := x.(error); ok {
+			ts.Fatalf("jq %s: %v", args[0], err)
+		}
+		if s, ok := x.(string); ok {
+			fmt.Fprintln(&out, s)
+			continue
+		}
+		b, err := gojq.Marshal(x)
+		ts.Check(err)
+		fmt.Fprintln(&out, string(b))
+	}
+	if setVar != "" {
+		ts.Setenv(setVar, strings.TrimSuffix(out.String(), "\n"))
+		return
+	}
+	fmt.Fprint(ts.Stdout(), out.String())
+}
+
+// date VAR DURATION
+//
+// sets $VAR to the UTC date (2006-01-02) DURATION from now.
+func cmdDate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: date VAR DURATION")
+	}
+	d, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	ts.Setenv(args[0], time.Now().Add(d).UTC().Format("2006-01-02"))
+}
