@@ -56,6 +56,8 @@ func TestScripts(t *testing.T) {
 			"date":     cmdDate,
 			"failed":   cmdFailed,
 			"expand":   cmdExpand,
+			"load":     cmdLoad,
+			"sticky":   cmdSticky,
 		},
 	})
 }
@@ -462,20 +464,30 @@ func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// jq [-set VAR] FILTER [FILE]
+// jq [-set VAR] [-arg NAME VALUE]... FILTER [FILE]
 //
 // runs a jq filter over FILE's JSON (stdout or stderr: the last
 // command's; default stdout) and prints each result on a line, strings
 // raw, other values as compact JSON (keys sorted); -set puts the output,
-// without its last newline, in $VAR instead. It fails on a file that is
-// not JSON.
+// without its last newline, in $VAR instead; -arg gives the filter $NAME
+// (a string). It fails on a file that is not JSON.
 func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
 	setVar := ""
-	if len(args) > 1 && args[0] == "-set" {
-		setVar, args = args[1], args[2:]
+	var names []string
+	var values []any
+	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
+		switch {
+		case args[0] == "-set":
+			setVar, args = args[1], args[2:]
+		case args[0] == "-arg" && len(args) > 2:
+			names, values = append(names, "$"+args[1]), append(values, args[2])
+			args = args[3:]
+		default:
+			ts.Fatalf("usage: jq [-set VAR] [-arg NAME VALUE]... FILTER [FILE]")
+		}
 	}
 	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: jq [-set VAR] FILTER [FILE]")
+		ts.Fatalf("usage: jq [-set VAR] [-arg NAME VALUE]... FILTER [FILE]")
 	}
 	file := "stdout"
 	if len(args) == 2 {
@@ -483,12 +495,14 @@ func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	q, err := gojq.Parse(args[0])
 	ts.Check(err)
+	code, err := gojq.Compile(q, gojq.WithVariables(names))
+	ts.Check(err)
 	var v any
 	if err := json.Unmarshal([]byte(ts.ReadFile(file)), &v); err != nil {
 		ts.Fatalf("%s is not JSON: %v", file, err)
 	}
 	var out strings.Builder
-	iter := q.Run(v)
+	iter := code.Run(v, values...)
 	for {
 		x, ok := iter.Next()
 		if !ok {
@@ -522,4 +536,24 @@ func cmdDate(ts *testscript.TestScript, neg bool, args []string) {
 	d, err := time.ParseDuration(args[1])
 	ts.Check(err)
 	ts.Setenv(args[0], time.Now().Add(d).UTC().Format("2006-01-02"))
+}
+
+// load VAR FILE
+//
+// puts FILE's content, without its last newline, in $VAR.
+func cmdLoad(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: load VAR FILE")
+	}
+	ts.Setenv(args[0], strings.TrimSuffix(ts.ReadFile(args[1]), "\n"))
+}
+
+// sticky DIR
+//
+// makes DIR writable by anyone and sticky, as /tmp is (chmod 1777).
+func cmdSticky(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sticky DIR")
+	}
+	ts.Check(os.Chmod(ts.MkAbs(args[0]), os.ModeSticky|0o777))
 }
