@@ -9,6 +9,8 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -19,6 +21,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,7 +31,9 @@ import (
 
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/testscript"
+	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/internal/hostedtest"
 	"github.com/shushlist/shush/server"
 )
@@ -58,6 +63,8 @@ func TestScripts(t *testing.T) {
 			"expand":   cmdExpand,
 			"load":     cmdLoad,
 			"sticky":   cmdSticky,
+			"down":     cmdDown,
+			"sshkey":   cmdSSHKey,
 		},
 	})
 }
@@ -80,6 +87,10 @@ type scriptState struct {
 type scriptService struct {
 	*service
 	requests atomic.Int64
+	down     atomic.Bool  // batch requests answer 502
+	batches  atomic.Int64 // batch requests seen
+	mu       sync.Mutex
+	by       map[string]int // requests by "METHOD path" and reference
 }
 
 // scriptSetup gives a script a user's home of its own (HOME and the XDG
@@ -136,14 +147,16 @@ func varName(name, v string) string {
 	return name + "_" + v
 }
 
-// service [-rate n] [-refuse address] [-batch-only] [name]
+// service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [name]
 //
 // starts the real service (server.New over a SQLite file, over HTTP on
 // loopback) and sets $URL, $KEY (a read-write key of its team) and $DB
 // (its SQLite file), or $name_URL, $name_KEY and $name_DB. -refuse makes
 // it answer 422 to any batch naming the address, as a service with
 // stricter rules would; -batch-only makes every other route 404, as a
-// service offering only the batch endpoints does.
+// service offering only the batch endpoints does; -down makes batch
+// requests answer 502 bad_gateway "upstream is down" (after the first
+// -down-after of them) until "down off".
 func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! service")
@@ -152,17 +165,34 @@ func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 	rate := fs.Float64("rate", 1000, "requests per second")
 	refuse := fs.String("refuse", "", "an address whose batches get 422")
 	batchOnly := fs.Bool("batch-only", false, "only the batch endpoints")
+	down := fs.Bool("down", false, "batch requests answer 502")
+	downAfter := fs.Int64("down-after", 0, "batch requests that pass before -down")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		ts.Fatalf("usage: service [-rate n] [-refuse address] [-batch-only] [name]")
+		ts.Fatalf("usage: service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [name]")
 	}
 	name := fs.Arg(0)
 	st := state(ts)
-	s := &scriptService{}
+	s := &scriptService{by: map[string]int{}}
+	s.down.Store(*down)
 	wrap := func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s.requests.Add(1)
-			if *batchOnly && !strings.HasPrefix(r.URL.Path, "/suppressions/batch/") {
+			what := r.Method + " " + r.URL.Path
+			if ref := r.Header.Get(api.ReferenceHeader); ref != "" {
+				what += fmt.Sprintf(" (reference %q)", ref)
+			}
+			s.mu.Lock()
+			s.by[what]++
+			s.mu.Unlock()
+			batch := strings.HasPrefix(r.URL.Path, "/suppressions/batch/")
+			if *batchOnly && !batch {
 				routeNotFound(w)
+				return
+			}
+			if batch && s.batches.Add(1) > *downAfter && s.down.Load() {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadGateway)
+				fmt.Fprint(w, `{"statusCode":502,"name":"bad_gateway","message":"upstream is down"}`)
 				return
 			}
 			if *refuse != "" && r.Method == http.MethodPost {
@@ -228,15 +258,73 @@ func cmdListed(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Stdout() // an empty list prints nothing, and says so
 }
 
-// requests [name]
+// requests [-by] [-reset] [name]
 //
-// prints how many HTTP requests reached the service so far.
+// prints how many HTTP requests reached the service so far; -by prints
+// them by method, path and reference instead, a line each, sorted
+// ("POST /suppressions/batch/add (reference "#1") 3"); -reset forgets
+// them.
 func cmdRequests(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! requests")
 	}
-	s := lookService(ts, args, "requests [name]")
-	fmt.Fprintln(ts.Stdout(), s.requests.Load())
+	by, reset := false, false
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "-by":
+			by = true
+		case "-reset":
+			reset = true
+		default:
+			ts.Fatalf("usage: requests [-by] [-reset] [name]")
+		}
+		args = args[1:]
+	}
+	s := lookService(ts, args, "requests [-by] [-reset] [name]")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case reset:
+		s.requests.Store(0)
+		s.batches.Store(0)
+		clear(s.by)
+	case by:
+		var lines []string
+		for what, n := range s.by {
+			lines = append(lines, fmt.Sprintf("%s %d\n", what, n))
+		}
+		slices.Sort(lines)
+		fmt.Fprint(ts.Stdout(), strings.Join(lines, ""))
+		ts.Stdout()
+	default:
+		fmt.Fprintln(ts.Stdout(), s.requests.Load())
+	}
+}
+
+// down on|off [name]
+//
+// makes the service's batch requests answer 502 or be served again.
+func cmdDown(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || (args[0] != "on" && args[0] != "off") {
+		ts.Fatalf("usage: down on|off [name]")
+	}
+	lookService(ts, args[1:], "down on|off [name]").down.Store(args[0] == "on")
+}
+
+// sshkey NAME
+//
+// writes NAME.pub, a new ed25519 public key as ssh-keygen writes it
+// (comment NAME@laptop).
+func cmdSSHKey(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sshkey NAME")
+	}
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	ts.Check(err)
+	pk, err := gossh.NewPublicKey(pub)
+	ts.Check(err)
+	text := strings.TrimSpace(string(gossh.MarshalAuthorizedKey(pk))) + " " + args[0] + "@laptop\n"
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]+".pub"), []byte(text), 0o600))
 }
 
 // key [-name n] [-read-only] VAR [service]
@@ -258,17 +346,27 @@ func cmdKey(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(fs.Arg(0), key)
 }
 
-// hosted [name] [add address...]
+// hosted [-shuffled] [-clock-offset d] [name]
+// hosted [name] add ADDRESS...
+// hosted [name] truth
 //
 // starts the double of the hosted service (internal/hostedtest) and sets
-// $HOSTED_URL (or $name_HOSTED_URL); "hosted [name] add" lists addresses
-// on it.
+// $HOSTED_URL (or $name_HOSTED_URL): -shuffled answers batches in no
+// order, -clock-offset sets its clock off ours. "add" lists addresses on
+// it; "truth" prints what it holds, "address ID" a line, sorted.
 func cmdHosted(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! hosted")
 	}
+	fs := flag.NewFlagSet("hosted", flag.ContinueOnError)
+	shuffled := fs.Bool("shuffled", false, "answer batches in no order")
+	offset := fs.Duration("clock-offset", 0, "how far its clock is ahead of ours")
+	if err := fs.Parse(args); err != nil {
+		ts.Fatalf("usage: hosted [-shuffled] [-clock-offset d] [name] [add ADDRESS...|truth]")
+	}
+	args = fs.Args()
 	name := ""
-	if len(args) > 0 && args[0] != "add" {
+	if len(args) > 0 && args[0] != "add" && args[0] != "truth" {
 		name, args = args[0], args[1:]
 	}
 	st := state(ts)
@@ -279,10 +377,24 @@ func cmdHosted(ts *testscript.TestScript, neg bool, args []string) {
 		if h == nil {
 			ts.Fatalf("no hosted service %q: start it first", name)
 		}
-		h.Add(args[1:]...)
+		if args[0] == "add" {
+			h.Add(args[1:]...)
+			return
+		}
+		var lines []string
+		for e, id := range h.Truth() {
+			lines = append(lines, e+" "+id+"\n")
+		}
+		slices.Sort(lines)
+		fmt.Fprint(ts.Stdout(), strings.Join(lines, ""))
+		ts.Stdout()
 		return
 	}
 	h = hostedtest.Start(st.tb)
+	if *shuffled {
+		h.SetOrder(hostedtest.Shuffled)
+	}
+	h.SetClockOffset(*offset)
 	st.hosted[name] = h
 	ts.Setenv(varName(name, "HOSTED_URL"), h.URL)
 }
