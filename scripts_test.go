@@ -36,6 +36,7 @@ import (
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/internal/hostedtest"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store"
 )
 
 func TestScripts(t *testing.T) {
@@ -65,6 +66,8 @@ func TestScripts(t *testing.T) {
 			"sticky":   cmdSticky,
 			"down":     cmdDown,
 			"sshkey":   cmdSSHKey,
+			"seed":     cmdSeed,
+			"catdir":   cmdCatDir,
 		},
 	})
 }
@@ -150,8 +153,9 @@ func varName(name, v string) string {
 // service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [name]
 //
 // starts the real service (server.New over a SQLite file, over HTTP on
-// loopback) and sets $URL, $KEY (a read-write key of its team) and $DB
-// (its SQLite file), or $name_URL, $name_KEY and $name_DB. -refuse makes
+// loopback) and sets $URL, $HOST (its host:port), $KEY (a read-write key
+// of its team, "support") and $DB (its SQLite file), or $name_URL and so
+// on. -refuse makes
 // it answer 422 to any batch naming the address, as a service with
 // stricter rules would; -batch-only makes every other route 404, as a
 // service offering only the batch endpoints does; -down makes batch
@@ -212,6 +216,7 @@ func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 	st.services[name] = s
 	st.mu.Unlock()
 	ts.Setenv(varName(name, "URL"), s.url)
+	ts.Setenv(varName(name, "HOST"), strings.TrimPrefix(s.url, "http://"))
 	ts.Setenv(varName(name, "KEY"), s.key)
 	ts.Setenv(varName(name, "DB"), s.db)
 }
@@ -668,4 +673,53 @@ func cmdSticky(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: sticky DIR")
 	}
 	ts.Check(os.Chmod(ts.MkAbs(args[0]), os.ModeSticky|0o777))
+}
+
+// seed [-origin o] [-request id] [-service name] ADDRESS...
+//
+// lists addresses on the service's store directly, as another client's
+// change would (origin manual unless told; -request is the change's
+// request ID, as the service's trail keeps it).
+func cmdSeed(ts *testscript.TestScript, neg bool, args []string) {
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	origin := fs.String("origin", "manual", "the entries' origin")
+	request := fs.String("request", "", "the change's request ID")
+	name := fs.String("service", "", "the service")
+	if err := fs.Parse(args); neg || err != nil || fs.NArg() == 0 {
+		ts.Fatalf("usage: seed [-origin o] [-request id] [-service name] ADDRESS...")
+	}
+	var svc []string
+	if *name != "" {
+		svc = []string{*name}
+	}
+	s := lookService(ts, svc, "seed")
+	_, err := s.store.Add(context.Background(), s.team, store.Change{RequestID: *request}, store.Listed(api.Origin(*origin), nil, fs.Args()...))
+	ts.Check(err)
+}
+
+// catdir DIR
+//
+// prints every file under DIR (a journal directory), each after a line
+// "== path"; it fails when DIR holds no file.
+func cmdCatDir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: catdir DIR")
+	}
+	found := 0
+	err := filepath.WalkDir(ts.MkAbs(args[0]), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		found++
+		fmt.Fprintf(ts.Stdout(), "== %s\n%s\n", path, b)
+		return nil
+	})
+	ts.Check(err)
+	if found == 0 {
+		ts.Fatalf("%s holds no file", args[0])
+	}
 }
