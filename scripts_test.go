@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -48,26 +49,29 @@ func TestScripts(t *testing.T) {
 		Setup:               scriptSetup,
 		Condition:           scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"service":  cmdService,
-			"listed":   cmdListed,
-			"requests": cmdRequests,
-			"key":      cmdKey,
-			"hosted":   cmdHosted,
-			"answer":   cmdAnswer,
-			"keyed":    cmdKeyed,
-			"exits":    cmdExits,
-			"lines":    cmdLines,
-			"perm":     cmdPerm,
-			"jq":       cmdJQ,
-			"date":     cmdDate,
-			"failed":   cmdFailed,
-			"expand":   cmdExpand,
-			"load":     cmdLoad,
-			"sticky":   cmdSticky,
-			"down":     cmdDown,
-			"sshkey":   cmdSSHKey,
-			"seed":     cmdSeed,
-			"catdir":   cmdCatDir,
+			"service":   cmdService,
+			"listed":    cmdListed,
+			"requests":  cmdRequests,
+			"key":       cmdKey,
+			"hosted":    cmdHosted,
+			"answer":    cmdAnswer,
+			"keyed":     cmdKeyed,
+			"exits":     cmdExits,
+			"lines":     cmdLines,
+			"perm":      cmdPerm,
+			"jq":        cmdJQ,
+			"date":      cmdDate,
+			"failed":    cmdFailed,
+			"expand":    cmdExpand,
+			"load":      cmdLoad,
+			"sticky":    cmdSticky,
+			"down":      cmdDown,
+			"sshkey":    cmdSSHKey,
+			"seed":      cmdSeed,
+			"catdir":    cmdCatDir,
+			"freeport":  cmdFreePort,
+			"waitserve": cmdWaitServe,
+			"post":      cmdPost,
 		},
 	})
 }
@@ -581,30 +585,33 @@ func cmdPerm(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// jq [-set VAR] [-arg NAME VALUE]... FILTER [FILE]
+// jq [-s] [-set VAR] [-arg NAME VALUE]... FILTER [FILE]
 //
-// runs a jq filter over FILE's JSON (stdout or stderr: the last
-// command's; default stdout) and prints each result on a line, strings
+// runs a jq filter over each JSON value in FILE (stdout or stderr: the
+// last command's; default stdout; -s: over the array of them all, as
+// NDJSON slurped) and prints each result on a line, strings
 // raw, other values as compact JSON (keys sorted); -set puts the output,
 // without its last newline, in $VAR instead; -arg gives the filter $NAME
 // (a string). It fails on a file that is not JSON.
 func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
-	setVar := ""
+	setVar, slurp := "", false
 	var names []string
 	var values []any
 	for len(args) > 1 && strings.HasPrefix(args[0], "-") {
 		switch {
+		case args[0] == "-s":
+			slurp, args = true, args[1:]
 		case args[0] == "-set":
 			setVar, args = args[1], args[2:]
 		case args[0] == "-arg" && len(args) > 2:
 			names, values = append(names, "$"+args[1]), append(values, args[2])
 			args = args[3:]
 		default:
-			ts.Fatalf("usage: jq [-set VAR] [-arg NAME VALUE]... FILTER [FILE]")
+			ts.Fatalf("usage: jq [-s] [-set VAR] [-arg NAME VALUE]... FILTER [FILE]")
 		}
 	}
 	if neg || len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: jq [-set VAR] [-arg NAME VALUE]... FILTER [FILE]")
+		ts.Fatalf("usage: jq [-s] [-set VAR] [-arg NAME VALUE]... FILTER [FILE]")
 	}
 	file := "stdout"
 	if len(args) == 2 {
@@ -614,27 +621,43 @@ func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	code, err := gojq.Compile(q, gojq.WithVariables(names))
 	ts.Check(err)
-	var v any
-	if err := json.Unmarshal([]byte(ts.ReadFile(file)), &v); err != nil {
-		ts.Fatalf("%s is not JSON: %v", file, err)
+	var inputs []any
+	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(file)))
+	dec.UseNumber()
+	for {
+		var v any
+		if err := dec.Decode(&v); err == io.EOF {
+			break
+		} else if err != nil {
+			ts.Fatalf("%s is not JSON: %v", file, err)
+		}
+		inputs = append(inputs, normalize(v))
+	}
+	if len(inputs) == 0 {
+		ts.Fatalf("%s holds no JSON", file)
+	}
+	if slurp {
+		inputs = []any{inputs}
 	}
 	var out strings.Builder
-	iter := code.Run(v, values...)
-	for {
-		x, ok := iter.Next()
-		if !ok {
-			break
+	for _, v := range inputs {
+		iter := code.Run(v, values...)
+		for {
+			x, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if err, ok := x.(error); ok {
+				ts.Fatalf("jq %s: %v", args[0], err)
+			}
+			if s, ok := x.(string); ok {
+				fmt.Fprintln(&out, s)
+				continue
+			}
+			b, err := gojq.Marshal(x)
+			ts.Check(err)
+			fmt.Fprintln(&out, string(b))
 		}
-		if err, ok := x.(error); ok {
-			ts.Fatalf("jq %s: %v", args[0], err)
-		}
-		if s, ok := x.(string); ok {
-			fmt.Fprintln(&out, s)
-			continue
-		}
-		b, err := gojq.Marshal(x)
-		ts.Check(err)
-		fmt.Fprintln(&out, string(b))
 	}
 	if setVar != "" {
 		ts.Setenv(setVar, strings.TrimSuffix(out.String(), "\n"))
@@ -722,4 +745,80 @@ func cmdCatDir(ts *testscript.TestScript, neg bool, args []string) {
 	if found == 0 {
 		ts.Fatalf("%s holds no file", args[0])
 	}
+}
+
+// normalize turns json.Number into the int or float64 gojq works with.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = normalize(x[k])
+		}
+	}
+	return v
+}
+
+// freeport VAR
+//
+// puts a free loopback address (127.0.0.1:port) in $VAR, for serve --addr.
+func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: freeport VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	addr := ln.Addr().String()
+	ts.Check(ln.Close())
+	ts.Setenv(args[0], addr)
+}
+
+// waitserve URL
+//
+// waits (at most 30 s) until the service at URL answers GET /livez.
+func cmdWaitServe(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitserve URL")
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(args[0] + "/livez")
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not answer within 30 s: %v", args[0], err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// post URL KEY FILE
+//
+// POSTs FILE's JSON to URL with the key as a bearer token, as another
+// client would, and prints the answer's status and body.
+func cmdPost(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: post URL KEY FILE")
+	}
+	req, err := http.NewRequest(http.MethodPost, args[0], strings.NewReader(ts.ReadFile(args[2])))
+	ts.Check(err)
+	req.Header.Set("Authorization", "Bearer "+args[1])
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	ts.Check(err)
+	fmt.Fprintf(ts.Stdout(), "%d\n%s\n", resp.StatusCode, b)
 }
