@@ -154,7 +154,7 @@ func varName(name, v string) string {
 	return name + "_" + v
 }
 
-// service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [name]
+// service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [-plain] [name]
 //
 // starts the real service (server.New over a SQLite file, over HTTP on
 // loopback) and sets $URL, $HOST (its host:port), $KEY (a read-write key
@@ -164,7 +164,9 @@ func varName(name, v string) string {
 // stricter rules would; -batch-only makes every other route 404, as a
 // service offering only the batch endpoints does; -down makes batch
 // requests answer 502 bad_gateway "upstream is down" (after the first
-// -down-after of them) until "down off".
+// -down-after of them) until "down off"; -plain makes it take plain
+// addresses only and keep no trail, as the hosted service (404 to
+// /audit and to a body with "entries").
 func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! service")
@@ -175,8 +177,9 @@ func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 	batchOnly := fs.Bool("batch-only", false, "only the batch endpoints")
 	down := fs.Bool("down", false, "batch requests answer 502")
 	downAfter := fs.Int64("down-after", 0, "batch requests that pass before -down")
+	plain := fs.Bool("plain", false, "plain addresses only, no trail")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		ts.Fatalf("usage: service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [name]")
+		ts.Fatalf("usage: service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [-plain] [name]")
 	}
 	name := fs.Arg(0)
 	st := state(ts)
@@ -202,6 +205,13 @@ func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 				w.WriteHeader(http.StatusBadGateway)
 				fmt.Fprint(w, `{"statusCode":502,"name":"bad_gateway","message":"upstream is down"}`)
 				return
+			}
+			if *plain {
+				b, _ := readBody(r)
+				if strings.HasPrefix(r.URL.Path, "/audit") || strings.Contains(string(b), `"entries"`) {
+					routeNotFound(w)
+					return
+				}
 			}
 			if *refuse != "" && r.Method == http.MethodPost {
 				b, _ := readBody(r)
