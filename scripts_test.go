@@ -86,7 +86,7 @@ type scriptState struct {
 	mu       sync.Mutex
 	services map[string]*scriptService
 	hosted   map[string]*hostedtest.Service
-	answers  map[string]*atomic.Int64
+	answers  map[string]*answerer
 }
 
 // scriptService is the real service with a count of the requests that
@@ -124,7 +124,7 @@ func scriptSetup(env *testscript.Env) error {
 		tb:       tb,
 		services: map[string]*scriptService{},
 		hosted:   map[string]*hostedtest.Service{},
-		answers:  map[string]*atomic.Int64{},
+		answers:  map[string]*answerer{},
 	}
 	return nil
 }
@@ -418,22 +418,38 @@ func cmdHosted(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(varName(name, "HOSTED_URL"), h.URL)
 }
 
-// answer NAME STATUS BODY
+// answer [-list] NAME STATUS BODY
 //
 // starts a foreign service that answers every request with STATUS and
-// BODY (JSON) and sets $NAME to its URL; keyed NAME prints how many
-// requests carried an Authorization header.
+// BODY (JSON) and sets $NAME to its URL; -list makes it answer GET
+// /suppressions with an empty list. keyed NAME prints how many requests
+// carried an Authorization header; keyed -show NAME prints the headers it
+// saw, each once, sorted ("(no Authorization header)" for requests
+// without one).
 func cmdAnswer(ts *testscript.TestScript, neg bool, args []string) {
+	list := len(args) > 0 && args[0] == "-list"
+	if list {
+		args = args[1:]
+	}
 	if neg || len(args) != 3 {
-		ts.Fatalf("usage: answer NAME STATUS BODY")
+		ts.Fatalf("usage: answer [-list] NAME STATUS BODY")
 	}
 	status, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	body := args[2]
-	var keyed atomic.Int64
+	a := &answerer{seen: map[string]int{}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "" {
-			keyed.Add(1)
+		auth := r.Header.Get("Authorization")
+		if auth == "" {
+			auth = noAuthorization
+		}
+		a.mu.Lock()
+		a.seen[auth]++
+		a.mu.Unlock()
+		if list && r.Method == http.MethodGet && r.URL.Path == "/suppressions" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"object":"list","has_more":false,"data":[]}`)
+			return
 		}
 		if body != "" {
 			w.Header().Set("Content-Type", "application/json")
@@ -444,23 +460,54 @@ func cmdAnswer(ts *testscript.TestScript, neg bool, args []string) {
 	st := state(ts)
 	st.tb.Cleanup(srv.Close)
 	st.mu.Lock()
-	st.answers[args[0]] = &keyed
+	st.answers[args[0]] = a
 	st.mu.Unlock()
 	ts.Setenv(args[0], srv.URL)
 }
 
+// noAuthorization stands for a request without the header in keyed -show.
+const noAuthorization = "(no Authorization header)"
+
+// answerer is what a foreign service saw.
+type answerer struct {
+	mu   sync.Mutex
+	seen map[string]int // requests by Authorization header
+}
+
 func cmdKeyed(ts *testscript.TestScript, neg bool, args []string) {
+	show := len(args) > 0 && args[0] == "-show"
+	if show {
+		args = args[1:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: keyed NAME")
+		ts.Fatalf("usage: keyed [-show] NAME")
 	}
 	st := state(ts)
 	st.mu.Lock()
-	n := st.answers[args[0]]
+	a := st.answers[args[0]]
 	st.mu.Unlock()
-	if n == nil {
+	if a == nil {
 		ts.Fatalf("no answer %q", args[0])
 	}
-	fmt.Fprintln(ts.Stdout(), n.Load())
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if show {
+		keys := make([]string, 0, len(a.seen))
+		for k := range a.seen {
+			keys = append(keys, k+"\n")
+		}
+		slices.Sort(keys)
+		fmt.Fprint(ts.Stdout(), strings.Join(keys, ""))
+		ts.Stdout()
+		return
+	}
+	n := 0
+	for k, c := range a.seen {
+		if k != noAuthorization {
+			n += c
+		}
+	}
+	fmt.Fprintln(ts.Stdout(), n)
 }
 
 // exits CODE PROGRAM [ARGS...]
