@@ -113,6 +113,13 @@ func scriptSetup(env *testscript.Env) error {
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
 	env.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
 	env.Setenv("XDG_STATE_HOME", filepath.Join(home, "state"))
+	if raceDetector {
+		// Under -race the test binary, and so "shush" as testscript starts
+		// it, runs about fivefold slower; the scripts run the binary
+		// TestMain built without the detector instead, as the Go tests do
+		// (the in-process services still run under it).
+		env.Setenv("PATH", filepath.Dir(shushBin)+string(filepath.ListSeparator)+env.Getenv("PATH"))
+	}
 	if dsn := os.Getenv("SHUSH_TEST_POSTGRES"); dsn != "" {
 		env.Setenv("SHUSH_TEST_POSTGRES", dsn)
 	}
