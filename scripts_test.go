@@ -161,19 +161,22 @@ func varName(name, v string) string {
 	return name + "_" + v
 }
 
-// service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [-plain] [name]
+// service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [-plain] [-bare-ids] [-clock-ahead d] [name]
 //
 // starts the real service (server.New over a SQLite file, over HTTP on
 // loopback) and sets $URL, $HOST (its host:port), $KEY (a read-write key
-// of its team, "support") and $DB (its SQLite file), or $name_URL and so
-// on. -refuse makes
+// of its team, "support"), $KEYTAIL (the key's last 12 characters) and
+// $DB (its SQLite file), or $name_URL and so on. -refuse makes
 // it answer 422 to any batch naming the address, as a service with
 // stricter rules would; -batch-only makes every other route 404, as a
 // service offering only the batch endpoints does; -down makes batch
 // requests answer 502 bad_gateway "upstream is down" (after the first
 // -down-after of them) until "down off"; -plain makes it take plain
 // addresses only and keep no trail, as the hosted service (404 to
-// /audit and to a body with "entries").
+// /audit and to a body with "entries"); -bare-ids makes it answer
+// batches with bare IDs (no address, no created) and offer nothing else,
+// as a strict implementation of the spec would; -clock-ahead sets its
+// clock (the Date header) ahead of ours.
 func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 	if neg {
 		ts.Fatalf("unsupported: ! service")
@@ -185,8 +188,10 @@ func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 	down := fs.Bool("down", false, "batch requests answer 502")
 	downAfter := fs.Int64("down-after", 0, "batch requests that pass before -down")
 	plain := fs.Bool("plain", false, "plain addresses only, no trail")
+	bare := fs.Bool("bare-ids", false, "batch answers of bare IDs, no lookups")
+	ahead := fs.Duration("clock-ahead", 0, "how far its Date header is ahead")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 1 {
-		ts.Fatalf("usage: service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [-plain] [name]")
+		ts.Fatalf("usage: service [-rate n] [-refuse address] [-batch-only] [-down] [-down-after n] [-plain] [-bare-ids] [-clock-ahead d] [name]")
 	}
 	name := fs.Arg(0)
 	st := state(ts)
@@ -203,9 +208,17 @@ func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 			s.by[what]++
 			s.mu.Unlock()
 			batch := strings.HasPrefix(r.URL.Path, "/suppressions/batch/")
-			if *batchOnly && !batch {
+			if (*batchOnly || *bare) && !batch {
 				routeNotFound(w)
 				return
+			}
+			if *ahead != 0 {
+				w.Header().Set("Date", time.Now().Add(*ahead).UTC().Format(http.TimeFormat))
+			}
+			if *bare {
+				rec := &bareIDs{ResponseWriter: w}
+				defer rec.flush()
+				w = rec
 			}
 			if batch && s.batches.Add(1) > *downAfter && s.down.Load() {
 				w.Header().Set("Content-Type", "application/json")
@@ -239,6 +252,7 @@ func cmdService(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(varName(name, "URL"), s.url)
 	ts.Setenv(varName(name, "HOST"), strings.TrimPrefix(s.url, "http://"))
 	ts.Setenv(varName(name, "KEY"), s.key)
+	ts.Setenv(varName(name, "KEYTAIL"), s.key[len(s.key)-12:])
 	ts.Setenv(varName(name, "DB"), s.db)
 }
 
@@ -885,4 +899,32 @@ func cmdPost(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := io.ReadAll(resp.Body)
 	ts.Check(err)
 	fmt.Fprintf(ts.Stdout(), "%d\n%s\n", resp.StatusCode, b)
+}
+
+// bareIDs strips the names of a batch answer's items, as the hosted
+// service answers.
+type bareIDs struct {
+	http.ResponseWriter
+	status int
+	body   []byte
+}
+
+func (b *bareIDs) WriteHeader(code int)        { b.status = code }
+func (b *bareIDs) Write(p []byte) (int, error) { b.body = append(b.body, p...); return len(p), nil }
+func (b *bareIDs) flush() {
+	var doc struct {
+		Data []map[string]any `json:"data"`
+	}
+	if json.Unmarshal(b.body, &doc) == nil && doc.Data != nil {
+		for _, it := range doc.Data {
+			delete(it, "email")
+			delete(it, "created")
+		}
+		b.body, _ = json.Marshal(doc)
+	}
+	b.ResponseWriter.Header().Del("Content-Length")
+	if b.status != 0 {
+		b.ResponseWriter.WriteHeader(b.status)
+	}
+	b.ResponseWriter.Write(b.body)
 }
