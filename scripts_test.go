@@ -120,6 +120,13 @@ func scriptSetup(env *testscript.Env) error {
 		// (the in-process services still run under it).
 		env.Setenv("PATH", filepath.Dir(shushBin)+string(filepath.ListSeparator)+env.Getenv("PATH"))
 	}
+	// $BIN_SHUSH is the command's file, for a script that empties PATH.
+	for _, dir := range filepath.SplitList(env.Getenv("PATH")) {
+		if p, err := exec.LookPath(filepath.Join(dir, "shush")); err == nil {
+			env.Setenv("BIN_SHUSH", p)
+			break
+		}
+	}
 	if dsn := os.Getenv("SHUSH_TEST_POSTGRES"); dsn != "" {
 		env.Setenv("SHUSH_TEST_POSTGRES", dsn)
 	}
