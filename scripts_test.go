@@ -38,6 +38,7 @@ import (
 	"github.com/shushlist/shush/internal/hostedtest"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/store"
+	"github.com/shushlist/shush/server/store/postgres/pgtest"
 )
 
 func TestScripts(t *testing.T) {
@@ -72,6 +73,7 @@ func TestScripts(t *testing.T) {
 			"freeport":  cmdFreePort,
 			"waitserve": cmdWaitServe,
 			"post":      cmdPost,
+			"pgdsn":     cmdPGDSN,
 		},
 	})
 }
@@ -934,4 +936,16 @@ func (b *bareIDs) flush() {
 		b.ResponseWriter.WriteHeader(b.status)
 	}
 	b.ResponseWriter.Write(b.body)
+}
+
+// pgdsn VAR
+//
+// puts in $VAR a PostgreSQL URL whose search_path is a new, empty schema
+// on the server SHUSH_TEST_POSTGRES names, dropped when the script ends
+// (pgtest.DSN). Use it under [pg].
+func cmdPGDSN(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: pgdsn VAR")
+	}
+	ts.Setenv(args[0], pgtest.DSN(state(ts).tb))
 }
