@@ -104,8 +104,8 @@ type scriptService struct {
 
 // scriptSetup gives a script a user's home of its own (HOME and the XDG
 // directories under $WORK/home, as the Go tests' sandbox does) and none of
-// the SHUSH_* variables of the test's environment, except the PostgreSQL
-// DSN the [pg] condition needs.
+// the SHUSH_* variables of the test's environment (testscript starts from
+// an empty one; pgdsn reads SHUSH_TEST_POSTGRES from the test's own).
 func scriptSetup(env *testscript.Env) error {
 	home := filepath.Join(env.WorkDir, "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
@@ -129,9 +129,6 @@ func scriptSetup(env *testscript.Env) error {
 			break
 		}
 	}
-	if dsn := os.Getenv("SHUSH_TEST_POSTGRES"); dsn != "" {
-		env.Setenv("SHUSH_TEST_POSTGRES", dsn)
-	}
 	tb, ok := env.T().(testing.TB)
 	if !ok {
 		return errors.New("the scripts need a testing.TB")
@@ -145,14 +142,10 @@ func scriptSetup(env *testscript.Env) error {
 	return nil
 }
 
-// scriptCondition knows [pg] (SHUSH_TEST_POSTGRES is set) and [tmux].
+// scriptCondition knows [pg]: SHUSH_TEST_POSTGRES is set.
 func scriptCondition(cond string) (bool, error) {
-	switch cond {
-	case "pg":
-		return os.Getenv("SHUSH_TEST_POSTGRES") != "", nil
-	case "tmux":
-		_, err := exec.LookPath("tmux")
-		return err == nil, nil
+	if cond == "pg" {
+		return os.Getenv(pgtest.EnvVar) != "", nil
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }
