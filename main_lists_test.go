@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -426,49 +424,4 @@ func requests(h *hostedtest.Service, kind string) int64 {
 		return 0
 	}
 	return n.(*atomic.Int64).Load()
-}
-
-// Each side's key goes only to its own service: the profile's (here,
-// named by SHUSH_BASE_URL and SHUSH_API_KEY) to its URL, the other
-// profile's (from the config file alone) to its own, whatever the
-// variables say.
-func TestSyncKeysStayWithTheirServices(t *testing.T) {
-	t.Parallel()
-	type seen struct {
-		mu   sync.Mutex
-		keys map[string]int
-	}
-	listing := func(s *seen) *httptest.Server {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			s.mu.Lock()
-			s.keys[r.Header.Get("Authorization")]++
-			s.mu.Unlock()
-			w.Header().Set("Content-Type", "application/json")
-			if r.Method == http.MethodGet && r.URL.Path == "/suppressions" {
-				fmt.Fprint(w, `{"object":"list","has_more":false,"data":[]}`)
-				return
-			}
-			w.WriteHeader(http.StatusNotFound)
-			fmt.Fprint(w, `{"statusCode":404,"name":"not_found","message":"Route not found."}`)
-		}))
-		t.Cleanup(srv.Close)
-		return srv
-	}
-	here, there := &seen{keys: map[string]int{}}, &seen{keys: map[string]int{}}
-	hereSrv, thereSrv := listing(here), listing(there)
-	sb := newSandbox(t)
-	cfg := "[profiles.other]\nbase_url = \"" + thereSrv.URL + "\"\napi_key = \"re_other_key\"\n"
-	if err := os.MkdirAll(filepath.Dir(sb.configFile()), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(sb.configFile(), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sb.with("SHUSH_BASE_URL="+hereSrv.URL, "SHUSH_API_KEY=re_here_key").run(t, nil, "sync", "--with", "other", "--json").want(t, 0)
-	for name, s := range map[string]*seen{"here": here, "there": there} {
-		want := map[string]string{"here": "Bearer re_here_key", "there": "Bearer re_other_key"}[name]
-		if len(s.keys) != 1 || s.keys[want] == 0 {
-			t.Errorf("%s's service saw the keys %v; want only %q", name, s.keys, want)
-		}
-	}
 }

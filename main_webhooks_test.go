@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
-	"github.com/shushlist/shush/internal/hostedtest"
 	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/outbox"
 )
@@ -192,37 +191,5 @@ func TestWebhooksFromTheCLI(t *testing.T) {
 	}
 	if r = sb.run(t, nil, "webhooks", "list").want(t, 0); strings.TrimSpace(r.stdout) == "" || len(decode[api.WebhookList](t, r).Data) != 0 {
 		t.Errorf("list after remove: %s", r)
-	}
-}
-
-// The CLI's usage errors and a service without the webhooks API.
-func TestWebhooksRefusals(t *testing.T) {
-	t.Parallel()
-	svc := newService(t, server.Options{}, nil)
-	sb := newSandbox(t).at(svc)
-	for _, args := range [][]string{
-		{"webhooks", "add"},
-		{"webhooks", "add", "ftp://example.com/x"},
-		{"webhooks", "add", "https://example.com/x", "--endpoint", "https://example.com/y"},
-		{"webhooks", "add", "https://example.com/x", "--events", "everything"},
-		{"webhooks", "show", "whsec_AAAA"},
-		{"webhooks", "list", "--limit", "0"},
-		{"webhooks", "deliveries", "x", "--all", "--after", "y"},
-		{"webhooks", "replay", "x"},
-		{"webhooks", "frobnicate"},
-	} {
-		sb.run(t, nil, args...).want(t, 2)
-	}
-	// The service's own refusal: an ID it does not know.
-	r := sb.run(t, nil, "webhooks", "deliveries", "0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a").want(t, 1)
-	if !strings.Contains(r.stderr, "no webhook has the ID") {
-		t.Errorf("deliveries of an unknown webhook: %s", r)
-	}
-
-	// A service without the webhooks API gets a sentence, not a bare 404.
-	hosted := hostedtest.Start(t)
-	r = newSandbox(t).run(t, nil, "webhooks", "list", "--base-url", hosted.URL, "--api-key", "re_test").want(t, 1)
-	if !strings.Contains(r.stderr, "has no webhooks API") {
-		t.Errorf("webhooks against a service without them: %s", r)
 	}
 }

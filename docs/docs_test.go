@@ -52,7 +52,8 @@ func testsInTree(t *testing.T) map[string]string {
 
 // TestSecurityTableNamesRealTests: every row of every table in
 // security.md names, in its last cell, tests that exist; "TestX/sub" needs
-// TestX and the subtest's name in TestX's file. The service section has at
+// TestX and the subtest's name in TestX's file, and "TestScripts/name" the
+// transcript testdata/script/name.txtar at the repository's root. The service section has at
 // least 25 rows.
 func TestSecurityTableNamesRealTests(t *testing.T) {
 	b, err := os.ReadFile("security.md")
@@ -82,6 +83,10 @@ func TestSecurityTableNamesRealTests(t *testing.T) {
 			switch {
 			case !ok:
 				t.Errorf("security.md:%d: no test %s in the tree", i+1, fn)
+			case fn == "TestScripts":
+				if _, err := os.Stat(filepath.Join("..", "testdata", "script", sub+".txtar")); sub == "" || err != nil {
+					t.Errorf("security.md:%d: no script testdata/script/%s.txtar", i+1, sub)
+				}
 			case sub != "" && !strings.Contains(file, `"`+sub+`"`):
 				t.Errorf("security.md:%d: %s has no subtest %q", i+1, fn, sub)
 			}
