@@ -359,7 +359,7 @@ func entryList(raw json.RawMessage, now time.Time) ([]store.NewEntry, error) {
 		if !ok {
 			return nil, missing("%s[%d] has no `email`.", name, i)
 		}
-		email, err := stringField(rawEmail, fmt.Sprintf("%s[%d].email", name, i), "a valid email address", api.NormalizeEmail)
+		email, err := stringField(rawEmail, fmt.Sprintf("%s[%d].email", name, i), "a valid email address", api.NormalizeEntry)
 		if err != nil {
 			return nil, err
 		}
