@@ -34,6 +34,7 @@ func (s *Server) routes() {
 	s.teamRoutes()
 	s.agentRoutes()
 	s.intakeRoutes()
+	s.oneClickRoutes()
 	s.mux.HandleFunc("GET /healthz", s.ready)
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("GET /livez", s.live)
