@@ -35,16 +35,22 @@ func NormalizeDomainEntry(s string) (string, error) {
 	default:
 		return "", errors.New("a domain entry starts with @ (the domain) or *. (its subdomains)")
 	}
+	// What reads as an address with nothing before its @ is said so
+	// first: it is more often that than a domain entry.
+	why := ""
+	if prefix == "@" {
+		why = "the part before @ is empty, and as a domain entry "
+	}
 	if domain == "" {
-		return "", errors.New("the domain after " + prefix + " is empty")
+		return "", errors.New(why + "the domain after " + prefix + " is empty")
 	}
 	if strings.ContainsAny(domain, "@*") {
-		return "", errors.New("the domain after " + prefix + " holds @ or *")
+		return "", errors.New(why + "the domain after " + prefix + " holds @ or *")
 	}
 	// A domain is valid when an address of it is.
 	addr, err := NormalizeEmail("x@" + domain)
 	if err != nil {
-		return "", err
+		return "", errors.New(why + err.Error())
 	}
 	return prefix + addr[2:], nil
 }
