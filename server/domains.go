@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/store"
@@ -115,4 +116,29 @@ func (s *Server) domainListed(ctx context.Context, team string, entries []store.
 		}
 	}
 	return nil
+}
+
+// domainPrefixes are where the domain entries lie in the address index:
+// "@d" and "*.d" (no address starts with @; one that starts with *. has
+// an @ and is left out).
+var domainPrefixes = []string{"@", "*."}
+
+// domainEntries answers GET /suppressions/domains: the team's domain
+// entries (at most api.MaxBatch of each kind, newest first), for a screen
+// of the blocks an incident put up. has_more says some were left out.
+func (s *Server) domainEntries(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
+	out := api.ListResponse{Object: api.ObjectList, Data: []api.Entry{}}
+	for _, p := range domainPrefixes {
+		pg, err := s.store.Page(r.Context(), team, store.ListQuery{Limit: api.MaxBatch, Search: api.Search{Kind: api.SearchPrefix, Value: p}})
+		if err != nil {
+			return 0, nil, err
+		}
+		out.HasMore = out.HasMore || pg.HasMore
+		for _, e := range pg.Entries {
+			if api.IsDomainEntry(e.Email) {
+				out.Data = append(out.Data, e.Wire(""))
+			}
+		}
+	}
+	return http.StatusOK, out, nil
 }

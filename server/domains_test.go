@@ -112,6 +112,16 @@ func TestDomainEntries(t *testing.T) {
 		if len(trail.Data) != 3 || trail.Data[2].Suppression.Email != "@evil.example" {
 			t.Errorf("the trail of INC-7: %+v", trail.Data)
 		}
+		var blocks api.ListResponse
+		s.get("/suppressions/domains", key).decode(t, &blocks)
+		var names []string
+		for _, e := range blocks.Data {
+			names = append(names, e.Email)
+		}
+		// @domains first, then *.domains, each newest first.
+		if strings.Join(names, " ") != "@ops.example @xn--bcher-kva.example @evil.example *.evil.example" {
+			t.Errorf("GET /suppressions/domains: %v", names)
+		}
 		for _, ref := range []string{"@evil.example", "%40evil.example", "*.evil.example"} {
 			if r := s.get("/suppressions/"+ref, key); r.status != http.StatusOK {
 				t.Errorf("GET /suppressions/%s: %d", ref, r.status)

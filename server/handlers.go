@@ -28,6 +28,7 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions/{ref}", false, s.getOne)
 	s.handle("DELETE /suppressions/{ref}", true, s.removeOne)
 	s.handle("GET /suppressions/export", false, s.export)
+	s.handle("GET /suppressions/domains", false, s.domainEntries)
 	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
 	s.handle("GET /audit", false, s.audit)
 	s.webhookRoutes()

@@ -183,6 +183,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		{"POST", "/suppressions/batch/add", `{"entries":[{"email":"six@example.com","note":"bounced twice","expires_at":"2999-01-01T00:00:00Z"}]}`, 201},
 		{"GET", "/audit?limit=2&type=suppression.added", "", 200},
 		{"GET", "/suppressions/export", "", 200},
+		{"GET", "/suppressions/domains", "", 200},
 		{"GET", "/suppressions/export?format=ndjson&origin=manual", "", 200},
 		{"GET", "/suppressions/export?q=one*", "", 200},
 		{"GET", "/audit?email=two%40example.com", "", 200},

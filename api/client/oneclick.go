@@ -17,3 +17,12 @@ func (c *Client) UnsubscribeKey(ctx context.Context) (api.UnsubscribeKey, error)
 	err := c.do(ctx, http.MethodGet, "/team/unsubscribe-key", nil, nil, &out, idempotent)
 	return out, err
 }
+
+// DomainEntries reads the team's domain entries (GET
+// /suppressions/domains): the @domain and *.domain blocks, newest first.
+// A service without domain entries answers 404: IsUnsupported tells.
+func (c *Client) DomainEntries(ctx context.Context) (api.ListResponse, error) {
+	var out api.ListResponse
+	err := c.do(ctx, http.MethodGet, "/suppressions/domains", nil, nil, &out, idempotent)
+	return out, err
+}
