@@ -42,6 +42,7 @@ type Model struct {
 	history *history
 	check   *checker
 	intake  *intake
+	domains *domains
 	// sending says the run in flight is the build list's: when it ends,
 	// the build screen starts empty for the next ticket.
 	sending    bool
@@ -88,6 +89,7 @@ func New(opts Options) Model {
 		history: newHistory(c, opts.StateDir, opts.SyncWith),
 		check:   newChecker(c),
 		intake:  newIntake(c, opts.Service),
+		domains: newDomains(c, opts.Service),
 		notice:  opts.Notice,
 	}
 	if opts.Remote {
@@ -101,7 +103,8 @@ func New(opts Options) Model {
 	}
 	m.build.list.protected = ticket.NewOwn(opts.Protected)
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
-		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check, scrIntake: m.intake}
+		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check, scrIntake: m.intake,
+		scrDomains: m.domains}
 	m.layout()
 	return m
 }
@@ -369,6 +372,13 @@ func (m *Model) route(msg tea.Msg) tea.Cmd {
 		return m.check.update(msg)
 	case exportedMsg, undoPlannedMsg:
 		return m.results.update(msg)
+	case domainsMsg:
+		return m.domains.update(msg)
+	case domainsTickMsg:
+		if m.screen != scrDomains {
+			return nil
+		}
+		return tea.Batch(m.domains.update(msg), m.after(domainsEvery, domainsTickMsg{}))
 	case reviewMsg, decidedMsg, intakeTickMsg:
 		cmd := m.intake.update(msg)
 		if tick, ok := m.intake.tick(); ok {
@@ -414,6 +424,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			return m.show(scrHistory), true
 		case key.Matches(msg, k.fn.Intake):
 			return m.show(scrIntake), true
+		case key.Matches(msg, k.fn.Domains):
+			return m.show(scrDomains), true
 		}
 		return nil, false
 	}
@@ -430,6 +442,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.show(scrHistory), true
 	case key.Matches(msg, k.Intake):
 		return m.show(scrIntake), true
+	case key.Matches(msg, k.Domains):
+		return m.show(scrDomains), true
 	}
 	return nil, false
 }
@@ -477,6 +491,9 @@ func (m *Model) show(s screenID) tea.Cmd {
 	case scrIntake:
 		m.goTo(scrIntake)
 		return m.intake.load()
+	case scrDomains:
+		m.goTo(scrDomains)
+		return tea.Batch(m.domains.load(), m.after(domainsEvery, domainsTickMsg{}))
 	}
 	m.goTo(s)
 	return nil

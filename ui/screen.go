@@ -49,6 +49,7 @@ const (
 	scrHistory
 	scrCheck
 	scrIntake
+	scrDomains
 	screenCount
 )
 
