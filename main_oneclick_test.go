@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/server"
 )
 
 // startOneClickServe runs `shush serve` on a SQLite file and returns its address
@@ -117,5 +118,51 @@ func TestOneClickThroughServe(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, `"key": null`) || !strings.Contains(r.stdout, `"source": "one-click"`) {
 		t.Errorf("the one-click's audit entry:\n%s", r.stdout)
+	}
+}
+
+// TestDomainEntriesFromTheCLI: an incident's blocks from the command line:
+// suppressions add @domain with an expiry and a reference, a batch file of
+// @domain and *.domain lines, check --json saying "listed_by", get and
+// remove by the entry, the trail by its reference.
+func TestDomainEntriesFromTheCLI(t *testing.T) {
+	t.Parallel()
+	svc := newService(t, server.Options{}, nil)
+	sb := newSandbox(t).with("SHUSH_BASE_URL="+svc.url, "SHUSH_API_KEY="+svc.key)
+	sb.run(t, nil, "suppressions", "add", "@Evil.Example", "--expires", "24h", "--reference", "INC-7", "--note", "phishing wave").want(t, 0)
+	in := writeFile(t, sb.home, "blocks.txt", "*.evil.example\n@bücher.example\n")
+	sb.run(t, nil, "suppressions", "batch", "add", "--file", in, "--reference", "INC-7").want(t, 0)
+	sb.run(t, nil, "suppressions", "add", "@nodot").want(t, 2)
+
+	ask := writeFile(t, sb.home, "ask.txt", "x@evil.example\ny@mail.evil.example\nleser@bücher.example\nz@example.org\n")
+	doc := decode[struct {
+		Data []struct {
+			Email    string
+			Listed   bool
+			ListedBy string `json:"listed_by"`
+			Note     *string
+		}
+	}](t, sb.run(t, nil, "suppressions", "check", "--file", ask, "--json").want(t, 0))
+	want := map[string]string{"x@evil.example": "@evil.example", "y@mail.evil.example": "*.evil.example",
+		"leser@xn--bcher-kva.example": "@xn--bcher-kva.example", "z@example.org": ""}
+	if len(doc.Data) != 4 {
+		t.Fatalf("check: %+v", doc.Data)
+	}
+	for _, it := range doc.Data {
+		if w, ok := want[it.Email]; !ok || it.ListedBy != w || it.Listed != (w != "") {
+			t.Errorf("check of %s: listed %v by %q, want by %q", it.Email, it.Listed, it.ListedBy, w)
+		}
+	}
+	r := sb.run(t, nil, "suppressions", "get", "@evil.example", "--json").want(t, 0)
+	if !strings.Contains(r.stdout, `"email": "@evil.example"`) || !strings.Contains(r.stdout, `"expires_at": "20`) {
+		t.Errorf("get @evil.example: %s", r.stdout)
+	}
+	r = sb.run(t, nil, "audit", "--reference", "INC-7", "--jq", ".data | length").want(t, 0)
+	if strings.TrimSpace(r.stdout) != "3" {
+		t.Errorf("the trail of INC-7: %q entries, want 3", r.stdout)
+	}
+	sb.run(t, nil, "suppressions", "remove", "@evil.example", "--yes").want(t, 0)
+	if got := svc.emails(t); strings.Join(got, " ") != "*.evil.example @xn--bcher-kva.example" {
+		t.Errorf("the list after the removal: %v", got)
 	}
 }
