@@ -96,6 +96,11 @@ func TestDomainEntries(t *testing.T) {
 		}
 		s.do("PATCH", "/team", key, "application/json", []byte(`{"protected":["ops@evil.example","@safe.example"]}`))
 		s.post("/suppressions/batch/add", key, `{"emails":["*.safe.example"]}`).wantError(t, 422, api.ErrValidation)
+		// A block that would cover a protected address is refused whole.
+		s.post("/suppressions/batch/add", key, `{"emails":["@other.example","@evil.example"]}`).wantError(t, 422, api.ErrValidation)
+		if s.lookup(key, "@other.example") != "" {
+			t.Error("a refused add listed @other.example")
+		}
 
 		// The hosted wire: the list shows the entry as its email.
 		var list api.ListResponse

@@ -85,8 +85,12 @@ func (s *Server) oneClickAllowed(w http.ResponseWriter, r *http.Request) bool {
 	s.oneClick.WithLabelValues(r.Method, "rate_limited").Inc()
 	s.metrics.rateLimited.Inc()
 	wait := max(1, seconds(v.retryAfter))
+	unit := "seconds"
+	if wait == 1 {
+		unit = "second"
+	}
 	writeProblem(w, r, s.log, newProblem(http.StatusTooManyRequests, api.ErrRateLimitExceeded,
-		"Too many unsubscribe requests from this address; retry after %d seconds.", wait))
+		"Too many unsubscribe requests from this address; retry after %d %s.", wait, unit))
 	return false
 }
 
