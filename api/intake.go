@@ -60,6 +60,10 @@ type Evidence struct {
 	Diagnostic   string     `json:"diagnostic,omitempty"`
 	ReportingMTA string     `json:"reporting_mta,omitempty"`
 	ReportedAt   *Timestamp `json:"reported_at,omitempty"`
+	// Source, for an entry the service made itself, says which of its
+	// doors made it ("one-click": a recipient's RFC 8058 one-click
+	// unsubscribe).
+	Source string `json:"source,omitempty"`
 }
 
 // Clip cuts the evidence's texts to what an entry keeps: the diagnostic
@@ -310,6 +314,9 @@ func (e Evidence) Check() error {
 	}
 	if !ValidEvidenceKind(e.Kind) {
 		return fmt.Errorf("its kind %s is not one of bounce, complaint, unsubscribe, one-click, import", Quote(e.Kind))
+	}
+	if e.Source != "" && e.Source != EvidenceOneClick {
+		return fmt.Errorf("its source %s is not one-click", Quote(e.Source))
 	}
 	for _, f := range []struct {
 		name, v string

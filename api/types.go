@@ -153,6 +153,10 @@ type Suppression struct {
 	Deleted   bool       `json:"deleted,omitempty"`
 	Note      *string    `json:"note,omitempty"`
 	ExpiresAt *Timestamp `json:"expires_at,omitempty"`
+	// ListedBy, on shush's own batch add, is the domain entry that lists
+	// the address too (the address gets its own entry all the same, which
+	// outlives the domain entry's expiry).
+	ListedBy string `json:"listed_by,omitempty"`
 }
 
 // BatchResponse is the envelope of both batch endpoints.
@@ -193,8 +197,13 @@ const MaxCheck = 1000
 type CheckItem struct {
 	Email  string
 	Listed bool
-	// Entry is the listed entry (its Email is the item's).
+	// Entry is the listed entry (its Email is the item's, unless a
+	// domain entry lists the address: then it is the domain entry's).
 	Entry Entry
+	// ListedBy, on shush's own service, is the domain entry ("@d" or
+	// "*.d") that lists the address when it has no entry of its own; ""
+	// otherwise.
+	ListedBy string
 }
 
 // MarshalJSON writes {"email","listed":false}, or the entry's fields
@@ -217,14 +226,16 @@ func (c CheckItem) MarshalJSON() ([]byte, error) {
 		Note      *string    `json:"note"`
 		ExpiresAt *Timestamp `json:"expires_at"`
 		Evidence  *Evidence  `json:"evidence"`
-	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt, e.Evidence})
+		ListedBy  string     `json:"listed_by,omitempty"`
+	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt, e.Evidence, c.ListedBy})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
 func (c *CheckItem) UnmarshalJSON(b []byte) error {
 	var v struct {
 		Entry
-		Listed bool `json:"listed"`
+		Listed   bool   `json:"listed"`
+		ListedBy string `json:"listed_by"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
@@ -233,6 +244,10 @@ func (c *CheckItem) UnmarshalJSON(b []byte) error {
 	if v.Listed {
 		c.Entry = v.Entry
 		c.Entry.Object = ""
+		if v.ListedBy != "" {
+			c.ListedBy = v.ListedBy
+			c.Entry.Email = v.ListedBy
+		}
 	}
 	return nil
 }

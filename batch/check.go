@@ -101,7 +101,7 @@ func matchChecked(values []string, items []api.CheckItem, err error) []Found {
 		case it.Listed:
 			e := it.Entry
 			e.Email = it.Email
-			out[i] = Found{Input: v, Listed: true, Entry: e}
+			out[i] = Found{Input: v, Listed: true, Entry: e, ListedBy: it.ListedBy}
 		default:
 			out[i] = Found{Input: v}
 		}

@@ -110,12 +110,13 @@ func (m Mode) noun() string {
 }
 
 // Normalize applies the service's rule for the mode's entries
-// (api.NormalizeEmail or api.NormalizeID).
+// (api.NormalizeEntry: an address, @domain or *.domain; or
+// api.NormalizeID).
 func (m Mode) Normalize(s string) (string, error) {
 	if m.byID() {
 		return api.NormalizeID(s)
 	}
-	return api.NormalizeEmail(s)
+	return api.NormalizeEntry(s)
 }
 
 // Item is one entry of the input: its line (1-based; for a JSON array the

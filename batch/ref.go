@@ -21,6 +21,9 @@ func Ref(s string) (string, error) {
 	if api.IsID(t) {
 		return api.NormalizeID(t)
 	}
+	if api.IsDomainEntry(t) {
+		return api.NormalizeDomainEntry(t)
+	}
 	if v, err := api.NormalizeEmail(t); err == nil {
 		return v, nil
 	}

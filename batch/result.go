@@ -158,7 +158,11 @@ type Found struct {
 	Input  string
 	Listed bool
 	Entry  api.Entry
-	Err    error
+	// ListedBy is the domain entry (@domain, *.domain) that lists the
+	// address when it has no entry of its own ("" otherwise); Entry is
+	// then the domain entry's, with the address as its Email.
+	ListedBy string
+	Err      error
 }
 
 // errNoLookup says the service has no GET /suppressions/{id-or-email}: it

@@ -20,6 +20,7 @@ import (
 type checkItem struct {
 	Email     string     `json:"email"`
 	Listed    bool       `json:"listed"`
+	ListedBy  string     `json:"listed_by,omitempty"`
 	ID        string     `json:"id,omitempty"`
 	Origin    api.Origin `json:"origin,omitempty"`
 	SourceID  *string    `json:"source_id,omitempty"`
@@ -147,7 +148,7 @@ func checkItemOf(f batch.Found) checkItem {
 		it.Error = f.Err.Error()
 	case f.Listed:
 		e := f.Entry
-		it.ID, it.Origin, it.SourceID, it.Note = e.ID, e.Origin, e.SourceID, e.Note
+		it.ID, it.Origin, it.SourceID, it.Note, it.ListedBy = e.ID, e.Origin, e.SourceID, e.Note, f.ListedBy
 		it.CreatedAt = e.CreatedAt.UTC().Format(api.TimestampLayout)
 		if e.ExpiresAt != nil {
 			it.ExpiresAt = e.ExpiresAt.UTC().Format(api.TimestampLayout)
@@ -292,7 +293,11 @@ func (a *app) printCheck(doc checkJSON) {
 			t.row(it.Email, "?", "", "", "", "look-up failed: "+it.Error, note)
 		case it.Listed:
 			listed++
-			t.row(it.Email, "yes", string(it.Origin), minutes(it.CreatedAt), minutes(it.ExpiresAt), it.ID, note, noteCell(it.Note))
+			yes := "yes"
+			if it.ListedBy != "" {
+				yes = "listed by " + it.ListedBy
+			}
+			t.row(it.Email, yes, string(it.Origin), minutes(it.CreatedAt), minutes(it.ExpiresAt), it.ID, note, noteCell(it.Note))
 		default:
 			t.row(it.Email, "no", "", "", "", "", note)
 		}

@@ -151,6 +151,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.syncCommand(),
 		a.runsCommand(),
 		a.ticketCommand(),
+		a.unsubscribeKeyCommand(),
+		a.unsubscribeLinkCommand(),
 		a.versionCommand(),
 		a.manCommand(),
 		exitCodesCommand(),

@@ -372,9 +372,15 @@ func (a *app) addCommand() *cobra.Command {
 	var reference string
 	var nf noteFlags
 	cmd := &cobra.Command{
-		Use:   "add EMAIL",
-		Short: "Put one address on the list",
+		Use:   "add EMAIL|@DOMAIN|*.DOMAIN",
+		Short: "Put one address (or a whole domain) on the list",
 		Long: `Put one address on the list. An address already listed keeps its entry and ID.
+
+During an incident a whole domain can be listed for a while: @evil.example
+lists every address of evil.example, *.evil.example every address of its
+subdomains. Check answers say "listed by @evil.example"; the team's
+protected addresses are never listed by a domain entry; remove it as any
+entry (shush suppressions remove @evil.example).
 
 --note says why, kept with the entry ("mailbox full, asked on #48213");
 --expires takes the entry off the list again after an age (30d) or at a date,
@@ -382,12 +388,12 @@ counted by the service's clock: the service removes it then, in its trail
 as "expired". Re-adding a listed address with a later expiry or none extends
 it, never shortens it, and gives a note only to an entry without one. Both
 need shush's own service.`,
-		Example: "  shush suppressions add bob@example.com --reference T-5521\n  shush suppressions add full@example.com --note 'mailbox full, #48213' --expires 30d",
-		Args:    oneArg("an email address"),
+		Example: "  shush suppressions add bob@example.com --reference T-5521\n  shush suppressions add full@example.com --note 'mailbox full, #48213' --expires 30d\n  shush suppressions add @evil.example --expires 24h --reference INC-7 --note 'phishing wave'",
+		Args:    oneArg("an email address, @domain or *.domain"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			email, err := api.NormalizeEmail(args[0])
+			email, err := api.NormalizeEntry(args[0])
 			if err != nil {
-				return usagef("%s is not a valid email address: %v", api.Quote(args[0]), err)
+				return usagef("%s is not a valid email address, @domain or *.domain: %v", api.Quote(args[0]), err)
 			}
 			exp, err := nf.parse()
 			if err != nil {

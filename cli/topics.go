@@ -149,7 +149,7 @@ var outputs = map[string]string{
 	"suppressions remove":       `{"object":"suppression","id","deleted":true}`,
 	"suppressions batch add":    runDocShape + `; with --dry-run ` + planShape,
 	"suppressions batch remove": runDocShape + `; with --dry-run ` + planShape,
-	"suppressions check":        `{"object":"list","data":[{"email","listed":bool,"id","origin","created_at","error"}],"left_out":[{"line","raw","value","reason"}],"invalid":[{"line","raw","problem"}]}`,
+	"suppressions check":        `{"object":"list","data":[{"email","listed":bool,"listed_by","id","origin","created_at","error"}],"left_out":[{"line","raw","value","reason"}],"invalid":[{"line","raw","problem"}]}`,
 	"suppressions export":       `not JSON: CSV with the header id,email,origin,source_id,created_at,note,expires_at,evidence_provider,…,evidence_reported_at, or with --format ndjson one {"id","email","origin","source_id","created_at","note","expires_at","evidence"} a line`,
 	"runs list":                 `{"object":"list","data":[{"id","mode","target","reference","source","input","created","updated","entries","invalid","left_out","duplicates","segments","values_sha256","state","counts":{outcome:n},"note","undo_of"}]}`,
 	"runs show":                 runDocShape,

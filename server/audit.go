@@ -16,7 +16,7 @@ func (s *Server) audit(r *http.Request, w http.ResponseWriter, team string) (int
 		return 0, nil, err
 	}
 	if v := r.URL.Query().Get("email"); v != "" {
-		email, err := api.NormalizeEmail(v)
+		email, err := api.NormalizeEntry(v)
 		if err != nil {
 			return 0, nil, invalid("`email` (%s) is not a valid email address: %s.", api.Quote(v), err)
 		}
@@ -36,7 +36,7 @@ func (s *Server) suppressionAudit(r *http.Request, w http.ResponseWriter, team s
 	if id, err := api.NormalizeID(ref); err == nil {
 		q.SuppressionID = id
 	} else {
-		email, err := api.NormalizeEmail(ref)
+		email, err := api.NormalizeEntry(ref)
 		if err != nil {
 			return 0, nil, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), err)
 		}

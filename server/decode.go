@@ -389,7 +389,7 @@ func entryItem(item json.RawMessage, where string, now time.Time) (store.NewEntr
 	if !ok {
 		return store.NewEntry{}, missing("%s has no `email`.", where)
 	}
-	email, err := stringField(rawEmail, where+".email", "a valid email address", api.NormalizeEmail)
+	email, err := stringField(rawEmail, where+".email", "a valid email address", api.NormalizeEntry)
 	if err != nil {
 		return store.NewEntry{}, err
 	}

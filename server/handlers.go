@@ -28,12 +28,14 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions/{ref}", false, s.getOne)
 	s.handle("DELETE /suppressions/{ref}", true, s.removeOne)
 	s.handle("GET /suppressions/export", false, s.export)
+	s.handle("GET /suppressions/domains", false, s.domainEntries)
 	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
 	s.handle("GET /audit", false, s.audit)
 	s.webhookRoutes()
 	s.teamRoutes()
 	s.agentRoutes()
 	s.intakeRoutes()
+	s.oneClickRoutes()
 	s.mux.HandleFunc("GET /healthz", s.ready)
 	s.mux.HandleFunc("GET /readyz", s.ready)
 	s.mux.HandleFunc("GET /livez", s.live)
@@ -141,7 +143,7 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 			return 0, nil, err
 		}
 	case hasEmails:
-		emails, err := stringList(rawEmails, "emails", "a valid email address", api.NormalizeEmail)
+		emails, err := stringList(rawEmails, "emails", "a valid email address", api.NormalizeEntry)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -156,7 +158,12 @@ func (s *Server) batchAdd(r *http.Request, w http.ResponseWriter, team string) (
 	if err != nil {
 		return 0, nil, protectedRefusal(err, field)
 	}
-	return http.StatusCreated, batchResponse(entries, false), nil
+	out := batchResponse(entries, false)
+	if err := s.domainListed(r.Context(), team, entries, out); err != nil {
+		// The add is made: its answer goes without the domains.
+		s.log.Warn("read the domain entries for an add's answer", "team", team, "err", err)
+	}
+	return http.StatusCreated, out, nil
 }
 
 func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
@@ -175,7 +182,7 @@ func (s *Server) batchRemove(r *http.Request, w http.ResponseWriter, team string
 	case hasEmails && hasIDs:
 		return 0, nil, invalid("Send either `emails` or `ids`, not both.")
 	case hasEmails:
-		emails, err := stringList(rawEmails, "emails", "a valid email address", api.NormalizeEmail)
+		emails, err := stringList(rawEmails, "emails", "a valid email address", api.NormalizeEntry)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -240,7 +247,7 @@ func (s *Server) addOne(r *http.Request, w http.ResponseWriter, team string) (in
 	if !ok {
 		return 0, nil, missing("Missing `email` field; send {\"email\": \"...\"}.")
 	}
-	email, err := stringField(raw, "email", "a valid email address", api.NormalizeEmail)
+	email, err := stringField(raw, "email", "a valid email address", api.NormalizeEntry)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -361,24 +368,20 @@ func (s *Server) check(r *http.Request, w http.ResponseWriter, team string) (int
 	if !ok {
 		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} with 1 to %d addresses.", api.MaxCheck)
 	}
-	emails, err := stringListOf(raw, "emails", "a valid email address", api.MaxCheck, api.NormalizeEmail)
+	emails, err := stringListOf(raw, "emails", "a valid email address", api.MaxCheck, api.NormalizeEntry)
 	if err != nil {
 		return 0, nil, err
 	}
 	s.metrics.batchItems.WithLabelValues("check").Observe(float64(len(emails)))
-	found, err := s.store.Check(r.Context(), team, emails)
+	listed, err := s.listings(r.Context(), team, emails)
 	if err != nil {
 		return 0, nil, err
-	}
-	listed := make(map[string]store.Entry, len(found))
-	for _, e := range found {
-		listed[e.Email] = e
 	}
 	out := api.CheckResponse{Object: api.ObjectList, Data: make([]api.CheckItem, len(emails))}
 	for i, email := range emails {
 		out.Data[i] = api.CheckItem{Email: email}
-		if e, ok := listed[email]; ok {
-			out.Data[i].Listed, out.Data[i].Entry = true, e.Wire("")
+		if l, ok := listed[email]; ok {
+			out.Data[i].Listed, out.Data[i].Entry, out.Data[i].ListedBy = true, l.Entry.Wire(""), l.By
 		}
 	}
 	return http.StatusOK, out, nil
@@ -390,7 +393,7 @@ func (s *Server) lookup(ctx context.Context, team, ref string) (store.Entry, err
 	if id, err := api.NormalizeID(ref); err == nil {
 		return s.store.Get(ctx, team, id)
 	}
-	email, err := api.NormalizeEmail(ref)
+	email, err := api.NormalizeEntry(ref)
 	if err != nil {
 		return store.Entry{}, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), err)
 	}
@@ -417,7 +420,7 @@ func (s *Server) removeOne(r *http.Request, w http.ResponseWriter, team string) 
 			return s.store.RemoveIDs(r.Context(), team, author, []string{id})
 		})
 	} else {
-		email, emailErr := api.NormalizeEmail(ref)
+		email, emailErr := api.NormalizeEntry(ref)
 		if emailErr != nil {
 			return 0, nil, invalid("%s is neither a suppression ID nor a valid email address: %s.", api.Quote(ref), emailErr)
 		}

@@ -47,7 +47,7 @@ func (s *Server) keyless(r *http.Request) bool {
 		return true
 	}
 	x := exchangeOf(r)
-	return x != nil && x.route == receiverRoute
+	return x != nil && (x.route == receiverRoute || isOneClick(x.route))
 }
 
 func intakeNotFound() *problem {

@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
 )
 
@@ -181,6 +183,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		{"POST", "/suppressions/batch/add", `{"entries":[{"email":"six@example.com","note":"bounced twice","expires_at":"2999-01-01T00:00:00Z"}]}`, 201},
 		{"GET", "/audit?limit=2&type=suppression.added", "", 200},
 		{"GET", "/suppressions/export", "", 200},
+		{"GET", "/suppressions/domains", "", 200},
 		{"GET", "/suppressions/export?format=ndjson&origin=manual", "", 200},
 		{"GET", "/suppressions/export?q=one*", "", 200},
 		{"GET", "/audit?email=two%40example.com", "", 200},
@@ -219,6 +222,17 @@ func TestOpenAPIDocument(t *testing.T) {
 			seen[route.Method+" "+route.Path] = true
 		}
 	}
+	// One-click unsubscribe takes a form, not JSON, and no key.
+	seen["GET /team/unsubscribe-key"] = true
+	team, secret := s.unsubscribeKey(key)
+	tok := api.MintOneClick(team, secret, "oc@example.com", time.Now())
+	if r := s.get("/u/"+tok, ""); r.status != http.StatusOK {
+		t.Errorf("GET /u/{token}: %d", r.status)
+	}
+	if r := s.oneClick(tok, false); r.status != http.StatusOK {
+		t.Errorf("POST /u/{token}: %d", r.status)
+	}
+	seen["GET /u/{token}"], seen["POST /u/{token}"] = true, true
 	for path, item := range doc.Paths.Map() {
 		for method := range item.Operations() {
 			if !seen[method+" "+path] && path != "/openapi.json" {

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server/intake"
 	"github.com/shushlist/shush/server/outbox"
@@ -106,6 +108,11 @@ type Options struct {
 	// fetches SNS certificates, and the clock signed timestamps are
 	// checked against.
 	Intake intake.ReceiverOptions
+	// OneClickRate and OneClickBurst are each client address's bucket of
+	// one-click unsubscribe requests (POST and GET /u/{token}); <= 0 means
+	// DefaultOneClickRate and DefaultOneClickBurst.
+	OneClickRate  float64
+	OneClickBurst int
 }
 
 // Server is the service as an http.Handler.
@@ -129,6 +136,10 @@ type Server struct {
 	intakes                   intakeCache
 	// costs is each team's budget of costly reads.
 	costs *readBudget
+	// oneClickLimiter is each client address's bucket of one-click
+	// requests, oneClick their counter.
+	oneClickLimiter *limiter
+	oneClick        *prometheus.CounterVec
 }
 
 // New returns the service over st. The caller keeps ownership of st.
@@ -164,6 +175,14 @@ func New(st store.Store, opts Options) *Server {
 		metrics: opts.Metrics,
 		costs:   newReadBudget(opts.ReadBudget, opts.MaxCostlyReadsPerTeam),
 	}
+	if !(opts.OneClickRate > 0) {
+		s.opts.OneClickRate = DefaultOneClickRate
+	}
+	if opts.OneClickBurst <= 0 {
+		s.opts.OneClickBurst = DefaultOneClickBurst
+	}
+	s.oneClickLimiter = newLimiter(s.opts.OneClickRate, s.opts.OneClickBurst)
+	s.oneClick = newOneClickCounter(s.metrics)
 	s.metrics.poolStats(st)
 	s.metrics.capacity(s)
 	s.keys = newKeyCache(st, KeyCacheTTL, s.metrics)

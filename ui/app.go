@@ -38,6 +38,7 @@ type Model struct {
 	history *history
 	check   *checker
 	intake  *intake
+	domains *domains
 	// sending says the run in flight is the build list's: when it ends,
 	// the build screen starts empty for the next ticket.
 	sending    bool
@@ -84,6 +85,7 @@ func New(opts Options) Model {
 		history: newHistory(c, opts.StateDir, opts.SyncWith),
 		check:   newChecker(c),
 		intake:  newIntake(c, opts.Service),
+		domains: newDomains(c, opts.Service),
 		notice:  opts.Notice,
 	}
 	if opts.Remote {
@@ -97,7 +99,8 @@ func New(opts Options) Model {
 	}
 	m.build.list.protected = ticket.NewOwn(opts.Protected)
 	m.screens = [screenCount]screen{scrBuild: m.build, scrReview: m.review, scrSend: m.send,
-		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check, scrIntake: m.intake}
+		scrResults: m.results, scrBrowse: m.browse, scrHistory: m.history, scrCheck: m.check, scrIntake: m.intake,
+		scrDomains: m.domains}
 	m.layout()
 	return m
 }
@@ -422,6 +425,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			return m.show(scrHistory), true
 		case key.Matches(msg, k.fn.Intake):
 			return m.show(scrIntake), true
+		case key.Matches(msg, k.fn.Domains):
+			return m.show(scrDomains), true
 		}
 		return nil, false
 	}
@@ -438,6 +443,8 @@ func (m *Model) globalKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.show(scrHistory), true
 	case key.Matches(msg, k.Intake):
 		return m.show(scrIntake), true
+	case key.Matches(msg, k.Domains):
+		return m.show(scrDomains), true
 	}
 	return nil, false
 }
@@ -485,6 +492,9 @@ func (m *Model) show(s screenID) tea.Cmd {
 	case scrIntake:
 		m.goTo(scrIntake)
 		return m.intake.load()
+	case scrDomains:
+		m.goTo(scrDomains)
+		return tea.Batch(m.domains.load(), m.domains.ticking())
 	}
 	m.goTo(s)
 	return nil

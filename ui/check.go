@@ -399,6 +399,9 @@ func (k *checker) render() string {
 			// styling (SGR) too, are shown, never obeyed.
 			e := f.Entry
 			s := fmt.Sprintf("  ✓ %s%s  %s  added %s", safe.Text(e.Email), who, safe.Text(string(e.Origin)), e.CreatedAt.UTC().Format("2006-01-02 15:04"))
+			if f.ListedBy != "" {
+				s = fmt.Sprintf("  ✓ %s%s  listed by %s  added %s", safe.Text(e.Email), who, safe.Text(f.ListedBy), e.CreatedAt.UTC().Format("2006-01-02 15:04"))
+			}
 			if a, ok := k.trail[i]; ok {
 				s += "  by " + safe.Text(a.By())
 				if a.Reference != nil {

@@ -15,8 +15,8 @@ func kbh(keyHelp, help string, keys ...string) key.Binding {
 // only Interrupt and the function keys in fn do).
 type globalKeys struct {
 	Help, Quit, Interrupt, Build, Browse, History key.Binding
-	Intake                                        key.Binding
-	fn                                            struct{ Build, Browse, History, Intake key.Binding }
+	Intake, Domains                               key.Binding
+	fn                                            struct{ Build, Browse, History, Intake, Domains key.Binding }
 	// browseAny is Browse's keys, matched even when Browse is hidden from
 	// the help (a service without the list), so that they say why.
 	browseAny key.Binding
@@ -31,11 +31,13 @@ func newGlobalKeys() globalKeys {
 		Browse:    kbh("l/F2", "browse the list", "l", "f2"),
 		History:   kbh("h/F3", "history", "h", "f3"),
 		Intake:    kbh("v/F4", "intake review", "v", "f4"),
+		Domains:   kbh("D/F5", "domain blocks", "D", "f5"),
 	}
 	g.fn.Build = kbh("F1", "build list", "f1")
 	g.fn.Browse = kbh("F2", "browse the list", "f2")
 	g.fn.History = kbh("F3", "history", "f3")
 	g.fn.Intake = kbh("F4", "intake review", "f4")
+	g.fn.Domains = kbh("F5", "domain blocks", "f5")
 	g.browseAny = key.NewBinding(key.WithKeys(g.Browse.Keys()...))
 	return g
 }
@@ -107,7 +109,7 @@ func (k buildKeys) listHelp(g globalKeys, filtered bool) keyMap {
 		full: [][]key.Binding{
 			{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Select, k.SelectAll},
 			{k.Type, k.Open, k.Edit, k.Delete, k.Undo, k.Clear, k.Filter, k.Mode, k.Flip},
-			{k.Review, k.Check, g.Build, g.Browse, g.History, g.Intake, g.Help, g.Quit},
+			{k.Review, k.Check, g.Build, g.Browse, g.History, g.Intake, g.Domains, g.Help, g.Quit},
 		},
 	}
 }

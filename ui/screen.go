@@ -52,6 +52,7 @@ const (
 	scrHistory
 	scrCheck
 	scrIntake
+	scrDomains
 	screenCount
 )
 
@@ -159,6 +160,14 @@ func (c *checker) owns(msg tea.Msg) bool {
 func (in *intake) owns(msg tea.Msg) bool {
 	switch msg.(type) {
 	case reviewMsg, decidedMsg, intakeTickMsg:
+		return true
+	}
+	return false
+}
+
+func (d *domains) owns(msg tea.Msg) bool {
+	switch msg.(type) {
+	case domainsMsg, domainsTickMsg:
 		return true
 	}
 	return false

@@ -310,6 +310,7 @@ type Store interface {
 	Webhooks
 	Outbox
 	Intakes
+	OneClickKeys
 
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
@@ -436,6 +437,17 @@ type Teams interface {
 
 	// SetTeamSettings replaces the team's rules.
 	SetTeamSettings(ctx context.Context, t TeamSettings) error
+}
+
+// OneClickKeys are the teams' keys for one-click unsubscribe tokens
+// (RFC 8058): each team's own HMAC key, which its senders use to mint the
+// tokens of their mail's List-Unsubscribe links offline. A key is a
+// secret: it is never logged, and answered only to a read-write key.
+type OneClickKeys interface {
+	// OneClickKey returns the team's key (32 bytes). A team without one
+	// gets one made now when create is set (several callers at once get
+	// the same key), else ErrNotFound.
+	OneClickKey(ctx context.Context, team string, create bool) ([]byte, error)
 }
 
 // ErrReadOnly is wrapped by errors that mean the database does not accept

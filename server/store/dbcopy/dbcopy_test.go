@@ -208,6 +208,9 @@ func seed(t *testing.T, st store.Store, entries int) {
 	must(err)
 	must(st.SetTeamSettings(ctx, store.TeamSettings{Team: "acme", Protected: []string{"@acme.test", "help@partner.test"}, ComplaintRemoval: store.ComplaintOverride,
 		Intake: store.IntakePolicy{Threshold: 3, Window: 72 * time.Hour, Expiry: 30 * 24 * time.Hour}}))
+	// The team's one-click key, made on first use.
+	_, err = st.OneClickKey(ctx, "acme", true)
+	must(err)
 
 	hook := store.Webhook{ID: uuid.NewString(), Team: "acme", Endpoint: "https://hooks.example.com/shush", Events: []string{"suppression.added", "suppression.removed"},
 		Status: api.WebhookEnabled, Secret: "whsec_first", CreatedAt: at}

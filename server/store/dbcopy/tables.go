@@ -87,6 +87,7 @@ var Tables = []Table{
 	{Name: "intake_review", Columns: []Column{{"team", Text}, {"id", UUID}, {"intake_id", Text}, {"provider", Text}, {"email", Text},
 		{"evidence", Text}, {"reason", Text}, {"received_at", Time}, {"decision", Text}, {"decided_at", Time}, {"decided_by", Text},
 		{"note", Text}, {"entry_id", Text}}},
+	{Name: "oneclick_keys", Columns: []Column{{"team", Text}, {"secret", Bytes}, {"created_at", Time}}},
 }
 
 // NotCopied are the tables of the schema the copy leaves: each database

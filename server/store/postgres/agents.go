@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
@@ -73,5 +75,20 @@ func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {
 		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal,
 			soft_threshold = excluded.soft_threshold, soft_window = excluded.soft_window, soft_expiry = excluded.soft_expiry`,
 		ts.Team, ts.Protected, ts.ComplaintRemoval, threshold, window, expiry)
+	return err
+}
+
+func (s *db) OneClickKey(ctx context.Context, team string) ([]byte, error) {
+	var k []byte
+	err := s.pool.QueryRow(ctx, `SELECT secret FROM oneclick_keys WHERE team = $1`, team).Scan(&k)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, sql.ErrNoRows
+	}
+	return k, err
+}
+
+func (t tx) PutOneClickKey(ctx context.Context, team string, key []byte, at time.Time) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO oneclick_keys (team, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (team) DO NOTHING`,
+		team, key, at)
 	return err
 }

@@ -71,3 +71,15 @@ func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {
 		ts.Team, string(protected), ts.ComplaintRemoval, threshold, window, expiry)
 	return err
 }
+
+func (s *db) OneClickKey(ctx context.Context, team string) ([]byte, error) {
+	var k []byte
+	err := s.read.QueryRowContext(ctx, "SELECT secret FROM oneclick_keys WHERE team = ?", team).Scan(&k)
+	return k, err
+}
+
+func (t tx) PutOneClickKey(ctx context.Context, team string, key []byte, at time.Time) error {
+	_, err := t.exec("INSERT INTO oneclick_keys (team, secret, created_at) VALUES (?,?,?) ON CONFLICT (team) DO NOTHING",
+		team, key, at.UnixMilli())
+	return err
+}

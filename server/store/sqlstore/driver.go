@@ -237,6 +237,9 @@ type TeamReads interface {
 	// Team reads the team's rules (sql.ErrNoRows for a team that never
 	// set any).
 	Team(ctx context.Context, team string) (store.TeamSettings, error)
+	// OneClickKey reads the team's one-click key (sql.ErrNoRows for a
+	// team that has none yet).
+	OneClickKey(ctx context.Context, team string) ([]byte, error)
 }
 
 // TeamWrites are the statements of the changes of the teams' rules.
@@ -247,6 +250,8 @@ type TeamWrites interface {
 	// for a team that never set any), for an add to obey them as they
 	// are when it commits.
 	TeamRules(ctx context.Context, team string) (store.TeamSettings, error)
+	// PutOneClickKey stores the team's one-click key unless it has one.
+	PutOneClickKey(ctx context.Context, team string, key []byte, at time.Time) error
 }
 
 // WebhookReads are the reads of webhooks and their outbox. IDs reach them

@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Agents", testAgents},
 		{"AgentsTrail", testAgentsTrail},
 		{"TeamSettings", testTeamSettings},
+		{"OneClickKeys", testOneClickKeys},
 		{"KeepComplaints", testKeepComplaints},
 		{"AddObeysProtected", testAddObeysProtected},
 		{"RemovalObeysComplaintRule", testRemovalObeysComplaintRule},
