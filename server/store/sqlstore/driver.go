@@ -40,6 +40,7 @@ type Driver interface {
 	TeamReads
 	WebhookReads
 	IntakeReads
+	ErasureReads
 }
 
 // EntryReads are the reads of the list.
@@ -98,6 +99,7 @@ type Tx interface {
 	TeamWrites
 	WebhookWrites
 	IntakeWrites
+	ErasureWrites
 }
 
 // EntryWrites are the statements of the changes of the list.
