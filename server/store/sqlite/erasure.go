@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"time"
 
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
@@ -147,7 +149,31 @@ func (t tx) SetText(ctx context.Context, x sqlstore.Text) error {
 // Settle truncates the write-ahead log, so that the pages an erasure
 // replaced leave it (the database file itself keeps no freed bytes:
 // secure_delete is on).
+//
+// A checkpoint cannot run beside another (the checkpointer's own) nor
+// while a reader holds an older snapshot: it is tried again, for up to
+// settleFor, until one finishes whole.
 func (s *db) Settle(ctx context.Context) error {
-	_, err := s.read.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
-	return err
+	deadline := time.Now().Add(settleFor)
+	for {
+		var busy, logPages, done int
+		err := s.read.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logPages, &done)
+		if err == nil && busy == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if err == nil {
+				err = errors.New("the write-ahead log is in use; it keeps the erased bytes until the next checkpoint")
+			}
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
+
+// settleFor bounds how long Settle tries.
+const settleFor = 5 * time.Second
