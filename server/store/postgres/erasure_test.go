@@ -12,6 +12,11 @@ import (
 	"github.com/shushlist/shush/server/store/storetest"
 )
 
+// TestEraseStaysBlocked and TestEraseRotation run the erasure's
+// conformance tests (package storetest) on PostgreSQL.
+func TestEraseStaysBlocked(t *testing.T) { storetest.EraseStaysBlocked(t, open(t, pgtest.DSN(t))) }
+func TestEraseRotation(t *testing.T)     { storetest.EraseRotation(t, open(t, pgtest.DSN(t))) }
+
 // TestEraseLeavesNoBytes: after an erasure no live row of any table of
 // the schema holds the address in any text, jsonb or bytea column, in any
 // case. (Dead tuples, the row versions an UPDATE leaves behind, stay in

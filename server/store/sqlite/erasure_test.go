@@ -57,6 +57,20 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	}
 }
 
+// TestEraseStaysBlocked and TestEraseRotation run the erasure's
+// conformance tests (package storetest) on SQLite.
+func TestEraseStaysBlocked(t *testing.T) { storetest.EraseStaysBlocked(t, openFresh(t)) }
+func TestEraseRotation(t *testing.T)     { storetest.EraseRotation(t, openFresh(t)) }
+
+func openFresh(t *testing.T) store.Store {
+	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "shush.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // filesHolding names the first file in dir that holds s in any ASCII
 // case, or "".
 func filesHolding(t *testing.T, dir, s string) string {

@@ -145,10 +145,10 @@ func checkErased(t *testing.T, st store.Store, tm, addr string, er store.Erased,
 	}
 }
 
-// testEraseStaysBlocked: an erased address is matched by every look-up
+// EraseStaysBlocked: an erased address is matched by every look-up
 // and named by no row the store answers from; an address not listed is
 // listed as an erased entry; a second erasure changes nothing.
-func testEraseStaysBlocked(t *testing.T, st store.Store) {
+func EraseStaysBlocked(t *testing.T, st store.Store) {
 	tm := team(t)
 	er := SeedErasure(t, st, tm, "gone@example.com")
 	again, err := eraser(t, st).Erase(ctx(t), tm, store.Change{}, []string{"gone@example.com", "never@example.com"})
@@ -173,10 +173,10 @@ func testEraseStaysBlocked(t *testing.T, st store.Store) {
 	}
 }
 
-// testEraseRotation: after a rotation, new erasures hash with the new
+// EraseRotation: after a rotation, new erasures hash with the new
 // version and the entries of the old one are still matched; the versions
 // say how many entries use each; no answer holds the secret.
-func testEraseRotation(t *testing.T, st store.Store) {
+func EraseRotation(t *testing.T, st store.Store) {
 	tm := team(t)
 	e := eraser(t, st)
 	if _, err := e.Erase(ctx(t), tm, store.Change{}, []string{"old@example.com"}); err != nil {

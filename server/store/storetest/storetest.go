@@ -73,8 +73,6 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"TakeIn", testTakeIn},
 		{"TakeInConcurrentReplays", testTakeInConcurrentReplays},
 		{"ReviewQueue", testReviewQueue},
-		{"EraseStaysBlocked", testEraseStaysBlocked},
-		{"EraseRotation", testEraseRotation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
