@@ -2,12 +2,14 @@ package batch
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/internal/atomicfile"
 )
 
@@ -99,4 +101,34 @@ func jsonEscaped(s string) string {
 		return s
 	}
 	return string(b[1 : len(b)-1])
+}
+
+// erase sends a batch to POST /suppressions/erase. Each result is the
+// service's item for its address, found by the address it names, never
+// by position; an address the answer leaves out is Unverified.
+func (r *runner) erase(ctx context.Context, values []string) ([]Result, error) {
+	items, err := r.client.Erase(ctx, values)
+	if err != nil {
+		return nil, err
+	}
+	by := make(map[string]api.ErasedItem, len(items))
+	for _, it := range items {
+		by[it.Email] = it
+	}
+	res := make([]Result, len(values))
+	for k, v := range values {
+		it, ok := by[v]
+		if !ok {
+			res[k] = Result{Input: v, Outcome: Unverified, Message: "the service's answer does not name this address"}
+			continue
+		}
+		res[k] = Result{Input: v, ID: it.ID, Outcome: Erased, Erased: it.Erased}
+		switch {
+		case it.Already:
+			res[k].Message = "already erased"
+		case !it.Listed:
+			res[k].Message = "was not listed: listed as erased, so it stays blocked"
+		}
+	}
+	return res, nil
 }
