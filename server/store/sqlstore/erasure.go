@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/shushlist/shush/server/store"
@@ -443,4 +444,42 @@ func jsonEscaped(s string) string {
 		return s
 	}
 	return string(b[1 : len(b)-1])
+}
+
+// eraseIncoming makes the intake's events of erased addresses name their
+// markers before anything of them is kept (the claimed event, a count, a
+// review item, the entry's evidence): an event for an erased address
+// stays blocked by its entry and leaves no trace of the address. The
+// events given are not changed; the list returned is.
+func eraseIncoming(ctx context.Context, tx Tx, team string, events []store.IntakeEvent) ([]store.IntakeEvent, error) {
+	secrets, err := tx.TxErasureSecrets(ctx, team)
+	if err != nil || len(secrets) == 0 {
+		return events, err
+	}
+	emails := make([]string, len(events))
+	for i, e := range events {
+		emails[i] = e.Email
+	}
+	by, err := erasedMatch(ctx, secrets, emails, func(m []string) ([]store.Entry, error) {
+		return tx.ListedByEmail(ctx, team, m)
+	})
+	if err != nil || len(by) == 0 {
+		return events, err
+	}
+	out := slices.Clone(events)
+	for i, e := range out {
+		entry, ok := by[e.Email]
+		if !ok {
+			continue
+		}
+		marker := entry.Email
+		ev := e.Evidence
+		for _, f := range []*string{&ev.EventID, &ev.MessageID, &ev.Status, &ev.Diagnostic, &ev.ReportingMTA} {
+			*f = string(replaceFold([]byte(*f), e.Email, marker))
+		}
+		out[i].Evidence, out[i].Note = ev, ""
+		out[i].Reason = string(replaceFold([]byte(e.Reason), e.Email, marker))
+		out[i].Email = marker
+	}
+	return out, nil
 }

@@ -478,7 +478,7 @@ func extend(ctx context.Context, tx Tx, team string, rows, listed []store.Entry)
 	p := &ExtendEntriesParams{Team: team}
 	at := make(map[string]int)
 	for i, e := range listed {
-		if e.Created || e.Erased != "" {
+		if e.Created || e.Erased != "" || store.IsErased(e.Email) {
 			// An erased entry gets nothing back (addErased).
 			continue
 		}

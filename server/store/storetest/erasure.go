@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -134,12 +135,28 @@ func checkErased(t *testing.T, st store.Store, tm, addr string, er store.Erased,
 			}
 		}
 	}
+	// A provider's event for the erased address, after the erasure: it
+	// is blocked by the erased entry, and keeps no trace of the address.
+	later := ev("e9-"+er.Entry.ID, addr, store.ActList)
+	later.Evidence.Diagnostic = "550 <" + strings.ToUpper(addr) + "> gone"
+	later.Note = "again " + addr
+	inReview := ev("e10-"+er.Entry.ID, addr, store.ActReview)
+	inReview.Evidence.Diagnostic = "policy " + addr
+	if _, err := st.TakeIn(ctx(t), tm, store.Change{Reference: "intake:test"}, []store.IntakeEvent{later, inReview}); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := st.Get(ctx(t), tm, er.Entry.ID); err != nil || e.Note != "" || e.Evidence != nil {
+		t.Errorf("the erased entry after an event for its address: %+v, %v; want nothing given back", e, err)
+	}
 	items, _, err := st.ReviewItems(ctx(t), tm, store.ReviewQuery{Page: store.Page{Limit: 100}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(items) < 2 {
+		t.Errorf("%d review items; want the one before the erasure and the one after", len(items))
+	}
 	for _, it := range items {
-		if strings.Contains(strings.ToLower(it.Email), low) {
+		if strings.Contains(strings.ToLower(fmt.Sprintf("%+v", it)), low) {
 			t.Errorf("a review item names the address: %+v", it)
 		}
 	}
