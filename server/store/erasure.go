@@ -93,5 +93,13 @@ type Eraser interface {
 	ErasureVersions(ctx context.Context, team string) ([]ErasureVersion, error)
 }
 
+// IntakePruner is implemented by stores that prune the events their
+// intake took in (shush audit prune).
+type IntakePruner interface {
+	// PruneIntakeEvents deletes the events of every team taken in
+	// before before, and counts them.
+	PruneIntakeEvents(ctx context.Context, before time.Time) (int64, error)
+}
+
 // AuditErased is the type of the audit entry of an erasure.
 const AuditErased = "suppression.erased"

@@ -17,6 +17,9 @@ import (
 func TestEraseStaysBlocked(t *testing.T) { storetest.EraseStaysBlocked(t, open(t, pgtest.DSN(t))) }
 func TestEraseRotation(t *testing.T)     { storetest.EraseRotation(t, open(t, pgtest.DSN(t))) }
 
+// TestPruneIntakeEvents: audit prune deletes the intake's old events.
+func TestPruneIntakeEvents(t *testing.T) { storetest.PruneIntakeEvents(t, open(t, pgtest.DSN(t))) }
+
 // TestEraseLeavesNoBytes: after an erasure no live row of any table of
 // the schema holds the address in any text, jsonb or bytea column, in any
 // case. (Dead tuples, the row versions an UPDATE leaves behind, stay in

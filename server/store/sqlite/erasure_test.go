@@ -62,6 +62,9 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 func TestEraseStaysBlocked(t *testing.T) { storetest.EraseStaysBlocked(t, openFresh(t)) }
 func TestEraseRotation(t *testing.T)     { storetest.EraseRotation(t, openFresh(t)) }
 
+// TestPruneIntakeEvents: audit prune deletes the intake's old events.
+func TestPruneIntakeEvents(t *testing.T) { storetest.PruneIntakeEvents(t, openFresh(t)) }
+
 func openFresh(t *testing.T) store.Store {
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "shush.db"))
 	if err != nil {

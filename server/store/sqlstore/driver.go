@@ -494,6 +494,9 @@ type IntakeWrites interface {
 	// the rows inserted, 0 or 1.
 	InsertIntake(ctx context.Context, in store.Intake, limit int) (int64, error)
 	DeleteIntake(ctx context.Context, team, id string) (int64, error)
+	// PruneIntakeEvents deletes up to limit of the events taken in
+	// before before, of every team, and counts them.
+	PruneIntakeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
 	// PinTopic sets the endpoint's topic unless it has one, and returns
 	// its topic after.
 	PinTopic(ctx context.Context, id, arn string) (string, error)

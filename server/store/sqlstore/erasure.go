@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/shushlist/shush/server/store"
 )
@@ -444,6 +445,29 @@ func jsonEscaped(s string) string {
 		return s
 	}
 	return string(b[1 : len(b)-1])
+}
+
+// PruneIntakeEvents deletes the events the intake took in before before,
+// of every team, in changes of pruneChunk rows, and counts them: a replay
+// of an event older than the cut is taken in again, and temporary failures
+// older than it no longer count (a cut older than the teams' windows
+// changes no count). See store.IntakePruner.
+func (c *Core) PruneIntakeEvents(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	for {
+		var n int64
+		err := c.d.Change(ctx, func(ctx context.Context, tx Tx) (err error) {
+			n, err = tx.PruneIntakeEvents(ctx, before.UTC(), pruneChunk)
+			return err
+		})
+		if err != nil {
+			return total, c.fail("prune the intake's events", err)
+		}
+		total += n
+		if n < pruneChunk {
+			return total, nil
+		}
+	}
 }
 
 // eraseIncoming makes the intake's events of erased addresses name their

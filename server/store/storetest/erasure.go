@@ -225,3 +225,36 @@ func EraseRotation(t *testing.T, st store.Store) {
 		t.Errorf("ErasureVersions: %+v, %v; want versions 1 and 2, one entry each", vs, err)
 	}
 }
+
+// PruneIntakeEvents: the events the intake took in before a cut are
+// deleted (a replay of one is then taken in again); later ones stay (a
+// replay of one is still a duplicate).
+func PruneIntakeEvents(t *testing.T, st store.Store) {
+	tm := team(t)
+	p, ok := st.(store.IntakePruner)
+	if !ok {
+		t.Fatalf("%T does not prune the intake's events", st)
+	}
+	old := ev("old-"+tm, "old@example.com", store.ActIgnore)
+	if _, err := st.TakeIn(ctx(t), tm, store.Change{}, []store.IntakeEvent{old}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	cut := time.Now()
+	time.Sleep(5 * time.Millisecond)
+	recent := ev("new-"+tm, "new@example.com", store.ActIgnore)
+	if _, err := st.TakeIn(ctx(t), tm, store.Change{}, []store.IntakeEvent{recent}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := p.PruneIntakeEvents(ctx(t), cut)
+	if err != nil || n < 1 {
+		t.Fatalf("PruneIntakeEvents: %d, %v; want the old event", n, err)
+	}
+	got, err := st.TakeIn(ctx(t), tm, store.Change{}, []store.IntakeEvent{old, recent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Decision == api.DecisionDuplicate || got[1].Decision != api.DecisionDuplicate {
+		t.Errorf("after the prune: %s, %s; want the pruned event taken in again, the recent one a duplicate", got[0].Decision, got[1].Decision)
+	}
+}

@@ -12,3 +12,5 @@ CREATE TABLE erasure_secrets (
 ALTER TABLE audit DROP CONSTRAINT audit_type_check;
 ALTER TABLE audit ADD CONSTRAINT audit_type_check
 	CHECK (type IN ('suppression.added', 'suppression.removed', 'suppression.erased')) NOT VALID;
+-- the events the intake took in, by age, for their pruning (audit prune).
+CREATE INDEX intake_events_received ON intake_events (received_at);

@@ -41,3 +41,5 @@ CREATE INDEX audit_team_email ON audit (team, email, id);
 CREATE INDEX audit_team_sup ON audit (team, sup_id, id);
 CREATE INDEX audit_team_reference ON audit (team, reference, id) WHERE reference IS NOT NULL;
 CREATE INDEX audit_created ON audit (created_at);
+-- the events the intake took in, by age, for their pruning (audit prune).
+CREATE INDEX intake_events_received ON intake_events (received_at);
