@@ -1,14 +1,17 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/outbox"
 	"github.com/shushlist/shush/server/store"
 )
 
@@ -96,4 +99,39 @@ func testEraseEndpoint(t *testing.T, st store.Store) {
 	if len(trail.Data) != 1 || trail.Data[0].Suppression.Email != marker || trail.Data[0].Suppression.ID != ids[0] {
 		t.Errorf("the trail's erasures: %+v; want one, naming the marker", trail.Data)
 	}
+}
+
+// TestServiceRetentionPrunesIntakeEvents: the runtime's pruner deletes the
+// provider events the intake took in once they are older than the trail's
+// retention: a replay of one is then taken in again.
+func TestServiceRetentionPrunesIntakeEvents(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		st := open(t)
+		runService(t, st, server.Config{
+			Retention: outbox.PrunerConfig{AuditRetention: 300 * time.Millisecond, Interval: 20 * time.Millisecond},
+		})
+		e := store.IntakeEvent{Provider: api.ProviderMailgun, EventID: "ev-1", Email: "kept@example.com", Action: store.ActIgnore,
+			Evidence: api.Evidence{Provider: api.ProviderMailgun, EventID: "ev-1", Kind: api.EvidenceBounce}}
+		first, err := st.TakeIn(context.Background(), "acme", store.Change{}, []store.IntakeEvent{e})
+		if err != nil || first[0].Decision == api.DecisionDuplicate {
+			t.Fatalf("first take-in: %+v, %v", first, err)
+		}
+		if again, err := st.TakeIn(context.Background(), "acme", store.Change{}, []store.IntakeEvent{e}); err != nil || again[0].Decision != api.DecisionDuplicate {
+			t.Fatalf("a replay at once: %+v, %v; want a duplicate", again, err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got, err := st.TakeIn(context.Background(), "acme", store.Change{}, []store.IntakeEvent{e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[0].Decision != api.DecisionDuplicate {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the event was never pruned: its replay is still a duplicate")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }
