@@ -157,6 +157,9 @@ type Suppression struct {
 	// the address too (the address gets its own entry all the same, which
 	// outlives the domain entry's expiry).
 	ListedBy string `json:"listed_by,omitempty"`
+	// Erased says an add's item is an erased entry (docs/erasure.md):
+	// the address was already listed, as its keyed hash.
+	Erased bool `json:"erased,omitempty"`
 }
 
 // BatchResponse is the envelope of both batch endpoints.
@@ -182,6 +185,11 @@ type Entry struct {
 	// Evidence is why an entry that came from an event is listed
 	// (contract: evidence on an entry); null for one made by hand.
 	Evidence *Evidence `json:"evidence"`
+	// Erased says the entry is an erased entry (docs/erasure.md): it
+	// keeps a keyed hash of the address, not the address. A look-up by
+	// address (check, add) answers it with the address asked for; the
+	// list and the export show its marker, erased:v<N>:<hash>.
+	Erased bool `json:"erased,omitempty"`
 }
 
 // CheckRequest is the body of POST /suppressions/batch/check.
@@ -227,7 +235,8 @@ func (c CheckItem) MarshalJSON() ([]byte, error) {
 		ExpiresAt *Timestamp `json:"expires_at"`
 		Evidence  *Evidence  `json:"evidence"`
 		ListedBy  string     `json:"listed_by,omitempty"`
-	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt, e.Evidence, c.ListedBy})
+		Erased    bool       `json:"erased,omitempty"`
+	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt, e.Evidence, c.ListedBy, e.Erased})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -326,4 +335,33 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return fmt.Errorf("%s is not a time", Quote(s))
+}
+
+// EraseRequest is the body of POST /suppressions/erase: 1 to MaxBatch
+// addresses whose person asked to be forgotten (docs/erasure.md).
+type EraseRequest struct {
+	Emails []string `json:"emails"`
+}
+
+// EraseResponse is its answer: one item per distinct normalized address,
+// in request order.
+type EraseResponse struct {
+	Object string       `json:"object"`
+	Data   []ErasedItem `json:"data"`
+}
+
+// ErasedItem is what an erasure did to one address. Email is the address
+// as the request gave it (normalized), which the service keeps no more;
+// Erased is what stands for it now on the list, in the trail and in the
+// stored webhook payloads ("erased:v<N>:<hash>"), so that a client can
+// rewrite its own records of the address the same way. Listed says the
+// address was on the list before (false: the erasure listed it, so that it
+// stays blocked); Already that it was erased before.
+type ErasedItem struct {
+	Object  string `json:"object"`
+	ID      string `json:"id"`
+	Email   string `json:"email"`
+	Erased  string `json:"erased"`
+	Listed  bool   `json:"listed"`
+	Already bool   `json:"already"`
 }

@@ -39,6 +39,10 @@ const (
 	RemoveEmails
 	// RemoveIDs takes entries off the list by suppression ID.
 	RemoveIDs
+	// Erase keeps addresses on the list as their keyed hashes only
+	// (POST /suppressions/erase, docs/erasure.md): a person asked to be
+	// forgotten. It cannot be undone.
+	Erase
 )
 
 // String names the mode for people: "add", "remove by address",
@@ -51,6 +55,8 @@ func (m Mode) String() string {
 		return "remove by address"
 	case RemoveIDs:
 		return "remove by ID"
+	case Erase:
+		return "erase"
 	}
 	return fmt.Sprintf("mode %d", int(m))
 }
@@ -64,12 +70,14 @@ func (m Mode) key() string {
 		return "remove-emails"
 	case RemoveIDs:
 		return "remove-ids"
+	case Erase:
+		return "erase"
 	}
 	return ""
 }
 
 func modeFromKey(s string) (Mode, bool) {
-	for _, m := range []Mode{Add, RemoveEmails, RemoveIDs} {
+	for _, m := range []Mode{Add, RemoveEmails, RemoveIDs, Erase} {
 		if m.key() == s {
 			return m, true
 		}
@@ -80,20 +88,22 @@ func modeFromKey(s string) (Mode, bool) {
 // Direction is which way the mode changes the list, for the rule of whom a
 // ticket is about.
 func (m Mode) Direction() ticket.Direction {
-	if m == Add {
+	if m == Add || m == Erase {
 		return ticket.Suppress
 	}
 	return ticket.Release
 }
 
 // TicketMode is the mode a ticket's proposal names this batch mode by:
-// add, remove, remove_ids.
+// add, remove, remove_ids, erase.
 func (m Mode) TicketMode() ticket.Mode {
 	switch m {
 	case Add:
 		return ticket.ModeAdd
 	case RemoveEmails:
 		return ticket.ModeRemove
+	case Erase:
+		return ticket.ModeErase
 	}
 	return ticket.ModeRemoveIDs
 }

@@ -38,6 +38,10 @@ const (
 	Failed Outcome = "failed"
 	// Unsent: the run stopped before the entry's batch was sent.
 	Unsent Outcome = "unsent"
+	// Erased: the service keeps the address as its keyed hash only
+	// (Result.Erased), still listed; Message says when it was erased
+	// before or was not listed.
+	Erased Outcome = "erased"
 )
 
 // Text is the outcome as a person reads it.
@@ -74,7 +78,7 @@ func (o *Outcome) UnmarshalJSON(b []byte) error {
 // them: what changed the list first, then what did not, then what is left
 // to send.
 func outcomes() []Outcome {
-	return []Outcome{Added, AlreadyListed, Removed, NotListed, Unverified, Failed, Unsent}
+	return []Outcome{Added, AlreadyListed, Removed, Erased, NotListed, Unverified, Failed, Unsent}
 }
 
 // CountsText says how many entries have each outcome, in the order of
@@ -114,6 +118,9 @@ type Result struct {
 	SourceID  string     `json:"source_id,omitempty"`
 	Note      string     `json:"note,omitempty"`
 	ExpiresAt time.Time  `json:"expires_at,omitzero"`
+	// Erased is what stands for the address on the service after an
+	// erasure ("erased:v1:…").
+	Erased string `json:"erased,omitempty"`
 }
 
 // had notes the note and expiry of the entry a removal found.

@@ -9,7 +9,7 @@ import (
 // Outcomes names each outcome once, so that a summary built from it shows
 // every count of a report.
 func TestOutcomesListsEachOnce(t *testing.T) {
-	all := []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.NotListed, batch.Unverified, batch.Failed, batch.Unsent}
+	all := []batch.Outcome{batch.Added, batch.AlreadyListed, batch.Removed, batch.Erased, batch.NotListed, batch.Unverified, batch.Failed, batch.Unsent}
 	got := batch.Outcomes()
 	seen := map[batch.Outcome]int{}
 	for _, o := range got {

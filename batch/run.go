@@ -471,6 +471,8 @@ func (r *runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 		res, err = r.add(ctx, values, st.plan.Restore, batchRequestID(r.runKey, st.seg.batches+i+1))
 	case RemoveIDs:
 		res, err = r.removeIDs(ctx, values, st.plan.Found)
+	case Erase:
+		res, err = r.erase(ctx, values)
 	case RemoveEmails:
 		if rs != nil && rs.lookup {
 			res, err = r.removeLookedUp(ctx, values, rs)

@@ -35,6 +35,17 @@ type Runs struct {
 	// SegmentSize is the most entries a segment of a run holds (default
 	// SegmentSize; rounded down to a multiple of api.MaxBatch).
 	SegmentSize int
+	// StateDir is what an erasure run rewrites once it has run (see
+	// EraseLocal): the state directory that holds Dir; default Dir.
+	StateDir string
+}
+
+// eraseDir is the directory an erasure run rewrites.
+func (rs *Runs) eraseDir() string {
+	if rs.StateDir != "" {
+		return rs.StateDir
+	}
+	return rs.Dir
 }
 
 // recordable is what a new run sends: an *Input, or a plan that shush
@@ -239,6 +250,7 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, a
 	r := rs.runner(on, ri)
 	r.resumed = again
 	counts := map[Outcome]int{}
+	var erased []Erasure
 	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
 	var runErr error
 	for i := range ri.Segments {
@@ -266,6 +278,11 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, a
 		for o, n := range rep.Count() {
 			counts[o] += n
 		}
+		for _, x := range rep.Results {
+			if x.Outcome == Erased && x.Erased != "" {
+				erased = append(erased, Erasure{Email: x.Input, Marker: x.Erased})
+			}
+		}
 		on.segment(rep)
 		place.batches += rep.Batches
 		place.entries += len(rep.Results)
@@ -274,6 +291,13 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, a
 		counts[Unsent] += n // segments whose journal could not be read
 	}
 	ri.Counts = counts
+	if len(erased) > 0 {
+		// The run's own journal, and every other record here that names
+		// an erased address, name its hash from now on.
+		if _, err := EraseLocal(rs.eraseDir(), erased); err != nil && runErr == nil {
+			runErr = fmt.Errorf("the service erased %d addresses, but rewriting this computer's records failed: %w", len(erased), err)
+		}
+	}
 	ri.finish(runErr)
 	if err := ri.save(); err != nil && runErr == nil {
 		runErr = err

@@ -59,6 +59,9 @@ func (rs *Runs) PlanUndo(ctx context.Context, id string) (Undo, error) {
 	if !client.SameTarget(ri.Target, c.BaseURL()) {
 		return Undo{}, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.TargetName(ri.Target), client.TargetName(c.BaseURL()))
 	}
+	if ri.Mode == Erase {
+		return Undo{}, fmt.Errorf("run %s erased its addresses: an erasure cannot be undone, the service keeps no address to put back", ri.ID)
+	}
 	if ri.Mode == Add {
 		return undoAddition(ri, results), nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
+	"github.com/shushlist/shush/server/store"
 )
 
 func (a *app) auditCommand() *cobra.Command {
@@ -116,7 +117,9 @@ func (a *app) auditPruneCommand() *cobra.Command {
 		Long: `Delete the audit trail's entries older than a cut, for every team, on the
 service's database (--db, as for keys), with the webhook events of that age
 that were delivered or given up (and their attempts); events still waiting
-for delivery stay. The list itself is untouched. Run it
+for delivery stay; and the provider events the intake took in before the
+cut (a replay of one is then taken in again; a cut older than the teams'
+soft-bounce windows changes no count). The list itself is untouched. Run it
 from cron or a systemd timer to keep, say, a year:
 
   shush audit prune --older-than 365d --yes --db "$SHUSH_DB"
@@ -149,11 +152,18 @@ transaction, so a long trail never holds the database for long.`,
 			if err != nil {
 				return fmt.Errorf("prune the webhook deliveries of %s: %w", where, err)
 			}
-			if a.output().json {
-				return writeJSON(a.io.Out, map[string]any{"audit_entries": n, "webhook_events": m, "before": cut.UTC().Format(time.RFC3339)})
+			var in int64
+			if p, ok := st.(store.IntakePruner); ok {
+				if in, err = p.PruneIntakeEvents(cmd.Context(), cut); err != nil {
+					return fmt.Errorf("prune the intake's events of %s: %w", where, err)
+				}
 			}
-			fmt.Fprintf(a.io.Out, "Deleted %s and %s older than %s from %s.\n", plural(int(n), "audit entry", "audit entries"),
-				plural(int(m), "delivered or given-up webhook event", "delivered or given-up webhook events"), cut.UTC().Format(time.RFC3339), where)
+			if a.output().json {
+				return writeJSON(a.io.Out, map[string]any{"audit_entries": n, "webhook_events": m, "intake_events": in, "before": cut.UTC().Format(time.RFC3339)})
+			}
+			fmt.Fprintf(a.io.Out, "Deleted %s, %s and %s older than %s from %s.\n", plural(int(n), "audit entry", "audit entries"),
+				plural(int(m), "delivered or given-up webhook event", "delivered or given-up webhook events"),
+				plural(int(in), "event the intake took in", "events the intake took in"), cut.UTC().Format(time.RFC3339), where)
 			return nil
 		},
 	}

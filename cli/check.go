@@ -27,7 +27,10 @@ type checkItem struct {
 	CreatedAt string     `json:"created_at,omitempty"`
 	Note      *string    `json:"note,omitempty"`
 	ExpiresAt string     `json:"expires_at,omitempty"`
-	Error     string     `json:"error,omitempty"`
+	// Erased marks an erased entry (docs/erasure.md): listed, found by
+	// the address's keyed hash.
+	Erased bool   `json:"erased,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Requester marks the ticket's requester; Rule says how the rule of
 	// whom a ticket is about reads the address (absent for one the
 	// ticket's words simply name).
@@ -148,7 +151,7 @@ func checkItemOf(f batch.Found) checkItem {
 		it.Error = f.Err.Error()
 	case f.Listed:
 		e := f.Entry
-		it.ID, it.Origin, it.SourceID, it.Note, it.ListedBy = e.ID, e.Origin, e.SourceID, e.Note, f.ListedBy
+		it.ID, it.Origin, it.SourceID, it.Note, it.ListedBy, it.Erased = e.ID, e.Origin, e.SourceID, e.Note, f.ListedBy, e.Erased
 		it.CreatedAt = e.CreatedAt.UTC().Format(api.TimestampLayout)
 		if e.ExpiresAt != nil {
 			it.ExpiresAt = e.ExpiresAt.UTC().Format(api.TimestampLayout)
@@ -291,6 +294,9 @@ func (a *app) printCheck(doc checkJSON) {
 		switch {
 		case it.Error != "":
 			t.row(it.Email, "?", "", "", "", "look-up failed: "+it.Error, note)
+		case it.Listed && it.Erased:
+			listed++
+			t.row(it.Email, "yes — erased entry", string(it.Origin), minutes(it.CreatedAt), minutes(it.ExpiresAt), it.ID, note, "")
 		case it.Listed:
 			listed++
 			yes := "yes"

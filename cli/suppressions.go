@@ -41,7 +41,7 @@ list (get, a single remove); 4 the service refused the key; 130 interrupted
 		RunE:  showHelp,
 	}
 	batch.AddCommand(a.batchAddCommand(), a.batchRemoveCommand())
-	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand(), a.exportCommand())
+	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand(), a.exportCommand(), a.eraseCommand())
 	return cmd
 }
 

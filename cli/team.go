@@ -28,7 +28,7 @@ within a window list the address for a while (default 3 within 7 days, for
 7 days). Over the API: GET and PATCH /team.`,
 		Args: noArgs,
 	}
-	cmd.AddCommand(a.teamShowCommand(), a.teamSetCommand())
+	cmd.AddCommand(a.teamShowCommand(), a.teamSetCommand(), a.teamErasureCommand())
 	return cmd
 }
 

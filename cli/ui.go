@@ -46,7 +46,7 @@ func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 		// One batch at a time: a person's list is small, and the Send
 		// screen shows it batch by batch.
 		Runs: &batch.Runs{Dir: conn.JournalDir, Client: conn.Client, Source: "ui", Profile: conn.Profile, KeyPrint: conn.KeyPrint,
-			Concurrency: 1},
+			Concurrency: 1, StateDir: state},
 		Own:       conn.Settings.Own,
 		Clipboard: os.Stderr,
 		Notice:    capitalize(fallbackNotice(conn.Settings)),

@@ -117,8 +117,8 @@ func auditQuery(r *http.Request) (store.AuditQuery, error) {
 		aq.Reference = v[0]
 	}
 	if v, ok := q["type"]; ok {
-		if v[0] != store.AuditAdded && v[0] != store.AuditRemoved {
-			return aq, invalid("`type` (%s) must be %s or %s.", api.Quote(v[0]), store.AuditAdded, store.AuditRemoved)
+		if v[0] != store.AuditAdded && v[0] != store.AuditRemoved && v[0] != store.AuditErased {
+			return aq, invalid("`type` (%s) must be %s, %s or %s.", api.Quote(v[0]), store.AuditAdded, store.AuditRemoved, store.AuditErased)
 		}
 		aq.Type = v[0]
 	}

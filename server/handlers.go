@@ -31,6 +31,7 @@ func (s *Server) routes() {
 	s.handle("GET /suppressions/domains", false, s.domainEntries)
 	s.handle("GET /suppressions/{ref}/audit", false, s.suppressionAudit)
 	s.handle("GET /audit", false, s.audit)
+	s.handle("POST /suppressions/erase", true, s.erase)
 	s.webhookRoutes()
 	s.teamRoutes()
 	s.agentRoutes()
@@ -233,7 +234,7 @@ func suppression(e store.Entry, deleted bool) api.Suppression {
 	if !deleted {
 		created := e.Created
 		w := e.Wire("")
-		s.Created, s.Note, s.ExpiresAt = &created, w.Note, w.ExpiresAt
+		s.Created, s.Note, s.ExpiresAt, s.Erased = &created, w.Note, w.ExpiresAt, w.Erased
 	}
 	return s
 }

@@ -201,6 +201,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		{"DELETE", wh, "", 200},
 		{"PATCH", "/team", `{"protected":["support@acme.test","@acme.test"],"complaint_removal":"confirm"}`, 200},
 		{"GET", "/team", "", 200},
+		{"POST", "/suppressions/erase", `{"emails":["two@example.com","never@example.com"]}`, 200},
 		{"POST", "/agents", `{"name":"Jane Doe","public_key":"` + agentKey(t) + `"}`, 201},
 		{"GET", "/agents", "", 200},
 		{"DELETE", "/agents/Jane%20Doe", "", 200},

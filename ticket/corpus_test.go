@@ -20,7 +20,7 @@ import (
 //
 //	family:    the shape of ticket it is (docs/tickets.md)
 //	lang:      its language (en when absent)
-//	intent:    the mode the ticket must propose: add, remove, remove_ids, check, unsure
+//	intent:    the mode the ticket must propose: add, erase, remove, remove_ids, check, unsure
 //	targets:   exactly the targets of that proposal, comma-separated
 //	own:       the config's own list, comma-separated
 //	requester: the address the rule takes for the requester, or "none"

@@ -18,8 +18,12 @@ type Mode string
 
 // The modes a ticket may propose.
 const (
-	// ModeAdd: block, unsubscribe, erase, stop mail.
+	// ModeAdd: block, unsubscribe, stop mail.
 	ModeAdd Mode = "add"
+	// ModeErase: forget me and stop mail (GDPR Art. 17, "right to
+	// erasure", "delete my data"): the address stays blocked as a keyed
+	// hash only (docs/erasure.md).
+	ModeErase Mode = "erase"
 	// ModeRemove: receive mail again, put back, unblock.
 	ModeRemove Mode = "remove"
 	// ModeRemoveIDs: release suppression IDs.
@@ -31,7 +35,9 @@ const (
 )
 
 // Changes reports whether the mode changes the list.
-func (m Mode) Changes() bool { return m == ModeAdd || m == ModeRemove || m == ModeRemoveIDs }
+func (m Mode) Changes() bool {
+	return m == ModeAdd || m == ModeErase || m == ModeRemove || m == ModeRemoveIDs
+}
 
 // Said is a line of the ticket that informed the proposal: its number,
 // its text, and what it says ("add", "remove", "check", "withdraw", "not
@@ -207,7 +213,41 @@ func (t *Ticket) weigh(own Own) weighing {
 	}
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
+	if w.p.Mode == ModeAdd && w.asker >= 0 {
+		t.erasure(&w)
+	}
 	return w
+}
+
+// erasure makes an add an erasure when the asking mail asks to be
+// forgotten (a phrase of the books' [erasure] on a line of it that asks):
+// the targets are the add's.
+func (t *Ticket) erasure(w *weighing) {
+	fwd := t.firstForward()
+	for _, s := range t.said {
+		m := s.msg
+		if s.fwd && fwd > 0 {
+			m = fwd
+		}
+		if m != w.asker {
+			continue
+		}
+		var ws []word
+		ws = wordsOf(ws, t.lines[s.line])
+		if c, _ := firstPhrase(lang.trees[erasures], ws); c != cErasure {
+			continue
+		}
+		w.p.Mode, w.p.Why = ModeErase, "asks to be forgotten (right to erasure): erase, and keep blocked"
+		for i := range w.p.Evidence {
+			if w.p.Evidence[i].Says == string(ModeAdd) {
+				w.p.Evidence[i].Says = string(ModeErase)
+			}
+		}
+		if w.p.By.Line != s.line {
+			w.p.Evidence = append(w.p.Evidence, t.saying(s, string(ModeErase)))
+		}
+		return
+	}
 }
 
 // newestAsking finds, among the mails not ours, the newest that asks or

@@ -65,6 +65,7 @@ const (
 	cForward   // begins a forwarded mail
 	cFooter    // a helpdesk's notification text
 	cNegation  // turns the phrase after it around
+	cErasure   // asks to be forgotten: right to erasure, delete my data
 	classCount // how many
 )
 
@@ -83,7 +84,7 @@ var sections = map[string]struct {
 	"except-after": {cExceptAfter, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords},
 	"only": {cOnly, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
-	"footer": {cFooter, inFooter}, "negation": {cNegation, negations},
+	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 }
 
 // wordSections are the sections that are lists of single words (or short
@@ -102,6 +103,7 @@ const (
 	atStart               // at a line's start
 	inFooter              // anywhere in a line: a footer's text
 	negations             // before a phrase
+	erasures              // anywhere in a line that asks: asks to be forgotten
 	treeCount
 )
 

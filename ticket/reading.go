@@ -52,7 +52,7 @@ func (t *Ticket) Reading(own Own) Reading {
 			req := v
 			r.Requester = &req
 		}
-		if p.Mode == ModeAdd || p.Mode == ModeRemove {
+		if p.Mode == ModeAdd || p.Mode == ModeErase || p.Mode == ModeRemove {
 			d = d.For(dir)
 		}
 		switch {

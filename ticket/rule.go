@@ -532,7 +532,7 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 	}
 	e := w.p.By
 	switch w.p.Mode {
-	case ModeAdd:
+	case ModeAdd, ModeErase:
 		return &ways{add: e, hasAdd: true}
 	case ModeRemove, ModeRemoveIDs:
 		return &ways{remove: e, hasRemove: true}

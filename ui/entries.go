@@ -31,7 +31,7 @@ type entry struct {
 
 // rule is the decision about the entry in a batch of mode.
 func (e entry) rule(m batch.Mode) ticket.Decision {
-	if e.protected && m == batch.Add {
+	if e.protected && adds(m) {
 		return ticket.Decision{Reason: ticket.ReasonProtected, Leave: true}
 	}
 	d := e.role.For(m.Direction())

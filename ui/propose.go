@@ -55,6 +55,8 @@ func proposedMode(m ticket.Mode, current batch.Mode) batch.Mode {
 		return batch.RemoveEmails
 	case ticket.ModeRemoveIDs:
 		return batch.RemoveIDs
+	case ticket.ModeErase:
+		return batch.Erase
 	}
 	return current
 }

@@ -129,7 +129,7 @@ func (r *results) fill() {
 // outcomeOrder is the order in which f steps through the outcomes a run
 // has: what needs attention first, then what was not sent.
 func outcomeOrder() []batch.Outcome {
-	return []batch.Outcome{batch.Failed, batch.Unsent, batch.Unverified, batch.NotListed, batch.AlreadyListed, batch.Added, batch.Removed,
+	return []batch.Outcome{batch.Failed, batch.Unsent, batch.Unverified, batch.NotListed, batch.AlreadyListed, batch.Added, batch.Removed, batch.Erased,
 		rowInvalid, rowLeftOut}
 }
 

@@ -199,6 +199,9 @@ func (r *review) word() string {
 	if removes(r.mode) {
 		return "remove"
 	}
+	if r.mode == batch.Erase {
+		return "erase"
+	}
 	return "add"
 }
 
@@ -214,7 +217,7 @@ func (r *review) setSize(w, h int) {
 type reviewKeys struct {
 	Send, Back, SendNow, Switch, Up, Down, Again, Filter, Flip key.Binding
 	// The answers to the question for the mode.
-	AsAdd, AsRemove, AsRemoveIDs, AsCheck key.Binding
+	AsAdd, AsRemove, AsRemoveIDs, AsCheck, AsErase key.Binding
 }
 
 func newReviewKeys() reviewKeys {
@@ -235,6 +238,7 @@ func newReviewKeys() reviewKeys {
 		AsRemove:    kb("remove by address", "2"),
 		AsRemoveIDs: kb("remove by ID", "3"),
 		AsCheck:     kbh("4/c", "check, send nothing", "4", "c"),
+		AsErase:     kb("erase", "5"),
 	}
 }
 
@@ -243,7 +247,7 @@ func (r *review) help(g globalKeys) help.KeyMap {
 	if r.focus == focusMode {
 		// Keys that come together reach the question as one text, which
 		// answers nothing (keyMode): only the function keys move on.
-		b := []key.Binding{k.AsAdd, k.AsRemove, k.AsRemoveIDs, k.AsCheck, k.Back}
+		b := []key.Binding{k.AsAdd, k.AsRemove, k.AsRemoveIDs, k.AsCheck, k.AsErase, k.Back}
 		return keyMap{short: b, full: [][]key.Binding{b, {g.fn.Build, g.fn.Browse, g.fn.History, g.Interrupt}}}
 	}
 	send := k.Send
@@ -457,8 +461,10 @@ func (r *review) modeKey(msg tea.KeyMsg) tea.Cmd {
 		return chosen(batch.RemoveIDs)
 	case key.Matches(msg, k.AsCheck):
 		return func() tea.Msg { return startCheckMsg{} }
+	case key.Matches(msg, k.AsErase):
+		return chosen(batch.Erase)
 	}
-	r.err = "Choose the mode first: 1 add, 2 remove by address, 3 remove by ID, 4 check; nothing was sent."
+	r.err = "Choose the mode first: 1 add, 2 remove by address, 3 remove by ID, 4 check, 5 erase; nothing was sent."
 	return nil
 }
 
@@ -542,7 +548,7 @@ type complaintsOKMsg struct{ seq int }
 // also require the override permission; the service decides that).
 func (r *review) confirmComplaints() tea.Cmd {
 	p := r.preview
-	if r.mode == batch.Add || p == nil || r.complaintsOK == p.seq {
+	if !removes(r.mode) || p == nil || r.complaintsOK == p.seq {
 		return nil
 	}
 	var names []string

@@ -97,7 +97,7 @@ func (r *review) previewView(height int) string {
 		fmt.Fprintf(&b, "Looking up %d of %d…\n", p.done, len(p.lookups))
 	}
 	head := fmt.Sprintf("Preview: %d on the list · %d not on the list", p.found, p.missing)
-	if r.mode == batch.Add {
+	if adds(r.mode) {
 		head = fmt.Sprintf("Preview: %d new · %d already listed", p.missing, p.found)
 	}
 	if p.failed > 0 {
@@ -122,6 +122,8 @@ func (r *review) previewView(height int) string {
 		switch {
 		case f.Err != nil:
 			s = st.Bad.Render(truncate(fmt.Sprintf("  ! %s  lookup failed: %s", v, errorText(f.Err)), w))
+		case !f.Listed && r.mode == batch.Erase:
+			s = truncate(fmt.Sprintf("  + %s  not listed: listed as erased", v), w)
 		case !f.Listed && r.mode == batch.Add:
 			s = truncate(fmt.Sprintf("  + %s  new", v), w)
 		case !f.Listed:
@@ -168,12 +170,12 @@ func (f previewFilter) keeps(x batch.Found) bool {
 func (f previewFilter) name(m batch.Mode) string {
 	switch f {
 	case showListed:
-		if m == batch.Add {
+		if adds(m) {
 			return "the already listed"
 		}
 		return "those on the list"
 	case showMissing:
-		if m == batch.Add {
+		if adds(m) {
 			return "the new"
 		}
 		return "those not on the list"

@@ -79,6 +79,9 @@ func (r *review) effectView(line func(string)) {
 			n = r.preview.found
 		}
 		line(st.Warn.Render(fmt.Sprintf("This removes %d %s from the list.", n, pluralN(n, "entry"))))
+	case r.mode == batch.Erase && len(r.values) > 0:
+		line(st.Warn.Render(fmt.Sprintf("This erases %d %s: kept blocked as keyed hashes only. It cannot be undone.",
+			len(r.values), pluralN(len(r.values), "address"))))
 	case r.mode == batch.Add && r.preview != nil && r.preview.complete():
 		p := r.preview
 		stay := "stay as they are"

@@ -175,7 +175,7 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 	}
 	*r = Run{Started: rec.Started, Target: rec.Target, Ticket: rec.Ticket, Counts: map[batch.Outcome]int{}}
 	found := false
-	for _, m := range []batch.Mode{batch.Add, batch.RemoveEmails, batch.RemoveIDs} {
+	for _, m := range []batch.Mode{batch.Add, batch.RemoveEmails, batch.RemoveIDs, batch.Erase} {
 		if m.String() == rec.Mode {
 			r.Mode, found = m, true
 		}

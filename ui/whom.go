@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/ticket"
 )
 
@@ -17,7 +16,7 @@ func flipRow(l *entries, i int, who string) string {
 	switch {
 	case !e.Valid():
 		return who + " is not valid: fix it (e) or delete it (d)."
-	case e.protected && l.mode == batch.Add:
+	case e.protected && adds(l.mode):
 		return who + " is protected by the team's rules: the service refuses to suppress it."
 	case e.role.Reason == ticket.ReasonSentTo:
 		return who + " is the address the ticket was sent to: it is never sent."

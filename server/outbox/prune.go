@@ -37,6 +37,12 @@ type Retention interface {
 	PruneWebhookEvents(ctx context.Context, before time.Time) (int64, error)
 }
 
+// intakePruner is implemented by stores that prune the events their
+// intake took in (store.IntakePruner).
+type intakePruner interface {
+	PruneIntakeEvents(ctx context.Context, before time.Time) (int64, error)
+}
+
 // Pruner keeps the trail and the settled webhook events within their
 // retention, pruning at start and then every Interval. Several pruners on
 // one database (several serve processes) do the same deletes, which is
@@ -89,14 +95,21 @@ func (p *Pruner) Run(ctx context.Context) {
 // prune deletes what is older than its retention at now, and logs what it
 // deleted or why it could not.
 func (p *Pruner) prune(ctx context.Context, now time.Time) {
-	for _, job := range []struct {
+	type job struct {
 		keep  time.Duration
 		what  string
 		prune func(context.Context, time.Time) (int64, error)
-	}{
+	}
+	jobs := []job{
 		{p.cfg.AuditRetention, "audit entries", p.st.PruneAudit},
 		{p.cfg.EventRetention, "settled webhook events", p.st.PruneWebhookEvents},
-	} {
+	}
+	if in, ok := p.st.(intakePruner); ok {
+		// The provider events the intake took in keep the trail's
+		// retention: they name addresses as its entries do.
+		jobs = append(jobs, job{p.cfg.AuditRetention, "intake events", in.PruneIntakeEvents})
+	}
+	for _, job := range jobs {
 		if job.keep <= 0 || ctx.Err() != nil {
 			continue
 		}

@@ -43,6 +43,10 @@ type Entry struct {
 	// Created is set by Add: true when this call put the entry on the
 	// list, false when it was already there.
 	Created bool
+	// Erased is set when a look-up by address (Check, GetByEmail, Add)
+	// found it by its erased entry: the entry's marker (see
+	// ErasedMarker), Email being then the address asked for.
+	Erased string
 }
 
 // Wire is the entry as the API shows it, with object as its "object"
@@ -61,6 +65,7 @@ func (e Entry) Wire(object string) api.Entry {
 		ev := *e.Evidence
 		w.Evidence = &ev
 	}
+	w.Erased = e.Erased != "" || IsErased(e.Email)
 	return w
 }
 

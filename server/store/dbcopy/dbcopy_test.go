@@ -248,6 +248,11 @@ func seed(t *testing.T, st store.Store, entries int) {
 	must(err)
 	_, err = st.Add(ctx, "beta", store.Change{KeyID: "keyb", KeyName: "b", RequestID: "req-b"}, store.Manual("beta@example.com"))
 	must(err)
+	// An erased entry, under its team's secret (which the copy carries:
+	// the copy still matches the address).
+	_, err = st.(store.Eraser).Erase(ctx, "acme", store.Change{KeyID: "keyops", KeyName: "ops", Reference: "GDPR-1", RequestID: "req-erase"},
+		[]string{"person000003@example.com"})
+	must(err)
 
 	ds, err := st.ClaimDeliveries(ctx, store.ClaimRequest{Now: time.Now().Add(time.Second), Lease: time.Minute, Limit: 3})
 	must(err)

@@ -66,6 +66,7 @@ var Tables = []Table{
 		{"read_only", Bool}, {"override", Bool}, {"created_at", Time}, {"removed_at", Time}}},
 	{Name: "teams", Columns: []Column{{"name", Text}, {"protected", List}, {"complaint_removal", Text}, {"soft_threshold", Int},
 		{"soft_window", Int}, {"soft_expiry", Int}}},
+	{Name: "erasure_secrets", Columns: []Column{{"team", Text}, {"version", Int}, {"secret", Bytes}, {"created_at", Time}}},
 	{Name: "trail_heads", Columns: []Column{{"team", Text}, {"last_id", UUID}}},
 	{Name: "changes", Columns: []Column{{"id", ChangeID}, {"team", Text}, {"created_at", Time}, {"key_id", Text}, {"key_name", Text},
 		{"reference", Text}, {"request_id", Text}, {"first_id", UUID}, {"last_id", UUID}, {"agent_id", Text}, {"agent_name", Text}}},

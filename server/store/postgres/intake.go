@@ -26,6 +26,11 @@ func (t tx) InsertIntake(ctx context.Context, in store.Intake, limit int) (int64
 		in.ID, in.Team, in.Provider, in.Name, in.Credential, topic, in.CreatedAt, limit)
 }
 
+func (t tx) PruneIntakeEvents(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return t.exec(ctx, `DELETE FROM intake_events WHERE ctid IN
+		(SELECT ctid FROM intake_events WHERE received_at < $1 LIMIT $2)`, before, limit)
+}
+
 func (t tx) DeleteIntake(ctx context.Context, team, id string) (int64, error) {
 	return t.exec(ctx, "DELETE FROM intakes WHERE team = $1 AND id = $2", team, id)
 }

@@ -20,6 +20,12 @@ func (t tx) InsertIntake(ctx context.Context, in store.Intake, limit int) (int64
 		in.ID, in.Team, in.Provider, in.Name, in.Credential, topic, in.CreatedAt.UnixMilli(), in.Team, limit)
 }
 
+func (t tx) PruneIntakeEvents(ctx context.Context, before time.Time, limit int) (int64, error) {
+	return t.exec("DELETE FROM intake_events WHERE (team, provider, event_id) IN "+
+		"(SELECT team, provider, event_id FROM intake_events INDEXED BY intake_events_received WHERE received_at < ? LIMIT ?)",
+		before.UnixMilli(), limit)
+}
+
 func (t tx) DeleteIntake(ctx context.Context, team, id string) (int64, error) {
 	return t.exec("DELETE FROM intakes WHERE team = ? AND id = ?", team, id)
 }

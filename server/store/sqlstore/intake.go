@@ -102,6 +102,10 @@ type intaking struct {
 }
 
 func (c *Core) takeIn(ctx context.Context, tx Tx, team string, author store.Change, events []store.IntakeEvent) ([]store.IntakeResult, error) {
+	events, err := eraseIncoming(ctx, tx, team, events)
+	if err != nil {
+		return nil, err
+	}
 	k := &intaking{team: team, at: now(), events: events, out: make([]store.IntakeResult, len(events)), expires: map[int]time.Time{}, notes: map[int]string{}}
 	claimed, err := k.claim(ctx, tx)
 	if err != nil {

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -26,6 +27,15 @@ func (c *Core) Get(ctx context.Context, team, id string) (store.Entry, error) {
 // GetByEmail returns the team's entry for this address; see store.Store.
 func (c *Core) GetByEmail(ctx context.Context, team, email string) (store.Entry, error) {
 	e, err := c.d.EntryByEmail(ctx, team, email)
+	if errors.Is(err, sql.ErrNoRows) {
+		var found []store.Entry
+		if found, err = c.checkErased(ctx, team, []string{email}, nil); err == nil {
+			err = sql.ErrNoRows
+			if len(found) == 1 {
+				e, err = found[0], nil
+			}
+		}
+	}
 	return e, c.readErr("read the list", err)
 }
 
@@ -146,6 +156,9 @@ func (c *Core) Check(ctx context.Context, team string, emails []string) ([]store
 		return []store.Entry{}, nil
 	}
 	got, err := c.d.EntriesByEmail(ctx, team, emails)
+	if err == nil && len(got) < len(emails) {
+		got, err = c.checkErased(ctx, team, emails, got)
+	}
 	return got, c.fail("read the list", err)
 }
 
@@ -237,6 +250,9 @@ func (c *Core) addIn(ctx context.Context, tx Tx, a *adding) error {
 	team, rows, index, listed, p := a.team, a.rows, a.index, a.listed, a.p
 	clear(listed)
 	if err := protect(ctx, tx, team, a.entries); err != nil {
+		return err
+	}
+	if err := addErased(ctx, tx, a); err != nil {
 		return err
 	}
 	var hooks []store.Webhook
@@ -334,6 +350,10 @@ func (c *Core) insertOwn(ctx context.Context, tx Tx, a *adding) ([]store.Entry, 
 	}
 	var try []store.Entry
 	for _, o := range a.own {
+		if a.listed[o.row].ID != "" {
+			// An erased entry (addErased).
+			continue
+		}
 		u, err := uuid.Parse(o.id)
 		if err != nil || u.Version() != 7 || u.String() >= below || o.at.IsZero() {
 			continue
@@ -458,7 +478,8 @@ func extend(ctx context.Context, tx Tx, team string, rows, listed []store.Entry)
 	p := &ExtendEntriesParams{Team: team}
 	at := make(map[string]int)
 	for i, e := range listed {
-		if e.Created {
+		if e.Created || e.Erased != "" || store.IsErased(e.Email) {
+			// An erased entry gets nothing back (addErased).
 			continue
 		}
 		want := rows[i]
