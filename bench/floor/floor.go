@@ -7,10 +7,12 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "modernc.org/sqlite"
 
 	"github.com/shushlist/shush/internal/cputime"
@@ -255,4 +257,95 @@ func checkCount(ctx context.Context, kind, db string, want int) error {
 		return fmt.Errorf("the list holds %d entries after the import, not %d", got, want)
 	}
 	return nil
+}
+
+// floorPostgresConns is floorPostgres's work with the trail's rows, the
+// same one batch per transaction, spread over conns connections working
+// at once, each taking the next batch when its last has committed: the
+// floor for an import that keeps as many batches in flight (the CLI keeps
+// 16), where PostgreSQL commits concurrent transactions together.
+func floorPostgresConns(ctx context.Context, dsn string, emails []string, conns int) (result, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return result{}, err
+	}
+	cfg.MaxConns, cfg.MinConns = int32(conns), int32(conns)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return result{}, err
+	}
+	defer pool.Close()
+	q := func(i int) string { return fmt.Sprintf("$%d", i) }
+	insert := func(n int) string {
+		return "INSERT INTO suppressions (id, team, email, origin, source_id, created_at, change_id) VALUES " + values(n, 7, q)
+	}
+	const change = "INSERT INTO changes (id, team, created_at, key_id, key_name, reference, request_id, first_id, last_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+	// Every connection is open before the clock starts.
+	held := make([]*pgxpool.Conn, 0, conns)
+	for range conns {
+		c, err := pool.Acquire(ctx)
+		if err != nil {
+			return result{}, err
+		}
+		held = append(held, c)
+	}
+	for _, c := range held {
+		c.Release()
+	}
+	next := make(chan int)
+	errs := make(chan error, conns)
+	start, cpu0 := time.Now(), cputime.Process()
+	var wg sync.WaitGroup
+	for range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for lo := range next {
+				rows, err := makeRows(emails[lo:min(lo+batchSize, len(emails))])
+				if err == nil {
+					err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+						id, err := uuid.NewV7()
+						if err != nil {
+							return err
+						}
+						first, last := span(rows)
+						if _, err := tx.Exec(ctx, change, id.String(), team, rows[0].at, keyID, "", nil, requestID, first, last); err != nil {
+							return err
+						}
+						args := make([]any, 0, 7*len(rows))
+						for _, r := range rows {
+							args = append(args, r.id, team, r.email, "manual", nil, r.at, id.String())
+						}
+						_, err = tx.Exec(ctx, insert(len(rows)), args...)
+						return err
+					})
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	var failed error
+feed:
+	for lo := 0; lo < len(emails); lo += batchSize {
+		select {
+		case next <- lo:
+		case failed = <-errs:
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if failed == nil {
+		select {
+		case failed = <-errs:
+		default:
+		}
+	}
+	if failed != nil {
+		return result{}, failed
+	}
+	return result{wall: time.Since(start), serverCPU: cputime.Process() - cpu0}, nil
 }

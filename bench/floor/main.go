@@ -13,7 +13,13 @@
 // The floor is run twice: the suppressions' rows alone, and with what
 // shush's trail writes too (one row per transaction in changes, which
 // each new entry names), so that the ratio says what shush costs on top
-// of the rows it must store.
+// of the rows it must store. Two more floors do the same work the way
+// shush can: on PostgreSQL (-conns 16) the floor with the trail's rows
+// over 16 connections at once, as many as the CLI's batches in flight; on
+// SQLite (-shell) the sqlite3 shell's script run twice, each batch its
+// own commit and -group 16 batches to a commit, as shush's store commits
+// the batches in flight together. The summary gives shush's ratio to
+// each.
 //
 //	go run ./bench/floor -store sqlite -n 1000000 -order sorted
 //	go run ./bench/floor -store postgres -dsn postgres://postgres@127.0.0.1:5432/test?sslmode=disable -n 1000000 -order shuffled -rounds 3

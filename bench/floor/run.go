@@ -18,12 +18,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/shushlist/shush/server/store/postgres"
 )
 
 // settings are the command's flags.
 type settings struct {
 	store, dsn, order, shush, server, cpuprofile string
-	n, rounds, concurrency                       int
+	n, rounds, concurrency, group, conns         int
 	trail, shell                                 bool
 	rate                                         float64
 	analyze                                      time.Duration
@@ -39,7 +41,9 @@ func parse(args []string) (settings, error) {
 	fs.IntVar(&s.concurrency, "concurrency", 0, "give the CLI --concurrency N (0: leave the CLI's default)")
 	fs.IntVar(&s.rounds, "rounds", 1, "how many times to run the floor and shush, alternately; the summary gives medians")
 	fs.BoolVar(&s.trail, "trail", true, "also run the floor with the trail's rows (one row in changes per transaction, named by its entries)")
-	fs.BoolVar(&s.shell, "shell", false, "on SQLite, also run the sqlite3 shell's floor: the same transactions with the trail's rows, as an SQL script (needs sqlite3 on PATH)")
+	fs.BoolVar(&s.shell, "shell", false, "on SQLite, also run the sqlite3 shell's floors: the same transactions with the trail's rows, as an SQL script, each batch committed on its own and -group batches to a commit (needs sqlite3 on PATH)")
+	fs.IntVar(&s.group, "group", 16, "batches to a commit in the sqlite3 shell's grouped floor: as many as shush's store can commit together, the batches the CLI has in flight (16 against shush serve)")
+	fs.IntVar(&s.conns, "conns", 16, "on PostgreSQL, also run the floor with the trail's rows over this many connections at once, one batch per transaction (0: not at all); the CLI keeps 16 batches in flight")
 	fs.StringVar(&s.shush, "shush", "", "the shush binary (default: build it from this module)")
 	fs.StringVar(&s.server, "server", "binary", "how the service runs: binary (`shush serve`) or inprocess")
 	fs.StringVar(&s.cpuprofile, "cpuprofile", "", "write a CPU profile of the service during each shush import to this file (needs -server inprocess; round r > 1 adds .r)")
@@ -61,6 +65,10 @@ func parse(args []string) (settings, error) {
 		return s, fmt.Errorf("-n must be at least 1, not %d", s.n)
 	case s.concurrency < 0:
 		return s, fmt.Errorf("-concurrency must be 0 (the CLI's default) or more, not %d", s.concurrency)
+	case s.group < 1:
+		return s, fmt.Errorf("-group must be at least 1, not %d", s.group)
+	case s.conns < 0:
+		return s, fmt.Errorf("-conns must be 0 or more, not %d", s.conns)
 	case s.rounds < 1:
 		return s, fmt.Errorf("-rounds must be at least 1, not %d", s.rounds)
 	case s.server != "binary" && s.server != "inprocess":
@@ -121,12 +129,16 @@ func run(ctx context.Context, args []string) error {
 
 // tally holds every round's results, and shush's ratios to each floor.
 type tally struct {
-	floors, trails, shells, shushes  []result
-	ratios, trailRatios, shellRatios []float64
+	floors, trails, shells, grouped, pooled, shushes              []result
+	ratios, trailRatios, shellRatios, groupedRatios, pooledRatios []float64
 }
 
-// round measures round r: the floor, the floor with the trail and the
-// sqlite3 shell where asked, then shush; each on a fresh database.
+// pooled says whether the floor over several PostgreSQL connections runs.
+func (s settings) pooled() bool { return s.store == "postgres" && s.conns > 0 }
+
+// round measures round r: the floor, the floor with the trail, the sqlite3
+// shell's floors and the floor over several connections where asked, then
+// shush; each on a fresh database.
 func (t *tally) round(ctx context.Context, s settings, dir string, r int, emails []string, input string) error {
 	f, err := fresh(ctx, s, dir, fmt.Sprintf("floor%d", r), "the floor", func(db string) (result, error) {
 		return floor(ctx, s.store, db, emails, false)
@@ -136,29 +148,8 @@ func (t *tally) round(ctx context.Context, s settings, dir string, r int, emails
 	}
 	t.floors = append(t.floors, f)
 	fmt.Printf("round %d  floor              %7.2f s  (CPU %.1f s)\n", r, f.wall.Seconds(), f.serverCPU.Seconds())
-	if s.trail {
-		tr, err := fresh(ctx, s, dir, fmt.Sprintf("trail%d", r), "the floor with the trail", func(db string) (result, error) {
-			return floor(ctx, s.store, db, emails, true)
-		})
-		if err != nil {
-			return err
-		}
-		t.trails = append(t.trails, tr)
-		fmt.Printf("round %d  floor + trail rows %7.2f s  (CPU %.1f s)\n", r, tr.wall.Seconds(), tr.serverCPU.Seconds())
-	}
-	if s.shell {
-		sh, err := fresh(ctx, s, dir, fmt.Sprintf("shell%d", r), "the sqlite3 shell's floor", func(db string) (result, error) {
-			sh, err := floorShell(ctx, db, emails)
-			if err == nil {
-				err = checkCount(ctx, s.store, db, s.n)
-			}
-			return sh, err
-		})
-		if err != nil {
-			return err
-		}
-		t.shells = append(t.shells, sh)
-		fmt.Printf("round %d  sqlite3 shell      %7.2f s  (CPU %.1f s)\n", r, sh.wall.Seconds(), sh.serverCPU.Seconds())
+	if err := t.floorsBeside(ctx, s, dir, r, emails); err != nil {
+		return err
 	}
 	profile := s.cpuprofile
 	if profile != "" && r > 1 {
@@ -175,7 +166,73 @@ func (t *tally) round(ctx context.Context, s settings, dir string, r int, emails
 		return err
 	}
 	t.shushes = append(t.shushes, sh)
-	t.ratios = append(t.ratios, sh.wall.Seconds()/f.wall.Seconds())
+	fmt.Println(t.ratioLine(s, r, sh))
+	return nil
+}
+
+// floorsBeside measures round r's other floors: with the trail, the
+// sqlite3 shell per batch and grouped, and over several connections.
+func (t *tally) floorsBeside(ctx context.Context, s settings, dir string, r int, emails []string) error {
+	if s.trail {
+		tr, err := fresh(ctx, s, dir, fmt.Sprintf("trail%d", r), "the floor with the trail", func(db string) (result, error) {
+			return floor(ctx, s.store, db, emails, true)
+		})
+		if err != nil {
+			return err
+		}
+		t.trails = append(t.trails, tr)
+		fmt.Printf("round %d  floor + trail rows %7.2f s  (CPU %.1f s)\n", r, tr.wall.Seconds(), tr.serverCPU.Seconds())
+	}
+	if s.shell {
+		shell := func(group int) func(db string) (result, error) {
+			return func(db string) (result, error) {
+				sh, err := floorShell(ctx, db, emails, group)
+				if err == nil {
+					err = checkCount(ctx, s.store, db, s.n)
+				}
+				return sh, err
+			}
+		}
+		sh, err := fresh(ctx, s, dir, fmt.Sprintf("shell%d", r), "the sqlite3 shell's floor", shell(1))
+		if err != nil {
+			return err
+		}
+		t.shells = append(t.shells, sh)
+		fmt.Printf("round %d  sqlite3 shell      %7.2f s  (CPU %.1f s; each batch its own commit)\n", r, sh.wall.Seconds(), sh.serverCPU.Seconds())
+		g, err := fresh(ctx, s, dir, fmt.Sprintf("grouped%d", r), "the sqlite3 shell's grouped floor", shell(s.group))
+		if err != nil {
+			return err
+		}
+		t.grouped = append(t.grouped, g)
+		fmt.Printf("round %d  sqlite3 shell, grouped %7.2f s  (CPU %.1f s; %d batches to a commit)\n", r, g.wall.Seconds(), g.serverCPU.Seconds(), s.group)
+	}
+	if s.pooled() {
+		p, err := fresh(ctx, s, dir, fmt.Sprintf("pool%d", r), fmt.Sprintf("the floor over %d connections", s.conns), func(db string) (result, error) {
+			st, err := postgres.Open(ctx, db)
+			if err == nil {
+				err = st.Close()
+			}
+			var p result
+			if err == nil {
+				p, err = floorPostgresConns(ctx, db, emails, s.conns)
+			}
+			if err == nil {
+				err = checkCount(ctx, s.store, db, s.n)
+			}
+			return p, err
+		})
+		if err != nil {
+			return err
+		}
+		t.pooled = append(t.pooled, p)
+		fmt.Printf("round %d  floor + trail, %d connections %7.2f s  (CPU %.1f s)\n", r, s.conns, p.wall.Seconds(), p.serverCPU.Seconds())
+	}
+	return nil
+}
+
+// ratioLine records shush's round r against each floor and says it.
+func (t *tally) ratioLine(s settings, r int, sh result) string {
+	t.ratios = append(t.ratios, sh.wall.Seconds()/t.floors[r-1].wall.Seconds())
 	line := fmt.Sprintf("round %d  shush              %7.2f s  (server CPU %.1f s, client CPU %.1f s)  ratio %.2fx the floor",
 		r, sh.wall.Seconds(), sh.serverCPU.Seconds(), sh.clientCPU.Seconds(), t.ratios[r-1])
 	if s.trail {
@@ -184,10 +241,14 @@ func (t *tally) round(ctx context.Context, s settings, dir string, r int, emails
 	}
 	if s.shell {
 		t.shellRatios = append(t.shellRatios, sh.wall.Seconds()/t.shells[r-1].wall.Seconds())
-		line += fmt.Sprintf(", %.2fx the sqlite3 shell", t.shellRatios[r-1])
+		t.groupedRatios = append(t.groupedRatios, sh.wall.Seconds()/t.grouped[r-1].wall.Seconds())
+		line += fmt.Sprintf(", %.2fx the sqlite3 shell (per batch), %.2fx the sqlite3 shell (grouped)", t.shellRatios[r-1], t.groupedRatios[r-1])
 	}
-	fmt.Println(line)
-	return nil
+	if s.pooled() {
+		t.pooledRatios = append(t.pooledRatios, sh.wall.Seconds()/t.pooled[r-1].wall.Seconds())
+		line += fmt.Sprintf(", %.2fx the floor over %d connections", t.pooledRatios[r-1], s.conns)
+	}
+	return line
 }
 
 // print prints the medians of the rounds.
@@ -201,7 +262,11 @@ func (t *tally) print(s settings) {
 		fmt.Printf(", shush / floor with the trail %.2fx", median(t.trailRatios))
 	}
 	if s.shell {
-		fmt.Printf(", shush / sqlite3 shell %.2fx (sqlite3 shell %.2f s)", median(t.shellRatios), medianWall(t.shells))
+		fmt.Printf(", shush / sqlite3 shell per batch %.2fx (%.2f s), shush / sqlite3 shell grouped %.2fx (%.2f s)",
+			median(t.shellRatios), medianWall(t.shells), median(t.groupedRatios), medianWall(t.grouped))
+	}
+	if s.pooled() {
+		fmt.Printf(", shush / floor over %d connections %.2fx (%.2f s)", s.conns, median(t.pooledRatios), medianWall(t.pooled))
 	}
 	fmt.Printf(" (load average now %s)\n", loadavg())
 }

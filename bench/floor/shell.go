@@ -14,12 +14,15 @@ import (
 
 // floorShell is the sqlite3 shell's floor: the same durable transactions
 // as the floor with the trail's rows (a changes row, then the 100 rows
-// naming it, ON CONFLICT … DO NOTHING as the store writes them), written
+// naming it, ON CONFLICT … DO NOTHING as the store writes them), group
+// batches to a transaction (1: each batch commits on its own; shush's
+// store commits the batches in flight together, so the grouped floor
+// commits as many at once as the CLI has in flight), written
 // beforehand as one SQL script with the IDs made, and run by the sqlite3
 // command with WAL, synchronous=FULL and a 64 MiB page cache into the
 // schema a shush store creates. Only the shell's run is timed; its CPU is
 // the child's.
-func floorShell(ctx context.Context, db string, emails []string) (result, error) {
+func floorShell(ctx context.Context, db string, emails []string, group int) (result, error) {
 	st, err := sqlite.Open(ctx, db)
 	if err != nil {
 		return result{}, err
@@ -34,7 +37,7 @@ func floorShell(ctx context.Context, db string, emails []string) (result, error)
 	}
 	var b strings.Builder
 	b.WriteString(".output /dev/null\nPRAGMA journal_mode=WAL;\nPRAGMA synchronous=FULL;\nPRAGMA cache_size=-65536;\n")
-	for lo := 0; lo < len(emails); lo += batchSize {
+	for lo, k := 0, 0; lo < len(emails); lo, k = lo+batchSize, k+1 {
 		rows, err := makeRows(emails[lo:min(lo+batchSize, len(emails))])
 		if err != nil {
 			f.Close()
@@ -42,7 +45,10 @@ func floorShell(ctx context.Context, db string, emails []string) (result, error)
 		}
 		first, last := span(rows)
 		at := rows[0].at.UnixMilli()
-		fmt.Fprintf(&b, "BEGIN;\nINSERT INTO changes (team, created_at, key_id, key_name, reference, request_id, first_id, last_id) VALUES ('%s', %d, '%s', '', NULL, '%s', '%s', '%s');\n",
+		if k%group == 0 {
+			b.WriteString("BEGIN;\n")
+		}
+		fmt.Fprintf(&b, "INSERT INTO changes (team, created_at, key_id, key_name, reference, request_id, first_id, last_id) VALUES ('%s', %d, '%s', '', NULL, '%s', '%s', '%s');\n",
 			team, at, keyID, requestID, first, last)
 		b.WriteString("INSERT INTO suppressions (team, id, email, origin, source_id, created_at, change_id) VALUES ")
 		for i, r := range rows {
@@ -51,7 +57,10 @@ func floorShell(ctx context.Context, db string, emails []string) (result, error)
 			}
 			fmt.Fprintf(&b, "('%s','%s','%s','manual',NULL,%d,last_insert_rowid())", team, r.id, r.email, at)
 		}
-		b.WriteString(" ON CONFLICT (team, email) DO NOTHING;\nCOMMIT;\n")
+		b.WriteString(" ON CONFLICT (team, email) DO NOTHING;\n")
+		if k%group == group-1 || lo+batchSize >= len(emails) {
+			b.WriteString("COMMIT;\n")
+		}
 		if b.Len() > 1<<20 {
 			if _, err := f.WriteString(b.String()); err != nil {
 				f.Close()
