@@ -10,6 +10,9 @@
 #   (defaults: 5 6s 16 100000 add=50,remove=50)
 #
 # SHUSH_BIN: a shush binary to measure instead of building this tree.
+# STORE=postgres measures both on PostgreSQL instead (SHUSH_BENCH_POSTGRES,
+# default postgres://postgres@127.0.0.1:5432/test?sslmode=disable; each run
+# in a fresh schema, dropped after it; the peer's pool has 16 connections).
 # Everything runs on loopback.
 set -euo pipefail
 ROUNDS=${1:-5}
@@ -17,12 +20,20 @@ DURATION=${2:-6s}
 CLIENTS=${3:-16}
 FILL=${4:-100000}
 MIX=${5:-add=50,remove=50}
+STORE=${STORE:-sqlite}
+PG=${SHUSH_BENCH_POSTGRES:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 pid=
+schema=
+drop_schema() {
+	[ -n "$schema" ] && psql -q "$PG" -c "DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1 || true
+	schema=
+}
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null || true
 	wait 2>/dev/null || true
+	drop_schema
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -50,6 +61,11 @@ start() { # what port db
 run() { # what round: writes "requests/s errors" to $work/result
 	local db="$work/$1-$2.db" port=18091
 	[ "$1" = peer ] && port=18092
+	if [ "$STORE" = postgres ]; then
+		schema="shush_mixed_$$_$1_$2"
+		psql -q "$PG" -c "CREATE SCHEMA $schema" >/dev/null
+		db="$PG&search_path=$schema"
+	fi
 	"$work/shush" keys create --team bench --db "$db" >"$work/key" 2>/dev/null
 	start "$1" "$port" "$db"
 	"$work/load" -url "http://127.0.0.1:$port" -key-file "$work/key" -clients "$CLIENTS" -fill "$FILL" \
@@ -58,6 +74,7 @@ run() { # what round: writes "requests/s errors" to $work/result
 	wait "$pid" 2>/dev/null || true
 	pid=
 	rm -f "$db" "$db-wal" "$db-shm"
+	drop_schema
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); e=r["errors_by_status"]; print("%.1f" % r["requests_per_second"], sum(e.values()) if e else 0)' "$work/out.json" >"$work/result"
 }
 

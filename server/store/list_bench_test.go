@@ -38,6 +38,8 @@ var listStores struct {
 	sync.Mutex
 	open map[string]store.Store
 	dir  string
+	// pgDSN is the PostgreSQL store's database while it is open.
+	pgDSN string
 }
 
 func TestMain(m *testing.M) {
@@ -172,6 +174,7 @@ func seededListStore(b *testing.B, kind string) store.Store {
 			s.Close()
 			b.Fatalf("seed PostgreSQL: %v", err)
 		}
+		listStores.pgDSN = dsn
 		// pgtest drops the schema when b ends; the store must not be
 		// kept past it.
 		b.Cleanup(func() {
