@@ -44,7 +44,7 @@ cpu_of() { # pids...: CPU seconds (user + system) so far
 	done
 	echo "$t"
 }
-pg_cpu() { cpu_of $(pgrep -x postgres || true); }
+pg_cpu() { cpu_of $(pgrep -u postgres || true); }
 
 serve() { # port dsn
 	"$work/shush" serve --addr "127.0.0.1:$1" --db "$2" --rate 1000000 --log-format json >/dev/null 2>&1 &
