@@ -4,8 +4,9 @@
 # FILL entries, then runs CLIENTS clients of one team for DURATION through
 # one process and through two (the order alternating by round), and prints
 # requests/s, the ratio two / one, and the CPU seconds the serve processes
-# and all postgres processes on this machine used during each run (the
-# latter includes anything else the server did meanwhile).
+# and the postgres processes on this machine used during each run (every
+# process of the user postgres alive at the end of the run: anything else
+# the server did meanwhile is in it, a backend that ended is not).
 #
 #   bench/procs.sh [ROUNDS] [DURATION] [CLIENTS] [FILL] [MIX]
 #   (defaults: 3 6s 64 10000 add=100)
@@ -39,12 +40,23 @@ tck=$(getconf CLK_TCK)
 cpu_of() { # pids...: CPU seconds (user + system) so far
 	local t=0
 	for p in "$@"; do
-		[ -r "/proc/$p/stat" ] || continue
-		t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+		# A process may end between the listing and the read.
+		v=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null) || continue
+		[ -n "$v" ] && t=$((t + v))
 	done
 	echo "$t"
 }
-pg_cpu() { cpu_of $(pgrep -u postgres || true); }
+# pg_snap prints "pid ticks" for every process of the user postgres;
+# pg_used OLD NEW sums, over the processes in NEW, the ticks since OLD (all
+# of a process's ticks when it started meanwhile; one that ended
+# meanwhile is not counted).
+pg_snap() {
+	for p in $(pgrep -u postgres || true); do
+		v=$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null) || continue
+		[ -n "$v" ] && echo "$p $v"
+	done
+}
+pg_used() { awk 'NR == FNR { old[$1] = $2; next } { t += $2 - ($1 in old ? old[$1] : 0) } END { print t + 0 }' "$1" "$2"; }
 
 serve() { # port dsn
 	"$work/shush" serve --addr "127.0.0.1:$1" --db "$2" --rate 1000000 --log-format json >/dev/null 2>&1 &
@@ -66,9 +78,9 @@ run() { # procs round: writes "req/s serveCPU pgCPU errors" to $work/result
 	if [ "$1" = 2 ]; then serve 18102 "$dsn"; urls="$urls,http://127.0.0.1:18102"; fi
 	"$work/load" -url http://127.0.0.1:18101 -key-file "$work/key" -clients 8 -fill "$FILL" -duration 1s -mix list=1 -seed 1 >/dev/null
 	local s0 p0 s1 p1
-	s0=$(cpu_of "${pids[@]}"); p0=$(pg_cpu)
+	s0=$(cpu_of "${pids[@]}"); pg_snap >"$work/pg0"
 	"$work/load" -url "$urls" -key-file "$work/key" -clients "$CLIENTS" -duration "$DURATION" -mix "$MIX" -seed "$2" -json >"$work/out.json"
-	s1=$(cpu_of "${pids[@]}"); p1=$(pg_cpu)
+	s1=$(cpu_of "${pids[@]}"); pg_snap >"$work/pg1"; p0=0; p1=$(pg_used "$work/pg0" "$work/pg1")
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
 	pids=()

@@ -77,7 +77,9 @@ func BenchmarkCheck(b *testing.B) {
 			for i := range ask {
 				ask[i] = fmt.Sprintf("customer%07d@crm.example", i)
 			}
-			s := startService(b, st, server.Options{Rate: 1e6})
+			// The team's budget of costly reads is raised out of the way, as the
+			// rate limit is: the benchmark measures the work, not the pacing.
+			s := startService(b, st, server.Options{Rate: 1e6, ReadBudget: time.Hour})
 			c := client.New(s.url, s.key("bench", true))
 			var export time.Duration
 			b.Run("floor=export", func(b *testing.B) {
@@ -137,8 +139,10 @@ func checkQuery(b *testing.B, kind, where string) func(ctx context.Context, emai
 			if err != nil {
 				return 0, err
 			}
+			// CROSS JOIN keeps SQLite's join order: each address a
+			// probe of the unique index (team, email).
 			rows, err := db.QueryContext(ctx, `SELECT s.email, s.id FROM json_each(?) AS k
-				JOIN suppressions s ON s.team = 'bench' AND s.email = k.value`, string(list))
+				CROSS JOIN suppressions s ON s.team = 'bench' AND s.email = k.value`, string(list))
 			if err != nil {
 				return 0, err
 			}
