@@ -148,7 +148,7 @@ func (a *app) agentsListCommand() *cobra.Command {
 				return writeJSON(a.io.Out, out)
 			}
 			if len(agents) == 0 {
-				fmt.Fprintln(a.io.Err, "No agents yet; add one with: shush agents add NAME --team T --ssh-key FILE")
+				fmt.Fprintln(a.io.ErrOut, "No agents yet; add one with: shush agents add NAME --team T --ssh-key FILE")
 				return nil
 			}
 			t := newTable(a.io.Out)

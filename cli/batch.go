@@ -374,7 +374,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	// takes them; elsewhere they are listed as manual, and that is said.
 	if mode == batch.Add && in.HasOrigins() && !f.resume && !batch.TakesOrigins(ctx, conn.Client) {
 		if n := in.Carried(); n > 0 {
-			fmt.Fprintf(a.io.Err, "shush: %s will be listed as plain manual entries, without the origin, note, expiry or evidence the file gives: %s takes plain addresses only (shush's own service keeps them)\n",
+			fmt.Fprintf(a.io.ErrOut, "shush: %s will be listed as plain manual entries, without the origin, note, expiry or evidence the file gives: %s takes plain addresses only (shush's own service keeps them)\n",
 				plural(n, "address", "addresses"), conn.Target)
 		}
 		in.DropOrigins()
@@ -468,13 +468,13 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 			return err
 		}
 		if len(plan.Invalid) > 0 {
-			fmt.Fprintf(a.io.Err, "shush: left out %s: %s\n", plural(len(plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(plan.Invalid, 3))
+			fmt.Fprintf(a.io.ErrOut, "shush: left out %s: %s\n", plural(len(plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(plan.Invalid, 3))
 		}
 		var notes strings.Builder
 		a.listReading(&notes, sum.preset, sum.warnings, sum.ownIDsNew(), "")
 		a.listKept(&notes, sum)
 		for line := range strings.Lines(notes.String()) {
-			fmt.Fprint(a.io.Err, "shush: "+line)
+			fmt.Fprint(a.io.ErrOut, "shush: "+line)
 		}
 	} else {
 		a.printReport(sum, target)
@@ -513,10 +513,10 @@ func (a *app) chooseReference(given string, in *batch.Input, file string) (strin
 	case given == autoReference && !in.HasReference:
 		return "", usagef("--reference auto: %s names no ticket reference (in its name, subject or words); give one with --reference", inputName(file))
 	case given == autoReference:
-		fmt.Fprintf(a.io.Err, "shush: reference %s, from %s\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
+		fmt.Fprintf(a.io.ErrOut, "shush: reference %s, from %s\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
 		return in.Reference.Value, nil
 	case given == "" && in.HasReference:
-		fmt.Fprintf(a.io.Err, "shush: the ticket names the reference %s (%s); --reference auto sends it\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
+		fmt.Fprintf(a.io.ErrOut, "shush: the ticket names the reference %s (%s); --reference auto sends it\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
 	}
 	return given, nil
 }

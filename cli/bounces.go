@@ -111,7 +111,7 @@ prints {"object","messages" (read),"data":[{"source","email","kind","status",
 			if n := len(doc.Unreadable); n > 0 {
 				err := fmt.Errorf("%s could not be read; the others were taken in", plural(n, "message", "messages"))
 				if !a.output().json {
-					fmt.Fprintln(a.io.Err, capitalize(err.Error())+".")
+					fmt.Fprintln(a.io.ErrOut, capitalize(err.Error())+".")
 				}
 				return loggedError{err}
 			}
@@ -246,7 +246,7 @@ func (a *app) printIngest(doc ingestDoc) error {
 		}
 	}
 	for _, u := range doc.Unreadable {
-		fmt.Fprintf(a.io.Err, "%s\n", safeText(u.Error))
+		fmt.Fprintf(a.io.ErrOut, "%s\n", safeText(u.Error))
 	}
 	return nil
 }

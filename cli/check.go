@@ -229,7 +229,7 @@ func (w *checkOut) close() error {
 		w.bw.WriteString("\n}\n")
 	case "ndjson":
 		if len(w.invalid) > 0 {
-			fmt.Fprintf(w.a.io.Err, "shush: invalid, not looked up: %s\n", describeInvalid(w.invalid, 3))
+			fmt.Fprintf(w.a.io.ErrOut, "shush: invalid, not looked up: %s\n", describeInvalid(w.invalid, 3))
 		}
 	}
 	return w.bw.Flush()
@@ -247,7 +247,7 @@ type checkProgress struct {
 }
 
 func (a *app) checkProgress(conn *connection, total int) *checkProgress {
-	return &checkProgress{a: a, conn: conn, total: total, show: isTerminal(a.io.Err)}
+	return &checkProgress{a: a, conn: conn, total: total, show: a.io.StderrTTY}
 }
 
 // notice says, once, that the service has no bulk check.
@@ -257,7 +257,7 @@ func (p *checkProgress) notice(k *batch.Checker) {
 	}
 	p.slowly = true
 	p.clear()
-	fmt.Fprintf(p.a.io.Err, "shush: %s has no bulk check; looking up each address, paced to its rate limit\n", safeText(p.conn.Target))
+	fmt.Fprintf(p.a.io.ErrOut, "shush: %s has no bulk check; looking up each address, paced to its rate limit\n", safeText(p.conn.Target))
 }
 
 // done shows that n addresses are answered, when there is more to come.
@@ -266,12 +266,12 @@ func (p *checkProgress) done(n int) {
 		return
 	}
 	p.shown = true
-	fmt.Fprintf(p.a.io.Err, "\rChecked %d of %d addresses…", n, p.total)
+	fmt.Fprintf(p.a.io.ErrOut, "\rChecked %d of %d addresses…", n, p.total)
 }
 
 func (p *checkProgress) clear() {
 	if p.shown {
-		fmt.Fprint(p.a.io.Err, "\r\x1b[K")
+		fmt.Fprint(p.a.io.ErrOut, "\r\x1b[K")
 		p.shown = false
 	}
 }

@@ -86,7 +86,7 @@ func (a *app) flagKey() (string, error) {
 		}
 		text = string(b)
 	case g.apiKeyStdin:
-		if a.io.In == nil || isTerminal(a.io.In) {
+		if a.io.In == nil || a.io.StdinTTY {
 			return "", usagef("--api-key-stdin reads the key from stdin, but nothing is piped to it")
 		}
 		// Byte by byte: the rest of stdin may be the input (--file -).
@@ -327,7 +327,7 @@ file is the way: --keychain then fails and changes nothing.`,
 			case key != "":
 				if p.Keychain {
 					if err := config.ForgetInKeychain(name); err != nil {
-						fmt.Fprintf(a.io.Err, "shush: %v\n", err)
+						fmt.Fprintf(a.io.ErrOut, "shush: %v\n", err)
 					}
 				}
 				p.APIKey, p.Keychain = key, false
@@ -347,7 +347,7 @@ file is the way: --keychain then fails and changes nothing.`,
 			if p.Keychain {
 				where = fmt.Sprintf("; its key is in the OS keychain (service %q, account %q)", config.KeychainService, name)
 			}
-			fmt.Fprintf(a.io.Err, "Profile %q %s in %s%s.\n", name, verb, path, where)
+			fmt.Fprintf(a.io.ErrOut, "Profile %q %s in %s%s.\n", name, verb, path, where)
 			return nil
 		},
 	}

@@ -164,7 +164,7 @@ type copyLine struct {
 }
 
 func (a *app) copyProgress() *copyLine {
-	return &copyLine{a: a, on: isTerminal(a.io.Err)}
+	return &copyLine{a: a, on: a.io.StderrTTY}
 }
 
 func (p *copyLine) show(table string, rows int64) {
@@ -172,11 +172,11 @@ func (p *copyLine) show(table string, rows int64) {
 		return
 	}
 	p.last = time.Now()
-	fmt.Fprintf(p.a.io.Err, "\r\x1b[K%s · %d rows", table, rows)
+	fmt.Fprintf(p.a.io.ErrOut, "\r\x1b[K%s · %d rows", table, rows)
 }
 
 func (p *copyLine) clear() {
 	if p.on {
-		fmt.Fprint(p.a.io.Err, "\r\x1b[K")
+		fmt.Fprint(p.a.io.ErrOut, "\r\x1b[K")
 	}
 }

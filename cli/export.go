@@ -73,7 +73,7 @@ func (a *app) export(ctx context.Context, conn *connection, p client.ExportParam
 		return err
 	}
 	defer out.abort()
-	prog := &exportProgress{w: out, err: a.io.Err, show: isTerminal(a.io.Err), csv: p.Format == "csv"}
+	prog := &exportProgress{w: out, err: a.io.ErrOut, show: a.io.StderrTTY, csv: p.Format == "csv"}
 	_, err = conn.Client.Export(ctx, p, prog)
 	prog.done()
 	if err != nil {
@@ -87,7 +87,7 @@ func (a *app) export(ctx context.Context, conn *connection, p client.ExportParam
 	}
 	if out.file != nil {
 		abs, _ := filepath.Abs(outPath)
-		fmt.Fprintf(a.io.Err, "Exported %s to %s.\n", plural(prog.entries(), "entry", "entries"), safeText(abs))
+		fmt.Fprintf(a.io.ErrOut, "Exported %s to %s.\n", plural(prog.entries(), "entry", "entries"), safeText(abs))
 	}
 	return nil
 }

@@ -135,9 +135,9 @@ object.`,
 					if err := t.flush(); err != nil {
 						return err
 					}
-					fmt.Fprintln(a.io.Err, providerHelp[in.Provider])
+					fmt.Fprintln(a.io.ErrOut, providerHelp[in.Provider])
 					if conn.Settings.Local() {
-						fmt.Fprintf(a.io.Err, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
+						fmt.Fprintf(a.io.ErrOut, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
 					}
 					return nil
 				})
@@ -257,7 +257,7 @@ prints the API's list.`,
 					more:     func(shown []api.ReviewItem) string { return readOn("events", shown[len(shown)-1].ID) },
 				}.print(a, a.output().json, api.ReviewList{Object: api.ObjectList, HasMore: more, Data: items}, items, more)
 				if err == nil && !a.output().json && len(items) > 0 && !decided {
-					fmt.Fprintln(a.io.Err, "Decide with: shush intake decide ID suppress|ignore")
+					fmt.Fprintln(a.io.ErrOut, "Decide with: shush intake decide ID suppress|ignore")
 				}
 				return err
 			})

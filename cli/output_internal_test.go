@@ -24,7 +24,7 @@ import (
 
 func humanApp() (*app, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	return &app{io: IO{In: strings.NewReader(""), Out: &out, Err: &errOut}}, &out, &errOut
+	return &app{io: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}}, &out, &errOut
 }
 
 func TestHumanPlan(t *testing.T) {

@@ -47,14 +47,14 @@ func (a *app) interruptedRun(rs *batch.Runs, target string, in *batch.Input, fil
 		return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file, or with: shush runs resume %s",
 			in.Mode, target, newest.Entries, inputName(file), in.Len(), newest.ID)
 	}
-	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", in.Mode, target)
+	fmt.Fprintf(a.io.ErrOut, "No interrupted %s run on %s; starting a new one.\n", in.Mode, target)
 	return "", nil
 }
 
 // sayResuming tells what a resume picks up, by the run's exact header
 // (batch.Runs.Get).
 func (a *app) sayResuming(ri batch.RunInfo) {
-	fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", ri.Created.Local().Format(time.DateTime), ri.Sent(), ri.Entries)
+	fmt.Fprintf(a.io.ErrOut, "Resuming the run of %s: %d of %d entries were sent.\n", ri.Created.Local().Format(time.DateTime), ri.Sent(), ri.Entries)
 }
 
 // resumeCommand is the command line that finishes this run: the same

@@ -217,12 +217,12 @@ says beforehand which will come back as manual.`,
 			if dryRun {
 				return a.printUndo(u, conn.Target, what)
 			}
-			fmt.Fprintln(a.io.Err, safeText(what))
+			fmt.Fprintln(a.io.ErrOut, safeText(what))
 			for _, n := range u.Notes {
-				fmt.Fprintln(a.io.Err, "  "+safeText(n))
+				fmt.Fprintln(a.io.ErrOut, "  "+safeText(n))
 			}
 			if len(u.Plan.Values) == 0 {
-				fmt.Fprintln(a.io.Err, "Nothing to undo: the run changed nothing that can be put back.")
+				fmt.Fprintln(a.io.ErrOut, "Nothing to undo: the run changed nothing that can be put back.")
 				return nil
 			}
 			show := func(width int) string { return touchList("It would "+undoVerb(u.Plan.Mode)+":", undoLines(u), width) }
@@ -348,7 +348,7 @@ intended list. The run must be resumed against the service it was sent to.
 			case batch.Refused:
 				return usagef("run %s was refused by the service (%s): nothing is resumed with a key it refuses; send the list again with a key that may change the list", ri.ID, ri.Note)
 			case batch.Finished:
-				fmt.Fprintf(a.io.Err, "Run %s is finished: nothing left to send.\n", ri.ID)
+				fmt.Fprintf(a.io.ErrOut, "Run %s is finished: nothing left to send.\n", ri.ID)
 				return nil
 			}
 			a.sayResuming(ri)
@@ -407,7 +407,7 @@ func (a *app) runsPruneCommand() *cobra.Command {
 // a failure only costs disk and is not the run's.
 func (a *app) pruneRuns(rs *batch.Runs, keep time.Duration) {
 	if _, err := rs.Prune(time.Now().Add(-keep)); err != nil {
-		fmt.Fprintf(a.io.Err, "shush: pruning old runs: %v\n", err)
+		fmt.Fprintf(a.io.ErrOut, "shush: pruning old runs: %v\n", err)
 	}
 }
 

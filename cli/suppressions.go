@@ -193,7 +193,7 @@ func (a *app) printList(page api.ListResponse, p client.ListParams) error {
 		// A search over many entries that found none in those read so
 		// far: not the end of the list.
 		fmt.Fprintln(a.io.Out, "(no match among the entries read so far)")
-		fmt.Fprintln(a.io.Err, "More entries: "+nextListCommand(p, page))
+		fmt.Fprintln(a.io.ErrOut, "More entries: "+nextListCommand(p, page))
 		return nil
 	}
 	return listing[api.Entry]{
@@ -495,15 +495,15 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 	if stdinIsInput {
 		return false, usagef("refusing to remove without confirmation: the entries come from stdin, so there is no terminal to ask on; pass --yes")
 	}
-	if !isTerminal(a.io.In) || !isTerminal(a.io.Err) {
+	if !a.io.StdinTTY || !a.io.StderrTTY {
 		return false, usagef("refusing to remove without confirmation: pass --yes")
 	}
 	if show != nil {
-		if err := a.page(a.io.Err, show(widthOf(a.io.Err))); err != nil {
+		if err := a.page(a.io.ErrOut, show(widthOf(a.io.ErrOut))); err != nil {
 			return false, err
 		}
 	}
-	fmt.Fprintf(a.io.Err, "%s [y/N] ", safeText(question))
+	fmt.Fprintf(a.io.ErrOut, "%s [y/N] ", safeText(question))
 	// Ctrl-C cancels ctx rather than killing the process, so the read must
 	// not be what keeps the user waiting.
 	type answer struct {
@@ -518,7 +518,7 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 	var line string
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(a.io.Err)
+		fmt.Fprintln(a.io.ErrOut)
 		return false, exitErr{ExitInterrupted, errors.New("interrupted: nothing removed")}
 	case ans := <-got:
 		if ans.err != nil && ans.err != io.EOF {
@@ -530,7 +530,7 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 	case "y", "yes":
 		return true, nil
 	}
-	fmt.Fprintln(a.io.Err, "Nothing removed.")
+	fmt.Fprintln(a.io.ErrOut, "Nothing removed.")
 	return false, nil
 }
 
@@ -538,13 +538,13 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 // the client is waiting for the rate limit or before a retry.
 func (a *app) waitNotice() client.Option {
 	return client.WithWaitHook(func(w client.WaitInfo) {
-		if w.Delay < time.Second || !isTerminal(a.io.Err) {
+		if w.Delay < time.Second || !a.io.StderrTTY {
 			return
 		}
 		why := w.Reason.String()
 		if w.Err != nil {
 			why += " after: " + w.Err.Error()
 		}
-		fmt.Fprintf(a.io.Err, "shush: waiting %s (%s)\n", w.Delay.Round(100*time.Millisecond), safeText(why))
+		fmt.Fprintf(a.io.ErrOut, "shush: waiting %s (%s)\n", w.Delay.Round(100*time.Millisecond), safeText(why))
 	})
 }

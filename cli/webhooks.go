@@ -124,7 +124,7 @@ func webhookErr(conn *connection, id string, err error) error {
 // secretNotice goes to stderr beside a printed secret: what it is for and
 // how to see it again, never the secret itself.
 func (a *app) secretNotice(id string) {
-	fmt.Fprintf(a.io.Err, "Give the signing secret to the receiver only: it verifies deliveries, and anyone holding it can forge them. A read-write key shows it again: shush webhooks show %s --secret\n", id)
+	fmt.Fprintf(a.io.ErrOut, "Give the signing secret to the receiver only: it verifies deliveries, and anyone holding it can forge them. A read-write key shows it again: shush webhooks show %s --secret\n", id)
 }
 
 func (a *app) webhooksAddCommand() *cobra.Command {
@@ -181,7 +181,7 @@ the receiver only. A read-write key can show it again later (show --secret).
 					}
 					a.secretNotice(w.ID)
 					if conn.Settings.Local() {
-						fmt.Fprintf(a.io.Err, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
+						fmt.Fprintf(a.io.ErrOut, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
 					}
 					return nil
 				})
@@ -454,7 +454,7 @@ so the receiver can take the new secret without missing a delivery.
 					if err := t.flush(); err != nil {
 						return err
 					}
-					fmt.Fprintln(a.io.Err, "The old secret keeps signing deliveries beside the new one for 24 hours.")
+					fmt.Fprintln(a.io.ErrOut, "The old secret keeps signing deliveries beside the new one for 24 hours.")
 					a.secretNotice(w.ID)
 					return nil
 				})
