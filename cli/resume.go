@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/internal/redact"
 )
@@ -60,7 +58,7 @@ func (a *app) sayResuming(ri batch.RunInfo) {
 // resumeCommand is the command line that finishes this run: the same
 // command with --resume, and the target flags that were given (never the
 // key, nor a base URL's password: *** stands for it).
-func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
+func (a *app) resumeCommand(mode batch.Mode, f batchFlags) string {
 	parts := []string{"shush"}
 	if a.globals.profile != "" {
 		parts = append(parts, "--profile", shellQuote(a.globals.profile))
@@ -68,7 +66,11 @@ func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
 	if a.globals.baseURL != "" {
 		parts = append(parts, "--base-url", shellQuote(redact.URL(a.globals.baseURL)))
 	}
-	parts = append(parts, strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "shush "))...)
+	verb := "remove"
+	if mode == batch.Add {
+		verb = "add"
+	}
+	parts = append(parts, "suppressions", "batch", verb)
 	parts = append(parts, "--file", shellQuote(f.file))
 	if f.ids {
 		parts = append(parts, "--ids")

@@ -207,7 +207,7 @@ says beforehand which will come back as manual.`,
 				return err
 			}
 			defer conn.Close()
-			runs := a.runsOf(cmd, conn, 0)
+			runs := a.runsOf(false, conn, 0)
 			u, err := runs.PlanUndo(ctx, ri.ID)
 			if err != nil {
 				return err
@@ -328,7 +328,7 @@ intended list. The run must be resumed against the service it was sent to.
 ` + concurrencyHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkConcurrency(cmd, concurrency); err != nil {
+			if err := checkConcurrency(cmd.Flags().Changed("concurrency"), concurrency); err != nil {
 				return err
 			}
 			_, ri, err := a.findRun(args[0])
@@ -352,7 +352,7 @@ intended list. The run must be resumed against the service it was sent to.
 				return nil
 			}
 			a.sayResuming(ri)
-			runs := a.runsOf(cmd, conn, concurrency)
+			runs := a.runsOf(cmd.Flags().Changed("concurrency"), conn, concurrency)
 			send := func(on batch.Observer) error {
 				_, err := runs.Resume(ctx, ri.ID, on)
 				return err

@@ -199,7 +199,7 @@ func (a *app) syncSides(cmd *cobra.Command, with string) (*syncSide, *syncSide, 
 	there := &syncSide{conn: tc, name: "there (" + tc.Target + ", profile " + tc.Profile + ")"}
 	for _, s := range []*syncSide{here, there} {
 		s.runs = &batch.Runs{Dir: s.conn.JournalDir, Client: s.conn.Client, Source: "cli", Profile: s.conn.Profile, KeyPrint: s.conn.KeyPrint,
-			Concurrency: a.concurrencyFor(cmd, s.conn, 0)}
+			Concurrency: a.concurrencyFor(false, s.conn, 0)}
 	}
 	return here, there, nil
 }
