@@ -16,17 +16,11 @@ import (
 )
 
 func (a *app) agentsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "agents",
-		Short: "Manage the agents who work the list over SSH",
-		Long: `Add, list and remove the agents of the service's database: the people of a
+	return group("agents", "Manage the agents who work the list over SSH", `Add, list and remove the agents of the service's database: the people of a
 team who reach the terminal UI with ssh (shush serve --ssh-addr), each with one
 SSH public key and no API key. The trail names the agent of every change they
 make. A removed agent cannot log in again, and their open sessions end.`,
-		Args: noArgs,
-	}
-	cmd.AddCommand(a.agentsAddCommand(), a.agentsListCommand(), a.agentsRemoveCommand())
-	return cmd
+		a.agentsAddCommand(), a.agentsListCommand(), a.agentsRemoveCommand())
 }
 
 // agentJSON is how --json shows an agent.

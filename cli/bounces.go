@@ -12,20 +12,13 @@ import (
 )
 
 func (a *app) bouncesCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "bounces",
-		Short: "Take in raw bounce and complaint mail",
-		Long: `Take in the bounce and complaint messages a mail server sent back: RFC 3464
+	return group("bounces", "Take in raw bounce and complaint mail", `Take in the bounce and complaint messages a mail server sent back: RFC 3464
 delivery-status reports, RFC 5965 (ARF) feedback reports, the plain-text
 bounces of Postfix, Exim, Exchange and Office 365, Gmail, qmail and
 sendmail, and auto-replies. shush reads them here and sends what each says
 to the team's service, which decides by the same rules as the providers'
 webhooks (see shush intake).`,
-		Args: groupArgs,
-		RunE: showHelp,
-	}
-	cmd.AddCommand(a.bouncesIngestCommand())
-	return cmd
+		a.bouncesIngestCommand())
 }
 
 // ingested is one report read from a message and what the service did

@@ -16,14 +16,8 @@ import (
 )
 
 func (a *app) dbCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "db",
-		Short: "Work on the service's databases",
-		Long:  `Work on the databases shush serve keeps its teams' lists in: SQLite files and PostgreSQL.`,
-		Args:  noArgs,
-	}
-	cmd.AddCommand(a.dbCopyCommand())
-	return cmd
+	return group("db", "Work on the service's databases", `Work on the databases shush serve keeps its teams' lists in: SQLite files and PostgreSQL.`,
+		a.dbCopyCommand())
 }
 
 // copyJSON is what db copy --json prints.

@@ -15,10 +15,7 @@ import (
 )
 
 func (a *app) intakeCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "intake",
-		Short: "Take in every provider's bounces and complaints; decide the doubtful ones",
-		Long: `The list fills itself: an intake endpoint takes a provider's signed webhook
+	return group("intake", "Take in every provider's bounces and complaints; decide the doubtful ones", `The list fills itself: an intake endpoint takes a provider's signed webhook
 events (Resend, SendGrid, Postmark, Mailgun, Amazon SES through SNS), checks
 the provider's own signature before it trusts a byte, and lists permanent
 bounces (origin bounce) and complaints (origin complaint), each with its
@@ -33,12 +30,8 @@ shush intake decide, or the Intake screen of the terminal UI.
 A provider posts to the endpoint's URL without an API key; give it the URL
 that create prints (shush serve --public-url sets its host). Raw bounce mail
 goes in with shush bounces ingest.`,
-		Args: groupArgs,
-		RunE: showHelp,
-	}
-	cmd.AddCommand(a.intakeCreateCommand(), a.intakeListCommand(), a.intakeDeleteCommand(),
+		a.intakeCreateCommand(), a.intakeListCommand(), a.intakeDeleteCommand(),
 		a.intakeReviewCommand(), a.intakeDecideCommand())
-	return cmd
 }
 
 // intakeErr says what a refusal means for an intake command.

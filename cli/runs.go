@@ -18,10 +18,8 @@ import (
 // batch commands and the UI's sends): list their headers, show one's
 // results, undo it, resume it, prune the old ones.
 func (a *app) runsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "List, show, undo and resume the batch runs of the CLI and the UI",
-		Long: `Every batch run, from the command line or the UI, is recorded in the
+	return group("runs", "List, show, undo and resume the batch runs of the CLI and the UI",
+		`Every batch run, from the command line or the UI, is recorded in the
 journal directory (shush config shows it): what was sent where, for which
 ticket, and each entry's outcome. A run is named by its ID; any unique
 beginning of it will do.
@@ -29,10 +27,7 @@ beginning of it will do.
 Finished runs older than keep_runs_days (config file, default 90) are
 pruned when a new run starts; a run with entries left to send is kept
 until it is resumed or pruned by hand.`,
-		Args: cobra.NoArgs,
-	}
-	cmd.AddCommand(a.runsListCommand(), a.runsShowCommand(), a.runsUndoCommand(), a.runsResumeCommand(), a.runsPruneCommand())
-	return cmd
+		a.runsListCommand(), a.runsShowCommand(), a.runsUndoCommand(), a.runsResumeCommand(), a.runsPruneCommand())
 }
 
 // recorded is the run service of the journal directory, for commands that

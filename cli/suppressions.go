@@ -19,10 +19,10 @@ import (
 )
 
 func (a *app) suppressionsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "suppressions",
-		Short: "Read and change the suppression list",
-		Long: `Read and change the suppression list of the configured service (see
+	batch := group("batch", "Add or remove many entries from a file (or stdin)", "",
+		a.batchAddCommand(), a.batchRemoveCommand())
+	return group("suppressions", "Read and change the suppression list",
+		`Read and change the suppression list of the configured service (see
 "shush config"), or the local list when no service is configured.
 
 On a terminal the commands print tables and sentences; with --json, or when
@@ -31,18 +31,7 @@ stdout is a pipe or a file, they print the API's JSON. Exit status: 0 done;
 be established (unverified); 2 bad usage or unreadable input; 3 not on the
 list (get, a single remove); 4 the service refused the key; 130 interrupted
 (shush help exit-codes).`,
-		Args: groupArgs,
-		RunE: showHelp,
-	}
-	batch := &cobra.Command{
-		Use:   "batch",
-		Short: "Add or remove many entries from a file (or stdin)",
-		Args:  groupArgs,
-		RunE:  showHelp,
-	}
-	batch.AddCommand(a.batchAddCommand(), a.batchRemoveCommand())
-	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand(), a.exportCommand())
-	return cmd
+		batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand(), a.exportCommand())
 }
 
 // groupArgs refuses an unknown subcommand of a command group with a usage

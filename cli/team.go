@@ -15,10 +15,7 @@ import (
 )
 
 func (a *app) teamCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "team",
-		Short: "Show or set a team's rules on the service's database",
-		Long: `A team's rules hold for every key and agent of the team: its protected
+	return group("team", "Show or set a team's rules on the service's database", `A team's rules hold for every key and agent of the team: its protected
 addresses and @domains (its own mailboxes) are never suppressed, a batch add
 naming one is refused whole; and its rule for removing entries listed by a
 complaint: confirm (clients ask a second confirmation naming the complaint)
@@ -26,10 +23,7 @@ or override (only keys and agents with the override permission may remove
 one); and its policy for the temporary failures intake takes in: so many
 within a window list the address for a while (default 3 within 7 days, for
 7 days). Over the API: GET and PATCH /team.`,
-		Args: noArgs,
-	}
-	cmd.AddCommand(a.teamShowCommand(), a.teamSetCommand())
-	return cmd
+		a.teamShowCommand(), a.teamSetCommand())
 }
 
 // teamFlag adds --team, which the team commands need.
