@@ -298,7 +298,7 @@ func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
 		t.row("events", strings.Join(w.Events, ", "))
 		t.row("created (UTC)", w.CreatedAt.UTC().Format(utc))
 		if o.Secret {
-			t.row("signing o.Secret", w.SigningSecret)
+			t.row("signing secret", w.SigningSecret)
 		}
 		return t.flush()
 	})

@@ -111,6 +111,15 @@ func TestWebhooksShowUpdateStatusRotateRemove(t *testing.T) {
 	if shown.SigningSecret != w.SigningSecret {
 		t.Errorf("show --secret gave another secret")
 	}
+	ta.reset()
+	ta.human()
+	if err := runWebhooksShow(ctx, &webhooksShowOptions{app: ta.app, Arg: w.ID, Secret: true}); err != nil {
+		t.Fatal(err)
+	}
+	if l := ta.lines(); len(l) != 6 || strings.Join(fields(l[5])[:2], " ") != "signing secret" || fields(l[5])[2] != w.SigningSecret || fields(l[2])[1] != "enabled" {
+		t.Errorf("show --secret for a person:\n%s", ta.out.String())
+	}
+	ta.io.StdoutTTY = false
 
 	// A read-only key sees the webhook, not its secret.
 	ro := newTestApp(t, svc)
