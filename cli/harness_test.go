@@ -101,11 +101,18 @@ func newTestApp(t *testing.T, svc *testService) *testApp {
 	if svc == nil {
 		isolate(t)
 	}
+	ta := bareApp()
+	if svc != nil {
+		ta.globals.baseURL, ta.globals.apiKey = svc.URL, svc.Key
+	}
+	return ta
+}
+
+// bareApp is an app on the directories and variables as they are: no
+// flags, nothing isolated again.
+func bareApp() *testApp {
 	var out, errOut bytes.Buffer
 	a := &app{io: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}}
-	if svc != nil {
-		a.globals.baseURL, a.globals.apiKey = svc.URL, svc.Key
-	}
 	return &testApp{app: a, out: &out, err: &errOut}
 }
 
