@@ -47,6 +47,16 @@ func TestAgentsAddListRemove(t *testing.T) {
 	wantErr(t, runAgentsAdd(ctx, &agentsAddOptions{app: ta.app, Arg: "Jane Roe", Team: "support", KeyFile: writeFile(t, "b.pub", publicKey(t)), DB: db}), ExitUsage,
 		`an agent named "Jane Roe" exists already`)
 
+}
+
+func TestAgentsFromStdinListAndRemove(t *testing.T) {
+	ctx := context.Background()
+	ta := newTestApp(t, nil)
+	db := filepath.Join(t.TempDir(), "agents.db")
+	if err := runAgentsAdd(ctx, &agentsAddOptions{app: ta.app, Arg: "Jane Roe", Team: "support", KeyFile: writeFile(t, "j.pub", publicKey(t)), DB: db, Override: true}); err != nil {
+		t.Fatal(err)
+	}
+
 	// From stdin, read-only, as JSON.
 	ta.reset()
 	ta.io.StdoutTTY = false

@@ -64,10 +64,18 @@ func TestAuditShowsWhoChangedWhatUnderWhichReference(t *testing.T) {
 		t.Errorf("--type added: %d entries", len(doc.Data))
 	}
 
-	// For a person: a table with who did it.
+}
+
+func TestAuditForAPersonNamesWho(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	ta := newTestApp(t, svc).human()
+	if err := runAdd(ctx, &addOptions{app: ta.app, Email: "bob@example.com", Reference: "#48213"}); err != nil {
+		t.Fatal(err)
+	}
 	ta.reset()
-	ta.human()
-	o = &auditOptions{app: ta.app, Paging: paging{limit: 1}}
+	// For a person: a table with who did it.
+	o := &auditOptions{app: ta.app, Paging: paging{limit: 1}}
 	o.Params.Reference = "#48213"
 	if err := runAudit(ctx, o); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/shushlist/shush/api"
 )
 
-func TestIntakeCreateListDelete(t *testing.T) {
+func TestIntakeCreatePrintsTheURLNotTheCredential(t *testing.T) {
 	ctx := context.Background()
 	svc := newTestService(t)
 	ta := newTestApp(t, svc).human()
@@ -32,7 +32,20 @@ func TestIntakeCreateListDelete(t *testing.T) {
 		t.Error("create shows the credential")
 	}
 
-	// The credential from stdin.
+}
+
+func TestIntakeCredentialFromStdinListAndDelete(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	ta := newTestApp(t, svc)
+	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	if err := runIntakeCreate(ctx, &intakeCreateOptions{app: ta.app, Request: api.CreateIntakeRequest{Provider: "resend", Secret: secret}}); err != nil {
+		t.Fatal(err)
+	}
+	var first api.Intake
+	ta.decode(t, &first)
+	got := map[string]string{"id": first.ID}
+
 	ta.reset()
 	ta.io.StdoutTTY = false
 	ta.stdin("hook:" + strings.Repeat("p", 32) + "\n")

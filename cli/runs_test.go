@@ -30,7 +30,7 @@ func sendRun(t *testing.T, svc *testService, emails ...string) string {
 	return doc.Data[0].ID
 }
 
-func TestRunsListAndShow(t *testing.T) {
+func TestRunsList(t *testing.T) {
 	ctx := context.Background()
 	svc := newTestService(t)
 	id := sendRun(t, svc, "a@example.com", "b@example.com")
@@ -62,8 +62,15 @@ func TestRunsListAndShow(t *testing.T) {
 		t.Errorf("runs list for a person:\n%s", ta.out.String())
 	}
 
+}
+
+func TestRunsShow(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	id := sendRun(t, svc, "a@example.com", "b@example.com")
+	ta := newTestApp(t, svc).human()
+
 	// show by a unique beginning of the ID.
-	ta.reset()
 	if err := runRunsShow(ctx, &runsShowOptions{app: ta.app, Arg: id[:8]}); err != nil {
 		t.Fatal(err)
 	}

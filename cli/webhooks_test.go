@@ -88,7 +88,7 @@ func TestWebhooksAddRefusesBadInput(t *testing.T) {
 	}
 }
 
-func TestWebhooksShowUpdateStatusRotateRemove(t *testing.T) {
+func TestWebhooksShow(t *testing.T) {
 	ctx := context.Background()
 	svc := newTestService(t)
 	ta := newTestApp(t, svc)
@@ -135,8 +135,15 @@ func TestWebhooksShowUpdateStatusRotateRemove(t *testing.T) {
 	ro.reset()
 	wantErr(t, runWebhooksShow(ctx, &webhooksShowOptions{app: ro.app, Arg: w.ID, Secret: true}), ExitRefused)
 
-	// update.
-	ta.reset()
+}
+
+func TestWebhooksUpdateAndStatus(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	ta := newTestApp(t, svc)
+	w := addWebhook(t, ta, "https://hooks.example.com/a")
+	var shown api.Webhook
+
 	ta.human()
 	wantErr(t, runWebhooksUpdate(ctx, &webhooksUpdateOptions{app: ta.app, Arg: w.ID}), ExitUsage, "webhooks update needs --endpoint or --events")
 	if err := runWebhooksUpdate(ctx, &webhooksUpdateOptions{app: ta.app, Arg: w.ID, Endpoint: "https://hooks.example.com/v2", EndpointGiven: true,
@@ -173,8 +180,15 @@ func TestWebhooksShowUpdateStatusRotateRemove(t *testing.T) {
 		t.Errorf("enable said %q", ta.out.String())
 	}
 
-	// rotate prints a new secret.
-	ta.reset()
+}
+
+func TestWebhooksRotateAndRemove(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	ta := newTestApp(t, svc)
+	w := addWebhook(t, ta, "https://hooks.example.com/a")
+
+	ta.human()
 	if err := runWebhooksRotate(ctx, &webhooksRotateOptions{app: ta.app, Arg: w.ID}); err != nil {
 		t.Fatal(err)
 	}
