@@ -30,9 +30,22 @@ type copyJSON struct {
 	Seconds  float64              `json:"seconds"`
 }
 
+type dbCopyOptions struct {
+	*app
+	From, To string
+	Force    bool
+}
+
+// runDBCopy copies one database into another, verified table by table.
+func runDBCopy(ctx context.Context, o *dbCopyOptions) error {
+	if o.From == "" || o.To == "" {
+		return usagef("db copy needs --from DSN and --to DSN")
+	}
+	return o.runCopy(ctx, o.From, o.To, o.Force)
+}
+
 func (a *app) dbCopyCommand() *cobra.Command {
-	var from, to string
-	var force bool
+	o := &dbCopyOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "copy --from DSN --to DSN",
 		Short: "Copy everything the service keeps from one database to another",
@@ -58,17 +71,12 @@ any shush command on a database brings it there.`,
 		Example: `  shush db copy --from ~/.local/share/shush/shush.db --to postgres://shush@db.internal/shush
   shush db copy --from postgres://shush@db.internal/shush --to backup.db --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if from == "" || to == "" {
-				return usagef("db copy needs --from DSN and --to DSN")
-			}
-			return a.runCopy(cmd.Context(), from, to, force)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDBCopy(cmd.Context(), o) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&from, "from", "", "the database to copy: a SQLite file path, a postgres:// URL or a key=value PostgreSQL string")
-	fl.StringVar(&to, "to", "", "the database to copy into (a SQLite file is created when missing)")
-	fl.BoolVar(&force, "force", false, "replace what the target holds (without it a target with any row is refused)")
+	fl.StringVar(&o.From, "from", "", "the database to copy: a SQLite file path, a postgres:// URL or a key=value PostgreSQL string")
+	fl.StringVar(&o.To, "to", "", "the database to copy into (a SQLite file is created when missing)")
+	fl.BoolVar(&o.Force, "force", false, "replace what the target holds (without it a target with any row is refused)")
 	return cmd
 }
 
