@@ -19,13 +19,17 @@ package cli
 //     calls the run function from RunE; it holds no logic.
 //
 // A test builds the options with the app of a real service in process
-// (newTestApp in the package's tests: buffers for the streams, the server
-// package's handler over httptest on a temporary SQLite database) and
-// calls the run function: no binary, no mock of shush's own code.
+// (newTestService and newTestApp in harness_test.go: buffers for the
+// streams, human() for a terminal, the server package's handler over
+// httptest on a temporary SQLite database) and calls the run function: no
+// binary, no mock of shush's own code.
 //
 // Adding a command (say "suppressions erase"): a new file with
-// eraseOptions{*app; fields}, runErase, and eraseCommand built like
-// getCommand; add it to its group's AddCommand list; test runErase as
+// eraseOptions{*app; fields}, runErase(ctx, *eraseOptions), and
+// (a *app) eraseCommand() built like getCommand (flags into the options,
+// RunE calling runErase; a flag whose being given matters is passed as a
+// field, as keys create's TeamGiven); add it to its group's list (group
+// "suppressions" in suppressions.go); test runErase as
 // suppressions_test.go tests runGet.
 
 import (
