@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,17 +17,11 @@ import (
 )
 
 func (a *app) agentsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "agents",
-		Short: "Manage the agents who work the list over SSH",
-		Long: `Add, list and remove the agents of the service's database: the people of a
+	return group("agents", "Manage the agents who work the list over SSH", `Add, list and remove the agents of the service's database: the people of a
 team who reach the terminal UI with ssh (shush serve --ssh-addr), each with one
 SSH public key and no API key. The trail names the agent of every change they
 make. A removed agent cannot log in again, and their open sessions end.`,
-		Args: noArgs,
-	}
-	cmd.AddCommand(a.agentsAddCommand(), a.agentsListCommand(), a.agentsRemoveCommand())
-	return cmd
+		a.agentsAddCommand(), a.agentsListCommand(), a.agentsRemoveCommand())
 }
 
 // agentJSON is how --json shows an agent.
@@ -35,11 +30,52 @@ func agentJSON(ag store.Agent) api.Agent {
 		ReadOnly: ag.ReadOnly, Override: ag.Override, CreatedAt: api.Timestamp{Time: ag.CreatedAt}}
 }
 
+type agentsAddOptions struct {
+	*app
+	Arg, Team, KeyFile, DB string
+	ReadOnly, Override     bool
+}
+
+func runAgentsAdd(ctx context.Context, o *agentsAddOptions) error {
+	a := o.app
+	if o.Team == "" || o.KeyFile == "" {
+		return usagef("agents add needs --team T and --ssh-key FILE")
+	}
+	if o.ReadOnly && o.Override {
+		return usagef("--read-only and --override do not go together: a read-only agent removes nothing")
+	}
+	text, err := a.readPublicKey(o.KeyFile)
+	if err != nil {
+		return err
+	}
+	st, _, err := openStore(ctx, o.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ag, err := server.CreateAgent(ctx, st, o.Team, api.NewAgent{Name: o.Arg, PublicKey: text, ReadOnly: o.ReadOnly, Override: o.Override})
+	var ae *server.AgentError
+	switch {
+	case errors.As(err, &ae):
+		return usagef("%v", err)
+	case errors.Is(err, server.ErrKeyTaken):
+		return usagef("this public key is another agent's already (see shush agents list); each agent logs in with a key of their own")
+	case errors.Is(err, server.ErrKeyRefused):
+		return usagef("%v", err)
+	case errors.Is(err, store.ErrExists):
+		return usagef("an agent named %s exists already (see shush agents list)", safeText(api.Quote(o.Arg)))
+	case err != nil:
+		return fmt.Errorf("add the agent: %w", err)
+	}
+	if a.jsonAsked() {
+		return writeJSON(a.io.Out, agentJSON(ag))
+	}
+	fmt.Fprintf(a.io.Out, "Added agent %s to team %s (%s), key %s.\n", safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint)
+	return nil
+}
+
 func (a *app) agentsAddCommand() *cobra.Command {
-	var (
-		team, keyFile, dsn string
-		readOnly, override bool
-	)
+	o := &agentsAddOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "add NAME --team T --ssh-key FILE",
 		Short: "Add an agent with their SSH public key",
@@ -58,48 +94,16 @@ rule asks for that permission.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if team == "" || keyFile == "" {
-				return usagef("agents add needs --team T and --ssh-key FILE")
-			}
-			if readOnly && override {
-				return usagef("--read-only and --override do not go together: a read-only agent removes nothing")
-			}
-			text, err := a.readPublicKey(keyFile)
-			if err != nil {
-				return err
-			}
-			st, _, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			ag, err := server.CreateAgent(cmd.Context(), st, team, api.NewAgent{Name: args[0], PublicKey: text, ReadOnly: readOnly, Override: override})
-			var ae *server.AgentError
-			switch {
-			case errors.As(err, &ae):
-				return usagef("%v", err)
-			case errors.Is(err, server.ErrKeyTaken):
-				return usagef("this public key is another agent's already (see shush agents list); each agent logs in with a key of their own")
-			case errors.Is(err, server.ErrKeyRefused):
-				return usagef("%v", err)
-			case errors.Is(err, store.ErrExists):
-				return usagef("an agent named %s exists already (see shush agents list)", safeText(api.Quote(args[0])))
-			case err != nil:
-				return fmt.Errorf("add the agent: %w", err)
-			}
-			if a.jsonAsked() {
-				return writeJSON(a.io.Out, agentJSON(ag))
-			}
-			fmt.Fprintf(a.io.Out, "Added agent %s to team %s (%s), key %s.\n", safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint)
-			return nil
+			o.Arg = args[0]
+			return runAgentsAdd(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&team, "team", "", "team the agent works for (1-64 printable characters, no spaces)")
-	f.StringVar(&keyFile, "ssh-key", "", "the agent's SSH public key file (.pub), or - for stdin")
-	f.BoolVar(&readOnly, "read-only", false, "the agent may look and check but not change the list")
-	f.BoolVar(&override, "override", false, "the agent may remove complaints where the team's rule asks for this permission")
-	dbFlag(cmd, &dsn)
+	f.StringVar(&o.Team, "team", "", "team the agent works for (1-64 printable characters, no spaces)")
+	f.StringVar(&o.KeyFile, "ssh-key", "", "the agent's SSH public key file (.pub), or - for stdin")
+	f.BoolVar(&o.ReadOnly, "read-only", false, "the agent may look and check but not change the list")
+	f.BoolVar(&o.Override, "override", false, "the agent may remove complaints where the team's rule asks for this permission")
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 
@@ -122,8 +126,43 @@ func (a *app) readPublicKey(file string) (string, error) {
 	return string(b), nil
 }
 
+type agentsListOptions struct {
+	*app
+	DB string
+}
+
+func runAgentsList(ctx context.Context, o *agentsListOptions) error {
+	a := o.app
+	st, _, err := openStore(ctx, o.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	agents, err := st.ListAgents(ctx)
+	if err != nil {
+		return fmt.Errorf("list the agents: %w", err)
+	}
+	if a.output().json {
+		out := make([]api.Agent, len(agents))
+		for i, ag := range agents {
+			out[i] = agentJSON(ag)
+		}
+		return writeJSON(a.io.Out, out)
+	}
+	if len(agents) == 0 {
+		fmt.Fprintln(a.io.ErrOut, "No agents yet; add one with: shush agents add NAME --team T --ssh-key FILE")
+		return nil
+	}
+	t := newTable(a.io.Out)
+	t.row("NAME", "TEAM", "ACCESS", "KEY", "ADDED")
+	for _, ag := range agents {
+		t.row(safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint, ag.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	return t.flush()
+}
+
 func (a *app) agentsListCommand() *cobra.Command {
-	var dsn string
+	o := &agentsListOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -131,40 +170,44 @@ func (a *app) agentsListCommand() *cobra.Command {
 		Long:    `List the agents not removed, oldest first, with their team, access and key's fingerprint.`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, _, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			agents, err := st.ListAgents(cmd.Context())
-			if err != nil {
-				return fmt.Errorf("list the agents: %w", err)
-			}
-			if a.output().json {
-				out := make([]api.Agent, len(agents))
-				for i, ag := range agents {
-					out[i] = agentJSON(ag)
-				}
-				return writeJSON(a.io.Out, out)
-			}
-			if len(agents) == 0 {
-				fmt.Fprintln(a.io.Err, "No agents yet; add one with: shush agents add NAME --team T --ssh-key FILE")
-				return nil
-			}
-			t := newTable(a.io.Out)
-			t.row("NAME", "TEAM", "ACCESS", "KEY", "ADDED")
-			for _, ag := range agents {
-				t.row(safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint, ag.CreatedAt.UTC().Format(time.RFC3339))
-			}
-			return t.flush()
+			return runAgentsList(cmd.Context(), o)
 		},
 	}
-	dbFlag(cmd, &dsn)
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 
+type agentsRemoveOptions struct {
+	*app
+	Arg, DB string
+}
+
+func runAgentsRemove(ctx context.Context, o *agentsRemoveOptions) error {
+	a := o.app
+	st, _, err := openStore(ctx, o.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ag, err := server.FindAgent(ctx, st, o.Arg)
+	if err == nil {
+		ag, err = st.RemoveAgent(ctx, ag.ID)
+	}
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("no agent is named %s (see shush agents list)", safeText(api.Quote(o.Arg)))
+	case err != nil:
+		return fmt.Errorf("remove the agent: %w", err)
+	}
+	if a.output().json {
+		return writeJSON(a.io.Out, api.DeletedAgent{Object: api.ObjectAgent, ID: ag.ID, Deleted: true})
+	}
+	fmt.Fprintf(a.io.Out, "Removed agent %s; a running shush serve ends their sessions within a few seconds.\n", safeText(ag.Name))
+	return nil
+}
+
 func (a *app) agentsRemoveCommand() *cobra.Command {
-	var dsn string
+	o := &agentsRemoveOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "remove NAME",
 		Aliases: []string{"rm", "delete"},
@@ -176,28 +219,10 @@ func (a *app) agentsRemoveCommand() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, _, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			ag, err := server.FindAgent(cmd.Context(), st, args[0])
-			if err == nil {
-				ag, err = st.RemoveAgent(cmd.Context(), ag.ID)
-			}
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				return fmt.Errorf("no agent is named %s (see shush agents list)", safeText(api.Quote(args[0])))
-			case err != nil:
-				return fmt.Errorf("remove the agent: %w", err)
-			}
-			if a.output().json {
-				return writeJSON(a.io.Out, api.DeletedAgent{Object: api.ObjectAgent, ID: ag.ID, Deleted: true})
-			}
-			fmt.Fprintf(a.io.Out, "Removed agent %s; a running shush serve ends their sessions within a few seconds.\n", safeText(ag.Name))
-			return nil
+			o.Arg = args[0]
+			return runAgentsRemove(cmd.Context(), o)
 		},
 	}
-	dbFlag(cmd, &dsn)
+	dbFlag(cmd, &o.DB)
 	return cmd
 }

@@ -14,11 +14,42 @@ import (
 	"github.com/shushlist/shush/server/store"
 )
 
+type auditOptions struct {
+	*app
+	Params client.AuditParams
+	Paging paging
+}
+
+// runAudit prints a page of the trail (or all of it), narrowed by the
+// flags.
+func runAudit(ctx context.Context, o *auditOptions) error {
+	p := o.Params
+	if p.Email != "" {
+		e, err := api.NormalizeEmail(p.Email)
+		if err != nil {
+			return usagef("--email: %s is not a valid email address: %v", api.Quote(p.Email), err)
+		}
+		p.Email = e
+	}
+	if p.Reference != "" {
+		if err := api.ValidReference(p.Reference); err != nil {
+			return usagef("--reference: %v", err)
+		}
+	}
+	switch p.Type {
+	case "", api.AuditAdded, api.AuditRemoved:
+	case "added", "removed":
+		p.Type = "suppression." + p.Type
+	default:
+		return usagef("--type must be added or removed (suppression.added, suppression.removed), not %s", api.Quote(p.Type))
+	}
+	return o.onService(ctx, func(conn *connection) error {
+		return o.printAudit(ctx, conn, p, o.Paging)
+	})
+}
+
 func (a *app) auditCommand() *cobra.Command {
-	var (
-		p  client.AuditParams
-		pg paging
-	)
+	o := &auditOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "audit",
 		Short: "Who changed the list, when, and under which reference",
@@ -36,39 +67,17 @@ database.`,
   shush audit --type suppression.removed --all --jq '.data[].suppression.email'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := pg.check(cmd); err != nil {
+			if err := o.Paging.check(cmd); err != nil {
 				return err
 			}
-			if p.Email != "" {
-				e, err := api.NormalizeEmail(p.Email)
-				if err != nil {
-					return usagef("--email: %s is not a valid email address: %v", api.Quote(p.Email), err)
-				}
-				p.Email = e
-			}
-			if p.Reference != "" {
-				if err := api.ValidReference(p.Reference); err != nil {
-					return usagef("--reference: %v", err)
-				}
-			}
-			switch p.Type {
-			case "", api.AuditAdded, api.AuditRemoved:
-			case "added", "removed":
-				p.Type = "suppression." + p.Type
-			default:
-				return usagef("--type must be added or removed (suppression.added, suppression.removed), not %s", api.Quote(p.Type))
-			}
-			ctx := cmd.Context()
-			return a.onService(ctx, func(conn *connection) error {
-				return a.printAudit(ctx, conn, p, pg)
-			})
+			return runAudit(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&p.Email, "email", "", "only this address's changes (also after its removal)")
-	f.StringVar(&p.Reference, "reference", "", "only the changes made under this reference")
-	f.StringVar(&p.Type, "type", "", "only added or removed")
-	pg.flags(f, "audit entry", "entries", false)
+	f.StringVar(&o.Params.Email, "email", "", "only this address's changes (also after its removal)")
+	f.StringVar(&o.Params.Reference, "reference", "", "only the changes made under this reference")
+	f.StringVar(&o.Params.Type, "type", "", "only added or removed")
+	o.Paging.flags(f, "audit entry", "entries", false)
 	_ = cmd.RegisterFlagCompletionFunc("type", completeWords("added", "removed"))
 	cmd.AddCommand(a.auditPruneCommand())
 	return cmd
@@ -106,11 +115,52 @@ func (a *app) printAudit(ctx context.Context, conn *connection, p client.AuditPa
 	}.print(a, a.output().json, api.AuditList{Object: api.ObjectList, HasMore: more, Data: entries}, entries, more)
 }
 
+type auditPruneOptions struct {
+	*app
+	DB, OlderThan, Before string
+	Yes                   bool
+}
+
+// runAuditPrune deletes the trail (and the webhook events done with)
+// older than the cut, on the database of --db.
+func runAuditPrune(ctx context.Context, o *auditPruneOptions) error {
+	cut, err := pruneCut(o.OlderThan, o.Before, time.Now())
+	if err != nil {
+		return err
+	}
+	if !o.Yes {
+		q := fmt.Sprintf("Delete every audit entry older than %s?", cut.UTC().Format(time.RFC3339))
+		if ok, err := o.confirm(ctx, false, false, q); !ok {
+			return err
+		}
+	}
+	st, where, err := openStore(ctx, o.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	n, err := st.PruneAudit(ctx, cut)
+	if err != nil {
+		return fmt.Errorf("prune the trail of %s: %w", where, err)
+	}
+	m, err := st.PruneWebhookEvents(ctx, cut)
+	if err != nil {
+		return fmt.Errorf("prune the webhook deliveries of %s: %w", where, err)
+	}
+	var in int64
+	if p, ok := st.(store.IntakePruner); ok {
+		if in, err = p.PruneIntakeEvents(ctx, cut); err != nil {
+			return fmt.Errorf("prune the intake's events of %s: %w", where, err)
+		}
+	}
+	return o.printDone(map[string]any{"audit_entries": n, "webhook_events": m, "intake_events": in, "before": cut.UTC().Format(time.RFC3339)},
+		"Deleted %s, %s and %s older than %s from %s.", plural(int(n), "audit entry", "audit entries"),
+		plural(int(m), "delivered or given-up webhook event", "delivered or given-up webhook events"),
+		plural(int(in), "event the intake took in", "events the intake took in"), cut.UTC().Format(time.RFC3339), where)
+}
+
 func (a *app) auditPruneCommand() *cobra.Command {
-	var (
-		dsn, olderThan, before string
-		yes                    bool
-	)
+	o := &auditPruneOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "prune (--older-than DURATION | --before DATE)",
 		Short: "Delete the trail's entries older than a cut (on the service's database)",
@@ -128,50 +178,13 @@ from cron or a systemd timer to keep, say, a year:
 takes a date (2026-01-31) or an RFC 3339 time. It deletes 10,000 rows per
 transaction, so a long trail never holds the database for long.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cut, err := pruneCut(olderThan, before, time.Now())
-			if err != nil {
-				return err
-			}
-			if !yes {
-				q := fmt.Sprintf("Delete every audit entry older than %s?", cut.UTC().Format(time.RFC3339))
-				if ok, err := a.confirm(cmd.Context(), false, false, q); !ok {
-					return err
-				}
-			}
-			st, where, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			n, err := st.PruneAudit(cmd.Context(), cut)
-			if err != nil {
-				return fmt.Errorf("prune the trail of %s: %w", where, err)
-			}
-			m, err := st.PruneWebhookEvents(cmd.Context(), cut)
-			if err != nil {
-				return fmt.Errorf("prune the webhook deliveries of %s: %w", where, err)
-			}
-			var in int64
-			if p, ok := st.(store.IntakePruner); ok {
-				if in, err = p.PruneIntakeEvents(cmd.Context(), cut); err != nil {
-					return fmt.Errorf("prune the intake's events of %s: %w", where, err)
-				}
-			}
-			if a.output().json {
-				return writeJSON(a.io.Out, map[string]any{"audit_entries": n, "webhook_events": m, "intake_events": in, "before": cut.UTC().Format(time.RFC3339)})
-			}
-			fmt.Fprintf(a.io.Out, "Deleted %s, %s and %s older than %s from %s.\n", plural(int(n), "audit entry", "audit entries"),
-				plural(int(m), "delivered or given-up webhook event", "delivered or given-up webhook events"),
-				plural(int(in), "event the intake took in", "events the intake took in"), cut.UTC().Format(time.RFC3339), where)
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAuditPrune(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&olderThan, "older-than", "", "age of the entries to delete: 365d, 72h, …")
-	f.StringVar(&before, "before", "", "delete the entries before this date (2026-01-31) or RFC 3339 time")
-	f.BoolVar(&yes, "yes", false, "delete without asking")
-	dbFlag(cmd, &dsn)
+	f.StringVar(&o.OlderThan, "older-than", "", "age of the entries to delete: 365d, 72h, …")
+	f.StringVar(&o.Before, "before", "", "delete the entries before this date (2026-01-31) or RFC 3339 time")
+	f.BoolVar(&o.Yes, "yes", false, "delete without asking")
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 

@@ -42,9 +42,9 @@ wins; the client keeps within the rate limit either way.`
 
 // concurrencyFor is how many batches a run has in flight: --concurrency
 // when given (n), else chosen for the target (see concurrencyHelp).
-func (a *app) concurrencyFor(cmd *cobra.Command, conn *connection, n int) int {
+func (a *app) concurrencyFor(given bool, conn *connection, n int) int {
 	switch {
-	case cmd.Flags().Changed("concurrency"):
+	case given:
 		return n
 	case conn.Settings.Local():
 		return localConcurrency
@@ -52,9 +52,10 @@ func (a *app) concurrencyFor(cmd *cobra.Command, conn *connection, n int) int {
 	return batch.AutoConcurrency
 }
 
-// checkConcurrency refuses a --concurrency outside 1–batch.MaxConcurrency.
-func checkConcurrency(cmd *cobra.Command, n int) error {
-	if cmd.Flags().Changed("concurrency") && (n < 1 || n > batch.MaxConcurrency) {
+// checkConcurrency refuses a --concurrency given outside
+// 1–batch.MaxConcurrency.
+func checkConcurrency(given bool, n int) error {
+	if given && (n < 1 || n > batch.MaxConcurrency) {
 		return usagef("--concurrency must be between 1 and %d, not %d", batch.MaxConcurrency, n)
 	}
 	return nil
@@ -81,6 +82,33 @@ type batchFlags struct {
 	// keepIDs sends each entry's own ID and creation time (an export
 	// read back), for a key with the import right.
 	keepIDs bool
+	// concurrencyGiven says --concurrency was given (else it is chosen
+	// for the target).
+	concurrencyGiven bool
+}
+
+// batchOptions are those of "suppressions batch add|remove".
+type batchOptions struct {
+	*app
+	Mode batch.Mode
+	batchFlags
+}
+
+// batchCommand is the cobra command of batch add or remove.
+func (a *app) batchCommand(cmd *cobra.Command, remove bool) *cobra.Command {
+	o := &batchOptions{app: a, Mode: batch.Add}
+	cmd.Args = noArgs
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		o.concurrencyGiven = cmd.Flags().Changed("concurrency")
+		if o.ids {
+			o.Mode = batch.RemoveIDs
+		} else if remove {
+			o.Mode = batch.RemoveEmails
+		}
+		return runBatch(cmd.Context(), o)
+	}
+	addBatchFlags(cmd, &o.batchFlags, remove)
+	return cmd
 }
 
 // override is the rule's override the flags ask for.
@@ -122,8 +150,7 @@ ticket names (its file name, subject or words: TICKET-88.txt, "#5521", "case
 AB-2026-7") is shown, and --reference auto sends it.`
 
 func (a *app) batchAddCommand() *cobra.Command {
-	var f batchFlags
-	cmd := &cobra.Command{
+	return a.batchCommand(&cobra.Command{
 		Use:   "add --file F",
 		Short: "Put every address of a file on the list",
 		Long: `Put every address of a file (or stdin with --file -) on the list, in batches of
@@ -152,18 +179,11 @@ own service.
   shush suppressions batch add --file bounces.csv --dry-run
   cat addresses.txt | shush suppressions batch add --file - --json
   shush suppressions batch add --file bounces.csv --resume`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runBatch(cmd, batch.Add, f)
-		},
-	}
-	addBatchFlags(cmd, &f, false)
-	return cmd
+	}, false)
 }
 
 func (a *app) batchRemoveCommand() *cobra.Command {
-	var f batchFlags
-	cmd := &cobra.Command{
+	return a.batchCommand(&cobra.Command{
 		Use:     "remove --file F [--ids]",
 		Aliases: []string{"rm", "delete"},
 		Short:   "Take every address (or ID) of a file off the list",
@@ -181,17 +201,7 @@ Entries that are not on the list are reported, not an error.
 		Example: `  shush suppressions batch remove --file resolved.txt
   shush suppressions batch remove --file ids.json --ids --yes --json
   shush suppressions batch remove --file resolved.txt --dry-run`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			mode := batch.RemoveEmails
-			if f.ids {
-				mode = batch.RemoveIDs
-			}
-			return a.runBatch(cmd, mode, f)
-		},
-	}
-	addBatchFlags(cmd, &f, true)
-	return cmd
+	}, true)
 }
 
 func addBatchFlags(cmd *cobra.Command, f *batchFlags, remove bool) {
@@ -290,39 +300,52 @@ func withInput[T any](ctx context.Context, a *app, file string, read func(r io.R
 	return v, format, nil
 }
 
-func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error {
-	if err := checkConcurrency(cmd, f.concurrency); err != nil {
-		return err
+// check refuses flags that do not go together, before anything is read;
+// it returns the rule's override and the expiry asked for.
+func (f *batchFlags) check(ctx context.Context) (ticket.Override, batch.Expiry, error) {
+	if err := checkConcurrency(f.concurrencyGiven, f.concurrency); err != nil {
+		return 0, batch.Expiry{}, err
 	}
 	if f.dryRun && f.resume {
-		return usagef("give --dry-run or --resume, not both")
+		return 0, batch.Expiry{}, usagef("give --dry-run or --resume, not both")
 	}
 	if f.reference != autoReference {
 		// A bad reference is refused before the input is read.
-		if _, err := withReference(cmd.Context(), f.reference); err != nil {
-			return err
+		if _, err := withReference(ctx, f.reference); err != nil {
+			return 0, batch.Expiry{}, err
 		}
 	}
 	ov, err := f.override()
 	if err != nil {
-		return err
+		return 0, batch.Expiry{}, err
 	}
 	if f.format, err = batch.CheckFormat(f.format); err != nil {
-		return usageErr{err}
+		return 0, batch.Expiry{}, usageErr{err}
 	}
 	exp, err := f.keep.parse()
 	if err != nil {
-		return err
+		return 0, batch.Expiry{}, err
 	}
 	if f.resume && (f.keep.note != "" || f.keep.expires != "") {
-		return usagef("a resumed run keeps the --note and --expires it started with: leave them out of --resume")
+		return 0, batch.Expiry{}, usagef("a resumed run keeps the --note and --expires it started with: leave them out of --resume")
+	}
+	return ov, exp, nil
+}
+
+// runBatch reads the file, plans and sends (or shows the plan of) a
+// batch add or remove.
+func runBatch(ctx context.Context, o *batchOptions) error {
+	a, f, mode := o.app, o.batchFlags, o.Mode
+	ov, exp, err := f.check(ctx)
+	if err != nil {
+		return err
 	}
 	defer collectAt(readingGC)()
 	// Our own addresses never go; whom a ticket is about, the rule
 	// decides. What is wrong with the input is said before what is wrong
 	// with the settings, as when the input was read before them.
 	settings, serr := a.settings()
-	in, err := a.readPlan(cmd.Context(), f.file, mode, ticket.NewOwn(settings.Own), ov, f.format)
+	in, err := a.readPlan(ctx, f.file, mode, ticket.NewOwn(settings.Own), ov, f.format)
 	if err != nil {
 		return err
 	}
@@ -335,7 +358,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if f.reference, err = a.chooseReference(f.reference, in, f.file); err != nil {
 		return err
 	}
-	ctx, err := withReference(cmd.Context(), f.reference)
+	ctx, err = withReference(ctx, f.reference)
 	if err != nil {
 		return err
 	}
@@ -374,7 +397,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	// takes them; elsewhere they are listed as manual, and that is said.
 	if mode == batch.Add && in.HasOrigins() && !f.resume && !batch.TakesOrigins(ctx, conn.Client) {
 		if n := in.Carried(); n > 0 {
-			fmt.Fprintf(a.io.Err, "shush: %s will be listed as plain manual entries, without the origin, note, expiry or evidence the file gives: %s takes plain addresses only (shush's own service keeps them)\n",
+			fmt.Fprintf(a.io.ErrOut, "shush: %s will be listed as plain manual entries, without the origin, note, expiry or evidence the file gives: %s takes plain addresses only (shush's own service keeps them)\n",
 				plural(n, "address", "addresses"), conn.Target)
 		}
 		in.DropOrigins()
@@ -384,7 +407,7 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 	if meta.ExpiresAt, err = expiresAt(ctx, conn.Client, exp); err != nil {
 		return err
 	}
-	runs := a.runsOf(cmd, conn, f.concurrency)
+	runs := a.runsOf(f.concurrencyGiven, conn, f.concurrency)
 	resumeID := ""
 	if f.resume {
 		if resumeID, err = a.interruptedRun(runs, conn.Target, in, f.file); err != nil {
@@ -408,14 +431,14 @@ func (a *app) runBatch(cmd *cobra.Command, mode batch.Mode, f batchFlags) error 
 		_, err := runs.Start(ctx, in, meta, on)
 		return err
 	}
-	return a.sendRun(ctx, conn.Target, sum, a.resumeCommand(cmd, f), send)
+	return a.sendRun(ctx, conn.Target, sum, a.resumeCommand(mode, f), send)
 }
 
 // runsOf is the run service of the connection, with concurrency batches
 // in flight (see concurrencyFor).
-func (a *app) runsOf(cmd *cobra.Command, conn *connection, concurrency int) *batch.Runs {
+func (a *app) runsOf(given bool, conn *connection, concurrency int) *batch.Runs {
 	return &batch.Runs{Dir: conn.JournalDir, Client: conn.Client, Source: "cli", Profile: conn.Profile, KeyPrint: conn.KeyPrint,
-		Concurrency: a.concurrencyFor(cmd, conn, concurrency)}
+		Concurrency: a.concurrencyFor(given, conn, concurrency)}
 }
 
 // The garbage collector's target (GOGC) while a batch run reads and
@@ -468,13 +491,13 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 			return err
 		}
 		if len(plan.Invalid) > 0 {
-			fmt.Fprintf(a.io.Err, "shush: left out %s: %s\n", plural(len(plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(plan.Invalid, 3))
+			fmt.Fprintf(a.io.ErrOut, "shush: left out %s: %s\n", plural(len(plan.Invalid), "invalid entry", "invalid entries"), describeInvalid(plan.Invalid, 3))
 		}
 		var notes strings.Builder
 		a.listReading(&notes, sum.preset, sum.warnings, sum.ownIDsNew(), "")
 		a.listKept(&notes, sum)
 		for line := range strings.Lines(notes.String()) {
-			fmt.Fprint(a.io.Err, "shush: "+line)
+			fmt.Fprint(a.io.ErrOut, "shush: "+line)
 		}
 	} else {
 		a.printReport(sum, target)
@@ -513,10 +536,10 @@ func (a *app) chooseReference(given string, in *batch.Input, file string) (strin
 	case given == autoReference && !in.HasReference:
 		return "", usagef("--reference auto: %s names no ticket reference (in its name, subject or words); give one with --reference", inputName(file))
 	case given == autoReference:
-		fmt.Fprintf(a.io.Err, "shush: reference %s, from %s\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
+		fmt.Fprintf(a.io.ErrOut, "shush: reference %s, from %s\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
 		return in.Reference.Value, nil
 	case given == "" && in.HasReference:
-		fmt.Fprintf(a.io.Err, "shush: the ticket names the reference %s (%s); --reference auto sends it\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
+		fmt.Fprintf(a.io.ErrOut, "shush: the ticket names the reference %s (%s); --reference auto sends it\n", safeText(in.Reference.Value), safeText(in.Reference.Where()))
 	}
 	return given, nil
 }

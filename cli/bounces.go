@@ -12,20 +12,13 @@ import (
 )
 
 func (a *app) bouncesCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "bounces",
-		Short: "Take in raw bounce and complaint mail",
-		Long: `Take in the bounce and complaint messages a mail server sent back: RFC 3464
+	return group("bounces", "Take in raw bounce and complaint mail", `Take in the bounce and complaint messages a mail server sent back: RFC 3464
 delivery-status reports, RFC 5965 (ARF) feedback reports, the plain-text
 bounces of Postfix, Exim, Exchange and Office 365, Gmail, qmail and
 sendmail, and auto-replies. shush reads them here and sends what each says
 to the team's service, which decides by the same rules as the providers'
 webhooks (see shush intake).`,
-		Args: groupArgs,
-		RunE: showHelp,
-	}
-	cmd.AddCommand(a.bouncesIngestCommand())
-	return cmd
+		a.bouncesIngestCommand())
 }
 
 // ingested is one report read from a message and what the service did
@@ -57,11 +50,46 @@ type ingestDoc struct {
 	Unreadable []unreadable `json:"unreadable"`
 }
 
+type bouncesIngestOptions struct {
+	*app
+	File, Reference string
+	DryRun          bool
+}
+
+func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
+	a := o.app
+	if o.File == "" {
+		return usagef("bounces ingest needs --file F (a message, an mbox or a Maildir folder; - for stdin)")
+	}
+	ctx, err := withReference(ctx, o.Reference)
+	if err != nil {
+		return err
+	}
+	doc, reports, err := readBounces(o.File)
+	if err != nil {
+		return err
+	}
+	doc.DryRun = o.DryRun
+	if !o.DryRun {
+		if err := a.sendReports(ctx, &doc, reports); err != nil {
+			return err
+		}
+	}
+	if err := a.printIngest(doc); err != nil {
+		return err
+	}
+	if n := len(doc.Unreadable); n > 0 {
+		err := fmt.Errorf("%s could not be read; the others were taken in", plural(n, "message", "messages"))
+		if !a.output().json {
+			fmt.Fprintln(a.io.ErrOut, capitalize(err.Error())+".")
+		}
+		return loggedError{err}
+	}
+	return nil
+}
+
 func (a *app) bouncesIngestCommand() *cobra.Command {
-	var (
-		file, reference string
-		dryRun          bool
-	)
+	o := &bouncesIngestOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "ingest --file F|-",
 		Short: "Read bounce mail (a message, an mbox or a Maildir) and send what it says",
@@ -88,40 +116,13 @@ prints {"object","messages" (read),"data":[{"source","email","kind","status",
   cat dsn.eml | shush bounces ingest --file - --dry-run`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if file == "" {
-				return usagef("bounces ingest needs --file F (a message, an mbox or a Maildir folder; - for stdin)")
-			}
-			ctx, err := withReference(cmd.Context(), reference)
-			if err != nil {
-				return err
-			}
-			doc, reports, err := readBounces(file)
-			if err != nil {
-				return err
-			}
-			doc.DryRun = dryRun
-			if !dryRun {
-				if err := a.sendReports(ctx, &doc, reports); err != nil {
-					return err
-				}
-			}
-			if err := a.printIngest(doc); err != nil {
-				return err
-			}
-			if n := len(doc.Unreadable); n > 0 {
-				err := fmt.Errorf("%s could not be read; the others were taken in", plural(n, "message", "messages"))
-				if !a.output().json {
-					fmt.Fprintln(a.io.Err, capitalize(err.Error())+".")
-				}
-				return loggedError{err}
-			}
-			return nil
+			return runBouncesIngest(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&file, "file", "", "a message, an mbox or a Maildir folder; - reads stdin")
-	f.BoolVar(&dryRun, "dry-run", false, "read and show the reports, send nothing")
-	referenceFlag(cmd, &reference)
+	f.StringVar(&o.File, "file", "", "a message, an mbox or a Maildir folder; - reads stdin")
+	f.BoolVar(&o.DryRun, "dry-run", false, "read and show the reports, send nothing")
+	referenceFlag(cmd, &o.Reference)
 	return cmd
 }
 
@@ -246,7 +247,7 @@ func (a *app) printIngest(doc ingestDoc) error {
 		}
 	}
 	for _, u := range doc.Unreadable {
-		fmt.Fprintf(a.io.Err, "%s\n", safeText(u.Error))
+		fmt.Fprintf(a.io.ErrOut, "%s\n", safeText(u.Error))
 	}
 	return nil
 }

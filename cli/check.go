@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -46,13 +47,81 @@ type checkJSON struct {
 	Invalid []batch.Item `json:"invalid,omitempty"`
 }
 
+type checkOptions struct {
+	*app
+	File, Format string
+	Concurrency  int
+}
+
+// check refuses flags out of range before anything is read.
+func (o *checkOptions) check() error {
+	if o.Concurrency < 1 || o.Concurrency > 16 {
+		return usagef("--concurrency must be between 1 and 16, not %d", o.Concurrency)
+	}
+	if o.Format != "" && o.Format != "table" && o.Format != "json" && o.Format != "ndjson" {
+		return usagef("--format must be table, json or ndjson, not %s", api.Quote(o.Format))
+	}
+	if o.globals.jq != "" && o.Format != "" && o.Format != "json" {
+		return usagef("--jq filters one JSON document: leave out --format %s", o.Format)
+	}
+	return nil
+}
+
+// runCheck looks up every address of the file and says which are listed.
+func runCheck(ctx context.Context, o *checkOptions) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	items, tk, err := o.readTicket(ctx, o.File, batch.RemoveEmails)
+	if err != nil {
+		return err
+	}
+	settings, err := o.settings()
+	if err != nil {
+		return err
+	}
+	rule := roles(items, tk, ticket.NewOwn(settings.Own))
+	in := batch.NewInput(batch.RemoveEmails, items)
+	values := slices.Collect(in.Values())
+	w := o.checkWriter(o.Format, in.Invalid)
+	failed := 0
+	if len(values) > 0 {
+		err := o.onService(ctx, func(conn *connection) error {
+			prog := o.checkProgress(conn, len(values))
+			defer prog.clear()
+			k := &batch.Checker{Client: conn.Client, Concurrency: o.Concurrency}
+			return k.CheckAll(ctx, values, func(start int, found []batch.Found) error {
+				prog.notice(k)
+				for _, f := range found {
+					it := checkItemOf(f)
+					if f.Err != nil {
+						failed++
+					}
+					if d, ok := rule[f.Input]; ok {
+						it.Requester, it.Rule = d.Requester, &d
+					}
+					w.item(it)
+				}
+				prog.done(start + len(found))
+				return w.flush()
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := w.close(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return exitErr{ExitFailed, fmt.Errorf("%s could not be looked up", plural(failed, "address", "addresses"))}
+	}
+	return nil
+}
+
 func (a *app) checkCommand() *cobra.Command {
-	var (
-		file             string
-		includeRequester bool
-		format           string
-		concurrency      int
-	)
+	o := &checkOptions{app: a}
+	var includeRequester bool
 	cmd := &cobra.Command{
 		Use:   "check --file F",
 		Short: "Say which addresses of a file or ticket are on the list; changes nothing",
@@ -72,74 +141,16 @@ their answers come; --format ndjson prints one item a line.`,
   shush suppressions check --file crm-export.csv --format ndjson > checked.ndjson
   pbpaste | shush suppressions check --file - --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if concurrency < 1 || concurrency > 16 {
-				return usagef("--concurrency must be between 1 and 16, not %d", concurrency)
-			}
-			if format != "" && format != "table" && format != "json" && format != "ndjson" {
-				return usagef("--format must be table, json or ndjson, not %s", api.Quote(format))
-			}
-			if a.globals.jq != "" && format != "" && format != "json" {
-				return usagef("--jq filters one JSON document: leave out --format %s", format)
-			}
-			items, tk, err := a.readTicket(cmd.Context(), file, batch.RemoveEmails)
-			if err != nil {
-				return err
-			}
-			settings, err := a.settings()
-			if err != nil {
-				return err
-			}
-			rule := roles(items, tk, ticket.NewOwn(settings.Own))
-			plan := batch.NewInput(batch.RemoveEmails, items)
-			values := slices.Collect(plan.Values())
-			w := a.checkWriter(format, plan.Invalid)
-			failed := 0
-			if len(values) > 0 {
-				conn, err := a.connect(cmd.Context(), a.waitNotice())
-				if err != nil {
-					return err
-				}
-				defer conn.Close()
-				prog := a.checkProgress(conn, len(values))
-				k := &batch.Checker{Client: conn.Client, Concurrency: concurrency}
-				err = k.CheckAll(cmd.Context(), values, func(start int, found []batch.Found) error {
-					prog.notice(k)
-					for _, f := range found {
-						it := checkItemOf(f)
-						if f.Err != nil {
-							failed++
-						}
-						if d, ok := rule[f.Input]; ok {
-							it.Requester, it.Rule = d.Requester, &d
-						}
-						w.item(it)
-					}
-					prog.done(start + len(found))
-					return w.flush()
-				})
-				prog.clear()
-				if err != nil {
-					return err
-				}
-			}
-			if err := w.close(); err != nil {
-				return err
-			}
-			if failed > 0 {
-				return exitErr{ExitFailed, fmt.Errorf("%s could not be looked up", plural(failed, "address", "addresses"))}
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.Context(), o) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&file, "file", "", "file of addresses or a ticket's text; - reads stdin")
-	fl.StringVar(&format, "format", "", "table, json (as --json) or ndjson (one item a line); default: a table on a terminal, else json")
+	fl.StringVar(&o.File, "file", "", "file of addresses or a ticket's text; - reads stdin")
+	fl.StringVar(&o.Format, "format", "", "table, json (as --json) or ndjson (one item a line); default: a table on a terminal, else json")
 	// check leaves nobody out any more; the flag stays so that scripts
 	// that pass it keep working.
 	fl.BoolVar(&includeRequester, "include-requester", false, "no effect: check looks up every address")
 	_ = fl.MarkHidden("include-requester")
-	fl.IntVar(&concurrency, "concurrency", 4, "look-ups in flight at once against a service without the bulk check (1-16)")
+	fl.IntVar(&o.Concurrency, "concurrency", 4, "look-ups in flight at once against a service without the bulk check (1-16)")
 	return cmd
 }
 
@@ -235,7 +246,7 @@ func (w *checkOut) close() error {
 		w.bw.WriteString("\n}\n")
 	case "ndjson":
 		if len(w.invalid) > 0 {
-			fmt.Fprintf(w.a.io.Err, "shush: invalid, not looked up: %s\n", describeInvalid(w.invalid, 3))
+			fmt.Fprintf(w.a.io.ErrOut, "shush: invalid, not looked up: %s\n", describeInvalid(w.invalid, 3))
 		}
 	}
 	return w.bw.Flush()
@@ -253,7 +264,7 @@ type checkProgress struct {
 }
 
 func (a *app) checkProgress(conn *connection, total int) *checkProgress {
-	return &checkProgress{a: a, conn: conn, total: total, show: isTerminal(a.io.Err)}
+	return &checkProgress{a: a, conn: conn, total: total, show: a.io.StderrTTY}
 }
 
 // notice says, once, that the service has no bulk check.
@@ -263,7 +274,7 @@ func (p *checkProgress) notice(k *batch.Checker) {
 	}
 	p.slowly = true
 	p.clear()
-	fmt.Fprintf(p.a.io.Err, "shush: %s has no bulk check; looking up each address, paced to its rate limit\n", safeText(p.conn.Target))
+	fmt.Fprintf(p.a.io.ErrOut, "shush: %s has no bulk check; looking up each address, paced to its rate limit\n", safeText(p.conn.Target))
 }
 
 // done shows that n addresses are answered, when there is more to come.
@@ -272,12 +283,12 @@ func (p *checkProgress) done(n int) {
 		return
 	}
 	p.shown = true
-	fmt.Fprintf(p.a.io.Err, "\rChecked %d of %d addresses…", n, p.total)
+	fmt.Fprintf(p.a.io.ErrOut, "\rChecked %d of %d addresses…", n, p.total)
 }
 
 func (p *checkProgress) clear() {
 	if p.shown {
-		fmt.Fprint(p.a.io.Err, "\r\x1b[K")
+		fmt.Fprint(p.a.io.ErrOut, "\r\x1b[K")
 		p.shown = false
 	}
 }

@@ -86,7 +86,7 @@ func (a *app) flagKey() (string, error) {
 		}
 		text = string(b)
 	case g.apiKeyStdin:
-		if a.io.In == nil || isTerminal(a.io.In) {
+		if a.io.In == nil || a.io.StdinTTY {
 			return "", usagef("--api-key-stdin reads the key from stdin, but nothing is piped to it")
 		}
 		// Byte by byte: the rest of stdin may be the input (--file -).
@@ -166,9 +166,7 @@ It must not be readable by other users when it holds a key (chmod 600).`,
   shush --profile work config --json
   shush config set-profile work --base-url https://suppressions.example.com --api-key-stdin --use`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.showConfig()
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.showConfig() },
 	}
 	cmd.AddCommand(a.setProfileCommand())
 	return cmd
@@ -242,8 +240,120 @@ func (a *app) printConfig(v configView) error {
 	return t.flush()
 }
 
+// setProfileOptions are those of config set-profile; the base URL and
+// the key come from the global flags.
+type setProfileOptions struct {
+	*app
+	Name                    string
+	Use, KeyStdin, Keychain bool
+}
+
+// key is the key given: --api-key, or the first line of stdin.
+func (o *setProfileOptions) key() (string, error) {
+	key := o.globals.apiKey
+	if !o.KeyStdin {
+		return key, nil
+	}
+	if key != "" {
+		return "", usagef("give the key with --api-key or --api-key-stdin, not both")
+	}
+	line, err := bufio.NewReader(o.io.In).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", usagef("cannot read the key from stdin: %v", err)
+	}
+	if key = strings.TrimSpace(line); key == "" {
+		return "", usagef("no key on stdin")
+	}
+	return key, nil
+}
+
+// placeKey puts the key given (or, with --keychain, the file's) where
+// the flags say: the OS keychain or the file.
+func (o *setProfileOptions) placeKey(p *config.Profile, key string) error {
+	switch {
+	case o.Keychain:
+		k := key
+		if k == "" {
+			k = p.APIKey // the file's key moves to the keychain
+		}
+		if k == "" && !p.Keychain {
+			return usagef("--keychain needs the key: give it with --api-key-stdin")
+		}
+		if k != "" {
+			if err := config.StoreInKeychain(o.Name, k); err != nil {
+				return err
+			}
+		}
+		p.APIKey, p.Keychain = "", true
+	case key != "":
+		if p.Keychain {
+			if err := config.ForgetInKeychain(o.Name); err != nil {
+				fmt.Fprintf(o.io.ErrOut, "shush: %v\n", err)
+			}
+		}
+		p.APIKey, p.Keychain = key, false
+	}
+	return nil
+}
+
+// runSetProfile creates or changes a profile of the config file.
+func runSetProfile(o *setProfileOptions) error {
+	name := o.Name
+	if err := config.CheckProfileName(name); err != nil {
+		return usageErr{err}
+	}
+	key, err := o.key()
+	if err != nil {
+		return err
+	}
+	baseURL := o.globals.baseURL
+	if baseURL != "" {
+		if baseURL, err = config.CheckBaseURL(baseURL); err != nil {
+			return usageErr{err}
+		}
+	}
+	path, err := config.Path()
+	if err != nil {
+		return usageErr{err}
+	}
+	f, err := config.Load(path)
+	if err != nil {
+		return usageErr{err}
+	}
+	if f.Profiles == nil {
+		f.Profiles = map[string]config.Profile{}
+	}
+	p, existed := f.Profiles[name]
+	if !existed && baseURL == "" {
+		return usagef("a new profile needs --base-url")
+	}
+	if baseURL != "" {
+		p.BaseURL = baseURL
+	}
+	if err := o.placeKey(&p, key); err != nil {
+		return err
+	}
+	f.Profiles[name] = p
+	if o.Use {
+		f.Profile = name
+	}
+	if err := f.Save(); err != nil {
+		return err
+	}
+	verb := "changed"
+	if !existed {
+		verb = "created"
+	}
+	where := ""
+	if p.Keychain {
+		where = fmt.Sprintf("; its key is in the OS keychain (service %q, account %q)", config.KeychainService, name)
+	}
+	fmt.Fprintf(o.io.ErrOut, "Profile %q %s in %s%s.\n", name, verb, path, where)
+	return nil
+}
+
 func (a *app) setProfileCommand() *cobra.Command {
-	var use, keyStdin, keychain bool
+	o := &setProfileOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "set-profile NAME",
 		Short: "Create or change a profile in the config file",
@@ -266,93 +376,12 @@ file is the way: --keychain then fails and changes nothing.`,
   echo "$KEY" | shush config set-profile work --api-key-stdin --keychain`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := args[0]
-			if err := config.CheckProfileName(name); err != nil {
-				return usageErr{err}
-			}
-			key := a.globals.apiKey
-			if keyStdin {
-				if key != "" {
-					return usagef("give the key with --api-key or --api-key-stdin, not both")
-				}
-				line, err := bufio.NewReader(a.io.In).ReadString('\n')
-				if err != nil && !errors.Is(err, io.EOF) {
-					return usagef("cannot read the key from stdin: %v", err)
-				}
-				if key = strings.TrimSpace(line); key == "" {
-					return usagef("no key on stdin")
-				}
-			}
-			baseURL := a.globals.baseURL
-			if baseURL != "" {
-				u, err := config.CheckBaseURL(baseURL)
-				if err != nil {
-					return usageErr{err}
-				}
-				baseURL = u
-			}
-			path, err := config.Path()
-			if err != nil {
-				return usageErr{err}
-			}
-			f, err := config.Load(path)
-			if err != nil {
-				return usageErr{err}
-			}
-			if f.Profiles == nil {
-				f.Profiles = map[string]config.Profile{}
-			}
-			p, existed := f.Profiles[name]
-			if !existed && baseURL == "" {
-				return usagef("a new profile needs --base-url")
-			}
-			if baseURL != "" {
-				p.BaseURL = baseURL
-			}
-			switch {
-			case keychain:
-				k := key
-				if k == "" {
-					k = p.APIKey // the file's key moves to the keychain
-				}
-				if k == "" && !p.Keychain {
-					return usagef("--keychain needs the key: give it with --api-key-stdin")
-				}
-				if k != "" {
-					if err := config.StoreInKeychain(name, k); err != nil {
-						return err
-					}
-				}
-				p.APIKey, p.Keychain = "", true
-			case key != "":
-				if p.Keychain {
-					if err := config.ForgetInKeychain(name); err != nil {
-						fmt.Fprintf(a.io.Err, "shush: %v\n", err)
-					}
-				}
-				p.APIKey, p.Keychain = key, false
-			}
-			f.Profiles[name] = p
-			if use {
-				f.Profile = name
-			}
-			if err := f.Save(); err != nil {
-				return err
-			}
-			verb := "changed"
-			if !existed {
-				verb = "created"
-			}
-			where := ""
-			if p.Keychain {
-				where = fmt.Sprintf("; its key is in the OS keychain (service %q, account %q)", config.KeychainService, name)
-			}
-			fmt.Fprintf(a.io.Err, "Profile %q %s in %s%s.\n", name, verb, path, where)
-			return nil
+			o.Name = args[0]
+			return runSetProfile(o)
 		},
 	}
-	cmd.Flags().BoolVar(&use, "use", false, "use this profile when none is named")
-	cmd.Flags().BoolVar(&keyStdin, "api-key-stdin", false, "read the API key from stdin")
-	cmd.Flags().BoolVar(&keychain, "keychain", false, "keep the key in the OS keychain, not in the file")
+	cmd.Flags().BoolVar(&o.Use, "use", false, "use this profile when none is named")
+	cmd.Flags().BoolVar(&o.KeyStdin, "api-key-stdin", false, "read the API key from stdin")
+	cmd.Flags().BoolVar(&o.Keychain, "keychain", false, "keep the key in the OS keychain, not in the file")
 	return cmd
 }

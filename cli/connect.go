@@ -67,13 +67,13 @@ func (a *app) connectWith(ctx context.Context, s config.Settings, opts ...client
 		return c, nil
 	}
 	if n := fallbackNotice(s); n != "" {
-		fmt.Fprintln(a.io.Err, "shush: "+n)
+		fmt.Fprintln(a.io.ErrOut, "shush: "+n)
 	}
 	if s.APIKey.Value == "" {
 		return nil, usagef("no API key for %s: pass --api-key, set %s, or add api_key to the profile %q (shush config set-profile)", redact.URL(s.BaseURL.Value), config.EnvAPIKey, s.Profile.Value)
 	}
 	if w := client.PlainHTTPWarning(s.BaseURL.Value); w != "" {
-		fmt.Fprintln(a.io.Err, "shush: "+w)
+		fmt.Fprintln(a.io.ErrOut, "shush: "+w)
 	}
 	c.Client = client.New(s.BaseURL.Value, s.APIKey.Value, opts...)
 	c.MaskedKey, c.KeyPrint = config.MaskKey(s.APIKey.Value), config.KeyPrint(s.APIKey.Value)

@@ -16,14 +16,8 @@ import (
 )
 
 func (a *app) dbCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "db",
-		Short: "Work on the service's databases",
-		Long:  `Work on the databases shush serve keeps its teams' lists in: SQLite files and PostgreSQL.`,
-		Args:  noArgs,
-	}
-	cmd.AddCommand(a.dbCopyCommand())
-	return cmd
+	return group("db", "Work on the service's databases", `Work on the databases shush serve keeps its teams' lists in: SQLite files and PostgreSQL.`,
+		a.dbCopyCommand())
 }
 
 // copyJSON is what db copy --json prints.
@@ -36,9 +30,22 @@ type copyJSON struct {
 	Seconds  float64              `json:"seconds"`
 }
 
+type dbCopyOptions struct {
+	*app
+	From, To string
+	Force    bool
+}
+
+// runDBCopy copies one database into another, verified table by table.
+func runDBCopy(ctx context.Context, o *dbCopyOptions) error {
+	if o.From == "" || o.To == "" {
+		return usagef("db copy needs --from DSN and --to DSN")
+	}
+	return o.runCopy(ctx, o.From, o.To, o.Force)
+}
+
 func (a *app) dbCopyCommand() *cobra.Command {
-	var from, to string
-	var force bool
+	o := &dbCopyOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "copy --from DSN --to DSN",
 		Short: "Copy everything the service keeps from one database to another",
@@ -64,17 +71,12 @@ any shush command on a database brings it there.`,
 		Example: `  shush db copy --from ~/.local/share/shush/shush.db --to postgres://shush@db.internal/shush
   shush db copy --from postgres://shush@db.internal/shush --to backup.db --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if from == "" || to == "" {
-				return usagef("db copy needs --from DSN and --to DSN")
-			}
-			return a.runCopy(cmd.Context(), from, to, force)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDBCopy(cmd.Context(), o) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&from, "from", "", "the database to copy: a SQLite file path, a postgres:// URL or a key=value PostgreSQL string")
-	fl.StringVar(&to, "to", "", "the database to copy into (a SQLite file is created when missing)")
-	fl.BoolVar(&force, "force", false, "replace what the target holds (without it a target with any row is refused)")
+	fl.StringVar(&o.From, "from", "", "the database to copy: a SQLite file path, a postgres:// URL or a key=value PostgreSQL string")
+	fl.StringVar(&o.To, "to", "", "the database to copy into (a SQLite file is created when missing)")
+	fl.BoolVar(&o.Force, "force", false, "replace what the target holds (without it a target with any row is refused)")
 	return cmd
 }
 
@@ -164,7 +166,7 @@ type copyLine struct {
 }
 
 func (a *app) copyProgress() *copyLine {
-	return &copyLine{a: a, on: isTerminal(a.io.Err)}
+	return &copyLine{a: a, on: a.io.StderrTTY}
 }
 
 func (p *copyLine) show(table string, rows int64) {
@@ -172,11 +174,11 @@ func (p *copyLine) show(table string, rows int64) {
 		return
 	}
 	p.last = time.Now()
-	fmt.Fprintf(p.a.io.Err, "\r\x1b[K%s · %d rows", table, rows)
+	fmt.Fprintf(p.a.io.ErrOut, "\r\x1b[K%s · %d rows", table, rows)
 }
 
 func (p *copyLine) clear() {
 	if p.on {
-		fmt.Fprint(p.a.io.Err, "\r\x1b[K")
+		fmt.Fprint(p.a.io.ErrOut, "\r\x1b[K")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -54,35 +55,35 @@ more than a minute apart); 2 bad usage; 3 never; 4 the service refused the
 key; 130 interrupted.`,
 		Example: "  shush doctor\n  shush --profile work doctor --json",
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep, code := a.doctor(cmd.Context())
-			if a.output().json {
-				if err := writeJSON(a.io.Out, rep); err != nil {
-					return err
-				}
-			} else {
-				t := newTable(a.io.Out)
-				for _, c := range rep.Checks {
-					mark := "ok"
-					if !c.OK {
-						mark = "FAIL"
-					}
-					t.row(mark, c.Name, c.Detail)
-				}
-				if err := t.flush(); err != nil {
-					return err
-				}
-			}
-			if code != ExitOK {
-				for _, c := range rep.Checks {
-					if !c.OK {
-						return exitErr{code, fmt.Errorf("doctor: %s: %s", c.Name, c.Detail)}
-					}
-				}
-			}
-			return nil
-		},
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runDoctor(cmd.Context(), &doctorOptions{app: a}) },
 	}
+}
+
+type doctorOptions struct{ *app }
+
+// runDoctor runs the checks, prints them and fails with the first failure.
+func runDoctor(ctx context.Context, o *doctorOptions) error {
+	rep, code := o.doctor(ctx)
+	err := o.printOut(rep, func(w io.Writer) error {
+		t := newTable(w)
+		for _, c := range rep.Checks {
+			mark := "ok"
+			if !c.OK {
+				mark = "FAIL"
+			}
+			t.row(mark, c.Name, c.Detail)
+		}
+		return t.flush()
+	})
+	if err != nil || code == ExitOK {
+		return err
+	}
+	for _, c := range rep.Checks {
+		if !c.OK {
+			return exitErr{code, fmt.Errorf("doctor: %s: %s", c.Name, c.Detail)}
+		}
+	}
+	return nil
 }
 
 // doctor runs the checks and returns the report with the exit status it

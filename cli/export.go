@@ -13,13 +13,37 @@ import (
 	"github.com/shushlist/shush/api/client"
 )
 
+type exportOptions struct {
+	*app
+	Params  client.ExportParams
+	Origin  string
+	Select  selectFlags
+	OutPath string
+}
+
+// runExport streams the list (what the flags select) into --output.
+func runExport(ctx context.Context, o *exportOptions) error {
+	p := o.Params
+	if p.Format != "csv" && p.Format != "ndjson" {
+		return usagef("--format must be csv or ndjson, not %s", api.Quote(p.Format))
+	}
+	origin, err := originFlag(o.Origin)
+	if err != nil {
+		return err
+	}
+	p.Origin = origin
+	narrow, err := o.Select.parse()
+	if err != nil {
+		return err
+	}
+	p.Search, p.CreatedAfter, p.CreatedBefore = narrow.search, narrow.after, narrow.before
+	return o.onService(ctx, func(conn *connection) error {
+		return o.export(ctx, conn, p, o.OutPath)
+	})
+}
+
 func (a *app) exportCommand() *cobra.Command {
-	var (
-		p       client.ExportParams
-		origin  string
-		sel     selectFlags
-		outPath string
-	)
+	o := &exportOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "export",
 		Short: "Write the whole list, newest first, as CSV or NDJSON",
@@ -39,30 +63,13 @@ addresses); without it, or with --output -, the export goes to stdout. Needs shu
   shush suppressions export --search @firm.example --output firm.csv
   shush suppressions export --format ndjson --origin bounce | jq -r .email`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if p.Format != "csv" && p.Format != "ndjson" {
-				return usagef("--format must be csv or ndjson, not %s", api.Quote(p.Format))
-			}
-			o, err := originFlag(origin)
-			if err != nil {
-				return err
-			}
-			p.Origin = o
-			narrow, err := sel.parse()
-			if err != nil {
-				return err
-			}
-			p.Search, p.CreatedAfter, p.CreatedBefore = narrow.search, narrow.after, narrow.before
-			return a.onService(cmd.Context(), func(conn *connection) error {
-				return a.export(cmd.Context(), conn, p, outPath)
-			})
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&p.Format, "format", "csv", "csv or ndjson")
-	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
-	sel.flags(f)
-	f.StringVarP(&outPath, "output", "o", "", "write to this file (whole or not at all; - is stdout) instead of stdout")
+	f.StringVar(&o.Params.Format, "format", "csv", "csv or ndjson")
+	f.StringVar(&o.Origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
+	o.Select.flags(f)
+	f.StringVarP(&o.OutPath, "output", "o", "", "write to this file (whole or not at all; - is stdout) instead of stdout")
 	return cmd
 }
 
@@ -73,7 +80,7 @@ func (a *app) export(ctx context.Context, conn *connection, p client.ExportParam
 		return err
 	}
 	defer out.abort()
-	prog := &exportProgress{w: out, err: a.io.Err, show: isTerminal(a.io.Err), csv: p.Format == "csv"}
+	prog := &exportProgress{w: out, err: a.io.ErrOut, show: a.io.StderrTTY, csv: p.Format == "csv"}
 	_, err = conn.Client.Export(ctx, p, prog)
 	prog.done()
 	if err != nil {
@@ -87,7 +94,7 @@ func (a *app) export(ctx context.Context, conn *connection, p client.ExportParam
 	}
 	if out.file != nil {
 		abs, _ := filepath.Abs(outPath)
-		fmt.Fprintf(a.io.Err, "Exported %s to %s.\n", plural(prog.entries(), "entry", "entries"), safeText(abs))
+		fmt.Fprintf(a.io.ErrOut, "Exported %s to %s.\n", plural(prog.entries(), "entry", "entries"), safeText(abs))
 	}
 	return nil
 }

@@ -65,7 +65,7 @@ DIR, made from the commands' own help. Install them with, for example:
 				return fmt.Errorf("write the manual pages: %w", err)
 			}
 			n, _ := filepath.Glob(filepath.Join(dir, "shush*.1"))
-			fmt.Fprintf(a.io.Err, "Wrote %d manual pages to %s.\n", len(n), dir)
+			fmt.Fprintf(a.io.ErrOut, "Wrote %d manual pages to %s.\n", len(n), dir)
 			return nil
 		},
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,10 +16,7 @@ import (
 )
 
 func (a *app) intakeCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "intake",
-		Short: "Take in every provider's bounces and complaints; decide the doubtful ones",
-		Long: `The list fills itself: an intake endpoint takes a provider's signed webhook
+	return group("intake", "Take in every provider's bounces and complaints; decide the doubtful ones", `The list fills itself: an intake endpoint takes a provider's signed webhook
 events (Resend, SendGrid, Postmark, Mailgun, Amazon SES through SNS), checks
 the provider's own signature before it trusts a byte, and lists permanent
 bounces (origin bounce) and complaints (origin complaint), each with its
@@ -33,17 +31,19 @@ shush intake decide, or the Intake screen of the terminal UI.
 A provider posts to the endpoint's URL without an API key; give it the URL
 that create prints (shush serve --public-url sets its host). Raw bounce mail
 goes in with shush bounces ingest.`,
-		Args: groupArgs,
-		RunE: showHelp,
-	}
-	cmd.AddCommand(a.intakeCreateCommand(), a.intakeListCommand(), a.intakeDeleteCommand(),
+		a.intakeCreateCommand(), a.intakeListCommand(), a.intakeDeleteCommand(),
 		a.intakeReviewCommand(), a.intakeDecideCommand())
-	return cmd
 }
 
 // intakeErr says what a refusal means for an intake command.
 func intakeErr(conn *connection, id string, err error) error {
+	var ae *api.Error
+	// shush's own answer names what it did not find ("Intake endpoint not
+	// found", "Review item not found"): the ID is wrong, not the service.
+	named := errors.As(err, &ae) && (strings.Contains(strings.ToLower(ae.Message), "intake") || strings.Contains(strings.ToLower(ae.Message), "review"))
 	switch {
+	case client.IsNotFound(err) && id != "" && named:
+		return fmt.Errorf("no intake endpoint or review item has the ID %s on %s: %w", api.Quote(id), conn.Target, err)
 	case client.IsUnsupported(err):
 		return fmt.Errorf("%s has no intake (shush serve has): %w", conn.Target, err)
 	case client.IsNotFound(err) && id != "":
@@ -77,8 +77,56 @@ func (a *app) credentialFlag(name, v string) (string, error) {
 	return line, nil
 }
 
+type intakeCreateOptions struct {
+	*app
+	Request api.CreateIntakeRequest
+}
+
+func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
+	a := o.app
+	o.Request.Provider = strings.ToLower(strings.TrimSpace(o.Request.Provider))
+	if _, ok := providerHelp[o.Request.Provider]; !ok {
+		return usagef("--provider must be one of %s, not %s", strings.Join(api.Providers(), ", "), safeText(api.Quote(o.Request.Provider)))
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"--secret", &o.Request.Secret}, {"--public-key", &o.Request.PublicKey}, {"--basic-auth", &o.Request.BasicAuth}} {
+		v, err := a.credentialFlag(f.name, *f.dst)
+		if err != nil {
+			return err
+		}
+		*f.dst = v
+	}
+	if err := api.ValidIntakeName(o.Request.Name); err != nil {
+		return usagef("--name: %v", err)
+	}
+	return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.CreateIntake(ctx, o.Request) },
+		func(conn *connection, err error) error { return intakeErr(conn, "", err) },
+		func(conn *connection, in api.Intake) error {
+			t := newTable(a.io.Out)
+			t.row("id", in.ID)
+			t.row("provider", in.Provider)
+			if in.Name != "" {
+				t.row("name", in.Name)
+			}
+			t.row("url", in.URL)
+			if in.TopicArn != "" {
+				t.row("topic", in.TopicArn)
+			}
+			if err := t.flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(a.io.ErrOut, providerHelp[in.Provider])
+			if conn.Settings.Local() {
+				fmt.Fprintf(a.io.ErrOut, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
+			}
+			return nil
+		})
+}
+
 func (a *app) intakeCreateCommand() *cobra.Command {
-	var req api.CreateIntakeRequest
+	o := &intakeCreateOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "create --provider P (--secret S | --public-key K | --basic-auth USER:PASS) [--name N] [--topic-arn ARN]",
 		Aliases: []string{"add"},
@@ -101,60 +149,47 @@ object.`,
   shush intake create --provider ses --topic-arn arn:aws:sns:us-east-1:123456789012:ses-bounces`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			req.Provider = strings.ToLower(strings.TrimSpace(req.Provider))
-			if _, ok := providerHelp[req.Provider]; !ok {
-				return usagef("--provider must be one of %s, not %s", strings.Join(api.Providers(), ", "), safeText(api.Quote(req.Provider)))
-			}
-			for _, f := range []struct {
-				name string
-				dst  *string
-			}{{"--secret", &req.Secret}, {"--public-key", &req.PublicKey}, {"--basic-auth", &req.BasicAuth}} {
-				v, err := a.credentialFlag(f.name, *f.dst)
-				if err != nil {
-					return err
-				}
-				*f.dst = v
-			}
-			if err := api.ValidIntakeName(req.Name); err != nil {
-				return usagef("--name: %v", err)
-			}
-			ctx := cmd.Context()
-			return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.CreateIntake(ctx, req) },
-				func(conn *connection, err error) error { return intakeErr(conn, "", err) },
-				func(conn *connection, in api.Intake) error {
-					t := newTable(a.io.Out)
-					t.row("id", in.ID)
-					t.row("provider", in.Provider)
-					if in.Name != "" {
-						t.row("name", in.Name)
-					}
-					t.row("url", in.URL)
-					if in.TopicArn != "" {
-						t.row("topic", in.TopicArn)
-					}
-					if err := t.flush(); err != nil {
-						return err
-					}
-					fmt.Fprintln(a.io.Err, providerHelp[in.Provider])
-					if conn.Settings.Local() {
-						fmt.Fprintf(a.io.Err, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
-					}
-					return nil
-				})
+			return runIntakeCreate(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Provider, "provider", "", "resend, sendgrid, postmark, mailgun or ses")
-	f.StringVar(&req.Name, "name", "", "a name for the endpoint (shown in lists)")
-	f.StringVar(&req.Secret, "secret", "", "resend's signing secret or mailgun's signing key (- reads stdin)")
-	f.StringVar(&req.PublicKey, "public-key", "", "sendgrid's verification key (- reads stdin)")
-	f.StringVar(&req.BasicAuth, "basic-auth", "", "postmark's USER:PASSWORD (- reads stdin)")
-	f.StringVar(&req.TopicArn, "topic-arn", "", "ses: the only SNS topic to accept")
+	f.StringVar(&o.Request.Provider, "provider", "", "resend, sendgrid, postmark, mailgun or ses")
+	f.StringVar(&o.Request.Name, "name", "", "a name for the endpoint (shown in lists)")
+	f.StringVar(&o.Request.Secret, "secret", "", "resend's signing secret or mailgun's signing key (- reads stdin)")
+	f.StringVar(&o.Request.PublicKey, "public-key", "", "sendgrid's verification key (- reads stdin)")
+	f.StringVar(&o.Request.BasicAuth, "basic-auth", "", "postmark's USER:PASSWORD (- reads stdin)")
+	f.StringVar(&o.Request.TopicArn, "topic-arn", "", "ses: the only SNS topic to accept")
 	_ = cmd.RegisterFlagCompletionFunc("provider", completeWords(api.Providers()...))
 	return cmd
 }
 
+type intakeListOptions struct {
+	*app
+}
+
+func runIntakeList(ctx context.Context, o *intakeListOptions) error {
+	a := o.app
+	return a.onService(ctx, func(conn *connection) error {
+		list, err := conn.Client.Intakes(ctx)
+		if err != nil {
+			return intakeErr(conn, "", err)
+		}
+		return listing[api.Intake]{
+			columns: []string{"ID", "PROVIDER", "NAME", "URL", "CREATED (UTC)"},
+			row: func(in api.Intake) []string {
+				created := ""
+				if in.CreatedAt != nil {
+					created = in.CreatedAt.UTC().Format(utc)
+				}
+				return []string{in.ID, in.Provider, in.Name, in.URL, created}
+			},
+			noneHint: "No intake endpoints yet; add one with: shush intake create --provider P …",
+		}.print(a, a.output().json, list, list.Data, false)
+	})
+}
+
 func (a *app) intakeListCommand() *cobra.Command {
+	o := &intakeListOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -162,30 +197,33 @@ func (a *app) intakeListCommand() *cobra.Command {
 		Long:    `List the team's intake endpoints, oldest first: ID, provider, name, URL. Never their credentials.`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			return a.onService(ctx, func(conn *connection) error {
-				list, err := conn.Client.Intakes(ctx)
-				if err != nil {
-					return intakeErr(conn, "", err)
-				}
-				return listing[api.Intake]{
-					columns: []string{"ID", "PROVIDER", "NAME", "URL", "CREATED (UTC)"},
-					row: func(in api.Intake) []string {
-						created := ""
-						if in.CreatedAt != nil {
-							created = in.CreatedAt.UTC().Format(utc)
-						}
-						return []string{in.ID, in.Provider, in.Name, in.URL, created}
-					},
-					noneHint: "No intake endpoints yet; add one with: shush intake create --provider P …",
-				}.print(a, a.output().json, list, list.Data, false)
-			})
+			return runIntakeList(cmd.Context(), o)
 		},
 	}
 	return cmd
 }
 
+type intakeDeleteOptions struct {
+	*app
+	Arg string
+}
+
+func runIntakeDelete(ctx context.Context, o *intakeDeleteOptions) error {
+	a := o.app
+	id, err := api.NormalizeID(o.Arg)
+	if err != nil {
+		return usagef("%s is not an intake endpoint ID (see shush intake list)", safeText(api.Quote(o.Arg)))
+	}
+	return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
+		func(conn *connection, err error) error { return intakeErr(conn, id, err) },
+		func(_ *connection, in api.Intake) error {
+			fmt.Fprintf(a.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
+			return nil
+		})
+}
+
 func (a *app) intakeDeleteCommand() *cobra.Command {
+	o := &intakeDeleteOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "delete ID",
 		Aliases: []string{"remove", "rm"},
@@ -193,27 +231,57 @@ func (a *app) intakeDeleteCommand() *cobra.Command {
 		Long:    `Delete an intake endpoint: its provider's events are refused (404) from now on. The entries and review items it brought stay.`,
 		Args:    oneArg("an intake endpoint ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := api.NormalizeID(args[0])
-			if err != nil {
-				return usagef("%s is not an intake endpoint ID (see shush intake list)", safeText(api.Quote(args[0])))
-			}
-			ctx := cmd.Context()
-			return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
-				func(conn *connection, err error) error { return intakeErr(conn, id, err) },
-				func(_ *connection, in api.Intake) error {
-					fmt.Fprintf(a.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
-					return nil
-				})
+			o.Arg = args[0]
+			return runIntakeDelete(cmd.Context(), o)
 		},
 	}
 	return cmd
 }
 
+type intakeReviewOptions struct {
+	*app
+	Paging  paging
+	Decided bool
+}
+
+func runIntakeReview(ctx context.Context, o *intakeReviewOptions) error {
+	a := o.app
+	return a.onService(ctx, func(conn *connection) error {
+		items, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.ReviewItem, bool, error) {
+			page, err := conn.Client.Review(ctx, client.ReviewParams{WebhookParams: client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before}, Decided: o.Decided})
+			if err != nil {
+				return nil, false, intakeErr(conn, "", err)
+			}
+			return page.Data, page.HasMore, nil
+		}, func(it api.ReviewItem) string { return it.ID })
+		if err != nil {
+			return err
+		}
+		hint := "No events wait for a decision."
+		if o.Decided {
+			hint = "No events were decided yet."
+		}
+		err = listing[api.ReviewItem]{
+			columns: []string{"ID", "RECEIVED (UTC)", "PROVIDER", "EMAIL", "STATUS", reviewLastColumn(o.Decided)},
+			row: func(it api.ReviewItem) []string {
+				last := it.Reason
+				if o.Decided {
+					last = it.Decision + " by " + it.DecidedBy
+				}
+				return []string{it.ID, it.ReceivedAt.UTC().Format(utc), it.Provider, it.Email, orDash(it.Evidence.Status), last}
+			},
+			noneHint: hint,
+			more:     func(shown []api.ReviewItem) string { return readOn("events", shown[len(shown)-1].ID) },
+		}.print(a, a.output().json, api.ReviewList{Object: api.ObjectList, HasMore: more, Data: items}, items, more)
+		if err == nil && !a.output().json && len(items) > 0 && !o.Decided {
+			fmt.Fprintln(a.io.ErrOut, "Decide with: shush intake decide ID suppress|ignore")
+		}
+		return err
+	})
+}
+
 func (a *app) intakeReviewCommand() *cobra.Command {
-	var (
-		pg      paging
-		decided bool
-	)
+	o := &intakeReviewOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "review",
 		Short: "List the events waiting for an agent's decision",
@@ -225,46 +293,14 @@ prints the API's list.`,
 		Example: "  shush intake review\n  shush intake review --json --jq '.data[] | [.id, .email, .evidence.status] | @tsv'",
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := pg.check(cmd); err != nil {
+			if err := o.Paging.check(cmd); err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			return a.onService(ctx, func(conn *connection) error {
-				items, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.ReviewItem, bool, error) {
-					page, err := conn.Client.Review(ctx, client.ReviewParams{WebhookParams: client.WebhookParams{Limit: pg.limit, After: after, Before: pg.before}, Decided: decided})
-					if err != nil {
-						return nil, false, intakeErr(conn, "", err)
-					}
-					return page.Data, page.HasMore, nil
-				}, func(it api.ReviewItem) string { return it.ID })
-				if err != nil {
-					return err
-				}
-				hint := "No events wait for a decision."
-				if decided {
-					hint = "No events were decided yet."
-				}
-				err = listing[api.ReviewItem]{
-					columns: []string{"ID", "RECEIVED (UTC)", "PROVIDER", "EMAIL", "STATUS", reviewLastColumn(decided)},
-					row: func(it api.ReviewItem) []string {
-						last := it.Reason
-						if decided {
-							last = it.Decision + " by " + it.DecidedBy
-						}
-						return []string{it.ID, it.ReceivedAt.UTC().Format(utc), it.Provider, it.Email, orDash(it.Evidence.Status), last}
-					},
-					noneHint: hint,
-					more:     func(shown []api.ReviewItem) string { return readOn("events", shown[len(shown)-1].ID) },
-				}.print(a, a.output().json, api.ReviewList{Object: api.ObjectList, HasMore: more, Data: items}, items, more)
-				if err == nil && !a.output().json && len(items) > 0 && !decided {
-					fmt.Fprintln(a.io.Err, "Decide with: shush intake decide ID suppress|ignore")
-				}
-				return err
-			})
+			return runIntakeReview(cmd.Context(), o)
 		},
 	}
-	pg.flags(cmd.Flags(), "review item", "events", true)
-	cmd.Flags().BoolVar(&decided, "decided", false, "list the events decided, not those waiting")
+	o.Paging.flags(cmd.Flags(), "review item", "events", true)
+	cmd.Flags().BoolVar(&o.Decided, "decided", false, "list the events decided, not those waiting")
 	return cmd
 }
 
@@ -282,8 +318,38 @@ func orDash(s string) string {
 	return s
 }
 
+type intakeDecideOptions struct {
+	*app
+	Arg, Decision, Note, Reference string
+}
+
+func runIntakeDecide(ctx context.Context, o *intakeDecideOptions) error {
+	a := o.app
+	id, err := api.NormalizeID(o.Arg)
+	if err != nil {
+		return usagef("%s is not a review item ID (see shush intake review)", safeText(api.Quote(o.Arg)))
+	}
+	if err := api.ValidNote(o.Note); err != nil {
+		return usagef("--note: %v", err)
+	}
+	ctx, err = withReference(ctx, o.Reference)
+	if err != nil {
+		return err
+	}
+	return callService(ctx, a, func(c *client.Client) (api.ReviewItem, error) { return c.Decide(ctx, id, o.Decision, o.Note) },
+		func(conn *connection, err error) error { return decideErr(conn, id, err) },
+		func(_ *connection, it api.ReviewItem) error {
+			if it.Decision == api.ReviewSuppress {
+				fmt.Fprintf(a.io.Out, "Suppressed %s (entry %s), by %s.\n", safeText(it.Email), safeText(it.EntryID), safeText(it.DecidedBy))
+			} else {
+				fmt.Fprintf(a.io.Out, "Ignored the event of %s, by %s; nothing was listed.\n", safeText(it.Email), safeText(it.DecidedBy))
+			}
+			return nil
+		})
+}
+
 func (a *app) intakeDecideCommand() *cobra.Command {
-	var note, reference string
+	o := &intakeDecideOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "decide ID suppress|ignore",
 		Short: "Decide an event of the review queue",
@@ -303,31 +369,12 @@ the other way is refused. A protected address cannot be suppressed.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := api.NormalizeID(args[0])
-			if err != nil {
-				return usagef("%s is not a review item ID (see shush intake review)", safeText(api.Quote(args[0])))
-			}
-			if err := api.ValidNote(note); err != nil {
-				return usagef("--note: %v", err)
-			}
-			ctx, err := withReference(cmd.Context(), reference)
-			if err != nil {
-				return err
-			}
-			return callService(ctx, a, func(c *client.Client) (api.ReviewItem, error) { return c.Decide(ctx, id, args[1], note) },
-				func(conn *connection, err error) error { return decideErr(conn, id, err) },
-				func(_ *connection, it api.ReviewItem) error {
-					if it.Decision == api.ReviewSuppress {
-						fmt.Fprintf(a.io.Out, "Suppressed %s (entry %s), by %s.\n", safeText(it.Email), safeText(it.EntryID), safeText(it.DecidedBy))
-					} else {
-						fmt.Fprintf(a.io.Out, "Ignored the event of %s, by %s; nothing was listed.\n", safeText(it.Email), safeText(it.DecidedBy))
-					}
-					return nil
-				})
+			o.Arg, o.Decision = args[0], args[1]
+			return runIntakeDecide(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&note, "note", "", "why, kept with the entry and the decision")
-	referenceFlag(cmd, &reference)
+	cmd.Flags().StringVar(&o.Note, "note", "", "why, kept with the entry and the decision")
+	referenceFlag(cmd, &o.Reference)
 	return cmd
 }
 

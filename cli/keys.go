@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -16,20 +19,16 @@ import (
 )
 
 func (a *app) keysCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "keys",
-		Short: "Manage the service's API keys",
-		Long: `Create, list and revoke the API keys of the service's database. A key belongs
+	return group("keys", "Manage the service's API keys",
+		`Create, list and revoke the API keys of the service's database. A key belongs
 to one team and sees only that team's list; a read-only key may read but not
 change it. Only a hash of each key is stored: a key is shown once, when it is
 created.`,
-		Args: noArgs,
-	}
-	cmd.AddCommand(a.keysCreateCommand(), a.keysListCommand(), a.keysRevokeCommand())
-	return cmd
+		a.keysCreateCommand(), a.keysListCommand(), a.keysRevokeCommand())
 }
 
-// keyJSON is how --json shows a key; Key is only set when it is created.
+// keyJSON is a key as keys create and keys list print it (the key itself
+// only when it is created).
 type keyJSON struct {
 	ID        string  `json:"id"`
 	Key       string  `json:"key,omitempty"`
@@ -42,11 +41,46 @@ type keyJSON struct {
 	RevokedAt *string `json:"revoked_at,omitempty"`
 }
 
+type keysCreateOptions struct {
+	*app
+	DB, Team, Name             string
+	TeamGiven                  bool
+	ReadOnly, Override, Import bool
+}
+
+func runKeysCreate(ctx context.Context, o *keysCreateOptions) error {
+	if !o.TeamGiven {
+		return usagef("keys create needs --team NAME")
+	}
+	if err := server.ValidateTeam(o.Team); err != nil {
+		return usagef("--team: %v", err)
+	}
+	if err := server.ValidateKeyName(o.Name); err != nil {
+		return usagef("--name: %v", err)
+	}
+	return onStore(ctx, o.DB, func(st store.Store) error {
+		if o.ReadOnly && o.Override {
+			return usagef("--read-only and --override do not go together: a read-only key removes nothing")
+		}
+		if o.ReadOnly && o.Import {
+			return usagef("--read-only and --import do not go together: a read-only key adds nothing")
+		}
+		k, text, err := server.CreateNamedKeyWith(ctx, st, o.Team, o.Name, server.KeyPermissions{ReadOnly: o.ReadOnly, Override: o.Override, Import: o.Import})
+		if err != nil {
+			return err
+		}
+		if o.jsonAsked() {
+			return writeJSON(o.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import})
+		}
+		fmt.Fprintln(o.io.Out, text)
+		fmt.Fprintf(o.io.ErrOut, "Created %s API key %s for team %s. Store it now: it will not be shown again.\n",
+			access(k.ReadOnly), k.ID, safeText(k.Team))
+		return nil
+	})
+}
+
 func (a *app) keysCreateCommand() *cobra.Command {
-	var (
-		team, name, dsn             string
-		readOnly, override, import_ bool
-	)
+	o := &keysCreateOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "create --team NAME",
 		Short: "Create an API key for a team and print it once",
@@ -61,46 +95,17 @@ override). --json prints {"id","key","team","name","read_only","override"}.`,
   shush keys create --team auditors --name soc-review --read-only --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("team") {
-				return usagef("keys create needs --team NAME")
-			}
-			if err := server.ValidateTeam(team); err != nil {
-				return usagef("--team: %v", err)
-			}
-			if err := server.ValidateKeyName(name); err != nil {
-				return usagef("--name: %v", err)
-			}
-			st, _, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if readOnly && override {
-				return usagef("--read-only and --override do not go together: a read-only key removes nothing")
-			}
-			if readOnly && import_ {
-				return usagef("--read-only and --import do not go together: a read-only key adds nothing")
-			}
-			k, text, err := server.CreateNamedKeyWith(cmd.Context(), st, team, name, server.KeyPermissions{ReadOnly: readOnly, Override: override, Import: import_})
-			if err != nil {
-				return err
-			}
-			if a.jsonAsked() {
-				return writeJSON(a.io.Out, keyJSON{ID: k.ID, Key: text, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import})
-			}
-			fmt.Fprintln(a.io.Out, text)
-			fmt.Fprintf(a.io.Err, "Created %s API key %s for team %s. Store it now: it will not be shown again.\n",
-				access(k.ReadOnly), k.ID, safeText(k.Team))
-			return nil
+			o.TeamGiven = cmd.Flags().Changed("team")
+			return runKeysCreate(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&team, "team", "", "team the key belongs to (1-64 printable characters, no spaces)")
-	f.StringVar(&name, "name", "", "whose key it is (up to 64 printable characters), shown in the audit trail")
-	f.BoolVar(&readOnly, "read-only", false, "the key may read the list but not change it")
-	f.BoolVar(&override, "override", false, "the key may remove complaints where the team's rule asks for this permission")
-	f.BoolVar(&import_, "import", false, "the key's additions may keep their entries' own IDs and creation times (batch add --keep-ids: a list moved whole)")
-	dbFlag(cmd, &dsn)
+	f.StringVar(&o.Team, "team", "", "team the key belongs to (1-64 printable characters, no spaces)")
+	f.StringVar(&o.Name, "name", "", "whose key it is (up to 64 printable characters), shown in the audit trail")
+	f.BoolVar(&o.ReadOnly, "read-only", false, "the key may read the list but not change it")
+	f.BoolVar(&o.Override, "override", false, "the key may remove complaints where the team's rule asks for this permission")
+	f.BoolVar(&o.Import, "import", false, "the key's additions may keep their entries' own IDs and creation times (batch add --keep-ids: a list moved whole)")
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 
@@ -120,106 +125,100 @@ func permissions(readOnly, override bool) string {
 	return access(readOnly)
 }
 
-func (a *app) keysListCommand() *cobra.Command {
-	var (
-		dsn string
-	)
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the API keys (never the keys themselves)",
-		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			st, _, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
+type keysListOptions struct {
+	*app
+	DB string
+}
+
+func runKeysList(ctx context.Context, o *keysListOptions) error {
+	return onStore(ctx, o.DB, func(st store.Store) error {
+		keys, err := st.ListKeys(ctx)
+		if err != nil {
+			return fmt.Errorf("list the keys: %w", err)
+		}
+		out := make([]keyJSON, len(keys))
+		for i, k := range keys {
+			out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
+			if k.RevokedAt != nil {
+				r := k.RevokedAt.UTC().Format(api.TimestampLayout)
+				out[i].RevokedAt = &r
 			}
-			defer st.Close()
-			keys, err := st.ListKeys(cmd.Context())
-			if err != nil {
-				return fmt.Errorf("list the keys: %w", err)
-			}
-			if a.output().json {
-				out := make([]keyJSON, len(keys))
-				for i, k := range keys {
-					out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
-					if k.RevokedAt != nil {
-						r := k.RevokedAt.UTC().Format(api.TimestampLayout)
-						out[i].RevokedAt = &r
-					}
-				}
-				return writeJSON(a.io.Out, out)
-			}
+		}
+		return o.printOut(out, func(w io.Writer) error {
 			if len(keys) == 0 {
-				fmt.Fprintln(a.io.Err, "No API keys yet; create one with: shush keys create --team NAME")
+				fmt.Fprintln(o.io.ErrOut, "No API keys yet; create one with: shush keys create --team NAME")
 				return nil
 			}
-			t := newTable(a.io.Out)
+			t := newTable(w)
 			t.row("ID", "TEAM", "NAME", "ACCESS", "CREATED", "REVOKED")
 			for _, k := range keys {
 				revoked := "-"
 				if k.RevokedAt != nil {
 					revoked = k.RevokedAt.UTC().Format(time.RFC3339)
 				}
-				name := k.Name
-				if name == "" {
-					name = "-"
-				}
 				perms := permissions(k.ReadOnly, k.Override)
 				if k.Import {
 					perms += "+import"
 				}
-				t.row(k.ID, k.Team, name, perms, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
+				t.row(k.ID, k.Team, cmp.Or(k.Name, "-"), perms, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
 			}
 			return t.flush()
-		},
+		})
+	})
+}
+
+func (a *app) keysListCommand() *cobra.Command {
+	o := &keysListOptions{app: a}
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the API keys (never the keys themselves)",
+		Args:    noArgs,
+		RunE:    func(cmd *cobra.Command, _ []string) error { return runKeysList(cmd.Context(), o) },
 	}
-	dbFlag(cmd, &dsn)
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 
+type keysRevokeOptions struct {
+	*app
+	DB, ID string
+}
+
+func runKeysRevoke(ctx context.Context, o *keysRevokeOptions) error {
+	if strings.HasPrefix(o.ID, server.KeyPrefix) {
+		return usagef("give the key's ID (see shush keys list), not the key itself")
+	}
+	return onStore(ctx, o.DB, func(st store.Store) error {
+		if err := st.RevokeKey(ctx, o.ID); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no API key has the ID %s (see shush keys list)", api.Quote(o.ID))
+			}
+			return fmt.Errorf("revoke the key: %w", err)
+		}
+		return o.printDone(map[string]any{"id": o.ID, "revoked": true}, "Revoked API key %s.", o.ID)
+	})
+}
+
 func (a *app) keysRevokeCommand() *cobra.Command {
-	var dsn string
+	o := &keysRevokeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "revoke KEY_ID",
 		Aliases: []string{"delete", "rm"},
 		Short:   "Revoke an API key; requests with it are refused from then on",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("keys revoke needs one KEY_ID (see shush keys list), got %d arguments", len(args))
-			}
-			return nil
-		},
+		Args:    idArg("KEY_ID", "shush keys list"),
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-			return completeKeyIDs(cmd, dsn, prefix), cobra.ShellCompDirectiveNoFileComp
+			return completeKeyIDs(cmd, o.DB, prefix), cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id := args[0]
-			if strings.HasPrefix(id, server.KeyPrefix) {
-				return usagef("give the key's ID (see shush keys list), not the key itself")
-			}
-			st, _, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			if err := st.RevokeKey(cmd.Context(), id); err != nil {
-				if errors.Is(err, store.ErrNotFound) {
-					return fmt.Errorf("no API key has the ID %s (see shush keys list)", api.Quote(id))
-				}
-				return fmt.Errorf("revoke the key: %w", err)
-			}
-			if a.output().json {
-				return writeJSON(a.io.Out, map[string]any{"id": id, "revoked": true})
-			}
-			fmt.Fprintf(a.io.Out, "Revoked API key %s.\n", id)
-			return nil
+			o.ID = args[0]
+			return runKeysRevoke(cmd.Context(), o)
 		},
 	}
-	dbFlag(cmd, &dsn)
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 

@@ -50,7 +50,7 @@ func (a *app) openInput(ctx context.Context, file string) (*os.File, error) {
 			}()
 			return o.f, nil
 		case <-notice:
-			fmt.Fprintf(a.io.Err, "Waiting for a program to write to the named pipe %s (Ctrl-C stops).\n", safeText(file))
+			fmt.Fprintf(a.io.ErrOut, "Waiting for a program to write to the named pipe %s (Ctrl-C stops).\n", safeText(file))
 		case <-ctx.Done():
 			// The open goes on in its goroutine until a writer comes or
 			// the process ends; the file it may yet return is closed.

@@ -29,7 +29,7 @@ func isTerminal(w any) bool {
 type outputMode struct{ json bool }
 
 func (a *app) output() outputMode {
-	return outputMode{json: a.jsonAsked() || !isTerminal(a.io.Out)}
+	return outputMode{json: a.jsonAsked() || !a.io.StdoutTTY}
 }
 
 // jsonAsked reports whether the command line asks for JSON: --json, or

@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/spf13/cobra"
-
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
@@ -24,7 +22,7 @@ import (
 
 func humanApp() (*app, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
-	return &app{io: IO{In: strings.NewReader(""), Out: &out, Err: &errOut}}, &out, &errOut
+	return &app{io: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}}, &out, &errOut
 }
 
 func TestHumanPlan(t *testing.T) {
@@ -246,17 +244,12 @@ func TestHumanConfigMasksTheKey(t *testing.T) {
 // same override, so that it finds the same plan.
 func TestResumeCommandKeepsTheOverride(t *testing.T) {
 	a, _, _ := humanApp()
-	root, sup, b := &cobra.Command{Use: "shush"}, &cobra.Command{Use: "suppressions"}, &cobra.Command{Use: "batch"}
-	add := a.batchAddCommand()
-	root.AddCommand(sup)
-	sup.AddCommand(b)
-	b.AddCommand(add)
 	for f, want := range map[batchFlags]string{
 		{file: "t.txt"}:                         "shush suppressions batch add --file t.txt --resume",
 		{file: "t.txt", includeRequester: true}: "shush suppressions batch add --file t.txt --include-requester --resume",
 		{file: "t.txt", excludeRequester: true}: "shush suppressions batch add --file t.txt --exclude-requester --resume",
 	} {
-		if got := a.resumeCommand(add, f); got != want {
+		if got := a.resumeCommand(batch.Add, f); got != want {
 			t.Errorf("%+v: %q; want %q", f, got, want)
 		}
 	}

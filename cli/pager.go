@@ -30,7 +30,7 @@ func (a *app) page(w io.Writer, text string) error {
 		return err
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(text), f, a.io.Err
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(text), f, a.io.ErrOut
 	if _, set := os.LookupEnv("LESS"); !set {
 		// As gh does: quit when it fits, keep colours, leave the text on
 		// the screen after quitting (so that a question after it is read

@@ -152,7 +152,7 @@ func (l listing[T]) print(a *app, asJSON bool, doc any, items []T, hasMore bool)
 	}
 	if len(items) == 0 {
 		if l.noneHint != "" {
-			fmt.Fprintln(a.io.Err, l.noneHint)
+			fmt.Fprintln(a.io.ErrOut, l.noneHint)
 		} else {
 			fmt.Fprintln(a.io.Out, l.none)
 		}
@@ -167,7 +167,7 @@ func (l listing[T]) print(a *app, asJSON bool, doc any, items []T, hasMore bool)
 		return err
 	}
 	if hasMore && l.more != nil {
-		fmt.Fprintln(a.io.Err, l.more(items))
+		fmt.Fprintln(a.io.ErrOut, l.more(items))
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ type progressLine struct {
 }
 
 func (a *app) progress(batches, total int) *progressLine {
-	return &progressLine{w: a.io.Err, on: isTerminal(a.io.Err), single: batches <= 1, started: time.Now(), batches: batches, total: total}
+	return &progressLine{w: a.io.ErrOut, on: a.io.StderrTTY, single: batches <= 1, started: time.Now(), batches: batches, total: total}
 }
 
 func (p *progressLine) event(e batch.Event) {

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/internal/redact"
 )
@@ -47,20 +45,20 @@ func (a *app) interruptedRun(rs *batch.Runs, target string, in *batch.Input, fil
 		return "", usagef("the last interrupted %s run on %s was of other entries (%d) than %s holds (%d); resume it with the same file, or with: shush runs resume %s",
 			in.Mode, target, newest.Entries, inputName(file), in.Len(), newest.ID)
 	}
-	fmt.Fprintf(a.io.Err, "No interrupted %s run on %s; starting a new one.\n", in.Mode, target)
+	fmt.Fprintf(a.io.ErrOut, "No interrupted %s run on %s; starting a new one.\n", in.Mode, target)
 	return "", nil
 }
 
 // sayResuming tells what a resume picks up, by the run's exact header
 // (batch.Runs.Get).
 func (a *app) sayResuming(ri batch.RunInfo) {
-	fmt.Fprintf(a.io.Err, "Resuming the run of %s: %d of %d entries were sent.\n", ri.Created.Local().Format(time.DateTime), ri.Sent(), ri.Entries)
+	fmt.Fprintf(a.io.ErrOut, "Resuming the run of %s: %d of %d entries were sent.\n", ri.Created.Local().Format(time.DateTime), ri.Sent(), ri.Entries)
 }
 
 // resumeCommand is the command line that finishes this run: the same
 // command with --resume, and the target flags that were given (never the
 // key, nor a base URL's password: *** stands for it).
-func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
+func (a *app) resumeCommand(mode batch.Mode, f batchFlags) string {
 	parts := []string{"shush"}
 	if a.globals.profile != "" {
 		parts = append(parts, "--profile", shellQuote(a.globals.profile))
@@ -68,7 +66,11 @@ func (a *app) resumeCommand(cmd *cobra.Command, f batchFlags) string {
 	if a.globals.baseURL != "" {
 		parts = append(parts, "--base-url", shellQuote(redact.URL(a.globals.baseURL)))
 	}
-	parts = append(parts, strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "shush "))...)
+	verb := "remove"
+	if mode == batch.Add {
+		verb = "add"
+	}
+	parts = append(parts, "suppressions", "batch", verb)
 	parts = append(parts, "--file", shellQuote(f.file))
 	if f.ids {
 		parts = append(parts, "--ids")

@@ -30,10 +30,28 @@ const (
 	ExitRefused   = 4 // the service refused the key (401, 403)
 )
 
-// IO is where a command reads and writes; tests give their own.
+// IO is where shush reads and writes: main gives the process's own.
 type IO struct {
 	In       io.Reader
 	Out, Err io.Writer
+}
+
+// IOStreams are a command's streams and whether each is a terminal, probed
+// once in Main. Output decisions (human text or JSON, progress lines,
+// questions) read the flags, never the writers, so a test hands in buffers
+// and says what they stand for.
+type IOStreams struct {
+	In          io.Reader
+	Out, ErrOut io.Writer
+	StdinTTY    bool
+	StdoutTTY   bool
+	StderrTTY   bool
+}
+
+// streamsOf probes the terminals of stdio.
+func streamsOf(stdio IO) *IOStreams {
+	return &IOStreams{In: stdio.In, Out: stdio.Out, ErrOut: stdio.Err,
+		StdinTTY: isTerminal(stdio.In), StdoutTTY: isTerminal(stdio.Out), StderrTTY: isTerminal(stdio.Err)}
 }
 
 // globals are the flags every command takes.
@@ -51,7 +69,7 @@ type globals struct {
 
 // app carries what the commands share.
 type app struct {
-	io      IO
+	io      *IOStreams
 	globals globals
 	// resolved holds the settings once resolved (see settings).
 	resolved *resolved
@@ -64,7 +82,7 @@ type app struct {
 // the exit status. Errors are written to stderr as one sentence.
 func Main(ctx context.Context, args []string, stdio IO) int {
 	termprobe.Restore()
-	a := &app{io: stdio}
+	a := &app{io: streamsOf(stdio)}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdio.In)
@@ -73,7 +91,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	var gathered *bytes.Buffer
 	if jq := jqArg(args); jq != "" {
 		gathered = &bytes.Buffer{}
-		a.io.Out = gathered
+		a.io.Out, a.io.StdoutTTY = gathered, false
 	}
 	root.SetOut(a.io.Out)
 	err := root.ExecuteContext(ctx)
@@ -122,11 +140,11 @@ func (a *app) rootCommand() *cobra.Command {
 	// input of --file -): it is its first line.
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if debugAPI(os.Getenv(envDebug)) {
-			a.trace = a.io.Err
+			a.trace = a.io.ErrOut
 		}
 		// serve's stderr is its log, errors included: -q leaves it alone.
 		if a.globals.quiet && cmd.Name() != "serve" {
-			a.io.Err = io.Discard
+			a.io.ErrOut, a.io.StderrTTY = io.Discard, false
 		}
 		if a.globals.apiKeyStdin || a.globals.apiKeyFile != "" {
 			_, err := a.flagKey()

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -17,10 +18,8 @@ import (
 // batch commands and the UI's sends): list their headers, show one's
 // results, undo it, resume it, prune the old ones.
 func (a *app) runsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "runs",
-		Short: "List, show, undo and resume the batch runs of the CLI and the UI",
-		Long: `Every batch run, from the command line or the UI, is recorded in the
+	return group("runs", "List, show, undo and resume the batch runs of the CLI and the UI",
+		`Every batch run, from the command line or the UI, is recorded in the
 journal directory (shush config shows it): what was sent where, for which
 ticket, and each entry's outcome. A run is named by its ID; any unique
 beginning of it will do.
@@ -28,10 +27,7 @@ beginning of it will do.
 Finished runs older than keep_runs_days (config file, default 90) are
 pruned when a new run starts; a run with entries left to send is kept
 until it is resumed or pruned by hand.`,
-		Args: cobra.NoArgs,
-	}
-	cmd.AddCommand(a.runsListCommand(), a.runsShowCommand(), a.runsUndoCommand(), a.runsResumeCommand(), a.runsPruneCommand())
-	return cmd
+		a.runsListCommand(), a.runsShowCommand(), a.runsUndoCommand(), a.runsResumeCommand(), a.runsPruneCommand())
 }
 
 // recorded is the run service of the journal directory, for commands that
@@ -58,104 +54,126 @@ func (a *app) findRun(id string) (*batch.Runs, batch.RunInfo, error) {
 	return rs, ri, nil
 }
 
+type runsListOptions struct {
+	*app
+}
+
+func runRunsList(ctx context.Context, o *runsListOptions) error {
+	a := o.app
+	rs, err := a.recorded()
+	if err != nil {
+		return err
+	}
+	runs, err := rs.List()
+	if err != nil {
+		return err
+	}
+	if a.output().json {
+		if runs == nil {
+			runs = []batch.RunInfo{}
+		}
+		return writeJSON(a.io.Out, map[string]any{"object": "list", "data": runs})
+	}
+	if len(runs) == 0 {
+		fmt.Fprintf(a.io.Out, "No runs recorded in %s.\n", rs.Dir)
+		return nil
+	}
+	t := newTable(a.io.Out)
+	t.row("RUN", "STARTED", "MODE", "ENTRIES", "STATE", "OUTCOMES", "REFERENCE", "TARGET")
+	for _, ri := range runs {
+		t.row(ri.ID, ri.Created.Local().Format("2006-01-02 15:04"), runMode(ri), fmt.Sprint(ri.Entries),
+			stateText(ri), countsLine(ri.Counts), dash(ri.Reference), client.TargetName(ri.Target))
+	}
+	return t.flush()
+}
+
 func (a *app) runsListCommand() *cobra.Command {
+	o := &runsListOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List the recorded runs, newest first",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rs, err := a.recorded()
-			if err != nil {
-				return err
-			}
-			runs, err := rs.List()
-			if err != nil {
-				return err
-			}
-			if a.output().json {
-				if runs == nil {
-					runs = []batch.RunInfo{}
-				}
-				return writeJSON(a.io.Out, map[string]any{"object": "list", "data": runs})
-			}
-			if len(runs) == 0 {
-				fmt.Fprintf(a.io.Out, "No runs recorded in %s.\n", rs.Dir)
-				return nil
-			}
-			t := newTable(a.io.Out)
-			t.row("RUN", "STARTED", "MODE", "ENTRIES", "STATE", "OUTCOMES", "REFERENCE", "TARGET")
-			for _, ri := range runs {
-				t.row(ri.ID, ri.Created.Local().Format("2006-01-02 15:04"), runMode(ri), fmt.Sprint(ri.Entries),
-					stateText(ri), countsLine(ri.Counts), dash(ri.Reference), client.TargetName(ri.Target))
-			}
-			return t.flush()
+			return runRunsList(cmd.Context(), o)
 		},
 	}
 	return cmd
 }
 
+type runsShowOptions struct {
+	*app
+	Arg string
+}
+
+func runRunsShow(ctx context.Context, o *runsShowOptions) error {
+	a := o.app
+	rs, ri, err := a.findRun(o.Arg)
+	if err != nil {
+		return err
+	}
+	if a.output().json {
+		m := newMergedWriter(a.io.Out)
+		var first batch.Report
+		if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
+			if rep.Base == 0 {
+				first = rep
+			}
+			m.add(ri.Mode, rep)
+			return nil
+		}); err != nil {
+			return err
+		}
+		return m.close(first.Invalid, first.LeftOut)
+	}
+	w := a.io.Out
+	a.printRunHeader(w, ri)
+	fmt.Fprintln(w)
+	t := newTable(w)
+	head := "ADDRESS"
+	if ri.Mode == batch.RemoveIDs {
+		head = "SENT ID"
+	}
+	t.row(head, "ID", "OUTCOME", "BATCH")
+	var first batch.Report
+	ri, err = rs.Read(ri.ID, func(rep batch.Report) error {
+		if rep.Base == 0 {
+			first = rep
+		}
+		for _, r := range rep.Results {
+			outcome := r.Outcome.Text()
+			if r.Message != "" {
+				outcome += ": " + r.Message
+			}
+			t.row(r.Input, dash(r.ID), outcome, fmt.Sprint(r.Batch))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%s.\n", capitalize(countsLine(ri.Counts)))
+	// What the customer is told includes what was not sent, and why.
+	if n := len(first.Invalid); n > 0 {
+		fmt.Fprintf(w, "Invalid, not sent: %s.\n", plural(n, "entry", "entries"))
+		a.listInvalid(w, first.Invalid, n)
+	}
+	a.listLeftOut(w, first.LeftOut)
+	return nil
+}
+
 func (a *app) runsShowCommand() *cobra.Command {
+	o := &runsShowOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "show RUN",
 		Short: "Show a run and every entry's outcome",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rs, ri, err := a.findRun(args[0])
-			if err != nil {
-				return err
-			}
-			if a.output().json {
-				m := newMergedWriter(a.io.Out)
-				var first batch.Report
-				if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
-					if rep.Base == 0 {
-						first = rep
-					}
-					m.add(ri.Mode, rep)
-					return nil
-				}); err != nil {
-					return err
-				}
-				return m.close(first.Invalid, first.LeftOut)
-			}
-			w := a.io.Out
-			a.printRunHeader(w, ri)
-			fmt.Fprintln(w)
-			t := newTable(w)
-			head := "ADDRESS"
-			if ri.Mode == batch.RemoveIDs {
-				head = "SENT ID"
-			}
-			t.row(head, "ID", "OUTCOME", "BATCH")
-			var first batch.Report
-			ri, err = rs.Read(ri.ID, func(rep batch.Report) error {
-				if rep.Base == 0 {
-					first = rep
-				}
-				for _, r := range rep.Results {
-					outcome := r.Outcome.Text()
-					if r.Message != "" {
-						outcome += ": " + r.Message
-					}
-					t.row(r.Input, dash(r.ID), outcome, fmt.Sprint(r.Batch))
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if err := t.flush(); err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "\n%s.\n", capitalize(countsLine(ri.Counts)))
-			// What the customer is told includes what was not sent, and why.
-			if n := len(first.Invalid); n > 0 {
-				fmt.Fprintf(w, "Invalid, not sent: %s.\n", plural(n, "entry", "entries"))
-				a.listInvalid(w, first.Invalid, n)
-			}
-			a.listLeftOut(w, first.LeftOut)
-			return nil
+			o.Arg = args[0]
+			return runRunsShow(cmd.Context(), o)
 		},
 	}
 	return cmd
@@ -181,8 +199,55 @@ func (a *app) printRunHeader(w io.Writer, ri batch.RunInfo) {
 	_ = t.flush()
 }
 
+type runsUndoOptions struct {
+	*app
+	Arg         string
+	Yes, DryRun bool
+}
+
+func runRunsUndo(ctx context.Context, o *runsUndoOptions) error {
+	a := o.app
+	_, ri, err := a.findRun(o.Arg)
+	if err != nil {
+		return err
+	}
+	ctx = client.WithReference(ctx, ri.Reference)
+	conn, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	runs := a.runsOf(false, conn, 0)
+	u, err := runs.PlanUndo(ctx, ri.ID)
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("Undo the %s run %s of %s: %s %s on %s.", ri.Mode, ri.ID, ri.Created.Local().Format(time.DateTime),
+		undoVerb(u.Mode), entriesOf(u.Mode, len(u.Values)), conn.Target)
+	if o.DryRun {
+		return a.printUndo(u, conn.Target, what)
+	}
+	fmt.Fprintln(a.io.ErrOut, safeText(what))
+	for _, n := range u.Notes {
+		fmt.Fprintln(a.io.ErrOut, "  "+safeText(n))
+	}
+	if len(u.Values) == 0 {
+		fmt.Fprintln(a.io.ErrOut, "Nothing to undo: the run changed nothing that can be put back.")
+		return nil
+	}
+	show := func(width int) string { return touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), width) }
+	if ok, err := a.confirmAfter(ctx, o.Yes, false, "Go ahead?", show); !ok {
+		return err
+	}
+	send := func(on batch.Observer) error {
+		_, err := runs.Undo(ctx, u, on)
+		return err
+	}
+	return a.sendRun(ctx, conn.Target, newSummary(u.Mode, len(u.Values)), "shush runs resume RUN (shush runs list names it)", send)
+}
+
 func (a *app) runsUndoCommand() *cobra.Command {
-	var yes, dryRun bool
+	o := &runsUndoOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "undo RUN",
 		Short: "Undo a run: remove what it added, put back what it removed",
@@ -196,48 +261,12 @@ complaint, …) where the service takes origins (shush's own service); it
 says beforehand which will come back as manual.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			_, ri, err := a.findRun(args[0])
-			if err != nil {
-				return err
-			}
-			ctx = client.WithReference(ctx, ri.Reference)
-			conn, err := a.connect(ctx)
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			runs := a.runsOf(cmd, conn, 0)
-			u, err := runs.PlanUndo(ctx, ri.ID)
-			if err != nil {
-				return err
-			}
-			what := fmt.Sprintf("Undo the %s run %s of %s: %s %s on %s.", ri.Mode, ri.ID, ri.Created.Local().Format(time.DateTime),
-				undoVerb(u.Mode), entriesOf(u.Mode, len(u.Values)), conn.Target)
-			if dryRun {
-				return a.printUndo(u, conn.Target, what)
-			}
-			fmt.Fprintln(a.io.Err, safeText(what))
-			for _, n := range u.Notes {
-				fmt.Fprintln(a.io.Err, "  "+safeText(n))
-			}
-			if len(u.Values) == 0 {
-				fmt.Fprintln(a.io.Err, "Nothing to undo: the run changed nothing that can be put back.")
-				return nil
-			}
-			show := func(width int) string { return touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), width) }
-			if ok, err := a.confirmAfter(ctx, yes, false, "Go ahead?", show); !ok {
-				return err
-			}
-			send := func(on batch.Observer) error {
-				_, err := runs.Undo(ctx, u, on)
-				return err
-			}
-			return a.sendRun(ctx, conn.Target, newSummary(u.Mode, len(u.Values)), "shush runs resume RUN (shush runs list names it)", send)
+			o.Arg = args[0]
+			return runRunsUndo(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "undo without asking")
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "say what the undo would send, every entry, and send nothing")
+	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "undo without asking")
+	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "say what the undo would send, every entry, and send nothing")
 	return cmd
 }
 
@@ -316,8 +345,49 @@ func undoVerb(m batch.Mode) string {
 	return "remove"
 }
 
+type runsResumeOptions struct {
+	*app
+	Arg              string
+	Concurrency      int
+	ConcurrencyGiven bool
+}
+
+func runRunsResume(ctx context.Context, o *runsResumeOptions) error {
+	a := o.app
+	if err := checkConcurrency(o.ConcurrencyGiven, o.Concurrency); err != nil {
+		return err
+	}
+	_, ri, err := a.findRun(o.Arg)
+	if err != nil {
+		return err
+	}
+	ctx = client.WithReference(ctx, ri.Reference)
+	conn, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if !client.SameTarget(ri.Target, conn.Client.BaseURL()) {
+		return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.TargetName(ri.Target), conn.Target)
+	}
+	switch ri.State {
+	case batch.Refused:
+		return usagef("run %s was refused by the service (%s): nothing is resumed with a key it refuses; send the list again with a key that may change the list", ri.ID, ri.Note)
+	case batch.Finished:
+		fmt.Fprintf(a.io.ErrOut, "Run %s is finished: nothing left to send.\n", ri.ID)
+		return nil
+	}
+	a.sayResuming(ri)
+	runs := a.runsOf(o.ConcurrencyGiven, conn, o.Concurrency)
+	send := func(on batch.Observer) error {
+		_, err := runs.Resume(ctx, ri.ID, on)
+		return err
+	}
+	return a.sendRun(ctx, conn.Target, summaryOf(ri), "shush runs resume "+ri.ID, send)
+}
+
 func (a *app) runsResumeCommand() *cobra.Command {
-	var concurrency int
+	o := &runsResumeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "resume RUN",
 		Short: "Send what a stopped or interrupted run has left",
@@ -328,78 +398,62 @@ intended list. The run must be resumed against the service it was sent to.
 ` + concurrencyHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkConcurrency(cmd, concurrency); err != nil {
-				return err
-			}
-			_, ri, err := a.findRun(args[0])
-			if err != nil {
-				return err
-			}
-			ctx := client.WithReference(cmd.Context(), ri.Reference)
-			conn, err := a.connect(ctx)
-			if err != nil {
-				return err
-			}
-			defer conn.Close()
-			if !client.SameTarget(ri.Target, conn.Client.BaseURL()) {
-				return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.TargetName(ri.Target), conn.Target)
-			}
-			switch ri.State {
-			case batch.Refused:
-				return usagef("run %s was refused by the service (%s): nothing is resumed with a key it refuses; send the list again with a key that may change the list", ri.ID, ri.Note)
-			case batch.Finished:
-				fmt.Fprintf(a.io.Err, "Run %s is finished: nothing left to send.\n", ri.ID)
-				return nil
-			}
-			a.sayResuming(ri)
-			runs := a.runsOf(cmd, conn, concurrency)
-			send := func(on batch.Observer) error {
-				_, err := runs.Resume(ctx, ri.ID, on)
-				return err
-			}
-			return a.sendRun(ctx, conn.Target, summaryOf(ri), "shush runs resume "+ri.ID, send)
+			o.Arg, o.ConcurrencyGiven = args[0], cmd.Flags().Changed("concurrency")
+			return runRunsResume(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().IntVar(&concurrency, "concurrency", 0, "batches in flight at once (1–16; default: chosen for the target, see above)")
+	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 0, "batches in flight at once (1–16; default: chosen for the target, see above)")
 	return cmd
 }
 
+type runsPruneOptions struct {
+	*app
+	Days      int
+	DaysGiven bool
+}
+
+func runRunsPrune(ctx context.Context, o *runsPruneOptions) error {
+	a := o.app
+	rs, err := a.recorded()
+	if err != nil {
+		return err
+	}
+	var keep time.Duration
+	if o.DaysGiven {
+		if o.Days < 0 {
+			return usagef("--older-than-days must be 0 or more, not %d", o.Days)
+		}
+		keep = time.Duration(o.Days) * 24 * time.Hour
+	} else {
+		s, err := a.settings()
+		if err != nil {
+			return err
+		}
+		keep = s.KeepRuns
+	}
+	n, err := rs.Prune(time.Now().Add(-keep))
+	if err != nil {
+		return err
+	}
+	if a.output().json {
+		return writeJSON(a.io.Out, map[string]int{"pruned": n, "older_than_days": int(keep / (24 * time.Hour))})
+	}
+	fmt.Fprintf(a.io.Out, "Pruned %s finished more than %s ago.\n", plural(n, "run", "runs"), daysText(keep))
+	return nil
+}
+
 func (a *app) runsPruneCommand() *cobra.Command {
-	var days int
+	o := &runsPruneOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "prune [--older-than-days N]",
 		Short: "Delete finished runs older than keep_runs_days (or N days)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rs, err := a.recorded()
-			if err != nil {
-				return err
-			}
-			var keep time.Duration
-			if cmd.Flags().Changed("older-than-days") {
-				if days < 0 {
-					return usagef("--older-than-days must be 0 or more, not %d", days)
-				}
-				keep = time.Duration(days) * 24 * time.Hour
-			} else {
-				s, err := a.settings()
-				if err != nil {
-					return err
-				}
-				keep = s.KeepRuns
-			}
-			n, err := rs.Prune(time.Now().Add(-keep))
-			if err != nil {
-				return err
-			}
-			if a.output().json {
-				return writeJSON(a.io.Out, map[string]int{"pruned": n, "older_than_days": int(keep / (24 * time.Hour))})
-			}
-			fmt.Fprintf(a.io.Out, "Pruned %s finished more than %s ago.\n", plural(n, "run", "runs"), daysText(keep))
-			return nil
+			o.DaysGiven = cmd.Flags().Changed("older-than-days")
+			return runRunsPrune(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().IntVar(&days, "older-than-days", 0, "prune finished runs older than this many days (default: keep_runs_days)")
+	cmd.Flags().IntVar(&o.Days, "older-than-days", 0, "prune finished runs older than this many days (default: keep_runs_days)")
 	return cmd
 }
 
@@ -407,7 +461,7 @@ func (a *app) runsPruneCommand() *cobra.Command {
 // a failure only costs disk and is not the run's.
 func (a *app) pruneRuns(rs *batch.Runs, keep time.Duration) {
 	if _, err := rs.Prune(time.Now().Add(-keep)); err != nil {
-		fmt.Fprintf(a.io.Err, "shush: pruning old runs: %v\n", err)
+		fmt.Fprintf(a.io.ErrOut, "shush: pruning old runs: %v\n", err)
 	}
 }
 

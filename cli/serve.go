@@ -269,9 +269,9 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	var handler slog.Handler
 	switch sf.logFormat {
 	case "text":
-		handler = slog.NewTextHandler(a.io.Err, hopts)
+		handler = slog.NewTextHandler(a.io.ErrOut, hopts)
 	case "json":
-		handler = slog.NewJSONHandler(a.io.Err, hopts)
+		handler = slog.NewJSONHandler(a.io.ErrOut, hopts)
 	default:
 		return usagef("--log-format must be text or json, not %s", api.Quote(sf.logFormat))
 	}

@@ -19,10 +19,10 @@ import (
 )
 
 func (a *app) suppressionsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "suppressions",
-		Short: "Read and change the suppression list",
-		Long: `Read and change the suppression list of the configured service (see
+	batch := group("batch", "Add or remove many entries from a file (or stdin)", "",
+		a.batchAddCommand(), a.batchRemoveCommand())
+	return group("suppressions", "Read and change the suppression list",
+		`Read and change the suppression list of the configured service (see
 "shush config"), or the local list when no service is configured.
 
 On a terminal the commands print tables and sentences; with --json, or when
@@ -31,18 +31,7 @@ stdout is a pipe or a file, they print the API's JSON. Exit status: 0 done;
 be established (unverified); 2 bad usage or unreadable input; 3 not on the
 list (get, a single remove); 4 the service refused the key; 130 interrupted
 (shush help exit-codes).`,
-		Args: groupArgs,
-		RunE: showHelp,
-	}
-	batch := &cobra.Command{
-		Use:   "batch",
-		Short: "Add or remove many entries from a file (or stdin)",
-		Args:  groupArgs,
-		RunE:  showHelp,
-	}
-	batch.AddCommand(a.batchAddCommand(), a.batchRemoveCommand())
-	cmd.AddCommand(batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand(), a.exportCommand(), a.eraseCommand())
-	return cmd
+		batch, a.listCommand(), a.getCommand(), a.addCommand(), a.removeCommand(), a.checkCommand(), a.exportCommand(), a.eraseCommand())
 }
 
 // groupArgs refuses an unknown subcommand of a command group with a usage
@@ -69,12 +58,57 @@ func oneArg(what string) cobra.PositionalArgs {
 	}
 }
 
+type listOptions struct {
+	*app
+	Paging paging
+	Origin string
+	Select selectFlags
+}
+
+func runList(ctx context.Context, o *listOptions) error {
+	pg := &o.Paging
+	for _, c := range []*string{&pg.after, &pg.before} {
+		if *c == "" {
+			continue
+		}
+		id, err := api.NormalizeID(*c)
+		if err != nil {
+			return usagef("%s is not a suppression ID: %v", api.Quote(*c), err)
+		}
+		*c = id
+	}
+	origin, err := originFlag(o.Origin)
+	if err != nil {
+		return err
+	}
+	narrow, err := o.Select.parse()
+	if err != nil {
+		return err
+	}
+	p := client.ListParams{Limit: pg.limit, Before: pg.before, Origin: origin, Search: narrow.search,
+		CreatedAfter: narrow.after, CreatedBefore: narrow.before}
+	return o.onService(ctx, func(conn *connection) error {
+		if pg.all {
+			r := &pageReader{ctx: ctx, conn: conn, p: p}
+			return o.listAll(r.read, o.output().json)
+		}
+		p.After = pg.after
+		page, err := conn.Client.ListFull(ctx, p)
+		if err != nil {
+			return noSearch(conn, unsupported(conn, err))
+		}
+		if o.output().json {
+			if page.Data == nil {
+				page.Data = []api.Entry{}
+			}
+			return writeJSON(o.io.Out, page)
+		}
+		return o.printList(page, p)
+	})
+}
+
 func (a *app) listCommand() *cobra.Command {
-	var (
-		pg     paging
-		origin string
-		sel    selectFlags
-	)
+	o := &listOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -96,55 +130,17 @@ is said to, and nothing is shown rather than the whole list.`,
   shush suppressions list --all --json > list.json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := pg.check(cmd); err != nil {
+			if err := o.Paging.check(cmd); err != nil {
 				return err
 			}
-			for _, c := range []*string{&pg.after, &pg.before} {
-				if *c == "" {
-					continue
-				}
-				id, err := api.NormalizeID(*c)
-				if err != nil {
-					return usagef("%s is not a suppression ID: %v", api.Quote(*c), err)
-				}
-				*c = id
-			}
-			o, err := originFlag(origin)
-			if err != nil {
-				return err
-			}
-			narrow, err := sel.parse()
-			if err != nil {
-				return err
-			}
-			p := client.ListParams{Limit: pg.limit, Before: pg.before, Origin: o, Search: narrow.search,
-				CreatedAfter: narrow.after, CreatedBefore: narrow.before}
-			ctx := cmd.Context()
-			return a.onService(ctx, func(conn *connection) error {
-				if pg.all {
-					r := &pageReader{ctx: ctx, conn: conn, p: p}
-					return a.listAll(r.read, a.output().json)
-				}
-				p.After = pg.after
-				page, err := conn.Client.ListFull(ctx, p)
-				if err != nil {
-					return noSearch(conn, unsupported(conn, err))
-				}
-				if a.output().json {
-					if page.Data == nil {
-						page.Data = []api.Entry{}
-					}
-					return writeJSON(a.io.Out, page)
-				}
-				return a.printList(page, p)
-			})
+			return runList(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	pg.flags(f, "suppression", "entries", true)
+	o.Paging.flags(f, "suppression", "entries", true)
 	f.Lookup("all").Usage = "follow the pages to the end of the list (100 per page unless --limit), printing each as it comes"
-	f.StringVar(&origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
-	sel.flags(f)
+	f.StringVar(&o.Origin, "origin", "", "only entries of this origin: bounce, complaint or manual")
+	o.Select.flags(f)
 	return cmd
 }
 
@@ -193,7 +189,7 @@ func (a *app) printList(page api.ListResponse, p client.ListParams) error {
 		// A search over many entries that found none in those read so
 		// far: not the end of the list.
 		fmt.Fprintln(a.io.Out, "(no match among the entries read so far)")
-		fmt.Fprintln(a.io.Err, "More entries: "+nextListCommand(p, page))
+		fmt.Fprintln(a.io.ErrOut, "More entries: "+nextListCommand(p, page))
 		return nil
 	}
 	return listing[api.Entry]{
@@ -326,51 +322,99 @@ func unsupported(conn *connection, err error) error {
 	return err
 }
 
+type getOptions struct {
+	*app
+	Ref string
+}
+
+func runGet(ctx context.Context, o *getOptions) error {
+	ref, err := normalizeRef(o.Ref)
+	if err != nil {
+		return err
+	}
+	return callService(ctx, o.app, func(c *client.Client) (api.Entry, error) {
+		e, err := c.Get(ctx, ref)
+		if e.Object == "" {
+			e.Object = api.ObjectSuppression
+		}
+		return e, err
+	}, func(conn *connection, err error) error { return notListed(conn, ref, err) },
+		func(_ *connection, e api.Entry) error {
+			t := newTable(o.io.Out)
+			t.row("Email:", e.Email)
+			t.row("ID:", e.ID)
+			t.row("Origin:", string(e.Origin))
+			if e.SourceID != nil {
+				t.row("Source:", *e.SourceID)
+			}
+			t.row("Created:", e.CreatedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
+			if e.ExpiresAt != nil {
+				t.row("Expires:", e.ExpiresAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
+			}
+			if e.Note != nil {
+				t.row("Note:", *e.Note)
+			}
+			evidenceRows(t, e.Evidence)
+			return t.flush()
+		})
+}
+
 func (a *app) getCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	o := &getOptions{app: a}
+	return &cobra.Command{
 		Use:     "get ID_OR_EMAIL",
 		Short:   "Show one suppression",
 		Example: "  shush suppressions get bob@example.com\n  shush suppressions get 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --json",
 		Args:    oneArg("an ID or an email address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := normalizeRef(args[0])
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return callService(ctx, a, func(c *client.Client) (api.Entry, error) {
-				e, err := c.Get(ctx, ref)
-				if e.Object == "" {
-					e.Object = api.ObjectSuppression
-				}
-				return e, err
-			}, func(conn *connection, err error) error { return notListed(conn, ref, err) },
-				func(_ *connection, e api.Entry) error {
-					t := newTable(a.io.Out)
-					t.row("Email:", e.Email)
-					t.row("ID:", e.ID)
-					t.row("Origin:", string(e.Origin))
-					if e.SourceID != nil {
-						t.row("Source:", *e.SourceID)
-					}
-					t.row("Created:", e.CreatedAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
-					if e.ExpiresAt != nil {
-						t.row("Expires:", e.ExpiresAt.UTC().Format("2006-01-02 15:04:05.000 UTC"))
-					}
-					if e.Note != nil {
-						t.row("Note:", *e.Note)
-					}
-					evidenceRows(t, e.Evidence)
-					return t.flush()
-				})
+			o.Ref = args[0]
+			return runGet(cmd.Context(), o)
 		},
 	}
-	return cmd
+}
+
+type addOptions struct {
+	*app
+	Email     string
+	Reference string
+	Note      noteFlags
+}
+
+func runAdd(ctx context.Context, o *addOptions) error {
+	email, err := api.NormalizeEntry(o.Email)
+	if err != nil {
+		return usagef("%s is not a valid email address, @domain or *.domain: %v", api.Quote(o.Email), err)
+	}
+	exp, err := o.Note.parse()
+	if err != nil {
+		return err
+	}
+	ctx, err = withReference(ctx, o.Reference)
+	if err != nil {
+		return err
+	}
+	return callService(ctx, o.app, func(c *client.Client) (api.Suppression, error) {
+		req := api.AddRequest{Email: email}
+		if o.Note.note != "" {
+			req.Note = &o.Note.note
+		}
+		at, err := expiresAt(ctx, c, exp)
+		if err != nil {
+			return api.Suppression{}, err
+		}
+		if !at.IsZero() {
+			req.ExpiresAt = &api.Timestamp{Time: at}
+		}
+		return c.AddEntry(ctx, req)
+	}, unsupported,
+		func(_ *connection, s api.Suppression) error {
+			_, err := fmt.Fprintf(o.io.Out, "%s is on the list (ID %s).\n", safeText(email), safeText(s.ID))
+			return err
+		})
 }
 
 func (a *app) addCommand() *cobra.Command {
-	var reference string
-	var nf noteFlags
+	o := &addOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "add EMAIL|@DOMAIN|*.DOMAIN",
 		Short: "Put one address (or a whole domain) on the list",
@@ -391,46 +435,48 @@ need shush's own service.`,
 		Example: "  shush suppressions add bob@example.com --reference T-5521\n  shush suppressions add full@example.com --note 'mailbox full, #48213' --expires 30d\n  shush suppressions add @evil.example --expires 24h --reference INC-7 --note 'phishing wave'",
 		Args:    oneArg("an email address, @domain or *.domain"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			email, err := api.NormalizeEntry(args[0])
-			if err != nil {
-				return usagef("%s is not a valid email address, @domain or *.domain: %v", api.Quote(args[0]), err)
-			}
-			exp, err := nf.parse()
-			if err != nil {
-				return err
-			}
-			ctx, err := withReference(cmd.Context(), reference)
-			if err != nil {
-				return err
-			}
-			return callService(ctx, a, func(c *client.Client) (api.Suppression, error) {
-				req := api.AddRequest{Email: email}
-				if nf.note != "" {
-					req.Note = &nf.note
-				}
-				at, err := expiresAt(ctx, c, exp)
-				if err != nil {
-					return api.Suppression{}, err
-				}
-				if !at.IsZero() {
-					req.ExpiresAt = &api.Timestamp{Time: at}
-				}
-				return c.AddEntry(ctx, req)
-			}, unsupported,
-				func(_ *connection, s api.Suppression) error {
-					_, err := fmt.Fprintf(a.io.Out, "%s is on the list (ID %s).\n", safeText(email), safeText(s.ID))
-					return err
-				})
+			o.Email = args[0]
+			return runAdd(cmd.Context(), o)
 		},
 	}
-	referenceFlag(cmd, &reference)
-	nf.flags(cmd.Flags())
+	referenceFlag(cmd, &o.Reference)
+	o.Note.flags(cmd.Flags())
 	return cmd
 }
 
+type removeOptions struct {
+	*app
+	Ref       string
+	Yes       bool
+	Reference string
+}
+
+func runRemove(ctx context.Context, o *removeOptions) error {
+	ref, err := normalizeRef(o.Ref)
+	if err != nil {
+		return err
+	}
+	ctx, err = withReference(ctx, o.Reference)
+	if err != nil {
+		return err
+	}
+	s, err := o.settings()
+	if err != nil {
+		return err
+	}
+	if ok, err := o.confirm(ctx, o.Yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
+		return err
+	}
+	return callService(ctx, o.app, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
+		func(conn *connection, err error) error { return notListed(conn, ref, err) },
+		func(_ *connection, out api.Suppression) error {
+			_, err := fmt.Fprintf(o.io.Out, "Removed %s (ID %s).\n", safeText(ref), safeText(out.ID))
+			return err
+		})
+}
+
 func (a *app) removeCommand() *cobra.Command {
-	var yes bool
-	var reference string
+	o := &removeOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "remove ID_OR_EMAIL",
 		Aliases: []string{"rm", "delete"},
@@ -440,31 +486,12 @@ the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 		Example: "  shush suppressions remove bob@example.com --reference T-5521\n  shush suppressions remove 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --yes --json",
 		Args:    oneArg("an ID or an email address"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ref, err := normalizeRef(args[0])
-			if err != nil {
-				return err
-			}
-			ctx, err := withReference(cmd.Context(), reference)
-			if err != nil {
-				return err
-			}
-			s, err := a.settings()
-			if err != nil {
-				return err
-			}
-			if ok, err := a.confirm(ctx, yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
-				return err
-			}
-			return callService(ctx, a, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
-				func(conn *connection, err error) error { return notListed(conn, ref, err) },
-				func(_ *connection, out api.Suppression) error {
-					_, err := fmt.Fprintf(a.io.Out, "Removed %s (ID %s).\n", safeText(ref), safeText(out.ID))
-					return err
-				})
+			o.Ref = args[0]
+			return runRemove(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
-	referenceFlag(cmd, &reference)
+	cmd.Flags().BoolVar(&o.Yes, "yes", false, "remove without asking")
+	referenceFlag(cmd, &o.Reference)
 	return cmd
 }
 
@@ -501,15 +528,15 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 	if stdinIsInput {
 		return false, usagef("refusing to remove without confirmation: the entries come from stdin, so there is no terminal to ask on; pass --yes")
 	}
-	if !isTerminal(a.io.In) || !isTerminal(a.io.Err) {
+	if !a.io.StdinTTY || !a.io.StderrTTY {
 		return false, usagef("refusing to remove without confirmation: pass --yes")
 	}
 	if show != nil {
-		if err := a.page(a.io.Err, show(widthOf(a.io.Err))); err != nil {
+		if err := a.page(a.io.ErrOut, show(widthOf(a.io.ErrOut))); err != nil {
 			return false, err
 		}
 	}
-	fmt.Fprintf(a.io.Err, "%s [y/N] ", safeText(question))
+	fmt.Fprintf(a.io.ErrOut, "%s [y/N] ", safeText(question))
 	// Ctrl-C cancels ctx rather than killing the process, so the read must
 	// not be what keeps the user waiting.
 	type answer struct {
@@ -524,7 +551,7 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 	var line string
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(a.io.Err)
+		fmt.Fprintln(a.io.ErrOut)
 		return false, exitErr{ExitInterrupted, errors.New("interrupted: nothing removed")}
 	case ans := <-got:
 		if ans.err != nil && ans.err != io.EOF {
@@ -536,7 +563,7 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 	case "y", "yes":
 		return true, nil
 	}
-	fmt.Fprintln(a.io.Err, "Nothing removed.")
+	fmt.Fprintln(a.io.ErrOut, "Nothing removed.")
 	return false, nil
 }
 
@@ -544,13 +571,13 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 // the client is waiting for the rate limit or before a retry.
 func (a *app) waitNotice() client.Option {
 	return client.WithWaitHook(func(w client.WaitInfo) {
-		if w.Delay < time.Second || !isTerminal(a.io.Err) {
+		if w.Delay < time.Second || !a.io.StderrTTY {
 			return
 		}
 		why := w.Reason.String()
 		if w.Err != nil {
 			why += " after: " + w.Err.Error()
 		}
-		fmt.Fprintf(a.io.Err, "shush: waiting %s (%s)\n", w.Delay.Round(100*time.Millisecond), safeText(why))
+		fmt.Fprintf(a.io.ErrOut, "shush: waiting %s (%s)\n", w.Delay.Round(100*time.Millisecond), safeText(why))
 	})
 }

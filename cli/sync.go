@@ -199,21 +199,21 @@ func (a *app) syncSides(cmd *cobra.Command, with string) (*syncSide, *syncSide, 
 	there := &syncSide{conn: tc, name: "there (" + tc.Target + ", profile " + tc.Profile + ")"}
 	for _, s := range []*syncSide{here, there} {
 		s.runs = &batch.Runs{Dir: s.conn.JournalDir, Client: s.conn.Client, Source: "cli", Profile: s.conn.Profile, KeyPrint: s.conn.KeyPrint,
-			Concurrency: a.concurrencyFor(cmd, s.conn, 0)}
+			Concurrency: a.concurrencyFor(false, s.conn, 0)}
 	}
 	return here, there, nil
 }
 
 // readSide reads one side's whole list, saying so on a terminal.
 func (a *app) readSide(ctx context.Context, s *syncSide) (batch.Snapshot, error) {
-	on := isTerminal(a.io.Err)
+	on := a.io.StderrTTY
 	snap, err := batch.ReadList(ctx, s.conn.Client, func(n int) {
 		if on {
-			fmt.Fprintf(a.io.Err, "\r\x1b[Kreading %s · %d entries", safeText(s.name), n)
+			fmt.Fprintf(a.io.ErrOut, "\r\x1b[Kreading %s · %d entries", safeText(s.name), n)
 		}
 	})
 	if on {
-		fmt.Fprint(a.io.Err, "\r\x1b[K")
+		fmt.Fprint(a.io.ErrOut, "\r\x1b[K")
 	}
 	if err != nil {
 		return snap, fmt.Errorf("reading the list %s: %w", s.name, err)
@@ -229,14 +229,14 @@ func (a *app) finishCutOff(ctx context.Context, rec *batch.SyncRecord, here, the
 		return nil
 	}
 	if apply {
-		fmt.Fprintf(a.io.Err, "shush: finishing the sync that was cut off (%s)\n", plural(len(rec.Runs), "run", "runs"))
+		fmt.Fprintf(a.io.ErrOut, "shush: finishing the sync that was cut off (%s)\n", plural(len(rec.Runs), "run", "runs"))
 	}
 	left, err := batch.FinishCutOff(ctx, rec, here.runs, there.runs, apply)
 	if err != nil {
 		return err
 	}
 	if left > 0 {
-		fmt.Fprintf(a.io.Err, "shush: a sync's apply was cut off with entries left to send; --apply finishes it first\n")
+		fmt.Fprintf(a.io.ErrOut, "shush: a sync's apply was cut off with entries left to send; --apply finishes it first\n")
 	}
 	return nil
 }
@@ -462,7 +462,7 @@ func (a *app) syncPeers(conn *connection) []ui.SyncPeer {
 		}
 		// Notes on stderr would land on the UI's screen.
 		quiet := *a
-		quiet.io.Err = io.Discard
+		quiet.io.ErrOut = io.Discard
 		peers = append(peers, ui.SyncPeer{Name: name, Label: other.Target(), Open: func(ctx context.Context) (*batch.Runs, func() error, error) {
 			c, err := quiet.connectWith(ctx, other)
 			if err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,10 +16,7 @@ import (
 )
 
 func (a *app) teamCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "team",
-		Short: "Show or set a team's rules on the service's database",
-		Long: `A team's rules hold for every key and agent of the team: its protected
+	return group("team", "Show or set a team's rules on the service's database", `A team's rules hold for every key and agent of the team: its protected
 addresses and @domains (its own mailboxes) are never suppressed, a batch add
 naming one is refused whole; and its rule for removing entries listed by a
 complaint: confirm (clients ask a second confirmation naming the complaint)
@@ -26,10 +24,7 @@ or override (only keys and agents with the override permission may remove
 one); and its policy for the temporary failures intake takes in: so many
 within a window list the address for a while (default 3 within 7 days, for
 7 days). Over the API: GET and PATCH /team.`,
-		Args: noArgs,
-	}
-	cmd.AddCommand(a.teamShowCommand(), a.teamSetCommand(), a.teamErasureCommand())
-	return cmd
+		a.teamShowCommand(), a.teamSetCommand(), a.teamErasureCommand())
 }
 
 // teamFlag adds --team, which the team commands need.
@@ -37,31 +32,41 @@ func teamFlag(cmd *cobra.Command, team *string) {
 	cmd.Flags().StringVar(team, "team", "", "the team (as its keys and agents name it)")
 }
 
+type teamShowOptions struct {
+	*app
+	Team, DB string
+}
+
+func runTeamShow(ctx context.Context, o *teamShowOptions) error {
+	a := o.app
+	if err := server.ValidateTeam(o.Team); err != nil {
+		return usagef("team show needs --team T: %v", err)
+	}
+	st, _, err := openStore(ctx, o.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	t, err := st.TeamSettings(ctx, o.Team)
+	if err != nil {
+		return fmt.Errorf("read the team's rules: %w", err)
+	}
+	return a.printTeam(t)
+}
+
 func (a *app) teamShowCommand() *cobra.Command {
-	var team, dsn string
+	o := &teamShowOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "show --team T",
 		Short: "Show a team's rules",
 		Long:  `Show a team's rules: what it protects, and who may remove complaints.`,
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := server.ValidateTeam(team); err != nil {
-				return usagef("team show needs --team T: %v", err)
-			}
-			st, _, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			t, err := st.TeamSettings(cmd.Context(), team)
-			if err != nil {
-				return fmt.Errorf("read the team's rules: %w", err)
-			}
-			return a.printTeam(t)
+			return runTeamShow(cmd.Context(), o)
 		},
 	}
-	teamFlag(cmd, &team)
-	dbFlag(cmd, &dsn)
+	teamFlag(cmd, &o.Team)
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 
@@ -80,12 +85,62 @@ func (a *app) printTeam(t store.TeamSettings) error {
 	return nil
 }
 
+type teamSetOptions struct {
+	*app
+	Team, DB, Rule     string
+	Protect, Unprotect []string
+	Soft               softFlags
+	Given              func(flag string) bool
+}
+
+func runTeamSet(ctx context.Context, o *teamSetOptions) error {
+	a := o.app
+	if err := server.ValidateTeam(o.Team); err != nil {
+		return usagef("team set needs --team T: %v", err)
+	}
+	if o.Rule != "" && o.Rule != api.ComplaintConfirm && o.Rule != api.ComplaintOverride {
+		return usagef("--complaint-removal must be confirm or override, not %s", safeText(api.Quote(o.Rule)))
+	}
+	add, err := protectedFlag("--protect", o.Protect)
+	if err != nil {
+		return err
+	}
+	drop, err := protectedFlag("--unprotect", o.Unprotect)
+	if err != nil {
+		return err
+	}
+	st, _, err := openStore(ctx, o.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	t, err := st.TeamSettings(ctx, o.Team)
+	if err != nil {
+		return fmt.Errorf("read the team's rules: %w", err)
+	}
+	for _, p := range add {
+		if !slices.Contains(t.Protected, p) {
+			t.Protected = append(t.Protected, p)
+		}
+	}
+	t.Protected = slices.DeleteFunc(t.Protected, func(p string) bool { return slices.Contains(drop, p) })
+	if len(t.Protected) > api.MaxProtected {
+		return usagef("a team protects at most %d addresses and domains; this would make %d", api.MaxProtected, len(t.Protected))
+	}
+	if o.Rule != "" {
+		t.ComplaintRemoval = o.Rule
+	}
+	if t.Intake, err = o.Soft.apply(o.Given, t.Intake); err != nil {
+		return err
+	}
+	if err := st.SetTeamSettings(ctx, t); err != nil {
+		return fmt.Errorf("store the team's rules: %w", err)
+	}
+	return a.printTeam(t)
+}
+
 func (a *app) teamSetCommand() *cobra.Command {
-	var (
-		team, dsn, rule    string
-		protect, unprotect []string
-		soft               softFlags
-	)
+	o := &teamSetOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "set --team T [--protect ADDR]... [--unprotect ADDR]... [--complaint-removal confirm|override] [--soft-bounce-threshold N] [--soft-bounce-window SPAN] [--soft-bounce-expiry SPAN]",
 		Short: "Change a team's rules",
@@ -101,57 +156,17 @@ the window list the address for the expiry (spans like 7d, 36h, 90m).`,
   shush team set --team support --soft-bounce-threshold 5 --soft-bounce-window 3d --soft-bounce-expiry 14d`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := server.ValidateTeam(team); err != nil {
-				return usagef("team set needs --team T: %v", err)
-			}
-			if rule != "" && rule != api.ComplaintConfirm && rule != api.ComplaintOverride {
-				return usagef("--complaint-removal must be confirm or override, not %s", safeText(api.Quote(rule)))
-			}
-			add, err := protectedFlag("--protect", protect)
-			if err != nil {
-				return err
-			}
-			drop, err := protectedFlag("--unprotect", unprotect)
-			if err != nil {
-				return err
-			}
-			st, _, err := openStore(cmd.Context(), dsn)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			t, err := st.TeamSettings(cmd.Context(), team)
-			if err != nil {
-				return fmt.Errorf("read the team's rules: %w", err)
-			}
-			for _, p := range add {
-				if !slices.Contains(t.Protected, p) {
-					t.Protected = append(t.Protected, p)
-				}
-			}
-			t.Protected = slices.DeleteFunc(t.Protected, func(p string) bool { return slices.Contains(drop, p) })
-			if len(t.Protected) > api.MaxProtected {
-				return usagef("a team protects at most %d addresses and domains; this would make %d", api.MaxProtected, len(t.Protected))
-			}
-			if rule != "" {
-				t.ComplaintRemoval = rule
-			}
-			if t.Intake, err = soft.apply(cmd, t.Intake); err != nil {
-				return err
-			}
-			if err := st.SetTeamSettings(cmd.Context(), t); err != nil {
-				return fmt.Errorf("store the team's rules: %w", err)
-			}
-			return a.printTeam(t)
+			o.Given = cmd.Flags().Changed
+			return runTeamSet(cmd.Context(), o)
 		},
 	}
-	teamFlag(cmd, &team)
+	teamFlag(cmd, &o.Team)
 	f := cmd.Flags()
-	f.StringSliceVar(&protect, "protect", nil, "addresses or @domains never to suppress")
-	f.StringSliceVar(&unprotect, "unprotect", nil, "addresses or @domains to take off the protected list")
-	f.StringVar(&rule, "complaint-removal", "", "confirm or override: who may remove an entry listed by a complaint")
-	soft.flags(f)
-	dbFlag(cmd, &dsn)
+	f.StringSliceVar(&o.Protect, "protect", nil, "addresses or @domains never to suppress")
+	f.StringSliceVar(&o.Unprotect, "unprotect", nil, "addresses or @domains to take off the protected list")
+	f.StringVar(&o.Rule, "complaint-removal", "", "confirm or override: who may remove an entry listed by a complaint")
+	o.Soft.flags(f)
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 
@@ -169,8 +184,8 @@ func (s *softFlags) flags(f *pflag.FlagSet) {
 
 // apply sets the fields given on the policy; a bad value is a usage error
 // naming its flag.
-func (s *softFlags) apply(cmd *cobra.Command, p store.IntakePolicy) (store.IntakePolicy, error) {
-	if cmd.Flags().Changed("soft-bounce-threshold") {
+func (s *softFlags) apply(given func(flag string) bool, p store.IntakePolicy) (store.IntakePolicy, error) {
+	if given("soft-bounce-threshold") {
 		if s.threshold < 1 || s.threshold > api.MaxSoftThreshold {
 			return p, usagef("--soft-bounce-threshold must be from 1 to %d, not %d", api.MaxSoftThreshold, s.threshold)
 		}
@@ -180,7 +195,7 @@ func (s *softFlags) apply(cmd *cobra.Command, p store.IntakePolicy) (store.Intak
 		name, v string
 		dst     *time.Duration
 	}{{"soft-bounce-window", s.window, &p.Window}, {"soft-bounce-expiry", s.expiry, &p.Expiry}} {
-		if !cmd.Flags().Changed(f.name) {
+		if !given(f.name) {
 			continue
 		}
 		d, err := api.ParseSpan(f.v)

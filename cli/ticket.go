@@ -28,7 +28,7 @@ func (a *app) ticketCommand() *cobra.Command {
 }
 
 func (a *app) ticketReadCommand() *cobra.Command {
-	var file string
+	o := &ticketReadOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "read --file F",
 		Short: "Say what a ticket asks: the mode, its targets, what it leaves out and why",
@@ -48,15 +48,21 @@ named in the evidence, never mended. --file - reads stdin.`,
   pbpaste | shush ticket read --file - --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.readTicketCommand(cmd.Context(), file)
+			return runTicketRead(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&file, "file", "", "the ticket's text; - reads stdin")
+	cmd.Flags().StringVar(&o.File, "file", "", "the ticket's text; - reads stdin")
 	return cmd
 }
 
-// readTicketCommand reads --file as a ticket and prints the reading.
-func (a *app) readTicketCommand(ctx context.Context, file string) error {
+type ticketReadOptions struct {
+	*app
+	File string
+}
+
+// runTicketRead reads --file as a ticket and prints the reading.
+func runTicketRead(ctx context.Context, o *ticketReadOptions) error {
+	a, file := o.app, o.File
 	settings, err := a.settings()
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ import (
 // list when none is configured.
 func (a *app) runUI(cmd *cobra.Command, _ []string) error {
 	ctx := cmd.Context()
-	if !isTerminal(a.io.In) || !isTerminal(a.io.Out) {
+	if !a.io.StdinTTY || !a.io.StdoutTTY {
 		return usagef("the terminal UI needs a terminal; in scripts use the shush suppressions commands (see shush --help)")
 	}
 	conn, err := a.connect(ctx)

@@ -124,14 +124,46 @@ func webhookErr(conn *connection, id string, err error) error {
 // secretNotice goes to stderr beside a printed secret: what it is for and
 // how to see it again, never the secret itself.
 func (a *app) secretNotice(id string) {
-	fmt.Fprintf(a.io.Err, "Give the signing secret to the receiver only: it verifies deliveries, and anyone holding it can forge them. A read-write key shows it again: shush webhooks show %s --secret\n", id)
+	fmt.Fprintf(a.io.ErrOut, "Give the signing secret to the receiver only: it verifies deliveries, and anyone holding it can forge them. A read-write key shows it again: shush webhooks show %s --secret\n", id)
+}
+
+type webhooksAddOptions struct {
+	*app
+	Endpoint string
+	Events   []string
+}
+
+func runWebhooksAdd(ctx context.Context, o *webhooksAddOptions) error {
+	a := o.app
+	ep, err := endpointArg(o.Endpoint)
+	if err != nil {
+		return err
+	}
+	evs, err := webhookEvents(o.Events)
+	if err != nil {
+		return err
+	}
+	return callService(ctx, a, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
+		func(conn *connection, err error) error { return webhookErr(conn, "", err) },
+		func(conn *connection, w api.Webhook) error {
+			t := newTable(a.io.Out)
+			t.row("id", w.ID)
+			t.row("endpoint", ep)
+			t.row("events", strings.Join(evs, ", "))
+			t.row("signing secret", w.SigningSecret)
+			if err := t.flush(); err != nil {
+				return err
+			}
+			a.secretNotice(w.ID)
+			if conn.Settings.Local() {
+				fmt.Fprintf(a.io.ErrOut, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
+			}
+			return nil
+		})
 }
 
 func (a *app) webhooksAddCommand() *cobra.Command {
-	var (
-		endpoint string
-		events   []string
-	)
+	o := &webhooksAddOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "add URL",
 		Aliases: []string{"create"},
@@ -146,9 +178,9 @@ the receiver only. A read-write key can show it again later (show --secret).
   SECRET=$(shush webhooks add https://hooks.example.com/x --jq .signing_secret)`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
-			case len(args) == 1 && endpoint != "":
+			case len(args) == 1 && o.Endpoint != "":
 				return usagef("give the endpoint once: as the argument or as --endpoint")
-			case len(args) == 0 && endpoint == "":
+			case len(args) == 0 && o.Endpoint == "":
 				return usagef("webhooks add needs the endpoint URL")
 			case len(args) > 1:
 				return usagef("webhooks add takes one endpoint URL, got %d arguments", len(args))
@@ -157,39 +189,14 @@ the receiver only. A read-write key can show it again later (show --secret).
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				endpoint = args[0]
+				o.Endpoint = args[0]
 			}
-			ep, err := endpointArg(endpoint)
-			if err != nil {
-				return err
-			}
-			evs, err := webhookEvents(events)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return callService(ctx, a, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
-				func(conn *connection, err error) error { return webhookErr(conn, "", err) },
-				func(conn *connection, w api.Webhook) error {
-					t := newTable(a.io.Out)
-					t.row("id", w.ID)
-					t.row("endpoint", ep)
-					t.row("events", strings.Join(evs, ", "))
-					t.row("signing secret", w.SigningSecret)
-					if err := t.flush(); err != nil {
-						return err
-					}
-					a.secretNotice(w.ID)
-					if conn.Settings.Local() {
-						fmt.Fprintf(a.io.Err, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
-					}
-					return nil
-				})
+			return runWebhooksAdd(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&endpoint, "endpoint", "", "the endpoint URL (instead of the argument)")
-	f.StringSliceVar(&events, "events", api.SuppressionEvents(), "events to send, comma-separated: suppression.added (added), suppression.removed (removed)")
+	f.StringVar(&o.Endpoint, "endpoint", "", "the endpoint URL (instead of the argument)")
+	f.StringSliceVar(&o.Events, "events", api.SuppressionEvents(), "events to send, comma-separated: suppression.added (added), suppression.removed (removed)")
 	_ = cmd.RegisterFlagCompletionFunc("events", completeWords(api.EventSuppressionAdded, api.EventSuppressionRemoved))
 	return cmd
 }
@@ -212,10 +219,37 @@ func webhookEventsText(evs []string) string {
 	return strings.Join(short, ",")
 }
 
+type webhooksListOptions struct {
+	*app
+	Paging paging
+}
+
+func runWebhooksList(ctx context.Context, o *webhooksListOptions) error {
+	a := o.app
+	return a.onService(ctx, func(conn *connection) error {
+		hooks, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.Webhook, bool, error) {
+			page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before})
+			if err != nil {
+				return nil, false, webhookErr(conn, "", err)
+			}
+			return page.Data, page.HasMore, nil
+		}, func(w api.Webhook) string { return w.ID })
+		if err != nil {
+			return err
+		}
+		return listing[api.Webhook]{
+			columns: []string{"ID", "STATUS", "EVENTS", "ENDPOINT", "CREATED (UTC)"},
+			row: func(w api.Webhook) []string {
+				return []string{w.ID, w.Status, webhookEventsText(w.Events), w.Endpoint, w.CreatedAt.UTC().Format(utc)}
+			},
+			noneHint: "No webhooks yet; add one with: shush webhooks add URL",
+			more:     func(shown []api.Webhook) string { return readOn("webhooks", shown[len(shown)-1].ID) },
+		}.print(a, a.output().json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
+	})
+}
+
 func (a *app) webhooksListCommand() *cobra.Command {
-	var (
-		pg paging
-	)
+	o := &webhooksListOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
@@ -224,38 +258,54 @@ func (a *app) webhooksListCommand() *cobra.Command {
 the signing secrets (see show --secret). --all follows every page.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := pg.check(cmd); err != nil {
+			if err := o.Paging.check(cmd); err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			return a.onService(ctx, func(conn *connection) error {
-				hooks, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.Webhook, bool, error) {
-					page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: pg.limit, After: after, Before: pg.before})
-					if err != nil {
-						return nil, false, webhookErr(conn, "", err)
-					}
-					return page.Data, page.HasMore, nil
-				}, func(w api.Webhook) string { return w.ID })
-				if err != nil {
-					return err
-				}
-				return listing[api.Webhook]{
-					columns: []string{"ID", "STATUS", "EVENTS", "ENDPOINT", "CREATED (UTC)"},
-					row: func(w api.Webhook) []string {
-						return []string{w.ID, w.Status, webhookEventsText(w.Events), w.Endpoint, w.CreatedAt.UTC().Format(utc)}
-					},
-					noneHint: "No webhooks yet; add one with: shush webhooks add URL",
-					more:     func(shown []api.Webhook) string { return readOn("webhooks", shown[len(shown)-1].ID) },
-				}.print(a, a.output().json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
-			})
+			return runWebhooksList(cmd.Context(), o)
 		},
 	}
-	pg.flags(cmd.Flags(), "webhook", "webhooks", true)
+	o.Paging.flags(cmd.Flags(), "webhook", "webhooks", true)
 	return cmd
 }
 
+type webhooksShowOptions struct {
+	*app
+	Arg    string
+	Secret bool
+}
+
+func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
+	a := o.app
+	id, err := webhookID("webhook", o.Arg)
+	if err != nil {
+		return err
+	}
+	return a.onService(ctx, func(conn *connection) error {
+		w, err := findWebhook(ctx, conn, id, o.Secret)
+		if err != nil {
+			return err
+		}
+		if !o.Secret {
+			w.SigningSecret = ""
+		}
+		if a.output().json {
+			return writeJSON(a.io.Out, w)
+		}
+		t := newTable(a.io.Out)
+		t.row("id", w.ID)
+		t.row("endpoint", w.Endpoint)
+		t.row("status", w.Status)
+		t.row("events", strings.Join(w.Events, ", "))
+		t.row("created (UTC)", w.CreatedAt.UTC().Format(utc))
+		if o.Secret {
+			t.row("signing secret", w.SigningSecret)
+		}
+		return t.flush()
+	})
+}
+
 func (a *app) webhooksShowCommand() *cobra.Command {
-	var secret bool
+	o := &webhooksShowOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "show ID",
 		Aliases: []string{"get"},
@@ -268,36 +318,11 @@ read-only key is enough. --json prints the API's webhook object.`,
   shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --secret --jq .signing_secret`,
 		Args: oneArg("a webhook ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return a.onService(ctx, func(conn *connection) error {
-				w, err := findWebhook(ctx, conn, id, secret)
-				if err != nil {
-					return err
-				}
-				if !secret {
-					w.SigningSecret = ""
-				}
-				if a.output().json {
-					return writeJSON(a.io.Out, w)
-				}
-				t := newTable(a.io.Out)
-				t.row("id", w.ID)
-				t.row("endpoint", w.Endpoint)
-				t.row("status", w.Status)
-				t.row("events", strings.Join(w.Events, ", "))
-				t.row("created (UTC)", w.CreatedAt.UTC().Format(utc))
-				if secret {
-					t.row("signing secret", w.SigningSecret)
-				}
-				return t.flush()
-			})
+			o.Arg = args[0]
+			return runWebhooksShow(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&secret, "secret", false, "also print the signing secret (needs a read-write key)")
+	cmd.Flags().BoolVar(&o.Secret, "secret", false, "also print the signing secret (needs a read-write key)")
 	return cmd
 }
 
@@ -337,11 +362,42 @@ func findWebhook(ctx context.Context, conn *connection, id string, secret bool) 
 	return api.Webhook{}, fmt.Errorf("no webhook has the ID %s on %s (see shush webhooks list)", api.Quote(id), conn.Target)
 }
 
+type webhooksUpdateOptions struct {
+	*app
+	Arg, Endpoint              string
+	Events                     []string
+	EndpointGiven, EventsGiven bool
+}
+
+func runWebhooksUpdate(ctx context.Context, o *webhooksUpdateOptions) error {
+	a := o.app
+	id, err := webhookID("webhook", o.Arg)
+	if err != nil {
+		return err
+	}
+	var u api.UpdateWebhookRequest
+	if o.EndpointGiven {
+		ep, err := endpointArg(o.Endpoint)
+		if err != nil {
+			return err
+		}
+		u.Endpoint = &ep
+	}
+	if o.EventsGiven {
+		evs, err := webhookEvents(o.Events)
+		if err != nil {
+			return err
+		}
+		u.Events = &evs
+	}
+	if u.Endpoint == nil && u.Events == nil {
+		return usagef("webhooks update needs --endpoint or --events (enable and disable change the status)")
+	}
+	return a.updateWebhook(ctx, id, u, "Updated")
+}
+
 func (a *app) webhooksUpdateCommand() *cobra.Command {
-	var (
-		endpoint string
-		events   []string
-	)
+	o := &webhooksUpdateOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "update ID [--endpoint URL] [--events LIST]",
 		Short: "Change a webhook's endpoint or events",
@@ -352,34 +408,14 @@ go to the new endpoint. See also enable and disable.`,
   shush webhooks update 0195f3c2-… --events added`,
 		Args: oneArg("a webhook ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
-				return err
-			}
-			var u api.UpdateWebhookRequest
-			if cmd.Flags().Changed("endpoint") {
-				ep, err := endpointArg(endpoint)
-				if err != nil {
-					return err
-				}
-				u.Endpoint = &ep
-			}
-			if cmd.Flags().Changed("events") {
-				evs, err := webhookEvents(events)
-				if err != nil {
-					return err
-				}
-				u.Events = &evs
-			}
-			if u.Endpoint == nil && u.Events == nil {
-				return usagef("webhooks update needs --endpoint or --events (enable and disable change the status)")
-			}
-			return a.updateWebhook(cmd.Context(), id, u, "Updated")
+			o.Arg = args[0]
+			o.EndpointGiven, o.EventsGiven = cmd.Flags().Changed("endpoint"), cmd.Flags().Changed("events")
+			return runWebhooksUpdate(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&endpoint, "endpoint", "", "the new endpoint URL")
-	f.StringSliceVar(&events, "events", nil, "the new events, comma-separated (replaces the list)")
+	f.StringVar(&o.Endpoint, "endpoint", "", "the new endpoint URL")
+	f.StringSliceVar(&o.Events, "events", nil, "the new events, comma-separated (replaces the list)")
 	_ = cmd.RegisterFlagCompletionFunc("events", completeWords(api.EventSuppressionAdded, api.EventSuppressionRemoved))
 	return cmd
 }
@@ -388,13 +424,11 @@ func (a *app) webhooksStatusCommand(verb, status string) *cobra.Command {
 	short := "Start sending a webhook's events again"
 	long := `Enable a webhook: changes from now on make deliveries again. The changes made
 while it was disabled are not sent.`
-	done := "Enabled"
 	if status == api.WebhookDisabled {
 		short = "Stop sending a webhook's events, keeping it"
 		long = `Disable a webhook: changes make no deliveries until it is enabled again, and
 its pending deliveries wait. The webhook, its secret and its deliveries are
 kept.`
-		done = "Disabled"
 	}
 	cmd := &cobra.Command{
 		Use:   verb + " ID",
@@ -402,15 +436,28 @@ kept.`
 		Long:  long,
 		Args:  oneArg("a webhook ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
-				return err
-			}
-			s := status
-			return a.updateWebhook(cmd.Context(), id, api.UpdateWebhookRequest{Status: &s}, done)
+			return runWebhooksStatus(cmd.Context(), &webhooksStatusOptions{app: a, Arg: args[0], Status: status})
 		},
 	}
 	return cmd
+}
+
+type webhooksStatusOptions struct {
+	*app
+	Arg, Status string
+}
+
+// runWebhooksStatus enables or disables a webhook.
+func runWebhooksStatus(ctx context.Context, o *webhooksStatusOptions) error {
+	id, err := webhookID("webhook", o.Arg)
+	if err != nil {
+		return err
+	}
+	done := "Enabled"
+	if o.Status == api.WebhookDisabled {
+		done = "Disabled"
+	}
+	return o.updateWebhook(ctx, id, api.UpdateWebhookRequest{Status: &o.Status}, done)
 }
 
 func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookRequest, done string) error {
@@ -430,7 +477,33 @@ func onWebhook[T any](ctx context.Context, a *app, id string, call func(*client.
 		func(_ *connection, v T) error { return human(v) })
 }
 
+type webhooksRotateOptions struct {
+	*app
+	Arg string
+}
+
+func runWebhooksRotate(ctx context.Context, o *webhooksRotateOptions) error {
+	a := o.app
+	id, err := webhookID("webhook", o.Arg)
+	if err != nil {
+		return err
+	}
+	return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
+		func(w api.Webhook) error {
+			t := newTable(a.io.Out)
+			t.row("id", w.ID)
+			t.row("signing secret", w.SigningSecret)
+			if err := t.flush(); err != nil {
+				return err
+			}
+			fmt.Fprintln(a.io.ErrOut, "The old secret keeps signing deliveries beside the new one for 24 hours.")
+			a.secretNotice(w.ID)
+			return nil
+		})
+}
+
 func (a *app) webhooksRotateCommand() *cobra.Command {
+	o := &webhooksRotateOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "rotate ID",
 		Aliases: []string{"rotate-signing-secret"},
@@ -441,30 +514,41 @@ so the receiver can take the new secret without missing a delivery.
 --json prints the API's {"object":"webhook","id","signing_secret"}.`,
 		Args: oneArg("a webhook ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
-				func(w api.Webhook) error {
-					t := newTable(a.io.Out)
-					t.row("id", w.ID)
-					t.row("signing secret", w.SigningSecret)
-					if err := t.flush(); err != nil {
-						return err
-					}
-					fmt.Fprintln(a.io.Err, "The old secret keeps signing deliveries beside the new one for 24 hours.")
-					a.secretNotice(w.ID)
-					return nil
-				})
+			o.Arg = args[0]
+			return runWebhooksRotate(cmd.Context(), o)
 		},
 	}
 	return cmd
 }
 
+type webhooksRemoveOptions struct {
+	*app
+	Arg string
+	Yes bool
+}
+
+func runWebhooksRemove(ctx context.Context, o *webhooksRemoveOptions) error {
+	a := o.app
+	id, err := webhookID("webhook", o.Arg)
+	if err != nil {
+		return err
+	}
+	s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	if ok, err := a.confirm(ctx, o.Yes, false, fmt.Sprintf("Remove webhook %s from %s?", id, s.Target())); !ok {
+		return err
+	}
+	return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
+		func(api.Webhook) error {
+			_, err := fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
+			return err
+		})
+}
+
 func (a *app) webhooksRemoveCommand() *cobra.Command {
-	var yes bool
+	o := &webhooksRemoveOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "remove ID",
 		Aliases: []string{"rm", "delete"},
@@ -474,25 +558,10 @@ pending) are deleted with it. On a terminal shush asks first; elsewhere it
 needs --yes. To pause it instead, use disable.`,
 		Args: oneArg("a webhook ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
-				return err
-			}
-			s, err := a.settings()
-			if err != nil {
-				return err
-			}
-			if ok, err := a.confirm(cmd.Context(), yes, false, fmt.Sprintf("Remove webhook %s from %s?", id, s.Target())); !ok {
-				return err
-			}
-			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
-				func(api.Webhook) error {
-					_, err := fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
-					return err
-				})
+			o.Arg = args[0]
+			return runWebhooksRemove(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
+	cmd.Flags().BoolVar(&o.Yes, "yes", false, "remove without asking")
 	return cmd
 }

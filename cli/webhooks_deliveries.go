@@ -24,11 +24,34 @@ type eventDoc struct {
 	Attempts api.WebhookAttemptList `json:"attempts"`
 }
 
+type deliveriesOptions struct {
+	*app
+	Webhook, Event string
+	Paging         paging
+}
+
+// runDeliveries lists a webhook's events, or one event's attempts.
+func runDeliveries(ctx context.Context, o *deliveriesOptions) error {
+	id, err := webhookID("webhook", o.Webhook)
+	if err != nil {
+		return err
+	}
+	evID := o.Event
+	if evID != "" {
+		if evID, err = webhookID("event", evID); err != nil {
+			return err
+		}
+	}
+	return o.onService(ctx, func(conn *connection) error {
+		if evID != "" {
+			return o.printEvent(ctx, conn, id, evID, o.Paging)
+		}
+		return o.printEvents(ctx, conn, id, o.Paging)
+	})
+}
+
 func (a *app) webhooksDeliveriesCommand() *cobra.Command {
-	var (
-		pg   paging
-		evID string
-	)
+	o := &deliveriesOptions{app: a}
 	cmd := &cobra.Command{
 		Use:     "deliveries ID [--event EVENT_ID]",
 		Aliases: []string{"events"},
@@ -46,30 +69,16 @@ be reached) and the start of its answer.
   shush webhooks deliveries 0195f3c2-… --event 0195f3d0-…`,
 		Args: oneArg("a webhook ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
+			if err := o.Paging.check(cmd); err != nil {
 				return err
 			}
-			if err := pg.check(cmd); err != nil {
-				return err
-			}
-			if evID != "" {
-				if evID, err = webhookID("event", evID); err != nil {
-					return err
-				}
-			}
-			ctx := cmd.Context()
-			return a.onService(ctx, func(conn *connection) error {
-				if evID != "" {
-					return a.printEvent(ctx, conn, id, evID, pg)
-				}
-				return a.printEvents(ctx, conn, id, pg)
-			})
+			o.Webhook = args[0]
+			return runDeliveries(cmd.Context(), o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&evID, "event", "", "show this event with its attempts")
-	pg.flags(f, "event (or attempt)", "events (or attempts)", false)
+	f.StringVar(&o.Event, "event", "", "show this event with its attempts")
+	o.Paging.flags(f, "event (or attempt)", "events (or attempts)", false)
 	return cmd
 }
 
@@ -182,21 +191,30 @@ enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := webhookID("webhook", args[0])
-			if err != nil {
-				return err
-			}
-			evID, err := webhookID("event", args[1])
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			return onWebhook(ctx, a, id, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
-				func(api.WebhookEvent) error {
-					_, err := fmt.Fprintf(a.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
-					return err
-				})
+			return runReplay(cmd.Context(), &replayOptions{app: a, Webhook: args[0], Event: args[1]})
 		},
 	}
 	return cmd
+}
+
+type replayOptions struct {
+	*app
+	Webhook, Event string
+}
+
+// runReplay sends one event of a webhook once more.
+func runReplay(ctx context.Context, o *replayOptions) error {
+	id, err := webhookID("webhook", o.Webhook)
+	if err != nil {
+		return err
+	}
+	evID, err := webhookID("event", o.Event)
+	if err != nil {
+		return err
+	}
+	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
+		func(api.WebhookEvent) error {
+			_, err := fmt.Fprintf(o.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
+			return err
+		})
 }

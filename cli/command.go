@@ -1,0 +1,102 @@
+package cli
+
+// Every command has one shape (gh's): an options struct, a run function,
+// and a cobra command that only fills the one and calls the other.
+//
+//   - The options struct embeds *app — the command's streams (app.io, an
+//     *IOStreams: In, Out, ErrOut and whether each is a terminal), the
+//     output mode (app.output: JSON or human text), the settings (profile,
+//     config file, environment, flags) and the client factory
+//     (app.onService, app.connect) — and has a field per flag and argument.
+//   - The run function, runX(ctx, *xOptions) error, does the work: it
+//     checks its fields (a mistake of the caller is usagef: exit 2), reaches
+//     the service with onService or callService (or the database of --db
+//     with onStore), and prints with printOut (the API's JSON, or the text
+//     for a person) or a listing. Other exit statuses are exitErr; Main
+//     turns every error into one sentence (or the JSON error document) and
+//     its status, once, for all.
+//   - The cobra command (xCommand) declares the flags into the options and
+//     calls the run function from RunE; it holds no logic.
+//
+// A test builds the options with the app of a real service in process
+// (newTestService and newTestApp in harness_test.go: buffers for the
+// streams, human() for a terminal, the server package's handler over
+// httptest on a temporary SQLite database) and calls the run function: no
+// binary, no mock of shush's own code.
+//
+// Adding a command (say "suppressions erase"): a new file with
+// eraseOptions{*app; fields}, runErase(ctx, *eraseOptions), and
+// (a *app) eraseCommand() built like getCommand (flags into the options,
+// RunE calling runErase; a flag whose being given matters is passed as a
+// field, as keys create's TeamGiven); add it to its group's list (group
+// "suppressions" in suppressions.go); test runErase as
+// suppressions_test.go tests runGet.
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/shushlist/shush/server/store"
+)
+
+// group is a command that only holds others: run alone it shows its help,
+// with an unknown word it says so and suggests (usageArgs does both).
+func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Long: long}
+	cmd.AddCommand(subs...)
+	return cmd
+}
+
+// printOut prints a command's answer: v as JSON when JSON is asked for or
+// stdout is no terminal, else what human writes to stdout.
+func (a *app) printOut(v any, human func(w io.Writer) error) error {
+	if a.output().json {
+		return writeJSON(a.io.Out, v)
+	}
+	return human(a.io.Out)
+}
+
+// printDone is printOut for a sentence: v as JSON, or the sentence (its
+// arguments made safe by the caller) on a line of its own.
+func (a *app) printDone(v any, format string, args ...any) error {
+	return a.printOut(v, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, format+"\n", args...)
+		return err
+	})
+}
+
+// onStore opens the database --db names (the default one when dsn is
+// empty) for a command that works on it directly (keys, agents, team,
+// audit prune) and closes it after fn.
+func onStore(ctx context.Context, dsn string, fn func(st store.Store) error) error {
+	st, _, err := openStore(ctx, dsn)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return fn(st)
+}
+
+// idArg wants exactly one argument, what (an ID, a NAME), with where to
+// find one when it is missing: "keys revoke needs one KEY_ID (see shush keys
+// list), got 0 arguments".
+func idArg(what, see string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usagef("%s needs one %s (see %s), got %d arguments", commandName(cmd), what, see, len(args))
+		}
+		return nil
+	}
+}
+
+// commandName is the command's path without the program's name: "keys
+// revoke".
+func commandName(cmd *cobra.Command) string {
+	if cmd.HasParent() && cmd.Parent().HasParent() {
+		return commandName(cmd.Parent()) + " " + cmd.Name()
+	}
+	return cmd.Name()
+}
