@@ -225,6 +225,38 @@ func (rs *Runs) Resume(ctx context.Context, id string, on Observer) (RunInfo, er
 // resume is Resume with the plan's look-ups (Input.Found), which a journal
 // does not keep: a new run has them, a resumed one looks up again.
 func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, again bool, on Observer) (RunInfo, error) {
+	ri, err := rs.reopen(id)
+	if err != nil {
+		return ri, err
+	}
+	// Every request of the run carries its ticket (Shush-Reference), and
+	// the service keeps it in its trail.
+	ctx = client.WithReference(ctx, ri.Reference)
+	on.started(ri)
+	r := rs.runner(on, ri)
+	r.resumed = again
+	counts, erased, entries, runErr := r.segments(ctx, ri, found, on)
+	if n := ri.Entries - entries; n > 0 {
+		counts[Unsent] += n // segments whose journal could not be read
+	}
+	ri.Counts = counts
+	if len(erased) > 0 {
+		// The run's own journal, and every other record here that names
+		// an erased address, name its hash from now on.
+		if _, err := EraseLocal(rs.eraseDir(), erased); err != nil && runErr == nil {
+			runErr = fmt.Errorf("the service erased %d addresses, but rewriting this computer's records failed: %w", len(erased), err)
+		}
+	}
+	ri.finish(runErr)
+	if err := ri.save(); err != nil && runErr == nil {
+		runErr = err
+	}
+	return ri, runErr
+}
+
+// reopen finds the recorded run id, checks that it is this service's and
+// marks it running.
+func (rs *Runs) reopen(id string) (RunInfo, error) {
 	if rs.Client == nil {
 		return RunInfo{}, errors.New("batch: Runs has no Client")
 	}
@@ -240,15 +272,14 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, a
 		return ri, fmt.Errorf("run %s was sent to %s, not %s", ri.ID, client.TargetName(ri.Target), client.TargetName(rs.Client.BaseURL()))
 	}
 	ri.State, ri.Note = Running, ""
-	if err := ri.save(); err != nil {
-		return ri, err
-	}
-	// Every request of the run carries its ticket (Shush-Reference), and
-	// the service keeps it in its trail.
-	ctx = client.WithReference(ctx, ri.Reference)
-	on.started(ri)
-	r := rs.runner(on, ri)
-	r.resumed = again
+	return ri, ri.save()
+}
+
+// segments sends what each of the run's segments has left, in order, and
+// reports each to on: the counts of every outcome, the addresses the
+// service erased, and how many entries the reports covered. A segment
+// after one that failed is reported as its journal has it.
+func (r *runner) segments(ctx context.Context, ri RunInfo, found map[string]Found, on Observer) (map[Outcome]int, []Erasure, int, error) {
 	counts := map[Outcome]int{}
 	var erased []Erasure
 	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
@@ -287,22 +318,7 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, a
 		place.batches += rep.Batches
 		place.entries += len(rep.Results)
 	}
-	if n := ri.Entries - place.entries; n > 0 {
-		counts[Unsent] += n // segments whose journal could not be read
-	}
-	ri.Counts = counts
-	if len(erased) > 0 {
-		// The run's own journal, and every other record here that names
-		// an erased address, name its hash from now on.
-		if _, err := EraseLocal(rs.eraseDir(), erased); err != nil && runErr == nil {
-			runErr = fmt.Errorf("the service erased %d addresses, but rewriting this computer's records failed: %w", len(erased), err)
-		}
-	}
-	ri.finish(runErr)
-	if err := ri.save(); err != nil && runErr == nil {
-		runErr = err
-	}
-	return ri, runErr
+	return counts, erased, place.entries, runErr
 }
 
 // finish sets the state a run ends in: Finished when every entry has an

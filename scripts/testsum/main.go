@@ -62,120 +62,141 @@ func main() {
 // summarise writes the summary of the events on r to w and reports
 // whether anything failed.
 func summarise(r io.Reader, w io.Writer) (bool, error) {
-	pkgs := map[string]*pkg{}
-	get := func(name string) *pkg {
-		p := pkgs[name]
-		if p == nil {
-			p = &pkg{tests: map[string]*strings.Builder{}, reasons: map[string]int{}}
-			pkgs[name] = p
-		}
-		return p
-	}
-	var failures []string
-	anyFailed := false
+	sm := &summary{w: w, pkgs: map[string]*pkg{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
-		line := sc.Bytes()
-		var e event
-		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
-			// not an event: the go command's own words
-			fmt.Fprintf(w, "%s\n", line)
-			continue
-		}
-		switch e.Action {
-		case "build-output":
-			fmt.Fprint(w, e.Output)
-			continue
-		case "build-fail":
-			anyFailed = true
-			failures = append(failures, e.ImportPath+" [build failed]")
-			continue
-		}
-		p := get(e.Package)
-		if e.Test == "" {
-			switch e.Action {
-			case "output":
-				if strings.HasPrefix(e.Output, "panic: ") {
-					p.panicked = true
-				}
-				switch {
-				case isResult(e.Output):
-					fmt.Fprint(w, e.Output)
-				case e.Output != "PASS\n" && e.Output != "FAIL\n" && !strings.HasPrefix(e.Output, "exit status "):
-					p.out.WriteString(e.Output)
-				}
-			case "fail":
-				anyFailed = true
-				// A package that failed outside its tests (TestMain, a
-				// panic, a timeout): its own output, and the tests it cut
-				// short.
-				running := sortedKeys(p.tests)
-				if p.out.Len() > 0 || len(running) > 0 {
-					fmt.Fprintf(w, "=== output of %s\n%s", e.Package, p.out.String())
-					for _, name := range running {
-						fmt.Fprint(w, p.tests[name].String())
-						failures = append(failures, e.Package+" "+name+" (did not finish)")
-					}
-				}
-				if len(running) == 0 && !p.testFailed && e.FailedBuild == "" {
-					failures = append(failures, e.Package)
-				}
-			}
-			continue
-		}
-		switch e.Action {
-		case "run":
-			p.tests[e.Test] = &strings.Builder{}
-		case "output":
-			if strings.HasPrefix(e.Output, "panic: ") {
-				p.panicked = true
-			}
-			if p.panicked {
-				p.out.WriteString(e.Output)
-			} else if b := p.tests[e.Test]; b != nil {
-				b.WriteString(e.Output)
-			}
-		case "pass":
-			delete(p.tests, e.Test)
-		case "skip":
-			p.skips++
-			p.reasons[skipReason(p.tests[e.Test])]++
-			delete(p.tests, e.Test)
-		case "fail":
-			anyFailed = true
-			p.testFailed = true
-			if b := p.tests[e.Test]; b != nil {
-				fmt.Fprint(w, b.String())
-			}
-			failures = append(failures, e.Package+" "+e.Test)
-			delete(p.tests, e.Test)
-		}
+		sm.line(sc.Bytes())
 	}
 	if err := sc.Err(); err != nil {
 		return true, err
 	}
-	names := sortedKeys(pkgs)
+	sm.report()
+	return sm.failed, nil
+}
+
+// summary is what summarise has read so far.
+type summary struct {
+	w        io.Writer
+	pkgs     map[string]*pkg
+	failures []string
+	failed   bool
+}
+
+// get is the package called name, begun on first sight.
+func (sm *summary) get(name string) *pkg {
+	p := sm.pkgs[name]
+	if p == nil {
+		p = &pkg{tests: map[string]*strings.Builder{}, reasons: map[string]int{}}
+		sm.pkgs[name] = p
+	}
+	return p
+}
+
+// line takes one line of go test -json's output.
+func (sm *summary) line(line []byte) {
+	var e event
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
+		// not an event: the go command's own words
+		fmt.Fprintf(sm.w, "%s\n", line)
+		return
+	}
+	switch {
+	case e.Action == "build-output":
+		fmt.Fprint(sm.w, e.Output)
+	case e.Action == "build-fail":
+		sm.failed = true
+		sm.failures = append(sm.failures, e.ImportPath+" [build failed]")
+	case e.Test == "":
+		sm.packageEvent(e, sm.get(e.Package))
+	default:
+		sm.testEvent(e, sm.get(e.Package))
+	}
+}
+
+// packageEvent takes an event of package p outside its tests.
+func (sm *summary) packageEvent(e event, p *pkg) {
+	switch e.Action {
+	case "output":
+		if strings.HasPrefix(e.Output, "panic: ") {
+			p.panicked = true
+		}
+		switch {
+		case isResult(e.Output):
+			fmt.Fprint(sm.w, e.Output)
+		case e.Output != "PASS\n" && e.Output != "FAIL\n" && !strings.HasPrefix(e.Output, "exit status "):
+			p.out.WriteString(e.Output)
+		}
+	case "fail":
+		sm.failed = true
+		// A package that failed outside its tests (TestMain, a panic, a
+		// timeout): its own output, and the tests it cut short.
+		running := sortedKeys(p.tests)
+		if p.out.Len() > 0 || len(running) > 0 {
+			fmt.Fprintf(sm.w, "=== output of %s\n%s", e.Package, p.out.String())
+			for _, name := range running {
+				fmt.Fprint(sm.w, p.tests[name].String())
+				sm.failures = append(sm.failures, e.Package+" "+name+" (did not finish)")
+			}
+		}
+		if len(running) == 0 && !p.testFailed && e.FailedBuild == "" {
+			sm.failures = append(sm.failures, e.Package)
+		}
+	}
+}
+
+// testEvent takes an event of one of package p's tests.
+func (sm *summary) testEvent(e event, p *pkg) {
+	switch e.Action {
+	case "run":
+		p.tests[e.Test] = &strings.Builder{}
+	case "output":
+		if strings.HasPrefix(e.Output, "panic: ") {
+			p.panicked = true
+		}
+		if p.panicked {
+			p.out.WriteString(e.Output)
+		} else if b := p.tests[e.Test]; b != nil {
+			b.WriteString(e.Output)
+		}
+	case "pass":
+		delete(p.tests, e.Test)
+	case "skip":
+		p.skips++
+		p.reasons[skipReason(p.tests[e.Test])]++
+		delete(p.tests, e.Test)
+	case "fail":
+		sm.failed = true
+		p.testFailed = true
+		if b := p.tests[e.Test]; b != nil {
+			fmt.Fprint(sm.w, b.String())
+		}
+		sm.failures = append(sm.failures, e.Package+" "+e.Test)
+		delete(p.tests, e.Test)
+	}
+}
+
+// report writes the skips per package and the failures.
+func (sm *summary) report() {
 	skipped, tests := 0, 0
-	for _, name := range names {
-		p := pkgs[name]
+	for _, name := range sortedKeys(sm.pkgs) {
+		p := sm.pkgs[name]
 		if p.skips == 0 {
 			continue
 		}
 		skipped++
 		tests += p.skips
-		fmt.Fprintf(w, "skip\t%s\t%d skipped: %s\n", name, p.skips, reasons(p.reasons))
+		fmt.Fprintf(sm.w, "skip\t%s\t%d skipped: %s\n", name, p.skips, reasons(p.reasons))
 	}
 	if skipped > 0 {
-		fmt.Fprintf(w, "%d tests skipped in %d package(s); see why with go test -v -run 'TestX' ./pkg\n", tests, skipped)
+		fmt.Fprintf(sm.w, "%d tests skipped in %d package(s); see why with go test -v -run 'TestX' ./pkg\n", tests, skipped)
 	}
-	if len(failures) > 0 {
-		fmt.Fprintf(w, "FAIL: %d\n", len(failures))
-		for _, f := range failures {
-			fmt.Fprintf(w, "  %s\n", f)
+	if len(sm.failures) > 0 {
+		fmt.Fprintf(sm.w, "FAIL: %d\n", len(sm.failures))
+		for _, f := range sm.failures {
+			fmt.Fprintf(sm.w, "  %s\n", f)
 		}
 	}
-	return anyFailed, nil
 }
 
 // isResult tells go test's line for a package (ok, FAIL, ?) from output.
