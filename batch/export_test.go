@@ -54,6 +54,11 @@ var (
 )
 
 const (
+	Lines          = formatLines
+	JSONArray      = formatJSONArray
+	JSONBody       = formatJSONBody
+	CSV            = formatCSV
+	NDJSON         = formatNDJSON
 	FallbackChunk  = fallbackChunk
 	FormatPlain    = formatPlain
 	FormatSendGrid = formatSendGrid

@@ -29,16 +29,16 @@ func readJSON(src *source, sv *survey, mode Mode, emit func(Item)) (Format, erro
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return JSONArray, jr.error(err)
+		return formatJSONArray, jr.error(err)
 	}
-	format := JSONArray
+	format := formatJSONArray
 	switch tok {
 	case json.Delim('['):
 		if err := jr.array(""); err != nil {
 			return format, err
 		}
 	case json.Delim('{'):
-		format = JSONBody
+		format = formatJSONBody
 		if err := jr.body(); err != nil {
 			return format, err
 		}

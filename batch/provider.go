@@ -223,12 +223,12 @@ func readPreset(src *source, sv *survey, name string, mode Mode, h hooks) (f For
 			if h.format == FormatAuto {
 				return 0, false, nil
 			}
-			return JSONBody, true, errLine(sv.startLine, "it is not a %s JSON file: none of its keys is one its files have", providerName(h.format))
+			return formatJSONBody, true, errLine(sv.startLine, "it is not a %s JSON file: none of its keys is one its files have", providerName(h.format))
 		}
 		found(p.preset())
-		f = JSONBody
+		f = formatJSONBody
 		if p == &sesImport {
-			f = NDJSON
+			f = formatNDJSON
 		}
 		return f, true, readPresetJSON(src, sv, p, pr)
 	}
@@ -238,13 +238,13 @@ func readPreset(src *source, sv *survey, name string, mode Mode, h hooks) (f For
 	p, preset, err := findCSVPreset(src.reader(), sv.first, h.format, name)
 	switch {
 	case err != nil:
-		return CSV, true, err
+		return formatCSV, true, err
 	case p == nil:
 		return 0, false, nil
 	}
 	found(preset)
 	h.expect(sv.lines)
-	return CSV, true, readPresetCSV(src.reader(), sv.first, p, pr)
+	return formatCSV, true, readPresetCSV(src.reader(), sv.first, p, pr)
 }
 
 // entriesWord is "entry" or "entries" for n.

@@ -23,35 +23,35 @@ type Format int
 
 // The formats Read recognizes.
 const (
-	// Lines holds one entry per line.
-	Lines Format = iota
+	// formatLines holds one entry per line.
+	formatLines Format = iota
 	// Text is free text (a ticket, a mail): entries are found in prose.
 	Text
-	// JSONArray is a JSON array of strings.
-	JSONArray
-	// JSONBody is a request body, {"emails": [...]} or {"ids": [...]}.
-	JSONBody
-	// CSV is comma, semicolon or tab separated values; the column is found
+	// formatJSONArray is a JSON array of strings.
+	formatJSONArray
+	// formatJSONBody is a request body, {"emails": [...]} or {"ids": [...]}.
+	formatJSONBody
+	// formatCSV is comma, semicolon or tab separated values; the column is found
 	// by its header, or is the only column.
-	CSV
-	// NDJSON is one JSON object a line, as the export writes the list.
-	NDJSON
+	formatCSV
+	// formatNDJSON is one JSON object a line, as the export writes the list.
+	formatNDJSON
 )
 
 // String names the format for people.
 func (f Format) String() string {
 	switch f {
-	case Lines:
+	case formatLines:
 		return "one entry per line"
 	case Text:
 		return "free text"
-	case JSONArray:
+	case formatJSONArray:
 		return "JSON array"
-	case JSONBody:
+	case formatJSONBody:
 		return "JSON request body"
-	case CSV:
+	case formatCSV:
 		return "CSV"
-	case NDJSON:
+	case formatNDJSON:
 		return "NDJSON"
 	}
 	return "unknown format"
@@ -195,23 +195,23 @@ func parse(src *source, name string, mode Mode, h hooks) (Format, error) {
 	switch c := sv.startRune; {
 	case ext == ".ndjson" || ext == ".jsonl" || c == '{' && looksNDJSON(src.reader()):
 		expect(sv.lines)
-		return NDJSON, readNDJSON(src.reader(), mode, emit)
+		return formatNDJSON, readNDJSON(src.reader(), mode, emit)
 	case c == '[' || c == '{':
 		return readJSON(src, &sv, mode, emit)
 	case ext == ".json":
-		return JSONArray, errLine(sv.startLine,
+		return formatJSONArray, errLine(sv.startLine,
 			"a .json file must hold a JSON array or a request body object, but it starts with %q", c)
 	case ext == ".csv" || ext == ".tsv":
 		expect(sv.lines)
-		return CSV, readCSV(src.reader(), sv.first, mode, ext == ".tsv", emit)
+		return formatCSV, readCSV(src.reader(), sv.first, mode, ext == ".tsv", emit)
 	}
 	if sv.single {
 		expect(sv.lines)
-		return Lines, readLines(src.reader(), mode, emit)
+		return formatLines, readLines(src.reader(), mode, emit)
 	}
 	if looksCSV(src.reader(), sv.first, mode) {
 		expect(sv.lines)
-		return CSV, readCSV(src.reader(), sv.first, mode, false, emit)
+		return formatCSV, readCSV(src.reader(), sv.first, mode, false, emit)
 	}
 	_, err = parseFree(src.reader(), mode, emit, h)
 	return Text, err
