@@ -283,3 +283,41 @@ func TestOneClickProtected(t *testing.T) {
 		t.Error("a one-click listed a protected address")
 	}
 }
+
+// TestOneClickOfAnErasedAddress: a one-click for an address erased before
+// it answers 200 and finds the erased entry by its hash: no entry, trail
+// entry or webhook event names the address, and the list keeps one entry.
+func TestOneClickOfAnErasedAddress(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		s := startService(t, open(t), server.Options{})
+		key := s.key("acme", false)
+		if r := s.post("/suppressions/erase", key, `{"emails":["gone@example.com"]}`); r.status != http.StatusOK {
+			t.Fatalf("erase: %d %s", r.status, r.body)
+		}
+		hook := s.createWebhook(key, "https://example.com/hook", api.EventSuppressionAdded)
+		team, secret := s.unsubscribeKey(key)
+		for _, multi := range []bool{false, true} {
+			wantPage(t, "a one-click of the erased address", s.oneClick(api.MintOneClick(team, secret, "Gone@Example.com", time.Now()), multi))
+		}
+		var list api.ListResponse
+		s.get("/suppressions", key).decode(t, &list)
+		if len(list.Data) != 1 || strings.Contains(list.Data[0].Email, "gone") {
+			t.Errorf("the list after one-clicks of an erased address: %+v", list.Data)
+		}
+		var check api.CheckResponse
+		s.post("/suppressions/batch/check", key, `{"emails":["gone@example.com"]}`).decode(t, &check)
+		if len(check.Data) != 1 || !check.Data[0].Listed || !check.Data[0].Entry.Erased {
+			t.Errorf("the erased address is not listed after the one-clicks: %+v", check.Data)
+		}
+		all := string(s.get("/audit", key).body) + string(s.get("/suppressions", key).body)
+		for _, ev := range s.events(key, hook.ID) {
+			all += ev.Type + ev.ID
+		}
+		if strings.Contains(strings.ToLower(all), "gone@example.com") {
+			t.Errorf("an answer names the erased address: %s", all)
+		}
+		if n := len(s.events(key, hook.ID)); n != 0 {
+			t.Errorf("%d webhook events for one-clicks of an erased address, want none", n)
+		}
+	})
+}
