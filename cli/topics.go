@@ -144,13 +144,13 @@ func serveEnv(root *cobra.Command) []envVar {
 // print none. A test walks the commands: each has its line.
 var outputs = map[string]string{
 	"suppressions list":          `{"object":"list","has_more":bool,"data":[{"id","email","origin","source_id","created_at"}]} (--all: every page in one data array)`,
-	"suppressions get":           `{"object":"suppression","id","email","origin","source_id","created_at","note","expires_at","evidence":{"provider","event_id","message_id","kind","status","diagnostic","reporting_mta","reported_at"} or null}`,
+	"suppressions get":           `{"object":"suppression","id","email","origin","source_id","created_at","note","expires_at","evidence":{"provider","event_id","message_id","kind","status","diagnostic","reporting_mta","reported_at"} or null,"erased","erased_domain"}`,
 	"suppressions add":           `{"object":"suppression","id","email","created":bool}`,
 	"suppressions remove":        `{"object":"suppression","id","deleted":true}`,
 	"suppressions batch add":     runDocShape + `; with --dry-run ` + planShape,
 	"suppressions batch remove":  runDocShape + `; with --dry-run ` + planShape,
-	"suppressions check":         `{"object":"list","data":[{"email","listed":bool,"listed_by","erased","id","origin","created_at","error"}],"left_out":[{"line","raw","value","reason"}],"invalid":[{"line","raw","problem"}]}`,
-	"suppressions export":        `not JSON: CSV with the header id,email,origin,source_id,created_at,note,expires_at,evidence_provider,…,evidence_reported_at, or with --format ndjson one {"id","email","origin","source_id","created_at","note","expires_at","evidence"} a line`,
+	"suppressions check":         `{"object":"list","data":[{"email","listed":bool,"listed_by","erased","erased_domain","id","origin","created_at","error"}],"left_out":[{"line","raw","value","reason"}],"invalid":[{"line","raw","problem"}]}`,
+	"suppressions export":        `not JSON: CSV with the header id,email,origin,source_id,created_at,note,expires_at,evidence_provider,…,evidence_reported_at,erased_domain, or with --format ndjson one {"id","email","origin","source_id","created_at","note","expires_at","evidence"} a line`,
 	"runs list":                  `{"object":"list","data":[{"id","mode","target","reference","source","input","created","updated","entries","invalid","left_out","duplicates","segments","values_sha256","state","counts":{outcome:n},"note","undo_of"}]}`,
 	"runs show":                  runDocShape,
 	"runs undo":                  runDocShape + `; with --dry-run {"dry_run":true,"undo_of","mode","target","notes":[…],"entries":[{"email","id","origin"}]}`,
