@@ -277,6 +277,16 @@ func EraseKeepsDomain(t *testing.T, st store.Store) {
 	if byMarker[er.Marker] != "sub.keep.example" || byMarker[fresh[0].Marker] != "keep.example" || len(byMarker) != 2 {
 		t.Errorf("the export: %v; want the two erased entries with their domains", byMarker)
 	}
+	// A removal's webhook payload, which the outbox keeps after the
+	// entry is gone, does not carry the domain: it goes with the entry.
+	hook := newWebhook(t, st, tm, api.AuditRemoved)
+	if _, err := st.RemoveIDs(ctx(t), tm, store.Change{}, []string{fresh[0].Entry.ID}); err != nil {
+		t.Fatal(err)
+	}
+	evs := events(t, st, tm, hook.ID)
+	if len(evs) != 1 || !strings.Contains(string(evs[0].Payload), fresh[0].Marker) || strings.Contains(string(evs[0].Payload), "keep.example") {
+		t.Errorf("the removal's webhook events: %+v; want one naming the marker, not the domain", evs)
+	}
 	// Another team's rule is its own.
 	other := team(t)
 	if got, err := e.Erase(ctx(t), other, store.Change{}, []string{"x@keep.example"}); err != nil || len(got) != 1 || got[0].Entry.ErasedDomain != "" {
