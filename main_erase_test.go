@@ -120,6 +120,60 @@ func TestEraseCommand(t *testing.T) {
 	}
 }
 
+// TestEraseKeepsDomainCommand: shush team set --erasure-keeps-domain=true
+// on the service's database, then an erasure keeps the domain: team show,
+// suppressions get and check show it, the export carries it, and the
+// local part is in no file; =false turns it off for later erasures.
+func TestEraseKeepsDomainCommand(t *testing.T) {
+	svc := newService(t, server.Options{}, nil)
+	sb := newSandbox(t).at(svc)
+	r := sb.run(t, nil, "team", "show", "--team", svc.team, "--db", svc.db).want(t, 0)
+	if !strings.Contains(r.stdout, `"erasure_keeps_domain": false`) {
+		t.Errorf("team show of a new team: %s; want the rule off", r.stdout)
+	}
+	sb.run(t, nil, "team", "set", "--team", svc.team, "--db", svc.db, "--erasure-keeps-domain=maybe").want(t, 2)
+	r = sb.run(t, nil, "team", "set", "--team", svc.team, "--db", svc.db, "--erasure-keeps-domain=true").want(t, 0)
+	if !strings.Contains(r.stdout, `"erasure_keeps_domain": true`) {
+		t.Errorf("team set: %s; want the rule on", r.stdout)
+	}
+	r = sb.run(t, nil, "team", "show", "--team", svc.team, "--db", svc.db, "--json").want(t, 0)
+	if !strings.Contains(r.stdout, `"erasure_keeps_domain": true`) {
+		t.Errorf("team show --json: %s; want the rule on", r.stdout)
+	}
+
+	const addr = "hidden.person@kept-domain.example"
+	sb.run(t, nil, "suppressions", "add", addr).want(t, 0)
+	sb.run(t, nil, "suppressions", "erase", addr, "--yes").want(t, 0)
+	r = sb.run(t, nil, "suppressions", "get", addr).want(t, 0)
+	if !strings.Contains(r.stdout, `"erased_domain": "kept-domain.example"`) {
+		t.Errorf("get of the erased address: %s; want the kept domain", r.stdout)
+	}
+	chk := writeFile(t, sb.home, "check.txt", addr+"\n")
+	r = sb.run(t, nil, "suppressions", "check", "--file", chk, "--format", "table").want(t, 0)
+	if !strings.Contains(r.stdout, "erased entry (domain kept-domain.example)") {
+		t.Errorf("check's table: %s; want the kept domain", r.stdout)
+	}
+	r = sb.run(t, nil, "suppressions", "check", "--file", chk, "--json").want(t, 0)
+	if !strings.Contains(r.stdout, `"erased_domain":"kept-domain.example"`) {
+		t.Errorf("check --json: %s; want erased_domain", r.stdout)
+	}
+	os.Remove(chk)
+	r = sb.run(t, nil, "suppressions", "export").want(t, 0)
+	if !strings.Contains(r.stdout, ",kept-domain.example") || strings.Contains(r.stdout, "hidden.person") {
+		t.Errorf("the export: %s; want the domain in its column, not the local part", r.stdout)
+	}
+	if got := holding(t, "hidden.person", filepath.Join(sb.home, "state"), svc.db, svc.db+"-wal", svc.db+"-shm"); len(got) > 0 {
+		t.Errorf("after the erasure the local part is in %v", got)
+	}
+
+	sb.run(t, nil, "team", "set", "--team", svc.team, "--db", svc.db, "--erasure-keeps-domain=false").want(t, 0)
+	sb.run(t, nil, "suppressions", "erase", "later@kept-domain.example", "--yes").want(t, 0)
+	r = sb.run(t, nil, "suppressions", "get", "later@kept-domain.example").want(t, 0)
+	if !strings.Contains(r.stdout, `"erased": true`) || strings.Contains(r.stdout, "erased_domain") {
+		t.Errorf("get of an address erased with the rule off: %s; want no domain", r.stdout)
+	}
+}
+
 // The team's erasure secret is rotated on the service's database: new
 // erasures use the new version, the entries of the old one stay matched,
 // and no output shows a secret.

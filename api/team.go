@@ -38,6 +38,10 @@ type Team struct {
 	// Intake is the team's rule for temporary failures taken in from
 	// providers and bounce mail.
 	Intake *IntakePolicy `json:"intake,omitempty"`
+	// ErasureKeepsDomain has an erasure keep the address's domain in
+	// clear beside its hash (docs/erasure.md, "The domain"); off by
+	// default.
+	ErasureKeepsDomain bool `json:"erasure_keeps_domain"`
 }
 
 // TeamPatch is the body of PATCH /team: the fields given replace the
@@ -46,6 +50,8 @@ type TeamPatch struct {
 	Protected        *[]string          `json:"protected,omitempty"`
 	ComplaintRemoval *string            `json:"complaint_removal,omitempty"`
 	Intake           *IntakePolicyPatch `json:"intake,omitempty"`
+	// ErasureKeepsDomain sets Team's ErasureKeepsDomain.
+	ErasureKeepsDomain *bool `json:"erasure_keeps_domain,omitempty"`
 }
 
 // IntakePolicyPatch changes a team's intake policy: the fields given

@@ -190,6 +190,10 @@ type Entry struct {
 	// address (check, add) answers it with the address asked for; the
 	// list and the export show its marker, erased:v<N>:<hash>.
 	Erased bool `json:"erased,omitempty"`
+	// ErasedDomain is the domain an erased entry keeps in clear when its
+	// team's policy keeps it (team rule erasure_keeps_domain); absent
+	// otherwise.
+	ErasedDomain string `json:"erased_domain,omitempty"`
 }
 
 // CheckRequest is the body of POST /suppressions/batch/check.
@@ -236,7 +240,8 @@ func (c CheckItem) MarshalJSON() ([]byte, error) {
 		Evidence  *Evidence  `json:"evidence"`
 		ListedBy  string     `json:"listed_by,omitempty"`
 		Erased    bool       `json:"erased,omitempty"`
-	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt, e.Evidence, c.ListedBy, e.Erased})
+		Domain    string     `json:"erased_domain,omitempty"`
+	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt, e.Evidence, c.ListedBy, e.Erased, e.ErasedDomain})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.

@@ -30,8 +30,11 @@ type checkItem struct {
 	ExpiresAt string     `json:"expires_at,omitempty"`
 	// Erased marks an erased entry (docs/erasure.md): listed, found by
 	// the address's keyed hash.
-	Erased bool   `json:"erased,omitempty"`
-	Error  string `json:"error,omitempty"`
+	Erased bool `json:"erased,omitempty"`
+	// ErasedDomain is the domain an erased entry keeps when its team's
+	// policy keeps it.
+	ErasedDomain string `json:"erased_domain,omitempty"`
+	Error        string `json:"error,omitempty"`
 	// Requester marks the ticket's requester; Rule says how the rule of
 	// whom a ticket is about reads the address (absent for one the
 	// ticket's words simply name).
@@ -163,6 +166,7 @@ func checkItemOf(f batch.Found) checkItem {
 	case f.Listed:
 		e := f.Entry
 		it.ID, it.Origin, it.SourceID, it.Note, it.ListedBy, it.Erased = e.ID, e.Origin, e.SourceID, e.Note, f.ListedBy, e.Erased
+		it.ErasedDomain = e.ErasedDomain
 		it.CreatedAt = e.CreatedAt.UTC().Format(api.TimestampLayout)
 		if e.ExpiresAt != nil {
 			it.ExpiresAt = e.ExpiresAt.UTC().Format(api.TimestampLayout)
@@ -307,7 +311,11 @@ func (a *app) printCheck(doc checkJSON) {
 			t.row(it.Email, "?", "", "", "", "look-up failed: "+it.Error, note)
 		case it.Listed && it.Erased:
 			listed++
-			t.row(it.Email, "yes — erased entry", string(it.Origin), minutes(it.CreatedAt), minutes(it.ExpiresAt), it.ID, note, "")
+			yes := "yes — erased entry"
+			if it.ErasedDomain != "" {
+				yes += " (domain " + it.ErasedDomain + ")"
+			}
+			t.row(it.Email, yes, string(it.Origin), minutes(it.CreatedAt), minutes(it.ExpiresAt), it.ID, note, "")
 		case it.Listed:
 			listed++
 			yes := "yes"
@@ -360,4 +368,12 @@ func roles(items []batch.Item, tk *ticket.Ticket, own ticket.Own) map[string]tic
 		}
 	}
 	return rule
+}
+
+// erasedCell says what an erased entry keeps beyond its hash.
+func erasedCell(domain string) string {
+	if domain == "" {
+		return "yes (a keyed hash of the address, nothing else of it)"
+	}
+	return "yes (a keyed hash of the address, and its domain " + domain + ")"
 }

@@ -355,6 +355,9 @@ func runGet(ctx context.Context, o *getOptions) error {
 				t.row("Note:", *e.Note)
 			}
 			evidenceRows(t, e.Evidence)
+			if e.Erased {
+				t.row("Erased:", erasedCell(e.ErasedDomain))
+			}
 			return t.flush()
 		})
 }

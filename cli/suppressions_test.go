@@ -337,3 +337,38 @@ func TestRemoveAsksOnATerminal(t *testing.T) {
 	cancel()
 	wantErr(t, runRemove(cancelled, &removeOptions{app: ta.app, Ref: "ann@example.com"}), ExitInterrupted, "nothing removed")
 }
+
+// TestGetShowsWhatAnErasedEntryKeeps: after team set
+// --erasure-keeps-domain=true and an erasure, get for a person says the
+// entry is erased and keeps the domain; an entry erased with the rule off
+// keeps nothing of the address.
+func TestGetShowsWhatAnErasedEntryKeeps(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	ta := newTestApp(t, svc).human()
+	eraser, ok := svc.Store.(store.Eraser)
+	if !ok {
+		t.Fatalf("%T does not erase", svc.Store)
+	}
+	if _, err := eraser.Erase(ctx, "support", store.Change{}, []string{"off@rule.example"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := runTeamSet(ctx, &teamSetOptions{app: ta.app, Team: "support", DB: svc.DB, KeepsDomain: true, Given: given("erasure-keeps-domain")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eraser.Erase(ctx, "support", store.Change{}, []string{"private.name@kept.example"}); err != nil {
+		t.Fatal(err)
+	}
+	for addr, want := range map[string]string{
+		"private.name@kept.example": "yes (a keyed hash of the address, and its domain kept.example)",
+		"off@rule.example":          "yes (a keyed hash of the address, nothing else of it)",
+	} {
+		ta.reset()
+		if err := runGet(ctx, &getOptions{app: ta.app, Ref: addr}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(ta.out.String(), "Erased:") || !strings.Contains(ta.out.String(), want) {
+			t.Errorf("get %s for a person:\n%s\nwant Erased: %s", addr, ta.out.String(), want)
+		}
+	}
+}

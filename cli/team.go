@@ -23,7 +23,9 @@ complaint: confirm (clients ask a second confirmation naming the complaint)
 or override (only keys and agents with the override permission may remove
 one); and its policy for the temporary failures intake takes in: so many
 within a window list the address for a while (default 3 within 7 days, for
-7 days). Over the API: GET and PATCH /team.`,
+7 days); and whether an erasure keeps the address's domain beside its hash
+(off by default: nothing of the address is kept). Over the API: GET and
+PATCH /team.`,
 		a.teamShowCommand(), a.teamSetCommand(), a.teamErasureCommand())
 }
 
@@ -74,14 +76,18 @@ func (a *app) teamShowCommand() *cobra.Command {
 func (a *app) printTeam(t store.TeamSettings) error {
 	p := server.PolicyWire(t.Intake)
 	if a.output().json {
-		return writeJSON(a.io.Out, api.Team{Object: api.ObjectTeam, Name: t.Team, Protected: t.Protected, ComplaintRemoval: t.ComplaintRemoval, Intake: p})
+		return writeJSON(a.io.Out, server.TeamObject(t))
 	}
 	protected := "none"
 	if len(t.Protected) > 0 {
 		protected = strings.Join(t.Protected, ", ")
 	}
-	fmt.Fprintf(a.io.Out, "Team %s\nProtected: %s\nComplaint removal: %s\nSoft bounces: %d within %s list the address for %s\n",
-		safeText(t.Team), protected, t.ComplaintRemoval, p.Threshold, p.Window, p.Expiry)
+	keeps := "no (nothing of the address is kept)"
+	if t.ErasureKeepsDomain {
+		keeps = "yes (the domain is kept beside the hash)"
+	}
+	fmt.Fprintf(a.io.Out, "Team %s\nProtected: %s\nComplaint removal: %s\nSoft bounces: %d within %s list the address for %s\nErasure keeps the domain: %s\n",
+		safeText(t.Team), protected, t.ComplaintRemoval, p.Threshold, p.Window, p.Expiry, keeps)
 	return nil
 }
 
@@ -90,6 +96,7 @@ type teamSetOptions struct {
 	Team, DB, Rule     string
 	Protect, Unprotect []string
 	Soft               softFlags
+	KeepsDomain        bool
 	Given              func(flag string) bool
 }
 
@@ -133,6 +140,9 @@ func runTeamSet(ctx context.Context, o *teamSetOptions) error {
 	if t.Intake, err = o.Soft.apply(o.Given, t.Intake); err != nil {
 		return err
 	}
+	if o.Given != nil && o.Given("erasure-keeps-domain") {
+		t.ErasureKeepsDomain = o.KeepsDomain
+	}
 	if err := st.SetTeamSettings(ctx, t); err != nil {
 		return fmt.Errorf("store the team's rules: %w", err)
 	}
@@ -142,18 +152,23 @@ func runTeamSet(ctx context.Context, o *teamSetOptions) error {
 func (a *app) teamSetCommand() *cobra.Command {
 	o := &teamSetOptions{app: a}
 	cmd := &cobra.Command{
-		Use:   "set --team T [--protect ADDR]... [--unprotect ADDR]... [--complaint-removal confirm|override] [--soft-bounce-threshold N] [--soft-bounce-window SPAN] [--soft-bounce-expiry SPAN]",
+		Use:   "set --team T [--protect ADDR]... [--unprotect ADDR]... [--complaint-removal confirm|override] [--soft-bounce-threshold N] [--soft-bounce-window SPAN] [--soft-bounce-expiry SPAN] [--erasure-keeps-domain=true|false]",
 		Short: "Change a team's rules",
 		Long: `Change a team's rules and show them. --protect adds addresses or @domains to
 the protected list (repeat it, or separate them with commas); --unprotect
 takes them off. --complaint-removal sets the rule for removing complaints.
 --soft-bounce-threshold, --soft-bounce-window and --soft-bounce-expiry set
 the intake policy: that many temporary failures of distinct messages within
-the window list the address for the expiry (spans like 7d, 36h, 90m).`,
+the window list the address for the expiry (spans like 7d, 36h, 90m).
+--erasure-keeps-domain=true has later erasures keep the address's domain in
+clear beside its hash, so that reports can count erased entries by domain;
+=false (the default) keeps nothing of the address. Entries erased before
+keep what they kept.`,
 		Example: `  shush team set --team support --protect support@acme.test,@acme.test
   shush team set --team support --complaint-removal override
   shush team set --team support --unprotect @acme.test
-  shush team set --team support --soft-bounce-threshold 5 --soft-bounce-window 3d --soft-bounce-expiry 14d`,
+  shush team set --team support --soft-bounce-threshold 5 --soft-bounce-window 3d --soft-bounce-expiry 14d
+  shush team set --team support --erasure-keeps-domain=true`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Given = cmd.Flags().Changed
@@ -166,6 +181,7 @@ the window list the address for the expiry (spans like 7d, 36h, 90m).`,
 	f.StringSliceVar(&o.Unprotect, "unprotect", nil, "addresses or @domains to take off the protected list")
 	f.StringVar(&o.Rule, "complaint-removal", "", "confirm or override: who may remove an entry listed by a complaint")
 	o.Soft.flags(f)
+	f.BoolVar(&o.KeepsDomain, "erasure-keeps-domain", false, "whether an erasure keeps the address's domain beside its hash")
 	dbFlag(cmd, &o.DB)
 	return cmd
 }

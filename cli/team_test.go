@@ -23,18 +23,19 @@ func TestTeamShowAndSet(t *testing.T) {
 	if err := runTeamShow(ctx, &teamShowOptions{app: ta.app, Team: "support", DB: db}); err != nil {
 		t.Fatal(err)
 	}
-	want := "Team support\nProtected: none\nComplaint removal: confirm\nSoft bounces: 3 within 7d list the address for 7d\n"
+	want := "Team support\nProtected: none\nComplaint removal: confirm\nSoft bounces: 3 within 7d list the address for 7d\nErasure keeps the domain: no (nothing of the address is kept)\n"
 	if ta.out.String() != want {
 		t.Errorf("team show:\n%s\nwant:\n%s", ta.out.String(), want)
 	}
 
 	ta.reset()
 	o := &teamSetOptions{app: ta.app, Team: "support", DB: db, Protect: []string{"Support@Acme.test", "@acme.test"}, Rule: api.ComplaintOverride,
-		Soft: softFlags{threshold: 5, window: "3d", expiry: "14d"}, Given: given("soft-bounce-threshold", "soft-bounce-window", "soft-bounce-expiry")}
+		Soft: softFlags{threshold: 5, window: "3d", expiry: "14d"}, KeepsDomain: true,
+		Given: given("soft-bounce-threshold", "soft-bounce-window", "soft-bounce-expiry", "erasure-keeps-domain")}
 	if err := runTeamSet(ctx, o); err != nil {
 		t.Fatal(err)
 	}
-	want = "Team support\nProtected: support@acme.test, @acme.test\nComplaint removal: override\nSoft bounces: 5 within 3d list the address for 14d\n"
+	want = "Team support\nProtected: support@acme.test, @acme.test\nComplaint removal: override\nSoft bounces: 5 within 3d list the address for 14d\nErasure keeps the domain: yes (the domain is kept beside the hash)\n"
 	if ta.out.String() != want {
 		t.Errorf("team set:\n%s\nwant:\n%s", ta.out.String(), want)
 	}
@@ -47,8 +48,9 @@ func TestTeamShowAndSet(t *testing.T) {
 	}
 	var team api.Team
 	ta.decode(t, &team)
-	if team.Name != "support" || len(team.Protected) != 1 || team.Protected[0] != "support@acme.test" || team.ComplaintRemoval != api.ComplaintOverride || team.Intake.Threshold != 5 {
-		t.Errorf("after unprotect: %+v", team)
+	if team.Name != "support" || len(team.Protected) != 1 || team.Protected[0] != "support@acme.test" || team.ComplaintRemoval != api.ComplaintOverride || team.Intake.Threshold != 5 ||
+		!team.ErasureKeepsDomain {
+		t.Errorf("after unprotect: %+v; want the other rules as they were", team)
 	}
 
 	// Another team's rules are its own.
@@ -57,7 +59,7 @@ func TestTeamShowAndSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	ta.decode(t, &team)
-	if team.Name != "audit" || len(team.Protected) != 0 || team.ComplaintRemoval != api.ComplaintConfirm {
+	if team.Name != "audit" || len(team.Protected) != 0 || team.ComplaintRemoval != api.ComplaintConfirm || team.ErasureKeepsDomain {
 		t.Errorf("another team: %+v", team)
 	}
 }

@@ -135,3 +135,72 @@ func TestServiceRetentionPrunesIntakeEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestEraseKeepsDomainRule: the team rule erasure_keeps_domain over real
+// HTTP on both stores: off by default (an erasure keeps nothing of the
+// address), set by PATCH /team (a non-boolean refused, nothing changed),
+// then an erasure keeps the domain and get, check, the list and the export
+// answer it, never the local part.
+func TestEraseKeepsDomainRule(t *testing.T) {
+	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
+		s := startService(t, open(t), server.Options{})
+		key, ro := s.key("acme", false), s.key("acme", true)
+		patch := func(key, body string) reply {
+			return s.do("PATCH", "/team", key, "application/json", []byte(body))
+		}
+		var team api.Team
+		if r := s.get("/team", ro); r.status != http.StatusOK || !strings.Contains(string(r.body), `"erasure_keeps_domain":false`) {
+			t.Fatalf("GET /team of a new team: %d %s; want erasure_keeps_domain false", r.status, r.body)
+		}
+		s.post("/suppressions/erase", key, `{"emails":["first@before.example"]}`)
+		patch(ro, `{"erasure_keeps_domain":true}`).wantError(t, http.StatusForbidden, api.ErrRestrictedAPIKey)
+		e := patch(key, `{"erasure_keeps_domain":"yes"}`).wantError(t, http.StatusBadRequest, api.ErrValidation)
+		if !strings.Contains(e.Message, "erasure_keeps_domain") {
+			t.Errorf("a non-boolean rule: %q; want the field named", e.Message)
+		}
+		r := patch(key, `{"erasure_keeps_domain":true}`)
+		r.decode(t, &team)
+		if r.status != http.StatusOK || !team.ErasureKeepsDomain || team.ComplaintRemoval != "confirm" {
+			t.Fatalf("PATCH /team: %d %s; want the rule on, the others as they were", r.status, r.body)
+		}
+		s.get("/team", ro).decode(t, &team)
+		if !team.ErasureKeepsDomain {
+			t.Fatalf("GET /team after the PATCH: %+v; want the rule on", team)
+		}
+
+		ids := s.add(key, "secret.person@Kept.Example")
+		var got api.EraseResponse
+		s.post("/suppressions/erase", key, `{"emails":["secret.person@kept.example"]}`).decode(t, &got)
+		if len(got.Data) != 1 || got.Data[0].ID != ids[0] {
+			t.Fatalf("erase: %+v", got)
+		}
+		if r := s.get("/suppressions/"+ids[0], ro); !strings.Contains(string(r.body), `"erased_domain":"kept.example"`) || strings.Contains(string(r.body), "secret.person") {
+			t.Errorf("GET by ID: %d %s; want the domain, not the local part", r.status, r.body)
+		}
+		if r := s.get("/suppressions/secret.person@kept.example", ro); !strings.Contains(string(r.body), `"erased_domain":"kept.example"`) {
+			t.Errorf("GET by address: %d %s; want the domain", r.status, r.body)
+		}
+		var check api.CheckResponse
+		s.post("/suppressions/batch/check", ro, `{"emails":["secret.person@kept.example","first@before.example"]}`).decode(t, &check)
+		if len(check.Data) != 2 || check.Data[0].Entry.ErasedDomain != "kept.example" || !check.Data[1].Entry.Erased || check.Data[1].Entry.ErasedDomain != "" {
+			t.Errorf("check: %+v; want the domain of the entry erased with the rule on, none for the one erased before", check.Data)
+		}
+		for _, path := range []string{"/suppressions?limit=100", "/audit?limit=100", "/suppressions/export?format=ndjson", "/suppressions/export?format=csv"} {
+			r := s.get(path, ro)
+			if r.status != http.StatusOK || strings.Contains(strings.ToLower(string(r.body)), "secret.person") {
+				t.Errorf("GET %s: %d, names the local part: %s", path, r.status, r.body)
+			}
+			if shown := strings.Contains(string(r.body), "kept.example"); shown != (path != "/audit?limit=100") {
+				t.Errorf("GET %s shows the kept domain: %v; want it shown by the list and the export only: %s", path, shown, r.body)
+			}
+		}
+		csv := s.get("/suppressions/export?format=csv", ro)
+		if lines := strings.Split(strings.TrimSpace(string(csv.body)), "\n"); !strings.HasSuffix(lines[0], ",erased_domain") || !strings.HasSuffix(lines[1], ",kept.example") {
+			t.Errorf("the CSV export: %s; want the column erased_domain, the domain in it", csv.body)
+		}
+		patch(key, `{"erasure_keeps_domain":false}`).decode(t, &team)
+		if team.ErasureKeepsDomain {
+			t.Errorf("PATCH false: %+v; want the rule off", team)
+		}
+	})
+}

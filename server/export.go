@@ -47,10 +47,11 @@ func (s *Server) export(r *http.Request, w http.ResponseWriter, team string) (in
 }
 
 // ExportColumns are the columns of a CSV export, in order: the entry,
-// then its evidence's fields (empty for an entry made by hand).
+// then its evidence's fields (empty for an entry made by hand), then the
+// domain an erased entry keeps when its team's policy keeps it.
 var ExportColumns = []string{"id", "email", "origin", "source_id", "created_at", "note", "expires_at",
 	"evidence_provider", "evidence_kind", "evidence_event_id", "evidence_message_id", "evidence_status",
-	"evidence_diagnostic", "evidence_reporting_mta", "evidence_reported_at"}
+	"evidence_diagnostic", "evidence_reporting_mta", "evidence_reported_at", "erased_domain"}
 
 type exportStream struct {
 	s      *Server

@@ -36,7 +36,11 @@ func appendCSV(b []byte, x store.Entry) []byte {
 	if !x.ExpiresAt.IsZero() {
 		b = appendTimestamp(b, x.ExpiresAt)
 	}
-	return append(appendEvidence(b, x.Evidence), '\n')
+	b = append(appendEvidence(b, x.Evidence), ',')
+	if store.IsErased(x.Email) {
+		b = appendCell(b, x.ErasedDomain)
+	}
+	return append(b, '\n')
 }
 
 // appendEvidence appends the evidence's eight cells, each after a comma;

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +42,12 @@ func TestExportCSVIsEncodingCSV(t *testing.T) {
 				ev[7] = at.UTC().Format(api.TimestampLayout)
 			}
 		}
+		domain := ""
+		if i%5 == 2 {
+			// An erased entry that keeps its domain: the last column.
+			x.Email, x.ErasedDomain = "erased:v1:"+strings.Repeat("ab", 32), cells[rng.IntN(len(cells))]
+			domain = safe.Cell(x.ErasedDomain)
+		}
 		var want bytes.Buffer
 		w := csv.NewWriter(&want)
 		s, until := "", ""
@@ -50,7 +57,7 @@ func TestExportCSVIsEncodingCSV(t *testing.T) {
 		if !x.ExpiresAt.IsZero() {
 			until = x.ExpiresAt.UTC().Format(api.TimestampLayout)
 		}
-		_ = w.Write(append([]string{x.ID, safe.Cell(x.Email), string(x.Origin), safe.Cell(s), x.CreatedAt.UTC().Format(api.TimestampLayout), safe.Cell(x.Note), until}, ev...))
+		_ = w.Write(append([]string{x.ID, safe.Cell(x.Email), string(x.Origin), safe.Cell(s), x.CreatedAt.UTC().Format(api.TimestampLayout), safe.Cell(x.Note), until}, append(ev, domain)...))
 		w.Flush()
 		if got := appendCSV(nil, x); !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("entry %+v:\n got %q\nwant %q", x, got, want.Bytes())

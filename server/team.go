@@ -21,10 +21,10 @@ func (s *Server) teamRoutes() {
 	s.handle("PATCH /team", true, s.patchTeam)
 }
 
-// teamObject is a team's rules on the wire.
-func teamObject(t store.TeamSettings) api.Team {
+// TeamObject is a team's rules on the wire.
+func TeamObject(t store.TeamSettings) api.Team {
 	return api.Team{Object: api.ObjectTeam, Name: t.Team, Protected: t.Protected, ComplaintRemoval: t.ComplaintRemoval,
-		Intake: PolicyWire(t.Intake)}
+		Intake: PolicyWire(t.Intake), ErasureKeepsDomain: t.ErasureKeepsDomain}
 }
 
 // PolicyWire is a team's intake policy on the wire, the defaults filled
@@ -39,7 +39,7 @@ func (s *Server) getTeam(r *http.Request, w http.ResponseWriter, team string) (i
 	if err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, teamObject(t), nil
+	return http.StatusOK, TeamObject(t), nil
 }
 
 // patchTeam changes the team's rules: full keys only (an agent works the
@@ -51,7 +51,7 @@ func (s *Server) patchTeam(r *http.Request, w http.ResponseWriter, team string) 
 		return 0, nil, newProblem(http.StatusForbidden, api.ErrRestrictedAPIKey,
 			"An agent cannot change the team's rules; an admin can, with an API key or shush team set.")
 	}
-	f, err := readObject(w, r, "protected", "complaint_removal", "intake")
+	f, err := readObject(w, r, "protected", "complaint_removal", "intake", "erasure_keeps_domain")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -80,10 +80,15 @@ func (s *Server) patchTeam(r *http.Request, w http.ResponseWriter, team string) 
 			return 0, nil, err
 		}
 	}
+	if raw, ok := f["erasure_keeps_domain"]; ok {
+		if t.ErasureKeepsDomain, err = boolField(raw, "erasure_keeps_domain"); err != nil {
+			return 0, nil, err
+		}
+	}
 	if err := s.store.SetTeamSettings(r.Context(), t); err != nil {
 		return 0, nil, err
 	}
-	return http.StatusOK, teamObject(t), nil
+	return http.StatusOK, TeamObject(t), nil
 }
 
 // protectedList reads a protected list: 0 to api.MaxProtected addresses

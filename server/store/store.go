@@ -47,6 +47,10 @@ type Entry struct {
 	// found it by its erased entry: the entry's marker (see
 	// ErasedMarker), Email being then the address asked for.
 	Erased string
+	// ErasedDomain is the domain an erased entry keeps in clear when
+	// its team's policy kept it (TeamSettings.ErasureKeepsDomain); ""
+	// on every other entry.
+	ErasedDomain string
 }
 
 // Wire is the entry as the API shows it, with object as its "object"
@@ -66,6 +70,9 @@ func (e Entry) Wire(object string) api.Entry {
 		w.Evidence = &ev
 	}
 	w.Erased = e.Erased != "" || IsErased(e.Email)
+	if w.Erased {
+		w.ErasedDomain = e.ErasedDomain
+	}
 	return w
 }
 
@@ -292,6 +299,10 @@ type TeamSettings struct {
 	// Intake is the team's rule for temporary failures; zero fields are
 	// the defaults.
 	Intake IntakePolicy
+	// ErasureKeepsDomain has an erasure keep the address's domain in
+	// clear beside its hash (Entry.ErasedDomain); off, nothing of the
+	// address is kept.
+	ErasureKeepsDomain bool
 }
 
 // ErrExists is returned when a new record would take a name or key that

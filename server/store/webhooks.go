@@ -107,9 +107,13 @@ type OutboxStats struct {
 }
 
 // Payload is the body of the delivery of one change to one suppression:
-// the audit entry's type and time and the suppression, encoded once.
+// the audit entry's type and time and the suppression, encoded once. The
+// domain an erased entry keeps stays with the entry: a payload (stored in
+// the outbox, kept after the entry is removed) does not carry it.
 func Payload(typ string, at time.Time, e Entry) ([]byte, error) {
-	return json.Marshal(api.WebhookPayload{Type: typ, CreatedAt: api.Timestamp{Time: at}, Data: e.Wire("")})
+	w := e.Wire("")
+	w.ErasedDomain = ""
+	return json.Marshal(api.WebhookPayload{Type: typ, CreatedAt: api.Timestamp{Time: at}, Data: w})
 }
 
 // Webhooks keeps a team's webhooks and shows the outbox of their events.

@@ -71,10 +71,11 @@ func (t tx) readRules(ctx context.Context, team string) (store.TeamSettings, err
 
 func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {
 	threshold, window, expiry := sqlstore.Policy(ts.Intake)
-	_, err := t.tx.Exec(ctx, `INSERT INTO teams (`+sqlstore.TeamColumns+`) VALUES ($1, $2, $3, $4, $5, $6)
+	_, err := t.tx.Exec(ctx, `INSERT INTO teams (`+sqlstore.TeamColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal,
-			soft_threshold = excluded.soft_threshold, soft_window = excluded.soft_window, soft_expiry = excluded.soft_expiry`,
-		ts.Team, ts.Protected, ts.ComplaintRemoval, threshold, window, expiry)
+			soft_threshold = excluded.soft_threshold, soft_window = excluded.soft_window, soft_expiry = excluded.soft_expiry,
+			erasure_keeps_domain = excluded.erasure_keeps_domain`,
+		ts.Team, ts.Protected, ts.ComplaintRemoval, threshold, window, expiry, ts.ErasureKeepsDomain)
 	return err
 }
 

@@ -52,10 +52,15 @@ func (t tx) ListedByEmail(ctx context.Context, team string, emails []string) ([]
 	return collect(rows, sqlstore.ScanEntry)
 }
 
-func (t tx) EraseEntry(ctx context.Context, team, email, marker string) (store.Entry, error) {
+func (t tx) EraseEntry(ctx context.Context, team, email, marker, domain string) (store.Entry, error) {
 	return sqlstore.ScanEntry(row{t.tx.QueryRow(ctx,
-		`UPDATE suppressions SET email = $1, note = NULL, source_id = NULL, evidence = NULL WHERE team = $2 AND email = $3 RETURNING `+entryColumns,
-		marker, team, email)})
+		`UPDATE suppressions SET email = $1, note = NULL, source_id = NULL, evidence = NULL, erased_domain = $4 WHERE team = $2 AND email = $3 RETURNING `+entryColumns,
+		marker, team, email, sqlstore.Note(domain))})
+}
+
+func (t tx) KeepErasedDomain(ctx context.Context, team, marker, domain string) error {
+	_, err := t.tx.Exec(ctx, `UPDATE suppressions SET erased_domain = $3 WHERE team = $1 AND email = $2`, team, marker, domain)
+	return err
 }
 
 func (t tx) EraseRows(ctx context.Context, team, email, marker string) (int64, error) {

@@ -17,6 +17,10 @@ import (
 func TestEraseStaysBlocked(t *testing.T) { storetest.EraseStaysBlocked(t, open(t, pgtest.DSN(t))) }
 func TestEraseRotation(t *testing.T)     { storetest.EraseRotation(t, open(t, pgtest.DSN(t))) }
 
+// TestEraseKeepsDomain runs the conformance test of the team's rule that
+// erasures keep the domain on PostgreSQL.
+func TestEraseKeepsDomain(t *testing.T) { storetest.EraseKeepsDomain(t, open(t, pgtest.DSN(t))) }
+
 // TestPruneIntakeEvents: audit prune deletes the intake's old events.
 func TestPruneIntakeEvents(t *testing.T) { storetest.PruneIntakeEvents(t, open(t, pgtest.DSN(t))) }
 
@@ -83,5 +87,17 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	}
 	if got := holding("other-7@example.com"); len(got) == 0 {
 		t.Fatal("the search finds no address that is listed; it reads nothing")
+	}
+
+	// With the team's rule that erasures keep the domain, the local part
+	// is nowhere and the domain only in the erased entry's erased_domain.
+	storetest.KeepDomain(t, st, "t-keep")
+	const kept = "kept.local.part@kept-domain.example"
+	storetest.SeedErasure(t, st, "t-keep", kept)
+	if got := holding("kept.local.part"); len(got) > 0 {
+		t.Errorf("after the erasure with the domain kept, the local part is in %v", got)
+	}
+	if got := holding("kept-domain.example"); len(got) != 1 || got[0] != "suppressions.erased_domain (1 rows)" {
+		t.Errorf("after the erasure with the domain kept, the domain is in %v; want suppressions.erased_domain only", got)
 	}
 }

@@ -28,10 +28,14 @@ func (s *db) ExportEntries(ctx context.Context, p *sqlstore.EntriesParams, fn fu
 			note   *string
 			until  *time.Time
 			ev     sqlstore.EvidenceColumn
+			domain *string
 		)
-		_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &note, &until, &ev}, func() error {
+		_, err = pgx.ForEachRow(rows, []any{&e.ID, &e.Email, &origin, &e.SourceID, &e.CreatedAt, &note, &until, &ev, &domain}, func() error {
 			e.Origin, e.CreatedAt, e.Note, e.ExpiresAt = api.Origin(origin), e.CreatedAt.UTC(), "", time.Time{}
-			e.Evidence = ev.Evidence
+			e.Evidence, e.ErasedDomain = ev.Evidence, ""
+			if domain != nil {
+				e.ErasedDomain = *domain
+			}
 			if note != nil {
 				e.Note = *note
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/shushlist/shush/server/store/sqlstore"
 )
 
-const entryColumns = "id::text, email, origin, source_id, created_at, note, expires_at, evidence"
+const entryColumns = "id::text, email, origin, source_id, created_at, note, expires_at, evidence, erased_domain"
 
 // insertEntriesSQL inserts the entries ($2…$5, $14, $15, $20, in address
 // order) and the change's row ($7…$13, $16, $17, when $7 is not NULL and
@@ -50,12 +50,12 @@ var insertEntriesSQL = `
 		WHERE $7::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM ins)
 		ON CONFLICT (id) DO NOTHING
 	)
-	SELECT coalesce(x.id, ''), k.email, coalesce(x.origin, ''), x.source_id, x.created_at, x.note, x.expires_at, x.evidence, NULL::text
+	SELECT coalesce(x.id, ''), k.email, coalesce(x.origin, ''), x.source_id, x.created_at, x.note, x.expires_at, x.evidence, x.erased_domain, NULL::text
 	FROM unnest(` + notInsertedSQL + `) AS k(email) LEFT JOIN LATERAL (
 		SELECT ` + entryColumns + ` FROM suppressions WHERE team = $1 AND email = k.email LIMIT 1) x ON true
 	WHERE (SELECT ok FROM gate)
 	UNION ALL
-	SELECT '', '', '', NULL::text, $6, NULL::text, NULL::timestamptz, NULL::text, coalesce((SELECT last_id::text FROM head), '')
+	SELECT '', '', '', NULL::text, $6, NULL::text, NULL::timestamptz, NULL::text, NULL::text, coalesce((SELECT last_id::text FROM head), '')
 	FROM gate WHERE NOT ok`
 
 // genericPlan and connectionPlans surround the batch add's statement: it
@@ -337,7 +337,7 @@ func (t tx) ExtendEntries(ctx context.Context, p *sqlstore.ExtendEntriesParams) 
 		WHERE suppressions.id = u.id AND suppressions.id = ANY(ARRAY(
 			SELECT id FROM suppressions WHERE team = $1 AND id = ANY($2::uuid[]) ORDER BY email FOR UPDATE))
 		RETURNING suppressions.id::text, suppressions.email, suppressions.origin, suppressions.source_id,
-			suppressions.created_at, suppressions.note, suppressions.expires_at, suppressions.evidence`, p.Team, ids, notes, extend, until, evidence)
+			suppressions.created_at, suppressions.note, suppressions.expires_at, suppressions.evidence, suppressions.erased_domain`, p.Team, ids, notes, extend, until, evidence)
 	if err != nil {
 		return nil, err
 	}

@@ -65,10 +65,11 @@ func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {
 		return err
 	}
 	threshold, window, expiry := sqlstore.Policy(ts.Intake)
-	_, err = t.exec(`INSERT INTO teams (`+sqlstore.TeamColumns+`) VALUES (?,?,?,?,?,?)
+	_, err = t.exec(`INSERT INTO teams (`+sqlstore.TeamColumns+`) VALUES (?,?,?,?,?,?,?)
 		ON CONFLICT (name) DO UPDATE SET protected = excluded.protected, complaint_removal = excluded.complaint_removal,
-			soft_threshold = excluded.soft_threshold, soft_window = excluded.soft_window, soft_expiry = excluded.soft_expiry`,
-		ts.Team, string(protected), ts.ComplaintRemoval, threshold, window, expiry)
+			soft_threshold = excluded.soft_threshold, soft_window = excluded.soft_window, soft_expiry = excluded.soft_expiry,
+			erasure_keeps_domain = excluded.erasure_keeps_domain`,
+		ts.Team, string(protected), ts.ComplaintRemoval, threshold, window, expiry, ts.ErasureKeepsDomain)
 	return err
 }
 

@@ -67,10 +67,15 @@ func (t tx) ListedByEmail(ctx context.Context, team string, emails []string) ([]
 	return out, nil
 }
 
-func (t tx) EraseEntry(ctx context.Context, team, email, marker string) (store.Entry, error) {
+func (t tx) EraseEntry(ctx context.Context, team, email, marker, domain string) (store.Entry, error) {
 	return sqlstore.ScanEntry(t.c.QueryRowContext(context.Background(),
-		"UPDATE suppressions SET email = ?, note = NULL, source_id = NULL, evidence = NULL WHERE team = ? AND email = ? RETURNING "+sqlstore.EntryColumns,
-		marker, team, email))
+		"UPDATE suppressions SET email = ?, note = NULL, source_id = NULL, evidence = NULL, erased_domain = ? WHERE team = ? AND email = ? RETURNING "+sqlstore.EntryColumns,
+		marker, sqlstore.Note(domain), team, email))
+}
+
+func (t tx) KeepErasedDomain(ctx context.Context, team, marker, domain string) error {
+	_, err := t.exec("UPDATE suppressions SET erased_domain = ? WHERE team = ? AND email = ?", domain, team, marker)
+	return err
 }
 
 func (t tx) EraseRows(ctx context.Context, team, email, marker string) (int64, error) {

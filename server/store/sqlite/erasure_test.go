@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,12 +56,75 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	if err != nil || len(found) != 1 || found[0].ID != er.Entry.ID {
 		t.Errorf("Check after a reopen: %+v, %v; want the erased entry", found, err)
 	}
+
+	// With the team's rule that erasures keep the domain, the local
+	// part's bytes are in no file, and the domain is in the erased
+	// entry's row only: the database's rows that hold it are that one.
+	storetest.KeepDomain(t, st, "t-keep")
+	const kept = "kept.local.part@kept-domain.example"
+	storetest.SeedErasure(t, st, "t-keep", kept)
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := filesHolding(t, dir, "kept.local.part"); n != "" {
+		t.Errorf("after the erasure with the domain kept, %s holds the local part", n)
+	}
+	if n := filesHolding(t, dir, "kept-domain.example"); n == "" {
+		t.Error("after the erasure with the domain kept, no file holds the domain")
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if where := rowsHolding(t, db, "kept-domain.example"); len(where) != 1 || where[0] != "suppressions.erased_domain" {
+		t.Errorf("the domain is in %v; want suppressions.erased_domain only", where)
+	}
+}
+
+// rowsHolding names the table.column of every text column of the
+// database whose value holds s in any case.
+func rowsHolding(t *testing.T, db *sql.DB, s string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type col struct{ table, name string }
+	var cols []col
+	for rows.Next() {
+		var c col
+		if err := rows.Scan(&c.table, &c.name); err != nil {
+			t.Fatal(err)
+		}
+		cols = append(cols, c)
+	}
+	rows.Close()
+	if len(cols) < 20 {
+		t.Fatalf("the database has %d columns; the search reads the wrong one", len(cols))
+	}
+	var out []string
+	for _, c := range cols {
+		var n int
+		q := fmt.Sprintf(`SELECT count(*) FROM %q WHERE instr(lower(CAST(%q AS TEXT)), lower(?)) > 0`, c.table, c.name)
+		if err := db.QueryRow(q, s).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if n > 0 {
+			out = append(out, c.table+"."+c.name)
+		}
+	}
+	return out
 }
 
 // TestEraseStaysBlocked and TestEraseRotation run the erasure's
 // conformance tests (package storetest) on SQLite.
 func TestEraseStaysBlocked(t *testing.T) { storetest.EraseStaysBlocked(t, openFresh(t)) }
 func TestEraseRotation(t *testing.T)     { storetest.EraseRotation(t, openFresh(t)) }
+
+// TestEraseKeepsDomain runs the conformance test of the team's rule that
+// erasures keep the domain on SQLite.
+func TestEraseKeepsDomain(t *testing.T) { storetest.EraseKeepsDomain(t, openFresh(t)) }
 
 // TestPruneIntakeEvents: audit prune deletes the intake's old events.
 func TestPruneIntakeEvents(t *testing.T) { storetest.PruneIntakeEvents(t, openFresh(t)) }

@@ -20,7 +20,7 @@ import (
 // (canonical, 36 characters: the store writes no other) and the address
 // are one text; a source, a note, an expiry and an evidence are mostly
 // NULL, read with one call each.
-const exportColumns = "substr(origin, 1, 1) || id || email, created_at, source_id, note, expires_at, evidence"
+const exportColumns = "substr(origin, 1, 1) || id || email, created_at, source_id, note, expires_at, evidence, erased_domain"
 
 // ExportEntries reads the list from one read transaction: a WAL snapshot,
 // in which changes committed meanwhile are not seen.
@@ -41,14 +41,15 @@ func (s *db) ExportEntries(ctx context.Context, p *sqlstore.EntriesParams, fn fu
 		packed       string
 		created      int64
 		source, note sql.NullString
+		domain       sql.NullString
 		until        sql.NullInt64
 		ev           sqlstore.EvidenceColumn
 	)
 	for rows.Next() {
-		if err := rows.Scan(&packed, &created, &source, &note, &until, &ev); err != nil {
+		if err := rows.Scan(&packed, &created, &source, &note, &until, &ev, &domain); err != nil {
 			return err
 		}
-		e.Evidence = ev.Evidence
+		e.Evidence, e.ErasedDomain = ev.Evidence, domain.String
 		if err := unpack(&e, packed); err != nil {
 			return err
 		}

@@ -39,9 +39,13 @@ type ErasureWrites interface {
 	// the change, in any order.
 	ListedByEmail(ctx context.Context, team string, emails []string) ([]store.Entry, error)
 	// EraseEntry makes the team's entry of email the erased entry of
-	// marker (its Email; no note, source ID nor evidence) and returns it;
-	// sql.ErrNoRows when the address is not listed.
-	EraseEntry(ctx context.Context, team, email, marker string) (store.Entry, error)
+	// marker (its Email; no note, source ID nor evidence; domain, when not
+	// "", kept as its ErasedDomain) and returns it; sql.ErrNoRows when the
+	// address is not listed.
+	EraseEntry(ctx context.Context, team, email, marker, domain string) (store.Entry, error)
+	// KeepErasedDomain sets the ErasedDomain of the team's entry of
+	// marker (an erased entry the erasure listed).
+	KeepErasedDomain(ctx context.Context, team, marker, domain string) error
 	// EraseRows makes every other row of the team that names email in a
 	// column of its own (the trail's, the intake's events and review
 	// queue) name marker, without the note, source ID and evidence that
@@ -105,6 +109,16 @@ func (c *Core) eraseIn(ctx context.Context, tx Tx, team string, author store.Cha
 		return nil, err
 	}
 	cur := secrets[len(secrets)-1]
+	rules, err := tx.TeamRules(ctx, team)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	domainOf := func(email string) string {
+		if !rules.ErasureKeepsDomain {
+			return ""
+		}
+		return email[strings.LastIndexByte(email, '@')+1:]
+	}
 	before, err := erasedMatch(ctx, secrets, emails, func(markers []string) ([]store.Entry, error) {
 		return tx.ListedByEmail(ctx, team, markers)
 	})
@@ -120,7 +134,7 @@ func (c *Core) eraseIn(ctx context.Context, tx Tx, team string, author store.Cha
 			r.Entry, r.Marker, r.Listed, r.Already = e, e.Email, true, true
 		} else {
 			r.Marker = store.ErasedMarker(cur, email)
-			e, err := tx.EraseEntry(ctx, team, email, r.Marker)
+			e, err := tx.EraseEntry(ctx, team, email, r.Marker, domainOf(email))
 			switch {
 			case errors.Is(err, sql.ErrNoRows):
 				unlisted = append(unlisted, store.NewEntry{Email: r.Marker})
@@ -142,6 +156,12 @@ func (c *Core) eraseIn(ctx context.Context, tx Tx, team string, author store.Cha
 			return nil, err
 		}
 		for j, e := range a.result() {
+			if d := domainOf(out[unlistedAt[j]].Email); d != "" {
+				if err := tx.KeepErasedDomain(ctx, team, e.Email, d); err != nil {
+					return nil, err
+				}
+				e.ErasedDomain = d
+			}
 			out[unlistedAt[j]].Entry = e
 		}
 	}

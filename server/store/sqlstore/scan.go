@@ -64,10 +64,10 @@ func (s *Strings) Scan(src any) error {
 }
 
 // EntryColumns are the columns ScanEntry reads, in its order.
-const EntryColumns = "id, email, origin, source_id, created_at, note, expires_at, evidence"
+const EntryColumns = "id, email, origin, source_id, created_at, note, expires_at, evidence, erased_domain"
 
 // ScanEntry reads id, email, origin, source_id, created_at, note,
-// expires_at, evidence (EntryColumns).
+// expires_at, evidence, erased_domain (EntryColumns).
 func ScanEntry(r Row) (store.Entry, error) {
 	var (
 		e         store.Entry
@@ -75,9 +75,13 @@ func ScanEntry(r Row) (store.Entry, error) {
 		note      *string
 		at, until Time
 		ev        EvidenceColumn
+		domain    *string
 	)
-	if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until, &ev); err != nil {
+	if err := r.Scan(&e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until, &ev, &domain); err != nil {
 		return store.Entry{}, err
+	}
+	if domain != nil {
+		e.ErasedDomain = *domain
 	}
 	e.Origin, e.CreatedAt, e.ExpiresAt, e.Evidence = api.Origin(origin), at.Time, until.Time, ev.Evidence
 	if note != nil {
@@ -94,9 +98,13 @@ func ScanTeamEntry(r Row) (TeamEntry, error) {
 		note      *string
 		at, until Time
 		ev        EvidenceColumn
+		domain    *string
 	)
-	if err := r.Scan(&e.Team, &e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until, &ev); err != nil {
+	if err := r.Scan(&e.Team, &e.ID, &e.Email, &origin, &e.SourceID, &at, &note, &until, &ev, &domain); err != nil {
 		return TeamEntry{}, err
+	}
+	if domain != nil {
+		e.ErasedDomain = *domain
 	}
 	e.Origin, e.CreatedAt, e.ExpiresAt, e.Evidence = api.Origin(origin), at.Time, until.Time, ev.Evidence
 	if note != nil {
@@ -200,7 +208,7 @@ func ScanTeam(r Row) (store.TeamSettings, error) {
 		protected                Strings
 		threshold, window, until *int64
 	)
-	if err := r.Scan(&t.Team, &protected, &t.ComplaintRemoval, &threshold, &window, &until); err != nil {
+	if err := r.Scan(&t.Team, &protected, &t.ComplaintRemoval, &threshold, &window, &until, &t.ErasureKeepsDomain); err != nil {
 		return store.TeamSettings{}, err
 	}
 	t.Protected = protected
@@ -217,7 +225,7 @@ func ScanTeam(r Row) (store.TeamSettings, error) {
 }
 
 // TeamColumns are the columns of the teams table ScanTeam reads.
-const TeamColumns = "name, protected, complaint_removal, soft_threshold, soft_window, soft_expiry"
+const TeamColumns = "name, protected, complaint_removal, soft_threshold, soft_window, soft_expiry, erasure_keeps_domain"
 
 // Policy is a team's intake policy as stored: NULL (nil) for each field
 // left at its default; spans in seconds.

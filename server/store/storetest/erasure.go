@@ -67,6 +67,13 @@ func SeedErasure(t *testing.T, st store.Store, tm, addr string) store.Erased {
 		got[0].Entry.Origin != api.OriginBounce {
 		t.Fatalf("Erase: %+v; want the listed entry kept as its marker with its origin, without note, evidence or source", got)
 	}
+	rules, err := st.TeamSettings(ctx(t), tm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := keptDomain(rules, addr); got[0].Entry.ErasedDomain != want {
+		t.Fatalf("Erase kept the domain %q; want %q (the team's erasure_keeps_domain is %v)", got[0].Entry.ErasedDomain, want, rules.ErasureKeepsDomain)
+	}
 	if got[0].Rewritten < 4 {
 		t.Errorf("Erase rewrote %d other rows; want the trail, the intake's rows, the outbox and the attempt", got[0].Rewritten)
 	}
@@ -187,6 +194,103 @@ func EraseStaysBlocked(t *testing.T, st store.Store) {
 	other := team(t)
 	if found, err := st.Check(ctx(t), other, []string{"gone@example.com"}); err != nil || len(found) != 0 {
 		t.Errorf("another team's check: %+v, %v; want nothing", found, err)
+	}
+}
+
+// keptDomain is the domain an erasure of addr keeps under the team's
+// rules: none unless the team keeps it.
+func keptDomain(rules store.TeamSettings, addr string) string {
+	if !rules.ErasureKeepsDomain {
+		return ""
+	}
+	return addr[strings.LastIndexByte(addr, '@')+1:]
+}
+
+// KeepDomain sets the team's rule that erasures keep the address's
+// domain.
+func KeepDomain(t *testing.T, st store.Store, tm string) {
+	t.Helper()
+	rules, err := st.TeamSettings(ctx(t), tm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules.ErasureKeepsDomain = true
+	if err := st.SetTeamSettings(ctx(t), rules); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// EraseKeepsDomain: with the team's rule on, an erased entry (listed
+// before, or listed by the erasure) keeps its address's domain, and every
+// look-up, the list and the export answer it; with the rule off it keeps
+// none, and turning the rule on later gives none back to entries erased
+// before; another team's rule is its own.
+func EraseKeepsDomain(t *testing.T, st store.Store) {
+	e := eraser(t, st)
+	// Erased while the rule was off: nothing kept, nor given back when
+	// the rule is turned on.
+	before := team(t)
+	if _, err := st.Add(ctx(t), before, store.Change{}, store.Manual("before@off.example")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.Erase(ctx(t), before, store.Change{}, []string{"before@off.example"}); err != nil || len(got) != 1 || got[0].Entry.ErasedDomain != "" {
+		t.Fatalf("an erasure with the rule off: %+v, %v; want no domain kept", got, err)
+	}
+	KeepDomain(t, st, before)
+	if found, err := st.Check(ctx(t), before, []string{"before@off.example"}); err != nil || len(found) != 1 || found[0].ErasedDomain != "" {
+		t.Errorf("Check of an entry erased before the rule was on: %+v, %v; want no domain", found, err)
+	}
+
+	tm := team(t)
+	KeepDomain(t, st, tm)
+	if rules, err := st.TeamSettings(ctx(t), tm); err != nil || !rules.ErasureKeepsDomain {
+		t.Fatalf("TeamSettings after setting the rule: %+v, %v; want erasure_keeps_domain on", rules, err)
+	}
+	er := SeedErasure(t, st, tm, "kept.person@sub.keep.example")
+	if er.Entry.ErasedDomain != "sub.keep.example" {
+		t.Fatalf("the erased entry keeps %q; want sub.keep.example", er.Entry.ErasedDomain)
+	}
+	fresh, err := e.Erase(ctx(t), tm, store.Change{}, []string{"never.listed@keep.example"})
+	if err != nil || len(fresh) != 1 || fresh[0].Listed || fresh[0].Entry.ErasedDomain != "keep.example" {
+		t.Fatalf("an erasure of an address not listed: %+v, %v; want an erased entry keeping keep.example", fresh, err)
+	}
+	found, err := st.Check(ctx(t), tm, []string{"kept.person@sub.keep.example", "never.listed@keep.example"})
+	if err != nil || len(found) != 2 {
+		t.Fatalf("Check: %+v, %v; want the two erased entries", found, err)
+	}
+	want := map[string]string{"kept.person@sub.keep.example": "sub.keep.example", "never.listed@keep.example": "keep.example"}
+	for _, f := range found {
+		if f.ErasedDomain != want[f.Email] || f.Erased == "" {
+			t.Errorf("Check of %s: erased %q, domain %q; want domain %q", f.Email, f.Erased, f.ErasedDomain, want[f.Email])
+		}
+	}
+	if g, err := st.Get(ctx(t), tm, fresh[0].Entry.ID); err != nil || g.ErasedDomain != "keep.example" {
+		t.Errorf("Get of the erased entry: %+v, %v; want its domain", g, err)
+	}
+	byMarker := map[string]string{}
+	if err := st.Export(ctx(t), tm, store.ListQuery{}, func(x store.Entry) error {
+		byMarker[x.Email] = x.ErasedDomain
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if byMarker[er.Marker] != "sub.keep.example" || byMarker[fresh[0].Marker] != "keep.example" || len(byMarker) != 2 {
+		t.Errorf("the export: %v; want the two erased entries with their domains", byMarker)
+	}
+	// A removal's webhook payload, which the outbox keeps after the
+	// entry is gone, does not carry the domain: it goes with the entry.
+	hook := newWebhook(t, st, tm, api.AuditRemoved)
+	if _, err := st.RemoveIDs(ctx(t), tm, store.Change{}, []string{fresh[0].Entry.ID}); err != nil {
+		t.Fatal(err)
+	}
+	evs := events(t, st, tm, hook.ID)
+	if len(evs) != 1 || !strings.Contains(string(evs[0].Payload), fresh[0].Marker) || strings.Contains(string(evs[0].Payload), "keep.example") {
+		t.Errorf("the removal's webhook events: %+v; want one naming the marker, not the domain", evs)
+	}
+	// Another team's rule is its own.
+	other := team(t)
+	if got, err := e.Erase(ctx(t), other, store.Change{}, []string{"x@keep.example"}); err != nil || len(got) != 1 || got[0].Entry.ErasedDomain != "" {
+		t.Errorf("an erasure on another team: %+v, %v; want no domain kept", got, err)
 	}
 }
 
