@@ -79,7 +79,9 @@ func checkItems(t *testing.T, items []batch.Item, mode batch.Mode) {
 			}
 			continue
 		}
-		n, err := api.NormalizeEmail(it.Value)
+		// An address, or a domain entry (@domain, *.domain) where the mode
+		// takes addresses.
+		n, err := api.NormalizeEntry(it.Value)
 		ok := err == nil && n == it.Value
 		if mode == batch.RemoveIDs {
 			n, err = api.NormalizeID(it.Value)
