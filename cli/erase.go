@@ -208,40 +208,42 @@ func (a *app) erasureShowCommand() *cobra.Command {
 		Short: "List the versions of a team's erasure secret and their entries",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			er, closeFn, err := a.eraser(cmd, team, dsn)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			vs, err := er.ErasureVersions(cmd.Context(), team)
-			if err != nil {
-				return fmt.Errorf("read the erasure secret's versions: %w", err)
-			}
-			if a.output().json {
-				type version struct {
-					Version   int    `json:"version"`
-					CreatedAt string `json:"created_at"`
-					Entries   int64  `json:"entries"`
-				}
-				out := []version{}
-				for _, v := range vs {
-					out = append(out, version{v.Version, v.CreatedAt.UTC().Format(api.TimestampLayout), v.Entries})
-				}
-				return writeJSON(a.io.Out, out)
-			}
-			if len(vs) == 0 {
-				_, err := fmt.Fprintf(a.io.Out, "Team %s has no erasure secret yet: its first erasure makes one.\n", safeText(team))
-				return err
-			}
-			for _, v := range vs {
-				fmt.Fprintf(a.io.Out, "v%d  made %s  %s\n", v.Version, v.CreatedAt.UTC().Format(api.TimestampLayout), plural(int(v.Entries), "erased entry", "erased entries"))
-			}
-			return nil
+			return onEraser(cmd, team, dsn, func(er store.Eraser) error {
+				return a.showErasureVersions(cmd.Context(), er, team)
+			})
 		},
 	}
 	teamFlag(cmd, &team)
 	dbFlag(cmd, &dsn)
 	return cmd
+}
+
+// showErasureVersions prints the versions of team's erasure secret.
+func (a *app) showErasureVersions(ctx context.Context, er store.Eraser, team string) error {
+	vs, err := er.ErasureVersions(ctx, team)
+	if err != nil {
+		return fmt.Errorf("read the erasure secret's versions: %w", err)
+	}
+	if a.output().json {
+		type version struct {
+			Version   int    `json:"version"`
+			CreatedAt string `json:"created_at"`
+			Entries   int64  `json:"entries"`
+		}
+		out := []version{}
+		for _, v := range vs {
+			out = append(out, version{v.Version, v.CreatedAt.UTC().Format(api.TimestampLayout), v.Entries})
+		}
+		return writeJSON(a.io.Out, out)
+	}
+	if len(vs) == 0 {
+		_, err := fmt.Fprintf(a.io.Out, "Team %s has no erasure secret yet: its first erasure makes one.\n", safeText(team))
+		return err
+	}
+	for _, v := range vs {
+		fmt.Fprintf(a.io.Out, "v%d  made %s  %s\n", v.Version, v.CreatedAt.UTC().Format(api.TimestampLayout), plural(int(v.Entries), "erased entry", "erased entries"))
+	}
+	return nil
 }
 
 func (a *app) erasureRotateCommand() *cobra.Command {
@@ -251,20 +253,14 @@ func (a *app) erasureRotateCommand() *cobra.Command {
 		Short: "Add a new version of a team's erasure secret for new erasures",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			er, closeFn, err := a.eraser(cmd, team, dsn)
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			v, err := er.RotateErasureSecret(cmd.Context(), team)
-			if err != nil {
-				return fmt.Errorf("rotate the erasure secret: %w", err)
-			}
-			if a.output().json {
-				return writeJSON(a.io.Out, map[string]any{"team": team, "version": v})
-			}
-			_, err = fmt.Fprintf(a.io.Out, "Team %s erases with version %d of its secret from now on; the older versions stay, to match the entries hashed with them.\n", safeText(team), v)
-			return err
+			return onEraser(cmd, team, dsn, func(er store.Eraser) error {
+				v, err := er.RotateErasureSecret(cmd.Context(), team)
+				if err != nil {
+					return fmt.Errorf("rotate the erasure secret: %w", err)
+				}
+				return a.printDone(map[string]any{"team": team, "version": v},
+					"Team %s erases with version %d of its secret from now on; the older versions stay, to match the entries hashed with them.", safeText(team), v)
+			})
 		},
 	}
 	teamFlag(cmd, &team)
@@ -272,19 +268,17 @@ func (a *app) erasureRotateCommand() *cobra.Command {
 	return cmd
 }
 
-// eraser opens the service's database for a team's erasure secret.
-func (a *app) eraser(cmd *cobra.Command, team, dsn string) (store.Eraser, func() error, error) {
+// onEraser opens the service's database (onStore) for a team's erasure
+// secret and runs fn on it.
+func onEraser(cmd *cobra.Command, team, dsn string, fn func(er store.Eraser) error) error {
 	if err := server.ValidateTeam(team); err != nil {
-		return nil, nil, usagef("%s needs --team T: %v", cmd.CommandPath(), err)
+		return usagef("%s needs --team T: %v", cmd.CommandPath(), err)
 	}
-	st, _, err := openStore(cmd.Context(), dsn)
-	if err != nil {
-		return nil, nil, err
-	}
-	er, ok := st.(store.Eraser)
-	if !ok {
-		st.Close()
-		return nil, nil, fmt.Errorf("this database cannot erase")
-	}
-	return er, st.Close, nil
+	return onStore(cmd.Context(), dsn, func(st store.Store) error {
+		er, ok := st.(store.Eraser)
+		if !ok {
+			return fmt.Errorf("this database cannot erase")
+		}
+		return fn(er)
+	})
 }
