@@ -25,6 +25,8 @@ type queueStage struct {
 	st   *Store
 	conn *pgx.Conn
 	team string
+	// dsn is the database (and schema) of the store.
+	dsn string
 	// hold is the transaction holding the head.
 	hold pgx.Tx
 }
@@ -42,7 +44,7 @@ func newQueueStage(t *testing.T) *queueStage {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
-	s := &queueStage{t: t, st: st, conn: conn, team: "queued"}
+	s := &queueStage{t: t, st: st, conn: conn, team: "queued", dsn: dsn}
 	// The team's first change makes its head.
 	if _, err := st.Add(t.Context(), s.team, store.Change{KeyID: "k"}, store.Manual("first@example.com")); err != nil {
 		t.Fatal(err)

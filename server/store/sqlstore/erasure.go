@@ -104,6 +104,13 @@ func (c *Core) Erase(ctx context.Context, team string, author store.Change, emai
 
 // eraseIn is Erase inside its change (which may run it more than once).
 func (c *Core) eraseIn(ctx context.Context, tx Tx, team string, author store.Change, emails []string) ([]store.Erased, error) {
+	// The head is held before an entry is read or rewritten, as an add
+	// holds it before it reads the erased entries (addIn): an add of one
+	// of these addresses in another process waits for this change, and
+	// then finds the address erased.
+	if _, err := holdTrail(ctx, tx, team, true); err != nil {
+		return nil, err
+	}
 	secrets, err := teamSecrets(ctx, tx, team)
 	if err != nil {
 		return nil, err

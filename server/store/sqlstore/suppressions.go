@@ -252,9 +252,6 @@ func (c *Core) addIn(ctx context.Context, tx Tx, a *adding) error {
 	if err := protect(ctx, tx, team, a.entries); err != nil {
 		return err
 	}
-	if err := addErased(ctx, tx, a); err != nil {
-		return err
-	}
 	var hooks []store.Webhook
 	if !c.noTrail {
 		// Read before the head is held, which the team's other
@@ -263,6 +260,16 @@ func (c *Core) addIn(ctx context.Context, tx Tx, a *adding) error {
 		if hooks, err = wanting(ctx, tx, team, store.AuditAdded); err != nil {
 			return err
 		}
+	}
+	// The erased entries are read with the head held, as an erasure
+	// rewrites them: an erasure of one of these addresses in another
+	// process has then either committed, and its marker is read here,
+	// or not begun.
+	if _, err := holdTrail(ctx, tx, team, true); err != nil {
+		return err
+	}
+	if err := addErased(ctx, tx, a); err != nil {
+		return err
 	}
 	kept, got, err := c.insertFirst(ctx, tx, a)
 	for round := 1; ; round++ {
