@@ -50,8 +50,15 @@ func (f syncFlags) direction() (batch.Direction, error) {
 // localProfile names the local list when no profile has that name.
 const localProfile = "local"
 
+// syncOptions are sync's: the app and the settings of its flags.
+type syncOptions struct {
+	*app
+	syncFlags
+}
+
 func (a *app) syncCommand() *cobra.Command {
-	var f syncFlags
+	o := &syncOptions{app: a}
+	f := &o.syncFlags
 	cmd := &cobra.Command{
 		Use:   "sync --with PROFILE [--push | --pull | --both] [--apply]",
 		Short: "Compare this list with another profile's and carry the changes over",
@@ -83,7 +90,7 @@ file alone, never from SHUSH_BASE_URL or --base-url.`,
   shush --profile hosted sync --with local --both --apply --yes --json`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runSync(cmd, f)
+			return runSync(cmd.Context(), o)
 		},
 	}
 	fl := cmd.Flags()
@@ -135,8 +142,10 @@ type syncSide struct {
 	snap batch.Snapshot
 }
 
-func (a *app) runSync(cmd *cobra.Command, f syncFlags) error {
-	ctx := cmd.Context()
+// runSync compares the two lists and shows the plan, or carries it out
+// with --apply.
+func runSync(ctx context.Context, o *syncOptions) error {
+	a, f := o.app, o.syncFlags
 	d, err := f.direction()
 	if err != nil {
 		return err
@@ -144,7 +153,7 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags) error {
 	if f.with == "" {
 		return usagef("sync needs --with PROFILE: the profile whose list to compare with")
 	}
-	here, there, err := a.syncSides(cmd, f.with)
+	here, there, err := a.syncSides(ctx, f.with)
 	if err != nil {
 		return err
 	}
@@ -175,8 +184,7 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags) error {
 
 // syncSides connects to both lists: here (this profile, as every command
 // connects) and there (the other profile, from the config file alone).
-func (a *app) syncSides(cmd *cobra.Command, with string) (*syncSide, *syncSide, error) {
-	ctx := cmd.Context()
+func (a *app) syncSides(ctx context.Context, with string) (*syncSide, *syncSide, error) {
 	other, err := a.otherSettings(with)
 	if err != nil {
 		return nil, nil, err
