@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/shushlist/shush/api"
-	"github.com/shushlist/shush/config"
 )
 
 const exitCodesHelp = `Every command exits with one of these statuses:
@@ -124,11 +123,7 @@ var completeOrigin = completeWords(string(api.OriginBounce), string(api.OriginCo
 
 // completeProfiles offers the profiles of the config file.
 func completeProfiles(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	path, err := config.Path()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	f, err := config.Load(path)
+	f, err := loadConfigFile()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

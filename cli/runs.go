@@ -54,6 +54,23 @@ func (a *app) findRun(id string) (*batch.Runs, batch.RunInfo, error) {
 	return rs, ri, nil
 }
 
+// onRun finds the run arg names and connects to the configured service
+// for fn, every request carrying the run's reference; the connection
+// closes after fn.
+func (a *app) onRun(ctx context.Context, arg string, fn func(context.Context, batch.RunInfo, *connection) error) error {
+	_, ri, err := a.findRun(arg)
+	if err != nil {
+		return err
+	}
+	ctx = client.WithReference(ctx, ri.Reference)
+	conn, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return fn(ctx, ri, conn)
+}
+
 type runsListOptions struct {
 	*app
 }
@@ -206,17 +223,12 @@ type runsUndoOptions struct {
 }
 
 func runRunsUndo(ctx context.Context, o *runsUndoOptions) error {
+	return o.onRun(ctx, o.Arg, o.undo)
+}
+
+// undo plans the undo of run ri, and sends it on conn once it is agreed.
+func (o *runsUndoOptions) undo(ctx context.Context, ri batch.RunInfo, conn *connection) error {
 	a := o.app
-	_, ri, err := a.findRun(o.Arg)
-	if err != nil {
-		return err
-	}
-	ctx = client.WithReference(ctx, ri.Reference)
-	conn, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
 	runs := a.runsOf(false, conn, 0)
 	u, err := runs.PlanUndo(ctx, ri.ID)
 	if err != nil {
@@ -353,20 +365,15 @@ type runsResumeOptions struct {
 }
 
 func runRunsResume(ctx context.Context, o *runsResumeOptions) error {
-	a := o.app
 	if err := checkConcurrency(o.ConcurrencyGiven, o.Concurrency); err != nil {
 		return err
 	}
-	_, ri, err := a.findRun(o.Arg)
-	if err != nil {
-		return err
-	}
-	ctx = client.WithReference(ctx, ri.Reference)
-	conn, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+	return o.onRun(ctx, o.Arg, o.resume)
+}
+
+// resume sends what run ri has left on conn, the service it was sent to.
+func (o *runsResumeOptions) resume(ctx context.Context, ri batch.RunInfo, conn *connection) error {
+	a := o.app
 	if !client.SameTarget(ri.Target, conn.Client.BaseURL()) {
 		return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.TargetName(ri.Target), conn.Target)
 	}

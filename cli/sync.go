@@ -107,13 +107,9 @@ file alone, never from SHUSH_BASE_URL or --base-url.`,
 // file alone: the variables and flags that point this profile somewhere
 // else must not carry its key (or another's) there.
 func (a *app) otherSettings(name string) (config.Settings, error) {
-	path, err := config.Path()
+	f, err := loadConfigFile()
 	if err != nil {
-		return config.Settings{}, usageErr{err}
-	}
-	f, err := config.Load(path)
-	if err != nil {
-		return config.Settings{}, usageErr{err}
+		return config.Settings{}, err
 	}
 	env := func(k string) string {
 		switch k {
@@ -451,10 +447,8 @@ func (a *app) printSyncRuns(w io.Writer, views []syncRunView) {
 // file alone (otherSettings).
 func (a *app) syncPeers(conn *connection) []ui.SyncPeer {
 	var names []string
-	if path, err := config.Path(); err == nil {
-		if f, err := config.Load(path); err == nil {
-			names = f.ProfileNames()
-		}
+	if f, err := loadConfigFile(); err == nil {
+		names = f.ProfileNames()
 	}
 	if !conn.Settings.Local() && !slices.Contains(names, localProfile) {
 		names = append(names, localProfile)
