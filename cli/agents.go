@@ -97,10 +97,7 @@ rule asks for that permission.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runAgentsAdd(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.Arg, runAgentsAdd),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Team, "team", "", "team the agent works for (1-64 printable characters, no spaces)")
@@ -166,9 +163,7 @@ func (a *app) agentsListCommand() *cobra.Command {
 		Short:   "List the agents",
 		Long:    `List the agents not removed, oldest first, with their team, access and key's fingerprint.`,
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentsList(cmd.Context(), o)
-		},
+		RunE:    runWith(o, runAgentsList),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd
@@ -208,10 +203,7 @@ func (a *app) agentsRemoveCommand() *cobra.Command {
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runAgentsRemove(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.Arg, runAgentsRemove),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd

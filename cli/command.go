@@ -100,3 +100,30 @@ func commandName(cmd *cobra.Command) string {
 	}
 	return cmd.Name()
 }
+
+// runWith is the RunE of a command that takes no arguments: it calls the
+// command's run function with its options.
+func runWith[O any](o *O, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), o) }
+}
+
+// runWithArg is the RunE of a command that takes one argument (its Args
+// checks that there is one): it puts the argument in *arg, a field of the
+// options, and calls the run function.
+func runWithArg[O any](o *O, arg *string, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		*arg = args[0]
+		return run(cmd.Context(), o)
+	}
+}
+
+// runWithPaging is runWith for a command that reads a list in pages: its
+// paging flags are checked first (see paging.check).
+func runWithPaging[O any](o *O, p *paging, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if err := p.check(cmd); err != nil {
+			return err
+		}
+		return run(cmd.Context(), o)
+	}
+}

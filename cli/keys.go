@@ -171,7 +171,7 @@ func (a *app) keysListCommand() *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "List the API keys (never the keys themselves)",
 		Args:    noArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runKeysList(cmd.Context(), o) },
+		RunE:    runWith(o, runKeysList),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd
@@ -210,10 +210,7 @@ func (a *app) keysRevokeCommand() *cobra.Command {
 			}
 			return completeKeyIDs(cmd, o.DB, prefix), cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.ID = args[0]
-			return runKeysRevoke(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.ID, runKeysRevoke),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd

@@ -111,9 +111,7 @@ func (a *app) runsListCommand() *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "List the recorded runs, newest first",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runRunsList(cmd.Context(), o)
-		},
+		RunE:    runWith(o, runRunsList),
 	}
 	return cmd
 }
@@ -188,10 +186,7 @@ func (a *app) runsShowCommand() *cobra.Command {
 		Use:   "show RUN",
 		Short: "Show a run and every entry's outcome",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runRunsShow(cmd.Context(), o)
-		},
+		RunE:  runWithArg(o, &o.Arg, runRunsShow),
 	}
 	return cmd
 }
@@ -272,10 +267,7 @@ adds the removed addresses back with the origin they had (bounce,
 complaint, …) where the service takes origins (shush's own service); it
 says beforehand which will come back as manual.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runRunsUndo(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.Arg, runRunsUndo),
 	}
 	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "undo without asking")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "say what the undo would send, every entry, and send nothing")

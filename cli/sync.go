@@ -89,9 +89,7 @@ file alone, never from SHUSH_BASE_URL or --base-url.`,
   shush sync --with hosted --push --apply
   shush --profile hosted sync --with local --both --apply --yes --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runSync(cmd.Context(), o)
-		},
+		RunE: runWith(o, runSync),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.with, "with", "", "the profile whose list to compare with (\"local\": the local list)")

@@ -68,9 +68,7 @@ func (a *app) teamShowCommand() *cobra.Command {
 		Short: "Show a team's rules",
 		Long:  `Show a team's rules: what it protects, and who may remove complaints.`,
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTeamShow(cmd.Context(), o)
-		},
+		RunE:  runWith(o, runTeamShow),
 	}
 	teamFlag(cmd, &o.Team)
 	dbFlag(cmd, &o.DB)

@@ -97,6 +97,6 @@ func (a *app) versionCommand() *cobra.Command {
 		Use:   "version",
 		Short: "Print shush's version and how it was built",
 		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runVersion(cmd.Context(), o) },
+		RunE:  runWith(o, runVersion),
 	}
 }
