@@ -197,13 +197,8 @@ func (a *app) agentsRemoveCommand() *cobra.Command {
 		Use:     "remove NAME",
 		Aliases: []string{"rm", "delete"},
 		Short:   "Remove an agent: they cannot log in again, and their open sessions end",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("agents remove needs one NAME (see shush agents list), got %d arguments", len(args))
-			}
-			return nil
-		},
-		RunE: runWithArg(o, &o.Arg, runAgentsRemove),
+		Args:    idArg("NAME", "shush agents list"),
+		RunE:    runWithArg(o, &o.Arg, runAgentsRemove),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd
