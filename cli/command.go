@@ -16,7 +16,9 @@ package cli
 //     turns every error into one sentence (or the JSON error document) and
 //     its status, once, for all.
 //   - The cobra command (xCommand) declares the flags into the options and
-//     calls the run function from RunE; it holds no logic.
+//     calls the run function from RunE; it holds no logic. RunE is written
+//     once: runWith(o, runX), runWithArg(o, &o.Arg, runX) for a command of
+//     one argument, runWithPaging(o, &o.Paging, runX) for a paged list.
 //
 // A test builds the options with the app of a real service in process
 // (newTestService and newTestApp in harness_test.go: buffers for the
@@ -27,9 +29,9 @@ package cli
 // Adding a command (say "suppressions erase"): a new file with
 // eraseOptions{*app; fields}, runErase(ctx, *eraseOptions), and
 // (a *app) eraseCommand() built like getCommand (flags into the options,
-// RunE calling runErase; a flag whose being given matters is passed as a
-// field, as keys create's TeamGiven); add it to its group's list (group
-// "suppressions" in suppressions.go); test runErase as
+// RunE: runWithArg(o, &o.Arg, runErase); a flag whose being given matters
+// is passed as a field, as keys create's TeamGiven); add it to its group's
+// list (group "suppressions" in suppressions.go); test runErase as
 // suppressions_test.go tests runGet.
 
 import (
