@@ -55,7 +55,7 @@ more than a minute apart); 2 bad usage; 3 never; 4 the service refused the
 key; 130 interrupted.`,
 		Example: "  shush doctor\n  shush --profile work doctor --json",
 		Args:    noArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runDoctor(cmd.Context(), &doctorOptions{app: a}) },
+		RunE:    runWith(&doctorOptions{app: a}, runDoctor),
 	}
 }
 

@@ -125,7 +125,7 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          noArgs,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return runUI(cmd.Context(), uiOpts) },
+		RunE:          runWith(uiOpts, runUI),
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
 	pf := root.PersistentFlags()
