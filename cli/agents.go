@@ -48,12 +48,22 @@ func runAgentsAdd(ctx context.Context, o *agentsAddOptions) error {
 	if err != nil {
 		return err
 	}
-	st, _, err := openStore(ctx, o.DB)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ag, err := server.CreateAgent(ctx, st, o.Team, api.NewAgent{Name: o.Arg, PublicKey: text, ReadOnly: o.ReadOnly, Override: o.Override})
+	return onStore(ctx, o.DB, func(st store.Store) error {
+		ag, err := server.CreateAgent(ctx, st, o.Team, api.NewAgent{Name: o.Arg, PublicKey: text, ReadOnly: o.ReadOnly, Override: o.Override})
+		if err != nil {
+			return o.addRefused(err)
+		}
+		if o.jsonAsked() {
+			return writeJSON(o.io.Out, agentJSON(ag))
+		}
+		fmt.Fprintf(o.io.Out, "Added agent %s to team %s (%s), key %s.\n", safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint)
+		return nil
+	})
+}
+
+// addRefused says why the agent was not added: a usage error when the
+// name or key will not do.
+func (o *agentsAddOptions) addRefused(err error) error {
 	var ae *server.AgentError
 	switch {
 	case errors.As(err, &ae):
@@ -64,14 +74,8 @@ func runAgentsAdd(ctx context.Context, o *agentsAddOptions) error {
 		return usagef("%v", err)
 	case errors.Is(err, store.ErrExists):
 		return usagef("an agent named %s exists already (see shush agents list)", safeText(api.Quote(o.Arg)))
-	case err != nil:
-		return fmt.Errorf("add the agent: %w", err)
 	}
-	if a.jsonAsked() {
-		return writeJSON(a.io.Out, agentJSON(ag))
-	}
-	fmt.Fprintf(a.io.Out, "Added agent %s to team %s (%s), key %s.\n", safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint)
-	return nil
+	return fmt.Errorf("add the agent: %w", err)
 }
 
 func (a *app) agentsAddCommand() *cobra.Command {
@@ -93,10 +97,7 @@ rule asks for that permission.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runAgentsAdd(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.Arg, runAgentsAdd),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Team, "team", "", "team the agent works for (1-64 printable characters, no spaces)")
@@ -132,33 +133,26 @@ type agentsListOptions struct {
 }
 
 func runAgentsList(ctx context.Context, o *agentsListOptions) error {
-	a := o.app
-	st, _, err := openStore(ctx, o.DB)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	agents, err := st.ListAgents(ctx)
-	if err != nil {
-		return fmt.Errorf("list the agents: %w", err)
-	}
-	if a.output().json {
+	return onStore(ctx, o.DB, func(st store.Store) error {
+		agents, err := st.ListAgents(ctx)
+		if err != nil {
+			return fmt.Errorf("list the agents: %w", err)
+		}
 		out := make([]api.Agent, len(agents))
 		for i, ag := range agents {
 			out[i] = agentJSON(ag)
 		}
-		return writeJSON(a.io.Out, out)
-	}
-	if len(agents) == 0 {
-		fmt.Fprintln(a.io.ErrOut, "No agents yet; add one with: shush agents add NAME --team T --ssh-key FILE")
-		return nil
-	}
-	t := newTable(a.io.Out)
-	t.row("NAME", "TEAM", "ACCESS", "KEY", "ADDED")
-	for _, ag := range agents {
-		t.row(safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint, ag.CreatedAt.UTC().Format(time.RFC3339))
-	}
-	return t.flush()
+		return agentsListing.print(o.app, o.output().json, out, agents, false)
+	})
+}
+
+// agentsListing is how agents list shows the agents to a person.
+var agentsListing = listing[store.Agent]{
+	columns: []string{"NAME", "TEAM", "ACCESS", "KEY", "ADDED"},
+	row: func(ag store.Agent) []string {
+		return []string{safeText(ag.Name), safeText(ag.Team), permissions(ag.ReadOnly, ag.Override), ag.Fingerprint, ag.CreatedAt.UTC().Format(time.RFC3339)}
+	},
+	noneHint: "No agents yet; add one with: shush agents add NAME --team T --ssh-key FILE",
 }
 
 func (a *app) agentsListCommand() *cobra.Command {
@@ -169,9 +163,7 @@ func (a *app) agentsListCommand() *cobra.Command {
 		Short:   "List the agents",
 		Long:    `List the agents not removed, oldest first, with their team, access and key's fingerprint.`,
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentsList(cmd.Context(), o)
-		},
+		RunE:    runWith(o, runAgentsList),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd
@@ -183,27 +175,20 @@ type agentsRemoveOptions struct {
 }
 
 func runAgentsRemove(ctx context.Context, o *agentsRemoveOptions) error {
-	a := o.app
-	st, _, err := openStore(ctx, o.DB)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ag, err := server.FindAgent(ctx, st, o.Arg)
-	if err == nil {
-		ag, err = st.RemoveAgent(ctx, ag.ID)
-	}
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("no agent is named %s (see shush agents list)", safeText(api.Quote(o.Arg)))
-	case err != nil:
-		return fmt.Errorf("remove the agent: %w", err)
-	}
-	if a.output().json {
-		return writeJSON(a.io.Out, api.DeletedAgent{Object: api.ObjectAgent, ID: ag.ID, Deleted: true})
-	}
-	fmt.Fprintf(a.io.Out, "Removed agent %s; a running shush serve ends their sessions within a few seconds.\n", safeText(ag.Name))
-	return nil
+	return onStore(ctx, o.DB, func(st store.Store) error {
+		ag, err := server.FindAgent(ctx, st, o.Arg)
+		if err == nil {
+			ag, err = st.RemoveAgent(ctx, ag.ID)
+		}
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return fmt.Errorf("no agent is named %s (see shush agents list)", safeText(api.Quote(o.Arg)))
+		case err != nil:
+			return fmt.Errorf("remove the agent: %w", err)
+		}
+		return o.printDone(api.DeletedAgent{Object: api.ObjectAgent, ID: ag.ID, Deleted: true},
+			"Removed agent %s; a running shush serve ends their sessions within a few seconds.", safeText(ag.Name))
+	})
 }
 
 func (a *app) agentsRemoveCommand() *cobra.Command {
@@ -212,16 +197,8 @@ func (a *app) agentsRemoveCommand() *cobra.Command {
 		Use:     "remove NAME",
 		Aliases: []string{"rm", "delete"},
 		Short:   "Remove an agent: they cannot log in again, and their open sessions end",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("agents remove needs one NAME (see shush agents list), got %d arguments", len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runAgentsRemove(cmd.Context(), o)
-		},
+		Args:    idArg("NAME", "shush agents list"),
+		RunE:    runWithArg(o, &o.Arg, runAgentsRemove),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd

@@ -66,12 +66,7 @@ database.`,
   shush audit --reference '#48213' --json
   shush audit --type suppression.removed --all --jq '.data[].suppression.email'`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Paging.check(cmd); err != nil {
-				return err
-			}
-			return runAudit(cmd.Context(), o)
-		},
+		RunE: runWithPaging(o, &o.Paging, runAudit),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Params.Email, "email", "", "only this address's changes (also after its removal)")
@@ -178,7 +173,7 @@ from cron or a systemd timer to keep, say, a year:
 takes a date (2026-01-31) or an RFC 3339 time. It deletes 10,000 rows per
 transaction, so a long trail never holds the database for long.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runAuditPrune(cmd.Context(), o) },
+		RunE: runWith(o, runAuditPrune),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.OlderThan, "older-than", "", "age of the entries to delete: 365d, 72h, …")

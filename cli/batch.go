@@ -341,18 +341,8 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 		return err
 	}
 	defer collectAt(readingGC)()
-	// Our own addresses never go; whom a ticket is about, the rule
-	// decides. What is wrong with the input is said before what is wrong
-	// with the settings, as when the input was read before them.
-	settings, serr := a.settings()
-	in, err := a.readPlan(ctx, f.file, mode, ticket.NewOwn(settings.Own), ov, f.format)
+	in, target, err := a.readBatchInput(ctx, f, mode, ov)
 	if err != nil {
-		return err
-	}
-	if serr != nil {
-		return serr
-	}
-	if err := intentGuard(in, mode, f); err != nil {
 		return err
 	}
 	if f.reference, err = a.chooseReference(f.reference, in, f.file); err != nil {
@@ -362,37 +352,68 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 	if err != nil {
 		return err
 	}
-	out := a.output()
 	if f.dryRun {
-		return a.printPlan(out, in, settings.Target(), f.reference, f.keep, f.keepIDs)
+		return a.printPlan(a.output(), in, target, f.reference, f.keep, f.keepIDs)
 	}
-	if !out.json {
-		a.listTakenIn(a.io.Out, in.Decisions)
+	if ok, err := a.readyToSend(ctx, in, mode, f, target); !ok {
+		return err
 	}
-	switch {
-	case in.Len() == 0 && len(in.LeftOut) > 0:
-		l := in.LeftOut[0]
-		return usagef("%s has nothing to send: every address is left out (%s: %s); --dry-run shows why, --include-requester takes them in",
-			inputName(f.file), l.Value, l.Text())
-	case in.Len() == 0:
-		return usagef("%s has no valid entries to send: %s", inputName(f.file), describeInvalid(in.Invalid, 3))
-	}
-	if mode != batch.Add {
-		q := fmt.Sprintf("Remove %s from %s?", entriesOf(mode, in.Len()), settings.Target())
-		show := func(width int) string {
-			return touchList(fmt.Sprintf("These %s would be removed:", entriesOf(mode, in.Len())), slices.Collect(in.Values()), width)
-		}
-		if ok, err := a.confirmAfter(ctx, f.yes, f.file == "-", q, show); !ok {
-			return err
-		}
-	}
-
 	conn, err := a.connect(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
+	return a.sendBatch(ctx, conn, in, mode, f, exp)
+}
 
+// readBatchInput reads and plans the input of a batch run, and returns it
+// with the target the settings name.
+func (a *app) readBatchInput(ctx context.Context, f batchFlags, mode batch.Mode, ov ticket.Override) (*batch.Input, string, error) {
+	// Our own addresses never go; whom a ticket is about, the rule
+	// decides. What is wrong with the input is said before what is wrong
+	// with the settings, as when the input was read before them.
+	settings, serr := a.settings()
+	in, err := a.readPlan(ctx, f.file, mode, ticket.NewOwn(settings.Own), ov, f.format)
+	if err != nil {
+		return nil, "", err
+	}
+	if serr != nil {
+		return nil, "", serr
+	}
+	if err := intentGuard(in, mode, f); err != nil {
+		return nil, "", err
+	}
+	return in, settings.Target(), nil
+}
+
+// readyToSend lists what the input takes in (for a person), refuses an
+// input with nothing to send, and asks before a removal. It reports
+// whether to send; not sending without an error is a removal declined.
+func (a *app) readyToSend(ctx context.Context, in *batch.Input, mode batch.Mode, f batchFlags, target string) (bool, error) {
+	if !a.output().json {
+		a.listTakenIn(a.io.Out, in.Decisions)
+	}
+	switch {
+	case in.Len() == 0 && len(in.LeftOut) > 0:
+		l := in.LeftOut[0]
+		return false, usagef("%s has nothing to send: every address is left out (%s: %s); --dry-run shows why, --include-requester takes them in",
+			inputName(f.file), l.Value, l.Text())
+	case in.Len() == 0:
+		return false, usagef("%s has no valid entries to send: %s", inputName(f.file), describeInvalid(in.Invalid, 3))
+	}
+	if mode == batch.Add {
+		return true, nil
+	}
+	q := fmt.Sprintf("Remove %s from %s?", entriesOf(mode, in.Len()), target)
+	show := func(width int) string {
+		return touchList(fmt.Sprintf("These %s would be removed:", entriesOf(mode, in.Len())), slices.Collect(in.Values()), width)
+	}
+	return a.confirmAfter(ctx, f.yes, f.file == "-", q, show)
+}
+
+// sendBatch starts the run of the input on the connection (or resumes the
+// interrupted one, with --resume) and reports it.
+func (a *app) sendBatch(ctx context.Context, conn *connection, in *batch.Input, mode batch.Mode, f batchFlags, exp batch.Expiry) error {
 	// An export re-imported keeps its entries' origins where the service
 	// takes them; elsewhere they are listed as manual, and that is said.
 	if mode == batch.Add && in.HasOrigins() && !f.resume && !batch.TakesOrigins(ctx, conn.Client) {
@@ -404,6 +425,7 @@ func runBatch(ctx context.Context, o *batchOptions) error {
 	}
 
 	meta := batch.RunMeta{Reference: f.reference, Input: inputName(f.file), Note: f.keep.note, KeepIDs: f.keepIDs}
+	var err error
 	if meta.ExpiresAt, err = expiresAt(ctx, conn.Client, exp); err != nil {
 		return err
 	}

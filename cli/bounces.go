@@ -115,9 +115,7 @@ prints {"object","messages" (read),"data":[{"source","email","kind","status",
   shush bounces ingest --file ~/Maildir/.Bounces --reference "mailbox sweep 2026-11"
   cat dsn.eml | shush bounces ingest --file - --dry-run`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runBouncesIngest(cmd.Context(), o)
-		},
+		RunE: runWith(o, runBouncesIngest),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.File, "file", "", "a message, an mbox or a Maildir folder; - reads stdin")

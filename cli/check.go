@@ -144,7 +144,7 @@ their answers come; --format ndjson prints one item a line.`,
   shush suppressions check --file crm-export.csv --format ndjson > checked.ndjson
   pbpaste | shush suppressions check --file - --json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runCheck(cmd.Context(), o) },
+		RunE: runWith(o, runCheck),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.File, "file", "", "file of addresses or a ticket's text; - reads stdin")

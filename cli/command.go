@@ -16,7 +16,9 @@ package cli
 //     turns every error into one sentence (or the JSON error document) and
 //     its status, once, for all.
 //   - The cobra command (xCommand) declares the flags into the options and
-//     calls the run function from RunE; it holds no logic.
+//     calls the run function from RunE; it holds no logic. RunE is written
+//     once: runWith(o, runX), runWithArg(o, &o.Arg, runX) for a command of
+//     one argument, runWithPaging(o, &o.Paging, runX) for a paged list.
 //
 // A test builds the options with the app of a real service in process
 // (newTestService and newTestApp in harness_test.go: buffers for the
@@ -27,9 +29,9 @@ package cli
 // Adding a command (say "suppressions erase"): a new file with
 // eraseOptions{*app; fields}, runErase(ctx, *eraseOptions), and
 // (a *app) eraseCommand() built like getCommand (flags into the options,
-// RunE calling runErase; a flag whose being given matters is passed as a
-// field, as keys create's TeamGiven); add it to its group's list (group
-// "suppressions" in suppressions.go); test runErase as
+// RunE: runWithArg(o, &o.Arg, runErase); a flag whose being given matters
+// is passed as a field, as keys create's TeamGiven); add it to its group's
+// list (group "suppressions" in suppressions.go); test runErase as
 // suppressions_test.go tests runGet.
 
 import (
@@ -99,4 +101,31 @@ func commandName(cmd *cobra.Command) string {
 		return commandName(cmd.Parent()) + " " + cmd.Name()
 	}
 	return cmd.Name()
+}
+
+// runWith is the RunE of a command that takes no arguments: it calls the
+// command's run function with its options.
+func runWith[O any](o *O, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), o) }
+}
+
+// runWithArg is the RunE of a command that takes one argument (its Args
+// checks that there is one): it puts the argument in *arg, a field of the
+// options, and calls the run function.
+func runWithArg[O any](o *O, arg *string, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		*arg = args[0]
+		return run(cmd.Context(), o)
+	}
+}
+
+// runWithPaging is runWith for a command that reads a list in pages: its
+// paging flags are checked first (see paging.check).
+func runWithPaging[O any](o *O, p *paging, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, _ []string) error {
+		if err := p.check(cmd); err != nil {
+			return err
+		}
+		return run(cmd.Context(), o)
+	}
 }

@@ -36,14 +36,24 @@ type resolved struct {
 	err      error
 }
 
-func (a *app) resolveSettings() (config.Settings, error) {
+// loadConfigFile reads the config file; one that cannot be found or read
+// is a usage error.
+func loadConfigFile() (*config.File, error) {
 	path, err := config.Path()
 	if err != nil {
-		return config.Settings{}, usageErr{err}
+		return nil, usageErr{err}
 	}
 	f, err := config.Load(path)
 	if err != nil {
-		return config.Settings{}, usageErr{err}
+		return nil, usageErr{err}
+	}
+	return f, nil
+}
+
+func (a *app) resolveSettings() (config.Settings, error) {
+	f, err := loadConfigFile()
+	if err != nil {
+		return config.Settings{}, err
 	}
 	key, err := a.flagKey()
 	if err != nil {
@@ -312,13 +322,9 @@ func runSetProfile(o *setProfileOptions) error {
 			return usageErr{err}
 		}
 	}
-	path, err := config.Path()
+	f, err := loadConfigFile()
 	if err != nil {
-		return usageErr{err}
-	}
-	f, err := config.Load(path)
-	if err != nil {
-		return usageErr{err}
+		return err
 	}
 	if f.Profiles == nil {
 		f.Profiles = map[string]config.Profile{}
@@ -348,7 +354,7 @@ func runSetProfile(o *setProfileOptions) error {
 	if p.Keychain {
 		where = fmt.Sprintf("; its key is in the OS keychain (service %q, account %q)", config.KeychainService, name)
 	}
-	fmt.Fprintf(o.io.ErrOut, "Profile %q %s in %s%s.\n", name, verb, path, where)
+	fmt.Fprintf(o.io.ErrOut, "Profile %q %s in %s%s.\n", name, verb, f.Path, where)
 	return nil
 }
 

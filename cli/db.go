@@ -71,7 +71,7 @@ any shush command on a database brings it there.`,
 		Example: `  shush db copy --from ~/.local/share/shush/shush.db --to postgres://shush@db.internal/shush
   shush db copy --from postgres://shush@db.internal/shush --to backup.db --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runDBCopy(cmd.Context(), o) },
+		RunE: runWith(o, runDBCopy),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.From, "from", "", "the database to copy: a SQLite file path, a postgres:// URL or a key=value PostgreSQL string")

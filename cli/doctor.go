@@ -55,7 +55,7 @@ more than a minute apart); 2 bad usage; 3 never; 4 the service refused the
 key; 130 interrupted.`,
 		Example: "  shush doctor\n  shush --profile work doctor --json",
 		Args:    noArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runDoctor(cmd.Context(), &doctorOptions{app: a}) },
+		RunE:    runWith(&doctorOptions{app: a}, runDoctor),
 	}
 }
 
@@ -90,100 +90,127 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 // calls for: 4 when the key was refused, 1 for any other failure.
 func (a *app) doctor(ctx context.Context) (doctorReport, int) {
 	b := readBuild()
-	rep := doctorReport{OK: true, Version: b.Version}
-	code := ExitOK
-	add := func(name string, ok bool, format string, args ...any) {
-		rep.Checks = append(rep.Checks, check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
-		if !ok {
-			rep.OK = false
-			if code == ExitOK {
-				code = ExitFailed
-			}
+	d := &doctorRun{rep: doctorReport{OK: true, Version: b.Version}, code: ExitOK}
+	a.doctorChecks(ctx, d)
+	d.add("version", true, "shush %s (%s, %s)", b.Version, b.Go, b.Platform)
+	return d.rep, d.code
+}
+
+// doctorRun gathers doctor's checks and the exit status they call for.
+type doctorRun struct {
+	rep  doctorReport
+	code int
+}
+
+// add records a check; a failure makes the exit status 1 unless it is
+// set already.
+func (d *doctorRun) add(name string, ok bool, format string, args ...any) {
+	d.rep.Checks = append(d.rep.Checks, check{Name: name, OK: ok, Detail: fmt.Sprintf(format, args...)})
+	if !ok {
+		d.rep.OK = false
+		if d.code == ExitOK {
+			d.code = ExitFailed
 		}
 	}
-	version := func() {
-		add("version", true, "shush %s (%s, %s)", b.Version, b.Go, b.Platform)
-	}
+}
 
+// doctorChecks runs the checks in their order: config, service, key,
+// access, clock. It stops where a failure leaves the next checks nothing
+// to ask (no settings, no service, a refused key).
+func (a *app) doctorChecks(ctx context.Context, d *doctorRun) {
 	s, err := a.settings()
 	if err != nil {
-		add("config", false, "%v", err)
-		version()
-		return rep, code
+		d.add("config", false, "%v", err)
+		return
 	}
-	if s.Local() {
-		add("config", true, "profile %s (%s); no service configured: the local list %s (%s)", s.Profile.Value, s.Profile.Source,
-			redact.DSN(s.DB.Value), s.DB.Source)
-	} else {
-		add("config", true, "profile %s (%s); base URL %s (%s); key %s (%s)", s.Profile.Value, s.Profile.Source,
-			redact.URL(s.BaseURL.Value), s.BaseURL.Source, dash(config.MaskKey(s.APIKey.Value)), s.APIKey.Source)
-	}
+	d.checkConfig(s)
 
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	// One try per question: doctor says what is, it does not wait it out.
 	conn, err := a.connect(ctx, client.WithRetry(0, 0, 0), client.WithTimeout(10*time.Second))
 	if err != nil {
-		add("service", false, "%v", err)
-		version()
-		return rep, code
+		d.add("service", false, "%v", err)
+		return
 	}
 	defer conn.Close()
-	c := conn.Client
+	if !d.checkService(ctx, conn) {
+		return
+	}
+	d.checkAccess(ctx, conn.Client)
+	d.checkClock(conn)
+}
 
-	_, err = c.List(ctx, client.ListParams{Limit: 1})
+// checkConfig says where the settings point.
+func (d *doctorRun) checkConfig(s config.Settings) {
+	if s.Local() {
+		d.add("config", true, "profile %s (%s); no service configured: the local list %s (%s)", s.Profile.Value, s.Profile.Source,
+			redact.DSN(s.DB.Value), s.DB.Source)
+		return
+	}
+	d.add("config", true, "profile %s (%s); base URL %s (%s); key %s (%s)", s.Profile.Value, s.Profile.Source,
+		redact.URL(s.BaseURL.Value), s.BaseURL.Source, dash(config.MaskKey(s.APIKey.Value)), s.APIKey.Source)
+}
+
+// checkService asks the service for one entry of the list: whether it
+// answers, and whether it takes the key. It reports whether the checks
+// that follow may go on.
+func (d *doctorRun) checkService(ctx context.Context, conn *connection) bool {
+	_, err := conn.Client.List(ctx, client.ListParams{Limit: 1})
 	var ae *api.Error
 	var ne *client.NetworkError
 	switch {
 	case errors.As(err, &ne), client.IsRedirect(err):
-		add("service", false, "%s does not answer: %v", conn.Target, err)
-		version()
-		return rep, code
+		d.add("service", false, "%s does not answer: %v", conn.Target, err)
+		return false
 	case err == nil:
-		add("service", true, "%s answers", conn.Target)
-		add("key", true, "%s is accepted (the list can be read)", conn.MaskedKey)
+		d.add("service", true, "%s answers", conn.Target)
+		d.add("key", true, "%s is accepted (the list can be read)", conn.MaskedKey)
 	case client.IsUnsupported(err):
-		add("service", true, "%s answers, with only the batch endpoints (no list: browsing and look-ups are off)", conn.Target)
+		d.add("service", true, "%s answers, with only the batch endpoints (no list: browsing and look-ups are off)", conn.Target)
 	case errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden) && ae.Name != api.ErrRestrictedAPIKey:
-		add("service", true, "%s answers", conn.Target)
-		add("key", false, "%s is refused: %v", conn.MaskedKey, err)
-		code = ExitRefused
-		version()
-		return rep, code
+		d.add("service", true, "%s answers", conn.Target)
+		d.add("key", false, "%s is refused: %v", conn.MaskedKey, err)
+		d.code = ExitRefused
+		return false
 	case errors.As(err, &ae) && ae.Name == api.ErrRestrictedAPIKey:
-		add("service", true, "%s answers", conn.Target)
-		add("key", true, "%s is accepted, restricted: %s", conn.MaskedKey, ae.Message)
+		d.add("service", true, "%s answers", conn.Target)
+		d.add("key", true, "%s is accepted, restricted: %s", conn.MaskedKey, ae.Message)
 	default:
-		add("service", false, "%s: %v", conn.Target, err)
-		version()
-		return rep, code
+		d.add("service", false, "%s: %v", conn.Target, err)
+		return false
 	}
+	return true
+}
 
+// checkAccess says whether the key may change the list.
+func (d *doctorRun) checkAccess(ctx context.Context, c *client.Client) {
 	switch can, err := c.CanChange(ctx); {
 	case err != nil:
-		add("access", false, "cannot tell whether the key may change the list: %v", err)
+		d.add("access", false, "cannot tell whether the key may change the list: %v", err)
 	case can:
-		add("access", true, "read-write: the key may add and remove entries")
+		d.add("access", true, "read-write: the key may add and remove entries")
 	default:
-		add("access", true, "read-only: the key may read the list but not change it")
+		d.add("access", true, "read-only: the key may read the list but not change it")
 	}
+}
 
-	switch skew, known := c.ClockSkew(); {
+// checkClock compares this machine's clock with the service's.
+func (d *doctorRun) checkClock(conn *connection) {
+	switch skew, known := conn.Client.ClockSkew(); {
 	case conn.Settings.Local():
-		add("clock", true, "the local list keeps this machine's time")
+		d.add("clock", true, "the local list keeps this machine's time")
 	case !known:
-		add("clock", true, "the service sent no Date header: its clock cannot be compared (its times are shown as it gives them)")
+		d.add("clock", true, "the service sent no Date header: its clock cannot be compared (its times are shown as it gives them)")
 	case skew > maxSkew || skew < -maxSkew:
 		// Date has whole seconds: the estimate is good to a second or two.
-		add("clock", false, "the service's clock is about %s %s this machine's; times it shows and times shush shows disagree by that much",
+		d.add("clock", false, "the service's clock is about %s %s this machine's; times it shows and times shush shows disagree by that much",
 			skew.Abs().Round(10*time.Second), aheadBehind(skew))
 	case skew == 0:
-		add("clock", true, "the service's clock agrees with this machine's (within two seconds)")
+		d.add("clock", true, "the service's clock agrees with this machine's (within two seconds)")
 	default:
-		add("clock", true, "the service's clock is %s %s this machine's", skew.Abs().Round(time.Second), aheadBehind(skew))
+		d.add("clock", true, "the service's clock is %s %s this machine's", skew.Abs().Round(time.Second), aheadBehind(skew))
 	}
-	version()
-	return rep, code
 }
 
 func aheadBehind(d time.Duration) string {

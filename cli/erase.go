@@ -201,80 +201,80 @@ hashed with it stay matched by it.`,
 	return cmd
 }
 
-func (a *app) erasureShowCommand() *cobra.Command {
-	var team, dsn string
-	cmd := &cobra.Command{
-		Use:   "show --team T",
-		Short: "List the versions of a team's erasure secret and their entries",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return onEraser(cmd, team, dsn, func(er store.Eraser) error {
-				return a.showErasureVersions(cmd.Context(), er, team)
-			})
-		},
-	}
-	teamFlag(cmd, &team)
-	dbFlag(cmd, &dsn)
+// erasureOptions are the options of the erasure secret's show and
+// rotate: the team, and the database of --db.
+type erasureOptions struct {
+	*app
+	Team, DB string
+}
+
+// erasureCommand is the skeleton of show and rotate: --team, --db, and
+// the run function.
+func (a *app) erasureCommand(use, short string, run func(context.Context, *erasureOptions) error) *cobra.Command {
+	o := &erasureOptions{app: a}
+	cmd := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: runWith(o, run)}
+	teamFlag(cmd, &o.Team)
+	dbFlag(cmd, &o.DB)
 	return cmd
 }
 
-// showErasureVersions prints the versions of team's erasure secret.
-func (a *app) showErasureVersions(ctx context.Context, er store.Eraser, team string) error {
-	vs, err := er.ErasureVersions(ctx, team)
-	if err != nil {
-		return fmt.Errorf("read the erasure secret's versions: %w", err)
-	}
-	if a.output().json {
-		type version struct {
-			Version   int    `json:"version"`
-			CreatedAt string `json:"created_at"`
-			Entries   int64  `json:"entries"`
-		}
-		out := []version{}
-		for _, v := range vs {
-			out = append(out, version{v.Version, v.CreatedAt.UTC().Format(api.TimestampLayout), v.Entries})
-		}
-		return writeJSON(a.io.Out, out)
-	}
-	if len(vs) == 0 {
-		_, err := fmt.Fprintf(a.io.Out, "Team %s has no erasure secret yet: its first erasure makes one.\n", safeText(team))
-		return err
-	}
-	for _, v := range vs {
-		fmt.Fprintf(a.io.Out, "v%d  made %s  %s\n", v.Version, v.CreatedAt.UTC().Format(api.TimestampLayout), plural(int(v.Entries), "erased entry", "erased entries"))
-	}
-	return nil
+func (a *app) erasureShowCommand() *cobra.Command {
+	return a.erasureCommand("show --team T", "List the versions of a team's erasure secret and their entries", runErasureShow)
 }
 
 func (a *app) erasureRotateCommand() *cobra.Command {
-	var team, dsn string
-	cmd := &cobra.Command{
-		Use:   "rotate --team T",
-		Short: "Add a new version of a team's erasure secret for new erasures",
-		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return onEraser(cmd, team, dsn, func(er store.Eraser) error {
-				v, err := er.RotateErasureSecret(cmd.Context(), team)
-				if err != nil {
-					return fmt.Errorf("rotate the erasure secret: %w", err)
-				}
-				return a.printDone(map[string]any{"team": team, "version": v},
-					"Team %s erases with version %d of its secret from now on; the older versions stay, to match the entries hashed with them.", safeText(team), v)
-			})
-		},
-	}
-	teamFlag(cmd, &team)
-	dbFlag(cmd, &dsn)
-	return cmd
+	return a.erasureCommand("rotate --team T", "Add a new version of a team's erasure secret for new erasures", runErasureRotate)
 }
 
-// onEraser opens the service's database (onStore) for a team's erasure
-// secret and runs fn on it.
-func onEraser(cmd *cobra.Command, team, dsn string, fn func(er store.Eraser) error) error {
-	if err := server.ValidateTeam(team); err != nil {
-		return usagef("%s needs --team T: %v", cmd.CommandPath(), err)
+// runErasureShow prints the versions of the team's erasure secret.
+func runErasureShow(ctx context.Context, o *erasureOptions) error {
+	return o.onEraser(ctx, "shush team erasure-secret show", func(er store.Eraser) error {
+		vs, err := er.ErasureVersions(ctx, o.Team)
+		if err != nil {
+			return fmt.Errorf("read the erasure secret's versions: %w", err)
+		}
+		if o.output().json {
+			type version struct {
+				Version   int    `json:"version"`
+				CreatedAt string `json:"created_at"`
+				Entries   int64  `json:"entries"`
+			}
+			out := []version{}
+			for _, v := range vs {
+				out = append(out, version{v.Version, v.CreatedAt.UTC().Format(api.TimestampLayout), v.Entries})
+			}
+			return writeJSON(o.io.Out, out)
+		}
+		if len(vs) == 0 {
+			_, err := fmt.Fprintf(o.io.Out, "Team %s has no erasure secret yet: its first erasure makes one.\n", safeText(o.Team))
+			return err
+		}
+		for _, v := range vs {
+			fmt.Fprintf(o.io.Out, "v%d  made %s  %s\n", v.Version, v.CreatedAt.UTC().Format(api.TimestampLayout), plural(int(v.Entries), "erased entry", "erased entries"))
+		}
+		return nil
+	})
+}
+
+// runErasureRotate adds a version to the team's erasure secret.
+func runErasureRotate(ctx context.Context, o *erasureOptions) error {
+	return o.onEraser(ctx, "shush team erasure-secret rotate", func(er store.Eraser) error {
+		v, err := er.RotateErasureSecret(ctx, o.Team)
+		if err != nil {
+			return fmt.Errorf("rotate the erasure secret: %w", err)
+		}
+		return o.printDone(map[string]any{"team": o.Team, "version": v},
+			"Team %s erases with version %d of its secret from now on; the older versions stay, to match the entries hashed with them.", safeText(o.Team), v)
+	})
+}
+
+// onEraser opens the service's database (onStore) for the team's erasure
+// secret and runs fn on it; command names the command for its errors.
+func (o *erasureOptions) onEraser(ctx context.Context, command string, fn func(er store.Eraser) error) error {
+	if err := server.ValidateTeam(o.Team); err != nil {
+		return usagef("%s needs --team T: %v", command, err)
 	}
-	return onStore(cmd.Context(), dsn, func(st store.Store) error {
+	return onStore(ctx, o.DB, func(st store.Store) error {
 		er, ok := st.(store.Eraser)
 		if !ok {
 			return fmt.Errorf("this database cannot erase")

@@ -63,7 +63,7 @@ addresses); without it, or with --output -, the export goes to stdout. Needs shu
   shush suppressions export --search @firm.example --output firm.csv
   shush suppressions export --format ndjson --origin bounce | jq -r .email`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runExport(cmd.Context(), o) },
+		RunE: runWith(o, runExport),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Params.Format, "format", "csv", "csv or ndjson")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +11,6 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/shushlist/shush/api"
-	"github.com/shushlist/shush/config"
 )
 
 const exitCodesHelp = `Every command exits with one of these statuses:
@@ -35,16 +35,61 @@ rate_limit_exceeded, application_error, …), else usage_error, network_error,
 redirect_refused, interrupted or error; status is the service's HTTP status,
 or null when no answer came. On a terminal the error is one sentence.`
 
+// topicOptions are a help topic's: the app, and the root command (a
+// topic may list what the commands take).
+type topicOptions struct {
+	*app
+	Root *cobra.Command
+}
+
+// helpTopic is the command of a help topic, "shush help NAME": it has no
+// run of its own (cobra lists it under the help topics), and its help is
+// what run prints.
+func (a *app) helpTopic(use, short string, run func(context.Context, *topicOptions) error) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short}
+	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		// A help has no error to return; what stdout refuses is lost.
+		_ = run(c.Context(), &topicOptions{app: a, Root: c.Root()})
+	})
+	return cmd
+}
+
 // exitCodesCommand is the help topic "shush help exit-codes".
-func exitCodesCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "exit-codes",
-		Short: "Exit statuses and the JSON form of errors",
-		Long:  exitCodesHelp,
+func (a *app) exitCodesCommand() *cobra.Command {
+	return a.helpTopic("exit-codes", "Exit statuses and the JSON form of errors", runExitCodes)
+}
+
+// runExitCodes prints the exit statuses, with the blank line every help
+// ends with.
+func runExitCodes(_ context.Context, o *topicOptions) error {
+	_, err := fmt.Fprintf(o.io.Out, "%s\n\n", exitCodesHelp)
+	return err
+}
+
+type manOptions struct {
+	*app
+	Dir string
+	// Root is the command whose pages, and its commands', are written.
+	Root *cobra.Command
+}
+
+// runMan writes the manual pages of Root and its commands to Dir.
+func runMan(_ context.Context, o *manOptions) error {
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return usagef("cannot make %s: %v", o.Dir, err)
 	}
+	o.Root.DisableAutoGenTag = true
+	hdr := &doc.GenManHeader{Title: "SHUSH", Section: "1", Source: "shush " + version(), Manual: "shush manual"}
+	if err := doc.GenManTree(o.Root, hdr, o.Dir); err != nil {
+		return fmt.Errorf("write the manual pages: %w", err)
+	}
+	n, _ := filepath.Glob(filepath.Join(o.Dir, "shush*.1"))
+	fmt.Fprintf(o.io.ErrOut, "Wrote %d manual pages to %s.\n", len(n), o.Dir)
+	return nil
 }
 
 func (a *app) manCommand() *cobra.Command {
+	o := &manOptions{app: a}
 	return &cobra.Command{
 		Use:   "man DIR",
 		Short: "Write the manual pages of every command to DIR",
@@ -54,19 +99,8 @@ DIR, made from the commands' own help. Install them with, for example:
   shush man ~/.local/share/man/man1 && man shush`,
 		Args: oneArg("a directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := args[0]
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return usagef("cannot make %s: %v", dir, err)
-			}
-			root := cmd.Root()
-			root.DisableAutoGenTag = true
-			hdr := &doc.GenManHeader{Title: "SHUSH", Section: "1", Source: "shush " + version(), Manual: "shush manual"}
-			if err := doc.GenManTree(root, hdr, dir); err != nil {
-				return fmt.Errorf("write the manual pages: %w", err)
-			}
-			n, _ := filepath.Glob(filepath.Join(dir, "shush*.1"))
-			fmt.Fprintf(a.io.ErrOut, "Wrote %d manual pages to %s.\n", len(n), dir)
-			return nil
+			o.Dir, o.Root = args[0], cmd.Root()
+			return runMan(cmd.Context(), o)
 		},
 	}
 }
@@ -89,11 +123,7 @@ var completeOrigin = completeWords(string(api.OriginBounce), string(api.OriginCo
 
 // completeProfiles offers the profiles of the config file.
 func completeProfiles(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	path, err := config.Path()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	f, err := config.Load(path)
+	f, err := loadConfigFile()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -148,9 +148,7 @@ object.`,
   printf '%s\n' "$SENDGRID_KEY" | shush intake create --provider sendgrid --public-key -
   shush intake create --provider ses --topic-arn arn:aws:sns:us-east-1:123456789012:ses-bounces`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIntakeCreate(cmd.Context(), o)
-		},
+		RunE: runWith(o, runIntakeCreate),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Request.Provider, "provider", "", "resend, sendgrid, postmark, mailgun or ses")
@@ -196,9 +194,7 @@ func (a *app) intakeListCommand() *cobra.Command {
 		Short:   "List the team's intake endpoints",
 		Long:    `List the team's intake endpoints, oldest first: ID, provider, name, URL. Never their credentials.`,
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIntakeList(cmd.Context(), o)
-		},
+		RunE:    runWith(o, runIntakeList),
 	}
 	return cmd
 }
@@ -230,10 +226,7 @@ func (a *app) intakeDeleteCommand() *cobra.Command {
 		Short:   "Delete an intake endpoint",
 		Long:    `Delete an intake endpoint: its provider's events are refused (404) from now on. The entries and review items it brought stay.`,
 		Args:    oneArg("an intake endpoint ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runIntakeDelete(cmd.Context(), o)
-		},
+		RunE:    runWithArg(o, &o.Arg, runIntakeDelete),
 	}
 	return cmd
 }
@@ -292,12 +285,7 @@ terminal UI's Intake screen. --decided lists those decided, by whom. --json
 prints the API's list.`,
 		Example: "  shush intake review\n  shush intake review --json --jq '.data[] | [.id, .email, .evidence.status] | @tsv'",
 		Args:    noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Paging.check(cmd); err != nil {
-				return err
-			}
-			return runIntakeReview(cmd.Context(), o)
-		},
+		RunE:    runWithPaging(o, &o.Paging, runIntakeReview),
 	}
 	o.Paging.flags(cmd.Flags(), "review item", "events", true)
 	cmd.Flags().BoolVar(&o.Decided, "decided", false, "list the events decided, not those waiting")

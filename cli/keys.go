@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -144,27 +143,25 @@ func runKeysList(ctx context.Context, o *keysListOptions) error {
 				out[i].RevokedAt = &r
 			}
 		}
-		return o.printOut(out, func(w io.Writer) error {
-			if len(keys) == 0 {
-				fmt.Fprintln(o.io.ErrOut, "No API keys yet; create one with: shush keys create --team NAME")
-				return nil
-			}
-			t := newTable(w)
-			t.row("ID", "TEAM", "NAME", "ACCESS", "CREATED", "REVOKED")
-			for _, k := range keys {
-				revoked := "-"
-				if k.RevokedAt != nil {
-					revoked = k.RevokedAt.UTC().Format(time.RFC3339)
-				}
-				perms := permissions(k.ReadOnly, k.Override)
-				if k.Import {
-					perms += "+import"
-				}
-				t.row(k.ID, k.Team, cmp.Or(k.Name, "-"), perms, k.CreatedAt.UTC().Format(time.RFC3339), revoked)
-			}
-			return t.flush()
-		})
+		return keysListing.print(o.app, o.output().json, out, keys, false)
 	})
+}
+
+// keysListing is how keys list shows the keys to a person.
+var keysListing = listing[store.Key]{
+	columns: []string{"ID", "TEAM", "NAME", "ACCESS", "CREATED", "REVOKED"},
+	row: func(k store.Key) []string {
+		revoked := "-"
+		if k.RevokedAt != nil {
+			revoked = k.RevokedAt.UTC().Format(time.RFC3339)
+		}
+		perms := permissions(k.ReadOnly, k.Override)
+		if k.Import {
+			perms += "+import"
+		}
+		return []string{k.ID, k.Team, cmp.Or(k.Name, "-"), perms, k.CreatedAt.UTC().Format(time.RFC3339), revoked}
+	},
+	noneHint: "No API keys yet; create one with: shush keys create --team NAME",
 }
 
 func (a *app) keysListCommand() *cobra.Command {
@@ -174,7 +171,7 @@ func (a *app) keysListCommand() *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "List the API keys (never the keys themselves)",
 		Args:    noArgs,
-		RunE:    func(cmd *cobra.Command, _ []string) error { return runKeysList(cmd.Context(), o) },
+		RunE:    runWith(o, runKeysList),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd
@@ -213,10 +210,7 @@ func (a *app) keysRevokeCommand() *cobra.Command {
 			}
 			return completeKeyIDs(cmd, o.DB, prefix), cobra.ShellCompDirectiveNoFileComp
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.ID = args[0]
-			return runKeysRevoke(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.ID, runKeysRevoke),
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd

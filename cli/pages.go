@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -37,10 +38,7 @@ func callService[T any](ctx context.Context, a *app, call func(*client.Client) (
 		if err != nil {
 			return refused(conn, err)
 		}
-		if a.output().json {
-			return writeJSON(a.io.Out, v)
-		}
-		return human(conn, v)
+		return a.printOut(v, func(io.Writer) error { return human(conn, v) })
 	})
 }
 

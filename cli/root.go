@@ -116,6 +116,7 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 }
 
 func (a *app) rootCommand() *cobra.Command {
+	uiOpts := &uiOptions{app: a}
 	root := &cobra.Command{
 		Use:           "shush",
 		Short:         "Curate an email suppression list",
@@ -124,6 +125,7 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          noArgs,
+		RunE:          runWith(uiOpts, runUI),
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
 	pf := root.PersistentFlags()
@@ -152,7 +154,6 @@ func (a *app) rootCommand() *cobra.Command {
 		}
 		return nil
 	}
-	root.RunE = a.runUI
 	root.AddCommand(
 		a.suppressionsCommand(),
 		a.configCommand(),
@@ -173,8 +174,8 @@ func (a *app) rootCommand() *cobra.Command {
 		a.unsubscribeLinkCommand(),
 		a.versionCommand(),
 		a.manCommand(),
-		exitCodesCommand(),
-		environmentCommand(),
+		a.exitCodesCommand(),
+		a.environmentCommand(),
 	)
 	registerCompletions(root)
 	usageArgs(root)

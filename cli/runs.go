@@ -54,6 +54,23 @@ func (a *app) findRun(id string) (*batch.Runs, batch.RunInfo, error) {
 	return rs, ri, nil
 }
 
+// onRun finds the run arg names and connects to the configured service
+// for fn, every request carrying the run's reference; the connection
+// closes after fn.
+func (a *app) onRun(ctx context.Context, arg string, fn func(context.Context, batch.RunInfo, *connection) error) error {
+	_, ri, err := a.findRun(arg)
+	if err != nil {
+		return err
+	}
+	ctx = client.WithReference(ctx, ri.Reference)
+	conn, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return fn(ctx, ri, conn)
+}
+
 type runsListOptions struct {
 	*app
 }
@@ -94,9 +111,7 @@ func (a *app) runsListCommand() *cobra.Command {
 		Aliases: []string{"ls"},
 		Short:   "List the recorded runs, newest first",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runRunsList(cmd.Context(), o)
-		},
+		RunE:    runWith(o, runRunsList),
 	}
 	return cmd
 }
@@ -171,10 +186,7 @@ func (a *app) runsShowCommand() *cobra.Command {
 		Use:   "show RUN",
 		Short: "Show a run and every entry's outcome",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runRunsShow(cmd.Context(), o)
-		},
+		RunE:  runWithArg(o, &o.Arg, runRunsShow),
 	}
 	return cmd
 }
@@ -206,17 +218,12 @@ type runsUndoOptions struct {
 }
 
 func runRunsUndo(ctx context.Context, o *runsUndoOptions) error {
+	return o.onRun(ctx, o.Arg, o.undo)
+}
+
+// undo plans the undo of run ri, and sends it on conn once it is agreed.
+func (o *runsUndoOptions) undo(ctx context.Context, ri batch.RunInfo, conn *connection) error {
 	a := o.app
-	_, ri, err := a.findRun(o.Arg)
-	if err != nil {
-		return err
-	}
-	ctx = client.WithReference(ctx, ri.Reference)
-	conn, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
 	runs := a.runsOf(false, conn, 0)
 	u, err := runs.PlanUndo(ctx, ri.ID)
 	if err != nil {
@@ -260,10 +267,7 @@ adds the removed addresses back with the origin they had (bounce,
 complaint, …) where the service takes origins (shush's own service); it
 says beforehand which will come back as manual.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runRunsUndo(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.Arg, runRunsUndo),
 	}
 	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "undo without asking")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "say what the undo would send, every entry, and send nothing")
@@ -353,20 +357,15 @@ type runsResumeOptions struct {
 }
 
 func runRunsResume(ctx context.Context, o *runsResumeOptions) error {
-	a := o.app
 	if err := checkConcurrency(o.ConcurrencyGiven, o.Concurrency); err != nil {
 		return err
 	}
-	_, ri, err := a.findRun(o.Arg)
-	if err != nil {
-		return err
-	}
-	ctx = client.WithReference(ctx, ri.Reference)
-	conn, err := a.connect(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
+	return o.onRun(ctx, o.Arg, o.resume)
+}
+
+// resume sends what run ri has left on conn, the service it was sent to.
+func (o *runsResumeOptions) resume(ctx context.Context, ri batch.RunInfo, conn *connection) error {
+	a := o.app
 	if !client.SameTarget(ri.Target, conn.Client.BaseURL()) {
 		return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.TargetName(ri.Target), conn.Target)
 	}

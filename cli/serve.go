@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net/http"
@@ -72,8 +73,14 @@ type sshFlags struct {
 	failedLoginsPerMinute             int
 }
 
+// serveOptions are serve's: the app and the settings of its flags.
+type serveOptions struct {
+	*app
+	serveFlags
+}
+
 func (a *app) serveCommand() *cobra.Command {
-	var sf serveFlags
+	o := &serveOptions{app: a}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the suppression list service",
@@ -104,9 +111,17 @@ the command line wins over its variable.`,
 			if err := flagsFromEnv(cmd, os.LookupEnv); err != nil {
 				return err
 			}
-			return a.runServe(cmd.Context(), sf)
+			return runServe(cmd.Context(), o)
 		},
 	}
+	o.addFlags(cmd)
+	envHelp(cmd)
+	return cmd
+}
+
+// addFlags declares serve's flags into o, with their defaults.
+func (o *serveOptions) addFlags(cmd *cobra.Command) {
+	sf := &o.serveFlags
 	f := cmd.Flags()
 	f.StringVar(&sf.addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
 	dbFlag(cmd, &sf.dsn)
@@ -149,8 +164,6 @@ the command line wins over its variable.`,
 	f.IntVar(&sf.ssh.maxStartups, "ssh-max-startups", sshui.DefaultMaxStartups, "most SSH connections logging in at once, from everywhere; more are closed at once")
 	f.IntVar(&sf.ssh.maxStartupsPerSource, "ssh-max-startups-per-source", sshui.DefaultMaxStartupsPerSource, "most SSH connections logging in at once from one address; more are closed at once")
 	f.IntVar(&sf.ssh.failedLoginsPerMinute, "ssh-failed-logins-per-minute", int(time.Minute/sshui.DefaultFailedLoginEvery), "failed SSH logins one address may make a minute (and at once); past them its connections are closed at once until it earns one back")
-	envHelp(cmd)
-	return cmd
 }
 
 // retention is a flag's age after which something is pruned: days (365d)
@@ -219,15 +232,52 @@ func flagsFromEnv(cmd *cobra.Command, lookup func(string) (string, bool)) error 
 	return errors.Join(errs...)
 }
 
-// runServe checks the settings and serves.
-func (a *app) runServe(ctx context.Context, sf serveFlags) error {
+// runServe checks the settings and serves until ctx is cancelled.
+func runServe(ctx context.Context, o *serveOptions) error {
+	sf := o.serveFlags
+	if err := checkServeFlags(sf); err != nil {
+		return err
+	}
+	for _, c := range sf.webhookAllowCIDRs {
+		p, err := netip.ParsePrefix(strings.TrimSpace(c))
+		if err != nil {
+			return usagef("--webhook-allow-cidr takes ranges such as 10.0.0.0/8 or fd00::/8, not %s", api.Quote(c))
+		}
+		sf.webhooks.Addresses.Allow = append(sf.webhooks.Addresses.Allow, p.Masked())
+	}
+	if sf.webhookProxy {
+		sf.webhooks.Proxy = http.ProxyFromEnvironment
+	}
+	log, err := serveLogger(sf, o.io.ErrOut)
+	if err != nil {
+		return err
+	}
+	tlsConfig, err := serveTLS(sf, log)
+	if err != nil {
+		return err
+	}
+	if err := checkListenerFlags(sf); err != nil {
+		return err
+	}
+	opts := serverOptions(sf, log)
+	if err := o.serve(ctx, sf, tlsConfig, opts); err != nil {
+		// Once the log is set up, the failure is a record like every
+		// other line (one JSON object under --log-format json).
+		log.Error(err.Error())
+		return loggedError{err}
+	}
+	return nil
+}
+
+// checkServeFlags refuses the rate, the timeout and the capacities out of
+// range.
+func checkServeFlags(sf serveFlags) error {
 	if !(sf.rate > 0) || math.IsInf(sf.rate, 0) {
 		return usagef("--rate must be a positive number of requests per second, not %v", sf.rate)
 	}
 	if sf.timeout <= 0 {
 		return usagef("--timeout must be positive, not %v", sf.timeout)
 	}
-
 	if sf.maxBodyHeld < server.MaxBody {
 		return usagef("--max-body-bytes must be at least %d (one request's largest body), not %d", server.MaxBody, sf.maxBodyHeld)
 	}
@@ -237,7 +287,6 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		return usagef("--max-body-bytes-per-team must be between %d (one request's largest body) and --max-body-bytes (%d), or 0, not %d", server.MaxBody, sf.maxBodyHeld, c.MaxBodyBytesPerTeam)
 	case c.MaxInFlightPerTeam < 1:
 		return usagef("--max-in-flight-per-team must be at least 1, not %d", c.MaxInFlightPerTeam)
-
 	case sf.webhooks.PerEndpoint < 1 || sf.webhooks.PerTeam < 1:
 		return usagef("--webhook-concurrency-per-endpoint and --webhook-concurrency-per-team must be at least 1")
 	case c.MaxWebhooksPerTeam < 1:
@@ -251,59 +300,65 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 	case c.ExportTimeout <= 0:
 		return usagef("--export-timeout must be positive, not %v", c.ExportTimeout)
 	}
-	for _, c := range sf.webhookAllowCIDRs {
-		p, err := netip.ParsePrefix(strings.TrimSpace(c))
-		if err != nil {
-			return usagef("--webhook-allow-cidr takes ranges such as 10.0.0.0/8 or fd00::/8, not %s", api.Quote(c))
-		}
-		sf.webhooks.Addresses.Allow = append(sf.webhooks.Addresses.Allow, p.Masked())
-	}
-	if sf.webhookProxy {
-		sf.webhooks.Proxy = http.ProxyFromEnvironment
-	}
+	return nil
+}
+
+// serveLogger is the log of --log-level and --log-format, on w.
+func serveLogger(sf serveFlags, w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(sf.logLevel)); err != nil {
-		return usagef("--log-level must be debug, info, warn or error, not %s", api.Quote(sf.logLevel))
+		return nil, usagef("--log-level must be debug, info, warn or error, not %s", api.Quote(sf.logLevel))
 	}
 	hopts := &slog.HandlerOptions{Level: level}
-	var handler slog.Handler
 	switch sf.logFormat {
 	case "text":
-		handler = slog.NewTextHandler(a.io.ErrOut, hopts)
+		return slog.New(slog.NewTextHandler(w, hopts)), nil
 	case "json":
-		handler = slog.NewJSONHandler(a.io.ErrOut, hopts)
-	default:
-		return usagef("--log-format must be text or json, not %s", api.Quote(sf.logFormat))
+		return slog.New(slog.NewJSONHandler(w, hopts)), nil
 	}
+	return nil, usagef("--log-format must be text or json, not %s", api.Quote(sf.logFormat))
+}
+
+// serveTLS loads --tls-cert and --tls-key (nil for plain HTTP), warning
+// when others may read the key.
+func serveTLS(sf serveFlags, log *slog.Logger) (*tls.Config, error) {
 	if (sf.tlsCert == "") != (sf.tlsKey == "") {
-		return usagef("--tls-cert and --tls-key go together; give both or neither")
+		return nil, usagef("--tls-cert and --tls-key go together; give both or neither")
 	}
-	var tlsConfig *tls.Config
-	if sf.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(sf.tlsCert, sf.tlsKey)
-		if err != nil {
-			return usagef("cannot load the TLS certificate %s and key %s: %v", api.Quote(sf.tlsCert), api.Quote(sf.tlsKey), err)
-		}
-		tlsConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
-		if fi, err := os.Stat(sf.tlsKey); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			slog.New(handler).Warn(fmt.Sprintf("the TLS key file %s is readable by other users (mode %04o); run: chmod 600 %s",
-				api.Quote(sf.tlsKey), fi.Mode().Perm(), sf.tlsKey))
-		}
+	if sf.tlsCert == "" {
+		return nil, nil
 	}
-	if c.PublicURL != "" {
-		if err := api.ValidEndpoint(c.PublicURL); err != nil {
-			return usagef("--public-url %s is not an absolute http or https URL: %v", api.Quote(c.PublicURL), err)
+	cert, err := tls.LoadX509KeyPair(sf.tlsCert, sf.tlsKey)
+	if err != nil {
+		return nil, usagef("cannot load the TLS certificate %s and key %s: %v", api.Quote(sf.tlsCert), api.Quote(sf.tlsKey), err)
+	}
+	if fi, err := os.Stat(sf.tlsKey); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		log.Warn(fmt.Sprintf("the TLS key file %s is readable by other users (mode %04o); run: chmod 600 %s",
+			api.Quote(sf.tlsKey), fi.Mode().Perm(), sf.tlsKey))
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// checkListenerFlags refuses a bad --public-url and the SSH, read budget
+// and drain settings out of range.
+func checkListenerFlags(sf serveFlags) error {
+	if u := sf.capacity.PublicURL; u != "" {
+		if err := api.ValidEndpoint(u); err != nil {
+			return usagef("--public-url %s is not an absolute http or https URL: %v", api.Quote(u), err)
 		}
 	}
 	if sf.ssh.idleTimeout <= 0 {
 		return usagef("--ssh-idle-timeout must be positive, not %v", sf.ssh.idleTimeout)
 	}
-	if err := errors.Join(checkSSHFlags(sf.ssh), checkIsolationFlags(sf)); err != nil {
-		return err
-	}
-	opts := server.Options{
+	return errors.Join(checkSSHFlags(sf.ssh), checkIsolationFlags(sf))
+}
+
+// serverOptions are the service's options of the flags.
+func serverOptions(sf serveFlags, log *slog.Logger) server.Options {
+	c := sf.capacity
+	return server.Options{
 		Rate:             sf.rate,
-		Logger:           slog.New(handler),
+		Logger:           log,
 		RequestTimeout:   sf.timeout,
 		MaxBodyBytesHeld: sf.maxBodyHeld,
 
@@ -317,13 +372,6 @@ func (a *app) runServe(ctx context.Context, sf serveFlags) error {
 		ExportTimeout:       c.ExportTimeout,
 		PublicURL:           c.PublicURL,
 	}
-	if err := a.serve(ctx, sf, tlsConfig, opts); err != nil {
-		// Once the log is set up, the failure is a record like every
-		// other line (one JSON object under --log-format json).
-		opts.Logger.Error(err.Error())
-		return loggedError{err}
-	}
-	return nil
 }
 
 // loggedError is an error already written to the log: Main exits with its

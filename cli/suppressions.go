@@ -129,12 +129,7 @@ is said to, and nothing is shown rather than the whole list.`,
   shush suppressions list --limit 100 --after 0195f3c2-…
   shush suppressions list --all --json > list.json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Paging.check(cmd); err != nil {
-				return err
-			}
-			return runList(cmd.Context(), o)
-		},
+		RunE: runWithPaging(o, &o.Paging, runList),
 	}
 	f := cmd.Flags()
 	o.Paging.flags(f, "suppression", "entries", true)
@@ -369,10 +364,7 @@ func (a *app) getCommand() *cobra.Command {
 		Short:   "Show one suppression",
 		Example: "  shush suppressions get bob@example.com\n  shush suppressions get 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --json",
 		Args:    oneArg("an ID or an email address"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Ref = args[0]
-			return runGet(cmd.Context(), o)
-		},
+		RunE:    runWithArg(o, &o.Ref, runGet),
 	}
 }
 
@@ -437,10 +429,7 @@ it, never shortens it, and gives a note only to an entry without one. Both
 need shush's own service.`,
 		Example: "  shush suppressions add bob@example.com --reference T-5521\n  shush suppressions add full@example.com --note 'mailbox full, #48213' --expires 30d\n  shush suppressions add @evil.example --expires 24h --reference INC-7 --note 'phishing wave'",
 		Args:    oneArg("an email address, @domain or *.domain"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Email = args[0]
-			return runAdd(cmd.Context(), o)
-		},
+		RunE:    runWithArg(o, &o.Email, runAdd),
 	}
 	referenceFlag(cmd, &o.Reference)
 	o.Note.flags(cmd.Flags())
@@ -488,10 +477,7 @@ func (a *app) removeCommand() *cobra.Command {
 the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
 		Example: "  shush suppressions remove bob@example.com --reference T-5521\n  shush suppressions remove 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --yes --json",
 		Args:    oneArg("an ID or an email address"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Ref = args[0]
-			return runRemove(cmd.Context(), o)
-		},
+		RunE:    runWithArg(o, &o.Ref, runRemove),
 	}
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "remove without asking")
 	referenceFlag(cmd, &o.Reference)

@@ -50,8 +50,15 @@ func (f syncFlags) direction() (batch.Direction, error) {
 // localProfile names the local list when no profile has that name.
 const localProfile = "local"
 
+// syncOptions are sync's: the app and the settings of its flags.
+type syncOptions struct {
+	*app
+	syncFlags
+}
+
 func (a *app) syncCommand() *cobra.Command {
-	var f syncFlags
+	o := &syncOptions{app: a}
+	f := &o.syncFlags
 	cmd := &cobra.Command{
 		Use:   "sync --with PROFILE [--push | --pull | --both] [--apply]",
 		Short: "Compare this list with another profile's and carry the changes over",
@@ -82,9 +89,7 @@ file alone, never from SHUSH_BASE_URL or --base-url.`,
   shush sync --with hosted --push --apply
   shush --profile hosted sync --with local --both --apply --yes --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runSync(cmd, f)
-		},
+		RunE: runWith(o, runSync),
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.with, "with", "", "the profile whose list to compare with (\"local\": the local list)")
@@ -100,13 +105,9 @@ file alone, never from SHUSH_BASE_URL or --base-url.`,
 // file alone: the variables and flags that point this profile somewhere
 // else must not carry its key (or another's) there.
 func (a *app) otherSettings(name string) (config.Settings, error) {
-	path, err := config.Path()
+	f, err := loadConfigFile()
 	if err != nil {
-		return config.Settings{}, usageErr{err}
-	}
-	f, err := config.Load(path)
-	if err != nil {
-		return config.Settings{}, usageErr{err}
+		return config.Settings{}, err
 	}
 	env := func(k string) string {
 		switch k {
@@ -135,8 +136,10 @@ type syncSide struct {
 	snap batch.Snapshot
 }
 
-func (a *app) runSync(cmd *cobra.Command, f syncFlags) error {
-	ctx := cmd.Context()
+// runSync compares the two lists and shows the plan, or carries it out
+// with --apply.
+func runSync(ctx context.Context, o *syncOptions) error {
+	a, f := o.app, o.syncFlags
 	d, err := f.direction()
 	if err != nil {
 		return err
@@ -144,7 +147,7 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags) error {
 	if f.with == "" {
 		return usagef("sync needs --with PROFILE: the profile whose list to compare with")
 	}
-	here, there, err := a.syncSides(cmd, f.with)
+	here, there, err := a.syncSides(ctx, f.with)
 	if err != nil {
 		return err
 	}
@@ -175,8 +178,7 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags) error {
 
 // syncSides connects to both lists: here (this profile, as every command
 // connects) and there (the other profile, from the config file alone).
-func (a *app) syncSides(cmd *cobra.Command, with string) (*syncSide, *syncSide, error) {
-	ctx := cmd.Context()
+func (a *app) syncSides(ctx context.Context, with string) (*syncSide, *syncSide, error) {
 	other, err := a.otherSettings(with)
 	if err != nil {
 		return nil, nil, err
@@ -443,10 +445,8 @@ func (a *app) printSyncRuns(w io.Writer, views []syncRunView) {
 // file alone (otherSettings).
 func (a *app) syncPeers(conn *connection) []ui.SyncPeer {
 	var names []string
-	if path, err := config.Path(); err == nil {
-		if f, err := config.Load(path); err == nil {
-			names = f.ProfileNames()
-		}
+	if f, err := loadConfigFile(); err == nil {
+		names = f.ProfileNames()
 	}
 	if !conn.Settings.Local() && !slices.Contains(names, localProfile) {
 		names = append(names, localProfile)

@@ -40,20 +40,25 @@ type teamShowOptions struct {
 }
 
 func runTeamShow(ctx context.Context, o *teamShowOptions) error {
-	a := o.app
 	if err := server.ValidateTeam(o.Team); err != nil {
 		return usagef("team show needs --team T: %v", err)
 	}
-	st, _, err := openStore(ctx, o.DB)
+	return onStore(ctx, o.DB, func(st store.Store) error {
+		t, err := readTeam(ctx, st, o.Team)
+		if err != nil {
+			return err
+		}
+		return o.printTeam(t)
+	})
+}
+
+// readTeam reads a team's rules from the database.
+func readTeam(ctx context.Context, st store.Store, team string) (store.TeamSettings, error) {
+	t, err := st.TeamSettings(ctx, team)
 	if err != nil {
-		return err
+		return t, fmt.Errorf("read the team's rules: %w", err)
 	}
-	defer st.Close()
-	t, err := st.TeamSettings(ctx, o.Team)
-	if err != nil {
-		return fmt.Errorf("read the team's rules: %w", err)
-	}
-	return a.printTeam(t)
+	return t, nil
 }
 
 func (a *app) teamShowCommand() *cobra.Command {
@@ -63,9 +68,7 @@ func (a *app) teamShowCommand() *cobra.Command {
 		Short: "Show a team's rules",
 		Long:  `Show a team's rules: what it protects, and who may remove complaints.`,
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTeamShow(cmd.Context(), o)
-		},
+		RunE:  runWith(o, runTeamShow),
 	}
 	teamFlag(cmd, &o.Team)
 	dbFlag(cmd, &o.DB)
@@ -101,7 +104,6 @@ type teamSetOptions struct {
 }
 
 func runTeamSet(ctx context.Context, o *teamSetOptions) error {
-	a := o.app
 	if err := server.ValidateTeam(o.Team); err != nil {
 		return usagef("team set needs --team T: %v", err)
 	}
@@ -116,15 +118,24 @@ func runTeamSet(ctx context.Context, o *teamSetOptions) error {
 	if err != nil {
 		return err
 	}
-	st, _, err := openStore(ctx, o.DB)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	t, err := st.TeamSettings(ctx, o.Team)
-	if err != nil {
-		return fmt.Errorf("read the team's rules: %w", err)
-	}
+	return onStore(ctx, o.DB, func(st store.Store) error {
+		t, err := readTeam(ctx, st, o.Team)
+		if err != nil {
+			return err
+		}
+		if t, err = o.change(t, add, drop); err != nil {
+			return err
+		}
+		if err := st.SetTeamSettings(ctx, t); err != nil {
+			return fmt.Errorf("store the team's rules: %w", err)
+		}
+		return o.printTeam(t)
+	})
+}
+
+// change makes the changes the flags ask of the rules t: the protected
+// addresses to add and drop, and the rules given.
+func (o *teamSetOptions) change(t store.TeamSettings, add, drop []string) (store.TeamSettings, error) {
 	for _, p := range add {
 		if !slices.Contains(t.Protected, p) {
 			t.Protected = append(t.Protected, p)
@@ -132,21 +143,19 @@ func runTeamSet(ctx context.Context, o *teamSetOptions) error {
 	}
 	t.Protected = slices.DeleteFunc(t.Protected, func(p string) bool { return slices.Contains(drop, p) })
 	if len(t.Protected) > api.MaxProtected {
-		return usagef("a team protects at most %d addresses and domains; this would make %d", api.MaxProtected, len(t.Protected))
+		return t, usagef("a team protects at most %d addresses and domains; this would make %d", api.MaxProtected, len(t.Protected))
 	}
 	if o.Rule != "" {
 		t.ComplaintRemoval = o.Rule
 	}
+	var err error
 	if t.Intake, err = o.Soft.apply(o.Given, t.Intake); err != nil {
-		return err
+		return t, err
 	}
 	if o.Given != nil && o.Given("erasure-keeps-domain") {
 		t.ErasureKeepsDomain = o.KeepsDomain
 	}
-	if err := st.SetTeamSettings(ctx, t); err != nil {
-		return fmt.Errorf("store the team's rules: %w", err)
-	}
-	return a.printTeam(t)
+	return t, nil
 }
 
 func (a *app) teamSetCommand() *cobra.Command {

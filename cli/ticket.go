@@ -47,9 +47,7 @@ named in the evidence, never mended. --file - reads stdin.`,
 		Example: `  shush ticket read --file ticket-4711.txt
   pbpaste | shush ticket read --file - --json`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTicketRead(cmd.Context(), o)
-		},
+		RunE: runWith(o, runTicketRead),
 	}
 	cmd.Flags().StringVar(&o.File, "file", "", "the ticket's text; - reads stdin")
 	return cmd

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -68,15 +69,14 @@ const (
 // environmentCommand is the help topic "shush help environment". The
 // variables of serve are its flags' (SHUSH_<FLAG>), listed from serve's
 // own flags when the help is shown.
-func environmentCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "environment",
-		Short: "The environment variables shush reads",
-	}
-	cmd.SetHelpFunc(func(c *cobra.Command, _ []string) {
-		fmt.Fprint(c.OutOrStdout(), environmentHelp(c.Root()))
-	})
-	return cmd
+func (a *app) environmentCommand() *cobra.Command {
+	return a.helpTopic("environment", "The environment variables shush reads", runEnvironment)
+}
+
+// runEnvironment prints the environment topic.
+func runEnvironment(_ context.Context, o *topicOptions) error {
+	_, err := fmt.Fprint(o.io.Out, environmentHelp(o.Root))
+	return err
 }
 
 // environmentHelp is the text of the environment topic.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +11,6 @@ import (
 	"golang.org/x/term"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/spf13/cobra"
 
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/config"
@@ -18,10 +18,14 @@ import (
 	"github.com/shushlist/shush/ui"
 )
 
+// uiOptions are the terminal UI's, which the root command opens: the app
+// alone (the UI takes only the flags every command takes).
+type uiOptions struct{ *app }
+
 // runUI opens the terminal UI on the configured service, or on the local
 // list when none is configured.
-func (a *app) runUI(cmd *cobra.Command, _ []string) error {
-	ctx := cmd.Context()
+func runUI(ctx context.Context, o *uiOptions) error {
+	a := o.app
 	if !a.io.StdinTTY || !a.io.StdoutTTY {
 		return usagef("the terminal UI needs a terminal; in scripts use the shush suppressions commands (see shush --help)")
 	}

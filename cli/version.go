@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -70,27 +72,31 @@ func readBuild() buildInfo {
 // User-Agent.
 func version() string { return readBuild().Version }
 
+type versionOptions struct{ *app }
+
+// runVersion prints the version and how shush was built.
+func runVersion(_ context.Context, o *versionOptions) error {
+	b := readBuild()
+	return o.printOut(b, func(w io.Writer) error {
+		fmt.Fprintf(w, "shush %s\n", b.Version)
+		if b.Revision != "" {
+			mod := ""
+			if b.Modified {
+				mod = " (with uncommitted changes)"
+			}
+			fmt.Fprintf(w, "revision %s%s, %s\n", b.Revision, mod, b.Time)
+		}
+		fmt.Fprintf(w, "%s, %s\n", b.Go, b.Platform)
+		return nil
+	})
+}
+
 func (a *app) versionCommand() *cobra.Command {
-	cmd := &cobra.Command{
+	o := &versionOptions{app: a}
+	return &cobra.Command{
 		Use:   "version",
 		Short: "Print shush's version and how it was built",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			b := readBuild()
-			if a.output().json {
-				return writeJSON(a.io.Out, b)
-			}
-			fmt.Fprintf(a.io.Out, "shush %s\n", b.Version)
-			if b.Revision != "" {
-				mod := ""
-				if b.Modified {
-					mod = " (with uncommitted changes)"
-				}
-				fmt.Fprintf(a.io.Out, "revision %s%s, %s\n", b.Revision, mod, b.Time)
-			}
-			fmt.Fprintf(a.io.Out, "%s, %s\n", b.Go, b.Platform)
-			return nil
-		},
+		RunE:  runWith(o, runVersion),
 	}
-	return cmd
 }

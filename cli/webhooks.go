@@ -257,12 +257,7 @@ func (a *app) webhooksListCommand() *cobra.Command {
 		Long: `List the team's webhooks, newest first: ID, status, events, endpoint. Never
 the signing secrets (see show --secret). --all follows every page.`,
 		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Paging.check(cmd); err != nil {
-				return err
-			}
-			return runWebhooksList(cmd.Context(), o)
-		},
+		RunE: runWithPaging(o, &o.Paging, runWebhooksList),
 	}
 	o.Paging.flags(cmd.Flags(), "webhook", "webhooks", true)
 	return cmd
@@ -317,10 +312,7 @@ read-only key is enough. --json prints the API's webhook object.`,
 		Example: `  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a
   shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --secret --jq .signing_secret`,
 		Args: oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runWebhooksShow(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.Arg, runWebhooksShow),
 	}
 	cmd.Flags().BoolVar(&o.Secret, "secret", false, "also print the signing secret (needs a read-write key)")
 	return cmd
@@ -513,10 +505,7 @@ every delivery carries two signatures, by the new secret and by the old one,
 so the receiver can take the new secret without missing a delivery.
 --json prints the API's {"object":"webhook","id","signing_secret"}.`,
 		Args: oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runWebhooksRotate(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.Arg, runWebhooksRotate),
 	}
 	return cmd
 }
@@ -557,10 +546,7 @@ func (a *app) webhooksRemoveCommand() *cobra.Command {
 pending) are deleted with it. On a terminal shush asks first; elsewhere it
 needs --yes. To pause it instead, use disable.`,
 		Args: oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			return runWebhooksRemove(cmd.Context(), o)
-		},
+		RunE: runWithArg(o, &o.Arg, runWebhooksRemove),
 	}
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "remove without asking")
 	return cmd
