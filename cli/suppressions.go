@@ -403,9 +403,22 @@ func runAdd(ctx context.Context, o *addOptions) error {
 		return c.AddEntry(ctx, req)
 	}, unsupported,
 		func(_ *connection, s api.Suppression) error {
-			_, err := fmt.Fprintf(o.io.Out, "%s is on the list (ID %s).\n", safeText(email), safeText(s.ID))
+			_, err := fmt.Fprintln(o.io.Out, addedSentence(email, s))
 			return err
 		})
+}
+
+// addedSentence says what an add of email did: put it on the list, or
+// found it there already (a service that says so: the hosted one does
+// not, and then the sentence claims no more than that it is listed).
+func addedSentence(email string, s api.Suppression) string {
+	switch {
+	case s.Erased:
+		return fmt.Sprintf("%s was already on the list, as an erased entry (ID %s): nothing of it changed.", safeText(email), safeText(s.ID))
+	case s.Created != nil && !*s.Created:
+		return fmt.Sprintf("%s was already on the list (ID %s).", safeText(email), safeText(s.ID))
+	}
+	return fmt.Sprintf("%s is on the list (ID %s).", safeText(email), safeText(s.ID))
 }
 
 func (a *app) addCommand() *cobra.Command {

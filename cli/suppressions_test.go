@@ -239,6 +239,14 @@ func TestAddPutsOneAddressWithNoteAndExpiry(t *testing.T) {
 	if e.Note == nil || *e.Note != "mailbox full" || e.ExpiresAt == nil {
 		t.Fatalf("entry %+v", e)
 	}
+	// The same address again: the sentence says it was there already.
+	ta.out.Reset()
+	if err := runAdd(ctx, &addOptions{app: ta.app, Email: "full@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "full@example.com was already on the list (ID " + e.ID + ").\n"; ta.out.String() != want {
+		t.Errorf("a second add said %q, want %q", ta.out.String(), want)
+	}
 	if d := time.Until(e.ExpiresAt.Time); d < 29*24*time.Hour || d > 31*24*time.Hour {
 		t.Errorf("expires in %v, want about 30 days", d)
 	}
