@@ -315,6 +315,13 @@ func (r *Reader) signatureLine(l *line) (lineKind, bool) {
 	if r.st.sig <= 0 {
 		return lineKind{}, false
 	}
+	if asksOutright(l.ws) {
+		// "Forwarded by Lee (lee@…): please suppress these" under a
+		// delimiter: a request, not a signature's line; it ends the
+		// signature.
+		r.st.sig = 0
+		return lineKind{}, false
+	}
 	r.st.sig--
 	r.signature(l)
 	return lineKind{signature: true}, true

@@ -295,6 +295,10 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 // (where they start).
 func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
 	contactAt = -1
+	if c, _ := lang.trees[atStart].at(l.ws, 0); c == cForward {
+		// "Forwarded by Lee (lee@…): please …": who passes it on.
+		writer = forwarder(l, ms)
+	}
 	for _, m := range ms {
 		switch {
 		case m.class == cContact && contactAt < 0:
@@ -323,6 +327,13 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 	switch {
 	case contactAt >= 0 && f.off > contactAt:
 		return zContact
+	case signedAt(l, f.off):
+		// "… can you suppress this one? Thanks, Carla (carla@…)": the
+		// closing and the writer's address on the line of the words.
+		if l.msg == 0 && l.depth == 0 && f.Value != "" {
+			r.tk.signers = append(r.tk.signers, person{f.Value, l.msg, l.n})
+		}
+		return zSignature
 	case slices.Contains(writer, f.off):
 		// "My email is jane@…": the writer's own address.
 		if l.msg == 0 && l.depth == 0 && f.Value != "" {
@@ -453,4 +464,56 @@ func firstPhrase(b *phraseBook, ws []word) (class, int) {
 		}
 	}
 	return cNone, -1
+}
+
+// asksOutright reports a line that asks in so many words: a request word
+// ("please", "can you") right before a phrase that asks ("please suppress
+// …", "can you unblock …"), neither negated.
+func asksOutright(ws []word) bool {
+	ms := lang.trees[inWords].find(nil, ws, lang.trees[negations])
+	for i, m := range ms {
+		if m.class != cRequest || m.negated || i+1 == len(ms) {
+			continue
+		}
+		o := ms[i+1]
+		if w := classWays[o.class]; !o.negated && o.first-m.end <= 1 && (w.ask != 0 || w.self != sNone) {
+			return true
+		}
+	}
+	return false
+}
+
+// signedAt reports an address at off that is part of a closing begun
+// inside the line, after a sentence ends ("… this one? Thanks, Carla
+// (carla@…)"): only a name and the address follow the closing words.
+func signedAt(l *line, off int) bool {
+	at := wordAt(l.ws, off)
+	for i := 1; i < at; i++ {
+		if !l.ws[i-1].ends {
+			continue
+		}
+		if c, n := lang.trees[atStart].at(l.ws, i); c == cClosing && i+n <= at {
+			return i+n == at || nameLike(l.t[l.ws[i+n].off:], true)
+		}
+	}
+	return false
+}
+
+// forwarder is where the addresses of a line begun "Forwarded by …"
+// start that come before its request: who passes it on.
+func forwarder(l *line, ms []match) []int {
+	end := len(l.t)
+	for _, m := range ms {
+		if w := classWays[m.class]; m.class == cRequest || w.ask != 0 || w.self != sNone {
+			end = l.ws[m.first].off
+			break
+		}
+	}
+	var at []int
+	for _, f := range l.toks {
+		if f.off < end {
+			at = append(at, f.off)
+		}
+	}
+	return at
 }
