@@ -330,16 +330,10 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 	case signedAt(l, f.off):
 		// "… can you suppress this one? Thanks, Carla (carla@…)": the
 		// closing and the writer's address on the line of the words.
-		if l.msg == 0 && l.depth == 0 && f.Value != "" {
-			r.tk.signers = append(r.tk.signers, person{f.Value, l.msg, l.n})
-		}
-		return zSignature
+		return r.writer(l, f, zSignature)
 	case slices.Contains(writer, f.off):
 		// "My email is jane@…": the writer's own address.
-		if l.msg == 0 && l.depth == 0 && f.Value != "" {
-			r.tk.signers = append(r.tk.signers, person{f.Value, l.msg, l.n})
-		}
-		return zMention
+		return r.writer(l, f, zMention)
 	case excepted(l.ws, ms, f.off):
 		return zExcept
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
@@ -348,6 +342,15 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zMention
 	}
 	return zBody
+}
+
+// writer notes the address of a line of the ticket's own words that says
+// who writes (a signer) and returns its zone z.
+func (r *Reader) writer(l *line, f *token, z zone) zone {
+	if l.msg == 0 && l.depth == 0 && f.Value != "" {
+		r.tk.signers = append(r.tk.signers, person{f.Value, l.msg, l.n})
+	}
+	return z
 }
 
 // excepted reports whether the words around the address at off say not to
