@@ -534,6 +534,22 @@ func (t *Ticket) notes(w *weighing, own Own) {
 	if written > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("%d %s written out in words: check and take in by hand", written, plural(written, "address is", "addresses are")))
 	}
+	t.unresolved(w)
+}
+
+// unresolved asks about each address the deciding words name by its
+// local part only ("the info@ one") that is not the local part of exactly
+// one address of the ticket: which is meant, a person must say.
+func (t *Ticket) unresolved(w *weighing) {
+	seen := map[string]bool{}
+	for _, p := range t.partials {
+		l := strings.ToLower(p.local)
+		if p.zone == zBody && w.targets[p.msg] && !seen[l] && t.resolve(p.local) == "" {
+			seen[l] = true
+			w.p.Evidence = append(w.p.Evidence, Said{Line: p.line, Text: t.lines[p.line], Says: "names " + p.local + "@… by its local part only"})
+			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names %s@… by its local part only: choose the address by hand", p.line, p.local))
+		}
+	}
 }
 
 // domainHint is the domain Hint offers for the address v ("" for none),

@@ -70,6 +70,7 @@ type state struct {
 	commentPending  int // the mail a comment header began, whose date line may follow
 	senders         map[string]bool
 	names           map[string]string // a sender's address by the name beside it
+	locals          map[string]bool   // the distinctive local parts of the addresses read (localName)
 	lastHeaderBlock int               // the mail the last header block began
 }
 
@@ -87,6 +88,7 @@ type token struct {
 	off  int
 	zone zone
 	msg  int
+	only bool // in a sentence that asks for only what it names
 }
 
 // lastLine is what the reader remembers of the last line with text.
@@ -107,7 +109,7 @@ const signatureLines = 8
 func NewReader(emit func(Found)) *Reader {
 	tk := newTicket()
 	r := &Reader{emit: emit, tk: tk}
-	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, names: map[string]string{}, commentPending: -1, lastHeaderBlock: -1}
+	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, names: map[string]string{}, locals: map[string]bool{}, commentPending: -1, lastHeaderBlock: -1}
 	return r
 }
 
@@ -301,7 +303,7 @@ func (r *Reader) hold(l heldLine) {
 func (r *Reader) handOn(toks []token) {
 	for _, f := range toks {
 		if f.Value != "" {
-			r.tk.note(f.Value, occurrence{zone: f.zone, msg: f.msg, line: f.Line})
+			r.tk.note(f.Value, occurrence{zone: f.zone, msg: f.msg, line: f.Line, only: f.only && f.zone == zBody})
 		}
 		if r.emit != nil {
 			r.emit(f.Found)

@@ -47,6 +47,7 @@ const (
 	ReasonWithdrawn      = "the request was taken back"
 	ReasonFooter         = "only in a helpdesk's notification text"
 	ReasonBounceMeta     = "in a bounce report, but not a recipient it failed to reach"
+	ReasonNotOnly        = "the request asks only for other addresses"
 )
 
 // Evidence is the ticket line that decided: its number and its text (""
@@ -237,13 +238,18 @@ type facts struct {
 	hasReq     bool
 	self, coll *ways           // nil when no line asks
 	copied     map[string]bool // the colleagues copied on the requester's mail
-	partial    map[string]occurrence
+	partial    map[string][]occurrence
+	// only: the addresses a sentence that asks narrows the request to
+	// ("block old.box only"), and the first line that does.
+	only     map[string]bool
+	onlyLine int
 }
 
 // facts finds the ticket's facts for own.
 func (t *Ticket) facts(own Own) *facts {
 	f := &facts{w: t.weigh(own)}
 	f.partial = t.resolvePartials()
+	f.only, f.onlyLine = t.narrowed(f)
 	f.req, f.hasReq = t.requester(own, f.w)
 	if !f.hasReq {
 		return f
@@ -277,7 +283,7 @@ func (t *Ticket) view(rec *record, f *facts, v string) view {
 	vw.first = rec.occ[0]
 	occs := rec.occ
 	if p, ok := f.partial[v]; ok {
-		occs = append(occs[:len(occs):len(occs)], p)
+		occs = append(occs[:len(occs):len(occs)], p...)
 	}
 	for i := range occs {
 		vw.see(&occs[i], i, f.w)
@@ -348,6 +354,12 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 			return Decision{}, false
 		}
 		return c.t.withdrawn(c.vw, c.f, c.v), true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if c.f.only == nil || c.f.only[c.v] || c.vw.asked == nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonNotOnly, Leave: true, By: c.t.evidence(c.f.onlyLine), Requester: c.req}, true
 	},
 	func(c ruleCase) (Decision, bool) {
 		if !c.req {
@@ -632,27 +644,59 @@ func (t *Ticket) asksSelf(s said, bare, colleague bool) bool {
 
 // resolvePartials finds what a partial address in the words ("only the
 // info@ one") names: the one address of the ticket with that local part.
-func (t *Ticket) resolvePartials() map[string]occurrence {
+func (t *Ticket) resolvePartials() map[string][]occurrence {
 	if len(t.partials) == 0 {
 		return nil
 	}
-	out := map[string]occurrence{}
+	out := map[string][]occurrence{}
 	for _, p := range t.partials {
-		match := ""
-		for _, v := range t.order {
-			if at := strings.LastIndexByte(v, '@'); at > 0 && strings.EqualFold(v[:at], p.local) {
-				if match != "" {
-					match = ""
-					break
-				}
-				match = v
-			}
-		}
-		if match != "" {
-			if _, seen := out[match]; !seen {
-				out[match] = p.occurrence
-			}
+		if match := t.resolve(p.local); match != "" && len(out[match]) < maxOccurrences {
+			out[match] = append(out[match], p.occurrence)
 		}
 	}
 	return out
+}
+
+// resolve is the one address of the ticket whose local part is local, ""
+// for none or several.
+func (t *Ticket) resolve(local string) string {
+	match := ""
+	for _, v := range t.order {
+		if at := strings.LastIndexByte(v, '@'); at > 0 && strings.EqualFold(v[:at], local) {
+			if match != "" {
+				return ""
+			}
+			match = v
+		}
+	}
+	return match
+}
+
+// narrowed finds the addresses a sentence of the deciding words asks for
+// while narrowing the request to them ("please block old.box only"), and
+// the first line that does: nil when no such sentence names one.
+func (t *Ticket) narrowed(f *facts) (map[string]bool, int) {
+	var only map[string]bool
+	line := 0
+	see := func(v string, o occurrence) {
+		if !o.only || o.zone != zBody || !f.w.targets[o.msg] {
+			return
+		}
+		if only == nil {
+			only = map[string]bool{}
+		}
+		only[v] = true
+		if line == 0 || o.line < line {
+			line = o.line
+		}
+	}
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			see(v, o)
+		}
+		for _, o := range f.partial[v] {
+			see(v, o)
+		}
+	}
+	return only, line
 }

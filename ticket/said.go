@@ -3,6 +3,7 @@ package ticket
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // What a line of words asks, and where its addresses stand: a request
@@ -286,8 +287,97 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 			continue
 		}
 		f.zone = r.placeAddress(l, ms, f, contactAt, writer)
+		f.only = onlyAsked(l, ms, f.off)
 		r.countNamed(l, f)
+		if f.Value != "" {
+			if local := localPart(f.Value); localName(local) {
+				r.st.locals[folded(local)] = true
+			}
+		}
 	}
+	r.localMentions(l, ms)
+}
+
+// localMentions keeps, as partial addresses, the words of a line that are
+// the distinctive local part of an address read before ("block old.box
+// only; new.box is our current address").
+func (r *Reader) localMentions(l *line, ms []match) {
+	if len(r.st.locals) == 0 {
+		return
+	}
+	for _, w := range l.ws {
+		if strings.Contains(w.s, "@") || !r.st.locals[folded(w.s)] || inToken(l.toks, w.off) {
+			continue
+		}
+		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: onlyAsked(l, ms, w.off)}
+		if excepted(l.ws, ms, w.off) {
+			o.zone, o.only = zExcept, false
+		}
+		r.tk.partials = append(r.tk.partials, partial{local: w.s, occurrence: o})
+		r.tk.keep(l.n, l.t)
+	}
+}
+
+// localName reports a local part distinctive enough to name its address
+// when written alone: with a dot, hyphen, underscore, plus or digit
+// ("old.box", "j_smith2"), never a plain word ("info", "jane").
+func localName(local string) bool {
+	return len(local) >= 3 && strings.ContainsAny(local, ".-_+0123456789") && strings.IndexFunc(local, unicode.IsLetter) >= 0
+}
+
+// inToken reports a word at off inside one of the line's tokens (an
+// address written out in words).
+func inToken(toks []token, off int) bool {
+	for _, f := range toks {
+		n := len(f.Raw)
+		if f.Kind == WrittenOut {
+			n = len(f.Text)
+		}
+		if f.off <= off && off < f.off+n {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyAsked reports whether the sentence of a line around off (up to a
+// full stop or a semicolon) asks something and narrows the request to
+// what it names ("please block old.box@… only", "just unsubscribe x@…").
+func onlyAsked(l *line, ms []match, off int) bool {
+	from, to := clauseSpan(l, off)
+	only, asks := false, false
+	for _, m := range ms {
+		if m.negated || m.first < from || m.first >= to {
+			continue
+		}
+		only = only || m.class == cOnly
+		asks = asks || classWays[m.class].ask&(aSuppress|aRelease|aRemove) != 0
+	}
+	return only && asks
+}
+
+// clauseSpan is the words of the sentence around off, a semicolon ending
+// it too.
+func clauseSpan(l *line, off int) (from, to int) {
+	at := len(l.ws)
+	for i, w := range l.ws {
+		if w.off+len(w.s) > off {
+			at = i
+			break
+		}
+	}
+	stop := func(i int) bool {
+		w := l.ws[i]
+		return w.ends || w.clause && strings.HasPrefix(strings.TrimLeft(l.t[w.off+len(w.s):], ")]}\"' "), ";")
+	}
+	from, to = at, at
+	for from > 0 && !stop(from-1) {
+		from--
+	}
+	for to < len(l.ws) && !stop(to) {
+		to++
+	}
+	return from, min(to+1, len(l.ws))
 }
 
 // wordsAbout finds where the words of a line say the answer is to go
@@ -318,7 +408,7 @@ func (r *Reader) countNamed(l *line, f *token) {
 	case f.Value != "":
 		r.tk.mails[l.msg].named++
 	case len(f.Raw) > 1 && strings.HasSuffix(f.Raw, "@") && strings.Count(f.Raw, "@") == 1:
-		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n}})
+		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n, only: f.only}})
 	}
 }
 

@@ -86,7 +86,8 @@ type idAt struct {
 }
 
 // partial is an address the words name by its local part only ("the
-// info@ one"), and where.
+// info@ one", "block old.box only" after old.box@… was named), and
+// where.
 type partial struct {
 	local string
 	occurrence
@@ -123,6 +124,9 @@ type occurrence struct {
 	zone zone
 	msg  int
 	line int
+	// only: in the words of a sentence that asks and narrows the request
+	// to what it names ("please block old.box@… only").
+	only bool
 }
 
 // maxOccurrences is how many occurrences of an address are kept: the rule
