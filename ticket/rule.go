@@ -48,6 +48,7 @@ const (
 	ReasonFooter         = "only in a helpdesk's notification text"
 	ReasonBounceMeta     = "in a bounce report, but not a recipient it failed to reach"
 	ReasonNotOnly        = "the request asks only for other addresses"
+	ReasonForwarder      = "passes on the request of the mail forwarded, not asked for"
 )
 
 // Evidence is the ticket line that decided: its number and its text (""
@@ -239,6 +240,7 @@ type facts struct {
 	self, coll *ways           // nil when no line asks
 	copied     map[string]bool // the colleagues copied on the requester's mail
 	partial    map[string][]occurrence
+	forwarder  string // the top mail's sender, who passes on the requester's mail
 	// only: the addresses a sentence that asks narrows the request to
 	// ("block old.box only"), and the first line that does.
 	only     map[string]bool
@@ -254,9 +256,12 @@ func (t *Ticket) facts(own Own) *facts {
 	if !f.hasReq {
 		return f
 	}
+	if f.req.msg != 0 && t.mails[0].from != "" && !t.isOurs(t.mails[0].from, own) {
+		f.forwarder = t.mails[0].from
+	}
 	f.self = t.asks(f.req, false, f.w)
 	f.coll = t.asks(f.req, true, f.w)
-	if f.self == nil && f.coll == nil && !t.hasRecipient(f.w) {
+	if f.self == nil && f.coll == nil && (f.forwarder != "" || !t.hasRecipient(f.w)) {
 		f.self = t.asksAboutNobody(f.req, f.w)
 	}
 	f.copied = map[string]bool{}
@@ -368,6 +373,12 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 		return c.t.requesterDecision(c.vw, c.f), true
 	},
 	func(c ruleCase) (Decision, bool) {
+		if c.v != c.f.forwarder || c.vw.asked != nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonForwarder, Leave: true, By: c.t.evidence(c.vw.first.line)}, true
+	},
+	func(c ruleCase) (Decision, bool) {
 		if c.vw.writ == nil || c.vw.asked != nil {
 			return Decision{}, false
 		}
@@ -466,8 +477,14 @@ func (w *ways) first() Evidence {
 
 // requester is the ticket's requester: the sender of its own (top) mail;
 // without a From: line, who signs it; when the top mail is ours (an agent
-// forwarding it), the first sender after it that is not.
+// forwarding it), the first sender after it that is not; when the top
+// mail only passes on a forwarded mail in which its writer asks about
+// themselves ("can you sort this out?" over "please remove me"), that
+// writer.
 func (t *Ticket) requester(own Own, w weighing) (person, bool) {
+	if p, ok := t.forwardedAsker(own, w); ok {
+		return p, true
+	}
 	ours := false
 	for _, p := range t.senders {
 		if p.msg != 0 {
@@ -699,4 +716,45 @@ func (t *Ticket) narrowed(f *facts) (map[string]bool, int) {
 		}
 	}
 	return only, line
+}
+
+// forwardedAsker is the sender of the mail that decides, when it is
+// forwarded or quoted under a top mail by someone else (not ours) that
+// asks nothing itself, and its writer asks about themselves in it.
+func (t *Ticket) forwardedAsker(own Own, w weighing) (person, bool) {
+	if w.asker <= 0 || w.withdrawn || t.mails[0].from == "" || t.isOurs(t.mails[0].from, own) {
+		return person{}, false
+	}
+	from := t.mails[w.asker].from
+	if from == "" || from == t.mails[0].from || t.isOurs(from, own) || isSystem(from) || t.mails[w.asker].bounce {
+		return person{}, false
+	}
+	if t.topAsks() || !t.asksForWriter(w) {
+		return person{}, false
+	}
+	return t.firstSender(func(p person) bool { return p.msg == w.asker && p.value == from })
+}
+
+// topAsks reports a line of the top mail's words that asks something
+// (a cover note's "see below" does not).
+func (t *Ticket) topAsks() bool {
+	for _, s := range t.said {
+		if s.msg == 0 && !s.subject && s.asks != 0 && !s.cover {
+			return true
+		}
+	}
+	return false
+}
+
+// asksForWriter reports the deciding mail asking about its writer: a line
+// of it asks so ("please remove me"), or it asks a change and names
+// nobody, and no one else's address ("stop sending me your offers").
+func (t *Ticket) asksForWriter(w weighing) bool {
+	for _, s := range t.said {
+		if s.msg == w.asker && !s.subject && (s.self == sSuppress || s.self == sRelease) {
+			return true
+		}
+	}
+	m := t.mails[w.asker]
+	return m.named+m.ids == 0 && w.p.Mode.Changes() && !aboutSomeoneElse.MatchString(w.p.By.Text) && len(t.partials) == 0
 }
