@@ -26,6 +26,9 @@ type lineKind struct {
 	shape     string
 	// plain: a line of words, which ends a one-line signature's chances.
 	plain bool
+	// asks: a line of words that asks and names no address ("stop all
+	// mail to her address").
+	asks bool
 }
 
 // lineKinds are the kinds a line may be, in the order they are tried.
@@ -376,7 +379,14 @@ func (r *Reader) wordsLine(l *line) lineKind {
 		return kind
 	}
 	r.words(l, false)
+	kind.asks = len(l.toks) == 0 && r.asked(l.n)
 	return kind
+}
+
+// asked reports whether line n asks something.
+func (r *Reader) asked(n int) bool {
+	k := len(r.tk.said) - 1
+	return k >= 0 && r.tk.said[k].line == n && r.tk.said[k].asks != 0
 }
 
 // signature puts a line's addresses in the signature of its mail.

@@ -67,6 +67,7 @@ type state struct {
 	cand            int // index in queue of a line that may be a one-line signature; -1 for none
 	candShape       string
 	candMsg         int
+	candField       bool // the candidate is a field ("Address: x@…") under a request that names nobody
 	commentPending  int // the mail a comment header began, whose date line may follow
 	senders         map[string]bool
 	names           map[string]string // a sender's address by the name beside it
@@ -98,6 +99,7 @@ type lastLine struct {
 	colon  bool   // it ends with ':' (a list follows)
 	title  bool   // it is a title or company line
 	header bool
+	asks   bool // a line of words that asks and names no address
 }
 
 // signatureLines is how far a signature may reach after its delimiter or
@@ -166,6 +168,9 @@ func (r *Reader) line(n int, raw string) {
 	r.decideCandidate(n, kind, depth)
 	if kind.candidate {
 		r.st.cand, r.st.candShape, r.st.candMsg = len(r.queue), kind.shape, l.msg
+		// "Address: x@…" right under "stop all mail to her address":
+		// the address the request is about, not a signature's.
+		r.st.candField = r.st.last.asks && r.st.last.n == n-1 && fieldLine(l)
 	}
 	r.settle(l, kind)
 }
@@ -215,7 +220,7 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	} else {
 		st.qbody = st.qbody || !kind.header
 	}
-	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header}
+	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks}
 	r.hold(held)
 }
 
@@ -239,7 +244,7 @@ func (r *Reader) decideCandidate(n int, k lineKind, depth int) {
 		return
 	}
 	c := &r.queue[st.cand]
-	if endsMail(k, c, n, depth, st.candShape) {
+	if endsMail(k, c, n, depth, st.candShape) && !st.candField {
 		r.toSignature(c, st.candMsg)
 	}
 	st.cand = -1

@@ -578,3 +578,13 @@ func ownName(p, local string) bool {
 	first, _, _ := strings.Cut(local, ".")
 	return strings.EqualFold(p, local) || strings.EqualFold(p, first)
 }
+
+// fieldLine reports a line that is a label and one address ("Address:
+// x@…", "Customer e-mail: x@…").
+func fieldLine(l *line) bool {
+	if len(l.toks) != 1 || l.toks[0].Kind != Address {
+		return false
+	}
+	label := strings.TrimSpace(l.t[:l.toks[0].off])
+	return strings.HasSuffix(label, ":") && len(strings.Fields(label)) <= 2
+}
