@@ -68,7 +68,7 @@ type state struct {
 	candShape       string
 	candMsg         int
 	candField       bool // the candidate is a field ("Address: x@…") under a request that names nobody
-	commentPending  int // the mail a comment header began, whose date line may follow
+	commentPending  int  // the mail a comment header began, whose date line may follow
 	senders         map[string]bool
 	names           map[string]string // a sender's address by the name beside it
 	locals          map[string]bool   // the distinctive local parts of the addresses read (localName)
