@@ -71,7 +71,7 @@ type state struct {
 	commentPending  int  // the mail a comment header began, whose date line may follow
 	senders         map[string]bool
 	names           map[string]string // a sender's address by the name beside it
-	locals          map[string]bool   // the distinctive local parts of the addresses read (localName)
+	locals          map[string]bool   // the local parts of the addresses read, true for a distinctive one (localName)
 	lastHeaderBlock int               // the mail the last header block began
 }
 

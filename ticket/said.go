@@ -90,6 +90,56 @@ func (r *Reader) words(l *line, subject bool) {
 		r.markBounce(l, r.ms)
 	}
 	r.placeTokens(l, r.ms)
+	if !subject && r.vague(l, r.ms) {
+		r.pickedByHand(l)
+	}
+}
+
+// pickedByHand marks the line as one that picks its targets in a way the
+// rule cannot follow (selective): the review asks.
+func (r *Reader) pickedByHand(l *line) {
+	if k := len(r.tk.said) - 1; k >= 0 && r.tk.said[k].line == l.n && r.tk.said[k].msg == l.msg {
+		r.tk.said[k].selective = true
+		return
+	}
+	r.tk.said = append(r.tk.said, said{msg: l.msg, line: l.n, selective: true})
+	r.tk.keep(l.n, l.t)
+}
+
+// vague reports a line that leaves out something it names by no address
+// ("everyone except the people at our own domain", "all but the new
+// one") or narrows a request to, or keeps, an address named by a plain
+// word ("block info only", "keep sales"): which addresses are meant, a
+// person must say.
+func (r *Reader) vague(l *line, ms []match) bool {
+	for _, m := range ms {
+		if m.class == cExclude && !m.negated && !r.addressAt(l, m.end) {
+			return true
+		}
+	}
+	for _, w := range l.ws {
+		local, ok := r.st.locals[folded(w.s)]
+		if ok && !local && !strings.Contains(w.s, "@") && (onlyAsked(l, ms, w.off) || excepted(l.ws, ms, w.off)) {
+			return true
+		}
+	}
+	return false
+}
+
+// addressAt reports an address (or the distinctive local part of one)
+// as the word i of the line, or the word after a short one ("except for
+// x@…").
+func (r *Reader) addressAt(l *line, i int) bool {
+	for k := i; k < min(i+2, len(l.ws)); k++ {
+		w := l.ws[k].s
+		if strings.Contains(w, "@") && normalized(strings.Trim(w, "<>()[]\"'.,;:")) != "" || r.st.locals[folded(w)] {
+			return true
+		}
+		if !shortWord(w) || l.ws[k].clause || l.ws[k].ends {
+			break
+		}
+	}
+	return false
 }
 
 // bareRequest notes a line that is a request and nothing else
@@ -290,9 +340,8 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		f.only = onlyAsked(l, ms, f.off)
 		r.countNamed(l, f)
 		if f.Value != "" {
-			if local := localPart(f.Value); localName(local) {
-				r.st.locals[folded(local)] = true
-			}
+			local := localPart(f.Value)
+			r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
 		}
 	}
 	r.localMentions(l, ms)
@@ -453,7 +502,7 @@ func excepted(ws []word, ms []match, off int) bool {
 	}
 	for _, m := range ms {
 		switch m.class {
-		case cExcept, cNotSuppress:
+		case cExcept, cExclude, cNotSuppress:
 			if m.end == at || m.end == at-1 && shortWord(ws[at-1].s) && !ws[at-1].clause && !ws[at-1].ends {
 				return !ws[m.end-1].ends
 			}
