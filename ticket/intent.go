@@ -106,6 +106,7 @@ type mailStatement struct {
 	below, only, cover bool
 	missing            bool // a line says mail does not arrive
 	selective          bool
+	someone            bool // a line asks about one other person's address without naming it
 	subjectAsks        ask
 	subjectFirst       [5]said
 }
@@ -131,6 +132,7 @@ func (st *mailStatement) add(s said) {
 	st.cover = st.cover || s.cover
 	st.missing = st.missing || s.missing && !s.subject
 	st.selective = st.selective || s.selective && !s.subject
+	st.someone = st.someone || s.someone && !s.subject
 	for a := aSuppress; a <= aWithdraw; a <<= 1 {
 		switch {
 		case s.asks&a == 0:
@@ -340,6 +342,8 @@ var modeRules = []modeRule{
 		ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
 	{func(c modeCase) bool { return c.ids > 0 && c.addrs == 0 }, ModeUnsure, firstChange, "names suppression IDs, which can only be removed"},
 	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
+	// "Please stop sending to her address" over two addresses: whose?
+	{func(c modeCase) bool { return c.st.someone && c.addrs > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},
 	// Only a lone verb asks ("I clicked unsubscribe by accident").
 	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
 		ModeUnsure, firstChange, "names an action only in passing"},

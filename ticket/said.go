@@ -50,6 +50,9 @@ type said struct {
 	missing bool
 	// selective: it picks its targets by a condition.
 	selective bool
+	// someone: it asks about one other person's address without naming
+	// it ("stop sending to her address").
+	someone bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -82,6 +85,7 @@ func (r *Reader) words(l *line, subject bool) {
 	}
 	s.read(r.ms, l)
 	s.bareRequest(l, subject)
+	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
 	if s.says() {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
@@ -437,6 +441,8 @@ func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
 	if c, _ := lang.trees[atStart].at(l.ws, 0); c == cForward {
 		// "Forwarded by Lee (lee@…): please …": who passes it on.
 		writer = forwarder(l, ms)
+	} else if at, ok := namedBeforeColon(l, ms); ok {
+		writer = append(writer, at)
 	}
 	for _, m := range ms {
 		switch {
@@ -658,4 +664,68 @@ func forwarder(l *line, ms []match) []int {
 		}
 	}
 	return at
+}
+
+// namedBeforeColon finds a line that begins with who writes it, a name
+// and their address in brackets before a colon, and then asks something
+// of others ("Note from Ben (ben@…): please suppress the address
+// below"): where that address starts.
+func namedBeforeColon(l *line, ms []match) (int, bool) {
+	if len(l.toks) == 0 || l.toks[0].Kind != Address {
+		return 0, false
+	}
+	f := l.toks[0]
+	if !bracketedBeforeColon(l.t, f) {
+		return 0, false
+	}
+	asks := false
+	for _, m := range ms {
+		w := classWays[m.class]
+		if w.self != sNone || w.ask != 0 && l.ws[m.first].off < f.off {
+			// "Jane (jane@…): unsubscribe me" names the target.
+			return 0, false
+		}
+		asks = asks || w.ask != 0
+	}
+	return f.off, asks
+}
+
+// bracketedBeforeColon reports the address f of the line t in brackets
+// after a few words that end in a name, a colon right after ("Note from
+// Ben (ben@…):").
+func bracketedBeforeColon(t string, f token) bool {
+	end := f.off + strings.Index(t[f.off:], f.Raw) + len(f.Raw)
+	pre := strings.TrimSpace(t[:f.off])
+	post := strings.TrimLeft(t[end:], " ")
+	if !strings.HasSuffix(pre, "(") && !strings.HasSuffix(pre, "<") || !strings.HasPrefix(post, "):") && !strings.HasPrefix(post, ">:") {
+		return false
+	}
+	n := len(strings.Fields(pre))
+	return n >= 2 && n <= 7 && (nameLike(strings.TrimRight(pre, "(< "), false) || capitalized(lastWord(pre)))
+}
+
+// lastWord is the last word of s, brackets off.
+func lastWord(s string) string {
+	fs := strings.Fields(strings.TrimRight(s, "(< "))
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[len(fs)-1]
+}
+
+// someoneUnnamed reports a sentence of the line about another person's
+// address ("her address", "the customer's mailbox") that names no
+// address itself.
+func someoneUnnamed(l *line) bool {
+	loc := aboutSomeoneElse.FindStringIndex(l.t)
+	if loc == nil {
+		return false
+	}
+	from, to := sentence(l.ws, loc[0])
+	for _, f := range l.toks {
+		if i := wordAt(l.ws, f.off); i >= from && i < to {
+			return false
+		}
+	}
+	return true
 }
