@@ -367,10 +367,10 @@ func commentHeader(t string, ws []word, toks []token) bool {
 }
 
 // commentLead is what a helpdesk may write before a comment's author: the
-// ticket's number and a few words ending in "by" in the languages read
-// ("#2231 — Comment by Alex Moreno (alex@…), Nov 25, 2026 11:40",
+// ticket's number (perhaps after a word: "Ticket 2231") and a few words
+// ending in "by" in the languages read ("#2231 — Comment by Alex Moreno (alex@…), Nov 25, 2026 11:40",
 // "Internal note by …", "Kommentar von …", "Respuesta de …").
-var commentLead = regexp.MustCompile(`(?i)^(?:\[?#\d{2,}\]?\s*[-–—:|·•]?\s*)?(?:\pL+\s+){1,3}(?:by|von|de|par|da|door)\s+`)
+var commentLead = regexp.MustCompile(`(?i)^(?:\[?(?:\pL+\s+)?#?\d{2,}\]?\s*[-–—:|·•]?\s*)?(?:\pL+\s+){1,3}(?:by|von|de|par|da|door)\s+`)
 
 // withoutCommentLead is t without its commentLead, when what follows it
 // begins with a capital letter (a name).
