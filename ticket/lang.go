@@ -56,6 +56,7 @@ const (
 	cBelow       // points at what is quoted or forwarded under it
 	cNotSelf     // a receiving phrase that is not about the writer ("these bounces")
 	cOnly        // narrows the request to what the line names
+	cAlso        // adds to the request ("also", "too"): no narrowing
 	cSelective   // picks targets by a condition ("the rows marked …"): a person must choose
 	cForwarding  // a cover note: the writer passes on a request below
 	cBounce      // a bounce report's words
@@ -83,7 +84,7 @@ var sections = map[string]struct {
 	"suppress": {cSuppress, inWords}, "release": {cRelease, inWords}, "check": {cCheck, inWords},
 	"remove": {cRemove, inWords}, "withdraw": {cWithdraw, inWords}, "except": {cExcept, inWords}, "exclude": {cExclude, inWords}, "not-suppress": {cNotSuppress, inWords},
 	"except-after": {cExceptAfter, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords},
-	"only": {cOnly, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
+	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 }

@@ -89,7 +89,7 @@ type token struct {
 	off  int
 	zone zone
 	msg  int
-	only bool // in a sentence that asks for only what it names
+	only narrow // in a sentence that narrows the request to what it names
 }
 
 // lastLine is what the reader remembers of the last line with text.
@@ -308,7 +308,7 @@ func (r *Reader) hold(l heldLine) {
 func (r *Reader) handOn(toks []token) {
 	for _, f := range toks {
 		if f.Value != "" {
-			r.tk.note(f.Value, occurrence{zone: f.zone, msg: f.msg, line: f.Line, only: f.only && f.zone == zBody})
+			r.tk.note(f.Value, occurrence{zone: f.zone, msg: f.msg, line: f.Line, only: f.only})
 		}
 		if r.emit != nil {
 			r.emit(f.Found)

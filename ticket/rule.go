@@ -696,7 +696,8 @@ func (t *Ticket) narrowed(f *facts) (map[string]bool, int) {
 	var only map[string]bool
 	line := 0
 	see := func(v string, o occurrence) {
-		if !o.only || o.zone != zBody || !f.w.targets[o.msg] {
+		bare := o.only == nBare && o.msg == f.w.anchor && f.w.anchor < f.w.asker
+		if o.only != nAsked && !bare || o.zone != zBody || !f.w.targets[o.msg] {
 			return
 		}
 		if only == nil {

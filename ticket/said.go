@@ -123,7 +123,7 @@ func (r *Reader) vague(l *line, ms []match) bool {
 	}
 	for _, w := range l.ws {
 		local, ok := r.st.locals[folded(w.s)]
-		if ok && !local && !strings.Contains(w.s, "@") && (onlyAsked(l, ms, w.off) || excepted(l.ws, ms, w.off)) {
+		if ok && !local && !strings.Contains(w.s, "@") && (narrowing(l, ms, w.off) == nAsked || excepted(l.ws, ms, w.off)) {
 			return true
 		}
 	}
@@ -341,7 +341,7 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 			continue
 		}
 		f.zone = r.placeAddress(l, ms, f, contactAt, writer)
-		f.only = onlyAsked(l, ms, f.off)
+		f.only = narrowing(l, ms, f.off)
 		r.countNamed(l, f)
 		if f.Value != "" {
 			local := localPart(f.Value)
@@ -362,9 +362,9 @@ func (r *Reader) localMentions(l *line, ms []match) {
 		if strings.Contains(w.s, "@") || !r.st.locals[folded(w.s)] || inToken(l.toks, w.off) {
 			continue
 		}
-		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: onlyAsked(l, ms, w.off)}
+		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: narrowing(l, ms, w.off)}
 		if excepted(l.ws, ms, w.off) {
-			o.zone, o.only = zExcept, false
+			o.zone, o.only = zExcept, nNone
 		}
 		r.tk.partials = append(r.tk.partials, partial{local: w.s, occurrence: o})
 		r.tk.keep(l.n, l.t)
@@ -393,20 +393,31 @@ func inToken(toks []token, off int) bool {
 	return false
 }
 
-// onlyAsked reports whether the sentence of a line around off (up to a
-// full stop or a semicolon) asks something and narrows the request to
-// what it names ("please block old.box@… only", "just unsubscribe x@…").
-func onlyAsked(l *line, ms []match, off int) bool {
+// narrowing is how the sentence of a line around off (up to a full stop
+// or a semicolon) narrows the request to the address there: an "only"
+// right beside it ("block old.box@… only", "just a1@… please"), with a
+// request in the sentence or without, and no "also" or "too" in it.
+func narrowing(l *line, ms []match, off int) narrow {
 	from, to := clauseSpan(l, off)
+	at := wordAt(l.ws, off)
 	only, asks := false, false
 	for _, m := range ms {
-		if m.negated || m.first < from || m.first >= to {
-			continue
+		switch {
+		case m.negated || m.first < from || m.first >= to:
+		case m.class == cAlso:
+			return nNone
+		case m.class == cOnly:
+			only = only || at >= m.end && at-m.end <= 2 || m.first > at && m.first-at <= 3
 		}
-		only = only || m.class == cOnly
-		asks = asks || classWays[m.class].ask&(aSuppress|aRelease|aRemove) != 0
+		asks = asks || classWays[m.class].ask&changing != 0
 	}
-	return only && asks
+	switch {
+	case !only:
+		return nNone
+	case asks:
+		return nAsked
+	}
+	return nBare
 }
 
 // clauseSpan is the words of the sentence around off, a semicolon ending

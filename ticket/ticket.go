@@ -124,10 +124,19 @@ type occurrence struct {
 	zone zone
 	msg  int
 	line int
-	// only: in the words of a sentence that asks and narrows the request
-	// to what it names ("please block old.box@… only").
-	only bool
+	// only: in a sentence that narrows the request to what it names
+	// ("please block old.box@… only", "just a1@… please").
+	only narrow
 }
+
+// narrow is how a sentence narrows the request to what it names.
+type narrow uint8
+
+const (
+	nNone  narrow = iota
+	nBare         // "just a1@… please": narrows an earlier mail's request
+	nAsked        // "please block old.box@… only": asks and narrows
+)
 
 // maxOccurrences is how many occurrences of an address are kept: the rule
 // reads the first few; a list that repeats an address a thousand times
