@@ -564,7 +564,8 @@ func asksAround(ws []word, ms []match, off int) bool {
 		if m.negated || m.first < from || m.first >= to {
 			continue
 		}
-		if w := classWays[m.class]; w.ask != 0 || w.self != sNone {
+		if w := classWays[m.class]; w.ask != 0 || w.self == sSuppress || w.self == sRelease {
+			// "my address" alone asks nothing: "I changed my address to …"
 			return true
 		}
 	}
