@@ -48,7 +48,7 @@ const (
 	ReasonFooter         = "only in a helpdesk's notification text"
 	ReasonBounceMeta     = "in a bounce report, but not a recipient it failed to reach"
 	ReasonNotOnly        = "the request asks only for other addresses"
-	ReasonForwarder      = "passes on the request of the mail forwarded, not asked for"
+	ReasonForwarder      = "passes on the request of the mail under theirs, not asked for"
 )
 
 // Evidence is the ticket line that decided: its number and its text (""
@@ -346,7 +346,7 @@ type ruleCase struct {
 var addressRules = []func(c ruleCase) (Decision, bool){
 	func(c ruleCase) (Decision, bool) { return c.t.OwnDecision(c.vw.first.line), c.own.Has(c.v) },
 	func(c ruleCase) (Decision, bool) {
-		return Decision{Reason: ReasonSentTo, Leave: true, By: c.t.evidence(c.vw.first.line)}, c.vw.first.zone == zSentTo
+		return Decision{Reason: ReasonSentTo, Leave: true, By: c.t.evidence(c.vw.first.line)}, c.vw.first.zone == zSentTo && !c.t.fromUs(c.own)
 	},
 	func(c ruleCase) (Decision, bool) {
 		if c.vw.except == nil {
@@ -758,4 +758,11 @@ func (t *Ticket) asksForWriter(w weighing) bool {
 	}
 	m := t.mails[w.asker]
 	return m.named+m.ids == 0 && w.p.Mode.Changes() && !aboutSomeoneElse.MatchString(w.p.By.Text) && len(t.partials) == 0
+}
+
+// fromUs reports a ticket whose top mail one of our own addresses (own,
+// as configured) sent: its To: is whom our agent wrote to, not our
+// support mailbox.
+func (t *Ticket) fromUs(own Own) bool {
+	return !own.Empty() && t.mails[0].from != "" && own.Has(t.mails[0].from)
 }
