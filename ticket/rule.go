@@ -737,10 +737,11 @@ func (t *Ticket) forwardedAsker(own Own, w weighing) (person, bool) {
 }
 
 // topAsks reports a line of the top mail's words that asks something
-// (a cover note's "see below" does not).
+// (a cover note's "see below" does not) or speaks of its writer ("same
+// for me").
 func (t *Ticket) topAsks() bool {
 	for _, s := range t.said {
-		if s.msg == 0 && !s.subject && s.asks != 0 && !s.cover {
+		if s.msg == 0 && !s.subject && (s.asks != 0 && !s.cover || s.self != sNone) {
 			return true
 		}
 	}
