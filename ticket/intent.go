@@ -542,13 +542,14 @@ func (t *Ticket) notes(w *weighing, own Own) {
 }
 
 // unresolved asks about each address the deciding words name by its
-// local part only ("the info@ one") that is not the local part of exactly
-// one address of the ticket: which is meant, a person must say.
+// local part only ("the sales@ one") that is the local part of several
+// addresses of the ticket: which is meant, a person must say. (One that
+// names none is an invalid entry, shown as such and never sent.)
 func (t *Ticket) unresolved(w *weighing) {
 	seen := map[string]bool{}
 	for _, p := range t.partials {
 		l := strings.ToLower(p.local)
-		if p.zone == zBody && w.targets[p.msg] && !seen[l] && t.resolve(p.local) == "" {
+		if _, n := t.resolve(p.local); p.zone == zBody && w.targets[p.msg] && !seen[l] && n > 1 {
 			seen[l] = true
 			w.p.Evidence = append(w.p.Evidence, Said{Line: p.line, Text: t.lines[p.line], Says: "names " + p.local + "@… by its local part only"})
 			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names %s@… by its local part only: choose the address by hand", p.line, p.local))

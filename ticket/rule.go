@@ -667,26 +667,26 @@ func (t *Ticket) resolvePartials() map[string][]occurrence {
 	}
 	out := map[string][]occurrence{}
 	for _, p := range t.partials {
-		if match := t.resolve(p.local); match != "" && len(out[match]) < maxOccurrences {
+		if match, n := t.resolve(p.local); n == 1 && len(out[match]) < maxOccurrences {
 			out[match] = append(out[match], p.occurrence)
 		}
 	}
 	return out
 }
 
-// resolve is the one address of the ticket whose local part is local, ""
-// for none or several.
-func (t *Ticket) resolve(local string) string {
-	match := ""
+// resolve is the first address of the ticket whose local part is local,
+// and how many have it (up to 2).
+func (t *Ticket) resolve(local string) (string, int) {
+	match, n := "", 0
 	for _, v := range t.order {
 		if at := strings.LastIndexByte(v, '@'); at > 0 && strings.EqualFold(v[:at], local) {
-			if match != "" {
-				return ""
+			if n++; n > 1 {
+				break
 			}
 			match = v
 		}
 	}
-	return match
+	return match, n
 }
 
 // narrowed finds the addresses a sentence of the deciding words asks for
