@@ -139,7 +139,8 @@ func isForwardMarker(t string, ws []word) bool {
 	if len(t) >= 10 && strings.Trim(t, "_") == "" {
 		return true
 	}
-	if len(ws) == 0 || len(ws) > 6 {
+	if len(ws) == 0 || len(ws) > 6 || asksOutright(ws) {
+		// "forwarded by tom@…: please block both" asks.
 		return false
 	}
 	for i := range ws {
