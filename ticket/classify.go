@@ -389,8 +389,12 @@ func (r *Reader) asked(n int) bool {
 	return k >= 0 && r.tk.said[k].line == n && r.tk.said[k].asks != 0
 }
 
-// signature puts a line's addresses in the signature of its mail.
+// signature puts a line's addresses in the signature of its mail, and
+// notes the name the top mail is signed with.
 func (r *Reader) signature(l *line) {
+	if l.msg == 0 && l.depth == 0 && len(l.toks) == 0 && r.tk.signName == "" {
+		r.tk.signName = signedName(l)
+	}
 	for i := range l.toks {
 		f := &l.toks[i]
 		if f.Kind != Address {
@@ -410,6 +414,9 @@ func (r *Reader) addSenders(l *line, msg int) {
 		r.addSender(f.Value, msg, l.n)
 		if name := nameBefore(l.t, f.off); name != "" && f.Value != "" {
 			r.st.names[folded(name)] = f.Value
+		}
+		if name := trailingName(l.t[:f.off]); name != "" && f.Value != "" && len(r.tk.senderNames) < maxRecords {
+			r.tk.senderNames[f.Value] = folded(name)
 		}
 	}
 }
@@ -463,4 +470,18 @@ func (r *Reader) sentTo(l *line) {
 func sameDomain(a, b string) bool {
 	i, j := strings.LastIndexByte(a, '@'), strings.LastIndexByte(b, '@')
 	return i >= 0 && j >= 0 && a[i:] == b[j:]
+}
+
+// signedName is the first word of the name a line of a signature gives,
+// folded ("Grazie, Chiara", "Chiara"), "" for none.
+func signedName(l *line) string {
+	_, rest := closing(l.ws)
+	if rest >= len(l.ws) {
+		return ""
+	}
+	t := l.t[l.ws[rest].off:]
+	if !nameLike(t, false) || !capitalized(t) {
+		return ""
+	}
+	return folded(l.ws[rest].s)
 }

@@ -502,6 +502,15 @@ func (t *Ticket) requester(own Own, w weighing) (person, bool) {
 	case t.topFrom:
 		return person{}, false
 	}
+	return t.unheadedRequester(own, w)
+}
+
+// unheadedRequester is the requester of a ticket without a From: line of
+// its own: the author of a helpdesk export's first comment, the sender
+// of the deciding mail when the ticket begins with its attribution, who
+// signs the top mail with an address, else the sender of a quoted mail
+// whose name the top mail is signed with (a reply to one's own mail).
+func (t *Ticket) unheadedRequester(own Own, w weighing) (person, bool) {
 	if p, ok := t.firstComment(own); ok {
 		return p, true
 	}
@@ -513,7 +522,33 @@ func (t *Ticket) requester(own Own, w weighing) (person, bool) {
 			return p, true
 		}
 	}
-	return person{}, false
+	return t.signedSender(own)
+}
+
+// signedSender is the one sender of a quoted mail whose name begins with
+// the name the top mail is signed with ("Chiara" over "Chiara Galli
+// <chiara@…> ha scritto:").
+func (t *Ticket) signedSender(own Own) (person, bool) {
+	if t.signName == "" {
+		return person{}, false
+	}
+	var found person
+	n := 0
+	for _, p := range t.senders {
+		name := t.senderNames[p.value]
+		if p.msg == 0 || p.value == found.value || t.isOurs(p.value, own) || isSystem(p.value) || !firstNameIs(name, t.signName) {
+			continue
+		}
+		found, n = p, n+1
+	}
+	// The top mail is theirs too.
+	return person{found.value, 0, found.line}, n == 1
+}
+
+// firstNameIs reports a name (folded) whose first word is first.
+func firstNameIs(name, first string) bool {
+	f, _, _ := strings.Cut(name, " ")
+	return f == first
 }
 
 // firstSender is the first sender ok holds for.

@@ -589,3 +589,18 @@ func fieldLine(l *line) bool {
 	label := strings.TrimSpace(l.t[:l.toks[0].off])
 	return strings.HasSuffix(label, ":") && len(strings.Fields(label)) <= 2
 }
+
+// trailingName is the name right before an address in a line ("… alle
+// ore 10:00 Chiara Galli <": "Chiara Galli"): up to four name words, ""
+// for none.
+func trailingName(before string) string {
+	fs := strings.Fields(strings.TrimRight(before, "<(\"' "))
+	k := len(fs)
+	for k > 0 && len(fs)-k < 4 && isNameWord(strings.Trim(fs[k-1], "\",")) {
+		k--
+	}
+	if k == len(fs) {
+		return ""
+	}
+	return strings.Trim(strings.Join(fs[k:], " "), "\",")
+}

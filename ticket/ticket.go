@@ -76,6 +76,8 @@ type Ticket struct {
 	textLeft                 int
 	words                    int // words read outside headers and signatures: 0 for a list
 	partials                 []partial
+	signName                 string            // the first word of the name the top mail is signed with, folded
+	senderNames              map[string]string // a sender's name, folded, by address
 	ids                      []idAt
 }
 
@@ -153,7 +155,7 @@ const maxRecords = 200_000
 const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
-	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{},
+	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
 		textLeft: lineBudget, mails: []mail{{}}}
 }
 
