@@ -27,8 +27,8 @@ type lineKind struct {
 	// plain: a line of words, which ends a one-line signature's chances.
 	plain bool
 	// asks: a line of words that asks and names no address ("stop all
-	// mail to her address").
-	asks bool
+	// mail to her address"); asksNaming: one that names one.
+	asks, asksNaming bool
 }
 
 // lineKinds are the kinds a line may be, in the order they are tried.
@@ -379,7 +379,8 @@ func (r *Reader) wordsLine(l *line) lineKind {
 		return kind
 	}
 	r.words(l, false)
-	kind.asks = len(l.toks) == 0 && r.asked(l.n)
+	asked := r.asked(l.n)
+	kind.asks, kind.asksNaming = asked && len(l.toks) == 0, asked && len(l.toks) > 0
 	return kind
 }
 

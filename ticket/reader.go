@@ -68,6 +68,7 @@ type state struct {
 	candShape       string
 	candMsg         int
 	candField       bool // the candidate is a field ("Address: x@…") under a request that names nobody
+	candAside       bool // the candidate is a field under a request that names an address
 	commentPending  int  // the mail a comment header began, whose date line may follow
 	senders         map[string]bool
 	names           map[string]string // a sender's address by the name beside it
@@ -100,6 +101,8 @@ type lastLine struct {
 	title  bool   // it is a title or company line
 	header bool
 	asks   bool // a line of words that asks and names no address
+	// asksNaming: a line of words that asks and names an address.
+	asksNaming bool
 }
 
 // signatureLines is how far a signature may reach after its delimiter or
@@ -171,6 +174,7 @@ func (r *Reader) line(n int, raw string) {
 		// "Address: x@…" right under "stop all mail to her address":
 		// the address the request is about, not a signature's.
 		r.st.candField = r.st.last.asks && r.st.last.n == n-1 && fieldLine(l)
+		r.st.candAside = r.st.last.asksNaming && r.st.last.n == n-1 && fieldLine(l)
 	}
 	r.settle(l, kind)
 }
@@ -220,7 +224,7 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	} else {
 		st.qbody = st.qbody || !kind.header
 	}
-	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks}
+	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming}
 	r.hold(held)
 }
 
@@ -244,8 +248,13 @@ func (r *Reader) decideCandidate(n int, k lineKind, depth int) {
 		return
 	}
 	c := &r.queue[st.cand]
-	if endsMail(k, c, n, depth, st.candShape) && !st.candField {
+	switch ends := endsMail(k, c, n, depth, st.candShape); {
+	case ends && !st.candField:
 		r.toSignature(c, st.candMsg)
+	case !ends && st.candAside:
+		// "Email: b@…" under "please unsubscribe a@…", in the body:
+		// another target, or the writer's? The review asks.
+		r.pickedByHand(c.n, st.candMsg)
 	}
 	st.cand = -1
 }

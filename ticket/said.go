@@ -95,19 +95,21 @@ func (r *Reader) words(l *line, subject bool) {
 	}
 	r.placeTokens(l, r.ms)
 	if !subject && r.vague(l, r.ms) {
-		r.pickedByHand(l)
+		r.tk.keep(l.n, l.t)
+		r.pickedByHand(l.n, l.msg)
 	}
 }
 
-// pickedByHand marks the line as one that picks its targets in a way the
-// rule cannot follow (selective): the review asks.
-func (r *Reader) pickedByHand(l *line) {
-	if k := len(r.tk.said) - 1; k >= 0 && r.tk.said[k].line == l.n && r.tk.said[k].msg == l.msg {
-		r.tk.said[k].selective = true
-		return
+// pickedByHand marks line n of mail msg as one that picks its targets in a
+// way the rule cannot follow (selective): the review asks.
+func (r *Reader) pickedByHand(n, msg int) {
+	for k := len(r.tk.said) - 1; k >= 0 && r.tk.said[k].line >= n; k-- {
+		if r.tk.said[k].line == n && r.tk.said[k].msg == msg {
+			r.tk.said[k].selective = true
+			return
+		}
 	}
-	r.tk.said = append(r.tk.said, said{msg: l.msg, line: l.n, selective: true})
-	r.tk.keep(l.n, l.t)
+	r.tk.said = append(r.tk.said, said{msg: msg, line: n, selective: true})
 }
 
 // vague reports a line that leaves out something it names by no address
