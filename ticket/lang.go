@@ -53,6 +53,7 @@ const (
 	cExclude     // leaves out what follows, an address or not: except, apart from
 	cNotSuppress // "don't unsubscribe …": leaves out what follows; with "only" the line asks it of the rest
 	cExceptAfter // leaves out the address right before it: … should stay
+	cWaveOff     // leaves out the address before it in its sentence: … ignore it
 	cBelow       // points at what is quoted or forwarded under it
 	cNotSelf     // a receiving phrase that is not about the writer ("these bounces")
 	cOnly        // narrows the request to what the line names
@@ -83,7 +84,7 @@ var sections = map[string]struct {
 	"colleague": {cColleague, inWords}, "contact": {cContact, inWords}, "request": {cRequest, inWords},
 	"suppress": {cSuppress, inWords}, "release": {cRelease, inWords}, "check": {cCheck, inWords},
 	"remove": {cRemove, inWords}, "withdraw": {cWithdraw, inWords}, "except": {cExcept, inWords}, "exclude": {cExclude, inWords}, "not-suppress": {cNotSuppress, inWords},
-	"except-after": {cExceptAfter, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords},
+	"except-after": {cExceptAfter, inWords}, "wave-off": {cWaveOff, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords},
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},

@@ -520,18 +520,27 @@ func excepted(ws []word, ms []match, off int) bool {
 		return false
 	}
 	for _, m := range ms {
-		switch m.class {
-		case cExcept, cExclude, cNotSuppress:
-			if m.end == at || m.end == at-1 && shortWord(ws[at-1].s) && !ws[at-1].clause && !ws[at-1].ends {
-				return !ws[m.end-1].ends
-			}
-		case cExceptAfter:
-			if (m.first == at+1 || m.first == at+2) && !ws[at].ends {
-				return true
-			}
+		if out, ok := exceptsAt(ws, m, at); ok {
+			return out
 		}
 	}
 	return false
+}
+
+// exceptsAt is what the phrase m says of the address that is word at:
+// whether it leaves it out, when it says anything (ok).
+func exceptsAt(ws []word, m match, at int) (out, ok bool) {
+	switch m.class {
+	case cExcept, cExclude, cNotSuppress:
+		if m.end == at || m.end == at-1 && shortWord(ws[at-1].s) && !ws[at-1].clause && !ws[at-1].ends {
+			return !ws[m.end-1].ends, true
+		}
+	case cExceptAfter:
+		return true, (m.first == at+1 || m.first == at+2) && !ws[at].ends
+	case cWaveOff:
+		return true, m.first > at && !endsBetween(ws, at, m.first)
+	}
+	return false, false
 }
 
 // shortWord is a word that may stand between "except" and its address
@@ -742,4 +751,15 @@ func someoneUnnamed(l *line) bool {
 		}
 	}
 	return true
+}
+
+// endsBetween reports a sentence that ends at one of the words from i up
+// to before j.
+func endsBetween(ws []word, i, j int) bool {
+	for k := i; k < j; k++ {
+		if ws[k].ends {
+			return true
+		}
+	}
+	return false
 }
