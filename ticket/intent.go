@@ -105,6 +105,7 @@ type mailStatement struct {
 	first              [5]said // the first line of each ask
 	below, only, cover bool
 	missing            bool // a line says mail does not arrive
+	others             bool // a line of its words asks something not about its writer
 	selective          bool
 	someone            bool // a line asks about one other person's address without naming it
 	subjectAsks        ask
@@ -130,9 +131,9 @@ func (st *mailStatement) add(s said) {
 	st.below = st.below || s.below
 	st.only = st.only || s.only
 	st.cover = st.cover || s.cover
-	st.missing = st.missing || s.missing && !s.subject
-	st.selective = st.selective || s.selective && !s.subject
-	st.someone = st.someone || s.someone && !s.subject
+	if !s.subject {
+		st.words(s)
+	}
 	for a := aSuppress; a <= aWithdraw; a <<= 1 {
 		switch {
 		case s.asks&a == 0:
@@ -145,6 +146,15 @@ func (st *mailStatement) add(s said) {
 			st.addAsk(a, s)
 		}
 	}
+}
+
+// words gathers what a line of the mail's words (not its subject) marks
+// it with.
+func (st *mailStatement) words(s said) {
+	st.others = st.others || s.asks != 0 && s.self == sNone
+	st.missing = st.missing || s.missing
+	st.selective = st.selective || s.selective
+	st.someone = st.someone || s.someone
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -296,7 +306,7 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 		w.targets[w.asker] = true
 	}
 	named := t.mails[a].named+t.mails[a].ids > 0
-	if named && !st.below || st.only && !st.below {
+	if (named || st.only || t.asksOnlyForWriter(a, st)) && !st.below {
 		return
 	}
 	for m := a + 1; m < len(t.mails); m++ {
@@ -306,6 +316,13 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 			w.targets[m] = true
 		}
 	}
+}
+
+// asksOnlyForWriter reports a mail m from a known sender whose words ask
+// only about its writer ("Unsubscribe" over the newsletter it answers):
+// the addresses of the mails under it are not its targets.
+func (t *Ticket) asksOnlyForWriter(m int, st mailStatement) bool {
+	return st.asks != 0 && !st.others && t.mails[m].from != ""
 }
 
 // modeCase is what the rules of the mode read: what the asking mail asks
