@@ -302,10 +302,12 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 	a := w.anchor
 	w.targets[a] = true
 	st := sts[a]
-	if w.asker > a {
+	named := t.mails[a].named+t.mails[a].ids > 0
+	if w.asker > a && (!named || !t.ours(w.asker, own)) {
+		// Our agent's question ("block p1@… or p2@…?") is not the
+		// answer's targets when the answer names its own.
 		w.targets[w.asker] = true
 	}
-	named := t.mails[a].named+t.mails[a].ids > 0
 	if (named || st.only || t.asksOnlyForWriter(a, st)) && !st.below {
 		return
 	}
