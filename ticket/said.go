@@ -123,9 +123,20 @@ func (r *Reader) vague(l *line, ms []match) bool {
 			return true
 		}
 	}
-	for _, w := range l.ws {
+	for i, w := range l.ws {
 		local, ok := r.st.locals[folded(w.s)]
-		if ok && !local && !strings.Contains(w.s, "@") && (narrowing(l, ms, w.off) == nAsked || excepted(l.ws, ms, w.off)) {
+		if ok && !local && !strings.Contains(w.s, "@") && !besideItsAddress(l.ws, i) && (narrowing(l, ms, w.off) == nAsked || excepted(l.ws, ms, w.off)) {
+			return true
+		}
+	}
+	return false
+}
+
+// besideItsAddress reports a word right before or after the address
+// whose local part it is ("my partner partner@…": the address says it).
+func besideItsAddress(ws []word, i int) bool {
+	for _, k := range []int{i - 1, i + 1} {
+		if k >= 0 && k < len(ws) && strings.EqualFold(localPart(ws[k].s), ws[i].s) {
 			return true
 		}
 	}
