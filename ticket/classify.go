@@ -15,6 +15,13 @@ type line struct {
 	ws    []word
 	toks  []token
 	msg   int
+	// What the words of the line work out once, when asked: its
+	// sentences (span), whether it says "only" (0 not known, 1 no, 2
+	// yes), and the word from which a closing inside it signs (0 not
+	// known, -1 none).
+	spanFrom, spanTo []int
+	onlyKnown        uint8
+	signedFrom       int
 }
 
 // lineKind is what a line with text turned out to be.

@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -356,7 +357,7 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		f.zone = r.placeAddress(l, ms, f, contactAt, writer)
 		f.only = narrowing(l, ms, f.off)
 		r.countNamed(l, f)
-		if f.Value != "" {
+		if f.Value != "" && len(r.st.locals) < maxLocals {
 			local := localPart(f.Value)
 			r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
 		}
@@ -383,6 +384,10 @@ func (r *Reader) localMentions(l *line, ms []match) {
 		r.tk.keep(l.n, l.t)
 	}
 }
+
+// maxLocals is how many local parts the reader keeps to match words
+// against: a ticket names far fewer; a long list stops adding.
+const maxLocals = 1000
 
 // localName reports a local part distinctive enough to name its address
 // when written alone: with a dot, hyphen, underscore, plus or digit
@@ -411,17 +416,23 @@ func inToken(toks []token, off int) bool {
 // right beside it ("block old.box@… only", "just a1@… please"), with a
 // request in the sentence or without, and no "also" or "too" in it.
 func narrowing(l *line, ms []match, off int) narrow {
-	from, to := clauseSpan(l, off)
-	at := wordAt(l.ws, off)
+	if !l.hasOnly(ms) {
+		return nNone
+	}
+	at := l.wordIndex(off)
+	if at >= len(l.ws) {
+		return nNone
+	}
+	from, to := l.span(at)
 	only, asks := false, false
 	for _, m := range ms {
-		switch {
-		case m.negated || m.first < from || m.first >= to:
-		case m.class == cAlso:
-			return nNone
-		case m.class == cOnly:
-			only = only || at >= m.end && at-m.end <= 2 || m.first > at && m.first-at <= 3
+		if m.negated || m.first < from || m.first >= to {
+			continue
 		}
+		if m.class == cAlso {
+			return nNone
+		}
+		only = only || m.class == cOnly && beside(m, at)
 		asks = asks || classWays[m.class].ask&changing != 0
 	}
 	switch {
@@ -433,28 +444,54 @@ func narrowing(l *line, ms []match, off int) narrow {
 	return nBare
 }
 
-// clauseSpan is the words of the sentence around off, a semicolon ending
-// it too.
-func clauseSpan(l *line, off int) (from, to int) {
-	at := len(l.ws)
-	for i, w := range l.ws {
-		if w.off+len(w.s) > off {
-			at = i
-			break
+// beside reports the phrase m right beside word at: two words before it
+// at most, or three after.
+func beside(m match, at int) bool {
+	return at >= m.end && at-m.end <= 2 || m.first > at && m.first-at <= 3
+}
+
+// hasOnly reports an "only" among the line's phrases (noted once).
+func (l *line) hasOnly(ms []match) bool {
+	if l.onlyKnown == 0 {
+		l.onlyKnown = 1
+		for _, m := range ms {
+			if m.class == cOnly && !m.negated {
+				l.onlyKnown = 2
+				break
+			}
 		}
 	}
-	stop := func(i int) bool {
-		w := l.ws[i]
-		return w.ends || w.clause && strings.HasPrefix(strings.TrimLeft(l.t[w.off+len(w.s):], ")]}\"' "), ";")
+	return l.onlyKnown == 2
+}
+
+// wordIndex is the first word of the line that ends past off.
+func (l *line) wordIndex(off int) int {
+	return sort.Search(len(l.ws), func(i int) bool { return l.ws[i].off+len(l.ws[i].s) > off })
+}
+
+// span is the words of the sentence around word at, a semicolon ending
+// it too (the line's sentences are found once).
+func (l *line) span(at int) (from, to int) {
+	if l.spanTo == nil {
+		l.spanFrom, l.spanTo = make([]int, len(l.ws)), make([]int, len(l.ws))
+		start := 0
+		for i := range l.ws {
+			l.spanFrom[i] = start
+			if i == len(l.ws)-1 || l.stops(i) {
+				for k := start; k <= i; k++ {
+					l.spanTo[k] = i + 1
+				}
+				start = i + 1
+			}
+		}
 	}
-	from, to = at, at
-	for from > 0 && !stop(from-1) {
-		from--
-	}
-	for to < len(l.ws) && !stop(to) {
-		to++
-	}
-	return from, min(to+1, len(l.ws))
+	return l.spanFrom[at], l.spanTo[at]
+}
+
+// stops reports a word that ends a sentence, or a clause with ";".
+func (l *line) stops(i int) bool {
+	w := l.ws[i]
+	return w.ends || w.clause && strings.HasPrefix(strings.TrimLeft(l.t[w.off+len(w.s):], ")]}\"' "), ";")
 }
 
 // wordsAbout finds where the words of a line say the answer is to go
@@ -669,16 +706,21 @@ func asksOutright(ws []word) bool {
 // inside the line, after a sentence ends ("… this one? Thanks, Carla
 // (carla@…)"): only a name and the address follow the closing words.
 func signedAt(l *line, off int) bool {
-	at := wordAt(l.ws, off)
-	for i := 1; i < at; i++ {
-		if !l.ws[i-1].ends {
-			continue
-		}
-		if c, n := lang.trees[atStart].at(l.ws, i); c == cClosing && i+n <= at {
-			return i+n == at || nameLike(l.t[l.ws[i+n].off:], true)
+	if l.signedFrom == 0 {
+		l.signedFrom = -1
+		for i := 1; i < len(l.ws); i++ {
+			if !l.ws[i-1].ends {
+				continue
+			}
+			if c, n := lang.trees[atStart].at(l.ws, i); c == cClosing && i+n < len(l.ws) {
+				if nameLike(l.t[l.ws[i+n].off:], true) {
+					l.signedFrom = i + n
+				}
+				break
+			}
 		}
 	}
-	return false
+	return l.signedFrom > 0 && l.wordIndex(off) >= l.signedFrom
 }
 
 // forwarder is where the addresses of a line begun "Forwarded by …"
@@ -756,8 +798,12 @@ func someoneUnnamed(l *line) bool {
 		return false
 	}
 	from, to := sentence(l.ws, loc[0])
+	if from >= to {
+		return true
+	}
+	start, end := l.ws[from].off, l.ws[to-1].off+len(l.ws[to-1].s)
 	for _, f := range l.toks {
-		if i := wordAt(l.ws, f.off); i >= from && i < to {
+		if f.off >= start && f.off < end {
 			return false
 		}
 	}
