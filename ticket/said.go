@@ -770,7 +770,11 @@ func namedBeforeColon(l *line, ms []match) (int, bool) {
 // after a few words that end in a name, a colon right after ("Note from
 // Ben (ben@…):").
 func bracketedBeforeColon(t string, f token) bool {
-	end := f.off + strings.Index(t[f.off:], f.Raw) + len(f.Raw)
+	at := strings.Index(t[f.off:], f.Raw)
+	if at < 0 {
+		return false
+	}
+	end := f.off + at + len(f.Raw)
 	pre := strings.TrimSpace(t[:f.off])
 	post := strings.TrimLeft(t[end:], " ")
 	if !strings.HasSuffix(pre, "(") && !strings.HasSuffix(pre, "<") || !strings.HasPrefix(post, "):") && !strings.HasPrefix(post, ">:") {
