@@ -605,8 +605,9 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 }
 
 // aboutSomeoneElse matches a request about a third person's address
-// ("to her address", "the customer's mailbox"), which is never the writer's.
-var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+// ("to her address", "my mother's address", "the customer's mailbox"),
+// which is never the writer's.
+var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked).
