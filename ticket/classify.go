@@ -15,6 +15,13 @@ type line struct {
 	ws    []word
 	toks  []token
 	msg   int
+	// What the words of the line work out once, when asked: its
+	// sentences (span), whether it says "only" (0 not known, 1 no, 2
+	// yes), and the word from which a closing inside it signs (0 not
+	// known, -1 none).
+	spanFrom, spanTo []int
+	onlyKnown        uint8
+	signedFrom       int
 }
 
 // lineKind is what a line with text turned out to be.
@@ -26,6 +33,9 @@ type lineKind struct {
 	shape     string
 	// plain: a line of words, which ends a one-line signature's chances.
 	plain bool
+	// asks: a line of words that asks and names no address ("stop all
+	// mail to her address"); asksNaming: one that names one.
+	asks, asksNaming bool
 }
 
 // lineKinds are the kinds a line may be, in the order they are tried.
@@ -315,6 +325,13 @@ func (r *Reader) signatureLine(l *line) (lineKind, bool) {
 	if r.st.sig <= 0 {
 		return lineKind{}, false
 	}
+	if asksOutright(l.ws) {
+		// "Forwarded by Lee (lee@…): please suppress these" under a
+		// delimiter: a request, not a signature's line; it ends the
+		// signature.
+		r.st.sig = 0
+		return lineKind{}, false
+	}
 	r.st.sig--
 	r.signature(l)
 	return lineKind{signature: true}, true
@@ -369,11 +386,23 @@ func (r *Reader) wordsLine(l *line) lineKind {
 		return kind
 	}
 	r.words(l, false)
+	asked := r.asked(l.n)
+	kind.asks, kind.asksNaming = asked && len(l.toks) == 0, asked && len(l.toks) > 0
 	return kind
 }
 
-// signature puts a line's addresses in the signature of its mail.
+// asked reports whether line n asks something.
+func (r *Reader) asked(n int) bool {
+	k := len(r.tk.said) - 1
+	return k >= 0 && r.tk.said[k].line == n && r.tk.said[k].asks != 0
+}
+
+// signature puts a line's addresses in the signature of its mail, and
+// notes the name the top mail is signed with.
 func (r *Reader) signature(l *line) {
+	if l.msg == 0 && l.depth == 0 && len(l.toks) == 0 && r.tk.signName == "" {
+		r.tk.signName = signedName(l)
+	}
 	for i := range l.toks {
 		f := &l.toks[i]
 		if f.Kind != Address {
@@ -393,6 +422,9 @@ func (r *Reader) addSenders(l *line, msg int) {
 		r.addSender(f.Value, msg, l.n)
 		if name := nameBefore(l.t, f.off); name != "" && f.Value != "" {
 			r.st.names[folded(name)] = f.Value
+		}
+		if name := trailingName(l.t[:f.off]); name != "" && f.Value != "" && len(r.tk.senderNames) < maxRecords {
+			r.tk.senderNames[f.Value] = folded(name)
 		}
 	}
 }
@@ -446,4 +478,18 @@ func (r *Reader) sentTo(l *line) {
 func sameDomain(a, b string) bool {
 	i, j := strings.LastIndexByte(a, '@'), strings.LastIndexByte(b, '@')
 	return i >= 0 && j >= 0 && a[i:] == b[j:]
+}
+
+// signedName is the first word of the name a line of a signature gives,
+// folded ("Grazie, Chiara", "Chiara"), "" for none.
+func signedName(l *line) string {
+	_, rest := closing(l.ws)
+	if rest >= len(l.ws) {
+		return ""
+	}
+	t := l.t[l.ws[rest].off:]
+	if !nameLike(t, false) || !capitalized(t) {
+		return ""
+	}
+	return folded(l.ws[rest].s)
 }

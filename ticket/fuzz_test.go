@@ -22,6 +22,9 @@ func FuzzRead(f *testing.F) {
 		"Ticket #77: not getting mail\nRequester: R <r@q.example>\n\nR, Nov 2, 2026 10:00\nput me back\n",
 		"Bitte tragen Sie mich aus. Met vriendelijke groet\x1b]52;c;x\x07",
 		"0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a please release",
+		"We get it at old.box@c.example and new.box@c.example. Please block old.box only; keep new.box. Thanks, Ines (ines@c.example)",
+		"a@x.example\n---\nForwarded by Lee (lee@y.example): please suppress the hard bounces only.\n",
+		"Please unsubscribe a@x.example.\nEmail: b@x.example\n\nBest,\nTom\n",
 	} {
 		f.Add(seed, "@ourcompany.test")
 	}
@@ -35,7 +38,7 @@ func FuzzRead(f *testing.F) {
 		}
 		r := tk.Reading(ticket.NewOwn([]string{own}))
 		switch r.Mode {
-		case ticket.ModeAdd, ticket.ModeRemove, ticket.ModeRemoveIDs, ticket.ModeCheck, ticket.ModeUnsure:
+		case ticket.ModeAdd, ticket.ModeErase, ticket.ModeRemove, ticket.ModeRemoveIDs, ticket.ModeCheck, ticket.ModeUnsure:
 		default:
 			t.Fatalf("mode %q", r.Mode)
 		}

@@ -105,7 +105,9 @@ type mailStatement struct {
 	first              [5]said // the first line of each ask
 	below, only, cover bool
 	missing            bool // a line says mail does not arrive
+	others             bool // a line of its words asks something not about its writer
 	selective          bool
+	someone            bool // a line asks about one other person's address without naming it
 	subjectAsks        ask
 	subjectFirst       [5]said
 }
@@ -129,8 +131,9 @@ func (st *mailStatement) add(s said) {
 	st.below = st.below || s.below
 	st.only = st.only || s.only
 	st.cover = st.cover || s.cover
-	st.missing = st.missing || s.missing && !s.subject
-	st.selective = st.selective || s.selective && !s.subject
+	if !s.subject {
+		st.words(s)
+	}
 	for a := aSuppress; a <= aWithdraw; a <<= 1 {
 		switch {
 		case s.asks&a == 0:
@@ -143,6 +146,15 @@ func (st *mailStatement) add(s said) {
 			st.addAsk(a, s)
 		}
 	}
+}
+
+// words gathers what a line of the mail's words (not its subject) marks
+// it with.
+func (st *mailStatement) words(s said) {
+	st.others = st.others || s.asks != 0 && s.self == sNone
+	st.missing = st.missing || s.missing
+	st.selective = st.selective || s.selective
+	st.someone = st.someone || s.someone
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -290,11 +302,13 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 	a := w.anchor
 	w.targets[a] = true
 	st := sts[a]
-	if w.asker > a {
+	named := t.mails[a].named+t.mails[a].ids > 0
+	if w.asker > a && (!named || !t.ours(w.asker, own)) {
+		// Our agent's question ("block p1@… or p2@…?") is not the
+		// answer's targets when the answer names its own.
 		w.targets[w.asker] = true
 	}
-	named := t.mails[a].named+t.mails[a].ids > 0
-	if named && !st.below || st.only && !st.below {
+	if (named || st.only || t.asksOnlyForWriter(a, st)) && !st.below {
 		return
 	}
 	for m := a + 1; m < len(t.mails); m++ {
@@ -304,6 +318,13 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 			w.targets[m] = true
 		}
 	}
+}
+
+// asksOnlyForWriter reports a mail m from a known sender whose words ask
+// only about its writer ("Unsubscribe" over the newsletter it answers):
+// the addresses of the mails under it are not its targets.
+func (t *Ticket) asksOnlyForWriter(m int, st mailStatement) bool {
+	return st.asks != 0 && !st.others && t.mails[m].from != ""
 }
 
 // modeCase is what the rules of the mode read: what the asking mail asks
@@ -340,6 +361,8 @@ var modeRules = []modeRule{
 		ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
 	{func(c modeCase) bool { return c.ids > 0 && c.addrs == 0 }, ModeUnsure, firstChange, "names suppression IDs, which can only be removed"},
 	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
+	// "Please stop sending to her address" over two addresses: whose?
+	{func(c modeCase) bool { return c.st.someone && c.addrs > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},
 	// Only a lone verb asks ("I clicked unsubscribe by accident").
 	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
 		ModeUnsure, firstChange, "names an action only in passing"},
@@ -533,6 +556,23 @@ func (t *Ticket) notes(w *weighing, own Own) {
 	}
 	if written > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("%d %s written out in words: check and take in by hand", written, plural(written, "address is", "addresses are")))
+	}
+	t.unresolved(w)
+}
+
+// unresolved asks about each address the deciding words name by its
+// local part only ("the sales@ one") that is the local part of several
+// addresses of the ticket: which is meant, a person must say. (One that
+// names none is an invalid entry, shown as such and never sent.)
+func (t *Ticket) unresolved(w *weighing) {
+	seen := map[string]bool{}
+	for _, p := range t.partials {
+		l := strings.ToLower(p.local)
+		if _, n := t.resolve(p.local); p.zone == zBody && w.targets[p.msg] && !seen[l] && n > 1 {
+			seen[l] = true
+			w.p.Evidence = append(w.p.Evidence, Said{Line: p.line, Text: t.lines[p.line], Says: "names " + p.local + "@… by its local part only"})
+			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names %s@… by its local part only: choose the address by hand", p.line, p.local))
+		}
 	}
 }
 

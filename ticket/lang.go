@@ -50,11 +50,14 @@ const (
 	cRemove      // remove, delete: no more mail, unless IDs or a suppression list
 	cWithdraw    // takes an earlier request back: never mind, change nothing
 	cExcept      // leaves out the address right after it: not, except, keep
+	cExclude     // leaves out what follows, an address or not: except, apart from
 	cNotSuppress // "don't unsubscribe …": leaves out what follows; with "only" the line asks it of the rest
 	cExceptAfter // leaves out the address right before it: … should stay
+	cWaveOff     // leaves out the address before it in its sentence: … ignore it
 	cBelow       // points at what is quoted or forwarded under it
 	cNotSelf     // a receiving phrase that is not about the writer ("these bounces")
 	cOnly        // narrows the request to what the line names
+	cAlso        // adds to the request ("also", "too"): no narrowing
 	cSelective   // picks targets by a condition ("the rows marked …"): a person must choose
 	cForwarding  // a cover note: the writer passes on a request below
 	cBounce      // a bounce report's words
@@ -80,9 +83,9 @@ var sections = map[string]struct {
 	"release-us": {cReleaseUs, inWords}, "us": {cUs, inWords}, "not-me": {cNotMe, inWords},
 	"colleague": {cColleague, inWords}, "contact": {cContact, inWords}, "request": {cRequest, inWords},
 	"suppress": {cSuppress, inWords}, "release": {cRelease, inWords}, "check": {cCheck, inWords},
-	"remove": {cRemove, inWords}, "withdraw": {cWithdraw, inWords}, "except": {cExcept, inWords}, "not-suppress": {cNotSuppress, inWords},
-	"except-after": {cExceptAfter, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords},
-	"only": {cOnly, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
+	"remove": {cRemove, inWords}, "withdraw": {cWithdraw, inWords}, "except": {cExcept, inWords}, "exclude": {cExclude, inWords}, "not-suppress": {cNotSuppress, inWords},
+	"except-after": {cExceptAfter, inWords}, "wave-off": {cWaveOff, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords},
+	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 }

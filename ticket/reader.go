@@ -67,9 +67,12 @@ type state struct {
 	cand            int // index in queue of a line that may be a one-line signature; -1 for none
 	candShape       string
 	candMsg         int
-	commentPending  int // the mail a comment header began, whose date line may follow
+	candField       bool // the candidate is a field ("Address: x@…") under a request that names nobody
+	candAside       bool // the candidate is a field under a request that names an address
+	commentPending  int  // the mail a comment header began, whose date line may follow
 	senders         map[string]bool
 	names           map[string]string // a sender's address by the name beside it
+	locals          map[string]bool   // the local parts of the addresses read, true for a distinctive one (localName)
 	lastHeaderBlock int               // the mail the last header block began
 }
 
@@ -87,6 +90,7 @@ type token struct {
 	off  int
 	zone zone
 	msg  int
+	only narrow // in a sentence that narrows the request to what it names
 }
 
 // lastLine is what the reader remembers of the last line with text.
@@ -96,6 +100,9 @@ type lastLine struct {
 	colon  bool   // it ends with ':' (a list follows)
 	title  bool   // it is a title or company line
 	header bool
+	asks   bool // a line of words that asks and names no address
+	// asksNaming: a line of words that asks and names an address.
+	asksNaming bool
 }
 
 // signatureLines is how far a signature may reach after its delimiter or
@@ -107,7 +114,7 @@ const signatureLines = 8
 func NewReader(emit func(Found)) *Reader {
 	tk := newTicket()
 	r := &Reader{emit: emit, tk: tk}
-	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, names: map[string]string{}, commentPending: -1, lastHeaderBlock: -1}
+	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, names: map[string]string{}, locals: map[string]bool{}, commentPending: -1, lastHeaderBlock: -1}
 	return r
 }
 
@@ -164,6 +171,10 @@ func (r *Reader) line(n int, raw string) {
 	r.decideCandidate(n, kind, depth)
 	if kind.candidate {
 		r.st.cand, r.st.candShape, r.st.candMsg = len(r.queue), kind.shape, l.msg
+		// "Address: x@…" right under "stop all mail to her address":
+		// the address the request is about, not a signature's.
+		r.st.candField = r.st.last.asks && r.st.last.n == n-1 && fieldLine(l)
+		r.st.candAside = r.st.last.asksNaming && r.st.last.n == n-1 && fieldLine(l)
 	}
 	r.settle(l, kind)
 }
@@ -213,7 +224,7 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	} else {
 		st.qbody = st.qbody || !kind.header
 	}
-	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header}
+	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming}
 	r.hold(held)
 }
 
@@ -237,8 +248,13 @@ func (r *Reader) decideCandidate(n int, k lineKind, depth int) {
 		return
 	}
 	c := &r.queue[st.cand]
-	if endsMail(k, c, n, depth, st.candShape) {
+	switch ends := endsMail(k, c, n, depth, st.candShape); {
+	case ends && !st.candField:
 		r.toSignature(c, st.candMsg)
+	case !ends && st.candAside:
+		// "Email: b@…" under "please unsubscribe a@…", in the body:
+		// another target, or the writer's? The review asks.
+		r.pickedByHand(c.n, st.candMsg)
 	}
 	st.cand = -1
 }
@@ -301,7 +317,7 @@ func (r *Reader) hold(l heldLine) {
 func (r *Reader) handOn(toks []token) {
 	for _, f := range toks {
 		if f.Value != "" {
-			r.tk.note(f.Value, occurrence{zone: f.zone, msg: f.msg, line: f.Line})
+			r.tk.note(f.Value, occurrence{zone: f.zone, msg: f.msg, line: f.Line, only: f.only})
 		}
 		if r.emit != nil {
 			r.emit(f.Found)

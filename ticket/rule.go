@@ -47,6 +47,8 @@ const (
 	ReasonWithdrawn      = "the request was taken back"
 	ReasonFooter         = "only in a helpdesk's notification text"
 	ReasonBounceMeta     = "in a bounce report, but not a recipient it failed to reach"
+	ReasonNotOnly        = "the request asks only for other addresses"
+	ReasonForwarder      = "passes on the request of the mail under theirs, not asked for"
 )
 
 // Evidence is the ticket line that decided: its number and its text (""
@@ -237,20 +239,29 @@ type facts struct {
 	hasReq     bool
 	self, coll *ways           // nil when no line asks
 	copied     map[string]bool // the colleagues copied on the requester's mail
-	partial    map[string]occurrence
+	partial    map[string][]occurrence
+	forwarder  string // the top mail's sender, who passes on the requester's mail
+	// only: the addresses a sentence that asks narrows the request to
+	// ("block old.box only"), and the first line that does.
+	only     map[string]bool
+	onlyLine int
 }
 
 // facts finds the ticket's facts for own.
 func (t *Ticket) facts(own Own) *facts {
 	f := &facts{w: t.weigh(own)}
 	f.partial = t.resolvePartials()
+	f.only, f.onlyLine = t.narrowed(f)
 	f.req, f.hasReq = t.requester(own, f.w)
 	if !f.hasReq {
 		return f
 	}
+	if f.req.msg != 0 && t.mails[0].from != "" && !t.isOurs(t.mails[0].from, own) {
+		f.forwarder = t.mails[0].from
+	}
 	f.self = t.asks(f.req, false, f.w)
 	f.coll = t.asks(f.req, true, f.w)
-	if f.self == nil && f.coll == nil && !t.hasRecipient(f.w) {
+	if f.self == nil && f.coll == nil && (f.forwarder != "" || !t.hasRecipient(f.w)) {
 		f.self = t.asksAboutNobody(f.req, f.w)
 	}
 	f.copied = map[string]bool{}
@@ -277,7 +288,7 @@ func (t *Ticket) view(rec *record, f *facts, v string) view {
 	vw.first = rec.occ[0]
 	occs := rec.occ
 	if p, ok := f.partial[v]; ok {
-		occs = append(occs[:len(occs):len(occs)], p)
+		occs = append(occs[:len(occs):len(occs)], p...)
 	}
 	for i := range occs {
 		vw.see(&occs[i], i, f.w)
@@ -335,7 +346,7 @@ type ruleCase struct {
 var addressRules = []func(c ruleCase) (Decision, bool){
 	func(c ruleCase) (Decision, bool) { return c.t.OwnDecision(c.vw.first.line), c.own.Has(c.v) },
 	func(c ruleCase) (Decision, bool) {
-		return Decision{Reason: ReasonSentTo, Leave: true, By: c.t.evidence(c.vw.first.line)}, c.vw.first.zone == zSentTo
+		return Decision{Reason: ReasonSentTo, Leave: true, By: c.t.evidence(c.vw.first.line)}, c.vw.first.zone == zSentTo && !c.t.fromUs(c.own)
 	},
 	func(c ruleCase) (Decision, bool) {
 		if c.vw.except == nil {
@@ -350,10 +361,22 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 		return c.t.withdrawn(c.vw, c.f, c.v), true
 	},
 	func(c ruleCase) (Decision, bool) {
+		if c.f.only == nil || c.f.only[c.v] || c.vw.asked == nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonNotOnly, Leave: true, By: c.t.evidence(c.f.onlyLine), Requester: c.req}, true
+	},
+	func(c ruleCase) (Decision, bool) {
 		if !c.req {
 			return Decision{}, false
 		}
 		return c.t.requesterDecision(c.vw, c.f), true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if c.v != c.f.forwarder || c.vw.asked != nil {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonForwarder, Leave: true, By: c.t.evidence(c.vw.first.line)}, true
 	},
 	func(c ruleCase) (Decision, bool) {
 		if c.vw.writ == nil || c.vw.asked != nil {
@@ -454,8 +477,14 @@ func (w *ways) first() Evidence {
 
 // requester is the ticket's requester: the sender of its own (top) mail;
 // without a From: line, who signs it; when the top mail is ours (an agent
-// forwarding it), the first sender after it that is not.
+// forwarding it), the first sender after it that is not; when the top
+// mail only passes on a forwarded mail in which its writer asks about
+// themselves ("can you sort this out?" over "please remove me"), that
+// writer.
 func (t *Ticket) requester(own Own, w weighing) (person, bool) {
+	if p, ok := t.forwardedAsker(own, w); ok {
+		return p, true
+	}
 	ours := false
 	for _, p := range t.senders {
 		if p.msg != 0 {
@@ -473,6 +502,15 @@ func (t *Ticket) requester(own Own, w weighing) (person, bool) {
 	case t.topFrom:
 		return person{}, false
 	}
+	return t.unheadedRequester(own, w)
+}
+
+// unheadedRequester is the requester of a ticket without a From: line of
+// its own: the author of a helpdesk export's first comment, the sender
+// of the deciding mail when the ticket begins with its attribution, who
+// signs the top mail with an address, else the sender of a quoted mail
+// whose name the top mail is signed with (a reply to one's own mail).
+func (t *Ticket) unheadedRequester(own Own, w weighing) (person, bool) {
 	if p, ok := t.firstComment(own); ok {
 		return p, true
 	}
@@ -484,7 +522,33 @@ func (t *Ticket) requester(own Own, w weighing) (person, bool) {
 			return p, true
 		}
 	}
-	return person{}, false
+	return t.signedSender(own)
+}
+
+// signedSender is the one sender of a quoted mail whose name begins with
+// the name the top mail is signed with ("Chiara" over "Chiara Galli
+// <chiara@…> ha scritto:").
+func (t *Ticket) signedSender(own Own) (person, bool) {
+	if t.signName == "" {
+		return person{}, false
+	}
+	var found person
+	n := 0
+	for _, p := range t.senders {
+		name := t.senderNames[p.value]
+		if p.msg == 0 || p.value == found.value || t.isOurs(p.value, own) || isSystem(p.value) || !firstNameIs(name, t.signName) {
+			continue
+		}
+		found, n = p, n+1
+	}
+	// The top mail is theirs too.
+	return person{found.value, 0, found.line}, n == 1
+}
+
+// firstNameIs reports a name (folded) whose first word is first.
+func firstNameIs(name, first string) bool {
+	f, _, _ := strings.Cut(name, " ")
+	return f == first
 }
 
 // firstSender is the first sender ok holds for.
@@ -541,8 +605,9 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 }
 
 // aboutSomeoneElse matches a request about a third person's address
-// ("to her address", "the customer's mailbox"), which is never the writer's.
-var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+// ("to her address", "my mother's address", "the customer's mailbox"),
+// which is never the writer's.
+var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked).
@@ -632,27 +697,109 @@ func (t *Ticket) asksSelf(s said, bare, colleague bool) bool {
 
 // resolvePartials finds what a partial address in the words ("only the
 // info@ one") names: the one address of the ticket with that local part.
-func (t *Ticket) resolvePartials() map[string]occurrence {
+func (t *Ticket) resolvePartials() map[string][]occurrence {
 	if len(t.partials) == 0 {
 		return nil
 	}
-	out := map[string]occurrence{}
+	out := map[string][]occurrence{}
 	for _, p := range t.partials {
-		match := ""
-		for _, v := range t.order {
-			if at := strings.LastIndexByte(v, '@'); at > 0 && strings.EqualFold(v[:at], p.local) {
-				if match != "" {
-					match = ""
-					break
-				}
-				match = v
-			}
-		}
-		if match != "" {
-			if _, seen := out[match]; !seen {
-				out[match] = p.occurrence
-			}
+		if match, n := t.resolve(p.local); n == 1 && len(out[match]) < maxOccurrences {
+			out[match] = append(out[match], p.occurrence)
 		}
 	}
 	return out
+}
+
+// resolve is the first address of the ticket whose local part is local,
+// and how many have it (up to 2).
+func (t *Ticket) resolve(local string) (string, int) {
+	match, n := "", 0
+	for _, v := range t.order {
+		if at := strings.LastIndexByte(v, '@'); at > 0 && strings.EqualFold(v[:at], local) {
+			if n++; n > 1 {
+				break
+			}
+			match = v
+		}
+	}
+	return match, n
+}
+
+// narrowed finds the addresses a sentence of the deciding words asks for
+// while narrowing the request to them ("please block old.box only"), and
+// the first line that does: nil when no such sentence names one.
+func (t *Ticket) narrowed(f *facts) (map[string]bool, int) {
+	var only map[string]bool
+	line := 0
+	see := func(v string, o occurrence) {
+		bare := o.only == nBare && o.msg == f.w.anchor && f.w.anchor < f.w.asker
+		if o.only != nAsked && !bare || o.zone != zBody || !f.w.targets[o.msg] {
+			return
+		}
+		if only == nil {
+			only = map[string]bool{}
+		}
+		only[v] = true
+		if line == 0 || o.line < line {
+			line = o.line
+		}
+	}
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			see(v, o)
+		}
+		for _, o := range f.partial[v] {
+			see(v, o)
+		}
+	}
+	return only, line
+}
+
+// forwardedAsker is the sender of the mail that decides, when it is
+// forwarded or quoted under a top mail by someone else (not ours) that
+// asks nothing itself, and its writer asks about themselves in it.
+func (t *Ticket) forwardedAsker(own Own, w weighing) (person, bool) {
+	if w.asker <= 0 || w.withdrawn || t.mails[0].from == "" || t.isOurs(t.mails[0].from, own) {
+		return person{}, false
+	}
+	from := t.mails[w.asker].from
+	if from == "" || from == t.mails[0].from || t.isOurs(from, own) || isSystem(from) || t.mails[w.asker].bounce {
+		return person{}, false
+	}
+	if t.topAsks() || !t.asksForWriter(w) {
+		return person{}, false
+	}
+	return t.firstSender(func(p person) bool { return p.msg == w.asker && p.value == from })
+}
+
+// topAsks reports a line of the top mail's words that asks something
+// (a cover note's "see below" does not) or speaks of its writer ("same
+// for me").
+func (t *Ticket) topAsks() bool {
+	for _, s := range t.said {
+		if s.msg == 0 && !s.subject && (s.asks != 0 && !s.cover || s.self != sNone) {
+			return true
+		}
+	}
+	return false
+}
+
+// asksForWriter reports the deciding mail asking about its writer: a line
+// of it asks so ("please remove me"), or it asks a change and names
+// nobody, and no one else's address ("stop sending me your offers").
+func (t *Ticket) asksForWriter(w weighing) bool {
+	for _, s := range t.said {
+		if s.msg == w.asker && !s.subject && (s.self == sSuppress || s.self == sRelease) {
+			return true
+		}
+	}
+	m := t.mails[w.asker]
+	return m.named+m.ids == 0 && w.p.Mode.Changes() && !aboutSomeoneElse.MatchString(w.p.By.Text) && len(t.partials) == 0
+}
+
+// fromUs reports a ticket whose top mail one of our own addresses (own,
+// as configured) sent: its To: is whom our agent wrote to, not our
+// support mailbox.
+func (t *Ticket) fromUs(own Own) bool {
+	return !own.Empty() && t.mails[0].from != "" && own.Has(t.mails[0].from)
 }

@@ -2,7 +2,9 @@ package ticket
 
 import (
 	"slices"
+	"sort"
 	"strings"
+	"unicode"
 )
 
 // What a line of words asks, and where its addresses stand: a request
@@ -49,6 +51,9 @@ type said struct {
 	missing bool
 	// selective: it picks its targets by a condition.
 	selective bool
+	// someone: it asks about one other person's address without naming
+	// it ("stop sending to her address").
+	someone bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -81,6 +86,7 @@ func (r *Reader) words(l *line, subject bool) {
 	}
 	s.read(r.ms, l)
 	s.bareRequest(l, subject)
+	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
 	if s.says() {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
@@ -89,6 +95,69 @@ func (r *Reader) words(l *line, subject bool) {
 		r.markBounce(l, r.ms)
 	}
 	r.placeTokens(l, r.ms)
+	if !subject && r.vague(l, r.ms) {
+		r.tk.keep(l.n, l.t)
+		r.pickedByHand(l.n, l.msg)
+	}
+}
+
+// pickedByHand marks line n of mail msg as one that picks its targets in a
+// way the rule cannot follow (selective): the review asks.
+func (r *Reader) pickedByHand(n, msg int) {
+	for k := len(r.tk.said) - 1; k >= 0 && r.tk.said[k].line >= n; k-- {
+		if r.tk.said[k].line == n && r.tk.said[k].msg == msg {
+			r.tk.said[k].selective = true
+			return
+		}
+	}
+	r.tk.said = append(r.tk.said, said{msg: msg, line: n, selective: true})
+}
+
+// vague reports a line that leaves out something it names by no address
+// ("everyone except the people at our own domain", "all but the new
+// one") or narrows a request to, or keeps, an address named by a plain
+// word ("block info only", "keep sales"): which addresses are meant, a
+// person must say.
+func (r *Reader) vague(l *line, ms []match) bool {
+	for _, m := range ms {
+		if m.class == cExclude && !m.negated && !r.addressAt(l, m.end) {
+			return true
+		}
+	}
+	for i, w := range l.ws {
+		local, ok := r.st.locals[folded(w.s)]
+		if ok && !local && !strings.Contains(w.s, "@") && !besideItsAddress(l.ws, i) && (narrowing(l, ms, w.off) == nAsked || excepted(l.ws, ms, w.off)) {
+			return true
+		}
+	}
+	return false
+}
+
+// besideItsAddress reports a word right before or after the address
+// whose local part it is ("my partner partner@…": the address says it).
+func besideItsAddress(ws []word, i int) bool {
+	for _, k := range []int{i - 1, i + 1} {
+		if k >= 0 && k < len(ws) && strings.EqualFold(localPart(ws[k].s), ws[i].s) {
+			return true
+		}
+	}
+	return false
+}
+
+// addressAt reports an address (or the distinctive local part of one)
+// as the word i of the line, or the word after a short one ("except for
+// x@…").
+func (r *Reader) addressAt(l *line, i int) bool {
+	for k := i; k < min(i+2, len(l.ws)); k++ {
+		w := l.ws[k].s
+		if strings.Contains(w, "@") && normalized(strings.Trim(w, "<>()[]\"'.,;:")) != "" || r.st.locals[folded(w)] {
+			return true
+		}
+		if !shortWord(w) || l.ws[k].clause || l.ws[k].ends {
+			break
+		}
+	}
+	return false
 }
 
 // bareRequest notes a line that is a request and nothing else
@@ -286,8 +355,143 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 			continue
 		}
 		f.zone = r.placeAddress(l, ms, f, contactAt, writer)
+		f.only = narrowing(l, ms, f.off)
 		r.countNamed(l, f)
+		if f.Value != "" && len(r.st.locals) < maxLocals {
+			local := localPart(f.Value)
+			r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
+		}
 	}
+	r.localMentions(l, ms)
+}
+
+// localMentions keeps, as partial addresses, the words of a line that are
+// the distinctive local part of an address read before ("block old.box
+// only; new.box is our current address").
+func (r *Reader) localMentions(l *line, ms []match) {
+	if len(r.st.locals) == 0 {
+		return
+	}
+	for _, w := range l.ws {
+		if strings.Contains(w.s, "@") || !r.st.locals[folded(w.s)] || inToken(l.toks, w.off) {
+			continue
+		}
+		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: narrowing(l, ms, w.off)}
+		if excepted(l.ws, ms, w.off) {
+			o.zone, o.only = zExcept, nNone
+		}
+		r.tk.partials = append(r.tk.partials, partial{local: w.s, occurrence: o})
+		r.tk.keep(l.n, l.t)
+	}
+}
+
+// maxLocals is how many local parts the reader keeps to match words
+// against: a ticket names far fewer; a long list stops adding.
+const maxLocals = 1000
+
+// localName reports a local part distinctive enough to name its address
+// when written alone: with a dot, hyphen, underscore, plus or digit
+// ("old.box", "j_smith2"), never a plain word ("info", "jane").
+func localName(local string) bool {
+	return len(local) >= 3 && strings.ContainsAny(local, ".-_+0123456789") && strings.IndexFunc(local, unicode.IsLetter) >= 0
+}
+
+// inToken reports a word at off inside one of the line's tokens (an
+// address written out in words).
+func inToken(toks []token, off int) bool {
+	for _, f := range toks {
+		n := len(f.Raw)
+		if f.Kind == WrittenOut {
+			n = len(f.Text)
+		}
+		if f.off <= off && off < f.off+n {
+			return true
+		}
+	}
+	return false
+}
+
+// narrowing is how the sentence of a line around off (up to a full stop
+// or a semicolon) narrows the request to the address there: an "only"
+// right beside it ("block old.box@… only", "just a1@… please"), with a
+// request in the sentence or without, and no "also" or "too" in it.
+func narrowing(l *line, ms []match, off int) narrow {
+	if !l.hasOnly(ms) {
+		return nNone
+	}
+	at := l.wordIndex(off)
+	if at >= len(l.ws) {
+		return nNone
+	}
+	from, to := l.span(at)
+	only, asks := false, false
+	for _, m := range ms {
+		if m.negated || m.first < from || m.first >= to {
+			continue
+		}
+		if m.class == cAlso {
+			return nNone
+		}
+		only = only || m.class == cOnly && beside(m, at)
+		asks = asks || classWays[m.class].ask&changing != 0
+	}
+	switch {
+	case !only:
+		return nNone
+	case asks:
+		return nAsked
+	}
+	return nBare
+}
+
+// beside reports the phrase m right beside word at: two words before it
+// at most, or three after.
+func beside(m match, at int) bool {
+	return at >= m.end && at-m.end <= 2 || m.first > at && m.first-at <= 3
+}
+
+// hasOnly reports an "only" among the line's phrases (noted once).
+func (l *line) hasOnly(ms []match) bool {
+	if l.onlyKnown == 0 {
+		l.onlyKnown = 1
+		for _, m := range ms {
+			if m.class == cOnly && !m.negated {
+				l.onlyKnown = 2
+				break
+			}
+		}
+	}
+	return l.onlyKnown == 2
+}
+
+// wordIndex is the first word of the line that ends past off.
+func (l *line) wordIndex(off int) int {
+	return sort.Search(len(l.ws), func(i int) bool { return l.ws[i].off+len(l.ws[i].s) > off })
+}
+
+// span is the words of the sentence around word at, a semicolon ending
+// it too (the line's sentences are found once).
+func (l *line) span(at int) (from, to int) {
+	if l.spanTo == nil {
+		l.spanFrom, l.spanTo = make([]int, len(l.ws)), make([]int, len(l.ws))
+		start := 0
+		for i := range l.ws {
+			l.spanFrom[i] = start
+			if i == len(l.ws)-1 || l.stops(i) {
+				for k := start; k <= i; k++ {
+					l.spanTo[k] = i + 1
+				}
+				start = i + 1
+			}
+		}
+	}
+	return l.spanFrom[at], l.spanTo[at]
+}
+
+// stops reports a word that ends a sentence, or a clause with ";".
+func (l *line) stops(i int) bool {
+	w := l.ws[i]
+	return w.ends || w.clause && strings.HasPrefix(strings.TrimLeft(l.t[w.off+len(w.s):], ")]}\"' "), ";")
 }
 
 // wordsAbout finds where the words of a line say the answer is to go
@@ -295,6 +499,12 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 // (where they start).
 func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
 	contactAt = -1
+	if c, _ := lang.trees[atStart].at(l.ws, 0); c == cForward {
+		// "Forwarded by Lee (lee@…): please …": who passes it on.
+		writer = forwarder(l, ms)
+	} else if at, ok := namedBeforeColon(l, ms); ok {
+		writer = append(writer, at)
+	}
 	for _, m := range ms {
 		switch {
 		case m.class == cContact && contactAt < 0:
@@ -314,7 +524,7 @@ func (r *Reader) countNamed(l *line, f *token) {
 	case f.Value != "":
 		r.tk.mails[l.msg].named++
 	case len(f.Raw) > 1 && strings.HasSuffix(f.Raw, "@") && strings.Count(f.Raw, "@") == 1:
-		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n}})
+		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n, only: f.only}})
 	}
 }
 
@@ -323,12 +533,13 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 	switch {
 	case contactAt >= 0 && f.off > contactAt:
 		return zContact
+	case signedAt(l, f.off):
+		// "… can you suppress this one? Thanks, Carla (carla@…)": the
+		// closing and the writer's address on the line of the words.
+		return r.writer(l, f, zSignature)
 	case slices.Contains(writer, f.off):
 		// "My email is jane@…": the writer's own address.
-		if l.msg == 0 && l.depth == 0 && f.Value != "" {
-			r.tk.signers = append(r.tk.signers, person{f.Value, l.msg, l.n})
-		}
-		return zMention
+		return r.writer(l, f, zMention)
 	case excepted(l.ws, ms, f.off):
 		return zExcept
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
@@ -337,6 +548,15 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zMention
 	}
 	return zBody
+}
+
+// writer notes the address of a line of the ticket's own words that says
+// who writes (a signer) and returns its zone z.
+func (r *Reader) writer(l *line, f *token, z zone) zone {
+	if l.msg == 0 && l.depth == 0 && f.Value != "" {
+		r.tk.signers = append(r.tk.signers, person{f.Value, l.msg, l.n})
+	}
+	return z
 }
 
 // excepted reports whether the words around the address at off say not to
@@ -348,18 +568,27 @@ func excepted(ws []word, ms []match, off int) bool {
 		return false
 	}
 	for _, m := range ms {
-		switch m.class {
-		case cExcept, cNotSuppress:
-			if m.end == at || m.end == at-1 && shortWord(ws[at-1].s) && !ws[at-1].clause && !ws[at-1].ends {
-				return !ws[m.end-1].ends
-			}
-		case cExceptAfter:
-			if (m.first == at+1 || m.first == at+2) && !ws[at].ends {
-				return true
-			}
+		if out, ok := exceptsAt(ws, m, at); ok {
+			return out
 		}
 	}
 	return false
+}
+
+// exceptsAt is what the phrase m says of the address that is word at:
+// whether it leaves it out, when it says anything (ok).
+func exceptsAt(ws []word, m match, at int) (out, ok bool) {
+	switch m.class {
+	case cExcept, cExclude, cNotSuppress:
+		if m.end == at || m.end == at-1 && shortWord(ws[at-1].s) && !ws[at-1].clause && !ws[at-1].ends {
+			return !ws[m.end-1].ends, true
+		}
+	case cExceptAfter:
+		return true, (m.first == at+1 || m.first == at+2) && !ws[at].ends
+	case cWaveOff:
+		return true, m.first > at && !endsBetween(ws, at, m.first)
+	}
+	return false, false
 }
 
 // shortWord is a word that may stand between "except" and its address
@@ -394,7 +623,8 @@ func asksAround(ws []word, ms []match, off int) bool {
 		if m.negated || m.first < from || m.first >= to {
 			continue
 		}
-		if w := classWays[m.class]; w.ask != 0 || w.self != sNone {
+		if w := classWays[m.class]; w.ask != 0 || w.self == sSuppress || w.self == sRelease {
+			// "my address" alone asks nothing: "I changed my address to …"
 			return true
 		}
 	}
@@ -453,4 +683,144 @@ func firstPhrase(b *phraseBook, ws []word) (class, int) {
 		}
 	}
 	return cNone, -1
+}
+
+// asksOutright reports a line that asks in so many words: a request word
+// ("please", "can you") right before a phrase that asks ("please suppress
+// …", "can you unblock …"), neither negated.
+func asksOutright(ws []word) bool {
+	ms := lang.trees[inWords].find(nil, ws, lang.trees[negations])
+	for i, m := range ms {
+		if m.class != cRequest || m.negated || i+1 == len(ms) {
+			continue
+		}
+		o := ms[i+1]
+		if w := classWays[o.class]; !o.negated && o.first-m.end <= 1 && (w.ask != 0 || w.self != sNone) {
+			return true
+		}
+	}
+	return false
+}
+
+// signedAt reports an address at off that is part of a closing begun
+// inside the line, after a sentence ends ("… this one? Thanks, Carla
+// (carla@…)"): only a name and the address follow the closing words.
+func signedAt(l *line, off int) bool {
+	if l.signedFrom == 0 {
+		l.signedFrom = -1
+		for i := 1; i < len(l.ws); i++ {
+			if !l.ws[i-1].ends {
+				continue
+			}
+			if c, n := lang.trees[atStart].at(l.ws, i); c == cClosing && i+n < len(l.ws) {
+				if nameLike(l.t[l.ws[i+n].off:], true) {
+					l.signedFrom = i + n
+				}
+				break
+			}
+		}
+	}
+	return l.signedFrom > 0 && l.wordIndex(off) >= l.signedFrom
+}
+
+// forwarder is where the addresses of a line begun "Forwarded by …"
+// start that come before its request: who passes it on.
+func forwarder(l *line, ms []match) []int {
+	end := len(l.t)
+	for _, m := range ms {
+		if w := classWays[m.class]; m.class == cRequest || w.ask != 0 || w.self != sNone {
+			end = l.ws[m.first].off
+			break
+		}
+	}
+	var at []int
+	for _, f := range l.toks {
+		if f.off < end {
+			at = append(at, f.off)
+		}
+	}
+	return at
+}
+
+// namedBeforeColon finds a line that begins with who writes it, a name
+// and their address in brackets before a colon, and then asks something
+// of others ("Note from Ben (ben@…): please suppress the address
+// below"): where that address starts.
+func namedBeforeColon(l *line, ms []match) (int, bool) {
+	if len(l.toks) == 0 || l.toks[0].Kind != Address {
+		return 0, false
+	}
+	f := l.toks[0]
+	if !bracketedBeforeColon(l.t, f) {
+		return 0, false
+	}
+	asks := false
+	for _, m := range ms {
+		w := classWays[m.class]
+		if w.self != sNone || w.ask != 0 && l.ws[m.first].off < f.off {
+			// "Jane (jane@…): unsubscribe me" names the target.
+			return 0, false
+		}
+		asks = asks || w.ask != 0
+	}
+	return f.off, asks
+}
+
+// bracketedBeforeColon reports the address f of the line t in brackets
+// after a few words that end in a name, a colon right after ("Note from
+// Ben (ben@…):").
+func bracketedBeforeColon(t string, f token) bool {
+	at := strings.Index(t[f.off:], f.Raw)
+	if at < 0 {
+		return false
+	}
+	end := f.off + at + len(f.Raw)
+	pre := strings.TrimSpace(t[:f.off])
+	post := strings.TrimLeft(t[end:], " ")
+	if !strings.HasSuffix(pre, "(") && !strings.HasSuffix(pre, "<") || !strings.HasPrefix(post, "):") && !strings.HasPrefix(post, ">:") {
+		return false
+	}
+	n := len(strings.Fields(pre))
+	return n >= 2 && n <= 7 && (nameLike(strings.TrimRight(pre, "(< "), false) || capitalized(lastWord(pre)))
+}
+
+// lastWord is the last word of s, brackets off.
+func lastWord(s string) string {
+	fs := strings.Fields(strings.TrimRight(s, "(< "))
+	if len(fs) == 0 {
+		return ""
+	}
+	return fs[len(fs)-1]
+}
+
+// someoneUnnamed reports a sentence of the line about another person's
+// address ("her address", "the customer's mailbox") that names no
+// address itself.
+func someoneUnnamed(l *line) bool {
+	loc := aboutSomeoneElse.FindStringIndex(l.t)
+	if loc == nil {
+		return false
+	}
+	from, to := sentence(l.ws, loc[0])
+	if from >= to {
+		return true
+	}
+	start, end := l.ws[from].off, l.ws[to-1].off+len(l.ws[to-1].s)
+	for _, f := range l.toks {
+		if f.off >= start && f.off < end {
+			return false
+		}
+	}
+	return true
+}
+
+// endsBetween reports a sentence that ends at one of the words from i up
+// to before j.
+func endsBetween(ws []word, i, j int) bool {
+	for k := i; k < j; k++ {
+		if ws[k].ends {
+			return true
+		}
+	}
+	return false
 }

@@ -139,7 +139,8 @@ func isForwardMarker(t string, ws []word) bool {
 	if len(t) >= 10 && strings.Trim(t, "_") == "" {
 		return true
 	}
-	if len(ws) == 0 || len(ws) > 6 {
+	if len(ws) == 0 || len(ws) > 6 || asksOutright(ws) {
+		// "forwarded by tom@…: please block both" asks.
 		return false
 	}
 	for i := range ws {
@@ -367,10 +368,10 @@ func commentHeader(t string, ws []word, toks []token) bool {
 }
 
 // commentLead is what a helpdesk may write before a comment's author: the
-// ticket's number and a few words ending in "by" in the languages read
-// ("#2231 — Comment by Alex Moreno (alex@…), Nov 25, 2026 11:40",
+// ticket's number (perhaps after a word: "Ticket 2231") and a few words
+// ending in "by" in the languages read ("#2231 — Comment by Alex Moreno (alex@…), Nov 25, 2026 11:40",
 // "Internal note by …", "Kommentar von …", "Respuesta de …").
-var commentLead = regexp.MustCompile(`(?i)^(?:\[?#\d{2,}\]?\s*[-–—:|·•]?\s*)?(?:\pL+\s+){1,3}(?:by|von|de|par|da|door)\s+`)
+var commentLead = regexp.MustCompile(`(?i)^(?:\[?(?:\pL+\s+)?#?\d{2,}\]?\s*[-–—:|·•]?\s*)?(?:\pL+\s+){1,3}(?:by|von|de|par|da|door)\s+`)
 
 // withoutCommentLead is t without its commentLead, when what follows it
 // begins with a capital letter (a name).
@@ -577,4 +578,29 @@ func ownName(p, local string) bool {
 	}
 	first, _, _ := strings.Cut(local, ".")
 	return strings.EqualFold(p, local) || strings.EqualFold(p, first)
+}
+
+// fieldLine reports a line that is a label and one address ("Address:
+// x@…", "Customer e-mail: x@…").
+func fieldLine(l *line) bool {
+	if len(l.toks) != 1 || l.toks[0].Kind != Address {
+		return false
+	}
+	label := strings.TrimSpace(l.t[:l.toks[0].off])
+	return strings.HasSuffix(label, ":") && len(strings.Fields(label)) <= 2
+}
+
+// trailingName is the name right before an address in a line ("… alle
+// ore 10:00 Chiara Galli <": "Chiara Galli"): up to four name words, ""
+// for none.
+func trailingName(before string) string {
+	fs := strings.Fields(strings.TrimRight(before, "<(\"' "))
+	k := len(fs)
+	for k > 0 && len(fs)-k < 4 && isNameWord(strings.Trim(fs[k-1], "\",")) {
+		k--
+	}
+	if k == len(fs) {
+		return ""
+	}
+	return strings.Trim(strings.Join(fs[k:], " "), "\",")
 }

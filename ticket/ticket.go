@@ -76,6 +76,8 @@ type Ticket struct {
 	textLeft                 int
 	words                    int // words read outside headers and signatures: 0 for a list
 	partials                 []partial
+	signName                 string            // the first word of the name the top mail is signed with, folded
+	senderNames              map[string]string // a sender's name, folded, by address
 	ids                      []idAt
 }
 
@@ -86,7 +88,8 @@ type idAt struct {
 }
 
 // partial is an address the words name by its local part only ("the
-// info@ one"), and where.
+// info@ one", "block old.box only" after old.box@… was named), and
+// where.
 type partial struct {
 	local string
 	occurrence
@@ -123,7 +126,19 @@ type occurrence struct {
 	zone zone
 	msg  int
 	line int
+	// only: in a sentence that narrows the request to what it names
+	// ("please block old.box@… only", "just a1@… please").
+	only narrow
 }
+
+// narrow is how a sentence narrows the request to what it names.
+type narrow uint8
+
+const (
+	nNone  narrow = iota
+	nBare         // "just a1@… please": narrows an earlier mail's request
+	nAsked        // "please block old.box@… only": asks and narrows
+)
 
 // maxOccurrences is how many occurrences of an address are kept: the rule
 // reads the first few; a list that repeats an address a thousand times
@@ -140,7 +155,7 @@ const maxRecords = 200_000
 const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
-	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{},
+	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
 		textLeft: lineBudget, mails: []mail{{}}}
 }
 
