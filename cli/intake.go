@@ -127,11 +127,10 @@ func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
 
 func (a *app) intakeCreateCommand() *cobra.Command {
 	o := &intakeCreateOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "create --provider P (--secret S | --public-key K | --basic-auth USER:PASS) [--name N] [--topic-arn ARN]",
-		Aliases: []string{"add"},
-		Short:   "Add an intake endpoint for a provider and print its URL",
-		Long: `Add an intake endpoint for one provider of the team and print the URL to give
+	cmd := command(o, "create --provider P (--secret S | --public-key K | --basic-auth USER:PASS) [--name N] [--topic-arn ARN]", "Add an intake endpoint for a provider and print its URL",
+		noArgs, runIntakeCreate)
+	cmd.Aliases = []string{"add"}
+	cmd.Long = `Add an intake endpoint for one provider of the team and print the URL to give
 the provider. The credential is the provider's own:
   resend     --secret whsec_…       the endpoint's signing secret in Resend
   sendgrid   --public-key K         the Signed Event Webhook's verification key
@@ -142,14 +141,11 @@ the provider. The credential is the provider's own:
                                     topic whose subscription it confirms)
 The credential is never shown again. A value of - reads it from the first
 line of stdin, out of the process list. --json prints the API's intake
-object.`,
-		Example: `  shush intake create --provider resend --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --name prod
+object.`
+	cmd.Example = `  shush intake create --provider resend --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --name prod
   shush intake create --provider postmark --basic-auth hook:$(openssl rand -hex 16)
   printf '%s\n' "$SENDGRID_KEY" | shush intake create --provider sendgrid --public-key -
-  shush intake create --provider ses --topic-arn arn:aws:sns:us-east-1:123456789012:ses-bounces`,
-		Args: noArgs,
-		RunE: runWith(o, runIntakeCreate),
-	}
+  shush intake create --provider ses --topic-arn arn:aws:sns:us-east-1:123456789012:ses-bounces`
 	f := cmd.Flags()
 	f.StringVar(&o.Request.Provider, "provider", "", "resend, sendgrid, postmark, mailgun or ses")
 	f.StringVar(&o.Request.Name, "name", "", "a name for the endpoint (shown in lists)")
@@ -188,14 +184,9 @@ func runIntakeList(ctx context.Context, o *intakeListOptions) error {
 
 func (a *app) intakeListCommand() *cobra.Command {
 	o := &intakeListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the team's intake endpoints",
-		Long:    `List the team's intake endpoints, oldest first: ID, provider, name, URL. Never their credentials.`,
-		Args:    noArgs,
-		RunE:    runWith(o, runIntakeList),
-	}
+	cmd := command(o, "list", "List the team's intake endpoints", noArgs, runIntakeList)
+	cmd.Aliases = []string{"ls"}
+	cmd.Long = `List the team's intake endpoints, oldest first: ID, provider, name, URL. Never their credentials.`
 	return cmd
 }
 
@@ -220,14 +211,10 @@ func runIntakeDelete(ctx context.Context, o *intakeDeleteOptions) error {
 
 func (a *app) intakeDeleteCommand() *cobra.Command {
 	o := &intakeDeleteOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "delete ID",
-		Aliases: []string{"remove", "rm"},
-		Short:   "Delete an intake endpoint",
-		Long:    `Delete an intake endpoint: its provider's events are refused (404) from now on. The entries and review items it brought stay.`,
-		Args:    oneArg("an intake endpoint ID"),
-		RunE:    runWithArg(o, &o.Arg, runIntakeDelete),
-	}
+	cmd := command(o, "delete ID", "Delete an intake endpoint",
+		oneArg("an intake endpoint ID"), runIntakeDelete, &o.Arg)
+	cmd.Aliases = []string{"remove", "rm"}
+	cmd.Long = `Delete an intake endpoint: its provider's events are refused (404) from now on. The entries and review items it brought stay.`
 	return cmd
 }
 
@@ -275,18 +262,14 @@ func runIntakeReview(ctx context.Context, o *intakeReviewOptions) error {
 
 func (a *app) intakeReviewCommand() *cobra.Command {
 	o := &intakeReviewOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "review",
-		Short: "List the events waiting for an agent's decision",
-		Long: `List the events the rules could not place, newest first: the address, the
+	cmd := commandPaging(o, &o.Paging, "review", "List the events waiting for an agent's decision",
+		noArgs, runIntakeReview)
+	cmd.Long = `List the events the rules could not place, newest first: the address, the
 provider, the status code and the reason it waits, with the remote server's
 words. Decide each with shush intake decide ID suppress|ignore, or in the
 terminal UI's Intake screen. --decided lists those decided, by whom. --json
-prints the API's list.`,
-		Example: "  shush intake review\n  shush intake review --json --jq '.data[] | [.id, .email, .evidence.status] | @tsv'",
-		Args:    noArgs,
-		RunE:    runWithPaging(o, &o.Paging, runIntakeReview),
-	}
+prints the API's list.`
+	cmd.Example = "  shush intake review\n  shush intake review --json --jq '.data[] | [.id, .email, .evidence.status] | @tsv'"
 	o.Paging.flags(cmd.Flags(), "review item", "events", true)
 	cmd.Flags().BoolVar(&o.Decided, "decided", false, "list the events decided, not those waiting")
 	return cmd
@@ -336,31 +319,28 @@ func runIntakeDecide(ctx context.Context, o *intakeDecideOptions) error {
 		})
 }
 
+// decideArgs wants the two arguments of intake decide: an ID and the
+// decision, suppress or ignore.
+func decideArgs(_ *cobra.Command, args []string) error {
+	if len(args) != 2 {
+		return usagef("intake decide needs an ID and a decision (suppress or ignore)")
+	}
+	if args[1] != api.ReviewSuppress && args[1] != api.ReviewIgnore {
+		return usagef("the decision must be suppress or ignore, not %s", safeText(api.Quote(args[1])))
+	}
+	return nil
+}
+
 func (a *app) intakeDecideCommand() *cobra.Command {
 	o := &intakeDecideOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "decide ID suppress|ignore",
-		Short: "Decide an event of the review queue",
-		Long: `Decide an event the rules could not place: suppress lists its address with the
+	cmd := command(o, "decide ID suppress|ignore", "Decide an event of the review queue",
+		decideArgs, runIntakeDecide, &o.Arg, &o.Decision)
+	cmd.Long = `Decide an event the rules could not place: suppress lists its address with the
 event's evidence (origin bounce, complaint or manual, as the event says),
 ignore lists nothing. The decision names your key (or your agent over SSH)
 and --reference in the trail. Deciding again the same way changes nothing;
-the other way is refused. A protected address cannot be suppressed.`,
-		Example: "  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a suppress --note 'checked: the mailbox is gone'\n  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a ignore",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return usagef("intake decide needs an ID and a decision (suppress or ignore)")
-			}
-			if args[1] != api.ReviewSuppress && args[1] != api.ReviewIgnore {
-				return usagef("the decision must be suppress or ignore, not %s", safeText(api.Quote(args[1])))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg, o.Decision = args[0], args[1]
-			return runIntakeDecide(cmd.Context(), o)
-		},
-	}
+the other way is refused. A protected address cannot be suppressed.`
+	cmd.Example = "  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a suppress --note 'checked: the mailbox is gone'\n  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a ignore"
 	cmd.Flags().StringVar(&o.Note, "note", "", "why, kept with the entry and the decision")
 	referenceFlag(cmd, &o.Reference)
 	return cmd

@@ -106,13 +106,8 @@ func runRunsList(ctx context.Context, o *runsListOptions) error {
 
 func (a *app) runsListCommand() *cobra.Command {
 	o := &runsListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the recorded runs, newest first",
-		Args:    cobra.NoArgs,
-		RunE:    runWith(o, runRunsList),
-	}
+	cmd := command(o, "list", "List the recorded runs, newest first", cobra.NoArgs, runRunsList)
+	cmd.Aliases = []string{"ls"}
 	return cmd
 }
 
@@ -182,13 +177,7 @@ func runRunsShow(ctx context.Context, o *runsShowOptions) error {
 
 func (a *app) runsShowCommand() *cobra.Command {
 	o := &runsShowOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "show RUN",
-		Short: "Show a run and every entry's outcome",
-		Args:  cobra.ExactArgs(1),
-		RunE:  runWithArg(o, &o.Arg, runRunsShow),
-	}
-	return cmd
+	return command(o, "show RUN", "Show a run and every entry's outcome", cobra.ExactArgs(1), runRunsShow, &o.Arg)
 }
 
 func (a *app) printRunHeader(w io.Writer, ri batch.RunInfo) {
@@ -255,20 +244,16 @@ func (o *runsUndoOptions) undo(ctx context.Context, ri batch.RunInfo, conn *conn
 
 func (a *app) runsUndoCommand() *cobra.Command {
 	o := &runsUndoOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "undo RUN",
-		Short: "Undo a run: remove what it added, put back what it removed",
-		Long: `Undo a run, from any session, days later.
+	cmd := command(o, "undo RUN", "Undo a run: remove what it added, put back what it removed",
+		cobra.ExactArgs(1), runRunsUndo, &o.Arg)
+	cmd.Long = `Undo a run, from any session, days later.
 
 The undo of an addition removes, by ID, only the entries the run itself
 created: entries listed before the run stay, and so does an entry someone
 removed and added again since (it has another ID). The undo of a removal
 adds the removed addresses back with the origin they had (bounce,
 complaint, …) where the service takes origins (shush's own service); it
-says beforehand which will come back as manual.`,
-		Args: cobra.ExactArgs(1),
-		RunE: runWithArg(o, &o.Arg, runRunsUndo),
-	}
+says beforehand which will come back as manual.`
 	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "undo without asking")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "say what the undo would send, every entry, and send nothing")
 	return cmd
@@ -387,21 +372,15 @@ func (o *runsResumeOptions) resume(ctx context.Context, ri batch.RunInfo, conn *
 
 func (a *app) runsResumeCommand() *cobra.Command {
 	o := &runsResumeOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "resume RUN",
-		Short: "Send what a stopped or interrupted run has left",
-		Long: `Send what a run has left: the batches its journal does not record as
+	cmd := command(o, "resume RUN", "Send what a stopped or interrupted run has left",
+		cobra.ExactArgs(1), runRunsResume, &o.Arg)
+	cmd.Long = `Send what a run has left: the batches its journal does not record as
 answered. Nothing answered is sent twice, so the run ends with exactly the
 intended list. The run must be resumed against the service it was sent to.
 
-` + concurrencyHelp,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg, o.ConcurrencyGiven = args[0], cmd.Flags().Changed("concurrency")
-			return runRunsResume(cmd.Context(), o)
-		},
-	}
+` + concurrencyHelp
 	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 0, "batches in flight at once (1–16; default: chosen for the target, see above)")
+	flagGiven(cmd, "concurrency", &o.ConcurrencyGiven)
 	return cmd
 }
 
@@ -443,16 +422,10 @@ func runRunsPrune(ctx context.Context, o *runsPruneOptions) error {
 
 func (a *app) runsPruneCommand() *cobra.Command {
 	o := &runsPruneOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "prune [--older-than-days N]",
-		Short: "Delete finished runs older than keep_runs_days (or N days)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.DaysGiven = cmd.Flags().Changed("older-than-days")
-			return runRunsPrune(cmd.Context(), o)
-		},
-	}
+	cmd := command(o, "prune [--older-than-days N]", "Delete finished runs older than keep_runs_days (or N days)",
+		cobra.NoArgs, runRunsPrune)
 	cmd.Flags().IntVar(&o.Days, "older-than-days", 0, "prune finished runs older than this many days (default: keep_runs_days)")
+	flagGiven(cmd, "older-than-days", &o.DaysGiven)
 	return cmd
 }
 

@@ -250,15 +250,10 @@ func runWebhooksList(ctx context.Context, o *webhooksListOptions) error {
 
 func (a *app) webhooksListCommand() *cobra.Command {
 	o := &webhooksListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the webhooks, newest first",
-		Long: `List the team's webhooks, newest first: ID, status, events, endpoint. Never
-the signing secrets (see show --secret). --all follows every page.`,
-		Args: noArgs,
-		RunE: runWithPaging(o, &o.Paging, runWebhooksList),
-	}
+	cmd := commandPaging(o, &o.Paging, "list", "List the webhooks, newest first", noArgs, runWebhooksList)
+	cmd.Aliases = []string{"ls"}
+	cmd.Long = `List the team's webhooks, newest first: ID, status, events, endpoint. Never
+the signing secrets (see show --secret). --all follows every page.`
 	o.Paging.flags(cmd.Flags(), "webhook", "webhooks", true)
 	return cmd
 }
@@ -301,19 +296,15 @@ func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
 
 func (a *app) webhooksShowCommand() *cobra.Command {
 	o := &webhooksShowOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "show ID",
-		Aliases: []string{"get"},
-		Short:   "Show one webhook (its signing secret with --secret)",
-		Long: `Show one webhook: endpoint, status, events, creation time. --secret adds the
+	cmd := command(o, "show ID", "Show one webhook (its signing secret with --secret)",
+		oneArg("a webhook ID"), runWebhooksShow, &o.Arg)
+	cmd.Aliases = []string{"get"}
+	cmd.Long = `Show one webhook: endpoint, status, events, creation time. --secret adds the
 signing secret, which only a read-write key may read (the service refuses a
 read-only one, since the secret forges deliveries); without --secret a
-read-only key is enough. --json prints the API's webhook object.`,
-		Example: `  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a
-  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --secret --jq .signing_secret`,
-		Args: oneArg("a webhook ID"),
-		RunE: runWithArg(o, &o.Arg, runWebhooksShow),
-	}
+read-only key is enough. --json prints the API's webhook object.`
+	cmd.Example = `  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a
+  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --secret --jq .signing_secret`
 	cmd.Flags().BoolVar(&o.Secret, "secret", false, "also print the signing secret (needs a read-write key)")
 	return cmd
 }
@@ -390,24 +381,18 @@ func runWebhooksUpdate(ctx context.Context, o *webhooksUpdateOptions) error {
 
 func (a *app) webhooksUpdateCommand() *cobra.Command {
 	o := &webhooksUpdateOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "update ID [--endpoint URL] [--events LIST]",
-		Short: "Change a webhook's endpoint or events",
-		Long: `Change a webhook's endpoint, or its events (--events replaces the whole list;
+	cmd := command(o, "update ID [--endpoint URL] [--events LIST]", "Change a webhook's endpoint or events",
+		oneArg("a webhook ID"), runWebhooksUpdate, &o.Arg)
+	cmd.Long = `Change a webhook's endpoint, or its events (--events replaces the whole list;
 added and removed are short for the suppression events). Pending deliveries
-go to the new endpoint. See also enable and disable.`,
-		Example: `  shush webhooks update 0195f3c2-… --endpoint https://hooks.example.com/v2
-  shush webhooks update 0195f3c2-… --events added`,
-		Args: oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			o.EndpointGiven, o.EventsGiven = cmd.Flags().Changed("endpoint"), cmd.Flags().Changed("events")
-			return runWebhooksUpdate(cmd.Context(), o)
-		},
-	}
+go to the new endpoint. See also enable and disable.`
+	cmd.Example = `  shush webhooks update 0195f3c2-… --endpoint https://hooks.example.com/v2
+  shush webhooks update 0195f3c2-… --events added`
 	f := cmd.Flags()
 	f.StringVar(&o.Endpoint, "endpoint", "", "the new endpoint URL")
 	f.StringSliceVar(&o.Events, "events", nil, "the new events, comma-separated (replaces the list)")
+	flagGiven(cmd, "endpoint", &o.EndpointGiven)
+	flagGiven(cmd, "events", &o.EventsGiven)
 	_ = cmd.RegisterFlagCompletionFunc("events", completeWords(api.EventSuppressionAdded, api.EventSuppressionRemoved))
 	return cmd
 }
@@ -496,17 +481,13 @@ func runWebhooksRotate(ctx context.Context, o *webhooksRotateOptions) error {
 
 func (a *app) webhooksRotateCommand() *cobra.Command {
 	o := &webhooksRotateOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "rotate ID",
-		Aliases: []string{"rotate-signing-secret"},
-		Short:   "Give a webhook a new signing secret and print it",
-		Long: `Give a webhook a new signing secret and print it on stdout. For 24 hours
+	cmd := command(o, "rotate ID", "Give a webhook a new signing secret and print it",
+		oneArg("a webhook ID"), runWebhooksRotate, &o.Arg)
+	cmd.Aliases = []string{"rotate-signing-secret"}
+	cmd.Long = `Give a webhook a new signing secret and print it on stdout. For 24 hours
 every delivery carries two signatures, by the new secret and by the old one,
 so the receiver can take the new secret without missing a delivery.
---json prints the API's {"object":"webhook","id","signing_secret"}.`,
-		Args: oneArg("a webhook ID"),
-		RunE: runWithArg(o, &o.Arg, runWebhooksRotate),
-	}
+--json prints the API's {"object":"webhook","id","signing_secret"}.`
 	return cmd
 }
 
@@ -538,16 +519,12 @@ func runWebhooksRemove(ctx context.Context, o *webhooksRemoveOptions) error {
 
 func (a *app) webhooksRemoveCommand() *cobra.Command {
 	o := &webhooksRemoveOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "remove ID",
-		Aliases: []string{"rm", "delete"},
-		Short:   "Delete a webhook and its pending deliveries",
-		Long: `Delete a webhook: its endpoint gets nothing more, and its deliveries (sent or
+	cmd := command(o, "remove ID", "Delete a webhook and its pending deliveries",
+		oneArg("a webhook ID"), runWebhooksRemove, &o.Arg)
+	cmd.Aliases = []string{"rm", "delete"}
+	cmd.Long = `Delete a webhook: its endpoint gets nothing more, and its deliveries (sent or
 pending) are deleted with it. On a terminal shush asks first; elsewhere it
-needs --yes. To pause it instead, use disable.`,
-		Args: oneArg("a webhook ID"),
-		RunE: runWithArg(o, &o.Arg, runWebhooksRemove),
-	}
+needs --yes. To pause it instead, use disable.`
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "remove without asking")
 	return cmd
 }
