@@ -37,14 +37,13 @@ type agentsAddOptions struct {
 }
 
 func runAgentsAdd(ctx context.Context, o *agentsAddOptions) error {
-	a := o.app
 	if o.Team == "" || o.KeyFile == "" {
 		return usagef("agents add needs --team T and --ssh-key FILE")
 	}
 	if o.ReadOnly && o.Override {
 		return usagef("--read-only and --override do not go together: a read-only agent removes nothing")
 	}
-	text, err := a.readPublicKey(o.KeyFile)
+	text, err := o.readPublicKey(o.KeyFile)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,6 @@ type bouncesIngestOptions struct {
 }
 
 func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
-	a := o.app
 	if o.File == "" {
 		return usagef("bounces ingest needs --file F (a message, an mbox or a Maildir folder; - for stdin)")
 	}
@@ -71,17 +70,17 @@ func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
 	}
 	doc.DryRun = o.DryRun
 	if !o.DryRun {
-		if err := a.sendReports(ctx, &doc, reports); err != nil {
+		if err := o.sendReports(ctx, &doc, reports); err != nil {
 			return err
 		}
 	}
-	if err := a.printIngest(doc); err != nil {
+	if err := o.printIngest(doc); err != nil {
 		return err
 	}
 	if n := len(doc.Unreadable); n > 0 {
 		err := fmt.Errorf("%s could not be read; the others were taken in", plural(n, "message", "messages"))
-		if !a.output().json {
-			fmt.Fprintln(a.io.ErrOut, capitalize(err.Error())+".")
+		if !o.output().json {
+			fmt.Fprintln(o.io.ErrOut, capitalize(err.Error())+".")
 		}
 		return loggedError{err}
 	}

@@ -83,7 +83,6 @@ type intakeCreateOptions struct {
 }
 
 func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
-	a := o.app
 	o.Request.Provider = strings.ToLower(strings.TrimSpace(o.Request.Provider))
 	if _, ok := providerHelp[o.Request.Provider]; !ok {
 		return usagef("--provider must be one of %s, not %s", strings.Join(api.Providers(), ", "), safeText(api.Quote(o.Request.Provider)))
@@ -92,7 +91,7 @@ func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
 		name string
 		dst  *string
 	}{{"--secret", &o.Request.Secret}, {"--public-key", &o.Request.PublicKey}, {"--basic-auth", &o.Request.BasicAuth}} {
-		v, err := a.credentialFlag(f.name, *f.dst)
+		v, err := o.credentialFlag(f.name, *f.dst)
 		if err != nil {
 			return err
 		}
@@ -101,10 +100,10 @@ func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
 	if err := api.ValidIntakeName(o.Request.Name); err != nil {
 		return usagef("--name: %v", err)
 	}
-	return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.CreateIntake(ctx, o.Request) },
+	return callService(ctx, o.app, func(c *client.Client) (api.Intake, error) { return c.CreateIntake(ctx, o.Request) },
 		func(conn *connection, err error) error { return intakeErr(conn, "", err) },
 		func(conn *connection, in api.Intake) error {
-			t := newTable(a.io.Out)
+			t := newTable(o.io.Out)
 			t.row("id", in.ID)
 			t.row("provider", in.Provider)
 			if in.Name != "" {
@@ -117,9 +116,9 @@ func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
 			if err := t.flush(); err != nil {
 				return err
 			}
-			fmt.Fprintln(a.io.ErrOut, providerHelp[in.Provider])
+			fmt.Fprintln(o.io.ErrOut, providerHelp[in.Provider])
 			if conn.Settings.Local() {
-				fmt.Fprintf(a.io.ErrOut, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
+				fmt.Fprintf(o.io.ErrOut, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
 			}
 			return nil
 		})
@@ -162,8 +161,7 @@ type intakeListOptions struct {
 }
 
 func runIntakeList(ctx context.Context, o *intakeListOptions) error {
-	a := o.app
-	return a.onService(ctx, func(conn *connection) error {
+	return o.onService(ctx, func(conn *connection) error {
 		list, err := conn.Client.Intakes(ctx)
 		if err != nil {
 			return intakeErr(conn, "", err)
@@ -178,7 +176,7 @@ func runIntakeList(ctx context.Context, o *intakeListOptions) error {
 				return []string{in.ID, in.Provider, in.Name, in.URL, created}
 			},
 			noneHint: "No intake endpoints yet; add one with: shush intake create --provider P …",
-		}.print(a, a.output().json, list, list.Data, false)
+		}.print(o.app, o.output().json, list, list.Data, false)
 	})
 }
 
@@ -196,15 +194,14 @@ type intakeDeleteOptions struct {
 }
 
 func runIntakeDelete(ctx context.Context, o *intakeDeleteOptions) error {
-	a := o.app
 	id, err := api.NormalizeID(o.Arg)
 	if err != nil {
 		return usagef("%s is not an intake endpoint ID (see shush intake list)", safeText(api.Quote(o.Arg)))
 	}
-	return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
+	return callService(ctx, o.app, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
 		func(conn *connection, err error) error { return intakeErr(conn, id, err) },
 		func(_ *connection, in api.Intake) error {
-			fmt.Fprintf(a.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
+			fmt.Fprintf(o.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
 			return nil
 		})
 }
@@ -225,8 +222,7 @@ type intakeReviewOptions struct {
 }
 
 func runIntakeReview(ctx context.Context, o *intakeReviewOptions) error {
-	a := o.app
-	return a.onService(ctx, func(conn *connection) error {
+	return o.onService(ctx, func(conn *connection) error {
 		items, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.ReviewItem, bool, error) {
 			page, err := conn.Client.Review(ctx, client.ReviewParams{WebhookParams: client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before}, Decided: o.Decided})
 			if err != nil {
@@ -252,9 +248,9 @@ func runIntakeReview(ctx context.Context, o *intakeReviewOptions) error {
 			},
 			noneHint: hint,
 			more:     func(shown []api.ReviewItem) string { return readOn("events", shown[len(shown)-1].ID) },
-		}.print(a, a.output().json, api.ReviewList{Object: api.ObjectList, HasMore: more, Data: items}, items, more)
-		if err == nil && !a.output().json && len(items) > 0 && !o.Decided {
-			fmt.Fprintln(a.io.ErrOut, "Decide with: shush intake decide ID suppress|ignore")
+		}.print(o.app, o.output().json, api.ReviewList{Object: api.ObjectList, HasMore: more, Data: items}, items, more)
+		if err == nil && !o.output().json && len(items) > 0 && !o.Decided {
+			fmt.Fprintln(o.io.ErrOut, "Decide with: shush intake decide ID suppress|ignore")
 		}
 		return err
 	})
@@ -295,7 +291,6 @@ type intakeDecideOptions struct {
 }
 
 func runIntakeDecide(ctx context.Context, o *intakeDecideOptions) error {
-	a := o.app
 	id, err := api.NormalizeID(o.Arg)
 	if err != nil {
 		return usagef("%s is not a review item ID (see shush intake review)", safeText(api.Quote(o.Arg)))
@@ -307,13 +302,13 @@ func runIntakeDecide(ctx context.Context, o *intakeDecideOptions) error {
 	if err != nil {
 		return err
 	}
-	return callService(ctx, a, func(c *client.Client) (api.ReviewItem, error) { return c.Decide(ctx, id, o.Decision, o.Note) },
+	return callService(ctx, o.app, func(c *client.Client) (api.ReviewItem, error) { return c.Decide(ctx, id, o.Decision, o.Note) },
 		func(conn *connection, err error) error { return decideErr(conn, id, err) },
 		func(_ *connection, it api.ReviewItem) error {
 			if it.Decision == api.ReviewSuppress {
-				fmt.Fprintf(a.io.Out, "Suppressed %s (entry %s), by %s.\n", safeText(it.Email), safeText(it.EntryID), safeText(it.DecidedBy))
+				fmt.Fprintf(o.io.Out, "Suppressed %s (entry %s), by %s.\n", safeText(it.Email), safeText(it.EntryID), safeText(it.DecidedBy))
 			} else {
-				fmt.Fprintf(a.io.Out, "Ignored the event of %s, by %s; nothing was listed.\n", safeText(it.Email), safeText(it.DecidedBy))
+				fmt.Fprintf(o.io.Out, "Ignored the event of %s, by %s; nothing was listed.\n", safeText(it.Email), safeText(it.DecidedBy))
 			}
 			return nil
 		})

@@ -76,8 +76,7 @@ type runsListOptions struct {
 }
 
 func runRunsList(ctx context.Context, o *runsListOptions) error {
-	a := o.app
-	rs, err := a.recorded()
+	rs, err := o.recorded()
 	if err != nil {
 		return err
 	}
@@ -85,17 +84,17 @@ func runRunsList(ctx context.Context, o *runsListOptions) error {
 	if err != nil {
 		return err
 	}
-	if a.output().json {
+	if o.output().json {
 		if runs == nil {
 			runs = []batch.RunInfo{}
 		}
-		return writeJSON(a.io.Out, map[string]any{"object": "list", "data": runs})
+		return writeJSON(o.io.Out, map[string]any{"object": "list", "data": runs})
 	}
 	if len(runs) == 0 {
-		fmt.Fprintf(a.io.Out, "No runs recorded in %s.\n", rs.Dir)
+		fmt.Fprintf(o.io.Out, "No runs recorded in %s.\n", rs.Dir)
 		return nil
 	}
-	t := newTable(a.io.Out)
+	t := newTable(o.io.Out)
 	t.row("RUN", "STARTED", "MODE", "ENTRIES", "STATE", "OUTCOMES", "REFERENCE", "TARGET")
 	for _, ri := range runs {
 		t.row(ri.ID, ri.Created.Local().Format("2006-01-02 15:04"), runMode(ri), fmt.Sprint(ri.Entries),
@@ -117,13 +116,12 @@ type runsShowOptions struct {
 }
 
 func runRunsShow(ctx context.Context, o *runsShowOptions) error {
-	a := o.app
-	rs, ri, err := a.findRun(o.Arg)
+	rs, ri, err := o.findRun(o.Arg)
 	if err != nil {
 		return err
 	}
-	if a.output().json {
-		m := newMergedWriter(a.io.Out)
+	if o.output().json {
+		m := newMergedWriter(o.io.Out)
 		var first batch.Report
 		if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
 			if rep.Base == 0 {
@@ -136,8 +134,8 @@ func runRunsShow(ctx context.Context, o *runsShowOptions) error {
 		}
 		return m.close(first.Invalid, first.LeftOut)
 	}
-	w := a.io.Out
-	a.printRunHeader(w, ri)
+	w := o.io.Out
+	o.printRunHeader(w, ri)
 	fmt.Fprintln(w)
 	t := newTable(w)
 	head := "ADDRESS"
@@ -169,9 +167,9 @@ func runRunsShow(ctx context.Context, o *runsShowOptions) error {
 	// What the customer is told includes what was not sent, and why.
 	if n := len(first.Invalid); n > 0 {
 		fmt.Fprintf(w, "Invalid, not sent: %s.\n", plural(n, "entry", "entries"))
-		a.listInvalid(w, first.Invalid, n)
+		o.listInvalid(w, first.Invalid, n)
 	}
-	a.listLeftOut(w, first.LeftOut)
+	o.listLeftOut(w, first.LeftOut)
 	return nil
 }
 
@@ -212,8 +210,7 @@ func runRunsUndo(ctx context.Context, o *runsUndoOptions) error {
 
 // undo plans the undo of run ri, and sends it on conn once it is agreed.
 func (o *runsUndoOptions) undo(ctx context.Context, ri batch.RunInfo, conn *connection) error {
-	a := o.app
-	runs := a.runsOf(false, conn, 0)
+	runs := o.runsOf(false, conn, 0)
 	u, err := runs.PlanUndo(ctx, ri.ID)
 	if err != nil {
 		return err
@@ -221,25 +218,25 @@ func (o *runsUndoOptions) undo(ctx context.Context, ri batch.RunInfo, conn *conn
 	what := fmt.Sprintf("Undo the %s run %s of %s: %s %s on %s.", ri.Mode, ri.ID, ri.Created.Local().Format(time.DateTime),
 		undoVerb(u.Mode), entriesOf(u.Mode, len(u.Values)), conn.Target)
 	if o.DryRun {
-		return a.printUndo(u, conn.Target, what)
+		return o.printUndo(u, conn.Target, what)
 	}
-	fmt.Fprintln(a.io.ErrOut, safeText(what))
+	fmt.Fprintln(o.io.ErrOut, safeText(what))
 	for _, n := range u.Notes {
-		fmt.Fprintln(a.io.ErrOut, "  "+safeText(n))
+		fmt.Fprintln(o.io.ErrOut, "  "+safeText(n))
 	}
 	if len(u.Values) == 0 {
-		fmt.Fprintln(a.io.ErrOut, "Nothing to undo: the run changed nothing that can be put back.")
+		fmt.Fprintln(o.io.ErrOut, "Nothing to undo: the run changed nothing that can be put back.")
 		return nil
 	}
 	show := func(width int) string { return touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), width) }
-	if ok, err := a.confirmAfter(ctx, o.Yes, false, "Go ahead?", show); !ok {
+	if ok, err := o.confirmAfter(ctx, o.Yes, false, "Go ahead?", show); !ok {
 		return err
 	}
 	send := func(on batch.Observer) error {
 		_, err := runs.Undo(ctx, u, on)
 		return err
 	}
-	return a.sendRun(ctx, conn.Target, newSummary(u.Mode, len(u.Values)), "shush runs resume RUN (shush runs list names it)", send)
+	return o.sendRun(ctx, conn.Target, newSummary(u.Mode, len(u.Values)), "shush runs resume RUN (shush runs list names it)", send)
 }
 
 func (a *app) runsUndoCommand() *cobra.Command {
@@ -350,7 +347,6 @@ func runRunsResume(ctx context.Context, o *runsResumeOptions) error {
 
 // resume sends what run ri has left on conn, the service it was sent to.
 func (o *runsResumeOptions) resume(ctx context.Context, ri batch.RunInfo, conn *connection) error {
-	a := o.app
 	if !client.SameTarget(ri.Target, conn.Client.BaseURL()) {
 		return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.TargetName(ri.Target), conn.Target)
 	}
@@ -358,16 +354,16 @@ func (o *runsResumeOptions) resume(ctx context.Context, ri batch.RunInfo, conn *
 	case batch.Refused:
 		return usagef("run %s was refused by the service (%s): nothing is resumed with a key it refuses; send the list again with a key that may change the list", ri.ID, ri.Note)
 	case batch.Finished:
-		fmt.Fprintf(a.io.ErrOut, "Run %s is finished: nothing left to send.\n", ri.ID)
+		fmt.Fprintf(o.io.ErrOut, "Run %s is finished: nothing left to send.\n", ri.ID)
 		return nil
 	}
-	a.sayResuming(ri)
-	runs := a.runsOf(o.ConcurrencyGiven, conn, o.Concurrency)
+	o.sayResuming(ri)
+	runs := o.runsOf(o.ConcurrencyGiven, conn, o.Concurrency)
 	send := func(on batch.Observer) error {
 		_, err := runs.Resume(ctx, ri.ID, on)
 		return err
 	}
-	return a.sendRun(ctx, conn.Target, summaryOf(ri), "shush runs resume "+ri.ID, send)
+	return o.sendRun(ctx, conn.Target, summaryOf(ri), "shush runs resume "+ri.ID, send)
 }
 
 func (a *app) runsResumeCommand() *cobra.Command {
@@ -391,8 +387,7 @@ type runsPruneOptions struct {
 }
 
 func runRunsPrune(ctx context.Context, o *runsPruneOptions) error {
-	a := o.app
-	rs, err := a.recorded()
+	rs, err := o.recorded()
 	if err != nil {
 		return err
 	}
@@ -403,7 +398,7 @@ func runRunsPrune(ctx context.Context, o *runsPruneOptions) error {
 		}
 		keep = time.Duration(o.Days) * 24 * time.Hour
 	} else {
-		s, err := a.settings()
+		s, err := o.settings()
 		if err != nil {
 			return err
 		}
@@ -413,10 +408,10 @@ func runRunsPrune(ctx context.Context, o *runsPruneOptions) error {
 	if err != nil {
 		return err
 	}
-	if a.output().json {
-		return writeJSON(a.io.Out, map[string]int{"pruned": n, "older_than_days": int(keep / (24 * time.Hour))})
+	if o.output().json {
+		return writeJSON(o.io.Out, map[string]int{"pruned": n, "older_than_days": int(keep / (24 * time.Hour))})
 	}
-	fmt.Fprintf(a.io.Out, "Pruned %s finished more than %s ago.\n", plural(n, "run", "runs"), daysText(keep))
+	fmt.Fprintf(o.io.Out, "Pruned %s finished more than %s ago.\n", plural(n, "run", "runs"), daysText(keep))
 	return nil
 }
 

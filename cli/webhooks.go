@@ -134,7 +134,6 @@ type webhooksAddOptions struct {
 }
 
 func runWebhooksAdd(ctx context.Context, o *webhooksAddOptions) error {
-	a := o.app
 	ep, err := endpointArg(o.Endpoint)
 	if err != nil {
 		return err
@@ -143,10 +142,10 @@ func runWebhooksAdd(ctx context.Context, o *webhooksAddOptions) error {
 	if err != nil {
 		return err
 	}
-	return callService(ctx, a, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
+	return callService(ctx, o.app, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
 		func(conn *connection, err error) error { return webhookErr(conn, "", err) },
 		func(conn *connection, w api.Webhook) error {
-			t := newTable(a.io.Out)
+			t := newTable(o.io.Out)
 			t.row("id", w.ID)
 			t.row("endpoint", ep)
 			t.row("events", strings.Join(evs, ", "))
@@ -154,9 +153,9 @@ func runWebhooksAdd(ctx context.Context, o *webhooksAddOptions) error {
 			if err := t.flush(); err != nil {
 				return err
 			}
-			a.secretNotice(w.ID)
+			o.secretNotice(w.ID)
 			if conn.Settings.Local() {
-				fmt.Fprintf(a.io.ErrOut, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
+				fmt.Fprintf(o.io.ErrOut, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
 			}
 			return nil
 		})
@@ -225,8 +224,7 @@ type webhooksListOptions struct {
 }
 
 func runWebhooksList(ctx context.Context, o *webhooksListOptions) error {
-	a := o.app
-	return a.onService(ctx, func(conn *connection) error {
+	return o.onService(ctx, func(conn *connection) error {
 		hooks, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.Webhook, bool, error) {
 			page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before})
 			if err != nil {
@@ -244,7 +242,7 @@ func runWebhooksList(ctx context.Context, o *webhooksListOptions) error {
 			},
 			noneHint: "No webhooks yet; add one with: shush webhooks add URL",
 			more:     func(shown []api.Webhook) string { return readOn("webhooks", shown[len(shown)-1].ID) },
-		}.print(a, a.output().json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
+		}.print(o.app, o.output().json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
 	})
 }
 
@@ -265,12 +263,11 @@ type webhooksShowOptions struct {
 }
 
 func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
-	a := o.app
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
 	}
-	return a.onService(ctx, func(conn *connection) error {
+	return o.onService(ctx, func(conn *connection) error {
 		w, err := findWebhook(ctx, conn, id, o.Secret)
 		if err != nil {
 			return err
@@ -278,10 +275,10 @@ func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
 		if !o.Secret {
 			w.SigningSecret = ""
 		}
-		if a.output().json {
-			return writeJSON(a.io.Out, w)
+		if o.output().json {
+			return writeJSON(o.io.Out, w)
 		}
-		t := newTable(a.io.Out)
+		t := newTable(o.io.Out)
 		t.row("id", w.ID)
 		t.row("endpoint", w.Endpoint)
 		t.row("status", w.Status)
@@ -353,7 +350,6 @@ type webhooksUpdateOptions struct {
 }
 
 func runWebhooksUpdate(ctx context.Context, o *webhooksUpdateOptions) error {
-	a := o.app
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
@@ -376,7 +372,7 @@ func runWebhooksUpdate(ctx context.Context, o *webhooksUpdateOptions) error {
 	if u.Endpoint == nil && u.Events == nil {
 		return usagef("webhooks update needs --endpoint or --events (enable and disable change the status)")
 	}
-	return a.updateWebhook(ctx, id, u, "Updated")
+	return o.updateWebhook(ctx, id, u, "Updated")
 }
 
 func (a *app) webhooksUpdateCommand() *cobra.Command {
@@ -460,21 +456,20 @@ type webhooksRotateOptions struct {
 }
 
 func runWebhooksRotate(ctx context.Context, o *webhooksRotateOptions) error {
-	a := o.app
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
 	}
-	return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
+	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
 		func(w api.Webhook) error {
-			t := newTable(a.io.Out)
+			t := newTable(o.io.Out)
 			t.row("id", w.ID)
 			t.row("signing secret", w.SigningSecret)
 			if err := t.flush(); err != nil {
 				return err
 			}
-			fmt.Fprintln(a.io.ErrOut, "The old secret keeps signing deliveries beside the new one for 24 hours.")
-			a.secretNotice(w.ID)
+			fmt.Fprintln(o.io.ErrOut, "The old secret keeps signing deliveries beside the new one for 24 hours.")
+			o.secretNotice(w.ID)
 			return nil
 		})
 }
@@ -498,21 +493,20 @@ type webhooksRemoveOptions struct {
 }
 
 func runWebhooksRemove(ctx context.Context, o *webhooksRemoveOptions) error {
-	a := o.app
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
 	}
-	s, err := a.settings()
+	s, err := o.settings()
 	if err != nil {
 		return err
 	}
-	if ok, err := a.confirm(ctx, o.Yes, false, fmt.Sprintf("Remove webhook %s from %s?", id, s.Target())); !ok {
+	if ok, err := o.confirm(ctx, o.Yes, false, fmt.Sprintf("Remove webhook %s from %s?", id, s.Target())); !ok {
 		return err
 	}
-	return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
+	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
 		func(api.Webhook) error {
-			_, err := fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
+			_, err := fmt.Fprintf(o.io.Out, "Removed webhook %s.\n", safeText(id))
 			return err
 		})
 }
