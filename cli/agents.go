@@ -132,17 +132,7 @@ type agentsListOptions struct {
 }
 
 func runAgentsList(ctx context.Context, o *agentsListOptions) error {
-	return onStore(ctx, o.DB, func(st store.Store) error {
-		agents, err := st.ListAgents(ctx)
-		if err != nil {
-			return fmt.Errorf("list the agents: %w", err)
-		}
-		out := make([]api.Agent, len(agents))
-		for i, ag := range agents {
-			out[i] = agentJSON(ag)
-		}
-		return agentsListing.print(o.app, o.output().json, out, agents, false)
-	})
+	return listStored(ctx, o.app, o.DB, "agents", store.Store.ListAgents, agentJSON, agentsListing)
 }
 
 // agentsListing is how agents list shows the agents to a person.

@@ -84,6 +84,24 @@ func onStore(ctx context.Context, dsn string, fn func(st store.Store) error) err
 	return fn(st)
 }
 
+// listStored prints what list reads from the database dsn names (onStore):
+// each item as asJSON makes it with --json, else the listing's table. what
+// names the items for an error ("list the keys: …").
+func listStored[T, J any](ctx context.Context, o *app, dsn, what string, list func(store.Store, context.Context) ([]T, error),
+	asJSON func(T) J, l listing[T]) error {
+	return onStore(ctx, dsn, func(st store.Store) error {
+		items, err := list(st, ctx)
+		if err != nil {
+			return fmt.Errorf("list the %s: %w", what, err)
+		}
+		out := make([]J, len(items))
+		for i, it := range items {
+			out[i] = asJSON(it)
+		}
+		return l.print(o, o.output().json, out, items, false)
+	})
+}
+
 // idArg wants exactly one argument, what (an ID, a NAME), with where to
 // find one when it is missing: "keys revoke needs one KEY_ID (see shush keys
 // list), got 0 arguments".

@@ -123,21 +123,17 @@ type keysListOptions struct {
 }
 
 func runKeysList(ctx context.Context, o *keysListOptions) error {
-	return onStore(ctx, o.DB, func(st store.Store) error {
-		keys, err := st.ListKeys(ctx)
-		if err != nil {
-			return fmt.Errorf("list the keys: %w", err)
-		}
-		out := make([]keyJSON, len(keys))
-		for i, k := range keys {
-			out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
-			if k.RevokedAt != nil {
-				r := k.RevokedAt.UTC().Format(api.TimestampLayout)
-				out[i].RevokedAt = &r
-			}
-		}
-		return keysListing.print(o.app, o.output().json, out, keys, false)
-	})
+	return listStored(ctx, o.app, o.DB, "keys", store.Store.ListKeys, listedKeyJSON, keysListing)
+}
+
+// listedKeyJSON is how keys list --json shows a key.
+func listedKeyJSON(k store.Key) keyJSON {
+	j := keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
+	if k.RevokedAt != nil {
+		r := k.RevokedAt.UTC().Format(api.TimestampLayout)
+		j.RevokedAt = &r
+	}
+	return j
 }
 
 // keysListing is how keys list shows the keys to a person.

@@ -439,11 +439,7 @@ func runRemove(ctx context.Context, o *removeOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.settings()
-	if err != nil {
-		return err
-	}
-	if ok, err := o.confirm(ctx, o.Yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
+	if ok, err := o.confirmRemoval(ctx, o.Yes, ref); !ok {
 		return err
 	}
 	return callService(ctx, o.app, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
@@ -489,6 +485,16 @@ func withReference(ctx context.Context, ref string) (context.Context, error) {
 // input) it refuses with a usage error unless --yes was given.
 func (a *app) confirm(ctx context.Context, yes, stdinIsInput bool, question string) (bool, error) {
 	return a.confirmAfter(ctx, yes, stdinIsInput, question, nil)
+}
+
+// confirmRemoval is confirm for taking what (one entry, a webhook) off the
+// configured service: "Remove what from TARGET?".
+func (a *app) confirmRemoval(ctx context.Context, yes bool, what string) (bool, error) {
+	s, err := a.settings()
+	if err != nil {
+		return false, err
+	}
+	return a.confirm(ctx, yes, false, fmt.Sprintf("Remove %s from %s?", what, s.Target()))
 }
 
 // confirmAfter is confirm that first shows the person what show lists

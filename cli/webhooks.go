@@ -497,11 +497,7 @@ func runWebhooksRemove(ctx context.Context, o *webhooksRemoveOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.settings()
-	if err != nil {
-		return err
-	}
-	if ok, err := o.confirm(ctx, o.Yes, false, fmt.Sprintf("Remove webhook %s from %s?", id, s.Target())); !ok {
+	if ok, err := o.confirmRemoval(ctx, o.Yes, "webhook "+id); !ok {
 		return err
 	}
 	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
