@@ -37,14 +37,13 @@ type agentsAddOptions struct {
 }
 
 func runAgentsAdd(ctx context.Context, o *agentsAddOptions) error {
-	a := o.app
 	if o.Team == "" || o.KeyFile == "" {
 		return usagef("agents add needs --team T and --ssh-key FILE")
 	}
 	if o.ReadOnly && o.Override {
 		return usagef("--read-only and --override do not go together: a read-only agent removes nothing")
 	}
-	text, err := a.readPublicKey(o.KeyFile)
+	text, err := o.readPublicKey(o.KeyFile)
 	if err != nil {
 		return err
 	}
@@ -78,27 +77,27 @@ func (o *agentsAddOptions) addRefused(err error) error {
 	return fmt.Errorf("add the agent: %w", err)
 }
 
+// agentNameArg wants the one NAME of agents add: a name with spaces,
+// unquoted, is several arguments.
+func agentNameArg(_ *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usagef("agents add needs one NAME, got %d arguments (quote a name with spaces)", len(args))
+	}
+	return nil
+}
+
 func (a *app) agentsAddCommand() *cobra.Command {
 	o := &agentsAddOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "add NAME --team T --ssh-key FILE",
-		Short: "Add an agent with their SSH public key",
-		Long: `Add an agent to a team. NAME is how the trail and the session's header show
+	cmd := command(o, "add NAME --team T --ssh-key FILE", "Add an agent with their SSH public key",
+		agentNameArg, runAgentsAdd, &o.Arg)
+	cmd.Long = `Add an agent to a team. NAME is how the trail and the session's header show
 them (up to 64 printable characters; unique). FILE is their public key, the
 .pub file of their key pair (ssh-ed25519, ecdsa or rsa), or - for stdin; the
 private key never leaves their machine. --read-only agents may look and
 check but not send; --override agents may remove complaints where the team's
-rule asks for that permission.`,
-		Example: `  shush agents add jane --team support --ssh-key jane.pub
-  shush agents add "Bob Ray" --team support --ssh-key bob.pub --read-only`,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usagef("agents add needs one NAME, got %d arguments (quote a name with spaces)", len(args))
-			}
-			return nil
-		},
-		RunE: runWithArg(o, &o.Arg, runAgentsAdd),
-	}
+rule asks for that permission.`
+	cmd.Example = `  shush agents add jane --team support --ssh-key jane.pub
+  shush agents add "Bob Ray" --team support --ssh-key bob.pub --read-only`
 	f := cmd.Flags()
 	f.StringVar(&o.Team, "team", "", "team the agent works for (1-64 printable characters, no spaces)")
 	f.StringVar(&o.KeyFile, "ssh-key", "", "the agent's SSH public key file (.pub), or - for stdin")
@@ -133,17 +132,7 @@ type agentsListOptions struct {
 }
 
 func runAgentsList(ctx context.Context, o *agentsListOptions) error {
-	return onStore(ctx, o.DB, func(st store.Store) error {
-		agents, err := st.ListAgents(ctx)
-		if err != nil {
-			return fmt.Errorf("list the agents: %w", err)
-		}
-		out := make([]api.Agent, len(agents))
-		for i, ag := range agents {
-			out[i] = agentJSON(ag)
-		}
-		return agentsListing.print(o.app, o.output().json, out, agents, false)
-	})
+	return listStored(ctx, o.app, o.DB, "agents", store.Store.ListAgents, agentJSON, agentsListing)
 }
 
 // agentsListing is how agents list shows the agents to a person.
@@ -157,14 +146,9 @@ var agentsListing = listing[store.Agent]{
 
 func (a *app) agentsListCommand() *cobra.Command {
 	o := &agentsListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the agents",
-		Long:    `List the agents not removed, oldest first, with their team, access and key's fingerprint.`,
-		Args:    noArgs,
-		RunE:    runWith(o, runAgentsList),
-	}
+	cmd := command(o, "list", "List the agents", noArgs, runAgentsList)
+	cmd.Aliases = []string{"ls"}
+	cmd.Long = `List the agents not removed, oldest first, with their team, access and key's fingerprint.`
 	dbFlag(cmd, &o.DB)
 	return cmd
 }
@@ -193,13 +177,9 @@ func runAgentsRemove(ctx context.Context, o *agentsRemoveOptions) error {
 
 func (a *app) agentsRemoveCommand() *cobra.Command {
 	o := &agentsRemoveOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "remove NAME",
-		Aliases: []string{"rm", "delete"},
-		Short:   "Remove an agent: they cannot log in again, and their open sessions end",
-		Args:    idArg("NAME", "shush agents list"),
-		RunE:    runWithArg(o, &o.Arg, runAgentsRemove),
-	}
+	cmd := command(o, "remove NAME", "Remove an agent: they cannot log in again, and their open sessions end",
+		idArg("NAME", "shush agents list"), runAgentsRemove, &o.Arg)
+	cmd.Aliases = []string{"rm", "delete"}
 	dbFlag(cmd, &o.DB)
 	return cmd
 }

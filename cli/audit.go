@@ -50,10 +50,9 @@ func runAudit(ctx context.Context, o *auditOptions) error {
 
 func (a *app) auditCommand() *cobra.Command {
 	o := &auditOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "audit",
-		Short: "Who changed the list, when, and under which reference",
-		Long: `Read the service's audit trail, newest first: every suppression a change put
+	cmd := commandPaging(o, &o.Paging, "audit", "Who changed the list, when, and under which reference",
+		noArgs, runAudit)
+	cmd.Long = `Read the service's audit trail, newest first: every suppression a change put
 on or took off the list, who made it (the agent, in the UI over SSH, or the
 key, by name) and the reference the change carried (a ticket number or URL,
 from --reference or the UI's ticket field). Narrow it with --email, --reference or --type; --all follows
@@ -61,13 +60,10 @@ every page. The trail is kept by shush's own service; the hosted service
 has none.
 
 Keep it from growing for ever with "shush audit prune" on the service's
-database.`,
-		Example: `  shush audit --email bob@example.com
+database.`
+	cmd.Example = `  shush audit --email bob@example.com
   shush audit --reference '#48213' --json
-  shush audit --type suppression.removed --all --jq '.data[].suppression.email'`,
-		Args: noArgs,
-		RunE: runWithPaging(o, &o.Paging, runAudit),
-	}
+  shush audit --type suppression.removed --all --jq '.data[].suppression.email'`
 	f := cmd.Flags()
 	f.StringVar(&o.Params.Email, "email", "", "only this address's changes (also after its removal)")
 	f.StringVar(&o.Params.Reference, "reference", "", "only the changes made under this reference")
@@ -156,10 +152,9 @@ func runAuditPrune(ctx context.Context, o *auditPruneOptions) error {
 
 func (a *app) auditPruneCommand() *cobra.Command {
 	o := &auditPruneOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "prune (--older-than DURATION | --before DATE)",
-		Short: "Delete the trail's entries older than a cut (on the service's database)",
-		Long: `Delete the audit trail's entries older than a cut, for every team, on the
+	cmd := command(o, "prune (--older-than DURATION | --before DATE)", "Delete the trail's entries older than a cut (on the service's database)",
+		noArgs, runAuditPrune)
+	cmd.Long = `Delete the audit trail's entries older than a cut, for every team, on the
 service's database (--db, as for keys), with the webhook events of that age
 that were delivered or given up (and their attempts); events still waiting
 for delivery stay; and the provider events the intake took in before the
@@ -171,10 +166,7 @@ from cron or a systemd timer to keep, say, a year:
 
 --older-than takes days (365d), hours (72h) or any Go duration; --before
 takes a date (2026-01-31) or an RFC 3339 time. It deletes 10,000 rows per
-transaction, so a long trail never holds the database for long.`,
-		Args: noArgs,
-		RunE: runWith(o, runAuditPrune),
-	}
+transaction, so a long trail never holds the database for long.`
 	f := cmd.Flags()
 	f.StringVar(&o.OlderThan, "older-than", "", "age of the entries to delete: 365d, 72h, …")
 	f.StringVar(&o.Before, "before", "", "delete the entries before this date (2026-01-31) or RFC 3339 time")

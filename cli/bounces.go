@@ -57,7 +57,6 @@ type bouncesIngestOptions struct {
 }
 
 func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
-	a := o.app
 	if o.File == "" {
 		return usagef("bounces ingest needs --file F (a message, an mbox or a Maildir folder; - for stdin)")
 	}
@@ -71,17 +70,17 @@ func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
 	}
 	doc.DryRun = o.DryRun
 	if !o.DryRun {
-		if err := a.sendReports(ctx, &doc, reports); err != nil {
+		if err := o.sendReports(ctx, &doc, reports); err != nil {
 			return err
 		}
 	}
-	if err := a.printIngest(doc); err != nil {
+	if err := o.printIngest(doc); err != nil {
 		return err
 	}
 	if n := len(doc.Unreadable); n > 0 {
 		err := fmt.Errorf("%s could not be read; the others were taken in", plural(n, "message", "messages"))
-		if !a.output().json {
-			fmt.Fprintln(a.io.ErrOut, capitalize(err.Error())+".")
+		if !o.output().json {
+			fmt.Fprintln(o.io.ErrOut, capitalize(err.Error())+".")
 		}
 		return loggedError{err}
 	}
@@ -90,10 +89,9 @@ func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
 
 func (a *app) bouncesIngestCommand() *cobra.Command {
 	o := &bouncesIngestOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "ingest --file F|-",
-		Short: "Read bounce mail (a message, an mbox or a Maildir) and send what it says",
-		Long: `Read bounce and complaint mail (one message, an mbox, or a Maildir folder with
+	cmd := command(o, "ingest --file F|-", "Read bounce mail (a message, an mbox or a Maildir) and send what it says",
+		noArgs, runBouncesIngest)
+	cmd.Long = `Read bounce and complaint mail (one message, an mbox, or a Maildir folder with
 cur/ and new/; - reads stdin) and send each recipient's report to the team's
 service, 100 a request. The service lists permanent failures (origin bounce)
 and complaints (origin complaint) with their evidence (provider mail: the
@@ -110,13 +108,10 @@ its file (and its line in an mbox) and the others still go; the command
 then ends with 1. --dry-run reads and shows the reports, sending nothing. --json
 prints {"object","messages" (read),"data":[{"source","email","kind","status",
 "shape","event_id","decision","id","reason"}],"unreadable":[{"source",
-"error"}]}.`,
-		Example: `  shush bounces ingest --file /var/mail/bounces
+"error"}]}.`
+	cmd.Example = `  shush bounces ingest --file /var/mail/bounces
   shush bounces ingest --file ~/Maildir/.Bounces --reference "mailbox sweep 2026-11"
-  cat dsn.eml | shush bounces ingest --file - --dry-run`,
-		Args: noArgs,
-		RunE: runWith(o, runBouncesIngest),
-	}
+  cat dsn.eml | shush bounces ingest --file - --dry-run`
 	f := cmd.Flags()
 	f.StringVar(&o.File, "file", "", "a message, an mbox or a Maildir folder; - reads stdin")
 	f.BoolVar(&o.DryRun, "dry-run", false, "read and show the reports, send nothing")

@@ -125,10 +125,9 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 func (a *app) checkCommand() *cobra.Command {
 	o := &checkOptions{app: a}
 	var includeRequester bool
-	cmd := &cobra.Command{
-		Use:   "check --file F",
-		Short: "Say which addresses of a file or ticket are on the list; changes nothing",
-		Long: `Look up every address of a file (any input format: a ticket's free text, a
+	cmd := command(o, "check --file F", "Say which addresses of a file or ticket are on the list; changes nothing",
+		cobra.NoArgs, runCheck)
+	cmd.Long = `Look up every address of a file (any input format: a ticket's free text, a
 list, CSV or JSON) and say which are on the list, with their origin, date,
 expiry and note. Nothing is added or removed, so nobody is left out: the
 ticket's requester, our own addresses and those of headers and signatures
@@ -139,13 +138,10 @@ shush's own service answers 1,000 addresses a request (10,000 in ten
 requests); a service without the bulk check (the hosted one) is asked one
 address at a time, paced to its rate limit. On a terminal, stderr shows how
 far the check got. --json prints one document whose items are written as
-their answers come; --format ndjson prints one item a line.`,
-		Example: `  shush suppressions check --file ticket-4711.txt
+their answers come; --format ndjson prints one item a line.`
+	cmd.Example = `  shush suppressions check --file ticket-4711.txt
   shush suppressions check --file crm-export.csv --format ndjson > checked.ndjson
-  pbpaste | shush suppressions check --file - --json`,
-		Args: cobra.NoArgs,
-		RunE: runWith(o, runCheck),
-	}
+  pbpaste | shush suppressions check --file - --json`
 	fl := cmd.Flags()
 	fl.StringVar(&o.File, "file", "", "file of addresses or a ticket's text; - reads stdin")
 	fl.StringVar(&o.Format, "format", "", "table, json (as --json) or ndjson (one item a line); default: a table on a terminal, else json")

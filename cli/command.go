@@ -15,10 +15,11 @@ package cli
 //     for a person) or a listing. Other exit statuses are exitErr; Main
 //     turns every error into one sentence (or the JSON error document) and
 //     its status, once, for all.
-//   - The cobra command (xCommand) declares the flags into the options and
-//     calls the run function from RunE; it holds no logic. RunE is written
-//     once: runWith(o, runX), runWithArg(o, &o.Arg, runX) for a command of
-//     one argument, runWithPaging(o, &o.Paging, runX) for a paged list.
+//   - The cobra command (xCommand) is made by command(o, use, short, args,
+//     runX, &o.Arg…): the use line, the summary, the arguments' check, the
+//     run function and the fields the arguments go in; commandPaging for a
+//     paged list. The constructor adds only what is its own (Aliases, Long,
+//     Example, the flags into the options); it holds no logic.
 //
 // A test builds the options with the app of a real service in process
 // (newTestService and newTestApp in harness_test.go: buffers for the
@@ -28,9 +29,10 @@ package cli
 //
 // Adding a command (say "suppressions erase"): a new file with
 // eraseOptions{*app; fields}, runErase(ctx, *eraseOptions), and
-// (a *app) eraseCommand() built like getCommand (flags into the options,
-// RunE: runWithArg(o, &o.Arg, runErase); a flag whose being given matters
-// is passed as a field, as keys create's TeamGiven); add it to its group's
+// (a *app) eraseCommand() built like getCommand (command(o, "erase
+// ADDR", short, oneArg("an address"), runErase, &o.Arg), flags into the
+// options; a flag whose being given matters is passed as a field, set by
+// flagGiven, as keys create's TeamGiven); add it to its group's
 // list (group "suppressions" in suppressions.go); test runErase as
 // suppressions_test.go tests runGet.
 
@@ -82,6 +84,24 @@ func onStore(ctx context.Context, dsn string, fn func(st store.Store) error) err
 	return fn(st)
 }
 
+// listStored prints what list reads from the database dsn names (onStore):
+// each item as asJSON makes it with --json, else the listing's table. what
+// names the items for an error ("list the keys: …").
+func listStored[T, J any](ctx context.Context, o *app, dsn, what string, list func(store.Store, context.Context) ([]T, error),
+	asJSON func(T) J, l listing[T]) error {
+	return onStore(ctx, dsn, func(st store.Store) error {
+		items, err := list(st, ctx)
+		if err != nil {
+			return fmt.Errorf("list the %s: %w", what, err)
+		}
+		out := make([]J, len(items))
+		for i, it := range items {
+			out[i] = asJSON(it)
+		}
+		return l.print(o, o.output().json, out, items, false)
+	})
+}
+
 // idArg wants exactly one argument, what (an ID, a NAME), with where to
 // find one when it is missing: "keys revoke needs one KEY_ID (see shush keys
 // list), got 0 arguments".
@@ -103,29 +123,46 @@ func commandName(cmd *cobra.Command) string {
 	return cmd.Name()
 }
 
-// runWith is the RunE of a command that takes no arguments: it calls the
-// command's run function with its options.
-func runWith[O any](o *O, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error { return run(cmd.Context(), o) }
-}
-
-// runWithArg is the RunE of a command that takes one argument (its Args
-// checks that there is one): it puts the argument in *arg, a field of the
-// options, and calls the run function.
-func runWithArg[O any](o *O, arg *string, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		*arg = args[0]
-		return run(cmd.Context(), o)
-	}
-}
-
-// runWithPaging is runWith for a command that reads a list in pages: its
-// paging flags are checked first (see paging.check).
-func runWithPaging[O any](o *O, p *paging, run func(context.Context, *O) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error {
-		if err := p.check(cmd); err != nil {
-			return err
+// command is the cobra command of a run function: its use line and
+// one-line summary, its arguments' check, and RunE, which puts the
+// arguments in the fields dst of the options o, in order (args checks that
+// there are that many), and calls run with o. The constructor then adds
+// what else is its own: Aliases, Long, Example, the flags into o.
+func command[O any](o *O, use, short string, args cobra.PositionalArgs, run func(context.Context, *O) error, dst ...*string) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: args, RunE: func(cmd *cobra.Command, args []string) error {
+		for i, p := range dst {
+			*p = args[i]
 		}
 		return run(cmd.Context(), o)
+	}}
+}
+
+// commandPaging is command for a command that reads a list in pages: its
+// paging flags (p, a field of o) are checked first (see paging.check).
+func commandPaging[O any](o *O, p *paging, use, short string, args cobra.PositionalArgs, run func(context.Context, *O) error, dst ...*string) *cobra.Command {
+	cmd := command(o, use, short, args, run, dst...)
+	before(cmd, p.check)
+	return cmd
+}
+
+// before has cmd take step before its run function, once the command line
+// is parsed; an error of step ends the command.
+func before(cmd *cobra.Command, step func(*cobra.Command) error) {
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := step(cmd); err != nil {
+			return err
+		}
+		return run(cmd, args)
 	}
+}
+
+// flagGiven sets *given, before cmd's run function, to whether the flag
+// name was given on the command line: for a flag whose leaving out means
+// something else than its default.
+func flagGiven(cmd *cobra.Command, name string, given *bool) {
+	before(cmd, func(cmd *cobra.Command) error {
+		*given = cmd.Flags().Changed(name)
+		return nil
+	})
 }

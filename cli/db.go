@@ -46,10 +46,9 @@ func runDBCopy(ctx context.Context, o *dbCopyOptions) error {
 
 func (a *app) dbCopyCommand() *cobra.Command {
 	o := &dbCopyOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "copy --from DSN --to DSN",
-		Short: "Copy everything the service keeps from one database to another",
-		Long: `Copy everything shush serve keeps from one database to another, SQLite to
+	cmd := command(o, "copy --from DSN --to DSN", "Copy everything the service keeps from one database to another",
+		noArgs, runDBCopy)
+	cmd.Long = `Copy everything shush serve keeps from one database to another, SQLite to
 PostgreSQL or back: every team's entries with their IDs, creation times,
 expiries, notes and evidence, the audit trail in its order, the API keys
 (their hashes: the keys go on working), the SSH agents, the webhooks with
@@ -67,12 +66,9 @@ refused; --force replaces what it holds.
 
 Stop shush serve on the target first; the source may stay in use (the copy
 reads it as of one moment). Both databases must be at this shush's schema:
-any shush command on a database brings it there.`,
-		Example: `  shush db copy --from ~/.local/share/shush/shush.db --to postgres://shush@db.internal/shush
-  shush db copy --from postgres://shush@db.internal/shush --to backup.db --json`,
-		Args: noArgs,
-		RunE: runWith(o, runDBCopy),
-	}
+any shush command on a database brings it there.`
+	cmd.Example = `  shush db copy --from ~/.local/share/shush/shush.db --to postgres://shush@db.internal/shush
+  shush db copy --from postgres://shush@db.internal/shush --to backup.db --json`
 	fl := cmd.Flags()
 	fl.StringVar(&o.From, "from", "", "the database to copy: a SQLite file path, a postgres:// URL or a key=value PostgreSQL string")
 	fl.StringVar(&o.To, "to", "", "the database to copy into (a SQLite file is created when missing)")

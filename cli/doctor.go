@@ -35,10 +35,9 @@ type doctorReport struct {
 const maxSkew = time.Minute
 
 func (a *app) doctorCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "doctor",
-		Short: "Check the settings, the service and the key, and say what is wrong",
-		Long: `Check, in order, what shush needs to work and say what is wrong:
+	cmd := command(&doctorOptions{app: a}, "doctor", "Check the settings, the service and the key, and say what is wrong",
+		noArgs, runDoctor)
+	cmd.Long = `Check, in order, what shush needs to work and say what is wrong:
 
   config      the settings resolve (config file, profile, variables) and where
               they point
@@ -52,11 +51,9 @@ func (a *app) doctorCommand() *cobra.Command {
 Exit status: 0 everything works (a read-only key is fine); 1 something does
 not (the service cannot be reached, the settings are wrong, the clocks are
 more than a minute apart); 2 bad usage; 3 never; 4 the service refused the
-key; 130 interrupted.`,
-		Example: "  shush doctor\n  shush --profile work doctor --json",
-		Args:    noArgs,
-		RunE:    runWith(&doctorOptions{app: a}, runDoctor),
-	}
+key; 130 interrupted.`
+	cmd.Example = "  shush doctor\n  shush --profile work doctor --json"
+	return cmd
 }
 
 type doctorOptions struct{ *app }

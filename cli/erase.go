@@ -212,7 +212,7 @@ type erasureOptions struct {
 // the run function.
 func (a *app) erasureCommand(use, short string, run func(context.Context, *erasureOptions) error) *cobra.Command {
 	o := &erasureOptions{app: a}
-	cmd := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: runWith(o, run)}
+	cmd := command(o, use, short, noArgs, run)
 	teamFlag(cmd, &o.Team)
 	dbFlag(cmd, &o.DB)
 	return cmd

@@ -44,10 +44,8 @@ func runExport(ctx context.Context, o *exportOptions) error {
 
 func (a *app) exportCommand() *cobra.Command {
 	o := &exportOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "export",
-		Short: "Write the whole list, newest first, as CSV or NDJSON",
-		Long: `Write every entry of the list, newest first, from one consistent snapshot:
+	cmd := command(o, "export", "Write the whole list, newest first, as CSV or NDJSON", noArgs, runExport)
+	cmd.Long = `Write every entry of the list, newest first, from one consistent snapshot:
 CSV (id,email,origin,source_id,created_at,note,expires_at and the
 evidence of entries taken in from events: evidence_provider, _kind,
 _event_id, _message_id, _status, _diagnostic, _reporting_mta,
@@ -58,13 +56,10 @@ and the created range export only the entries they select, as list does.
 
 With --output the file is written whole or not at all (mode 0600: it holds
 addresses); without it, or with --output -, the export goes to stdout. Needs shush's own service
-(GET /suppressions/export); the hosted service has none (use list --all).`,
-		Example: `  shush suppressions export --output list.csv
+(GET /suppressions/export); the hosted service has none (use list --all).`
+	cmd.Example = `  shush suppressions export --output list.csv
   shush suppressions export --search @firm.example --output firm.csv
-  shush suppressions export --format ndjson --origin bounce | jq -r .email`,
-		Args: noArgs,
-		RunE: runWith(o, runExport),
-	}
+  shush suppressions export --format ndjson --origin bounce | jq -r .email`
 	f := cmd.Flags()
 	f.StringVar(&o.Params.Format, "format", "csv", "csv or ndjson")
 	f.StringVar(&o.Origin, "origin", "", "only entries of this origin: bounce, complaint or manual")

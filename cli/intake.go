@@ -83,7 +83,6 @@ type intakeCreateOptions struct {
 }
 
 func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
-	a := o.app
 	o.Request.Provider = strings.ToLower(strings.TrimSpace(o.Request.Provider))
 	if _, ok := providerHelp[o.Request.Provider]; !ok {
 		return usagef("--provider must be one of %s, not %s", strings.Join(api.Providers(), ", "), safeText(api.Quote(o.Request.Provider)))
@@ -92,7 +91,7 @@ func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
 		name string
 		dst  *string
 	}{{"--secret", &o.Request.Secret}, {"--public-key", &o.Request.PublicKey}, {"--basic-auth", &o.Request.BasicAuth}} {
-		v, err := a.credentialFlag(f.name, *f.dst)
+		v, err := o.credentialFlag(f.name, *f.dst)
 		if err != nil {
 			return err
 		}
@@ -101,10 +100,10 @@ func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
 	if err := api.ValidIntakeName(o.Request.Name); err != nil {
 		return usagef("--name: %v", err)
 	}
-	return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.CreateIntake(ctx, o.Request) },
+	return callService(ctx, o.app, func(c *client.Client) (api.Intake, error) { return c.CreateIntake(ctx, o.Request) },
 		func(conn *connection, err error) error { return intakeErr(conn, "", err) },
 		func(conn *connection, in api.Intake) error {
-			t := newTable(a.io.Out)
+			t := newTable(o.io.Out)
 			t.row("id", in.ID)
 			t.row("provider", in.Provider)
 			if in.Name != "" {
@@ -117,9 +116,9 @@ func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
 			if err := t.flush(); err != nil {
 				return err
 			}
-			fmt.Fprintln(a.io.ErrOut, providerHelp[in.Provider])
+			fmt.Fprintln(o.io.ErrOut, providerHelp[in.Provider])
 			if conn.Settings.Local() {
-				fmt.Fprintf(a.io.ErrOut, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
+				fmt.Fprintf(o.io.ErrOut, "Providers reach this endpoint while a shush serve runs on %s's database, at its public address (serve --public-url).\n", conn.Target)
 			}
 			return nil
 		})
@@ -127,11 +126,10 @@ func runIntakeCreate(ctx context.Context, o *intakeCreateOptions) error {
 
 func (a *app) intakeCreateCommand() *cobra.Command {
 	o := &intakeCreateOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "create --provider P (--secret S | --public-key K | --basic-auth USER:PASS) [--name N] [--topic-arn ARN]",
-		Aliases: []string{"add"},
-		Short:   "Add an intake endpoint for a provider and print its URL",
-		Long: `Add an intake endpoint for one provider of the team and print the URL to give
+	cmd := command(o, "create --provider P (--secret S | --public-key K | --basic-auth USER:PASS) [--name N] [--topic-arn ARN]", "Add an intake endpoint for a provider and print its URL",
+		noArgs, runIntakeCreate)
+	cmd.Aliases = []string{"add"}
+	cmd.Long = `Add an intake endpoint for one provider of the team and print the URL to give
 the provider. The credential is the provider's own:
   resend     --secret whsec_…       the endpoint's signing secret in Resend
   sendgrid   --public-key K         the Signed Event Webhook's verification key
@@ -142,14 +140,11 @@ the provider. The credential is the provider's own:
                                     topic whose subscription it confirms)
 The credential is never shown again. A value of - reads it from the first
 line of stdin, out of the process list. --json prints the API's intake
-object.`,
-		Example: `  shush intake create --provider resend --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --name prod
+object.`
+	cmd.Example = `  shush intake create --provider resend --secret whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw --name prod
   shush intake create --provider postmark --basic-auth hook:$(openssl rand -hex 16)
   printf '%s\n' "$SENDGRID_KEY" | shush intake create --provider sendgrid --public-key -
-  shush intake create --provider ses --topic-arn arn:aws:sns:us-east-1:123456789012:ses-bounces`,
-		Args: noArgs,
-		RunE: runWith(o, runIntakeCreate),
-	}
+  shush intake create --provider ses --topic-arn arn:aws:sns:us-east-1:123456789012:ses-bounces`
 	f := cmd.Flags()
 	f.StringVar(&o.Request.Provider, "provider", "", "resend, sendgrid, postmark, mailgun or ses")
 	f.StringVar(&o.Request.Name, "name", "", "a name for the endpoint (shown in lists)")
@@ -166,8 +161,7 @@ type intakeListOptions struct {
 }
 
 func runIntakeList(ctx context.Context, o *intakeListOptions) error {
-	a := o.app
-	return a.onService(ctx, func(conn *connection) error {
+	return o.onService(ctx, func(conn *connection) error {
 		list, err := conn.Client.Intakes(ctx)
 		if err != nil {
 			return intakeErr(conn, "", err)
@@ -182,20 +176,15 @@ func runIntakeList(ctx context.Context, o *intakeListOptions) error {
 				return []string{in.ID, in.Provider, in.Name, in.URL, created}
 			},
 			noneHint: "No intake endpoints yet; add one with: shush intake create --provider P …",
-		}.print(a, a.output().json, list, list.Data, false)
+		}.print(o.app, o.output().json, list, list.Data, false)
 	})
 }
 
 func (a *app) intakeListCommand() *cobra.Command {
 	o := &intakeListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the team's intake endpoints",
-		Long:    `List the team's intake endpoints, oldest first: ID, provider, name, URL. Never their credentials.`,
-		Args:    noArgs,
-		RunE:    runWith(o, runIntakeList),
-	}
+	cmd := command(o, "list", "List the team's intake endpoints", noArgs, runIntakeList)
+	cmd.Aliases = []string{"ls"}
+	cmd.Long = `List the team's intake endpoints, oldest first: ID, provider, name, URL. Never their credentials.`
 	return cmd
 }
 
@@ -205,29 +194,24 @@ type intakeDeleteOptions struct {
 }
 
 func runIntakeDelete(ctx context.Context, o *intakeDeleteOptions) error {
-	a := o.app
 	id, err := api.NormalizeID(o.Arg)
 	if err != nil {
 		return usagef("%s is not an intake endpoint ID (see shush intake list)", safeText(api.Quote(o.Arg)))
 	}
-	return callService(ctx, a, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
+	return callService(ctx, o.app, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
 		func(conn *connection, err error) error { return intakeErr(conn, id, err) },
 		func(_ *connection, in api.Intake) error {
-			fmt.Fprintf(a.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
+			fmt.Fprintf(o.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
 			return nil
 		})
 }
 
 func (a *app) intakeDeleteCommand() *cobra.Command {
 	o := &intakeDeleteOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "delete ID",
-		Aliases: []string{"remove", "rm"},
-		Short:   "Delete an intake endpoint",
-		Long:    `Delete an intake endpoint: its provider's events are refused (404) from now on. The entries and review items it brought stay.`,
-		Args:    oneArg("an intake endpoint ID"),
-		RunE:    runWithArg(o, &o.Arg, runIntakeDelete),
-	}
+	cmd := command(o, "delete ID", "Delete an intake endpoint",
+		oneArg("an intake endpoint ID"), runIntakeDelete, &o.Arg)
+	cmd.Aliases = []string{"remove", "rm"}
+	cmd.Long = `Delete an intake endpoint: its provider's events are refused (404) from now on. The entries and review items it brought stay.`
 	return cmd
 }
 
@@ -238,8 +222,7 @@ type intakeReviewOptions struct {
 }
 
 func runIntakeReview(ctx context.Context, o *intakeReviewOptions) error {
-	a := o.app
-	return a.onService(ctx, func(conn *connection) error {
+	return o.onService(ctx, func(conn *connection) error {
 		items, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.ReviewItem, bool, error) {
 			page, err := conn.Client.Review(ctx, client.ReviewParams{WebhookParams: client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before}, Decided: o.Decided})
 			if err != nil {
@@ -265,9 +248,9 @@ func runIntakeReview(ctx context.Context, o *intakeReviewOptions) error {
 			},
 			noneHint: hint,
 			more:     func(shown []api.ReviewItem) string { return readOn("events", shown[len(shown)-1].ID) },
-		}.print(a, a.output().json, api.ReviewList{Object: api.ObjectList, HasMore: more, Data: items}, items, more)
-		if err == nil && !a.output().json && len(items) > 0 && !o.Decided {
-			fmt.Fprintln(a.io.ErrOut, "Decide with: shush intake decide ID suppress|ignore")
+		}.print(o.app, o.output().json, api.ReviewList{Object: api.ObjectList, HasMore: more, Data: items}, items, more)
+		if err == nil && !o.output().json && len(items) > 0 && !o.Decided {
+			fmt.Fprintln(o.io.ErrOut, "Decide with: shush intake decide ID suppress|ignore")
 		}
 		return err
 	})
@@ -275,18 +258,14 @@ func runIntakeReview(ctx context.Context, o *intakeReviewOptions) error {
 
 func (a *app) intakeReviewCommand() *cobra.Command {
 	o := &intakeReviewOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "review",
-		Short: "List the events waiting for an agent's decision",
-		Long: `List the events the rules could not place, newest first: the address, the
+	cmd := commandPaging(o, &o.Paging, "review", "List the events waiting for an agent's decision",
+		noArgs, runIntakeReview)
+	cmd.Long = `List the events the rules could not place, newest first: the address, the
 provider, the status code and the reason it waits, with the remote server's
 words. Decide each with shush intake decide ID suppress|ignore, or in the
 terminal UI's Intake screen. --decided lists those decided, by whom. --json
-prints the API's list.`,
-		Example: "  shush intake review\n  shush intake review --json --jq '.data[] | [.id, .email, .evidence.status] | @tsv'",
-		Args:    noArgs,
-		RunE:    runWithPaging(o, &o.Paging, runIntakeReview),
-	}
+prints the API's list.`
+	cmd.Example = "  shush intake review\n  shush intake review --json --jq '.data[] | [.id, .email, .evidence.status] | @tsv'"
 	o.Paging.flags(cmd.Flags(), "review item", "events", true)
 	cmd.Flags().BoolVar(&o.Decided, "decided", false, "list the events decided, not those waiting")
 	return cmd
@@ -312,7 +291,6 @@ type intakeDecideOptions struct {
 }
 
 func runIntakeDecide(ctx context.Context, o *intakeDecideOptions) error {
-	a := o.app
 	id, err := api.NormalizeID(o.Arg)
 	if err != nil {
 		return usagef("%s is not a review item ID (see shush intake review)", safeText(api.Quote(o.Arg)))
@@ -324,43 +302,40 @@ func runIntakeDecide(ctx context.Context, o *intakeDecideOptions) error {
 	if err != nil {
 		return err
 	}
-	return callService(ctx, a, func(c *client.Client) (api.ReviewItem, error) { return c.Decide(ctx, id, o.Decision, o.Note) },
+	return callService(ctx, o.app, func(c *client.Client) (api.ReviewItem, error) { return c.Decide(ctx, id, o.Decision, o.Note) },
 		func(conn *connection, err error) error { return decideErr(conn, id, err) },
 		func(_ *connection, it api.ReviewItem) error {
 			if it.Decision == api.ReviewSuppress {
-				fmt.Fprintf(a.io.Out, "Suppressed %s (entry %s), by %s.\n", safeText(it.Email), safeText(it.EntryID), safeText(it.DecidedBy))
+				fmt.Fprintf(o.io.Out, "Suppressed %s (entry %s), by %s.\n", safeText(it.Email), safeText(it.EntryID), safeText(it.DecidedBy))
 			} else {
-				fmt.Fprintf(a.io.Out, "Ignored the event of %s, by %s; nothing was listed.\n", safeText(it.Email), safeText(it.DecidedBy))
+				fmt.Fprintf(o.io.Out, "Ignored the event of %s, by %s; nothing was listed.\n", safeText(it.Email), safeText(it.DecidedBy))
 			}
 			return nil
 		})
 }
 
+// decideArgs wants the two arguments of intake decide: an ID and the
+// decision, suppress or ignore.
+func decideArgs(_ *cobra.Command, args []string) error {
+	if len(args) != 2 {
+		return usagef("intake decide needs an ID and a decision (suppress or ignore)")
+	}
+	if args[1] != api.ReviewSuppress && args[1] != api.ReviewIgnore {
+		return usagef("the decision must be suppress or ignore, not %s", safeText(api.Quote(args[1])))
+	}
+	return nil
+}
+
 func (a *app) intakeDecideCommand() *cobra.Command {
 	o := &intakeDecideOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "decide ID suppress|ignore",
-		Short: "Decide an event of the review queue",
-		Long: `Decide an event the rules could not place: suppress lists its address with the
+	cmd := command(o, "decide ID suppress|ignore", "Decide an event of the review queue",
+		decideArgs, runIntakeDecide, &o.Arg, &o.Decision)
+	cmd.Long = `Decide an event the rules could not place: suppress lists its address with the
 event's evidence (origin bounce, complaint or manual, as the event says),
 ignore lists nothing. The decision names your key (or your agent over SSH)
 and --reference in the trail. Deciding again the same way changes nothing;
-the other way is refused. A protected address cannot be suppressed.`,
-		Example: "  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a suppress --note 'checked: the mailbox is gone'\n  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a ignore",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return usagef("intake decide needs an ID and a decision (suppress or ignore)")
-			}
-			if args[1] != api.ReviewSuppress && args[1] != api.ReviewIgnore {
-				return usagef("the decision must be suppress or ignore, not %s", safeText(api.Quote(args[1])))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg, o.Decision = args[0], args[1]
-			return runIntakeDecide(cmd.Context(), o)
-		},
-	}
+the other way is refused. A protected address cannot be suppressed.`
+	cmd.Example = "  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a suppress --note 'checked: the mailbox is gone'\n  shush intake decide 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a ignore"
 	cmd.Flags().StringVar(&o.Note, "note", "", "why, kept with the entry and the decision")
 	referenceFlag(cmd, &o.Reference)
 	return cmd

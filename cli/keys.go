@@ -80,26 +80,19 @@ func runKeysCreate(ctx context.Context, o *keysCreateOptions) error {
 
 func (a *app) keysCreateCommand() *cobra.Command {
 	o := &keysCreateOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "create --team NAME",
-		Short: "Create an API key for a team and print it once",
-		Long: `Create an API key for a team. The key alone is printed on stdout, so that
+	cmd := command(o, "create --team NAME", "Create an API key for a team and print it once", noArgs, runKeysCreate)
+	cmd.Long = `Create an API key for a team. The key alone is printed on stdout, so that
 KEY=$(shush keys create --team support) captures it; it is not stored and
 cannot be shown again. --name says whose key it is: the audit trail shows
 it as who made each change. --override lets the key remove complaints where
 the team's rule asks for that permission (shush team set --complaint-removal
-override). --json prints {"id","key","team","name","read_only","override"}.`,
-		Example: `  shush keys create --team support --name jane
+override). --json prints {"id","key","team","name","read_only","override"}.`
+	cmd.Example = `  shush keys create --team support --name jane
   shush keys create --team support --name lead --override
-  shush keys create --team auditors --name soc-review --read-only --json`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.TeamGiven = cmd.Flags().Changed("team")
-			return runKeysCreate(cmd.Context(), o)
-		},
-	}
+  shush keys create --team auditors --name soc-review --read-only --json`
 	f := cmd.Flags()
 	f.StringVar(&o.Team, "team", "", "team the key belongs to (1-64 printable characters, no spaces)")
+	flagGiven(cmd, "team", &o.TeamGiven)
 	f.StringVar(&o.Name, "name", "", "whose key it is (up to 64 printable characters), shown in the audit trail")
 	f.BoolVar(&o.ReadOnly, "read-only", false, "the key may read the list but not change it")
 	f.BoolVar(&o.Override, "override", false, "the key may remove complaints where the team's rule asks for this permission")
@@ -130,21 +123,17 @@ type keysListOptions struct {
 }
 
 func runKeysList(ctx context.Context, o *keysListOptions) error {
-	return onStore(ctx, o.DB, func(st store.Store) error {
-		keys, err := st.ListKeys(ctx)
-		if err != nil {
-			return fmt.Errorf("list the keys: %w", err)
-		}
-		out := make([]keyJSON, len(keys))
-		for i, k := range keys {
-			out[i] = keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
-			if k.RevokedAt != nil {
-				r := k.RevokedAt.UTC().Format(api.TimestampLayout)
-				out[i].RevokedAt = &r
-			}
-		}
-		return keysListing.print(o.app, o.output().json, out, keys, false)
-	})
+	return listStored(ctx, o.app, o.DB, "keys", store.Store.ListKeys, listedKeyJSON, keysListing)
+}
+
+// listedKeyJSON is how keys list --json shows a key.
+func listedKeyJSON(k store.Key) keyJSON {
+	j := keyJSON{ID: k.ID, Team: k.Team, Name: k.Name, ReadOnly: k.ReadOnly, Override: k.Override, Import: k.Import, CreatedAt: k.CreatedAt.UTC().Format(api.TimestampLayout)}
+	if k.RevokedAt != nil {
+		r := k.RevokedAt.UTC().Format(api.TimestampLayout)
+		j.RevokedAt = &r
+	}
+	return j
 }
 
 // keysListing is how keys list shows the keys to a person.
@@ -166,13 +155,8 @@ var keysListing = listing[store.Key]{
 
 func (a *app) keysListCommand() *cobra.Command {
 	o := &keysListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the API keys (never the keys themselves)",
-		Args:    noArgs,
-		RunE:    runWith(o, runKeysList),
-	}
+	cmd := command(o, "list", "List the API keys (never the keys themselves)", noArgs, runKeysList)
+	cmd.Aliases = []string{"ls"}
 	dbFlag(cmd, &o.DB)
 	return cmd
 }
@@ -199,18 +183,14 @@ func runKeysRevoke(ctx context.Context, o *keysRevokeOptions) error {
 
 func (a *app) keysRevokeCommand() *cobra.Command {
 	o := &keysRevokeOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "revoke KEY_ID",
-		Aliases: []string{"delete", "rm"},
-		Short:   "Revoke an API key; requests with it are refused from then on",
-		Args:    idArg("KEY_ID", "shush keys list"),
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return completeKeyIDs(cmd, o.DB, prefix), cobra.ShellCompDirectiveNoFileComp
-		},
-		RunE: runWithArg(o, &o.ID, runKeysRevoke),
+	cmd := command(o, "revoke KEY_ID", "Revoke an API key; requests with it are refused from then on",
+		idArg("KEY_ID", "shush keys list"), runKeysRevoke, &o.ID)
+	cmd.Aliases = []string{"delete", "rm"}
+	cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return completeKeyIDs(cmd, o.DB, prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 	dbFlag(cmd, &o.DB)
 	return cmd

@@ -117,16 +117,10 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 
 func (a *app) rootCommand() *cobra.Command {
 	uiOpts := &uiOptions{app: a}
-	root := &cobra.Command{
-		Use:           "shush",
-		Short:         "Curate an email suppression list",
-		Long:          "shush curates an email suppression list: a terminal UI for support staff, a CLI for scripts, and the Suppression List Batch API service itself.",
-		Version:       version(),
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		Args:          noArgs,
-		RunE:          runWith(uiOpts, runUI),
-	}
+	root := command(uiOpts, "shush", "Curate an email suppression list", noArgs, runUI)
+	root.Long = "shush curates an email suppression list: a terminal UI for support staff, a CLI for scripts, and the Suppression List Batch API service itself."
+	root.Version = version()
+	root.SilenceUsage, root.SilenceErrors = true, true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.globals.profile, "profile", "", "config profile to use (env SHUSH_PROFILE)")

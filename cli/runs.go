@@ -76,8 +76,7 @@ type runsListOptions struct {
 }
 
 func runRunsList(ctx context.Context, o *runsListOptions) error {
-	a := o.app
-	rs, err := a.recorded()
+	rs, err := o.recorded()
 	if err != nil {
 		return err
 	}
@@ -85,17 +84,17 @@ func runRunsList(ctx context.Context, o *runsListOptions) error {
 	if err != nil {
 		return err
 	}
-	if a.output().json {
+	if o.output().json {
 		if runs == nil {
 			runs = []batch.RunInfo{}
 		}
-		return writeJSON(a.io.Out, map[string]any{"object": "list", "data": runs})
+		return writeJSON(o.io.Out, map[string]any{"object": "list", "data": runs})
 	}
 	if len(runs) == 0 {
-		fmt.Fprintf(a.io.Out, "No runs recorded in %s.\n", rs.Dir)
+		fmt.Fprintf(o.io.Out, "No runs recorded in %s.\n", rs.Dir)
 		return nil
 	}
-	t := newTable(a.io.Out)
+	t := newTable(o.io.Out)
 	t.row("RUN", "STARTED", "MODE", "ENTRIES", "STATE", "OUTCOMES", "REFERENCE", "TARGET")
 	for _, ri := range runs {
 		t.row(ri.ID, ri.Created.Local().Format("2006-01-02 15:04"), runMode(ri), fmt.Sprint(ri.Entries),
@@ -106,13 +105,8 @@ func runRunsList(ctx context.Context, o *runsListOptions) error {
 
 func (a *app) runsListCommand() *cobra.Command {
 	o := &runsListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the recorded runs, newest first",
-		Args:    cobra.NoArgs,
-		RunE:    runWith(o, runRunsList),
-	}
+	cmd := command(o, "list", "List the recorded runs, newest first", cobra.NoArgs, runRunsList)
+	cmd.Aliases = []string{"ls"}
 	return cmd
 }
 
@@ -122,13 +116,12 @@ type runsShowOptions struct {
 }
 
 func runRunsShow(ctx context.Context, o *runsShowOptions) error {
-	a := o.app
-	rs, ri, err := a.findRun(o.Arg)
+	rs, ri, err := o.findRun(o.Arg)
 	if err != nil {
 		return err
 	}
-	if a.output().json {
-		m := newMergedWriter(a.io.Out)
+	if o.output().json {
+		m := newMergedWriter(o.io.Out)
 		var first batch.Report
 		if _, err := rs.Read(ri.ID, func(rep batch.Report) error {
 			if rep.Base == 0 {
@@ -141,8 +134,8 @@ func runRunsShow(ctx context.Context, o *runsShowOptions) error {
 		}
 		return m.close(first.Invalid, first.LeftOut)
 	}
-	w := a.io.Out
-	a.printRunHeader(w, ri)
+	w := o.io.Out
+	o.printRunHeader(w, ri)
 	fmt.Fprintln(w)
 	t := newTable(w)
 	head := "ADDRESS"
@@ -174,21 +167,15 @@ func runRunsShow(ctx context.Context, o *runsShowOptions) error {
 	// What the customer is told includes what was not sent, and why.
 	if n := len(first.Invalid); n > 0 {
 		fmt.Fprintf(w, "Invalid, not sent: %s.\n", plural(n, "entry", "entries"))
-		a.listInvalid(w, first.Invalid, n)
+		o.listInvalid(w, first.Invalid, n)
 	}
-	a.listLeftOut(w, first.LeftOut)
+	o.listLeftOut(w, first.LeftOut)
 	return nil
 }
 
 func (a *app) runsShowCommand() *cobra.Command {
 	o := &runsShowOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "show RUN",
-		Short: "Show a run and every entry's outcome",
-		Args:  cobra.ExactArgs(1),
-		RunE:  runWithArg(o, &o.Arg, runRunsShow),
-	}
-	return cmd
+	return command(o, "show RUN", "Show a run and every entry's outcome", cobra.ExactArgs(1), runRunsShow, &o.Arg)
 }
 
 func (a *app) printRunHeader(w io.Writer, ri batch.RunInfo) {
@@ -223,8 +210,7 @@ func runRunsUndo(ctx context.Context, o *runsUndoOptions) error {
 
 // undo plans the undo of run ri, and sends it on conn once it is agreed.
 func (o *runsUndoOptions) undo(ctx context.Context, ri batch.RunInfo, conn *connection) error {
-	a := o.app
-	runs := a.runsOf(false, conn, 0)
+	runs := o.runsOf(false, conn, 0)
 	u, err := runs.PlanUndo(ctx, ri.ID)
 	if err != nil {
 		return err
@@ -232,43 +218,39 @@ func (o *runsUndoOptions) undo(ctx context.Context, ri batch.RunInfo, conn *conn
 	what := fmt.Sprintf("Undo the %s run %s of %s: %s %s on %s.", ri.Mode, ri.ID, ri.Created.Local().Format(time.DateTime),
 		undoVerb(u.Mode), entriesOf(u.Mode, len(u.Values)), conn.Target)
 	if o.DryRun {
-		return a.printUndo(u, conn.Target, what)
+		return o.printUndo(u, conn.Target, what)
 	}
-	fmt.Fprintln(a.io.ErrOut, safeText(what))
+	fmt.Fprintln(o.io.ErrOut, safeText(what))
 	for _, n := range u.Notes {
-		fmt.Fprintln(a.io.ErrOut, "  "+safeText(n))
+		fmt.Fprintln(o.io.ErrOut, "  "+safeText(n))
 	}
 	if len(u.Values) == 0 {
-		fmt.Fprintln(a.io.ErrOut, "Nothing to undo: the run changed nothing that can be put back.")
+		fmt.Fprintln(o.io.ErrOut, "Nothing to undo: the run changed nothing that can be put back.")
 		return nil
 	}
 	show := func(width int) string { return touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), width) }
-	if ok, err := a.confirmAfter(ctx, o.Yes, false, "Go ahead?", show); !ok {
+	if ok, err := o.confirmAfter(ctx, o.Yes, false, "Go ahead?", show); !ok {
 		return err
 	}
 	send := func(on batch.Observer) error {
 		_, err := runs.Undo(ctx, u, on)
 		return err
 	}
-	return a.sendRun(ctx, conn.Target, newSummary(u.Mode, len(u.Values)), "shush runs resume RUN (shush runs list names it)", send)
+	return o.sendRun(ctx, conn.Target, newSummary(u.Mode, len(u.Values)), "shush runs resume RUN (shush runs list names it)", send)
 }
 
 func (a *app) runsUndoCommand() *cobra.Command {
 	o := &runsUndoOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "undo RUN",
-		Short: "Undo a run: remove what it added, put back what it removed",
-		Long: `Undo a run, from any session, days later.
+	cmd := command(o, "undo RUN", "Undo a run: remove what it added, put back what it removed",
+		cobra.ExactArgs(1), runRunsUndo, &o.Arg)
+	cmd.Long = `Undo a run, from any session, days later.
 
 The undo of an addition removes, by ID, only the entries the run itself
 created: entries listed before the run stay, and so does an entry someone
 removed and added again since (it has another ID). The undo of a removal
 adds the removed addresses back with the origin they had (bounce,
 complaint, …) where the service takes origins (shush's own service); it
-says beforehand which will come back as manual.`,
-		Args: cobra.ExactArgs(1),
-		RunE: runWithArg(o, &o.Arg, runRunsUndo),
-	}
+says beforehand which will come back as manual.`
 	cmd.Flags().BoolVarP(&o.Yes, "yes", "y", false, "undo without asking")
 	cmd.Flags().BoolVar(&o.DryRun, "dry-run", false, "say what the undo would send, every entry, and send nothing")
 	return cmd
@@ -365,7 +347,6 @@ func runRunsResume(ctx context.Context, o *runsResumeOptions) error {
 
 // resume sends what run ri has left on conn, the service it was sent to.
 func (o *runsResumeOptions) resume(ctx context.Context, ri batch.RunInfo, conn *connection) error {
-	a := o.app
 	if !client.SameTarget(ri.Target, conn.Client.BaseURL()) {
 		return usagef("run %s was sent to %s, not %s: resume it with the same --profile or --base-url", ri.ID, client.TargetName(ri.Target), conn.Target)
 	}
@@ -373,35 +354,29 @@ func (o *runsResumeOptions) resume(ctx context.Context, ri batch.RunInfo, conn *
 	case batch.Refused:
 		return usagef("run %s was refused by the service (%s): nothing is resumed with a key it refuses; send the list again with a key that may change the list", ri.ID, ri.Note)
 	case batch.Finished:
-		fmt.Fprintf(a.io.ErrOut, "Run %s is finished: nothing left to send.\n", ri.ID)
+		fmt.Fprintf(o.io.ErrOut, "Run %s is finished: nothing left to send.\n", ri.ID)
 		return nil
 	}
-	a.sayResuming(ri)
-	runs := a.runsOf(o.ConcurrencyGiven, conn, o.Concurrency)
+	o.sayResuming(ri)
+	runs := o.runsOf(o.ConcurrencyGiven, conn, o.Concurrency)
 	send := func(on batch.Observer) error {
 		_, err := runs.Resume(ctx, ri.ID, on)
 		return err
 	}
-	return a.sendRun(ctx, conn.Target, summaryOf(ri), "shush runs resume "+ri.ID, send)
+	return o.sendRun(ctx, conn.Target, summaryOf(ri), "shush runs resume "+ri.ID, send)
 }
 
 func (a *app) runsResumeCommand() *cobra.Command {
 	o := &runsResumeOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "resume RUN",
-		Short: "Send what a stopped or interrupted run has left",
-		Long: `Send what a run has left: the batches its journal does not record as
+	cmd := command(o, "resume RUN", "Send what a stopped or interrupted run has left",
+		cobra.ExactArgs(1), runRunsResume, &o.Arg)
+	cmd.Long = `Send what a run has left: the batches its journal does not record as
 answered. Nothing answered is sent twice, so the run ends with exactly the
 intended list. The run must be resumed against the service it was sent to.
 
-` + concurrencyHelp,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg, o.ConcurrencyGiven = args[0], cmd.Flags().Changed("concurrency")
-			return runRunsResume(cmd.Context(), o)
-		},
-	}
+` + concurrencyHelp
 	cmd.Flags().IntVar(&o.Concurrency, "concurrency", 0, "batches in flight at once (1–16; default: chosen for the target, see above)")
+	flagGiven(cmd, "concurrency", &o.ConcurrencyGiven)
 	return cmd
 }
 
@@ -412,8 +387,7 @@ type runsPruneOptions struct {
 }
 
 func runRunsPrune(ctx context.Context, o *runsPruneOptions) error {
-	a := o.app
-	rs, err := a.recorded()
+	rs, err := o.recorded()
 	if err != nil {
 		return err
 	}
@@ -424,7 +398,7 @@ func runRunsPrune(ctx context.Context, o *runsPruneOptions) error {
 		}
 		keep = time.Duration(o.Days) * 24 * time.Hour
 	} else {
-		s, err := a.settings()
+		s, err := o.settings()
 		if err != nil {
 			return err
 		}
@@ -434,25 +408,19 @@ func runRunsPrune(ctx context.Context, o *runsPruneOptions) error {
 	if err != nil {
 		return err
 	}
-	if a.output().json {
-		return writeJSON(a.io.Out, map[string]int{"pruned": n, "older_than_days": int(keep / (24 * time.Hour))})
+	if o.output().json {
+		return writeJSON(o.io.Out, map[string]int{"pruned": n, "older_than_days": int(keep / (24 * time.Hour))})
 	}
-	fmt.Fprintf(a.io.Out, "Pruned %s finished more than %s ago.\n", plural(n, "run", "runs"), daysText(keep))
+	fmt.Fprintf(o.io.Out, "Pruned %s finished more than %s ago.\n", plural(n, "run", "runs"), daysText(keep))
 	return nil
 }
 
 func (a *app) runsPruneCommand() *cobra.Command {
 	o := &runsPruneOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "prune [--older-than-days N]",
-		Short: "Delete finished runs older than keep_runs_days (or N days)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.DaysGiven = cmd.Flags().Changed("older-than-days")
-			return runRunsPrune(cmd.Context(), o)
-		},
-	}
+	cmd := command(o, "prune [--older-than-days N]", "Delete finished runs older than keep_runs_days (or N days)",
+		cobra.NoArgs, runRunsPrune)
 	cmd.Flags().IntVar(&o.Days, "older-than-days", 0, "prune finished runs older than this many days (default: keep_runs_days)")
+	flagGiven(cmd, "older-than-days", &o.DaysGiven)
 	return cmd
 }
 

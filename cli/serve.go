@@ -81,10 +81,8 @@ type serveOptions struct {
 
 func (a *app) serveCommand() *cobra.Command {
 	o := &serveOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run the suppression list service",
-		Long: `Run the Suppression List Batch API service over a database, until SIGINT or
+	cmd := command(o, "serve", "Run the suppression list service", noArgs, runServe)
+	cmd.Long = `Run the Suppression List Batch API service over a database, until SIGINT or
 SIGTERM; then /readyz answers 503 for --shutdown-drain (5 seconds) while
 requests are still served, the listeners close, and requests in flight
 finish (up to 30 seconds). A second SIGINT or SIGTERM exits at once.
@@ -100,21 +98,14 @@ start for them to check.
 
 Every flag can also come from the environment as SHUSH_<FLAG> (SHUSH_ADDR,
 SHUSH_DB, SHUSH_RATE, SHUSH_LOG_FORMAT, SHUSH_METRICS_ADDR, ...); a flag on
-the command line wins over its variable.`,
-		Example: `  shush keys create --team support --db ./shush.db
+the command line wins over its variable.`
+	cmd.Example = `  shush keys create --team support --db ./shush.db
   shush serve --addr 127.0.0.1:8080 --db ./shush.db --rate 20
   SHUSH_DB='host=db user=shush dbname=shush' shush serve --addr :8443 --tls-cert cert.pem --tls-key key.pem
   shush serve --metrics-addr 127.0.0.1:9090 --log-format json --log-level debug
-  shush serve --ssh-addr :2222 --db ./shush.db   # the terminal UI over SSH for the agents of shush agents add`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := flagsFromEnv(cmd, os.LookupEnv); err != nil {
-				return err
-			}
-			return runServe(cmd.Context(), o)
-		},
-	}
+  shush serve --ssh-addr :2222 --db ./shush.db   # the terminal UI over SSH for the agents of shush agents add`
 	o.addFlags(cmd)
+	before(cmd, func(cmd *cobra.Command) error { return flagsFromEnv(cmd, os.LookupEnv) })
 	envHelp(cmd)
 	return cmd
 }

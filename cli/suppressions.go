@@ -109,11 +109,9 @@ func runList(ctx context.Context, o *listOptions) error {
 
 func (a *app) listCommand() *cobra.Command {
 	o := &listOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the suppressions, newest first",
-		Long: `List the suppressions, newest first, one page at a time (--limit, 1 to 100;
+	cmd := commandPaging(o, &o.Paging, "list", "List the suppressions, newest first", noArgs, runList)
+	cmd.Aliases = []string{"ls"}
+	cmd.Long = `List the suppressions, newest first, one page at a time (--limit, 1 to 100;
 page with --after or --before the last or first ID shown), or every entry
 with --all. --origin keeps only bounce, complaint or manual entries.
 
@@ -122,15 +120,12 @@ its subdomains), the addresses that start with a prefix (jane*, at least 3
 characters before the *) or one address; --created-after and
 --created-before keep a range of creation times. shush's own service
 answers them from an index; a service that does not search (the hosted one)
-is said to, and nothing is shown rather than the whole list.`,
-		Example: `  shush suppressions list
+is said to, and nothing is shown rather than the whole list.`
+	cmd.Example = `  shush suppressions list
   shush suppressions list --search @firm.example --all
   shush suppressions list --search 'jane*' --origin bounce
   shush suppressions list --limit 100 --after 0195f3c2-…
-  shush suppressions list --all --json > list.json`,
-		Args: noArgs,
-		RunE: runWithPaging(o, &o.Paging, runList),
-	}
+  shush suppressions list --all --json > list.json`
 	f := cmd.Flags()
 	o.Paging.flags(f, "suppression", "entries", true)
 	f.Lookup("all").Usage = "follow the pages to the end of the list (100 per page unless --limit), printing each as it comes"
@@ -359,13 +354,9 @@ func runGet(ctx context.Context, o *getOptions) error {
 
 func (a *app) getCommand() *cobra.Command {
 	o := &getOptions{app: a}
-	return &cobra.Command{
-		Use:     "get ID_OR_EMAIL",
-		Short:   "Show one suppression",
-		Example: "  shush suppressions get bob@example.com\n  shush suppressions get 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --json",
-		Args:    oneArg("an ID or an email address"),
-		RunE:    runWithArg(o, &o.Ref, runGet),
-	}
+	cmd := command(o, "get ID_OR_EMAIL", "Show one suppression", oneArg("an ID or an email address"), runGet, &o.Ref)
+	cmd.Example = "  shush suppressions get bob@example.com\n  shush suppressions get 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --json"
+	return cmd
 }
 
 type addOptions struct {
@@ -423,10 +414,9 @@ func addedSentence(email string, s api.Suppression) string {
 
 func (a *app) addCommand() *cobra.Command {
 	o := &addOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "add EMAIL|@DOMAIN|*.DOMAIN",
-		Short: "Put one address (or a whole domain) on the list",
-		Long: `Put one address on the list. An address already listed keeps its entry and ID.
+	cmd := command(o, "add EMAIL|@DOMAIN|*.DOMAIN", "Put one address (or a whole domain) on the list",
+		oneArg("an email address, @domain or *.domain"), runAdd, &o.Email)
+	cmd.Long = `Put one address on the list. An address already listed keeps its entry and ID.
 
 During an incident a whole domain can be listed for a while: @evil.example
 lists every address of evil.example, *.evil.example every address of its
@@ -439,11 +429,8 @@ entry (shush suppressions remove @evil.example).
 counted by the service's clock: the service removes it then, in its trail
 as "expired". Re-adding a listed address with a later expiry or none extends
 it, never shortens it, and gives a note only to an entry without one. Both
-need shush's own service.`,
-		Example: "  shush suppressions add bob@example.com --reference T-5521\n  shush suppressions add full@example.com --note 'mailbox full, #48213' --expires 30d\n  shush suppressions add @evil.example --expires 24h --reference INC-7 --note 'phishing wave'",
-		Args:    oneArg("an email address, @domain or *.domain"),
-		RunE:    runWithArg(o, &o.Email, runAdd),
-	}
+need shush's own service.`
+	cmd.Example = "  shush suppressions add bob@example.com --reference T-5521\n  shush suppressions add full@example.com --note 'mailbox full, #48213' --expires 30d\n  shush suppressions add @evil.example --expires 24h --reference INC-7 --note 'phishing wave'"
 	referenceFlag(cmd, &o.Reference)
 	o.Note.flags(cmd.Flags())
 	return cmd
@@ -465,11 +452,7 @@ func runRemove(ctx context.Context, o *removeOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := o.settings()
-	if err != nil {
-		return err
-	}
-	if ok, err := o.confirm(ctx, o.Yes, false, fmt.Sprintf("Remove %s from %s?", ref, s.Target())); !ok {
+	if ok, err := o.confirmRemoval(ctx, o.Yes, ref); !ok {
 		return err
 	}
 	return callService(ctx, o.app, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
@@ -482,16 +465,12 @@ func runRemove(ctx context.Context, o *removeOptions) error {
 
 func (a *app) removeCommand() *cobra.Command {
 	o := &removeOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "remove ID_OR_EMAIL",
-		Aliases: []string{"rm", "delete"},
-		Short:   "Take one entry off the list",
-		Long: `Take one entry, named by ID or address, off the list: mail may then be sent to
-the address again. On a terminal shush asks first; elsewhere it needs --yes.`,
-		Example: "  shush suppressions remove bob@example.com --reference T-5521\n  shush suppressions remove 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --yes --json",
-		Args:    oneArg("an ID or an email address"),
-		RunE:    runWithArg(o, &o.Ref, runRemove),
-	}
+	cmd := command(o, "remove ID_OR_EMAIL", "Take one entry off the list",
+		oneArg("an ID or an email address"), runRemove, &o.Ref)
+	cmd.Aliases = []string{"rm", "delete"}
+	cmd.Long = `Take one entry, named by ID or address, off the list: mail may then be sent to
+the address again. On a terminal shush asks first; elsewhere it needs --yes.`
+	cmd.Example = "  shush suppressions remove bob@example.com --reference T-5521\n  shush suppressions remove 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --yes --json"
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "remove without asking")
 	referenceFlag(cmd, &o.Reference)
 	return cmd
@@ -519,6 +498,16 @@ func withReference(ctx context.Context, ref string) (context.Context, error) {
 // input) it refuses with a usage error unless --yes was given.
 func (a *app) confirm(ctx context.Context, yes, stdinIsInput bool, question string) (bool, error) {
 	return a.confirmAfter(ctx, yes, stdinIsInput, question, nil)
+}
+
+// confirmRemoval is confirm for taking what (one entry, a webhook) off the
+// configured service: "Remove what from TARGET?".
+func (a *app) confirmRemoval(ctx context.Context, yes bool, what string) (bool, error) {
+	s, err := a.settings()
+	if err != nil {
+		return false, err
+	}
+	return a.confirm(ctx, yes, false, fmt.Sprintf("Remove %s from %s?", what, s.Target()))
 }
 
 // confirmAfter is confirm that first shows the person what show lists

@@ -59,10 +59,9 @@ type syncOptions struct {
 func (a *app) syncCommand() *cobra.Command {
 	o := &syncOptions{app: a}
 	f := &o.syncFlags
-	cmd := &cobra.Command{
-		Use:   "sync --with PROFILE [--push | --pull | --both] [--apply]",
-		Short: "Compare this list with another profile's and carry the changes over",
-		Long: `Compare the list of this profile (here) with another profile's (there: the
+	cmd := command(o, "sync --with PROFILE [--push | --pull | --both] [--apply]", "Compare this list with another profile's and carry the changes over",
+		noArgs, runSync)
+	cmd.Long = `Compare the list of this profile (here) with another profile's (there: the
 hosted service, another shush serve, or the local list: a profile without a
 base URL, or "local"), and show the plan, every address listed: what is
 new on each side, what was removed on each side since the last sync, and
@@ -84,13 +83,10 @@ same runs as batch add and remove: paced, recorded (shush runs list), every
 ID the service's own; an apply cut off (Ctrl-C, a crash) is finished by the
 same command again, before anything else. Each side's key goes only to its
 own profile's service: another profile's key and URL come from the config
-file alone, never from SHUSH_BASE_URL or --base-url.`,
-		Example: `  shush sync --with hosted
+file alone, never from SHUSH_BASE_URL or --base-url.`
+	cmd.Example = `  shush sync --with hosted
   shush sync --with hosted --push --apply
-  shush --profile hosted sync --with local --both --apply --yes --json`,
-		Args: noArgs,
-		RunE: runWith(o, runSync),
-	}
+  shush --profile hosted sync --with local --both --apply --yes --json`
 	fl := cmd.Flags()
 	fl.StringVar(&f.with, "with", "", "the profile whose list to compare with (\"local\": the local list)")
 	fl.BoolVar(&f.push, "push", false, "add here's new entries there")

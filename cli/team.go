@@ -63,13 +63,8 @@ func readTeam(ctx context.Context, st store.Store, team string) (store.TeamSetti
 
 func (a *app) teamShowCommand() *cobra.Command {
 	o := &teamShowOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "show --team T",
-		Short: "Show a team's rules",
-		Long:  `Show a team's rules: what it protects, and who may remove complaints.`,
-		Args:  noArgs,
-		RunE:  runWith(o, runTeamShow),
-	}
+	cmd := command(o, "show --team T", "Show a team's rules", noArgs, runTeamShow)
+	cmd.Long = `Show a team's rules: what it protects, and who may remove complaints.`
 	teamFlag(cmd, &o.Team)
 	dbFlag(cmd, &o.DB)
 	return cmd
@@ -160,10 +155,9 @@ func (o *teamSetOptions) change(t store.TeamSettings, add, drop []string) (store
 
 func (a *app) teamSetCommand() *cobra.Command {
 	o := &teamSetOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "set --team T [--protect ADDR]... [--unprotect ADDR]... [--complaint-removal confirm|override] [--soft-bounce-threshold N] [--soft-bounce-window SPAN] [--soft-bounce-expiry SPAN] [--erasure-keeps-domain=true|false]",
-		Short: "Change a team's rules",
-		Long: `Change a team's rules and show them. --protect adds addresses or @domains to
+	cmd := command(o, "set --team T [--protect ADDR]... [--unprotect ADDR]... [--complaint-removal confirm|override] [--soft-bounce-threshold N] [--soft-bounce-window SPAN] [--soft-bounce-expiry SPAN] [--erasure-keeps-domain=true|false]",
+		"Change a team's rules", noArgs, runTeamSet)
+	cmd.Long = `Change a team's rules and show them. --protect adds addresses or @domains to
 the protected list (repeat it, or separate them with commas); --unprotect
 takes them off. --complaint-removal sets the rule for removing complaints.
 --soft-bounce-threshold, --soft-bounce-window and --soft-bounce-expiry set
@@ -172,18 +166,12 @@ the window list the address for the expiry (spans like 7d, 36h, 90m).
 --erasure-keeps-domain=true has later erasures keep the address's domain in
 clear beside its hash, so that reports can count erased entries by domain;
 =false (the default) keeps nothing of the address. Entries erased before
-keep what they kept.`,
-		Example: `  shush team set --team support --protect support@acme.test,@acme.test
+keep what they kept.`
+	cmd.Example = `  shush team set --team support --protect support@acme.test,@acme.test
   shush team set --team support --complaint-removal override
   shush team set --team support --unprotect @acme.test
   shush team set --team support --soft-bounce-threshold 5 --soft-bounce-window 3d --soft-bounce-expiry 14d
-  shush team set --team support --erasure-keeps-domain=true`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Given = cmd.Flags().Changed
-			return runTeamSet(cmd.Context(), o)
-		},
-	}
+  shush team set --team support --erasure-keeps-domain=true`
 	teamFlag(cmd, &o.Team)
 	f := cmd.Flags()
 	f.StringSliceVar(&o.Protect, "protect", nil, "addresses or @domains never to suppress")
@@ -191,6 +179,7 @@ keep what they kept.`,
 	f.StringVar(&o.Rule, "complaint-removal", "", "confirm or override: who may remove an entry listed by a complaint")
 	o.Soft.flags(f)
 	f.BoolVar(&o.KeepsDomain, "erasure-keeps-domain", false, "whether an erasure keeps the address's domain beside its hash")
+	o.Given = f.Changed
 	dbFlag(cmd, &o.DB)
 	return cmd
 }

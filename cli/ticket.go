@@ -29,10 +29,9 @@ func (a *app) ticketCommand() *cobra.Command {
 
 func (a *app) ticketReadCommand() *cobra.Command {
 	o := &ticketReadOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "read --file F",
-		Short: "Say what a ticket asks: the mode, its targets, what it leaves out and why",
-		Long: `Read a ticket (an e-mail thread, a helpdesk export, a forwarded bounce
+	cmd := command(o, "read --file F", "Say what a ticket asks: the mode, its targets, what it leaves out and why",
+		noArgs, runTicketRead)
+	cmd.Long = `Read a ticket (an e-mail thread, a helpdesk export, a forwarded bounce
 report, HTML, in English, German, Spanish, French, Portuguese, Italian or
 Dutch) as the terminal UI reads a paste, and say what it would propose: the
 mode (add, remove, remove_ids, check, or unsure when the ticket does not say
@@ -43,12 +42,9 @@ informs. Nothing is looked up or changed; config "own" counts as ours.
 
 An address written out in words ("jane at example dot com") is left out, to
 be checked; a likely typo of a mail provider's domain ("gmial.com") is
-named in the evidence, never mended. --file - reads stdin.`,
-		Example: `  shush ticket read --file ticket-4711.txt
-  pbpaste | shush ticket read --file - --json`,
-		Args: noArgs,
-		RunE: runWith(o, runTicketRead),
-	}
+named in the evidence, never mended. --file - reads stdin.`
+	cmd.Example = `  shush ticket read --file ticket-4711.txt
+  pbpaste | shush ticket read --file - --json`
 	cmd.Flags().StringVar(&o.File, "file", "", "the ticket's text; - reads stdin")
 	return cmd
 }

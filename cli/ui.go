@@ -25,11 +25,10 @@ type uiOptions struct{ *app }
 // runUI opens the terminal UI on the configured service, or on the local
 // list when none is configured.
 func runUI(ctx context.Context, o *uiOptions) error {
-	a := o.app
-	if !a.io.StdinTTY || !a.io.StdoutTTY {
+	if !o.io.StdinTTY || !o.io.StdoutTTY {
 		return usagef("the terminal UI needs a terminal; in scripts use the shush suppressions commands (see shush --help)")
 	}
-	conn, err := a.connect(ctx)
+	conn, err := o.connect(ctx)
 	if err != nil {
 		return err
 	}
@@ -54,11 +53,11 @@ func runUI(ctx context.Context, o *uiOptions) error {
 		Own:       conn.Settings.Own,
 		Clipboard: os.Stderr,
 		Notice:    capitalize(fallbackNotice(conn.Settings)),
-		SyncWith:  a.syncPeers(conn),
+		SyncWith:  o.syncPeers(conn),
 	})
-	var input io.Reader = a.io.In
+	var input io.Reader = o.io.In
 	var pastes *ui.Input
-	if f, ok := a.io.In.(*os.File); ok && runtime.GOOS != "windows" {
+	if f, ok := o.io.In.(*os.File); ok && runtime.GOOS != "windows" {
 		// Pastes are taken off the input before Bubble Tea's reader (see
 		// ui.Input); the terminal is put in raw mode here, as Bubble Tea
 		// does only for a file it reads itself.
@@ -70,7 +69,7 @@ func runUI(ctx context.Context, o *uiOptions) error {
 		pastes = ui.NewInput(f)
 		input = pastes
 	}
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(a.io.Out))
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(input), tea.WithOutput(o.io.Out))
 	if pastes != nil {
 		pastes.Start(p.Send)
 		defer pastes.Close()

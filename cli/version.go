@@ -93,10 +93,5 @@ func runVersion(_ context.Context, o *versionOptions) error {
 
 func (a *app) versionCommand() *cobra.Command {
 	o := &versionOptions{app: a}
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print shush's version and how it was built",
-		Args:  noArgs,
-		RunE:  runWith(o, runVersion),
-	}
+	return command(o, "version", "Print shush's version and how it was built", noArgs, runVersion)
 }

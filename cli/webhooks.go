@@ -134,7 +134,6 @@ type webhooksAddOptions struct {
 }
 
 func runWebhooksAdd(ctx context.Context, o *webhooksAddOptions) error {
-	a := o.app
 	ep, err := endpointArg(o.Endpoint)
 	if err != nil {
 		return err
@@ -143,10 +142,10 @@ func runWebhooksAdd(ctx context.Context, o *webhooksAddOptions) error {
 	if err != nil {
 		return err
 	}
-	return callService(ctx, a, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
+	return callService(ctx, o.app, func(c *client.Client) (api.Webhook, error) { return c.CreateWebhook(ctx, ep, evs) },
 		func(conn *connection, err error) error { return webhookErr(conn, "", err) },
 		func(conn *connection, w api.Webhook) error {
-			t := newTable(a.io.Out)
+			t := newTable(o.io.Out)
 			t.row("id", w.ID)
 			t.row("endpoint", ep)
 			t.row("events", strings.Join(evs, ", "))
@@ -154,9 +153,9 @@ func runWebhooksAdd(ctx context.Context, o *webhooksAddOptions) error {
 			if err := t.flush(); err != nil {
 				return err
 			}
-			a.secretNotice(w.ID)
+			o.secretNotice(w.ID)
 			if conn.Settings.Local() {
-				fmt.Fprintf(a.io.ErrOut, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
+				fmt.Fprintf(o.io.ErrOut, "Deliveries of %s go out while a shush serve runs on its database (--db).\n", conn.Target)
 			}
 			return nil
 		})
@@ -225,8 +224,7 @@ type webhooksListOptions struct {
 }
 
 func runWebhooksList(ctx context.Context, o *webhooksListOptions) error {
-	a := o.app
-	return a.onService(ctx, func(conn *connection) error {
+	return o.onService(ctx, func(conn *connection) error {
 		hooks, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.Webhook, bool, error) {
 			page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before})
 			if err != nil {
@@ -244,21 +242,16 @@ func runWebhooksList(ctx context.Context, o *webhooksListOptions) error {
 			},
 			noneHint: "No webhooks yet; add one with: shush webhooks add URL",
 			more:     func(shown []api.Webhook) string { return readOn("webhooks", shown[len(shown)-1].ID) },
-		}.print(a, a.output().json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
+		}.print(o.app, o.output().json, api.WebhookList{Object: api.ObjectList, HasMore: more, Data: hooks}, hooks, more)
 	})
 }
 
 func (a *app) webhooksListCommand() *cobra.Command {
 	o := &webhooksListOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "list",
-		Aliases: []string{"ls"},
-		Short:   "List the webhooks, newest first",
-		Long: `List the team's webhooks, newest first: ID, status, events, endpoint. Never
-the signing secrets (see show --secret). --all follows every page.`,
-		Args: noArgs,
-		RunE: runWithPaging(o, &o.Paging, runWebhooksList),
-	}
+	cmd := commandPaging(o, &o.Paging, "list", "List the webhooks, newest first", noArgs, runWebhooksList)
+	cmd.Aliases = []string{"ls"}
+	cmd.Long = `List the team's webhooks, newest first: ID, status, events, endpoint. Never
+the signing secrets (see show --secret). --all follows every page.`
 	o.Paging.flags(cmd.Flags(), "webhook", "webhooks", true)
 	return cmd
 }
@@ -270,12 +263,11 @@ type webhooksShowOptions struct {
 }
 
 func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
-	a := o.app
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
 	}
-	return a.onService(ctx, func(conn *connection) error {
+	return o.onService(ctx, func(conn *connection) error {
 		w, err := findWebhook(ctx, conn, id, o.Secret)
 		if err != nil {
 			return err
@@ -283,10 +275,10 @@ func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
 		if !o.Secret {
 			w.SigningSecret = ""
 		}
-		if a.output().json {
-			return writeJSON(a.io.Out, w)
+		if o.output().json {
+			return writeJSON(o.io.Out, w)
 		}
-		t := newTable(a.io.Out)
+		t := newTable(o.io.Out)
 		t.row("id", w.ID)
 		t.row("endpoint", w.Endpoint)
 		t.row("status", w.Status)
@@ -301,19 +293,15 @@ func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
 
 func (a *app) webhooksShowCommand() *cobra.Command {
 	o := &webhooksShowOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "show ID",
-		Aliases: []string{"get"},
-		Short:   "Show one webhook (its signing secret with --secret)",
-		Long: `Show one webhook: endpoint, status, events, creation time. --secret adds the
+	cmd := command(o, "show ID", "Show one webhook (its signing secret with --secret)",
+		oneArg("a webhook ID"), runWebhooksShow, &o.Arg)
+	cmd.Aliases = []string{"get"}
+	cmd.Long = `Show one webhook: endpoint, status, events, creation time. --secret adds the
 signing secret, which only a read-write key may read (the service refuses a
 read-only one, since the secret forges deliveries); without --secret a
-read-only key is enough. --json prints the API's webhook object.`,
-		Example: `  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a
-  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --secret --jq .signing_secret`,
-		Args: oneArg("a webhook ID"),
-		RunE: runWithArg(o, &o.Arg, runWebhooksShow),
-	}
+read-only key is enough. --json prints the API's webhook object.`
+	cmd.Example = `  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a
+  shush webhooks show 0195f3c2-7b8e-7d30-a1c9-3e5b2f1d4c6a --secret --jq .signing_secret`
 	cmd.Flags().BoolVar(&o.Secret, "secret", false, "also print the signing secret (needs a read-write key)")
 	return cmd
 }
@@ -362,7 +350,6 @@ type webhooksUpdateOptions struct {
 }
 
 func runWebhooksUpdate(ctx context.Context, o *webhooksUpdateOptions) error {
-	a := o.app
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
@@ -385,29 +372,23 @@ func runWebhooksUpdate(ctx context.Context, o *webhooksUpdateOptions) error {
 	if u.Endpoint == nil && u.Events == nil {
 		return usagef("webhooks update needs --endpoint or --events (enable and disable change the status)")
 	}
-	return a.updateWebhook(ctx, id, u, "Updated")
+	return o.updateWebhook(ctx, id, u, "Updated")
 }
 
 func (a *app) webhooksUpdateCommand() *cobra.Command {
 	o := &webhooksUpdateOptions{app: a}
-	cmd := &cobra.Command{
-		Use:   "update ID [--endpoint URL] [--events LIST]",
-		Short: "Change a webhook's endpoint or events",
-		Long: `Change a webhook's endpoint, or its events (--events replaces the whole list;
+	cmd := command(o, "update ID [--endpoint URL] [--events LIST]", "Change a webhook's endpoint or events",
+		oneArg("a webhook ID"), runWebhooksUpdate, &o.Arg)
+	cmd.Long = `Change a webhook's endpoint, or its events (--events replaces the whole list;
 added and removed are short for the suppression events). Pending deliveries
-go to the new endpoint. See also enable and disable.`,
-		Example: `  shush webhooks update 0195f3c2-… --endpoint https://hooks.example.com/v2
-  shush webhooks update 0195f3c2-… --events added`,
-		Args: oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Arg = args[0]
-			o.EndpointGiven, o.EventsGiven = cmd.Flags().Changed("endpoint"), cmd.Flags().Changed("events")
-			return runWebhooksUpdate(cmd.Context(), o)
-		},
-	}
+go to the new endpoint. See also enable and disable.`
+	cmd.Example = `  shush webhooks update 0195f3c2-… --endpoint https://hooks.example.com/v2
+  shush webhooks update 0195f3c2-… --events added`
 	f := cmd.Flags()
 	f.StringVar(&o.Endpoint, "endpoint", "", "the new endpoint URL")
 	f.StringSliceVar(&o.Events, "events", nil, "the new events, comma-separated (replaces the list)")
+	flagGiven(cmd, "endpoint", &o.EndpointGiven)
+	flagGiven(cmd, "events", &o.EventsGiven)
 	_ = cmd.RegisterFlagCompletionFunc("events", completeWords(api.EventSuppressionAdded, api.EventSuppressionRemoved))
 	return cmd
 }
@@ -475,38 +456,33 @@ type webhooksRotateOptions struct {
 }
 
 func runWebhooksRotate(ctx context.Context, o *webhooksRotateOptions) error {
-	a := o.app
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
 	}
-	return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
+	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
 		func(w api.Webhook) error {
-			t := newTable(a.io.Out)
+			t := newTable(o.io.Out)
 			t.row("id", w.ID)
 			t.row("signing secret", w.SigningSecret)
 			if err := t.flush(); err != nil {
 				return err
 			}
-			fmt.Fprintln(a.io.ErrOut, "The old secret keeps signing deliveries beside the new one for 24 hours.")
-			a.secretNotice(w.ID)
+			fmt.Fprintln(o.io.ErrOut, "The old secret keeps signing deliveries beside the new one for 24 hours.")
+			o.secretNotice(w.ID)
 			return nil
 		})
 }
 
 func (a *app) webhooksRotateCommand() *cobra.Command {
 	o := &webhooksRotateOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "rotate ID",
-		Aliases: []string{"rotate-signing-secret"},
-		Short:   "Give a webhook a new signing secret and print it",
-		Long: `Give a webhook a new signing secret and print it on stdout. For 24 hours
+	cmd := command(o, "rotate ID", "Give a webhook a new signing secret and print it",
+		oneArg("a webhook ID"), runWebhooksRotate, &o.Arg)
+	cmd.Aliases = []string{"rotate-signing-secret"}
+	cmd.Long = `Give a webhook a new signing secret and print it on stdout. For 24 hours
 every delivery carries two signatures, by the new secret and by the old one,
 so the receiver can take the new secret without missing a delivery.
---json prints the API's {"object":"webhook","id","signing_secret"}.`,
-		Args: oneArg("a webhook ID"),
-		RunE: runWithArg(o, &o.Arg, runWebhooksRotate),
-	}
+--json prints the API's {"object":"webhook","id","signing_secret"}.`
 	return cmd
 }
 
@@ -517,37 +493,28 @@ type webhooksRemoveOptions struct {
 }
 
 func runWebhooksRemove(ctx context.Context, o *webhooksRemoveOptions) error {
-	a := o.app
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
 	}
-	s, err := a.settings()
-	if err != nil {
+	if ok, err := o.confirmRemoval(ctx, o.Yes, "webhook "+id); !ok {
 		return err
 	}
-	if ok, err := a.confirm(ctx, o.Yes, false, fmt.Sprintf("Remove webhook %s from %s?", id, s.Target())); !ok {
-		return err
-	}
-	return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
+	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
 		func(api.Webhook) error {
-			_, err := fmt.Fprintf(a.io.Out, "Removed webhook %s.\n", safeText(id))
+			_, err := fmt.Fprintf(o.io.Out, "Removed webhook %s.\n", safeText(id))
 			return err
 		})
 }
 
 func (a *app) webhooksRemoveCommand() *cobra.Command {
 	o := &webhooksRemoveOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "remove ID",
-		Aliases: []string{"rm", "delete"},
-		Short:   "Delete a webhook and its pending deliveries",
-		Long: `Delete a webhook: its endpoint gets nothing more, and its deliveries (sent or
+	cmd := command(o, "remove ID", "Delete a webhook and its pending deliveries",
+		oneArg("a webhook ID"), runWebhooksRemove, &o.Arg)
+	cmd.Aliases = []string{"rm", "delete"}
+	cmd.Long = `Delete a webhook: its endpoint gets nothing more, and its deliveries (sent or
 pending) are deleted with it. On a terminal shush asks first; elsewhere it
-needs --yes. To pause it instead, use disable.`,
-		Args: oneArg("a webhook ID"),
-		RunE: runWithArg(o, &o.Arg, runWebhooksRemove),
-	}
+needs --yes. To pause it instead, use disable.`
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, "remove without asking")
 	return cmd
 }

@@ -52,30 +52,20 @@ func runDeliveries(ctx context.Context, o *deliveriesOptions) error {
 
 func (a *app) webhooksDeliveriesCommand() *cobra.Command {
 	o := &deliveriesOptions{app: a}
-	cmd := &cobra.Command{
-		Use:     "deliveries ID [--event EVENT_ID]",
-		Aliases: []string{"events"},
-		Short:   "Where a webhook's deliveries stand; one event's attempts",
-		Long: `List a webhook's events, newest first, each with its status: pending (not
+	cmd := commandPaging(o, &o.Paging, "deliveries ID [--event EVENT_ID]", "Where a webhook's deliveries stand; one event's attempts",
+		oneArg("a webhook ID"), runDeliveries, &o.Webhook)
+	cmd.Aliases = []string{"events"}
+	cmd.Long = `List a webhook's events, newest first, each with its status: pending (not
 tried yet), attempting (failed so far, a retry is scheduled), success, or
 failed (given up). --event shows one event: its payload, when it is next
 tried, and every attempt with the endpoint's status code (0 when it could not
 be reached) and the start of its answer.
 
 --json prints the API's list of events; with --event,
-{"event":{…},"attempts":{"object":"list","has_more","data":[…]}}.`,
-		Example: `  shush webhooks deliveries 0195f3c2-…
+{"event":{…},"attempts":{"object":"list","has_more","data":[…]}}.`
+	cmd.Example = `  shush webhooks deliveries 0195f3c2-…
   shush webhooks deliveries 0195f3c2-… --jq '.data[] | select(.status == "failed") | .id'
-  shush webhooks deliveries 0195f3c2-… --event 0195f3d0-…`,
-		Args: oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Paging.check(cmd); err != nil {
-				return err
-			}
-			o.Webhook = args[0]
-			return runDeliveries(cmd.Context(), o)
-		},
-	}
+  shush webhooks deliveries 0195f3c2-… --event 0195f3d0-…`
 	f := cmd.Flags()
 	f.StringVar(&o.Event, "event", "", "show this event with its attempts")
 	o.Paging.flags(f, "event (or attempt)", "events (or attempts)", false)
@@ -176,24 +166,23 @@ func oneLine(s string, max int) string {
 	return s
 }
 
+// replayArgs wants the two arguments of webhooks replay: a webhook ID and
+// an event ID.
+func replayArgs(cmd *cobra.Command, args []string) error {
+	if len(args) != 2 {
+		return usagef("%s needs a webhook ID and an event ID, got %d arguments", cmd.CommandPath(), len(args))
+	}
+	return nil
+}
+
 func (a *app) webhooksReplayCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "replay ID EVENT_ID",
-		Short: "Send one event of a webhook once more",
-		Long: `Send one event of a webhook once more, with the same body and event ID (a
+	o := &replayOptions{app: a}
+	cmd := command(o, "replay ID EVENT_ID", "Send one event of a webhook once more",
+		replayArgs, runReplay, &o.Webhook, &o.Event)
+	cmd.Long = `Send one event of a webhook once more, with the same body and event ID (a
 receiver that keeps the IDs it has seen skips a repeat), whatever its status.
 It is one attempt: no retries follow if it fails. The webhook must be
-enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return usagef("%s needs a webhook ID and an event ID, got %d arguments", cmd.CommandPath(), len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReplay(cmd.Context(), &replayOptions{app: a, Webhook: args[0], Event: args[1]})
-		},
-	}
+enabled. See the result with: shush webhooks deliveries ID --event EVENT_ID`
 	return cmd
 }
 
