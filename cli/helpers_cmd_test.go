@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/server/intake/intaketest"
+)
+
+// exec runs shush's command line args on the test app, as Main does but
+// with the app's own streams and terminals: the command tree is built
+// anew, so the service's URL and key the app was made with are given as
+// flags (the key through SHUSH_API_KEY, as a person would, to keep it out
+// of the arguments).
+func (ta *testApp) exec(t *testing.T, args ...string) error {
+	t.Helper()
+	g := ta.globals
+	var pre []string
+	if g.baseURL != "" {
+		pre = append(pre, "--base-url", g.baseURL)
+	}
+	if g.apiKey != "" {
+		t.Setenv(config.EnvAPIKey, g.apiKey)
+	}
+	if g.json {
+		pre = append(pre, "--json")
+	}
+	ta.resolved = nil
+	root := ta.rootCommand()
+	root.SetArgs(append(pre, args...))
+	root.SetIn(ta.io.In)
+	root.SetOut(ta.io.Out)
+	root.SetErr(ta.io.ErrOut)
+	err := root.ExecuteContext(context.Background())
+	// What the flags set stays for the test's next run function.
+	ta.globals.baseURL, ta.globals.apiKey = g.baseURL, g.apiKey
+	return err
+}
+
+// terminal makes every stream a terminal: a person at the keyboard who
+// answers questions with the text of answer.
+func (ta *testApp) terminal(answer string) *testApp {
+	ta.io.StdinTTY, ta.io.StdoutTTY, ta.io.StderrTTY = true, true, true
+	return ta.stdin(answer)
+}
+
+// stateFiles is every file under the state directory shush keeps its own
+// records in (run journals, the UI's history), with its text.
+func stateFiles(t *testing.T) map[string]string {
+	t.Helper()
+	dir, err := config.StateDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[p] = string(b)
+		return err
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// reviewQueue puts events the rules cannot place before an agent: each
+// address bounces through a Resend intake endpoint of the service with an
+// undetermined bounce, which waits in the review queue. It returns the
+// endpoint's ID.
+func reviewQueue(t *testing.T, svc *testService, emails ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	p := intaketest.NewResend()
+	in, err := svc.client().CreateIntake(ctx, api.CreateIntakeRequest{Provider: api.ProviderResend, Secret: p.Secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range emails {
+		req := p.Request(in.URL, "msg-"+e, intaketest.ResendBounce(e, "Undetermined", "", ""), time.Now())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte("review")) {
+			t.Fatalf("event %d (%s): %d %s", i, e, resp.StatusCode, body)
+		}
+	}
+	return in.ID
+}
+
+// contains reports the words of want that s lacks.
+func lacks(s string, want ...string) []string {
+	var out []string
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
