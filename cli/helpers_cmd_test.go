@@ -77,8 +77,9 @@ func stateFiles(t *testing.T) map[string]string {
 }
 
 // reviewQueue puts events the rules cannot place before an agent: each
-// address bounces through a Resend intake endpoint of the service with an
-// undetermined bounce, which waits in the review queue. It returns the
+// address bounces through a Resend intake endpoint of the service with a
+// policy block (550 5.7.1, whose remote words carry an escape sequence),
+// which waits in the review queue, oldest first. It returns the
 // endpoint's ID.
 func reviewQueue(t *testing.T, svc *testService, emails ...string) string {
 	t.Helper()
@@ -89,7 +90,7 @@ func reviewQueue(t *testing.T, svc *testService, emails ...string) string {
 		t.Fatal(err)
 	}
 	for i, e := range emails {
-		req := p.Request(in.URL, "msg-"+e, intaketest.ResendBounce(e, "Undetermined", "", ""), time.Now())
+		req := p.Request(in.URL, "msg-"+e, intaketest.ResendBounce(e, "Permanent", "General", "550 5.7.1 \x1b]0;pwned\x07 rejected by policy"), time.Now())
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
