@@ -3,8 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +14,64 @@ import (
 	"time"
 
 	"github.com/shushlist/shush/api"
+	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/config"
+	"github.com/shushlist/shush/server"
 	"github.com/shushlist/shush/server/intake/intaketest"
 )
+
+// newServiceBehind is newTestService reached through wrap: the network
+// between the command and the real service, which a test may cut (an
+// outage, a Ctrl-C while a request is on the wire).
+func newServiceBehind(t *testing.T, wrap func(next http.Handler) http.Handler) *testService {
+	t.Helper()
+	dir := isolate(t)
+	ctx := context.Background()
+	db := filepath.Join(dir, "service.db")
+	st, err := server.OpenStore(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := server.CreateNamedKeyWith(ctx, st, "support", "jane", server.KeyPermissions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(wrap(server.New(st, server.Options{Rate: 1e6})))
+	t.Cleanup(func() {
+		srv.Close()
+		st.Close()
+	})
+	return &testService{URL: srv.URL, Key: key, DB: db, Store: st}
+}
+
+// everything is every address on the service's list, every page read.
+func (s *testService) everything(t *testing.T) map[string]api.Entry {
+	t.Helper()
+	out := map[string]api.Entry{}
+	after := ""
+	for {
+		page, err := s.client().List(context.Background(), client.ListParams{Limit: api.MaxBatch, After: after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range page.Data {
+			out[e.Email] = e
+		}
+		if !page.HasMore || len(page.Data) == 0 {
+			return out
+		}
+		after = page.Data[len(page.Data)-1].ID
+	}
+}
+
+// addresses is n addresses, prefix000@example.com on.
+func addresses(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%03d@example.com", prefix, i)
+	}
+	return out
+}
 
 // exec runs shush's command line args on the test app, as Main does but
 // with the app's own streams and terminals: the command tree is built
@@ -104,7 +161,7 @@ func reviewQueue(t *testing.T, svc *testService, emails ...string) string {
 	return in.ID
 }
 
-// contains reports the words of want that s lacks.
+// lacks is the words of want that s does not hold.
 func lacks(s string, want ...string) []string {
 	var out []string
 	for _, w := range want {
