@@ -79,7 +79,7 @@ func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
 		return err
 	}
 	if n := len(doc.Unreadable); n > 0 {
-		err := fmt.Errorf("%s could not be read; the others were taken in", plural(n, "message", "messages"))
+		err := fmt.Errorf("%s could not be read; the others were %s", plural(n, "message", "messages"), map[bool]string{false: "taken in", true: "read (nothing sent)"}[o.DryRun])
 		if !a.output().json {
 			fmt.Fprintln(a.io.ErrOut, capitalize(err.Error())+".")
 		}
