@@ -374,3 +374,103 @@ func TestWebhooksListPagesForAPerson(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookStatusAndEndpointDecideWhereEventsGo: a disabled webhook
+// gets no events and cannot be replayed; enabled again, and moved to
+// another endpoint with update, it delivers there.
+func TestWebhookStatusAndEndpointDecideWhereEventsGo(t *testing.T) {
+	svc := newTestService(t)
+	first := newReceiver(t, http.StatusOK, "")
+	second := newReceiver(t, http.StatusOK, "")
+	deliver(t, svc)
+	ta := newTestApp(t, svc).human()
+	w := addWebhook(t, ta, first.URL+"/hook", "added")
+	svc.add(t, "before@example.com")
+	ev := onlyEvent(t, ta, w.ID)
+	eventOf(t, ta, w.ID, ev, func(d eventDoc) bool { return d.Event.Status == "success" })
+
+	ta.human()
+	if err := ta.exec(t, "webhooks", "disable", w.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ta.out.String() != "Disabled webhook "+w.ID+".\n" {
+		t.Errorf("disable said %q", ta.out.String())
+	}
+	ta.reset()
+	wantErr(t, ta.exec(t, "webhooks", "replay", w.ID, ev), ExitFailed)
+	svc.add(t, "while-disabled@example.com")
+
+	ta.reset()
+	if err := ta.exec(t, "webhooks", "update", w.ID, "--endpoint", second.URL+"/moved"); err != nil {
+		t.Fatal(err)
+	}
+	ta.reset()
+	if err := ta.exec(t, "webhooks", "enable", w.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ta.out.String() != "Enabled webhook "+w.ID+".\n" {
+		t.Errorf("enable said %q", ta.out.String())
+	}
+	svc.add(t, "after@example.com")
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		bodies, _ := second.deliveries()
+		if len(bodies) == 1 {
+			if !strings.Contains(string(bodies[0]), "after@example.com") {
+				t.Errorf("the moved endpoint got %s", bodies[0])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the moved endpoint got %d deliveries", len(bodies))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	atFirst, _ := first.deliveries()
+	if len(atFirst) != 1 {
+		t.Errorf("the first endpoint got %d deliveries; want only the one before it moved", len(atFirst))
+	}
+	atSecond, _ := second.deliveries()
+	for _, b := range append(atFirst, atSecond...) {
+		if strings.Contains(string(b), "while-disabled@example.com") {
+			t.Error("an event of the time the webhook was disabled was delivered")
+		}
+	}
+	ta.reset()
+	wantErr(t, ta.exec(t, "webhooks", "update", w.ID), ExitUsage, "webhooks update needs --endpoint or --events (enable and disable change the status)")
+}
+
+// TestWebhookRotateSignsWithTheNewSecret: after rotate, deliveries verify
+// with the secret rotate printed.
+func TestWebhookRotateSignsWithTheNewSecret(t *testing.T) {
+	svc := newTestService(t)
+	recv := newReceiver(t, http.StatusOK, "")
+	deliver(t, svc)
+	ta := newTestApp(t, svc)
+	w := addWebhook(t, ta, recv.URL+"/hook", "added")
+	ta.human()
+	if err := ta.exec(t, "webhooks", "rotate", w.ID); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, l := range ta.lines() {
+		if k, v, ok := strings.Cut(l, "  "); ok {
+			rows[k] = strings.TrimSpace(v)
+		}
+	}
+	secret := rows["signing secret"]
+	if rows["id"] != w.ID || !strings.HasPrefix(secret, api.WebhookSecretPrefix) || secret == w.SigningSecret {
+		t.Fatalf("rotate printed:\n%s", ta.out.String())
+	}
+	svc.add(t, "a@example.com")
+	ev := onlyEvent(t, ta, w.ID)
+	eventOf(t, ta, w.ID, ev, func(d eventDoc) bool { return d.Event.Status == "success" })
+	bodies, heads := recv.deliveries()
+	if len(bodies) != 1 {
+		t.Fatalf("%d deliveries", len(bodies))
+	}
+	if err := api.VerifyWebhook(secret, heads[0], bodies[0], time.Now()); err != nil {
+		t.Errorf("the delivery does not verify with the new secret: %v", err)
+	}
+}
