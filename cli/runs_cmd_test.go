@@ -386,3 +386,42 @@ func TestRunsShowOfARemovalByID(t *testing.T) {
 		t.Errorf("runs show --json: %+v", doc)
 	}
 }
+
+// TestRunsShowSaysWhatATicketsRunLeftOut: days later, runs show still
+// tells whom the ticket's run left out and why, as the run's report did.
+func TestRunsShowSaysWhatATicketsRunLeftOut(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	ta := newTestApp(t, svc)
+	if err := runRunsList(ctx, &runsListOptions{app: ta.app}); err != nil {
+		t.Fatal(err)
+	}
+	var empty struct {
+		Object string
+		Data   []batch.RunInfo
+	}
+	ta.decode(t, &empty)
+	if empty.Object != "list" || empty.Data == nil || len(empty.Data) != 0 {
+		t.Errorf("runs list of no runs: %s", ta.out.String())
+	}
+
+	ticket := writeFile(t, "T-31.txt", "From: Jane <jane@customer.example>\nTo: support@shush.example\n\nPlease stop mailing bob@customer.example, he left the company.\nJane\n")
+	ta.reset()
+	if err := runBatch(ctx, batchOpts(ta, batch.Add, ticket)); err != nil {
+		t.Fatal(err)
+	}
+	id := lastRun(t, ta)
+	ta.reset()
+	ta.human()
+	if err := runRunsShow(ctx, &runsShowOptions{app: ta.app, Arg: id}); err != nil {
+		t.Fatal(err)
+	}
+	out := squeeze(ta.out.String())
+	if miss := lacks(out, "bob@customer.example", "1 added.", "Left out 2 addresses; --include-requester takes in all but our own and the address the ticket was sent to:",
+		"support@shush.example", "the address the ticket was sent to", "jane@customer.example"); len(miss) > 0 {
+		t.Errorf("runs show lacks %q:\n%s", miss, ta.out.String())
+	}
+	if l := svc.listed(t); strings.Join(l, " ") != "bob@customer.example" {
+		t.Errorf("listed %v", l)
+	}
+}
