@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,4 +241,37 @@ func TestListOfAnOriginForAPerson(t *testing.T) {
 	o = listOpts(ta, 20)
 	o.Origin = "spam"
 	wantErr(t, runList(ctx, o), ExitUsage, "--origin")
+}
+
+// TestListAllStopsWhenAServiceRepeatsItsPages: a service that answers
+// every page as the first (it ignores after) would keep list --all
+// reading for ever; it stops with one sentence and what it printed.
+func TestListAllStopsWhenAServiceRepeatsItsPages(t *testing.T) {
+	ctx := context.Background()
+	svc := newServiceBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && (r.URL.Path == "/suppressions" || r.URL.Path == "/webhooks") {
+				q := r.URL.Query()
+				q.Del("after")
+				r.URL.RawQuery = q.Encode()
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	svc.add(t, "a@example.com", "b@example.com", "c@example.com")
+	ta := newTestApp(t, svc).human()
+	o := listOpts(ta, 2)
+	o.Paging.all = true
+	err := runList(ctx, o)
+	wantErr(t, err, ExitFailed, "stopping rather than looping")
+	if l := ta.lines(); len(l) < 3 || len(l) > 5 {
+		t.Errorf("printed before it stopped:\n%s", ta.out.String())
+	}
+
+	// The same for the other lists that page: the webhooks.
+	for i := range 3 {
+		addWebhook(t, ta, "https://hooks.example.com/"+string(rune('a'+i)), "added")
+	}
+	err = runWebhooksList(ctx, &webhooksListOptions{app: ta.app, Paging: paging{limit: 1, all: true}})
+	wantErr(t, err, ExitFailed, "the service answered the page after ", " twice; stopping rather than looping")
 }
