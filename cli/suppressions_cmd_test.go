@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -274,4 +275,35 @@ func TestListAllStopsWhenAServiceRepeatsItsPages(t *testing.T) {
 	}
 	err = runWebhooksList(ctx, &webhooksListOptions{app: ta.app, Paging: paging{limit: 1, all: true}})
 	wantErr(t, err, ExitFailed, "the service answered the page after ", " twice; stopping rather than looping")
+}
+
+// TestASlowAnswerSaysWhyOnATerminal: a service that asks to wait (429,
+// Retry-After: 1) is waited out, and a person at a terminal is told why
+// the command is slow.
+func TestASlowAnswerSaysWhyOnATerminal(t *testing.T) {
+	ctx := context.Background()
+	var limited atomic.Int32
+	svc := newServiceBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/suppressions/") && limited.Add(1) == 1 {
+				w.Header().Set("Retry-After", "1")
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusTooManyRequests)
+				w.Write([]byte(`{"name":"rate_limit_exceeded","message":"Too many requests.","statusCode":429}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	svc.add(t, "a@example.com")
+	ta := newTestApp(t, svc).terminal("")
+	if err := runGet(ctx, &getOptions{app: ta.app, Ref: "a@example.com"}); err != nil {
+		t.Fatalf("get after a 429: %v", err)
+	}
+	if e := ta.err.String(); !strings.HasPrefix(e, "shush: waiting 1") || !strings.Contains(e, "s (rate limit exceeded (429) after: ") || !strings.Contains(e, "Too many requests.") {
+		t.Errorf("stderr %q", e)
+	}
+	if !strings.Contains(ta.out.String(), "a@example.com") {
+		t.Errorf("get printed %q", ta.out.String())
+	}
 }
