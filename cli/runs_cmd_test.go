@@ -425,3 +425,40 @@ func TestRunsShowSaysWhatATicketsRunLeftOut(t *testing.T) {
 		t.Errorf("listed %v", l)
 	}
 }
+
+// TestRunsUndoTwiceRemovesNothingMore: the second undo of an addition
+// finds the entries it made gone and removes nothing; entries listed
+// since under the same addresses (new IDs) stay.
+func TestRunsUndoTwiceRemovesNothingMore(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	id := sendRun(t, svc, "a@example.com", "b@example.com")
+	ta := newTestApp(t, svc)
+	if err := runRunsUndo(ctx, &runsUndoOptions{app: ta.app, Arg: id, Yes: true}); err != nil {
+		t.Fatal(err)
+	}
+	if l := svc.listed(t); len(l) != 0 {
+		t.Fatalf("after the undo: %v", l)
+	}
+	again := svc.add(t, "a@example.com")
+
+	ta.reset()
+	if err := runRunsUndo(ctx, &runsUndoOptions{app: ta.app, Arg: id, DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	var plan struct{ Entries []undoEntry }
+	ta.decode(t, &plan)
+	for _, e := range plan.Entries {
+		if e.ID == again[0].ID {
+			t.Errorf("the second undo would remove the entry listed since: %+v", plan.Entries)
+		}
+	}
+	ta.reset()
+	if err := runRunsUndo(ctx, &runsUndoOptions{app: ta.app, Arg: id, Yes: true}); err != nil {
+		t.Fatal(err)
+	}
+	got := svc.everything(t)
+	if len(got) != 1 || got["a@example.com"].ID != again[0].ID {
+		t.Errorf("after the second undo: %+v", got)
+	}
+}
