@@ -78,7 +78,7 @@ func TestBatchCutOffByCtrlCIsFinishedByResume(t *testing.T) {
 		cancel()
 		select {
 		case <-r.Context().Done():
-		case <-time.After(3 * time.Second):
+		case <-time.After(800 * time.Millisecond): // past the client's grace (batch.stopGrace)
 		}
 		return false
 	}
