@@ -357,3 +357,47 @@ func TestIntakeCreateOnTheLocalListSaysWhenProvidersReachIt(t *testing.T) {
 		t.Errorf("stderr %q", ta.err.String())
 	}
 }
+
+// TestIntakeCommandLines: the credential from stdin (-), the endpoint's
+// aliases, and the arguments each command takes.
+func TestIntakeCommandLines(t *testing.T) {
+	svc := newTestService(t)
+	ta := newTestApp(t, svc)
+	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	ta.stdin(secret + "\n")
+	if err := ta.exec(t, "intake", "add", "--provider", "resend", "--secret", "-", "--name", "prod"); err != nil {
+		t.Fatal(err)
+	}
+	var in api.Intake
+	ta.decode(t, &in)
+	if in.Provider != "resend" || in.Name != "prod" || strings.Contains(ta.out.String(), secret) {
+		t.Errorf("intake add --secret -: %s", ta.out.String())
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"intake", "create", "--provider", "resend", "extra"}, `takes no arguments, got "extra"`},
+		{[]string{"intake", "delete"}, "an intake endpoint ID"},
+		{[]string{"intake", "rm", in.ID, "other"}, "an intake endpoint ID"},
+		{[]string{"intake", "review", "--decided", "--limit", "0"}, "--limit must be between 1 and 100"},
+	} {
+		ta.reset()
+		wantErr(t, ta.exec(t, c.args...), ExitUsage, c.want)
+	}
+	ta.reset()
+	ta.human()
+	if err := ta.exec(t, "intake", "rm", in.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ta.out.String() != "Deleted intake endpoint "+in.ID+".\n" {
+		t.Errorf("intake rm said %q", ta.out.String())
+	}
+	ta.reset()
+	if err := ta.exec(t, "intake", "ls"); err != nil {
+		t.Fatal(err)
+	}
+	if ta.out.Len() != 0 || !strings.Contains(ta.err.String(), "No intake endpoints yet") {
+		t.Errorf("intake ls after rm: %q %q", ta.out.String(), ta.err.String())
+	}
+}
