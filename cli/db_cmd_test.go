@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/server"
+	"github.com/shushlist/shush/server/store/postgres/pgtest"
 )
 
 // onCopy is a client of the service answering from the database at db,
@@ -145,5 +147,55 @@ func TestAuditPruneAsksOnATerminal(t *testing.T) {
 		{"", "31/01/2026", `--before: "31/01/2026" is neither a date (2026-01-31) nor an RFC 3339 time`},
 	} {
 		wantErr(t, runAuditPrune(ctx, &auditPruneOptions{app: ta.app, DB: svc.DB, OlderThan: c.older, Before: c.before, Yes: true}), ExitUsage, c.want)
+	}
+}
+
+// TestDBCopyToPostgreSQLAndBack: the list moves from SQLite to PostgreSQL
+// and back whole (entries and the key answer the same), and the
+// PostgreSQL password never shows. Needs SHUSH_TEST_POSTGRES.
+func TestDBCopyToPostgreSQLAndBack(t *testing.T) {
+	ctx := context.Background()
+	pg := pgtest.DSN(t)
+	u, err := url.Parse(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(u.User.Username(), "hunter2-secret")
+	pg = u.String()
+
+	svc := newTestService(t)
+	added := svc.add(t, "a@example.com", "b@example.com")
+	ta := newTestApp(t, svc).human()
+	if err := runDBCopy(ctx, &dbCopyOptions{app: ta.app, From: svc.DB, To: pg}); err != nil {
+		t.Fatalf("copy to PostgreSQL: %v", err)
+	}
+	if strings.Contains(ta.out.String()+ta.err.String(), "hunter2") {
+		t.Errorf("the copy shows the password:\n%s", ta.out.String())
+	}
+	if e, err := onCopy(t, pg, svc.Key).Get(ctx, "b@example.com"); err != nil || e.ID != added[1].ID {
+		t.Errorf("PostgreSQL's entry %+v, %v", e, err)
+	}
+
+	back := filepath.Join(t.TempDir(), "back.db")
+	ta.reset()
+	ta.io.StdoutTTY = false
+	if err := runDBCopy(ctx, &dbCopyOptions{app: ta.app, From: pg, To: back}); err != nil {
+		t.Fatalf("copy back: %v", err)
+	}
+	var rep copyJSON
+	ta.decode(t, &rep)
+	if strings.Contains(rep.From, "hunter2") || rep.To != back || rep.Rows == 0 {
+		t.Errorf("copy back --json: %+v", rep)
+	}
+	if e, err := onCopy(t, back, svc.Key).Get(ctx, "a@example.com"); err != nil || e.ID != added[0].ID {
+		t.Errorf("the copy back's entry %+v, %v", e, err)
+	}
+
+	// PostgreSQL holds rows now: a second copy into it is refused.
+	ta.reset()
+	err = runDBCopy(ctx, &dbCopyOptions{app: ta.app, From: svc.DB, To: pg})
+	wantErr(t, err, ExitUsage)
+	if err != nil && strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("the refusal shows the password: %v", err)
 	}
 }
