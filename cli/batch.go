@@ -530,7 +530,7 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 	switch {
 	case errors.As(runErr, &paused):
 		return exitErr{ExitFailed, fmt.Errorf("%v; %s of %s not sent; when the service is back, finish the run with: %s",
-			paused, plural(sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
+			paused, plural(sum.unsent()+len(sum.failed), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}
 	case runErr != nil && ctx.Err() != nil:
 		return exitErr{ExitInterrupted, fmt.Errorf("interrupted with %s of %s not sent; finish the run with: %s",
 			plural(sum.unsent()+len(sum.failed), "batch", "batches"), plural(sum.batches, "batch", "batches"), resume)}

@@ -78,7 +78,11 @@ func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
 		return err
 	}
 	if n := len(doc.Unreadable); n > 0 {
-		err := fmt.Errorf("%s could not be read; the others were taken in", plural(n, "message", "messages"))
+		done := "taken in"
+		if o.DryRun {
+			done = "read (nothing sent)"
+		}
+		err := fmt.Errorf("%s could not be read; the others were %s", plural(n, "message", "messages"), done)
 		if !o.output().json {
 			fmt.Fprintln(o.io.ErrOut, capitalize(err.Error())+".")
 		}
