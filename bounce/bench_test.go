@@ -82,7 +82,7 @@ func BenchmarkMbox(b *testing.B) {
 	b.Run("parse", func(b *testing.B) {
 		for b.Loop() {
 			n := 0
-			for m, err := range bounce.Messages(path) {
+			for m, err := range bounce.Messages(path, nil) {
 				if err != nil {
 					b.Fatal(err)
 				}

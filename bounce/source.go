@@ -29,14 +29,14 @@ type Message struct {
 // Messages yields the messages of a source: a single message file, an mbox
 // (mboxo or mboxrd: "From " separator lines, ">From " lines unescaped) or
 // a Maildir folder (the files of its new/ and cur/, in name order); path
-// "-" reads standard input, a message or an mbox. A message that cannot be
+// "-" reads stdin, a message or an mbox. A message that cannot be
 // read is an error naming its file (and, in an mbox, the line where it
 // starts), and the messages after it still come; an error that ends the
 // source (a file that cannot be opened or read) is the last thing yielded.
-func Messages(path string) iter.Seq2[Message, error] {
+func Messages(path string, stdin io.Reader) iter.Seq2[Message, error] {
 	return func(yield func(Message, error) bool) {
 		if path == "-" {
-			readStream(os.Stdin, "stdin", MaxMessageSize, yield)
+			readStream(stdin, "stdin", MaxMessageSize, yield)
 			return
 		}
 		name := label(path)

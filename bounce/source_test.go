@@ -1,6 +1,7 @@
 package bounce_test
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,13 @@ import (
 // collect reads every message and error of a source.
 func collect(t *testing.T, path string) (msgs []bounce.Message, errs []error) {
 	t.Helper()
-	for m, err := range bounce.Messages(path) {
+	return collectIn(t, path, nil)
+}
+
+// collectIn is collect with stdin given.
+func collectIn(t *testing.T, path string, stdin io.Reader) (msgs []bounce.Message, errs []error) {
+	t.Helper()
+	for m, err := range bounce.Messages(path, stdin) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -162,10 +169,7 @@ func TestMessagesStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	stdin := os.Stdin
-	os.Stdin = f
-	defer func() { os.Stdin = stdin }()
-	msgs, errs := collect(t, "-")
+	msgs, errs := collectIn(t, "-", f)
 	if len(errs) > 0 || len(msgs) != 3 || msgs[1].Source != "stdin:11" {
 		t.Fatalf("got %d messages (%v), errors %v; want 3, the second from stdin:11", len(msgs), msgs, errs)
 	}
@@ -176,7 +180,7 @@ func TestMessagesStopEarly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "in.mbox")
 	write(t, path, mboxText)
 	n := 0
-	for range bounce.Messages(path) {
+	for range bounce.Messages(path, nil) {
 		n++
 		break
 	}

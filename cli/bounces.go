@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -64,7 +65,7 @@ func runBouncesIngest(ctx context.Context, o *bouncesIngestOptions) error {
 	if err != nil {
 		return err
 	}
-	doc, reports, err := readBounces(o.File)
+	doc, reports, err := readBounces(o.File, o.io.In)
 	if err != nil {
 		return err
 	}
@@ -127,10 +128,10 @@ prints {"object","messages" (read),"data":[{"source","email","kind","status",
 // "-"). A source that cannot be opened at all is a usage error (exit 2);
 // a message that cannot be read is kept with its source, and the others
 // are read.
-func readBounces(file string) (ingestDoc, []api.Report, error) {
+func readBounces(file string, stdin io.Reader) (ingestDoc, []api.Report, error) {
 	doc := ingestDoc{Object: api.ObjectList, Data: []ingested{}, Unreadable: []unreadable{}}
 	var reports []api.Report
-	for m, err := range bounce.Messages(file) {
+	for m, err := range bounce.Messages(file, stdin) {
 		if err != nil {
 			doc.Unreadable = append(doc.Unreadable, unreadable{Source: m.Source, Error: err.Error()})
 			continue

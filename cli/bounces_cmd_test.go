@@ -108,9 +108,8 @@ func TestBouncesIngestPutsTheDoubtfulBeforeAnAgent(t *testing.T) {
 }
 
 // TestBouncesIngestFromStdin: --file - reads the command's standard
-// input, as every other command's --file - does. Today bounce.Messages
-// reads the process's os.Stdin, not the command's stream (IOStreams.In):
-// a caller of Main (or a test) that hands in its own stdin is not read.
+// input (IOStreams.In), as every other command's --file - does, not the
+// process's: a caller of Main that hands in its own stdin is read.
 func TestBouncesIngestFromStdin(t *testing.T) {
 	ctx := context.Background()
 	svc := newTestService(t)
