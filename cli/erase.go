@@ -101,6 +101,12 @@ func (a *app) eraseInput(ctx context.Context, file string, args []string) ([]str
 		if err != nil {
 			return nil, err
 		}
+		// A removal takes domain entries too; an erasure names addresses.
+		for i, it := range items {
+			if it.Valid() && api.IsDomainEntry(it.Value) {
+				items[i].Problem = "a domain entry, not an address"
+			}
+		}
 		in := batch.NewInput(batch.RemoveEmails, items)
 		if len(in.Invalid) > 0 {
 			return nil, usagef("%s holds entries that are not addresses (%s); erase names each address exactly", inputName(file), describeInvalid(in.Invalid, 3))

@@ -240,8 +240,8 @@ func TestEraseRefusesBadInputAndErasesNothing(t *testing.T) {
 
 // TestEraseFileNamesTheLineOfADomainEntry: erase takes addresses only; a
 // domain entry in --file is bad input, named by its line before anything
-// is sent, as an invalid address is. Today it is sent and the service's
-// refusal names its index in the request (emails[1]), not the file's line.
+// is sent, as an invalid address is (the service's refusal would name
+// its index in the request, emails[1], not the file's line).
 func TestEraseFileNamesTheLineOfADomainEntry(t *testing.T) {
 	svc := newTestService(t)
 	ta := newTestApp(t, svc)
