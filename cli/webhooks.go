@@ -101,7 +101,11 @@ func webhookID(what, s string) (string, error) {
 	case strings.HasPrefix(s, api.WebhookSecretPrefix):
 		return "", usagef("give the %s ID (see shush webhooks list), not the signing secret", what)
 	case s == "" || len(s) > 200 || strings.ContainsAny(s, "/?# \t\r\n"):
-		return "", usagef("%s is not a %s ID (see shush webhooks list)", api.Quote(s), what)
+		article := "a"
+		if strings.ContainsRune("aeiou", rune(what[0])) {
+			article = "an"
+		}
+		return "", usagef("%s is not %s %s ID (see shush webhooks list)", api.Quote(s), article, what)
 	}
 	return s, nil
 }

@@ -290,7 +290,7 @@ func TestWebhookDeliveriesCommandLine(t *testing.T) {
 		{[]string{"deliveries"}, ExitUsage, "a webhook ID"},
 		{[]string{"deliveries", w.SigningSecret}, ExitUsage, "give the webhook ID (see shush webhooks list), not the signing secret"},
 		{[]string{"deliveries", "https://hooks.example.com/d"}, ExitUsage, `"https://hooks.example.com/d" is not a webhook ID`},
-		{[]string{"deliveries", w.ID, "--event", "a b"}, ExitUsage, `"a b" is not a`},
+		{[]string{"deliveries", w.ID, "--event", "a b"}, ExitUsage, `"a b" is not an event ID`},
 		{[]string{"deliveries", w.ID, "--limit", "500"}, ExitUsage, "--limit must be between 1 and 100, not 500"},
 		{[]string{"deliveries", w.ID, "--event", "0195f3d0-0000-7000-8000-000000000000"}, ExitFailed, "webhook " + w.ID + " has no such event on " + svc.URL},
 		{[]string{"replay", w.ID}, ExitUsage, "webhooks replay needs a webhook ID and an event ID, got 1 arguments"},
