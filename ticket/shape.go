@@ -373,6 +373,12 @@ func commentHeader(t string, ws []word, toks []token) bool {
 // "Internal note by …", "Kommentar von …", "Respuesta de …").
 var commentLead = regexp.MustCompile(`(?i)^(?:\[?(?:\pL+\s+)?#?\d{2,}\]?\s*[-–—:|·•]?\s*)?(?:\pL+\s+){1,3}(?:by|von|de|par|da|door)\s+`)
 
+// chatTurn is a turn of a chat transcript: a time, perhaps a bar or a
+// dash, the speaker's name (perhaps their team in brackets) and a colon,
+// then what they said ("02:15 PM | Dana Whitfield: can you lift both?",
+// "[14:02] Sam (Support): done").
+var chatTurn = regexp.MustCompile(`^\[?\d{1,2}[:.]\d{2}(?:\s*[AaPp]\.?[Mm]\.?)?\]?\s*(?:[|·•–—-]\s*)?(\pL[\pL .'’-]{0,40}?)(?:\s*\([\pL .'’-]{1,30}\))?\s*:\s+\S`)
+
 // withoutCommentLead is t without its commentLead, when what follows it
 // begins with a capital letter (a name).
 func withoutCommentLead(t string) string {
