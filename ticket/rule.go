@@ -392,6 +392,7 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 		return Decision{Reason: ReasonColleague, By: c.f.coll.first(), ways: c.f.coll}, true
 	},
 	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.recipientAsked(c.vw.first, c.f) },
+	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.senderAsked(c.vw.first, c.v, c.f, c.own) },
 	func(c ruleCase) (Decision, bool) {
 		if c.vw.first.zone != zBody || c.vw.older == nil {
 			return Decision{}, false
@@ -408,6 +409,41 @@ func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
 	a := f.w.anchor
 	return o.zone == zRecipient && a >= 0 && f.w.targets[o.msg] && o.msg != a && f.self == nil &&
 		t.mails[a].named == 0 && !t.mails[o.msg].bounce && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes()
+}
+
+// senderAsked reports the sender of the forwarded mail that the deciding
+// mail points at by whose address it is, naming none ("can you see
+// whether her address is blocked?", "put Tom's address back on" over a
+// mail from her, from him): a target, when the requester does not ask for
+// themselves and that mail, not ours, is the only one forwarded from
+// someone else.
+func (t *Ticket) senderAsked(o occurrence, v string, f *facts, own Own) bool {
+	a := f.w.anchor
+	if o.zone != zFrom || a < 0 || o.msg == a || f.self != nil || t.mails[a].named != 0 || !pointsAtSomeone(f.w.p) {
+		return false
+	}
+	m := t.mails[o.msg]
+	if !m.forward && m.depth == 0 || m.bounce || m.from != v || isSystem(v) || t.isOurs(v, own) {
+		return false
+	}
+	return t.onlySender(v, o.msg, a)
+}
+
+// pointsAtSomeone reports a proposal that asks or checks, decided by words
+// about another person's address ("her address", "Tom's address").
+func pointsAtSomeone(p Proposal) bool {
+	return (p.Mode.Changes() || p.Mode == ModeCheck) && aboutSomeoneElse.MatchString(p.By.Text)
+}
+
+// onlySender reports whether every mail but m and the anchor a is from v,
+// from a's sender or from a system address.
+func (t *Ticket) onlySender(v string, m, a int) bool {
+	for i, ml := range t.mails {
+		if i != m && i != a && ml.from != "" && ml.from != v && ml.from != t.mails[a].from && !isSystem(ml.from) {
+			return false
+		}
+	}
+	return true
 }
 
 // withdrawn is the decision about an address of a request taken back.
@@ -605,9 +641,10 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 }
 
 // aboutSomeoneElse matches a request about a third person's address
-// ("to her address", "my mother's address", "the customer's mailbox"),
+// ("to her address", "Tom's address", "my mother's address", "the
+// customer's mailbox"),
 // which is never the writer's.
-var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked).
