@@ -411,6 +411,24 @@ func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
 		t.mails[a].named == 0 && !t.mails[o.msg].bounce && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes()
 }
 
+// asksForOther reports a request whose words say it is for another
+// person ("stop all mail to her address", "please unsubscribe him", "on
+// behalf of my client").
+func (t *Ticket) asksForOther(w weighing) bool {
+	return aboutSomeoneElse.MatchString(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
+}
+
+// actsForOther reports a mail whose writer says they act for someone else
+// ("on behalf of my client", "our former client has asked").
+func (t *Ticket) actsForOther(m int) bool {
+	for _, s := range t.said {
+		if s.msg == m && s.behalf {
+			return true
+		}
+	}
+	return false
+}
+
 // senderAsked reports the sender of the forwarded mail that the deciding
 // mail points at by whose address it is, naming none ("can you see
 // whether her address is blocked?", "put Tom's address back on" over a
@@ -618,8 +636,7 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 	if w.asker != req.msg && t.mails[w.asker].from != req.value {
 		return nil
 	}
-	if aboutSomeoneElse.MatchString(w.p.By.Text) {
-		// "stop all mail to her address": the writer asks for another.
+	if t.asksForOther(w) {
 		return nil
 	}
 	for m := range w.targets {
@@ -645,6 +662,11 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 // customer's mailbox"),
 // which is never the writer's.
 var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+
+// askedOfOther matches a request made of another person ("please
+// unsubscribe her", "take him off", "stop emailing them both"), which is
+// never about the writer.
+var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|stop (?:emailing|mailing|sending to|contacting|messaging))\s+(?:him|her)\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked).

@@ -54,6 +54,10 @@ type said struct {
 	// someone: it asks about one other person's address without naming
 	// it ("stop sending to her address").
 	someone bool
+	// behalf: its writer acts for someone else ("on behalf of my
+	// client"), so a request in their mail that names nobody is not
+	// about them.
+	behalf bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -178,7 +182,7 @@ func (s *said) bareRequest(l *line, subject bool) {
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf
 }
 
 // read notes what the phrases of a line say.
@@ -202,8 +206,8 @@ func (s *said) read(ms []match, l *line) {
 		if m.class == cColleague && !m.negated && (request || s.self != sNone) {
 			s.colleague = true
 		}
-		if m.class == cNotSelf {
-			s.self = sNone // "we keep getting these bounces": not about the writer
+		if m.class == cNotSelf || m.class == cBehalf {
+			s.self = sNone // "we keep getting these bounces", "on behalf of": not about the writer
 		}
 	}
 }
@@ -235,6 +239,7 @@ var lineFlags = map[class]func(s *said){
 	cBelow:      func(s *said) { s.below = true },
 	cOnly:       func(s *said) { s.only = true },
 	cForwarding: func(s *said) { s.cover = true },
+	cBehalf:     func(s *said) { s.behalf = true },
 }
 
 // readFlag marks the line with what a phrase of class c says of it.
