@@ -798,12 +798,20 @@ func lastWord(s string) string {
 	return fs[len(fs)-1]
 }
 
+// severalPeople reports a phrase about other people's addresses that speaks of
+// several ("their mailboxes", "the customers' addresses").
+func severalPeople(s string) bool {
+	s = strings.ToLower(s)
+	return strings.HasSuffix(s, "es") || strings.HasSuffix(s, "mails") || strings.Contains(s, "s' ") || strings.Contains(s, "s’ ")
+}
+
 // someoneUnnamed reports a sentence of the line about another person's
 // address ("her address", "the customer's mailbox") that names no
 // address itself.
 func someoneUnnamed(l *line) bool {
 	loc := aboutSomeoneElse.FindStringIndex(l.t)
-	if loc == nil {
+	if loc == nil || severalPeople(l.t[loc[0]:loc[1]]) {
+		// "their mailboxes": several people, whom the line may name.
 		return false
 	}
 	from, to := sentence(l.ws, loc[0])
