@@ -418,6 +418,12 @@ func (t *Ticket) asksForOther(w weighing) bool {
 	return aboutSomeoneElse.MatchString(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
 }
 
+// decides reports a mail whose words decide: one of the targets' (any,
+// when there are none) or the asker.
+func (t *Ticket) decides(m int, wg weighing) bool {
+	return len(wg.targets) == 0 || wg.targets[m] || m == wg.asker
+}
+
 // actsForOther reports a mail whose writer says they act for someone else
 // ("on behalf of my client", "our former client has asked").
 func (t *Ticket) actsForOther(m int) bool {
@@ -720,7 +726,9 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 			if s.fwd && fwd > 0 {
 				m = fwd
 			}
-			if theirs[m] && (len(wg.targets) == 0 || wg.targets[m] || m == wg.asker) && t.asksSelf(s, bare, colleague) {
+			// A subject ("unsubscribe") over "on behalf of my client" is
+			// not about the writer.
+			if theirs[m] && t.decides(m, wg) && t.asksSelf(s, bare, colleague) && !(s.subject && t.actsForOther(m)) {
 				w.note(t.evidence(s.line), s.self)
 			}
 		}

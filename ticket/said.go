@@ -206,8 +206,8 @@ func (s *said) read(ms []match, l *line) {
 		if m.class == cColleague && !m.negated && (request || s.self != sNone) {
 			s.colleague = true
 		}
-		if m.class == cNotSelf || m.class == cBehalf {
-			s.self = sNone // "we keep getting these bounces", "on behalf of": not about the writer
+		if m.class == cNotSelf {
+			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
 	}
 }
