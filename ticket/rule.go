@@ -670,9 +670,9 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
 
 // askedOfOther matches a request made of another person ("please
-// unsubscribe her", "take him off", "stop emailing Mrs Lee", "remove the
-// gentleman who…"), which is never about the writer.
-var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|stop (?:emailing|mailing|sending to|contacting|messaging))\s+(?:him|her|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|the\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people))\b`)
+// unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
+// Lee", "remove the gentleman who…"), which is never about the writer.
+var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|the\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people))\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked).
