@@ -43,6 +43,7 @@ var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
 	(*Reader).forwardLine,
 	(*Reader).footerLine,
 	(*Reader).headerLine,
+	(*Reader).chatLine,
 	(*Reader).commentLine,
 	(*Reader).wroteLine,
 	(*Reader).delimiterLine,
@@ -226,6 +227,37 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	l.setZone(zFrom)
 	st.sig, st.inHeader, st.footer = 0, false, false
 	return lineKind{header: true}, true
+}
+
+// chatLine: a turn of a chat transcript, read as words. Every turn of a
+// speaker is in one mail of their own, so what the customer says is not
+// mixed with what the agent or a bot answers.
+func (r *Reader) chatLine(l *line) (lineKind, bool) {
+	if l.depth > 0 {
+		return lineKind{}, false
+	}
+	m := chatTurn.FindStringSubmatch(l.t)
+	if m == nil || !nameLike(m[1], false) || !capitalized(m[1]) {
+		return lineKind{}, false
+	}
+	st := &r.st
+	name := folded(m[1])
+	if mail, ok := st.chat[name]; ok {
+		// The speaker again: their turns are one mail.
+		st.msg, l.msg = mail, mail
+	} else {
+		mail := r.startMail(l)
+		r.tk.mails[mail].helpdesk = true
+		if v, ok := st.names[name]; ok {
+			r.addSender(v, mail, l.n)
+		}
+		if st.chat == nil {
+			st.chat = map[string]int{}
+		}
+		st.chat[name] = mail
+	}
+	st.sig, st.inHeader, st.footer = 0, false, false
+	return r.wordsLine(l), true
 }
 
 // commentAbove makes the line held before l, when it is a name and an

@@ -264,9 +264,16 @@ func (t *Ticket) erasure(w *weighing) {
 
 // newestAsking finds, among the mails not ours, the newest that asks or
 // names targets (the anchor) and the newest whose words ask (the asker);
-// a note that only passes a request on is neither.
+// a note that only passes a request on is neither. A cover note that asks
+// too ("see below: could you put Tom's address back on?") is the asker
+// when no mail under it asks.
 func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) {
-	anchor = -1
+	anchor, cover := -1, -1
+	defer func() {
+		if asker < 0 {
+			asker = cover
+		}
+	}()
 	for m := range t.mails {
 		if t.ours(m, own) {
 			continue
@@ -278,6 +285,9 @@ func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) 
 		}
 		if st.asks != 0 && !st.cover {
 			return anchor, m
+		}
+		if st.asks != 0 && cover < 0 {
+			cover = m
 		}
 	}
 	return anchor, -1

@@ -56,6 +56,7 @@ const (
 	cWaveOff     // leaves out the address before it in its sentence: … ignore it
 	cBelow       // points at what is quoted or forwarded under it
 	cNotSelf     // a receiving phrase that is not about the writer ("these bounces")
+	cBehalf      // the writer acts for someone else ("on behalf of", "my client"): not about the writer
 	cOnly        // narrows the request to what the line names
 	cAlso        // adds to the request ("also", "too"): no narrowing
 	cSelective   // picks targets by a condition ("the rows marked …"): a person must choose
@@ -84,7 +85,7 @@ var sections = map[string]struct {
 	"colleague": {cColleague, inWords}, "contact": {cContact, inWords}, "request": {cRequest, inWords},
 	"suppress": {cSuppress, inWords}, "release": {cRelease, inWords}, "check": {cCheck, inWords},
 	"remove": {cRemove, inWords}, "withdraw": {cWithdraw, inWords}, "except": {cExcept, inWords}, "exclude": {cExclude, inWords}, "not-suppress": {cNotSuppress, inWords},
-	"except-after": {cExceptAfter, inWords}, "wave-off": {cWaveOff, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords},
+	"except-after": {cExceptAfter, inWords}, "wave-off": {cWaveOff, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords}, "behalf": {cBehalf, inWords},
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},

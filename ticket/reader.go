@@ -74,6 +74,7 @@ type state struct {
 	names           map[string]string // a sender's address by the name beside it
 	locals          map[string]bool   // the local parts of the addresses read, true for a distinctive one (localName)
 	lastHeaderBlock int               // the mail the last header block began
+	chat            map[string]int    // the mail of each speaker of a chat transcript, by their name folded
 }
 
 // heldLine is a line whose tokens are not handed on yet.

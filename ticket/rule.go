@@ -392,6 +392,7 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 		return Decision{Reason: ReasonColleague, By: c.f.coll.first(), ways: c.f.coll}, true
 	},
 	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.recipientAsked(c.vw.first, c.f) },
+	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.senderAsked(c.vw.first, c.v, c.f, c.own) },
 	func(c ruleCase) (Decision, bool) {
 		if c.vw.first.zone != zBody || c.vw.older == nil {
 			return Decision{}, false
@@ -408,6 +409,65 @@ func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
 	a := f.w.anchor
 	return o.zone == zRecipient && a >= 0 && f.w.targets[o.msg] && o.msg != a && f.self == nil &&
 		t.mails[a].named == 0 && !t.mails[o.msg].bounce && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes()
+}
+
+// asksForOther reports a request whose words say it is for another
+// person ("stop all mail to her address", "please unsubscribe him", "on
+// behalf of my client").
+func (t *Ticket) asksForOther(w weighing) bool {
+	return aboutSomeoneElse.MatchString(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
+}
+
+// decides reports a mail whose words decide: one of the targets' (any,
+// when there are none) or the asker.
+func (t *Ticket) decides(m int, wg weighing) bool {
+	return len(wg.targets) == 0 || wg.targets[m] || m == wg.asker
+}
+
+// actsForOther reports a mail whose writer says they act for someone else
+// ("on behalf of my client", "our former client has asked").
+func (t *Ticket) actsForOther(m int) bool {
+	for _, s := range t.said {
+		if s.msg == m && s.behalf {
+			return true
+		}
+	}
+	return false
+}
+
+// senderAsked reports the sender of the forwarded mail that the deciding
+// mail points at by whose address it is, naming none ("can you see
+// whether her address is blocked?", "put Tom's address back on" over a
+// mail from her, from him): a target, when the requester does not ask for
+// themselves and that mail, not ours, is the only one forwarded from
+// someone else.
+func (t *Ticket) senderAsked(o occurrence, v string, f *facts, own Own) bool {
+	a := f.w.anchor
+	if o.zone != zFrom || a < 0 || o.msg == a || f.self != nil || t.mails[a].named != 0 || !pointsAtSomeone(f.w.p) {
+		return false
+	}
+	m := t.mails[o.msg]
+	if !m.forward && m.depth == 0 || m.bounce || m.from != v || isSystem(v) || t.isOurs(v, own) {
+		return false
+	}
+	return t.onlySender(v, o.msg, a)
+}
+
+// pointsAtSomeone reports a proposal that asks or checks, decided by words
+// about another person's address ("her address", "Tom's address").
+func pointsAtSomeone(p Proposal) bool {
+	return (p.Mode.Changes() || p.Mode == ModeCheck) && aboutSomeoneElse.MatchString(p.By.Text)
+}
+
+// onlySender reports whether every mail but m and the anchor a is from v,
+// from a's sender or from a system address.
+func (t *Ticket) onlySender(v string, m, a int) bool {
+	for i, ml := range t.mails {
+		if i != m && i != a && ml.from != "" && ml.from != v && ml.from != t.mails[a].from && !isSystem(ml.from) {
+			return false
+		}
+	}
+	return true
 }
 
 // withdrawn is the decision about an address of a request taken back.
@@ -582,8 +642,7 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 	if w.asker != req.msg && t.mails[w.asker].from != req.value {
 		return nil
 	}
-	if aboutSomeoneElse.MatchString(w.p.By.Text) {
-		// "stop all mail to her address": the writer asks for another.
+	if t.asksForOther(w) {
 		return nil
 	}
 	for m := range w.targets {
@@ -605,9 +664,15 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 }
 
 // aboutSomeoneElse matches a request about a third person's address
-// ("to her address", "my mother's address", "the customer's mailbox"),
+// ("to her address", "Tom's address", "my mother's address", "the
+// customer's mailbox"),
 // which is never the writer's.
-var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+
+// askedOfOther matches a request made of another person ("please
+// unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
+// Lee", "remove the gentleman who…"), which is never about the writer.
+var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|the\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people))\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked).
@@ -661,7 +726,9 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 			if s.fwd && fwd > 0 {
 				m = fwd
 			}
-			if theirs[m] && (len(wg.targets) == 0 || wg.targets[m] || m == wg.asker) && t.asksSelf(s, bare, colleague) {
+			// A subject ("unsubscribe") over "on behalf of my client" is
+			// not about the writer.
+			if theirs[m] && t.decides(m, wg) && t.asksSelf(s, bare, colleague) && !(s.subject && t.actsForOther(m)) {
 				w.note(t.evidence(s.line), s.self)
 			}
 		}

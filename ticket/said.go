@@ -54,6 +54,10 @@ type said struct {
 	// someone: it asks about one other person's address without naming
 	// it ("stop sending to her address").
 	someone bool
+	// behalf: its writer acts for someone else ("on behalf of my
+	// client"), so a request in their mail that names nobody is not
+	// about them.
+	behalf bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -178,7 +182,7 @@ func (s *said) bareRequest(l *line, subject bool) {
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf
 }
 
 // read notes what the phrases of a line say.
@@ -235,6 +239,7 @@ var lineFlags = map[class]func(s *said){
 	cBelow:      func(s *said) { s.below = true },
 	cOnly:       func(s *said) { s.only = true },
 	cForwarding: func(s *said) { s.cover = true },
+	cBehalf:     func(s *said) { s.behalf = true },
 }
 
 // readFlag marks the line with what a phrase of class c says of it.
@@ -793,12 +798,20 @@ func lastWord(s string) string {
 	return fs[len(fs)-1]
 }
 
+// severalPeople reports a phrase about other people's addresses that speaks of
+// several ("their mailboxes", "the customers' addresses").
+func severalPeople(s string) bool {
+	s = strings.ToLower(s)
+	return strings.HasSuffix(s, "es") || strings.HasSuffix(s, "mails") || strings.Contains(s, "s' ") || strings.Contains(s, "s’ ")
+}
+
 // someoneUnnamed reports a sentence of the line about another person's
 // address ("her address", "the customer's mailbox") that names no
 // address itself.
 func someoneUnnamed(l *line) bool {
 	loc := aboutSomeoneElse.FindStringIndex(l.t)
-	if loc == nil {
+	if loc == nil || severalPeople(l.t[loc[0]:loc[1]]) {
+		// "their mailboxes": several people, whom the line may name.
 		return false
 	}
 	from, to := sentence(l.ws, loc[0])

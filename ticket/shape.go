@@ -358,6 +358,9 @@ func commentHeader(t string, ws []word, toks []token) bool {
 		return false
 	}
 	t = withoutCommentLead(t)
+	if head, ok := verbHead(t); ok {
+		return len(toks) == 0 || strings.Contains(head, "@")
+	}
 	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
 		if i := strings.Index(t, sep); i > 0 {
 			head, tail := withoutTeam(t[:i]), t[i+len(sep):]
@@ -367,11 +370,40 @@ func commentHeader(t string, ws []word, toks []token) bool {
 	return false
 }
 
+// verbHead is the author of a comment header that says what they did,
+// then when ("Lucía Benítez replied on 26 Nov 2026 at 9:14", "Daniel
+// (help@…) respondió el 25 nov. 2026 a las 17:40", "Anna a répondu le …"):
+// the name before a verb of the books' [wrote], a date after it.
+func verbHead(t string) (string, bool) {
+	var ws []word
+	ws = wordsOf(ws, t)
+	if len(ws) < 3 || len(ws) > 18 {
+		return "", false
+	}
+	for i := 1; i < len(ws) && i <= 6; i++ {
+		for n := 1; n <= 4 && i+n <= len(ws); n++ {
+			if !lang.hasWords("wrote", ws[i:i+n]...) {
+				continue
+			}
+			last := ws[i+n-1]
+			head := withoutTeam(strings.TrimSpace(t[:ws[i].off]))
+			return head, nameLike(head, true) && capitalized(head) && dateLine(t[last.off+len(last.s):])
+		}
+	}
+	return "", false
+}
+
 // commentLead is what a helpdesk may write before a comment's author: the
 // ticket's number (perhaps after a word: "Ticket 2231") and a few words
 // ending in "by" in the languages read ("#2231 — Comment by Alex Moreno (alex@…), Nov 25, 2026 11:40",
 // "Internal note by …", "Kommentar von …", "Respuesta de …").
 var commentLead = regexp.MustCompile(`(?i)^(?:\[?(?:\pL+\s+)?#?\d{2,}\]?\s*[-–—:|·•]?\s*)?(?:\pL+\s+){1,3}(?:by|von|de|par|da|door)\s+`)
+
+// chatTurn is a turn of a chat transcript: a time, perhaps a bar or a
+// dash, the speaker's name (perhaps their team in brackets) and a colon,
+// then what they said ("02:15 PM | Dana Whitfield: can you lift both?",
+// "[14:02] Sam (Support): done").
+var chatTurn = regexp.MustCompile(`^\[?\d{1,2}[:.]\d{2}(?:\s*[AaPp]\.?[Mm]\.?)?\]?\s*(?:[|·•–—-]\s*)?(\pL[\pL .'’-]{0,40}?)(?:\s*\([\pL .'’-]{1,30}\))?\s*:\s+\S`)
 
 // withoutCommentLead is t without its commentLead, when what follows it
 // begins with a capital letter (a name).
@@ -545,6 +577,9 @@ func nameBefore(t string, off int) string {
 // Nov 2, …": "Pieter Gant").
 func commentName(t string) string {
 	t = withoutCommentLead(t)
+	if head, ok := verbHead(t); ok {
+		return head
+	}
 	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
 		if i := strings.Index(t, sep); i > 0 {
 			return strings.TrimSpace(t[:i])

@@ -213,7 +213,7 @@ func mayWriteOut(t string) bool {
 type piece struct {
 	s        string
 	off, end int
-	english  bool // the "@" was the word "at"
+	english  bool // the "@" was the word "at"; the "." a symbol or the word "dot"
 }
 
 // spelledForms are the bracketed ways to write "@" and ".".
@@ -250,11 +250,11 @@ func toPiece(w string, off, end int) piece {
 	case w == "@":
 		return piece{s: "@", off: off, end: end}
 	case w == ".":
-		return piece{s: ".", off: off, end: end}
+		return piece{s: ".", off: off, end: end, english: true}
 	case lang.has("at", w):
 		return piece{s: "@", off: off, end: end, english: is(w, "at")}
 	case lang.has("dot", w):
-		return piece{s: ".", off: off, end: end}
+		return piece{s: ".", off: off, end: end, english: is(w, "dot")}
 	}
 	return piece{s: strings.TrimRight(w, "."), off: off, end: end}
 }
@@ -322,7 +322,9 @@ func plainlyAddress(ps []piece, from, to int) bool {
 		return false
 	}
 	for k := from; k <= to; k++ {
-		if ps[k].s == "." {
+		if ps[k].s == "." && ps[k].english {
+			// "at some point last year" spells no address: "point"
+			// is a dot in French, not beside an English "at".
 			return true
 		}
 	}
