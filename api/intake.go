@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -282,12 +283,19 @@ func ParseSpan(s string) (time.Duration, error) {
 }
 
 // FormatSpan writes a span as ParseSpan reads it: whole days as "7d",
-// else Go's form.
+// else Go's form without its zero units ("36h", "1h30m", not "36h0m0s").
 func FormatSpan(d time.Duration) string {
 	if d > 0 && d%(24*time.Hour) == 0 {
 		return fmt.Sprintf("%dd", d/(24*time.Hour))
 	}
-	return d.String()
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // ValidEvidenceKind reports whether kind is one of the kinds of evidence.

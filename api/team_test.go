@@ -1,6 +1,9 @@
 package api
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestProtectedMatch: the one rule of what a team's protected list
 // covers: an address itself; an @domain its own addresses and those of
@@ -36,5 +39,27 @@ func TestProtectedMatch(t *testing.T) {
 	}
 	if rule, ok := Protected(nil).Match("x@corp.test"); ok || rule != "" {
 		t.Errorf("an empty list matched: %q", rule)
+	}
+}
+
+// A span is written as a person types it, and reads back as the same span.
+func TestFormatSpan(t *testing.T) {
+	for _, c := range []struct {
+		in   time.Duration
+		want string
+	}{
+		{7 * 24 * time.Hour, "7d"},
+		{36 * time.Hour, "36h"},
+		{90 * time.Minute, "1h30m"},
+		{10 * time.Minute, "10m"},
+		{time.Hour + 10*time.Second, "1h0m10s"},
+	} {
+		got := FormatSpan(c.in)
+		if got != c.want {
+			t.Errorf("FormatSpan(%v) = %q, want %q", c.in, got, c.want)
+		}
+		if back, err := ParseSpan(got); err != nil || back != c.in {
+			t.Errorf("ParseSpan(%q) = %v, %v; want %v", got, back, err, c.in)
+		}
 	}
 }

@@ -434,7 +434,7 @@ func TestIntakeSoftBounceThreshold(t *testing.T) {
 	}
 	r := e.do("PATCH", "/team", e.key, "application/json", []byte(`{"intake":{"soft_bounce_threshold":2,"soft_bounce_expiry":"36h"}}`))
 	r.decode(t, &team)
-	if r.status != http.StatusOK || *team.Intake != (api.IntakePolicy{Threshold: 2, Window: "7d", Expiry: "36h0m0s"}) {
+	if r.status != http.StatusOK || *team.Intake != (api.IntakePolicy{Threshold: 2, Window: "7d", Expiry: "36h"}) {
 		t.Fatalf("PATCH /team: %d %s", r.status, r.body)
 	}
 	for _, bad := range []string{`{"intake":{"soft_bounce_threshold":0}}`, `{"intake":{"soft_bounce_window":"soon"}}`, `{"intake":{"soft_bounce_expiry":"30s"}}`} {
