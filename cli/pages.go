@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -181,7 +182,9 @@ func originFlag(s string) (api.Origin, error) {
 	if s == "" {
 		return "", nil
 	}
-	o, err := api.ParseOrigin(s)
+	// A person types BOUNCE as readily as bounce; the wire takes the
+	// contract's lower case.
+	o, err := api.ParseOrigin(strings.ToLower(strings.TrimSpace(s)))
 	if err != nil {
 		return "", usagef("--origin: %v", err)
 	}

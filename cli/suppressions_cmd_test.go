@@ -229,6 +229,15 @@ func TestListOfAnOriginForAPerson(t *testing.T) {
 	if len(l) != 2 || fields(l[1])[0] != "angry@example.com" || fields(l[1])[2] != "complaint" {
 		t.Errorf("list --origin complaint:\n%s", ta.out.String())
 	}
+	// The flag takes the origin in any case, as --provider does.
+	want := ta.out.String()
+	ta.reset()
+	ta.human()
+	o = listOpts(ta, 20)
+	o.Origin = "Complaint"
+	if err := runList(ctx, o); err != nil || ta.out.String() != want {
+		t.Errorf("list --origin Complaint: %v\n%s", err, ta.out.String())
+	}
 	ta.reset()
 	o = listOpts(ta, 20)
 	o.Select.search = "@nowhere.example"
