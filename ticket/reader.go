@@ -356,12 +356,13 @@ func (r *Reader) End() *Ticket {
 	}
 	r.queue = nil
 	r.tk.Reference, r.tk.HasReference = r.refs.best()
+	r.tk.orderMails()
 	return r.tk
 }
 
 // newMail starts another mail of the ticket, at quote depth depth.
 func (r *Reader) newMail(depth int) int {
-	r.tk.mails = append(r.tk.mails, mail{depth: depth})
+	r.tk.mails = append(r.tk.mails, mail{depth: depth, stamp: noStamp})
 	return len(r.tk.mails) - 1
 }
 
