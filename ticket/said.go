@@ -210,6 +210,12 @@ func (s *said) read(ms []match, l *line) {
 			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
 	}
+	if s.below && s.self == sAsk && s.asks&(aSuppress|aRelease|aRemove) != 0 {
+		// "Several of our addresses were blocked: please unblock the
+		// following": "our" speaks of the addresses listed, not of the
+		// writer's own.
+		s.self, s.colleague = sNone, false
+	}
 }
 
 // readWay notes which way a phrase asks, about the writer and of anyone;
