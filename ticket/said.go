@@ -99,7 +99,7 @@ func (r *Reader) words(l *line, subject bool) {
 		r.markBounce(l, r.ms)
 	}
 	r.placeTokens(l, r.ms)
-	if !subject && r.vague(l, r.ms) {
+	if !subject && (r.vague(l, r.ms) || r.leavesOutPerson(l, r.ms)) {
 		r.tk.keep(l.n, l.t)
 		r.pickedByHand(l.n, l.msg)
 	}
@@ -210,10 +210,15 @@ func (s *said) read(ms []match, l *line) {
 			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
 	}
+	s.listedNotSelf()
+}
+
+// listedNotSelf makes a line that asks of a list it points at ("Several
+// of our addresses were blocked: please unblock the following") not about
+// the writer: "our" speaks of the addresses listed, not of the writer's
+// own.
+func (s *said) listedNotSelf() {
 	if s.below && s.self == sAsk && s.asks&(aSuppress|aRelease|aRemove) != 0 {
-		// "Several of our addresses were blocked: please unblock the
-		// following": "our" speaks of the addresses listed, not of the
-		// writer's own.
 		s.self, s.colleague = sNone, false
 	}
 }
@@ -371,6 +376,9 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		if f.Value != "" && len(r.st.locals) < maxLocals {
 			local := localPart(f.Value)
 			r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
+		}
+		if f.zone == zBody && f.Value != "" {
+			r.notePeople(localPart(f.Value))
 		}
 	}
 	r.localMentions(l, ms)
