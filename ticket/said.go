@@ -227,6 +227,10 @@ func (s *said) listedNotSelf() {
 // it reports whether the phrase asks something.
 func (s *said) readWay(m match, ms []match, l *line) bool {
 	w := classWays[m.class]
+	if w.self == sNone && !w.us && (w.ask == aSuppress || w.ask == aRelease) && gapNamesWriter(l, m) {
+		// "put me back on", "turn me back on": the gap names the writer.
+		w.self = map[ask]selfWay{aSuppress: sSuppress, aRelease: sRelease}[w.ask]
+	}
 	if w.self == sAsk && w.ask == 0 && namesOthers(l) {
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
 		w.self, w.us = sNone, false
@@ -846,6 +850,18 @@ func someoneUnnamed(l *line) bool {
 func endsBetween(ws []word, i, j int) bool {
 	for k := i; k < j; k++ {
 		if ws[k].ends {
+			return true
+		}
+	}
+	return false
+}
+
+// gapNamesWriter reports a phrase whose gap holds the writer as its
+// object ("put me back on", "switch me back on").
+func gapNamesWriter(l *line, m match) bool {
+	for k := m.first + 1; k < m.end-1 && k < len(l.ws); k++ {
+		switch folded(l.ws[k].s) {
+		case "me", "myself", "mich", "mij", "moi":
 			return true
 		}
 	}
