@@ -227,9 +227,9 @@ func (s *said) listedNotSelf() {
 // it reports whether the phrase asks something.
 func (s *said) readWay(m match, ms []match, l *line) bool {
 	w := classWays[m.class]
-	if w.self == sNone && !w.us && (w.ask == aSuppress || w.ask == aRelease) && gapNamesWriter(l, m) {
+	if w.self == sNone && !w.us && gapNamesWriter(l, m) {
 		// "put me back on", "turn me back on": the gap names the writer.
-		w.self = map[ask]selfWay{aSuppress: sSuppress, aRelease: sRelease}[w.ask]
+		w.self = writerWays[w.ask]
 	}
 	if w.self == sAsk && w.ask == 0 && namesOthers(l) {
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
@@ -855,6 +855,10 @@ func endsBetween(ws []word, i, j int) bool {
 	}
 	return false
 }
+
+// writerWays is the way a phrase that asks a and names the writer in its
+// gap asks about them.
+var writerWays = map[ask]selfWay{aSuppress: sSuppress, aRelease: sRelease}
 
 // gapNamesWriter reports a phrase whose gap holds the writer as its
 // object ("put me back on", "switch me back on").
