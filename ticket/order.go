@@ -21,7 +21,7 @@ type stamp struct {
 var noStamp = stamp{0, -1}
 
 // clock is a time of day, perhaps with AM or PM after it.
-var clock = regexp.MustCompile(`(?i)\b(\d{1,2})[:.](\d{2})\b(?:\s*([ap])\.?\s?m\b\.?)?`)
+var clock = regexp.MustCompile(`(?i)\b(\d{1,2})[:.](\d{2})(?:\s*([ap])\.?\s?m\b\.?|\b)`)
 
 // isoDay is a date written 2026-11-25.
 var isoDay = regexp.MustCompile(`\b\d{4}-(\d{2})-(\d{2})\b`)
