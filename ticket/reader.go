@@ -73,7 +73,7 @@ type state struct {
 	senders         map[string]bool
 	names           map[string]string // a sender's address by the name beside it
 	locals          map[string]bool   // the local parts of the addresses read, true for a distinctive one (localName)
-	people          map[string]bool   // the name-like pieces of the local parts of the addresses the words name ("claire", "jp" of jp.martin@…)
+	people          map[string]string // the name-like pieces of the local parts of the addresses the words name ("claire", "jp" of jp.martin@…), each to its local part, "" when several have it
 	lastHeaderBlock int               // the mail the last header block began
 	chat            map[string]int    // the mail of each speaker of a chat transcript, by their name folded
 }

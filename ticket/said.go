@@ -99,7 +99,7 @@ func (r *Reader) words(l *line, subject bool) {
 		r.markBounce(l, r.ms)
 	}
 	r.placeTokens(l, r.ms)
-	if !subject && (r.vague(l, r.ms) || r.leavesOutPerson(l, r.ms)) {
+	if !subject && r.picksByHand(l) {
 		r.tk.keep(l.n, l.t)
 		r.pickedByHand(l.n, l.msg)
 	}
