@@ -322,7 +322,8 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 		// answer's targets when the answer names its own.
 		w.targets[w.asker] = true
 	}
-	if (named || st.only || t.asksOnlyForWriter(a, st)) && !st.below {
+	// "Just block these": a narrowing that names nothing narrows nothing.
+	if (named || st.only && len(t.partials) > 0 || t.asksOnlyForWriter(a, st)) && !st.below {
 		return
 	}
 	for _, m := range t.olderFrom(t.after(a)) {
