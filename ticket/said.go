@@ -569,6 +569,8 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zBounceMeta
 	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off):
 		return zMention
+	case contactFooter(l, ms, f):
+		return zSignature
 	}
 	return zBody
 }
