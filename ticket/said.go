@@ -873,3 +873,32 @@ func gapNamesWriter(l *line, m match) bool {
 	}
 	return false
 }
+
+// contactFooter reports the one address of a company's contact line that
+// asks nothing: fields set apart by "|", "·" or "•", another of them a web
+// address ("Tallow Candles | 8 Quay St | info@… | www.…"). A table's row
+// is no such line.
+func contactFooter(l *line, ms []match, f *token) bool {
+	if len(l.toks) != 1 || tableRow(l.t) {
+		return false
+	}
+	for _, m := range ms {
+		if w := classWays[m.class]; w.ask != 0 || w.self != sNone {
+			return false
+		}
+	}
+	fields := strings.FieldsFunc(l.t, func(c rune) bool { return c == '|' || c == '·' || c == '•' })
+	if len(fields) < 2 {
+		return false
+	}
+	for _, fl := range fields {
+		fl = strings.TrimSpace(fl)
+		if strings.Contains(fl, f.Raw) {
+			continue
+		}
+		if low := strings.ToLower(fl); strings.HasPrefix(low, "www.") || strings.HasPrefix(low, "http") {
+			return true
+		}
+	}
+	return false
+}
