@@ -73,7 +73,28 @@ func stampOf(t string) stamp {
 		return s
 	}
 	s.day = monthDay(t)
+	if s.day == 0 {
+		s.day = relativeDay(t)
+	}
 	return s
+}
+
+// relativeDays are the words for yesterday (1) and today (2), which
+// compare only with each other.
+var relativeDays = map[string]int{"yesterday": 1, "gestern": 1, "hier": 1, "ayer": 1, "ieri": 1, "gisteren": 1, "ontem": 1,
+	"today": 2, "heute": 2, "aujourd'hui": 2, "hoy": 2, "oggi": 2, "vandaag": 2, "hoje": 2}
+
+// relativeDay is the day "Yesterday at 16:02" or "Today, 09:10" says, 0
+// for none.
+func relativeDay(t string) int {
+	var ws []word
+	ws = wordsOf(ws, t)
+	for _, w := range ws {
+		if d := relativeDays[folded(w.s)]; d > 0 {
+			return d
+		}
+	}
+	return 0
 }
 
 // monthDay is month*32+day of a month's name with a day number beside
@@ -102,6 +123,8 @@ func monthDay(t string) int {
 // the stamps cannot tell.
 func (a stamp) before(b stamp) int {
 	switch {
+	case a.day > 0 && b.day > 0 && (a.day < 32) != (b.day < 32):
+		return 0 // "Yesterday" beside "Nov 24": not comparable
 	case a.day > 0 && b.day > 0 && a.day != b.day:
 		return sign(b.day - a.day)
 	case a.min >= 0 && b.min >= 0 && (a.day == b.day || a.day == 0 || b.day == 0):
