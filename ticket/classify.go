@@ -217,6 +217,7 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	}
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk = true
+	r.tk.mails[m].stamp = stampOf(l.t)
 	r.addSenders(l, m)
 	if len(l.toks) == 0 {
 		// "Pieter Gant, Nov 2, 2026": the author named by a header before.
@@ -281,6 +282,7 @@ func (r *Reader) commentAbove(l *line) bool {
 	l.msg = m
 	f.zone, f.msg = zFrom, m
 	r.tk.mails[m].helpdesk = true
+	r.tk.mails[m].stamp = stampOf(l.t)
 	r.addSender(f.Value, m, f.Line)
 	if r.st.cand == k {
 		r.st.cand = -1

@@ -221,10 +221,14 @@ func (t *Ticket) weigh(own Own) weighing {
 	if w.asker < 0 && w.anchor >= 0 {
 		// The newest mail names targets and asks nothing: it answers an
 		// older mail, ours too ("which address should we suppress?").
-		w.asker = t.firstMail(func(m int) bool { return sts[m].asks|sts[m].subjectAsks != 0 }, w.anchor+1)
+		w.asker = t.firstMail(func(m int) bool { return sts[m].asks|sts[m].subjectAsks != 0 }, t.after(w.anchor))
 	}
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
+	if t.turnsDisagree(&w, sts, own) {
+		w.p.Mode, w.p.Why = ModeUnsure, "a transcript whose order is not known asks both ways"
+		w.p.Ask = append(w.p.Ask, "the transcript's messages ask both ways and do not say which came last")
+	}
 	if w.p.Mode == ModeAdd && w.asker >= 0 {
 		t.erasure(&w)
 	}
@@ -274,7 +278,7 @@ func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) 
 			asker = cover
 		}
 	}()
-	for m := range t.mails {
+	for _, m := range t.newestFirst() {
 		if t.ours(m, own) {
 			continue
 		}
@@ -295,7 +299,7 @@ func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) 
 
 // firstMail is the first mail from from on that ok holds for, -1 for none.
 func (t *Ticket) firstMail(ok func(m int) bool, from int) int {
-	for m := from; m < len(t.mails); m++ {
+	for _, m := range t.olderFrom(from) {
 		if ok(m) {
 			return m
 		}
@@ -313,15 +317,16 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 	w.targets[a] = true
 	st := sts[a]
 	named := t.mails[a].named+t.mails[a].ids > 0
-	if w.asker > a && (!named || !t.ours(w.asker, own)) {
+	if t.older(w.asker, a) && (!named || !t.ours(w.asker, own)) {
 		// Our agent's question ("block p1@… or p2@…?") is not the
 		// answer's targets when the answer names its own.
 		w.targets[w.asker] = true
 	}
-	if (named || st.only || t.asksOnlyForWriter(a, st)) && !st.below {
+	// "Just block these": a narrowing that names nothing narrows nothing.
+	if (named || st.only && len(t.partials) > 0 || t.asksOnlyForWriter(a, st)) && !st.below {
 		return
 	}
-	for m := a + 1; m < len(t.mails); m++ {
+	for _, m := range t.olderFrom(t.after(a)) {
 		// Ours too when the anchor names nothing: "yes, please unblock
 		// it" answers our agent's mail that names it.
 		if !t.ours(m, own) || !named {

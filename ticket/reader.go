@@ -73,6 +73,7 @@ type state struct {
 	senders         map[string]bool
 	names           map[string]string // a sender's address by the name beside it
 	locals          map[string]bool   // the local parts of the addresses read, true for a distinctive one (localName)
+	people          map[string]string // the name-like pieces of the local parts of the addresses the words name ("claire", "jp" of jp.martin@…), each to its local part, "" when several have it
 	lastHeaderBlock int               // the mail the last header block began
 	chat            map[string]int    // the mail of each speaker of a chat transcript, by their name folded
 }
@@ -356,12 +357,13 @@ func (r *Reader) End() *Ticket {
 	}
 	r.queue = nil
 	r.tk.Reference, r.tk.HasReference = r.refs.best()
+	r.tk.orderMails()
 	return r.tk
 }
 
 // newMail starts another mail of the ticket, at quote depth depth.
 func (r *Reader) newMail(depth int) int {
-	r.tk.mails = append(r.tk.mails, mail{depth: depth})
+	r.tk.mails = append(r.tk.mails, mail{depth: depth, stamp: noStamp})
 	return len(r.tk.mails) - 1
 }
 

@@ -799,7 +799,7 @@ func (t *Ticket) narrowed(f *facts) (map[string]bool, int) {
 	var only map[string]bool
 	line := 0
 	see := func(v string, o occurrence) {
-		bare := o.only == nBare && o.msg == f.w.anchor && f.w.anchor < f.w.asker
+		bare := o.only == nBare && o.msg == f.w.anchor && t.older(f.w.asker, f.w.anchor)
 		if o.only != nAsked && !bare || o.zone != zBody || !f.w.targets[o.msg] {
 			return
 		}

@@ -99,7 +99,7 @@ func (r *Reader) words(l *line, subject bool) {
 		r.markBounce(l, r.ms)
 	}
 	r.placeTokens(l, r.ms)
-	if !subject && r.vague(l, r.ms) {
+	if !subject && r.picksByHand(l) {
 		r.tk.keep(l.n, l.t)
 		r.pickedByHand(l.n, l.msg)
 	}
@@ -210,12 +210,27 @@ func (s *said) read(ms []match, l *line) {
 			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
 	}
+	s.listedNotSelf()
+}
+
+// listedNotSelf makes a line that asks of a list it points at ("Several
+// of our addresses were blocked: please unblock the following") not about
+// the writer: "our" speaks of the addresses listed, not of the writer's
+// own.
+func (s *said) listedNotSelf() {
+	if s.below && s.self == sAsk && s.asks&(aSuppress|aRelease|aRemove) != 0 {
+		s.self, s.colleague = sNone, false
+	}
 }
 
 // readWay notes which way a phrase asks, about the writer and of anyone;
 // it reports whether the phrase asks something.
 func (s *said) readWay(m match, ms []match, l *line) bool {
 	w := classWays[m.class]
+	if w.self == sNone && !w.us && gapNamesWriter(l, m) {
+		// "put me back on", "turn me back on": the gap names the writer.
+		w.self = writerWays[w.ask]
+	}
 	if w.self == sAsk && w.ask == 0 && namesOthers(l) {
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
 		w.self, w.us = sNone, false
@@ -365,6 +380,9 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		if f.Value != "" && len(r.st.locals) < maxLocals {
 			local := localPart(f.Value)
 			r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
+		}
+		if f.zone == zBody && f.Value != "" {
+			r.notePeople(localPart(f.Value))
 		}
 	}
 	r.localMentions(l, ms)
@@ -551,6 +569,8 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zBounceMeta
 	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off):
 		return zMention
+	case contactFooter(l, ms, f):
+		return zSignature
 	}
 	return zBody
 }
@@ -832,6 +852,51 @@ func someoneUnnamed(l *line) bool {
 func endsBetween(ws []word, i, j int) bool {
 	for k := i; k < j; k++ {
 		if ws[k].ends {
+			return true
+		}
+	}
+	return false
+}
+
+// writerWays is the way a phrase that asks a and names the writer in its
+// gap asks about them.
+var writerWays = map[ask]selfWay{aSuppress: sSuppress, aRelease: sRelease}
+
+// gapNamesWriter reports a phrase whose gap holds the writer as its
+// object ("put me back on", "switch me back on").
+func gapNamesWriter(l *line, m match) bool {
+	for k := m.first + 1; k < m.end-1 && k < len(l.ws); k++ {
+		switch folded(l.ws[k].s) {
+		case "me", "myself", "mich", "mij", "moi":
+			return true
+		}
+	}
+	return false
+}
+
+// contactFooter reports the one address of a company's contact line that
+// asks nothing: fields set apart by "|", "·" or "•", another of them a web
+// address ("Tallow Candles | 8 Quay St | info@… | www.…"). A table's row
+// is no such line.
+func contactFooter(l *line, ms []match, f *token) bool {
+	if len(l.toks) != 1 || tableRow(l.t) {
+		return false
+	}
+	for _, m := range ms {
+		if w := classWays[m.class]; w.ask != 0 || w.self != sNone {
+			return false
+		}
+	}
+	fields := strings.FieldsFunc(l.t, func(c rune) bool { return c == '|' || c == '·' || c == '•' })
+	if len(fields) < 2 {
+		return false
+	}
+	for _, fl := range fields {
+		fl = strings.TrimSpace(fl)
+		if strings.Contains(fl, f.Raw) {
+			continue
+		}
+		if low := strings.ToLower(fl); strings.HasPrefix(low, "www.") || strings.HasPrefix(low, "http") {
 			return true
 		}
 	}

@@ -565,7 +565,7 @@ func nameBefore(t string, off int) string {
 	if i := strings.IndexByte(before, ':'); i >= 0 {
 		before = before[i+1:]
 	}
-	before = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(before), "<(\""))
+	before = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(before), "<(\"·•|–—-,"))
 	before = strings.Trim(before, "\" ")
 	if before == "" || !nameLike(before, false) {
 		return ""
@@ -590,12 +590,12 @@ func commentName(t string) string {
 
 // titleLine reports a helpdesk export's title line, which is its
 // subject: "Ticket #44790: Unsubscribe request", "#44790 Unsubscribe",
-// "[#44790] …".
+// "[#44790] …", "Conversation #31877 · Reminders not arriving".
 func titleLine(t string) bool {
 	return titleRef.MatchString(t)
 }
 
-var titleRef = regexp.MustCompile(`(?i)^(?:\[#?\d{2,}\]|(?:ticket|case|request|incident|anfrage|caso|demande|chamado|richiesta|melding|ticketnummer)?\s*#\d{2,}\b\s*[-–:]?|(?:ticket|case|request|incident)\s+\d{2,}\s*[-–:])`)
+var titleRef = regexp.MustCompile(`(?i)^(?:\[#?\d{2,}\]|(?:ticket|case|request|incident|anfrage|caso|demande|chamado|richiesta|melding|ticketnummer|conversation|conversación|conversa|conversazione|konversation|gesprek|chat)?\s*#\d{2,}\b\s*[-–:·•|]?|(?:ticket|case|request|incident)\s+\d{2,}\s*[-–:·•|])`)
 
 // localPart is an address's part before the @.
 func localPart(addr string) string {

@@ -68,17 +68,23 @@ type Ticket struct {
 	senders, signers, copied []person
 	said                     []said
 	mails                    []mail
-	topFrom                  bool
-	sentTo                   map[string]bool
-	records                  map[string]*record
-	order                    []string
-	lines                    map[int]string
-	textLeft                 int
-	words                    int // words read outside headers and signatures: 0 for a list
-	partials                 []partial
-	signName                 string            // the first word of the name the top mail is signed with, folded
-	senderNames              map[string]string // a sender's name, folded, by address
-	ids                      []idAt
+	// newest is the order the mails are read in, newest first; rank is
+	// each mail's place in it; chrono: a transcript read from its end.
+	newest, rank []int
+	// chrono: a transcript read from its end; ordered: its comments'
+	// stamps tell their order.
+	chrono, ordered bool
+	topFrom         bool
+	sentTo          map[string]bool
+	records         map[string]*record
+	order           []string
+	lines           map[int]string
+	textLeft        int
+	words           int // words read outside headers and signatures: 0 for a list
+	partials        []partial
+	signName        string            // the first word of the name the top mail is signed with, folded
+	senderNames     map[string]string // a sender's name, folded, by address
+	ids             []idAt
 }
 
 // idAt is a suppression ID the words name, and where.
@@ -111,7 +117,7 @@ type mail struct {
 	named    int    // addresses its words name
 	ids      int    // suppression IDs its words name
 	subject  int    // the line of its Subject:, 0 for none
-	chrono   bool   // a helpdesk transcript's comment: the newest comes last
+	stamp    stamp  // when its comment header says it was written
 	helpdesk bool   // begun by a helpdesk's comment header
 }
 
@@ -156,7 +162,7 @@ const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
 	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
-		textLeft: lineBudget, mails: []mail{{}}}
+		textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
 }
 
 func (t *Ticket) keep(n int, text string) {
