@@ -87,7 +87,7 @@ func (r *Reader) forwardLine(l *line) (lineKind, bool) {
 // footerLine: a helpdesk's notification text ("This email is a service
 // from …", "##- Please type your reply above this line -##").
 func (r *Reader) footerLine(l *line) (lineKind, bool) {
-	if c, _ := firstPhrase(lang.trees[inFooter], l.ws); c != cFooter && !isReplyMarker(l.t) {
+	if c, _ := firstPhrase(phraseBooks().trees[inFooter], l.ws); c != cFooter && !isReplyMarker(l.t) {
 		if !r.st.footer || len(l.toks) == 0 || !l.depthZeroOrSame(r) {
 			return lineKind{}, false
 		}
@@ -111,7 +111,7 @@ func (r *Reader) headerLine(l *line) (lineKind, bool) {
 		l.setZone(st.headerZone)
 		return lineKind{header: true}, true
 	}
-	if !st.inHeader && !lang.has("header-requester", name) {
+	if !st.inHeader && !phraseBooks().has("header-requester", name) {
 		r.headerBlock(l)
 	}
 	st.inHeader, st.sig, st.footer = true, 0, false
@@ -160,20 +160,20 @@ var headerKinds = []struct {
 	read func(r *Reader, l *line) zone
 }{
 	// A helpdesk export's "Requester: Name <addr>": the ticket's.
-	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-requester", name) }, (*Reader).requesterHeader},
-	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-from", name) }, (*Reader).fromHeader},
+	{func(_ *Reader, _ *line, name string) bool { return phraseBooks().has("header-requester", name) }, (*Reader).requesterHeader},
+	{func(_ *Reader, _ *line, name string) bool { return phraseBooks().has("header-from", name) }, (*Reader).fromHeader},
 	{func(r *Reader, l *line, name string) bool {
-		return lang.has("header-to", name) && r.st.top && l.depth == 0 && l.msg == 0
+		return phraseBooks().has("header-to", name) && r.st.top && l.depth == 0 && l.msg == 0
 	}, func(r *Reader, l *line) zone { r.sentTo(l); return zSentTo }},
 	{func(_ *Reader, _ *line, name string) bool {
-		return lang.has("header-cc", name) || name == "cc" || name == "bcc"
+		return phraseBooks().has("header-cc", name) || name == "cc" || name == "bcc"
 	}, (*Reader).copyHeader},
 	// The subject is the writer's words: "Unsubscribe me"; a forward's
 	// ("FW: …") is the forwarded mail's.
-	{func(_ *Reader, _ *line, name string) bool { return lang.has("header-subject", name) },
+	{func(_ *Reader, _ *line, name string) bool { return phraseBooks().has("header-subject", name) },
 		func(r *Reader, l *line) zone { r.subject(l); return zBody }},
 	{func(r *Reader, l *line, name string) bool {
-		return lang.has("header-to", name) && r.tk.mails[l.msg].forward
+		return phraseBooks().has("header-to", name) && r.tk.mails[l.msg].forward
 	},
 		func(*Reader, *line) zone { return zRecipient }},
 }
@@ -346,7 +346,7 @@ func (r *Reader) closingLine(l *line) (lineKind, bool) {
 
 // openerLine: "Sent from my iPhone" and the address under it.
 func (r *Reader) openerLine(l *line) (lineKind, bool) {
-	if c, _ := lang.trees[atStart].at(l.ws, 0); c != cOpener {
+	if c, _ := phraseBooks().trees[atStart].at(l.ws, 0); c != cOpener {
 		return lineKind{}, false
 	}
 	r.st.sig, r.st.sigDepth = signatureLines, l.depth

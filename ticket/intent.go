@@ -250,7 +250,7 @@ func (t *Ticket) erasure(w *weighing) {
 		}
 		var ws []word
 		ws = wordsOf(ws, t.lines[s.line])
-		if c, _ := firstPhrase(lang.trees[erasures], ws); c != cErasure {
+		if c, _ := firstPhrase(phraseBooks().trees[erasures], ws); c != cErasure {
 			continue
 		}
 		w.p.Mode, w.p.Why = ModeErase, "asks to be forgotten (right to erasure): erase, and keep blocked"
@@ -467,7 +467,7 @@ func (t *Ticket) bounceLine(m int) int {
 	for n, text := range t.lines {
 		var ws []word
 		ws = wordsOf(ws, text)
-		if c, _ := firstPhrase(lang.trees[inWords], ws); c == cBounce && (best == 0 || n < best) {
+		if c, _ := firstPhrase(phraseBooks().trees[inWords], ws); c == cBounce && (best == 0 || n < best) {
 			best = n
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The phrase books: lang/<code>.txt, one file a language, each a list of
@@ -119,8 +120,9 @@ type books struct {
 	languages []string
 }
 
-// lang is the books, read once.
-var lang = mustReadBooks(langFiles)
+// phraseBooks is the books, read the first time a ticket is read (some
+// 3 MB and 10 ms): a command that reads none does not pay for them.
+var phraseBooks = sync.OnceValue(func() *books { return mustReadBooks(langFiles) })
 
 func mustReadBooks(fsys fs.FS) *books {
 	b, err := readBooks(fsys)

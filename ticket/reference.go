@@ -201,7 +201,7 @@ func refPlace(t string) (rank int, source string, ok bool) {
 	switch {
 	case !header:
 		return rankText, "text", true
-	case lang.has("header-subject", name):
+	case phraseBooks().has("header-subject", name):
 		return rankSubject, "subject", true
 	}
 	return 0, "", false
@@ -249,7 +249,7 @@ func mayRefer(t string) bool {
 	if !strings.ContainsAny(t, " \t#[") && strings.IndexByte(t, '@') >= 0 {
 		return false
 	}
-	if name, ok := headerName(t, true); ok && lang.has("header-subject", name) {
+	if name, ok := headerName(t, true); ok && phraseBooks().has("header-subject", name) {
 		return true // a bare number in a subject may be the ticket's
 	}
 	var buf [256]byte

@@ -83,7 +83,7 @@ var classWays = [classCount]struct {
 // words reads a line of a mail's words: what it asks, where its answer
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
-	r.ms = lang.trees[inWords].find(r.ms, l.ws, lang.trees[negations])
+	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
 	s := said{msg: l.msg, line: l.n, subject: subject}
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
@@ -522,7 +522,7 @@ func (l *line) stops(i int) bool {
 // (where they start).
 func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
 	contactAt = -1
-	if c, _ := lang.trees[atStart].at(l.ws, 0); c == cForward {
+	if c, _ := phraseBooks().trees[atStart].at(l.ws, 0); c == cForward {
 		// "Forwarded by Lee (lee@…): please …": who passes it on.
 		writer = forwarder(l, ms)
 	} else if at, ok := namedBeforeColon(l, ms); ok {
@@ -634,7 +634,7 @@ func wordAt(ws []word, off int) int {
 // recipient it failed to deliver to: the sender's ("X-Postfix-Sender:",
 // "Return-Path:"), the mail's own sender.
 func bounceMeta(l *line, f *token) bool {
-	if name, ok := headerName(l.t, true); ok && !lang.has("header-to", name) && name != "final-recipient" && name != "original-recipient" {
+	if name, ok := headerName(l.t, true); ok && !phraseBooks().has("header-to", name) && name != "final-recipient" && name != "original-recipient" {
 		return true
 	}
 	return false
@@ -682,17 +682,17 @@ func bareRequest(ws []word) (selfWay, bool) {
 	var w selfWay
 	for i, x := range ws {
 		switch {
-		case lang.has("bare-suppress", x.s), is(x.s, "opt") && i+1 < len(ws) && is(ws[i+1].s, "out"):
+		case phraseBooks().has("bare-suppress", x.s), is(x.s, "opt") && i+1 < len(ws) && is(ws[i+1].s, "out"):
 			w = sSuppress
-		case lang.has("bare-release", x.s):
+		case phraseBooks().has("bare-release", x.s):
 			if w == sNone {
 				w = sRelease
 			}
-		case lang.has("bare-ask", x.s):
+		case phraseBooks().has("bare-ask", x.s):
 			if w == sNone {
 				w = sAsk
 			}
-		case lang.has("bare-filler", x.s):
+		case phraseBooks().has("bare-filler", x.s):
 		default:
 			return sNone, false
 		}
@@ -714,7 +714,7 @@ func firstPhrase(b *phraseBook, ws []word) (class, int) {
 // ("please", "can you") right before a phrase that asks ("please suppress
 // …", "can you unblock …"), neither negated.
 func asksOutright(ws []word) bool {
-	ms := lang.trees[inWords].find(nil, ws, lang.trees[negations])
+	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
 	for i, m := range ms {
 		if m.class != cRequest || m.negated || i+1 == len(ms) {
 			continue
@@ -737,7 +737,7 @@ func signedAt(l *line, off int) bool {
 			if !l.ws[i-1].ends {
 				continue
 			}
-			if c, n := lang.trees[atStart].at(l.ws, i); c == cClosing && i+n < len(l.ws) {
+			if c, n := phraseBooks().trees[atStart].at(l.ws, i); c == cClosing && i+n < len(l.ws) {
 				if nameLike(l.t[l.ws[i+n].off:], true) {
 					l.signedFrom = i + n
 				}

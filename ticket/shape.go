@@ -87,7 +87,7 @@ func headerName(t string, addressed bool) (string, bool) {
 	}
 	name = folded(name)
 	for _, s := range headerNames {
-		if lang.words[s][name] {
+		if phraseBooks().words[s][name] {
 			return name, addressed || len(name) > 3 || s == "header-cc"
 		}
 	}
@@ -107,7 +107,7 @@ func isWroteLine(t string, ws []word) bool {
 	}
 	for i := range ws {
 		for n := 1; n <= 3 && i+n <= len(ws); n++ {
-			if lang.hasWords("wrote", ws[i:i+n]...) {
+			if phraseBooks().hasWords("wrote", ws[i:i+n]...) {
 				return i > 0 || len(ws) <= 2
 			}
 		}
@@ -144,7 +144,7 @@ func isForwardMarker(t string, ws []word) bool {
 		return false
 	}
 	for i := range ws {
-		if c, n := lang.trees[atStart].at(ws, i); c == cForward {
+		if c, n := phraseBooks().trees[atStart].at(ws, i); c == cForward {
 			return i == 0 || t[0] == '-' || t[0] == '_' || strings.HasSuffix(t, ":") && i+n == len(ws)
 		}
 	}
@@ -182,7 +182,7 @@ func isDelimiter(t, raw string) bool {
 // they are (0 for none), which is also the index of the first word after
 // them.
 func closing(ws []word) (k, rest int) {
-	if c, n := lang.trees[atStart].at(ws, 0); c == cClosing {
+	if c, n := phraseBooks().trees[atStart].at(ws, 0); c == cClosing {
 		return n, n
 	}
 	return 0, 0
@@ -195,7 +195,7 @@ func isTitle(t string, ws []word) bool {
 		return false
 	}
 	for _, w := range ws {
-		if lang.has("title", w.s) || lang.has("legal", w.s) || lang.has("legal", w.s+".") {
+		if phraseBooks().has("title", w.s) || phraseBooks().has("legal", w.s) || phraseBooks().has("legal", w.s+".") {
 			return true
 		}
 	}
@@ -310,7 +310,7 @@ func nameLike(t string, withAddress bool) bool {
 // isNameWord reports a word of a name: capitalized, an initial, a small
 // word of names and titles, or a legal form.
 func isNameWord(w string) bool {
-	if lang.has("particle", w) || lang.has("legal", w) || lang.has("legal", w+".") {
+	if phraseBooks().has("particle", w) || phraseBooks().has("legal", w) || phraseBooks().has("legal", w+".") {
 		return true
 	}
 	r, _ := utf8.DecodeRuneInString(w)
@@ -382,7 +382,7 @@ func verbHead(t string) (string, bool) {
 	}
 	for i := 1; i < len(ws) && i <= 6; i++ {
 		for n := 1; n <= 4 && i+n <= len(ws); n++ {
-			if !lang.hasWords("wrote", ws[i:i+n]...) {
+			if !phraseBooks().hasWords("wrote", ws[i:i+n]...) {
 				continue
 			}
 			last := ws[i+n-1]
@@ -541,7 +541,7 @@ func isSystem(v string) bool {
 	if i := strings.IndexByte(local, '+'); i > 0 {
 		local = local[:i]
 	}
-	return lang.words["system"][local]
+	return phraseBooks().words["system"][local]
 }
 
 // isDaemon reports the sender of a bounce report: a mailer daemon or a

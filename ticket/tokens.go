@@ -192,7 +192,7 @@ func mayWriteOut(t string) bool {
 			return true
 		}
 	}
-	for w := range lang.words["at"] {
+	for w := range phraseBooks().words["at"] {
 		for i := bytes.Index(lt, []byte(w)); i >= 0; {
 			end := i + len(w)
 			if i > 0 && lt[i-1] == ' ' && end < len(lt) && lt[end] == ' ' {
@@ -251,9 +251,9 @@ func toPiece(w string, off, end int) piece {
 		return piece{s: "@", off: off, end: end}
 	case w == ".":
 		return piece{s: ".", off: off, end: end, english: true}
-	case lang.has("at", w):
+	case phraseBooks().has("at", w):
 		return piece{s: "@", off: off, end: end, english: is(w, "at")}
-	case lang.has("dot", w):
+	case phraseBooks().has("dot", w):
 		return piece{s: ".", off: off, end: end, english: is(w, "dot")}
 	}
 	return piece{s: strings.TrimRight(w, "."), off: off, end: end}
