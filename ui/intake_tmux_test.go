@@ -76,7 +76,8 @@ func TestIntakeReviewInTmux(t *testing.T) {
 
 	// Browse: the evidence of the entry a permanent bounce listed.
 	s.tmux("send-keys", "-t", "ui", "l")
-	s.waitScreen("Browse")
+	// As a person does: the page shown, then the look-up.
+	s.waitScreen("Browse · page 1", "gone@example.com", "/ look up")
 	s.tmux("send-keys", "-t", "ui", "/")
 	s.tmux("send-keys", "-t", "ui", "-l", "gone@example.com")
 	s.waitScreen("Look up: gone@example.com")
