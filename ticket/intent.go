@@ -389,9 +389,9 @@ var modeRules = []modeRule{
 	{func(c modeCase) bool {
 		return c.asks&aRelease != 0 && c.asks&(aSuppress|aRemove) != 0 && c.weak&(aSuppress|aRemove) != 0 && c.weak&aRelease == 0
 	}, ModeRemove, of(aRelease), "asks to get mail again"},
-	{func(c modeCase) bool {
-		return c.asks&aRelease != 0 && c.asks&aSuppress != 0 && c.weak&aRelease != 0 && c.weak&aSuppress == 0
-	}, ModeAdd, of(aSuppress), "asks to get no more mail"},
+	// A stop said outright beside mail again said only in passing is
+	// still both ways: never a stop the review did not see ("I only want
+	// to get the invoices again, stop everything else").
 	{func(c modeCase) bool { return c.asks&aRelease != 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aRelease), "asks both ways"},
 	{func(c modeCase) bool { return c.asks&aRelease != 0 }, ModeRemove, of(aRelease), "asks to get mail again"},
 	// "Please remove x@…" alone: off the mailing list, or off the
