@@ -58,6 +58,9 @@ type said struct {
 	// client"), so a request in their mail that names nobody is not
 	// about them.
 	behalf bool
+	// forgets: it holds a phrase about being forgotten ("delete all my
+	// data"), read when the ticket asks to stop mail.
+	forgets bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -91,6 +94,9 @@ func (r *Reader) words(l *line, subject bool) {
 	s.read(r.ms, l)
 	s.bareRequest(l, subject)
 	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
+	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
+		s.forgets = true
+	}
 	if s.says() {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
@@ -182,7 +188,7 @@ func (s *said) bareRequest(l *line, subject bool) {
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf || s.forgets
 }
 
 // read notes what the phrases of a line say.
