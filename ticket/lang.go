@@ -72,6 +72,7 @@ const (
 	cNegation  // turns the phrase after it around
 	cErasure   // asks to be forgotten: right to erasure, delete my data
 	cNarrative // tells what the writer did ("I clicked unsubscribe"): history, not the request
+	cSuccessor // the address before it takes over from the writer ("… takes over the account"): a contact, not a target
 	classCount // how many
 )
 
@@ -91,7 +92,7 @@ var sections = map[string]struct {
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
-	"narrative": {cNarrative, inWords},
+	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

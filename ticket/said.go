@@ -571,6 +571,8 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return r.writer(l, f, zMention)
 	case excepted(l.ws, ms, f.off):
 		return zExcept
+	case succeeds(l.ws, ms, f.off):
+		return zContact
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
 	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off):
@@ -601,6 +603,23 @@ func excepted(ws []word, ms []match, off int) bool {
 	for _, m := range ms {
 		if out, ok := exceptsAt(ws, m, at); ok {
 			return out
+		}
+	}
+	return false
+}
+
+// succeeds reports an address at off that a phrase after it in its
+// sentence makes the one who takes over ("Grace (grace@…) does now",
+// "… who takes over the account"), in a sentence that asks nothing: a
+// contact, not a target.
+func succeeds(ws []word, ms []match, off int) bool {
+	at := wordAt(ws, off)
+	if at < 0 {
+		return false
+	}
+	for _, m := range ms {
+		if m.class == cSuccessor && !m.negated && m.first > at && !endsBetween(ws, at, m.first) {
+			return !asksAround(ws, ms, off)
 		}
 	}
 	return false
