@@ -61,6 +61,8 @@ type said struct {
 	// forgets: it holds a phrase about being forgotten ("delete all my
 	// data"), read when the ticket asks to stop mail.
 	forgets bool
+	// names: the line names addresses or IDs of its own.
+	names bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -87,7 +89,7 @@ var classWays = [classCount]struct {
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
-	s := said{msg: l.msg, line: l.n, subject: subject}
+	s := said{msg: l.msg, line: l.n, subject: subject, names: len(l.toks) > 0}
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
 	}
