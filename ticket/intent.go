@@ -230,40 +230,65 @@ func (t *Ticket) weigh(own Own) weighing {
 		w.p.Ask = append(w.p.Ask, "the transcript's messages ask both ways and do not say which came last")
 	}
 	if w.p.Mode == ModeAdd && w.asker >= 0 {
-		t.erasure(&w)
+		t.erasure(&w, own)
 	}
 	return w
 }
 
 // erasure makes an add an erasure when the asking mail asks to be
-// forgotten (a phrase of the books' [erasure] on a line of it that asks):
-// the targets are the add's.
-func (t *Ticket) erasure(w *weighing) {
-	fwd := t.firstForward()
-	for _, s := range t.said {
-		m := s.msg
-		if s.fwd && fwd > 0 {
-			m = fwd
+// forgotten (a phrase of the books' [erasure] on a line of it that asks),
+// or, when it names no address ("yes, that one, and no more mails"),
+// when an older mail not ours did; a mail that says not to ("don't
+// delete my account") keeps the add. The targets are the add's.
+func (t *Ticket) erasure(w *weighing, own Own) {
+	s, ok, denied := t.erasureIn(w.asker)
+	for _, m := range t.olderFrom(t.after(w.asker)) {
+		if ok || denied || t.mails[w.asker].named > 0 {
+			break
 		}
-		if m != w.asker {
-			continue
+		if !t.ours(m, own) {
+			s, ok, denied = t.erasureIn(m)
 		}
-		var ws []word
-		ws = wordsOf(ws, t.lines[s.line])
-		if c, _ := firstPhrase(phraseBooks().trees[erasures], ws); c != cErasure {
-			continue
-		}
-		w.p.Mode, w.p.Why = ModeErase, "asks to be forgotten (right to erasure): erase, and keep blocked"
-		for i := range w.p.Evidence {
-			if w.p.Evidence[i].Says == string(ModeAdd) {
-				w.p.Evidence[i].Says = string(ModeErase)
-			}
-		}
-		if w.p.By.Line != s.line {
-			w.p.Evidence = append(w.p.Evidence, t.saying(s, string(ModeErase)))
-		}
+	}
+	if !ok || denied {
 		return
 	}
+	w.p.Mode, w.p.Why = ModeErase, "asks to be forgotten (right to erasure): erase, and keep blocked"
+	for i := range w.p.Evidence {
+		if w.p.Evidence[i].Says == string(ModeAdd) {
+			w.p.Evidence[i].Says = string(ModeErase)
+		}
+	}
+	if w.p.By.Line != s.line {
+		w.p.Evidence = append(w.p.Evidence, t.saying(s, string(ModeErase)))
+	}
+}
+
+// erasureIn finds the line of mail m that asks to be forgotten; denied:
+// a line of it says not to ("please don't delete my data").
+func (t *Ticket) erasureIn(m int) (s said, ok, denied bool) {
+	fwd := t.firstForward()
+	var ws []word
+	for _, x := range t.said {
+		n := x.msg
+		if x.fwd && fwd > 0 {
+			n = fwd
+		}
+		if n != m {
+			continue
+		}
+		ws = wordsOf(ws, t.lines[x.line])
+		for _, p := range phraseBooks().trees[erasures].find(nil, ws, phraseBooks().trees[negations]) {
+			switch {
+			case p.class != cErasure:
+			case p.negated:
+				return x, false, true
+			case !ok:
+				s, ok = x, true
+			}
+		}
+	}
+	return s, ok, false
 }
 
 // newestAsking finds, among the mails not ours, the newest that asks or
@@ -389,9 +414,9 @@ var modeRules = []modeRule{
 	{func(c modeCase) bool {
 		return c.asks&aRelease != 0 && c.asks&(aSuppress|aRemove) != 0 && c.weak&(aSuppress|aRemove) != 0 && c.weak&aRelease == 0
 	}, ModeRemove, of(aRelease), "asks to get mail again"},
-	{func(c modeCase) bool {
-		return c.asks&aRelease != 0 && c.asks&aSuppress != 0 && c.weak&aRelease != 0 && c.weak&aSuppress == 0
-	}, ModeAdd, of(aSuppress), "asks to get no more mail"},
+	// A stop said outright beside mail again said only in passing is
+	// still both ways: never a stop the review did not see ("I only want
+	// to get the invoices again, stop everything else").
 	{func(c modeCase) bool { return c.asks&aRelease != 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aRelease), "asks both ways"},
 	{func(c modeCase) bool { return c.asks&aRelease != 0 }, ModeRemove, of(aRelease), "asks to get mail again"},
 	// "Please remove x@…" alone: off the mailing list, or off the

@@ -71,6 +71,8 @@ const (
 	cFooter    // a helpdesk's notification text
 	cNegation  // turns the phrase after it around
 	cErasure   // asks to be forgotten: right to erasure, delete my data
+	cNarrative // tells what the writer did ("I clicked unsubscribe"): history, not the request
+	cSuccessor // the address before it takes over from the writer ("… takes over the account"): a contact, not a target
 	classCount // how many
 )
 
@@ -90,6 +92,7 @@ var sections = map[string]struct {
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
+	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -756,6 +756,10 @@ func (t *Ticket) asksSelf(s said, bare, colleague bool) bool {
 	switch {
 	case s.bare != bare, colleague && !s.colleague, !colleague && s.self == sNone:
 		return false
+	case colleague && s.self == sNone && s.names:
+		// "Two people on my team, Oscar (o@…) and Nell (n@…)": the
+		// colleagues are the ones the line names, not those copied.
+		return false
 	case s.bare && t.mails[s.msg].named > 0:
 		return false
 	}

@@ -58,6 +58,11 @@ type said struct {
 	// client"), so a request in their mail that names nobody is not
 	// about them.
 	behalf bool
+	// forgets: it holds a phrase about being forgotten ("delete all my
+	// data"), read when the ticket asks to stop mail.
+	forgets bool
+	// names: the line names addresses or IDs of its own.
+	names bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -84,13 +89,16 @@ var classWays = [classCount]struct {
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
-	s := said{msg: l.msg, line: l.n, subject: subject}
+	s := said{msg: l.msg, line: l.n, subject: subject, names: len(l.toks) > 0}
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
 	}
 	s.read(r.ms, l)
 	s.bareRequest(l, subject)
 	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
+	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
+		s.forgets = true
+	}
 	if s.says() {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
@@ -182,7 +190,7 @@ func (s *said) bareRequest(l *line, subject bool) {
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf || s.forgets
 }
 
 // read notes what the phrases of a line say.
@@ -565,6 +573,8 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return r.writer(l, f, zMention)
 	case excepted(l.ws, ms, f.off):
 		return zExcept
+	case succeeds(l.ws, ms, f.off):
+		return zContact
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
 	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off):
@@ -595,6 +605,23 @@ func excepted(ws []word, ms []match, off int) bool {
 	for _, m := range ms {
 		if out, ok := exceptsAt(ws, m, at); ok {
 			return out
+		}
+	}
+	return false
+}
+
+// succeeds reports an address at off that a phrase after it in its
+// sentence makes the one who takes over ("Grace (grace@…) does now",
+// "… who takes over the account"), in a sentence that asks nothing: a
+// contact, not a target.
+func succeeds(ws []word, ms []match, off int) bool {
+	at := wordAt(ws, off)
+	if at < 0 {
+		return false
+	}
+	for _, m := range ms {
+		if m.class == cSuccessor && !m.negated && m.first > at && !endsBetween(ws, at, m.first) {
+			return !asksAround(ws, ms, off)
 		}
 	}
 	return false

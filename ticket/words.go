@@ -275,7 +275,8 @@ type match struct {
 
 // find returns the phrases in a line's words, appended to out[:0], left
 // to right, the longest at each place (the words in a phrase's gap are
-// read as well); one right after a negation is marked so.
+// read as well, and those a narrative holds dropped); one right after a
+// negation is marked so.
 func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 	out = out[:0]
 	for i := 0; i < len(ws); {
@@ -285,7 +286,7 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 			continue
 		}
 		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws, i, neg)})
-		if gapped {
+		if gapped || c == cNarrative {
 			// What stands in the gap is read too: "remove my colleague
 			// from the newsletter" names a colleague.
 			i++
@@ -293,7 +294,30 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 		}
 		i += best
 	}
-	return out
+	return untold(out)
+}
+
+// untold drops the phrases a narrative holds ("I clicked unsubscribe"
+// tells what the writer did, it does not ask it), but not one that goes
+// on past it ("we unsubscribed by accident").
+func untold(ms []match) []match {
+	keep := ms[:0]
+	for i, m := range ms {
+		if m.class == cNarrative || !insideNarrative(ms[:i], m) {
+			keep = append(keep, m)
+		}
+	}
+	return keep
+}
+
+// insideNarrative reports a narrative among before that holds m whole.
+func insideNarrative(before []match, m match) bool {
+	for _, n := range before {
+		if n.class == cNarrative && n.first <= m.first && m.end <= n.end {
+			return true
+		}
+	}
+	return false
 }
 
 // negated reports whether one of the two words before i is a negation,
