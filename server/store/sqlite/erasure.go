@@ -108,30 +108,22 @@ var textSources = []struct{ table, read, write string }{
 		"UPDATE webhook_attempts SET response = ? WHERE id = ?"},
 }
 
-func (t tx) Texts(ctx context.Context, team string, needles []string) ([]sqlstore.Text, error) {
-	seen := make(map[[2]string]bool)
+func (t tx) Texts(ctx context.Context, team, needle string) ([]sqlstore.Text, error) {
 	var out []sqlstore.Text
 	for _, src := range textSources {
-		for _, n := range needles {
-			rows, err := t.c.QueryContext(context.Background(), src.read, team, n)
-			if err != nil {
-				return nil, err
-			}
-			got, err := collect(rows, func(r sqlstore.Row) (sqlstore.Text, error) {
-				x := sqlstore.Text{Table: src.table}
-				err := r.Scan(&x.ID, &x.Body)
-				return x, err
-			})
-			if err != nil {
-				return nil, err
-			}
-			for _, x := range got {
-				if k := [2]string{x.Table, x.ID}; !seen[k] {
-					seen[k] = true
-					out = append(out, x)
-				}
-			}
+		rows, err := t.c.QueryContext(context.Background(), src.read, team, needle)
+		if err != nil {
+			return nil, err
 		}
+		got, err := collect(rows, func(r sqlstore.Row) (sqlstore.Text, error) {
+			x := sqlstore.Text{Table: src.table}
+			err := r.Scan(&x.ID, &x.Body)
+			return x, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
 	}
 	return out, nil
 }

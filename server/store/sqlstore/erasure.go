@@ -53,8 +53,8 @@ type ErasureWrites interface {
 	EraseRows(ctx context.Context, team, email, marker string) (int64, error)
 	// Texts reads the team's stored bodies (webhook payloads, queued or
 	// fanned out, and the answers of delivery attempts) whose text holds
-	// one of needles (lowercase), each once.
-	Texts(ctx context.Context, team string, needles []string) ([]Text, error)
+	// needle (lowercase).
+	Texts(ctx context.Context, team, needle string) ([]Text, error)
 	// SetText writes a body Texts read back, changed.
 	SetText(ctx context.Context, t Text) error
 }
@@ -373,9 +373,20 @@ func eraseTraces(ctx context.Context, tx Tx, team, email, marker string) (int64,
 	if esc := jsonEscaped(email); esc != email {
 		needles = append(needles, asciiLower(esc))
 	}
-	texts, err := tx.Texts(ctx, team, needles)
-	if err != nil {
-		return 0, err
+	// A body may hold both forms: it is read for each, rewritten once.
+	seen := map[[2]string]bool{}
+	var texts []Text
+	for _, needle := range needles {
+		got, err := tx.Texts(ctx, team, needle)
+		if err != nil {
+			return 0, err
+		}
+		for _, t := range got {
+			if k := [2]string{t.Table, t.ID}; !seen[k] {
+				seen[k] = true
+				texts = append(texts, t)
+			}
+		}
 	}
 	for _, t := range texts {
 		t.Body = Scrub(t.Body, email, marker)
