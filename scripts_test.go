@@ -703,7 +703,6 @@ func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	var inputs []any
 	dec := json.NewDecoder(strings.NewReader(ts.ReadFile(file)))
-	dec.UseNumber()
 	for {
 		var v any
 		if err := dec.Decode(&v); err == io.EOF {
@@ -711,7 +710,7 @@ func cmdJQ(ts *testscript.TestScript, neg bool, args []string) {
 		} else if err != nil {
 			ts.Fatalf("%s is not JSON: %v", file, err)
 		}
-		inputs = append(inputs, normalize(v))
+		inputs = append(inputs, v)
 	}
 	if len(inputs) == 0 {
 		ts.Fatalf("%s holds no JSON", file)
@@ -825,27 +824,6 @@ func cmdCatDir(ts *testscript.TestScript, neg bool, args []string) {
 	if found == 0 {
 		ts.Fatalf("%s holds no file", args[0])
 	}
-}
-
-// normalize turns json.Number into the int or float64 gojq works with.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = normalize(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = normalize(x[k])
-		}
-	}
-	return v
 }
 
 // freeport VAR

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http/httptest"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,23 +44,7 @@ type testService struct {
 
 func newTestService(t *testing.T) *testService {
 	t.Helper()
-	dir := isolate(t)
-	ctx := context.Background()
-	db := filepath.Join(dir, "service.db")
-	st, err := server.OpenStore(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, key, err := server.CreateNamedKeyWith(ctx, st, "support", "jane", server.KeyPermissions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(server.New(st, server.Options{Rate: 1e6}))
-	t.Cleanup(func() {
-		srv.Close()
-		st.Close()
-	})
-	return &testService{URL: srv.URL, Key: key, DB: db, Store: st}
+	return newServiceBehind(t, func(next http.Handler) http.Handler { return next })
 }
 
 // key makes another key of team on the service.

@@ -20,7 +20,8 @@ import (
 	"github.com/shushlist/shush/server/intake/intaketest"
 )
 
-// newServiceBehind is newTestService reached through wrap: the network
+// newServiceBehind is shush's service on a temporary database reached
+// through wrap (newTestService: nothing between): the network
 // between the command and the real service, which a test may cut (an
 // outage, a Ctrl-C while a request is on the wire).
 func newServiceBehind(t *testing.T, wrap func(next http.Handler) http.Handler) *testService {
