@@ -292,7 +292,12 @@ func (m *Model) listFlow(msg tea.Msg) (tea.Cmd, bool) {
 		m.goTo(scrBuild)
 	case newBatchMsg:
 		m.goTo(scrBuild)
-		return m.build.startOver(), true
+		cmd := m.build.startOver()
+		if msg.paste != nil {
+			paste := *msg.paste
+			return tea.Batch(cmd, func() tea.Msg { return paste }), true
+		}
+		return cmd, true
 	case useMarkedMsg:
 		return m.useMarked(msg), true
 	case listReadMsg:

@@ -396,3 +396,19 @@ func TestScreenKeysFromTheEntryField(t *testing.T) {
 	h.keys("f1")
 	h.mustSee("> half@exam")
 }
+
+// The next ticket pasted on the Results screen of the last one starts a
+// new list and is read there, as after n: not dropped, and nothing of
+// the sent list comes back into it.
+func TestPasteOnResultsStartsTheNextList(t *testing.T) {
+	h := newHarness(t, service(t, nil), 120, 30)
+	h.paste("first@example.com")
+	h.keys("ctrl+s", "ctrl+s")
+	h.results()
+	h.paste("second@example.com third@example.com")
+	if h.m.screen != scrBuild {
+		t.Fatalf("the paste on Results left the screen at %v:\n%s", h.m.screen, h.view())
+	}
+	h.mustSee("second@example.com", "third@example.com", "List · 2 entries")
+	h.mustNotSee("first@example.com")
+}

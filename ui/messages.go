@@ -1,6 +1,8 @@
 package ui
 
 import (
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/batch"
 	"github.com/shushlist/shush/ticket"
@@ -113,9 +115,10 @@ type openRunMsg struct {
 }
 
 // retryMsg asks the root to resume a run; undoRunMsg to send the undo of
-// one; newBatchMsg to start a new list.
+// one; newBatchMsg to start a new list, with the paste that asked for it
+// (the next ticket, pasted on the Results screen), if one did.
 type (
 	retryMsg    struct{ run *Run }
 	undoRunMsg  struct{ undo batch.Undo }
-	newBatchMsg struct{}
+	newBatchMsg struct{ paste *tea.KeyMsg }
 )

@@ -220,7 +220,9 @@ func (r *results) update(msg tea.Msg) tea.Cmd {
 			return r.exportKey(msg)
 		}
 		if msg.Paste {
-			return nil
+			// The next ticket, pasted where the last one's results are:
+			// it starts a new list, as n does, and is read there.
+			return func() tea.Msg { return newBatchMsg{paste: &msg} }
 		}
 		k := r.keys
 		switch {
