@@ -131,7 +131,11 @@ func TestWebhookDeliveriesShowEachAttemptAndAReplay(t *testing.T) {
 	svc.add(t, "a@example.com")
 	ev := onlyEvent(t, ta, w.ID)
 
-	failed := eventOf(t, ta, w.ID, ev, func(d eventDoc) bool { return len(d.Attempts.Data) == 1 })
+	// The event and its attempts are two reads: the attempt may show
+	// before the event's status moves on, so both are waited for.
+	failed := eventOf(t, ta, w.ID, ev, func(d eventDoc) bool {
+		return len(d.Attempts.Data) == 1 && d.Event.Status != api.EventPending
+	})
 	if failed.Event.Status != "attempting" || failed.Event.NextAttemptAt == nil || failed.Attempts.Data[0].HTTPStatusCode != 503 {
 		t.Errorf("after a 503: %+v", failed)
 	}
