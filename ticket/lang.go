@@ -203,12 +203,13 @@ func (b *books) has(section, w string) bool {
 // word list of section.
 func (b *books) hasWords(section string, ws ...word) bool {
 	var buf [128]byte
+	var word [64]byte
 	key := buf[:0]
 	for i, w := range ws {
 		if i > 0 {
 			key = append(key, ' ')
 		}
-		key = append(key, fold(buf[len(key):len(key)], w.s)...)
+		key = append(key, fold(word[:0], w.s)...)
 	}
 	return b.words[section][string(key)]
 }
