@@ -121,6 +121,10 @@ type Result struct {
 	// Erased is what stands for the address on the service after an
 	// erasure ("erased:v1:…").
 	Erased string `json:"erased,omitempty"`
+	// Refused marks a Failed result whose batch the service refused as it
+	// was sent (400, 413, 422: what the batch holds, not the moment):
+	// sending the same batch again would be refused again.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // had notes the note and expiry of the entry a removal found.

@@ -442,6 +442,20 @@ func keyRefused(err error) bool {
 	return errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusForbidden)
 }
 
+// refusedAsSent reports a batch the service refused for what it holds
+// (400, 413, 422), which the same batch sent again would meet again.
+func refusedAsSent(err error) bool {
+	var ae *api.Error
+	if !errors.As(err, &ae) {
+		return false
+	}
+	switch ae.StatusCode {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
+}
+
 // serviceFailure reports a batch failure that is the service's, not the
 // batch's: no answer, or a 5xx after the retries.
 func serviceFailure(err error) bool {
@@ -484,8 +498,9 @@ func (r *runner) send(ctx context.Context, st *run, i int, rs *resolver) ([]Resu
 	}
 	if err != nil {
 		res = make([]Result, len(values))
+		refused := refusedAsSent(err)
 		for k, v := range values {
-			res[k] = Result{Input: v, Outcome: Failed, Message: err.Error()}
+			res[k] = Result{Input: v, Outcome: Failed, Message: err.Error(), Refused: refused}
 		}
 	}
 	for k := range res {

@@ -537,8 +537,7 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 	case runErr != nil:
 		return runErr
 	case !sum.complete():
-		return exitErr{ExitFailed, fmt.Errorf("%s of %s failed%s; send them again with: %s",
-			plural(len(sum.failed)+sum.unsent(), "batch", "batches"), plural(sum.batches, "batch", "batches"), sum.firstFailure(), resume)}
+		return exitErr{ExitFailed, incompleteError(sum, resume)}
 	case sum.unverified != nil:
 		// Sent, but what became of them is not known: a script must not
 		// take the run as done.
@@ -547,6 +546,27 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 			plural(sum.counts[batch.Unverified], "entry", "entries"), api.Quote(u.Input), u.Message)}
 	}
 	return nil
+}
+
+// incompleteError says how a run with failed batches ended and what sends
+// them: --resume for those that may pass another time, a corrected file
+// for those the service refused as they were.
+func incompleteError(sum *summary, resume string) error {
+	left, refused := len(sum.failed)+sum.unsent(), sum.refused()
+	all := plural(sum.batches, "batch", "batches")
+	switch {
+	case refused == 0:
+		return fmt.Errorf("%s of %s failed%s; send them again with: %s", plural(left, "batch", "batches"), all, sum.firstFailure(), resume)
+	case refused == left:
+		verb := "were"
+		if left == 1 {
+			verb = "was"
+		}
+		return fmt.Errorf("%s of %s %s refused as sent%s; the same entries would be refused again: take out what the service names and send the corrected file as a new run",
+			plural(left, "batch", "batches"), all, verb, sum.firstFailure())
+	}
+	return fmt.Errorf("%s of %s failed%s, %d of them refused as sent, which the same entries would meet again; send them again with: %s",
+		plural(left, "batch", "batches"), all, sum.firstFailure(), refused, resume)
 }
 
 // chooseReference settles the run's reference: the one given, the one the

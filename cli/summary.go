@@ -36,6 +36,9 @@ type summary struct {
 type failedBatch struct {
 	number  int
 	message string
+	// refused: the service refused the batch as it was sent; the same
+	// batch would be refused again (batch.Result.Refused).
+	refused bool
 }
 
 func newSummary(mode batch.Mode, entries int) *summary {
@@ -68,14 +71,14 @@ func (s *summary) add(rep batch.Report) {
 	failed := map[int]bool{}
 	for _, b := range rep.Failed {
 		failed[b] = true
-		msg := ""
+		fb := failedBatch{number: b}
 		for _, r := range rep.Results {
 			if r.Batch == b {
-				msg = r.Message
+				fb.message, fb.refused = r.Message, r.Refused
 				break
 			}
 		}
-		s.failed = append(s.failed, failedBatch{b, msg})
+		s.failed = append(s.failed, fb)
 	}
 	if s.unverified == nil {
 		// By index: a range variable whose address is taken would be a
@@ -107,6 +110,18 @@ func (s *summary) firstFailure() string {
 		return fmt.Sprintf(" (batch %d first)", f.number)
 	}
 	return fmt.Sprintf(" (batch %d first: %s)", f.number, f.message)
+}
+
+// refused is how many of the failed batches the service refused as they
+// were sent.
+func (s *summary) refused() int {
+	n := 0
+	for _, f := range s.failed {
+		if f.refused {
+			n++
+		}
+	}
+	return n
 }
 
 // unsent is how many batches were not sent, in segments run or not.

@@ -196,8 +196,8 @@ func TestFlowFailedBatchRetry(t *testing.T) {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if batchSend(r) && r.URL.Path == "/suppressions/batch/add" && calls.Add(1) == 2 && fail.Load() {
 				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(422)
-				w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"the list is frozen for maintenance"}`))
+				w.WriteHeader(409)
+				w.Write([]byte(`{"statusCode":409,"name":"conflict","message":"the list is frozen for maintenance"}`))
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -220,7 +220,7 @@ func TestFlowFailedBatchRetry(t *testing.T) {
 	h.keys("f")
 	h.mustSee("row 1 of 100 · only failed")
 	h.keys("G")
-	h.mustSee("Row 100: failed: the service answered 422 validation_error: the list is frozen for maintenance")
+	h.mustSee("Row 100: failed: the service answered 409 conflict: the list is frozen for maintenance")
 	for _, r := range run.Results[100:200] {
 		if r.Outcome != batch.Failed || !strings.Contains(r.Message, "frozen for maintenance") {
 			t.Fatalf("result %+v", r)
@@ -238,6 +238,41 @@ func TestFlowFailedBatchRetry(t *testing.T) {
 	if run.Counts[batch.Added] != 250 || run.Counts[batch.Failed] != 0 {
 		t.Fatalf("after retry: %+v", run.Counts)
 	}
+}
+
+// A batch the service refuses for what it holds (422) is not offered for
+// a retry that would be refused again: the line under the table says to
+// correct the list, and R asks nothing.
+func TestFlowRefusedBatchIsNotRetried(t *testing.T) {
+	var calls atomic.Int32
+	svc := service(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if batchSend(r) && r.URL.Path == "/suppressions/batch/add" && calls.Add(1) == 2 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(422)
+				w.Write([]byte(`{"statusCode":422,"name":"validation_error","message":"emails[3] is protected by the team"}`))
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	h := newHarness(t, svc, 100, 30)
+	var b strings.Builder
+	for i := 0; i < 150; i++ {
+		b.WriteString("user" + strconv.Itoa(i) + "@example.com\n")
+	}
+	h.paste(b.String())
+	h.keys("ctrl+s")
+	h.mustSee("150 addresses in 2 batches of up to 100")
+	h.keys("ctrl+s")
+	run := h.results()
+	if run.Counts[batch.Added] != 100 || run.Counts[batch.Failed] != 50 {
+		t.Fatalf("counts %+v", run.Counts)
+	}
+	h.mustSee("50 entries were refused as sent: sending them again would be refused again.")
+	h.mustNotSee("R retries")
+	h.keys("R")
+	h.mustNotSee("Send the 50 failed or unsent entries again?")
 }
 
 // Cancel lets the batch in flight finish (within the stop's grace) and

@@ -458,6 +458,8 @@ func (r *results) tail() string {
 			why = "cut off"
 		}
 		return st.Warn.Render(truncate(fmt.Sprintf("%d %s not sent (%s); R sends them.", unsent, pluralN(unsent, "entry")+wasWere(unsent), why), w))
+	case failed > 0 && !run.retryable():
+		return st.Bad.Render(truncate(fmt.Sprintf("%d %s refused as sent: sending them again would be refused again. Correct the list and send it as a new one.", failed, pluralN(failed, "entry")+wasWere(failed)), w))
 	case failed > 0:
 		return st.Bad.Render(truncate(fmt.Sprintf("%d %s failed; R retries their batches.", failed, pluralN(failed, "entry")), w))
 	}

@@ -76,10 +76,23 @@ func (r *Run) address(x batch.Result) string {
 }
 
 // retryable says whether some entries failed or were never sent, and the
-// run can send them again: it is recorded, and the service did not refuse
-// its key (the same key would be refused again).
+// run can send them again: it is recorded, the service did not refuse its
+// key (the same key would be refused again), and not every failed batch
+// was refused as sent (the same entries would be refused again).
 func (r *Run) retryable() bool {
-	return r.ID != "" && r.State != batch.Refused && r.Counts[batch.Failed]+r.Counts[batch.Unsent] > 0
+	return r.ID != "" && r.State != batch.Refused && r.Counts[batch.Failed]-r.refusedAsSent()+r.Counts[batch.Unsent] > 0
+}
+
+// refusedAsSent counts the failed entries whose batch the service refused
+// for what it held (batch.Result.Refused).
+func (r *Run) refusedAsSent() int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Outcome == batch.Failed && x.Refused {
+			n++
+		}
+	}
+	return n
 }
 
 // countsText is the counts line shown above the results and in the
