@@ -19,7 +19,7 @@ func (r *review) render() string {
 	line(st.Title.Render("Review · " + r.mode.String()))
 	if r.question != "" {
 		line(st.Warn.Render("Which mode? " + r.question))
-		line(st.Warn.Render("1: add · 2: remove by address · 3: remove by ID · 4: check, send nothing · esc: back. Nothing is sent until you choose."))
+		line(st.Warn.Render("1: add · 2: remove by address · 3: remove by ID · 4: check, send nothing · 5: erase · esc: back. Nothing is sent until you choose."))
 	}
 	if r.refusal != "" {
 		line(st.Bad.Render(r.refusal))
