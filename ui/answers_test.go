@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/shushlist/shush/api"
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
@@ -181,4 +182,21 @@ func TestAnswersAgainstTheHostedService(t *testing.T) {
 	if n == nil || n.(*atomic.Int64).Load() != 1 {
 		t.Errorf("the bulk check was tried %v times; want once, then look-ups", n)
 	}
+}
+
+// A paste on Browse, outside the look-up, opens the look-up holding it:
+// it is never dropped, nor run as keys.
+func TestBrowsePasteLooksUp(t *testing.T) {
+	svc := service(t, nil)
+	if _, err := svc.BatchAdd(context.Background(), []string{"gone@example.com", "kept@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, svc, 120, 30)
+	h.keys("esc", "l")
+	h.mustSee("Browse · page 1 · all origins")
+	h.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("Gone <gone@example.com>"), Paste: true})
+	h.mustSee("Look up: Gone <gone@example.com>")
+	h.keys("enter")
+	h.mustSee("gone@example.com")
+	h.mustNotSee("kept@example.com")
 }

@@ -206,7 +206,11 @@ func (b *browse) update(msg tea.Msg) tea.Cmd {
 			return b.lookupKey(msg)
 		}
 		if msg.Paste {
-			return nil
+			// A paste is what to look up ("Jane <jane@…>", an ID): it
+			// opens the look-up holding it, never runs as keys.
+			b.looking = true
+			b.lookup.SetValue("")
+			return tea.Batch(b.lookup.Focus(), b.lookupKey(msg))
 		}
 		return b.key(msg)
 	}

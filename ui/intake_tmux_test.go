@@ -79,6 +79,7 @@ func TestIntakeReviewInTmux(t *testing.T) {
 	// As a person does: the page shown, then the look-up.
 	s.waitScreen("Browse · page 1", "gone@example.com", "/ look up")
 	s.tmux("send-keys", "-t", "ui", "/")
+	s.waitScreen("Look up: ")
 	s.tmux("send-keys", "-t", "ui", "-l", "gone@example.com")
 	s.waitScreen("Look up: gone@example.com")
 	s.tmux("send-keys", "-t", "ui", "Enter")
