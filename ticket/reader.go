@@ -76,6 +76,10 @@ type state struct {
 	people          map[string]string // the name-like pieces of the local parts of the addresses the words name ("claire", "jp" of jp.martin@…), each to its local part, "" when several have it
 	lastHeaderBlock int               // the mail the last header block began
 	chat            map[string]int    // the mail of each speaker of a chat transcript, by their name folded
+	// list is 1 + the mail of a list a request announces ("please
+	// unsubscribe these addresses:"), while its lines name addresses and
+	// nothing else; 0 for none.
+	list int
 }
 
 // heldLine is a line whose tokens are not handed on yet.
@@ -227,7 +231,34 @@ func (r *Reader) settle(l *line, kind lineKind) {
 		st.qbody = st.qbody || !kind.header
 	}
 	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming}
+	r.followList(l, kind)
 	r.hold(held)
+}
+
+// followList notes a list a request announces ("please unsubscribe these
+// addresses:"), and its end: a line that is more than its addresses.
+func (r *Reader) followList(l *line, kind lineKind) {
+	switch {
+	case kind.asks && strings.HasSuffix(l.t, ":"):
+		r.st.list = l.msg + 1
+	case r.st.list != l.msg+1 || !onlyTokens(l):
+		r.st.list = 0
+	}
+}
+
+// onlyTokens reports a line that is its addresses and nothing else (a
+// list's item: "- jane@…", "jane@…;").
+func onlyTokens(l *line) bool {
+	if len(l.toks) == 0 {
+		return false
+	}
+	n := 0
+	for _, w := range l.ws {
+		if !inToken(l.toks, w.off) {
+			n++
+		}
+	}
+	return n == 0
 }
 
 // blank reads an empty line: it ends a header block, and a signature

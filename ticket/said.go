@@ -577,7 +577,9 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zContact
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
-	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off):
+	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off) && r.st.list != l.msg+1:
+		// Not in a list a request announces: "please unsubscribe these
+		// addresses:" over the writer's own and another.
 		return zMention
 	case contactFooter(l, ms, f):
 		return zSignature
