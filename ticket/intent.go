@@ -108,6 +108,7 @@ type mailStatement struct {
 	others             bool // a line of its words asks something not about its writer
 	selective          bool
 	someone            bool // a line asks about one other person's address without naming it
+	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	subjectAsks        ask
 	subjectFirst       [5]said
 }
@@ -155,6 +156,7 @@ func (st *mailStatement) words(s said) {
 	st.missing = st.missing || s.missing
 	st.selective = st.selective || s.selective
 	st.someone = st.someone || s.someone
+	st.forgets = st.forgets || s.forgets
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -303,8 +305,9 @@ func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) 
 			asker = cover
 		}
 	}()
+	internal := t.internal(own)
 	for _, m := range t.newestFirst() {
-		if t.ours(m, own) {
+		if t.ours(m, own) && !internal {
 			continue
 		}
 		st := sts[m]
@@ -320,6 +323,18 @@ func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) 
 		}
 	}
 	return anchor, -1
+}
+
+// internal reports a ticket every mail of which our own people wrote (a
+// colleague asks support to release suppressions, our privacy officer
+// passes on an erasure): their words decide, as a customer's would.
+func (t *Ticket) internal(own Own) bool {
+	for m := range t.mails {
+		if !t.ours(m, own) {
+			return false
+		}
+	}
+	return len(t.mails) > 0
 }
 
 // firstMail is the first mail from from on that ok holds for, -1 for none.
@@ -419,6 +434,9 @@ var modeRules = []modeRule{
 	// to get the invoices again, stop everything else").
 	{func(c modeCase) bool { return c.asks&aRelease != 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aRelease), "asks both ways"},
 	{func(c modeCase) bool { return c.asks&aRelease != 0 }, ModeRemove, of(aRelease), "asks to get mail again"},
+	// "Delete all the data you hold on me" (remove, beside a phrase of
+	// erasure): forgotten, never put back on the mailing.
+	{func(c modeCase) bool { return c.asks&changing == aRemove && c.st.forgets }, ModeAdd, of(aRemove), "asks to be forgotten"},
 	// "Please remove x@…" alone: off the mailing list, or off the
 	// suppression list?
 	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce }, ModeUnsure, of(aRemove),

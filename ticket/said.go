@@ -132,13 +132,36 @@ func (r *Reader) pickedByHand(n, msg int) {
 // person must say.
 func (r *Reader) vague(l *line, ms []match) bool {
 	for _, m := range ms {
-		if m.class == cExclude && !m.negated && !r.addressAt(l, m.end) {
+		if m.class == cExclude && !m.negated && !r.addressAt(l, m.end) && !toldAside(l, ms, m) {
 			return true
 		}
 	}
 	for i, w := range l.ws {
 		local, ok := r.st.locals[folded(w.s)]
 		if ok && !local && !strings.Contains(w.s, "@") && !besideItsAddress(l.ws, i) && (narrowing(l, ms, w.off) == nAsked || excepted(l.ws, ms, w.off)) {
+			return true
+		}
+	}
+	return false
+}
+
+// toldAside reports an exclusion of the "but not" kind ("ma non", "pero
+// no", "aber nicht") inside a sentence that asks nothing ("… ma non ho
+// mai chiesto di iscrivermi"): it turns the sentence's own words around
+// and leaves nothing out of a list. One that begins its sentence ("But
+// not the ones at our domain.") still leaves something out.
+func toldAside(l *line, ms []match, m match) bool {
+	if !negatedPhrase(l.ws[m.first:m.end]) || m.first == 0 || l.ws[m.first-1].ends {
+		return false
+	}
+	return !asksAround(l.ws, ms, l.ws[m.first].off)
+}
+
+// negatedPhrase reports a phrase one of whose words is a negation ("but
+// not").
+func negatedPhrase(ws []word) bool {
+	for k := range ws {
+		if c, n := phraseBooks().trees[negations].at(ws, k); c == cNegation && k+n <= len(ws) {
 			return true
 		}
 	}
