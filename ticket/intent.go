@@ -111,6 +111,9 @@ type mailStatement struct {
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	subjectAsks        ask
 	subjectFirst       [5]said
+	// subjectOwn: the subject is the mail's own, not a reply's or a
+	// forward's.
+	subjectOwn bool
 }
 
 // statements gathers what each mail asks.
@@ -134,6 +137,8 @@ func (st *mailStatement) add(s said) {
 	st.cover = st.cover || s.cover
 	if !s.subject {
 		st.words(s)
+	} else if !s.reply && !s.fwd {
+		st.subjectOwn = true
 	}
 	for a := aSuppress; a <= aWithdraw; a <<= 1 {
 		switch {
@@ -392,6 +397,22 @@ type modeCase struct {
 	bounce     bool
 }
 
+// subjectWay is the one way the mail's own subject asks (aSuppress or
+// aRelease), when the words ask too and it is not a reply's: 0 for none
+// or both.
+func (c modeCase) subjectWay() ask {
+	if !c.st.subjectOwn || c.st.asks == 0 {
+		return 0
+	}
+	switch c.st.subjectAsks & (aSuppress | aRelease) {
+	case aSuppress:
+		return aSuppress
+	case aRelease:
+		return aRelease
+	}
+	return 0
+}
+
 // changing are the asks that change the list.
 const changing = aSuppress | aRelease | aRemove
 
@@ -437,6 +458,10 @@ var modeRules = []modeRule{
 	// "Delete all the data you hold on me" (remove, beside a phrase of
 	// erasure): forgotten, never put back on the mailing.
 	{func(c modeCase) bool { return c.asks&changing == aRemove && c.st.forgets }, ModeAdd, of(aRemove), "asks to be forgotten"},
+	// "Could you remove it from that list?" under its own subject
+	// "please unblock our address": the subject says which way.
+	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce && c.subjectWay() == aRelease }, ModeRemove, of(aRemove), "asks to remove, and its subject asks to get mail again"},
+	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce && c.subjectWay() == aSuppress }, ModeAdd, of(aRemove), "asks to remove, and its subject asks to get no more mail"},
 	// "Please remove x@…" alone: off the mailing list, or off the
 	// suppression list?
 	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce }, ModeUnsure, of(aRemove),

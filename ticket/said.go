@@ -42,9 +42,10 @@ type said struct {
 	// names no other address.
 	bare bool
 	// subject: a Subject: line; fwd: a forward's ("FW: …"), whose words
-	// are the forwarded mail's.
-	subject, fwd bool
-	asks         ask
+	// are the forwarded mail's; reply: a reply's ("Re: …"), whose words
+	// are the mail answered.
+	subject, fwd, reply bool
+	asks                ask
 	// weak holds the asks the line says only with a lone verb.
 	weak ask
 	// missing: it says mail does not arrive, which its writer wants.
@@ -92,6 +93,7 @@ func (r *Reader) words(l *line, subject bool) {
 	s := said{msg: l.msg, line: l.n, subject: subject, names: len(l.toks) > 0}
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
+		s.reply = isReplySubject(l.t[strings.IndexByte(l.t, ':')+1:])
 	}
 	s.read(r.ms, l)
 	s.bareRequest(l, subject)

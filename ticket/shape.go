@@ -163,6 +163,17 @@ func isForwardSubject(s string) bool {
 	return false
 }
 
+// isReplySubject reports a reply's subject ("Re: …", "AW: …", "RES: …").
+func isReplySubject(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"re:", "aw:", "sv:", "antw:", "r:", "rif:", "res:", "re :", "ref:"} {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
+
 // isReplyMarker reports a helpdesk's "##- Please type your reply above
 // this line -##".
 func isReplyMarker(t string) bool {
