@@ -36,28 +36,76 @@ func (r *Reader) notePeople(local string) {
 // keeps a person whose name is a piece of an address named before
 // ("Except Priya", "Not Claire though", "skip JP", "Sam should stay
 // blocked"). It leaves out the one address a plain exception names, and
-// reports a line whose person the review must choose by hand.
+// reports a line whose person the review must choose by hand. A name
+// right after an exception that no address read so far has ("block all
+// of them except Rosa:" over the list) waits for the end of the ticket
+// (Reader.namesLater).
 func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
-	if len(r.st.people) == 0 || len(l.toks) > 0 || !leavesOut(l, ms) {
+	if len(l.toks) > 0 || !leavesOut(l, ms) {
 		return false, false
 	}
-	var sure []string
+	var sure, later []string
 	for i, w := range l.ws {
 		c, _ := utf8.DecodeRuneInString(w.s)
-		local, ok := r.st.people[folded(w.s)]
-		if !unicode.IsUpper(c) || !ok {
+		if !unicode.IsUpper(c) {
 			continue
 		}
-		if local == "" || !exceptedName(l.ws, ms, i) {
+		local, ok := r.st.people[folded(w.s)]
+		switch {
+		case !ok && exceptedName(l.ws, ms, i):
+			later = append(later, folded(w.s))
+		case !ok:
+		case local == "" || !exceptedName(l.ws, ms, i):
 			return true, false
+		default:
+			sure = append(sure, local)
 		}
-		sure = append(sure, local)
 	}
 	for _, local := range sure {
-		r.tk.partials = append(r.tk.partials, partial{local: local, occurrence: occurrence{zone: zExcept, msg: l.msg, line: l.n}})
+		r.leaveOut(local, l.n, l.msg)
+	}
+	if len(sure) > 0 {
 		r.tk.keep(l.n, l.t)
 	}
-	return false, len(sure) > 0
+	if len(later) > 0 {
+		r.st.later = append(r.st.later, namedLater{names: later, line: l.n, msg: l.msg})
+		r.tk.keep(l.n, l.t)
+	}
+	return false, len(sure)+len(later) > 0
+}
+
+// namedLater is a line that leaves out people by names no address read
+// before it has.
+type namedLater struct {
+	names     []string
+	line, msg int
+}
+
+// leaveOut leaves out the address of local part local, for line n of
+// mail msg.
+func (r *Reader) leaveOut(local string, n, msg int) {
+	r.tk.partials = append(r.tk.partials, partial{local: local, occurrence: occurrence{zone: zExcept, msg: msg, line: n}})
+}
+
+// namesLater settles, at the end of the ticket, the names left out before
+// the addresses were read: a name that is a piece of exactly one address
+// leaves it out; any other makes the review choose by hand.
+func (r *Reader) namesLater() {
+	for _, nl := range r.st.later {
+		var sure []string
+		for _, name := range nl.names {
+			local, ok := r.st.people[name]
+			if !ok || local == "" {
+				sure = nil
+				r.pickedByHand(nl.line, nl.msg)
+				break
+			}
+			sure = append(sure, local)
+		}
+		for _, local := range sure {
+			r.leaveOut(local, nl.line, nl.msg)
+		}
+	}
 }
 
 // picksByHand reports a line that picks its targets in a way the rule

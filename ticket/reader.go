@@ -80,6 +80,9 @@ type state struct {
 	// unsubscribe these addresses:"), while its lines name addresses and
 	// nothing else; 0 for none.
 	list int
+	// later holds the lines that leave out people by names no address
+	// read before them has, settled at the end.
+	later []namedLater
 }
 
 // heldLine is a line whose tokens are not handed on yet.
@@ -236,14 +239,22 @@ func (r *Reader) settle(l *line, kind lineKind) {
 }
 
 // followList notes a list a request announces ("please unsubscribe these
-// addresses:"), and its end: a line that is more than its addresses.
+// addresses:", "block all of them, the export below"), and its end: a
+// line that is more than its addresses or a row of a table.
 func (r *Reader) followList(l *line, kind lineKind) {
 	switch {
-	case kind.asks && strings.HasSuffix(l.t, ":"):
+	case kind.asks && (strings.HasSuffix(l.t, ":") || r.pointsBelow(l)):
 		r.st.list = l.msg + 1
-	case r.st.list != l.msg+1 || !onlyTokens(l):
+	case r.st.list != l.msg+1 || !onlyTokens(l) && !tableRow(l.t) && !csvRow(l):
 		r.st.list = 0
 	}
+}
+
+// pointsBelow reports a line whose words point at what follows ("the
+// export below").
+func (r *Reader) pointsBelow(l *line) bool {
+	k := len(r.tk.said) - 1
+	return k >= 0 && r.tk.said[k].line == l.n && r.tk.said[k].below
 }
 
 // onlyTokens reports a line that is its addresses and nothing else (a
@@ -259,6 +270,21 @@ func onlyTokens(l *line) bool {
 		}
 	}
 	return n == 0
+}
+
+// csvRow reports a row of comma-separated values that names an address:
+// two fields or more, each a few words at most.
+func csvRow(l *line) bool {
+	fields := strings.Split(l.t, ",")
+	if len(l.toks) == 0 || len(fields) < 2 {
+		return false
+	}
+	for _, f := range fields {
+		if len(strings.Fields(f)) > 4 {
+			return false
+		}
+	}
+	return true
 }
 
 // blank reads an empty line: it ends a header block, and a signature
@@ -387,6 +413,7 @@ func (r *Reader) End() *Ticket {
 		r.handOn(l.toks)
 	}
 	r.queue = nil
+	r.namesLater()
 	r.tk.Reference, r.tk.HasReference = r.refs.best()
 	r.tk.orderMails()
 	return r.tk
