@@ -95,7 +95,32 @@ func headerName(t string, addressed bool) (string, bool) {
 	case "cc", "bcc", "final-recipient", "original-recipient", "diagnostic-code", "reporting-mta", "action", "remote-mta":
 		return name, true
 	}
-	return "", false
+	return fieldRun(t)
+}
+
+// fieldRun reads a helpdesk's line of fields set apart by "·" or "|"
+// ("Mailbox: Support · Status: Active · Assigned: Unassigned"): a header
+// line when every field is a name and its value and one name is a header
+// the books know. It returns that name.
+func fieldRun(t string) (string, bool) {
+	fields := strings.FieldsFunc(t, func(c rune) bool { return c == '·' || c == '|' })
+	if len(fields) < 2 {
+		return "", false
+	}
+	known := ""
+	for _, f := range fields {
+		i := strings.IndexByte(f, ':')
+		if i < 1 || i > 30 || strings.Count(strings.TrimSpace(f[:i]), " ") > 2 {
+			return "", false
+		}
+		name := folded(strings.TrimSpace(f[:i]))
+		for _, s := range headerNames {
+			if known == "" && phraseBooks().words[s][name] {
+				known = name
+			}
+		}
+	}
+	return known, known != ""
 }
 
 // isWroteLine reports a reply attribution: a line that ends with ":" and
