@@ -305,29 +305,35 @@ func (t *Ticket) erasureIn(m int) (s said, ok, denied bool) {
 // when no mail under it asks.
 func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) {
 	anchor, cover := -1, -1
-	defer func() {
-		if asker < 0 {
-			asker = cover
-		}
-	}()
 	internal := t.internal(own)
 	for _, m := range t.newestFirst() {
 		if t.ours(m, own) && !internal {
 			continue
 		}
 		st := sts[m]
-		names := t.mails[m].named+t.mails[m].ids > 0
-		if anchor < 0 && (st.asks|st.subjectAsks != 0 || names) && !(st.cover && st.asks == 0) {
+		if anchor < 0 && t.anchors(m, st) {
 			anchor = m
 		}
-		if st.asks != 0 && !st.cover {
+		switch {
+		case st.asks == 0:
+		case !st.cover && (st.asks&changing != 0 || !t.coverChanges(sts, cover)):
 			return anchor, m
-		}
-		if st.asks != 0 && cover < 0 {
+		case !st.cover:
+			// "I'm not getting the plannings" under a cover note that
+			// asks to unblock: the cover's request decides.
+			return anchor, cover
+		case cover < 0:
 			cover = m
 		}
 	}
-	return anchor, -1
+	return anchor, cover
+}
+
+// anchors reports a mail that asks or names targets, and is not a cover
+// note that asks nothing.
+func (t *Ticket) anchors(m int, st mailStatement) bool {
+	names := t.mails[m].named+t.mails[m].ids > 0
+	return (st.asks|st.subjectAsks != 0 || names) && !(st.cover && st.asks == 0)
 }
 
 // internal reports a ticket every mail of which our own people wrote (a
@@ -340,6 +346,13 @@ func (t *Ticket) internal(own Own) bool {
 		}
 	}
 	return len(t.mails) > 0
+}
+
+// coverChanges reports a cover note (mail c, -1 for none) that asks to
+// change the list, which a mail under it that only asks (a check, "I'm
+// not getting your mails") does not overrule.
+func (t *Ticket) coverChanges(sts []mailStatement, c int) bool {
+	return c >= 0 && sts[c].asks&changing != 0
 }
 
 // firstMail is the first mail from from on that ok holds for, -1 for none.

@@ -667,7 +667,10 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 // ("to her address", "Tom's address", "my mother's address", "the
 // customer's mailbox"),
 // which is never the writer's.
-var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b` +
+	// the same in the other books' languages, where the possessive is not
+	// also the polite "your" ("ihre Adresse" is, "seine" is not)
+	`|(?i)\b(?:seine|seiner|seinen)\s+(?:e-?mail-?)?(?:adresse|postfach)|(?:son|sa)\s+(?:adresse|bo[iî]te|courriel|e-?mail)|(?:il\s+|al\s+|dal\s+)?suo\s+indirizzo|(?:la\s+|alla\s+)?sua\s+(?:casella|e-?mail)|(?:endere[cç]o|e-?mail|caixa)\s+(?:dele|dela)|(?:la\s+)?(?:direcci[oó]n|correo|cuenta)\s+de\s+(?:ella|[eé]l)|(?:haar|zijn)\s+(?:e-?mail)?(?:adres|mailbox|postvak)\b`)
 
 // askedOfOther matches a request made of another person ("please
 // unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
