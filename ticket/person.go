@@ -52,6 +52,8 @@ func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
 		}
 		local, ok := r.st.people[folded(w.s)]
 		switch {
+		case !ok && surnameNext(l.ws, i):
+			// "Pauline Girard": the surname names her.
 		case !ok && exceptedName(l.ws, ms, i):
 			later = append(later, folded(w.s))
 		case !ok:
@@ -120,6 +122,9 @@ func (r *Reader) picksByHand(l *line) bool {
 // ("except Priya", "except for Priya", "sauf JP", "menos a Marta").
 func exceptedName(ws []word, ms []match, i int) bool {
 	k := i - 1
+	if k > 0 && surnameNext(ws, k) && !exceptWords[folded(ws[k].s)] {
+		k-- // "except Pauline Girard": her first name before
+	}
 	for k >= 0 && nameLinks[folded(ws[k].s)] {
 		k--
 	}
@@ -134,8 +139,27 @@ func exceptedName(ws []word, ms []match, i int) bool {
 	return exceptWords[folded(ws[k].s)]
 }
 
-// nameLinks are the short words between an exception and its name.
-var nameLinks = map[string]bool{"for": true, "a": true, "of": true, "für": true, "voor": true, "per": true, "para": true}
+// surnameNext reports a capitalized word i followed, in its clause, by
+// another: a first name before a surname ("Pauline Girard").
+func surnameNext(ws []word, i int) bool {
+	if i+1 >= len(ws) || ws[i].clause || ws[i].ends {
+		return false
+	}
+	a, _ := utf8.DecodeRuneInString(ws[i].s)
+	b, _ := utf8.DecodeRuneInString(ws[i+1].s)
+	next := ws[i+1]
+	return unicode.IsUpper(a) && unicode.IsUpper(b) && utf8.RuneCountInString(next.s) > 1 && next.off == ws[i].off+len(ws[i].s)+1 && !strings.Contains(next.s, "@")
+}
+
+// nameLinks are the short words between an exception and its name
+// ("except for Priya", "sauf à celle de Pauline", "salvo la de Marta").
+var nameLinks = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range strings.Fields("for a of the one from für von voor van per para à celle celui de la le l' quella quello di aquela aquele do da") {
+		m[folded(s)] = true
+	}
+	return m
+}()
 
 // exceptWords are single words that leave out what follows.
 var exceptWords = func() map[string]bool {
