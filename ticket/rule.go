@@ -487,6 +487,9 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 		d.Reason, d.Leave, d.By = ReasonWritten, true, t.evidence(vw.writ.line)
 	case vw.asked != nil:
 		d.Reason, d.By = ReasonRequesterNames, t.evidence(vw.asked.line)
+	case t.keptWriter(f.req.msg) > 0:
+		// "The one I'm writing from is fine": not theirs to send.
+		d.Reason, d.Leave, d.By = ReasonExcept, true, t.evidence(t.keptWriter(f.req.msg))
 	case f.self != nil:
 		d.Reason, d.ways = ReasonRequesterAsks, f.self
 		d.By = f.self.first()
@@ -494,6 +497,17 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 		d.Reason, d.Leave, d.By = ReasonRequester, true, t.evidence(f.req.line)
 	}
 	return d
+}
+
+// keptWriter is the line of mail m that keeps the address its writer
+// writes from, 0 for none.
+func (t *Ticket) keptWriter(m int) int {
+	for _, s := range t.said {
+		if s.msg == m && s.keepsWriter {
+			return s.line
+		}
+	}
+	return 0
 }
 
 // zoneReason is why an address first named in zone z, and nowhere in the

@@ -64,6 +64,9 @@ type said struct {
 	forgets bool
 	// names: the line names addresses or IDs of its own.
 	names bool
+	// keepsWriter: a sentence of it keeps the address the writer writes
+	// from ("the one I'm writing from is fine").
+	keepsWriter bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -215,7 +218,7 @@ func (s *said) bareRequest(l *line, subject bool) {
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf || s.forgets
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf || s.forgets || s.keepsWriter
 }
 
 // read notes what the phrases of a line say.
@@ -244,6 +247,28 @@ func (s *said) read(ms []match, l *line) {
 		}
 	}
 	s.listedNotSelf()
+	s.keepsWriter = keepsWriter(l, ms)
+}
+
+// keepsWriter reports a sentence of the line that names the address its
+// writer writes from and keeps it or leaves it out ("this address, the
+// one I'm writing from, is fine", "la dirección desde la que escribo
+// puede quedarse").
+func keepsWriter(l *line, ms []match) bool {
+	for _, m := range ms {
+		if m.class != cFromHere || m.negated {
+			continue
+		}
+		from, to := sentence(l.ws, l.ws[m.first].off)
+		for _, k := range ms {
+			switch {
+			case k.negated || k.first < from || k.first >= to:
+			case k.class == cExcept, k.class == cExceptAfter, k.class == cWaveOff, k.class == cNotSuppress:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // listedNotSelf makes a line that asks of a list it points at ("Several
