@@ -499,6 +499,37 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 	return d
 }
 
+// namesSomeone reports target mails that name an address or an ID, even
+// one written out in words ("the club's address: pat dot quinn at …") or
+// by its local part, or that are a bounce report.
+func (t *Ticket) namesSomeone(w weighing) bool {
+	for m := range w.targets {
+		if t.mails[m].named+t.mails[m].ids > 0 || t.mails[m].bounce {
+			return true
+		}
+	}
+	return len(t.partials) > 0 || t.writtenIn(w)
+}
+
+// writtenIn reports an address written out in words in one of the
+// target mails.
+func (t *Ticket) writtenIn(w weighing) bool {
+	return t.writtenWhere(func(m int) bool { return w.targets[m] })
+}
+
+// writtenWhere reports an address written out in words in a mail in
+// holds for.
+func (t *Ticket) writtenWhere(in func(m int) bool) bool {
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			if o.zone == zWritten && in(o.msg) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // keptWriter is the line of mail m that keeps the address its writer
 // writes from, 0 for none.
 func (t *Ticket) keptWriter(m int) int {
@@ -659,12 +690,7 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 	if t.asksForOther(w) {
 		return nil
 	}
-	for m := range w.targets {
-		if t.mails[m].named+t.mails[m].ids > 0 || t.mails[m].bounce {
-			return nil
-		}
-	}
-	if len(t.partials) > 0 {
+	if t.namesSomeone(w) {
 		return nil
 	}
 	e := w.p.By
@@ -777,7 +803,9 @@ func (t *Ticket) asksSelf(s said, bare, colleague bool) bool {
 		// "Two people on my team, Oscar (o@…) and Nell (n@…)": the
 		// colleagues are the ones the line names, not those copied.
 		return false
-	case s.bare && t.mails[s.msg].named > 0:
+	case s.bare && (t.mails[s.msg].named > 0 || t.writtenWhere(func(m int) bool { return m == s.msg })):
+		// "Unsubscribe" over a mail that names an address, even one
+		// written out in words.
 		return false
 	}
 	return true
