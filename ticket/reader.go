@@ -83,6 +83,9 @@ type state struct {
 	// later holds the lines that leave out people by names no address
 	// read before them has, settled at the end.
 	later []namedLater
+	// rows counts, by mail, the table rows that name one address and
+	// those of them a cell marks to keep or to change.
+	rows map[int]*[2]int
 }
 
 // heldLine is a line whose tokens are not handed on yet.
@@ -414,6 +417,7 @@ func (r *Reader) End() *Ticket {
 	}
 	r.queue = nil
 	r.namesLater()
+	r.rowsFollowed()
 	r.tk.Reference, r.tk.HasReference = r.refs.best()
 	r.tk.orderMails()
 	return r.tk

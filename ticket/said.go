@@ -633,8 +633,73 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zMention
 	case contactFooter(l, ms, f):
 		return zSignature
+	case r.rowMarked(l) == rowKeep:
+		// "Ben Carver	ben@…	keep": the table says to leave it.
+		return zExcept
 	}
 	return zBody
+}
+
+// What a table row's cells, beside its one address, say of it.
+const (
+	rowNone   = iota
+	rowKeep   // a cell keeps it ("keep", "behalten", "garder")
+	rowChange // a cell asks a change of it ("remove", "unsubscribe")
+)
+
+// rowMarked reads a table row that names one address (tab, "|" or comma
+// separated) for a cell that keeps or changes it, and counts the mail's
+// rows and marked rows: a request that picks the rows "marked remove" is
+// then followed row by row.
+func (r *Reader) rowMarked(l *line) int {
+	if len(l.toks) != 1 || !tableRow(l.t) && !csvRow(l) {
+		return rowNone
+	}
+	if r.st.rows == nil {
+		r.st.rows = map[int]*[2]int{}
+	}
+	n := r.st.rows[l.msg]
+	if n == nil {
+		n = &[2]int{}
+		r.st.rows[l.msg] = n
+	}
+	n[0]++
+	mark := rowNone
+	for _, c := range strings.FieldsFunc(l.t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' }) {
+		if c = strings.TrimSpace(c); c != "" && !strings.Contains(c, l.toks[0].Raw) {
+			mark = max(mark, cellMark(c))
+		}
+	}
+	if mark != rowNone {
+		n[1]++
+	}
+	return mark
+}
+
+// cellMark is what one cell of a row says: a word of the books' row-keep,
+// or one phrase that asks a change and nothing else.
+func cellMark(c string) int {
+	if phraseBooks().has("row-keep", c) {
+		return rowKeep
+	}
+	ws := wordsOf(nil, c)
+	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
+	if len(ms) == 1 && ms[0].first == 0 && ms[0].end == len(ws) && !ms[0].negated && classWays[ms[0].class].ask&changing != 0 {
+		return rowChange
+	}
+	return rowNone
+}
+
+// rowsFollowed clears the condition of a mail's request ("the rows
+// marked remove") when every row of its table that names an address is
+// marked: the rows say which.
+func (r *Reader) rowsFollowed() {
+	for k := range r.tk.said {
+		s := &r.tk.said[k]
+		if n := r.st.rows[s.msg]; s.selective && n != nil && n[0] > 0 && n[1] == n[0] {
+			s.selective = false
+		}
+	}
 }
 
 // writer notes the address of a line of the ticket's own words that says
