@@ -101,10 +101,12 @@ func headerName(t string, addressed bool) (string, bool) {
 // fieldRun reads a helpdesk's line of fields set apart by "·" or "|"
 // ("Mailbox: Support · Status: Active · Assigned: Unassigned"): a header
 // line when every field is a name and its value and one name is a header
-// the books know. It returns that name.
+// the books know, and no field holds an address (a record pasted from a
+// CRM, "Name: Jo | Email: jo@… | Status: active", is the request's). It
+// returns that name.
 func fieldRun(t string) (string, bool) {
 	fields := strings.FieldsFunc(t, func(c rune) bool { return c == '·' || c == '|' })
-	if len(fields) < 2 {
+	if len(fields) < 2 || strings.Contains(t, "@") {
 		return "", false
 	}
 	known := ""
