@@ -415,7 +415,7 @@ func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
 // person ("stop all mail to her address", "please unsubscribe him", "on
 // behalf of my client").
 func (t *Ticket) asksForOther(w weighing) bool {
-	return aboutSomeoneElse.MatchString(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
+	return aboutSomeone(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
 }
 
 // decides reports a mail whose words decide: one of the targets' (any,
@@ -456,7 +456,7 @@ func (t *Ticket) senderAsked(o occurrence, v string, f *facts, own Own) bool {
 // pointsAtSomeone reports a proposal that asks or checks, decided by words
 // about another person's address ("her address", "Tom's address").
 func pointsAtSomeone(p Proposal) bool {
-	return (p.Mode.Changes() || p.Mode == ModeCheck) && aboutSomeoneElse.MatchString(p.By.Text)
+	return (p.Mode.Changes() || p.Mode == ModeCheck) && aboutSomeone(p.By.Text)
 }
 
 // onlySender reports whether every mail but m and the anchor a is from v,
@@ -707,10 +707,47 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 // ("to her address", "Tom's address", "my mother's address", "the
 // customer's mailbox"),
 // which is never the writer's.
-var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b` +
-	// the same in the other books' languages, where the possessive is not
-	// also the polite "your" ("ihre Adresse" is, "seine" is not)
-	`|(?i)\b(?:seine|seiner|seinen)\s+(?:e-?mail-?)?(?:adresse|postfach)|(?:son|sa)\s+(?:adresse|bo[iî]te|courriel|e-?mail)|(?:il\s+|al\s+|dal\s+)?suo\s+indirizzo|(?:la\s+|alla\s+)?sua\s+(?:casella|e-?mail)|(?:endere[cç]o|e-?mail|caixa)\s+(?:dele|dela)|(?:la\s+)?(?:direcci[oó]n|correo|cuenta)\s+de\s+(?:ella|[eé]l)|(?:haar|zijn)\s+(?:e-?mail)?(?:adres|mailbox|postvak)\b`)
+var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+
+// aboutSomeoneElseAbroad is aboutSomeoneElse in the other books'
+// languages, where the possessive is not also the polite "your" ("ihre
+// Adresse" is, "seine" is not).
+var aboutSomeoneElseAbroad = regexp.MustCompile(`(?i)\b(?:seine|seiner|seinen)\s+(?:e-?mail-?)?(?:adresse|postfach)|(?:son|sa)\s+(?:adresse|bo[iî]te|courriel|e-?mail)|suo\s+indirizzo|sua\s+(?:casella|e-?mail)|(?:endere[cç]o|e-?mail|caixa)\s+(?:dele|dela)|(?:direcci[oó]n|correo|cuenta)\s+de\s+(?:ella|[eé]l)|(?:haar|zijn)\s+(?:e-?mail)?(?:adres|mailbox|postvak)\b`)
+
+// aboutSomeone reports a phrase about a third person's address in s, in
+// any of the books' languages.
+func aboutSomeone(s string) bool {
+	return aboutSomeoneElse.MatchString(s) || mayBeAbroad(s) && aboutSomeoneElseAbroad.MatchString(s)
+}
+
+// abroadWords are the possessives aboutSomeoneElseAbroad begins or ends
+// with: a line with none of them is not read with it (a regular
+// expression of many branches is slow on every line of a ticket).
+var abroadWords = []string{"seine", "son ", "sa ", "suo ", "sua ", "dele", "dela", "de ella", "de él", "de el", "haar ", "zijn "}
+
+// mayBeAbroad reports a line that holds one of abroadWords.
+func mayBeAbroad(s string) bool {
+	low := strings.ToLower(s)
+	for _, w := range abroadWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// aboutSomeoneAt is where the first phrase about a third person's address
+// in s is, nil for none.
+func aboutSomeoneAt(s string) []int {
+	a, b := aboutSomeoneElse.FindStringIndex(s), []int(nil)
+	if mayBeAbroad(s) {
+		b = aboutSomeoneElseAbroad.FindStringIndex(s)
+	}
+	if a == nil || b != nil && b[0] < a[0] {
+		return b
+	}
+	return a
+}
 
 // askedOfOther matches a request made of another person ("please
 // unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
@@ -910,7 +947,7 @@ func (t *Ticket) asksForWriter(w weighing) bool {
 		}
 	}
 	m := t.mails[w.asker]
-	return m.named+m.ids == 0 && w.p.Mode.Changes() && !aboutSomeoneElse.MatchString(w.p.By.Text) && len(t.partials) == 0
+	return m.named+m.ids == 0 && w.p.Mode.Changes() && !aboutSomeone(w.p.By.Text) && len(t.partials) == 0
 }
 
 // fromUs reports a ticket whose top mail one of our own addresses (own,

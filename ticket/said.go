@@ -973,7 +973,7 @@ func severalPeople(s string) bool {
 // address ("her address", "the customer's mailbox") that names no
 // address itself.
 func someoneUnnamed(l *line) bool {
-	loc := aboutSomeoneElse.FindStringIndex(l.t)
+	loc := aboutSomeoneAt(l.t)
 	if loc == nil || severalPeople(l.t[loc[0]:loc[1]]) {
 		// "their mailboxes": several people, whom the line may name.
 		return false
