@@ -45,21 +45,13 @@ func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
 		return false, false
 	}
 	var sure, later []string
-	for i, w := range l.ws {
-		c, _ := utf8.DecodeRuneInString(w.s)
-		if !unicode.IsUpper(c) {
-			continue
-		}
-		local, ok := r.st.people[folded(w.s)]
-		switch {
-		case !ok && surnameNext(l.ws, i):
-			// "Pauline Girard": the surname names her.
-		case !ok && exceptedName(l.ws, ms, i):
-			later = append(later, folded(w.s))
-		case !ok:
-		case local == "" || !exceptedName(l.ws, ms, i):
+	for i := range l.ws {
+		switch kind, local := r.personWord(l, ms, i); kind {
+		case pAsk:
 			return true, false
-		default:
+		case pLater:
+			later = append(later, local)
+		case pSure:
 			sure = append(sure, local)
 		}
 	}
@@ -74,6 +66,40 @@ func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
 		r.tk.keep(l.n, l.t)
 	}
 	return false, len(sure)+len(later) > 0
+}
+
+// What a word of a line that leaves someone out says of a person.
+const (
+	pNone  = iota
+	pAsk   // names a listed person the rule cannot leave out by itself
+	pLater // a name right after an exception no address read so far has
+	pSure  // a name right after an exception, a piece of one address
+)
+
+// personWord reads word i of a line that leaves someone out: a
+// capitalized name, and whose address it may be (for pSure, the local
+// part; for pLater, the name folded).
+func (r *Reader) personWord(l *line, ms []match, i int) (int, string) {
+	w := l.ws[i].s
+	c, _ := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(c) {
+		return pNone, ""
+	}
+	local, ok := r.st.people[folded(w)]
+	switch {
+	case !ok && surnameNext(l.ws, i):
+		// "Pauline Girard": the surname names her.
+	case !ok && exceptedName(l.ws, ms, i):
+		return pLater, folded(w)
+	case !ok:
+	case local != "" && exceptedName(l.ws, ms, i):
+		return pSure, local
+	case leavesOutIn(l, ms, i):
+		return pAsk, ""
+	}
+	// "The first is reception. No toquéis nada más": a name and a
+	// leaving out in two sentences.
+	return pNone, ""
 }
 
 // namedLater is a line that leaves out people by names no address read
@@ -173,14 +199,39 @@ var exceptWords = func() map[string]bool {
 // leavesOut reports a line that says, in a phrase of the books or in a
 // word of leaving out, that something is left out or kept.
 func leavesOut(l *line, ms []match) bool {
+	return leavesOutBetween(l, ms, 0, len(l.ws))
+}
+
+// leavesOutIn is leavesOut in the sentence around word i.
+func leavesOutIn(l *line, ms []match, i int) bool {
+	from, to := sentence(l.ws, l.ws[i].off)
+	return leavesOutBetween(l, ms, from, to)
+}
+
+// leavesOutBetween is leavesOut in the words from to to.
+func leavesOutBetween(l *line, ms []match, from, to int) bool {
 	for _, m := range ms {
 		switch m.class {
 		case cExcept, cExclude, cNotSuppress, cExceptAfter, cWaveOff:
+			if m.first >= from && m.first < to {
+				return true
+			}
+		}
+	}
+	for i := from; i < to; i++ {
+		if leaveOutWords[folded(l.ws[i].s)] && !insideRequest(ms, i) {
 			return true
 		}
 	}
-	for _, w := range l.ws {
-		if leaveOutWords[folded(w.s)] {
+	return false
+}
+
+// insideRequest reports word i inside a phrase that asks something ("Mr
+// Murphy has asked not to get them any more": its "not" is the request's,
+// not a person left out).
+func insideRequest(ms []match, i int) bool {
+	for _, m := range ms {
+		if w := classWays[m.class]; !m.negated && m.first <= i && i < m.end && (w.ask != 0 || w.self != sNone) {
 			return true
 		}
 	}
