@@ -289,7 +289,7 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 		// "put me back on", "turn me back on": the gap names the writer.
 		w.self = writerWays[w.ask]
 	}
-	if w.self == sAsk && w.ask == 0 && namesOthers(l) {
+	if w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m) {
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
 		w.self, w.us = sNone, false
 	}
@@ -358,6 +358,26 @@ func selfAsks(w selfWay) ask {
 	}
 	return aRemove
 }
+
+// joinedToOthers reports "my address" joined by "and" to another
+// address named after it ("both on my address and on ops@…"): the
+// writer's own address beside that one, not a name for it.
+func joinedToOthers(l *line, m match) bool {
+	k := m.end
+	if k >= len(l.ws) || !andWords[folded(l.ws[k].s)] || l.ws[m.end-1].ends {
+		return false
+	}
+	for _, f := range l.toks {
+		if f.Kind == Address && f.off > l.ws[k].off && wordAt(l.ws, f.off)-k <= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// andWords join two addresses in the books' languages ("and", "or",
+// "ni … ni").
+var andWords = map[string]bool{"and": true, "und": true, "et": true, "y": true, "e": true, "en": true, "or": true, "nor": true, "oder": true, "noch": true, "ou": true, "ni": true, "o": true, "ne": true, "of": true, "nem": true}
 
 // namesOthers reports a line that names an address of its own.
 func namesOthers(l *line) bool {
