@@ -108,8 +108,12 @@ type mailStatement struct {
 	others             bool // a line of its words asks something not about its writer
 	selective          bool
 	someone            bool // a line asks about one other person's address without naming it
+	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	subjectAsks        ask
 	subjectFirst       [5]said
+	// subjectOwn: the subject is the mail's own, not a reply's or a
+	// forward's.
+	subjectOwn bool
 }
 
 // statements gathers what each mail asks.
@@ -133,6 +137,8 @@ func (st *mailStatement) add(s said) {
 	st.cover = st.cover || s.cover
 	if !s.subject {
 		st.words(s)
+	} else if !s.reply && !s.fwd {
+		st.subjectOwn = true
 	}
 	for a := aSuppress; a <= aWithdraw; a <<= 1 {
 		switch {
@@ -155,6 +161,7 @@ func (st *mailStatement) words(s said) {
 	st.missing = st.missing || s.missing
 	st.selective = st.selective || s.selective
 	st.someone = st.someone || s.someone
+	st.forgets = st.forgets || s.forgets
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -298,28 +305,54 @@ func (t *Ticket) erasureIn(m int) (s said, ok, denied bool) {
 // when no mail under it asks.
 func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) {
 	anchor, cover := -1, -1
-	defer func() {
-		if asker < 0 {
-			asker = cover
-		}
-	}()
+	internal := t.internal(own)
 	for _, m := range t.newestFirst() {
-		if t.ours(m, own) {
+		if t.ours(m, own) && !internal {
 			continue
 		}
 		st := sts[m]
-		names := t.mails[m].named+t.mails[m].ids > 0
-		if anchor < 0 && (st.asks|st.subjectAsks != 0 || names) && !(st.cover && st.asks == 0) {
+		if anchor < 0 && t.anchors(m, st) {
 			anchor = m
 		}
-		if st.asks != 0 && !st.cover {
+		switch {
+		case st.asks == 0:
+		case !st.cover && (st.asks&changing != 0 || !t.coverChanges(sts, cover)):
 			return anchor, m
-		}
-		if st.asks != 0 && cover < 0 {
+		case !st.cover:
+			// "I'm not getting the plannings" under a cover note that
+			// asks to unblock: the cover's request decides.
+			return anchor, cover
+		case cover < 0:
 			cover = m
 		}
 	}
-	return anchor, -1
+	return anchor, cover
+}
+
+// anchors reports a mail that asks or names targets, and is not a cover
+// note that asks nothing.
+func (t *Ticket) anchors(m int, st mailStatement) bool {
+	names := t.mails[m].named+t.mails[m].ids > 0
+	return (st.asks|st.subjectAsks != 0 || names) && !(st.cover && st.asks == 0)
+}
+
+// internal reports a ticket every mail of which our own people wrote (a
+// colleague asks support to release suppressions, our privacy officer
+// passes on an erasure): their words decide, as a customer's would.
+func (t *Ticket) internal(own Own) bool {
+	for m := range t.mails {
+		if !t.ours(m, own) {
+			return false
+		}
+	}
+	return len(t.mails) > 0
+}
+
+// coverChanges reports a cover note (mail c, -1 for none) that asks to
+// change the list, which a mail under it that only asks (a check, "I'm
+// not getting your mails") does not overrule.
+func (t *Ticket) coverChanges(sts []mailStatement, c int) bool {
+	return c >= 0 && sts[c].asks&changing != 0
 }
 
 // firstMail is the first mail from from on that ok holds for, -1 for none.
@@ -377,6 +410,22 @@ type modeCase struct {
 	bounce     bool
 }
 
+// subjectWay is the one way the mail's own subject asks (aSuppress or
+// aRelease), when the words ask too and it is not a reply's: 0 for none
+// or both.
+func (c modeCase) subjectWay() ask {
+	if !c.st.subjectOwn || c.st.asks == 0 {
+		return 0
+	}
+	switch c.st.subjectAsks & (aSuppress | aRelease) {
+	case aSuppress:
+		return aSuppress
+	case aRelease:
+		return aRelease
+	}
+	return 0
+}
+
 // changing are the asks that change the list.
 const changing = aSuppress | aRelease | aRemove
 
@@ -419,6 +468,13 @@ var modeRules = []modeRule{
 	// to get the invoices again, stop everything else").
 	{func(c modeCase) bool { return c.asks&aRelease != 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aRelease), "asks both ways"},
 	{func(c modeCase) bool { return c.asks&aRelease != 0 }, ModeRemove, of(aRelease), "asks to get mail again"},
+	// "Delete all the data you hold on me" (remove, beside a phrase of
+	// erasure): forgotten, never put back on the mailing.
+	{func(c modeCase) bool { return c.asks&changing == aRemove && c.st.forgets }, ModeAdd, of(aRemove), "asks to be forgotten"},
+	// "Could you remove it from that list?" under its own subject
+	// "please unblock our address": the subject says which way.
+	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce && c.subjectWay() == aRelease }, ModeRemove, of(aRemove), "asks to remove, and its subject asks to get mail again"},
+	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce && c.subjectWay() == aSuppress }, ModeAdd, of(aRemove), "asks to remove, and its subject asks to get no more mail"},
 	// "Please remove x@…" alone: off the mailing list, or off the
 	// suppression list?
 	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce }, ModeUnsure, of(aRemove),

@@ -73,6 +73,7 @@ const (
 	cErasure   // asks to be forgotten: right to erasure, delete my data
 	cNarrative // tells what the writer did ("I clicked unsubscribe"): history, not the request
 	cSuccessor // the address before it takes over from the writer ("… takes over the account"): a contact, not a target
+	cFromHere  // names the address the writer writes from ("the one I'm writing from"): with a keep in its sentence, the writer's is left out
 	classCount // how many
 )
 
@@ -92,7 +93,7 @@ var sections = map[string]struct {
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
-	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords},
+	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "from-here": {cFromHere, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short
@@ -100,7 +101,7 @@ var sections = map[string]struct {
 var wordSections = []string{
 	"header-from", "header-requester", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
 	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler",
-	"system", "at", "dot", "greeting",
+	"system", "at", "dot", "dash", "greeting", "row-keep",
 }
 
 // tree is one of the phrase trees.

@@ -36,28 +36,104 @@ func (r *Reader) notePeople(local string) {
 // keeps a person whose name is a piece of an address named before
 // ("Except Priya", "Not Claire though", "skip JP", "Sam should stay
 // blocked"). It leaves out the one address a plain exception names, and
-// reports a line whose person the review must choose by hand.
+// reports a line whose person the review must choose by hand. A name
+// right after an exception that no address read so far has ("block all
+// of them except Rosa:" over the list) waits for the end of the ticket
+// (Reader.namesLater).
 func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
-	if len(r.st.people) == 0 || len(l.toks) > 0 || !leavesOut(l, ms) {
+	if len(l.toks) > 0 || !leavesOut(l, ms) {
 		return false, false
 	}
-	var sure []string
-	for i, w := range l.ws {
-		c, _ := utf8.DecodeRuneInString(w.s)
-		local, ok := r.st.people[folded(w.s)]
-		if !unicode.IsUpper(c) || !ok {
-			continue
-		}
-		if local == "" || !exceptedName(l.ws, ms, i) {
+	var sure, later []string
+	for i := range l.ws {
+		switch kind, local := r.personWord(l, ms, i); kind {
+		case pAsk:
 			return true, false
+		case pLater:
+			later = append(later, local)
+		case pSure:
+			sure = append(sure, local)
 		}
-		sure = append(sure, local)
 	}
 	for _, local := range sure {
-		r.tk.partials = append(r.tk.partials, partial{local: local, occurrence: occurrence{zone: zExcept, msg: l.msg, line: l.n}})
+		r.leaveOut(local, l.n, l.msg)
+	}
+	if len(sure) > 0 {
 		r.tk.keep(l.n, l.t)
 	}
-	return false, len(sure) > 0
+	if len(later) > 0 {
+		r.st.later = append(r.st.later, namedLater{names: later, line: l.n, msg: l.msg})
+		r.tk.keep(l.n, l.t)
+	}
+	return false, len(sure)+len(later) > 0
+}
+
+// What a word of a line that leaves someone out says of a person.
+const (
+	pNone  = iota
+	pAsk   // names a listed person the rule cannot leave out by itself
+	pLater // a name right after an exception no address read so far has
+	pSure  // a name right after an exception, a piece of one address
+)
+
+// personWord reads word i of a line that leaves someone out: a
+// capitalized name, and whose address it may be (for pSure, the local
+// part; for pLater, the name folded).
+func (r *Reader) personWord(l *line, ms []match, i int) (int, string) {
+	w := l.ws[i].s
+	c, _ := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(c) {
+		return pNone, ""
+	}
+	local, ok := r.st.people[folded(w)]
+	switch {
+	case !ok && surnameNext(l.ws, i):
+		// "Pauline Girard": the surname names her.
+	case !ok && exceptedName(l.ws, ms, i):
+		return pLater, folded(w)
+	case !ok:
+	case local != "" && exceptedName(l.ws, ms, i):
+		return pSure, local
+	case leavesOutIn(l, ms, i):
+		return pAsk, ""
+	}
+	// "The first is reception. No toquéis nada más": a name and a
+	// leaving out in two sentences.
+	return pNone, ""
+}
+
+// namedLater is a line that leaves out people by names no address read
+// before it has.
+type namedLater struct {
+	names     []string
+	line, msg int
+}
+
+// leaveOut leaves out the address of local part local, for line n of
+// mail msg.
+func (r *Reader) leaveOut(local string, n, msg int) {
+	r.tk.partials = append(r.tk.partials, partial{local: local, occurrence: occurrence{zone: zExcept, msg: msg, line: n}})
+}
+
+// namesLater settles, at the end of the ticket, the names left out before
+// the addresses were read: a name that is a piece of exactly one address
+// leaves it out; any other makes the review choose by hand.
+func (r *Reader) namesLater() {
+	for _, nl := range r.st.later {
+		var sure []string
+		for _, name := range nl.names {
+			local, ok := r.st.people[name]
+			if !ok || local == "" {
+				sure = nil
+				r.pickedByHand(nl.line, nl.msg)
+				break
+			}
+			sure = append(sure, local)
+		}
+		for _, local := range sure {
+			r.leaveOut(local, nl.line, nl.msg)
+		}
+	}
 }
 
 // picksByHand reports a line that picks its targets in a way the rule
@@ -72,6 +148,9 @@ func (r *Reader) picksByHand(l *line) bool {
 // ("except Priya", "except for Priya", "sauf JP", "menos a Marta").
 func exceptedName(ws []word, ms []match, i int) bool {
 	k := i - 1
+	if k > 0 && surnameNext(ws, k) && !exceptWords[folded(ws[k].s)] {
+		k-- // "except Pauline Girard": her first name before
+	}
 	for k >= 0 && nameLinks[folded(ws[k].s)] {
 		k--
 	}
@@ -86,8 +165,27 @@ func exceptedName(ws []word, ms []match, i int) bool {
 	return exceptWords[folded(ws[k].s)]
 }
 
-// nameLinks are the short words between an exception and its name.
-var nameLinks = map[string]bool{"for": true, "a": true, "of": true, "für": true, "voor": true, "per": true, "para": true}
+// surnameNext reports a capitalized word i followed, in its clause, by
+// another: a first name before a surname ("Pauline Girard").
+func surnameNext(ws []word, i int) bool {
+	if i+1 >= len(ws) || ws[i].clause || ws[i].ends {
+		return false
+	}
+	a, _ := utf8.DecodeRuneInString(ws[i].s)
+	b, _ := utf8.DecodeRuneInString(ws[i+1].s)
+	next := ws[i+1]
+	return unicode.IsUpper(a) && unicode.IsUpper(b) && utf8.RuneCountInString(next.s) > 1 && next.off == ws[i].off+len(ws[i].s)+1 && !strings.Contains(next.s, "@")
+}
+
+// nameLinks are the short words between an exception and its name
+// ("except for Priya", "sauf à celle de Pauline", "salvo la de Marta").
+var nameLinks = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range strings.Fields("for a of the one from für von voor van per para à celle celui de la le l' quella quello di aquela aquele do da") {
+		m[folded(s)] = true
+	}
+	return m
+}()
 
 // exceptWords are single words that leave out what follows.
 var exceptWords = func() map[string]bool {
@@ -101,14 +199,39 @@ var exceptWords = func() map[string]bool {
 // leavesOut reports a line that says, in a phrase of the books or in a
 // word of leaving out, that something is left out or kept.
 func leavesOut(l *line, ms []match) bool {
+	return leavesOutBetween(l, ms, 0, len(l.ws))
+}
+
+// leavesOutIn is leavesOut in the sentence around word i.
+func leavesOutIn(l *line, ms []match, i int) bool {
+	from, to := sentence(l.ws, l.ws[i].off)
+	return leavesOutBetween(l, ms, from, to)
+}
+
+// leavesOutBetween is leavesOut in the words from to to.
+func leavesOutBetween(l *line, ms []match, from, to int) bool {
 	for _, m := range ms {
 		switch m.class {
 		case cExcept, cExclude, cNotSuppress, cExceptAfter, cWaveOff:
+			if m.first >= from && m.first < to {
+				return true
+			}
+		}
+	}
+	for i := from; i < to; i++ {
+		if leaveOutWords[folded(l.ws[i].s)] && !insideRequest(ms, i) {
 			return true
 		}
 	}
-	for _, w := range l.ws {
-		if leaveOutWords[folded(w.s)] {
+	return false
+}
+
+// insideRequest reports word i inside a phrase that asks something ("Mr
+// Murphy has asked not to get them any more": its "not" is the request's,
+// not a person left out).
+func insideRequest(ms []match, i int) bool {
+	for _, m := range ms {
+		if w := classWays[m.class]; !m.negated && m.first <= i && i < m.end && (w.ask != 0 || w.self != sNone) {
 			return true
 		}
 	}

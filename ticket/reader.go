@@ -76,6 +76,16 @@ type state struct {
 	people          map[string]string // the name-like pieces of the local parts of the addresses the words name ("claire", "jp" of jp.martin@…), each to its local part, "" when several have it
 	lastHeaderBlock int               // the mail the last header block began
 	chat            map[string]int    // the mail of each speaker of a chat transcript, by their name folded
+	// list is 1 + the mail of a list a request announces ("please
+	// unsubscribe these addresses:"), while its lines name addresses and
+	// nothing else; 0 for none.
+	list int
+	// later holds the lines that leave out people by names no address
+	// read before them has, settled at the end.
+	later []namedLater
+	// rows counts, by mail, the table rows that name one address and
+	// those of them a cell marks to keep or to change.
+	rows map[int]*[2]int
 }
 
 // heldLine is a line whose tokens are not handed on yet.
@@ -227,7 +237,57 @@ func (r *Reader) settle(l *line, kind lineKind) {
 		st.qbody = st.qbody || !kind.header
 	}
 	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming}
+	r.followList(l, kind)
 	r.hold(held)
+}
+
+// followList notes a list a request announces ("please unsubscribe these
+// addresses:", "block all of them, the export below"), and its end: a
+// line that is more than its addresses or a row of a table.
+func (r *Reader) followList(l *line, kind lineKind) {
+	switch {
+	case kind.asks && (strings.HasSuffix(l.t, ":") || r.pointsBelow(l)):
+		r.st.list = l.msg + 1
+	case r.st.list != l.msg+1 || !onlyTokens(l) && !tableRow(l.t) && !csvRow(l):
+		r.st.list = 0
+	}
+}
+
+// pointsBelow reports a line whose words point at what follows ("the
+// export below").
+func (r *Reader) pointsBelow(l *line) bool {
+	k := len(r.tk.said) - 1
+	return k >= 0 && r.tk.said[k].line == l.n && r.tk.said[k].below
+}
+
+// onlyTokens reports a line that is its addresses and nothing else (a
+// list's item: "- jane@…", "jane@…;").
+func onlyTokens(l *line) bool {
+	if len(l.toks) == 0 {
+		return false
+	}
+	n := 0
+	for _, w := range l.ws {
+		if !inToken(l.toks, w.off) {
+			n++
+		}
+	}
+	return n == 0
+}
+
+// csvRow reports a row of comma-separated values that names an address:
+// two fields or more, each a few words at most.
+func csvRow(l *line) bool {
+	fields := strings.Split(l.t, ",")
+	if len(l.toks) == 0 || len(fields) < 2 {
+		return false
+	}
+	for _, f := range fields {
+		if len(strings.Fields(f)) > 4 {
+			return false
+		}
+	}
+	return true
 }
 
 // blank reads an empty line: it ends a header block, and a signature
@@ -356,6 +416,8 @@ func (r *Reader) End() *Ticket {
 		r.handOn(l.toks)
 	}
 	r.queue = nil
+	r.namesLater()
+	r.rowsFollowed()
 	r.tk.Reference, r.tk.HasReference = r.refs.best()
 	r.tk.orderMails()
 	return r.tk

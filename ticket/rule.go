@@ -415,7 +415,7 @@ func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
 // person ("stop all mail to her address", "please unsubscribe him", "on
 // behalf of my client").
 func (t *Ticket) asksForOther(w weighing) bool {
-	return aboutSomeoneElse.MatchString(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
+	return aboutSomeone(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
 }
 
 // decides reports a mail whose words decide: one of the targets' (any,
@@ -456,7 +456,7 @@ func (t *Ticket) senderAsked(o occurrence, v string, f *facts, own Own) bool {
 // pointsAtSomeone reports a proposal that asks or checks, decided by words
 // about another person's address ("her address", "Tom's address").
 func pointsAtSomeone(p Proposal) bool {
-	return (p.Mode.Changes() || p.Mode == ModeCheck) && aboutSomeoneElse.MatchString(p.By.Text)
+	return (p.Mode.Changes() || p.Mode == ModeCheck) && aboutSomeone(p.By.Text)
 }
 
 // onlySender reports whether every mail but m and the anchor a is from v,
@@ -487,6 +487,9 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 		d.Reason, d.Leave, d.By = ReasonWritten, true, t.evidence(vw.writ.line)
 	case vw.asked != nil:
 		d.Reason, d.By = ReasonRequesterNames, t.evidence(vw.asked.line)
+	case t.keptWriter(f.req.msg) > 0:
+		// "The one I'm writing from is fine": not theirs to send.
+		d.Reason, d.Leave, d.By = ReasonExcept, true, t.evidence(t.keptWriter(f.req.msg))
 	case f.self != nil:
 		d.Reason, d.ways = ReasonRequesterAsks, f.self
 		d.By = f.self.first()
@@ -494,6 +497,48 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 		d.Reason, d.Leave, d.By = ReasonRequester, true, t.evidence(f.req.line)
 	}
 	return d
+}
+
+// namesSomeone reports target mails that name an address or an ID, even
+// one written out in words ("the club's address: pat dot quinn at …") or
+// by its local part, or that are a bounce report.
+func (t *Ticket) namesSomeone(w weighing) bool {
+	for m := range w.targets {
+		if t.mails[m].named+t.mails[m].ids > 0 || t.mails[m].bounce {
+			return true
+		}
+	}
+	return len(t.partials) > 0 || t.writtenIn(w)
+}
+
+// writtenIn reports an address written out in words in one of the
+// target mails.
+func (t *Ticket) writtenIn(w weighing) bool {
+	return t.writtenWhere(func(m int) bool { return w.targets[m] })
+}
+
+// writtenWhere reports an address written out in words in a mail in
+// holds for.
+func (t *Ticket) writtenWhere(in func(m int) bool) bool {
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			if o.zone == zWritten && in(o.msg) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keptWriter is the line of mail m that keeps the address its writer
+// writes from, 0 for none.
+func (t *Ticket) keptWriter(m int) int {
+	for _, s := range t.said {
+		if s.msg == m && s.keepsWriter {
+			return s.line
+		}
+	}
+	return 0
 }
 
 // zoneReason is why an address first named in zone z, and nowhere in the
@@ -645,12 +690,7 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 	if t.asksForOther(w) {
 		return nil
 	}
-	for m := range w.targets {
-		if t.mails[m].named+t.mails[m].ids > 0 || t.mails[m].bounce {
-			return nil
-		}
-	}
-	if len(t.partials) > 0 {
+	if t.namesSomeone(w) {
 		return nil
 	}
 	e := w.p.By
@@ -668,6 +708,46 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 // customer's mailbox"),
 // which is never the writer's.
 var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+
+// aboutSomeoneElseAbroad is aboutSomeoneElse in the other books'
+// languages, where the possessive is not also the polite "your" ("ihre
+// Adresse" is, "seine" is not).
+var aboutSomeoneElseAbroad = regexp.MustCompile(`(?i)\b(?:seine|seiner|seinen)\s+(?:e-?mail-?)?(?:adresse|postfach)|(?:son|sa)\s+(?:adresse|bo[iî]te|courriel|e-?mail)|suo\s+indirizzo|sua\s+(?:casella|e-?mail)|(?:endere[cç]o|e-?mail|caixa)\s+(?:dele|dela)|(?:direcci[oó]n|correo|cuenta)\s+de\s+(?:ella|[eé]l)|(?:haar|zijn)\s+(?:e-?mail)?(?:adres|mailbox|postvak)\b`)
+
+// aboutSomeone reports a phrase about a third person's address in s, in
+// any of the books' languages.
+func aboutSomeone(s string) bool {
+	return aboutSomeoneElse.MatchString(s) || mayBeAbroad(s) && aboutSomeoneElseAbroad.MatchString(s)
+}
+
+// abroadWords are the possessives aboutSomeoneElseAbroad begins or ends
+// with: a line with none of them is not read with it (a regular
+// expression of many branches is slow on every line of a ticket).
+var abroadWords = []string{"seine", "son ", "sa ", "suo ", "sua ", "dele", "dela", "de ella", "de él", "de el", "haar ", "zijn "}
+
+// mayBeAbroad reports a line that holds one of abroadWords.
+func mayBeAbroad(s string) bool {
+	low := strings.ToLower(s)
+	for _, w := range abroadWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// aboutSomeoneAt is where the first phrase about a third person's address
+// in s is, nil for none.
+func aboutSomeoneAt(s string) []int {
+	a, b := aboutSomeoneElse.FindStringIndex(s), []int(nil)
+	if mayBeAbroad(s) {
+		b = aboutSomeoneElseAbroad.FindStringIndex(s)
+	}
+	if a == nil || b != nil && b[0] < a[0] {
+		return b
+	}
+	return a
+}
 
 // askedOfOther matches a request made of another person ("please
 // unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
@@ -760,7 +840,9 @@ func (t *Ticket) asksSelf(s said, bare, colleague bool) bool {
 		// "Two people on my team, Oscar (o@…) and Nell (n@…)": the
 		// colleagues are the ones the line names, not those copied.
 		return false
-	case s.bare && t.mails[s.msg].named > 0:
+	case s.bare && (t.mails[s.msg].named > 0 || t.writtenWhere(func(m int) bool { return m == s.msg })):
+		// "Unsubscribe" over a mail that names an address, even one
+		// written out in words.
 		return false
 	}
 	return true
@@ -865,7 +947,7 @@ func (t *Ticket) asksForWriter(w weighing) bool {
 		}
 	}
 	m := t.mails[w.asker]
-	return m.named+m.ids == 0 && w.p.Mode.Changes() && !aboutSomeoneElse.MatchString(w.p.By.Text) && len(t.partials) == 0
+	return m.named+m.ids == 0 && w.p.Mode.Changes() && !aboutSomeone(w.p.By.Text) && len(t.partials) == 0
 }
 
 // fromUs reports a ticket whose top mail one of our own addresses (own,

@@ -42,9 +42,10 @@ type said struct {
 	// names no other address.
 	bare bool
 	// subject: a Subject: line; fwd: a forward's ("FW: …"), whose words
-	// are the forwarded mail's.
-	subject, fwd bool
-	asks         ask
+	// are the forwarded mail's; reply: a reply's ("Re: …"), whose words
+	// are the mail answered.
+	subject, fwd, reply bool
+	asks                ask
 	// weak holds the asks the line says only with a lone verb.
 	weak ask
 	// missing: it says mail does not arrive, which its writer wants.
@@ -63,6 +64,9 @@ type said struct {
 	forgets bool
 	// names: the line names addresses or IDs of its own.
 	names bool
+	// keepsWriter: a sentence of it keeps the address the writer writes
+	// from ("the one I'm writing from is fine").
+	keepsWriter bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -92,6 +96,7 @@ func (r *Reader) words(l *line, subject bool) {
 	s := said{msg: l.msg, line: l.n, subject: subject, names: len(l.toks) > 0}
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
+		s.reply = isReplySubject(l.t[strings.IndexByte(l.t, ':')+1:])
 	}
 	s.read(r.ms, l)
 	s.bareRequest(l, subject)
@@ -132,13 +137,36 @@ func (r *Reader) pickedByHand(n, msg int) {
 // person must say.
 func (r *Reader) vague(l *line, ms []match) bool {
 	for _, m := range ms {
-		if m.class == cExclude && !m.negated && !r.addressAt(l, m.end) {
+		if m.class == cExclude && !m.negated && !r.addressAt(l, m.end) && !toldAside(l, ms, m) {
 			return true
 		}
 	}
 	for i, w := range l.ws {
 		local, ok := r.st.locals[folded(w.s)]
 		if ok && !local && !strings.Contains(w.s, "@") && !besideItsAddress(l.ws, i) && (narrowing(l, ms, w.off) == nAsked || excepted(l.ws, ms, w.off)) {
+			return true
+		}
+	}
+	return false
+}
+
+// toldAside reports an exclusion of the "but not" kind ("ma non", "pero
+// no", "aber nicht") inside a sentence that asks nothing ("… ma non ho
+// mai chiesto di iscrivermi"): it turns the sentence's own words around
+// and leaves nothing out of a list. One that begins its sentence ("But
+// not the ones at our domain.") still leaves something out.
+func toldAside(l *line, ms []match, m match) bool {
+	if !negatedPhrase(l.ws[m.first:m.end]) || m.first == 0 || l.ws[m.first-1].ends {
+		return false
+	}
+	return !asksAround(l.ws, ms, l.ws[m.first].off)
+}
+
+// negatedPhrase reports a phrase one of whose words is a negation ("but
+// not").
+func negatedPhrase(ws []word) bool {
+	for k := range ws {
+		if c, n := phraseBooks().trees[negations].at(ws, k); c == cNegation && k+n <= len(ws) {
 			return true
 		}
 	}
@@ -190,7 +218,7 @@ func (s *said) bareRequest(l *line, subject bool) {
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf || s.forgets
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf || s.forgets || s.keepsWriter
 }
 
 // read notes what the phrases of a line say.
@@ -219,6 +247,28 @@ func (s *said) read(ms []match, l *line) {
 		}
 	}
 	s.listedNotSelf()
+	s.keepsWriter = keepsWriter(l, ms)
+}
+
+// keepsWriter reports a sentence of the line that names the address its
+// writer writes from and keeps it or leaves it out ("this address, the
+// one I'm writing from, is fine", "la dirección desde la que escribo
+// puede quedarse").
+func keepsWriter(l *line, ms []match) bool {
+	for _, m := range ms {
+		if m.class != cFromHere || m.negated {
+			continue
+		}
+		from, to := sentence(l.ws, l.ws[m.first].off)
+		for _, k := range ms {
+			switch {
+			case k.negated || k.first < from || k.first >= to:
+			case k.class == cExcept, k.class == cExceptAfter, k.class == cWaveOff, k.class == cNotSuppress:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // listedNotSelf makes a line that asks of a list it points at ("Several
@@ -239,7 +289,7 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 		// "put me back on", "turn me back on": the gap names the writer.
 		w.self = writerWays[w.ask]
 	}
-	if w.self == sAsk && w.ask == 0 && namesOthers(l) {
+	if w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m) {
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
 		w.self, w.us = sNone, false
 	}
@@ -308,6 +358,26 @@ func selfAsks(w selfWay) ask {
 	}
 	return aRemove
 }
+
+// joinedToOthers reports "my address" joined by "and" to another
+// address named after it ("both on my address and on ops@…"): the
+// writer's own address beside that one, not a name for it.
+func joinedToOthers(l *line, m match) bool {
+	k := m.end
+	if k >= len(l.ws) || !andWords[folded(l.ws[k].s)] || l.ws[m.end-1].ends {
+		return false
+	}
+	for _, f := range l.toks {
+		if f.Kind == Address && f.off > l.ws[k].off && wordAt(l.ws, f.off)-k <= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// andWords join two addresses in the books' languages ("and", "or",
+// "ni … ni").
+var andWords = map[string]bool{"and": true, "und": true, "et": true, "y": true, "e": true, "en": true, "or": true, "nor": true, "oder": true, "noch": true, "ou": true, "ni": true, "o": true, "ne": true, "of": true, "nem": true}
 
 // namesOthers reports a line that names an address of its own.
 func namesOthers(l *line) bool {
@@ -577,12 +647,79 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zContact
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
-	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off):
+	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off) && r.st.list != l.msg+1:
+		// Not in a list a request announces: "please unsubscribe these
+		// addresses:" over the writer's own and another.
 		return zMention
 	case contactFooter(l, ms, f):
 		return zSignature
+	case r.rowMarked(l) == rowKeep:
+		// "Ben Carver	ben@…	keep": the table says to leave it.
+		return zExcept
 	}
 	return zBody
+}
+
+// What a table row's cells, beside its one address, say of it.
+const (
+	rowNone   = iota
+	rowKeep   // a cell keeps it ("keep", "behalten", "garder")
+	rowChange // a cell asks a change of it ("remove", "unsubscribe")
+)
+
+// rowMarked reads a table row that names one address (tab, "|" or comma
+// separated) for a cell that keeps or changes it, and counts the mail's
+// rows and marked rows: a request that picks the rows "marked remove" is
+// then followed row by row.
+func (r *Reader) rowMarked(l *line) int {
+	if len(l.toks) != 1 || !tableRow(l.t) && !csvRow(l) {
+		return rowNone
+	}
+	if r.st.rows == nil {
+		r.st.rows = map[int]*[2]int{}
+	}
+	n := r.st.rows[l.msg]
+	if n == nil {
+		n = &[2]int{}
+		r.st.rows[l.msg] = n
+	}
+	n[0]++
+	mark := rowNone
+	for _, c := range strings.FieldsFunc(l.t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' }) {
+		if c = strings.TrimSpace(c); c != "" && !strings.Contains(c, l.toks[0].Raw) {
+			mark = max(mark, cellMark(c))
+		}
+	}
+	if mark != rowNone {
+		n[1]++
+	}
+	return mark
+}
+
+// cellMark is what one cell of a row says: a word of the books' row-keep,
+// or one phrase that asks a change and nothing else.
+func cellMark(c string) int {
+	if phraseBooks().has("row-keep", c) {
+		return rowKeep
+	}
+	ws := wordsOf(nil, c)
+	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
+	if len(ms) == 1 && ms[0].first == 0 && ms[0].end == len(ws) && !ms[0].negated && classWays[ms[0].class].ask&changing != 0 {
+		return rowChange
+	}
+	return rowNone
+}
+
+// rowsFollowed clears the condition of a mail's request ("the rows
+// marked remove") when every row of its table that names an address is
+// marked: the rows say which.
+func (r *Reader) rowsFollowed() {
+	for k := range r.tk.said {
+		s := &r.tk.said[k]
+		if n := r.st.rows[s.msg]; s.selective && n != nil && n[0] > 0 && n[1] == n[0] {
+			s.selective = false
+		}
+	}
 }
 
 // writer notes the address of a line of the ticket's own words that says
@@ -856,7 +993,7 @@ func severalPeople(s string) bool {
 // address ("her address", "the customer's mailbox") that names no
 // address itself.
 func someoneUnnamed(l *line) bool {
-	loc := aboutSomeoneElse.FindStringIndex(l.t)
+	loc := aboutSomeoneAt(l.t)
 	if loc == nil || severalPeople(l.t[loc[0]:loc[1]]) {
 		// "their mailboxes": several people, whom the line may name.
 		return false

@@ -95,7 +95,34 @@ func headerName(t string, addressed bool) (string, bool) {
 	case "cc", "bcc", "final-recipient", "original-recipient", "diagnostic-code", "reporting-mta", "action", "remote-mta":
 		return name, true
 	}
-	return "", false
+	return fieldRun(t)
+}
+
+// fieldRun reads a helpdesk's line of fields set apart by "·" or "|"
+// ("Mailbox: Support · Status: Active · Assigned: Unassigned"): a header
+// line when every field is a name and its value and one name is a header
+// the books know, and no field holds an address (a record pasted from a
+// CRM, "Name: Jo | Email: jo@… | Status: active", is the request's). It
+// returns that name.
+func fieldRun(t string) (string, bool) {
+	fields := strings.FieldsFunc(t, func(c rune) bool { return c == '·' || c == '|' })
+	if len(fields) < 2 || strings.Contains(t, "@") {
+		return "", false
+	}
+	known := ""
+	for _, f := range fields {
+		i := strings.IndexByte(f, ':')
+		if i < 1 || i > 30 || strings.Count(strings.TrimSpace(f[:i]), " ") > 2 {
+			return "", false
+		}
+		name := folded(strings.TrimSpace(f[:i]))
+		for _, s := range headerNames {
+			if known == "" && phraseBooks().words[s][name] {
+				known = name
+			}
+		}
+	}
+	return known, known != ""
 }
 
 // isWroteLine reports a reply attribution: a line that ends with ":" and
@@ -156,6 +183,17 @@ func isForwardMarker(t string, ws []word) bool {
 func isForwardSubject(s string) bool {
 	s = strings.TrimSpace(s)
 	for _, p := range []string{"fw:", "fwd:", "wg:", "rv:", "tr:", "i:", "doorst:", "enc:", "fw :", "tr :"} {
+		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
+			return true
+		}
+	}
+	return false
+}
+
+// isReplySubject reports a reply's subject ("Re: …", "AW: …", "RES: …").
+func isReplySubject(s string) bool {
+	s = strings.TrimSpace(s)
+	for _, p := range []string{"re:", "aw:", "sv:", "antw:", "r:", "rif:", "res:", "re :", "ref:"} {
 		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
 			return true
 		}

@@ -241,8 +241,28 @@ func writtenPieces(s string) []piece {
 		}
 		i = j
 	}
+	return joinDashes(out)
+}
+
+// joinDashes joins the words around a spelled dash into one ("riverside
+// dash yoga" is "riverside-yoga").
+func joinDashes(ps []piece) []piece {
+	out := ps[:0]
+	for k := 0; k < len(ps); k++ {
+		p := ps[k]
+		if p.s == "-" && len(out) > 0 && k+1 < len(ps) && plainPiece(out[len(out)-1]) && plainPiece(ps[k+1]) {
+			last := &out[len(out)-1]
+			last.s, last.end = last.s+"-"+ps[k+1].s, ps[k+1].end
+			k++
+			continue
+		}
+		out = append(out, p)
+	}
 	return out
 }
+
+// plainPiece is a word piece, not a spelled "@", "." or "-".
+func plainPiece(p piece) bool { return p.s != "@" && p.s != "." && p.s != "-" && p.s != "" }
 
 func toPiece(w string, off, end int) piece {
 	w = strings.Trim(w, ",;:!?\"'()<>")
@@ -255,6 +275,8 @@ func toPiece(w string, off, end int) piece {
 		return piece{s: "@", off: off, end: end, english: is(w, "at")}
 	case phraseBooks().has("dot", w):
 		return piece{s: ".", off: off, end: end, english: is(w, "dot")}
+	case phraseBooks().has("dash", w):
+		return piece{s: "-", off: off, end: end}
 	}
 	return piece{s: strings.TrimRight(w, "."), off: off, end: end}
 }

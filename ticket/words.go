@@ -294,8 +294,25 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 		}
 		i += best
 	}
+	carryNegation(out, ws)
 	return untold(out)
 }
+
+// carryNegation marks negated a phrase joined by "or" to a negated one
+// right before it, or to a phrase that says not to ("don't block"):
+// "don't block or unblock anything" asks neither.
+func carryNegation(ms []match, ws []word) {
+	for k := 1; k < len(ms); k++ {
+		p, m := ms[k-1], ms[k]
+		if (p.negated || p.class == cNotSuppress) && !m.negated && m.first == p.end+1 && !ws[p.end-1].clause && !ws[p.end-1].ends && orWords[string(fold(nil, ws[p.end].s))] {
+			ms[k].negated = true
+		}
+	}
+}
+
+// orWords join two phrases a negation before the first turns both
+// around, in the books' languages.
+var orWords = map[string]bool{"or": true, "nor": true, "oder": true, "noch": true, "ou": true, "ni": true, "o": true, "ne": true, "of": true, "nem": true}
 
 // untold drops the phrases a narrative holds ("I clicked unsubscribe"
 // tells what the writer did, it does not ask it), but not one that goes
