@@ -218,15 +218,17 @@ func (s *said) read(ms []match, l *line) {
 			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
 	}
-	s.listedNotSelf()
+	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 }
 
 // listedNotSelf makes a line that asks of a list it points at ("Several
 // of our addresses were blocked: please unblock the following") not about
 // the writer: "our" speaks of the addresses listed, not of the writer's
-// own.
-func (s *said) listedNotSelf() {
-	if s.below && s.self == sAsk && s.asks&(aSuppress|aRelease|aRemove) != 0 {
+// own. So does a line that speaks of "our addresses" and ends in a colon
+// over the list ("mail no longer reaches three of our addresses:").
+func (s *said) listedNotSelf(colon bool) {
+	if s.below && s.self == sAsk && s.asks&(aSuppress|aRelease|aRemove) != 0 ||
+		colon && s.self == sAsk && s.colleague {
 		s.self, s.colleague = sNone, false
 	}
 }
