@@ -225,6 +225,10 @@ func (t *Ticket) weigh(own Own) weighing {
 	}
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
+	if w.p.Mode.Changes() && t.answeredSince(w.asker, own) {
+		w.p.Mode, w.p.Why = ModeUnsure, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads"
+		w.p.Ask = append(w.p.Ask, "a mail of ours answered the request; read what the newest mail asks")
+	}
 	if t.turnsDisagree(&w, sts, own) {
 		w.p.Mode, w.p.Why = ModeUnsure, "a transcript whose order is not known asks both ways"
 		w.p.Ask = append(w.p.Ask, "the transcript's messages ask both ways and do not say which came last")
@@ -289,6 +293,29 @@ func (t *Ticket) erasureIn(m int) (s said, ok, denied bool) {
 		}
 	}
 	return s, ok, false
+}
+
+// answeredSince reports whether a mail of ours answered the asking mail
+// and a mail not ours came after that answer: the request was handled,
+// and what came after it is what stands now ("Done: it is blocked" —
+// "could you undo it?"), which the rule could not read.
+func (t *Ticket) answeredSince(asker int, own Own) bool {
+	if asker < 0 {
+		return false
+	}
+	after := false
+	for _, m := range t.newestFirst() {
+		switch {
+		case m == asker:
+			return false
+		case !t.ours(m, own):
+			// A mail with a sender: not the ticket's title block.
+			after = after || t.mails[m].from != ""
+		case after:
+			return true
+		}
+	}
+	return false
 }
 
 // newestAsking finds, among the mails not ours, the newest that asks or
