@@ -360,6 +360,7 @@ func (r *Reader) End() *Ticket {
 	}
 	r.queue = nil
 	r.tables.end(r)
+	r.tk.resolveMailboxes()
 	r.tk.Reference, r.tk.HasReference = r.refs.best()
 	r.tk.orderMails()
 	return r.tk

@@ -781,6 +781,23 @@ func (t *Ticket) resolvePartials() map[string][]occurrence {
 	return out
 }
 
+// resolveMailboxes makes the words beside a word for a mailbox that are
+// the local part of one address of the ticket ("the info address" over
+// info@…) partial addresses the words name, once the whole ticket is
+// read; the others stay words.
+func (t *Ticket) resolveMailboxes() {
+	for _, p := range t.mailboxes {
+		if _, n := t.resolve(p.local); n != 1 {
+			continue
+		}
+		t.partials = append(t.partials, p)
+		if p.zone == zBody {
+			t.mails[p.msg].named++
+		}
+	}
+	t.mailboxes = nil
+}
+
 // resolve is the first address of the ticket whose local part is local,
 // and how many have it (up to 2).
 func (t *Ticket) resolve(local string) (string, int) {

@@ -396,6 +396,50 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		}
 	}
 	r.localMentions(l, ms)
+	r.mailboxMentions(l, ms)
+}
+
+// mailboxMentions keeps, as partial addresses, the words beside a word
+// for a mailbox ("the info address", "l'adresse contact", "die
+// Info-Adresse", "la casella ordini"): a partial resolves at the end only
+// to the one address of the ticket with that local part, wherever it
+// stands (an older mail below names it); one that resolves to none is
+// only a word (Ticket.mailboxes).
+func (r *Reader) mailboxMentions(l *line, ms []match) {
+	if len(r.tk.mailboxes) >= maxLocals {
+		return
+	}
+	keep := func(w string, off int) {
+		if w == "" || strings.Contains(w, "@") || inToken(l.toks, off) {
+			return
+		}
+		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: narrowing(l, ms, off)}
+		if excepted(l.ws, ms, off) {
+			o.zone, o.only = zExcept, nNone
+		}
+		r.tk.mailboxes = append(r.tk.mailboxes, partial{local: w, occurrence: o})
+		r.tk.keep(l.n, l.t)
+	}
+	books := phraseBooks()
+	for i, w := range l.ws {
+		word := w.s
+		if k := strings.LastIndexAny(word, "'’"); k >= 0 {
+			word = word[k+len(string([]rune(word[k:])[0])):] // l'adresse, dell'indirizzo
+		}
+		if k := strings.LastIndexByte(word, '-'); k > 0 && books.has("mailbox", word[k+1:]) {
+			keep(word[:k], w.off) // Info-Adresse
+			continue
+		}
+		if !books.has("mailbox", word) {
+			continue
+		}
+		if i > 0 {
+			keep(l.ws[i-1].s, l.ws[i-1].off)
+		}
+		if i+1 < len(l.ws) {
+			keep(l.ws[i+1].s, l.ws[i+1].off)
+		}
+	}
 }
 
 // localMentions keeps, as partial addresses, the words of a line that are

@@ -82,6 +82,7 @@ type Ticket struct {
 	textLeft        int
 	words           int // words read outside headers and signatures: 0 for a list
 	partials        []partial
+	mailboxes       []partial         // words beside a word for a mailbox, partial only when they resolve
 	signName        string            // the first word of the name the top mail is signed with, folded
 	senderNames     map[string]string // a sender's name, folded, by address
 	ids             []idAt
