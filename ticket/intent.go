@@ -182,8 +182,20 @@ func (t *Ticket) firstForward() int {
 
 // ours reports a mail our own agents wrote.
 func (t *Ticket) ours(m int, own Own) bool {
-	from := t.mails[m].from
-	return from != "" && t.isOurs(from, own)
+	if t.mails[m].note {
+		return true
+	}
+	if from := t.mails[m].from; from != "" {
+		return t.isOurs(from, own)
+	}
+	// A helpdesk comment headed by a name alone: its signature says
+	// whose it is ("Priya Nair / Support | Lumenly / priya@…").
+	for _, p := range t.signers {
+		if p.msg == m && t.isOurs(p.value, own) {
+			return true
+		}
+	}
+	return false
 }
 
 // isOurs reports one of our own addresses: in own or, when no own

@@ -120,6 +120,7 @@ type mail struct {
 	subject  int    // the line of its Subject:, 0 for none
 	stamp    stamp  // when its comment header says it was written
 	helpdesk bool   // begun by a helpdesk's comment header
+	note     bool   // an agent's internal note (Reader.noteLine): ours
 }
 
 // record is what the rule needs of one address: its first occurrences,
