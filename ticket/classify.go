@@ -45,6 +45,7 @@ var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
 	(*Reader).headerLine,
 	(*Reader).chatLine,
 	(*Reader).commentLine,
+	(*Reader).noteLine,
 	(*Reader).wroteLine,
 	(*Reader).delimiterLine,
 	(*Reader).closingLine,
@@ -201,6 +202,18 @@ func (r *Reader) copyHeader(l *line) zone {
 		}
 	}
 	return zCopy
+}
+
+// noteLine: a helpdesk's mark of an agent's internal note ("Internal
+// note", "Interne Notiz", "Nota interna"), alone on its line: what
+// follows is our own agent's, never the customer's request.
+func (r *Reader) noteLine(l *line) (lineKind, bool) {
+	if l.depth > 0 || len(l.toks) > 0 || len(l.ws) < 2 || len(l.ws) > 3 || !phraseBooks().hasWords("internal-note", l.ws...) {
+		return lineKind{}, false
+	}
+	m := r.startMail(l)
+	r.tk.mails[m].helpdesk, r.tk.mails[m].note = true, true
+	return lineKind{header: true}, true
 }
 
 // commentLine: a helpdesk's comment header, which begins a comment

@@ -189,8 +189,20 @@ func (t *Ticket) firstForward() int {
 
 // ours reports a mail our own agents wrote.
 func (t *Ticket) ours(m int, own Own) bool {
-	from := t.mails[m].from
-	return from != "" && t.isOurs(from, own)
+	if t.mails[m].note {
+		return true
+	}
+	if from := t.mails[m].from; from != "" {
+		return t.isOurs(from, own)
+	}
+	// A helpdesk comment headed by a name alone: its signature says
+	// whose it is ("Priya Nair / Support | Lumenly / priya@…").
+	for _, p := range t.signers {
+		if p.msg == m && t.isOurs(p.value, own) {
+			return true
+		}
+	}
+	return false
 }
 
 // isOurs reports one of our own addresses: in own or, when no own
@@ -232,6 +244,10 @@ func (t *Ticket) weigh(own Own) weighing {
 	}
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
+	if w.p.Mode.Changes() && t.answeredSince(w.asker, own) {
+		w.p.Mode, w.p.Why = ModeUnsure, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads"
+		w.p.Ask = append(w.p.Ask, "a mail of ours answered the request; read what the newest mail asks")
+	}
 	if t.turnsDisagree(&w, sts, own) {
 		w.p.Mode, w.p.Why = ModeUnsure, "a transcript whose order is not known asks both ways"
 		w.p.Ask = append(w.p.Ask, "the transcript's messages ask both ways and do not say which came last")
@@ -296,6 +312,29 @@ func (t *Ticket) erasureIn(m int) (s said, ok, denied bool) {
 		}
 	}
 	return s, ok, false
+}
+
+// answeredSince reports whether a mail of ours answered the asking mail
+// and a mail not ours came after that answer: the request was handled,
+// and what came after it is what stands now ("Done: it is blocked" —
+// "could you undo it?"), which the rule could not read.
+func (t *Ticket) answeredSince(asker int, own Own) bool {
+	if asker < 0 {
+		return false
+	}
+	after := false
+	for _, m := range t.newestFirst() {
+		switch {
+		case m == asker:
+			return false
+		case !t.ours(m, own):
+			// A mail with a sender: not the ticket's title block.
+			after = after || t.mails[m].from != ""
+		case after:
+			return true
+		}
+	}
+	return false
 }
 
 // newestAsking finds, among the mails not ours, the newest that asks or

@@ -48,6 +48,8 @@ type Reader struct {
 	toks  []token
 	spare [][]token
 	out   []string // the lines HTML made of a line
+	// tables follows the tables the ticket pastes (table.go).
+	tables tables
 }
 
 // state is where the reader stands in the ticket.
@@ -180,6 +182,7 @@ func (r *Reader) line(n int, raw string) {
 	l := &line{n: n, raw: raw, t: t, depth: depth, ws: r.ws, toks: r.tokens(n, t, r.ws)}
 	l.msg = r.msgOf(depth)
 	kind := r.classify(l)
+	r.tables.line(l)
 	r.decideCandidate(n, kind, depth)
 	if kind.candidate {
 		r.st.cand, r.st.candShape, r.st.candMsg = len(r.queue), kind.shape, l.msg
@@ -418,6 +421,8 @@ func (r *Reader) End() *Ticket {
 	r.queue = nil
 	r.namesLater()
 	r.rowsFollowed()
+	r.tables.end(r)
+	r.tk.resolveMailboxes()
 	r.tk.Reference, r.tk.HasReference = r.refs.best()
 	r.tk.orderMails()
 	return r.tk

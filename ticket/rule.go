@@ -863,6 +863,39 @@ func (t *Ticket) resolvePartials() map[string][]occurrence {
 	return out
 }
 
+// resolveMailboxes makes the words beside a word for a mailbox that are
+// the local part of one address of the ticket ("the info address" over
+// info@…) partial addresses the words name, once the whole ticket is
+// read; the others stay words.
+func (t *Ticket) resolveMailboxes() {
+	for _, p := range t.mailboxes {
+		v, n := t.resolve(p.local)
+		if n != 1 || t.onlyWritten(v) {
+			continue
+		}
+		t.partials = append(t.partials, p)
+		if p.zone == zBody {
+			t.mails[p.msg].named++
+		}
+	}
+	t.mailboxes = nil
+}
+
+// onlyWritten reports an address the ticket only writes out in words:
+// the agent takes it in by hand, so nothing names it for them.
+func (t *Ticket) onlyWritten(v string) bool {
+	rec := t.records[v]
+	if rec == nil {
+		return false
+	}
+	for _, o := range rec.occ {
+		if o.zone != zWritten {
+			return false
+		}
+	}
+	return true
+}
+
 // resolve is the first address of the ticket whose local part is local,
 // and how many have it (up to 2).
 func (t *Ticket) resolve(local string) (string, int) {

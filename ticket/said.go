@@ -246,8 +246,23 @@ func (s *said) read(ms []match, l *line) {
 			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
 	}
-	s.listedNotSelf()
+	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
+}
+
+// keptInSentence reports a sentence, around the word at off, that keeps
+// or leaves out what it names ("the studio address this comes from is
+// fine to keep", "not the billing mailbox").
+func keptInSentence(l *line, ms []match, off int) bool {
+	from, to := sentence(l.ws, off)
+	for _, k := range ms {
+		switch {
+		case k.negated || k.first < from || k.first >= to:
+		case k.class == cExcept, k.class == cExceptAfter, k.class == cWaveOff, k.class == cNotSuppress, k.class == cExclude:
+			return true
+		}
+	}
+	return false
 }
 
 // keepsWriter reports a sentence of the line that names the address its
@@ -274,9 +289,11 @@ func keepsWriter(l *line, ms []match) bool {
 // listedNotSelf makes a line that asks of a list it points at ("Several
 // of our addresses were blocked: please unblock the following") not about
 // the writer: "our" speaks of the addresses listed, not of the writer's
-// own.
-func (s *said) listedNotSelf() {
-	if s.below && s.self == sAsk && s.asks&(aSuppress|aRelease|aRemove) != 0 {
+// own. So does a line that speaks of "our addresses" and ends in a colon
+// over the list ("mail no longer reaches three of our addresses:").
+func (s *said) listedNotSelf(colon bool) {
+	if s.below && s.self == sAsk && s.asks&(aSuppress|aRelease|aRemove) != 0 ||
+		colon && s.self == sAsk && s.colleague {
 		s.self, s.colleague = sNone, false
 	}
 }
@@ -464,6 +481,50 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		}
 	}
 	r.localMentions(l, ms)
+	r.mailboxMentions(l, ms)
+}
+
+// mailboxMentions keeps, as partial addresses, the words beside a word
+// for a mailbox ("the info address", "l'adresse contact", "die
+// Info-Adresse", "la casella ordini"): a partial resolves at the end only
+// to the one address of the ticket with that local part, wherever it
+// stands (an older mail below names it); one that resolves to none is
+// only a word (Ticket.mailboxes).
+func (r *Reader) mailboxMentions(l *line, ms []match) {
+	if len(r.tk.mailboxes) >= maxLocals {
+		return
+	}
+	keep := func(w string, off int) {
+		if w == "" || strings.Contains(w, "@") || inToken(l.toks, off) {
+			return
+		}
+		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: narrowing(l, ms, off)}
+		if excepted(l.ws, ms, off) || keptInSentence(l, ms, off) {
+			o.zone, o.only = zExcept, nNone
+		}
+		r.tk.mailboxes = append(r.tk.mailboxes, partial{local: w, occurrence: o})
+		r.tk.keep(l.n, l.t)
+	}
+	books := phraseBooks()
+	for i, w := range l.ws {
+		word := w.s
+		if k := strings.LastIndexAny(word, "'’"); k >= 0 {
+			word = word[k+len(string([]rune(word[k:])[0])):] // l'adresse, dell'indirizzo
+		}
+		if k := strings.LastIndexByte(word, '-'); k > 0 && books.has("mailbox", word[k+1:]) {
+			keep(word[:k], w.off) // Info-Adresse
+			continue
+		}
+		if !books.has("mailbox", word) {
+			continue
+		}
+		if i > 0 {
+			keep(l.ws[i-1].s, l.ws[i-1].off)
+		}
+		if i+1 < len(l.ws) {
+			keep(l.ws[i+1].s, l.ws[i+1].off)
+		}
+	}
 }
 
 // localMentions keeps, as partial addresses, the words of a line that are

@@ -82,6 +82,7 @@ type Ticket struct {
 	textLeft        int
 	words           int // words read outside headers and signatures: 0 for a list
 	partials        []partial
+	mailboxes       []partial         // words beside a word for a mailbox, partial only when they resolve
 	signName        string            // the first word of the name the top mail is signed with, folded
 	senderNames     map[string]string // a sender's name, folded, by address
 	ids             []idAt
@@ -119,6 +120,7 @@ type mail struct {
 	subject  int    // the line of its Subject:, 0 for none
 	stamp    stamp  // when its comment header says it was written
 	helpdesk bool   // begun by a helpdesk's comment header
+	note     bool   // an agent's internal note (Reader.noteLine): ours
 }
 
 // record is what the rule needs of one address: its first occurrences,
