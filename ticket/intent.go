@@ -488,6 +488,9 @@ var modeRules = []modeRule{
 	{func(c modeCase) bool { return c.ids > 0 && c.asks&(aRelease|aRemove) != 0 && c.asks&aSuppress == 0 },
 		ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
 	{func(c modeCase) bool { return c.ids > 0 && c.addrs == 0 }, ModeUnsure, firstChange, "names suppression IDs, which can only be removed"},
+	// A suppression's ID is an entry on the list already: a stop beside
+	// IDs says one of the two wrong ("these IDs were marked as spam").
+	{func(c modeCase) bool { return c.ids > 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aSuppress), "names suppression IDs, which are on the list already, and asks to stop mail"},
 	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
 	// "Please stop sending to her address" over two addresses: whose?
 	{func(c modeCase) bool { return c.st.someone && c.addrs > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},

@@ -337,10 +337,10 @@ func insideNarrative(before []match, m match) bool {
 	return false
 }
 
-// negated reports whether one of the two words before i is a negation,
+// negated reports whether one of the three words before i is a negation,
 // in the same clause.
 func negated(ws []word, i int, neg *phraseBook) bool {
-	for k := i - 1; k >= max(i-2, 0); k-- {
+	for k := i - 1; k >= max(i-3, 0); k-- {
 		if ws[k].clause || ws[k].ends {
 			return false
 		}
