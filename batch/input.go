@@ -407,7 +407,9 @@ func (p *planner) add(it Item) {
 		return
 	}
 	v := it.Value
-	if strings.Contains(v, "@") && p.leftOut(it, v, seq) { // an ID is never left out
+	// An ID is left out only when the ticket labels it another thing's
+	// ("Trace ID: …").
+	if (strings.Contains(v, "@") || p.tk != nil && p.tk.Pending(v)) && p.leftOut(it, v, seq) {
 		return
 	}
 	if _, added := in.values.add(v); !added {

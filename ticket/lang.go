@@ -101,7 +101,7 @@ var sections = map[string]struct {
 var wordSections = []string{
 	"header-from", "header-requester", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
 	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler",
-	"system", "at", "dot", "dash", "greeting", "row-keep", "mailbox", "internal-note",
+	"system", "at", "dot", "dash", "greeting", "row-keep", "mailbox", "internal-note", "other-id", "id-word",
 }
 
 // tree is one of the phrase trees.

@@ -43,6 +43,7 @@ const (
 	ReasonWriter         = "the writer's own address, not asked for"
 	ReasonExcept         = "the ticket says not to touch it"
 	ReasonWritten        = "written out in words — check it, t takes it in"
+	ReasonOtherID        = "the ID of something else (a trace or request ID), not a suppression's"
 	ReasonOlder          = "named only in an older mail, not in the request"
 	ReasonWithdrawn      = "the request was taken back"
 	ReasonFooter         = "only in a helpdesk's notification text"
@@ -226,6 +227,9 @@ func (t *Ticket) Roles(own Own) map[string]Decision {
 		if d := t.decide(v, t.records[v], own, f); d.Decided() {
 			out[v] = d
 		}
+	}
+	for v, line := range t.otherIDs {
+		out[v] = Decision{Reason: ReasonOtherID, Leave: true, By: t.evidence(line)}
 	}
 	return out
 }

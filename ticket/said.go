@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"github.com/shushlist/shush/api"
 	"slices"
 	"sort"
 	"strings"
@@ -452,6 +453,30 @@ func (r *Reader) markBounce(l *line, ms []match) {
 	}
 }
 
+// otherID reports a UUID labelled as the ID of something other than a
+// suppression, by the words right before it ("Trace ID:", "request id",
+// "ID de transacción"): a label of the books' [other-id] and a word for
+// an ID within the three words before.
+func otherID(ws []word, off int) bool {
+	at := len(ws)
+	for i, w := range ws {
+		if w.off >= off {
+			at = i
+			break
+		}
+	}
+	label, id := false, false
+	for k := at - 1; k >= max(at-3, 0); k-- {
+		switch w := ws[k].s; {
+		case phraseBooks().has("other-id", w):
+			label = true
+		case phraseBooks().has("id-word", w):
+			id = true
+		}
+	}
+	return label && id
+}
+
 // placeTokens decides where each token of a line of words stands.
 func (r *Reader) placeTokens(l *line, ms []match) {
 	contactAt, writer := wordsAbout(l, ms)
@@ -460,6 +485,15 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		f := &l.toks[i]
 		switch f.Kind {
 		case ID:
+			if otherID(l.ws, f.off) {
+				// "Trace ID: …": an ID of something else, never a
+				// suppression's (Ticket.Roles leaves it out).
+				if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
+					r.tk.otherIDs[v] = l.n
+					r.tk.keep(l.n, l.t)
+				}
+				continue
+			}
 			m.ids++
 			if len(r.tk.ids) < maxRecords {
 				r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg})

@@ -86,6 +86,7 @@ type Ticket struct {
 	signName        string            // the first word of the name the top mail is signed with, folded
 	senderNames     map[string]string // a sender's name, folded, by address
 	ids             []idAt
+	otherIDs        map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
 }
 
 // idAt is a suppression ID the words name, and where.
@@ -164,7 +165,7 @@ const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
 	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
-		textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
+		otherIDs: map[string]int{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
 }
 
 func (t *Ticket) keep(n int, text string) {
@@ -210,6 +211,9 @@ func (t *Ticket) note(v string, o occurrence) {
 // a withdrawal, an exception, may still leave it out); past that, only
 // one not first named in the ticket's own words.
 func (t *Ticket) Pending(v string) bool {
+	if _, ok := t.otherIDs[v]; ok {
+		return true
+	}
 	rec := t.records[v]
 	if rec == nil || len(rec.occ) == 0 {
 		return false
