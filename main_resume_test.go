@@ -333,8 +333,10 @@ func TestResumePicksTheRunOfTheFile(t *testing.T) {
 			b, _ := readBody(r)
 			if refuse.Load() && bytes.Contains(b, []byte("poison")) {
 				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusUnprocessableEntity)
-				fmt.Fprint(w, `{"statusCode":422,"name":"validation_error","message":"not now"}`)
+				// A refusal of the moment (409), which a resume may get
+				// past; a 422 is a refusal of what the batch holds.
+				w.WriteHeader(http.StatusConflict)
+				fmt.Fprint(w, `{"statusCode":409,"name":"conflict","message":"not now"}`)
 				return
 			}
 			h.ServeHTTP(w, r)
