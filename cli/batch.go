@@ -497,7 +497,9 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 	if a.output().json {
 		merged = newMergedWriter(a.io.Out)
 	}
-	runErr := send(batch.Observer{Event: progress.event, Segment: func(rep batch.Report) {
+	// The run's results are taken in pieces as they come, added up and
+	// (for --json) printed: the run holds no segment's results.
+	runErr := send(batch.Observer{Event: progress.event, Pieces: true, Segment: func(rep batch.Report) {
 		sum.add(rep)
 		if merged != nil {
 			merged.add(sum.plan.Mode, rep)
