@@ -468,12 +468,13 @@ func (a *app) runsOf(given bool, conn *connection, concurrency int) *batch.Runs 
 // grow to twice what is live before a collection. Reading and recording
 // hold mostly the input's values and de-duplication table, which have no
 // pointers: a collection costs little however large they are, so it can
-// come at a quarter's growth. Sending holds a segment's results, full of
-// pointers: half costs about as much CPU as the default. A 1,000,000-
-// address import so peaks at about 70 MB, not 100 MB (docs/benchmarks.md).
+// come at a quarter's growth. Sending holds a segment's values and the
+// results of the batches in flight (some 8 MB live; the results are
+// handed on in pieces): the default, since a lower target would only
+// collect more often for a few megabytes (docs/benchmarks.md).
 const (
 	readingGC = 25
-	sendingGC = 50
+	sendingGC = 100
 )
 
 // collectAt sets the garbage collector's target to percent, unless GOGC
