@@ -40,8 +40,9 @@ type valueSet struct {
 	dropped map[uint64]bool
 	n       int // values held, dropped ones not counted
 	// stored counts the values stored, dropped ones too: a value's
-	// ordinal (see entries) is its place among them.
-	stored int
+	// ordinal (see entries) is its place among them; length is their
+	// length in all.
+	stored, length int
 	// collide gives every value the same hash: tests use it to show that
 	// colliding values are told apart by their bytes.
 	collide bool
@@ -154,6 +155,7 @@ func (s *valueSet) store(v string) uint64 {
 	}
 	s.chunks[last] = c
 	s.stored++
+	s.length += len(v)
 	return off
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -443,13 +444,13 @@ func (a *app) sendBatch(ctx context.Context, conn *connection, in *batch.Input, 
 	send := func(on batch.Observer) error {
 		if resumeID != "" {
 			in.Release() // the run's journals have the values
-			collectAt(sendingGC)
+			startSending()
 			_, err := runs.Resume(ctx, resumeID, on)
 			return err
 		}
 		// Recording lets go of the values; sending holds a segment's
-		// results at a time.
-		on.Started = func(batch.RunInfo) { collectAt(sendingGC) }
+		// values and the results of the batches in flight.
+		on.Started = func(batch.RunInfo) { startSending() }
 		_, err := runs.Start(ctx, in, meta, on)
 		return err
 	}
@@ -476,6 +477,17 @@ const (
 	readingGC = 25
 	sendingGC = 100
 )
+
+// startSending sets the garbage collector's target for sending, once the
+// values read are let go (recorded, or in the journals already). It
+// collects first: the collector's next goal is then a multiple of what
+// sending holds, not of what reading held (at 100 %, twice the 1M
+// import's values would otherwise be allowed before the first collection,
+// the run's peak). One collection of what is left is a few milliseconds.
+func startSending() {
+	runtime.GC()
+	collectAt(sendingGC)
+}
 
 // collectAt sets the garbage collector's target to percent, unless GOGC
 // says otherwise, and returns what puts the former one back.
