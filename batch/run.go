@@ -225,8 +225,8 @@ type sending struct {
 
 	// handMu orders the handing on of results (handOn): hand gets the
 	// pieces one at a time, in plan order. handed counts the batches
-	// handed on, unsettled those of them failed or unsent. handed is
-	// guarded by mu too (settle reads it).
+	// handed on, unsettled those of them failed or unsent; both change
+	// under handMu and mu.
 	handMu    sync.Mutex
 	hand      func(Report)
 	handed    int
