@@ -60,6 +60,16 @@ type Observer struct {
 	// whether sent now or read back from its journal: together they hold
 	// every entry of the run once.
 	Segment func(Report)
+	// Pieces has Segment receive each segment in pieces, not whole:
+	// reports of consecutive batches, in plan order, each as soon as its
+	// batches and every batch before them have ended, so that the run
+	// holds the results of the batches in flight, never a segment's (a
+	// report of 100,000 entries is some 20 MB). Base and Batches place a
+	// piece in the run; the first piece of a segment carries what the
+	// segment's plan leaves out (Invalid, LeftOut, Duplicates), every
+	// piece its Restore. Segment is then called from the run's goroutines,
+	// one piece at a time.
+	Pieces bool
 }
 
 func (o Observer) started(ri RunInfo) {

@@ -315,8 +315,11 @@ func (in *Input) record(ri *RunInfo, size int) error {
 	if release {
 		defer in.Release()
 	}
-	var line []byte
-	next, stop := iter.Pull2(in.held().entries(release))
+	// The line has room for a segment's values from the start (their
+	// quotes and comma besides), rather than growing to it by copies.
+	vs := in.held()
+	line := make([]byte, 0, 1<<12+min(size, vs.stored)*(vs.length/max(vs.stored, 1)+3))
+	next, stop := iter.Pull2(vs.entries(release))
 	defer stop()
 	for i := range ri.Segments {
 		rec := planRecordOf(plan{Mode: in.Mode}, ri.Target)

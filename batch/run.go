@@ -138,11 +138,11 @@ type run struct {
 	plan    plan
 	target  string
 	batches [][]string
-	results map[int][]Result // by 0-based batch index, settled or failed
-	// all, when set, holds the results of every entry in plan order: the
-	// batches sent now write theirs into it, and the report is it rather
-	// than a copy (a segment's results are the most a run holds).
-	all     []Result
+	// results holds, by 0-based batch index, the results of the batches
+	// settled or failed and not yet handed on (see sending.handOn): a
+	// run holds those of the batches in flight and of those that ended
+	// before an earlier one, not a segment's.
+	results map[int][]Result
 	journal *journal
 	// seg places a segment of a recorded run within the whole: the batches
 	// and entries before it, and the whole's totals (zero for a run of its
@@ -162,25 +162,30 @@ func newRun(p plan, target string) *run {
 
 // execute sends what st has left: partition (the batches not yet
 // settled), resolve (a removal by address finds its entries), pool (the
-// batches over Concurrency workers, each journaled as it ends), report.
-// Nothing settled is sent again; that is what makes a resume safe.
-func (r *runner) execute(ctx context.Context, st *run) (rep Report, err error) {
+// batches over Concurrency workers, each journaled as it ends). Every
+// batch's results, settled before or now, failed or unsent, go to hand in
+// plan order, in pieces (see sending.handOn). Nothing settled is sent
+// again; that is what makes a resume safe.
+func (r *runner) execute(ctx context.Context, st *run, hand func(Report)) (err error) {
 	defer func() {
 		// The run says what it did only once the journal has it durably.
 		if cerr := st.journal.close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}()
-	s := r.newSending(ctx, st)
+	s := r.newSending(ctx, st, hand)
 	defer s.pause()
 	r.pairs.segment(st.plan.Values)
 	pending := s.partition()
+	// What the journal has settled before is handed on at once, up to the
+	// first batch left to send.
+	s.handOn(false)
 	rs, err := r.resolve(ctx, st, pending, s.emit, s.progress)
 	if err != nil {
-		return st.report(), err
+		s.handOn(true)
+		return err
 	}
 	s.rs = rs
-	st.all = make([]Result, len(st.plan.Values))
 	workers := max(r.concurrency, 1)
 	if r.concurrency == AutoConcurrency {
 		workers = max(int(r.chosen.Load()), 1)
@@ -217,13 +222,63 @@ type sending struct {
 	inARow   int        // batches failed in a row for the service's sake
 	pausedBy error      // why the run paused or stopped; nil while it runs
 	refused  bool       // the service refused the key (pausedBy says how)
+
+	// handMu orders the handing on of results (handOn): hand gets the
+	// pieces one at a time, in plan order. handed counts the batches
+	// handed on, unsettled those of them failed or unsent; both change
+	// under handMu and mu.
+	handMu    sync.Mutex
+	hand      func(Report)
+	handed    int
+	unsettled int
 }
 
-func (r *runner) newSending(ctx context.Context, st *run) *sending {
+func (r *runner) newSending(ctx context.Context, st *run, hand func(Report)) *sending {
 	// A pause stops what still waits to go out (pacing, retries), as a
 	// cancel does; what is already on the wire finishes.
 	sendCtx, pause := context.WithCancel(ctx)
-	return &sending{r: r, st: st, ctx: ctx, sendCtx: sendCtx, pause: pause}
+	return &sending{r: r, st: st, ctx: ctx, sendCtx: sendCtx, pause: pause, hand: hand}
+}
+
+// pieceBatches is the most batches a piece handed on holds: a resume's
+// batches settled before are handed on a thousand entries at a time, not
+// as one copy of them all.
+const pieceBatches = 10
+
+// handOn hands on, in plan order, the batches from the first not yet
+// handed on up to the first still without results (with final, up to the
+// end: those are unsent), in pieces of at most pieceBatches, and lets go
+// of their results: a run holds the results of the batches in flight and
+// of those that ended before an earlier one, never a segment's. The
+// pieces are made under mu and handed on outside it, so that the batches
+// in flight are not held up by what hand does with them.
+func (s *sending) handOn(final bool) {
+	s.handMu.Lock()
+	defer s.handMu.Unlock()
+	st := s.st
+	s.mu.Lock()
+	lo, hi := s.handed, s.handed
+	if final {
+		hi = len(st.batches)
+	} else {
+		for hi < len(st.batches) && st.has(hi) {
+			hi++
+		}
+	}
+	var pieces []Report
+	for i := lo; i < hi; i += pieceBatches {
+		p := st.piece(i, min(i+pieceBatches, hi))
+		s.unsettled += len(p.Failed) + len(p.Unsent)
+		pieces = append(pieces, p)
+	}
+	for i := lo; i < hi; i++ {
+		delete(st.results, i)
+	}
+	s.handed = hi
+	s.mu.Unlock()
+	for _, p := range pieces {
+		s.hand(p)
+	}
 }
 
 // emit hands an event to onEvent with the run's totals.
@@ -291,6 +346,7 @@ func (s *sending) batch(i int) {
 		return // stopped while waiting, before the request went out
 	}
 	s.settle(i, res, err)
+	s.handOn(false)
 	// Widening waits for the judgement: a first batch that stops the run
 	// (a refused key) must not let more batches out beside it.
 	if s.widen != nil && !s.stopped() {
@@ -304,10 +360,6 @@ func (s *sending) settle(i int, res []Result, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.judge(err)
-	if all := s.st.all; all != nil {
-		start := i * api.MaxBatch
-		res = all[start : start+copy(all[start:], res)]
-	}
 	s.st.results[i] = res
 	s.done += len(b)
 	if werr := s.st.journal.batch(i, res, err); werr != nil && s.jerr == nil {
@@ -343,28 +395,29 @@ func (s *sending) judge(err error) {
 	}
 }
 
-// end writes the journal's end when everything is settled and says how
-// the run ended.
-func (s *sending) end(pending int) (Report, error) {
-	rep := s.st.report()
+// end hands on what is left (the batches not sent, as unsent), writes the
+// journal's end when everything is settled and says how the run ended.
+func (s *sending) end(pending int) error {
+	s.handOn(true)
+	complete := s.unsettled == 0
 	if s.jerr != nil {
-		return rep, s.jerr
+		return s.jerr
 	}
-	if rep.Complete() && pending > 0 {
+	if complete && pending > 0 {
 		if err := s.st.journal.finish(); err != nil {
-			return rep, err
+			return err
 		}
 	}
-	if err := s.ctx.Err(); err != nil && !rep.Complete() {
-		return rep, err
+	if err := s.ctx.Err(); err != nil && !complete {
+		return err
 	}
 	switch {
 	case s.refused:
-		return rep, &refusedError{Cause: s.pausedBy}
+		return &refusedError{Cause: s.pausedBy}
 	case s.pausedBy != nil:
-		return rep, &PausedError{Cause: s.pausedBy, InARow: s.inARow}
+		return &PausedError{Cause: s.pausedBy, InARow: s.inARow}
 	}
-	return rep, nil
+	return nil
 }
 
 // sendInFlight sends batch i. The request once sent is let finish after

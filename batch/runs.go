@@ -177,9 +177,11 @@ func (rs *Runs) unrecorded(ctx context.Context, p plan, meta RunMeta, undoOf str
 	ri := rs.header(p.head(), meta, undoOf)
 	ri.Segments = 1
 	on.started(ri)
-	rep, err := rs.runner(on, ri).execute(client.WithReference(ctx, ri.Reference), newRun(p, ri.Target))
-	on.segment(rep)
-	ri.Counts = rep.Count()
+	st := newRun(p, ri.Target)
+	out := newSegmentOut(on, st)
+	err := rs.runner(on, ri).execute(client.WithReference(ctx, ri.Reference), st, out.take)
+	out.close()
+	ri.Counts = out.counts
 	ri.finish(err)
 	return ri, err
 }
@@ -285,38 +287,34 @@ func (r *runner) segments(ctx context.Context, ri RunInfo, found map[string]Foun
 	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
 	var runErr error
 	for i := range ri.Segments {
-		var rep Report
 		js, err := readJournal(ri.segmentPath(i))
-		switch {
-		case err != nil:
-			runErr = err
-		case js.finished || runErr != nil:
-			// Done earlier, or not reached now: reported as the journal has it.
-			js.run.seg = place
-			rep = js.run.report()
-		default:
-			st, err := openJournal(ri.segmentPath(i), js)
-			if err != nil {
-				runErr = err
-				break
-			}
-			st.seg, st.plan.Found = place, found
-			rep, runErr = r.execute(ctx, st)
-		}
 		if err != nil {
+			runErr = err
 			break
 		}
-		for o, n := range rep.Count() {
+		st := js.run
+		st.seg = place
+		out := newSegmentOut(on, st)
+		switch {
+		case js.finished || runErr != nil:
+			// Done earlier, or not reached now: reported as the journal has it.
+			st.handAll(out.take)
+		default:
+			if _, err := openJournal(ri.segmentPath(i), js); err != nil {
+				runErr = err
+				st.handAll(out.take)
+				break
+			}
+			st.plan.Found = found
+			runErr = r.execute(ctx, st, out.take)
+		}
+		out.close()
+		for o, n := range out.counts {
 			counts[o] += n
 		}
-		for _, x := range rep.Results {
-			if x.Outcome == Erased && x.Erased != "" {
-				erased = append(erased, Erasure{Email: x.Input, Marker: x.Erased})
-			}
-		}
-		on.segment(rep)
-		place.batches += rep.Batches
-		place.entries += len(rep.Results)
+		erased = append(erased, out.erased...)
+		place.batches += out.batches
+		place.entries += out.entries
 	}
 	return counts, erased, place.entries, runErr
 }

@@ -69,3 +69,48 @@ func TestAppendPlanRecord(t *testing.T) {
 		t.Fatalf("read back %+v; want %+v", got, want)
 	}
 }
+
+// Values are listed exactly as added, in order of first occurrence, and a
+// repeat is found, whatever their form: addresses at a domain kept once
+// (more domains than are kept once, too), several @, an empty local part
+// or domain, IDs, and colliding hashes.
+func TestValueSetKeepsEveryFormExactly(t *testing.T) {
+	forms := []string{"a@example.com", "@example.com", "b@", "@", "x@y@example.com", "*.example.com",
+		"0198c0de-7d3a-7000-8000-000000000001", "ünï@例え.jp", "", "a@example.co", "a@example.comm"}
+	for _, collide := range []bool{false, true} {
+		s := newValueSet()
+		s.collide = collide
+		var want []string
+		add := func(v string, fresh bool) {
+			if _, added := s.add(v); added != fresh {
+				t.Fatalf("collide %v: add(%q) added %v; want %v", collide, v, added, fresh)
+			}
+			if fresh {
+				want = append(want, v)
+			}
+		}
+		for _, v := range forms {
+			add(v, true)
+		}
+		domains := maxDomains + 50
+		if collide {
+			domains = 200
+		}
+		for i := range domains {
+			add(fmt.Sprintf("u%d@d%d.example", i%7, i), true)
+		}
+		for _, v := range forms {
+			add(v, false)
+		}
+		for i := range domains {
+			add(fmt.Sprintf("u%d@d%d.example", i%7, i), false)
+			add(fmt.Sprintf("u%d@d%d.example", i%7+1, i), true)
+		}
+		s.done()
+		var got []string
+		s.each(func(v []byte) bool { got = append(got, string(v)); return true })
+		if !slices.Equal(got, want) {
+			t.Fatalf("collide %v: %d values listed; want %d", collide, len(got), len(want))
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -443,13 +444,13 @@ func (a *app) sendBatch(ctx context.Context, conn *connection, in *batch.Input, 
 	send := func(on batch.Observer) error {
 		if resumeID != "" {
 			in.Release() // the run's journals have the values
-			collectAt(sendingGC)
+			startSending()
 			_, err := runs.Resume(ctx, resumeID, on)
 			return err
 		}
 		// Recording lets go of the values; sending holds a segment's
-		// results at a time.
-		on.Started = func(batch.RunInfo) { collectAt(sendingGC) }
+		// values and the results of the batches in flight.
+		on.Started = func(batch.RunInfo) { startSending() }
 		_, err := runs.Start(ctx, in, meta, on)
 		return err
 	}
@@ -468,13 +469,25 @@ func (a *app) runsOf(given bool, conn *connection, concurrency int) *batch.Runs 
 // grow to twice what is live before a collection. Reading and recording
 // hold mostly the input's values and de-duplication table, which have no
 // pointers: a collection costs little however large they are, so it can
-// come at a quarter's growth. Sending holds a segment's results, full of
-// pointers: half costs about as much CPU as the default. A 1,000,000-
-// address import so peaks at about 70 MB, not 100 MB (docs/benchmarks.md).
+// come at a quarter's growth. Sending holds a segment's values and the
+// results of the batches in flight (some 8 MB live; the results are
+// handed on in pieces): the default, since a lower target would only
+// collect more often for a few megabytes (docs/benchmarks.md).
 const (
 	readingGC = 25
-	sendingGC = 50
+	sendingGC = 100
 )
+
+// startSending sets the garbage collector's target for sending, once the
+// values read are let go (recorded, or in the journals already). It
+// collects first: the collector's next goal is then a multiple of what
+// sending holds, not of what reading held (at 100 %, twice the 1M
+// import's values would otherwise be allowed before the first collection,
+// the run's peak). One collection of what is left is a few milliseconds.
+func startSending() {
+	runtime.GC()
+	collectAt(sendingGC)
+}
 
 // collectAt sets the garbage collector's target to percent, unless GOGC
 // says otherwise, and returns what puts the former one back.
@@ -497,7 +510,9 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 	if a.output().json {
 		merged = newMergedWriter(a.io.Out)
 	}
-	runErr := send(batch.Observer{Event: progress.event, Segment: func(rep batch.Report) {
+	// The run's results are taken in pieces as they come, added up and
+	// (for --json) printed: the run holds no segment's results.
+	runErr := send(batch.Observer{Event: progress.event, Pieces: true, Segment: func(rep batch.Report) {
 		sum.add(rep)
 		if merged != nil {
 			merged.add(sum.plan.Mode, rep)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/shushlist/shush/batch"
 )
@@ -57,8 +58,8 @@ func summaryOf(ri batch.RunInfo) *summary {
 		batches: ri.Batches(), counts: map[batch.Outcome]int{}}
 }
 
-// add counts the report of a segment (its batch numbers count across the
-// run).
+// add counts the report of a segment, or of a piece of one (its batch
+// numbers count across the run).
 func (s *summary) add(rep batch.Report) {
 	if rep.Base == 0 && len(rep.Invalid)+len(rep.LeftOut) > 0 {
 		// The first segment's journal holds what the run leaves out.
@@ -85,7 +86,7 @@ func (s *summary) add(rep batch.Report) {
 		// copy on the heap per entry.
 		for i := range rep.Results {
 			if rep.Results[i].Outcome == batch.Unverified {
-				r := rep.Results[i]
+				r := keptResult(rep.Results[i])
 				s.unverified = &r
 				break
 			}
@@ -94,8 +95,18 @@ func (s *summary) add(rep batch.Report) {
 	s.ok += rep.Batches - len(rep.Failed) - len(rep.Unsent)
 	s.results += len(rep.Results)
 	if room := maxShownResults - len(s.shown); room > 0 {
-		s.shown = append(s.shown, rep.Results[:min(room, len(rep.Results))]...)
+		for _, r := range rep.Results[:min(room, len(rep.Results))] {
+			s.shown = append(s.shown, keptResult(r))
+		}
 	}
+}
+
+// keptResult is r with its own copy of the strings kept for the report: a
+// result's input is a slice of its segment's values, which would
+// otherwise stay in memory for the rest of the run.
+func keptResult(r batch.Result) batch.Result {
+	r.Input, r.ID, r.Message = strings.Clone(r.Input), strings.Clone(r.ID), strings.Clone(r.Message)
+	return r
 }
 
 // firstFailure names the first failed batch and its cause, for the
