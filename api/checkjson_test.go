@@ -55,7 +55,7 @@ func TestCheckAnswerBytes(t *testing.T) {
 		items = append(items, CheckItem{Email: s, Listed: true, ListedBy: "@" + s, Entry: Entry{ID: "id-" + s, Origin: Origin(s),
 			SourceID: str(s), CreatedAt: Timestamp{Time: at, raw: s}, Note: str(s), ExpiresAt: &until,
 			Evidence: &Evidence{Provider: s, Kind: "bounce", Diagnostic: s, ReportedAt: &Timestamp{Time: at}},
-			Erased: true, ErasedDomain: s}})
+			Erased:   true, ErasedDomain: s}})
 	}
 	for _, c := range items {
 		want, err := marshalReflect(c)
