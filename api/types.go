@@ -313,6 +313,11 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("a time: %w", err)
 	}
+	return t.parse(s)
+}
+
+// parse reads a time's text as UnmarshalJSON does.
+func (t *Timestamp) parse(s string) error {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999Z07:00"} {
 		if v, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
 			t.Time, t.raw = v.UTC(), s
