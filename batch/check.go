@@ -118,8 +118,9 @@ const bulkInFlight = 2
 
 // CheckAll checks every value, a chunk at a time (ChunkSize), handing
 // each chunk's answers to fn in order as they come (start is the index of
-// the chunk's first value). With the bulk check, up to bulkInFlight
-// requests are under way at once. It stops at fn's error or ctx's end.
+// the chunk's first value). With the bulk check, once the service has
+// answered one, up to bulkInFlight requests are under way at once. It
+// stops at fn's error or ctx's end.
 func (k *Checker) CheckAll(ctx context.Context, values []string, fn func(start int, found []Found) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -137,8 +138,11 @@ func (k *Checker) CheckAll(ctx context.Context, values []string, fn func(start i
 	}
 	var ahead []*request
 	next := 0
+	// Until the service has answered a bulk check, one request at a
+	// time: a service without it is asked once.
+	window := 1
 	for lo := 0; lo < len(values); {
-		for k.Bulk() && len(ahead) < bulkInFlight && next < len(values) {
+		for k.Bulk() && len(ahead) < window && next < len(values) {
 			r := &request{lo: next, part: values[next:min(next+api.MaxCheck, len(values))], done: make(chan struct{})}
 			next += len(r.part)
 			ahead = append(ahead, r)
@@ -183,6 +187,9 @@ func (k *Checker) CheckAll(ctx context.Context, values []string, fn func(start i
 		}
 		if len(got) != len(part) {
 			return fmt.Errorf("checked %d of %d addresses", len(got), len(part))
+		}
+		if k.Bulk() {
+			window = bulkInFlight
 		}
 		lo += len(part)
 		if next < lo {
