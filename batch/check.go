@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/shushlist/shush/api"
@@ -110,72 +109,15 @@ func matchChecked(values []string, items []api.CheckItem, err error) []Found {
 	return out
 }
 
-// bulkInFlight is how many bulk check requests a Checker keeps under way
-// at once: while one answer travels and is read, the service works on
-// the next request. It is the service's default of costly reads a team
-// may have under way at once (server.DefaultCostlyReadsPerTeam).
-const bulkInFlight = 2
-
 // CheckAll checks every value, a chunk at a time (ChunkSize), handing
 // each chunk's answers to fn in order as they come (start is the index of
-// the chunk's first value). With the bulk check, once the service has
-// answered one, up to bulkInFlight requests are under way at once. It
-// stops at fn's error or ctx's end.
+// the chunk's first value). It stops at fn's error or ctx's end.
 func (k *Checker) CheckAll(ctx context.Context, values []string, fn func(start int, found []Found) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	// ahead are the bulk requests under way, in the order of values;
-	// next is where the values not asked yet start.
-	type request struct {
-		lo    int
-		part  []string
-		done  chan struct{}
-		found []Found
-		ok    bool
-		err   error
-	}
-	var ahead []*request
-	next := 0
-	// Until the service has answered a bulk check, one request at a
-	// time: a service without it is asked once.
-	window := 1
 	for lo := 0; lo < len(values); {
-		for k.Bulk() && len(ahead) < window && next < len(values) {
-			r := &request{lo: next, part: values[next:min(next+api.MaxCheck, len(values))], done: make(chan struct{})}
-			next += len(r.part)
-			ahead = append(ahead, r)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer close(r.done)
-				r.found, r.ok, r.err = k.chunk(ctx, r.part)
-			}()
-		}
-		var got []Found
-		var ok bool
-		var err error
 		part := values[lo:min(lo+k.ChunkSize(), len(values))]
-		if len(ahead) > 0 {
-			r := ahead[0]
-			ahead = ahead[1:]
-			<-r.done
-			part, got, ok, err = r.part, r.found, r.ok, r.err
-			if !ok {
-				// The service has no bulk check: the requests after this
-				// one are answered alike; look up from here.
-				for _, r := range ahead {
-					<-r.done
-				}
-				ahead, next = nil, lo
-				continue
-			}
-		} else {
-			got, ok, err = k.chunk(ctx, part)
-			if !ok {
-				continue // the service has no bulk check: look up, in smaller chunks
-			}
+		got, ok, err := k.chunk(ctx, part)
+		if !ok {
+			continue // the service has no bulk check: look up, in smaller chunks
 		}
 		if len(got) > 0 {
 			if ferr := fn(lo, got); ferr != nil {
@@ -188,13 +130,7 @@ func (k *Checker) CheckAll(ctx context.Context, values []string, fn func(start i
 		if len(got) != len(part) {
 			return fmt.Errorf("checked %d of %d addresses", len(got), len(part))
 		}
-		if k.Bulk() {
-			window = bulkInFlight
-		}
 		lo += len(part)
-		if next < lo {
-			next = lo
-		}
 	}
 	return ctx.Err()
 }
