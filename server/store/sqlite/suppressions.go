@@ -358,7 +358,7 @@ func (s *db) EntriesByEmail(ctx context.Context, team string, emails []string) (
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.read.QueryContext(ctx, entriesByEmailSQL, string(list), team)
+	rows, err := s.reads.byEmails.QueryContext(ctx, string(list), team)
 	if err != nil {
 		return nil, err
 	}
