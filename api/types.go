@@ -219,29 +219,9 @@ type CheckItem struct {
 }
 
 // MarshalJSON writes {"email","listed":false}, or the entry's fields
-// after "email" and "listed":true.
+// after "email" and "listed":true (AppendJSON).
 func (c CheckItem) MarshalJSON() ([]byte, error) {
-	if !c.Listed {
-		return json.Marshal(struct {
-			Email  string `json:"email"`
-			Listed bool   `json:"listed"`
-		}{c.Email, false})
-	}
-	e := c.Entry
-	return json.Marshal(struct {
-		Email     string     `json:"email"`
-		Listed    bool       `json:"listed"`
-		ID        string     `json:"id"`
-		Origin    Origin     `json:"origin"`
-		SourceID  *string    `json:"source_id"`
-		CreatedAt Timestamp  `json:"created_at"`
-		Note      *string    `json:"note"`
-		ExpiresAt *Timestamp `json:"expires_at"`
-		Evidence  *Evidence  `json:"evidence"`
-		ListedBy  string     `json:"listed_by,omitempty"`
-		Erased    bool       `json:"erased,omitempty"`
-		Domain    string     `json:"erased_domain,omitempty"`
-	}{c.Email, true, e.ID, e.Origin, e.SourceID, e.CreatedAt, e.Note, e.ExpiresAt, e.Evidence, c.ListedBy, e.Erased, e.ErasedDomain})
+	return c.AppendJSON(nil)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
@@ -333,6 +313,11 @@ func (t *Timestamp) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("a time: %w", err)
 	}
+	return t.parse(s)
+}
+
+// parse reads a time's text as UnmarshalJSON does.
+func (t *Timestamp) parse(s string) error {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999Z07", "2006-01-02 15:04:05.999999999Z07:00"} {
 		if v, err := time.Parse(layout, strings.TrimSpace(s)); err == nil {
 			t.Time, t.raw = v.UTC(), s

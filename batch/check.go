@@ -87,12 +87,25 @@ var errNotAnswered = errors.New("the service's answer did not mention this addre
 // failed request fails every value with its error.
 func matchChecked(values []string, items []api.CheckItem, err error) []Found {
 	out := make([]Found, len(values))
-	by := make(map[string]api.CheckItem, len(items))
-	for _, it := range items {
-		by[it.Email] = it
+	// The service answers in the request's order: the item at a value's
+	// position is taken when it names the value, else the item that
+	// does, wherever it is.
+	var by map[string]*api.CheckItem
+	find := func(i int, v string) (*api.CheckItem, bool) {
+		if i < len(items) && items[i].Email == v {
+			return &items[i], true
+		}
+		if by == nil {
+			by = make(map[string]*api.CheckItem, len(items))
+			for j := range items {
+				by[items[j].Email] = &items[j]
+			}
+		}
+		it, ok := by[v]
+		return it, ok
 	}
 	for i, v := range values {
-		it, ok := by[v]
+		it, ok := find(i, v)
 		switch {
 		case err != nil:
 			out[i] = Found{Input: v, Err: err}

@@ -2,6 +2,9 @@ package batch_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -52,6 +55,61 @@ func TestCheckerBulk(t *testing.T) {
 		id, want := listed[values[i]]
 		if f.Input != values[i] || f.Err != nil || f.Listed != want || f.Listed && (f.Entry.ID != id || f.Entry.Email != values[i]) {
 			t.Fatalf("answer %d: %+v; want %s listed=%v %s", i, f, values[i], want, id)
+		}
+	}
+}
+
+// TestCheckerPairsByAddress: an answer in another order than the
+// request's, and one that leaves an address out, are paired with the
+// addresses by the address each item names: never by position.
+func TestCheckerPairsByAddress(t *testing.T) {
+	svc := startService(t, 10000)
+	c := svc.client()
+	values := addresses("pair", 6)
+	ids := map[string]string{}
+	for _, v := range []string{values[1], values[4]} {
+		got, err := c.BatchAdd(context.Background(), []string{v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[v] = got[0].ID
+	}
+	for _, leaveOut := range []bool{false, true} {
+		svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+			if r.URL.Path != "/suppressions/batch/check" {
+				return false
+			}
+			rec := httptest.NewRecorder()
+			svc.gate.next.ServeHTTP(rec, r)
+			var resp api.CheckResponse
+			if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil || len(resp.Data) != len(values) {
+				t.Errorf("the check answered %d %s", rec.Code, rec.Body)
+				return false
+			}
+			// Turned around: each item where another address was asked.
+			slices.Reverse(resp.Data)
+			if leaveOut {
+				resp.Data = slices.DeleteFunc(resp.Data, func(it api.CheckItem) bool { return it.Email == values[4] })
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(rec.Code)
+			json.NewEncoder(w).Encode(resp)
+			return true
+		})
+		found, err := (&batch.Checker{Client: c}).Check(context.Background(), values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range found {
+			id, listed := ids[values[i]]
+			switch {
+			case leaveOut && i == 4:
+				if f.Input != values[i] || f.Err == nil || f.Listed {
+					t.Errorf("left out: the answer of %s = %+v; want an error of its own", values[i], f)
+				}
+			case f.Input != values[i] || f.Err != nil || f.Listed != listed || f.Listed && (f.Entry.ID != id || f.Entry.Email != values[i]):
+				t.Errorf("left out %v: the answer of %s = %+v; want listed=%v %s", leaveOut, values[i], f, listed, id)
+			}
 		}
 	}
 }

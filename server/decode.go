@@ -31,6 +31,11 @@ func readObject(w http.ResponseWriter, r *http.Request, known ...string) (map[st
 	if err != nil {
 		return nil, err
 	}
+	return objectOf(body, known...)
+}
+
+// objectOf is readObject's reading of a body readBody has read.
+func objectOf(body []byte, known ...string) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()
 	if err != nil || tok != json.Delim('{') {
@@ -592,4 +597,75 @@ func entryExtras(fields map[string]json.RawMessage, name string, now time.Time, 
 		}
 	}
 	return ownID(fields, name, now, e)
+}
+
+// plainListBody reads a body that is one field, name, holding an array
+// of 1 to most plain strings (printable ASCII without quotes or
+// backslashes, as addresses are sent), each accepted by norm: what
+// stringListOf would answer (normalized, the first of each kept), in one
+// pass over the body. It says false for a body of any other shape, which
+// readObject and stringListOf then read, with their errors.
+func plainListBody(body []byte, name string, most int, norm func(string) (string, error)) ([]string, bool) {
+	i := 0
+	ws := func() {
+		for i < len(body) && (body[i] == ' ' || body[i] == '\t' || body[i] == '\n' || body[i] == '\r') {
+			i++
+		}
+	}
+	next := func(c byte) bool {
+		ws()
+		if i < len(body) && body[i] == c {
+			i++
+			return true
+		}
+		return false
+	}
+	str := func() (string, bool) {
+		if !next('"') {
+			return "", false
+		}
+		j := i
+		for j < len(body) && body[j] >= 0x20 && body[j] < 0x7f && body[j] != '"' && body[j] != '\\' {
+			j++
+		}
+		if j >= len(body) || body[j] != '"' {
+			return "", false
+		}
+		s := string(body[i:j])
+		i = j + 1
+		return s, true
+	}
+	if !next('{') {
+		return nil, false
+	}
+	if key, ok := str(); !ok || key != name || !next(':') || !next('[') {
+		return nil, false
+	}
+	var out []string
+	seen := make(map[string]struct{})
+	for n := 0; ; n++ {
+		s, ok := str()
+		if !ok || n == most {
+			return nil, false
+		}
+		v, err := norm(s)
+		if err != nil {
+			return nil, false
+		}
+		if _, dup := seen[v]; !dup {
+			seen[v] = struct{}{}
+			out = append(out, v)
+		}
+		if next(']') {
+			break
+		}
+		if !next(',') {
+			return nil, false
+		}
+	}
+	if !next('}') {
+		return nil, false
+	}
+	ws()
+	return out, i == len(body)
 }

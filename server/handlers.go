@@ -361,17 +361,23 @@ func selection(q url.Values) (store.ListQuery, error) {
 // entries): for each distinct address, in request order, whether it is
 // listed and its entry. It changes nothing.
 func (s *Server) check(r *http.Request, w http.ResponseWriter, team string) (int, any, error) {
-	f, err := readObject(w, r, "emails")
+	body, err := readBody(w, r)
 	if err != nil {
 		return 0, nil, err
 	}
-	raw, ok := f["emails"]
+	emails, ok := plainListBody(body, "emails", api.MaxCheck, api.NormalizeEntry)
 	if !ok {
-		return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} with 1 to %d addresses.", api.MaxCheck)
-	}
-	emails, err := stringListOf(raw, "emails", "a valid email address", api.MaxCheck, api.NormalizeEntry)
-	if err != nil {
-		return 0, nil, err
+		f, err := objectOf(body, "emails")
+		if err != nil {
+			return 0, nil, err
+		}
+		raw, ok := f["emails"]
+		if !ok {
+			return 0, nil, missing("Missing `emails` field; send {\"emails\": [...]} with 1 to %d addresses.", api.MaxCheck)
+		}
+		if emails, err = stringListOf(raw, "emails", "a valid email address", api.MaxCheck, api.NormalizeEntry); err != nil {
+			return 0, nil, err
+		}
 	}
 	s.metrics.batchItems.WithLabelValues("check").Observe(float64(len(emails)))
 	listed, err := s.listings(r.Context(), team, emails)

@@ -72,9 +72,21 @@ func fromStore(err error) *problem {
 	return p
 }
 
+// appender is an answer that writes its own JSON (api.CheckResponse):
+// the same bytes as encoding/json's, without its reflection.
+type appender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
 // writeJSON sends v with the status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	var b []byte
+	var err error
+	if a, ok := v.(appender); ok {
+		b, err = a.AppendJSON(nil)
+	} else {
+		b, err = json.Marshal(v)
+	}
 	if err != nil {
 		status = http.StatusInternalServerError
 		b = []byte(`{"statusCode":500,"name":"application_error","message":"Something went wrong on our side."}`)

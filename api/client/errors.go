@@ -73,6 +73,8 @@ func (c *Client) check(resp *resty.Response, rl api.RateLimit, out any) error {
 			err = decodeBatch(body, o.out, o.sent)
 		case *api.BatchResponse:
 			err = decodeBatch(body, o, 0)
+		case *api.CheckResponse:
+			*o, err = api.DecodeCheckResponse(body)
 		default:
 			err = json.Unmarshal(body, out)
 		}

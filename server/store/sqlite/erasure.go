@@ -23,7 +23,7 @@ func scanSecret(r sqlstore.Row) (store.ErasureSecret, error) {
 }
 
 func (s *db) ErasureSecrets(ctx context.Context, team string) ([]store.ErasureSecret, error) {
-	rows, err := s.read.QueryContext(ctx, secretsSQL, team)
+	rows, err := s.reads.secrets.QueryContext(ctx, team)
 	if err != nil {
 		return nil, err
 	}

@@ -106,6 +106,8 @@ var _ store.Store = (*Store)(nil)
 // costs about as much as running them.
 type readStmts struct {
 	keyByID, get, getByEmail *sql.Stmt
+	// byEmails and secrets are a check's two reads.
+	byEmails, secrets *sql.Stmt
 }
 
 func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
@@ -117,6 +119,8 @@ func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
 		{&r.keyByID, "SELECT " + sqlstore.KeyColumns + " FROM api_keys WHERE id = ?"},
 		{&r.get, "SELECT " + sqlstore.EntryColumns + " FROM suppressions WHERE team = ? AND id = ?"},
 		{&r.getByEmail, "SELECT " + sqlstore.EntryColumns + " FROM suppressions INDEXED BY suppressions_team_email WHERE team = ? AND email = ?"},
+		{&r.byEmails, entriesByEmailSQL},
+		{&r.secrets, secretsSQL},
 	} {
 		st, err := db.PrepareContext(ctx, p.q)
 		if err != nil {
@@ -129,7 +133,7 @@ func prepareReads(ctx context.Context, db *sql.DB) (readStmts, error) {
 }
 
 func (r readStmts) close() {
-	for _, st := range []*sql.Stmt{r.keyByID, r.get, r.getByEmail} {
+	for _, st := range []*sql.Stmt{r.keyByID, r.get, r.getByEmail, r.byEmails, r.secrets} {
 		if st != nil {
 			st.Close()
 		}

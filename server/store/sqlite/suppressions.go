@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -348,22 +349,26 @@ func entriesQuery(p *sqlstore.EntriesParams, cols string) (base string, where []
 	return "SELECT " + cols + " FROM " + from, where, args
 }
 
+// EntriesByEmail reads them in one statement whatever their number: the
+// addresses go as one JSON array, and each is a probe of the unique
+// (team, email) index (CROSS JOIN keeps that join order; a plain JOIN may
+// walk the team's list once per address instead).
 func (s *db) EntriesByEmail(ctx context.Context, team string, emails []string) ([]store.Entry, error) {
-	var out []store.Entry
-	for lo := 0; lo < len(emails); lo += chunk {
-		part := emails[lo:min(lo+chunk, len(emails))]
-		rows, err := s.read.QueryContext(ctx, selectByEmailSQL(len(part)), keyArgs(team, part)...)
-		if err != nil {
-			return nil, err
-		}
-		got, err := collect(rows, sqlstore.ScanEntry)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, got...)
+	list, err := json.Marshal(emails)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	rows, err := s.reads.byEmails.QueryContext(ctx, string(list), team)
+	if err != nil {
+		return nil, err
+	}
+	return collect(rows, sqlstore.ScanEntry)
 }
+
+// entriesByEmailSQL reads the team's entries of a JSON array of
+// addresses (json_each has an id column too: the entry's are qualified).
+var entriesByEmailSQL = "SELECT s." + strings.ReplaceAll(sqlstore.EntryColumns, ", ", ", s.") + ` FROM json_each(?1) AS k
+	CROSS JOIN suppressions AS s INDEXED BY suppressions_team_email ON s.team = ?2 AND s.email = k.value`
 
 func marks(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
