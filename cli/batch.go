@@ -509,6 +509,9 @@ func (a *app) sendRun(ctx context.Context, target string, sum *summary, resume s
 	var merged *mergedWriter
 	if a.output().json {
 		merged = newMergedWriter(a.io.Out)
+		// JSON on a terminal is what the terminal shows: a progress
+		// line redrawn beside it would cut its lines.
+		progress.on = progress.on && !a.io.StdoutTTY
 	}
 	// The run's results are taken in pieces as they come, added up and
 	// (for --json) printed: the run holds no segment's results.

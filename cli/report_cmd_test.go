@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,5 +95,42 @@ func TestAnExportReadBackWithoutKeepIDsSaysTheIDsAreNew(t *testing.T) {
 	tj.decode(t, &doc)
 	if len(doc.Data) != 2 || !strings.Contains(tj.err.String(), "shush: "+want) {
 		t.Errorf("--json: %+v; stderr %q", doc, tj.err.String())
+	}
+}
+
+// TestJSONOnATerminalHasNoProgressLine: --json written to a terminal is
+// what the terminal shows; no progress line is redrawn beside it to cut
+// its lines. Off a terminal (a pipe), stderr's progress stays.
+func TestJSONOnATerminalHasNoProgressLine(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	ta := newTestApp(t, svc)
+	ta.io.StdoutTTY, ta.io.StderrTTY = true, true
+	ta.io.ErrOut = ta.io.Out // one terminal
+	o := batchOpts(ta, batch.Add, writeFile(t, "list.txt", strings.Join(addresses("j", 2500), "\n")+"\n"))
+	o.concurrency, o.concurrencyGiven = 1, true
+	ta.globals.json = true
+	if err := runBatch(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	screen := ta.out.String()
+	if strings.Contains(screen, "\r") || strings.Contains(screen, "batch 1/25") {
+		t.Errorf("a progress line beside the JSON on the terminal: %q", screen[:min(len(screen), 300)])
+	}
+	var doc struct{ Data []json.RawMessage }
+	if err := json.Unmarshal([]byte(screen[strings.Index(screen, "{"):]), &doc); err != nil || len(doc.Data) != 2500 {
+		t.Errorf("the terminal's JSON: %d entries, %v", len(doc.Data), err)
+	}
+
+	ta.reset()
+	ta.io.StdoutTTY, ta.globals.json = false, false
+	ta.io.ErrOut = ta.err
+	o = batchOpts(ta, batch.RemoveEmails, writeFile(t, "rm.txt", strings.Join(addresses("j", 2500), "\n")+"\n"))
+	o.yes, o.concurrency, o.concurrencyGiven = true, 1, true
+	if err := runBatch(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ta.err.String(), "batch 1/25") {
+		t.Errorf("the progress on stderr with stdout a pipe: %q", ta.err.String()[:min(len(ta.err.String()), 200)])
 	}
 }
