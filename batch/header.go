@@ -93,8 +93,12 @@ type RunInfo struct {
 	Sum    string          `json:"values_sha256"`
 	State  RunState        `json:"state"`
 	Counts map[Outcome]int `json:"counts"`
-	Note   string          `json:"note,omitempty"`
-	UndoOf string          `json:"undo_of,omitempty"`
+	// RefusedAsSent counts the failed entries whose batch the service
+	// refused for what it held (Result.Refused): sent again as they are,
+	// they would be refused again, so they are not what a resume sends.
+	RefusedAsSent int    `json:"refused_as_sent,omitempty"`
+	Note          string `json:"note,omitempty"`
+	UndoOf        string `json:"undo_of,omitempty"`
 	// EntryNote and EntryExpiresAt are the note and the expiry an
 	// addition gives the entries it sends (RunMeta).
 	EntryNote      string    `json:"entry_note,omitempty"`
@@ -112,8 +116,18 @@ func (ri RunInfo) Sent() int {
 }
 
 // Resumable reports whether the run has entries left to send with a key
-// the service takes.
-func (ri RunInfo) Resumable() bool { return ri.State != Finished && ri.State != Refused }
+// the service takes, other than those it refused as they were sent. A run
+// still marked running was cut off, and its header's counts may be older
+// than its journals: it is resumable.
+func (ri RunInfo) Resumable() bool {
+	switch ri.State {
+	case Finished, Refused:
+		return false
+	case Running:
+		return true
+	}
+	return ri.Counts[Failed]-ri.RefusedAsSent+ri.Counts[Unsent] > 0
+}
 
 // Batches is the number of requests the whole run takes.
 func (ri RunInfo) Batches() int { return BatchCount(ri.Entries) }
@@ -250,7 +264,8 @@ func adopt(dir, name string) (RunInfo, error) {
 		Target: js.run.target, Source: "cli", Created: js.created, Entries: len(js.run.plan.Values),
 		Invalid: len(js.run.plan.Invalid), Duplicates: js.run.plan.Duplicates, Segments: 1,
 		Sum: sumOf(js.run.plan.Values), dir: dir}
-	ri.Counts = js.run.report().Count()
+	rep := js.run.report()
+	ri.Counts, ri.RefusedAsSent = rep.Count(), countRefused(rep.Results)
 	ri.State = Finished
 	if !js.finished {
 		ri.State = Stopped

@@ -36,6 +36,18 @@ func (r Report) Count() map[Outcome]int {
 	return m
 }
 
+// countRefused counts the failed results whose batch the service refused
+// for what it held (Result.Refused).
+func countRefused(results []Result) int {
+	n := 0
+	for _, x := range results {
+		if x.Outcome == Failed && x.Refused {
+			n++
+		}
+	}
+	return n
+}
+
 // report is what st knows: a result for every value of its plan, Unsent
 // for the batches with none.
 func (st *run) report() Report { return st.piece(0, len(st.batches)) }
@@ -108,6 +120,7 @@ type segmentOut struct {
 	on      Observer
 	whole   Report // the segment's report so far, unless on.Pieces
 	counts  map[Outcome]int
+	refused int // failed entries refused as sent (countRefused)
 	erased  []Erasure
 	entries int // handed on
 	batches int
@@ -130,6 +143,7 @@ func (o *segmentOut) take(p Report) {
 			o.erased = append(o.erased, Erasure{Email: x.Input, Marker: x.Erased})
 		}
 	}
+	o.refused += countRefused(p.Results)
 	o.entries += len(p.Results)
 	o.batches += p.Batches
 	if o.on.Pieces {

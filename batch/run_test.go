@@ -456,8 +456,8 @@ func TestRetriesAndFailedBatches(t *testing.T) {
 			io.WriteString(w, `{"statusCode":503,"name":"service_unavailable","message":"try later"}`)
 			return true
 		case refuse.Load() && bytes.Contains(body, []byte("retry0250@")):
-			w.WriteHeader(http.StatusUnprocessableEntity)
-			io.WriteString(w, `{"statusCode":422,"name":"validation_error","message":"emails[50] is refused by policy"}`)
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, `{"statusCode":409,"name":"conflict","message":"emails[50] is refused by policy for now"}`)
 			return true
 		}
 		return false

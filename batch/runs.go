@@ -181,7 +181,7 @@ func (rs *Runs) unrecorded(ctx context.Context, p plan, meta RunMeta, undoOf str
 	out := newSegmentOut(on, st)
 	err := rs.runner(on, ri).execute(client.WithReference(ctx, ri.Reference), st, out.take)
 	out.close()
-	ri.Counts = out.counts
+	ri.Counts, ri.RefusedAsSent = out.counts, out.refused
 	ri.finish(err)
 	return ri, err
 }
@@ -237,12 +237,12 @@ func (rs *Runs) resume(ctx context.Context, id string, found map[string]Found, a
 	on.started(ri)
 	r := rs.runner(on, ri)
 	r.resumed = again
-	counts, erased, entries, runErr := r.segments(ctx, ri, found, on)
-	if n := ri.Entries - entries; n > 0 {
-		counts[Unsent] += n // segments whose journal could not be read
+	t, runErr := r.segments(ctx, ri, found, on)
+	if n := ri.Entries - t.entries; n > 0 {
+		t.counts[Unsent] += n // segments whose journal could not be read
 	}
-	ri.Counts = counts
-	if len(erased) > 0 {
+	ri.Counts, ri.RefusedAsSent = t.counts, t.refused
+	if erased := t.erased; len(erased) > 0 {
 		// The run's own journal, and every other record here that names
 		// an erased address, name its hash from now on.
 		if _, err := EraseLocal(rs.eraseDir(), erased); err != nil && runErr == nil {
@@ -277,13 +277,20 @@ func (rs *Runs) reopen(id string) (RunInfo, error) {
 	return ri, ri.save()
 }
 
+// segmentTotals is what a run's segments reported: the counts of every
+// outcome, the failed entries refused as sent, the addresses the service
+// erased, and how many entries the reports covered.
+type segmentTotals struct {
+	counts           map[Outcome]int
+	refused, entries int
+	erased           []Erasure
+}
+
 // segments sends what each of the run's segments has left, in order, and
-// reports each to on: the counts of every outcome, the addresses the
-// service erased, and how many entries the reports covered. A segment
-// after one that failed is reported as its journal has it.
-func (r *runner) segments(ctx context.Context, ri RunInfo, found map[string]Found, on Observer) (map[Outcome]int, []Erasure, int, error) {
-	counts := map[Outcome]int{}
-	var erased []Erasure
+// reports each to on, with their totals. A segment after one that failed
+// is reported as its journal has it.
+func (r *runner) segments(ctx context.Context, ri RunInfo, found map[string]Found, on Observer) (segmentTotals, error) {
+	t := segmentTotals{counts: map[Outcome]int{}}
 	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
 	var runErr error
 	for i := range ri.Segments {
@@ -310,13 +317,15 @@ func (r *runner) segments(ctx context.Context, ri RunInfo, found map[string]Foun
 		}
 		out.close()
 		for o, n := range out.counts {
-			counts[o] += n
+			t.counts[o] += n
 		}
-		erased = append(erased, out.erased...)
+		t.refused += out.refused
+		t.erased = append(t.erased, out.erased...)
 		place.batches += out.batches
 		place.entries += out.entries
 	}
-	return counts, erased, place.entries, runErr
+	t.entries = place.entries
+	return t, runErr
 }
 
 // finish sets the state a run ends in: Finished when every entry has an
@@ -381,7 +390,7 @@ func (rs *Runs) Read(id string, each func(Report) error) (RunInfo, error) {
 		return RunInfo{}, err
 	}
 	place := segPlace{totalBatches: ri.Batches(), totalEntries: ri.Entries}
-	counts := map[Outcome]int{}
+	counts, refused := map[Outcome]int{}, 0
 	for i := range ri.Segments {
 		js, err := readJournal(ri.segmentPath(i))
 		if err != nil {
@@ -392,6 +401,7 @@ func (rs *Runs) Read(id string, each func(Report) error) (RunInfo, error) {
 		for o, n := range rep.Count() {
 			counts[o] += n
 		}
+		refused += countRefused(rep.Results)
 		if each != nil {
 			if err := each(rep); err != nil {
 				return ri, err
@@ -399,7 +409,7 @@ func (rs *Runs) Read(id string, each func(Report) error) (RunInfo, error) {
 		}
 		place.batches += rep.Batches
 	}
-	ri.Counts = counts
+	ri.Counts, ri.RefusedAsSent = counts, refused
 	return ri, nil
 }
 
@@ -508,5 +518,6 @@ func (rs *Runs) Import(target string, mode Mode, created time.Time, meta RunMeta
 	for _, x := range results {
 		ri.Counts[x.Outcome]++
 	}
+	ri.RefusedAsSent = countRefused(results)
 	return ri, ri.save()
 }

@@ -1,6 +1,7 @@
 package batch_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -425,5 +426,52 @@ func TestLeftOutIsJournaled(t *testing.T) {
 	// With the rule's word on each: the requester and the line that decided.
 	if j := first.LeftOut[0]; !j.Requester || j.Reason != ticket.ReasonRequester || j.By.Line != 1 || j.By.Text != "From: Jane <jane@customer.test>" {
 		t.Errorf("the requester read back: %+v", j)
+	}
+}
+
+// A run whose only failed batch the service refused for what it held
+// (422) has nothing a resume could send: it is not offered to resume, and
+// read back from its journals it says so. A run with a batch that failed
+// for the moment (409) beside it stays resumable.
+func TestRunRefusedAsSentIsNotResumable(t *testing.T) {
+	svc := startService(t, 10000)
+	dir := t.TempDir()
+	svc.gate.setFault(func(w http.ResponseWriter, r *http.Request, body []byte) bool {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case bytes.Contains(body, []byte("refusedhere")):
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			io.WriteString(w, `{"statusCode":422,"name":"validation_error","message":"emails[0] is not allowed here"}`)
+		case bytes.Contains(body, []byte("busyhere")):
+			w.WriteHeader(http.StatusConflict)
+			io.WriteString(w, `{"statusCode":409,"name":"concurrent_idempotent_requests","message":"in progress"}`)
+		default:
+			return false
+		}
+		return true
+	})
+	rs := &batch.Runs{Client: svc.client(), Dir: dir, Concurrency: 1}
+	values := append(addresses("refusedhere", 100), addresses("fine", 200)...)
+	ri, _ := rs.Start(context.Background(), planOf(batch.Add, values).Input(), batch.RunMeta{}, batch.Observer{})
+	if ri.State != batch.Stopped || ri.Counts[batch.Added] != 200 || ri.Counts[batch.Failed] != 100 || ri.RefusedAsSent != 100 {
+		t.Fatalf("run with a batch refused as sent: %+v", ri)
+	}
+	if ri.Resumable() {
+		t.Error("a run whose only failures were refused as sent is resumable")
+	}
+	if got, ok, _ := rs.Interrupted(); ok {
+		t.Errorf("it is offered to resume: %+v", got)
+	}
+	if got, err := rs.Get(ri.ID); err != nil || got.RefusedAsSent != 100 || got.Resumable() {
+		t.Errorf("read back: %+v, %v", got, err)
+	}
+
+	values = append(addresses("refusedhere-b", 100), addresses("busyhere", 100)...)
+	ri, _ = rs.Start(context.Background(), planOf(batch.Add, values).Input(), batch.RunMeta{}, batch.Observer{})
+	if ri.Counts[batch.Failed] != 200 || ri.RefusedAsSent != 100 || !ri.Resumable() {
+		t.Fatalf("run with a refused batch and a busy one: %+v", ri)
+	}
+	if got, ok, _ := rs.Interrupted(); !ok || got.ID != ri.ID {
+		t.Errorf("the run with a batch to send again is not offered: %+v", got)
 	}
 }

@@ -254,3 +254,16 @@ func TestResumeCommandKeepsTheOverride(t *testing.T) {
 		}
 	}
 }
+
+// A stopped run's state counts the entries the service refused as sent,
+// which a resume would not send again.
+func TestStateTextCountsRefusedAsSent(t *testing.T) {
+	ri := batch.RunInfo{State: batch.Stopped, Entries: 151, Counts: map[batch.Outcome]int{batch.Added: 100, batch.Failed: 51}, RefusedAsSent: 51}
+	if got, want := stateText(ri), "stopped, 100 of 151 sent, 51 refused as sent"; got != want {
+		t.Errorf("stateText = %q, want %q", got, want)
+	}
+	ri.RefusedAsSent = 0
+	if got, want := stateText(ri), "stopped, 100 of 151 sent"; got != want {
+		t.Errorf("stateText = %q, want %q", got, want)
+	}
+}

@@ -357,6 +357,9 @@ func (o *runsResumeOptions) resume(ctx context.Context, ri batch.RunInfo, conn *
 		fmt.Fprintf(o.io.ErrOut, "Run %s is finished: nothing left to send.\n", ri.ID)
 		return nil
 	}
+	if !ri.Resumable() && ri.RefusedAsSent > 0 {
+		return fmt.Errorf("run %s has nothing to send again: its %d failed entries were refused as sent, and the same entries would be refused again; take out what the service named (shush runs show %s) and send the corrected file as a new run", ri.ID, ri.RefusedAsSent, ri.ID)
+	}
 	o.sayResuming(ri)
 	runs := o.runsOf(o.ConcurrencyGiven, conn, o.Concurrency)
 	send := func(on batch.Observer) error {
@@ -448,6 +451,9 @@ func stateText(ri batch.RunInfo) string {
 	case batch.Running:
 		return "running or cut off"
 	case batch.Stopped, batch.Paused:
+		if ri.RefusedAsSent > 0 {
+			return fmt.Sprintf("%s, %d of %d sent, %d refused as sent", ri.State, ri.Sent(), ri.Entries, ri.RefusedAsSent)
+		}
 		return fmt.Sprintf("%s, %d of %d sent", ri.State, ri.Sent(), ri.Entries)
 	case batch.Refused:
 		return fmt.Sprintf("refused (the key), %d of %d sent", ri.Sent(), ri.Entries)
