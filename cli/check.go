@@ -54,6 +54,8 @@ type checkOptions struct {
 	*app
 	File, Format string
 	Concurrency  int
+	// Args are addresses given on the command line instead of --file.
+	Args []string
 }
 
 // check refuses flags out of range before anything is read.
@@ -75,7 +77,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err := o.check(); err != nil {
 		return err
 	}
-	items, tk, err := o.readTicket(ctx, o.File, batch.RemoveEmails)
+	items, tk, err := o.checkItems(ctx)
 	if err != nil {
 		return err
 	}
@@ -125,11 +127,15 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 func (a *app) checkCommand() *cobra.Command {
 	o := &checkOptions{app: a}
 	var includeRequester bool
-	cmd := command(o, "check --file F", "Say which addresses of a file or ticket are on the list; changes nothing",
-		cobra.NoArgs, runCheck)
-	cmd.Long = `Look up every address of a file (any input format: a ticket's free text, a
-list, CSV or JSON) and say which are on the list, with their origin, date,
-expiry and note. Nothing is added or removed, so nobody is left out: the
+	cmd := command(o, "check ADDR... | --file F", "Say which addresses (the arguments, or a file's or ticket's) are on the list; changes nothing",
+		cobra.ArbitraryArgs, runCheck)
+	before(cmd, func(c *cobra.Command) error {
+		o.Args = c.Flags().Args()
+		return nil
+	})
+	cmd.Long = `Look up the addresses given as arguments, or every address of a file (any
+input format: a ticket's free text, a list, CSV or JSON), and say which are
+on the list, with their origin, date, expiry and note. Nothing is added or removed, so nobody is left out: the
 ticket's requester, our own addresses and those of headers and signatures
 are looked up too, each marked with what the ticket makes of it (the
 requester, and why a batch would leave an address out).
@@ -139,7 +145,8 @@ requests); a service without the bulk check (the hosted one) is asked one
 address at a time, paced to its rate limit. On a terminal, stderr shows how
 far the check got. --json prints one document whose items are written as
 their answers come; --format ndjson prints one item a line.`
-	cmd.Example = `  shush suppressions check --file ticket-4711.txt
+	cmd.Example = `  shush suppressions check jane@example.com kim@example.org
+  shush suppressions check --file ticket-4711.txt
   shush suppressions check --file crm-export.csv --format ndjson > checked.ndjson
   pbpaste | shush suppressions check --file - --json`
 	fl := cmd.Flags()
@@ -151,6 +158,29 @@ their answers come; --format ndjson prints one item a line.`
 	_ = fl.MarkHidden("include-requester")
 	fl.IntVar(&o.Concurrency, "concurrency", 4, "look-ups in flight at once against a service without the bulk check (1-16)")
 	return cmd
+}
+
+// checkItems reads the addresses to look up: the arguments, or --file
+// (a ticket's text, a list, CSV or JSON). An argument that is no address
+// is refused with its place before anything is looked up.
+func (o *checkOptions) checkItems(ctx context.Context) ([]batch.Item, *ticket.Ticket, error) {
+	if len(o.Args) == 0 {
+		if o.File == "" {
+			return nil, nil, usagef("give the addresses to look up, or --file: a file of entries, or - for stdin")
+		}
+		return o.readTicket(ctx, o.File, batch.RemoveEmails)
+	}
+	if o.File != "" {
+		return nil, nil, usagef("give addresses or --file, not both")
+	}
+	items := make([]batch.Item, len(o.Args))
+	for i, arg := range o.Args {
+		items[i] = batch.NewItem(batch.RemoveEmails, i+1, arg)
+		if !items[i].Valid() {
+			return nil, nil, usagef("argument %d (%s) is not a valid email address: %s", i+1, api.Quote(arg), items[i].Problem)
+		}
+	}
+	return items, nil, nil
 }
 
 // checkItemOf is what check says of one address.

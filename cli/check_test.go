@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/shushlist/shush/batch"
 )
 
 func checkOpts(ta *testApp, file string) *checkOptions {
@@ -114,8 +116,10 @@ func TestCheckRefusesBadFlags(t *testing.T) {
 	}{
 		{checkOptions{File: file, Concurrency: 0}, "--concurrency must be between 1 and 16, not 0"},
 		{checkOptions{File: file, Concurrency: 4, Format: "xml"}, `--format must be table, json or ndjson, not "xml"`},
-		{checkOptions{Concurrency: 4}, "--file is required"},
+		{checkOptions{Concurrency: 4}, "give the addresses to look up, or --file"},
 		{checkOptions{File: "-", Concurrency: 4}, "stdin: it is empty"},
+		{checkOptions{File: file, Args: []string{"a@example.com"}, Concurrency: 4}, "give addresses or --file, not both"},
+		{checkOptions{Args: []string{"a@example.com", "bob@"}, Concurrency: 4}, `argument 2 ("bob@") is not a valid email address`},
 	} {
 		o := c.o
 		o.app = ta.app
@@ -212,5 +216,29 @@ func TestExportToAFileIsWholeAndPrivate(t *testing.T) {
 	wantErr(t, runExport(ctx, o), ExitUsage, `--format must be csv or ndjson, not "xlsx"`)
 	if _, err := os.Stat(bad); !os.IsNotExist(err) {
 		t.Errorf("a refused export wrote %s: %v", bad, err)
+	}
+}
+
+// Addresses given as arguments are looked up as a file's would be, in
+// their order, each once.
+func TestCheckOfArguments(t *testing.T) {
+	ctx := context.Background()
+	svc := newTestService(t)
+	ta := newTestApp(t, svc)
+	if err := runBatch(ctx, batchOpts(ta, batch.Add, writeFile(t, "list.txt", "listed@example.com\n"))); err != nil {
+		t.Fatal(err)
+	}
+	ta.reset()
+	o := &checkOptions{app: ta.app, Concurrency: 4, Args: []string{"Listed@Example.com", "free@example.org", "listed@example.com"}}
+	if err := runCheck(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	var doc checkJSON
+	if err := json.Unmarshal(ta.out.Bytes(), &doc); err != nil {
+		t.Fatalf("%v: %s", err, ta.out.String())
+	}
+	if len(doc.Data) != 2 || doc.Data[0].Email != "listed@example.com" || !doc.Data[0].Listed || doc.Data[0].ID == "" ||
+		doc.Data[1].Email != "free@example.org" || doc.Data[1].Listed {
+		t.Errorf("check of the arguments: %+v", doc.Data)
 	}
 }
