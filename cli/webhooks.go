@@ -111,7 +111,8 @@ func webhookID(what, s string) (string, error) {
 }
 
 // webhookErr says what a refusal means for a webhook command: a service
-// without the webhooks API, or an ID it does not know.
+// without the webhooks API, or an ID it does not know. nil stays nil, so a
+// call's answer and its refusal return together.
 func webhookErr(conn *connection, id string, err error) error {
 	var ae *api.Error
 	switch {
@@ -231,10 +232,7 @@ func runWebhooksList(ctx context.Context, o *webhooksListOptions) error {
 	return o.onService(ctx, func(conn *connection) error {
 		hooks, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.Webhook, bool, error) {
 			page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before})
-			if err != nil {
-				return nil, false, webhookErr(conn, "", err)
-			}
-			return page.Data, page.HasMore, nil
+			return page.Data, page.HasMore, webhookErr(conn, "", err)
 		}, func(w api.Webhook) string { return w.ID })
 		if err != nil {
 			return err
@@ -318,18 +316,12 @@ func findWebhook(ctx context.Context, conn *connection, id string, secret bool) 
 	w, err := conn.Client.GetWebhook(ctx, id)
 	var ae *api.Error
 	if err == nil || secret || !errors.As(err, &ae) || ae.Name != api.ErrRestrictedAPIKey {
-		if err != nil {
-			return w, webhookErr(conn, id, err)
-		}
-		return w, nil
+		return w, webhookErr(conn, id, err)
 	}
 	found := false
 	err = readPages("", true, func(after string) ([]api.Webhook, bool, error) {
 		page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: api.MaxBatch, After: after})
-		if err != nil {
-			return nil, false, webhookErr(conn, "", err)
-		}
-		return page.Data, page.HasMore, nil
+		return page.Data, page.HasMore, webhookErr(conn, "", err)
 	}, func(w api.Webhook) string { return w.ID }, func(page []api.Webhook, _ bool) error {
 		for _, hook := range page {
 			if hook.ID == id {
