@@ -390,23 +390,15 @@ go to the new endpoint. See also enable and disable.`
 }
 
 func (a *app) webhooksStatusCommand(verb, status string) *cobra.Command {
-	short := "Start sending a webhook's events again"
-	long := `Enable a webhook: changes from now on make deliveries again. The changes made
+	o := &webhooksStatusOptions{app: a, Status: status}
+	cmd := command(o, verb+" ID", "Start sending a webhook's events again", oneArg("a webhook ID"), runWebhooksStatus, &o.Arg)
+	cmd.Long = `Enable a webhook: changes from now on make deliveries again. The changes made
 while it was disabled are not sent.`
 	if status == api.WebhookDisabled {
-		short = "Stop sending a webhook's events, keeping it"
-		long = `Disable a webhook: changes make no deliveries until it is enabled again, and
+		cmd.Short = "Stop sending a webhook's events, keeping it"
+		cmd.Long = `Disable a webhook: changes make no deliveries until it is enabled again, and
 its pending deliveries wait. The webhook, its secret and its deliveries are
 kept.`
-	}
-	cmd := &cobra.Command{
-		Use:   verb + " ID",
-		Short: short,
-		Long:  long,
-		Args:  oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runWebhooksStatus(cmd.Context(), &webhooksStatusOptions{app: a, Arg: args[0], Status: status})
-		},
 	}
 	return cmd
 }
