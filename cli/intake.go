@@ -35,7 +35,8 @@ goes in with shush bounces ingest.`,
 		a.intakeReviewCommand(), a.intakeDecideCommand())
 }
 
-// intakeErr says what a refusal means for an intake command.
+// intakeErr says what a refusal means for an intake command (nil stays
+// nil).
 func intakeErr(conn *connection, id string, err error) error {
 	var ae *api.Error
 	// shush's own answer names what it did not find ("Intake endpoint not
@@ -225,10 +226,7 @@ func runIntakeReview(ctx context.Context, o *intakeReviewOptions) error {
 	return o.onService(ctx, func(conn *connection) error {
 		items, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.ReviewItem, bool, error) {
 			page, err := conn.Client.Review(ctx, client.ReviewParams{WebhookParams: client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before}, Decided: o.Decided})
-			if err != nil {
-				return nil, false, intakeErr(conn, "", err)
-			}
-			return page.Data, page.HasMore, nil
+			return page.Data, page.HasMore, intakeErr(conn, "", err)
 		}, func(it api.ReviewItem) string { return it.ID })
 		if err != nil {
 			return err

@@ -111,7 +111,8 @@ func webhookID(what, s string) (string, error) {
 }
 
 // webhookErr says what a refusal means for a webhook command: a service
-// without the webhooks API, or an ID it does not know.
+// without the webhooks API, or an ID it does not know. nil stays nil, so a
+// call's answer and its refusal return together.
 func webhookErr(conn *connection, id string, err error) error {
 	var ae *api.Error
 	switch {
@@ -231,10 +232,7 @@ func runWebhooksList(ctx context.Context, o *webhooksListOptions) error {
 	return o.onService(ctx, func(conn *connection) error {
 		hooks, more, err := collectPages(o.Paging.after, o.Paging.all, func(after string) ([]api.Webhook, bool, error) {
 			page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: o.Paging.limit, After: after, Before: o.Paging.before})
-			if err != nil {
-				return nil, false, webhookErr(conn, "", err)
-			}
-			return page.Data, page.HasMore, nil
+			return page.Data, page.HasMore, webhookErr(conn, "", err)
 		}, func(w api.Webhook) string { return w.ID })
 		if err != nil {
 			return err
@@ -318,18 +316,12 @@ func findWebhook(ctx context.Context, conn *connection, id string, secret bool) 
 	w, err := conn.Client.GetWebhook(ctx, id)
 	var ae *api.Error
 	if err == nil || secret || !errors.As(err, &ae) || ae.Name != api.ErrRestrictedAPIKey {
-		if err != nil {
-			return w, webhookErr(conn, id, err)
-		}
-		return w, nil
+		return w, webhookErr(conn, id, err)
 	}
 	found := false
 	err = readPages("", true, func(after string) ([]api.Webhook, bool, error) {
 		page, err := conn.Client.ListWebhooks(ctx, client.WebhookParams{Limit: api.MaxBatch, After: after})
-		if err != nil {
-			return nil, false, webhookErr(conn, "", err)
-		}
-		return page.Data, page.HasMore, nil
+		return page.Data, page.HasMore, webhookErr(conn, "", err)
 	}, func(w api.Webhook) string { return w.ID }, func(page []api.Webhook, _ bool) error {
 		for _, hook := range page {
 			if hook.ID == id {
@@ -398,23 +390,15 @@ go to the new endpoint. See also enable and disable.`
 }
 
 func (a *app) webhooksStatusCommand(verb, status string) *cobra.Command {
-	short := "Start sending a webhook's events again"
-	long := `Enable a webhook: changes from now on make deliveries again. The changes made
+	o := &webhooksStatusOptions{app: a, Status: status}
+	cmd := command(o, verb+" ID", "Start sending a webhook's events again", oneArg("a webhook ID"), runWebhooksStatus, &o.Arg)
+	cmd.Long = `Enable a webhook: changes from now on make deliveries again. The changes made
 while it was disabled are not sent.`
 	if status == api.WebhookDisabled {
-		short = "Stop sending a webhook's events, keeping it"
-		long = `Disable a webhook: changes make no deliveries until it is enabled again, and
+		cmd.Short = "Stop sending a webhook's events, keeping it"
+		cmd.Long = `Disable a webhook: changes make no deliveries until it is enabled again, and
 its pending deliveries wait. The webhook, its secret and its deliveries are
 kept.`
-	}
-	cmd := &cobra.Command{
-		Use:   verb + " ID",
-		Short: short,
-		Long:  long,
-		Args:  oneArg("a webhook ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runWebhooksStatus(cmd.Context(), &webhooksStatusOptions{app: a, Arg: args[0], Status: status})
-		},
 	}
 	return cmd
 }

@@ -75,10 +75,7 @@ be reached) and the start of its answer.
 func (a *app) printEvents(ctx context.Context, conn *connection, id string, pg paging) error {
 	events, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.WebhookEvent, bool, error) {
 		page, err := conn.Client.WebhookEvents(ctx, id, pg.limit, after)
-		if err != nil {
-			return nil, false, webhookErr(conn, id, err)
-		}
-		return page.Data, page.HasMore, nil
+		return page.Data, page.HasMore, webhookErr(conn, id, err)
 	}, func(e api.WebhookEvent) string { return e.ID })
 	if err != nil {
 		return err
@@ -100,10 +97,7 @@ func (a *app) printEvent(ctx context.Context, conn *connection, id, evID string,
 	}
 	attempts, more, err := collectPages(pg.after, pg.all, func(after string) ([]api.WebhookAttempt, bool, error) {
 		page, err := conn.Client.WebhookAttempts(ctx, id, evID, pg.limit, after)
-		if err != nil {
-			return nil, false, webhookErr(conn, id, err)
-		}
-		return page.Data, page.HasMore, nil
+		return page.Data, page.HasMore, webhookErr(conn, id, err)
 	}, func(at api.WebhookAttempt) string { return at.ID })
 	if err != nil {
 		return err
