@@ -248,6 +248,10 @@ func (t *Ticket) weigh(own Own) weighing {
 		w.p.Mode, w.p.Why = ModeUnsure, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads"
 		w.p.Ask = append(w.p.Ask, "a mail of ours answered the request; read what the newest mail asks")
 	}
+	if w.p.Mode == ModeAdd && t.missingBefore(w.asker, sts, own) {
+		w.p.Mode, w.p.Why = ModeUnsure, "an older mail says mail does not arrive, and the newest asks to stop mail"
+		w.p.Ask = append(w.p.Ask, "an older mail says some mail does not arrive: ask which mail is to stop")
+	}
 	if t.turnsDisagree(&w, sts, own) {
 		w.p.Mode, w.p.Why = ModeUnsure, "a transcript whose order is not known asks both ways"
 		w.p.Ask = append(w.p.Ask, "the transcript's messages ask both ways and do not say which came last")
@@ -331,6 +335,24 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 			// A mail with a sender: not the ticket's title block.
 			after = after || t.mails[m].from != ""
 		case after:
+			return true
+		}
+	}
+	return false
+}
+
+// missingBefore reports an older mail, not ours, that says mail does not
+// arrive under an asking mail that says no such thing: "just take me off
+// the list" under "my receipts never show up" may mean the marketing
+// only, or everything; which list is for the writer to say. A newest
+// mail that takes the older request back ("forget my last mail: send us
+// nothing") has said so.
+func (t *Ticket) missingBefore(asker int, sts []mailStatement, own Own) bool {
+	if asker < 0 || sts[asker].missing || sts[asker].asks&aWithdraw != 0 || t.mails[asker].bounce {
+		return false
+	}
+	for m := t.after(asker); m < len(t.mails); m = t.after(m) {
+		if !t.ours(m, own) && sts[m].missing && !t.mails[m].bounce {
 			return true
 		}
 	}
@@ -498,7 +520,12 @@ var modeRules = []modeRule{
 	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
 		ModeUnsure, firstChange, "names an action only in passing"},
 	// "No mails arrive any more" beside a stop: which is it?
-	{func(c modeCase) bool { return c.st.missing && c.asks&(aSuppress|aRemove) != 0 && c.asks&aRelease == 0 },
+	// Its own subject asking mail again says which ("please unblock our
+	// address": "they never come through, remove it from that list").
+	{func(c modeCase) bool {
+		return c.st.missing && c.asks&(aSuppress|aRemove) != 0 && c.asks&aRelease == 0 &&
+			!(c.asks&aSuppress == 0 && !c.bounce && c.subjectWay() == aRelease)
+	},
 		ModeUnsure, either(aSuppress, aRemove), "says mail does not arrive and asks to stop it"},
 	// "I meant to unsubscribe my old address; put this one back": a lone
 	// verb gives way to a phrase that asks the other way.

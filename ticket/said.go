@@ -105,6 +105,9 @@ func (r *Reader) words(l *line, subject bool) {
 	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
 		s.forgets = true
 	}
+	if !subject {
+		s.missing = s.missing || r.missingWrapped(l)
+	}
 	if s.says() {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
@@ -1161,3 +1164,32 @@ func contactFooter(l *line, ms []match, f *token) bool {
 	}
 	return false
 }
+
+// missingWrapped reports a phrase that says mail does not arrive begun
+// at the end of the line before and ended on this one ("my receipts
+// never show / up"), in a mail wrapped by its client; it keeps this
+// line's last words for the next. It only ever adds a doubt: the review
+// asks what a stop beside it means.
+func (r *Reader) missingWrapped(l *line) bool {
+	found := false
+	if len(r.wrap) > 0 && r.wrapAt == l.n-1 && r.wrapMsg == l.msg && len(l.ws) > 0 {
+		ws := append(slices.Clip(r.wrap), l.ws[:min(len(l.ws), wrapWords)]...)
+		var ms []match
+		ms = phraseBooks().trees[inWords].find(ms, ws, phraseBooks().trees[negations])
+		for _, m := range ms {
+			if (m.class == cMissing || m.class == cMissingMe) && !m.negated && m.first < len(r.wrap) && m.end > len(r.wrap) {
+				found = true
+			}
+		}
+	}
+	r.wrap = r.wrap[:0]
+	if n := len(l.ws); n > 0 && !l.ws[n-1].ends {
+		r.wrap = append(r.wrap, l.ws[max(0, n-wrapWords):]...)
+		r.wrapAt, r.wrapMsg = l.n, l.msg
+	}
+	return found
+}
+
+// wrapWords is how many words at a wrapped line's end and the next
+// line's start a phrase across the two is looked for in.
+const wrapWords = 4
