@@ -252,6 +252,10 @@ func (t *Ticket) weigh(own Own) weighing {
 		w.p.Mode, w.p.Why = ModeUnsure, "an older mail says mail does not arrive, and the newest asks to stop mail"
 		w.p.Ask = append(w.p.Ask, "an older mail says some mail does not arrive: ask which mail is to stop")
 	}
+	if w.p.Mode == ModeRemoveIDs && t.keepsSomeID(w) {
+		w.p.Mode, w.p.Why = ModeUnsure, "a sentence naming suppression IDs keeps one without saying which"
+		w.p.Ask = append(w.p.Ask, "the ticket keeps one of its IDs: choose the IDs by hand")
+	}
 	if t.turnsDisagree(&w, sts, own) {
 		w.p.Mode, w.p.Why = ModeUnsure, "a transcript whose order is not known asks both ways"
 		w.p.Ask = append(w.p.Ask, "the transcript's messages ask both ways and do not say which came last")
@@ -335,6 +339,17 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 			// A mail with a sender: not the ticket's title block.
 			after = after || t.mails[m].from != ""
 		case after:
+			return true
+		}
+	}
+	return false
+}
+
+// keepsSomeID reports a target mail with a sentence that names an ID and
+// keeps something without saying plainly which.
+func (t *Ticket) keepsSomeID(w weighing) bool {
+	for m := range w.targets {
+		if t.mails[m].keepsSomeID {
 			return true
 		}
 	}

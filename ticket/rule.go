@@ -231,6 +231,11 @@ func (t *Ticket) Roles(own Own) map[string]Decision {
 	for v, line := range t.otherIDs {
 		out[v] = Decision{Reason: ReasonOtherID, Leave: true, By: t.evidence(line)}
 	}
+	for v, line := range t.keptIDs {
+		if _, ok := out[v]; !ok {
+			out[v] = Decision{Reason: ReasonExcept, Leave: true, By: t.evidence(line)}
+		}
+	}
 	return out
 }
 

@@ -484,6 +484,7 @@ func otherID(ws []word, off int) bool {
 func (r *Reader) placeTokens(l *line, ms []match) {
 	contactAt, writer := wordsAbout(l, ms)
 	m := &r.tk.mails[l.msg]
+	kept := r.keptIDs(l, ms)
 	for i := range l.toks {
 		f := &l.toks[i]
 		switch f.Kind {
@@ -495,6 +496,9 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 					r.tk.otherIDs[v] = l.n
 					r.tk.keep(l.n, l.t)
 				}
+				continue
+			}
+			if slices.Contains(kept, f.off) {
 				continue
 			}
 			m.ids++
@@ -1193,3 +1197,36 @@ func (r *Reader) missingWrapped(l *line) bool {
 // wrapWords is how many words at a wrapped line's end and the next
 // line's start a phrase across the two is looked for in.
 const wrapWords = 4
+
+// keptIDs notes the IDs the line says to keep ("… (ID 52c7…) please
+// keep it", "but not 9f1c…") and returns their offsets: never released.
+// A sentence naming IDs that keeps something and none of them plainly
+// ("release a1…, b2… and c3…, except the one for the old shop") makes
+// its mail ask the review to choose the IDs.
+func (r *Reader) keptIDs(l *line, ms []match) []int {
+	var kept, keptFrom, doubtFrom []int
+	for _, f := range l.toks {
+		if f.Kind != ID {
+			continue
+		}
+		v, err := api.NormalizeID(f.Raw)
+		from, _ := sentence(l.ws, f.off)
+		switch {
+		case err != nil:
+		case excepted(l.ws, ms, f.off):
+			kept, keptFrom = append(kept, f.off), append(keptFrom, from)
+			if len(r.tk.keptIDs) < maxRecords {
+				r.tk.keptIDs[v] = l.n
+				r.tk.keep(l.n, l.t)
+			}
+		case keptInSentence(l, ms, f.off):
+			doubtFrom = append(doubtFrom, from)
+		}
+	}
+	for _, from := range doubtFrom {
+		if !slices.Contains(keptFrom, from) {
+			r.tk.mails[l.msg].keepsSomeID = true
+		}
+	}
+	return kept
+}
