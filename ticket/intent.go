@@ -189,7 +189,7 @@ func (t *Ticket) firstForward() int {
 
 // ours reports a mail our own agents wrote.
 func (t *Ticket) ours(m int, own Own) bool {
-	if t.mails[m].note {
+	if t.mails[m].note || t.ourTeam(t.mails[m].team, own) {
 		return true
 	}
 	if from := t.mails[m].from; from != "" {
@@ -204,6 +204,33 @@ func (t *Ticket) ours(m int, own Own) bool {
 	}
 	return false
 }
+
+// ourTeam reports a comment author's team that is ours: a support team
+// ("Support", "Customer Success", "Agent") or our company, the first
+// label of an own domain or, when none is configured, of the address
+// the ticket was sent to ("Jordan (Lumenly)" on a ticket to
+// support@lumenly.example).
+func (t *Ticket) ourTeam(team string, own Own) bool {
+	if team == "" {
+		return false
+	}
+	if staffTeams[team] || own.named(team) {
+		return true
+	}
+	if !own.Empty() {
+		return false
+	}
+	for to := range t.sentTo {
+		if domainNamed(to, team) {
+			return true
+		}
+	}
+	return false
+}
+
+// staffTeams are the teams a helpdesk writes beside its agents.
+var staffTeams = map[string]bool{"support": true, "agent": true, "staff": true, "team": true, "admin": true,
+	"customer success": true, "customer support": true, "customer service": true, "helpdesk": true, "help desk": true, "bot": true}
 
 // isOurs reports one of our own addresses: in own or, when no own
 // addresses are configured, at the domain of the address the ticket was

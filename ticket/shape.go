@@ -427,6 +427,20 @@ func withoutKindLead(t string) string {
 	return t
 }
 
+// commentTeamOf is the team in brackets right after a comment header's
+// author, folded ("Jordan (Lumenly) · 10:52 AM" is "lumenly"), "" for
+// none.
+func commentTeamOf(t string) string {
+	m := authorTeam.FindStringSubmatch(withoutKindLead(withoutCommentLead(t)))
+	if m == nil {
+		return ""
+	}
+	return folded(strings.TrimSpace(m[1]))
+}
+
+// authorTeam is an author's name and a team in brackets after it.
+var authorTeam = regexp.MustCompile(`^[^()<>@·•,]{1,60}?\(([^()<>@]{2,40})\)`)
+
 // verbHead is the author of a comment header that says what they did,
 // then when ("Lucía Benítez replied on 26 Nov 2026 at 9:14", "Daniel
 // (help@…) respondió el 25 nov. 2026 a las 17:40", "Anna a répondu le …"):

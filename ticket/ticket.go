@@ -123,6 +123,10 @@ type mail struct {
 	stamp    stamp  // when its comment header says it was written
 	helpdesk bool   // begun by a helpdesk's comment header
 	note     bool   // an agent's internal note (Reader.noteLine): ours
+	// team: the author's team in brackets in its comment header, folded
+	// ("Jordan (Lumenly) · 10:52 AM"): ours when it names our company or
+	// a support team.
+	team string
 	// keepsSomeID: a sentence naming an ID keeps something, not
 	// plainly that ID ("release a1…, b2… and c3…, except the last").
 	keepsSomeID bool
