@@ -511,6 +511,9 @@ type modeCase struct {
 	st         mailStatement
 	ids, addrs int
 	bounce     bool
+	// unread: only the subject asks, and the words name an address amid
+	// words the books do not read.
+	unread bool
 }
 
 // subjectWay is the one way the mail's own subject asks (aSuppress or
@@ -556,6 +559,11 @@ var modeRules = []modeRule{
 	// IDs says one of the two wrong ("these IDs were marked as spam").
 	{func(c modeCase) bool { return c.ids > 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aSuppress), "names suppression IDs, which are on the list already, and asks to stop mail"},
 	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
+	// Only the subject asks, and the words name an address amid words
+	// the books do not read, beside another: what they say of each is
+	// not known ("stop a@…, but b@… may stay" in a language without a
+	// book).
+	{func(c modeCase) bool { return c.unread && c.asks&changing != 0 }, ModeUnsure, firstChange, "only its subject asks; its words say something of its addresses the rule does not read"},
 	// "Please stop sending to her address" over two addresses: whose?
 	{func(c modeCase) bool { return c.st.someone && c.addrs > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},
 	// Only a lone verb asks ("I clicked unsubscribe by accident").
@@ -607,6 +615,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	first := st.first
 	if c.asks == 0 {
 		c.asks, first = st.subjectAsks, st.subjectFirst
+		c.unread = t.mails[w.asker].unread && t.namedDistinct(w) > 1
 	}
 	c.ids, c.addrs = t.targetCounts(w)
 	for _, r := range modeRules {
@@ -621,6 +630,25 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 		}
 		return
 	}
+}
+
+// namedDistinct counts the addresses the target mails' words name, each
+// once.
+func (t *Ticket) namedDistinct(w *weighing) int {
+	n := 0
+	for _, v := range t.order {
+		rec := t.records[v]
+		if rec == nil {
+			continue
+		}
+		for _, o := range rec.occ {
+			if o.zone == zBody && w.targets[o.msg] {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // bounceAmong reports a bounce report among the target mails.

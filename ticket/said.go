@@ -107,6 +107,9 @@ func (r *Reader) words(l *line, subject bool) {
 	}
 	if !subject {
 		s.missing = s.missing || r.missingWrapped(l)
+		if s.asks == 0 && s.self == sNone && unreadAround(l) {
+			r.tk.mails[l.msg].unread = true
+		}
 	}
 	if s.says() {
 		r.tk.said = append(r.tk.said, s)
@@ -1229,4 +1232,21 @@ func (r *Reader) keptIDs(l *line, ms []match) []int {
 		}
 	}
 	return kept
+}
+
+// unreadAround reports a line that names an address or an ID amid words
+// of its own (four or more beside its tokens), none of which the books
+// read: what it says of the address is not known ("lopettakaa postien
+// lähettäminen osoitteeseen a@…, mutta b@… saa jäädä").
+func unreadAround(l *line) bool {
+	if len(l.toks) == 0 {
+		return false
+	}
+	n := 0
+	for _, w := range l.ws {
+		if !inToken(l.toks, w.off) && !strings.Contains(w.s, "@") {
+			n++
+		}
+	}
+	return n >= 4
 }

@@ -127,6 +127,9 @@ type mail struct {
 	// ("Jordan (Lumenly) · 10:52 AM"): ours when it names our company or
 	// a support team.
 	team string
+	// unread: a line of its words names an address amid words the
+	// books do not read.
+	unread bool
 	// keepsSomeID: a sentence naming an ID keeps something, not
 	// plainly that ID ("release a1…, b2… and c3…, except the last").
 	keepsSomeID bool
