@@ -758,11 +758,35 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zMention
 	case contactFooter(l, ms, f):
 		return zSignature
-	case r.rowMarked(l) == rowKeep:
-		// "Ben Carver	ben@…	keep": the table says to leave it.
+	case r.rowMarked(l) == rowKeep, dashKept(l):
+		// "Ben Carver	ben@…	keep", "ben@… - keep": the row says to
+		// leave it.
 		return zExcept
 	}
 	return zBody
+}
+
+// dashKept reports a line of one address and, set apart by a dash or a
+// colon, a word of the books' row-keep alone ("b@… - keep", "behalten:
+// b@…"): a list that says of each address what to do.
+func dashKept(l *line) bool {
+	if len(l.toks) != 1 {
+		return false
+	}
+	for _, sep := range []string{" - ", " – ", " — ", ": "} {
+		left, right, ok := strings.Cut(l.t, sep)
+		if !ok {
+			continue
+		}
+		other := right
+		if !strings.Contains(left, l.toks[0].Raw) {
+			other = left
+		}
+		if other = strings.Trim(other, " .!()"); other != "" && !strings.Contains(other, l.toks[0].Raw) && phraseBooks().has("row-keep", other) {
+			return true
+		}
+	}
+	return false
 }
 
 // What a table row's cells, beside its one address, say of it.
