@@ -231,6 +231,7 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk = true
 	r.tk.mails[m].stamp = stampOf(l.t)
+	r.tk.mails[m].team = commentTeamOf(l.t)
 	r.addSenders(l, m)
 	if len(l.toks) == 0 {
 		// "Pieter Gant, Nov 2, 2026": the author named by a header before.

@@ -189,7 +189,7 @@ func (t *Ticket) firstForward() int {
 
 // ours reports a mail our own agents wrote.
 func (t *Ticket) ours(m int, own Own) bool {
-	if t.mails[m].note {
+	if t.mails[m].note || t.ourTeam(t.mails[m].team, own) {
 		return true
 	}
 	if from := t.mails[m].from; from != "" {
@@ -204,6 +204,33 @@ func (t *Ticket) ours(m int, own Own) bool {
 	}
 	return false
 }
+
+// ourTeam reports a comment author's team that is ours: a support team
+// ("Support", "Customer Success", "Agent") or our company, the first
+// label of an own domain or, when none is configured, of the address
+// the ticket was sent to ("Jordan (Lumenly)" on a ticket to
+// support@lumenly.example).
+func (t *Ticket) ourTeam(team string, own Own) bool {
+	if team == "" {
+		return false
+	}
+	if staffTeams[team] || own.named(team) {
+		return true
+	}
+	if !own.Empty() {
+		return false
+	}
+	for to := range t.sentTo {
+		if domainNamed(to, team) {
+			return true
+		}
+	}
+	return false
+}
+
+// staffTeams are the teams a helpdesk writes beside its agents.
+var staffTeams = map[string]bool{"support": true, "agent": true, "staff": true, "team": true, "admin": true,
+	"customer success": true, "customer support": true, "customer service": true, "helpdesk": true, "help desk": true, "bot": true}
 
 // isOurs reports one of our own addresses: in own or, when no own
 // addresses are configured, at the domain of the address the ticket was
@@ -247,6 +274,14 @@ func (t *Ticket) weigh(own Own) weighing {
 	if w.p.Mode.Changes() && t.answeredSince(w.asker, own) {
 		w.p.Mode, w.p.Why = ModeUnsure, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads"
 		w.p.Ask = append(w.p.Ask, "a mail of ours answered the request; read what the newest mail asks")
+	}
+	if w.p.Mode == ModeAdd && t.missingBefore(w.asker, sts, own) {
+		w.p.Mode, w.p.Why = ModeUnsure, "an older mail says mail does not arrive, and the newest asks to stop mail"
+		w.p.Ask = append(w.p.Ask, "an older mail says some mail does not arrive: ask which mail is to stop")
+	}
+	if w.p.Mode == ModeRemoveIDs && t.keepsSomeID(w) {
+		w.p.Mode, w.p.Why = ModeUnsure, "a sentence naming suppression IDs keeps one without saying which"
+		w.p.Ask = append(w.p.Ask, "the ticket keeps one of its IDs: choose the IDs by hand")
 	}
 	if t.turnsDisagree(&w, sts, own) {
 		w.p.Mode, w.p.Why = ModeUnsure, "a transcript whose order is not known asks both ways"
@@ -331,6 +366,35 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 			// A mail with a sender: not the ticket's title block.
 			after = after || t.mails[m].from != ""
 		case after:
+			return true
+		}
+	}
+	return false
+}
+
+// keepsSomeID reports a target mail with a sentence that names an ID and
+// keeps something without saying plainly which.
+func (t *Ticket) keepsSomeID(w weighing) bool {
+	for m := range w.targets {
+		if t.mails[m].keepsSomeID {
+			return true
+		}
+	}
+	return false
+}
+
+// missingBefore reports an older mail, not ours, that says mail does not
+// arrive under an asking mail that says no such thing: "just take me off
+// the list" under "my receipts never show up" may mean the marketing
+// only, or everything; which list is for the writer to say. A newest
+// mail that takes the older request back ("forget my last mail: send us
+// nothing") has said so.
+func (t *Ticket) missingBefore(asker int, sts []mailStatement, own Own) bool {
+	if asker < 0 || sts[asker].missing || sts[asker].asks&aWithdraw != 0 || t.mails[asker].bounce {
+		return false
+	}
+	for m := t.after(asker); m < len(t.mails); m = t.after(m) {
+		if !t.ours(m, own) && sts[m].missing && !t.mails[m].bounce {
 			return true
 		}
 	}
@@ -447,6 +511,9 @@ type modeCase struct {
 	st         mailStatement
 	ids, addrs int
 	bounce     bool
+	// unread: only the subject asks, and the words name an address amid
+	// words the books do not read.
+	unread bool
 }
 
 // subjectWay is the one way the mail's own subject asks (aSuppress or
@@ -492,13 +559,23 @@ var modeRules = []modeRule{
 	// IDs says one of the two wrong ("these IDs were marked as spam").
 	{func(c modeCase) bool { return c.ids > 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aSuppress), "names suppression IDs, which are on the list already, and asks to stop mail"},
 	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
+	// Only the subject asks, and the words name an address amid words
+	// the books do not read, beside another: what they say of each is
+	// not known ("stop a@…, but b@… may stay" in a language without a
+	// book).
+	{func(c modeCase) bool { return c.unread && c.asks&changing != 0 }, ModeUnsure, firstChange, "only its subject asks; its words say something of its addresses the rule does not read"},
 	// "Please stop sending to her address" over two addresses: whose?
 	{func(c modeCase) bool { return c.st.someone && c.addrs > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},
 	// Only a lone verb asks ("I clicked unsubscribe by accident").
 	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
 		ModeUnsure, firstChange, "names an action only in passing"},
 	// "No mails arrive any more" beside a stop: which is it?
-	{func(c modeCase) bool { return c.st.missing && c.asks&(aSuppress|aRemove) != 0 && c.asks&aRelease == 0 },
+	// Its own subject asking mail again says which ("please unblock our
+	// address": "they never come through, remove it from that list").
+	{func(c modeCase) bool {
+		return c.st.missing && c.asks&(aSuppress|aRemove) != 0 && c.asks&aRelease == 0 &&
+			!(c.asks&aSuppress == 0 && !c.bounce && c.subjectWay() == aRelease)
+	},
 		ModeUnsure, either(aSuppress, aRemove), "says mail does not arrive and asks to stop it"},
 	// "I meant to unsubscribe my old address; put this one back": a lone
 	// verb gives way to a phrase that asks the other way.
@@ -538,6 +615,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	first := st.first
 	if c.asks == 0 {
 		c.asks, first = st.subjectAsks, st.subjectFirst
+		c.unread = t.mails[w.asker].unread && t.namedDistinct(w) > 1
 	}
 	c.ids, c.addrs = t.targetCounts(w)
 	for _, r := range modeRules {
@@ -552,6 +630,25 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 		}
 		return
 	}
+}
+
+// namedDistinct counts the addresses the target mails' words name, each
+// once.
+func (t *Ticket) namedDistinct(w *weighing) int {
+	n := 0
+	for _, v := range t.order {
+		rec := t.records[v]
+		if rec == nil {
+			continue
+		}
+		for _, o := range rec.occ {
+			if o.zone == zBody && w.targets[o.msg] {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // bounceAmong reports a bounce report among the target mails.

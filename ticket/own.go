@@ -42,3 +42,26 @@ func (o Own) Has(addr string) bool {
 
 // Empty reports whether no own address or domain is configured.
 func (o Own) Empty() bool { return len(o.set) == 0 }
+
+// named reports whether name is the first label of one of the own
+// domains or addresses ("lumenly" for "@lumenly.example"): a helpdesk
+// writes our company's name beside our agents ("Jordan (Lumenly)").
+func (o Own) named(name string) bool {
+	for entry := range o.set {
+		if domainNamed(entry, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// domainNamed reports whether name is the first label of the domain of
+// addr ("x@lumenly.example", "@lumenly.example").
+func domainNamed(addr, name string) bool {
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 || name == "" {
+		return false
+	}
+	label, _, _ := strings.Cut(addr[at+1:], ".")
+	return label == name
+}

@@ -50,6 +50,11 @@ type Reader struct {
 	out   []string // the lines HTML made of a line
 	// tables follows the tables the ticket pastes (table.go).
 	tables tables
+	// wrap holds the last words of the line of words before, when its
+	// sentence runs on (a mail wrapped at 72 columns): wrapAt is that
+	// line's number, wrapMsg its mail.
+	wrap            []word
+	wrapAt, wrapMsg int
 }
 
 // state is where the reader stands in the ticket.

@@ -231,6 +231,11 @@ func (t *Ticket) Roles(own Own) map[string]Decision {
 	for v, line := range t.otherIDs {
 		out[v] = Decision{Reason: ReasonOtherID, Leave: true, By: t.evidence(line)}
 	}
+	for v, line := range t.keptIDs {
+		if _, ok := out[v]; !ok {
+			out[v] = Decision{Reason: ReasonExcept, Leave: true, By: t.evidence(line)}
+		}
+	}
 	return out
 }
 
@@ -489,7 +494,7 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 	switch {
 	case vw.writ != nil && vw.asked == nil:
 		d.Reason, d.Leave, d.By = ReasonWritten, true, t.evidence(vw.writ.line)
-	case vw.asked != nil:
+	case vw.asked != nil && !t.onlyOnCards(f.req.value, f.w):
 		d.Reason, d.By = ReasonRequesterNames, t.evidence(vw.asked.line)
 	case t.keptWriter(f.req.msg) > 0:
 		// "The one I'm writing from is fine": not theirs to send.
@@ -502,6 +507,40 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 	}
 	return d
 }
+
+// onlyOnCards reports a requester whose address the target mails name
+// only on lines that say who they are, a label, their name and their
+// address ("Associated contact: Lina Holm (lina@…)", a CRM's or a
+// helpdesk's field its books do not know), never on a line that asks:
+// that names the requester, it asks nothing about them.
+func (t *Ticket) onlyOnCards(v string, w weighing) bool {
+	rec := t.records[v]
+	if rec == nil {
+		return false
+	}
+	for _, o := range rec.occ {
+		if o.zone == zBody && w.targets[o.msg] && !t.cardLine(o.line, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// cardLine reports line n as "Label: Name <v>" or "Label: Name (v)"
+// that asks nothing.
+func (t *Ticket) cardLine(n int, v string) bool {
+	for _, s := range t.said {
+		if s.line == n && s.asks != 0 {
+			return false
+		}
+	}
+	m := cardShape.FindStringSubmatch(t.lines[n])
+	return m != nil && strings.EqualFold(m[1], v)
+}
+
+// cardShape is a label of up to three words, a name, and an address in
+// angle brackets or parentheses, alone on its line.
+var cardShape = regexp.MustCompile(`^\s*\pL[\pL-]*(?:\s+[\pL-]+){0,2}\s*:\s*\pL[\pL.'’ -]{1,60}?\s*[<(]\s*(?:mailto:)?([^\s<>()@]+@[^\s<>()]+?)\s*[>)]\s*$`)
 
 // namesSomeone reports target mails that name an address or an ID, even
 // one written out in words ("the club's address: pat dot quinn at …") or

@@ -105,6 +105,12 @@ func (r *Reader) words(l *line, subject bool) {
 	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
 		s.forgets = true
 	}
+	if !subject {
+		s.missing = s.missing || r.missingWrapped(l)
+		if s.asks == 0 && s.self == sNone && unreadAround(l) {
+			r.tk.mails[l.msg].unread = true
+		}
+	}
 	if s.says() {
 		r.tk.said = append(r.tk.said, s)
 		r.tk.keep(l.n, l.t)
@@ -481,6 +487,7 @@ func otherID(ws []word, off int) bool {
 func (r *Reader) placeTokens(l *line, ms []match) {
 	contactAt, writer := wordsAbout(l, ms)
 	m := &r.tk.mails[l.msg]
+	kept := r.keptIDs(l, ms)
 	for i := range l.toks {
 		f := &l.toks[i]
 		switch f.Kind {
@@ -492,6 +499,9 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 					r.tk.otherIDs[v] = l.n
 					r.tk.keep(l.n, l.t)
 				}
+				continue
+			}
+			if slices.Contains(kept, f.off) {
 				continue
 			}
 			m.ids++
@@ -748,11 +758,35 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zMention
 	case contactFooter(l, ms, f):
 		return zSignature
-	case r.rowMarked(l) == rowKeep:
-		// "Ben Carver	ben@…	keep": the table says to leave it.
+	case r.rowMarked(l) == rowKeep, dashKept(l):
+		// "Ben Carver	ben@…	keep", "ben@… - keep": the row says to
+		// leave it.
 		return zExcept
 	}
 	return zBody
+}
+
+// dashKept reports a line of one address and, set apart by a dash or a
+// colon, a word of the books' row-keep alone ("b@… - keep", "behalten:
+// b@…"): a list that says of each address what to do.
+func dashKept(l *line) bool {
+	if len(l.toks) != 1 {
+		return false
+	}
+	for _, sep := range []string{" - ", " – ", " — ", ": "} {
+		left, right, ok := strings.Cut(l.t, sep)
+		if !ok {
+			continue
+		}
+		other := right
+		if !strings.Contains(left, l.toks[0].Raw) {
+			other = left
+		}
+		if other = strings.Trim(other, " .!()"); other != "" && !strings.Contains(other, l.toks[0].Raw) && phraseBooks().has("row-keep", other) {
+			return true
+		}
+	}
+	return false
 }
 
 // What a table row's cells, beside its one address, say of it.
@@ -1160,4 +1194,83 @@ func contactFooter(l *line, ms []match, f *token) bool {
 		}
 	}
 	return false
+}
+
+// missingWrapped reports a phrase that says mail does not arrive begun
+// at the end of the line before and ended on this one ("my receipts
+// never show / up"), in a mail wrapped by its client; it keeps this
+// line's last words for the next. It only ever adds a doubt: the review
+// asks what a stop beside it means.
+func (r *Reader) missingWrapped(l *line) bool {
+	found := false
+	if len(r.wrap) > 0 && r.wrapAt == l.n-1 && r.wrapMsg == l.msg && len(l.ws) > 0 {
+		ws := append(slices.Clip(r.wrap), l.ws[:min(len(l.ws), wrapWords)]...)
+		var ms []match
+		ms = phraseBooks().trees[inWords].find(ms, ws, phraseBooks().trees[negations])
+		for _, m := range ms {
+			if (m.class == cMissing || m.class == cMissingMe) && !m.negated && m.first < len(r.wrap) && m.end > len(r.wrap) {
+				found = true
+			}
+		}
+	}
+	r.wrap = r.wrap[:0]
+	if n := len(l.ws); n > 0 && !l.ws[n-1].ends {
+		r.wrap = append(r.wrap, l.ws[max(0, n-wrapWords):]...)
+		r.wrapAt, r.wrapMsg = l.n, l.msg
+	}
+	return found
+}
+
+// wrapWords is how many words at a wrapped line's end and the next
+// line's start a phrase across the two is looked for in.
+const wrapWords = 4
+
+// keptIDs notes the IDs the line says to keep ("… (ID 52c7…) please
+// keep it", "but not 9f1c…") and returns their offsets: never released.
+// A sentence naming IDs that keeps something and none of them plainly
+// ("release a1…, b2… and c3…, except the one for the old shop") makes
+// its mail ask the review to choose the IDs.
+func (r *Reader) keptIDs(l *line, ms []match) []int {
+	var kept, keptFrom, doubtFrom []int
+	for _, f := range l.toks {
+		if f.Kind != ID {
+			continue
+		}
+		v, err := api.NormalizeID(f.Raw)
+		from, _ := sentence(l.ws, f.off)
+		switch {
+		case err != nil:
+		case excepted(l.ws, ms, f.off):
+			kept, keptFrom = append(kept, f.off), append(keptFrom, from)
+			if len(r.tk.keptIDs) < maxRecords {
+				r.tk.keptIDs[v] = l.n
+				r.tk.keep(l.n, l.t)
+			}
+		case keptInSentence(l, ms, f.off):
+			doubtFrom = append(doubtFrom, from)
+		}
+	}
+	for _, from := range doubtFrom {
+		if !slices.Contains(keptFrom, from) {
+			r.tk.mails[l.msg].keepsSomeID = true
+		}
+	}
+	return kept
+}
+
+// unreadAround reports a line that names an address or an ID amid words
+// of its own (four or more beside its tokens), none of which the books
+// read: what it says of the address is not known ("lopettakaa postien
+// lähettäminen osoitteeseen a@…, mutta b@… saa jäädä").
+func unreadAround(l *line) bool {
+	if len(l.toks) == 0 {
+		return false
+	}
+	n := 0
+	for _, w := range l.ws {
+		if !inToken(l.toks, w.off) && !strings.Contains(w.s, "@") {
+			n++
+		}
+	}
+	return n >= 4
 }

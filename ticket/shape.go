@@ -395,7 +395,7 @@ func commentHeader(t string, ws []word, toks []token) bool {
 	if len(toks) > 1 || len(ws) < 2 || tableRow(t) {
 		return false
 	}
-	t = withoutCommentLead(t)
+	t = withoutKindLead(withoutCommentLead(t))
 	if head, ok := verbHead(t); ok {
 		return len(toks) == 0 || strings.Contains(head, "@")
 	}
@@ -407,6 +407,39 @@ func commentHeader(t string, ws []word, toks []token) bool {
 	}
 	return false
 }
+
+// withoutKindLead drops the one word a CRM may write before a comment's
+// author to say what kind of entry it is ("Email · Lina Holm <lina@…> ·
+// Nov 23, 2026 13:27", "E-post · …", "Note · …"): a word without digits,
+// then a middle dot or a bullet, then the rest with another.
+func withoutKindLead(t string) string {
+	for _, sep := range []string{" · ", " • "} {
+		i := strings.Index(t, sep)
+		if i <= 0 || !strings.Contains(t[i+len(sep):], sep) {
+			continue
+		}
+		head := t[:i]
+		if strings.ContainsAny(head, " @0123456789") {
+			return t
+		}
+		return t[i+len(sep):]
+	}
+	return t
+}
+
+// commentTeamOf is the team in brackets right after a comment header's
+// author, folded ("Jordan (Lumenly) · 10:52 AM" is "lumenly"), "" for
+// none.
+func commentTeamOf(t string) string {
+	m := authorTeam.FindStringSubmatch(withoutKindLead(withoutCommentLead(t)))
+	if m == nil {
+		return ""
+	}
+	return folded(strings.TrimSpace(m[1]))
+}
+
+// authorTeam is an author's name and a team in brackets after it.
+var authorTeam = regexp.MustCompile(`^[^()<>@·•,]{1,60}?\(([^()<>@]{2,40})\)`)
 
 // verbHead is the author of a comment header that says what they did,
 // then when ("Lucía Benítez replied on 26 Nov 2026 at 9:14", "Daniel

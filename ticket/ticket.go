@@ -87,6 +87,7 @@ type Ticket struct {
 	senderNames     map[string]string // a sender's name, folded, by address
 	ids             []idAt
 	otherIDs        map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
+	keptIDs         map[string]int // IDs the words say to keep ("… (ID …) please keep it"), by their line
 }
 
 // idAt is a suppression ID the words name, and where.
@@ -122,6 +123,16 @@ type mail struct {
 	stamp    stamp  // when its comment header says it was written
 	helpdesk bool   // begun by a helpdesk's comment header
 	note     bool   // an agent's internal note (Reader.noteLine): ours
+	// team: the author's team in brackets in its comment header, folded
+	// ("Jordan (Lumenly) · 10:52 AM"): ours when it names our company or
+	// a support team.
+	team string
+	// unread: a line of its words names an address amid words the
+	// books do not read.
+	unread bool
+	// keepsSomeID: a sentence naming an ID keeps something, not
+	// plainly that ID ("release a1…, b2… and c3…, except the last").
+	keepsSomeID bool
 }
 
 // record is what the rule needs of one address: its first occurrences,
@@ -165,7 +176,7 @@ const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
 	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
-		otherIDs: map[string]int{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
+		otherIDs: map[string]int{}, keptIDs: map[string]int{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
 }
 
 func (t *Ticket) keep(n int, text string) {
@@ -212,6 +223,9 @@ func (t *Ticket) note(v string, o occurrence) {
 // one not first named in the ticket's own words.
 func (t *Ticket) Pending(v string) bool {
 	if _, ok := t.otherIDs[v]; ok {
+		return true
+	}
+	if _, ok := t.keptIDs[v]; ok {
 		return true
 	}
 	rec := t.records[v]
