@@ -42,6 +42,7 @@ type lineKind struct {
 var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
 	(*Reader).forwardLine,
 	(*Reader).footerLine,
+	(*Reader).noticeLine,
 	(*Reader).headerLine,
 	(*Reader).chatLine,
 	(*Reader).commentLine,
@@ -349,7 +350,7 @@ func (r *Reader) delimiterLine(l *line) (lineKind, bool) {
 // starts.
 func (r *Reader) closingLine(l *line) (lineKind, bool) {
 	k, rest := closing(l.ws)
-	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) {
+	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !longClosing(l, rest) {
 		return lineKind{}, false
 	}
 	r.st.sig, r.st.sigDepth = signatureLines, l.depth

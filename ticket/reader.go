@@ -88,6 +88,9 @@ type state struct {
 	// rows counts, by mail, the table rows that name one address and
 	// those of them a cell marks to keep or to change.
 	rows map[int]*[2]int
+	// notice is the last line of a legal notice under a mail (boiler.go),
+	// 0 for none: the notice goes on to the end of its paragraph.
+	notice int
 }
 
 // heldLine is a line whose tokens are not handed on yet.

@@ -727,7 +727,7 @@ func (r *Reader) countNamed(l *line, f *token) {
 // placeAddress is where an address of a line of words stands.
 func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writer []int) zone {
 	switch {
-	case contactAt >= 0 && f.off > contactAt:
+	case inContact(l, contactAt, f.off):
 		return zContact
 	case signedAt(l, f.off):
 		// "… can you suppress this one? Thanks, Carla (carla@…)": the
