@@ -59,3 +59,15 @@ func inContact(l *line, contactAt, off int) bool {
 	}
 	return true
 }
+
+// namesLocal reports a line that names in full an address whose local
+// part is w: "our billing address is now billing@…" names that address
+// once, where it stands in full.
+func namesLocal(l *line, w string) bool {
+	for _, f := range l.toks {
+		if f.Kind == Address && strings.EqualFold(localPart(f.Raw), w) {
+			return true
+		}
+	}
+	return false
+}

@@ -22,6 +22,8 @@ type line struct {
 	spanFrom, spanTo []int
 	onlyKnown        uint8
 	signedFrom       int
+	// replySubject: the line is a reply's subject ("Re: …").
+	replySubject bool
 }
 
 // lineKind is what a line with text turned out to be.

@@ -98,6 +98,9 @@ func (r *Reader) words(l *line, subject bool) {
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
 		s.reply = isReplySubject(l.t[strings.IndexByte(l.t, ':')+1:])
+		// "Re: stop mails to the marketing inbox" repeats the request
+		// answered: the mailboxes it names are not the reply's.
+		l.replySubject = s.reply && !s.fwd
 	}
 	s.read(r.ms, l)
 	s.bareRequest(l, subject)
@@ -514,8 +517,10 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 			r.notePeople(localPart(f.Value))
 		}
 	}
-	r.localMentions(l, ms)
-	r.mailboxMentions(l, ms)
+	if !l.replySubject {
+		r.localMentions(l, ms)
+		r.mailboxMentions(l, ms)
+	}
 }
 
 // mailboxMentions keeps, as partial addresses, the words beside a word
@@ -529,7 +534,7 @@ func (r *Reader) mailboxMentions(l *line, ms []match) {
 		return
 	}
 	keep := func(w string, off int) {
-		if w == "" || strings.Contains(w, "@") || inToken(l.toks, off) {
+		if w == "" || strings.Contains(w, "@") || inToken(l.toks, off) || namesLocal(l, w) {
 			return
 		}
 		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: narrowing(l, ms, off)}
@@ -716,11 +721,14 @@ func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
 // ("the info@ one") to resolve at the end.
 func (r *Reader) countNamed(l *line, f *token) {
 	switch {
-	case f.zone != zBody:
+	case f.zone != zBody && f.zone != zExcept:
 	case f.Value != "":
-		r.tk.mails[l.msg].named++
+		if f.zone == zBody {
+			r.tk.mails[l.msg].named++
+		}
 	case len(f.Raw) > 1 && strings.HasSuffix(f.Raw, "@") && strings.Count(f.Raw, "@") == 1:
-		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n, only: f.only}})
+		// "the sales@ one", and "leave the sales@ inbox as it is".
+		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: f.zone, msg: l.msg, line: l.n, only: f.only}})
 	}
 }
 
