@@ -1,6 +1,10 @@
 package ticket
 
-import "strings"
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
 
 // The boilerplate around a mail's words: a closing with a few words after
 // it, a legal notice under the signature. Neither asks anything, and the
@@ -70,4 +74,70 @@ func namesLocal(l *line, w string) bool {
 		}
 	}
 	return false
+}
+
+// unnamedAddress matches words about an address the writer does not
+// write from and the ticket may not give: "my old work address", "our
+// old shared inbox", "mijn oude werkadres", "meine alte Adresse", "la
+// dirección antigua".
+var unnamedAddress = regexp.MustCompile(`(?i)\b(?:` +
+	`(?:old|former|previous|other|second|work|shared)\s+(?:work\s+|shared\s+|office\s+)?(?:e-?mail\s+)?(?:address|inbox|mailbox|account)` +
+	`|(?:oude|vorige|andere)\s+(?:werk|e-?mail)?-?(?:adres|mailbox|postvak)` +
+	`|(?:alte|alten|fr[üu]here|fr[üu]heren|andere|anderen|vorherige|vorherigen)\s+(?:e-?mail-?|arbeits-?|firmen-?|dienst-?)?(?:adresse|postfach|mailadresse)` +
+	`|(?:ancienne|autre)\s+(?:adresse|bo[iî]te)` +
+	`|(?:antigua|otra|anterior|vieja)\s+(?:direcci[oó]n|cuenta)|(?:direcci[oó]n|cuenta|correo)\s+(?:antigua|antiguo|anterior|vieja|viejo)` +
+	`|(?:vecchio|altro|precedente)\s+indirizzo|indirizzo\s+(?:vecchio|precedente)|vecchia\s+(?:casella|e-?mail)` +
+	`|(?:antigo|outro)\s+(?:endere[cç]o|e-?mail)|endere[cç]o\s+(?:antigo|anterior)` +
+	`)\b`)
+
+// writersAddress matches words for the address the writer writes from
+// or themselves: "this one", "my current address", "me", "dit adres",
+// "cette adresse".
+var writersAddress = regexp.MustCompile(`(?i)\b(?:` +
+	`(?:this|my current|my new|the current)\s+(?:one|address|e-?mail|inbox|mailbox|account)|me|myself|mine` +
+	`|dit\s+(?:e-?mail)?adres|mij|mich|diese[rn]?\s+(?:e-?mail-?)?adresse|moi|cette\s+adresse|esta\s+(?:direcci[oó]n|cuenta)` +
+	`|questo\s+indirizzo|este\s+endere[cç]o` +
+	`)\b`)
+
+// unnamedTarget makes a request unsure that is about an address the
+// ticket speaks of and does not give ("I still get your newsletter at
+// my old work address, can you unsubscribe that one?"): the writer's own
+// address is not the one, and a careful agent asks for it. A writer who
+// asks about themselves in so many words ("unsubscribe me"), or whose
+// request is about the address they write from ("put this one back"), is
+// not asked.
+func (t *Ticket) unnamedTarget(w *weighing) {
+	if !w.p.Mode.Changes() || w.asker < 0 || t.namesSomeone(*w) {
+		return
+	}
+	at := 0
+	for _, s := range t.said {
+		switch {
+		case s.msg != w.asker || s.subject:
+		case s.self == sSuppress || s.self == sRelease:
+			return
+		case at == 0 && unnamedAddress.MatchString(t.lines[s.line]):
+			at = s.line
+		}
+	}
+	if at == 0 || writersAddress.MatchString(sentenceOf(w.p.By.Text, w.p.Words)) {
+		return
+	}
+	w.p.Mode, w.p.Why = ModeUnsure, "asks about an address it does not give"
+	w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d speaks of an address the ticket does not give: ask for it", at))
+}
+
+// sentenceOf is the sentence of text that holds words (all of text when
+// it does not).
+func sentenceOf(text, words string) string {
+	i := strings.Index(strings.ToLower(text), strings.ToLower(words))
+	if i < 0 || words == "" {
+		return text
+	}
+	from := strings.LastIndexAny(text[:i], ".?!") + 1
+	to := strings.IndexAny(text[i:], ".?!")
+	if to < 0 {
+		to = len(text) - i
+	}
+	return text[from : i+to]
 }

@@ -244,6 +244,7 @@ func (t *Ticket) weigh(own Own) weighing {
 	}
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
+	t.unnamedTarget(&w)
 	if w.p.Mode.Changes() && t.answeredSince(w.asker, own) {
 		w.p.Mode, w.p.Why = ModeUnsure, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads"
 		w.p.Ask = append(w.p.Ask, "a mail of ours answered the request; read what the newest mail asks")
