@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/shushlist/shush/api"
 )
 
 // The boilerplate around a mail's words: a closing with a few words after
@@ -140,4 +142,36 @@ func sentenceOf(text, words string) string {
 		to = len(text) - i
 	}
 	return text[from : i+to]
+}
+
+// idRow reports a row of a table of suppressions: a line that names a
+// suppression ID and more cells beside it, set apart by a tab, a "|" or
+// a run of spaces ("3f6d…   hard bounce   31 Oct 2026"). Its words say
+// what the entry is ("hard bounce", "unsubscribed"), not what to do.
+func idRow(l *line) bool {
+	id := -1
+	for _, f := range l.toks {
+		if f.Kind == ID {
+			id = f.off
+			break
+		}
+	}
+	if id < 0 || len(l.ws) <= 1 {
+		return false
+	}
+	return tableRow(l.t) || strings.Contains(l.t[id:], "  ")
+}
+
+// keptID reports a suppression ID the words say not to touch ("please
+// leave 0c94… where it is", "not 0c94…"), and keeps it aside: it is no
+// target, and Roles says why.
+func (r *Reader) keptID(l *line, ms []match, f *token) bool {
+	if !excepted(l.ws, ms, f.off) {
+		return false
+	}
+	if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.keptIDs) < maxRecords {
+		r.tk.keptIDs[v] = l.n
+		r.tk.keep(l.n, l.t)
+	}
+	return true
 }

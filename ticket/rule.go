@@ -231,6 +231,9 @@ func (t *Ticket) Roles(own Own) map[string]Decision {
 	for v, line := range t.otherIDs {
 		out[v] = Decision{Reason: ReasonOtherID, Leave: true, By: t.evidence(line)}
 	}
+	for v, line := range t.keptIDs {
+		out[v] = Decision{Reason: ReasonExcept, Leave: true, By: t.evidence(line)}
+	}
 	return out
 }
 

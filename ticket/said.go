@@ -103,6 +103,10 @@ func (r *Reader) words(l *line, subject bool) {
 		l.replySubject = s.reply && !s.fwd
 	}
 	s.read(r.ms, l)
+	if idRow(l) {
+		// "3f6d…   hard bounce   31 Oct": the entry's cells, not a request.
+		s.asks, s.weak, s.self = 0, 0, sNone
+	}
 	s.bareRequest(l, subject)
 	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
 	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
@@ -495,6 +499,9 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 					r.tk.otherIDs[v] = l.n
 					r.tk.keep(l.n, l.t)
 				}
+				continue
+			}
+			if r.keptID(l, ms, f) {
 				continue
 			}
 			m.ids++

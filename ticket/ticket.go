@@ -87,6 +87,7 @@ type Ticket struct {
 	senderNames     map[string]string // a sender's name, folded, by address
 	ids             []idAt
 	otherIDs        map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
+	keptIDs         map[string]int // IDs the words say not to touch ("leave 0c94… where it is"), by their line
 }
 
 // idAt is a suppression ID the words name, and where.
@@ -165,7 +166,7 @@ const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
 	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
-		otherIDs: map[string]int{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
+		otherIDs: map[string]int{}, keptIDs: map[string]int{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
 }
 
 func (t *Ticket) keep(n int, text string) {
@@ -212,6 +213,9 @@ func (t *Ticket) note(v string, o occurrence) {
 // one not first named in the ticket's own words.
 func (t *Ticket) Pending(v string) bool {
 	if _, ok := t.otherIDs[v]; ok {
+		return true
+	}
+	if _, ok := t.keptIDs[v]; ok {
 		return true
 	}
 	rec := t.records[v]
