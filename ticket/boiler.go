@@ -175,3 +175,50 @@ func (r *Reader) keptID(l *line, ms []match, f *token) bool {
 	}
 	return true
 }
+
+// senderAbove makes the line right before a header block that begins
+// mail m, when it is a name and an address in brackets alone ("Tiago
+// Valadares <tiago@…>" over "Para: …", as Front exports a message), the
+// sender of that mail (a helpdesk's message), not a one-line signature of
+// the mail before.
+func (r *Reader) senderAbove(l *line, m int) {
+	k := len(r.queue) - 1
+	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != l.depth {
+		return
+	}
+	f := &r.queue[k].toks[0]
+	text := r.tk.lines[f.Line]
+	if f.Kind != Address || f.Value == "" || text == "" || strings.Contains(text, ":") || !bracketedAlone(text, f.Raw) {
+		return
+	}
+	if f.zone == zBody {
+		r.tk.mails[f.msg].named--
+	}
+	f.zone, f.msg = zFrom, m
+	r.tk.mails[m].helpdesk = true
+	r.addSender(f.Value, m, f.Line)
+	if r.st.cand == k {
+		r.st.cand = -1
+	}
+}
+
+// namesOthers reports a mail whose words name an address not ours: "Caixa
+// de entrada: Suporte <suporte@…>" over a helpdesk export names only our
+// own mailbox, and the mails under it are still the targets.
+func (t *Ticket) namesOthers(m int, own Own) bool {
+	n := t.mails[m].named
+	for _, v := range t.order {
+		if n <= 0 {
+			break
+		}
+		if !t.isOurs(v, own) {
+			continue
+		}
+		for _, o := range t.records[v].occ {
+			if o.zone == zBody && o.msg == m {
+				n--
+			}
+		}
+	}
+	return n > 0
+}

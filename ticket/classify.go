@@ -143,6 +143,7 @@ func (r *Reader) headerBlock(l *line) {
 	case l.depth == 0 && st.body, l.depth > 0 && st.qbody:
 		m := r.startMail(l)
 		r.tk.mails[m].forward = l.depth == 0
+		r.senderAbove(l, m)
 	}
 	st.lastHeaderBlock = l.msg
 }
@@ -282,7 +283,9 @@ func (r *Reader) chatLine(l *line) (lineKind, bool) {
 // comment that begins there, l being its date line.
 func (r *Reader) commentAbove(l *line) bool {
 	k := len(r.queue) - 1
-	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != 0 {
+	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != 0 || r.st.last.header {
+		// "Para: Suporte <suporte@…>" over the date: a header's address,
+		// not a comment's author.
 		return false
 	}
 	f := &r.queue[k].toks[0]

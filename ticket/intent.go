@@ -414,7 +414,7 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 	a := w.anchor
 	w.targets[a] = true
 	st := sts[a]
-	named := t.mails[a].named+t.mails[a].ids > 0
+	named := t.mails[a].ids > 0 || t.namesOthers(a, own)
 	if t.older(w.asker, a) && (!named || !t.ours(w.asker, own)) {
 		// Our agent's question ("block p1@… or p2@…?") is not the
 		// answer's targets when the answer names its own.
