@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
 )
@@ -221,4 +222,26 @@ func (t *Ticket) namesOthers(m int, own Own) bool {
 		}
 	}
 	return n > 0
+}
+
+// quotedLabel reports a phrase that is all a short quotation: the name of
+// a button or a link ("I clicked \"unsubscribe\" by mistake", "le di a
+// «darme de baja»"), not a request.
+func quotedLabel(l *line, m match) bool {
+	if m.first >= len(l.ws) || m.end > len(l.ws) || m.end <= m.first {
+		return false
+	}
+	from := l.ws[m.first].off
+	last := l.ws[m.end-1]
+	to := last.off + len(last.s)
+	before := strings.TrimRight(l.t[:from], " \u00a0")
+	after := strings.TrimLeft(l.t[to:], " \u00a0")
+	open, oSize := utf8.DecodeLastRuneInString(before)
+	shut, _ := utf8.DecodeRuneInString(after)
+	if oSize == 0 || !strings.ContainsRune(`"“”«»„`, open) || !strings.ContainsRune(`"“”«»`, shut) {
+		return false
+	}
+	// The quotation opens right before the phrase: not the end of an
+	// earlier one ("… ends with \"Stop\" and unsubscribe").
+	return strings.Count(before, string(open))%2 == 1 || open == '«' || open == '“' || open == '„'
 }

@@ -233,7 +233,7 @@ func (s *said) says() bool {
 func (s *said) read(ms []match, l *line) {
 	request, notSuppress := false, ""
 	for _, m := range ms {
-		if m.negated {
+		if m.negated || quotedLabel(l, m) {
 			continue
 		}
 		request = s.readWay(m, ms, l) || request
