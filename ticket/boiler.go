@@ -245,3 +245,28 @@ func quotedLabel(l *line, m match) bool {
 	// earlier one ("… ends with \"Stop\" and unsubscribe").
 	return strings.Count(before, string(open))%2 == 1 || open == '«' || open == '“' || open == '„'
 }
+
+// formFieldLine: the address field of a web form that a system mails on
+// ("Email: ravi@…" in a HubSpot, Typeform or WordPress notification from
+// noreply@…): whoever filled in the form wrote its message, and is the
+// sender of the mail as a careful agent reads it.
+func (r *Reader) formFieldLine(l *line) (lineKind, bool) {
+	if !fieldLine(l) || l.toks[0].Value == "" || !isSystem(r.tk.mails[l.msg].from) {
+		return lineKind{}, false
+	}
+	label := folded(strings.TrimSuffix(strings.TrimSpace(l.t[:l.toks[0].off]), ":"))
+	if !formEmailLabels[label] {
+		return lineKind{}, false
+	}
+	r.addSender(l.toks[0].Value, l.msg, l.n)
+	l.setZone(zFrom)
+	return lineKind{header: true}, true
+}
+
+// formEmailLabels are the labels, folded, of a form's address field.
+var formEmailLabels = map[string]bool{
+	"email": true, "e-mail": true, "email address": true, "e-mail address": true, "your email": true,
+	"correo": true, "correo electronico": true, "courriel": true, "adresse e-mail": true, "adresse email": true,
+	"e-mailadres": true, "emailadres": true, "e-mail-adresse": true, "e-mail adresse": true,
+	"indirizzo email": true, "indirizzo e-mail": true, "endereco de e-mail": true, "endereco de email": true,
+}

@@ -46,6 +46,7 @@ var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
 	(*Reader).footerLine,
 	(*Reader).noticeLine,
 	(*Reader).headerLine,
+	(*Reader).formFieldLine,
 	(*Reader).chatLine,
 	(*Reader).commentLine,
 	(*Reader).noteLine,

@@ -248,11 +248,12 @@ func (r *Reader) settle(l *line, kind lineKind) {
 }
 
 // followList notes a list a request announces ("please unsubscribe these
-// addresses:", "block all of them, the export below"), and its end: a
+// addresses:", "block all of them, the export below", "could you check
+// whether these two are blocked?"), and its end: a
 // line that is more than its addresses or a row of a table.
 func (r *Reader) followList(l *line, kind lineKind) {
 	switch {
-	case kind.asks && (strings.HasSuffix(l.t, ":") || r.pointsBelow(l)):
+	case kind.asks && (strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || r.pointsBelow(l)):
 		r.st.list = l.msg + 1
 	case r.st.list != l.msg+1 || !onlyTokens(l) && !tableRow(l.t) && !csvRow(l):
 		r.st.list = 0
