@@ -270,3 +270,24 @@ var formEmailLabels = map[string]bool{
 	"e-mailadres": true, "emailadres": true, "e-mail-adresse": true, "e-mail adresse": true,
 	"indirizzo email": true, "indirizzo e-mail": true, "endereco de e-mail": true, "endereco de email": true,
 }
+
+// titleAbove makes the ticket's first line, when a header line follows
+// it right away ("Postfach sperren" over "Posteingang: Support <…>", as
+// a helpdesk exports a conversation), the export's title: its subject,
+// which asks only when the messages under it do not.
+func (r *Reader) titleAbove(l *line) {
+	k := len(r.tk.said) - 1
+	if l.depth != 0 || k != 0 || r.st.last.n != l.n-1 || r.st.last.header {
+		return
+	}
+	s := &r.tk.said[k]
+	if s.line != r.st.last.n || s.msg != 0 || s.subject || s.names {
+		return
+	}
+	if n := len(wordsOf(nil, r.tk.lines[s.line])); n == 0 || n != r.tk.words || n > 10 {
+		// Not the ticket's only words so far, or more than a title.
+		return
+	}
+	s.subject = true
+	r.tk.mails[0].subject = s.line
+}

@@ -117,6 +117,7 @@ func (r *Reader) headerLine(l *line) (lineKind, bool) {
 		return lineKind{header: true}, true
 	}
 	if !st.inHeader && !phraseBooks().has("header-requester", name) {
+		r.titleAbove(l)
 		r.headerBlock(l)
 	}
 	st.inHeader, st.sig, st.footer = true, 0, false
