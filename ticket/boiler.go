@@ -192,6 +192,11 @@ func (r *Reader) senderAbove(l *line, m int) {
 	if f.Kind != Address || f.Value == "" || text == "" || strings.Contains(text, ":") || !bracketedAlone(text, f.Raw) {
 		return
 	}
+	if name, _ := headerName(l.t, true); phraseBooks().has("header-from", name) || phraseBooks().has("header-requester", name) {
+		// The block names its own sender: the line above signs the mail
+		// before it.
+		return
+	}
 	if f.zone == zBody {
 		r.tk.mails[f.msg].named--
 	}
