@@ -296,3 +296,34 @@ func (r *Reader) titleAbove(l *line) {
 	s.subject = true
 	r.tk.mails[0].subject = s.line
 }
+
+// contactLine reports a signature's contact line: addresses and nothing
+// else but labels, phone numbers and web addresses between separators
+// ("rosa@… | ops@…", "E: ops@… · T: +44 …").
+func contactLine(l *line) bool {
+	rest := l.t
+	for _, f := range l.toks {
+		if f.Kind != Address {
+			return false
+		}
+		rest = strings.Replace(rest, f.Raw, " ", 1)
+	}
+	for _, p := range strings.FieldsFunc(rest, func(c rune) bool { return strings.ContainsRune("|·•,;/–—", c) }) {
+		p = strings.TrimSpace(p)
+		switch {
+		case p == "", phoneOrURL(p):
+		case strings.HasSuffix(p, ":") && len(strings.Fields(p)) <= 2:
+			// A label: "E:", "Office:".
+		case len(strings.Fields(p)) <= 3 && strings.Contains(p, ":"):
+			// A label and a phone: "T: +44 20 …" is phoneOrURL's; "E: " with
+			// its address taken out is a label.
+			label, value, _ := strings.Cut(p, ":")
+			if len(strings.Fields(label)) > 2 || !phoneOrURL(value) && strings.TrimSpace(value) != "" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}

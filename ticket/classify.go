@@ -405,11 +405,11 @@ func (r *Reader) titleLine(l *line) (lineKind, bool) {
 // roleMailboxLine: a role mailbox right under a title or company line.
 func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	st := &r.st
-	if len(l.toks) != 1 || !st.last.title || st.last.n != l.n-1 {
+	if len(l.toks) == 0 || !st.last.title || st.last.n != l.n-1 {
 		return lineKind{}, false
 	}
 	shape := signatureShape(l.t, l.toks)
-	if len(l.ws) != 1 && shape == "" {
+	if (len(l.toks) != 1 || len(l.ws) != 1 && shape == "") && !contactLine(l) {
 		return lineKind{}, false
 	}
 	r.signature(l)
