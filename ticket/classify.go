@@ -22,6 +22,8 @@ type line struct {
 	spanFrom, spanTo []int
 	onlyKnown        uint8
 	signedFrom       int
+	// replySubject: the line is a reply's subject ("Re: …").
+	replySubject bool
 }
 
 // lineKind is what a line with text turned out to be.
@@ -43,10 +45,12 @@ var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
 	(*Reader).forwardLine,
 	(*Reader).footerLine,
 	(*Reader).headerLine,
+	(*Reader).formFieldLine,
 	(*Reader).chatLine,
 	(*Reader).commentLine,
 	(*Reader).noteLine,
 	(*Reader).wroteLine,
+	(*Reader).noticeLine,
 	(*Reader).delimiterLine,
 	(*Reader).closingLine,
 	(*Reader).openerLine,
@@ -113,6 +117,7 @@ func (r *Reader) headerLine(l *line) (lineKind, bool) {
 		return lineKind{header: true}, true
 	}
 	if !st.inHeader && !phraseBooks().has("header-requester", name) {
+		r.titleAbove(l)
 		r.headerBlock(l)
 	}
 	st.inHeader, st.sig, st.footer = true, 0, false
@@ -140,6 +145,7 @@ func (r *Reader) headerBlock(l *line) {
 	case l.depth == 0 && st.body, l.depth > 0 && st.qbody:
 		m := r.startMail(l)
 		r.tk.mails[m].forward = l.depth == 0
+		r.senderAbove(l, m)
 	}
 	st.lastHeaderBlock = l.msg
 }
@@ -280,7 +286,9 @@ func (r *Reader) chatLine(l *line) (lineKind, bool) {
 // comment that begins there, l being its date line.
 func (r *Reader) commentAbove(l *line) bool {
 	k := len(r.queue) - 1
-	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != 0 {
+	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != 0 || r.st.last.header {
+		// "Para: Suporte <suporte@…>" over the date: a header's address,
+		// not a comment's author.
 		return false
 	}
 	f := &r.queue[k].toks[0]
@@ -350,7 +358,7 @@ func (r *Reader) delimiterLine(l *line) (lineKind, bool) {
 // starts.
 func (r *Reader) closingLine(l *line) (lineKind, bool) {
 	k, rest := closing(l.ws)
-	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) {
+	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !longClosing(l, rest) {
 		return lineKind{}, false
 	}
 	r.st.sig, r.st.sigDepth = signatureLines, l.depth
@@ -398,11 +406,11 @@ func (r *Reader) titleLine(l *line) (lineKind, bool) {
 // roleMailboxLine: a role mailbox right under a title or company line.
 func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	st := &r.st
-	if len(l.toks) != 1 || !st.last.title || st.last.n != l.n-1 {
+	if len(l.toks) == 0 || !st.last.title || st.last.n != l.n-1 {
 		return lineKind{}, false
 	}
 	shape := signatureShape(l.t, l.toks)
-	if len(l.ws) != 1 && shape == "" {
+	if (len(l.toks) != 1 || len(l.ws) != 1 && shape == "") && !contactLine(l) {
 		return lineKind{}, false
 	}
 	r.signature(l)

@@ -271,6 +271,7 @@ func (t *Ticket) weigh(own Own) weighing {
 	}
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
+	t.unnamedTarget(&w)
 	if w.p.Mode.Changes() && t.answeredSince(w.asker, own) {
 		w.p.Mode, w.p.Why = ModeUnsure, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads"
 		w.p.Ask = append(w.p.Ask, "a mail of ours answered the request; read what the newest mail asks")
@@ -477,7 +478,7 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 	a := w.anchor
 	w.targets[a] = true
 	st := sts[a]
-	named := t.mails[a].named+t.mails[a].ids > 0
+	named := t.mails[a].ids > 0 || t.namesOthers(a, own)
 	if t.older(w.asker, a) && (!named || !t.ours(w.asker, own)) {
 		// Our agent's question ("block p1@… or p2@…?") is not the
 		// answer's targets when the answer names its own.

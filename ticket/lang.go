@@ -74,6 +74,7 @@ const (
 	cNarrative // tells what the writer did ("I clicked unsubscribe"): history, not the request
 	cSuccessor // the address before it takes over from the writer ("… takes over the account"): a contact, not a target
 	cFromHere  // names the address the writer writes from ("the one I'm writing from"): with a keep in its sentence, the writer's is left out
+	cNotice    // a legal notice under a mail ("intended solely for the addressee"): asks nothing, its addresses are the signature's
 	classCount // how many
 )
 
@@ -94,6 +95,7 @@ var sections = map[string]struct {
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "from-here": {cFromHere, inWords},
+	"notice": {cNotice, inFooter},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -93,6 +93,9 @@ type state struct {
 	// rows counts, by mail, the table rows that name one address and
 	// those of them a cell marks to keep or to change.
 	rows map[int]*[2]int
+	// notice is the last line of a legal notice under a mail (boiler.go),
+	// 0 for none: the notice goes on to the end of its paragraph.
+	notice int
 }
 
 // heldLine is a line whose tokens are not handed on yet.
@@ -250,11 +253,12 @@ func (r *Reader) settle(l *line, kind lineKind) {
 }
 
 // followList notes a list a request announces ("please unsubscribe these
-// addresses:", "block all of them, the export below"), and its end: a
+// addresses:", "block all of them, the export below", "could you check
+// whether these two are blocked?"), and its end: a
 // line that is more than its addresses or a row of a table.
 func (r *Reader) followList(l *line, kind lineKind) {
 	switch {
-	case kind.asks && (strings.HasSuffix(l.t, ":") || r.pointsBelow(l)):
+	case kind.asks && (strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || r.pointsBelow(l)):
 		r.st.list = l.msg + 1
 	case r.st.list != l.msg+1 || !onlyTokens(l) && !tableRow(l.t) && !csvRow(l):
 		r.st.list = 0

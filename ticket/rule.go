@@ -814,7 +814,7 @@ func (t *Ticket) hasRecipient(w weighing) bool {
 // has no header of its own ("Rae Lin <rae@…> replied:" on its first
 // line).
 func (t *Ticket) deciderSender(own Own, w weighing) (person, bool) {
-	if w.asker < 0 || t.mails[0].named > 0 {
+	if w.asker < 0 || t.namesOthers(0, own) {
 		return person{}, false
 	}
 	for _, p := range t.senders {

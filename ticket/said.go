@@ -98,8 +98,15 @@ func (r *Reader) words(l *line, subject bool) {
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
 		s.reply = isReplySubject(l.t[strings.IndexByte(l.t, ':')+1:])
+		// "Re: stop mails to the marketing inbox" repeats the request
+		// answered: the mailboxes it names are not the reply's.
+		l.replySubject = s.reply && !s.fwd
 	}
 	s.read(r.ms, l)
+	if idRow(l) {
+		// "3f6d…   hard bounce   31 Oct": the entry's cells, not a request.
+		s.asks, s.weak, s.self = 0, 0, sNone
+	}
 	s.bareRequest(l, subject)
 	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
 	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
@@ -232,7 +239,7 @@ func (s *said) says() bool {
 func (s *said) read(ms []match, l *line) {
 	request, notSuppress := false, ""
 	for _, m := range ms {
-		if m.negated {
+		if m.negated || quotedLabel(l, m) {
 			continue
 		}
 		request = s.readWay(m, ms, l) || request
@@ -524,8 +531,10 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 			r.notePeople(localPart(f.Value))
 		}
 	}
-	r.localMentions(l, ms)
-	r.mailboxMentions(l, ms)
+	if !l.replySubject {
+		r.localMentions(l, ms)
+		r.mailboxMentions(l, ms)
+	}
 }
 
 // mailboxMentions keeps, as partial addresses, the words beside a word
@@ -539,7 +548,7 @@ func (r *Reader) mailboxMentions(l *line, ms []match) {
 		return
 	}
 	keep := func(w string, off int) {
-		if w == "" || strings.Contains(w, "@") || inToken(l.toks, off) {
+		if w == "" || strings.Contains(w, "@") || inToken(l.toks, off) || namesLocal(l, w) {
 			return
 		}
 		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: narrowing(l, ms, off)}
@@ -726,18 +735,21 @@ func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
 // ("the info@ one") to resolve at the end.
 func (r *Reader) countNamed(l *line, f *token) {
 	switch {
-	case f.zone != zBody:
+	case f.zone != zBody && f.zone != zExcept:
 	case f.Value != "":
-		r.tk.mails[l.msg].named++
+		if f.zone == zBody {
+			r.tk.mails[l.msg].named++
+		}
 	case len(f.Raw) > 1 && strings.HasSuffix(f.Raw, "@") && strings.Count(f.Raw, "@") == 1:
-		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: zBody, msg: l.msg, line: l.n, only: f.only}})
+		// "the sales@ one", and "leave the sales@ inbox as it is".
+		r.tk.partials = append(r.tk.partials, partial{local: f.Raw[:len(f.Raw)-1], occurrence: occurrence{zone: f.zone, msg: l.msg, line: l.n, only: f.only}})
 	}
 }
 
 // placeAddress is where an address of a line of words stands.
 func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writer []int) zone {
 	switch {
-	case contactAt >= 0 && f.off > contactAt:
+	case inContact(l, contactAt, f.off):
 		return zContact
 	case signedAt(l, f.off):
 		// "… can you suppress this one? Thanks, Carla (carla@…)": the

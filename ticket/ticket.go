@@ -87,7 +87,7 @@ type Ticket struct {
 	senderNames     map[string]string // a sender's name, folded, by address
 	ids             []idAt
 	otherIDs        map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
-	keptIDs         map[string]int // IDs the words say to keep ("… (ID …) please keep it"), by their line
+	keptIDs         map[string]int // IDs the words say to keep or leave ("… (ID …) please keep it", "leave 0c94… where it is"), by their line
 }
 
 // idAt is a suppression ID the words name, and where.

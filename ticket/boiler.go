@@ -1,0 +1,313 @@
+package ticket
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// The boilerplate around a mail's words: a closing with a few words after
+// it, a legal notice under the signature. Neither asks anything, and the
+// addresses in them are not the request's.
+
+// longClosing reports a closing with a few words after it, on a line of
+// its own that ends in a comma ("Thanks a million,", "Merci d'avance,",
+// "Grazie e buon fine settimana,"): a signature follows. A line that
+// names an address or asks anything is not one.
+func longClosing(l *line, rest int) bool {
+	if len(l.toks) > 0 || len(l.ws)-rest > 4 || !strings.HasSuffix(l.t, ",") {
+		return false
+	}
+	for _, m := range phraseBooks().trees[inWords].find(nil, l.ws, phraseBooks().trees[negations]) {
+		if w := classWays[m.class]; w.ask != 0 || w.self != sNone {
+			return false
+		}
+	}
+	return true
+}
+
+// noticeLine: a legal notice under a mail's words ("This email is
+// confidential and intended solely for the addressee…", "Le informazioni
+// contenute in questo messaggio sono riservate…"), to the end of its
+// paragraph. It asks nothing ("… notify privacy@… and delete it"), and
+// its addresses are the signature's, never a target.
+func (r *Reader) noticeLine(l *line) (lineKind, bool) {
+	st := &r.st
+	body := st.body
+	if l.depth > 0 {
+		body = st.qbody
+	}
+	if st.notice == 0 || st.notice < l.n-1 || l.depth != st.depth {
+		if c, _ := firstPhrase(phraseBooks().trees[inFooter], l.ws); c != cNotice || !body {
+			st.notice = 0
+			return lineKind{}, false
+		}
+	}
+	st.notice, st.sig = l.n, 0
+	l.setZone(zSignature)
+	return lineKind{footer: true}, true
+}
+
+// inContact reports an address at off after where the words say the
+// answer is to go (contactAt, -1 for none), in the same sentence: "…
+// asked us in writing to have his data deleted. Please erase x@…" does
+// not send the answer to x@….
+func inContact(l *line, contactAt, off int) bool {
+	if contactAt < 0 || off <= contactAt {
+		return false
+	}
+	for _, w := range l.ws {
+		if w.off >= contactAt && w.off < off && w.ends {
+			return false
+		}
+	}
+	return true
+}
+
+// namesLocal reports a line that names in full an address whose local
+// part is w: "our billing address is now billing@…" names that address
+// once, where it stands in full.
+func namesLocal(l *line, w string) bool {
+	for _, f := range l.toks {
+		if f.Kind == Address && strings.EqualFold(localPart(f.Raw), w) {
+			return true
+		}
+	}
+	return false
+}
+
+// unnamedAddress matches words about an address the writer does not
+// write from and the ticket may not give: "my old work address", "our
+// old shared inbox", "mijn oude werkadres", "meine alte Adresse", "la
+// dirección antigua".
+var unnamedAddress = regexp.MustCompile(`(?i)\b(?:` +
+	`(?:old|former|previous|other|second|work|shared)\s+(?:work\s+|shared\s+|office\s+)?(?:e-?mail\s+)?(?:address|inbox|mailbox|account)` +
+	`|(?:oude|vorige|andere)\s+(?:werk|e-?mail)?-?(?:adres|mailbox|postvak)` +
+	`|(?:alte|alten|fr[üu]here|fr[üu]heren|andere|anderen|vorherige|vorherigen)\s+(?:e-?mail-?|arbeits-?|firmen-?|dienst-?)?(?:adresse|postfach|mailadresse)` +
+	`|(?:ancienne|autre)\s+(?:adresse|bo[iî]te)` +
+	`|(?:antigua|otra|anterior|vieja)\s+(?:direcci[oó]n|cuenta)|(?:direcci[oó]n|cuenta|correo)\s+(?:antigua|antiguo|anterior|vieja|viejo)` +
+	`|(?:vecchio|altro|precedente)\s+indirizzo|indirizzo\s+(?:vecchio|precedente)|vecchia\s+(?:casella|e-?mail)` +
+	`|(?:antigo|outro)\s+(?:endere[cç]o|e-?mail)|endere[cç]o\s+(?:antigo|anterior)` +
+	`)\b`)
+
+// writersAddress matches words for the address the writer writes from
+// or themselves: "this one", "my current address", "me", "dit adres",
+// "cette adresse".
+var writersAddress = regexp.MustCompile(`(?i)\b(?:` +
+	`(?:this|my current|my new|the current)\s+(?:one|address|e-?mail|inbox|mailbox|account)|me|myself|mine` +
+	`|dit\s+(?:e-?mail)?adres|mij|mich|diese[rn]?\s+(?:e-?mail-?)?adresse|moi|cette\s+adresse|esta\s+(?:direcci[oó]n|cuenta)` +
+	`|questo\s+indirizzo|este\s+endere[cç]o` +
+	`)\b`)
+
+// unnamedTarget makes a request unsure that is about an address the
+// ticket speaks of and does not give ("I still get your newsletter at
+// my old work address, can you unsubscribe that one?"): the writer's own
+// address is not the one, and a careful agent asks for it. A writer who
+// asks about themselves in so many words ("unsubscribe me"), or whose
+// request is about the address they write from ("put this one back"), is
+// not asked.
+func (t *Ticket) unnamedTarget(w *weighing) {
+	if !w.p.Mode.Changes() || w.asker < 0 || t.namesSomeone(*w) {
+		return
+	}
+	at := 0
+	for _, s := range t.said {
+		switch {
+		case s.msg != w.asker || s.subject:
+		case s.self == sSuppress || s.self == sRelease:
+			return
+		case at == 0 && unnamedAddress.MatchString(t.lines[s.line]):
+			at = s.line
+		}
+	}
+	if at == 0 || writersAddress.MatchString(sentenceOf(w.p.By.Text, w.p.Words)) {
+		return
+	}
+	w.p.Mode, w.p.Why = ModeUnsure, "asks about an address it does not give"
+	w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d speaks of an address the ticket does not give: ask for it", at))
+}
+
+// sentenceOf is the sentence of text that holds words (all of text when
+// it does not).
+func sentenceOf(text, words string) string {
+	i := strings.Index(strings.ToLower(text), strings.ToLower(words))
+	if i < 0 || words == "" {
+		return text
+	}
+	from := strings.LastIndexAny(text[:i], ".?!") + 1
+	to := strings.IndexAny(text[i:], ".?!")
+	if to < 0 {
+		to = len(text) - i
+	}
+	return text[from : i+to]
+}
+
+// idRow reports a row of a table of suppressions: a line that names a
+// suppression ID and more cells beside it, set apart by a tab, a "|" or
+// a run of spaces ("3f6d…   hard bounce   31 Oct 2026"). Its words say
+// what the entry is ("hard bounce", "unsubscribed"), not what to do.
+func idRow(l *line) bool {
+	id := -1
+	for _, f := range l.toks {
+		if f.Kind == ID {
+			id = f.off
+			break
+		}
+	}
+	if id < 0 || len(l.ws) <= 1 {
+		return false
+	}
+	return tableRow(l.t) || strings.Contains(l.t[id:], "  ")
+}
+
+// senderAbove makes the line right before a header block that begins
+// mail m, when it is a name and an address in brackets alone ("Tiago
+// Valadares <tiago@…>" over "Para: …", as Front exports a message), the
+// sender of that mail (a helpdesk's message), not a one-line signature of
+// the mail before.
+func (r *Reader) senderAbove(l *line, m int) {
+	k := len(r.queue) - 1
+	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != l.depth {
+		return
+	}
+	f := &r.queue[k].toks[0]
+	text := r.tk.lines[f.Line]
+	if f.Kind != Address || f.Value == "" || text == "" || strings.Contains(text, ":") || !bracketedAlone(text, f.Raw) {
+		return
+	}
+	if name, _ := headerName(l.t, true); phraseBooks().has("header-from", name) || phraseBooks().has("header-requester", name) {
+		// The block names its own sender: the line above signs the mail
+		// before it.
+		return
+	}
+	if f.zone == zBody {
+		r.tk.mails[f.msg].named--
+	}
+	f.zone, f.msg = zFrom, m
+	r.tk.mails[m].helpdesk = true
+	r.addSender(f.Value, m, f.Line)
+	if r.st.cand == k {
+		r.st.cand = -1
+	}
+}
+
+// namesOthers reports a mail whose words name an address not ours: "Caixa
+// de entrada: Suporte <suporte@…>" over a helpdesk export names only our
+// own mailbox, and the mails under it are still the targets.
+func (t *Ticket) namesOthers(m int, own Own) bool {
+	n := t.mails[m].named
+	for _, v := range t.order {
+		if n <= 0 {
+			break
+		}
+		if !t.isOurs(v, own) {
+			continue
+		}
+		for _, o := range t.records[v].occ {
+			if o.zone == zBody && o.msg == m {
+				n--
+			}
+		}
+	}
+	return n > 0
+}
+
+// quotedLabel reports a phrase that is all a short quotation: the name of
+// a button or a link ("I clicked \"unsubscribe\" by mistake", "le di a
+// «darme de baja»"), not a request.
+func quotedLabel(l *line, m match) bool {
+	if m.first >= len(l.ws) || m.end > len(l.ws) || m.end <= m.first {
+		return false
+	}
+	from := l.ws[m.first].off
+	last := l.ws[m.end-1]
+	to := last.off + len(last.s)
+	before := strings.TrimRight(l.t[:from], " \u00a0")
+	after := strings.TrimLeft(l.t[to:], " \u00a0")
+	open, oSize := utf8.DecodeLastRuneInString(before)
+	shut, _ := utf8.DecodeRuneInString(after)
+	if oSize == 0 || !strings.ContainsRune(`"“”«»„`, open) || !strings.ContainsRune(`"“”«»`, shut) {
+		return false
+	}
+	// The quotation opens right before the phrase: not the end of an
+	// earlier one ("… ends with \"Stop\" and unsubscribe").
+	return strings.Count(before, string(open))%2 == 1 || open == '«' || open == '“' || open == '„'
+}
+
+// formFieldLine: the address field of a web form that a system mails on
+// ("Email: ravi@…" in a HubSpot, Typeform or WordPress notification from
+// noreply@…): whoever filled in the form wrote its message, and is the
+// sender of the mail as a careful agent reads it.
+func (r *Reader) formFieldLine(l *line) (lineKind, bool) {
+	if !fieldLine(l) || l.toks[0].Value == "" || !isSystem(r.tk.mails[l.msg].from) {
+		return lineKind{}, false
+	}
+	label := folded(strings.TrimSuffix(strings.TrimSpace(l.t[:l.toks[0].off]), ":"))
+	if !formEmailLabels[label] {
+		return lineKind{}, false
+	}
+	r.addSender(l.toks[0].Value, l.msg, l.n)
+	l.setZone(zFrom)
+	return lineKind{header: true}, true
+}
+
+// formEmailLabels are the labels, folded, of a form's address field.
+var formEmailLabels = map[string]bool{
+	"email": true, "e-mail": true, "email address": true, "e-mail address": true, "your email": true,
+	"correo": true, "correo electronico": true, "courriel": true, "adresse e-mail": true, "adresse email": true,
+	"e-mailadres": true, "emailadres": true, "e-mail-adresse": true, "e-mail adresse": true,
+	"indirizzo email": true, "indirizzo e-mail": true, "endereco de e-mail": true, "endereco de email": true,
+}
+
+// titleAbove makes the ticket's first line, when a header line follows
+// it right away ("Postfach sperren" over "Posteingang: Support <…>", as
+// a helpdesk exports a conversation), the export's title: its subject,
+// which asks only when the messages under it do not.
+func (r *Reader) titleAbove(l *line) {
+	k := len(r.tk.said) - 1
+	if l.depth != 0 || k != 0 || r.st.last.n != l.n-1 || r.st.last.header {
+		return
+	}
+	s := &r.tk.said[k]
+	if s.line != r.st.last.n || s.msg != 0 || s.subject || s.names {
+		return
+	}
+	if n := len(wordsOf(nil, r.tk.lines[s.line])); n == 0 || n != r.tk.words || n > 10 {
+		// Not the ticket's only words so far, or more than a title.
+		return
+	}
+	s.subject = true
+	r.tk.mails[0].subject = s.line
+}
+
+// contactLine reports a signature's contact line: addresses and nothing
+// else but labels, phone numbers and web addresses between separators
+// ("rosa@… | ops@…", "E: ops@… · T: +44 …").
+func contactLine(l *line) bool {
+	rest := l.t
+	for _, f := range l.toks {
+		if f.Kind != Address {
+			return false
+		}
+		rest = strings.Replace(rest, f.Raw, " ", 1)
+	}
+	for _, p := range strings.FieldsFunc(rest, func(c rune) bool { return strings.ContainsRune("|·•,;/–—", c) }) {
+		p = strings.TrimSpace(p)
+		switch {
+		case p == "", phoneOrURL(p):
+		case strings.HasSuffix(p, ":") && len(strings.Fields(p)) <= 2:
+			// A label: "E:", "Office:".
+		case len(strings.Fields(p)) <= 3 && strings.Contains(p, ":"):
+			// A label and a phone: "T: +44 20 …" is phoneOrURL's; "E: " with
+			// its address taken out is a label.
+			label, value, _ := strings.Cut(p, ":")
+			if len(strings.Fields(label)) > 2 || !phoneOrURL(value) && strings.TrimSpace(value) != "" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
