@@ -166,9 +166,15 @@ func folded(w string) string { return string(fold(nil, w)) }
 // gap ("…" in a phrase) lets up to maxGap words of any kind stand between
 // the words around it ("tragen Sie mich … aus").
 type phraseBook struct {
-	next  map[string]*phraseBook
-	gap   *phraseBook
-	class class // the class of the phrase that ends here; 0 for none
+	next map[string]*phraseBook
+	// accented holds the words a phrase writes with their accents
+	// ("chcę"), by their folded form: a writer who types accents means
+	// them ("nie chce", she does not want, is not "nie chcę", I do not
+	// want), so such a word matches its own spelling, or its folded one
+	// on a line without accents.
+	accented map[string]map[string]*phraseBook
+	gap      *phraseBook
+	class    class // the class of the phrase that ends here; 0 for none
 }
 
 // maxGap is how many words a gap in a phrase stands for at most.
@@ -197,16 +203,41 @@ func (b *phraseBook) child(w string) *phraseBook {
 		}
 		return b.gap
 	}
-	w = folded(w)
+	fw := folded(w)
+	if lw := strings.ToLower(w); lw != fw && !strings.ContainsAny(lw, "’‘") && lw != strings.ReplaceAll(fw, "ss", "ß") {
+		if b.accented == nil {
+			b.accented = map[string]map[string]*phraseBook{}
+		}
+		if b.accented[fw] == nil {
+			b.accented[fw] = map[string]*phraseBook{}
+		}
+		c := b.accented[fw][lw]
+		if c == nil {
+			c = &phraseBook{}
+			b.accented[fw][lw] = c
+		}
+		return c
+	}
 	if b.next == nil {
 		b.next = map[string]*phraseBook{}
 	}
-	c := b.next[w]
+	c := b.next[fw]
 	if c == nil {
 		c = &phraseBook{}
-		b.next[w] = c
+		b.next[fw] = c
 	}
 	return c
+}
+
+// lineAccented reports a line whose words carry accents: its writer types
+// them.
+func lineAccented(ws []word) bool {
+	for _, w := range ws {
+		if !plainWord(w.s) {
+			return true
+		}
+	}
+	return false
 }
 
 // expand spells out the "{a|b}" choices of a phrase, as words.
@@ -236,33 +267,75 @@ func (b *phraseBook) at(ws []word, i int) (c class, n int) {
 // atGap is at that also says whether the phrase has a gap.
 func (b *phraseBook) atGap(ws []word, i int) (c class, n int, gapped bool) {
 	var buf [64]byte
-	return b.walk(ws, i, i, buf[:0])
+	return b.walk(ws, i, i, buf[:0], lineAccented(ws))
 }
 
 // walk matches the words from k on against the tree under b, for a
 // phrase that started at i. Of two phrases as long, the one without a gap
 // wins: "add me back" is a request about the writer, "add … back" about
 // anyone.
-func (b *phraseBook) walk(ws []word, i, k int, buf []byte) (c class, n int, gapped bool) {
+func (b *phraseBook) walk(ws []word, i, k int, buf []byte, accents bool) (c class, n int, gapped bool) {
 	if b.class != 0 && k > i {
 		c, n = b.class, k-i
 	}
-	if k < len(ws) && b.next != nil {
-		if next := b.next[string(fold(buf, ws[k].s))]; next != nil {
-			if nc, nn, ng := next.walk(ws, i, k+1, buf); nn > n && nc != 0 {
+	if k < len(ws) && (b.next != nil || b.accented != nil) {
+		buf = fold(buf, ws[k].s)
+		next, spellings := b.next[string(buf)], b.accented[string(buf)]
+		if !accents {
+			// Written without accents, a word may be any spelling of
+			// its folded form, an accented one first (the books write
+			// the writer's own forms with their accents: "chcę").
+			for _, sp := range spellings {
+				if nc, nn, ng := sp.walk(ws, i, k+1, buf, accents); nn > n && nc != 0 {
+					c, n, gapped = nc, nn, ng
+				}
+			}
+		}
+		if next != nil {
+			if nc, nn, ng := next.walk(ws, i, k+1, buf, accents); nn > n && nc != 0 {
 				c, n, gapped = nc, nn, ng
+			}
+		}
+		if accents && len(spellings) > 0 {
+			// On a line with accents, a word written with them stands
+			// for its own spelling; one written without, for any
+			// spelling, unless the books know its folded form as a word
+			// of its own at that place ("nie chce", she does not want,
+			// beside "nie chcę", I do not want).
+			if lw := strings.ToLower(ws[k].s); !plainWord(lw) {
+				if sp := spellings[lw]; sp != nil {
+					if nc, nn, ng := sp.walk(ws, i, k+1, buf, accents); nn > n && nc != 0 {
+						c, n, gapped = nc, nn, ng
+					}
+				}
+			} else if next == nil {
+				for _, sp := range spellings {
+					if nc, nn, ng := sp.walk(ws, i, k+1, buf, accents); nn > n && nc != 0 {
+						c, n, gapped = nc, nn, ng
+					}
+				}
 			}
 		}
 	}
 	if b.gap != nil {
 		// The gap's words, then the rest; the longest wins.
 		for skip := 0; skip <= maxGap && k+skip <= len(ws); skip++ {
-			if gc, gn, _ := b.gap.walk(ws, i, k+skip, buf); gn > n && gc != 0 {
+			if gc, gn, _ := b.gap.walk(ws, i, k+skip, buf, accents); gn > n && gc != 0 {
 				c, n, gapped = gc, gn, true
 			}
 		}
 	}
 	return c, n, gapped
+}
+
+// plainWord reports a word written in ASCII alone.
+func plainWord(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // match is a phrase found in a line: its class and its first and last
