@@ -279,6 +279,12 @@ func (t *Ticket) weigh(own Own) weighing {
 		w.p.Mode, w.p.Why = ModeUnsure, "an older mail says mail does not arrive, and the newest asks to stop mail"
 		w.p.Ask = append(w.p.Ask, "an older mail says some mail does not arrive: ask which mail is to stop")
 	}
+	// A put-back of what the story told ("we asked you to block x@…;
+	// please undo it") is about that address; a stop is another.
+	if w.p.Mode == ModeAdd && t.toldInTargets(w) {
+		w.p.Mode, w.p.Why = ModeUnsure, "names an address in an earlier request told as history"
+		w.p.Ask = append(w.p.Ask, "an address is named in an earlier request told as history: is it to change again?")
+	}
 	if w.p.Mode == ModeRemoveIDs && t.keepsSomeID(w) {
 		w.p.Mode, w.p.Why = ModeUnsure, "a sentence naming suppression IDs keeps one without saying which"
 		w.p.Ask = append(w.p.Ask, "the ticket keeps one of its IDs: choose the IDs by hand")
@@ -366,6 +372,17 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 			// A mail with a sender: not the ticket's title block.
 			after = after || t.mails[m].from != ""
 		case after:
+			return true
+		}
+	}
+	return false
+}
+
+// toldInTargets reports a target mail that names an address in an
+// earlier request told as history.
+func (t *Ticket) toldInTargets(w weighing) bool {
+	for m := range w.targets {
+		if t.mails[m].story {
 			return true
 		}
 	}
