@@ -271,32 +271,51 @@ func (t *Ticket) weigh(own Own) weighing {
 	}
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
-	if w.p.Mode.Changes() && t.answeredSince(w.asker, own) {
-		w.p.Mode, w.p.Why = ModeUnsure, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads"
-		w.p.Ask = append(w.p.Ask, "a mail of ours answered the request; read what the newest mail asks")
-	}
-	if w.p.Mode == ModeAdd && t.missingBefore(w.asker, sts, own) {
-		w.p.Mode, w.p.Why = ModeUnsure, "an older mail says mail does not arrive, and the newest asks to stop mail"
-		w.p.Ask = append(w.p.Ask, "an older mail says some mail does not arrive: ask which mail is to stop")
-	}
-	// A put-back of what the story told ("we asked you to block x@…;
-	// please undo it") is about that address; a stop is another.
-	if w.p.Mode == ModeAdd && t.toldInTargets(w) {
-		w.p.Mode, w.p.Why = ModeUnsure, "names an address in an earlier request told as history"
-		w.p.Ask = append(w.p.Ask, "an address is named in an earlier request told as history: is it to change again?")
-	}
-	if w.p.Mode == ModeRemoveIDs && t.keepsSomeID(w) {
-		w.p.Mode, w.p.Why = ModeUnsure, "a sentence naming suppression IDs keeps one without saying which"
-		w.p.Ask = append(w.p.Ask, "the ticket keeps one of its IDs: choose the IDs by hand")
-	}
-	if t.turnsDisagree(&w, sts, own) {
-		w.p.Mode, w.p.Why = ModeUnsure, "a transcript whose order is not known asks both ways"
-		w.p.Ask = append(w.p.Ask, "the transcript's messages ask both ways and do not say which came last")
-	}
+	t.doubt(&w, sts, own)
 	if w.p.Mode == ModeAdd && w.asker >= 0 {
 		t.erasure(&w, own)
 	}
 	return w
+}
+
+// doubts are the signs, read once the mode is known, that the rule may be
+// wrong about it: each makes the proposal unsure and says what to ask.
+var doubts = []struct {
+	when     func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool
+	why, ask string
+}{
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && t.answeredSince(w.asker, own)
+	}, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads",
+		"a mail of ours answered the request; read what the newest mail asks"},
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return w.p.Mode == ModeAdd && t.missingBefore(w.asker, sts, own)
+	}, "an older mail says mail does not arrive, and the newest asks to stop mail",
+		"an older mail says some mail does not arrive: ask which mail is to stop"},
+	// A put-back of what the story told ("we asked you to block x@…;
+	// please undo it") is about that address; a stop is another.
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode == ModeAdd && t.toldInTargets(*w)
+	}, "names an address in an earlier request told as history",
+		"an address is named in an earlier request told as history: is it to change again?"},
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode == ModeRemoveIDs && t.keepsSomeID(*w)
+	}, "a sentence naming suppression IDs keeps one without saying which",
+		"the ticket keeps one of its IDs: choose the IDs by hand"},
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return t.turnsDisagree(w, sts, own)
+	}, "a transcript whose order is not known asks both ways",
+		"the transcript's messages ask both ways and do not say which came last"},
+}
+
+// doubt makes the proposal unsure for each of the doubts that holds.
+func (t *Ticket) doubt(w *weighing, sts []mailStatement, own Own) {
+	for _, d := range doubts {
+		if d.when(t, w, sts, own) {
+			w.p.Mode, w.p.Why = ModeUnsure, d.why
+			w.p.Ask = append(w.p.Ask, d.ask)
+		}
+	}
 }
 
 // erasure makes an add an erasure when the asking mail asks to be
