@@ -298,6 +298,12 @@ var doubts = []struct {
 		return w.p.Mode == ModeAdd && t.toldInTargets(*w)
 	}, "names an address in an earlier request told as history",
 		"an address is named in an earlier request told as history: is it to change again?"},
+	// "Why am I getting this? I never signed up" over a newsletter of
+	// ours to another address: the writer's, or the one it went to?
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && t.selfOverOursToAnother(*w, own)
+	}, "asks for its writer over a mail of ours that went to another address",
+		"the writer asks for themselves, and the mail of ours they pass on went to another address: which is to change?"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
 		return w.p.Mode == ModeRemoveIDs && t.keepsSomeID(*w)
 	}, "a sentence naming suppression IDs keeps one without saying which",
@@ -391,6 +397,38 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 			// A mail with a sender: not the ticket's title block.
 			after = after || t.mails[m].from != ""
 		case after:
+			return true
+		}
+	}
+	return false
+}
+
+// selfOverOursToAnother reports an asking mail that names no address and
+// asks for its writer, over a mail of ours among the targets whose
+// recipient is neither the writer nor ours.
+func (t *Ticket) selfOverOursToAnother(w weighing, own Own) bool {
+	if w.asker < 0 || t.mails[w.asker].named > 0 || !t.asksForSelf(w.asker) {
+		return false
+	}
+	from := t.mails[w.asker].from
+	for _, v := range t.order {
+		rec := t.records[v]
+		if rec == nil || v == from || t.isOurs(v, own) {
+			continue
+		}
+		for _, o := range rec.occ {
+			if (o.zone == zRecipient || o.zone == zHeader) && o.msg != w.asker && !t.mails[o.msg].bounce && t.ours(o.msg, own) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asksForSelf reports a line of mail m that asks a change for its writer.
+func (t *Ticket) asksForSelf(m int) bool {
+	for _, s := range t.said {
+		if s.msg == m && !s.subject && (s.self == sSuppress || s.self == sRelease) {
 			return true
 		}
 	}
