@@ -905,7 +905,9 @@ func exceptsAt(ws []word, m match, at int) (out, ok bool) {
 			return !ws[m.end-1].ends, true
 		}
 	case cExceptAfter:
-		return true, (m.first == at+1 || m.first == at+2) && !ws[at].ends
+		// One word may stand between ("x@… please stay"), not another
+		// address or a clause's end ("a@…; b@… should stay").
+		return true, (m.first == at+1 || m.first == at+2 && !ws[at].clause && !strings.Contains(ws[at+1].s, "@")) && !ws[at].ends
 	case cWaveOff:
 		return true, m.first > at && !endsBetween(ws, at, m.first)
 	}
