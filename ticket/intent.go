@@ -230,7 +230,10 @@ func (t *Ticket) ourTeam(team string, own Own) bool {
 
 // staffTeams are the teams a helpdesk writes beside its agents.
 var staffTeams = map[string]bool{"support": true, "agent": true, "staff": true, "team": true, "admin": true,
-	"customer success": true, "customer support": true, "customer service": true, "helpdesk": true, "help desk": true, "bot": true}
+	"customer success": true, "customer support": true, "customer service": true, "helpdesk": true, "help desk": true, "bot": true,
+	"kundendienst": true, "kundenservice": true, "soporte": true, "atencion al cliente": true, "service client": true,
+	"assistenza": true, "klantenservice": true, "suporte": true, "kundtjanst": true, "kundeservice": true,
+	"wsparcie": true, "obsluga klienta": true, "podpora": true, "zakaznicka podpora": true}
 
 // isOurs reports one of our own addresses: in own or, when no own
 // addresses are configured, at the domain of the address the ticket was
