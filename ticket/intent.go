@@ -228,12 +228,18 @@ func (t *Ticket) ourTeam(team string, own Own) bool {
 	return false
 }
 
-// staffTeams are the teams a helpdesk writes beside its agents.
-var staffTeams = map[string]bool{"support": true, "agent": true, "staff": true, "team": true, "admin": true,
-	"customer success": true, "customer support": true, "customer service": true, "helpdesk": true, "help desk": true, "bot": true,
-	"kundendienst": true, "kundenservice": true, "soporte": true, "atencion al cliente": true, "service client": true,
-	"assistenza": true, "klantenservice": true, "suporte": true, "kundtjanst": true, "kundeservice": true,
-	"wsparcie": true, "obsluga klienta": true, "podpora": true, "zakaznicka podpora": true}
+// staffTeams are the teams a helpdesk writes beside its agents, folded as
+// a comment header's team is.
+var staffTeams = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range []string{"support", "agent", "staff", "team", "admin", "customer success", "customer support",
+		"customer service", "helpdesk", "help desk", "bot", "kundendienst", "kundenservice", "soporte",
+		"atención al cliente", "service client", "assistenza", "klantenservice", "suporte", "kundtjänst",
+		"kundeservice", "wsparcie", "obsługa klienta", "podpora", "zákaznická podpora"} {
+		m[folded(w)] = true
+	}
+	return m
+}()
 
 // isOurs reports one of our own addresses: in own or, when no own
 // addresses are configured, at the domain of the address the ticket was
