@@ -228,9 +228,18 @@ func (t *Ticket) ourTeam(team string, own Own) bool {
 	return false
 }
 
-// staffTeams are the teams a helpdesk writes beside its agents.
-var staffTeams = map[string]bool{"support": true, "agent": true, "staff": true, "team": true, "admin": true,
-	"customer success": true, "customer support": true, "customer service": true, "helpdesk": true, "help desk": true, "bot": true}
+// staffTeams are the teams a helpdesk writes beside its agents, folded as
+// a comment header's team is.
+var staffTeams = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range []string{"support", "agent", "staff", "team", "admin", "customer success", "customer support",
+		"customer service", "helpdesk", "help desk", "bot", "kundendienst", "kundenservice", "soporte",
+		"atención al cliente", "service client", "assistenza", "klantenservice", "suporte", "kundtjänst",
+		"kundeservice", "wsparcie", "obsługa klienta", "podpora", "zákaznická podpora"} {
+		m[folded(w)] = true
+	}
+	return m
+}()
 
 // isOurs reports one of our own addresses: in own or, when no own
 // addresses are configured, at the domain of the address the ticket was
@@ -272,26 +281,57 @@ func (t *Ticket) weigh(own Own) weighing {
 	t.aim(&w, sts, own)
 	t.decideMode(&w, sts)
 	t.unnamedTarget(&w)
-	if w.p.Mode.Changes() && t.answeredSince(w.asker, own) {
-		w.p.Mode, w.p.Why = ModeUnsure, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads"
-		w.p.Ask = append(w.p.Ask, "a mail of ours answered the request; read what the newest mail asks")
-	}
-	if w.p.Mode == ModeAdd && t.missingBefore(w.asker, sts, own) {
-		w.p.Mode, w.p.Why = ModeUnsure, "an older mail says mail does not arrive, and the newest asks to stop mail"
-		w.p.Ask = append(w.p.Ask, "an older mail says some mail does not arrive: ask which mail is to stop")
-	}
-	if w.p.Mode == ModeRemoveIDs && t.keepsSomeID(w) {
-		w.p.Mode, w.p.Why = ModeUnsure, "a sentence naming suppression IDs keeps one without saying which"
-		w.p.Ask = append(w.p.Ask, "the ticket keeps one of its IDs: choose the IDs by hand")
-	}
-	if t.turnsDisagree(&w, sts, own) {
-		w.p.Mode, w.p.Why = ModeUnsure, "a transcript whose order is not known asks both ways"
-		w.p.Ask = append(w.p.Ask, "the transcript's messages ask both ways and do not say which came last")
-	}
+	t.doubt(&w, sts, own)
 	if w.p.Mode == ModeAdd && w.asker >= 0 {
 		t.erasure(&w, own)
 	}
 	return w
+}
+
+// doubts are the signs, read once the mode is known, that the rule may be
+// wrong about it: each makes the proposal unsure and says what to ask.
+var doubts = []struct {
+	when     func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool
+	why, ask string
+}{
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && t.answeredSince(w.asker, own)
+	}, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads",
+		"a mail of ours answered the request; read what the newest mail asks"},
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return w.p.Mode == ModeAdd && t.missingBefore(w.asker, sts, own)
+	}, "an older mail says mail does not arrive, and the newest asks to stop mail",
+		"an older mail says some mail does not arrive: ask which mail is to stop"},
+	// A put-back of what the story told ("we asked you to block x@…;
+	// please undo it") is about that address; a stop is another.
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode == ModeAdd && t.toldInTargets(*w)
+	}, "names an address in an earlier request told as history",
+		"an address is named in an earlier request told as history: is it to change again?"},
+	// "Why am I getting this? I never signed up" over a newsletter of
+	// ours to another address: the writer's, or the one it went to?
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && t.selfOverOursToAnother(*w, own)
+	}, "asks for its writer over a mail of ours that went to another address",
+		"the writer asks for themselves, and the mail of ours they pass on went to another address: which is to change?"},
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode == ModeRemoveIDs && t.keepsSomeID(*w)
+	}, "a sentence naming suppression IDs keeps one without saying which",
+		"the ticket keeps one of its IDs: choose the IDs by hand"},
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return t.turnsDisagree(w, sts, own)
+	}, "a transcript whose order is not known asks both ways",
+		"the transcript's messages ask both ways and do not say which came last"},
+}
+
+// doubt makes the proposal unsure for each of the doubts that holds.
+func (t *Ticket) doubt(w *weighing, sts []mailStatement, own Own) {
+	for _, d := range doubts {
+		if d.when(t, w, sts, own) {
+			w.p.Mode, w.p.Why = ModeUnsure, d.why
+			w.p.Ask = append(w.p.Ask, d.ask)
+		}
+	}
 }
 
 // erasure makes an add an erasure when the asking mail asks to be
@@ -367,6 +407,49 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 			// A mail with a sender: not the ticket's title block.
 			after = after || t.mails[m].from != ""
 		case after:
+			return true
+		}
+	}
+	return false
+}
+
+// selfOverOursToAnother reports an asking mail that names no address and
+// asks for its writer, over a mail of ours among the targets whose
+// recipient is neither the writer nor ours.
+func (t *Ticket) selfOverOursToAnother(w weighing, own Own) bool {
+	if w.asker < 0 || t.mails[w.asker].named > 0 || !t.asksForSelf(w.asker) {
+		return false
+	}
+	from := t.mails[w.asker].from
+	for _, v := range t.order {
+		rec := t.records[v]
+		if rec == nil || v == from || t.isOurs(v, own) {
+			continue
+		}
+		for _, o := range rec.occ {
+			if (o.zone == zRecipient || o.zone == zHeader) && o.msg != w.asker && !t.mails[o.msg].bounce && t.ours(o.msg, own) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asksForSelf reports a line of mail m that asks a change for its writer.
+func (t *Ticket) asksForSelf(m int) bool {
+	for _, s := range t.said {
+		if s.msg == m && !s.subject && (s.self == sSuppress || s.self == sRelease) {
+			return true
+		}
+	}
+	return false
+}
+
+// toldInTargets reports a target mail that names an address in an
+// earlier request told as history.
+func (t *Ticket) toldInTargets(w weighing) bool {
+	for m := range w.targets {
+		if t.mails[m].story {
 			return true
 		}
 	}

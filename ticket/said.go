@@ -112,6 +112,9 @@ func (r *Reader) words(l *line, subject bool) {
 	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
 		s.forgets = true
 	}
+	if !subject && toldOnly(l, r.ms) {
+		r.tk.mails[l.msg].story = true
+	}
 	if !subject {
 		s.missing = s.missing || r.missingWrapped(l)
 		if s.asks == 0 && s.self == sNone && unreadAround(l) {
@@ -914,7 +917,9 @@ func exceptsAt(ws []word, m match, at int) (out, ok bool) {
 			return !ws[m.end-1].ends, true
 		}
 	case cExceptAfter:
-		return true, (m.first == at+1 || m.first == at+2) && !ws[at].ends
+		// One word may stand between ("x@… please stay"), not another
+		// address or a clause's end ("a@…; b@… should stay").
+		return true, (m.first == at+1 || m.first == at+2 && !ws[at].clause && !strings.Contains(ws[at+1].s, "@")) && !ws[at].ends
 	case cWaveOff:
 		return true, m.first > at && !endsBetween(ws, at, m.first)
 	}
@@ -1286,3 +1291,57 @@ func unreadAround(l *line) bool {
 	}
 	return n >= 4
 }
+
+// toldOnly reports an address of the line in a sentence that tells an
+// earlier request as history ("last month we asked you to block a@…")
+// and asks nothing else: whether the writer wants it changed again, a
+// person must say.
+func toldOnly(l *line, ms []match) bool {
+	for _, f := range l.toks {
+		if f.Kind != Address {
+			continue
+		}
+		from, to := sentence(l.ws, f.off)
+		told, asks := false, false
+		for _, m := range ms {
+			switch {
+			case m.first < from || m.first >= to:
+			case m.class == cNarrative:
+				told = told || !selfStory(l.ws[m.first:m.end])
+			case !m.negated && classWays[m.class].ask&changing != 0:
+				asks = true
+			}
+		}
+		if told && !asks {
+			return true
+		}
+	}
+	return false
+}
+
+// selfStory reports a narrative about what the writer did themselves ("I
+// unsubscribed", "ich habe mich abgemeldet", "vi avregistrerade oss"):
+// mail still coming after it is asked to stop again. Only a story of a
+// request made of us ("we asked you to block a@…") names an address
+// already dealt with.
+func selfStory(ws []word) bool {
+	for _, w := range ws {
+		if selfStoryWords[folded(w.s)] {
+			return true
+		}
+	}
+	return false
+}
+
+// selfStoryWords are the words of the books' narratives that tell what
+// the writer did: a reflexive or first-person object, or a click (folded
+// as the words are).
+var selfStoryWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`me mig mich mi oss us uns nous nos ci ons os se jsem
+		wypisałem wypisałam wypisaliśmy unsubscribed opted clicked hit pressed cliqué geklickt clic
+		cliccato geklikt cliquei klickade klikkede kliknąłem kliknęłam`) {
+		m[folded(w)] = true
+	}
+	return m
+}()

@@ -127,6 +127,9 @@ type mail struct {
 	// ("Jordan (Lumenly) · 10:52 AM"): ours when it names our company or
 	// a support team.
 	team string
+	// story: a sentence of its words names an address in an earlier
+	// request told as history, and asks nothing else.
+	story bool
 	// unread: a line of its words names an address amid words the
 	// books do not read.
 	unread bool
