@@ -327,3 +327,133 @@ func contactLine(l *line) bool {
 	}
 	return true
 }
+
+// asides finds, by where they start, the addresses a line of words names
+// beside its request without asking anything of them: in a sentence that
+// asks nothing while another sentence of the line asks of an address of
+// its own ("Please block old@…. My colleague jen@… knows the details."),
+// or as the colleague a sentence names before it asks of another address
+// ("As my colleague jen@… told you, please block old@…").
+func asides(l *line, ms []match) map[int]bool {
+	if len(l.toks) < 2 {
+		return nil
+	}
+	var out map[int]bool
+	for _, f := range l.toks {
+		if f.Kind != Address || f.Value == "" || !askedBeside(l, ms, f) {
+			continue
+		}
+		if out == nil {
+			out = map[int]bool{}
+		}
+		out[f.off] = true
+	}
+	return out
+}
+
+// askedBeside reports the address f of the line as one named beside a
+// request for another address (asides).
+func askedBeside(l *line, ms []match, f token) bool {
+	from, to := sentence(l.ws, f.off)
+	at := wordAt(l.ws, f.off)
+	asks, colleague := -1, false
+	for _, m := range ms {
+		switch {
+		case m.negated || m.first < from || m.first >= to:
+		case m.class == cColleague && m.end == at:
+			colleague = true
+		case asks < 0 && saysOf(m.class):
+			asks = m.first
+		}
+	}
+	switch {
+	case asks < 0:
+		return otherAsked(l, ms, f, 0)
+	case colleague && asks > at:
+		return otherAsked(l, ms, f, asks)
+	}
+	return false
+}
+
+// saysOf reports a class of phrase that says something of the addresses
+// of its sentence: asks, narrows, leaves out, hands over.
+func saysOf(c class) bool {
+	switch c {
+	case cAlso, cOnly, cExcept, cExceptAfter, cWaveOff, cExclude, cSuccessor, cContact:
+		return true
+	}
+	return classWays[c].ask != 0 || classWays[c].self != sNone
+}
+
+// otherAsked reports another address of the line, from its word after
+// on, in a sentence that asks a change.
+func otherAsked(l *line, ms []match, f token, after int) bool {
+	for _, g := range l.toks {
+		if g.Kind != Address || g.off == f.off || wordAt(l.ws, g.off) < after {
+			continue
+		}
+		if asksChange(l, ms, g.off) {
+			return true
+		}
+	}
+	return false
+}
+
+// asksChange reports the sentence around off as one that asks a change
+// and neither narrows nor leaves anything out: "please stop sending to
+// that one only; x@… should keep getting receipts" asks of an address
+// before it, not of x@….
+func asksChange(l *line, ms []match, off int) bool {
+	from, to := sentence(l.ws, off)
+	asks := false
+	for _, m := range ms {
+		switch {
+		case m.negated || m.first < from || m.first >= to:
+		case m.class == cExcept, m.class == cExceptAfter, m.class == cWaveOff, m.class == cExclude, m.class == cNotSuppress, m.class == cOnly:
+			// It leaves out or narrows: the rule's other ways decide.
+			return false
+		case classWays[m.class].ask&changing != 0:
+			asks = true
+		}
+	}
+	return asks
+}
+
+// besideRequest is the zone of an address of the words that stands in z,
+// when asides marks it aside.
+func besideRequest(z zone, aside bool) zone {
+	if aside && z == zBody {
+		return zAside
+	}
+	return z
+}
+
+// mentions keeps the words of a line that name an address by its local
+// part; a reply's subject ("Re: stop mails to the marketing inbox")
+// repeats the request answered, and names no mailbox of the reply.
+func (r *Reader) mentions(l *line, ms []match) {
+	if l.replySubject {
+		return
+	}
+	r.localMentions(l, ms)
+	r.mailboxMentions(l, ms)
+}
+
+// asideNotes asks about each address the deciding mails name beside
+// their request without asking anything of it ("my colleague jen@… knows
+// the details"): it is left out, and a person says whether it is meant.
+func (t *Ticket) asideNotes(w *weighing) {
+	if !w.p.Mode.Changes() {
+		return
+	}
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			if o.zone != zAside || !w.targets[o.msg] {
+				continue
+			}
+			w.p.Evidence = append(w.p.Evidence, Said{Line: o.line, Text: t.lines[o.line], Says: "named beside the request: " + v + " — check"})
+			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names %s beside the request without asking anything of it: take it in by hand if it is meant", o.line, v))
+			break
+		}
+	}
+}

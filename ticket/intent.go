@@ -697,6 +697,7 @@ func (t *Ticket) notes(w *weighing, own Own) {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("%d %s written out in words: check and take in by hand", written, plural(written, "address is", "addresses are")))
 	}
 	t.unresolved(w)
+	t.asideNotes(w)
 }
 
 // unresolved asks about each address the deciding words name by its

@@ -30,6 +30,7 @@ const (
 	zWritten                 // written out in words
 	zBounceMeta              // a bounce report's other addresses: its sender's, its host's
 	zRecipient               // the To: of a forwarded mail: whom it went to
+	zAside                   // in the words, beside the request, in a sentence that asks nothing ("my colleague jen@… knows the details")
 )
 
 // Reader reads a ticket line by line and hands on its tokens in order. It
