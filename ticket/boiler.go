@@ -84,7 +84,7 @@ func namesLocal(l *line, w string) bool {
 // old shared inbox", "mijn oude werkadres", "meine alte Adresse", "la
 // dirección antigua".
 var unnamedAddress = regexp.MustCompile(`(?i)\b(?:` +
-	`(?:old|former|previous|other|second|work|shared)\s+(?:work\s+|shared\s+|office\s+)?(?:e-?mail\s+)?(?:address|inbox|mailbox|account)` +
+	`(?:old|former|previous|other|second|work|shared)\s+(?:\pL+(?:'s|’s)\s+)?(?:work\s+|shared\s+|office\s+)?(?:e-?mail\s+)?(?:address|inbox|mailbox|account|e-?mail)` +
 	`|(?:oude|vorige|andere)\s+(?:werk|e-?mail)?-?(?:adres|mailbox|postvak)` +
 	`|(?:alte|alten|fr[üu]here|fr[üu]heren|andere|anderen|vorherige|vorherigen)\s+(?:e-?mail-?|arbeits-?|firmen-?|dienst-?)?(?:adresse|postfach|mailadresse)` +
 	`|(?:ancienne|autre)\s+(?:adresse|bo[iî]te)` +
