@@ -457,3 +457,9 @@ func (t *Ticket) asideNotes(w *weighing) {
 		}
 	}
 }
+
+// nameAlone reports a line that is a name and nothing else ("Claire",
+// "Rosa Keel"): a signature's first line.
+func nameAlone(l *line, kind lineKind) bool {
+	return len(l.toks) == 0 && len(l.ws) <= 4 && !kind.header && nameLike(l.t, false)
+}

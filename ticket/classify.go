@@ -402,10 +402,15 @@ func (r *Reader) titleLine(l *line) (lineKind, bool) {
 	return lineKind{title: true}, true
 }
 
-// roleMailboxLine: a role mailbox right under a title or company line.
+// roleMailboxLine: a role mailbox right under a title or company line,
+// or a contact line right under a name.
 func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	st := &r.st
-	if len(l.toks) == 0 || !st.last.title || st.last.n != l.n-1 {
+	if len(l.toks) == 0 || !st.last.title && !st.last.name || st.last.n != l.n-1 {
+		return lineKind{}, false
+	}
+	if !st.last.title && !contactLine(l) {
+		// Under a name alone, only a contact line ("claire@… | compta@…").
 		return lineKind{}, false
 	}
 	shape := signatureShape(l.t, l.toks)

@@ -117,6 +117,7 @@ type lastLine struct {
 	shape  string // its signature shape ("" for none)
 	colon  bool   // it ends with ':' (a list follows)
 	title  bool   // it is a title or company line
+	name   bool   // it is a name alone ("Claire", "Rosa Keel")
 	header bool
 	asks   bool // a line of words that asks and names no address
 	// asksNaming: a line of words that asks and names an address.
@@ -243,7 +244,8 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	} else {
 		st.qbody = st.qbody || !kind.header
 	}
-	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming}
+	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
+		name: nameAlone(l, kind)}
 	r.followList(l, kind)
 	r.hold(held)
 }
