@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
@@ -242,7 +243,10 @@ func quotedLabel(l *line, m match) bool {
 	before := strings.TrimRight(l.t[:from], " \u00a0")
 	after := strings.TrimLeft(l.t[to:], " \u00a0")
 	open, oSize := utf8.DecodeLastRuneInString(before)
-	shut, _ := utf8.DecodeRuneInString(after)
+	shut, sSize := utf8.DecodeRuneInString(after)
+	if oSize > 0 && sSize > 0 && singleQuoted(before[:len(before)-oSize], open, shut, after[sSize:]) {
+		return true
+	}
 	if oSize == 0 || !strings.ContainsRune(`"“”«»„`, open) || !strings.ContainsRune(`"“”«»`, shut) {
 		return false
 	}
@@ -462,4 +466,16 @@ func (t *Ticket) asideNotes(w *weighing) {
 // "Rosa Keel"): a signature's first line.
 func nameAlone(l *line, kind lineKind) bool {
 	return len(l.toks) == 0 && len(l.ws) <= 4 && !kind.header && nameLike(l.t, false)
+}
+
+// singleQuoted reports a phrase between single quotes ("I clicked
+// 'Unsubscribe' by mistake"), an apostrophe ruled out: the opening quote
+// starts a word, the closing one ends one.
+func singleQuoted(before string, open, shut rune, after string) bool {
+	if open != '\'' && open != '‘' || shut != '\'' && shut != '’' {
+		return false
+	}
+	b, _ := utf8.DecodeLastRuneInString(before)
+	a, _ := utf8.DecodeRuneInString(after)
+	return (before == "" || unicode.IsSpace(b) || b == '(') && (after == "" || !unicode.IsLetter(a))
 }
