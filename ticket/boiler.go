@@ -479,3 +479,24 @@ func singleQuoted(before string, open, shut rune, after string) bool {
 	a, _ := utf8.DecodeRuneInString(after)
 	return (before == "" || unicode.IsSpace(b) || b == '(') && (after == "" || !unicode.IsLetter(a))
 }
+
+// bounceFrom marks mail m a bounce report from line n on (its daemon's
+// From:, its first bounce words).
+func (r *Reader) bounceFrom(m, n int) {
+	if ml := &r.tk.mails[m]; !ml.bounce {
+		ml.bounce, ml.bounceAt = true, n
+	}
+}
+
+// reportWords is the line s as its mail asks it: the words of a bounce
+// report a mail daemon sent never ask to put an address back ("vuelva a
+// enviar el mensaje", "renvoyez le message" say to send the message
+// again). A person's mail that speaks of a bounce ("this bounce notice
+// came back, could you reactivate it?") asks as it says.
+func (t *Ticket) reportWords(s said) said {
+	if ml := t.mails[s.msg]; ml.bounce && isSystem(ml.from) && s.line >= ml.bounceAt {
+		s.asks &^= aRelease
+		s.weak &^= aRelease
+	}
+	return s
+}

@@ -499,7 +499,7 @@ func (r *Reader) addSender(v string, msg, n int) {
 	if m.from == "" {
 		m.from = v
 		if isDaemon(v) {
-			m.bounce = true
+			r.bounceFrom(msg, n)
 		}
 	}
 }

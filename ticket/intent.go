@@ -125,7 +125,7 @@ func (t *Ticket) statements() []mailStatement {
 		if s.fwd && fwd > 0 {
 			m = fwd
 		}
-		out[m].add(s)
+		out[m].add(t.reportWords(s))
 	}
 	return out
 }

@@ -451,7 +451,7 @@ func phraseText(l *line, m match) string {
 func (r *Reader) markBounce(l *line, ms []match) {
 	for _, m := range ms {
 		if m.class == cBounce {
-			r.tk.mails[l.msg].bounce = true
+			r.bounceFrom(l.msg, l.n)
 			r.tk.keep(l.n, l.t)
 			return
 		}
