@@ -10,9 +10,12 @@ import (
 	"github.com/shushlist/shush/api"
 )
 
-// The boilerplate around a mail's words: a closing with a few words after
-// it, a legal notice under the signature. Neither asks anything, and the
-// addresses in them are not the request's.
+// What stands around a request and is not part of it: the boilerplate
+// under a mail (a closing with words after it, a contact line, a legal
+// notice), a helpdesk export's title and message heads, a web form's
+// address field, a bounce report's own words, a button's name in quotes,
+// an address named beside the request, and one the ticket speaks of
+// without giving it.
 
 // longClosing reports a closing with a few words after it, on a line of
 // its own that ends in a comma ("Thanks a million,", "Merci d'avance,",
