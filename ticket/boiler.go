@@ -19,10 +19,12 @@ import (
 
 // longClosing reports a closing with a few words after it, on a line of
 // its own that ends in a comma ("Thanks a million,", "Merci d'avance,",
-// "Grazie e buon fine settimana,"): a signature follows. A line that
-// names an address or asks anything is not one.
-func longClosing(l *line, rest int) bool {
-	if len(l.toks) > 0 || len(l.ws)-rest > 4 || !strings.HasSuffix(l.t, ",") {
+// "Grazie e buon fine settimana,"), after the mail's words: a signature
+// follows. A line that names an address or asks anything is not one, nor
+// one right under the mail's header or its greeting ("Hi team," over
+// "Thanks for the quick reply,"), which opens the mail's words.
+func (r *Reader) longClosing(l *line, rest int) bool {
+	if len(l.toks) > 0 || len(l.ws)-rest > 4 || !strings.HasSuffix(l.t, ",") || r.st.last.n == 0 || r.st.last.header || r.st.last.greeting {
 		return false
 	}
 	for _, m := range phraseBooks().trees[inWords].find(nil, l.ws, phraseBooks().trees[negations]) {
@@ -502,4 +504,14 @@ func (t *Ticket) reportWords(s said) said {
 		s.weak &^= aRelease
 	}
 	return s
+}
+
+// greetingLine reports a line that opens a mail: a greeting of the books
+// and a name at most ("Hi team,", "Hallo Anna,").
+func greetingLine(l *line) bool {
+	if len(l.toks) > 0 || len(l.ws) == 0 || len(l.ws) > 4 {
+		return false
+	}
+	b := phraseBooks()
+	return b.has("greeting", l.ws[0].s) || len(l.ws) > 1 && b.hasWords("greeting", l.ws[0], l.ws[1])
 }

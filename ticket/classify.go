@@ -357,7 +357,7 @@ func (r *Reader) delimiterLine(l *line) (lineKind, bool) {
 // starts.
 func (r *Reader) closingLine(l *line) (lineKind, bool) {
 	k, rest := closing(l.ws)
-	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !longClosing(l, rest) {
+	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !r.longClosing(l, rest) {
 		return lineKind{}, false
 	}
 	r.st.sig, r.st.sigDepth = signatureLines, l.depth

@@ -113,13 +113,15 @@ type token struct {
 
 // lastLine is what the reader remembers of the last line with text.
 type lastLine struct {
-	n      int
-	shape  string // its signature shape ("" for none)
-	colon  bool   // it ends with ':' (a list follows)
-	title  bool   // it is a title or company line
-	name   bool   // it is a name alone ("Claire", "Rosa Keel")
-	header bool
-	asks   bool // a line of words that asks and names no address
+	n     int
+	shape string // its signature shape ("" for none)
+	colon bool   // it ends with ':' (a list follows)
+	title bool   // it is a title or company line
+	name  bool   // it is a name alone ("Claire", "Rosa Keel")
+	// greeting: it opens a mail ("Hi team,", "Bonjour,").
+	greeting bool
+	header   bool
+	asks     bool // a line of words that asks and names no address
 	// asksNaming: a line of words that asks and names an address.
 	asksNaming bool
 }
@@ -245,7 +247,7 @@ func (r *Reader) settle(l *line, kind lineKind) {
 		st.qbody = st.qbody || !kind.header
 	}
 	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
-		name: nameAlone(l, kind)}
+		name: nameAlone(l, kind), greeting: greetingLine(l)}
 	r.followList(l, kind)
 	r.hold(held)
 }
