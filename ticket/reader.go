@@ -113,17 +113,17 @@ type token struct {
 
 // lastLine is what the reader remembers of the last line with text.
 type lastLine struct {
-	n     int
-	shape string // its signature shape ("" for none)
-	colon bool   // it ends with ':' (a list follows)
-	title bool   // it is a title or company line
-	name  bool   // it is a name alone ("Claire", "Rosa Keel")
-	// greeting: it opens a mail ("Hi team,", "Bonjour,").
-	greeting bool
-	header   bool
-	asks     bool // a line of words that asks and names no address
+	n      int
+	shape  string // its signature shape ("" for none)
+	colon  bool   // it ends with ':' (a list follows)
+	title  bool   // it is a title or company line
+	header bool
+	asks   bool // a line of words that asks and names no address
 	// asksNaming: a line of words that asks and names an address.
 	asksNaming bool
+	// name: it is a name alone ("Claire", "Rosa Keel"); greeting: it
+	// opens a mail ("Hi team,", "Bonjour,").
+	name, greeting bool
 }
 
 // signatureLines is how far a signature may reach after its delimiter or
