@@ -409,8 +409,10 @@ func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	if len(l.toks) == 0 || !st.last.title && !st.last.name || st.last.n != l.n-1 {
 		return lineKind{}, false
 	}
-	if !st.last.title && !contactLine(l) {
-		// Under a name alone, only a contact line ("claire@… | compta@…").
+	if !st.last.title && !(contactLine(l) && (len(l.toks) > 1 || !onlyTokens(l))) {
+		// Under a name alone, only a contact line ("claire@… | compta@…",
+		// "E: claire@…"), not one bare address: "Anna Berg" over "anna@…"
+		// may be an entry of a list.
 		return lineKind{}, false
 	}
 	shape := signatureShape(l.t, l.toks)
