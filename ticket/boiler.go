@@ -4,19 +4,25 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
-// The boilerplate around a mail's words: a closing with a few words after
-// it, a legal notice under the signature. Neither asks anything, and the
-// addresses in them are not the request's.
+// What stands around a request and is not part of it: the boilerplate
+// under a mail (a closing with words after it, a contact line, a legal
+// notice), a helpdesk export's title and message heads, a web form's
+// address field, a bounce report's own words, a button's name in quotes,
+// an address named beside the request, and one the ticket speaks of
+// without giving it.
 
 // longClosing reports a closing with a few words after it, on a line of
 // its own that ends in a comma ("Thanks a million,", "Merci d'avance,",
-// "Grazie e buon fine settimana,"): a signature follows. A line that
-// names an address or asks anything is not one.
-func longClosing(l *line, rest int) bool {
-	if len(l.toks) > 0 || len(l.ws)-rest > 4 || !strings.HasSuffix(l.t, ",") {
+// "Grazie e buon fine settimana,"), after the mail's words: a signature
+// follows. A line that names an address or asks anything is not one, nor
+// one right under the mail's header or its greeting ("Hi team," over
+// "Thanks for the quick reply,"), which opens the mail's words.
+func (r *Reader) longClosing(l *line, rest int) bool {
+	if len(l.toks) > 0 || len(l.ws)-rest > 4 || !strings.HasSuffix(l.t, ",") || r.st.last.n == 0 || r.st.last.header || r.st.last.greeting {
 		return false
 	}
 	for _, m := range phraseBooks().trees[inWords].find(nil, l.ws, phraseBooks().trees[negations]) {
@@ -82,7 +88,7 @@ func namesLocal(l *line, w string) bool {
 // old shared inbox", "mijn oude werkadres", "meine alte Adresse", "la
 // dirección antigua".
 var unnamedAddress = regexp.MustCompile(`(?i)\b(?:` +
-	`(?:old|former|previous|other|second|work|shared)\s+(?:work\s+|shared\s+|office\s+)?(?:e-?mail\s+)?(?:address|inbox|mailbox|account)` +
+	`(?:old|former|previous|other|second|work|shared)\s+(?:\pL+(?:'s|’s)\s+)?(?:work\s+|shared\s+|office\s+)?(?:e-?mail\s+)?(?:address|inbox|mailbox|account|e-?mail)` +
 	`|(?:oude|vorige|andere)\s+(?:werk|e-?mail)?-?(?:adres|mailbox|postvak)` +
 	`|(?:alte|alten|fr[üu]here|fr[üu]heren|andere|anderen|vorherige|vorherigen)\s+(?:e-?mail-?|arbeits-?|firmen-?|dienst-?)?(?:adresse|postfach|mailadresse)` +
 	`|(?:ancienne|autre)\s+(?:adresse|bo[iî]te)` +
@@ -226,7 +232,10 @@ func quotedLabel(l *line, m match) bool {
 	before := strings.TrimRight(l.t[:from], " \u00a0")
 	after := strings.TrimLeft(l.t[to:], " \u00a0")
 	open, oSize := utf8.DecodeLastRuneInString(before)
-	shut, _ := utf8.DecodeRuneInString(after)
+	shut, sSize := utf8.DecodeRuneInString(after)
+	if oSize > 0 && sSize > 0 && singleQuoted(before[:len(before)-oSize], open, shut, after[sSize:]) {
+		return true
+	}
 	if oSize == 0 || !strings.ContainsRune(`"“”«»„`, open) || !strings.ContainsRune(`"“”«»`, shut) {
 		return false
 	}
@@ -310,4 +319,183 @@ func contactLine(l *line) bool {
 		}
 	}
 	return true
+}
+
+// asides finds, by where they start, the addresses a line of words names
+// beside its request without asking anything of them: in a sentence that
+// asks nothing while another sentence of the line asks of an address of
+// its own ("Please block old@…. My colleague jen@… knows the details."),
+// or as the colleague a sentence names before it asks of another address
+// ("As my colleague jen@… told you, please block old@…").
+func asides(l *line, ms []match) map[int]bool {
+	if len(l.toks) < 2 {
+		return nil
+	}
+	var out map[int]bool
+	for _, f := range l.toks {
+		if f.Kind != Address || f.Value == "" || !askedBeside(l, ms, f) {
+			continue
+		}
+		if out == nil {
+			out = map[int]bool{}
+		}
+		out[f.off] = true
+	}
+	return out
+}
+
+// askedBeside reports the address f of the line as one named beside a
+// request for another address (asides).
+func askedBeside(l *line, ms []match, f token) bool {
+	from, to := sentence(l.ws, f.off)
+	at := wordAt(l.ws, f.off)
+	asks, colleague := -1, false
+	for _, m := range ms {
+		switch {
+		case m.negated || m.first < from || m.first >= to:
+		case m.class == cColleague && m.end == at:
+			colleague = true
+		case asks < 0 && saysOf(m.class):
+			asks = m.first
+		}
+	}
+	switch {
+	case asks < 0:
+		return otherAsked(l, ms, f, 0)
+	case colleague && asks > at:
+		return otherAsked(l, ms, f, asks)
+	}
+	return false
+}
+
+// saysOf reports a class of phrase that says something of the addresses
+// of its sentence: asks, narrows, leaves out, hands over.
+func saysOf(c class) bool {
+	switch c {
+	case cAlso, cOnly, cExcept, cExceptAfter, cWaveOff, cExclude, cSuccessor, cContact:
+		return true
+	}
+	return classWays[c].ask != 0 || classWays[c].self != sNone
+}
+
+// otherAsked reports another address of the line, from its word after
+// on, in a sentence that asks a change.
+func otherAsked(l *line, ms []match, f token, after int) bool {
+	for _, g := range l.toks {
+		if g.Kind != Address || g.off == f.off || wordAt(l.ws, g.off) < after {
+			continue
+		}
+		if asksChange(l, ms, g.off) {
+			return true
+		}
+	}
+	return false
+}
+
+// asksChange reports the sentence around off as one that asks a change
+// and neither narrows nor leaves anything out: "please stop sending to
+// that one only; x@… should keep getting receipts" asks of an address
+// before it, not of x@….
+func asksChange(l *line, ms []match, off int) bool {
+	from, to := sentence(l.ws, off)
+	asks := false
+	for _, m := range ms {
+		switch {
+		case m.negated || m.first < from || m.first >= to:
+		case m.class == cExcept, m.class == cExceptAfter, m.class == cWaveOff, m.class == cExclude, m.class == cNotSuppress, m.class == cOnly:
+			// It leaves out or narrows: the rule's other ways decide.
+			return false
+		case classWays[m.class].ask&changing != 0:
+			asks = true
+		}
+	}
+	return asks
+}
+
+// besideRequest is the zone of an address of the words that stands in z,
+// when asides marks it aside.
+func besideRequest(z zone, aside bool) zone {
+	if aside && z == zBody {
+		return zAside
+	}
+	return z
+}
+
+// mentions keeps the words of a line that name an address by its local
+// part; a reply's subject ("Re: stop mails to the marketing inbox")
+// repeats the request answered, and names no mailbox of the reply.
+func (r *Reader) mentions(l *line, ms []match) {
+	if l.replySubject {
+		return
+	}
+	r.localMentions(l, ms)
+	r.mailboxMentions(l, ms)
+}
+
+// asideNotes asks about each address the deciding mails name beside
+// their request without asking anything of it ("my colleague jen@… knows
+// the details"): it is left out, and a person says whether it is meant.
+func (t *Ticket) asideNotes(w *weighing) {
+	if !w.p.Mode.Changes() {
+		return
+	}
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			if o.zone != zAside || !w.targets[o.msg] {
+				continue
+			}
+			w.p.Evidence = append(w.p.Evidence, Said{Line: o.line, Text: t.lines[o.line], Says: "named beside the request: " + v + " — check"})
+			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names %s beside the request without asking anything of it: take it in by hand if it is meant", o.line, v))
+			break
+		}
+	}
+}
+
+// nameAlone reports a line that is a name and nothing else ("Claire",
+// "Rosa Keel"): a signature's first line.
+func nameAlone(l *line, kind lineKind) bool {
+	return len(l.toks) == 0 && len(l.ws) <= 4 && !kind.header && nameLike(l.t, false)
+}
+
+// singleQuoted reports a phrase between single quotes ("I clicked
+// 'Unsubscribe' by mistake"), an apostrophe ruled out: the opening quote
+// starts a word, the closing one ends one.
+func singleQuoted(before string, open, shut rune, after string) bool {
+	if open != '\'' && open != '‘' || shut != '\'' && shut != '’' {
+		return false
+	}
+	b, _ := utf8.DecodeLastRuneInString(before)
+	a, _ := utf8.DecodeRuneInString(after)
+	return (before == "" || unicode.IsSpace(b) || b == '(') && (after == "" || !unicode.IsLetter(a))
+}
+
+// bounceFrom marks mail m a bounce report from line n on (its daemon's
+// From:, its first bounce words).
+func (r *Reader) bounceFrom(m, n int) {
+	if ml := &r.tk.mails[m]; !ml.bounce {
+		ml.bounce, ml.bounceAt = true, n
+	}
+}
+
+// reportWords is the line s as its mail asks it: the words of a bounce
+// report a mail daemon sent never ask to put an address back ("vuelva a
+// enviar el mensaje", "renvoyez le message" say to send the message
+// again). A person's mail that speaks of a bounce ("this bounce notice
+// came back, could you reactivate it?") asks as it says.
+func (t *Ticket) reportWords(s said) said {
+	if ml := t.mails[s.msg]; ml.bounce && isSystem(ml.from) && s.line >= ml.bounceAt {
+		s.asks &^= aRelease
+		s.weak &^= aRelease
+	}
+	return s
+}
+
+// greetingLine reports a line that opens a mail: a greeting of the books
+// and a name at most ("Hi team,", "Hallo Anna,").
+func greetingLine(l *line) bool {
+	if len(l.toks) > 0 || len(l.ws) == 0 || len(l.ws) > 4 {
+		return false
+	}
+	b := phraseBooks()
+	return b.has("greeting", l.ws[0].s) || len(l.ws) > 1 && b.hasWords("greeting", l.ws[0], l.ws[1])
 }

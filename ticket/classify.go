@@ -358,7 +358,7 @@ func (r *Reader) delimiterLine(l *line) (lineKind, bool) {
 // starts.
 func (r *Reader) closingLine(l *line) (lineKind, bool) {
 	k, rest := closing(l.ws)
-	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !longClosing(l, rest) {
+	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !r.longClosing(l, rest) {
 		return lineKind{}, false
 	}
 	r.st.sig, r.st.sigDepth = signatureLines, l.depth
@@ -403,10 +403,17 @@ func (r *Reader) titleLine(l *line) (lineKind, bool) {
 	return lineKind{title: true}, true
 }
 
-// roleMailboxLine: a role mailbox right under a title or company line.
+// roleMailboxLine: a role mailbox right under a title or company line,
+// or a contact line right under a name.
 func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	st := &r.st
-	if len(l.toks) == 0 || !st.last.title || st.last.n != l.n-1 {
+	if len(l.toks) == 0 || !st.last.title && !st.last.name || st.last.n != l.n-1 {
+		return lineKind{}, false
+	}
+	if !st.last.title && !(contactLine(l) && (len(l.toks) > 1 || !onlyTokens(l))) {
+		// Under a name alone, only a contact line ("claire@… | compta@…",
+		// "E: claire@…"), not one bare address: "Anna Berg" over "anna@…"
+		// may be an entry of a list.
 		return lineKind{}, false
 	}
 	shape := signatureShape(l.t, l.toks)
@@ -495,7 +502,7 @@ func (r *Reader) addSender(v string, msg, n int) {
 	if m.from == "" {
 		m.from = v
 		if isDaemon(v) {
-			m.bounce = true
+			r.bounceFrom(msg, n)
 		}
 	}
 }

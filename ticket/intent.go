@@ -125,7 +125,7 @@ func (t *Ticket) statements() []mailStatement {
 		if s.fwd && fwd > 0 {
 			m = fwd
 		}
-		out[m].add(s)
+		out[m].add(t.reportWords(s))
 	}
 	return out
 }
@@ -877,6 +877,7 @@ func (t *Ticket) notes(w *weighing, own Own) {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("%d %s written out in words: check and take in by hand", written, plural(written, "address is", "addresses are")))
 	}
 	t.unresolved(w)
+	t.asideNotes(w)
 }
 
 // unresolved asks about each address the deciding words name by its

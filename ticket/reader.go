@@ -30,6 +30,7 @@ const (
 	zWritten                 // written out in words
 	zBounceMeta              // a bounce report's other addresses: its sender's, its host's
 	zRecipient               // the To: of a forwarded mail: whom it went to
+	zAside                   // in the words, beside the request, in a sentence that asks nothing ("my colleague jen@… knows the details")
 )
 
 // Reader reads a ticket line by line and hands on its tokens in order. It
@@ -125,6 +126,9 @@ type lastLine struct {
 	asks   bool // a line of words that asks and names no address
 	// asksNaming: a line of words that asks and names an address.
 	asksNaming bool
+	// name: it is a name alone ("Claire", "Rosa Keel"); greeting: it
+	// opens a mail ("Hi team,", "Bonjour,").
+	name, greeting bool
 }
 
 // signatureLines is how far a signature may reach after its delimiter or
@@ -247,7 +251,8 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	} else {
 		st.qbody = st.qbody || !kind.header
 	}
-	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming}
+	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
+		name: nameAlone(l, kind), greeting: greetingLine(l)}
 	r.followList(l, kind)
 	r.hold(held)
 }

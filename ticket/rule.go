@@ -50,6 +50,7 @@ const (
 	ReasonBounceMeta     = "in a bounce report, but not a recipient it failed to reach"
 	ReasonNotOnly        = "the request asks only for other addresses"
 	ReasonForwarder      = "passes on the request of the mail under theirs, not asked for"
+	ReasonAside          = "named beside the request, in words that ask nothing of it — check"
 )
 
 // Evidence is the ticket line that decided: its number and its text (""
@@ -600,6 +601,8 @@ func zoneReason(z zone) string {
 		return ReasonContact
 	case zMention:
 		return ReasonWriter
+	case zAside:
+		return ReasonAside
 	case zFooter:
 		return ReasonFooter
 	case zBounceMeta:

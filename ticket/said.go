@@ -98,8 +98,6 @@ func (r *Reader) words(l *line, subject bool) {
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
 		s.reply = isReplySubject(l.t[strings.IndexByte(l.t, ':')+1:])
-		// "Re: stop mails to the marketing inbox" repeats the request
-		// answered: the mailboxes it names are not the reply's.
 		l.replySubject = s.reply && !s.fwd
 	}
 	s.read(r.ms, l)
@@ -462,7 +460,7 @@ func phraseText(l *line, m match) string {
 func (r *Reader) markBounce(l *line, ms []match) {
 	for _, m := range ms {
 		if m.class == cBounce {
-			r.tk.mails[l.msg].bounce = true
+			r.bounceFrom(l.msg, l.n)
 			r.tk.keep(l.n, l.t)
 			return
 		}
@@ -496,6 +494,7 @@ func otherID(ws []word, off int) bool {
 // placeTokens decides where each token of a line of words stands.
 func (r *Reader) placeTokens(l *line, ms []match) {
 	contactAt, writer := wordsAbout(l, ms)
+	aside := asides(l, ms)
 	m := &r.tk.mails[l.msg]
 	kept := r.keptIDs(l, ms)
 	for i := range l.toks {
@@ -523,7 +522,7 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 			f.zone = zWritten
 			continue
 		}
-		f.zone = r.placeAddress(l, ms, f, contactAt, writer)
+		f.zone = besideRequest(r.placeAddress(l, ms, f, contactAt, writer), aside[f.off])
 		f.only = narrowing(l, ms, f.off)
 		r.countNamed(l, f)
 		if f.Value != "" && len(r.st.locals) < maxLocals {
@@ -534,10 +533,7 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 			r.notePeople(localPart(f.Value))
 		}
 	}
-	if !l.replySubject {
-		r.localMentions(l, ms)
-		r.mailboxMentions(l, ms)
-	}
+	r.mentions(l, ms)
 }
 
 // mailboxMentions keeps, as partial addresses, the words beside a word

@@ -116,6 +116,7 @@ type mail struct {
 	from     string // the first sender's address
 	depth    int    // its quote depth
 	bounce   bool   // a bounce report
+	bounceAt int    // the line from which it is one (its daemon's From:, its first bounce words)
 	forward  bool   // under a forward marker or a forwarded header block
 	named    int    // addresses its words name
 	ids      int    // suppression IDs its words name
