@@ -172,7 +172,7 @@ type phraseBook struct {
 	// them ("nie chce", she does not want, is not "nie chcę", I do not
 	// want), so such a word matches its own spelling, or its folded one
 	// on a line without accents.
-	accented map[string]map[string]*phraseBook
+	accented map[string][]spelled
 	gap      *phraseBook
 	class    class // the class of the phrase that ends here; 0 for none
 }
@@ -205,17 +205,16 @@ func (b *phraseBook) child(w string) *phraseBook {
 	}
 	fw := folded(w)
 	if lw := strings.ToLower(w); lw != fw && !strings.ContainsAny(lw, "’‘") && lw != strings.ReplaceAll(fw, "ss", "ß") {
+		for _, sp := range b.accented[fw] {
+			if sp.spelling == lw {
+				return sp.node
+			}
+		}
 		if b.accented == nil {
-			b.accented = map[string]map[string]*phraseBook{}
+			b.accented = map[string][]spelled{}
 		}
-		if b.accented[fw] == nil {
-			b.accented[fw] = map[string]*phraseBook{}
-		}
-		c := b.accented[fw][lw]
-		if c == nil {
-			c = &phraseBook{}
-			b.accented[fw][lw] = c
-		}
+		c := &phraseBook{}
+		b.accented[fw] = append(b.accented[fw], spelled{lw, c})
 		return c
 	}
 	if b.next == nil {
@@ -227,6 +226,13 @@ func (b *phraseBook) child(w string) *phraseBook {
 		b.next[fw] = c
 	}
 	return c
+}
+
+// spelled is a phrase's word written with accents, in lower case, and
+// the node it leads to.
+type spelled struct {
+	spelling string
+	node     *phraseBook
 }
 
 // lineAccented reports a line whose words carry accents: its writer types
@@ -275,57 +281,74 @@ func (b *phraseBook) atGap(ws []word, i int) (c class, n int, gapped bool) {
 // wins: "add me back" is a request about the writer, "add … back" about
 // anyone.
 func (b *phraseBook) walk(ws []word, i, k int, buf []byte, accents bool) (c class, n int, gapped bool) {
+	var f found
 	if b.class != 0 && k > i {
-		c, n = b.class, k-i
+		f.c, f.n = b.class, k-i
 	}
 	if k < len(ws) && (b.next != nil || b.accented != nil) {
 		buf = fold(buf, ws[k].s)
-		next, spellings := b.next[string(buf)], b.accented[string(buf)]
-		if !accents {
-			// Written without accents, a word may be any spelling of
-			// its folded form, an accented one first (the books write
-			// the writer's own forms with their accents: "chcę").
-			for _, sp := range spellings {
-				if nc, nn, ng := sp.walk(ws, i, k+1, buf, accents); nn > n && nc != 0 {
-					c, n, gapped = nc, nn, ng
-				}
-			}
-		}
-		if next != nil {
-			if nc, nn, ng := next.walk(ws, i, k+1, buf, accents); nn > n && nc != 0 {
-				c, n, gapped = nc, nn, ng
-			}
-		}
-		if accents && len(spellings) > 0 {
-			// On a line with accents, a word written with them stands
-			// for its own spelling; one written without, for any
-			// spelling, unless the books know its folded form as a word
-			// of its own at that place ("nie chce", she does not want,
-			// beside "nie chcę", I do not want).
-			if lw := strings.ToLower(ws[k].s); !plainWord(lw) {
-				if sp := spellings[lw]; sp != nil {
-					if nc, nn, ng := sp.walk(ws, i, k+1, buf, accents); nn > n && nc != 0 {
-						c, n, gapped = nc, nn, ng
-					}
-				}
-			} else if next == nil {
-				for _, sp := range spellings {
-					if nc, nn, ng := sp.walk(ws, i, k+1, buf, accents); nn > n && nc != 0 {
-						c, n, gapped = nc, nn, ng
-					}
-				}
-			}
+		var at [4]*phraseBook
+		for _, next := range b.nextOf(at[:0], string(buf), ws[k].s, accents) {
+			f.take(next.walk(ws, i, k+1, buf, accents))
 		}
 	}
 	if b.gap != nil {
 		// The gap's words, then the rest; the longest wins.
 		for skip := 0; skip <= maxGap && k+skip <= len(ws); skip++ {
-			if gc, gn, _ := b.gap.walk(ws, i, k+skip, buf, accents); gn > n && gc != 0 {
-				c, n, gapped = gc, gn, true
+			if gc, gn, _ := b.gap.walk(ws, i, k+skip, buf, accents); gn > f.n && gc != 0 {
+				f.c, f.n, f.gapped = gc, gn, true
 			}
 		}
 	}
-	return c, n, gapped
+	return f.c, f.n, f.gapped
+}
+
+// found is the longest phrase a walk has found.
+type found struct {
+	c      class
+	n      int
+	gapped bool
+}
+
+// take keeps a phrase longer than the one found.
+func (f *found) take(c class, n int, gapped bool) {
+	if n > f.n && c != 0 {
+		f.c, f.n, f.gapped = c, n, gapped
+	}
+}
+
+// nextOf appends to out, in the order they are tried, the nodes under b
+// that the word w (folded fw) leads to: its folded form's, and its
+// accented spellings'. Written without accents on a line without any, a
+// word may be any spelling of its folded form, an accented one first (the
+// books write the writer's own forms with their accents: "chcę"). On a
+// line with accents, a word written with them stands for its own
+// spelling; one written without, for any spelling, unless the books know
+// its folded form as a word of its own at that place ("nie chce", she
+// does not want, beside "nie chcę", I do not want).
+func (b *phraseBook) nextOf(out []*phraseBook, fw, w string, accents bool) []*phraseBook {
+	next, spellings := b.next[fw], b.accented[fw]
+	if accents && next != nil {
+		out = append(out, next)
+	}
+	switch {
+	case len(spellings) == 0:
+	case accents && !plainWord(w):
+		lw := strings.ToLower(w)
+		for _, sp := range spellings {
+			if sp.spelling == lw {
+				out = append(out, sp.node)
+			}
+		}
+	case !accents || next == nil:
+		for _, sp := range spellings {
+			out = append(out, sp.node)
+		}
+	}
+	if !accents && next != nil {
+		out = append(out, next)
+	}
+	return out
 }
 
 // plainWord reports a word written in ASCII alone.
