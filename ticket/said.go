@@ -110,14 +110,8 @@ func (r *Reader) words(l *line, subject bool) {
 	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
 		s.forgets = true
 	}
-	if !subject && toldOnly(l, r.ms) {
-		r.tk.mails[l.msg].story = true
-	}
 	if !subject {
-		s.missing = s.missing || r.missingWrapped(l)
-		if s.asks == 0 && s.self == sNone && unreadAround(l) {
-			r.tk.mails[l.msg].unread = true
-		}
+		r.bodyLine(l, &s)
 	}
 	if s.says() {
 		r.tk.said = append(r.tk.said, s)
@@ -130,6 +124,19 @@ func (r *Reader) words(l *line, subject bool) {
 	if !subject && r.picksByHand(l) {
 		r.tk.keep(l.n, l.t)
 		r.pickedByHand(l.n, l.msg)
+	}
+}
+
+// bodyLine reads what a line of a mail's body (not its subject) says of
+// its mail: a story told, mail missing across a wrapped line, words no
+// book reads around an address.
+func (r *Reader) bodyLine(l *line, s *said) {
+	if toldOnly(l, r.ms) {
+		r.tk.mails[l.msg].story = true
+	}
+	s.missing = s.missing || r.missingWrapped(l)
+	if s.asks == 0 && s.self == sNone && unreadAround(l) {
+		r.tk.mails[l.msg].unread = true
 	}
 }
 
