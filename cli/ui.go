@@ -44,7 +44,7 @@ func runUI(ctx context.Context, o *uiOptions) error {
 	}
 	m := ui.New(ui.Options{
 		Service:  conn.Client,
-		Target:   ui.Target{Profile: conn.Profile, Label: label, MaskedKey: conn.MaskedKey},
+		Target:   ui.Target{Profile: conn.Profile, Label: label, MaskedKey: conn.MaskedKey, Local: conn.Settings.Local()},
 		StateDir: state,
 		// One batch at a time: a person's list is small, and the Send
 		// screen shows it batch by batch.

@@ -591,6 +591,9 @@ func (m *Model) header() string {
 		key = "none"
 	}
 	left := fmt.Sprintf("shush · %s · %s · profile %s · key %s", t.label(), m.health.state(), profile, key)
+	if t.Local {
+		left = fmt.Sprintf("shush · %s · %s · profile %s", t.label(), m.health.state(), profile)
+	}
 	if t.Agent != "" {
 		// The names come from the service's database: outside text.
 		left = fmt.Sprintf("shush · %s · %s · agent %s · team %s", t.label(), m.health.state(), safe.Text(t.Agent), safe.Text(t.Team))

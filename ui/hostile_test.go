@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/csv"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/shushlist/shush/api/client"
 	"github.com/shushlist/shush/batch"
@@ -110,4 +113,23 @@ func TestResultsExportReopens(t *testing.T) {
 			t.Errorf("%s re-read by ID: %+v %v", name, ids, err)
 		}
 	}
+}
+
+// The embedded default list's key is shush's own: the header names the
+// list and the profile, and no key a newcomer would wonder about.
+func TestHeaderOfTheLocalListNamesNoKey(t *testing.T) {
+	svc := service(t, nil)
+	state := filepath.Join(t.TempDir(), "state")
+	m := New(Options{
+		Service:   svc,
+		Target:    Target{Profile: "default", Label: "local list", MaskedKey: "shush_ab…wxyz", Local: true},
+		StateDir:  state,
+		Clipboard: io.Discard,
+		Renderer:  asciiRenderer(),
+	})
+	h := newHarnessOf(t, m, t.TempDir(), state)
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.run(m.Init())
+	h.mustSee("shush · local list · answers · profile default")
+	h.mustNotSee("· key ", "shush_ab")
 }

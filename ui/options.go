@@ -17,6 +17,9 @@ type Target struct {
 	Label string
 	// MaskedKey is the API key with all but its last characters hidden.
 	MaskedKey string
+	// Local marks the embedded default list, whose key shush keeps for
+	// itself: the header names no key for it.
+	Local bool
 	// Agent and Team name the agent of a session served over SSH, who
 	// works without a profile or a key: the header shows them instead.
 	Agent, Team string
