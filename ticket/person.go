@@ -147,15 +147,13 @@ func (r *Reader) picksByHand(l *line) bool {
 // exceptedName reports the word i of a line right after an exception
 // ("except Priya", "except for Priya", "sauf JP", "menos a Marta").
 func exceptedName(ws []word, ms []match, i int) bool {
-	k := i - 1
-	if k > 0 && surnameNext(ws, k) && !exceptWords[folded(ws[k].s)] {
-		k-- // "except Pauline Girard": her first name before
-	}
-	for k >= 0 && nameLinks[folded(ws[k].s)] {
-		k--
-	}
+	k := beforeName(ws, i)
 	if k < 0 || ws[k].ends || ws[k].clause {
 		return false
+	}
+	if k > 0 && nameAnds[folded(ws[k].s)] && capitalized(ws[k-1].s) && !ws[k-1].clause && !ws[k-1].ends {
+		// "except Dan and Eleni": the second name is left out as the first.
+		return exceptedName(ws, ms, k-1)
 	}
 	for _, m := range ms {
 		if (m.class == cExcept || m.class == cExclude) && !m.negated && m.end == k+1 {
@@ -163,6 +161,20 @@ func exceptedName(ws []word, ms []match, i int) bool {
 		}
 	}
 	return exceptWords[folded(ws[k].s)]
+}
+
+// beforeName is the word before the name at word i, past her first name
+// and the short words that link it to an exception ("except for
+// Pauline Girard"); -1 for none.
+func beforeName(ws []word, i int) int {
+	k := i - 1
+	if k > 0 && surnameNext(ws, k) && !exceptWords[folded(ws[k].s)] {
+		k-- // "except Pauline Girard": her first name before
+	}
+	for k >= 0 && nameLinks[folded(ws[k].s)] {
+		k--
+	}
+	return k
 }
 
 // surnameNext reports a capitalized word i followed, in its clause, by
@@ -183,6 +195,16 @@ var nameLinks = func() map[string]bool {
 	m := map[string]bool{}
 	for _, s := range strings.Fields("for a of the one from für von voor van per para à celle celui de la le l' quella quello di aquela aquele do da") {
 		m[folded(s)] = true
+	}
+	return m
+}()
+
+// nameAnds join a second name to the first after an exception ("except
+// Dan and Eleni", "sauf Luc et Anne", "außer Jan und Eva").
+var nameAnds = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range strings.Fields("and und et y e en och og oraz") {
+		m[s] = true
 	}
 	return m
 }()

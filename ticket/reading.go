@@ -69,13 +69,19 @@ func (t *Ticket) Reading(own Own) Reading {
 }
 
 // targetIDs are the suppression IDs the deciding mails' words name, in
-// order, each once.
+// order, each once, but for one the words say to keep wherever it was
+// listed ("please leave the third one (0c5b…) as it is" under the list):
+// Roles leaves it out, so the proposal does too.
 func (t *Ticket) targetIDs(own Own) []string {
 	w := t.weigh(own)
 	out := []string{}
 	seen := map[string]bool{}
 	for _, id := range t.ids {
-		if v, err := api.NormalizeID(id.value); err == nil && w.targets[id.msg] && !seen[v] {
+		v, err := api.NormalizeID(id.value)
+		if _, kept := t.keptIDs[v]; kept {
+			continue
+		}
+		if err == nil && w.targets[id.msg] && !seen[v] {
 			seen[v] = true
 			out = append(out, v)
 		}
