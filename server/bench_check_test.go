@@ -189,63 +189,21 @@ func want(n int, err error) error {
 // each into a plain Go value: what the store must read for the check at
 // least.
 func checkEntries(b *testing.B, kind, where string) func(ctx context.Context, emails []string) (int, error) {
-	if kind == "sqlite" {
-		db, err := sql.Open("sqlite", where)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { db.Close() })
-		return func(ctx context.Context, emails []string) (int, error) {
-			list, err := json.Marshal(emails)
-			if err != nil {
-				return 0, err
-			}
-			rows, err := db.QueryContext(ctx, `SELECT s.id, s.email, s.origin, s.source_id, s.created_at, s.note,
-					s.expires_at, s.evidence, s.erased_domain FROM json_each(?) AS k
-				CROSS JOIN suppressions s ON s.team = 'bench' AND s.email = k.value`, string(list))
-			if err != nil {
-				return 0, err
-			}
-			defer rows.Close()
-			n := 0
-			for rows.Next() {
-				var id, email, origin string
-				var source, note, evidence, domain *string
-				var at int64
-				var until *int64
-				if err := rows.Scan(&id, &email, &origin, &source, &at, &note, &until, &evidence, &domain); err != nil {
-					return n, err
-				}
-				n++
-			}
-			return n, rows.Err()
-		}
-	}
-	pool, err := pgxpool.New(context.Background(), where)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(pool.Close)
-	probes(b, pool, checkEntriesSQL)
-	return func(ctx context.Context, emails []string) (int, error) {
-		rows, err := pool.Query(ctx, checkEntriesSQL, emails)
-		if err != nil {
-			return 0, err
-		}
-		defer rows.Close()
-		n := 0
-		for rows.Next() {
+	return floorQuery(b, kind, where, `SELECT s.id, s.email, s.origin, s.source_id, s.created_at, s.note,
+			s.expires_at, s.evidence, s.erased_domain FROM json_each(?) AS k
+		CROSS JOIN suppressions s ON s.team = 'bench' AND s.email = k.value`, checkEntriesSQL,
+		func() []any {
 			var id, email, origin string
 			var source, note, evidence, domain *string
+			if kind == "sqlite" {
+				var at int64
+				var until *int64
+				return []any{&id, &email, &origin, &source, &at, &note, &until, &evidence, &domain}
+			}
 			var at time.Time
 			var until *time.Time
-			if err := rows.Scan(&id, &email, &origin, &source, &at, &note, &until, &evidence, &domain); err != nil {
-				return n, err
-			}
-			n++
-		}
-		return n, rows.Err()
-	}
+			return []any{&id, &email, &origin, &source, &at, &note, &until, &evidence, &domain}
+		})
 }
 
 // checkWire is the check's traffic without the service: the same ten
@@ -326,6 +284,23 @@ func checkWire(b *testing.B, s *service, key string, ask []string) func(ctx cont
 // of the addresses the team "bench" lists, each by a probe of the unique
 // (team, email) index, and reads their IDs; it says how many are listed.
 func checkQuery(b *testing.B, kind, where string) func(ctx context.Context, emails []string) (int, error) {
+	// CROSS JOIN keeps SQLite's join order: each address a probe of the
+	// unique index (team, email).
+	return floorQuery(b, kind, where, `SELECT s.email, s.id FROM json_each(?) AS k
+		CROSS JOIN suppressions s ON s.team = 'bench' AND s.email = k.value`, checkQuerySQL,
+		func() []any {
+			var email, id string
+			return []any{&email, &id}
+		})
+}
+
+// floorQuery runs a floor's statement straight on the store's database:
+// sqliteSQL with the addresses as one JSON array, or pgSQL with them as a
+// text array, checked first to be planned as probes of the address index
+// (a plain JOIN is planned as a hash join over the team's whole list,
+// 55-175 ms here; LATERAL makes each address a probe). Each row is read
+// into the values dests gives; it says how many rows there were.
+func floorQuery(b *testing.B, kind, where, sqliteSQL, pgSQL string, dests func() []any) func(ctx context.Context, emails []string) (int, error) {
 	if kind == "sqlite" {
 		db, err := sql.Open("sqlite", where)
 		if err != nil {
@@ -337,14 +312,12 @@ func checkQuery(b *testing.B, kind, where string) func(ctx context.Context, emai
 			if err != nil {
 				return 0, err
 			}
-			// CROSS JOIN keeps SQLite's join order: each address a
-			// probe of the unique index (team, email).
-			rows, err := db.QueryContext(ctx, `SELECT s.email, s.id FROM json_each(?) AS k
-				CROSS JOIN suppressions s ON s.team = 'bench' AND s.email = k.value`, string(list))
+			rows, err := db.QueryContext(ctx, sqliteSQL, string(list))
 			if err != nil {
 				return 0, err
 			}
-			return countRows(rows)
+			defer rows.Close()
+			return countScanned(rows, dests())
 		}
 	}
 	pool, err := pgxpool.New(context.Background(), where)
@@ -352,26 +325,34 @@ func checkQuery(b *testing.B, kind, where string) func(ctx context.Context, emai
 		b.Fatal(err)
 	}
 	b.Cleanup(pool.Close)
-	// A plain JOIN is planned as a hash join over the team's whole list
-	// (every entry read, 55-175 ms here), not as probes: LATERAL makes
-	// each address a probe of the index, as its description says.
-	probes(b, pool, checkQuerySQL)
+	probes(b, pool, pgSQL)
 	return func(ctx context.Context, emails []string) (int, error) {
-		rows, err := pool.Query(ctx, checkQuerySQL, emails)
+		rows, err := pool.Query(ctx, pgSQL, emails)
 		if err != nil {
 			return 0, err
 		}
 		defer rows.Close()
-		n := 0
-		for rows.Next() {
-			var email, id string
-			if err := rows.Scan(&email, &id); err != nil {
-				return n, err
-			}
-			n++
-		}
-		return n, rows.Err()
+		return countScanned(rows, dests())
 	}
+}
+
+// scannedRows is what database/sql's and pgx's rows both do.
+type scannedRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// countScanned reads every row into dest and says how many there were.
+func countScanned(rows scannedRows, dest []any) (int, error) {
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
 }
 
 // The PostgreSQL floors: each address a probe of the unique (team,
@@ -404,17 +385,4 @@ func probes(b *testing.B, pool *pgxpool.Pool, q string) {
 	if !strings.Contains(plan, "Nested Loop") || !strings.Contains(plan, "suppressions_team_email") {
 		b.Fatalf("the floor is not planned as probes of the address index:\n%s", plan)
 	}
-}
-
-func countRows(rows *sql.Rows) (int, error) {
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var email, id string
-		if err := rows.Scan(&email, &id); err != nil {
-			return n, err
-		}
-		n++
-	}
-	return n, rows.Err()
 }
