@@ -878,6 +878,7 @@ func (t *Ticket) notes(w *weighing, own Own) {
 	}
 	t.unresolved(w)
 	t.asideNotes(w)
+	t.scattered(w, own)
 }
 
 // unresolved asks about each address the deciding words name by its

@@ -67,6 +67,8 @@ type state struct {
 	top             bool // still in the ticket's own header block
 	body, qbody     bool // the current unquoted, quoted mail has had words
 	inHeader        bool // the last line with text was a header line
+	gap             bool // an empty line since the last line with text
+	listing         bool // in a list a line ending with ':' announced
 	headerZone      zone
 	sig, sigDepth   int // lines of signature still to go, at which depth
 	footer          bool
@@ -191,6 +193,7 @@ func (r *Reader) line(n int, raw string) {
 	}
 	r.enterDepth(depth)
 	r.ws = wordsOf(r.ws, t)
+	r.block(n)
 	l := &line{n: n, raw: raw, t: t, depth: depth, ws: r.ws, toks: r.tokens(n, t, r.ws)}
 	l.msg = r.msgOf(depth)
 	kind := r.classify(l)
@@ -307,11 +310,36 @@ func csvRow(l *line) bool {
 	return true
 }
 
+// block notes where the line n with text begins a block of the text
+// (places.go): after an empty line, unless a line ending with ':'
+// announced a list, whose entries may stand apart ("Anna Berg",
+// "anna@…", an empty line, the next) for as long as its lines are short.
+func (r *Reader) block(n int) {
+	st := &r.st
+	if st.gap {
+		switch {
+		case st.last.colon:
+			st.listing = true
+		case !st.listing || len(r.ws) > listWords:
+			r.tk.blocks.begin(n)
+			st.listing = false
+		}
+	}
+	if len(r.ws) > listWords {
+		st.listing = false
+	}
+	st.gap = false
+}
+
+// listWords is how many words a line of an announced list holds at most.
+const listWords = 4
+
 // blank reads an empty line: it ends a header block, and a signature
 // after its first line.
 func (r *Reader) blank() {
 	st := &r.st
 	st.inHeader = false
+	st.gap = true
 	if st.sig > 0 && st.sig < signatureLines {
 		st.sig = 0
 	}

@@ -258,8 +258,11 @@ type facts struct {
 }
 
 // facts finds the ticket's facts for own.
-func (t *Ticket) facts(own Own) *facts {
-	f := &facts{w: t.weigh(own)}
+func (t *Ticket) facts(own Own) *facts { return t.factsOf(t.weigh(own), own) }
+
+// factsOf finds the ticket's facts for own from its weighing w.
+func (t *Ticket) factsOf(w weighing, own Own) *facts {
+	f := &facts{w: w}
 	f.partial = t.resolvePartials()
 	f.only, f.onlyLine = t.narrowed(f)
 	f.req, f.hasReq = t.requester(own, f.w)

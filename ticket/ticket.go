@@ -86,6 +86,7 @@ type Ticket struct {
 	signName        string            // the first word of the name the top mail is signed with, folded
 	senderNames     map[string]string // a sender's name, folded, by address
 	ids             []idAt
+	blocks          blocks         // where the text's blocks begin
 	otherIDs        map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
 	keptIDs         map[string]int // IDs the words say to keep or leave ("… (ID …) please keep it", "leave 0c94… where it is"), by their line
 }

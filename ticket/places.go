@@ -1,0 +1,105 @@
+package ticket
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// A request names its targets together: on the line that asks, in the
+// list under it, in the bounce report it passes on. When the addresses a
+// proposal would send stand in places of the ticket apart from each other
+// (a second paragraph, an older mail, the lines under a closing), the
+// rule has taken in an address by reasoning about the text around it, and
+// a careful agent looks before sending: the proposal asks.
+
+// blocks are where the text's blocks begin: the lines with text after an
+// empty one, but for one under a line that ends with ':' (a list
+// announced). A text with more blocks than maxBlocks is a list or a dump,
+// not a mail; its places are not weighed.
+type blocks struct {
+	starts []int
+	full   bool
+}
+
+// maxBlocks bounds the blocks kept.
+const maxBlocks = 4096
+
+func (b *blocks) begin(line int) {
+	if len(b.starts) == maxBlocks {
+		b.full = true
+		return
+	}
+	b.starts = append(b.starts, line)
+}
+
+// of is the block of line: how many blocks begin at or before it.
+func (b *blocks) of(line int) int {
+	return sort.SearchInts(b.starts, line+1)
+}
+
+// place is where a target stands: a block of the text, or a whole bounce
+// report, and its first line.
+type place struct {
+	key, line int
+	values    []string
+}
+
+// scattered asks, for a proposal that changes the list, when its targets
+// stand in more than one place.
+func (t *Ticket) scattered(w *weighing, own Own) {
+	if !w.p.Mode.Changes() || w.p.Mode == ModeRemoveIDs || t.words == 0 || t.blocks.full || len(t.order) >= maxRecords {
+		return
+	}
+	dir := Suppress
+	if w.p.Mode == ModeRemove {
+		dir = Release
+	}
+	f := t.factsOf(*w, own)
+	var places []*place
+	for _, v := range t.order {
+		d := t.decide(v, t.records[v], own, f).For(dir)
+		if d.Leave {
+			continue
+		}
+		key, line := t.placeOf(v, d, w)
+		i := sort.Search(len(places), func(i int) bool { return places[i].key >= key })
+		if i == len(places) || places[i].key != key {
+			places = append(places, nil)
+			copy(places[i+1:], places[i:])
+			places[i] = &place{key: key, line: line}
+		}
+		places[i].values = append(places[i].values, v)
+	}
+	if len(places) < 2 {
+		return
+	}
+	lines := make([]string, len(places))
+	for i, p := range places {
+		lines[i] = fmt.Sprint(p.line)
+		w.p.Evidence = append(w.p.Evidence, Said{Line: p.line, Text: t.lines[p.line], Says: "targets here: " + strings.Join(p.values, ", ")})
+	}
+	w.p.Ask = append(w.p.Ask, fmt.Sprintf("the targets stand apart in the ticket (lines %s): check that each is meant", strings.Join(lines, ", ")))
+}
+
+// placeOf is where the target v stands for the proposal: for a role (a
+// requester who asks for themselves, a colleague they include), the line
+// that decided it; else its first occurrence in the deciding words, a
+// bounce report's recipients all in one place.
+func (t *Ticket) placeOf(v string, d Decision, w *weighing) (key, line int) {
+	if d.Decided() && d.By.Line > 0 {
+		return t.blocks.of(d.By.Line), d.By.Line
+	}
+	occ := t.records[v].occ
+	o := occ[0]
+	for _, x := range occ {
+		if w.targets[x.msg] && x.zone == zBody {
+			o = x
+			break
+		}
+	}
+	if m := t.mails[o.msg]; m.bounce {
+		return -1 - o.msg, o.line
+	}
+	return t.blocks.of(o.line), o.line
+}

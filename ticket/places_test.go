@@ -1,0 +1,72 @@
+package ticket_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shushlist/shush/ticket"
+)
+
+// A proposal whose targets stand apart in the ticket (a second paragraph,
+// a quoted mail, the lines under a closing) asks before it is sent, and
+// names the lines; one whose targets stand together (the line that asks,
+// the list it announces, even with empty lines between its entries, a
+// bounce report's recipients) does not.
+func TestTargetsApartAsk(t *testing.T) {
+	cases := []struct {
+		name, text string
+		ask        string // "" for none
+	}{
+		{"a request and another paragraph", `From: Lea Keller <lea@keller.example>
+To: support@ourcompany.test
+
+Hello, please stop all mail to shop@keller.example, the shop has closed.
+
+The warehouse team also wrote to me, store2@keller.example gets too much.
+
+Kind regards
+Lea Keller
+`, "lines 4, 6"},
+		{"a correction over an older request", `From: Ana Ruiz <ana@correo.example>
+To: support@ourcompany.test
+
+Sorry, I gave you the wrong one. The right address is ana.r2@correo.example.
+
+On Mon, 23 Nov 2026, Ana Ruiz <ana@correo.example> wrote:
+> Please unsubscribe ana.r@correo.example from your newsletter.
+`, "check that each is meant"},
+		{"a list announced, its entries apart", `From: HR <hr@lind.example>
+To: support@ourcompany.test
+
+Please unsubscribe the following people, they have left:
+
+Anna Berg
+anna.berg@lind.example
+
+Tom Lind
+tom.lind@lind.example
+
+Thanks
+`, ""},
+		{"the request's own line", `From: Jo <jo@mail.example>
+To: support@ourcompany.test
+
+Please unsubscribe a@mail.example and b@mail.example.
+`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := ticket.Read(c.text).Propose(ticket.NewOwn(nil))
+			if p.Mode != ticket.ModeAdd {
+				t.Fatalf("proposes %s, want add", p.Mode)
+			}
+			got := strings.Join(p.Ask, "; ")
+			switch {
+			case c.ask == "" && got != "":
+				t.Errorf("asks %q, want no question", got)
+			case c.ask != "" && !strings.Contains(got, "stand apart") || !strings.Contains(got, c.ask):
+				t.Errorf("asks %q, want the targets apart (%q)", got, c.ask)
+			}
+		})
+	}
+}
