@@ -109,8 +109,11 @@ type mailStatement struct {
 	selective          bool
 	someone            bool // a line asks about one other person's address without naming it
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
-	subjectAsks        ask
-	subjectFirst       [5]said
+	// question: a line of its words only asks whether they are blocked
+	// (not "don't block anything else" beside a stop).
+	question     bool
+	subjectAsks  ask
+	subjectFirst [5]said
 	// subjectOwn: the subject is the mail's own, not a reply's or a
 	// forward's.
 	subjectOwn bool
@@ -162,6 +165,7 @@ func (st *mailStatement) words(s said) {
 	st.selective = st.selective || s.selective
 	st.someone = st.someone || s.someone
 	st.forgets = st.forgets || s.forgets
+	st.question = st.question || s.asks == aCheck
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -682,6 +686,10 @@ var modeRules = []modeRule{
 	// suppression list?
 	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce }, ModeUnsure, of(aRemove),
 		"asks to remove, which may mean to stop mail or to take off the suppression list"},
+	// "Is x@… on a block list? …" beside a stop: to check first, or to
+	// stop the mail? Blocking is no answer to someone asking whether
+	// they are blocked.
+	{func(c modeCase) bool { return c.st.question && c.asks&(aSuppress|aRemove) != 0 }, ModeUnsure, of(aCheck), "asks whether they are blocked and to get no more mail"},
 	{func(c modeCase) bool { return c.asks&(aSuppress|aRemove) != 0 }, ModeAdd, either(aSuppress, aRemove), "asks to get no more mail"},
 	{func(modeCase) bool { return true }, ModeCheck, of(aCheck), "only asks whether they are blocked"},
 }

@@ -70,3 +70,34 @@ Please unsubscribe a@mail.example and b@mail.example.
 		})
 	}
 }
+
+// A mail that asks whether an address is blocked and, on another line,
+// says a word of stopping mail ("spam", "stop") is not a request to block
+// it: the proposal is unsure. "Don't block anything else" beside a stop
+// is a narrowing, not a question, and the stop stands.
+func TestQuestionBesideAStopIsUnsure(t *testing.T) {
+	cases := []struct {
+		name, text string
+		want       ticket.Mode
+	}{
+		{"a question beside a stop", `From: Sanne <sanne@dewit.example>
+To: support@ourcompany.test
+
+Please unsubscribe administratie@dewit.example from the newsletter.
+Can you check whether that address is on a block list on your side?
+`, ticket.ModeUnsure},
+		{"a stop narrowed", `From: Clinic <manager@clinic.example>
+To: support@ourcompany.test
+
+Please stop the promotional emails to frontdesk@clinic.example. Please don't block anything else.
+`, ticket.ModeAdd},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := ticket.Read(c.text).Propose(ticket.NewOwn(nil))
+			if p.Mode != c.want {
+				t.Errorf("proposes %s (%s), want %s", p.Mode, p.Why, c.want)
+			}
+		})
+	}
+}
