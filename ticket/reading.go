@@ -15,9 +15,6 @@ type Reading struct {
 	Requester *string    `json:"requester"`
 	Reference *Reference `json:"reference"`
 	Evidence  []Said     `json:"evidence"`
-	// Asks holds what the agent must settle before the proposal is
-	// followed (Proposal.Ask), empty when nothing.
-	Asks []string `json:"asks"`
 	// Proposal is the whole proposal (the words and line that decided,
 	// what the agent must settle).
 	Proposal Proposal `json:"-"`
@@ -40,7 +37,7 @@ func (t *Ticket) Reading(own Own) Reading {
 	if r.Evidence == nil {
 		r.Evidence = []Said{}
 	}
-	r.Asks = append([]string{}, p.Ask...)
+
 	if t.HasReference {
 		ref := t.Reference
 		r.Reference = &ref

@@ -291,6 +291,11 @@ func (b *phraseBook) walk(ws []word, i, k int, buf []byte, accents bool) (c clas
 		for _, next := range b.nextOf(at[:0], string(buf), ws[k].s, accents) {
 			f.take(next.walk(ws, i, k+1, buf, accents))
 		}
+		if rest := elided(ws[k].s); rest != "" {
+			for _, next := range b.nextOf(at[:0], folded(rest), rest, accents) {
+				f.take(next.walk(ws, i, k+1, buf, accents))
+			}
+		}
 	}
 	if b.gap != nil {
 		// The gap's words, then the rest; the longest wins.
@@ -301,6 +306,30 @@ func (b *phraseBook) walk(ws []word, i, k int, buf []byte, accents bool) (c clas
 		}
 	}
 	return f.c, f.n, f.gapped
+}
+
+// elided is the word w without the article or particle elided onto it
+// ("d'arrêter", "l’adresse", "qu'il", "dell'indirizzo"): a phrase's word
+// ("arrêter") stands after it. "" when w has none.
+func elided(w string) string {
+	i := strings.IndexAny(w, "'’")
+	if i < 1 || i > 4 {
+		return ""
+	}
+	rest := w[i+1:]
+	if w[i] != '\'' {
+		rest = w[i+len("’"):]
+	}
+	if rest == "" || !elisions[strings.ToLower(w[:i])] {
+		return ""
+	}
+	return rest
+}
+
+// elisions are the French and Italian words elided before a vowel.
+var elisions = map[string]bool{
+	"d": true, "l": true, "j": true, "m": true, "n": true, "s": true, "t": true, "c": true, "qu": true,
+	"dell": true, "all": true, "dall": true, "nell": true, "sull": true, "un": true, "quest": true,
 }
 
 // found is the longest phrase a walk has found.
