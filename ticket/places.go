@@ -11,7 +11,9 @@ import (
 // proposal would send stand in places of the ticket apart from each other
 // (a second paragraph, an older mail, the lines under a closing), the
 // rule has taken in an address by reasoning about the text around it, and
-// a careful agent looks before sending: the proposal asks.
+// a careful agent looks before sending: the proposal asks. So it does
+// when a bounce report under the request failed for an address the
+// proposal leaves out: the request may be about that one.
 
 // blocks are where the text's blocks begin: the lines with text after an
 // empty one, but for one under a line that ends with ':' (a list
@@ -57,9 +59,13 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 	}
 	f := t.factsOf(*w, own)
 	var places []*place
+	var failed []string // bounce reports' recipients left out as older mail's
 	for _, v := range t.order {
 		d := t.decide(v, t.records[v], own, f).For(dir)
 		if d.Leave {
+			if d.Reason == ReasonOlder && t.failedRecipient(v) {
+				failed = append(failed, v)
+			}
 			continue
 		}
 		key, line := t.placeOf(v, d, w)
@@ -71,15 +77,30 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 		}
 		places[i].values = append(places[i].values, v)
 	}
+	if len(places) > 0 && len(failed) > 0 {
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce report under the request failed for %s, which is not a target: check which address is meant", strings.Join(failed, ", ")))
+	}
 	if len(places) < 2 {
 		return
 	}
+	sort.Slice(places, func(i, j int) bool { return places[i].line < places[j].line })
 	lines := make([]string, len(places))
 	for i, p := range places {
 		lines[i] = fmt.Sprint(p.line)
 		w.p.Evidence = append(w.p.Evidence, Said{Line: p.line, Text: t.lines[p.line], Says: "targets here: " + strings.Join(p.values, ", ")})
 	}
 	w.p.Ask = append(w.p.Ask, fmt.Sprintf("the targets stand apart in the ticket (lines %s): check that each is meant", strings.Join(lines, ", ")))
+}
+
+// failedRecipient reports an address a bounce report of the ticket
+// failed to reach: in its words, past where it begins to be one.
+func (t *Ticket) failedRecipient(v string) bool {
+	for _, o := range t.records[v].occ {
+		if m := t.mails[o.msg]; m.bounce && o.zone == zBody && o.line >= m.bounceAt {
+			return true
+		}
+	}
+	return false
 }
 
 // placeOf is where the target v stands for the proposal: for a role (a

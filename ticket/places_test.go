@@ -101,3 +101,35 @@ Please stop the promotional emails to frontdesk@clinic.example. Please don't blo
 		})
 	}
 }
+
+// A bounce report forwarded under a request that names another address
+// (where mail may still go) asks: the request may be about the address
+// the report failed for, which the proposal leaves out.
+func TestBounceRecipientLeftOutAsks(t *testing.T) {
+	text := `From: IT <it@firm.example>
+To: support@ourcompany.test
+Subject: Fwd: Undelivered Mail Returned to Sender
+
+Hello, our colleague Marta has left and her mailbox is closed. Please stop sending to her.
+Mail for the firm can go on reaching office@firm.example as before.
+
+---------- Forwarded message ---------
+From: Mail Delivery System <MAILER-DAEMON@mx.firm.example>
+Subject: Undelivered Mail Returned to Sender
+To: bounces@ourcompany.test
+
+This is the mail system at host mx.firm.example.
+
+I'm sorry to have to inform you that your message could not
+be delivered to one or more recipients.
+
+<m.ross@firm.example>: host mx.firm.example[local]
+    said: 550 5.1.1 <m.ross@firm.example>: Recipient address
+    rejected: User unknown in virtual mailbox table
+`
+	p := ticket.Read(text).Propose(ticket.NewOwn([]string{"@ourcompany.test"}))
+	got := strings.Join(p.Ask, "; ")
+	if p.Mode.Changes() && !strings.Contains(got, "failed for m.ross@firm.example") {
+		t.Errorf("proposes add, asks %q; want it to ask about m.ross@firm.example", got)
+	}
+}
