@@ -109,7 +109,7 @@ func (t *Ticket) failedRecipient(v string) bool {
 // bounce report's recipients all in one place.
 func (t *Ticket) placeOf(v string, d Decision, w *weighing) (key, line int) {
 	if d.Decided() && d.By.Line > 0 {
-		return t.blocks.of(d.By.Line), d.By.Line
+		return t.blocks.of(d.By.Line) * zones, d.By.Line
 	}
 	occ := t.records[v].occ
 	o := occ[0]
@@ -122,5 +122,10 @@ func (t *Ticket) placeOf(v string, d Decision, w *weighing) (key, line int) {
 	if m := t.mails[o.msg]; m.bounce {
 		return -1 - o.msg, o.line
 	}
-	return t.blocks.of(o.line), o.line
+	// A header block's lines are places of their own: the sender of a
+	// forwarded mail is not where it went.
+	return t.blocks.of(o.line)*zones + int(o.zone), o.line
 }
+
+// zones is more than the number of zones, for the places' keys.
+const zones = 32

@@ -35,6 +35,27 @@ Sorry, I gave you the wrong one. The right address is ana.r2@correo.example.
 On Mon, 23 Nov 2026, Ana Ruiz <ana@correo.example> wrote:
 > Please unsubscribe ana.r@correo.example from your newsletter.
 `, "check that each is meant"},
+		{"the sender and the recipient of a forwarded mail", `From: Rick Alden <rick@agency.example>
+To: support@ourcompany.test
+Subject: FW: Newsletter
+
+Hi team,
+
+We run the campaigns of Star Bakery on your platform. We got the request below from one of their customers, who asked before. Could you please block his address so he gets nothing more from the bakery?
+
+Thanks,
+Rick
+
+________________________________
+From: Joe Fern <joe.fern@mail.example>
+Sent: Tuesday, November 24, 2026 6:12 PM
+To: hello@starbakery.example
+Subject: Newsletter
+
+Please stop sending me the weekly newsletter.
+
+Joe
+`, "check that each is meant"},
 		{"a list announced, its entries apart", `From: HR <hr@lind.example>
 To: support@ourcompany.test
 
