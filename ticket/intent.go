@@ -111,7 +111,10 @@ type mailStatement struct {
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	// question: a line of its words only asks whether they are blocked
 	// (not "don't block anything else" beside a stop).
-	question     bool
+	question bool
+	// picks: a line of its own picks the targets by a condition ("just
+	// the first two").
+	picks        bool
 	subjectAsks  ask
 	subjectFirst [5]said
 	// subjectOwn: the subject is the mail's own, not a reply's or a
@@ -166,6 +169,7 @@ func (st *mailStatement) words(s said) {
 	st.someone = st.someone || s.someone
 	st.forgets = st.forgets || s.forgets
 	st.question = st.question || s.asks == aCheck
+	st.picks = st.picks || s.selective && s.asks == 0
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -640,6 +644,9 @@ func firstChange(c modeCase) ask         { return lowest(c.asks &^ aCheck) }
 // modeRules are the rules of the mode, tried in order.
 var modeRules = []modeRule{
 	{func(c modeCase) bool { return c.asks&aWithdraw != 0 && c.asks&changing == 0 }, ModeCheck, of(aWithdraw), "takes the request back: change nothing"},
+	// "Just the first two please" under a list of IDs, in a line of its
+	// own: which two, a person must say.
+	{func(c modeCase) bool { return c.ids > 0 && c.st.picks && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its IDs in words the rule cannot follow: choose them by hand"},
 	{func(c modeCase) bool { return c.ids > 0 && c.asks&(aRelease|aRemove) != 0 && c.asks&aSuppress == 0 },
 		ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
 	{func(c modeCase) bool { return c.ids > 0 && c.addrs == 0 }, ModeUnsure, firstChange, "names suppression IDs, which can only be removed"},
