@@ -431,8 +431,15 @@ func withoutKindLead(t string) string {
 // author, folded ("Jordan (Lumenly) · 10:52 AM" is "lumenly"), "" for
 // none.
 func commentTeamOf(t string) string {
-	m := authorTeam.FindStringSubmatch(withoutKindLead(withoutCommentLead(t)))
+	head := withoutKindLead(withoutCommentLead(t))
+	m := authorTeam.FindStringSubmatch(head)
 	if m == nil {
+		// A chat's bot ("Lumenly Bot · 3:18 PM") speaks for us.
+		if i := strings.IndexAny(head, "·•,|"); i > 0 {
+			if ws := strings.Fields(head[:i]); len(ws) > 0 && folded(ws[len(ws)-1]) == "bot" {
+				return "bot"
+			}
+		}
 		return ""
 	}
 	return folded(strings.TrimSpace(m[1]))
