@@ -498,6 +498,15 @@ func otherID(ws []word, off int) bool {
 	return label && id
 }
 
+// suppressionID reports a UUID that may be a suppression's ID: the
+// services make them random (version 4, the hosted one) or time-ordered
+// (version 7, shush's own). One of another version (a time-based request
+// or correlation ID, version 1) is always something else's.
+func suppressionID(raw string) bool {
+	v, err := api.NormalizeID(raw)
+	return err == nil && (v[14] == '4' || v[14] == '7')
+}
+
 // placeTokens decides where each token of a line of words stands.
 func (r *Reader) placeTokens(l *line, ms []match) {
 	contactAt, writer := wordsAbout(l, ms)
@@ -508,7 +517,7 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		f := &l.toks[i]
 		switch f.Kind {
 		case ID:
-			if otherID(l.ws, f.off) {
+			if otherID(l.ws, f.off) || !suppressionID(f.Raw) {
 				// "Trace ID: …": an ID of something else, never a
 				// suppression's (Ticket.Roles leaves it out).
 				if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
