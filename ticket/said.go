@@ -489,6 +489,10 @@ func otherID(ws []word, off int) bool {
 	label, id := false, false
 	for k := at - 1; k >= max(at-3, 0); k-- {
 		switch w := ws[k].s; {
+		case compoundID(w):
+			// "Korrelations-ID", "Transaktions-ID": a label and its ID
+			// word in one.
+			label, id = true, true
 		case phraseBooks().has("other-id", w):
 			label = true
 		case phraseBooks().has("id-word", w):
@@ -505,6 +509,18 @@ func otherID(ws []word, off int) bool {
 func suppressionID(raw string) bool {
 	v, err := api.NormalizeID(raw)
 	return err == nil && (v[14] == '4' || v[14] == '7')
+}
+
+// compoundID reports a word that joins a label of another thing's ID to
+// an ID word with a hyphen, a joining "s" between them or not
+// ("Korrelations-ID", "Fehler-ID").
+func compoundID(w string) bool {
+	i := strings.LastIndexByte(w, '-')
+	if i <= 0 || !phraseBooks().has("id-word", w[i+1:]) {
+		return false
+	}
+	label := w[:i]
+	return phraseBooks().has("other-id", label) || strings.HasSuffix(label, "s") && phraseBooks().has("other-id", label[:len(label)-1])
 }
 
 // placeTokens decides where each token of a line of words stands.
