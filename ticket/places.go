@@ -78,7 +78,7 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 		places[i].values = append(places[i].values, v)
 	}
 	if len(places) > 0 && len(failed) > 0 {
-		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce report under the request failed for %s, which is not a target: check which address is meant", strings.Join(failed, ", ")))
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce below failed for %s, not a target: check which is meant", strings.Join(failed, ", ")))
 	}
 	if len(places) < 2 {
 		return
@@ -89,7 +89,7 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 		lines[i] = fmt.Sprint(p.line)
 		w.p.Evidence = append(w.p.Evidence, Said{Line: p.line, Text: t.lines[p.line], Says: "targets here: " + strings.Join(p.values, ", ")})
 	}
-	w.p.Ask = append(w.p.Ask, fmt.Sprintf("the targets stand apart in the ticket (lines %s): check that each is meant", strings.Join(lines, ", ")))
+	w.p.Ask = append(w.p.Ask, fmt.Sprintf("targets stand apart (lines %s): check each is meant", strings.Join(lines, ", ")))
 }
 
 // failedRecipient reports an address a bounce report of the ticket

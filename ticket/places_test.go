@@ -34,7 +34,7 @@ Sorry, I gave you the wrong one. The right address is ana.r2@correo.example.
 
 On Mon, 23 Nov 2026, Ana Ruiz <ana@correo.example> wrote:
 > Please unsubscribe ana.r@correo.example from your newsletter.
-`, "check that each is meant"},
+`, "check each is meant"},
 		{"the sender and the recipient of a forwarded mail", `From: Rick Alden <rick@agency.example>
 To: support@ourcompany.test
 Subject: FW: Newsletter
@@ -55,7 +55,7 @@ Subject: Newsletter
 Please stop sending me the weekly newsletter.
 
 Joe
-`, "check that each is meant"},
+`, "check each is meant"},
 		{"a list announced, its entries apart", `From: HR <hr@lind.example>
 To: support@ourcompany.test
 
