@@ -326,10 +326,26 @@ var doubts = []struct {
 		return w.p.Mode == ModeRemoveIDs && t.keepsSomeID(*w)
 	}, "a sentence naming suppression IDs keeps one without saying which",
 		"the ticket keeps one of its IDs: choose the IDs by hand"},
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode.Changes() && t.hesitates(*w)
+	}, "does not know which address is meant",
+		"the writer is not sure which address is meant: ask"},
 	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
 		return t.turnsDisagree(w, sts, own)
 	}, "a transcript whose order is not known asks both ways",
 		"the transcript's messages ask both ways and do not say which came last"},
+}
+
+// hesitates reports a line of the deciding mails' words that does not
+// know which address is meant ("not sure which one the reminders go to")
+// in a mail that names addresses.
+func (t *Ticket) hesitates(w weighing) bool {
+	for _, s := range t.said {
+		if s.hesitates && !s.subject && (w.targets[s.msg] || s.msg == w.asker) && t.mails[s.msg].named > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // doubt makes the proposal unsure for each of the doubts that holds.

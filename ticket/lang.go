@@ -61,6 +61,7 @@ const (
 	cOnly        // narrows the request to what the line names
 	cAlso        // adds to the request ("also", "too"): no narrowing
 	cSelective   // picks targets by a condition ("the rows marked …"): a person must choose
+	cHesitate    // does not know which address is meant ("not sure which"): a person must ask
 	cForwarding  // a cover note: the writer passes on a request below
 	cBounce      // a bounce report's words
 	cFailed      // a failure next to a bounced recipient
@@ -91,7 +92,7 @@ var sections = map[string]struct {
 	"suppress": {cSuppress, inWords}, "release": {cRelease, inWords}, "check": {cCheck, inWords},
 	"remove": {cRemove, inWords}, "withdraw": {cWithdraw, inWords}, "except": {cExcept, inWords}, "exclude": {cExclude, inWords}, "not-suppress": {cNotSuppress, inWords},
 	"except-after": {cExceptAfter, inWords}, "wave-off": {cWaveOff, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords}, "behalf": {cBehalf, inWords},
-	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
+	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "hesitate": {cHesitate, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "from-here": {cFromHere, inWords},

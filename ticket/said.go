@@ -53,6 +53,8 @@ type said struct {
 	missing bool
 	// selective: it picks its targets by a condition.
 	selective bool
+	// hesitates: it does not know which address is meant.
+	hesitates bool
 	// someone: it asks about one other person's address without naming
 	// it ("stop sending to her address").
 	someone bool
@@ -240,7 +242,7 @@ func (s *said) bareRequest(l *line, subject bool) {
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.behalf || s.forgets || s.keepsWriter
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.behalf || s.forgets || s.keepsWriter
 }
 
 // read notes what the phrases of a line say.
@@ -346,6 +348,7 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 // lineFlags are what the other classes of phrases mark a line with.
 var lineFlags = map[class]func(s *said){
 	cSelective:  func(s *said) { s.selective = true },
+	cHesitate:   func(s *said) { s.hesitates = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
 	cBelow:      func(s *said) { s.below = true },
