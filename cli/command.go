@@ -54,6 +54,30 @@ func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
 	return cmd
 }
 
+// groupArgs refuses an unknown subcommand of a command group with a usage
+// error.
+func groupArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return unknownCommand(cmd, args[0])
+	}
+	return nil
+}
+
+func showHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+
+// oneArg wants exactly one argument named what.
+func oneArg(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch len(args) {
+		case 1:
+			return nil
+		case 0:
+			return usagef("%s needs %s", cmd.CommandPath(), what)
+		}
+		return usagef("%s takes one argument (%s), got %d", cmd.CommandPath(), what, len(args))
+	}
+}
+
 // printOut prints a command's answer: v as JSON when JSON is asked for or
 // stdout is no terminal, else what human writes to stdout.
 func (a *app) printOut(v any, human func(w io.Writer) error) error {
