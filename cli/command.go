@@ -87,13 +87,17 @@ func (a *app) printOut(v any, human func(w io.Writer) error) error {
 	return human(a.io.Out)
 }
 
-// printDone is printOut for a sentence: v as JSON, or the sentence (its
-// arguments made safe by the caller) on a line of its own.
+// printDone is printOut for a sentence: v as JSON, or the sentence (say).
 func (a *app) printDone(v any, format string, args ...any) error {
-	return a.printOut(v, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, format+"\n", args...)
-		return err
-	})
+	return a.printOut(v, func(io.Writer) error { return a.say(format, args...) })
+}
+
+// say tells a person what a command did: the sentence (its arguments made
+// safe by the caller) on a line of its own on stdout. Its error is the
+// write's (a closed pipe).
+func (a *app) say(format string, args ...any) error {
+	_, err := fmt.Fprintf(a.io.Out, format+"\n", args...)
+	return err
 }
 
 // onStore opens the database --db names (the default one when dsn is

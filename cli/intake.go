@@ -201,10 +201,7 @@ func runIntakeDelete(ctx context.Context, o *intakeDeleteOptions) error {
 	}
 	return callService(ctx, o.app, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
 		func(conn *connection, err error) error { return intakeErr(conn, id, err) },
-		func(_ *connection, in api.Intake) error {
-			fmt.Fprintf(o.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
-			return nil
-		})
+		func(_ *connection, in api.Intake) error { return o.say("Deleted intake endpoint %s.", safeText(in.ID)) })
 }
 
 func (a *app) intakeDeleteCommand() *cobra.Command {

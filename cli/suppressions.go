@@ -201,8 +201,7 @@ func runRemove(ctx context.Context, o *removeOptions) error {
 	return callService(ctx, o.app, func(c *client.Client) (api.Suppression, error) { return c.Remove(ctx, ref) },
 		func(conn *connection, err error) error { return notListed(conn, ref, err) },
 		func(_ *connection, out api.Suppression) error {
-			_, err := fmt.Fprintf(o.io.Out, "Removed %s (ID %s).\n", safeText(ref), safeText(out.ID))
-			return err
+			return o.say("Removed %s (ID %s).", safeText(ref), safeText(out.ID))
 		})
 }
 

@@ -187,17 +187,14 @@ type replayOptions struct {
 
 // runReplay sends one event of a webhook once more.
 func runReplay(ctx context.Context, o *replayOptions) error {
-	id, err := webhookID("webhook", o.Webhook)
-	if err != nil {
-		return err
-	}
 	evID, err := webhookID("event", o.Event)
 	if err != nil {
 		return err
 	}
-	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
-		func(api.WebhookEvent) error {
-			_, err := fmt.Fprintf(o.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
-			return err
+	return onWebhook(ctx, o.app, o.Webhook, func(c *client.Client, id string) (api.WebhookEvent, error) {
+		return c.ReplayWebhookEvent(ctx, id, evID)
+	},
+		func(id string, _ api.WebhookEvent) error {
+			return o.say("Event %s of webhook %s is queued for one more attempt.", safeText(evID), safeText(id))
 		})
 }
