@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -265,11 +266,7 @@ type webhooksShowOptions struct {
 }
 
 func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
-	id, err := webhookID("webhook", o.Arg)
-	if err != nil {
-		return err
-	}
-	return o.onService(ctx, func(conn *connection) error {
+	return o.withWebhook(ctx, o.Arg, func(conn *connection, id string) error {
 		w, err := findWebhook(ctx, conn, id, o.Secret)
 		if err != nil {
 			return err
@@ -419,19 +416,28 @@ func (a *app) updateWebhook(ctx context.Context, arg string, u api.UpdateWebhook
 		func(id string, _ api.Webhook) error { return a.say("%s webhook %s.", done, safeText(id)) })
 }
 
-// onWebhook makes one call about the webhook arg names on the configured
-// service and prints its answer: the API's JSON with --json (or off a
-// terminal), else what human writes. arg is checked first (webhookID), so
-// that a URL or a secret given by mistake is never sent; call and human
-// get the ID as checked.
-func onWebhook[T any](ctx context.Context, a *app, arg string, call func(c *client.Client, id string) (T, error), human func(id string, v T) error) error {
+// withWebhook connects to the configured service for fn, a command about
+// the webhook arg names. arg is checked first (webhookID), so that a URL
+// or a secret given by mistake is never sent; fn gets the ID as checked.
+func (a *app) withWebhook(ctx context.Context, arg string, fn func(conn *connection, id string) error) error {
 	id, err := webhookID("webhook", arg)
 	if err != nil {
 		return err
 	}
-	return callService(ctx, a, func(c *client.Client) (T, error) { return call(c, id) },
-		func(conn *connection, err error) error { return webhookErr(conn, id, err) },
-		func(_ *connection, v T) error { return human(id, v) })
+	return a.onService(ctx, func(conn *connection) error { return fn(conn, id) })
+}
+
+// onWebhook makes one call about the webhook arg names (withWebhook) and
+// prints its answer: the API's JSON with --json (or off a terminal), else
+// what human writes.
+func onWebhook[T any](ctx context.Context, a *app, arg string, call func(c *client.Client, id string) (T, error), human func(id string, v T) error) error {
+	return a.withWebhook(ctx, arg, func(conn *connection, id string) error {
+		v, err := call(conn.Client, id)
+		if err != nil {
+			return webhookErr(conn, id, err)
+		}
+		return a.printOut(v, func(io.Writer) error { return human(id, v) })
+	})
 }
 
 type webhooksRotateOptions struct {

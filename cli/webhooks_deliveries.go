@@ -32,17 +32,15 @@ type deliveriesOptions struct {
 
 // runDeliveries lists a webhook's events, or one event's attempts.
 func runDeliveries(ctx context.Context, o *deliveriesOptions) error {
-	id, err := webhookID("webhook", o.Webhook)
-	if err != nil {
-		return err
-	}
-	evID := o.Event
-	if evID != "" {
-		if evID, err = webhookID("event", evID); err != nil {
+	var evID string
+	if o.Event != "" {
+		id, err := webhookID("event", o.Event)
+		if err != nil {
 			return err
 		}
+		evID = id
 	}
-	return o.onService(ctx, func(conn *connection) error {
+	return o.withWebhook(ctx, o.Webhook, func(conn *connection, id string) error {
 		if evID != "" {
 			return o.printEvent(ctx, conn, id, evID, o.Paging)
 		}
