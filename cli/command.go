@@ -12,9 +12,9 @@ package cli
 //     checks its fields (a mistake of the caller is usagef: exit 2), reaches
 //     the service with onService or callService (or the database of --db
 //     with onStore), and prints with printOut (the API's JSON, or the text
-//     for a person) or a listing. Other exit statuses are exitErr; Main
-//     turns every error into one sentence (or the JSON error document) and
-//     its status, once, for all.
+//     for a person; say for a sentence) or a listing. Other exit statuses
+//     are exitErr; Main turns every error into one sentence (or the JSON
+//     error document) and its status, once, for all.
 //   - The cobra command (xCommand) is made by command(o, use, short, args,
 //     runX, &o.Arg…): the use line, the summary, the arguments' check, the
 //     run function and the fields the arguments go in; commandPaging for a

@@ -11,7 +11,7 @@ import (
 
 // What a command that takes entries off a list asks first, on a terminal
 // (or refuses without --yes elsewhere): one removal, an undo, a batch or
-// a sync that removes.
+// a sync that removes; and the line of stdin that answers it.
 
 // confirm asks the question on a terminal and says whether the answer was
 // "y" or "yes". Without a terminal to ask on (or when stdin carries the
@@ -56,7 +56,7 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 	}
 	got := make(chan answer, 1)
 	go func() {
-		line, err := bufio.NewReader(a.io.In).ReadString('\n')
+		line, err := a.stdinLine()
 		got <- answer{line, err}
 	}()
 	var line string
@@ -65,15 +65,26 @@ func (a *app) confirmAfter(ctx context.Context, yes, stdinIsInput bool, question
 		fmt.Fprintln(a.io.ErrOut)
 		return false, exitErr{ExitInterrupted, errors.New("interrupted: nothing removed")}
 	case ans := <-got:
-		if ans.err != nil && ans.err != io.EOF {
+		if ans.err != nil {
 			return false, usagef("cannot read the answer: %v", ans.err)
 		}
 		line = ans.line
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
+	switch strings.ToLower(line) {
 	case "y", "yes":
 		return true, nil
 	}
 	fmt.Fprintln(a.io.ErrOut, "Nothing removed.")
 	return false, nil
+}
+
+// stdinLine reads the first line of stdin (at most 4 KiB), trimmed: a
+// person's answer, or a secret given on stdin to keep it out of the
+// process list. Stdin ending without a newline is no error.
+func (a *app) stdinLine() (string, error) {
+	line, err := bufio.NewReader(io.LimitReader(a.io.In, 4096)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	return strings.TrimSpace(line), nil
 }
