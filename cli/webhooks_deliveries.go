@@ -189,10 +189,10 @@ func runReplay(ctx context.Context, o *replayOptions) error {
 	if err != nil {
 		return err
 	}
-	return onWebhook(ctx, o.app, o.Webhook, func(c *client.Client, id string) (api.WebhookEvent, error) {
+	replay := func(c *client.Client, id string) (api.WebhookEvent, error) {
 		return c.ReplayWebhookEvent(ctx, id, evID)
-	},
-		func(id string, _ api.WebhookEvent) error {
-			return o.say("Event %s of webhook %s is queued for one more attempt.", safeText(evID), safeText(id))
-		})
+	}
+	return onWebhook(ctx, o.app, o.Webhook, replay, func(id string, _ api.WebhookEvent) error {
+		return o.say("Event %s of webhook %s is queued for one more attempt.", safeText(evID), safeText(id))
+	})
 }
