@@ -12,9 +12,9 @@ package cli
 //     checks its fields (a mistake of the caller is usagef: exit 2), reaches
 //     the service with onService or callService (or the database of --db
 //     with onStore), and prints with printOut (the API's JSON, or the text
-//     for a person) or a listing. Other exit statuses are exitErr; Main
-//     turns every error into one sentence (or the JSON error document) and
-//     its status, once, for all.
+//     for a person; say for a sentence) or a listing. Other exit statuses
+//     are exitErr; Main turns every error into one sentence (or the JSON
+//     error document) and its status, once, for all.
 //   - The cobra command (xCommand) is made by command(o, use, short, args,
 //     runX, &o.Arg…): the use line, the summary, the arguments' check, the
 //     run function and the fields the arguments go in; commandPaging for a
@@ -54,6 +54,30 @@ func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
 	return cmd
 }
 
+// groupArgs refuses an unknown subcommand of a command group with a usage
+// error.
+func groupArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return unknownCommand(cmd, args[0])
+	}
+	return nil
+}
+
+func showHelp(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+
+// oneArg wants exactly one argument named what.
+func oneArg(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch len(args) {
+		case 1:
+			return nil
+		case 0:
+			return usagef("%s needs %s", cmd.CommandPath(), what)
+		}
+		return usagef("%s takes one argument (%s), got %d", cmd.CommandPath(), what, len(args))
+	}
+}
+
 // printOut prints a command's answer: v as JSON when JSON is asked for or
 // stdout is no terminal, else what human writes to stdout.
 func (a *app) printOut(v any, human func(w io.Writer) error) error {
@@ -63,13 +87,17 @@ func (a *app) printOut(v any, human func(w io.Writer) error) error {
 	return human(a.io.Out)
 }
 
-// printDone is printOut for a sentence: v as JSON, or the sentence (its
-// arguments made safe by the caller) on a line of its own.
+// printDone is printOut for a sentence: v as JSON, or the sentence (say).
 func (a *app) printDone(v any, format string, args ...any) error {
-	return a.printOut(v, func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, format+"\n", args...)
-		return err
-	})
+	return a.printOut(v, func(io.Writer) error { return a.say(format, args...) })
+}
+
+// say tells a person what a command did: the sentence (its arguments made
+// safe by the caller) on a line of its own on stdout. Its error is the
+// write's (a closed pipe).
+func (a *app) say(format string, args ...any) error {
+	_, err := fmt.Fprintf(a.io.Out, format+"\n", args...)
+	return err
 }
 
 // onStore opens the database --db names (the default one when dsn is

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -267,11 +266,11 @@ func (o *setProfileOptions) key() (string, error) {
 	if key != "" {
 		return "", usagef("give the key with --api-key or --api-key-stdin, not both")
 	}
-	line, err := bufio.NewReader(o.io.In).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
+	key, err := o.stdinLine()
+	if err != nil {
 		return "", usagef("cannot read the key from stdin: %v", err)
 	}
-	if key = strings.TrimSpace(line); key == "" {
+	if key == "" {
 		return "", usagef("no key on stdin")
 	}
 	return key, nil

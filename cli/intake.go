@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -68,11 +66,11 @@ func (a *app) credentialFlag(name, v string) (string, error) {
 	if v != "-" {
 		return v, nil
 	}
-	line, err := bufio.NewReader(io.LimitReader(a.io.In, 4096)).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
+	line, err := a.stdinLine()
+	if err != nil {
 		return "", usagef("%s -: stdin could not be read: %v", name, err)
 	}
-	if line = strings.TrimSpace(line); line == "" {
+	if line == "" {
 		return "", usagef("%s -: the first line of stdin is empty", name)
 	}
 	return line, nil
@@ -201,10 +199,7 @@ func runIntakeDelete(ctx context.Context, o *intakeDeleteOptions) error {
 	}
 	return callService(ctx, o.app, func(c *client.Client) (api.Intake, error) { return c.DeleteIntake(ctx, id) },
 		func(conn *connection, err error) error { return intakeErr(conn, id, err) },
-		func(_ *connection, in api.Intake) error {
-			fmt.Fprintf(o.io.Out, "Deleted intake endpoint %s.\n", safeText(in.ID))
-			return nil
-		})
+		func(_ *connection, in api.Intake) error { return o.say("Deleted intake endpoint %s.", safeText(in.ID)) })
 }
 
 func (a *app) intakeDeleteCommand() *cobra.Command {

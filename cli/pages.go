@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,6 +28,21 @@ func (a *app) onService(ctx context.Context, fn func(conn *connection) error) er
 	}
 	defer conn.Close()
 	return fn(conn)
+}
+
+// waitNotice tells a person at a terminal why a single command is slow:
+// the client is waiting for the rate limit or before a retry.
+func (a *app) waitNotice() client.Option {
+	return client.WithWaitHook(func(w client.WaitInfo) {
+		if w.Delay < time.Second || !a.io.StderrTTY {
+			return
+		}
+		why := w.Reason.String()
+		if w.Err != nil {
+			why += " after: " + w.Err.Error()
+		}
+		fmt.Fprintf(a.io.ErrOut, "shush: waiting %s (%s)\n", w.Delay.Round(100*time.Millisecond), safeText(why))
+	})
 }
 
 // callService makes one call on the configured service and prints its

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -220,12 +219,8 @@ func (o *runsUndoOptions) undo(ctx context.Context, ri batch.RunInfo, conn *conn
 	if o.DryRun {
 		return o.printUndo(u, conn.Target, what)
 	}
-	fmt.Fprintln(o.io.ErrOut, safeText(what))
-	for _, n := range u.Notes {
-		fmt.Fprintln(o.io.ErrOut, "  "+safeText(n))
-	}
+	fmt.Fprint(o.io.ErrOut, undoSays(u, what))
 	if len(u.Values) == 0 {
-		fmt.Fprintln(o.io.ErrOut, "Nothing to undo: the run changed nothing that can be put back.")
 		return nil
 	}
 	show := func(width int) string { return touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), width) }
@@ -310,18 +305,25 @@ func (a *app) printUndo(u batch.Undo, target, what string) error {
 		return writeJSON(a.io.Out, map[string]any{"dry_run": true, "undo_of": u.Of.ID, "mode": u.Mode.String(),
 			"target": target, "notes": notes, "entries": undoEntries(u)})
 	}
-	var b strings.Builder
-	b.WriteString(safeText(what) + "\n")
+	s := undoSays(u, what)
+	if len(u.Values) > 0 {
+		s += touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), widthOf(a.io.Out))
+	}
+	return a.page(a.io.Out, s+"Nothing was sent (--dry-run).\n")
+}
+
+// undoSays is what an undo says first, and all it says when there is
+// nothing to undo: what (the run, what the undo does, where), then the
+// notes of its plan, one a line.
+func undoSays(u batch.Undo, what string) string {
+	s := safeText(what) + "\n"
 	for _, n := range u.Notes {
-		b.WriteString("  " + safeText(n) + "\n")
+		s += "  " + safeText(n) + "\n"
 	}
 	if len(u.Values) == 0 {
-		b.WriteString("Nothing to undo: the run changed nothing that can be put back.\n")
-	} else {
-		b.WriteString(touchList("It would "+undoVerb(u.Mode)+":", undoLines(u), widthOf(a.io.Out)))
+		s += "Nothing to undo: the run changed nothing that can be put back.\n"
 	}
-	b.WriteString("Nothing was sent (--dry-run).\n")
-	return a.page(a.io.Out, b.String())
+	return s
 }
 
 func undoVerb(m batch.Mode) string {

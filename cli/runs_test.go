@@ -191,3 +191,20 @@ func TestRunsPrune(t *testing.T) {
 		t.Errorf("after prune: %q", ta.out.String())
 	}
 }
+
+// What an undo says first is the same whether it sends or only shows
+// (--dry-run): the run and what the undo does, the plan's notes indented,
+// and, when nothing can be put back, that and no more; every line safe on
+// a terminal.
+func TestUndoSays(t *testing.T) {
+	what := "Undo the remove run 0195f3c2 of 2026-11-27 10:00:00: put back 2 entries on the local list."
+	u := batch.Undo{Mode: batch.Add, Values: []string{"a@example.com", "b@example.com"},
+		Notes: []string{"1 entry comes back as manual: the service takes no origins.", "evil\x1b[2Jnote"}}
+	want := what + "\n  1 entry comes back as manual: the service takes no origins.\n  evil" + safeText("\x1b[2J") + "note\n"
+	if got := undoSays(u, what); got != want || strings.Contains(got, "\x1b") {
+		t.Errorf("undo of two entries:\n%q\nwant\n%q", got, want)
+	}
+	if got := undoSays(batch.Undo{Mode: batch.RemoveIDs}, "Undo the add run 0195f3c2."); got != "Undo the add run 0195f3c2.\nNothing to undo: the run changed nothing that can be put back.\n" {
+		t.Errorf("undo of nothing: %q", got)
+	}
+}

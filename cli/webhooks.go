@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 
@@ -265,11 +266,7 @@ type webhooksShowOptions struct {
 }
 
 func runWebhooksShow(ctx context.Context, o *webhooksShowOptions) error {
-	id, err := webhookID("webhook", o.Arg)
-	if err != nil {
-		return err
-	}
-	return o.onService(ctx, func(conn *connection) error {
+	return o.withWebhook(ctx, o.Arg, func(conn *connection, id string) error {
 		w, err := findWebhook(ctx, conn, id, o.Secret)
 		if err != nil {
 			return err
@@ -346,10 +343,6 @@ type webhooksUpdateOptions struct {
 }
 
 func runWebhooksUpdate(ctx context.Context, o *webhooksUpdateOptions) error {
-	id, err := webhookID("webhook", o.Arg)
-	if err != nil {
-		return err
-	}
 	var u api.UpdateWebhookRequest
 	if o.EndpointGiven {
 		ep, err := endpointArg(o.Endpoint)
@@ -368,7 +361,7 @@ func runWebhooksUpdate(ctx context.Context, o *webhooksUpdateOptions) error {
 	if u.Endpoint == nil && u.Events == nil {
 		return usagef("webhooks update needs --endpoint or --events (enable and disable change the status)")
 	}
-	return o.updateWebhook(ctx, id, u, "Updated")
+	return o.updateWebhook(ctx, o.Arg, u, "Updated")
 }
 
 func (a *app) webhooksUpdateCommand() *cobra.Command {
@@ -410,32 +403,41 @@ type webhooksStatusOptions struct {
 
 // runWebhooksStatus enables or disables a webhook.
 func runWebhooksStatus(ctx context.Context, o *webhooksStatusOptions) error {
-	id, err := webhookID("webhook", o.Arg)
-	if err != nil {
-		return err
-	}
 	done := "Enabled"
 	if o.Status == api.WebhookDisabled {
 		done = "Disabled"
 	}
-	return o.updateWebhook(ctx, id, api.UpdateWebhookRequest{Status: &o.Status}, done)
+	return o.updateWebhook(ctx, o.Arg, api.UpdateWebhookRequest{Status: &o.Status}, done)
 }
 
-func (a *app) updateWebhook(ctx context.Context, id string, u api.UpdateWebhookRequest, done string) error {
-	return onWebhook(ctx, a, id, func(c *client.Client) (api.Webhook, error) { return c.UpdateWebhook(ctx, id, u) },
-		func(api.Webhook) error {
-			_, err := fmt.Fprintf(a.io.Out, "%s webhook %s.\n", done, safeText(id))
-			return err
-		})
+// updateWebhook changes the webhook arg names as u says, and says so.
+func (a *app) updateWebhook(ctx context.Context, arg string, u api.UpdateWebhookRequest, done string) error {
+	return onWebhook(ctx, a, arg, func(c *client.Client, id string) (api.Webhook, error) { return c.UpdateWebhook(ctx, id, u) },
+		func(id string, _ api.Webhook) error { return a.say("%s webhook %s.", done, safeText(id)) })
 }
 
-// onWebhook makes one call about webhook id on the configured service and
+// withWebhook connects to the configured service for fn, a command about
+// the webhook arg names. arg is checked first (webhookID), so that a URL
+// or a secret given by mistake is never sent; fn gets the ID as checked.
+func (a *app) withWebhook(ctx context.Context, arg string, fn func(conn *connection, id string) error) error {
+	id, err := webhookID("webhook", arg)
+	if err != nil {
+		return err
+	}
+	return a.onService(ctx, func(conn *connection) error { return fn(conn, id) })
+}
+
+// onWebhook makes one call about the webhook arg names (withWebhook) and
 // prints its answer: the API's JSON with --json (or off a terminal), else
 // what human writes.
-func onWebhook[T any](ctx context.Context, a *app, id string, call func(*client.Client) (T, error), human func(T) error) error {
-	return callService(ctx, a, call,
-		func(conn *connection, err error) error { return webhookErr(conn, id, err) },
-		func(_ *connection, v T) error { return human(v) })
+func onWebhook[T any](ctx context.Context, a *app, arg string, call func(c *client.Client, id string) (T, error), human func(id string, v T) error) error {
+	return a.withWebhook(ctx, arg, func(conn *connection, id string) error {
+		v, err := call(conn.Client, id)
+		if err != nil {
+			return webhookErr(conn, id, err)
+		}
+		return a.printOut(v, func(io.Writer) error { return human(id, v) })
+	})
 }
 
 type webhooksRotateOptions struct {
@@ -444,12 +446,8 @@ type webhooksRotateOptions struct {
 }
 
 func runWebhooksRotate(ctx context.Context, o *webhooksRotateOptions) error {
-	id, err := webhookID("webhook", o.Arg)
-	if err != nil {
-		return err
-	}
-	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
-		func(w api.Webhook) error {
+	return onWebhook(ctx, o.app, o.Arg, func(c *client.Client, id string) (api.Webhook, error) { return c.RotateWebhookSecret(ctx, id) },
+		func(_ string, w api.Webhook) error {
 			t := newTable(o.io.Out)
 			t.row("id", w.ID)
 			t.row("signing secret", w.SigningSecret)
@@ -481,6 +479,8 @@ type webhooksRemoveOptions struct {
 }
 
 func runWebhooksRemove(ctx context.Context, o *webhooksRemoveOptions) error {
+	// The ID is checked before the question names it (onWebhook's check
+	// of it then passes).
 	id, err := webhookID("webhook", o.Arg)
 	if err != nil {
 		return err
@@ -488,11 +488,8 @@ func runWebhooksRemove(ctx context.Context, o *webhooksRemoveOptions) error {
 	if ok, err := o.confirmRemoval(ctx, o.Yes, "webhook "+id); !ok {
 		return err
 	}
-	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
-		func(api.Webhook) error {
-			_, err := fmt.Fprintf(o.io.Out, "Removed webhook %s.\n", safeText(id))
-			return err
-		})
+	return onWebhook(ctx, o.app, id, func(c *client.Client, id string) (api.Webhook, error) { return c.DeleteWebhook(ctx, id) },
+		func(id string, _ api.Webhook) error { return o.say("Removed webhook %s.", safeText(id)) })
 }
 
 func (a *app) webhooksRemoveCommand() *cobra.Command {

@@ -32,17 +32,15 @@ type deliveriesOptions struct {
 
 // runDeliveries lists a webhook's events, or one event's attempts.
 func runDeliveries(ctx context.Context, o *deliveriesOptions) error {
-	id, err := webhookID("webhook", o.Webhook)
-	if err != nil {
-		return err
-	}
-	evID := o.Event
-	if evID != "" {
-		if evID, err = webhookID("event", evID); err != nil {
+	var evID string
+	if o.Event != "" {
+		id, err := webhookID("event", o.Event)
+		if err != nil {
 			return err
 		}
+		evID = id
 	}
-	return o.onService(ctx, func(conn *connection) error {
+	return o.withWebhook(ctx, o.Webhook, func(conn *connection, id string) error {
 		if evID != "" {
 			return o.printEvent(ctx, conn, id, evID, o.Paging)
 		}
@@ -187,17 +185,14 @@ type replayOptions struct {
 
 // runReplay sends one event of a webhook once more.
 func runReplay(ctx context.Context, o *replayOptions) error {
-	id, err := webhookID("webhook", o.Webhook)
-	if err != nil {
-		return err
-	}
 	evID, err := webhookID("event", o.Event)
 	if err != nil {
 		return err
 	}
-	return onWebhook(ctx, o.app, id, func(c *client.Client) (api.WebhookEvent, error) { return c.ReplayWebhookEvent(ctx, id, evID) },
-		func(api.WebhookEvent) error {
-			_, err := fmt.Fprintf(o.io.Out, "Event %s of webhook %s is queued for one more attempt.\n", safeText(evID), safeText(id))
-			return err
-		})
+	replay := func(c *client.Client, id string) (api.WebhookEvent, error) {
+		return c.ReplayWebhookEvent(ctx, id, evID)
+	}
+	return onWebhook(ctx, o.app, o.Webhook, replay, func(id string, _ api.WebhookEvent) error {
+		return o.say("Event %s of webhook %s is queued for one more attempt.", safeText(evID), safeText(id))
+	})
 }

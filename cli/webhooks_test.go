@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shushlist/shush/api"
@@ -227,6 +229,46 @@ func TestWebhookIDsNotKnown(t *testing.T) {
 		if err == nil || exitCode(err) != ExitFailed || !strings.Contains(err.Error(), `no webhook has the ID "nope" on `+svc.URL+" (see shush webhooks list)") {
 			t.Errorf("%s of a bad ID: %v", name, err)
 		}
+	}
+}
+
+// A signing secret or a URL given where a webhook's ID goes is a usage
+// error of every command that names a webhook, told before anything is
+// sent: the secret never travels in a request's path.
+func TestWebhookCommandsRefuseASecretForTheID(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var sent []string
+	svc := newServiceBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			sent = append(sent, r.Method+" "+r.URL.Path)
+			mu.Unlock()
+			next.ServeHTTP(w, r)
+		})
+	})
+	ta := newTestApp(t, svc).human()
+	const event = "0195f3d0-0000-7000-8000-000000000000"
+	for bad, want := range map[string]string{
+		"whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw": "give the webhook ID (see shush webhooks list), not the signing secret",
+		"https://hooks.example.com/x":            `"https://hooks.example.com/x" is not a webhook ID`,
+	} {
+		for name, err := range map[string]error{
+			"show":       runWebhooksShow(ctx, &webhooksShowOptions{app: ta.app, Arg: bad}),
+			"update":     runWebhooksUpdate(ctx, &webhooksUpdateOptions{app: ta.app, Arg: bad, Events: []string{"added"}, EventsGiven: true}),
+			"disable":    runWebhooksStatus(ctx, &webhooksStatusOptions{app: ta.app, Arg: bad, Status: api.WebhookDisabled}),
+			"rotate":     runWebhooksRotate(ctx, &webhooksRotateOptions{app: ta.app, Arg: bad}),
+			"remove":     runWebhooksRemove(ctx, &webhooksRemoveOptions{app: ta.app, Arg: bad, Yes: true}),
+			"deliveries": runDeliveries(ctx, &deliveriesOptions{app: ta.app, Webhook: bad, Paging: paging{limit: 5}}),
+			"replay":     runReplay(ctx, &replayOptions{app: ta.app, Webhook: bad, Event: event}),
+		} {
+			if exitCode(err) != ExitUsage || err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s %s: %v; want a usage error saying %q", name, bad, err, want)
+			}
+		}
+	}
+	if len(sent) > 0 || ta.out.Len() > 0 {
+		t.Errorf("a refused ID still sent %q and printed %q", sent, ta.out.String())
 	}
 }
 
