@@ -48,18 +48,37 @@ type place struct {
 }
 
 // scattered asks, for a proposal that changes the list, when its targets
-// stand in more than one place.
+// stand in more than one place, or when it leaves out an address a
+// bounce report under the request failed for.
 func (t *Ticket) scattered(w *weighing, own Own) {
 	if !w.p.Mode.Changes() || w.p.Mode == ModeRemoveIDs || t.words == 0 || t.blocks.full || len(t.order) >= maxRecords {
 		return
 	}
+	places, failed := t.places(w, own)
+	if len(places) > 0 && len(failed) > 0 {
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce below failed for %s, not a target: check which is meant", strings.Join(failed, ", ")))
+	}
+	if len(places) < 2 {
+		return
+	}
+	lines := make([]string, len(places))
+	for i, p := range places {
+		lines[i] = fmt.Sprint(p.line)
+		w.p.Evidence = append(w.p.Evidence, Said{Line: p.line, Text: t.lines[p.line], Says: "targets here: " + strings.Join(p.values, ", ")})
+	}
+	w.p.Ask = append(w.p.Ask, fmt.Sprintf("targets stand apart (lines %s): check each is meant", strings.Join(lines, ", ")))
+}
+
+// places are where the proposal's targets stand, in the ticket's order,
+// and the bounce reports' failed recipients it leaves out as an older
+// mail's.
+func (t *Ticket) places(w *weighing, own Own) (places []*place, failed []string) {
 	dir := Suppress
 	if w.p.Mode == ModeRemove {
 		dir = Release
 	}
 	f := t.factsOf(*w, own)
-	var places []*place
-	var failed []string // bounce reports' recipients left out as older mail's
+	byKey := map[int]*place{}
 	for _, v := range t.order {
 		d := t.decide(v, t.records[v], own, f).For(dir)
 		if d.Leave {
@@ -69,27 +88,16 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 			continue
 		}
 		key, line := t.placeOf(v, d, w)
-		i := sort.Search(len(places), func(i int) bool { return places[i].key >= key })
-		if i == len(places) || places[i].key != key {
-			places = append(places, nil)
-			copy(places[i+1:], places[i:])
-			places[i] = &place{key: key, line: line}
+		p := byKey[key]
+		if p == nil {
+			p = &place{key: key, line: line}
+			byKey[key] = p
+			places = append(places, p)
 		}
-		places[i].values = append(places[i].values, v)
-	}
-	if len(places) > 0 && len(failed) > 0 {
-		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce below failed for %s, not a target: check which is meant", strings.Join(failed, ", ")))
-	}
-	if len(places) < 2 {
-		return
+		p.values = append(p.values, v)
 	}
 	sort.Slice(places, func(i, j int) bool { return places[i].line < places[j].line })
-	lines := make([]string, len(places))
-	for i, p := range places {
-		lines[i] = fmt.Sprint(p.line)
-		w.p.Evidence = append(w.p.Evidence, Said{Line: p.line, Text: t.lines[p.line], Says: "targets here: " + strings.Join(p.values, ", ")})
-	}
-	w.p.Ask = append(w.p.Ask, fmt.Sprintf("targets stand apart (lines %s): check each is meant", strings.Join(lines, ", ")))
+	return places, failed
 }
 
 // failedRecipient reports an address a bounce report of the ticket
