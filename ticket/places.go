@@ -2,8 +2,11 @@ package ticket
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/shushlist/shush/api"
 )
 
 // A request names its targets together: on the line that asks, in the
@@ -51,10 +54,21 @@ type place struct {
 // stand in more than one place, or when it leaves out an address a
 // bounce report under the request failed for.
 func (t *Ticket) scattered(w *weighing, own Own) {
-	if !w.p.Mode.Changes() || w.p.Mode == ModeRemoveIDs || t.words == 0 || t.blocks.full || len(t.order) >= maxRecords {
+	if !w.p.Mode.Changes() || t.words == 0 || t.blocks.full || len(t.order) >= maxRecords {
 		return
 	}
-	places, failed := t.places(w, own)
+	var places []*place
+	var failed []string
+	if w.p.Mode == ModeRemoveIDs {
+		places = t.idPlaces(w, own)
+		if at := t.stubbed(places); at > 0 {
+			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID by its first characters: choose the IDs by hand", at))
+		} else if at := t.namedAgain(places, own); at > 0 {
+			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID again: check it is still to go", at))
+		}
+	} else {
+		places, failed = t.places(w, own)
+	}
 	if len(places) > 0 && len(failed) > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce below failed for %s, not a target: check which is meant", strings.Join(failed, ", ")))
 	}
@@ -98,6 +112,110 @@ func (t *Ticket) places(w *weighing, own Own) (places []*place, failed []string)
 	}
 	sort.Slice(places, func(i, j int) bool { return places[i].line < places[j].line })
 	return places, failed
+}
+
+// idPlaces are where the suppression IDs a removal by ID sends stand: every
+// place a mail not ours names one (a later comment that names one of them
+// again may keep it in words the rule does not read).
+func (t *Ticket) idPlaces(w *weighing, own Own) []*place {
+	sent := map[string]bool{}
+	for _, id := range t.ids {
+		if v, err := api.NormalizeID(id.value); err == nil && w.targets[id.msg] {
+			if _, kept := t.keptIDs[v]; !kept {
+				sent[v] = true
+			}
+		}
+	}
+	var places []*place
+	byKey := map[int]*place{}
+	for _, id := range t.ids {
+		v, _ := api.NormalizeID(id.value)
+		if !sent[v] || t.ours(id.msg, own) {
+			continue
+		}
+		key := t.blocks.of(id.line)
+		p := byKey[key]
+		if p == nil {
+			p = &place{key: key, line: id.line}
+			byKey[key] = p
+			places = append(places, p)
+		}
+		if !slices.Contains(p.values, v) {
+			p.values = append(p.values, v)
+		}
+	}
+	return places
+}
+
+// stub is a word that may be the first characters of a suppression ID
+// ("el primero (el 3b7e...)", "the one starting 9f0d"), and its line.
+type stub struct {
+	hex  string
+	line int
+}
+
+// stubs notes the words of line n that may be the start of an ID: four
+// to twelve hexadecimal characters, digits and letters both.
+func (r *Reader) stubs(n int) {
+	for _, w := range r.ws {
+		h := strings.ToLower(strings.TrimRight(w.s, ".…"))
+		if len(h) < 4 || len(h) > 12 || len(r.tk.stubs) >= maxRecords || strings.Trim(h, "0123456789abcdef") != "" ||
+			strings.Trim(h, "0123456789") == "" || strings.Trim(h, "abcdef") == "" {
+			continue
+		}
+		r.tk.stubs = append(r.tk.stubs, stub{hex: h, line: n})
+	}
+}
+
+// stubbed is the first line that names one of the IDs of places by its
+// start only, after the ID itself was named ("release a1…, b2…" and then
+// "the first one (the 3b7e…) stays"), 0 for none.
+func (t *Ticket) stubbed(places []*place) int {
+	first := map[string]int{}
+	for _, p := range places {
+		for _, v := range p.values {
+			first[v] = 0
+		}
+	}
+	for _, id := range t.ids {
+		if v, err := api.NormalizeID(id.value); err == nil {
+			if at, ok := first[v]; ok && (at == 0 || id.line < at) {
+				first[v] = id.line
+			}
+		}
+	}
+	for _, s := range t.stubs {
+		for v, at := range first {
+			if strings.HasPrefix(v, s.hex) && s.line > at {
+				return s.line
+			}
+		}
+	}
+	return 0
+}
+
+// namedAgain is the first line that names one of the IDs of places again,
+// after the line that named it first (a subject's preview aside), in a
+// mail not ours: 0 for none.
+func (t *Ticket) namedAgain(places []*place, own Own) int {
+	sent := map[string]int{}
+	for _, p := range places {
+		for _, v := range p.values {
+			sent[v] = 0
+		}
+	}
+	for _, id := range t.ids {
+		v, _ := api.NormalizeID(id.value)
+		at, ok := sent[v]
+		if !ok || t.ours(id.msg, own) || id.line == t.mails[id.msg].subject {
+			continue
+		}
+		if at != 0 && id.line != at {
+			return id.line
+		}
+		sent[v] = id.line
+	}
+	return 0
 }
 
 // failedRecipient reports an address a bounce report of the ticket

@@ -154,3 +154,58 @@ be delivered to one or more recipients.
 		t.Errorf("proposes add, asks %q; want it to ask about m.ross@firm.example", got)
 	}
 }
+
+// A removal by ID asks when a later line names one of its IDs again by its
+// first characters ("the 3c1f… one stays"), or names it again in another
+// block (a later comment that may keep it in words the rule does not
+// read); an ID previewed by its start in the subject, before the request
+// names it in full, is no question.
+func TestIDsNamedAgainAsk(t *testing.T) {
+	cases := []struct {
+		name, text, ask string
+	}{
+		{"by its first characters", `Conversation with Ana Lopes
+Email: ana@lopes-tiles.example
+
+[10:02] Ana Lopes: hi, two of our addresses are blocked, the dashboard shows these suppression IDs:
+[10:03] Ana Lopes: 3c1f9a2e-7b4d-4e8a-9c61-2d5b8f0e4a17
+[10:05] Ana Lopes: and 7d2e6b10-45c3-4f9b-a7e2-91c0d4f6e385
+[10:06] Ana Lopes: can you release both?
+[10:20] Ana Lopes: sorry, my colleague says the 3c1f... one has to stay, that mailbox is gone. only the other.
+`, "line 8 names an ID by its first characters"},
+		{"again in a later comment", `SD-88 Release suppressions
+Reporter: Ana Lopes (ana@lopes-tiles.example)
+
+Description
+Please release these suppressions:
+
+3c1f9a2e-7b4d-4e8a-9c61-2d5b8f0e4a17
+7d2e6b10-45c3-4f9b-a7e2-91c0d4f6e385
+
+Activity
+Ana Lopes  24/nov/26 9:47 AM
+Correção: o 7d2e6b10-45c3-4f9b-a7e2-91c0d4f6e385 não, esse cliente pediu para sair.
+`, "names an ID again"},
+		{"previewed in the subject", `From: Sam Obi <sam@fernway.example>
+To: help@ourcompany.test
+Subject: suppression 9a4e7c10
+
+Please release 9a4e7c10-2b5f-4d83-a6c1-0e8f3b7d2a95, it was added by our test script.
+`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := ticket.Read(c.text).Propose(ticket.NewOwn(nil))
+			got := strings.Join(p.Ask, "; ")
+			switch {
+			case p.Mode == ticket.ModeUnsure:
+			case p.Mode != ticket.ModeRemoveIDs:
+				t.Fatalf("proposes %s, want remove_ids", p.Mode)
+			case c.ask == "" && got != "":
+				t.Errorf("asks %q, want no question", got)
+			case c.ask != "" && !strings.Contains(got, c.ask):
+				t.Errorf("asks %q, want %q", got, c.ask)
+			}
+		})
+	}
+}

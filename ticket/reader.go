@@ -194,6 +194,7 @@ func (r *Reader) line(n int, raw string) {
 	r.enterDepth(depth)
 	r.ws = wordsOf(r.ws, t)
 	r.block(n)
+	r.stubs(n)
 	l := &line{n: n, raw: raw, t: t, depth: depth, ws: r.ws, toks: r.tokens(n, t, r.ws)}
 	l.msg = r.msgOf(depth)
 	kind := r.classify(l)

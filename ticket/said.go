@@ -550,7 +550,7 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 			}
 			m.ids++
 			if len(r.tk.ids) < maxRecords {
-				r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg})
+				r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg, line: l.n})
 			}
 			continue
 		case WrittenOut:

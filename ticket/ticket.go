@@ -87,14 +87,15 @@ type Ticket struct {
 	senderNames     map[string]string // a sender's name, folded, by address
 	ids             []idAt
 	blocks          blocks         // where the text's blocks begin
+	stubs           []stub         // words that may be the start of an ID ("the 3b7e… one")
 	otherIDs        map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
 	keptIDs         map[string]int // IDs the words say to keep or leave ("… (ID …) please keep it", "leave 0c94… where it is"), by their line
 }
 
 // idAt is a suppression ID the words name, and where.
 type idAt struct {
-	value string
-	msg   int
+	value     string
+	msg, line int
 }
 
 // partial is an address the words name by its local part only ("the
