@@ -154,12 +154,16 @@ type stub struct {
 	line int
 }
 
+// maxStubs bounds the stubs kept: a ticket names an ID by its start a
+// few times, not thousands.
+const maxStubs = 64
+
 // stubs notes the words of line n that may be the start of an ID: four
 // to twelve hexadecimal characters, digits and letters both.
 func (r *Reader) stubs(n int) {
 	for _, w := range r.ws {
 		h := strings.ToLower(strings.TrimRight(w.s, ".…"))
-		if len(h) < 4 || len(h) > 12 || len(r.tk.stubs) >= maxRecords || strings.Trim(h, "0123456789abcdef") != "" ||
+		if len(h) < 4 || len(h) > 12 || len(r.tk.stubs) >= maxStubs || strings.Trim(h, "0123456789abcdef") != "" ||
 			strings.Trim(h, "0123456789") == "" || strings.Trim(h, "abcdef") == "" {
 			continue
 		}
