@@ -2,7 +2,6 @@ package ticket
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -92,7 +91,7 @@ func (t *Ticket) places(w *weighing, own Own) (places []*place, failed []string)
 		dir = Release
 	}
 	f := t.factsOf(*w, own)
-	byKey := map[int]*place{}
+	var at placing
 	for _, v := range t.order {
 		d := t.decide(v, t.records[v], own, f).For(dir)
 		if d.Leave {
@@ -102,16 +101,30 @@ func (t *Ticket) places(w *weighing, own Own) (places []*place, failed []string)
 			continue
 		}
 		key, line := t.placeOf(v, d, w)
-		p := byKey[key]
-		if p == nil {
-			p = &place{key: key, line: line}
-			byKey[key] = p
-			places = append(places, p)
-		}
-		p.values = append(p.values, v)
+		at.add(key, line, v)
 	}
-	sort.Slice(places, func(i, j int) bool { return places[i].line < places[j].line })
-	return places, failed
+	sort.Slice(at.places, func(i, j int) bool { return at.places[i].line < at.places[j].line })
+	return at.places, failed
+}
+
+// placing gathers values into their places, in the order first met.
+type placing struct {
+	places []*place
+	byKey  map[int]*place
+}
+
+// add puts v in the place key, which begins at line when it is new.
+func (g *placing) add(key, line int, v string) {
+	p := g.byKey[key]
+	if p == nil {
+		if g.byKey == nil {
+			g.byKey = map[int]*place{}
+		}
+		p = &place{key: key, line: line}
+		g.byKey[key] = p
+		g.places = append(g.places, p)
+	}
+	p.values = append(p.values, v)
 }
 
 // idPlaces are where the suppression IDs a removal by ID sends stand: every
@@ -126,25 +139,21 @@ func (t *Ticket) idPlaces(w *weighing, own Own) []*place {
 			}
 		}
 	}
-	var places []*place
-	byKey := map[int]*place{}
+	var at placing
+	type placed struct {
+		key int
+		v   string
+	}
+	seen := map[placed]bool{}
 	for _, id := range t.ids {
 		v, _ := api.NormalizeID(id.value)
-		if !sent[v] || t.ours(id.msg, own) {
-			continue
-		}
 		key := t.blocks.of(id.line)
-		p := byKey[key]
-		if p == nil {
-			p = &place{key: key, line: id.line}
-			byKey[key] = p
-			places = append(places, p)
-		}
-		if !slices.Contains(p.values, v) {
-			p.values = append(p.values, v)
+		if sent[v] && !seen[placed{key, v}] && !t.ours(id.msg, own) {
+			seen[placed{key, v}] = true
+			at.add(key, id.line, v)
 		}
 	}
-	return places
+	return at.places
 }
 
 // stub is a word that may be the first characters of a suppression ID

@@ -89,7 +89,7 @@ func proposalStatus(p ticket.Proposal, mode batch.Mode) string {
 	case proposedMode(p.Mode, mode) != mode:
 		return fmt.Sprintf("The ticket %s%s, but the list is in %s: the review asks for the mode.", p.Why, ev, mode)
 	case len(p.Ask) > 0:
-		return fmt.Sprintf("Mode: %s, as the ticket %s%s; the review asks first: %s.", mode, p.Why, ev, p.Ask[0])
+		return fmt.Sprintf("Mode: %s, as the ticket %s%s; the review asks first: %s.", mode, p.Why, ev, safe.Text(p.Ask[0]))
 	}
 	return fmt.Sprintf("Mode: %s, as the ticket %s%s; m changes it.", mode, p.Why, ev)
 }
@@ -140,7 +140,7 @@ func modeQuestion(t tickets, mode batch.Mode) string {
 	case p.Mode != ticket.ModeUnsure && proposedMode(p.Mode, mode) != mode:
 		return fmt.Sprintf("The ticket %s%s, but the list is in %s.", p.Why, ev, mode)
 	case len(p.Ask) > 0 && p.Mode != ticket.ModeUnsure:
-		return fmt.Sprintf("The ticket %s%s; but %s.", p.Why, ev, p.Ask[0])
+		return fmt.Sprintf("The ticket %s%s; but %s.", p.Why, ev, safe.Text(p.Ask[0]))
 	}
 	return ""
 }
