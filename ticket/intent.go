@@ -330,6 +330,13 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.hesitates(*w)
 	}, "does not know which address is meant",
 		"the writer is not sure which address is meant: ask"},
+	// "Wait, please don't block anything yet" in words no book reads,
+	// over the quoted request: the newest mail may take it back, narrow
+	// it or turn it round.
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && t.unreadSince(w.asker, sts, own) >= 0
+	}, "a newer mail than the request says something the rule does not read",
+		"a newer mail than the request says something the rule does not read: check the request still stands"},
 	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
 		return t.turnsDisagree(w, sts, own)
 	}, "a transcript whose order is not known asks both ways",
@@ -427,10 +434,54 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 		switch {
 		case m == asker:
 			return false
+		case t.mails[m].team == "bot":
+			// A chat's bot says the team will reply: no answer.
 		case !t.ours(m, own):
 			// A mail with a sender: not the ticket's title block.
 			after = after || t.mails[m].from != ""
 		case after:
+			return true
+		}
+	}
+	return false
+}
+
+// unreadWords is how many words a mail newer than the request must say,
+// none of which the books read, to leave the request in doubt: a
+// sentence and a half. Fewer are a chase or a thanks ("any news on this?
+// the shop opens early tomorrow").
+const unreadWords = 15
+
+// unreadSince is the newest mail not ours, newer than the asking mail,
+// whose words ask nothing the rule reads and are more than a few: -1 for
+// none.
+func (t *Ticket) unreadSince(asker int, sts []mailStatement, own Own) int {
+	// A bounce report is passed on by the mail over it, as is the mail
+	// a forward's words are over: those are a cover note's, not a reply's.
+	if asker < 0 || t.mails[asker].bounce {
+		return -1
+	}
+	for _, m := range t.newestFirst() {
+		if m == asker {
+			return -1
+		}
+		ml := t.mails[m]
+		if t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) {
+			continue
+		}
+		return m
+	}
+	return -1
+}
+
+// titleBlock reports the first mail of a helpdesk's export, its title and
+// fields over the comments.
+func (t *Ticket) titleBlock(m int) bool {
+	if m != 0 {
+		return false
+	}
+	for _, ml := range t.mails[1:] {
+		if ml.helpdesk {
 			return true
 		}
 	}

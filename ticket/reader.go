@@ -247,7 +247,11 @@ func (r *Reader) settle(l *line, kind lineKind) {
 		r.tk.keep(l.n, l.t)
 	}
 	if !kind.header && !kind.signature && !kind.closing && !kind.attribution && !kind.footer {
-		r.tk.words += len(l.ws) - len(l.toks)
+		n := len(l.ws) - len(l.toks)
+		r.tk.words += n
+		if l.msg >= 0 && l.msg < len(r.tk.mails) && !greetingLine(l) {
+			r.tk.mails[l.msg].words += n
+		}
 	}
 	if l.depth == 0 {
 		st.body = st.body || !kind.header

@@ -434,9 +434,11 @@ func commentTeamOf(t string) string {
 	head := withoutKindLead(withoutCommentLead(t))
 	m := authorTeam.FindStringSubmatch(head)
 	if m == nil {
-		// A chat's bot ("Lumenly Bot · 3:18 PM") speaks for us.
+		// A chat's bot ("Lumenly Bot · 3:18 PM", Intercom's "Operator ·
+		// 2:15 PM") speaks for us.
 		if i := strings.IndexAny(head, "·•,|"); i > 0 {
-			if ws := strings.Fields(head[:i]); len(ws) > 0 && folded(ws[len(ws)-1]) == "bot" {
+			ws := strings.Fields(head[:i])
+			if len(ws) > 0 && folded(ws[len(ws)-1]) == "bot" || len(ws) == 1 && folded(ws[0]) == "operator" {
 				return "bot"
 			}
 		}

@@ -139,6 +139,12 @@ type mail struct {
 	// keepsSomeID: a sentence naming an ID keeps something, not
 	// plainly that ID ("release a1…, b2… and c3…, except the last").
 	keepsSomeID bool
+	// forwards: its subject is a forward's ("Fwd: …"): its words pass
+	// the mail under it on.
+	forwards bool
+	// words counts the words of its text, outside its headers,
+	// greeting, closing and signature.
+	words int
 }
 
 // record is what the rule needs of one address: its first occurrences,
