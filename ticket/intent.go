@@ -337,6 +337,13 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.unreadSince(w.asker, sts, own) >= 0
 	}, "a newer mail than the request says something the rule does not read",
 		"a newer mail than the request says something the rule does not read: check the request still stands"},
+	// "Back in March I asked you to stop all mail to x@… (see below).
+	// Could you undo the block?": the note over the quoted request asks
+	// the other way.
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return t.newerAsksOtherWay(w, sts, own)
+	}, "a newer mail than the request asks the other way",
+		"a newer mail than the request asks the other way: check which stands"},
 	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
 		return t.turnsDisagree(w, sts, own)
 	}, "a transcript whose order is not known asks both ways",
@@ -472,6 +479,36 @@ func (t *Ticket) unreadSince(asker int, sts []mailStatement, own Own) int {
 		return m
 	}
 	return -1
+}
+
+// newerAsksOtherWay reports a mail not ours, newer than the asking mail,
+// that asks outright the other way from the proposal.
+func (t *Ticket) newerAsksOtherWay(w *weighing, sts []mailStatement, own Own) bool {
+	other := opposite(w.p.Mode)
+	if w.asker < 0 || other == 0 {
+		return false
+	}
+	for _, m := range t.newestFirst() {
+		if m == w.asker {
+			return false
+		}
+		if !t.ours(m, own) && sts[m].asks&other != 0 && sts[m].weak&other == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// opposite is the ask the other way from a mode that changes the list, 0
+// for one that does not.
+func opposite(m Mode) ask {
+	switch m {
+	case ModeAdd, ModeErase:
+		return aRelease
+	case ModeRemove, ModeRemoveIDs:
+		return aSuppress
+	}
+	return 0
 }
 
 // titleBlock reports the first mail of a helpdesk's export, its title and

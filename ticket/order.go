@@ -226,13 +226,8 @@ func (t *Ticket) turnsDisagree(w *weighing, sts []mailStatement, own Own) bool {
 	if t.ordered || w.asker < 0 || !t.mails[w.asker].helpdesk {
 		return false
 	}
-	var other ask
-	switch w.p.Mode {
-	case ModeAdd, ModeErase:
-		other = aRelease
-	case ModeRemove, ModeRemoveIDs:
-		other = aSuppress
-	default:
+	other := opposite(w.p.Mode)
+	if other == 0 {
 		return false
 	}
 	for m, ml := range t.mails {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shushlist/shush/api"
 )
@@ -70,6 +72,10 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 	}
 	if len(places) > 0 && len(failed) > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce below failed for %s, not a target: check which is meant", strings.Join(failed, ", ")))
+	}
+	if line, names := t.byName(w, places); line > 0 {
+		w.p.Evidence = append(w.p.Evidence, Said{Line: line, Text: t.lines[line], Says: "speaks of " + strings.Join(names, ", ") + " by name"})
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d speaks of %s by name: check which addresses are meant", line, strings.Join(names, ", ")))
 	}
 	if len(places) < 2 {
 		return
@@ -268,3 +274,75 @@ func (t *Ticket) placeOf(v string, d Decision, w *weighing) (key, line int) {
 
 // zones is more than the number of zones, for the places' keys.
 const zones = 32
+
+// byName finds the line where the asking mail, which names no address of
+// its own, speaks of the targets' owners by their names, when it names
+// only some of them or names them in more than one sentence ("Lucía
+// stays with us and needs the offers. Only Pablo and Marta are to go"):
+// what it says of each, a person must read. A name is a capitalized word
+// that is a piece of one target's local part (lucia of lucia.mendez@…);
+// the writer's own address is "me", never named. 0 for none.
+func (t *Ticket) byName(w *weighing, places []*place) (line int, names []string) {
+	if w.asker < 0 || t.mails[w.asker].named+t.mails[w.asker].ids > 0 {
+		return 0, nil
+	}
+	owner := map[string]string{} // a piece, folded: its one target, "" for several
+	sent := 0
+	for _, p := range places {
+		for _, v := range p.values {
+			if v == t.mails[w.asker].from {
+				continue // "me", never named
+			}
+			sent++
+			at := strings.LastIndexByte(v, '@')
+			if at < 0 {
+				continue
+			}
+			local := v[:at]
+			for _, piece := range strings.FieldsFunc(local, func(c rune) bool { return !unicode.IsLetter(c) }) {
+				if len([]rune(piece)) < 3 {
+					continue
+				}
+				k := folded(piece)
+				if was, ok := owner[k]; ok && was != v {
+					owner[k] = ""
+					continue
+				}
+				owner[k] = v
+			}
+		}
+	}
+	if sent < 2 {
+		return 0, nil
+	}
+	named := map[string]bool{}
+	sentences := map[[2]int]bool{}
+	var ws []word
+	for _, s := range t.said {
+		if s.msg != w.asker || s.subject {
+			continue
+		}
+		ws = wordsOf(ws, t.lines[s.line])
+		n := 0
+		for _, wd := range ws {
+			c, _ := utf8.DecodeRuneInString(wd.s)
+			if v := owner[folded(wd.s)]; v != "" && unicode.IsUpper(c) {
+				if !named[v] {
+					names = append(names, wd.s)
+				}
+				named[v] = true
+				sentences[[2]int{s.line, n}] = true
+				if line == 0 {
+					line = s.line
+				}
+			}
+			if wd.ends {
+				n++
+			}
+		}
+	}
+	if len(named) == 0 || len(named) == sent && len(sentences) < 2 {
+		return 0, nil
+	}
+	return line, names
+}
