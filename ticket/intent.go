@@ -168,7 +168,7 @@ func (st *mailStatement) words(s said) {
 	st.selective = st.selective || s.selective
 	st.someone = st.someone || s.someone
 	st.forgets = st.forgets || s.forgets
-	st.question = st.question || s.asks == aCheck
+	st.question = st.question || s.asks == aCheck && s.question
 	st.picks = st.picks || s.selective && s.asks == 0
 }
 

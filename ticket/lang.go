@@ -48,6 +48,7 @@ const (
 	cSuppress    // no more mail: unsubscribe, block, stop
 	cRelease     // mail again: put back, unblock, whitelist
 	cCheck       // only asks: is it blocked, why no mail
+	cKeepAll     // changes nothing of what its sentence names: a check alone, beside a stop those addresses are in doubt
 	cRemove      // remove, delete: no more mail, unless IDs or a suppression list
 	cWithdraw    // takes an earlier request back: never mind, change nothing
 	cExcept      // leaves out the address right after it: not, except, keep
@@ -89,7 +90,7 @@ var sections = map[string]struct {
 	"remove-me": {cRemoveMe, inWords}, "me": {cMe, inWords}, "suppress-us": {cSuppressUs, inWords},
 	"release-us": {cReleaseUs, inWords}, "us": {cUs, inWords}, "not-me": {cNotMe, inWords},
 	"colleague": {cColleague, inWords}, "contact": {cContact, inWords}, "request": {cRequest, inWords},
-	"suppress": {cSuppress, inWords}, "release": {cRelease, inWords}, "check": {cCheck, inWords},
+	"suppress": {cSuppress, inWords}, "release": {cRelease, inWords}, "check": {cCheck, inWords}, "keep-all": {cKeepAll, inWords},
 	"remove": {cRemove, inWords}, "withdraw": {cWithdraw, inWords}, "except": {cExcept, inWords}, "exclude": {cExclude, inWords}, "not-suppress": {cNotSuppress, inWords},
 	"except-after": {cExceptAfter, inWords}, "wave-off": {cWaveOff, inWords}, "below": {cBelow, inWords}, "not-self": {cNotSelf, inWords}, "behalf": {cBehalf, inWords},
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "hesitate": {cHesitate, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},

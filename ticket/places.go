@@ -73,6 +73,10 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 	if len(places) > 0 && len(failed) > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce below failed for %s, not a target: check which is meant", strings.Join(failed, ", ")))
 	}
+	for _, k := range t.keptTargets(w, places) {
+		w.p.Evidence = append(w.p.Evidence, Said{Line: k.line, Text: t.lines[k.line], Says: "change nothing for " + k.value})
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d says to change nothing for %s: check it is meant", k.line, k.value))
+	}
 	if line, names := t.byName(w, places); line > 0 {
 		w.p.Evidence = append(w.p.Evidence, Said{Line: line, Text: t.lines[line], Says: "speaks of " + strings.Join(names, ", ") + " by name"})
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d speaks of %s by name: check which addresses are meant", line, strings.Join(names, ", ")))
@@ -345,4 +349,37 @@ func (t *Ticket) byName(w *weighing, places []*place) (line int, names []string)
 		return 0, nil
 	}
 	return line, names
+}
+
+// keptTarget is a target named in a sentence that says to change nothing.
+type keptTarget struct {
+	value string
+	line  int
+}
+
+// keptTargets are the targets the deciding mails name in a sentence that
+// says to change nothing ("invoices as before to buchhaltung@…, nothing
+// should change there"), beside the request: a person must say whether
+// it is meant.
+func (t *Ticket) keptTargets(w *weighing, places []*place) []keptTarget {
+	sent := map[string]bool{}
+	for _, p := range places {
+		for _, v := range p.values {
+			sent[v] = true
+		}
+	}
+	var out []keptTarget
+	seen := map[string]bool{}
+	for _, s := range t.said {
+		if s.subject || !(w.targets[s.msg] || s.msg == w.asker) {
+			continue
+		}
+		for _, v := range s.kept {
+			if sent[v] && !seen[v] {
+				seen[v] = true
+				out = append(out, keptTarget{v, s.line})
+			}
+		}
+	}
+	return out
 }

@@ -76,6 +76,12 @@ type said struct {
 	below, only, cover bool
 	// words holds the words of the first phrase of each ask, by bit.
 	words [5]string
+	// question: a phrase of it asks whether someone is blocked (not
+	// only "change nothing").
+	question bool
+	// kept are the addresses of a sentence that says to change nothing
+	// ("buchhaltung@… stays as it is, nothing should change there").
+	kept []string
 }
 
 // classWays says which way a class asks about the writer, and what it
@@ -88,7 +94,7 @@ var classWays = [classCount]struct {
 	cSuppressMe: {sSuppress, aSuppress, false}, cReleaseMe: {sRelease, aRelease, false},
 	cCheckMe: {sAsk, aCheck, false}, cMissingMe: {sRelease, aCheck, false}, cMissing: {ask: aCheck}, cRemoveMe: {sAsk, aRemove, false}, cMe: {sAsk, 0, false},
 	cSuppressUs: {sSuppress, aSuppress, true}, cReleaseUs: {sRelease, aRelease, true}, cUs: {sAsk, 0, true},
-	cSuppress: {ask: aSuppress}, cRelease: {ask: aRelease}, cCheck: {ask: aCheck}, cRemove: {ask: aRemove},
+	cSuppress: {ask: aSuppress}, cRelease: {ask: aRelease}, cCheck: {ask: aCheck}, cKeepAll: {ask: aCheck}, cRemove: {ask: aRemove},
 	cWithdraw: {ask: aWithdraw},
 }
 
@@ -256,8 +262,13 @@ func (s *said) read(ms []match, l *line) {
 			continue
 		}
 		request = s.readWay(m, ms, l) || request
-		if m.class == cNotSuppress {
+		switch {
+		case m.class == cNotSuppress:
 			notSuppress = phraseText(l, m)
+		case m.class == cKeepAll:
+			s.kept = keptBy(l, m, s.kept)
+		case m.class == cCheck, m.class == cCheckMe:
+			s.question = true
 		}
 		s.readFlag(m.class)
 	}
@@ -275,6 +286,22 @@ func (s *said) read(ms []match, l *line) {
 	}
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
+}
+
+// keptBy adds to kept the addresses of the sentence of a phrase m that
+// says to change nothing.
+func keptBy(l *line, m match, kept []string) []string {
+	from, to := sentence(l.ws, l.ws[m.first].off)
+	lo, hi := l.ws[from].off, len(l.t)
+	if to < len(l.ws) {
+		hi = l.ws[to].off
+	}
+	for _, f := range l.toks {
+		if f.Kind == Address && f.off >= lo && f.off < hi {
+			kept = append(kept, f.Value)
+		}
+	}
+	return kept
 }
 
 // keptInSentence reports a sentence, around the word at off, that keeps

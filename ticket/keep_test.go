@@ -1,0 +1,73 @@
+package ticket_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shushlist/shush/ticket"
+)
+
+// "Change nothing" beside a stop is no question whether someone is
+// blocked: the stop is proposed, and an address in the sentence that says
+// to change nothing is asked about. A question whether someone is
+// blocked beside a stop still leaves the mode to the agent.
+func TestChangeNothingBesideAStop(t *testing.T) {
+	cases := []struct {
+		name, text string
+		mode       ticket.Mode
+		ask        string // "" for none
+	}{
+		{"an address to change nothing for", `From: Kerstin Albrecht <k.albrecht@holzbau.example>
+To: support@ourcompany.test
+
+Guten Morgen,
+
+bitte schicken Sie ab sofort nichts mehr an info-alt@holzbau.example, das Postfach wird abgeschaltet.
+Rechnungen bitte wie gehabt an buchhaltung@holzbau.example, da soll sich nichts ändern.
+
+Kerstin
+`, ticket.ModeAdd, "line 7 says to change nothing for buchhaltung@holzbau.example"},
+		{"a colleague to change nothing for, unnamed", `From: Claire Lefebvre <c.lefebvre@lumen.example>
+To: support@ourcompany.test
+
+Bonjour,
+
+Merci de me désinscrire de toutes vos communications.
+
+Mon collègue Hugo gère les commandes, ne changez rien pour lui svp.
+
+Claire
+`, ticket.ModeAdd, ""},
+		{"a check that changes nothing", `From: Sam Lee <sam@lee.example>
+To: support@ourcompany.test
+
+Hi, is sam@lee.example on your block list? Please don't change anything, I only want to know.
+
+Sam
+`, ticket.ModeCheck, ""},
+		{"a question beside a stop", `From: Sam Lee <sam@lee.example>
+To: support@ourcompany.test
+
+Hi, is sam@lee.example on your block list?
+
+And please stop sending to old@lee.example.
+
+Sam
+`, ticket.ModeUnsure, "asks whether they are blocked and to get no more mail"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := ticket.Read(c.text).Propose(ticket.NewOwn([]string{"support@ourcompany.test"}))
+			asks := strings.Join(p.Ask, "; ")
+			if p.Mode != c.mode {
+				t.Errorf("proposes %s (%s); want %s", p.Mode, asks, c.mode)
+			}
+			switch {
+			case c.ask == "" && asks != "":
+				t.Errorf("asks %q; want no question", asks)
+			case c.ask != "" && !strings.Contains(asks, c.ask):
+				t.Errorf("asks %q; want %q", asks, c.ask)
+			}
+		})
+	}
+}
