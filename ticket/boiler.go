@@ -237,11 +237,32 @@ func quotedLabel(l *line, m match) bool {
 		return true
 	}
 	if oSize == 0 || !strings.ContainsRune(`"“”«»„`, open) || !strings.ContainsRune(`"“”«»`, shut) {
-		return false
+		// "clicked « se désinscrire »": the phrase is a word or two
+		// inside the quotation.
+		return insideQuote(before, after)
 	}
 	// The quotation opens right before the phrase: not the end of an
 	// earlier one ("… ends with \"Stop\" and unsubscribe").
 	return strings.Count(before, string(open))%2 == 1 || open == '«' || open == '“' || open == '„'
+}
+
+// insideQuote reports text around a phrase that opens a quotation at
+// most two words before it and closes it at most two words after it.
+func insideQuote(before, after string) bool {
+	i := strings.LastIndexAny(before, `"“«„`)
+	j := strings.IndexAny(after, `"”»“`)
+	if i < 0 || j < 0 {
+		return false
+	}
+	lead, tail := before[i:], after[:j]
+	_, size := utf8.DecodeRuneInString(lead)
+	lead = lead[size:]
+	if strings.ContainsAny(lead, `"”»“`) || strings.ContainsAny(tail, `"“«„`) ||
+		len(strings.Fields(lead))+len(strings.Fields(tail)) > 2 {
+		return false
+	}
+	// A straight quote opens only after an even number of them.
+	return before[i] != '"' || strings.Count(before[:i], `"`)%2 == 0
 }
 
 // formFieldLine: the address field of a web form that a system mails on

@@ -1,6 +1,9 @@
 package ticket
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // What a line of a ticket is: each kind is a small test of the line and
 // what reading it does, tried in order; the first that takes the line
@@ -214,12 +217,33 @@ func (r *Reader) copyHeader(l *line) zone {
 // note", "Interne Notiz", "Nota interna"), alone on its line: what
 // follows is our own agent's, never the customer's request.
 func (r *Reader) noteLine(l *line) (lineKind, bool) {
-	if l.depth > 0 || len(l.toks) > 0 || len(l.ws) < 2 || len(l.ws) > 3 || !phraseBooks().hasWords("internal-note", l.ws...) {
+	if l.depth > 0 || len(l.toks) > 0 || len(l.ws) < 2 || !(len(l.ws) <= 3 && phraseBooks().hasWords("internal-note", l.ws...) || noteHeader(l)) {
 		return lineKind{}, false
 	}
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk, r.tk.mails[m].note = true, true
 	return lineKind{header: true}, true
+}
+
+// noteHeader reports an internal note's header with its author and time
+// ("Note privée — Élodie (Support) — 25 nov. 2026 à 09:20", "Internal
+// note · Sam · 10:02"): the words of a note, then a dash or a dot, on a
+// short line that holds a number.
+func noteHeader(l *line) bool {
+	if len(l.ws) > 14 || !strings.ContainsAny(l.t, "0123456789") {
+		return false
+	}
+	for n := 2; n <= 3 && n < len(l.ws); n++ {
+		if !phraseBooks().hasWords("internal-note", l.ws[:n]...) {
+			continue
+		}
+		last := l.ws[n-1]
+		rest := strings.TrimLeft(l.t[last.off+len(last.s):], " \u00a0")
+		if r, _ := utf8.DecodeRuneInString(rest); strings.ContainsRune("—–-·•|", r) {
+			return true
+		}
+	}
+	return false
 }
 
 // commentLine: a helpdesk's comment header, which begins a comment
