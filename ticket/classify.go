@@ -246,13 +246,63 @@ func noteHeader(l *line) bool {
 	return false
 }
 
+// ruledComment begins a comment at a date line l under its author's name
+// alone ("Katrin Vogel", "Jonas Reiter (Frachtpost Support)") right under
+// a rule of dashes: an export that parts its comments so.
+func (r *Reader) ruledComment(l *line) bool {
+	st := &r.st
+	if st.last.n != l.n-1 || st.ruleN != l.n-2 || st.last.header {
+		return false
+	}
+	name, team := st.last.t, ""
+	if i := strings.LastIndexByte(name, '('); i > 0 && strings.HasSuffix(name, ")") {
+		name, team = strings.TrimSpace(name[:i]), folded(strings.TrimSpace(name[i+1:len(name)-1]))
+	}
+	if n := len(strings.Fields(name)); n == 0 || n > 4 || !nameLike(name, false) {
+		return false
+	}
+	m := r.startMail(l)
+	r.tk.mails[m].helpdesk = true
+	r.tk.mails[m].stamp = stampOf(l.t)
+	r.tk.mails[m].team = team
+	st.sig, st.inHeader, st.footer = 0, false, false
+	if v := r.senderNamed(name); v != "" {
+		r.addSender(v, m, l.n-1)
+	}
+	return true
+}
+
+// senderNamed is the one sender read so far whose header line gives the
+// name ("Demandeur : Claire Lefebvre <c.lefebvre@…>" for "Claire
+// Lefebvre"), "" for none or several.
+func (r *Reader) senderNamed(name string) string {
+	want := folded(name)
+	found := ""
+	for _, p := range r.tk.senders {
+		if !strings.Contains(folded(r.tk.lines[p.line]), want) {
+			continue
+		}
+		if found != "" && found != p.value {
+			return ""
+		}
+		found = p.value
+	}
+	return found
+}
+
+// ruleLine reports a line that is a rule and nothing else: five or more
+// dashes, equals signs or underscores.
+func ruleLine(t string) bool {
+	return len(t) >= 5 && strings.Trim(t, "-=_—–") == ""
+}
+
 // commentLine: a helpdesk's comment header, which begins a comment
 // ("Dana Whitfield (dana@…), Nov 3, 2026, 09:12", "Tomasz Nowak (tomasz@…)
 // · 10:42 AM"), or the date line under a "Name (addr)" line, which makes
 // that line one.
 func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	st := &r.st
-	if l.depth == 0 && len(l.toks) == 0 && dateLine(l.t) && r.commentAbove(l) {
+	if l.depth == 0 && len(l.toks) == 0 && dateLine(l.t) && (r.commentAbove(l) || r.ruledComment(l)) {
 		return lineKind{header: true}, true
 	}
 	if l.depth > 0 || !commentHeader(l.t, l.ws, l.toks) {

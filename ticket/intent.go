@@ -222,7 +222,7 @@ func (t *Ticket) ourTeam(team string, own Own) bool {
 	if team == "" {
 		return false
 	}
-	if staffTeams[team] || own.named(team) {
+	if staffTeams[team] || own.named(team) || staffTeamIn(team) {
 		return true
 	}
 	if !own.Empty() {
@@ -230,6 +230,17 @@ func (t *Ticket) ourTeam(team string, own Own) bool {
 	}
 	for to := range t.sentTo {
 		if domainNamed(to, team) {
+			return true
+		}
+	}
+	return false
+}
+
+// staffTeamIn reports a team named with a staff team's words at its end
+// or start ("brightpost support", "support niveau 1").
+func staffTeamIn(team string) bool {
+	for w := range staffTeams {
+		if strings.HasSuffix(team, " "+w) || strings.HasPrefix(team, w+" ") {
 			return true
 		}
 	}
@@ -436,22 +447,31 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 	if asker < 0 {
 		return false
 	}
-	after := false
+	after, confirms := false, false
 	for _, m := range t.newestFirst() {
+		ml := t.mails[m]
 		switch {
 		case m == asker:
 			return false
-		case t.mails[m].team == "bot":
+		case ml.team == "bot":
 			// A chat's bot says the team will reply: no answer.
 		case !t.ours(m, own):
 			// A mail with a sender: not the ticket's title block.
-			after = after || t.mails[m].from != ""
-		case after:
+			after = after || ml.from != ""
+			confirms = confirms || ml.words < unreadWords && !noWords[ml.opens]
+		case after && !(ml.questions && confirms):
+			// "Can you confirm it's just those two?" — "Yes, just those
+			// two": a short answer that does not begin with a no
+			// confirms the request.
 			return true
 		}
 	}
 	return false
 }
+
+// noWords begin an answer that says no.
+var noWords = map[string]bool{"no": true, "nope": true, "nein": true, "non": true, "nee": true, "neen": true,
+	"nej": true, "nie": true, "ne": true, "nao": true}
 
 // unreadWords is how many words a mail newer than the request must say,
 // none of which the books read, to leave the request in doubt: a

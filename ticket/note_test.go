@@ -50,3 +50,58 @@ Vérifié : paul@ bloqué depuis le 14/10 (désinscription via le lien). compta@
 		})
 	}
 }
+
+// An export whose comments are parted by rules of dashes, each headed by
+// its author's name and a date line, is read comment by comment: the
+// author named in the ticket's fields is the requester, an author whose
+// team is a support team is ours, and a short yes under our question
+// confirms the request.
+func TestRuledCommentsOfAnExport(t *testing.T) {
+	const head = `Ticket #48213 – Newsletter abbestellen
+Status: Offen | Kanal: E-Mail
+Anfragender: Katrin Vogel <k.vogel@bergmann.example>
+
+--------------------------------------------------
+Katrin Vogel
+24. Nov. 2026, 09:14
+
+Guten Morgen,
+
+bitte nehmen Sie info@bergmann.example und einkauf@bergmann.example aus Ihrem Verteiler.
+
+Katrin Vogel
+
+--------------------------------------------------
+Jonas Reiter (Frachtpost Support)
+24. Nov. 2026, 10:02
+
+Hallo Frau Vogel,
+
+an info@bergmann.example schicken wir auch Ihre Rechnungen. Wenn wir die Adresse sperren, kommen die auch nicht mehr an. Sollen wirklich beide gesperrt werden?
+
+Jonas Reiter
+
+--------------------------------------------------
+Katrin Vogel
+24. Nov. 2026, 11:37
+
+`
+	cases := []struct {
+		name, last string
+		targets    []string
+	}{
+		{"a short yes", "Ja, genau diese beiden. Danke!\n", []string{"info@bergmann.example", "einkauf@bergmann.example"}},
+		{"a narrowing", "Dann bitte nur die einkauf@bergmann.example sperren, die andere lassen wir so.\n", []string{"einkauf@bergmann.example"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := ticket.Read(head + c.last).Reading(ticket.NewOwn([]string{"support@frachtpost.test"}))
+			if r.Proposal.Mode != ticket.ModeAdd || len(r.Proposal.Ask) > 0 {
+				t.Fatalf("proposes %s %v, asks %q; want add, no question", r.Proposal.Mode, r.Targets, strings.Join(r.Proposal.Ask, "; "))
+			}
+			if strings.Join(r.Targets, " ") != strings.Join(c.targets, " ") {
+				t.Errorf("targets %v; want %v", r.Targets, c.targets)
+			}
+		})
+	}
+}

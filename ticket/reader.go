@@ -64,6 +64,7 @@ type state struct {
 	depth           int  // quote depth of the last line with text
 	attrib          int  // the mail an attribution announced for what follows it; -1 for none
 	attribDepth     int  // the depth of that attribution
+	ruleN           int  // the last line that is a rule of dashes ("-----")
 	top             bool // still in the ticket's own header block
 	body, qbody     bool // the current unquoted, quoted mail has had words
 	inHeader        bool // the last line with text was a header line
@@ -131,6 +132,7 @@ type lastLine struct {
 	// name: it is a name alone ("Claire", "Rosa Keel"); greeting: it
 	// opens a mail ("Hi team,", "Bonjour,").
 	name, greeting bool
+	t              string // its text
 }
 
 // signatureLines is how far a signature may reach after its delimiter or
@@ -249,8 +251,12 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	if !kind.header && !kind.signature && !kind.closing && !kind.attribution && !kind.footer {
 		n := len(l.ws) - len(l.toks)
 		r.tk.words += n
-		if l.msg >= 0 && l.msg < len(r.tk.mails) && !greetingLine(l) {
-			r.tk.mails[l.msg].words += n
+		if ml := r.mailOf(l); ml != nil && !greetingLine(l) {
+			ml.words += n
+			ml.questions = ml.questions || strings.Contains(l.t, "?")
+			if ml.opens == "" && len(l.ws) > 0 {
+				ml.opens = folded(l.ws[0].s)
+			}
 		}
 	}
 	if l.depth == 0 {
@@ -260,7 +266,10 @@ func (r *Reader) settle(l *line, kind lineKind) {
 		st.qbody = st.qbody || !kind.header
 	}
 	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
-		name: nameAlone(l, kind), greeting: greetingLine(l)}
+		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t}
+	if ruleLine(l.t) {
+		st.ruleN = l.n
+	}
 	r.followList(l, kind)
 	r.hold(held)
 }
@@ -490,6 +499,14 @@ func (r *Reader) msgOf(depth int) int {
 
 // startMail makes the line's depth begin a new mail (a forward, a header
 // block after words, a helpdesk comment) and returns it.
+// mailOf is the mail of line l, nil for none.
+func (r *Reader) mailOf(l *line) *mail {
+	if l.msg < 0 || l.msg >= len(r.tk.mails) {
+		return nil
+	}
+	return &r.tk.mails[l.msg]
+}
+
 func (r *Reader) startMail(l *line) int {
 	m := r.newMail(l.depth)
 	if l.depth == 0 {

@@ -142,6 +142,10 @@ type mail struct {
 	// forwards: its subject is a forward's ("Fwd: …"): its words pass
 	// the mail under it on.
 	forwards bool
+	// questions: a line of its words asks a question ("can you confirm
+	// it's just those two?"); opens: the first word of its words, folded.
+	questions bool
+	opens     string
 	// words counts the words of its text, outside its headers,
 	// greeting, closing and signature.
 	words int
