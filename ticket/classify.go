@@ -27,6 +27,10 @@ type line struct {
 	signedFrom       int
 	// replySubject: the line is a reply's subject ("Re: …").
 	replySubject bool
+	// carries: the line goes on a sentence of the line right above it,
+	// which names an address ("Could you take our address x@…" over
+	// "off your newsletter?").
+	carries bool
 }
 
 // lineKind is what a line with text turned out to be.

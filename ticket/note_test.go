@@ -105,3 +105,23 @@ Katrin Vogel
 		})
 	}
 }
+
+// A request whose sentence a mail client wrapped after the address ("…
+// our address billing@…" over "unsubscribe from the newsletter?") asks
+// outright: the verb on the next line is not said in passing.
+func TestWrappedSentenceAsksOutright(t *testing.T) {
+	const text = `From: Sanne de Vries <sanne@bakery.example>
+To: support@ourcompany.test
+
+Good afternoon,
+
+Would you be so kind as to take our address billing@bakery.example
+and unsubscribe it from the newsletter and the offers? That address only takes invoices.
+
+Sanne
+`
+	p := ticket.Read(text).Propose(ticket.NewOwn([]string{"support@ourcompany.test"}))
+	if p.Mode != ticket.ModeAdd || len(p.Ask) > 0 {
+		t.Errorf("proposes %s, asks %q; want add, no question", p.Mode, strings.Join(p.Ask, "; "))
+	}
+}

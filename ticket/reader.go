@@ -133,6 +133,8 @@ type lastLine struct {
 	// opens a mail ("Hi team,", "Bonjour,").
 	name, greeting bool
 	t              string // its text
+	// names: it names an address; ends: its last word ends a sentence.
+	names, ends bool
 }
 
 // signatureLines is how far a signature may reach after its delimiter or
@@ -199,6 +201,7 @@ func (r *Reader) line(n int, raw string) {
 	r.stubs(n)
 	l := &line{n: n, raw: raw, t: t, depth: depth, ws: r.ws, toks: r.tokens(n, t, r.ws)}
 	l.msg = r.msgOf(depth)
+	l.carries = r.st.last.n == n-1 && r.st.last.names && !r.st.last.ends && !r.st.last.header && r.st.depth == depth
 	kind := r.classify(l)
 	r.tables.line(l)
 	r.decideCandidate(n, kind, depth)
@@ -266,7 +269,8 @@ func (r *Reader) settle(l *line, kind lineKind) {
 		st.qbody = st.qbody || !kind.header
 	}
 	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
-		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t}
+		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t,
+		names: len(l.toks) > 0, ends: len(l.ws) > 0 && l.ws[len(l.ws)-1].ends || strings.HasSuffix(l.t, ":")}
 	if ruleLine(l.t) {
 		st.ruleN = l.n
 	}

@@ -468,7 +468,7 @@ func namesOthers(l *line) bool {
 // clicked unsubscribe by accident", not "Unsubscribe jane@…" or "can you
 // re-enable her address?").
 func passing(l *line, ms []match, m match) bool {
-	if m.end-m.first > 1 || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") {
+	if m.end-m.first > 1 || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || l.carries && sentenceOpensAt(l.ws, m.first) {
 		return false
 	}
 	for _, f := range l.toks {
@@ -483,6 +483,17 @@ func passing(l *line, ms []match, m match) bool {
 		case w.self != sNone || w.us || o.class == cColleague:
 			return false
 		case o.class == cRequest && o.end <= m.first && m.first-o.end <= 3:
+			return false
+		}
+	}
+	return true
+}
+
+// sentenceOpensAt reports that no sentence ends before word i of the
+// line: the line's first sentence, which may go on from the line above.
+func sentenceOpensAt(ws []word, i int) bool {
+	for _, w := range ws[:i] {
+		if w.ends {
 			return false
 		}
 	}
