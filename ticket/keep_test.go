@@ -71,3 +71,18 @@ Sam
 		})
 	}
 }
+
+// The spam folder, where missing mail is looked for, is no complaint: a
+// ticket that says nothing is in it asks only why mail does not arrive.
+func TestSpamFolderIsNoComplaint(t *testing.T) {
+	for _, text := range []string{
+		"Hello,\n\nsince last week no invoices arrive at ap@shop.example. Nothing in the spam folder either. Can you check whether it is blocked?\n\nAna\n",
+		"Buongiorno,\n\nall'indirizzo ordini@studio.example non arrivano più le conferme. Nello spam non c'è niente. Potete controllare se risulta bloccato?\n\nGiorgia\n",
+		"Hallo,\n\nan info@firma.example kommen keine Rechnungen mehr an, im Spam-Ordner ist auch nichts. Können Sie prüfen, ob die Adresse gesperrt ist?\n\nJan\n",
+	} {
+		p := ticket.Read(text).Propose(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if p.Mode != ticket.ModeCheck {
+			t.Errorf("proposes %s (%s); want check, for %q", p.Mode, strings.Join(p.Ask, "; "), text)
+		}
+	}
+}
