@@ -86,3 +86,32 @@ func TestSpamFolderIsNoComplaint(t *testing.T) {
 		}
 	}
 }
+
+// A listed address followed by words in brackets that say not, or skip
+// it ("(esa no, Lin ha vuelto)", "(die bitte auslassen)"), is asked
+// about; brackets that say it is no longer so ("(no longer with us)"),
+// or that name another address, are not.
+func TestBracketsThatSayNot(t *testing.T) {
+	list := func(intro, remark string) string {
+		return "From: Ops <ops@fleet.example>\nTo: support@ourcompany.test\n\n" + intro + "\n- d.khan@fleet.example\n- p.ross@fleet.example\n- l.chen@fleet.example " + remark + "\n\nOps\n"
+	}
+	cases := []struct {
+		text string
+		ask  bool
+	}{
+		{list("Please block these addresses:", "(wait, Lin came back last week, skip her)"), false}, // the books' wave-off leaves her out
+		{list("Por favor, dad de baja estas direcciones:", "(esa no, Lin ha vuelto)"), true},
+		{list("Bitte sperren Sie diese Adressen:", "(die bitte auslassen, Lin ist zurück)"), true},
+		{list("Merci de bloquer ces adresses :", "(pas celle-là, Lin est revenue)"), true},
+		{list("Graag deze adressen blokkeren:", "(deze niet, Lin is terug)"), true},
+		{list("Please block these addresses:", "(no longer with us)"), false},
+		{list("Please block these addresses:", "(not l.chen@fleet.example's old alias)"), false},
+	}
+	for _, c := range cases {
+		p := ticket.Read(c.text).Propose(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		asks := strings.Contains(strings.Join(p.Ask, "; "), "says not in brackets beside l.chen@fleet.example")
+		if asks != c.ask {
+			t.Errorf("asks %q; want the question about l.chen@… %v, for %q", p.Ask, c.ask, c.text)
+		}
+	}
+}

@@ -73,6 +73,10 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 	if len(places) > 0 && len(failed) > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("the bounce below failed for %s, not a target: check which is meant", strings.Join(failed, ", ")))
 	}
+	for _, k := range t.bracketedNot(w, places) {
+		w.p.Evidence = append(w.p.Evidence, Said{Line: k.line, Text: t.lines[k.line], Says: "says not beside " + k.value})
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d says not in brackets beside %s: check it is meant", k.line, k.value))
+	}
 	for _, k := range t.keptTargets(w, places) {
 		w.p.Evidence = append(w.p.Evidence, Said{Line: k.line, Text: t.lines[k.line], Says: "change nothing for " + k.value})
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d says to change nothing for %s: check it is meant", k.line, k.value))
@@ -379,6 +383,25 @@ func (t *Ticket) keptTargets(w *weighing, places []*place) []keptTarget {
 				seen[v] = true
 				out = append(out, keptTarget{v, s.line})
 			}
+		}
+	}
+	return out
+}
+
+// bracketedNot are the targets followed, in the deciding mails, by words
+// in brackets that say not.
+func (t *Ticket) bracketedNot(w *weighing, places []*place) []keptTarget {
+	sent := map[string]bool{}
+	for _, p := range places {
+		for _, v := range p.values {
+			sent[v] = true
+		}
+	}
+	var out []keptTarget
+	for _, b := range t.bracketNot {
+		if sent[b.value] && (w.targets[b.msg] || b.msg == w.asker) {
+			out = append(out, keptTarget{b.value, b.line})
+			delete(sent, b.value)
 		}
 	}
 	return out

@@ -608,9 +608,55 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		if f.zone == zBody && f.Value != "" {
 			r.notePeople(localPart(f.Value))
 		}
+		if f.Value != "" && bracketSaysNot(l.t, f) && len(r.tk.bracketNot) < maxRecords {
+			r.tk.bracketNot = append(r.tk.bracketNot, person{f.Value, l.msg, l.n})
+			r.tk.keep(l.n, l.t)
+		}
 	}
 	r.mentions(l, ms)
 }
+
+// bracketSaysNot reports an address followed on its line by words in
+// brackets that say not ("l.chen@… (esa no, Lin ha vuelto)", "(skip,
+// she's back)" aside): unless they say it is no longer so ("no longer
+// with us", "nicht mehr da"), what they keep is for a person to read.
+func bracketSaysNot(t string, f *token) bool {
+	rest := strings.TrimLeft(t[min(f.off+len(f.Raw), len(t)):], " \u00a0")
+	if !strings.HasPrefix(rest, "(") {
+		return false
+	}
+	end := strings.IndexByte(rest, ')')
+	if end < 0 || strings.Contains(rest[:end], "@") {
+		// "(not b@… itself)": the brackets speak of the address they
+		// name, as the exceptions read.
+		return false
+	}
+	ws := wordsOf(nil, rest[1:end])
+	not := false
+	for _, w := range ws {
+		k := folded(w.s)
+		if stillWords[k] {
+			return false
+		}
+		not = not || skipWords[k]
+	}
+	c, _ := firstPhrase(phraseBooks().trees[negations], ws)
+	return not || c == cNegation
+}
+
+// skipWords leave something out in a remark ("skip", "auslassen",
+// "overslaan", "vynechat").
+var skipWords = map[string]bool{"skip": true, "ignore": true, "except": true, "auslassen": true, "weglassen": true,
+	"uberspringen": true, "ausser": true, "excepto": true, "salvo": true, "menos": true, "sauf": true, "ignorer": true,
+	"tranne": true, "eccetto": true, "saltare": true, "overslaan": true, "weglaten": true, "behalve": true, "exceto": true,
+	"pular": true, "hoppa": true, "utom": true, "undtagen": true, "spring": true, "pomin": true, "pominac": true,
+	"oprocz": true, "vynechat": true, "vynechte": true, "krome": true}
+
+// stillWords turn a negation into "no longer" ("no longer", "nicht
+// mehr", "ya no", "ne … plus"): a leaver's remark, not a keep.
+var stillWords = map[string]bool{"longer": true, "anymore": true, "more": true, "mehr": true, "mas": true, "ya": true,
+	"plus": true, "piu": true, "meer": true, "mais": true, "ja": true, "langre": true, "mer": true, "laengere": true,
+	"laengre": true, "mere": true, "juz": true, "uz": true, "left": true}
 
 // mailboxMentions keeps, as partial addresses, the words beside a word
 // for a mailbox ("the info address", "l'adresse contact", "die

@@ -79,17 +79,20 @@ type Ticket struct {
 	records         map[string]*record
 	order           []string
 	lines           map[int]string
-	textLeft        int
-	words           int // words read outside headers and signatures: 0 for a list
-	partials        []partial
-	mailboxes       []partial         // words beside a word for a mailbox, partial only when they resolve
-	signName        string            // the first word of the name the top mail is signed with, folded
-	senderNames     map[string]string // a sender's name, folded, by address
-	ids             []idAt
-	blocks          blocks         // where the text's blocks begin
-	stubs           []stub         // words that may be the start of an ID ("the 3b7e… one")
-	otherIDs        map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
-	keptIDs         map[string]int // IDs the words say to keep or leave ("… (ID …) please keep it", "leave 0c94… where it is"), by their line
+	// bracketNot are the addresses followed by words in brackets that
+	// say not (bracketSaysNot), with their lines.
+	bracketNot  []person
+	textLeft    int
+	words       int // words read outside headers and signatures: 0 for a list
+	partials    []partial
+	mailboxes   []partial         // words beside a word for a mailbox, partial only when they resolve
+	signName    string            // the first word of the name the top mail is signed with, folded
+	senderNames map[string]string // a sender's name, folded, by address
+	ids         []idAt
+	blocks      blocks         // where the text's blocks begin
+	stubs       []stub         // words that may be the start of an ID ("the 3b7e… one")
+	otherIDs    map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
+	keptIDs     map[string]int // IDs the words say to keep or leave ("… (ID …) please keep it", "leave 0c94… where it is"), by their line
 }
 
 // idAt is a suppression ID the words name, and where.
