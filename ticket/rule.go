@@ -756,7 +756,7 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 // ("to her address", "Tom's address", "my mother's address", "the
 // customer's mailbox"),
 // which is never the writer's.
-var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
+var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+(?:\pL+\s+){0,2}\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
 
 // aboutSomeoneElseAbroad is aboutSomeoneElse in the other books'
 // languages, where the possessive is not also the polite "your" ("ihre

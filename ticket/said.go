@@ -118,6 +118,11 @@ func (r *Reader) words(l *line, subject bool) {
 	}
 	s.bareRequest(l, subject)
 	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
+	if s.someone && (s.self == sSuppress || s.self == sRelease) {
+		// "We keep getting these for our old intern's address. Can you
+		// stop sending to it?": about that address, not the writer.
+		s.self = sNone
+	}
 	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
 		s.forgets = true
 	}
