@@ -349,7 +349,7 @@ func contactLine(l *line) bool {
 // or as the colleague a sentence names before it asks of another address
 // ("As my colleague jen@… told you, please block old@…").
 func asides(l *line, ms []match) map[int]bool {
-	if len(l.toks) < 2 {
+	if len(l.toks) == 0 {
 		return nil
 	}
 	var out map[int]bool
@@ -402,6 +402,24 @@ func saysOf(c class) bool {
 // otherAsked reports another address of the line, from its word after
 // on, in a sentence that asks a change.
 func otherAsked(l *line, ms []match, f token, after int) bool {
+	// "Please unsubscribe me. My colleague jen@… would like to keep
+	// getting it": another sentence asks for the writer, and this one
+	// names a colleague.
+	from, to := sentence(l.ws, f.off)
+	colleague, self := false, false
+	for _, m := range ms {
+		w := classWays[m.class]
+		switch {
+		case m.negated:
+		case m.first >= from && m.first < to:
+			colleague = colleague || m.class == cColleague
+		case (w.self == sSuppress || w.self == sRelease) && w.ask&changing != 0:
+			self = true
+		}
+	}
+	if colleague && self {
+		return true
+	}
 	for _, g := range l.toks {
 		if g.Kind != Address || g.off == f.off || wordAt(l.ws, g.off) < after {
 			continue

@@ -115,3 +115,28 @@ func TestBracketsThatSayNot(t *testing.T) {
 		}
 	}
 }
+
+// A colleague named in a sentence of their own beside the writer's
+// request for themselves is no target, in every book's language ("Please
+// unsubscribe me. My colleague Kate (kate@…) would like to keep
+// receiving it").
+func TestColleagueBesideTheWritersRequest(t *testing.T) {
+	for _, c := range []struct{ lang, words string }{
+		{"cs", "Dobrý den, prosím odhlaste mě z newsletteru. Moje kolegyně Jana (jana@firm.example) ho chce dál dostávat."},
+		{"da", "Hej, afmeld mig venligst nyhedsbrevet. Min kollega Mette (mette@firm.example) vil gerne blive ved med at modtage det."},
+		{"en", "Hi, please unsubscribe me from the newsletter. My colleague Kate (kate@firm.example) would like to keep receiving it."},
+		{"es", "Hola, por favor dadme de baja del boletín. Mi compañera Ana (ana@firm.example) quiere seguir recibiéndolo."},
+		{"fr", "Bonjour, merci de me désinscrire de votre newsletter. Ma collègue Claire (claire@firm.example) souhaite continuer à la recevoir."},
+		{"it", "Buongiorno, vi prego di cancellarmi dalla newsletter. La mia collega Giulia (giulia@firm.example) vuole continuare a riceverla."},
+		{"nl", "Hallo, graag wil ik me afmelden voor de nieuwsbrief. Mijn collega Eva (eva@firm.example) wil hem wel blijven ontvangen."},
+		{"pl", "Dzień dobry, proszę mnie wypisać z newslettera. Moja koleżanka Anna (anna@firm.example) chce go dalej otrzymywać."},
+		{"pt", "Olá, por favor retirem-me da newsletter. A minha colega Rita (rita@firm.example) quer continuar a recebê-la."},
+		{"sv", "Hej, avregistrera mig från nyhetsbrevet. Min kollega Eva (eva@firm.example) vill fortsätta få det."},
+	} {
+		text := "From: A <a@firm.example>\nTo: support@ourcompany.test\n\n" + c.words + "\n\nA\n"
+		r := ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != ticket.ModeAdd && r.Mode != ticket.ModeUnsure || strings.Join(r.Targets, " ") != "a@firm.example" {
+			t.Errorf("%s: proposes %s %v; want a@firm.example alone", c.lang, r.Mode, r.Targets)
+		}
+	}
+}
