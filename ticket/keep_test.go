@@ -140,3 +140,24 @@ func TestColleagueBesideTheWritersRequest(t *testing.T) {
 		}
 	}
 }
+
+// A writer who asks to be put back beside a colleague who is to stay off
+// the mailings is put back alone, in every book's language.
+func TestPutBackBesideAColleagueWhoStaysOff(t *testing.T) {
+	for _, c := range []struct{ lang, words string }{
+		{"de", "Hallo, ich habe mich versehentlich abgemeldet, bitte tragen Sie mich wieder ein. Meine Kollegin Jana (jana@firm.example) soll abgemeldet bleiben."},
+		{"en", "Hi, I unsubscribed by mistake, please put me back on the newsletter. My colleague Kate (kate@firm.example) should stay unsubscribed."},
+		{"es", "Hola, me di de baja por error, ¿podéis volver a darme de alta? Mi compañera Ana (ana@firm.example) debe seguir dada de baja."},
+		{"fr", "Bonjour, je me suis désinscrit par erreur, pouvez-vous me réinscrire ? Ma collègue Claire (claire@firm.example) doit rester désinscrite."},
+		{"it", "Buongiorno, mi sono disiscritto per errore, potete riattivarmi? La mia collega Giulia (giulia@firm.example) deve restare disiscritta."},
+		{"nl", "Hallo, ik heb me per ongeluk afgemeld, kunnen jullie me weer aanmelden? Mijn collega Eva (eva@firm.example) moet afgemeld blijven."},
+		{"pt", "Olá, cancelei a inscrição por engano, podem reativar-me? A minha colega Rita (rita@firm.example) deve continuar descadastrada."},
+		{"sv", "Hej, jag avregistrerade mig av misstag, kan ni lägga till mig igen? Min kollega Eva (eva@firm.example) ska förbli avregistrerad."},
+	} {
+		text := "From: A <a@firm.example>\nTo: support@ourcompany.test\n\n" + c.words + "\n\nA\n"
+		r := ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != ticket.ModeRemove || strings.Join(r.Targets, " ") != "a@firm.example" {
+			t.Errorf("%s: proposes %s %v; want remove a@firm.example alone", c.lang, r.Mode, r.Targets)
+		}
+	}
+}
