@@ -886,7 +886,7 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return r.writer(l, f, zMention)
 	case excepted(l.ws, ms, f.off):
 		return zExcept
-	case succeeds(l.ws, ms, f.off):
+	case succeeds(l, ms, f.off):
 		return zContact
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
@@ -1018,14 +1018,40 @@ func excepted(ws []word, ms []match, off int) bool {
 // sentence makes the one who takes over ("Grace (grace@…) does now",
 // "… who takes over the account"), in a sentence that asks nothing: a
 // contact, not a target.
-func succeeds(ws []word, ms []match, off int) bool {
+func succeeds(l *line, ms []match, off int) bool {
+	ws := l.ws
 	at := wordAt(ws, off)
 	if at < 0 {
 		return false
 	}
 	for _, m := range ms {
 		if m.class == cSuccessor && !m.negated && m.first > at && !endsBetween(ws, at, m.first) {
-			return !asksAround(ws, ms, off)
+			// "Please stop sending to jen@… after that; Luis (luis@…)
+			// takes over": the request is another clause's.
+			return !asksAround(ws, ms, off) || !asksInPart(l, ms, off)
+		}
+	}
+	return false
+}
+
+// asksInPart reports a phrase that asks in the part of off's sentence
+// between semicolons.
+func asksInPart(l *line, ms []match, off int) bool {
+	from, to := sentence(l.ws, off)
+	lo, hi := l.ws[from].off, len(l.t)
+	if to < len(l.ws) {
+		hi = l.ws[to].off
+	}
+	if i := strings.LastIndexByte(l.t[lo:off], ';'); i >= 0 {
+		lo += i
+	}
+	if i := strings.IndexByte(l.t[off:hi], ';'); i >= 0 {
+		hi = off + i
+	}
+	for _, m := range ms {
+		if w := classWays[m.class]; !m.negated && l.ws[m.first].off >= lo && l.ws[m.first].off < hi &&
+			(w.ask != 0 || w.self == sSuppress || w.self == sRelease) {
+			return true
 		}
 	}
 	return false
