@@ -161,3 +161,15 @@ func TestPutBackBesideAColleagueWhoStaysOff(t *testing.T) {
 		}
 	}
 }
+
+// Words that quote a value some rows of a pasted table hold, and others
+// not ("anyone marked \"left\""), pick rows by a condition the review
+// settles; a quoted cell that says what to do with its row ("keep") does
+// not.
+func TestQuotedTableValuePicksRows(t *testing.T) {
+	table := "\n\nname,email,site,status\nRita Bello,r.bello@green.example,Leeds,left\nAdam Kay,a.kay@green.example,Leeds,left\nJo Marsh,jo.marsh@green.example,York,active\n\nNadia\n"
+	p := ticket.Read("From: Nadia <nadia@green.example>\nTo: support@ourcompany.test\n\nHi, pasting our leavers export below. Anyone marked \"left\" please suppress, the \"active\" ones are transfers, keep them." + table).Propose(ticket.NewOwn([]string{"support@ourcompany.test"}))
+	if p.Mode != ticket.ModeUnsure || !strings.Contains(strings.Join(p.Ask, "; "), "condition") {
+		t.Errorf("proposes %s, asks %q; want unsure, picked by a condition", p.Mode, p.Ask)
+	}
+}

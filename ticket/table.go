@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -146,6 +147,32 @@ func (t *table) picks(text string) bool {
 	return false
 }
 
+// quotes reports words that quote a value a column of t holds in some of
+// its rows, not all ("anyone marked \"left\"", "los que salen como
+// «error de importación»"): a condition on the rows, its column unnamed.
+func (t *table) quotes(raw string) bool {
+	if t.rows < 2 {
+		return false
+	}
+	for _, q := range quoted.FindAllStringSubmatch(raw, 8) {
+		if c, _ := firstPhrase(phraseBooks().trees[inWords], wordsOf(nil, q[1])); c != cNone {
+			// "Rows marked \"remove\"": a cell that says what to do
+			// with its row, which the rule follows.
+			continue
+		}
+		v := wordRun(q[1])
+		for i, vals := range t.values {
+			if n, ok := vals[v]; ok && i != t.addr && v != "" && len(vals) >= 2 && n < t.rows {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quoted is a few words in quotation marks.
+var quoted = regexp.MustCompile(`["“«„]\s*([^"“”«»„]{1,40}?)\s*["”»“]`)
+
 // end marks the lines of words that pick rows of a pasted table by a
 // column's value.
 func (ts *tables) end(r *Reader) {
@@ -153,7 +180,7 @@ func (ts *tables) end(r *Reader) {
 		return
 	}
 	for _, p := range ts.prose {
-		if slices.ContainsFunc(ts.all, func(t *table) bool { return t.picks(p.text) }) {
+		if slices.ContainsFunc(ts.all, func(t *table) bool { return t.picks(p.text) || t.quotes(p.raw) }) {
 			r.tk.keep(p.n, p.raw)
 			r.markPicked(p.n, p.msg)
 		}
