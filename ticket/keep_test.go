@@ -173,3 +173,19 @@ func TestQuotedTableValuePicksRows(t *testing.T) {
 		t.Errorf("proposes %s, asks %q; want unsure, picked by a condition", p.Mode, p.Ask)
 	}
 }
+
+// A writer who keeps getting mail at an address they name asks for that
+// address, not for the one they write from.
+func TestReceivedAtTheNamedAddress(t *testing.T) {
+	for _, c := range []struct{ words, want string }{
+		{"We keep getting the daily reminders at dispatch@lowe.example even though we collect in person. Could you stop them going to that address please?", "dispatch@lowe.example"},
+		{"I keep getting your newsletter at my old address old@lowe.example, please stop it.", "old@lowe.example"},
+		{"We keep receiving your promos on info@lowe.example. Please stop.", "info@lowe.example"},
+		{"Please unsubscribe me and jane@lowe.example.", "gareth@lowe.example jane@lowe.example"},
+	} {
+		r := ticket.Read("From: Gareth <gareth@lowe.example>\nTo: support@ourcompany.test\n\n" + c.words + "\n\nGareth\n").Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != c.want {
+			t.Errorf("proposes %s %v; want add %s, for %q", r.Mode, r.Targets, c.want, c.words)
+		}
+	}
+}

@@ -291,7 +291,41 @@ func (s *said) read(ms []match, l *line) {
 	}
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
+	if s.self == sSuppress && receivedAt(l, ms) {
+		// "We keep getting the reminders at dispatch@…": the address
+		// that gets them is the one named, not the writer's.
+		s.self = sNone
+	}
 }
+
+// receivedAt reports a phrase of a writer who asks to get no more mail
+// followed, in its sentence, by a place word and an address a few words
+// on ("I keep getting your newsletter at my old address old@…", "…
+// receiving your promos on info@…").
+func receivedAt(l *line, ms []match) bool {
+	for _, m := range ms {
+		if m.negated || classWays[m.class].self != sSuppress {
+			continue
+		}
+		_, to := sentence(l.ws, l.ws[m.first].off)
+		for _, f := range l.toks {
+			at := wordAt(l.ws, f.off)
+			if f.Kind != Address || at < m.end || at >= to {
+				continue
+			}
+			for k := at - 1; k >= m.end && k >= at-4; k-- {
+				if placeWords[folded(l.ws[k].s)] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// placeWords say where mail arrives ("at", "on", "an", "à", "op", "på").
+var placeWords = map[string]bool{"at": true, "on": true, "to": true, "an": true, "auf": true, "a": true, "en": true,
+	"op": true, "pa": true, "na": true, "em": true, "su": true, "in": true, "no": true, "w": true, "ve": true, "v": true}
 
 // keptBy adds to kept the addresses of the sentence of a phrase m that
 // says to change nothing.
