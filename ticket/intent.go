@@ -108,6 +108,7 @@ type mailStatement struct {
 	others             bool // a line of its words asks something not about its writer
 	selective          bool
 	someone            bool // a line asks about one other person's address without naming it
+	oneOf              bool // a line asks about one of the addresses by a word that does not say which
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	// question: a line of its words only asks whether they are blocked
 	// (not "don't block anything else" beside a stop).
@@ -167,6 +168,7 @@ func (st *mailStatement) words(s said) {
 	st.missing = st.missing || s.missing
 	st.selective = st.selective || s.selective
 	st.someone = st.someone || s.someone
+	st.oneOf = st.oneOf || s.oneOf
 	st.forgets = st.forgets || s.forgets
 	st.question = st.question || s.asks == aCheck && s.question
 	st.picks = st.picks || s.selective && s.asks == 0
@@ -726,7 +728,10 @@ type modeCase struct {
 	asks, weak ask
 	st         mailStatement
 	ids, addrs int
-	bounce     bool
+	// named: the addresses the asking mail's words name, the writer's
+	// own among them.
+	named  int
+	bounce bool
 	// unread: only the subject asks, and the words name an address amid
 	// words the books do not read.
 	unread bool
@@ -785,6 +790,9 @@ var modeRules = []modeRule{
 	{func(c modeCase) bool { return c.unread && c.asks&changing != 0 }, ModeUnsure, firstChange, "only its subject asks; its words say something of its addresses the rule does not read"},
 	// "Please stop sending to her address" over two addresses: whose?
 	{func(c modeCase) bool { return c.st.someone && c.addrs > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},
+	// "Block the old one" over two addresses: which is old, a person
+	// must say.
+	{func(c modeCase) bool { return c.st.oneOf && max(c.addrs, c.named) > 1 }, ModeUnsure, firstChange, "asks about one of its addresses without saying which: choose it by hand"},
 	// Only a lone verb asks ("I clicked unsubscribe by accident").
 	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
 		ModeUnsure, firstChange, "names an action only in passing"},
@@ -841,6 +849,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 		c.unread = t.mails[w.asker].unread && t.namedDistinct(w) > 1
 	}
 	c.ids, c.addrs = t.targetCounts(w)
+	c.named = t.wordsName(w.asker)
 	for _, r := range modeRules {
 		if !r.when(c) {
 			continue
@@ -853,6 +862,25 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 		}
 		return
 	}
+}
+
+// wordsName counts the addresses mail m's words name, each once, the
+// writer's own among them ("at two addresses, mine@… and old@…").
+func (t *Ticket) wordsName(m int) int {
+	n := 0
+	for _, v := range t.order {
+		rec := t.records[v]
+		if rec == nil {
+			continue
+		}
+		for _, o := range rec.occ {
+			if o.msg == m && (o.zone == zBody || o.zone == zMention) {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // namedDistinct counts the addresses the target mails' words name, each

@@ -189,3 +189,20 @@ func TestReceivedAtTheNamedAddress(t *testing.T) {
 		}
 	}
 }
+
+// "Block the old one" over two addresses, neither said to be old, leaves
+// the choice to the agent, in any book's language.
+func TestTheOldOneOfTwo(t *testing.T) {
+	for _, c := range []struct {
+		words string
+		mode  ticket.Mode
+	}{
+		{"Hi, I get your mails at two addresses, ops@studio.example and m.rossi@studio.example. One of them closes at the end of the month but IT has not told me which.\n\nCould you block the old one in the meantime?", ticket.ModeUnsure},
+		{"Buongiorno, ricevo le vostre comunicazioni su due indirizzi, mario@studio.example e m.rossi@studio.example. Uno dei due lo chiudiamo, ma il tecnico non mi ha detto quale.\n\nIntanto potete bloccare quello vecchio?", ticket.ModeUnsure},
+	} {
+		p := ticket.Read("From: Mario <mario@studio.example>\nTo: support@ourcompany.test\n\n" + c.words + "\n\nMario\n").Propose(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if p.Mode != c.mode {
+			t.Errorf("proposes %s (%q); want %s, for %q", p.Mode, p.Ask, c.mode, c.words)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"github.com/shushlist/shush/api"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -58,6 +59,9 @@ type said struct {
 	// someone: it asks about one other person's address without naming
 	// it ("stop sending to her address").
 	someone bool
+	// oneOf: it asks about one of the ticket's addresses by a word that
+	// does not say which ("block the old one", "quello vecchio").
+	oneOf bool
 	// behalf: its writer acts for someone else ("on behalf of my
 	// client"), so a request in their mail that names nobody is not
 	// about them.
@@ -118,6 +122,7 @@ func (r *Reader) words(l *line, subject bool) {
 	}
 	s.bareRequest(l, subject)
 	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
+	s.oneOf = s.asks&changing != 0 && len(l.toks) == 0 && oneOfThem.MatchString(l.t)
 	if s.someone && (s.self == sSuppress || s.self == sRelease) {
 		// "We keep getting these for our old intern's address. Can you
 		// stop sending to it?": about that address, not the writer.
@@ -1528,3 +1533,8 @@ var selfStoryWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// oneOfThem is a word for the old one of several addresses, which does
+// not say which it is: "the old one", "quello vecchio", "die alte",
+// "l'ancienne", "la vieja", "de oude", "den gamla", "o antigo".
+var oneOfThem = regexp.MustCompile(`(?i)\b(?:the (?:old|older) (?:one|address)|(?:quello|quella) vecchi[oa]|(?:die|den|das) alte\b|l'ancienne\b|(?:la|el) (?:vieja|antigua|viejo|antiguo)\b|de oude\b|den gamla\b|(?:o|a) antig[oa]\b|den gamle\b|(?:ta|ten) star[áý]\b|(?:ten|ta) star[ya]\b)`)
