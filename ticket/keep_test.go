@@ -206,3 +206,20 @@ func TestTheOldOneOfTwo(t *testing.T) {
 		}
 	}
 }
+
+// A writer who names no From: line, signs with their address and says
+// mail may keep coming to "my address" is left out of a stop for another
+// address; one who asks to unsubscribe "my address" is not.
+func TestKeepSendingToMyAddress(t *testing.T) {
+	sig := "\n\nKind regards\n\nAnna Smith\nShop Ltd\nanna@shop.example\n"
+	for _, c := range []struct{ words, want string }{
+		{"Hello,\n\nplease unsubscribe office@shop.example from your newsletter.\n\nYou can keep sending invoices to my address.", "office@shop.example"},
+		{"Dzień dobry,\n\nproszę o wypisanie adresu office@shop.example z Państwa newslettera.\n\nNa mój adres mogą Państwo nadal wysyłać faktury.", "office@shop.example"},
+		{"Hello,\n\nplease unsubscribe my address and office@shop.example from your newsletter.", "office@shop.example anna@shop.example"},
+	} {
+		r := ticket.Read(c.words + sig).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != c.want {
+			t.Errorf("proposes %s %v; want add %s, for %q", r.Mode, r.Targets, c.want, c.words)
+		}
+	}
+}

@@ -369,16 +369,27 @@ func keptInSentence(l *line, ms []match, off int) bool {
 // puede quedarse").
 func keepsWriter(l *line, ms []match) bool {
 	for _, m := range ms {
-		if m.class != cFromHere || m.negated {
+		if m.class != cFromHere && m.class != cMe || m.negated {
 			continue
 		}
 		from, to := sentence(l.ws, l.ws[m.first].off)
+		keeps, kept, asks := false, false, false
 		for _, k := range ms {
 			switch {
 			case k.negated || k.first < from || k.first >= to:
-			case k.class == cExcept, k.class == cExceptAfter, k.class == cWaveOff, k.class == cNotSuppress:
-				return true
+			case k.class == cExcept, k.class == cNotSuppress:
+				keeps, kept = true, true
+			case k.class == cExceptAfter, k.class == cWaveOff:
+				keeps = true
+			case classWays[k.class].ask&changing != 0:
+				asks = true
 			}
+		}
+		// "You can keep sending invoices to my address" keeps the
+		// writer's; "unsubscribe my address, but keep the invoices" and
+		// "my inbox is fine now" do not.
+		if m.class == cFromHere && keeps || m.class == cMe && kept && !asks {
+			return true
 		}
 	}
 	return false
