@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -867,36 +868,21 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 // wordsName counts the addresses mail m's words name, each once, the
 // writer's own among them ("at two addresses, mine@… and old@…").
 func (t *Ticket) wordsName(m int) int {
-	n := 0
-	for _, v := range t.order {
-		rec := t.records[v]
-		if rec == nil {
-			continue
-		}
-		for _, o := range rec.occ {
-			if o.msg == m && (o.zone == zBody || o.zone == zMention) {
-				n++
-				break
-			}
-		}
-	}
-	return n
+	return t.countAddresses(func(o occurrence) bool { return o.msg == m && (o.zone == zBody || o.zone == zMention) })
 }
 
 // namedDistinct counts the addresses the target mails' words name, each
 // once.
 func (t *Ticket) namedDistinct(w *weighing) int {
+	return t.countAddresses(func(o occurrence) bool { return o.zone == zBody && w.targets[o.msg] })
+}
+
+// countAddresses counts the addresses with an occurrence ok holds for.
+func (t *Ticket) countAddresses(ok func(o occurrence) bool) int {
 	n := 0
 	for _, v := range t.order {
-		rec := t.records[v]
-		if rec == nil {
-			continue
-		}
-		for _, o := range rec.occ {
-			if o.zone == zBody && w.targets[o.msg] {
-				n++
-				break
-			}
+		if rec := t.records[v]; rec != nil && slices.ContainsFunc(rec.occ, ok) {
+			n++
 		}
 	}
 	return n

@@ -366,12 +366,7 @@ type keptTarget struct {
 // should change there"), beside the request: a person must say whether
 // it is meant.
 func (t *Ticket) keptTargets(w *weighing, places []*place) []keptTarget {
-	sent := map[string]bool{}
-	for _, p := range places {
-		for _, v := range p.values {
-			sent[v] = true
-		}
-	}
+	sent := sentIn(places)
 	var out []keptTarget
 	seen := map[string]bool{}
 	for _, s := range t.said {
@@ -391,12 +386,7 @@ func (t *Ticket) keptTargets(w *weighing, places []*place) []keptTarget {
 // bracketedNot are the targets followed, in the deciding mails, by words
 // in brackets that say not.
 func (t *Ticket) bracketedNot(w *weighing, places []*place) []keptTarget {
-	sent := map[string]bool{}
-	for _, p := range places {
-		for _, v := range p.values {
-			sent[v] = true
-		}
-	}
+	sent := sentIn(places)
 	var out []keptTarget
 	for _, b := range t.bracketNot {
 		if sent[b.value] && (w.targets[b.msg] || b.msg == w.asker) {
@@ -405,4 +395,15 @@ func (t *Ticket) bracketedNot(w *weighing, places []*place) []keptTarget {
 		}
 	}
 	return out
+}
+
+// sentIn is the set of the targets that stand in places.
+func sentIn(places []*place) map[string]bool {
+	sent := map[string]bool{}
+	for _, p := range places {
+		for _, v := range p.values {
+			sent[v] = true
+		}
+	}
+	return sent
 }
