@@ -270,28 +270,12 @@ func (r *Reader) ruledComment(l *line) bool {
 	r.tk.mails[m].stamp = stampOf(l.t)
 	r.tk.mails[m].team = team
 	st.sig, st.inHeader, st.footer = 0, false, false
-	if v := r.senderNamed(name); v != "" {
+	// "Demandeur : Claire Lefebvre <c.lefebvre@…>" in the fields above
+	// names the author of "Claire Lefebvre".
+	if v := r.st.names[folded(name)]; v != "" {
 		r.addSender(v, m, l.n-1)
 	}
 	return true
-}
-
-// senderNamed is the one sender read so far whose header line gives the
-// name ("Demandeur : Claire Lefebvre <c.lefebvre@…>" for "Claire
-// Lefebvre"), "" for none or several.
-func (r *Reader) senderNamed(name string) string {
-	want := folded(name)
-	found := ""
-	for _, p := range r.tk.senders {
-		if !strings.Contains(folded(r.tk.lines[p.line]), want) {
-			continue
-		}
-		if found != "" && found != p.value {
-			return ""
-		}
-		found = p.value
-	}
-	return found
 }
 
 // ruleLine reports a line that is a rule and nothing else: five or more

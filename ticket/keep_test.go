@@ -133,8 +133,7 @@ func TestColleagueBesideTheWritersRequest(t *testing.T) {
 		{"pt", "Olá, por favor retirem-me da newsletter. A minha colega Rita (rita@firm.example) quer continuar a recebê-la."},
 		{"sv", "Hej, avregistrera mig från nyhetsbrevet. Min kollega Eva (eva@firm.example) vill fortsätta få det."},
 	} {
-		text := "From: A <a@firm.example>\nTo: support@ourcompany.test\n\n" + c.words + "\n\nA\n"
-		r := ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		r := readFromA(c.words)
 		if r.Mode != ticket.ModeAdd && r.Mode != ticket.ModeUnsure || strings.Join(r.Targets, " ") != "a@firm.example" {
 			t.Errorf("%s: proposes %s %v; want a@firm.example alone", c.lang, r.Mode, r.Targets)
 		}
@@ -154,8 +153,7 @@ func TestPutBackBesideAColleagueWhoStaysOff(t *testing.T) {
 		{"pt", "Olá, cancelei a inscrição por engano, podem reativar-me? A minha colega Rita (rita@firm.example) deve continuar descadastrada."},
 		{"sv", "Hej, jag avregistrerade mig av misstag, kan ni lägga till mig igen? Min kollega Eva (eva@firm.example) ska förbli avregistrerad."},
 	} {
-		text := "From: A <a@firm.example>\nTo: support@ourcompany.test\n\n" + c.words + "\n\nA\n"
-		r := ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		r := readFromA(c.words)
 		if r.Mode != ticket.ModeRemove || strings.Join(r.Targets, " ") != "a@firm.example" {
 			t.Errorf("%s: proposes %s %v; want remove a@firm.example alone", c.lang, r.Mode, r.Targets)
 		}
@@ -222,4 +220,11 @@ func TestKeepSendingToMyAddress(t *testing.T) {
 			t.Errorf("proposes %s %v; want add %s, for %q", r.Mode, r.Targets, c.want, c.words)
 		}
 	}
+}
+
+// readFromA reads words written by a@firm.example to our support
+// mailbox, signed "A".
+func readFromA(words string) ticket.Reading {
+	text := "From: A <a@firm.example>\nTo: support@ourcompany.test\n\n" + words + "\n\nA\n"
+	return ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
 }

@@ -125,3 +125,26 @@ Sanne
 		t.Errorf("proposes %s, asks %q; want add, no question", p.Mode, strings.Join(p.Ask, "; "))
 	}
 }
+
+// The author of a comment parted by a rule of dashes, named in the
+// export's fields with an address, is who "me" is.
+func TestRuledCommentAuthorFromTheFields(t *testing.T) {
+	const text = `Ticket #48213 — Désinscription newsletters
+Statut : Ouvert   Priorité : Normale
+Demandeur : Claire Lefebvre <c.lefebvre@lumen.example>
+
+----------------------------------------------
+Claire Lefebvre
+25 nov. 2026 14:37
+
+Bonjour,
+
+Merci de me désinscrire de toutes vos communications.
+
+Claire
+`
+	r := ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "c.lefebvre@lumen.example" {
+		t.Errorf("proposes %s %v; want add c.lefebvre@lumen.example", r.Mode, r.Targets)
+	}
+}

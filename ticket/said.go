@@ -111,8 +111,8 @@ func (r *Reader) words(l *line, subject bool) {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
 		s.reply = isReplySubject(l.t[strings.IndexByte(l.t, ':')+1:])
 		l.replySubject = s.reply && !s.fwd
-		if s.fwd && l.msg >= 0 && l.msg < len(r.tk.mails) {
-			r.tk.mails[l.msg].forwards = true
+		if ml := r.mailOf(l); s.fwd && ml != nil {
+			ml.forwards = true
 		}
 	}
 	s.read(r.ms, l)
