@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -126,4 +127,23 @@ func TestAddressesAsPeopleWriteThem(t *testing.T) {
 	h.mustSee("Which mode?", "written out in words")
 	h.keys("1")
 	h.mustSee("Review · add", "2 addresses in 1 batch")
+}
+
+// The question that stops a send is read whole on a narrow terminal: it
+// wraps at its spaces instead of ending in an ellipsis.
+func TestModeQuestionWrapsOnANarrowTerminal(t *testing.T) {
+	h := newHarness(t, service(t, nil), 80, 30)
+	h.paste("From: kay@customer.test\n\nSomething is off with the mails to kay.work@customer.test, can someone look?\n")
+	h.keys("ctrl+s")
+	view := h.view()
+	for _, want := range []string{"Which mode? The ticket is unsure", "erase · esc: back", "Nothing is sent until you choose."} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("the review at 80 columns does not show %q:\n%s", want, view)
+		}
+	}
+	for _, l := range strings.Split(view, "\n") {
+		if strings.Contains(l, "Which mode?") && strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+			t.Fatalf("the question is cut: %q", l)
+		}
+	}
 }

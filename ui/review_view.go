@@ -18,8 +18,12 @@ func (r *review) render() string {
 	line := func(s string) { b.WriteString(truncate(s, w)); b.WriteByte('\n') }
 	line(st.Title.Render("Review · " + r.mode.String()))
 	if r.question != "" {
-		line(st.Warn.Render("Which mode? " + r.question))
-		line(st.Warn.Render("1: add · 2: remove by address · 3: remove by ID · 4: check, send nothing · 5: erase · esc: back. Nothing is sent until you choose."))
+		for _, p := range []string{"Which mode? " + r.question, "1: add · 2: remove by address · 3: remove by ID · 4: check, send nothing · 5: erase · esc: back. Nothing is sent until you choose."} {
+			for _, l := range wrapped(p, w) {
+				b.WriteString(st.Warn.Render(l))
+				b.WriteByte('\n')
+			}
+		}
 	}
 	if r.refusal != "" {
 		line(st.Bad.Render(r.refusal))

@@ -28,6 +28,20 @@ func truncate(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// wrapped breaks s into lines of at most w cells at its spaces, made safe
+// as truncate makes them: for a sentence the agent must read whole, such as
+// the question that stops a send, where an ellipsis would hide its end.
+func wrapped(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	s = safe.View(s)
+	if strings.IndexByte(s, '\n') >= 0 {
+		s = strings.ReplaceAll(s, "\n", `\n`)
+	}
+	return strings.Split(ansi.Wrap(s, w, ""), "\n")
+}
+
 // minAddressWidth is the least an address column gets before IDs are
 // shortened to make room.
 const minAddressWidth = 24
