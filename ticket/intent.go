@@ -110,6 +110,7 @@ type mailStatement struct {
 	selective          bool
 	someone            bool // a line asks about one other person's address without naming it
 	oneOf              bool // a line asks about one of the addresses by a word that does not say which
+	thisOne            bool // a line asks about "this address" and names none
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	// question: a line of its words only asks whether they are blocked
 	// (not "don't block anything else" beside a stop).
@@ -170,6 +171,7 @@ func (st *mailStatement) words(s said) {
 	st.selective = st.selective || s.selective
 	st.someone = st.someone || s.someone
 	st.oneOf = st.oneOf || s.oneOf
+	st.thisOne = st.thisOne || s.thisOne
 	st.forgets = st.forgets || s.forgets
 	st.question = st.question || s.asks == aCheck && s.question
 	st.picks = st.picks || s.selective && s.asks == 0
@@ -731,8 +733,10 @@ type modeCase struct {
 	ids, addrs int
 	// named: the addresses the asking mail's words name, the writer's
 	// own among them.
-	named  int
-	bounce bool
+	named int
+	// namedOthers: those of them not its writer's From address.
+	namedOthers int
+	bounce      bool
 	// unread: only the subject asks, and the words name an address amid
 	// words the books do not read.
 	unread bool
@@ -794,6 +798,9 @@ var modeRules = []modeRule{
 	// "Block the old one" over two addresses: which is old, a person
 	// must say.
 	{func(c modeCase) bool { return c.st.oneOf && max(c.addrs, c.named) > 1 }, ModeUnsure, firstChange, "asks about one of its addresses without saying which: choose it by hand"},
+	// "Can you stop sending to this address please" under three
+	// addresses in the same mail's words.
+	{func(c modeCase) bool { return c.st.thisOne && c.namedOthers > 1 }, ModeUnsure, firstChange, "asks about one of its addresses without saying which: choose it by hand"},
 	// Only a lone verb asks ("I clicked unsubscribe by accident").
 	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
 		ModeUnsure, firstChange, "names an action only in passing"},
@@ -851,6 +858,9 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	}
 	c.ids, c.addrs = t.targetCounts(w)
 	c.named = t.wordsName(w.asker)
+	if c.st.thisOne {
+		c.namedOthers = t.wordsNameOthers(w.asker)
+	}
 	for _, r := range modeRules {
 		if !r.when(c) {
 			continue
@@ -869,6 +879,20 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 // writer's own among them ("at two addresses, mine@… and old@…").
 func (t *Ticket) wordsName(m int) int {
 	return t.countAddresses(func(o occurrence) bool { return o.msg == m && (o.zone == zBody || o.zone == zMention) })
+}
+
+// wordsNameOthers counts the addresses mail m's words name but its
+// writer's From address.
+func (t *Ticket) wordsNameOthers(m int) int {
+	n := 0
+	for _, v := range t.order {
+		if rec := t.records[v]; rec != nil && v != t.mails[m].from && slices.ContainsFunc(rec.occ, func(o occurrence) bool {
+			return o.msg == m && (o.zone == zBody || o.zone == zMention)
+		}) {
+			n++
+		}
+	}
+	return n
 }
 
 // namedDistinct counts the addresses the target mails' words name, each

@@ -228,3 +228,28 @@ func readFromA(words string) ticket.Reading {
 	text := "From: A <a@firm.example>\nTo: support@ourcompany.test\n\n" + words + "\n\nA\n"
 	return ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
 }
+
+// "Stop sending to this address" under several addresses the mail names
+// does not say which: the agent chooses, in any book's language. Under
+// one address, or pointing at the next line, it says which.
+func TestThisAddressAmongSeveral(t *testing.T) {
+	own := ticket.NewOwn([]string{"support@ourcompany.test"})
+	for _, c := range []struct {
+		words string
+		mode  ticket.Mode
+	}{
+		{"We have three addresses with you I think - mario@studio.example, accounts@studio.example and site@studio.example.\n\nCan you stop sending to this address please, it's just filling up.", ticket.ModeUnsure},
+		{"Wir haben bei Ihnen buero@studio.example und lager@studio.example hinterlegt.\n\nBitte schicken Sie an diese Adresse keine Mails mehr.", ticket.ModeUnsure},
+		{"Tenemos dos cuentas con ustedes: ventas@studio.example y admin@studio.example.\n\nPor favor, dejad de enviar correos a esta dirección.", ticket.ModeUnsure},
+		{"Nous avons compta@studio.example et direction@studio.example chez vous.\n\nMerci de ne plus écrire à cette adresse.", ticket.ModeUnsure},
+		{"Wij hebben info@studio.example en inkoop@studio.example bij jullie staan.\n\nKunnen jullie dit adres uitschrijven?", ticket.ModeUnsure},
+		{"Mamy u Państwa biuro@studio.example i kadry@studio.example.\n\nProszę zablokować ten adres.", ticket.ModeUnsure},
+		{"Our old mailbox accounts@studio.example was closed in October.\n\nCan you stop sending to this address please?", ticket.ModeAdd},
+		{"Hi, accounts@studio.example and site@studio.example are both gone. Please block this address:\nsite@studio.example", ticket.ModeAdd},
+	} {
+		p := ticket.Read("From: Mario <mario@studio.example>\nTo: support@ourcompany.test\n\n" + c.words + "\n\nMario\n").Propose(own)
+		if p.Mode != c.mode {
+			t.Errorf("proposes %s (%q); want %s, for %q", p.Mode, p.Ask, c.mode, c.words)
+		}
+	}
+}

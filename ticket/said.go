@@ -62,6 +62,9 @@ type said struct {
 	// oneOf: it asks about one of the ticket's addresses by a word that
 	// does not say which ("block the old one", "quello vecchio").
 	oneOf bool
+	// thisOne: it asks a change for "this address" without naming it,
+	// and its mail's words name more than one (thisAddress).
+	thisOne bool
 	// behalf: its writer acts for someone else ("on behalf of my
 	// client"), so a request in their mail that names nobody is not
 	// about them.
@@ -123,6 +126,7 @@ func (r *Reader) words(l *line, subject bool) {
 	s.bareRequest(l, subject)
 	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
 	s.oneOf = s.asks&changing != 0 && len(l.toks) == 0 && oneOfThem.MatchString(l.t)
+	s.thisOne = s.asks&changing != 0 && len(l.toks) == 0 && !strings.HasSuffix(strings.TrimSpace(l.t), ":") && thisAddress.MatchString(l.t)
 	if s.someone && (s.self == sSuppress || s.self == sRelease) {
 		// "We keep getting these for our old intern's address. Can you
 		// stop sending to it?": about that address, not the writer.
@@ -1549,3 +1553,9 @@ var selfStoryWords = func() map[string]bool {
 // not say which it is: "the old one", "quello vecchio", "die alte",
 // "l'ancienne", "la vieja", "de oude", "den gamla", "o antigo".
 var oneOfThem = regexp.MustCompile(`(?i)\b(?:the (?:old|older) (?:one|address)|(?:quello|quella) vecchi[oa]|(?:die|den|das) alte\b|l'ancienne\b|(?:la|el) (?:vieja|antigua|viejo|antiguo)\b|de oude\b|den gamla\b|(?:o|a) antig[oa]\b|den gamle\b|(?:ta|ten) star[áý]\b|(?:ten|ta) star[ya]\b)`)
+
+// thisAddress is "this address" in any book's language: on a line that
+// names none and does not point at the next, it does not say which of
+// the addresses its mail names it is ("stop sending to this address
+// please" under three of them; not "please block this address:").
+var thisAddress = regexp.MustCompile(`(?i)\b(?:(?:this|that) (?:e-?mail )?(?:address|mailbox|inbox)|diese[rnms]? (?:e-?mail-?|mail)?(?:adresse|postfach)|(?:esta|esa|aquella) (?:direcci[oó]n|casilla|cuenta de correo)|cette (?:adresse|bo[iî]te)|(?:este|esse|aquele) endere[cç]o|(?:questo|quello) indirizzo|quell'indirizzo|questa casella|(?:dit|dat) (?:e-?mail)?adres|(?:den här|den där|denna) (?:e-?post)?adress(?:en)?|(?:denne|den her) (?:e-?mail)?adresse|(?:ten|tego|tym) adres(?:u|ie)?|(?:tuto|tu|tato|této|tuhle|tenhle) (?:e-?mailovou )?adres[uae]?|bu (?:e-?posta )?adres(?:e|i|ine)?)\b`)
