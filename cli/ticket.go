@@ -15,7 +15,7 @@ import (
 )
 
 // ticketShape is the JSON `ticket read` prints.
-const ticketShape = `{"mode": "add|remove|remove_ids|check|unsure", "targets": [...], "left_out": [{"value","reason","line"}], "requester": "…"|null, "reference": {"value","source","line","text"}|null, "evidence": [{"line","text","says"}], "ask": ["what to settle before sending", ...]}`
+const ticketShape = `{"mode": "add|remove|remove_ids|check|unsure", "targets": [...], "left_out": [{"value","reason","line"}], "requester": "…"|null, "reference": {"value","source","line","text"}|null, "evidence": [{"line","text","says"}]}`
 
 func (a *app) ticketCommand() *cobra.Command {
 	cmd := &cobra.Command{

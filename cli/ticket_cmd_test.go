@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -55,32 +53,5 @@ func TestTicketReadRefusesWhatIsNoText(t *testing.T) {
 	}
 	if !strings.Contains(ta.out.String(), `"mode": "remove"`) || !strings.Contains(ta.out.String(), "ann@example.com") {
 		t.Errorf("ticket read of stdin:\n%s", ta.out.String())
-	}
-}
-
-// TestTicketReadJSONSaysWhatToAskFirst: a script reading --json learns
-// what the UI's review would ask before sending, not only the mode.
-func TestTicketReadJSONSaysWhatToAskFirst(t *testing.T) {
-	ctx := context.Background()
-	read := func(text string) map[string]any {
-		t.Helper()
-		ta := newTestApp(t, nil)
-		if err := runTicketRead(ctx, &ticketReadOptions{app: ta.app, File: writeFile(t, "t.txt", text)}); err != nil {
-			t.Fatal(err)
-		}
-		var got map[string]any
-		if err := json.Unmarshal(ta.out.Bytes(), &got); err != nil {
-			t.Fatalf("not JSON: %v\n%s", err, ta.out.String())
-		}
-		return got
-	}
-	got := read("From: Pablo <pablo@ruiz.example>\nTo: soporte@ours.example\n\nHola, por favor dad de baja a estos:\n- marta@ruiz.example\n- recepcion@ruiz.example (este no, lo seguimos usando)\n\nGracias\n")
-	ask, _ := got["ask"].([]any)
-	if len(ask) != 1 || !strings.Contains(fmt.Sprint(ask[0]), "recepcion@ruiz.example") || !strings.Contains(fmt.Sprint(ask[0]), "line 6") {
-		t.Errorf("ask = %v, want the bracketed not beside recepcion@ruiz.example on line 6", got["ask"])
-	}
-	plain := read("From: Ann <ann@customer.example>\n\nPlease unsubscribe me.\n")
-	if ask, ok := plain["ask"].([]any); !ok || len(ask) != 0 {
-		t.Errorf("a plain request: ask = %#v, want an empty list", plain["ask"])
 	}
 }

@@ -15,9 +15,6 @@ type Reading struct {
 	Requester *string    `json:"requester"`
 	Reference *Reference `json:"reference"`
 	Evidence  []Said     `json:"evidence"`
-	// Ask is what the agent must settle before the proposal is sent, one
-	// sentence each: the UI's review asks it.
-	Ask []string `json:"ask"`
 	// Proposal is the whole proposal (the words and line that decided,
 	// what the agent must settle).
 	Proposal Proposal `json:"-"`
@@ -40,7 +37,6 @@ func (t *Ticket) Reading(own Own) Reading {
 	if r.Evidence == nil {
 		r.Evidence = []Said{}
 	}
-	r.Ask = append([]string{}, p.Ask...)
 
 	if t.HasReference {
 		ref := t.Reference
