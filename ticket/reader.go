@@ -56,6 +56,7 @@ type Reader struct {
 	// line's number, wrapMsg its mail.
 	wrap            []word
 	wrapAt, wrapMsg int
+	spans           []match
 }
 
 // state is where the reader stands in the ticket.

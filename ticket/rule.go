@@ -460,10 +460,23 @@ func (t *Ticket) senderAsked(o occurrence, v string, f *facts, own Own) bool {
 		return false
 	}
 	m := t.mails[o.msg]
-	if !m.forward && m.depth == 0 || m.bounce || m.from != v || isSystem(v) || t.isOurs(v, own) {
+	if !m.forward && m.depth == 0 || m.bounce || m.from != v || isSystem(v) || t.isOurs(v, own) || t.fromOurDomain(v) {
 		return false
 	}
 	return t.onlySender(v, o.msg, a)
+}
+
+// fromOurDomain reports an address at the domain of the mailbox the
+// ticket was sent to: a mail from there (a newsletter of ours forwarded,
+// "news@…") is ours, and "his address" is whom it went to.
+func (t *Ticket) fromOurDomain(v string) bool {
+	d := v[strings.LastIndexByte(v, '@')+1:]
+	for to := range t.sentTo {
+		if to[strings.LastIndexByte(to, '@')+1:] == d {
+			return true
+		}
+	}
+	return false
 }
 
 // pointsAtSomeone reports a proposal that asks or checks, decided by words

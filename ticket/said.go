@@ -109,6 +109,9 @@ var classWays = [classCount]struct {
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
+	if !subject {
+		r.ms = r.runOn(l, r.ms)
+	}
 	s := said{msg: l.msg, line: l.n, subject: subject, names: len(l.toks) > 0}
 	if subject {
 		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
@@ -159,7 +162,6 @@ func (r *Reader) bodyLine(l *line, s *said) {
 	if toldOnly(l, r.ms) {
 		r.tk.mails[l.msg].story = true
 	}
-	s.missing = s.missing || r.missingWrapped(l)
 	if s.asks == 0 && s.self == sNone && unreadAround(l) {
 		r.tk.mails[l.msg].unread = true
 	}
@@ -527,7 +529,7 @@ func namesOthers(l *line) bool {
 // clicked unsubscribe by accident", not "Unsubscribe jane@…" or "can you
 // re-enable her address?").
 func passing(l *line, ms []match, m match) bool {
-	if m.end-m.first > 1 || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || l.carries && sentenceOpensAt(l.ws, m.first) {
+	if m.end-m.first > 1 || m.runOn != "" || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || l.carries && sentenceOpensAt(l.ws, m.first) {
 		return false
 	}
 	for _, f := range l.toks {
@@ -562,7 +564,22 @@ func sentenceOpensAt(ws []word, i int) bool {
 // phraseText is the text of a match in its line.
 func phraseText(l *line, m match) string {
 	last := l.ws[m.end-1]
+	if m.runOn != "" {
+		return m.runOn + " " + l.t[l.ws[m.first].off:last.off+len(last.s)]
+	}
 	return l.t[l.ws[m.first].off : last.off+len(last.s)]
+}
+
+// wordsText is words as one text, a space between each.
+func wordsText(ws []word) string {
+	var b strings.Builder
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w.s)
+	}
+	return b.String()
 }
 
 // markBounce marks the line's mail a bounce report when its words are a
@@ -917,7 +934,9 @@ func (r *Reader) countNamed(l *line, f *token) {
 	switch {
 	case f.zone != zBody && f.zone != zExcept:
 	case f.Value != "":
-		if f.zone == zBody {
+		if f.zone == zBody && !r.tk.sentTo[f.Value] {
+			// Our own mailbox in a forwarded newsletter's words ("reach
+			// us at support@…") is no one it is about.
 			r.tk.mails[l.msg].named++
 		}
 	case len(f.Raw) > 1 && strings.HasSuffix(f.Raw, "@") && strings.Count(f.Raw, "@") == 1:
@@ -1416,21 +1435,32 @@ func contactFooter(l *line, ms []match, f *token) bool {
 	return false
 }
 
-// missingWrapped reports a phrase that says mail does not arrive begun
-// at the end of the line before and ended on this one ("my receipts
-// never show / up"), in a mail wrapped by its client; it keeps this
-// line's last words for the next. It only ever adds a doubt: the review
-// asks what a stop beside it means.
-func (r *Reader) missingWrapped(l *line) bool {
-	found := false
+// runOn adds to ms, the phrases of line l, a phrase begun at the end of
+// the line of words before and ended on this one ("Bitte senden Sie an
+// seine Adresse keine Mails / mehr"), in a mail its client wrapped: as
+// this line's, from its first word. A phrase of this line inside it gives
+// way. It keeps this line's last words for the next.
+func (r *Reader) runOn(l *line, ms []match) []match {
 	if len(r.wrap) > 0 && r.wrapAt == l.n-1 && r.wrapMsg == l.msg && len(l.ws) > 0 {
 		ws := append(slices.Clip(r.wrap), l.ws[:min(len(l.ws), wrapWords)]...)
-		var ms []match
-		ms = phraseBooks().trees[inWords].find(ms, ws, phraseBooks().trees[negations])
-		for _, m := range ms {
-			if (m.class == cMissing || m.class == cMissingMe) && !m.negated && m.first < len(r.wrap) && m.end > len(r.wrap) {
-				found = true
+		r.spans = phraseBooks().trees[inWords].find(r.spans, ws, phraseBooks().trees[negations])
+		end, k := 0, 0
+		for _, m := range r.spans {
+			if m.first < len(r.wrap) && m.end > len(r.wrap) {
+				r.spans[k] = match{class: m.class, first: 0, end: m.end - len(r.wrap), negated: m.negated, runOn: wordsText(r.wrap[m.first:])}
+				end = max(end, r.spans[k].end)
+				k++
 			}
+		}
+		if k > 0 {
+			joined := append(r.spans[:k], ms...)
+			ms = joined[:0]
+			for i, m := range joined {
+				if i < k || m.first >= end || m.end > end {
+					ms = append(ms, m)
+				}
+			}
+			ms = slices.Clone(ms)
 		}
 	}
 	r.wrap = r.wrap[:0]
@@ -1438,12 +1468,12 @@ func (r *Reader) missingWrapped(l *line) bool {
 		r.wrap = append(r.wrap, l.ws[max(0, n-wrapWords):]...)
 		r.wrapAt, r.wrapMsg = l.n, l.msg
 	}
-	return found
+	return ms
 }
 
 // wrapWords is how many words at a wrapped line's end and the next
 // line's start a phrase across the two is looked for in.
-const wrapWords = 4
+const wrapWords = 8
 
 // keptIDs notes the IDs the line says to keep ("… (ID 52c7…) please
 // keep it", "but not 9f1c…") and returns their offsets: never released.

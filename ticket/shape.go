@@ -220,11 +220,21 @@ func isDelimiter(t, raw string) bool {
 // they are (0 for none), which is also the index of the first word after
 // them.
 func closing(ws []word) (k, rest int) {
-	if c, n := phraseBooks().trees[atStart].at(ws, 0); c == cClosing {
-		return n, n
+	c, n := phraseBooks().trees[atStart].at(ws, 0)
+	if c != cClosing {
+		return 0, 0
 	}
-	return 0, 0
+	if n+1 < len(ws) && closingAnd[folded(ws[n].s)] && !ws[n-1].ends && !ws[n-1].clause {
+		// "Vielen Dank und freundliche Grüße", "Gracias y un saludo".
+		if c, m := phraseBooks().trees[atStart].at(ws, n+1); c == cClosing {
+			return n + 1 + m, n + 1 + m
+		}
+	}
+	return n, n
 }
+
+// closingAnd join two closings on one line, in the books' languages.
+var closingAnd = map[string]bool{"and": true, "und": true, "y": true, "et": true, "e": true, "en": true, "och": true, "og": true, "i": true, "a": true}
 
 // isTitle reports a title or company line: a few capitalized words, one of
 // them a title word or a company's legal form.

@@ -396,6 +396,9 @@ type match struct {
 	class      class
 	first, end int // words[first:end]
 	negated    bool
+	// runOn: the words of the line above it begins with, when it runs
+	// on from there (Reader.runOn).
+	runOn string
 }
 
 // find returns the phrases in a line's words, appended to out[:0], left
