@@ -662,14 +662,22 @@ func (t *Ticket) anchors(m int, st mailStatement) bool {
 
 // internal reports a ticket every mail of which our own people wrote (a
 // colleague asks support to release suppressions, our privacy officer
-// passes on an erasure): their words decide, as a customer's would.
+// passes on an erasure, a colleague forwards a bounce report): their words
+// decide, as a customer's would.
 func (t *Ticket) internal(own Own) bool {
-	for m := range t.mails {
-		if !t.ours(m, own) {
+	for m, ml := range t.mails {
+		if !t.ours(m, own) && !ml.bounce && !isSystem(ml.from) && !ml.empty() {
 			return false
 		}
 	}
 	return len(t.mails) > 0
+}
+
+// empty reports a forwarded mail of no one with nothing in it: what a
+// forward marker ("-------- Message transféré --------") begins before
+// the header block that begins the real one.
+func (ml *mail) empty() bool {
+	return ml.from == "" && ml.forward && ml.named+ml.ids == 0 && ml.words < 5
 }
 
 // coverChanges reports a cover note (mail c, -1 for none) that asks to
@@ -736,7 +744,11 @@ type modeCase struct {
 	named int
 	// namedOthers: those of them not its writer's From address.
 	namedOthers int
-	bounce      bool
+	// distinct: the addresses the target mails' words name as such,
+	// each once, not those they say to leave ("… compta@…, that one
+	// works").
+	distinct int
+	bounce   bool
 	// unread: only the subject asks, and the words name an address amid
 	// words the books do not read.
 	unread bool
@@ -794,7 +806,7 @@ var modeRules = []modeRule{
 	// book).
 	{func(c modeCase) bool { return c.unread && c.asks&changing != 0 }, ModeUnsure, firstChange, "only its subject asks; its words say something of its addresses the rule does not read"},
 	// "Please stop sending to her address" over two addresses: whose?
-	{func(c modeCase) bool { return c.st.someone && c.addrs > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},
+	{func(c modeCase) bool { return c.st.someone && c.distinct > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},
 	// "Block the old one" over two addresses: which is old, a person
 	// must say.
 	{func(c modeCase) bool { return c.st.oneOf && max(c.addrs, c.named) > 1 }, ModeUnsure, firstChange, "asks about one of its addresses without saying which: choose it by hand"},
@@ -860,6 +872,9 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	c.named = t.wordsName(w.asker)
 	if c.st.thisOne {
 		c.namedOthers = t.wordsNameOthers(w.asker)
+	}
+	if c.st.someone {
+		c.distinct = t.namedDistinct(w)
 	}
 	for _, r := range modeRules {
 		if !r.when(c) {

@@ -109,8 +109,12 @@ var classWays = [classCount]struct {
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
+	runsOn := !subject && len(r.wrap) > 0 && r.wrapAt == l.n-1 && r.wrapMsg == l.msg
 	if !subject {
 		r.ms = r.runOn(l, r.ms)
+	}
+	if runsOn && firstStop(l.t) == '?' {
+		r.askedAbove(l)
 	}
 	s := said{msg: l.msg, line: l.n, subject: subject, names: len(l.toks) > 0}
 	if subject {
@@ -568,6 +572,25 @@ func phraseText(l *line, m match) string {
 		return m.runOn + " " + l.t[l.ws[m.first].off:last.off+len(last.s)]
 	}
 	return l.t[l.ws[m.first].off : last.off+len(last.s)]
+}
+
+// firstStop is the first of ".", "!" and "?" in t, 0 for none.
+func firstStop(t string) byte {
+	if i := strings.IndexAny(t, ".!?"); i >= 0 {
+		return t[i]
+	}
+	return 0
+}
+
+// askedAbove: line l ends, with a question mark, the sentence of the line
+// above ("… vous pouvez la bloquer / pour de bon ?"): a verb alone there
+// is asked, not said in passing, as on a line that ends in "?".
+func (r *Reader) askedAbove(l *line) {
+	for i := len(r.tk.said) - 1; i >= 0 && r.tk.said[i].line >= l.n-1; i-- {
+		if s := &r.tk.said[i]; s.line == l.n-1 && s.msg == l.msg {
+			s.weak = 0
+		}
+	}
 }
 
 // wordsText is words as one text, a space between each.

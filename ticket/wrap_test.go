@@ -54,3 +54,38 @@ func TestRecipientBelowWhoseMailNamesOurSupport(t *testing.T) {
 		t.Errorf("proposes %s %v (%q); want add j.boehm@firm.example", r.Mode, r.Targets, r.Proposal.Ask)
 	}
 }
+
+// A verb alone at the end of a line is asked, not said in passing, when
+// the next line ends its sentence with a question mark; and a colleague
+// of ours who forwards a bounce report asks as a customer would, the
+// forward marker's empty part no customer's mail.
+func TestColleagueAsksOverABounceAcrossAWrap(t *testing.T) {
+	text := "From: Camille Roux <camille.roux@ourcompany.test>\nTo: support@ourcompany.test\nSubject: TR: Undelivered Mail Returned to Sender\n\nSalut l'équipe,\n\n" +
+		"Celle-ci revient à chaque campagne depuis septembre, vous pouvez la bloquer\npour de bon ?\n\nMerci !\nCamille\n\n" +
+		"-------- Message transféré --------\nSujet : Undelivered Mail Returned to Sender\nDe : MAILER-DAEMON@mx2.ourcompany.test\nPour : newsletter@ourcompany.test\n\n" +
+		"This is the mail system at host mx2.ourcompany.test.\n\nI'm sorry to have to inform you that your message could not\nbe delivered to one or more recipients.\n\n" +
+		"<compta@atelier.example>: host mx.atelier.example[203.0.113.40]\n    said: 550 5.1.1 <compta@atelier.example>: Recipient address\n    rejected: User unknown in virtual mailbox table\n"
+	r := ticket.Read(text).Reading(ticket.NewOwn([]string{"@ourcompany.test"}))
+	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "compta@atelier.example" {
+		t.Errorf("proposes %s %v (%q); want add compta@atelier.example", r.Mode, r.Targets, r.Proposal.Ask)
+	}
+}
+
+// "Their contact is now compta@…, that one works" beside a request about
+// the bounced address keeps compta@… and leaves no doubt whose address
+// is meant, in the books' languages.
+func TestAddressThatWorksIsKept(t *testing.T) {
+	bounce := "\n\n-----Original Message-----\nFrom: Microsoft Outlook <postmaster@gaudin.example>\nTo: statements@ourcompany.test\nSubject: Undeliverable: Your statement\n\n" +
+		"Delivery has failed to these recipients or groups:\n\nj.perrin@gaudin.example\nThe email address you entered couldn't be found.\n"
+	for _, words := range []string{
+		"Another bounce for Gaudin. Mr Perrin left in September and his mailbox is gone. Please block the address so we stop sending there. Their contact is now compta@gaudin.example, that one works.",
+		"Encore un retour en erreur. M. Perrin a quitté la société et sa boîte a été supprimée. Merci de bloquer l'adresse. Leur contact est désormais compta@gaudin.example, celle-là fonctionne.",
+		"Wieder ein Rückläufer. Herr Perrin hat die Firma verlassen. Bitte sperren Sie die Adresse. Ihr Kontakt ist jetzt compta@gaudin.example, die funktioniert.",
+	} {
+		text := "From: Camille <camille@agency.example>\nTo: support@ourcompany.test\nSubject: FW: Undeliverable: Your statement\n\n" + words + "\n\nCamille" + bounce
+		r := ticket.Read(text).Reading(ticket.NewOwn([]string{"@ourcompany.test"}))
+		if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "j.perrin@gaudin.example" {
+			t.Errorf("proposes %s %v (%q); want add j.perrin@gaudin.example, for %q", r.Mode, r.Targets, r.Proposal.Ask, words)
+		}
+	}
+}
