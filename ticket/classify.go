@@ -149,12 +149,30 @@ func (r *Reader) headerLine(l *line) (lineKind, bool) {
 func (r *Reader) headerBlock(l *line) {
 	st := &r.st
 	switch {
+	case l.depth == 0 && st.body && st.formHead() && len(l.toks) > 0 && isSystem(l.toks[0].Value):
+		// "[Web form submission] Privacy request", "Form: Contact us",
+		// "Submitted: 26 Nov", "Reply-to: noreply@…": one head, a system's
+		// notification of a form, not a mail forwarded under another.
 	case l.depth == 0 && st.body, l.depth > 0 && st.qbody:
 		m := r.startMail(l)
 		r.tk.mails[m].forward = l.depth == 0
 		r.senderAbove(l, m)
 	}
 	st.lastHeaderBlock = l.msg
+}
+
+// formHead reports the ticket's first block of words still open and made
+// of labelled fields, a title above them at most: with a system's address
+// in a header line under them, a form's notification.
+func (st *state) formHead() bool {
+	return !st.headDone && st.headFields >= 2 && st.headOther <= 1
+}
+
+// labelled reports a line that is a labelled field: a label of up to
+// three words, a colon and a space, a value ("Submitted: 26 Nov 2026").
+func labelled(t string) bool {
+	i := strings.Index(t, ": ")
+	return i > 0 && i <= 30 && len(strings.Fields(t[:i])) <= 3 && strings.TrimSpace(t[i+2:]) != ""
 }
 
 // headerZone notes a header line's people and returns their zone.

@@ -87,6 +87,11 @@ type state struct {
 	locals          map[string]bool   // the local parts of the addresses read, true for a distinctive one (localName)
 	people          map[string]string // the name-like pieces of the local parts of the addresses the words name ("claire", "jp" of jp.martin@…), each to its local part, "" when several have it
 	lastHeaderBlock int               // the mail the last header block began
+	// head counts the lines of the ticket's first block of words, before
+	// its first empty line: labelled fields ("Form: Contact us",
+	// "Submitted: 26 Nov") and others; headDone: that block has ended.
+	headFields, headOther int
+	headDone             bool
 	chat            map[string]int    // the mail of each speaker of a chat transcript, by their name folded
 	// list is 1 + the mail of a list a request announces ("please
 	// unsubscribe these addresses:"), while its lines name addresses and
@@ -263,6 +268,13 @@ func (r *Reader) settle(l *line, kind lineKind) {
 			}
 		}
 	}
+	if l.depth == 0 && !kind.header && !st.headDone {
+		if labelled(l.t) {
+			st.headFields++
+		} else {
+			st.headOther++
+		}
+	}
 	if l.depth == 0 {
 		st.body = st.body || !kind.header
 		st.top = st.top && kind.header
@@ -357,6 +369,7 @@ const listWords = 4
 // after its first line.
 func (r *Reader) blank() {
 	st := &r.st
+	st.headDone = st.headDone || st.body
 	st.inHeader = false
 	st.gap = true
 	if st.sig > 0 && st.sig < signatureLines {

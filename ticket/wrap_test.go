@@ -89,3 +89,18 @@ func TestAddressThatWorksIsKept(t *testing.T) {
 		}
 	}
 }
+
+// A form's notification pasted with its head ("[Web form submission]",
+// "Form: …", "Submitted: …", "Reply-to: noreply@…") is one message: the
+// address its form names is the writer's, and what they ask decides.
+func TestFormNotificationWithItsHead(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"[Web form submission] Privacy request\nForm: Contact us / Privacy\nSubmitted: 26 Nov 2026, 21:48\nReply-to: noreply@shop.test\n\nName: Hannah Cole\nEmail: hannah.cole@greenpost.example\nRequest type: Delete my data (GDPR)\nMessage:\nplease delete my account and everything you have on me. I asked on the\nphone last month and still got mail. I want it all gone not just unsubscribed.\n", "hannah.cole@greenpost.example"},
+		{"[Formular] Datenschutzanfrage\nFormular: Kontakt\nEingegangen: 26.11.2026, 21:48\nReply-to: no-reply@shop.test\n\nName: Jonas Weber\nE-Mail: jonas.weber@posteo-mail.example\nNachricht:\nBitte löschen Sie alle meine Daten und schicken Sie mir keine Mails mehr.\n", "jonas.weber@posteo-mail.example"},
+	} {
+		r := ticket.Read(c.text).Reading(ticket.NewOwn([]string{"@shop.test"}))
+		if !r.Mode.Changes() || strings.Join(r.Targets, " ") != c.want {
+			t.Errorf("proposes %s %v (%q); want %s, for %q", r.Mode, r.Targets, r.Proposal.Ask, c.want, c.text[:30])
+		}
+	}
+}
