@@ -91,8 +91,8 @@ type state struct {
 	// its first empty line: labelled fields ("Form: Contact us",
 	// "Submitted: 26 Nov") and others; headDone: that block has ended.
 	headFields, headOther int
-	headDone             bool
-	chat            map[string]int    // the mail of each speaker of a chat transcript, by their name folded
+	headDone              bool
+	chat                  map[string]int // the mail of each speaker of a chat transcript, by their name folded
 	// list is 1 + the mail of a list a request announces ("please
 	// unsubscribe these addresses:"), while its lines name addresses and
 	// nothing else; 0 for none.
