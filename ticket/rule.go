@@ -456,7 +456,7 @@ func (t *Ticket) actsForOther(m int) bool {
 // someone else.
 func (t *Ticket) senderAsked(o occurrence, v string, f *facts, own Own) bool {
 	a := f.w.anchor
-	if o.zone != zFrom || a < 0 || o.msg == a || f.self != nil || t.mails[a].named != 0 || !pointsAtSomeone(f.w.p) {
+	if o.zone != zFrom || a < 0 || o.msg == a || f.self != nil || t.mails[a].named != 0 || !pointsAtSomeone(f.w.p) && !t.coverPointsAtSomeone(a, f.w.p) {
 		return false
 	}
 	m := t.mails[o.msg]
@@ -473,6 +473,22 @@ func (t *Ticket) fromOurDomain(v string) bool {
 	d := v[strings.LastIndexByte(v, '@')+1:]
 	for to := range t.sentTo {
 		if to[strings.LastIndexByte(to, '@')+1:] == d {
+			return true
+		}
+	}
+	return false
+}
+
+// coverPointsAtSomeone reports a cover note (mail a) over the mail that
+// decides whose asking line speaks of another person's address ("See
+// below from our accountant. Could you check whether his address is on
+// a block list?"), for a proposal that asks or checks.
+func (t *Ticket) coverPointsAtSomeone(a int, p Proposal) bool {
+	if !p.Mode.Changes() && p.Mode != ModeCheck || p.By.Line == 0 || t.mails[a].named != 0 {
+		return false
+	}
+	for _, s := range t.said {
+		if s.msg == a && s.asks != 0 && s.line != p.By.Line && aboutSomeone(t.lines[s.line]) {
 			return true
 		}
 	}

@@ -104,3 +104,21 @@ func TestFormNotificationWithItsHead(t *testing.T) {
 		}
 	}
 }
+
+// A cover note that asks about "his address" over a forwarded mail from
+// him names him, though the forwarded mail decides the mode.
+func TestCoverAsksAboutTheForwardedSender(t *testing.T) {
+	for _, cover := range []string{
+		"See below from our accountant. Could you check whether his address is on\nsome kind of block list on your end? Please don't change anything yet.",
+		"Siehe unten von unserem Steuerberater. Können Sie prüfen, ob seine Adresse bei Ihnen gesperrt ist? Bitte noch nichts ändern.",
+		"Voir ci-dessous, de notre comptable. Pouvez-vous vérifier si son adresse est bloquée chez vous ? Ne changez rien pour l'instant.",
+	} {
+		text := "From: Karen Holloway <karen@joinery.example>\nTo: support@ourcompany.test\nSubject: Fwd: invoices not arriving\n\nHi team,\n\n" + cover + "\n\nThanks\nKaren\n\n" +
+			"---------- Forwarded message ---------\nFrom: Bob Fenwick <bob@books.example>\nDate: Tue, Nov 24, 2026 at 4:51 PM\nSubject: invoices not arriving\nTo: Karen Holloway <karen@joinery.example>\n\n" +
+			"Karen - I haven't had a single invoice copy from your system since last\nTuesday. Nothing in spam either. Can you chase it?\nBob\n"
+		r := ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != ticket.ModeCheck || strings.Join(r.Targets, " ") != "bob@books.example" {
+			t.Errorf("proposes %s %v (%q); want check bob@books.example, for %q", r.Mode, r.Targets, r.Proposal.Ask, cover)
+		}
+	}
+}
