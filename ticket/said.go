@@ -110,6 +110,9 @@ var classWays = [classCount]struct {
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
 	runsOn := !subject && len(r.wrap) > 0 && r.wrapAt == l.n-1 && r.wrapMsg == l.msg
+	if runsOn {
+		r.leaveAbove(l)
+	}
 	if !subject {
 		r.ms = r.runOn(l, r.ms)
 	}
@@ -572,6 +575,57 @@ func phraseText(l *line, m match) string {
 		return m.runOn + " " + l.t[l.ws[m.first].off:last.off+len(last.s)]
 	}
 	return l.t[l.ws[m.first].off : last.off+len(last.s)]
+}
+
+// leaveAbove leaves out the address at the end of the line above when
+// this line goes on its sentence with words that leave out the address
+// before them ("OJO la principal (lucia@…) la quiero seguir / recibiendo
+// …, esa no la toquéis"), no other address between.
+func (r *Reader) leaveAbove(l *line) {
+	at := -1
+	for i := len(r.wrap) - 1; i >= 0 && at < 0; i-- {
+		if r.wrap[i].ends {
+			return
+		}
+		if strings.Contains(r.wrap[i].s, "@") {
+			at = i
+		}
+	}
+	if at < 0 || len(r.queue) == 0 || r.queue[len(r.queue)-1].n != l.n-1 {
+		return
+	}
+	ws := append(slices.Clip(r.wrap), l.ws...)
+	r.spans = phraseBooks().trees[inWords].find(r.spans, ws, phraseBooks().trees[negations])
+	for _, m := range r.spans {
+		if m.negated || m.end <= len(r.wrap) || m.class != cExceptAfter && m.class != cWaveOff || addressBetween(ws, at+1, m.first) {
+			continue
+		}
+		if out, ok := exceptsAt(ws, m, at); !out || !ok {
+			continue
+		}
+		h := &r.queue[len(r.queue)-1]
+		for i := len(h.toks) - 1; i >= 0; i-- {
+			if f := &h.toks[i]; f.Kind == Address && f.Value != "" {
+				if f.zone == zBody {
+					f.zone = zExcept
+					r.tk.mails[f.msg].named--
+					r.tk.keep(l.n, l.t)
+				}
+				return
+			}
+		}
+		return
+	}
+}
+
+// addressBetween reports a word holding "@" among ws[from:to].
+func addressBetween(ws []word, from, to int) bool {
+	for k := from; k < to && k < len(ws); k++ {
+		if strings.Contains(ws[k].s, "@") {
+			return true
+		}
+	}
+	return false
 }
 
 // firstStop is the first of ".", "!" and "?" in t, 0 for none.

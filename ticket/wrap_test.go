@@ -122,3 +122,20 @@ func TestCoverAsksAboutTheForwardedSender(t *testing.T) {
 		}
 	}
 }
+
+// Words that leave out the address before them, on the line after it
+// when the client wrapped the sentence, leave it out, in the books'
+// languages.
+func TestLeaveOutAcrossAWrap(t *testing.T) {
+	for _, words := range []string{
+		"Por favor dad de baja la dirección compras@tienda.example de vuestros correos.\n\nOJO la principal (lucia@tienda.example) la quiero seguir\nrecibiendo porque ahí me llegan las facturas, esa no la toquéis.",
+		"Please unsubscribe compras@tienda.example from the offers.\n\nMy main one (lucia@tienda.example) gets the invoices, so please\ndon't touch that one.",
+		"Bitte tragen Sie compras@tienda.example aus dem Newsletter aus.\n\nÜber die Hauptadresse (lucia@tienda.example) kommen die Rechnungen,\ndie bitte nicht anfassen.",
+		"Merci de désinscrire compras@tienda.example des offres.\n\nL'adresse principale (lucia@tienda.example) reçoit les factures,\nn'y touchez pas.",
+	} {
+		r := ticket.Read("From: Lucía <l.ferrer@tienda.example>\nTo: support@ourcompany.test\n\n" + words + "\n\nLucía\n").Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "compras@tienda.example" {
+			t.Errorf("proposes %s %v (%q); want add compras@tienda.example, for %q", r.Mode, r.Targets, r.Proposal.Ask, words)
+		}
+	}
+}
