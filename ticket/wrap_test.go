@@ -31,7 +31,7 @@ func TestRequestWrappedMidPhrase(t *testing.T) {
 // signature: the addresses under it are the writer's, not targets.
 func TestTwoClosingsOnOneLine(t *testing.T) {
 	own := ticket.NewOwn([]string{"support@ourcompany.test"})
-	for _, closing := range []string{"Vielen Dank und freundliche Grüße", "Thanks and best regards", "Gracias y saludos", "Merci et bonne journée"} {
+	for _, closing := range []string{"Vielen Dank und freundliche Grüße", "Thanks and best regards", "Gracias y saludos", "Merci et bonne journée", "Grazie e buon lavoro", "Bedankt en een fijne dag"} {
 		text := "From: Petra Lang <p.lang@firm.example>\nTo: support@ourcompany.test\n\nPlease unsubscribe old.boss@firm.example from the newsletter.\n\n" +
 			closing + "\n\nPetra Lang\nSekretariat\nFirm GmbH\nLindenstraße 4, 79098 Freiburg\np.lang@firm.example | info@firm.example\n"
 		r := ticket.Read(text).Reading(own)
