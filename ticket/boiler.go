@@ -44,7 +44,7 @@ func (r *Reader) noticeLine(l *line) (lineKind, bool) {
 	if l.depth > 0 {
 		body = st.qbody
 	}
-	if st.notice == 0 || st.notice < l.n-1 || l.depth != st.depth {
+	if st.notice == 0 || st.notice < l.above() || l.depth != st.depth {
 		if c, _ := firstPhrase(phraseBooks().trees[inFooter], l.ws); c != cNotice || !body {
 			st.notice = 0
 			return lineKind{}, false
@@ -174,7 +174,7 @@ func idRow(l *line) bool {
 // the mail before.
 func (r *Reader) senderAbove(l *line, m int) {
 	k := len(r.queue) - 1
-	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != l.depth {
+	if k < 0 || r.queue[k].n != l.above() || len(r.queue[k].toks) != 1 || r.queue[k].depth != l.depth {
 		return
 	}
 	f := &r.queue[k].toks[0]
@@ -296,7 +296,7 @@ var formEmailLabels = map[string]bool{
 // which asks only when the messages under it do not.
 func (r *Reader) titleAbove(l *line) {
 	k := len(r.tk.said) - 1
-	if l.depth != 0 || k != 0 || r.st.last.n != l.n-1 || r.st.last.header {
+	if l.depth != 0 || k != 0 || r.st.last.n != l.above() || r.st.last.header {
 		return
 	}
 	s := &r.tk.said[k]

@@ -11,13 +11,16 @@ import (
 
 // line is a line with text as the reader sees it.
 type line struct {
-	n     int
-	raw   string
-	t     string // without quote marks and outer white space
-	depth int
-	ws    []word
-	toks  []token
-	msg   int
+	// n is its number; first, the number of the first of the lines it
+	// joins when a wrapped sentence ran over several (n when it does not):
+	// the line above it is first-1.
+	n, first int
+	raw      string
+	t        string // without quote marks and outer white space
+	depth    int
+	ws       []word
+	toks     []token
+	msg      int
 	// What the words of the line work out once, when asked: its
 	// sentences (span), whether it says "only" (0 not known, 1 no, 2
 	// yes), and the word from which a closing inside it signs (0 not
@@ -161,6 +164,9 @@ func (r *Reader) headerBlock(l *line) {
 	st.lastHeaderBlock = l.msg
 }
 
+// above is the number of the line right above l.
+func (l *line) above() int { return l.first - 1 }
+
 // formHead reports the ticket's first block of words still open and made
 // of labelled fields, a title above them at most: with a system's address
 // in a header line under them, a form's notification.
@@ -172,7 +178,7 @@ func (st *state) formHead() bool {
 // three words, a colon and a space, a value ("Submitted: 26 Nov 2026").
 func labelled(t string) bool {
 	i := strings.Index(t, ": ")
-	return i > 0 && i <= 30 && len(strings.Fields(t[:i])) <= 3 && strings.TrimSpace(t[i+2:]) != ""
+	return i > 0 && i <= 30 && len(strings.Fields(t[:i])) <= 3 && !strings.Contains(t[:i], "@") && strings.TrimSpace(t[i+2:]) != ""
 }
 
 // headerZone notes a header line's people and returns their zone.
@@ -273,7 +279,7 @@ func noteHeader(l *line) bool {
 // a rule of dashes: an export that parts its comments so.
 func (r *Reader) ruledComment(l *line) bool {
 	st := &r.st
-	if st.last.n != l.n-1 || st.ruleN != l.n-2 || st.last.header {
+	if st.last.n != l.above() || st.ruleN != l.above()-1 || st.last.header {
 		return false
 	}
 	name, team := st.last.t, ""
@@ -291,7 +297,7 @@ func (r *Reader) ruledComment(l *line) bool {
 	// "Demandeur : Claire Lefebvre <c.lefebvre@…>" in the fields above
 	// names the author of "Claire Lefebvre".
 	if v := r.st.names[folded(name)]; v != "" {
-		r.addSender(v, m, l.n-1)
+		r.addSender(v, m, l.above())
 	}
 	return true
 }
@@ -366,7 +372,7 @@ func (r *Reader) chatLine(l *line) (lineKind, bool) {
 // comment that begins there, l being its date line.
 func (r *Reader) commentAbove(l *line) bool {
 	k := len(r.queue) - 1
-	if k < 0 || r.queue[k].n != l.n-1 || len(r.queue[k].toks) != 1 || r.queue[k].depth != 0 || r.st.last.header {
+	if k < 0 || r.queue[k].n != l.above() || len(r.queue[k].toks) != 1 || r.queue[k].depth != 0 || r.st.last.header {
 		// "Para: Suporte <suporte@…>" over the date: a header's address,
 		// not a comment's author.
 		return false
@@ -409,7 +415,7 @@ func (r *Reader) wroteLine(l *line) (lineKind, bool) {
 	r.addSenders(l, st.attrib)
 	// "On Tue, …, Bob <bob@…>" on the line before is the same
 	// attribution.
-	if k := len(r.queue) - 1; k >= 0 && st.prevOn == l.n-1 && r.queue[k].n == l.n-1 && !startsOn(l.raw) {
+	if k := len(r.queue) - 1; k >= 0 && st.prevOn == l.above() && r.queue[k].n == l.above() && !startsOn(l.raw) {
 		if st.cand == k {
 			st.cand = -1 // not a signature: the attribution's first line
 		}
@@ -419,7 +425,7 @@ func (r *Reader) wroteLine(l *line) (lineKind, bool) {
 				continue
 			}
 			f.zone = zAttribution
-			r.addSender(f.Value, st.attrib, l.n-1)
+			r.addSender(f.Value, st.attrib, l.above())
 		}
 	}
 	return lineKind{attribution: true}, true
@@ -487,7 +493,7 @@ func (r *Reader) titleLine(l *line) (lineKind, bool) {
 // or a contact line right under a name.
 func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	st := &r.st
-	if len(l.toks) == 0 || !st.last.title && !st.last.name || st.last.n != l.n-1 {
+	if len(l.toks) == 0 || !st.last.title && !st.last.name || st.last.n != l.above() {
 		return lineKind{}, false
 	}
 	if !st.last.title && !(contactLine(l) && (len(l.toks) > 1 || !onlyTokens(l))) {
@@ -512,7 +518,7 @@ func (r *Reader) wordsLine(l *line) lineKind {
 	if shape := signatureShape(l.t, l.toks); shape != "" {
 		kind = lineKind{shape: shape}
 		switch {
-		case st.last.n == l.n-1 && st.last.shape == shape:
+		case st.last.n == l.above() && st.last.shape == shape:
 			// A table of such lines, not a signature.
 		case st.last.colon:
 			// The list a line ending in ':' announced.

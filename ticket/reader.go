@@ -57,6 +57,11 @@ type Reader struct {
 	wrap            []word
 	wrapAt, wrapMsg int
 	spans           []match
+	// pend is the line held to be joined with the next (unwrap.go);
+	// joined: where the lines of the line being read begin, when it joins
+	// several.
+	pend   pendingLine
+	joined []lineStart
 }
 
 // state is where the reader stands in the ticket.
@@ -119,6 +124,8 @@ type heldLine struct {
 // its line, where it stands, in which mail.
 type token struct {
 	Found
+	// phys: the line it stands on, when the line read joins several.
+	phys int
 	off  int
 	zone zone
 	msg  int
@@ -189,7 +196,7 @@ func (r *Reader) Line(n int, raw string) {
 	r.out = r.html.lines(r.out[:0], raw)
 	for _, l := range r.out {
 		r.refs.line(n, l)
-		r.line(n, l)
+		r.feed(n, l)
 	}
 }
 
@@ -205,18 +212,24 @@ func (r *Reader) line(n int, raw string) {
 	r.ws = wordsOf(r.ws, t)
 	r.block(n)
 	r.stubs(n)
-	l := &line{n: n, raw: raw, t: t, depth: depth, ws: r.ws, toks: r.tokens(n, t, r.ws)}
+	l := &line{n: n, first: n, raw: raw, t: t, depth: depth, ws: r.ws, toks: r.tokens(n, t, r.ws)}
+	if r.joined != nil {
+		l.first = r.joined[0].n
+		for i := range l.toks {
+			l.toks[i].phys = r.physical(l.toks[i].off)
+		}
+	}
 	l.msg = r.msgOf(depth)
-	l.carries = r.st.last.n == n-1 && r.st.last.names && !r.st.last.ends && !r.st.last.header && r.st.depth == depth
+	l.carries = r.st.last.n == l.above() && r.st.last.names && !r.st.last.ends && !r.st.last.header && r.st.depth == depth
 	kind := r.classify(l)
 	r.tables.line(l)
-	r.decideCandidate(n, kind, depth)
+	r.decideCandidate(l.first, kind, depth)
 	if kind.candidate {
 		r.st.cand, r.st.candShape, r.st.candMsg = len(r.queue), kind.shape, l.msg
 		// "Address: x@…" right under "stop all mail to her address":
 		// the address the request is about, not a signature's.
-		r.st.candField = r.st.last.asks && r.st.last.n == n-1 && fieldLine(l)
-		r.st.candAside = r.st.last.asksNaming && r.st.last.n == n-1 && fieldLine(l)
+		r.st.candField = r.st.last.asks && r.st.last.n == l.above() && fieldLine(l)
+		r.st.candAside = r.st.last.asksNaming && r.st.last.n == l.above() && fieldLine(l)
 	}
 	r.settle(l, kind)
 }
@@ -459,7 +472,11 @@ func (r *Reader) handOn(toks []token) {
 			r.tk.note(f.Value, occurrence{zone: f.zone, msg: f.msg, line: f.Line, only: f.only})
 		}
 		if r.emit != nil {
-			r.emit(f.Found)
+			found := f.Found
+			if f.phys > 0 {
+				found.Line = f.phys
+			}
+			r.emit(found)
 		}
 	}
 }
@@ -484,8 +501,9 @@ func (r *Reader) tokensFor(n int) []token {
 // text, so it is one) and returns the ticket.
 func (r *Reader) End() *Ticket {
 	for _, l := range r.html.end() {
-		r.line(r.tk.Lines, l)
+		r.feed(r.tk.Lines, l)
 	}
+	r.flush()
 	if r.st.cand >= 0 {
 		r.decideCandidate(-1, lineKind{header: true}, 0)
 	}

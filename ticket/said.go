@@ -109,7 +109,7 @@ var classWays = [classCount]struct {
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
-	runsOn := !subject && len(r.wrap) > 0 && r.wrapAt == l.n-1 && r.wrapMsg == l.msg
+	runsOn := !subject && len(r.wrap) > 0 && r.wrapAt == l.above() && r.wrapMsg == l.msg
 	if runsOn {
 		r.leaveAbove(l)
 	}
@@ -591,7 +591,7 @@ func (r *Reader) leaveAbove(l *line) {
 			at = i
 		}
 	}
-	if at < 0 || len(r.queue) == 0 || r.queue[len(r.queue)-1].n != l.n-1 {
+	if at < 0 || len(r.queue) == 0 || r.queue[len(r.queue)-1].n != l.above() {
 		return
 	}
 	ws := append(slices.Clip(r.wrap), l.ws...)
@@ -640,8 +640,8 @@ func firstStop(t string) byte {
 // above ("… vous pouvez la bloquer / pour de bon ?"): a verb alone there
 // is asked, not said in passing, as on a line that ends in "?".
 func (r *Reader) askedAbove(l *line) {
-	for i := len(r.tk.said) - 1; i >= 0 && r.tk.said[i].line >= l.n-1; i-- {
-		if s := &r.tk.said[i]; s.line == l.n-1 && s.msg == l.msg {
+	for i := len(r.tk.said) - 1; i >= 0 && r.tk.said[i].line >= l.above(); i-- {
+		if s := &r.tk.said[i]; s.line == l.above() && s.msg == l.msg {
 			s.weak = 0
 		}
 	}
@@ -1518,7 +1518,7 @@ func contactFooter(l *line, ms []match, f *token) bool {
 // this line's, from its first word. A phrase of this line inside it gives
 // way. It keeps this line's last words for the next.
 func (r *Reader) runOn(l *line, ms []match) []match {
-	if len(r.wrap) > 0 && r.wrapAt == l.n-1 && r.wrapMsg == l.msg && len(l.ws) > 0 {
+	if len(r.wrap) > 0 && r.wrapAt == l.above() && r.wrapMsg == l.msg && len(l.ws) > 0 {
 		ws := append(slices.Clip(r.wrap), l.ws[:min(len(l.ws), wrapWords)]...)
 		r.spans = phraseBooks().trees[inWords].find(r.spans, ws, phraseBooks().trees[negations])
 		end, k := 0, 0

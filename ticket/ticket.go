@@ -79,6 +79,9 @@ type Ticket struct {
 	records         map[string]*record
 	order           []string
 	lines           map[int]string
+	// joins maps a line a wrapped sentence goes on from to the line it
+	// was read as (unwrap.go).
+	joins map[int]int
 	// bracketNot are the addresses followed by words in brackets that
 	// say not (bracketSaysNot), with their lines.
 	bracketNot  []person
@@ -207,14 +210,30 @@ func (t *Ticket) keep(n int, text string) {
 }
 
 // Text is the line n as read ("" past the first MiB of a huge text, or
-// for a line the rule never cites).
-func (t *Ticket) Text(n int) string { return t.lines[n] }
+// for a line the rule never cites); for a line of a wrapped sentence, the
+// sentence.
+func (t *Ticket) Text(n int) string {
+	if s, ok := t.lines[n]; ok {
+		return s
+	}
+	return t.lines[t.joins[n]]
+}
+
+// joinedTo notes that line n was read as part of line to.
+func (t *Ticket) joinedTo(n, to int) {
+	if t.joins == nil {
+		t.joins = map[int]int{}
+	}
+	if len(t.joins) < maxRecords {
+		t.joins[n] = to
+	}
+}
 
 func (t *Ticket) evidence(line int) Evidence {
 	if t == nil {
 		return Evidence{Line: line}
 	}
-	return Evidence{Line: line, Text: t.lines[line]}
+	return Evidence{Line: line, Text: t.Text(line)}
 }
 
 // note records an occurrence of the address v.

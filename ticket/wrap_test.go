@@ -139,3 +139,26 @@ func TestLeaveOutAcrossAWrap(t *testing.T) {
 		}
 	}
 }
+
+// A wrapped sentence is read as one line, the last of its lines, while
+// each address it names keeps the line it stands on, and the line it
+// goes on from cites the whole sentence.
+func TestWrappedSentenceKeepsEachAddressLine(t *testing.T) {
+	text := "From: Petra <petra@firm.example>\nTo: support@ourcompany.test\n\n" +
+		"Bitte keine Newsletter mehr an vertrieb@firm.example und\nmarketing@firm.example senden, außer\nbuchhaltung@firm.example, die soll weiter Rechnungen bekommen.\n\nPetra\n"
+	tk := ticket.Read(text)
+	lines := map[string]int{}
+	for _, f := range tk.Found {
+		lines[f.Value] = f.Line
+	}
+	if lines["vertrieb@firm.example"] != 4 || lines["marketing@firm.example"] != 5 || lines["buchhaltung@firm.example"] != 6 {
+		t.Errorf("the addresses stand on lines %v; want vertrieb 4, marketing 5, buchhaltung 6", lines)
+	}
+	r := tk.Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "vertrieb@firm.example marketing@firm.example" {
+		t.Errorf("proposes %s %v (%q); want add vertrieb and marketing", r.Mode, r.Targets, r.Proposal.Ask)
+	}
+	if got := tk.Text(4); !strings.HasPrefix(got, "Bitte keine") || !strings.HasSuffix(got, "Rechnungen bekommen.") {
+		t.Errorf("line 4 cites %q; want the whole sentence", got)
+	}
+}
