@@ -158,7 +158,7 @@ func (r *Reader) headerBlock(l *line) {
 		// notification of a form, not a mail forwarded under another.
 	case l.depth == 0 && st.body, l.depth > 0 && st.qbody:
 		m := r.startMail(l)
-		r.tk.mails[m].forward = l.depth == 0
+		r.tk.mails[m].forward = true
 		r.senderAbove(l, m)
 	}
 	st.lastHeaderBlock = l.msg
