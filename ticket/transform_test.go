@@ -1,0 +1,132 @@
+package ticket_test
+
+import (
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/shushlist/shush/ticket"
+	unorm "golang.org/x/text/unicode/norm"
+)
+
+// stripAccents is s typed without accents.
+func stripAccents(s string) string {
+	var b strings.Builder
+	for _, r := range unorm.NFD.String(s) {
+		if r >= 0x300 && r <= 0x36f {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return unorm.NFC.String(b.String())
+}
+
+var addrRe = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[a-z]+`)
+
+// toHTML is a mail's text as its HTML part would give it.
+func toHTML(text string) (string, bool) {
+	head, body, ok := strings.Cut(text, "\n\n")
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString(head + "\nContent-Type: text/html\n\n<html><body>")
+	for _, para := range strings.Split(body, "\n\n") {
+		b.WriteString("<p>")
+		for i, l := range strings.Split(para, "\n") {
+			if i > 0 {
+				b.WriteString("<br>\n")
+			}
+			e := html.EscapeString(l)
+			e = addrRe.ReplaceAllStringFunc(e, func(a string) string { return `<a href="mailto:` + a + `">` + a + `</a>` })
+			b.WriteString(e)
+		}
+		b.WriteString("</p>\n")
+	}
+	b.WriteString("</body></html>\n")
+	return b.String(), true
+}
+
+// TestCorpusTransformed reads every corpus ticket again as it might
+// also come: without its accents (a writer on a keyboard without them),
+// as HTML (a client's HTML part, a paragraph a <p>, a line a <br>, each
+// address a mailto: link), or quoted under the same writer's chase ("any
+// news on this?"). Each reading should stay what it was; a few differ, and
+// the test fails when more than a share of them do.
+func TestCorpusTransformed(t *testing.T) {
+	corpus := loadCorpus(t, "tickets")
+	for _, tr := range []struct {
+		name string
+		most float64
+		of   func(c corpusTicket) (string, bool)
+	}{
+		{"without accents", 0.02, func(c corpusTicket) (string, bool) {
+			return stripAccents(c.text), c.lang != "en" && c.lang != ""
+		}},
+		{"as HTML", 0.02, func(c corpusTicket) (string, bool) {
+			low := strings.ToLower(c.text)
+			if c.family == "html" || c.family == "list" || c.family == "bounce" || strings.Contains(low, "<html") || strings.Contains(low, "<p") || strings.Contains(low, "<br") {
+				return "", false
+			}
+			return toHTML(c.text)
+		}},
+		{"quoted under a chase", 0.05, func(c corpusTicket) (string, bool) {
+			if c.family == "list" || c.family == "html" || c.family == "bounce" || c.family == "helpdesk" || !strings.HasPrefix(c.text, "From:") {
+				return "", false
+			}
+			return underChase(c.text)
+		}},
+	} {
+		n, changed := 0, []string{}
+		for _, c := range corpus {
+			x, ok := tr.of(c)
+			if !ok {
+				continue
+			}
+			own := ticket.NewOwn(c.own)
+			a, b := ticket.Read(c.text).Reading(own), ticket.Read(x).Reading(own)
+			n++
+			if a.Mode != b.Mode || strings.Join(a.Targets, " ") != strings.Join(b.Targets, " ") {
+				changed = append(changed, fmt.Sprintf("%s: %s %v, %s %s %v", c.name, a.Mode, a.Targets, tr.name, b.Mode, b.Targets))
+			}
+		}
+		t.Logf("%s: %d of %d readings change", tr.name, len(changed), n)
+		if float64(len(changed)) > tr.most*float64(n) {
+			t.Errorf("%s: %d of %d readings change (at most %.0f %%):\n%s", tr.name, len(changed), n, tr.most*100, strings.Join(changed, "\n"))
+		}
+	}
+}
+
+// underChase quotes a mail under its writer's chase, the subject a
+// reply's.
+func underChase(text string) (string, bool) {
+	head, body, ok := strings.Cut(text, "\n\n")
+	if !ok {
+		return "", false
+	}
+	var hs []string
+	from := ""
+	for _, h := range strings.Split(head, "\n") {
+		switch {
+		case strings.HasPrefix(h, "From: "):
+			from = strings.TrimPrefix(h, "From: ")
+		case strings.HasPrefix(h, "Subject: "):
+			h = "Subject: Re: " + strings.TrimPrefix(h, "Subject: ")
+		}
+		hs = append(hs, h)
+	}
+	var q strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
+		switch {
+		case l == "":
+			q.WriteString(">\n")
+		case strings.HasPrefix(l, ">"):
+			q.WriteString(">" + l + "\n")
+		default:
+			q.WriteString("> " + l + "\n")
+		}
+	}
+	return strings.Join(hs, "\n") + "\n\nHi, any news on this? Nothing has happened yet.\n\nThanks\n\nOn Mon, 23 Nov 2026 at 10:00, " + from + " wrote:\n" + q.String(), true
+}
