@@ -27,3 +27,25 @@ func TestChaseOverAQuotedForward(t *testing.T) {
 		}
 	}
 }
+
+// Our agent forwarding a customer's mail to our support mailbox, which
+// asks for its writer without naming them ("möchte wieder Ihren
+// Newsletter bekommen"), passes on a request about that customer: the
+// forwarded mail's To: is ours, no one the request may be about.
+func TestAgentForwardsASelfRequest(t *testing.T) {
+	for _, c := range []struct {
+		words string
+		mode  ticket.Mode
+	}{
+		{"Hallo,\n\nich hatte mich im Sommer abgemeldet, möchte jetzt aber wieder Ihren Newsletter bekommen.\n\nViele Grüße\nLena Hoff", ticket.ModeRemove},
+		{"Bonjour,\n\nje ne reçois plus vos factures depuis une semaine, pouvez-vous vérifier ?\n\nLena", ticket.ModeCheck},
+		{"Hola,\n\nme di de baja por error, ¿podéis volver a enviarme el boletín?\n\nLena", ticket.ModeRemove},
+	} {
+		text := "From: Sam Agent <sam@ourcompany.test>\nTo: suppressions@ourcompany.test\nSubject: Fwd: Newsletter\n\nFYI, customer request below, please action.\n\nSam\n\n" +
+			"---------- Forwarded message ---------\nFrom: Lena Hoff <lena.hoff@mailpost.example>\nDate: Mon, Nov 23, 2026 at 9:12 AM\nTo: support@ourcompany.test\nSubject: Newsletter\n\n" + c.words + "\n"
+		r := ticket.Read(text).Reading(ticket.NewOwn([]string{"@ourcompany.test"}))
+		if r.Mode != c.mode || strings.Join(r.Targets, " ") != "lena.hoff@mailpost.example" {
+			t.Errorf("proposes %s %v (%q); want %s lena.hoff@mailpost.example, for %q", r.Mode, r.Targets, r.Proposal.Ask, c.mode, c.words)
+		}
+	}
+}

@@ -274,7 +274,7 @@ func (t *Ticket) factsOf(w weighing, own Own) *facts {
 	}
 	f.self = t.asks(f.req, false, f.w)
 	f.coll = t.asks(f.req, true, f.w)
-	if f.self == nil && f.coll == nil && (f.forwarder != "" || !t.hasRecipient(f.w)) {
+	if f.self == nil && f.coll == nil && (f.forwarder != "" || !t.hasRecipient(f.w, own)) {
 		f.self = t.asksAboutNobody(f.req, f.w)
 	}
 	f.copied = map[string]bool{}
@@ -833,9 +833,13 @@ func aboutSomeoneAt(s string) []int {
 var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|the\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people))\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
-// recipient the request may be about (recipientAsked).
-func (t *Ticket) hasRecipient(w weighing) bool {
+// recipient the request may be about (recipientAsked): not one sent to us
+// (a customer's mail to our support mailbox that our agent forwards).
+func (t *Ticket) hasRecipient(w weighing, own Own) bool {
 	for _, v := range t.order {
+		if t.isOurs(v, own) || t.sentTo[v] {
+			continue
+		}
 		for _, o := range t.records[v].occ {
 			if o.zone == zRecipient && w.targets[o.msg] && !t.mails[o.msg].bounce {
 				return true

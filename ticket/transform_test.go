@@ -72,6 +72,12 @@ func TestCorpusTransformed(t *testing.T) {
 			}
 			return toHTML(c.text)
 		}},
+		{"forwarded by our agent", 0.04, func(c corpusTicket) (string, bool) {
+			if c.family == "list" || c.family == "html" || c.family == "helpdesk" || !strings.HasPrefix(c.text, "From:") {
+				return "", false
+			}
+			return agentForward(c.text)
+		}},
 		{"quoted under a chase", 0.05, func(c corpusTicket) (string, bool) {
 			if c.family == "list" || c.family == "html" || c.family == "bounce" || c.family == "helpdesk" || !strings.HasPrefix(c.text, "From:") {
 				return "", false
@@ -85,7 +91,7 @@ func TestCorpusTransformed(t *testing.T) {
 			if !ok {
 				continue
 			}
-			own := ticket.NewOwn(c.own)
+			own := ticket.NewOwn(append([]string{"@ourcompany.test"}, c.own...))
 			a, b := ticket.Read(c.text).Reading(own), ticket.Read(x).Reading(own)
 			n++
 			if a.Mode != b.Mode || strings.Join(a.Targets, " ") != strings.Join(b.Targets, " ") {
@@ -129,4 +135,29 @@ func underChase(text string) (string, bool) {
 		}
 	}
 	return strings.Join(hs, "\n") + "\n\nHi, any news on this? Nothing has happened yet.\n\nThanks\n\nOn Mon, 23 Nov 2026 at 10:00, " + from + " wrote:\n" + q.String(), true
+}
+
+// agentForward is a mail as our agent forwards it to the suppressions
+// mailbox, Gmail's way, with a line of their own.
+func agentForward(text string) (string, bool) {
+	head, body, ok := strings.Cut(text, "\n\n")
+	if !ok {
+		return "", false
+	}
+	subject := ""
+	hs := []string{}
+	for _, h := range strings.Split(head, "\n") {
+		if v, ok := strings.CutPrefix(h, "Subject: "); ok {
+			subject = v
+		}
+		if strings.HasPrefix(h, "From: ") || strings.HasPrefix(h, "To: ") || strings.HasPrefix(h, "Subject: ") || strings.HasPrefix(h, "Cc: ") {
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) == 0 {
+		return "", false
+	}
+	hs = append(hs[:1], append([]string{"Date: Mon, Nov 23, 2026 at 9:12 AM"}, hs[1:]...)...)
+	return "From: Sam Agent <sam@ourcompany.test>\nTo: suppressions@ourcompany.test\nSubject: Fwd: " + subject +
+		"\n\nFYI, customer request below, please action.\n\nSam\n\n---------- Forwarded message ---------\n" + strings.Join(hs, "\n") + "\n\n" + body, true
 }
