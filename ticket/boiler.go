@@ -60,8 +60,8 @@ func (r *Reader) noticeLine(l *line) (lineKind, bool) {
 // asked us in writing to have his data deleted. Please erase x@…" does
 // not send the answer to x@….
 func inContact(l *line, contactAt, off int) bool {
-	if contactAt < 0 || off <= contactAt {
-		return false
+	if contactAt < 0 || off <= contactAt || strings.IndexByte(l.t[contactAt:off], ';') >= 0 {
+		return false // "our team is now billing@…; accounts@… is closed, please block it"
 	}
 	for _, w := range l.ws {
 		if w.off >= contactAt && w.off < off && w.ends {

@@ -253,3 +253,20 @@ func TestThisAddressAmongSeveral(t *testing.T) {
 		}
 	}
 }
+
+// "Our accounts team is now billing@…; accounts@… no longer exists,
+// please stop sending there": the new address is where mail goes, not a
+// target, in the books' languages.
+func TestTeamIsNowAnotherAddress(t *testing.T) {
+	for _, words := range []string{
+		"Our accounts team is now billing@firm.example; accounts@firm.example no longer exists, please stop sending there.",
+		"Unsere Buchhaltung ist jetzt billing@firm.example. Bitte schicken Sie an accounts@firm.example keine Mails mehr.",
+		"Notre comptabilité est désormais billing@firm.example. Merci de ne plus écrire à accounts@firm.example.",
+		"Onze administratie is nu billing@firm.example. Willen jullie accounts@firm.example uitschrijven?",
+	} {
+		r := readFromA(words)
+		if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "accounts@firm.example" {
+			t.Errorf("proposes %s %v (%q); want add accounts@firm.example, for %q", r.Mode, r.Targets, r.Proposal.Ask, words)
+		}
+	}
+}
