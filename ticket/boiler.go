@@ -393,7 +393,7 @@ func askedBeside(l *line, ms []match, f token) bool {
 // of its sentence: asks, narrows, leaves out, hands over.
 func saysOf(c class) bool {
 	switch c {
-	case cAlso, cOnly, cExcept, cExceptAfter, cWaveOff, cExclude, cSuccessor, cContact:
+	case cAlso, cOnly, cExcept, cExceptAfter, cWaveOff, cExclude, cSuccessor, cHandsTo, cContact:
 		return true
 	}
 	return classWays[c].ask != 0 || classWays[c].self != sNone

@@ -270,3 +270,25 @@ func TestTeamIsNowAnotherAddress(t *testing.T) {
 		}
 	}
 }
+
+// A colleague who takes over, named after the words that say so in the
+// clause beside the writer's own request ("bitte tragen Sie mich aus, ab
+// sofort übernimmt mein Kollege Luis (luis@…)"), is where mail is to go,
+// not a target, in the books' languages.
+func TestSuccessorNamedAfterTheWords(t *testing.T) {
+	for _, c := range []struct{ words, sig string }{
+		{"por favor dadme de baja, a partir de ahora se encarga mi compañero Luis (luis@cliente.example).", "Saludos\nAna Ruiz\nDpto. Compras\nTel. 912 345 678 | compras@cliente.example"},
+		{"bitte tragen Sie mich aus, ab sofort übernimmt mein Kollege Luis (luis@cliente.example).", "Gruß\nAna Ruiz\nEinkauf\nTel. 0711 123 | E-Mail: einkauf@cliente.example"},
+		{"merci de me désinscrire, c'est désormais mon collègue Luis (luis@cliente.example) qui s'en occupe.", "Cordialement\nAna Ruiz"},
+		{"vi chiedo di cancellarmi, da lunedì se ne occupa il collega Luis (luis@cliente.example).", "Saluti\nAna Ruiz"},
+		{"por favor removam-me da lista, o meu colega Luis (luis@cliente.example) passa a tratar disto.", "Cumprimentos\nAna Ruiz"},
+		{"proszę mnie wypisać, od teraz sprawami zajmuje się kolega Luis (luis@cliente.example).", "Pozdrawiam\nAna Ruiz"},
+		{"please unsubscribe me, from now on my work is handled by Luis (luis@cliente.example).", "Best\nAna Ruiz"},
+	} {
+		text := "From: Ana Ruiz <ana@cliente.example>\nTo: support@ourcompany.test\n\nHola,\n\n" + c.words + "\n\n" + c.sig + "\n"
+		r := ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "ana@cliente.example" {
+			t.Errorf("proposes %s %v (%q); want add ana@cliente.example, for %q", r.Mode, r.Targets, r.Proposal.Ask, c.words)
+		}
+	}
+}

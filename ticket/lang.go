@@ -77,6 +77,9 @@ const (
 	cSuccessor // the address before it takes over from the writer ("… takes over the account"): a contact, not a target
 	cFromHere  // names the address the writer writes from ("the one I'm writing from"): with a keep in its sentence, the writer's is left out
 	cNotice    // a legal notice under a mail ("intended solely for the addressee"): asks nothing, its addresses are the signature's
+	// cHandsTo makes the address after it in its clause the one who takes
+	// over ("ab sofort übernimmt mein Kollege Luis (luis@…)"): a contact.
+	cHandsTo
 	classCount // how many
 )
 
@@ -96,7 +99,7 @@ var sections = map[string]struct {
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "hesitate": {cHesitate, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
-	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "from-here": {cFromHere, inWords},
+	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "from-here": {cFromHere, inWords},
 	"notice": {cNotice, inFooter},
 }
 

@@ -1036,7 +1036,7 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return r.writer(l, f, zMention)
 	case excepted(l.ws, ms, f.off):
 		return zExcept
-	case succeeds(l, ms, f.off):
+	case succeeds(l, ms, f.off), handedTo(l, ms, f.off):
 		return zContact
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
@@ -1177,8 +1177,72 @@ func succeeds(l *line, ms []match, off int) bool {
 	for _, m := range ms {
 		if m.class == cSuccessor && !m.negated && m.first > at && !endsBetween(ws, at, m.first) {
 			// "Please stop sending to jen@… after that; Luis (luis@…)
-			// takes over": the request is another clause's.
-			return !asksAround(ws, ms, off) || !asksInPart(l, ms, off)
+			// takes over": the request is another clause's; "merci de
+			// me désinscrire, c'est mon collègue Luis (luis@…) qui s'en
+			// occupe" too.
+			return !asksAround(ws, ms, off) || !asksInPart(l, ms, off) || !asksInClause(l, ms, ws[at].off, l.ws[m.end-1].off)
+		}
+	}
+	return false
+}
+
+// handedTo reports an address at off that a phrase a few words before it,
+// in its clause (a successor's phrase too, said first), makes the one who
+// takes over ("bitte tragen Sie mich aus,
+// ab sofort übernimmt mein Kollege Luis (luis@…)"), in a clause that asks
+// nothing: a contact, not a target.
+func handedTo(l *line, ms []match, off int) bool {
+	at := wordAt(l.ws, off)
+	if at < 0 {
+		return false
+	}
+	for _, m := range ms {
+		if m.class != cHandsTo && m.class != cSuccessor || m.negated || m.end > at || at-m.end > 5 || endsBetween(l.ws, m.first, at) {
+			continue
+		}
+		if between := l.t[l.ws[m.end-1].off:off]; strings.ContainsAny(between, ",;") {
+			continue
+		}
+		if m.class == cSuccessor && addressBefore(l, m) {
+			continue // "Luis (luis@…) übernimmt ab sofort …": the phrase's own address is before it
+		}
+		return !asksInClause(l, ms, l.ws[m.first].off, off)
+	}
+	return false
+}
+
+// addressBefore reports an address in the clause of m before it.
+func addressBefore(l *line, m match) bool {
+	lo := 0
+	if i := strings.LastIndexAny(l.t[:l.ws[m.first].off], ",;.!?"); i >= 0 {
+		lo = i
+	}
+	for _, f := range l.toks {
+		if f.Kind == Address && f.off >= lo && f.off < l.ws[m.first].off {
+			return true
+		}
+	}
+	return false
+}
+
+// asksInClause reports a phrase that asks, or asks for the writer, in the
+// clause (between commas and semicolons) that holds the text from lo to
+// hi of the line.
+func asksInClause(l *line, ms []match, lo, hi int) bool {
+	if i := strings.LastIndexAny(l.t[:lo], ",;"); i >= 0 {
+		lo = i
+	} else {
+		lo = 0
+	}
+	if i := strings.IndexAny(l.t[hi:], ",;"); i >= 0 {
+		hi += i
+	} else {
+		hi = len(l.t)
+	}
+	for _, m := range ms {
+		if w := classWays[m.class]; !m.negated && l.ws[m.first].off >= lo && l.ws[m.first].off < hi &&
+			(w.ask != 0 || w.self == sSuppress || w.self == sRelease) {
+			return true
 		}
 	}
 	return false
