@@ -376,7 +376,7 @@ func askedBeside(l *line, ms []match, f token) bool {
 		case m.negated || m.first < from || m.first >= to:
 		case m.class == cColleague && m.end == at:
 			colleague = true
-		case asks < 0 && saysOf(m.class):
+		case asks < 0 && saysOf(m.class) && saysHere(l, m, from, to):
 			asks = m.first
 		}
 	}
@@ -388,6 +388,32 @@ func askedBeside(l *line, ms []match, f token) bool {
 	}
 	return false
 }
+
+// saysHere reports a phrase m that says something of an address of its
+// sentence (words from to to): one that leaves out an address before or
+// after it, only when one stands there ("I asked carl@… whether he still
+// wants them" keeps no one); "too" not in a sentence that only says what
+// might happen ("If carl@… complains too I'll let you know").
+func saysHere(l *line, m match, from, to int) bool {
+	switch m.class {
+	case cExcept, cExclude, cExceptAfter, cWaveOff:
+		for _, g := range l.toks {
+			if at := wordAt(l.ws, g.off); g.Kind == Address && at >= from && at < to {
+				if _, ok := exceptsAt(l.ws, m, at); ok {
+					return true
+				}
+			}
+		}
+		return m.class == cExclude
+	case cAlso:
+		return !conditionWords[folded(l.ws[from].s)]
+	}
+	return true
+}
+
+// conditionWords open a sentence that says what might happen ("if",
+// "wenn", "si"), in the books' languages.
+var conditionWords = map[string]bool{"if": true, "wenn": true, "falls": true, "si": true, "se": true, "als": true, "indien": true, "om": true, "ifall": true, "hvis": true, "jesli": true, "jezeli": true, "pokud": true, "kdyz": true}
 
 // saysOf reports a class of phrase that says something of the addresses
 // of its sentence: asks, narrows, leaves out, hands over.

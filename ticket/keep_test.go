@@ -292,3 +292,23 @@ func TestSuccessorNamedAfterTheWords(t *testing.T) {
 		}
 	}
 }
+
+// An address in a sentence that only says what might happen ("If
+// carl@… complains too I'll let you know") or tells what the writer
+// asked someone is beside the request, not a target; "carl@… too" alone
+// adds to it.
+func TestConditionBesideTheRequest(t *testing.T) {
+	for _, c := range []struct{ words, want string }{
+		{"Please stop emailing bob@cliente.example. If carl@cliente.example complains too I'll let you know.", "bob@cliente.example"},
+		{"Bitte bob@cliente.example abmelden. Wenn carl@cliente.example sich auch beschwert, melde ich mich.", "bob@cliente.example"},
+		{"Merci de désinscrire bob@cliente.example. Si carl@cliente.example se plaint aussi, je vous préviens.", "bob@cliente.example"},
+		{"Graag bob@cliente.example afmelden. Als carl@cliente.example ook klaagt, laat ik het weten.", "bob@cliente.example"},
+		{"You can unsubscribe bob@cliente.example. I asked carl@cliente.example whether he still wants them and will let you know.", "bob@cliente.example"},
+		{"Please block bob@cliente.example. carl@cliente.example too.", "bob@cliente.example carl@cliente.example"},
+	} {
+		r := ticket.Read("From: Ana Ruiz <ana@cliente.example>\nTo: support@ourcompany.test\n\nHi,\n\n" + c.words + "\n\nAna\n").Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != c.want {
+			t.Errorf("proposes %s %v (%q); want add %s, for %q", r.Mode, r.Targets, r.Proposal.Ask, c.want, c.words)
+		}
+	}
+}
