@@ -23,3 +23,17 @@ func TestLiftItReleasesTheID(t *testing.T) {
 		}
 	}
 }
+
+// "Diese beiden Sperren" names the blocks, a German noun; it does not ask
+// to block: the IDs it names are to be released.
+func TestGermanNounIsNoRequest(t *testing.T) {
+	words := "im Dashboard sehe ich diese beiden Sperren: 3f2a9c1e-7b4d-4e8a-9c2f-1d6b5e8a7f30 und b81e0d47-2c93-4f5a-a6e1-09c4d7f2e385. Bitte heben Sie sie auf, das war ein Fehler beim Import."
+	r := ticket.Read("From: Jonas <jonas@firma.example>\nTo: support@ourcompany.test\n\nHallo,\n\n" + words + "\n\nDanke\nJonas\n").Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+	if r.Mode != ticket.ModeRemoveIDs || len(r.Targets) != 2 {
+		t.Errorf("proposes %s %v (%q); want remove_ids of the two IDs", r.Mode, r.Targets, r.Proposal.Ask)
+	}
+	stop := ticket.Read("From: Jonas <jonas@firma.example>\nTo: support@ourcompany.test\n\nHallo,\n\nbitte Sperren Sie lager@firma.example.\n\nDanke\nJonas\n").Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+	if stop.Mode != ticket.ModeAdd {
+		t.Errorf("\"bitte Sperren Sie\" proposes %s; want add", stop.Mode)
+	}
+}

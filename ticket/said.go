@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // What a line of words asks, and where its addresses stand: a request
@@ -272,6 +273,24 @@ func (s *said) bareRequest(l *line, subject bool) {
 	}
 }
 
+// nounUse reports a phrase of one word that stands, capitalized in the
+// middle of a sentence after a determiner, as a German noun: "diese beiden
+// Sperren" names blocks, it asks none ("sperren").
+func nounUse(l *line, m match) bool {
+	if m.end-m.first != 1 || m.first == 0 || m.runOn != "" {
+		return false
+	}
+	w, prev := l.ws[m.first], l.ws[m.first-1]
+	if r, _ := utf8.DecodeRuneInString(w.s); !unicode.IsUpper(r) || prev.ends {
+		return false
+	}
+	return determiners[folded(prev.s)]
+}
+
+// determiners stand before a German noun.
+var determiners = map[string]bool{"die": true, "diese": true, "dieser": true, "diesen": true, "den": true, "der": true, "das": true, "beiden": true,
+	"zwei": true, "drei": true, "alle": true, "ihre": true, "unsere": true, "keine": true, "welche": true, "solche": true, "mehrere": true, "einige": true, "eine": true, "ein": true}
+
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
 	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.behalf || s.forgets || s.keepsWriter
@@ -281,7 +300,7 @@ func (s *said) says() bool {
 func (s *said) read(ms []match, l *line) {
 	request, notSuppress := false, ""
 	for _, m := range ms {
-		if m.negated || quotedLabel(l, m) {
+		if m.negated || quotedLabel(l, m) || nounUse(l, m) {
 			continue
 		}
 		request = s.readWay(m, ms, l) || request
