@@ -108,6 +108,7 @@ type mailStatement struct {
 	missing            bool // a line says mail does not arrive
 	others             bool // a line of its words asks something not about its writer
 	selective          bool
+	keepsSome          bool // a line says some mail is still wanted
 	someone            bool // a line asks about one other person's address without naming it
 	oneOf              bool // a line asks about one of the addresses by a word that does not say which
 	thisOne            bool // a line asks about "this address" and names none
@@ -169,6 +170,7 @@ func (st *mailStatement) words(s said) {
 	st.others = st.others || s.asks != 0 && s.self == sNone
 	st.missing = st.missing || s.missing
 	st.selective = st.selective || s.selective
+	st.keepsSome = st.keepsSome || s.keepsSome
 	st.someone = st.someone || s.someone
 	st.oneOf = st.oneOf || s.oneOf
 	st.thisOne = st.thisOne || s.thisOne
@@ -800,6 +802,9 @@ var modeRules = []modeRule{
 	// IDs says one of the two wrong ("these IDs were marked as spam").
 	{func(c modeCase) bool { return c.ids > 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aSuppress), "names suppression IDs, which are on the list already, and asks to stop mail"},
 	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
+	// "Please stop the newsletters, but I still need the invoices": a
+	// block stops every mail to the address, the invoices too.
+	{func(c modeCase) bool { return c.st.keepsSome && c.asks&aSuppress != 0 }, ModeUnsure, of(aSuppress), "asks to stop mail but to keep some of it, and a block stops all mail to an address"},
 	// Only the subject asks, and the words name an address amid words
 	// the books do not read, beside another: what they say of each is
 	// not known ("stop a@…, but b@… may stay" in a language without a

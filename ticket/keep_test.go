@@ -312,3 +312,28 @@ func TestConditionBesideTheRequest(t *testing.T) {
 		}
 	}
 }
+
+// "Stop the newsletters, but I still need the invoices": a block would
+// stop the invoices too, so the review asks, in the books' languages; a
+// kept mail that goes to another address ("die Rechnungen brauchen wir
+// weiter auf info@") asks nothing.
+func TestStopButKeepSomeMail(t *testing.T) {
+	for _, c := range []struct {
+		words string
+		mode  ticket.Mode
+	}{
+		{"I don't want your emails anymore... well, the invoices yes, but not all the rest.", ticket.ModeUnsure},
+		{"Please stop sending me newsletters, but I still need the invoices.", ticket.ModeUnsure},
+		{"Ich möchte keine Mails mehr von Ihnen... also die Rechnungen schon, aber nicht den Rest.", ticket.ModeUnsure},
+		{"No quiero recibir más correos... bueno, las facturas sí, pero lo demás no.", ticket.ModeUnsure},
+		{"Je ne veux plus recevoir vos mails... enfin si, les factures oui, mais pas tout le reste.", ticket.ModeUnsure},
+		{"Non voglio più ricevere le vostre email... cioè, le fatture sì, ma il resto no.", ticket.ModeUnsure},
+		{"Ik wil geen mails meer ontvangen... nou ja, de facturen wel, maar de rest niet.", ticket.ModeUnsure},
+		{"Die Rechnungen brauchen wir weiter auf info@firma.example. Bitte nur einkauf@firma.example sperren.", ticket.ModeAdd},
+	} {
+		r := ticket.Read("From: Ana Ruiz <ana@cliente.example>\nTo: support@ourcompany.test\n\nHi,\n\n" + c.words + "\n\nAna\n").Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+		if r.Mode != c.mode {
+			t.Errorf("proposes %s %v (%q); want %s, for %q", r.Mode, r.Targets, r.Proposal.Ask, c.mode, c.words)
+		}
+	}
+}

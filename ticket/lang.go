@@ -80,6 +80,9 @@ const (
 	// cHandsTo makes the address after it in its clause the one who takes
 	// over ("ab sofort übernimmt mein Kollege Luis (luis@…)"): a contact.
 	cHandsTo
+	// cKeepSome says some mail is still wanted ("but I still need the
+	// invoices", "les factures oui"): a block stops all of it.
+	cKeepSome
 	classCount // how many
 )
 
@@ -99,7 +102,7 @@ var sections = map[string]struct {
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "hesitate": {cHesitate, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
-	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "from-here": {cFromHere, inWords},
+	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "from-here": {cFromHere, inWords},
 	"notice": {cNotice, inFooter},
 }
 

@@ -55,6 +55,8 @@ type said struct {
 	missing bool
 	// selective: it picks its targets by a condition.
 	selective bool
+	// keepsSome: it says some mail is still wanted ("the invoices yes").
+	keepsSome bool
 	// hesitates: it does not know which address is meant.
 	hesitates bool
 	// someone: it asks about one other person's address without naming
@@ -293,7 +295,7 @@ var determiners = map[string]bool{"die": true, "diese": true, "dieser": true, "d
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.behalf || s.forgets || s.keepsWriter
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.behalf || s.forgets || s.keepsWriter || s.keepsSome
 }
 
 // read notes what the phrases of a line say.
@@ -325,6 +327,11 @@ func (s *said) read(ms []match, l *line) {
 		if m.class == cNotSelf {
 			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
+	}
+	if s.keepsSome && strings.Contains(l.t, "@") {
+		// "die Rechnungen brauchen wir weiter auf info@": the mail kept
+		// is another address's, which the words leave out or aside.
+		s.keepsSome = false
 	}
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
@@ -465,6 +472,7 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 // lineFlags are what the other classes of phrases mark a line with.
 var lineFlags = map[class]func(s *said){
 	cSelective:  func(s *said) { s.selective = true },
+	cKeepSome:   func(s *said) { s.keepsSome = true }, // but on a line that names an address (said.read)
 	cHesitate:   func(s *said) { s.hesitates = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
