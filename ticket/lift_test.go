@@ -16,6 +16,8 @@ func TestLiftItReleasesTheID(t *testing.T) {
 		"En el panel veo un identificador de supresión " + id + " junto a mi dirección de facturación. ¿Podéis levantarlo? Nunca pedí la baja.",
 		"No painel vejo um identificador de supressão " + id + " ao lado do meu endereço de faturação. Podem levantá-lo? Nunca pedi para sair.",
 		"Nel pannello vedo un ID di soppressione " + id + " accanto al mio indirizzo di fatturazione. Potete toglierlo per favore? Grazie.",
+		"Questa soppressione è stata aggiunta per errore durante un'importazione: " + id + ". Potete eliminarla?",
+		"Esta supressão foi adicionada por engano: " + id + ". Podem apagá-la?",
 	} {
 		r := ticket.Read("From: Nadia <nadia@jardins.example>\nTo: support@ourcompany.test\n\nBonjour,\n\n" + words + "\n\nNadia\n").Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
 		if r.Mode != ticket.ModeRemoveIDs || strings.Join(r.Targets, " ") != id {
