@@ -818,6 +818,12 @@ var modeRules = []modeRule{
 	// "Can you stop sending to this address please" under three
 	// addresses in the same mail's words.
 	{func(c modeCase) bool { return c.st.thisOne && c.namedOthers > 1 }, ModeUnsure, firstChange, "asks about one of its addresses without saying which: choose it by hand"},
+	// "Can you see if she's on some kind of block list? Please don't
+	// change anything yet, she thinks someone may have hit unsubscribe":
+	// a question, and a verb told in passing; checking changes nothing.
+	{func(c modeCase) bool {
+		return c.asks&changing != 0 && c.asks&changing == c.weak&changing && c.asks&aCheck != 0 && c.st.question && !c.bounce
+	}, ModeCheck, of(aCheck), "only asks whether they are blocked (an action is named only in passing)"},
 	// Only a lone verb asks ("I clicked unsubscribe by accident").
 	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
 		ModeUnsure, firstChange, "names an action only in passing"},

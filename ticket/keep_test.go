@@ -337,3 +337,23 @@ func TestStopButKeepSomeMail(t *testing.T) {
 		}
 	}
 }
+
+// A question whether someone is blocked, with "change nothing" and an
+// unsubscribe told in passing, only checks; "I must have clicked
+// unsubscribe … can you put me back?" puts back; "fjerne blokeringen af"
+// unblocks in Danish.
+func TestToldInPassingBesideAQuestion(t *testing.T) {
+	for _, c := range []struct {
+		words string
+		mode  ticket.Mode
+	}{
+		{"Our accountant jo@tax.example says she hasn't got the last two invoices from you. Can you see if she's on some kind of block list on your end?\n\nPlease don't change anything yet, I want to understand what happened first - she thinks someone in her office may have hit unsubscribe.", ticket.ModeCheck},
+		{"Oh no - that was a mistake, I was clearing my inbox and must have clicked unsubscribe on yours too. Can you put jo@tax.example back please?", ticket.ModeRemove},
+		{"Kan I fjerne blokeringen af jo@tax.example, så hun får bekræftelserne igen?", ticket.ModeRemove},
+	} {
+		r := readFromA(c.words)
+		if r.Mode != c.mode || strings.Join(r.Targets, " ") != "jo@tax.example" {
+			t.Errorf("proposes %s %v (%q); want %s jo@tax.example, for %q", r.Mode, r.Targets, r.Proposal.Ask, c.mode, c.words)
+		}
+	}
+}
