@@ -668,18 +668,18 @@ func (t *Ticket) anchors(m int, st mailStatement) bool {
 // decide, as a customer's would.
 func (t *Ticket) internal(own Own) bool {
 	for m, ml := range t.mails {
-		if !t.ours(m, own) && !ml.bounce && !isSystem(ml.from) && !ml.empty() {
+		if !t.ours(m, own) && !ml.bounce && !isSystem(ml.from) && !(m > 0 && ml.empty()) {
 			return false
 		}
 	}
 	return len(t.mails) > 0
 }
 
-// empty reports a forwarded mail of no one with nothing in it: what a
-// forward marker ("-------- Message transféré --------") begins before
-// the header block that begins the real one.
+// empty reports a mail of no one with nothing in it: what a forward
+// marker ("-------- Message transféré --------") begins before the header
+// block that begins the real one, or a bounce report's parts.
 func (ml *mail) empty() bool {
-	return ml.from == "" && ml.forward && ml.named+ml.ids == 0 && ml.words < 5
+	return ml.from == "" && ml.named+ml.ids == 0 && ml.words < 5
 }
 
 // coverChanges reports a cover note (mail c, -1 for none) that asks to

@@ -162,3 +162,19 @@ func TestWrappedSentenceKeepsEachAddressLine(t *testing.T) {
 		t.Errorf("line 4 cites %q; want the whole sentence", got)
 	}
 }
+
+// A colleague of ours who forwards a bounce report Gmail's way ("can we
+// suppress it so billing stops retrying?") asks as a customer would,
+// though the report's parts carry no sender.
+func TestColleagueForwardsABounceGmailWay(t *testing.T) {
+	text := "From: Priya Nair <priya@ourcompany.test>\nTo: support@ourcompany.test\nSubject: Fwd: Undelivered Mail Returned to Sender\n\n" +
+		"Hi team — this one hard-bounces on every monthly invoice run. The customer told me on the phone that he left the company. Can we suppress it so billing stops retrying?\n\nPriya\n\n" +
+		"---------- Forwarded message ---------\nFrom: Mail Delivery System <MAILER-DAEMON@mx2.ourcompany.test>\nDate: Tue, Nov 24, 2026 at 3:12 AM\nSubject: Undelivered Mail Returned to Sender\nTo: billing@ourcompany.test\n\n" +
+		"This is the mail system at host mx2.ourcompany.test.\n\nI'm sorry to have to inform you that your message could not\nbe delivered to one or more recipients.\n\n" +
+		"<m.haugen@fjordline.example>: host mail.fjordline.example[203.0.113.40]\n    said: 550 5.1.1 <m.haugen@fjordline.example>: Recipient address\n    rejected: User unknown in virtual mailbox table\n\n" +
+		"Reporting-MTA: dns; mx2.ourcompany.test\n\nFinal-Recipient: rfc822; m.haugen@fjordline.example\nAction: failed\nStatus: 5.1.1\n"
+	r := ticket.Read(text).Reading(ticket.NewOwn([]string{"@ourcompany.test"}))
+	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "m.haugen@fjordline.example" {
+		t.Errorf("proposes %s %v (%q); want add m.haugen@fjordline.example", r.Mode, r.Targets, r.Proposal.Ask)
+	}
+}
