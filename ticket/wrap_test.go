@@ -172,7 +172,8 @@ func TestColleagueForwardsABounceGmailWay(t *testing.T) {
 		"---------- Forwarded message ---------\nFrom: Mail Delivery System <MAILER-DAEMON@mx2.ourcompany.test>\nDate: Tue, Nov 24, 2026 at 3:12 AM\nSubject: Undelivered Mail Returned to Sender\nTo: billing@ourcompany.test\n\n" +
 		"This is the mail system at host mx2.ourcompany.test.\n\nI'm sorry to have to inform you that your message could not\nbe delivered to one or more recipients.\n\n" +
 		"<m.haugen@fjordline.example>: host mail.fjordline.example[203.0.113.40]\n    said: 550 5.1.1 <m.haugen@fjordline.example>: Recipient address\n    rejected: User unknown in virtual mailbox table\n\n" +
-		"Reporting-MTA: dns; mx2.ourcompany.test\n\nFinal-Recipient: rfc822; m.haugen@fjordline.example\nAction: failed\nStatus: 5.1.1\n"
+		"Reporting-MTA: dns; mx2.ourcompany.test\nArrival-Date: Tue, 24 Nov 2026 03:11:58 +0000\n\nFinal-Recipient: rfc822; m.haugen@fjordline.example\nAction: failed\nStatus: 5.1.1\nRemote-MTA: dns; mail.fjordline.example\nDiagnostic-Code: smtp; 550 5.1.1 User unknown\n\n" +
+		"--- Original message headers ---\nFrom: Billing <billing@ourcompany.test>\nTo: m.haugen@fjordline.example\nReply-To: accounts@fjordline.example\nSubject: Your invoice\n"
 	r := ticket.Read(text).Reading(ticket.NewOwn([]string{"@ourcompany.test"}))
 	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "m.haugen@fjordline.example" {
 		t.Errorf("proposes %s %v (%q); want add m.haugen@fjordline.example", r.Mode, r.Targets, r.Proposal.Ask)
