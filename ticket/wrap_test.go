@@ -49,10 +49,7 @@ func TestRecipientBelowWhoseMailNamesOurSupport(t *testing.T) {
 		"Mr Böhm left us on 1 November. Please stop sending to his address (see below).\n\nThanks\nPetra\n\n" +
 		"-----Original Message-----\nFrom: Newsletter <news@ourcompany.test>\nSent: Monday, 23 November 2026 07:30\nTo: j.boehm@firm.example\nSubject: Your November summary\n\n" +
 		"Dear Mr Böhm,\n\nyour summary is attached. Questions? Write to support@ourcompany.test.\n"
-	r := ticket.Read(text).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
-	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "j.boehm@firm.example" {
-		t.Errorf("proposes %s %v (%q); want add j.boehm@firm.example", r.Mode, r.Targets, r.Proposal.Ask)
-	}
+	wantRead(t, text, []string{"support@ourcompany.test"}, ticket.ModeAdd, "j.boehm@firm.example")
 }
 
 // A verb alone at the end of a line is asked, not said in passing, when
@@ -65,10 +62,7 @@ func TestColleagueAsksOverABounceAcrossAWrap(t *testing.T) {
 		"-------- Message transféré --------\nSujet : Undelivered Mail Returned to Sender\nDe : MAILER-DAEMON@mx2.ourcompany.test\nPour : newsletter@ourcompany.test\n\n" +
 		"This is the mail system at host mx2.ourcompany.test.\n\nI'm sorry to have to inform you that your message could not\nbe delivered to one or more recipients.\n\n" +
 		"<compta@atelier.example>: host mx.atelier.example[203.0.113.40]\n    said: 550 5.1.1 <compta@atelier.example>: Recipient address\n    rejected: User unknown in virtual mailbox table\n"
-	r := ticket.Read(text).Reading(ticket.NewOwn([]string{"@ourcompany.test"}))
-	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "compta@atelier.example" {
-		t.Errorf("proposes %s %v (%q); want add compta@atelier.example", r.Mode, r.Targets, r.Proposal.Ask)
-	}
+	wantRead(t, text, []string{"@ourcompany.test"}, ticket.ModeAdd, "compta@atelier.example")
 }
 
 // "Their contact is now compta@…, that one works" beside a request about
@@ -174,8 +168,15 @@ func TestColleagueForwardsABounceGmailWay(t *testing.T) {
 		"<m.haugen@fjordline.example>: host mail.fjordline.example[203.0.113.40]\n    said: 550 5.1.1 <m.haugen@fjordline.example>: Recipient address\n    rejected: User unknown in virtual mailbox table\n\n" +
 		"Reporting-MTA: dns; mx2.ourcompany.test\nArrival-Date: Tue, 24 Nov 2026 03:11:58 +0000\n\nFinal-Recipient: rfc822; m.haugen@fjordline.example\nAction: failed\nStatus: 5.1.1\nRemote-MTA: dns; mail.fjordline.example\nDiagnostic-Code: smtp; 550 5.1.1 User unknown\n\n" +
 		"--- Original message headers ---\nFrom: Billing <billing@ourcompany.test>\nTo: m.haugen@fjordline.example\nReply-To: accounts@fjordline.example\nSubject: Your invoice\n"
-	r := ticket.Read(text).Reading(ticket.NewOwn([]string{"@ourcompany.test"}))
-	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "m.haugen@fjordline.example" {
-		t.Errorf("proposes %s %v (%q); want add m.haugen@fjordline.example", r.Mode, r.Targets, r.Proposal.Ask)
+	wantRead(t, text, []string{"@ourcompany.test"}, ticket.ModeAdd, "m.haugen@fjordline.example")
+}
+
+// wantRead reads text for our own addresses own and fails unless it
+// proposes mode with exactly targets (space-separated, in order).
+func wantRead(t *testing.T, text string, own []string, mode ticket.Mode, targets string) {
+	t.Helper()
+	r := ticket.Read(text).Reading(ticket.NewOwn(own))
+	if r.Mode != mode || strings.Join(r.Targets, " ") != targets {
+		t.Errorf("proposes %s %v (%q); want %s %s, for\n%s", r.Mode, r.Targets, r.Proposal.Ask, mode, targets, text)
 	}
 }
