@@ -357,3 +357,18 @@ func TestToldInPassingBesideAQuestion(t *testing.T) {
 		}
 	}
 }
+
+// "My husband tom@… and I both want to unsubscribe" asks for both, in
+// English and German; "my husband, not me" for him alone.
+func TestTheWriterAndAnother(t *testing.T) {
+	for _, c := range []struct{ words, want string }{
+		{"Hello, my husband tom@cliente.example and I both want to unsubscribe.", "a@firm.example tom@cliente.example"},
+		{"Hallo, mein Mann tom@cliente.example und ich möchten beide keine Mails mehr.", "a@firm.example tom@cliente.example"},
+		{"Please unsubscribe my husband tom@cliente.example, not me.", "tom@cliente.example"},
+	} {
+		r := readFromA(c.words)
+		if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != c.want {
+			t.Errorf("proposes %s %v (%q); want add %s, for %q", r.Mode, r.Targets, r.Proposal.Ask, c.want, c.words)
+		}
+	}
+}
