@@ -109,6 +109,8 @@ type mailStatement struct {
 	others             bool // a line of its words asks something not about its writer
 	selective          bool
 	keepsSome          bool // a line says some mail is still wanted
+	gone               bool // a line says an address no longer exists
+	back               bool // a line says an address works again
 	someone            bool // a line asks about one other person's address without naming it
 	oneOf              bool // a line asks about one of the addresses by a word that does not say which
 	thisOne            bool // a line asks about "this address" and names none
@@ -171,6 +173,8 @@ func (st *mailStatement) words(s said) {
 	st.missing = st.missing || s.missing
 	st.selective = st.selective || s.selective
 	st.keepsSome = st.keepsSome || s.keepsSome
+	st.gone = st.gone || s.gone
+	st.back = st.back || s.back
 	st.someone = st.someone || s.someone
 	st.oneOf = st.oneOf || s.oneOf
 	st.thisOne = st.thisOne || s.thisOne
@@ -852,6 +856,12 @@ var modeRules = []modeRule{
 	// "please unblock our address": the subject says which way.
 	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce && c.subjectWay() == aRelease }, ModeRemove, of(aRemove), "asks to remove, and its subject asks to get mail again"},
 	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce && c.subjectWay() == aSuppress }, ModeAdd, of(aRemove), "asks to remove, and its subject asks to get no more mail"},
+	// "x@… doesn't exist anymore, please remove it": a dead address is
+	// taken off the mailing, never put back on it.
+	{func(c modeCase) bool { return c.asks&changing == aRemove && c.st.gone && !c.st.missing && !c.st.back }, ModeAdd, of(aRemove), "asks to remove an address that no longer exists"},
+	// "It works again now, could you remove it?": off the suppression
+	// list.
+	{func(c modeCase) bool { return c.asks&changing == aRemove && c.st.back && !c.bounce }, ModeRemove, of(aRemove), "asks to remove an address that works again"},
 	// "Please remove x@…" alone: off the mailing list, or off the
 	// suppression list?
 	{func(c modeCase) bool { return c.asks&changing == aRemove && !c.bounce }, ModeUnsure, of(aRemove),

@@ -372,3 +372,26 @@ func TestTheWriterAndAnother(t *testing.T) {
 		}
 	}
 }
+
+// "x@… doesn't exist anymore, please remove it" stops mail to it; "it
+// works again now, could you remove it?" takes it off the list, in the
+// books' languages.
+func TestRemoveAGoneOrABackAddress(t *testing.T) {
+	for _, c := range []struct {
+		words string
+		mode  ticket.Mode
+	}{
+		{"Hi, info@cliente.example is no longer monitored, please remove it.", ticket.ModeAdd},
+		{"Hallo, info@cliente.example gibt es nicht mehr. Bitte entfernen.", ticket.ModeAdd},
+		{"Hola, info@cliente.example ya no existe, por favor eliminadla.", ticket.ModeAdd},
+		{"Bonjour, info@cliente.example n'existe plus, merci de la supprimer.", ticket.ModeAdd},
+		{"Hoi, info@cliente.example bestaat niet meer, kunnen jullie het verwijderen?", ticket.ModeAdd},
+		{"Hi, info@cliente.example was deactivated during our server migration last month. It works again now, could you remove it?", ticket.ModeRemove},
+		{"Hallo, info@cliente.example wurde bei der Umstellung deaktiviert. Jetzt funktioniert sie wieder, können Sie sie entfernen?", ticket.ModeRemove},
+	} {
+		r := readFromA(c.words)
+		if r.Mode != c.mode || strings.Join(r.Targets, " ") != "info@cliente.example" {
+			t.Errorf("proposes %s %v (%q); want %s info@cliente.example, for %q", r.Mode, r.Targets, r.Proposal.Ask, c.mode, c.words)
+		}
+	}
+}

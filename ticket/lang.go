@@ -83,6 +83,12 @@ const (
 	// cKeepSome says some mail is still wanted ("but I still need the
 	// invoices", "les factures oui"): a block stops all of it.
 	cKeepSome
+	// cGone says an address no longer exists or is read ("doesn't exist
+	// anymore", "gibt es nicht mehr"): "remove it" beside it stops mail.
+	cGone
+	// cBack says an address works again ("it works again", "funktioniert
+	// wieder"): "remove it" beside it takes it off the suppression list.
+	cBack
 	classCount // how many
 )
 
@@ -102,7 +108,7 @@ var sections = map[string]struct {
 	"only": {cOnly, inWords}, "also": {cAlso, inWords}, "selective": {cSelective, inWords}, "hesitate": {cHesitate, inWords}, "forwarding": {cForwarding, inWords}, "bounce": {cBounce, inWords}, "failed": {cFailed, inWords},
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
-	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "from-here": {cFromHere, inWords},
+	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
 	"notice": {cNotice, inFooter},
 }
 

@@ -57,6 +57,9 @@ type said struct {
 	selective bool
 	// keepsSome: it says some mail is still wanted ("the invoices yes").
 	keepsSome bool
+	// gone: it says an address no longer exists or is read; back: that
+	// one works again.
+	gone, back bool
 	// hesitates: it does not know which address is meant.
 	hesitates bool
 	// someone: it asks about one other person's address without naming
@@ -295,7 +298,7 @@ var determiners = map[string]bool{"die": true, "diese": true, "dieser": true, "d
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.behalf || s.forgets || s.keepsWriter || s.keepsSome
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.behalf || s.forgets || s.keepsWriter || s.keepsSome || s.gone || s.back
 }
 
 // read notes what the phrases of a line say.
@@ -473,6 +476,8 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 var lineFlags = map[class]func(s *said){
 	cSelective:  func(s *said) { s.selective = true },
 	cKeepSome:   func(s *said) { s.keepsSome = true }, // but on a line that names an address (said.read)
+	cGone:       func(s *said) { s.gone = true },
+	cBack:       func(s *said) { s.back = true },
 	cHesitate:   func(s *said) { s.hesitates = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
