@@ -49,3 +49,10 @@ func TestAgentForwardsASelfRequest(t *testing.T) {
 		}
 	}
 }
+
+// A chat's turns name their speaker: "[10:04] Ana Ruiz: no, gracias"
+// answers "anything else?", it leaves no person out.
+func TestChatSpeakerIsNoPersonLeftOut(t *testing.T) {
+	text := "[10:02] Ana Ruiz: hola, quiero darme de baja de la newsletter\n[10:03] Leo (Soporte): ¿Con qué dirección?\n[10:03] Ana Ruiz: ana.ruiz@correo.example\n[10:04] Leo (Soporte): Hecho, ¿algo más?\n[10:04] Ana Ruiz: no, gracias\n"
+	wantRead(t, text, []string{"@ourcompany.test"}, ticket.ModeAdd, "ana.ruiz@correo.example")
+}

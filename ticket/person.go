@@ -45,7 +45,7 @@ func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
 		return false, false
 	}
 	var sure, later []string
-	for i := range l.ws {
+	for i := speakerEnd(l); i < len(l.ws); i++ {
 		switch kind, local := r.personWord(l, ms, i); kind {
 		case pAsk:
 			return true, false
@@ -142,6 +142,32 @@ func (r *Reader) namesLater() {
 func (r *Reader) picksByHand(l *line) bool {
 	ask, named := r.leavesOutPerson(l, r.ms)
 	return ask || !named && r.vague(l, r.ms)
+}
+
+// speakerEnd is the first word after a chat turn's time and speaker
+// ("[10:04] Ana Ruiz: no, gracias"): the name that says who speaks is no
+// person the turn leaves out. 0 when the line has no such label.
+func speakerEnd(l *line) int {
+	t := l.t
+	if !strings.HasPrefix(t, "[") {
+		return 0 // "Exceto a Marta: ela fica connosco" is no chat's turn
+	}
+	if i := strings.Index(t, "] "); i > 0 && i < 24 {
+		t = t[i+2:]
+	} else {
+		return 0
+	}
+	i := strings.Index(t, ": ")
+	if i <= 0 || i > 40 || len(strings.Fields(t[:i])) > 4 || !capitalized(strings.TrimLeft(t, " ")) {
+		return 0
+	}
+	end := len(l.t) - len(t) + i
+	for k, w := range l.ws {
+		if w.off > end {
+			return k
+		}
+	}
+	return 0
 }
 
 // exceptedName reports the word i of a line right after an exception
