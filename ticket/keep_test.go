@@ -395,3 +395,12 @@ func TestRemoveAGoneOrABackAddress(t *testing.T) {
 		}
 	}
 }
+
+// "(on maternity leave, keep her)" after a listed address says to keep
+// it: the review asks before it is sent.
+func TestBracketSaysKeep(t *testing.T) {
+	p := ticket.Read("From: A <a@firm.example>\nTo: support@ourcompany.test\n\nPlease unsubscribe the following, they have all left:\n- x@firm.example\n- y@firm.example (on maternity leave, keep her)\n- z@firm.example\n\nA\n").Propose(ticket.NewOwn([]string{"support@ourcompany.test"}))
+	if len(p.Ask) == 0 || !strings.Contains(strings.Join(p.Ask, " "), "y@firm.example") {
+		t.Errorf("asks %q; want a question about y@firm.example", p.Ask)
+	}
+}

@@ -829,9 +829,10 @@ func bracketSaysNot(t string, f *token) bool {
 	return not || c == cNegation
 }
 
-// skipWords leave something out in a remark ("skip", "auslassen",
-// "overslaan", "vynechat").
-var skipWords = map[string]bool{"skip": true, "ignore": true, "except": true, "auslassen": true, "weglassen": true,
+// skipWords leave something out in a remark ("skip", "keep her",
+// "auslassen", "overslaan", "vynechat").
+var skipWords = map[string]bool{"skip": true, "ignore": true, "except": true, "keep": true, "behalten": true, "auslassen": true, "weglassen": true,
+	"mantener": true, "garder": true, "conservare": true, "manter": true, "houden": true, "behalla": true, "behold": true, "zachowac": true, "ponechat": true,
 	"uberspringen": true, "ausser": true, "excepto": true, "salvo": true, "menos": true, "sauf": true, "ignorer": true,
 	"tranne": true, "eccetto": true, "saltare": true, "overslaan": true, "weglaten": true, "behalve": true, "exceto": true,
 	"pular": true, "hoppa": true, "utom": true, "undtagen": true, "spring": true, "pomin": true, "pominac": true,
