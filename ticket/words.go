@@ -148,7 +148,7 @@ func appendFolded(buf []byte, r rune) []byte {
 var latinBase = func() map[rune]string {
 	m := map[rune]string{'æ': "ae", 'œ': "oe", 'ø': "o", 'ð': "d", 'þ': "th", 'ł': "l"}
 	for base, letters := range map[string]string{
-		"a": "àáâãäåāăą", "c": "çćĉċč", "e": "èéêëēĕėęě", "i": "ìíîïĩīĭį", "n": "ñńņňŉ",
+		"a": "àáâãäåāăą", "c": "çćĉċč", "e": "èéêëēĕėęě", "i": "ìíîïĩīĭįı", "n": "ñńņňŉ",
 		"o": "òóôõöōŏő", "u": "ùúûüũūŭůűų", "y": "ýÿŷ", "s": "śŝşš", "z": "źżž", "g": "ĝğġģ", "r": "ŕŗř",
 	} {
 		for _, r := range letters {
