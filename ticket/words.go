@@ -352,9 +352,11 @@ func (f *found) take(c class, n int, gapped bool) {
 // word may be any spelling of its folded form, an accented one first (the
 // books write the writer's own forms with their accents: "chcę"). On a
 // line with accents, a word written with them stands for its own
-// spelling; one written without, for any spelling, unless the books know
-// its folded form as a word of its own at that place ("nie chce", she
-// does not want, beside "nie chcę", I do not want).
+// spelling (or that spelling with some of its accents left off, "cıkarın"
+// or upper case "ÇIKARIN" for "çıkarın"); one written without, for any
+// spelling, unless the books know its folded form as a word of its own at
+// that place ("nie chce", she does not want, beside "nie chcę", I do not
+// want).
 func (b *phraseBook) nextOf(out []*phraseBook, fw, w string, accents bool) []*phraseBook {
 	next, spellings := b.next[fw], b.accented[fw]
 	if accents && next != nil {
@@ -365,7 +367,7 @@ func (b *phraseBook) nextOf(out []*phraseBook, fw, w string, accents bool) []*ph
 	case accents && !plainWord(w):
 		lw := strings.ToLower(w)
 		for _, sp := range spellings {
-			if sp.spelling == lw {
+			if sp.spelling == lw || fewerAccents(lw, sp.spelling) {
 				out = append(out, sp.node)
 			}
 		}
@@ -378,6 +380,28 @@ func (b *phraseBook) nextOf(out []*phraseBook, fw, w string, accents bool) []*ph
 		out = append(out, next)
 	}
 	return out
+}
+
+// fewerAccents reports a lower-case word w that is the accented spelling
+// sp with some of its accents left off: a Turkish word typed partly
+// without its letters ("cıkarın", "çikarin"), or in upper case, where
+// "I" is dotless "ı" and "İ" lower-cases to "i" and a combining dot.
+func fewerAccents(w, sp string) bool {
+	var buf [8]byte
+	for _, r := range w {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		s, size := utf8.DecodeRuneInString(sp)
+		if size == 0 {
+			return false
+		}
+		sp = sp[size:]
+		if r != s && string(appendFolded(buf[:0], s)) != string(r) {
+			return false
+		}
+	}
+	return sp == ""
 }
 
 // plainWord reports a word written in ASCII alone.
