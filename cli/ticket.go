@@ -32,13 +32,14 @@ func (a *app) ticketReadCommand() *cobra.Command {
 	cmd := command(o, "read --file F", "Say what a ticket asks: the mode, its targets, what it leaves out and why",
 		noArgs, runTicketRead)
 	cmd.Long = `Read a ticket (an e-mail thread, a helpdesk export, a forwarded bounce
-report, HTML, in English, German, Spanish, French, Portuguese, Italian or
-Dutch) as the terminal UI reads a paste, and say what it would propose: the
-mode (add, remove, remove_ids, check, or unsure when the ticket does not say
-or says both), the targets of that mode, every address it leaves out with
-the reason and the line, the requester, the ticket reference, and the lines
-that decided. The newest mail decides; a quoted or forwarded older one only
-informs. Nothing is looked up or changed; config "own" counts as ours.
+report, HTML, in English, German, Spanish, French, Portuguese, Italian,
+Dutch, Swedish, Danish, Polish, Czech or Turkish) as the terminal UI reads
+a paste, and say what it would propose: the mode (add, remove, remove_ids,
+check, or unsure when the ticket does not say or says both), the targets of
+that mode, every address it leaves out with the reason and the line, the
+requester, the ticket reference, and the lines that decided. The newest
+mail decides; a quoted or forwarded older one only informs. Nothing is
+looked up or changed; config "own" counts as ours.
 
 An address written out in words ("jane at example dot com") is left out, to
 be checked; a likely typo of a mail provider's domain ("gmial.com") is
