@@ -1272,6 +1272,12 @@ func asksInClause(l *line, ms []match, lo, hi int) bool {
 	} else {
 		hi = len(l.t)
 	}
+	return asksBetween(l, ms, lo, hi)
+}
+
+// asksBetween reports a phrase that asks, or asks for the writer,
+// beginning between the offsets lo and hi of the line.
+func asksBetween(l *line, ms []match, lo, hi int) bool {
 	for _, m := range ms {
 		if w := classWays[m.class]; !m.negated && l.ws[m.first].off >= lo && l.ws[m.first].off < hi &&
 			(w.ask != 0 || w.self == sSuppress || w.self == sRelease) {
@@ -1295,13 +1301,7 @@ func asksInPart(l *line, ms []match, off int) bool {
 	if i := strings.IndexByte(l.t[off:hi], ';'); i >= 0 {
 		hi = off + i
 	}
-	for _, m := range ms {
-		if w := classWays[m.class]; !m.negated && l.ws[m.first].off >= lo && l.ws[m.first].off < hi &&
-			(w.ask != 0 || w.self == sSuppress || w.self == sRelease) {
-			return true
-		}
-	}
-	return false
+	return asksBetween(l, ms, lo, hi)
 }
 
 // exceptsAt is what the phrase m says of the address that is word at:
