@@ -104,6 +104,8 @@ type mailStatement struct {
 	// "block", which may be a noun's: "a block list").
 	weak               ask
 	first              [5]said // the first line of each ask
+	// past holds the stops the mail tells only as history (mailPast).
+	past ask
 	below, only, cover bool
 	missing            bool // a line says mail does not arrive
 	others             bool // a line of its words asks something not about its writer
@@ -132,12 +134,20 @@ type mailStatement struct {
 func (t *Ticket) statements() []mailStatement {
 	out := make([]mailStatement, len(t.mails))
 	fwd := t.firstForward()
+	lines := make([][]said, len(t.mails))
 	for _, s := range t.said {
 		m := s.msg
 		if s.fwd && fwd > 0 {
 			m = fwd
 		}
-		out[m].add(t.reportWords(s))
+		s = t.reportWords(s)
+		out[m].add(s)
+		if !s.subject {
+			lines[m] = append(lines[m], s)
+		}
+	}
+	for m := range out {
+		out[m].past = mailPast(lines[m])
 	}
 	return out
 }
@@ -193,6 +203,56 @@ func (st *mailStatement) addAsk(a ask, s said) {
 		st.weak &^= a
 	}
 	st.asks |= a
+}
+
+// mailPast reads which stops the lines of a mail (its words, in order)
+// tell only as history: those before words that turn to asking mail
+// again ("I unsubscribed last spring. But now I need them again, can you
+// put me back?"), when what follows the turn names no address other than
+// those the stops before it name, if they name any; and those beside a
+// mistake ("I accidentally unsubscribed"). A stop said anywhere else is
+// asked.
+func mailPast(lines []said) ask {
+	turn := -1
+	for i, s := range lines {
+		if !s.turn {
+			continue
+		}
+		if s.releaseLate || slices.ContainsFunc(lines[i+1:], func(o said) bool { return o.asks&aRelease != 0 }) {
+			turn = i
+			break
+		}
+	}
+	if turn >= 0 {
+		var before, after []string
+		for i, s := range lines {
+			switch {
+			case i < turn:
+				if s.asks&stops != 0 {
+					before = append(before, s.namedLate...)
+				}
+			case i == turn:
+				before = append(before, s.namedEarly...)
+				after = append(after, s.namedLate...)
+			default:
+				after = append(after, s.namedLate...)
+			}
+		}
+		if len(before) > 0 && slices.ContainsFunc(after, func(v string) bool { return !slices.Contains(before, v) }) {
+			turn = -1 // "… but now block b@…": another request
+		}
+	}
+	var said, told ask
+	for i, s := range lines {
+		said |= s.asks & stops
+		switch {
+		case turn < 0 || i > turn:
+			told |= s.early | s.late
+		case i == turn:
+			told |= s.late
+		}
+	}
+	return said &^ told
 }
 
 // firstForward is the first forwarded mail (the one a "FW:" subject
@@ -839,6 +899,12 @@ var modeRules = []modeRule{
 			!(c.asks&aSuppress == 0 && !c.bounce && c.subjectWay() == aRelease)
 	},
 		ModeUnsure, either(aSuppress, aRemove), "says mail does not arrive and asks to stop it"},
+	// "I unsubscribed by mistake last week, can you put me back?", "a
+	// settembre vi avevamo chiesto di bloccarla … Ora è di nuovo attiva:
+	// potete riattivarla?": the stop told is what the request undoes.
+	{func(c modeCase) bool {
+		return c.asks&aRelease != 0 && c.asks&stops != 0 && c.asks&stops&^c.st.past == 0
+	}, ModeRemove, of(aRelease), "asks to get mail again; the stop it tells is what it undoes"},
 	// "I meant to unsubscribe my old address; put this one back": a lone
 	// verb gives way to a phrase that asks the other way.
 	{func(c modeCase) bool {

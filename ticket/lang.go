@@ -89,6 +89,13 @@ const (
 	// cBack says an address works again ("it works again", "funktioniert
 	// wieder"): "remove it" beside it takes it off the suppression list.
 	cBack
+	// cTurn turns, at the start of a clause, from what was to what is
+	// asked now ("but now", "aber jetzt", "ma ora"): a stop told before it
+	// on its line is history when mail again is asked after it.
+	cTurn
+	// cMistake says something happened by mistake ("accidentally", "por
+	// error"): a stop beside it in its clause is history.
+	cMistake
 	classCount // how many
 )
 
@@ -109,7 +116,7 @@ var sections = map[string]struct {
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
-	"notice": {cNotice, inFooter},
+	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes},
 }
 
 // wordSections are the sections that are lists of single words (or short
@@ -129,6 +136,7 @@ const (
 	inFooter              // anywhere in a line: a footer's text
 	negations             // before a phrase
 	erasures              // anywhere in a line that asks: asks to be forgotten
+	mistakes              // anywhere in a line: says something happened by mistake
 	treeCount
 )
 

@@ -95,6 +95,17 @@ type said struct {
 	// kept are the addresses of a sentence that says to change nothing
 	// ("buchhaltung@… stays as it is, nothing should change there").
 	kept []string
+	// turn: words at a clause's start turn from what was to what is
+	// asked now ("but now", "ma ora"); early holds the stops before the
+	// first, late those after it (all of them on a line without one),
+	// but stops beside a mistake, which are history ("I accidentally
+	// unsubscribed"); releaseLate: mail again is asked after it.
+	turn        bool
+	early, late ask
+	releaseLate bool
+	// namedEarly and namedLate are the addresses the line names before
+	// and after its turn (all in namedLate on a line without one).
+	namedEarly, namedLate []string
 }
 
 // classWays says which way a class asks about the writer, and what it
@@ -336,6 +347,7 @@ func (s *said) read(ms []match, l *line) {
 		// is another address's, which the words leave out or aside.
 		s.keepsSome = false
 	}
+	s.history(l, ms)
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
 	if s.self == sSuppress && receivedAt(l, ms) {
@@ -343,6 +355,79 @@ func (s *said) read(ms []match, l *line) {
 		// that gets them is the one named, not the writer's.
 		s.self = sNone
 	}
+}
+
+// stops are the asks that stop mail.
+const stops = aSuppress | aRemove
+
+// history notes where the line turns from what was to what is asked
+// now, which stops it tells before and after the turn, and which it
+// tells as a mistake (mailPast reads them for the mail).
+func (s *said) history(l *line, ms []match) {
+	turn := len(l.ws)
+	for _, m := range ms {
+		if m.class == cTurn && !m.negated && (m.first == 0 || l.ws[m.first-1].ends || l.ws[m.first-1].clause) {
+			turn, s.turn = m.first, true
+			break
+		}
+	}
+	mistakes := phraseBooks().trees[mistakes].find(nil, l.ws, phraseBooks().trees[negations])
+	for _, m := range ms {
+		a := classWays[m.class].ask
+		if m.negated || quotedLabel(l, m) || nounUse(l, m) {
+			continue
+		}
+		switch {
+		case a == aRelease && m.first >= turn:
+			s.releaseLate = true
+		case a&stops == 0 || mistakeBeside(l, mistakes, m):
+		case m.end <= turn:
+			s.early |= a
+		default:
+			s.late |= a
+		}
+	}
+	if !s.turn {
+		s.late, s.early = s.late|s.early, 0
+	}
+	for _, f := range l.toks {
+		switch {
+		case f.Value == "":
+		case s.turn && f.off < l.ws[turn].off:
+			s.namedEarly = append(s.namedEarly, f.Value)
+		default:
+			s.namedLate = append(s.namedLate, f.Value)
+		}
+	}
+}
+
+// mistakeBeside reports one of a line's mistakes in the clause of the
+// phrase m, a few words before or after it ("accidentally
+// unsubscribed", "dado de baja … por error").
+func mistakeBeside(l *line, mistakes []match, m match) bool {
+	for _, k := range mistakes {
+		if k.negated {
+			continue
+		}
+		switch {
+		case k.end <= m.first && m.first-k.end <= 3 && !stopsBetween(l, k.first, m.first):
+			return true
+		case k.first >= m.end && k.first-m.end <= 4 && !stopsBetween(l, m.end-1, k.first):
+			return true
+		}
+	}
+	return false
+}
+
+// stopsBetween reports a clause's end after a word of l from i up to
+// (not including) j.
+func stopsBetween(l *line, i, j int) bool {
+	for k := max(i, 0); k < j && k < len(l.ws); k++ {
+		if l.ws[k].ends || l.ws[k].clause {
+			return true
+		}
+	}
+	return false
 }
 
 // receivedAt reports a phrase of a writer who asks to get no more mail
