@@ -102,10 +102,10 @@ type mailStatement struct {
 	asks ask
 	// weak holds the asks said only by a lone verb ("unsubscribe",
 	// "block", which may be a noun's: "a block list").
-	weak               ask
-	first              [5]said // the first line of each ask
+	weak  ask
+	first [5]said // the first line of each ask
 	// past holds the stops the mail tells only as history (mailPast).
-	past ask
+	past               ask
 	below, only, cover bool
 	missing            bool // a line says mail does not arrive
 	others             bool // a line of its words asks something not about its writer
