@@ -14,7 +14,11 @@ import (
 
 // htmlText turns the lines of an HTML text into lines of text.
 type htmlText struct {
-	on      bool   // the text is HTML
+	on bool // the text is HTML
+	// blocks: a block tag or <br> was read, so the source's own line
+	// ends are spaces, as a browser shows them ("…flere mails på\n<a
+	// href="mailto:…">" is one sentence).
+	blocks  bool
 	pending string // a tag or comment cut by a line end
 	skip    string // inside <style>, <script>, <head>: the tag that ends it
 	depth   int    // blockquote depth
@@ -40,13 +44,19 @@ func (h *htmlText) lines(out []string, raw string) []string {
 	}
 	h.out = out
 	h.read(h.pending + raw)
+	if h.blocks && h.skip == "" {
+		if h.cur.Len() > 0 && h.pending == "" {
+			h.cur.WriteByte(' ')
+		}
+		return h.out
+	}
 	h.flush()
 	return h.out
 }
 
 // end returns what is left at the end of the text.
 func (h *htmlText) end() []string {
-	if !h.on || h.pending == "" {
+	if !h.on || h.pending == "" && h.cur.Len() == 0 {
 		return nil
 	}
 	h.out = nil
@@ -129,6 +139,7 @@ func (h *htmlText) tag(s string) (int, bool) {
 func (h *htmlText) act(name string, closing bool, tag string) {
 	switch {
 	case name == "br":
+		h.blocks = true
 		h.flushBlank()
 	case (name == "style" || name == "script" || name == "head" || name == "title") && !closing:
 		h.skip = "</" + name + ">"
@@ -146,6 +157,7 @@ func (h *htmlText) act(name string, closing bool, tag string) {
 			h.cur.WriteByte('\t')
 		}
 	case blockTag(name):
+		h.blocks = true
 		h.flush()
 	}
 }
