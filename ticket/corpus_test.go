@@ -201,7 +201,8 @@ const (
 func score(c corpusTicket, r ticket.Reading) (outcome, string) {
 	mode, targets := r.Mode, sorted(r.Targets)
 	okMode := mode == c.intent
-	okTargets := c.intent == ticket.ModeUnsure || slices.Equal(targets, c.targets)
+	okTargets := c.intent == ticket.ModeUnsure || slices.Equal(targets, c.targets) ||
+		c.asks && slices.Equal(withWritten(targets, r), c.targets)
 	why := fmt.Sprintf("proposes %s %v (want %s %v)", mode, targets, c.intent, c.targets)
 	switch {
 	case okMode && okTargets && (len(r.Proposal.Ask) > 0 == c.asks || mode == ticket.ModeUnsure):
@@ -214,6 +215,20 @@ func score(c corpusTicket, r ticket.Reading) (outcome, string) {
 		return asks, why + "; sends nothing"
 	}
 	return wrong, why
+}
+
+// withWritten is targets with the addresses the reading leaves out as
+// written out in words, which the review asks the agent to check and
+// take in: a head that says the proposal rightly asks first may list
+// them among its targets (what is sent once the agent has checked them).
+func withWritten(targets []string, r ticket.Reading) []string {
+	out := slices.Clone(targets)
+	for _, l := range r.LeftOut {
+		if strings.Contains(l.Reason, "written out") && !slices.Contains(out, l.Value) {
+			out = append(out, l.Value)
+		}
+	}
+	return sorted(out)
 }
 
 // tally counts outcomes by family and by language.
