@@ -276,10 +276,15 @@ func noteHeader(l *line) bool {
 
 // ruledComment begins a comment at a date line l under its author's name
 // alone ("Katrin Vogel", "Jonas Reiter (Frachtpost Support)") right under
-// a rule of dashes: an export that parts its comments so.
+// a rule of dashes: an export that parts its comments so. A name set
+// apart by blank lines above a date line with its time, a blank line
+// between them at most, is such a header too ("Giulia Ferri (Studio
+// Ferri)", "", "13 mar 2026, 11:02 CET": a helpdesk's notification).
 func (r *Reader) ruledComment(l *line) bool {
 	st := &r.st
-	if st.last.n != l.above() || st.ruleN != l.above()-1 || st.last.header {
+	ruled := st.last.n == l.above() && st.ruleN == l.above()-1
+	spaced := st.last.n >= l.above()-1 && st.last.spaced && timeOfDay.MatchString(l.t)
+	if !ruled && !spaced || st.last.header {
 		return false
 	}
 	name, team := st.last.t, ""
@@ -293,6 +298,8 @@ func (r *Reader) ruledComment(l *line) bool {
 	r.tk.mails[m].helpdesk = true
 	r.tk.mails[m].stamp = stampOf(l.t)
 	r.tk.mails[m].team = team
+	// "Femke de Graaf (interne notitie)": an agent's internal note.
+	r.tk.mails[m].note = team != "" && phraseBooks().hasWords("internal-note", wordsOf(nil, team)...)
 	st.sig, st.inHeader, st.footer = 0, false, false
 	// "Demandeur : Claire Lefebvre <c.lefebvre@…>" in the fields above
 	// names the author of "Claire Lefebvre".

@@ -524,8 +524,9 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 		switch {
 		case m == asker:
 			return false
-		case ml.team == "bot":
-			// A chat's bot says the team will reply: no answer.
+		case ml.team == "bot", ml.note:
+			// A chat's bot says the team will reply; an agent's internal
+			// note tells the team, not the customer: no answer.
 		case !t.ours(m, own):
 			// A mail with a sender: not the ticket's title block.
 			after = after || ml.from != ""

@@ -148,6 +148,8 @@ type lastLine struct {
 	t              string // its text
 	// names: it names an address; ends: its last word ends a sentence.
 	names, ends bool
+	// spaced: a blank line or a rule stands right above it.
+	spaced bool
 }
 
 // signatureLines is how far a signature may reach after its delimiter or
@@ -294,7 +296,8 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	} else {
 		st.qbody = st.qbody || !kind.header
 	}
-	st.last = lastLine{n: l.n, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
+	spaced := st.last.n < l.above() || st.ruleN == l.above()
+	st.last = lastLine{n: l.n, spaced: spaced, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
 		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t,
 		names: len(l.toks) > 0, ends: len(l.ws) > 0 && l.ws[len(l.ws)-1].ends || strings.HasSuffix(l.t, ":")}
 	if ruleLine(l.t) {
