@@ -954,7 +954,11 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 	first := st.first
 	if c.asks == 0 {
 		c.asks, first = st.subjectAsks, st.subjectFirst
-		c.unread = t.mails[w.asker].unread && t.namedDistinct(w) > 1
+		// A reply's subject is the request it answers: words of the
+		// reply the books do not read around an address may take it
+		// back ("SV: Stop mails til lager@" over "… åbne for lager@…
+		// igen").
+		c.unread = t.mails[w.asker].unread && (t.namedDistinct(w) > 1 || !st.subjectOwn)
 	}
 	c.ids, c.addrs = t.targetCounts(w)
 	c.named = t.wordsName(w.asker)
