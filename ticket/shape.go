@@ -182,7 +182,7 @@ func isForwardMarker(t string, ws []word) bool {
 // "WG:", "RV:", "TR:", "I:", "Doorst:", "Enc:".
 func isForwardSubject(s string) bool {
 	s = strings.TrimSpace(s)
-	for _, p := range []string{"fw:", "fwd:", "wg:", "rv:", "tr:", "i:", "doorst:", "enc:", "fw :", "tr :"} {
+	for _, p := range []string{"fw:", "fwd:", "wg:", "rv:", "tr:", "i:", "doorst:", "enc:", "fw :", "tr :", "vl:", "pd:", "ilt:", "İlt:", "tov:", "πρθ:"} {
 		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
 			return true
 		}
@@ -193,7 +193,7 @@ func isForwardSubject(s string) bool {
 // isReplySubject reports a reply's subject ("Re: …", "AW: …", "RES: …").
 func isReplySubject(s string) bool {
 	s = strings.TrimSpace(s)
-	for _, p := range []string{"re:", "aw:", "sv:", "antw:", "r:", "rif:", "res:", "re :", "ref:"} {
+	for _, p := range []string{"re:", "aw:", "sv:", "antw:", "r:", "rif:", "res:", "re :", "ref:", "vs:", "odp:", "ynt:", "vá:", "απ:"} {
 		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
 			return true
 		}
