@@ -417,6 +417,7 @@ func (r *Reader) wroteLine(l *line) (lineKind, bool) {
 		return lineKind{}, false
 	}
 	st.sig, st.footer = 0, false
+	st.attribOpens = l.depth > 0 && !st.qbody
 	st.attrib, st.attribDepth = r.newMail(l.depth+1), l.depth
 	l.setZone(zAttribution)
 	r.addSenders(l, st.attrib)

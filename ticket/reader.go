@@ -70,6 +70,10 @@ type state struct {
 	depth           int  // quote depth of the last line with text
 	attrib          int  // the mail an attribution announced for what follows it; -1 for none
 	attribDepth     int  // the depth of that attribution
+	// attribOpens: that attribution is the first line of its quote
+	// ("> On 17 Mar, Support <…> wrote:" over "> Hi Dana,"), as Apple
+	// Mail quotes it.
+	attribOpens bool
 	ruleN           int  // the last line that is a rule of dashes ("-----")
 	top             bool // still in the ticket's own header block
 	body, qbody     bool // the current unquoted, quoted mail has had words
@@ -251,6 +255,10 @@ func (r *Reader) enterDepth(depth int) {
 		// An attribution with its mail unquoted under it (a helpdesk's
 		// export, a client that does not quote): the mail begins here.
 		st.msg, st.body, st.attrib = st.attrib, false, -1
+	} else if st.attrib >= 0 && depth == st.attribDepth && st.attribOpens {
+		// A quote that opens with its attribution, its mail quoted as
+		// deep: the mail begins here.
+		st.qmsg, st.qbody, st.attrib = st.attrib, false, -1
 	}
 	if depth != st.sigDepth {
 		st.sig = 0
