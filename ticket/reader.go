@@ -66,14 +66,14 @@ type Reader struct {
 
 // state is where the reader stands in the ticket.
 type state struct {
-	msg, qmsg       int  // the mail of unquoted lines, of quoted lines
-	depth           int  // quote depth of the last line with text
-	attrib          int  // the mail an attribution announced for what follows it; -1 for none
-	attribDepth     int  // the depth of that attribution
+	msg, qmsg   int // the mail of unquoted lines, of quoted lines
+	depth       int // quote depth of the last line with text
+	attrib      int // the mail an attribution announced for what follows it; -1 for none
+	attribDepth int // the depth of that attribution
 	// attribOpens: that attribution is the first line of its quote
 	// ("> On 17 Mar, Support <…> wrote:" over "> Hi Dana,"), as Apple
 	// Mail quotes it.
-	attribOpens bool
+	attribOpens     bool
 	ruleN           int  // the last line that is a rule of dashes ("-----")
 	top             bool // still in the ticket's own header block
 	body, qbody     bool // the current unquoted, quoted mail has had words
