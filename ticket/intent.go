@@ -412,6 +412,12 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.hesitates(*w)
 	}, "does not know which address is meant",
 		"the writer is not sure which address is meant: ask"},
+	// "honestly not sure … I'll ask him tonight which one he wants":
+	// the newest word is that the writer will decide later.
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && t.decidesLater(*w, own)
+	}, "its writer will decide later",
+		"the writer says they will decide or answer later: ask before changing anything"},
 	// "Wait, please don't block anything yet" in words no book reads,
 	// over the quoted request: the newest mail may take it back, narrow
 	// it or turn it round.
@@ -438,6 +444,31 @@ var doubts = []struct {
 func (t *Ticket) hesitates(w weighing) bool {
 	for _, s := range t.said {
 		if s.hesitates && !s.subject && (w.targets[s.msg] || s.msg == w.asker) && t.mails[s.msg].named > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// decidesLater reports a line of the asking mail, or of a mail not ours
+// newer than it, that says its writer will decide or answer later and
+// asks no change itself.
+func (t *Ticket) decidesLater(w weighing, own Own) bool {
+	if w.asker < 0 {
+		return false
+	}
+	newer := map[int]bool{w.asker: true}
+	for _, m := range t.newestFirst() {
+		if m == w.asker {
+			break
+		}
+		newer[m] = !t.ours(m, own)
+	}
+	for _, s := range t.said {
+		// "Please unsubscribe Mrs Okonkwo. I'll ask her which address
+		// she signed up with": beside a request on its line, what is
+		// left for later is something else.
+		if s.later && !s.subject && newer[s.msg] && s.asks&changing == 0 {
 			return true
 		}
 	}

@@ -96,6 +96,9 @@ const (
 	// cMistake says something happened by mistake ("accidentally", "por
 	// error"): a stop beside it in its clause is history.
 	cMistake
+	// cLater says the writer will decide or answer later ("I'll let you
+	// know", "vi faccio sapere"): what the mail asks may not stand.
+	cLater
 	classCount // how many
 )
 
@@ -116,7 +119,7 @@ var sections = map[string]struct {
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
-	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes},
+	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -62,6 +62,9 @@ type said struct {
 	gone, back bool
 	// hesitates: it does not know which address is meant.
 	hesitates bool
+	// later: its writer will decide or answer later ("I'll ask him
+	// tonight", "vi faccio sapere").
+	later bool
 	// someone: it asks about one other person's address without naming
 	// it ("stop sending to her address").
 	someone bool
@@ -309,7 +312,7 @@ var determiners = map[string]bool{"die": true, "diese": true, "dieser": true, "d
 
 // says reports whether the line says anything the rule reads.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.behalf || s.forgets || s.keepsWriter || s.keepsSome || s.gone || s.back
+	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.later || s.behalf || s.forgets || s.keepsWriter || s.keepsSome || s.gone || s.back
 }
 
 // read notes what the phrases of a line say.
@@ -564,6 +567,7 @@ var lineFlags = map[class]func(s *said){
 	cGone:       func(s *said) { s.gone = true },
 	cBack:       func(s *said) { s.back = true },
 	cHesitate:   func(s *said) { s.hesitates = true },
+	cLater:      func(s *said) { s.later = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
 	cBelow:      func(s *said) { s.below = true },
