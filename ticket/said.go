@@ -1351,17 +1351,26 @@ func addressBefore(l *line, m match) bool {
 // clause (between commas and semicolons) that holds the text from lo to
 // hi of the line.
 func asksInClause(l *line, ms []match, lo, hi int) bool {
+	from, to := 0, len(l.t)
 	if i := strings.LastIndexAny(l.t[:lo], ",;"); i >= 0 {
-		lo = i
-	} else {
-		lo = 0
+		from = i
 	}
 	if i := strings.IndexAny(l.t[hi:], ",;"); i >= 0 {
-		hi += i
-	} else {
-		hi = len(l.t)
+		to = hi + i
 	}
-	return asksBetween(l, ms, lo, hi)
+	// Nor does a clause reach past its sentence ("… stop sending to
+	// a@…. From now on everything goes to b@…").
+	for _, w := range l.ws {
+		end := w.off + len(w.s)
+		switch {
+		case !w.ends:
+		case end <= lo:
+			from = max(from, end)
+		case w.off >= hi:
+			to = min(to, end)
+		}
+	}
+	return asksBetween(l, ms, from, to)
 }
 
 // asksBetween reports a phrase that asks, or asks for the writer,
