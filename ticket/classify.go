@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -609,8 +610,14 @@ func (r *Reader) subject(l *line) {
 	if !isForwardSubject(rest) {
 		r.tk.mails[l.msg].subject = l.n
 	}
+	r.tk.mails[l.msg].auto = autoReply.MatchString(rest)
 	r.words(l, true)
 }
+
+// autoReply is the subject of an automatic reply, in the books'
+// languages and Outlook's and Gmail's words ("Automatic reply:", "Out of
+// Office:", "Abwesenheitsnotiz:", "Réponse automatique :").
+var autoReply = regexp.MustCompile(`(?i)^\s*(?:(?:re|aw|sv|antw|vs|fw|fwd|wg|tr|vb|vl|i)\s*:\s*)*(?:automatic reply|auto(?:matic)?[- ]?reply|out of (?:the )?office|abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|respuesta autom[áa]tica|risposta automatica|resposta autom[áa]tica|automatisch antwoord|afwezigheidsbericht|automatiskt svar|automatisk svar|automatisk besked|autosvar|odpowied[źz] automatyczna|automatick[áa] odpov[ěe][ďd]|otomatik yan[ıi]t|automaattinen vastaus|automatikus v[áa]lasz)\b`)
 
 // sentTo notes the addresses of the ticket's own To: line: our support
 // mailbox, unless one shares the sender's domain (a colleague put in To:

@@ -1147,7 +1147,8 @@ func (r *Reader) countNamed(l *line, f *token) {
 // placeAddress is where an address of a line of words stands.
 func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writer []int) zone {
 	switch {
-	case inContact(l, contactAt, f.off):
+	case inContact(l, contactAt, f.off), r.tk.mails[l.msg].auto:
+		// An automatic reply's addresses say where to write instead.
 		return zContact
 	case signedAt(l, f.off):
 		// "… can you suppress this one? Thanks, Carla (carla@…)": the

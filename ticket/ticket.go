@@ -124,6 +124,9 @@ type mail struct {
 	from     string // the first sender's address
 	depth    int    // its quote depth
 	bounce   bool   // a bounce report
+	// auto: an automatic reply ("Automatic reply: …", "Automatiskt svar:
+	// …"), whose addresses say where to write instead.
+	auto bool
 	bounceAt int    // the line from which it is one (its daemon's From:, its first bounce words)
 	forward  bool   // under a forward marker or a forwarded header block
 	named    int    // addresses its words name
