@@ -121,20 +121,20 @@ type person struct {
 // mail is what the reader knows of one mail of a ticket: 0 is the ticket's
 // own (its top, unquoted), the others are quoted or forwarded under it.
 type mail struct {
-	from     string // the first sender's address
-	depth    int    // its quote depth
-	bounce   bool   // a bounce report
+	from   string // the first sender's address
+	depth  int    // its quote depth
+	bounce bool   // a bounce report
 	// auto: an automatic reply ("Automatic reply: …", "Automatiskt svar:
 	// …"), whose addresses say where to write instead.
-	auto bool
-	bounceAt int    // the line from which it is one (its daemon's From:, its first bounce words)
-	forward  bool   // under a forward marker or a forwarded header block
-	named    int    // addresses its words name
-	ids      int    // suppression IDs its words name
-	subject  int    // the line of its Subject:, 0 for none
-	stamp    stamp  // when its comment header says it was written
-	helpdesk bool   // begun by a helpdesk's comment header
-	note     bool   // an agent's internal note (Reader.noteLine): ours
+	auto     bool
+	bounceAt int   // the line from which it is one (its daemon's From:, its first bounce words)
+	forward  bool  // under a forward marker or a forwarded header block
+	named    int   // addresses its words name
+	ids      int   // suppression IDs its words name
+	subject  int   // the line of its Subject:, 0 for none
+	stamp    stamp // when its comment header says it was written
+	helpdesk bool  // begun by a helpdesk's comment header
+	note     bool  // an agent's internal note (Reader.noteLine): ours
 	// team: the author's team in brackets in its comment header, folded
 	// ("Jordan (Lumenly) · 10:52 AM"): ours when it names our company or
 	// a support team.
