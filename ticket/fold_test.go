@@ -28,3 +28,4 @@ func TestTurkishLettersFold(t *testing.T) {
 		}
 	}
 }
+
