@@ -28,4 +28,3 @@ func TestTurkishLettersFold(t *testing.T) {
 		}
 	}
 }
-
