@@ -144,12 +144,14 @@ func appendFolded(buf []byte, r rune) []byte {
 }
 
 // latinBase maps the accented Latin letters of the phrase books'
-// languages to their base letters.
+// languages to their base letters (and Greek letters to theirs).
 var latinBase = func() map[rune]string {
-	m := map[rune]string{'æ': "ae", 'œ': "oe", 'ø': "o", 'ð': "d", 'þ': "th", 'ł': "l"}
+	m := map[rune]string{'æ': "ae", 'œ': "oe", 'ø': "o", 'ð': "d", 'þ': "th", 'ł': "l", 'ς': "σ"}
 	for base, letters := range map[string]string{
 		"a": "àáâãäåāăą", "c": "çćĉċč", "e": "èéêëēĕėęě", "i": "ìíîïĩīĭįı", "n": "ñńņňŉ",
 		"o": "òóôõöōŏő", "u": "ùúûüũūŭůűų", "y": "ýÿŷ", "s": "śŝşšș", "t": "ţťț", "d": "ď", "l": "ĺľ", "z": "źżž", "g": "ĝğġģ", "r": "ŕŗř",
+		// Greek: tonos and dialytika; final sigma is sigma.
+		"α": "ά", "ε": "έ", "η": "ή", "ι": "ίϊΐ", "ο": "ό", "υ": "ύϋΰ", "ω": "ώ",
 	} {
 		for _, r := range letters {
 			m[r] = base
