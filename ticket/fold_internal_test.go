@@ -17,3 +17,13 @@ func TestAccentedLettersFold(t *testing.T) {
 		}
 	}
 }
+
+// A short word between "except" and its address is counted in letters,
+// not bytes: Greek "την" is as short as "the".
+func TestShortWordCountsLetters(t *testing.T) {
+	for w, want := range map[string]bool{"the": true, "την": true, "στη": true, "τους": true, "αυτήν": false, "a@b.example": false} {
+		if got := shortWord(w); got != want {
+			t.Errorf("shortWord(%q) = %v; want %v", w, got, want)
+		}
+	}
+}

@@ -1423,7 +1423,7 @@ func exceptsAt(ws []word, m match, at int) (out, ok bool) {
 
 // shortWord is a word that may stand between "except" and its address
 // ("except for x@…", "not the x@… one").
-func shortWord(s string) bool { return len(s) <= 4 && !strings.Contains(s, "@") }
+func shortWord(s string) bool { return utf8.RuneCountInString(s) <= 4 && !strings.Contains(s, "@") }
 
 // wordAt is the index of the word that starts at off, -1 for none.
 func wordAt(ws []word, off int) int {
