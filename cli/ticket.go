@@ -33,7 +33,8 @@ func (a *app) ticketReadCommand() *cobra.Command {
 		noArgs, runTicketRead)
 	cmd.Long = `Read a ticket (an e-mail thread, a helpdesk export, a forwarded bounce
 report, HTML, in English, German, Spanish, French, Portuguese, Italian,
-Dutch, Swedish, Danish, Polish, Czech or Turkish) as the terminal UI reads
+Dutch, Swedish, Danish, Norwegian, Finnish, Polish, Czech, Hungarian,
+Romanian, Greek or Turkish) as the terminal UI reads
 a paste, and say what it would propose: the mode (add, remove, remove_ids,
 check, or unsure when the ticket does not say or says both), the targets of
 that mode, every address it leaves out with the reason and the line, the
