@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/shushlist/shush/ticket"
 )
 
 // rewrap wraps the lines of text's body longer than w at its spaces, as
-// a mail client does, keeping their quote marks; the head block (up to
+// a mail client does (in characters, not bytes), keeping their quote marks; the head block (up to
 // the first empty line) stays as it is.
 func rewrap(text string, w int) string {
 	var out []string
@@ -20,7 +21,7 @@ func rewrap(text string, w int) string {
 			out = append(out, l)
 			continue
 		}
-		if inHead || len(l) <= w {
+		if inHead || utf8.RuneCountInString(l) <= w {
 			out = append(out, l)
 			continue
 		}
@@ -31,7 +32,7 @@ func rewrap(text string, w int) string {
 		words := strings.Fields(l[len(prefix):])
 		cur := prefix
 		for _, wd := range words {
-			if len(cur)+len(wd)+1 > w && strings.TrimSpace(cur) != strings.TrimSpace(prefix) {
+			if utf8.RuneCountInString(cur)+utf8.RuneCountInString(wd)+1 > w && strings.TrimSpace(cur) != strings.TrimSpace(prefix) {
 				out = append(out, strings.TrimRight(cur, " "))
 				cur = prefix
 			}
