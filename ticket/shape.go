@@ -291,6 +291,18 @@ func signatureShape(t string, toks []token) string {
 	return shape.String() + "@"
 }
 
+// asksIn reports words that hold a phrase of the books asking something
+// of an address or of the writer.
+func asksIn(s string) bool {
+	ws := wordsOf(nil, s)
+	for _, m := range phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]) {
+		if w := classWays[m.class]; w.ask != 0 || w.self != sNone {
+			return true
+		}
+	}
+	return false
+}
+
 // splitSignature cuts a one-line signature at its separators, noting them
 // in shape.
 func splitSignature(rest string, shape *strings.Builder) []string {
@@ -318,6 +330,10 @@ func signatureParts(parts []string, local string) bool {
 		p = strings.TrimSpace(strings.Trim(strings.TrimSpace(p), "-–—|,:;"))
 		switch {
 		case p == "":
+		case asksIn(p):
+			// "PLEASE STOP SENDING EMAILS TO ACCOUNTS@…", shouted: a
+			// request, not a name.
+			return false
 		case nameLike(p, false), ownName(p, local):
 			named = true
 		case phoneOrURL(p):
