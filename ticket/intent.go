@@ -122,7 +122,10 @@ type mailStatement struct {
 	question bool
 	// picks: a line of its own picks the targets by a condition ("just
 	// the first two").
-	picks        bool
+	picks bool
+	// ordinal: a line of its words picks targets by their place in a
+	// list ("los dos primeros").
+	ordinal      bool
 	subjectAsks  ask
 	subjectFirst [5]said
 	// subjectOwn: the subject is the mail's own, not a reply's or a
@@ -191,6 +194,7 @@ func (st *mailStatement) words(s said) {
 	st.forgets = st.forgets || s.forgets
 	st.question = st.question || s.asks == aCheck && s.question
 	st.picks = st.picks || s.selective && s.asks == 0
+	st.ordinal = st.ordinal || s.ordinal && s.selective
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -889,8 +893,9 @@ func firstChange(c modeCase) ask         { return lowest(c.asks &^ aCheck) }
 var modeRules = []modeRule{
 	{func(c modeCase) bool { return c.asks&aWithdraw != 0 && c.asks&changing == 0 }, ModeCheck, of(aWithdraw), "takes the request back: change nothing"},
 	// "Just the first two please" under a list of IDs, in a line of its
-	// own: which two, a person must say.
-	{func(c modeCase) bool { return c.ids > 0 && c.st.picks && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its IDs in words the rule cannot follow: choose them by hand"},
+	// own or in the request ("¿Me pueden liberar los dos primeros?"):
+	// which two, a person must say.
+	{func(c modeCase) bool { return c.ids > 0 && (c.st.picks || c.st.ordinal) && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its IDs in words the rule cannot follow: choose them by hand"},
 	{func(c modeCase) bool { return c.ids > 0 && c.asks&(aRelease|aRemove) != 0 && c.asks&aSuppress == 0 },
 		ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
 	{func(c modeCase) bool { return c.ids > 0 && c.addrs == 0 }, ModeUnsure, firstChange, "names suppression IDs, which can only be removed"},

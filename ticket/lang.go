@@ -99,6 +99,9 @@ const (
 	// cLater says the writer will decide or answer later ("I'll let you
 	// know", "vi faccio sapere"): what the mail asks may not stand.
 	cLater
+	// cOrdinal picks targets by their place in a list ("the first two"):
+	// as cSelective, unless its line ends with ':' over the ones it means.
+	cOrdinal
 	classCount // how many
 )
 
@@ -119,7 +122,7 @@ var sections = map[string]struct {
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
-	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords},
+	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -65,6 +65,9 @@ type said struct {
 	// later: its writer will decide or answer later ("I'll ask him
 	// tonight", "vi faccio sapere").
 	later bool
+	// ordinal: it picks targets by their place in a list ("los dos
+	// primeros").
+	ordinal bool
 	// someone: it asks about one other person's address without naming
 	// it ("stop sending to her address").
 	someone bool
@@ -149,6 +152,10 @@ func (r *Reader) words(l *line, subject bool) {
 		}
 	}
 	s.read(r.ms, l)
+	if s.ordinal && !strings.HasSuffix(strings.TrimSpace(l.t), ":") {
+		// "nur die ersten beiden Adressen:" over the two says which.
+		s.selective = true
+	}
 	if idRow(l) {
 		// "3f6d…   hard bounce   31 Oct": the entry's cells, not a request.
 		s.asks, s.weak, s.self = 0, 0, sNone
@@ -568,6 +575,7 @@ var lineFlags = map[class]func(s *said){
 	cBack:       func(s *said) { s.back = true },
 	cHesitate:   func(s *said) { s.hesitates = true },
 	cLater:      func(s *said) { s.later = true },
+	cOrdinal:    func(s *said) { s.ordinal = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
 	cBelow:      func(s *said) { s.below = true },
