@@ -152,6 +152,11 @@ func (r *Reader) words(l *line, subject bool) {
 		}
 	}
 	s.read(r.ms, l)
+	if s.asks&changing != 0 && fragmentPicks(l) {
+		// "deixar de enviar para o endereço com o \"+loja\"" beside
+		// joana.pires@… and joana.pires+loja@…: one of them, by a piece.
+		s.selective = true
+	}
 	if s.ordinal && !strings.HasSuffix(strings.TrimSpace(l.t), ":") {
 		// "nur die ersten beiden Adressen:" over the two says which.
 		s.selective = true
@@ -565,6 +570,39 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 	}
 	s.noteAsk(w.ask, phraseText(l, m), w.self == sNone && !w.us && passing(l, ms, m))
 	return true
+}
+
+// fragmentPicks reports a line that quotes a piece of one of its
+// addresses, not a whole one ("the one with \"+loja\"", "the \"sales\"
+// one"), beside another address the piece is not in: which it means,
+// a person says.
+func fragmentPicks(l *line) bool {
+	if len(l.toks) < 2 {
+		return false
+	}
+	for _, q := range quoted.FindAllStringSubmatch(l.t, 8) {
+		frag := strings.ToLower(strings.TrimSpace(q[1]))
+		if len(frag) < 3 || strings.ContainsAny(frag, " ") {
+			continue
+		}
+		in, out := 0, 0
+		for _, f := range l.toks {
+			v := strings.ToLower(f.Raw)
+			switch {
+			case f.Value == "":
+			case v == frag:
+				in, out = 0, 1 // the whole address: no piece
+			case strings.Contains(v, frag):
+				in++
+			default:
+				out++
+			}
+		}
+		if in == 1 && out > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // lineFlags are what the other classes of phrases mark a line with.
