@@ -572,6 +572,17 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 	return true
 }
 
+// lineAsks reports a line n of mail msg that asks a change.
+func (r *Reader) lineAsks(n, msg int) bool {
+	i, found := slices.BinarySearchFunc(r.tk.said, n, func(s said, n int) int { return s.line - n })
+	for k := i; found && k < len(r.tk.said) && r.tk.said[k].line == n; k++ {
+		if r.tk.said[k].msg == msg && r.tk.said[k].asks&changing != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // fragmentPicks reports a line that quotes a piece of one of its
 // addresses, not a whole one ("the one with \"+loja\"", "the \"sales\"
 // one"), beside another address the piece is not in: which it means,

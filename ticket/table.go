@@ -170,6 +170,31 @@ func (t *table) quotes(raw string) bool {
 	return false
 }
 
+// namesValue reports words that name, unquoted and with no column, a
+// value that two rows of t or more hold and two or more do not, in a
+// column of a few values that repeat ("kan dere sperre adressene til de
+// som har sluttet?" over a Status column of "Sluttet" and "Aktiv"): a
+// condition on the rows. A value that says what to do with its row is
+// the rule's to follow; one of a letter or three ("ja", "x") is too
+// common a word to tell.
+func (t *table) namesValue(text string) bool {
+	if t.rows < 4 {
+		return false
+	}
+	padded := " " + text + " "
+	for i, vals := range t.values {
+		if i == t.addr || len(vals) < 2 || len(vals) >= t.rows {
+			continue
+		}
+		for v, n := range vals {
+			if n >= 2 && t.rows-n >= 2 && len([]rune(v)) >= 4 && strings.Contains(padded, " "+v+" ") && cellMark(v) == rowNone {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // quoted is a few words in quotation marks.
 var quoted = regexp.MustCompile(`["“«„]\s*([^"“”«»„]{1,40}?)\s*["”»“]`)
 
@@ -180,7 +205,8 @@ func (ts *tables) end(r *Reader) {
 		return
 	}
 	for _, p := range ts.prose {
-		if slices.ContainsFunc(ts.all, func(t *table) bool { return t.picks(p.text) || t.quotes(p.raw) }) {
+		asks := r.lineAsks(p.n, p.msg)
+		if slices.ContainsFunc(ts.all, func(t *table) bool { return t.picks(p.text) || t.quotes(p.raw) || asks && t.namesValue(p.text) }) {
 			r.tk.keep(p.n, p.raw)
 			r.markPicked(p.n, p.msg)
 		}
