@@ -420,8 +420,8 @@ var doubts = []struct {
 	// the newest word is that the writer will decide later.
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
 		return w.p.Mode.Changes() && t.decidesLater(*w, own)
-	}, "its writer will decide later",
-		"the writer says they will decide or answer later: ask before changing anything"},
+	}, "its writer will decide later, or asks what we advise",
+		"the writer leaves the decision for later or asks what we advise: ask before changing anything"},
 	// "Wait, please don't block anything yet" in words no book reads,
 	// over the quoted request: the newest mail may take it back, narrow
 	// it or turn it round.
@@ -472,7 +472,7 @@ func (t *Ticket) decidesLater(w weighing, own Own) bool {
 		// "Please unsubscribe Mrs Okonkwo. I'll ask her which address
 		// she signed up with": beside a request on its line, what is
 		// left for later is something else.
-		if s.later && !s.subject && newer[s.msg] && s.asks&changing == 0 {
+		if s.later && !s.subject && newer[s.msg] {
 			return true
 		}
 	}

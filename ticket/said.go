@@ -63,7 +63,8 @@ type said struct {
 	// hesitates: it does not know which address is meant.
 	hesitates bool
 	// later: its writer will decide or answer later ("I'll ask him
-	// tonight", "vi faccio sapere").
+	// tonight", "vi faccio sapere"), or asks us what to do, in a
+	// sentence that asks no change (laterAlone).
 	later bool
 	// ordinal: it picks targets by their place in a list ("los dos
 	// primeros").
@@ -345,6 +346,7 @@ func (s *said) read(ms []match, l *line) {
 		}
 		s.readFlag(m.class)
 	}
+	s.later = laterAlone(l, ms)
 	if notSuppress != "" && s.only {
 		// "Please do not unsubscribe me, only intern@…"
 		s.noteAsk(aSuppress, notSuppress, false)
@@ -572,6 +574,47 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 	return true
 }
 
+// laterAlone reports a phrase that leaves the decision for later ("I'll
+// ask him tonight", "Voi cosa consigliate?") on a line that asks no
+// change, or in a question of its own that asks none: "Please
+// unsubscribe Mrs Okonkwo. I'll ask her which address she signed up
+// with" leaves something else for later.
+func laterAlone(l *line, ms []match) bool {
+	for _, m := range ms {
+		if m.class != cLater || m.negated {
+			continue
+		}
+		// On a line that asks a change, only a question of its own
+		// ("Voi cosa consigliate?") leaves the request open.
+		from, to := 0, len(l.ws)
+		if lineChanges(ms) {
+			if from, to = sentence(l.ws, l.ws[m.first].off); to == 0 || !strings.HasPrefix(strings.TrimLeft(l.t[l.ws[to-1].off+len(l.ws[to-1].s):], ")\"' "), "?") {
+				continue
+			}
+		}
+		asks := false
+		for _, o := range ms {
+			if o.first >= from && o.first < to && !o.negated && classWays[o.class].ask&changing != 0 {
+				asks = true
+			}
+		}
+		if !asks {
+			return true
+		}
+	}
+	return false
+}
+
+// lineChanges reports phrases that ask a change.
+func lineChanges(ms []match) bool {
+	for _, m := range ms {
+		if !m.negated && classWays[m.class].ask&changing != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // lineAsks reports a line n of mail msg that asks a change.
 func (r *Reader) lineAsks(n, msg int) bool {
 	i, found := slices.BinarySearchFunc(r.tk.said, n, func(s said, n int) int { return s.line - n })
@@ -623,7 +666,7 @@ var lineFlags = map[class]func(s *said){
 	cGone:       func(s *said) { s.gone = true },
 	cBack:       func(s *said) { s.back = true },
 	cHesitate:   func(s *said) { s.hesitates = true },
-	cLater:      func(s *said) { s.later = true },
+	cLater:      func(s *said) {},
 	cOrdinal:    func(s *said) { s.ordinal = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
