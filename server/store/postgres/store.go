@@ -72,6 +72,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// genericPlan).
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
+	cfg.AfterConnect = registerUUIDs
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open PostgreSQL: %w", mapErr(err))
