@@ -84,9 +84,9 @@ func (s *db) runQueue(team string) {
 
 // runGroup commits the changes in one transaction. When one of them fails,
 // or the transaction loses a race with another, nothing of theirs has
-// committed, and each runs again on its own (Change), which retries what
-// lost a race and reports each change's own outcome; a change is made to
-// be run more than once. A change whose caller has gone runs on its own
+// committed, and each runs again on its own (changeAlone), which retries
+// what lost a race and reports each change's own outcome; a change is made
+// to be run more than once. A change whose caller has gone runs on its own
 // from the start: it ends at its first statement. (One whose caller goes
 // while its group runs can stop the group's statement; the others then
 // run again on their own.)
@@ -118,8 +118,19 @@ func (s *db) runGroup(team string, group []*job) {
 		}
 	}
 	for _, j := range alone {
-		j.done <- s.Change(j.ctx, j.fn)
+		j.done <- s.changeAlone(j.ctx, team, j.fn)
 	}
+}
+
+// changeAlone is Change for one change of the team: its transaction keeps
+// what it reads of the team as a group's does (teamReads), afresh for
+// each attempt.
+func (s *db) changeAlone(ctx context.Context, team string, fn func(ctx context.Context, t sqlstore.Tx) error) error {
+	return s.retry(ctx, func() error {
+		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error {
+			return fn(ctx, tx{tx: t, s: s, team: &teamReads{team: team}})
+		})
+	})
 }
 
 // commitTogether runs the changes one after another in one transaction,
@@ -153,9 +164,10 @@ func (s *db) commitTogether(team string, group []*job) (committed bool, err erro
 }
 
 // teamReads are what the changes of a group read of their team, as the
-// first change that needed each read it, kept for the changes after it:
-// they are changes of the same team in the same transaction, and the
-// group commits as one. Each read is returned as a copy.
+// first change that needed each read it, kept for the changes after it
+// (and for the rest of a lone change: see changeAlone): they are changes
+// of the same team in the same transaction, and the group commits as one.
+// Each read is returned as a copy.
 //
 //   - The team's rules and webhooks: no change of a group changes them.
 //   - The team's trail head, once the transaction holds it: no other

@@ -136,8 +136,8 @@ func (s *Store) PoolStats() store.PoolStats {
 type tx struct {
 	tx pgx.Tx
 	s  *db
-	// team keeps the team's rules and webhooks for the changes of a group
-	// after the first (see commitTogether); nil outside a group.
+	// team keeps what the change, or its group, read of the team (see
+	// teamReads); nil outside a change of the team (TeamChange).
 	team *teamReads
 }
 
