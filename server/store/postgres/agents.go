@@ -49,24 +49,25 @@ func (s *db) Team(ctx context.Context, team string) (store.TeamSettings, error) 
 }
 
 func (t tx) TeamRules(ctx context.Context, team string) (store.TeamSettings, error) {
-	r := t.team
-	if r == nil || r.team != team {
+	r := t.group(team)
+	if r == nil {
 		return t.readRules(ctx, team)
 	}
 	if !r.rulesRead {
-		ts, err := t.readRules(ctx, team)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return ts, err
+		if err := t.readTeam(ctx, r); err != nil {
+			return store.TeamSettings{}, err
 		}
-		r.rules, r.rulesErr, r.rulesRead = ts, err, true
 	}
 	ts := r.rules
 	ts.Protected = slices.Clone(ts.Protected)
 	return ts, r.rulesErr
 }
 
+// rulesSQL reads a team's rules.
+const rulesSQL = `SELECT ` + sqlstore.TeamColumns + ` FROM teams WHERE name = $1`
+
 func (t tx) readRules(ctx context.Context, team string) (store.TeamSettings, error) {
-	return sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, `SELECT `+sqlstore.TeamColumns+` FROM teams WHERE name = $1`, team)})
+	return sqlstore.ScanTeam(row{t.tx.QueryRow(ctx, rulesSQL, team)})
 }
 
 func (t tx) PutTeam(ctx context.Context, ts store.TeamSettings) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,15 +30,33 @@ func (t tx) InsertAudit(ctx context.Context, p *sqlstore.InsertAuditParams) erro
 	}
 	a := p.Author
 	agentID, agentName := sqlstore.Author(a)
-	_, err := t.tx.Exec(ctx, `
+	args := []any{p.Team, p.Type, p.At, p.IDs, supIDs, emails, origins, sources, supAt, a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, notes, until,
+		agentID, agentName, changes, evidence}
+	if r := t.group(p.Team); r != nil && r.headHeld {
+		// The head moves to the last of these IDs in the same exchange,
+		// as the change would move it next (SetTrailHead finds it there).
+		last := slices.Max(p.IDs)
+		if last > r.head {
+			b := &pgx.Batch{}
+			b.Queue(insertAuditSQL, args...)
+			b.Queue(setHeadSQL, p.Team, last)
+			if err := t.tx.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+			r.head = last
+			return nil
+		}
+	}
+	_, err := t.tx.Exec(ctx, insertAuditSQL, args...)
+	return err
+}
+
+// insertAuditSQL writes audit rows.
+const insertAuditSQL = `
 		INSERT INTO audit (id, team, type, created_at, sup_id, email, origin, source_id, sup_created_at, key_id, key_name, reference, request_id, note, expires_at, agent_id, agent_name, change_id, evidence)
 		SELECT u.id, $1, $2, $3, u.sup_id, u.email, u.origin, u.source_id, u.sup_at, $10, $11, $12, $13, u.note, u.expires_at, $16, $17, u.change_id, u.evidence
 		FROM unnest($4::uuid[], $5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $14::text[], $15::timestamptz[], $18::uuid[], $19::text[])
-			AS u(id, sup_id, email, origin, source_id, sup_at, note, expires_at, change_id, evidence)`,
-		p.Team, p.Type, p.At, p.IDs, supIDs, emails, origins, sources, supAt, a.KeyID, a.KeyName, sqlstore.Reference(a), a.RequestID, notes, until,
-		agentID, agentName, changes, evidence)
-	return err
-}
+			AS u(id, sup_id, email, origin, source_id, sup_at, note, expires_at, change_id, evidence)`
 
 const auditColumns = "id::text, type, created_at, sup_id::text, email, origin, source_id, sup_created_at, key_id, key_name, coalesce(reference, ''), request_id, note, expires_at, agent_id, agent_name, evidence"
 
@@ -146,14 +165,27 @@ func (t tx) PruneTrail(ctx context.Context, before time.Time, limit int) (sqlsto
 // change of a team inserts it (a concurrent first change waits on that
 // insert, then locks the row).
 func (t tx) HoldTrail(ctx context.Context, team string, wait bool) (string, bool, error) {
+	r := t.group(team)
+	if r != nil && r.headHeld {
+		return r.head, true, nil
+	}
 	query := `SELECT coalesce(last_id::text, '') FROM trail_heads WHERE team = $1 FOR UPDATE`
 	if !wait {
 		query += ` SKIP LOCKED`
+	}
+	if r != nil {
+		// The group's first hold reads the erasure secrets with it.
+		if last, held, err := t.holdWithSecrets(ctx, r, query); err != nil || held {
+			return last, held, err
+		}
 	}
 	for range 2 {
 		var last string
 		err := t.tx.QueryRow(ctx, query, team).Scan(&last)
 		if err == nil {
+			if r != nil {
+				r.head, r.headHeld = last, true
+			}
 			return last, true, nil
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
@@ -166,6 +198,9 @@ func (t tx) HoldTrail(ctx context.Context, team string, wait bool) (string, bool
 			return "", false, err
 		}
 		if n == 1 {
+			if r != nil {
+				r.head, r.headHeld = "", true
+			}
 			return "", true, nil
 		}
 		if !wait {
@@ -175,7 +210,16 @@ func (t tx) HoldTrail(ctx context.Context, team string, wait bool) (string, bool
 	return "", false, fmt.Errorf("the trail head of team %q could not be held", team)
 }
 
+const setHeadSQL = `UPDATE trail_heads SET last_id = $2::uuid WHERE team = $1`
+
 func (t tx) SetTrailHead(ctx context.Context, team, last string) error {
-	_, err := t.tx.Exec(ctx, `UPDATE trail_heads SET last_id = $2::uuid WHERE team = $1`, team, last)
+	r := t.group(team)
+	if r != nil && r.headHeld && r.head == last {
+		return nil // moved there already (InsertAudit)
+	}
+	_, err := t.tx.Exec(ctx, setHeadSQL, team, last)
+	if r != nil && err == nil {
+		r.head, r.headHeld = last, true
+	}
 	return err
 }

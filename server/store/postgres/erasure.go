@@ -3,6 +3,9 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/shushlist/shush/server/store"
 	"github.com/shushlist/shush/server/store/sqlstore"
@@ -24,6 +27,35 @@ func (s *db) ErasureSecrets(ctx context.Context, team string) ([]store.ErasureSe
 	return query1(ctx, s, secretsSQL, []any{team}, scanSecret)
 }
 
+// EntriesAndSecrets reads EntriesByEmail and ErasureSecrets in one
+// exchange; see sqlstore.CheckReader.
+func (s *db) EntriesAndSecrets(ctx context.Context, team string, emails []string) ([]store.Entry, []store.ErasureSecret, error) {
+	b := &pgx.Batch{}
+	b.Queue(listedSQL("$1", "$2"), team, emails)
+	b.Queue(secretsSQL, team)
+	br := s.pool.SendBatch(ctx, b)
+	defer br.Close()
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, err
+	}
+	found, err := collect(rows, sqlstore.ScanEntry)
+	if err != nil {
+		return nil, nil, err
+	}
+	if rows, err = br.Query(); err != nil {
+		return nil, nil, err
+	}
+	secrets, err := collect(rows, scanSecret)
+	if err == nil {
+		err = br.Close()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return found, secrets, nil
+}
+
 func (s *db) ErasedCount(ctx context.Context, team, prefix string) (int64, error) {
 	var n int64
 	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM suppressions WHERE team = $1 AND starts_with(email, $2)`,
@@ -31,15 +63,28 @@ func (s *db) ErasedCount(ctx context.Context, team, prefix string) (int64, error
 	return n, err
 }
 
+// In a group, the secrets are read once the head is held, and kept (see
+// teamReads).
 func (t tx) TxErasureSecrets(ctx context.Context, team string) ([]store.ErasureSecret, error) {
+	r := t.group(team)
+	if r != nil && r.secretsRead {
+		return slices.Clone(r.secrets), nil
+	}
 	rows, err := t.tx.Query(ctx, secretsSQL, team)
 	if err != nil {
 		return nil, err
 	}
-	return collect(rows, scanSecret)
+	secrets, err := collect(rows, scanSecret)
+	if r != nil && r.headHeld && err == nil {
+		r.secrets, r.secretsRead = slices.Clone(secrets), true
+	}
+	return secrets, err
 }
 
 func (t tx) InsertErasureSecret(ctx context.Context, team string, s store.ErasureSecret) (int64, error) {
+	if r := t.group(team); r != nil {
+		r.secrets, r.secretsRead = nil, false
+	}
 	return t.exec(ctx, `INSERT INTO erasure_secrets (team, version, secret, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
 		team, s.Version, s.Secret, s.CreatedAt)
 }

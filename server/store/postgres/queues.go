@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"sync"
 
@@ -83,9 +84,9 @@ func (s *db) runQueue(team string) {
 
 // runGroup commits the changes in one transaction. When one of them fails,
 // or the transaction loses a race with another, nothing of theirs has
-// committed, and each runs again on its own (Change), which retries what
-// lost a race and reports each change's own outcome; a change is made to
-// be run more than once. A change whose caller has gone runs on its own
+// committed, and each runs again on its own (changeAlone), which retries
+// what lost a race and reports each change's own outcome; a change is made
+// to be run more than once. A change whose caller has gone runs on its own
 // from the start: it ends at its first statement. (One whose caller goes
 // while its group runs can stop the group's statement; the others then
 // run again on their own.)
@@ -117,8 +118,19 @@ func (s *db) runGroup(team string, group []*job) {
 		}
 	}
 	for _, j := range alone {
-		j.done <- s.Change(j.ctx, j.fn)
+		j.done <- s.changeAlone(j.ctx, team, j.fn)
 	}
+}
+
+// changeAlone is Change for one change of the team: its transaction keeps
+// what it reads of the team as a group's does (teamReads), afresh for
+// each attempt.
+func (s *db) changeAlone(ctx context.Context, team string, fn func(ctx context.Context, t sqlstore.Tx) error) error {
+	return s.retry(ctx, func() error {
+		return pgx.BeginFunc(ctx, s.pool, func(t pgx.Tx) error {
+			return fn(ctx, tx{tx: t, s: s, team: &teamReads{team: team}})
+		})
+	})
 }
 
 // commitTogether runs the changes one after another in one transaction,
@@ -151,11 +163,23 @@ func (s *db) commitTogether(team string, group []*job) (committed bool, err erro
 	return false, err
 }
 
-// teamReads are the team's rules and webhooks as the first change of a
-// group read them, kept for the changes after it: they are changes of the
-// same team in the same transaction, which change neither, and the group
-// commits as one, so they all see what the first saw. Each read is
-// returned as a copy.
+// teamReads are what the changes of a group read of their team, as the
+// first change that needed each read it, kept for the changes after it
+// (and for the rest of a lone change: see changeAlone): they are changes
+// of the same team in the same transaction, and the group commits as one.
+// Each read is returned as a copy.
+//
+//   - The team's rules and webhooks: no change of a group changes them.
+//   - The team's trail head, once the transaction holds it: no other
+//     transaction can move it until the group commits, and each statement
+//     of this one that moves it (HoldTrail, InsertEntries, SetTrailHead)
+//     records where it left it.
+//   - The team's erasure secrets, read with the head held: the erasures
+//     that write the entries a secret matches hold the head, so none of
+//     another transaction commits while the group holds it; a rotation
+//     may add a version meanwhile, which no entry uses until an erasure
+//     of the team's commits. A secret this transaction writes
+//     (InsertErasureSecret) drops the copy.
 type teamReads struct {
 	team string
 	// rules and rulesErr are the team's rules, or sql.ErrNoRows, once
@@ -166,4 +190,87 @@ type teamReads struct {
 	// hooks are the team's enabled webhooks once hooksRead.
 	hooks     []store.Webhook
 	hooksRead bool
+	// head is the team's trail head's last ID ("" for none) once the
+	// transaction holds the head (headHeld).
+	head     string
+	headHeld bool
+	// secrets are the team's erasure secrets once secretsRead.
+	secrets     []store.ErasureSecret
+	secretsRead bool
+}
+
+// group is what the transaction's group keeps of the team, or nil outside
+// a group (or for another team).
+func (t tx) group(team string) *teamReads {
+	if t.team != nil && t.team.team == team {
+		return t.team
+	}
+	return nil
+}
+
+// readTeam reads the team's rules and, unless kept already, its enabled
+// webhooks, in one exchange, and keeps them for the group.
+func (t tx) readTeam(ctx context.Context, r *teamReads) error {
+	b := &pgx.Batch{}
+	b.Queue(rulesSQL, r.team)
+	if !r.hooksRead {
+		b.Queue(hooksSQL, r.team)
+	}
+	br := t.tx.SendBatch(ctx, b)
+	defer br.Close()
+	rules, rulesErr := sqlstore.ScanTeam(row{br.QueryRow()})
+	if rulesErr != nil && !errors.Is(rulesErr, sql.ErrNoRows) {
+		return rulesErr
+	}
+	var hooks []store.Webhook
+	if !r.hooksRead {
+		rows, err := br.Query()
+		if err == nil {
+			hooks, err = collect(rows, sqlstore.ScanWebhook)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := br.Close(); err != nil {
+		return err
+	}
+	if !r.hooksRead {
+		r.hooks, r.hooksRead = hooks, true
+	}
+	r.rules, r.rulesErr, r.rulesRead = rules, rulesErr, true
+	return nil
+}
+
+// holdWithSecrets takes the team's trail head with query (HoldTrail's)
+// and reads the team's erasure secrets after it, in one exchange, keeping
+// both for the group. held is false, and nothing is kept, when the query
+// found no row.
+func (t tx) holdWithSecrets(ctx context.Context, r *teamReads, query string) (last string, held bool, err error) {
+	b := &pgx.Batch{}
+	b.Queue(query, r.team)
+	b.Queue(secretsSQL, r.team)
+	br := t.tx.SendBatch(ctx, b)
+	defer br.Close()
+	err = br.QueryRow().Scan(&last)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", false, br.Close()
+	}
+	if err != nil {
+		return "", false, err
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return "", false, err
+	}
+	secrets, err := collect(rows, scanSecret)
+	if err == nil {
+		err = br.Close()
+	}
+	if err != nil {
+		return "", false, err
+	}
+	r.head, r.headHeld = last, true
+	r.secrets, r.secretsRead = secrets, true
+	return last, true, nil
 }

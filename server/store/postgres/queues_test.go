@@ -280,3 +280,59 @@ func TestTeamChangeFailingInAGroup(t *testing.T) {
 		}
 	}
 }
+
+// The changes of a group after the first read the team's trail head and
+// erasure secrets from what the group kept: an erasure in the group that
+// makes the team's first secret is seen by an add after it, and the
+// entries and trail rows of each change are above those of the change
+// before it, the head ending at the last of them.
+func TestGroupKeepsHeadAndSecrets(t *testing.T) {
+	s := newQueueStage(t)
+	ctx := t.Context()
+	if _, err := s.st.Add(ctx, s.team, store.Change{KeyID: "k"}, store.Manual("x@example.com", "gone@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	var errs [5]error
+	var again, removed, last []store.Entry
+	s.group(func() { _, errs[0] = s.st.Add(ctx, s.team, store.Change{KeyID: "k"}, store.Manual("a@example.com")) },
+		func() {
+			_, errs[1] = s.st.Erase(ctx, s.team, store.Change{Reference: "GDPR"}, []string{"x@example.com"})
+		},
+		func() {
+			again, errs[2] = s.st.Add(ctx, s.team, store.Change{KeyID: "k"}, store.Manual("x@example.com", "b@example.com"))
+		},
+		func() {
+			removed, errs[3] = s.st.RemoveEmails(ctx, s.team, store.Change{KeyID: "k"}, []string{"gone@example.com"})
+		},
+		func() { last, errs[4] = s.st.Add(ctx, s.team, store.Change{KeyID: "k"}, store.Manual("c@example.com")) })
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("change %d: %v", i, err)
+		}
+	}
+	if len(again) != 2 || again[0].Erased == "" || again[0].Created || !again[1].Created {
+		t.Fatalf("the add after the erasure answered %+v; want x's erased entry and b's new one", again)
+	}
+	if len(removed) != 1 || len(last) != 1 {
+		t.Fatalf("removed %+v, then added %+v", removed, last)
+	}
+	if n := s.transactions([]string{"b@example.com", "c@example.com"}); n != 1 {
+		t.Fatalf("the group's adds committed in %d transactions; want 1", n)
+	}
+	var removal string
+	if err := s.conn.QueryRow(ctx, `SELECT id::text FROM audit WHERE team = $1 AND type = $2 AND sup_id = $3::uuid`,
+		s.team, store.AuditRemoved, removed[0].ID).Scan(&removal); err != nil {
+		t.Fatal(err)
+	}
+	if !(again[1].ID < removal && removal < last[0].ID) {
+		t.Errorf("b %s, the removal %s, c %s: not in the order their changes ran", again[1].ID, removal, last[0].ID)
+	}
+	var head, top string
+	if err := s.conn.QueryRow(ctx, `SELECT last_id::text, (SELECT greatest(max(id::text), (SELECT max(id::text) FROM audit WHERE team = $1))
+		FROM suppressions WHERE team = $1) FROM trail_heads WHERE team = $1`, s.team).Scan(&head, &top); err != nil {
+		t.Fatal(err)
+	}
+	if head != top {
+		t.Errorf("the head is at %s; want the last ID minted, %s", head, top)
+	}
+}

@@ -72,6 +72,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		// genericPlan).
 		cfg.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
 	}
+	cfg.AfterConnect = registerUUIDs
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open PostgreSQL: %w", mapErr(err))
@@ -135,8 +136,8 @@ func (s *Store) PoolStats() store.PoolStats {
 type tx struct {
 	tx pgx.Tx
 	s  *db
-	// team keeps the team's rules and webhooks for the changes of a group
-	// after the first (see commitTogether); nil outside a group.
+	// team keeps what the change, or its group, read of the team (see
+	// teamReads); nil outside a change of the team (TeamChange).
 	team *teamReads
 }
 

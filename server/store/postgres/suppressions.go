@@ -143,6 +143,16 @@ func (t tx) InsertEntries(ctx context.Context, p *sqlstore.InsertEntriesParams) 
 	if err == nil {
 		err = br.Close()
 	}
+	if r := t.group(p.Team); r != nil && err == nil {
+		// The statement held the head: it left it where it was, or
+		// moved it.
+		switch {
+		case ahead != nil && !ahead.Missing:
+			r.head, r.headHeld = ahead.Last, true
+		case ahead == nil && headLast != nil:
+			r.head, r.headHeld = *headLast, true
+		}
+	}
 	switch {
 	case err != nil:
 		return nil, err

@@ -81,16 +81,19 @@ func (t tx) ReplayEvent(ctx context.Context, p *sqlstore.ReplayEventParams) (int
 		p.EventID, p.WebhookID, p.Team, p.Now)
 }
 
+// hooksSQL reads a team's enabled webhooks.
+const hooksSQL = "SELECT " + webhookColumns + " FROM webhooks WHERE team = $1 AND status = 'enabled'"
+
 func (t tx) TeamWebhooks(ctx context.Context, team string) ([]store.Webhook, error) {
-	if r := t.team; r != nil && r.team == team && r.hooksRead {
+	if r := t.group(team); r != nil && r.hooksRead {
 		return cloneWebhooks(r.hooks), nil
 	}
-	rows, err := t.tx.Query(ctx, "SELECT "+webhookColumns+" FROM webhooks WHERE team = $1 AND status = 'enabled'", team)
+	rows, err := t.tx.Query(ctx, hooksSQL, team)
 	if err != nil {
 		return nil, err
 	}
 	hooks, err := collect(rows, sqlstore.ScanWebhook)
-	if r := t.team; r != nil && r.team == team && err == nil {
+	if r := t.group(team); r != nil && err == nil {
 		r.hooks, r.hooksRead = cloneWebhooks(hooks), true
 	}
 	return hooks, err

@@ -312,8 +312,16 @@ func asErased(e store.Entry, email string) store.Entry {
 // it: Check's part of the matching.
 func (c *Core) checkErased(ctx context.Context, team string, emails []string, found []store.Entry) ([]store.Entry, error) {
 	secrets, err := c.d.ErasureSecrets(ctx, team)
-	if err != nil || len(secrets) == 0 {
+	if err != nil {
 		return found, err
+	}
+	return c.matchErased(ctx, team, emails, found, secrets)
+}
+
+// matchErased is checkErased with the team's secrets read.
+func (c *Core) matchErased(ctx context.Context, team string, emails []string, found []store.Entry, secrets []store.ErasureSecret) ([]store.Entry, error) {
+	if len(secrets) == 0 {
+		return found, nil
 	}
 	have := make(map[string]bool, len(found))
 	for _, e := range found {

@@ -155,11 +155,25 @@ func (c *Core) Check(ctx context.Context, team string, emails []string) ([]store
 	if len(emails) == 0 {
 		return []store.Entry{}, nil
 	}
+	if r, ok := c.d.(CheckReader); ok {
+		got, secrets, err := r.EntriesAndSecrets(ctx, team, emails)
+		if err == nil && len(got) < len(emails) {
+			got, err = c.matchErased(ctx, team, emails, got, secrets)
+		}
+		return got, c.fail("read the list", err)
+	}
 	got, err := c.d.EntriesByEmail(ctx, team, emails)
 	if err == nil && len(got) < len(emails) {
 		got, err = c.checkErased(ctx, team, emails, got)
 	}
 	return got, c.fail("read the list", err)
+}
+
+// CheckReader is a Driver that reads a check's entries and the team's
+// erasure secrets in one exchange with the database: EntriesByEmail,
+// then ErasureSecrets.
+type CheckReader interface {
+	EntriesAndSecrets(ctx context.Context, team string, emails []string) ([]store.Entry, []store.ErasureSecret, error)
 }
 
 // maxAddRounds bounds how often Add tries an address that concurrent
