@@ -246,9 +246,9 @@ func mailPast(lines []said) ask {
 			turn = -1 // "… but now block b@…": another request
 		}
 	}
-	var said, told ask
+	var asked, told ask
 	for i, s := range lines {
-		said |= s.asks & stops
+		asked |= s.asks & stops
 		switch {
 		case turn < 0 || i > turn:
 			told |= s.early | s.late
@@ -256,7 +256,7 @@ func mailPast(lines []said) ask {
 			told |= s.late
 		}
 	}
-	return said &^ told
+	return asked &^ told
 }
 
 // firstForward is the first forwarded mail (the one a "FW:" subject
@@ -455,8 +455,7 @@ func (t *Ticket) hesitates(w weighing) bool {
 }
 
 // decidesLater reports a line of the asking mail, or of a mail not ours
-// newer than it, that says its writer will decide or answer later and
-// asks no change itself.
+// newer than it, that leaves the decision for later (said.later).
 func (t *Ticket) decidesLater(w weighing, own Own) bool {
 	if w.asker < 0 {
 		return false
@@ -469,9 +468,6 @@ func (t *Ticket) decidesLater(w weighing, own Own) bool {
 		newer[m] = !t.ours(m, own)
 	}
 	for _, s := range t.said {
-		// "Please unsubscribe Mrs Okonkwo. I'll ask her which address
-		// she signed up with": beside a request on its line, what is
-		// left for later is something else.
 		if s.later && !s.subject && newer[s.msg] {
 			return true
 		}

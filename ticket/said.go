@@ -586,40 +586,22 @@ func laterAlone(l *line, ms []match) bool {
 		}
 		// On a line that asks a change, only a question of its own
 		// ("Voi cosa consigliate?") leaves the request open.
-		from, to := 0, len(l.ws)
-		if lineChanges(ms) {
-			if from, to = sentence(l.ws, l.ws[m.first].off); to == 0 || !strings.HasPrefix(strings.TrimLeft(l.t[l.ws[to-1].off+len(l.ws[to-1].s):], ")\"' "), "?") {
-				continue
-			}
+		if !changesIn(ms, 0, len(l.ws)) {
+			return true
 		}
-		asks := false
-		for _, o := range ms {
-			if o.first >= from && o.first < to && !o.negated && classWays[o.class].ask&changing != 0 {
-				asks = true
-			}
-		}
-		if !asks {
+		from, to := sentence(l.ws, l.ws[m.first].off)
+		if to > 0 && strings.HasPrefix(strings.TrimLeft(l.t[l.ws[to-1].off+len(l.ws[to-1].s):], ")\"' "), "?") && !changesIn(ms, from, to) {
 			return true
 		}
 	}
 	return false
 }
 
-// lineChanges reports phrases that ask a change.
-func lineChanges(ms []match) bool {
+// changesIn reports a phrase asking a change that begins among the
+// words from to to (not including it).
+func changesIn(ms []match, from, to int) bool {
 	for _, m := range ms {
-		if !m.negated && classWays[m.class].ask&changing != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// lineAsks reports a line n of mail msg that asks a change.
-func (r *Reader) lineAsks(n, msg int) bool {
-	i, found := slices.BinarySearchFunc(r.tk.said, n, func(s said, n int) int { return s.line - n })
-	for k := i; found && k < len(r.tk.said) && r.tk.said[k].line == n; k++ {
-		if r.tk.said[k].msg == msg && r.tk.said[k].asks&changing != 0 {
+		if !m.negated && m.first >= from && m.first < to && classWays[m.class].ask&changing != 0 {
 			return true
 		}
 	}
@@ -666,7 +648,6 @@ var lineFlags = map[class]func(s *said){
 	cGone:       func(s *said) { s.gone = true },
 	cBack:       func(s *said) { s.back = true },
 	cHesitate:   func(s *said) { s.hesitates = true },
-	cLater:      func(s *said) {},
 	cOrdinal:    func(s *said) { s.ordinal = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },

@@ -205,7 +205,8 @@ func (ts *tables) end(r *Reader) {
 		return
 	}
 	for _, p := range ts.prose {
-		asks := r.lineAsks(p.n, p.msg)
+		k, ok := r.saidAt(p.n, p.msg)
+		asks := ok && r.tk.said[k].asks&changing != 0
 		if slices.ContainsFunc(ts.all, func(t *table) bool { return t.picks(p.text) || t.quotes(p.raw) || asks && t.namesValue(p.text) }) {
 			r.tk.keep(p.n, p.raw)
 			r.markPicked(p.n, p.msg)
@@ -216,14 +217,24 @@ func (ts *tables) end(r *Reader) {
 // markPicked is pickedByHand for a line read before the last: the
 // ticket's said lines stay in the order of the text.
 func (r *Reader) markPicked(n, msg int) {
+	k, ok := r.saidAt(n, msg)
+	if ok {
+		r.tk.said[k].selective = true
+		return
+	}
+	r.tk.said = slices.Insert(r.tk.said, k, said{msg: msg, line: n, selective: true})
+}
+
+// saidAt finds what line n of mail msg says among the said lines, kept in
+// the order of the text: its index, or where it would stand.
+func (r *Reader) saidAt(n, msg int) (int, bool) {
 	i, found := slices.BinarySearchFunc(r.tk.said, n, func(s said, n int) int { return s.line - n })
 	for k := i; found && k < len(r.tk.said) && r.tk.said[k].line == n; k++ {
 		if r.tk.said[k].msg == msg {
-			r.tk.said[k].selective = true
-			return
+			return k, true
 		}
 	}
-	r.tk.said = slices.Insert(r.tk.said, i, said{msg: msg, line: n, selective: true})
+	return i, false
 }
 
 // splitCells splits a line into the cells of a table row by the first
