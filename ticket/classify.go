@@ -291,9 +291,16 @@ func (r *Reader) ruledComment(l *line) bool {
 	name, team := st.last.t, ""
 	if i := strings.LastIndexByte(name, '('); i > 0 && strings.HasSuffix(name, ")") {
 		name, team = strings.TrimSpace(name[:i]), folded(strings.TrimSpace(name[i+1:len(name)-1]))
+	} else if who, org, ok := strings.Cut(name, " from "); ok && nameLike(org, false) {
+		// "Niamh from Mailroute": a chat's agent and the company.
+		name, team = strings.TrimSpace(who), folded(strings.TrimSpace(org))
 	}
 	if n := len(strings.Fields(name)); n == 0 || n > 4 || !nameLike(name, false) {
 		return false
+	}
+	if team == "" && staffTeams[folded(name)] {
+		// "Operator", "Support": a helpdesk's own bot or desk.
+		team = folded(name)
 	}
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk = true

@@ -327,7 +327,7 @@ func staffTeamIn(team string) bool {
 var staffTeams = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range []string{"support", "agent", "staff", "team", "admin", "customer success", "customer support",
-		"customer service", "helpdesk", "help desk", "bot", "kundendienst", "kundenservice", "soporte",
+		"customer service", "helpdesk", "help desk", "bot", "operator", "kundendienst", "kundenservice", "soporte",
 		"atención al cliente", "service client", "assistenza", "klantenservice", "suporte", "kundtjänst",
 		"kundeservice", "wsparcie", "obsługa klienta", "podpora", "zákaznická podpora"} {
 		m[folded(w)] = true

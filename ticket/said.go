@@ -175,8 +175,19 @@ func (r *Reader) words(l *line, subject bool) {
 		// stop sending to it?": about that address, not the writer.
 		s.self = sNone
 	}
-	if c, _ := firstPhrase(phraseBooks().trees[erasures], l.ws); c == cErasure {
+	for _, m := range phraseBooks().trees[erasures].find(nil, l.ws, phraseBooks().trees[negations]) {
+		if m.class != cErasure {
+			continue
+		}
 		s.forgets = true
+		if !m.negated && !subject && s.asks&changing == 0 && !labelled(l.t) {
+			// "I want my email address and any personal data you hold
+			// about me erased": being forgotten is the request, and an
+			// erased address stays blocked. A labelled field names a
+			// topic ("Conversa: Pedido de apagamento de dados").
+			s.noteAsk(aSuppress, phraseText(l, m), false)
+		}
+		break
 	}
 	if !subject {
 		r.bodyLine(l, &s)
