@@ -57,6 +57,7 @@ var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
 	(*Reader).footerLine,
 	(*Reader).headerLine,
 	(*Reader).formFieldLine,
+	(*Reader).conversationLine,
 	(*Reader).chatLine,
 	(*Reader).commentLine,
 	(*Reader).noteLine,
@@ -350,6 +351,37 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	st.sig, st.inHeader, st.footer = 0, false, false
 	return lineKind{header: true}, true
 }
+
+// conversationLine: a chat export's title, "Conversation with Callum
+// McBride", and the line right under it that opens with the customer's
+// address ("callum@… · Glasgow, United Kingdom"): that address is the
+// customer's, as a requester field's is, and so are the turns headed by
+// their name.
+func (r *Reader) conversationLine(l *line) (lineKind, bool) {
+	st := &r.st
+	if l.depth > 0 || l.msg != 0 {
+		return lineKind{}, false
+	}
+	if len(l.toks) == 0 {
+		m := conversationWith.FindStringSubmatch(l.t)
+		if m == nil || st.convLine > 0 || !nameLike(m[1], false) {
+			return lineKind{}, false
+		}
+		st.convName, st.convLine = folded(strings.TrimSpace(m[1])), l.n
+		return lineKind{header: true}, true
+	}
+	f := l.toks[0]
+	if st.convName == "" || l.above() != st.convLine || f.off != 0 || f.Kind != Address || f.Value == "" {
+		return lineKind{}, false
+	}
+	st.names[st.convName] = f.Value
+	l.setZone(zFrom)
+	st.convName = ""
+	return lineKind{header: true}, true
+}
+
+// conversationWith is a chat export's title and the customer's name.
+var conversationWith = regexp.MustCompile(`(?i)^(?:conversation with|conversation avec|konversation mit|unterhaltung mit|conversación con|conversa com|conversazione con|gesprek met|samtal med|samtale med|rozmowa z)\s+(\pL[\pL .'’-]{1,60})$`)
 
 // chatLine: a turn of a chat transcript, read as words. Every turn of a
 // speaker is in one mail of their own, so what the customer says is not

@@ -102,6 +102,11 @@ type state struct {
 	headFields, headOther int
 	headDone              bool
 	chat                  map[string]int // the mail of each speaker of a chat transcript, by their name folded
+	// convName is the customer a chat export's title names ("Conversation
+	// with …"), folded, until the line under it gives their address;
+	// convLine is the title's line.
+	convName string
+	convLine int
 	// list is 1 + the mail of a list a request announces ("please
 	// unsubscribe these addresses:"), while its lines name addresses and
 	// nothing else; 0 for none.
