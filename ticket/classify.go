@@ -289,19 +289,9 @@ func (r *Reader) ruledComment(l *line) bool {
 	if !ruled && !spaced || st.last.header {
 		return false
 	}
-	name, team := st.last.t, ""
-	if i := strings.LastIndexByte(name, '('); i > 0 && strings.HasSuffix(name, ")") {
-		name, team = strings.TrimSpace(name[:i]), folded(strings.TrimSpace(name[i+1:len(name)-1]))
-	} else if who, org, ok := strings.Cut(name, " from "); ok && nameLike(org, false) {
-		// "Niamh from Mailroute": a chat's agent and the company.
-		name, team = strings.TrimSpace(who), folded(strings.TrimSpace(org))
-	}
-	if n := len(strings.Fields(name)); n == 0 || n > 4 || !nameLike(name, false) {
+	name, team, ok := commentAuthor(st.last.t)
+	if !ok {
 		return false
-	}
-	if team == "" && staffTeams[folded(name)] {
-		// "Operator", "Support": a helpdesk's own bot or desk.
-		team = folded(name)
 	}
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk = true
@@ -316,6 +306,26 @@ func (r *Reader) ruledComment(l *line) bool {
 		r.addSender(v, m, l.above())
 	}
 	return true
+}
+
+// commentAuthor reads a comment's author line, a name alone: the name
+// and the team beside it, folded ("Jonas Reiter (Frachtpost Support)";
+// "Niamh from Mailroute", a chat's agent and the company; "Operator", a
+// helpdesk's own bot or desk), ok when it is a name.
+func commentAuthor(t string) (name, team string, ok bool) {
+	name = t
+	if i := strings.LastIndexByte(name, '('); i > 0 && strings.HasSuffix(name, ")") {
+		name, team = strings.TrimSpace(name[:i]), folded(strings.TrimSpace(name[i+1:len(name)-1]))
+	} else if who, org, found := strings.Cut(name, " from "); found && nameLike(org, false) {
+		name, team = strings.TrimSpace(who), folded(strings.TrimSpace(org))
+	}
+	if n := len(strings.Fields(name)); n == 0 || n > 4 || !nameLike(name, false) {
+		return "", "", false
+	}
+	if team == "" && staffTeams[folded(name)] {
+		team = folded(name)
+	}
+	return name, team, true
 }
 
 // ruleLine reports a line that is a rule and nothing else: five or more

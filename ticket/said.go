@@ -175,20 +175,7 @@ func (r *Reader) words(l *line, subject bool) {
 		// stop sending to it?": about that address, not the writer.
 		s.self = sNone
 	}
-	for _, m := range phraseBooks().trees[erasures].find(nil, l.ws, phraseBooks().trees[negations]) {
-		if m.class != cErasure {
-			continue
-		}
-		s.forgets = true
-		if !m.negated && !subject && s.asks&changing == 0 && !labelled(l.t) {
-			// "I want my email address and any personal data you hold
-			// about me erased": being forgotten is the request, and an
-			// erased address stays blocked. A labelled field names a
-			// topic ("Conversa: Pedido de apagamento de dados").
-			s.noteAsk(aSuppress, phraseText(l, m), false)
-		}
-		break
-	}
+	s.erasure(l, subject)
 	if !subject {
 		r.bodyLine(l, &s)
 	}
@@ -203,6 +190,25 @@ func (r *Reader) words(l *line, subject bool) {
 	if !subject && r.picksByHand(l) {
 		r.tk.keep(l.n, l.t)
 		r.pickedByHand(l.n, l.msg)
+	}
+}
+
+// erasure reads a phrase of the books' [erasure] on line l: it asks to
+// be forgotten. On a line of words that asks no change ("I want my email
+// address and any personal data you hold about me erased") being
+// forgotten is the request, and an erased address stays blocked; a
+// labelled field names a topic ("Conversa: Pedido de apagamento de
+// dados").
+func (s *said) erasure(l *line, subject bool) {
+	for _, m := range phraseBooks().trees[erasures].find(nil, l.ws, phraseBooks().trees[negations]) {
+		if m.class != cErasure {
+			continue
+		}
+		s.forgets = true
+		if !m.negated && !subject && s.asks&changing == 0 && !labelled(l.t) {
+			s.noteAsk(aSuppress, phraseText(l, m), false)
+		}
+		return
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/shushlist/shush/api"
 )
 
 // A ticket may paste a table (a spreadsheet's rows, a CSV or TSV export)
@@ -34,6 +36,15 @@ type table struct {
 	addr   int
 	rows   int
 	values []map[string]int // per column: each value's count of rows
+	msg    int              // the mail it is pasted in
+	list   []pastedRow      // its rows (up to maxRecords)
+}
+
+// pastedRow is a row of a table: its address, its suppression ID when a
+// cell holds one, and its cells as runs of words.
+type pastedRow struct {
+	addr, id string
+	cells    []string
 }
 
 // proseLine is a line of words outside any table, kept (up to
@@ -91,12 +102,12 @@ func (ts *tables) start(l *line) *table {
 	if len(cells) != len(ts.head) || addr < 0 {
 		return nil
 	}
-	t := &table{delim: ts.delim, addr: addr, values: make([]map[string]int, len(cells))}
+	t := &table{delim: ts.delim, addr: addr, values: make([]map[string]int, len(cells)), msg: l.msg}
 	for i, h := range ts.head {
 		t.head = append(t.head, wordRun(h))
 		t.values[i] = map[string]int{}
 	}
-	t.add(cells)
+	t.add(cells, l.toks)
 	return t
 }
 
@@ -106,23 +117,36 @@ func (t *table) row(l *line) bool {
 	if len(cells) != len(t.head) || addressCell(cells, l.toks) != t.addr {
 		return false
 	}
-	t.add(cells)
+	t.add(cells, l.toks)
 	return true
 }
 
-func (t *table) add(cells []string) {
+func (t *table) add(cells []string, toks []token) {
 	t.rows++
+	row := pastedRow{cells: make([]string, len(cells))}
+	for _, f := range toks {
+		switch f.Kind {
+		case Address:
+			row.addr = f.Value
+		case ID:
+			row.id, _ = api.NormalizeID(f.Raw)
+		}
+	}
 	for i, c := range cells {
 		if i == t.addr {
 			continue
 		}
 		v := wordRun(c)
+		row.cells[i] = v
 		if v == "" {
 			continue
 		}
 		if _, ok := t.values[i][v]; ok || len(t.values[i]) < maxColumnWords {
 			t.values[i][v]++
 		}
+	}
+	if len(t.list) < maxRecords {
+		t.list = append(t.list, row)
 	}
 }
 
@@ -198,20 +222,258 @@ func (t *table) namesValue(text string) bool {
 // quoted is a few words in quotation marks.
 var quoted = regexp.MustCompile(`["“«„]\s*([^"“”«»„]{1,40}?)\s*["”»“]`)
 
-// end marks the lines of words that pick rows of a pasted table by a
-// column's value.
+// end follows the lines of words that pick rows of a pasted table by a
+// column's value: where each sentence that names a value plainly asks
+// the change for its rows ("anyone marked \"left\" please suppress") or
+// keeps them ("the \"active\" ones … keep them as they are"), and all
+// of them name values of one column, the rows the words do not pick are
+// left out with the line that says so; else the review asks.
 func (ts *tables) end(r *Reader) {
-	if len(ts.all) == 0 {
-		return
-	}
-	for _, p := range ts.prose {
-		k, ok := r.saidAt(p.n, p.msg)
-		asks := ok && r.tk.said[k].asks&changing != 0
-		if slices.ContainsFunc(ts.all, func(t *table) bool { return t.picks(p.text) || t.quotes(p.raw) || asks && t.namesValue(p.text) }) {
+	for _, t := range ts.all {
+		picked, c := ts.picking(r, t)
+		if len(picked) == 0 {
+			continue
+		}
+		if left := t.unpicked(c); left != nil {
+			r.leaveUnpicked(left, c.line, picked)
+			continue
+		}
+		for _, p := range picked {
 			r.tk.keep(p.n, p.raw)
 			r.markPicked(p.n, p.msg)
 		}
 	}
+}
+
+// picking is the lines of words that pick rows of t, and what the ones
+// in t's mail say of its rows.
+func (ts *tables) picking(r *Reader, t *table) ([]proseLine, conditions) {
+	var picked []proseLine
+	var c conditions
+	for _, p := range ts.prose {
+		k, ok := r.saidAt(p.n, p.msg)
+		asks := ok && r.tk.said[k].asks&changing != 0
+		if !t.picks(p.text) && !t.quotes(p.raw) && !(asks && t.namesValue(p.text)) {
+			continue
+		}
+		picked = append(picked, p)
+		if p.msg == t.msg {
+			c.read(t, p)
+		}
+	}
+	return picked, c
+}
+
+// leaveUnpicked leaves out the rows left, by line: the lines that pick
+// no longer ask the review to choose.
+func (r *Reader) leaveUnpicked(left []pastedRow, line proseLine, picked []proseLine) {
+	r.tk.keep(line.n, line.raw)
+	for _, row := range left {
+		if len(r.tk.unpicked) < maxRecords && row.addr != "" {
+			r.tk.unpicked[row.addr] = line.n
+		}
+		if row.id != "" && len(r.tk.keptIDs) < maxRecords {
+			r.tk.keptIDs[row.id] = line.n
+		}
+	}
+	for _, p := range picked {
+		if k, ok := r.saidAt(p.n, p.msg); ok {
+			r.tk.said[k].selective = false
+		}
+	}
+}
+
+// conditions are what the sentences of a table's mail say of its rows:
+// the values whose rows they ask the change for (pos) and those whose
+// rows they keep (neg), all in column col; mixed when a sentence cannot
+// be read so (a value beside both a request and a keep, values of two
+// columns, a value named by a sentence that does neither and nothing
+// else picks). line is the first line that picks.
+type conditions struct {
+	col      int
+	pos, neg []string
+	neutral  bool
+	mixed    bool
+	line     proseLine
+	has      bool
+}
+
+// read reads the sentences of line p against table t.
+func (c *conditions) read(t *table, p proseLine) {
+	ws := wordsOf(nil, p.raw)
+	for from := 0; from < len(ws); {
+		to := from
+		for to < len(ws) && !ws[to].ends {
+			to++
+		}
+		to = min(to+1, len(ws))
+		lo, hi := sentenceText(p.raw, ws, from, to)
+		c.sentence(t, p, ws[from:to], p.raw[lo:hi])
+		from = to
+	}
+}
+
+// sentenceText is where the sentence of words ws[from:to] stands in raw:
+// from the end of the sentence before it to the start of the next, the
+// quotation marks and brackets that open the next left to it.
+func sentenceText(raw string, ws []word, from, to int) (lo, hi int) {
+	if from > 0 {
+		lo = ws[from-1].off + len(ws[from-1].s)
+	}
+	hi = len(raw)
+	if to < len(ws) {
+		hi = ws[to].off
+		for hi > lo && strings.ContainsRune(`"“«„'(`, rune(raw[hi-1])) {
+			hi--
+		}
+	}
+	return lo, hi
+}
+
+// sentence reads one sentence of line p.
+func (c *conditions) sentence(t *table, p proseLine, ws []word, raw string) {
+	vals, col := t.valuesIn(wordRun(raw), raw)
+	if len(vals) == 0 {
+		return
+	}
+	if c.has && col != c.col {
+		c.mixed = true
+		return
+	}
+	if !c.has {
+		c.col, c.line, c.has = col, p, true
+	}
+	asks, keeps := polarity(ws)
+	switch {
+	case asks && keeps:
+		c.mixed = true
+	case asks:
+		c.pos = append(c.pos, vals...)
+	case keeps:
+		c.neg = append(c.neg, vals...)
+	default:
+		c.neutral = true
+	}
+}
+
+// polarity reports a sentence whose words ask a change, and one whose
+// words keep what it names (a keep, an exception, a change said not to
+// be made).
+func polarity(ws []word) (asks, keeps bool) {
+	for _, m := range phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]) {
+		changes := classWays[m.class].ask&changing != 0
+		switch {
+		case changes && !m.negated:
+			asks = true
+		case changes && m.negated, keepClasses[m.class] && !m.negated:
+			keeps = true
+		}
+	}
+	return asks, keeps
+}
+
+// keepClasses are the phrases that keep what their sentence names.
+var keepClasses = map[class]bool{cExcept: true, cExclude: true, cExceptAfter: true, cNotSuppress: true, cWaveOff: true, cKeepAll: true}
+
+// valuesIn is the values of one column of t that the words of a sentence
+// name as picks, quotes and namesValue find them, and that column; none
+// when they name values of two columns.
+func (t *table) valuesIn(text, raw string) ([]string, int) {
+	n := valuesNamed{col: -1}
+	t.columnValues(" "+text+" ", &n)
+	t.quotedValues(raw, &n)
+	if t.rows >= 4 {
+		t.repeatedValues(" "+text+" ", &n)
+	}
+	if n.two {
+		return nil, -1
+	}
+	return n.vals, n.col
+}
+
+// valuesNamed collects the values a sentence names and their column; two: it
+// names values of two columns.
+type valuesNamed struct {
+	vals []string
+	col  int
+	two  bool
+}
+
+func (n *valuesNamed) note(i int, v string) {
+	if n.col >= 0 && n.col != i {
+		n.two = true
+		return
+	}
+	n.col = i
+	if !slices.Contains(n.vals, v) {
+		n.vals = append(n.vals, v)
+	}
+}
+
+// columnValues notes the values of a column the padded words name with
+// the column's name (picks).
+func (t *table) columnValues(padded string, n *valuesNamed) {
+	for i, h := range t.head {
+		if i == t.addr || h == "" || len(t.values[i]) < 2 || len(t.values[i]) == t.rows || !strings.Contains(padded, " "+h+" ") {
+			continue
+		}
+		for v, c := range t.values[i] {
+			if c < t.rows && v != h && strings.Contains(padded, " "+v+" ") {
+				n.note(i, v)
+			}
+		}
+	}
+}
+
+// quotedValues notes the values the words quote (quotes).
+func (t *table) quotedValues(raw string, n *valuesNamed) {
+	for _, q := range quoted.FindAllStringSubmatch(raw, 8) {
+		if c, _ := firstPhrase(phraseBooks().trees[inWords], wordsOf(nil, q[1])); c != cNone {
+			continue
+		}
+		v := wordRun(q[1])
+		for i, vals := range t.values {
+			if c, ok := vals[v]; ok && i != t.addr && v != "" && len(vals) >= 2 && c < t.rows {
+				n.note(i, v)
+			}
+		}
+	}
+}
+
+// repeatedValues notes the values the padded words name unquoted and
+// with no column (namesValue).
+func (t *table) repeatedValues(padded string, n *valuesNamed) {
+	for i, vals := range t.values {
+		if i == t.addr || len(vals) < 2 || len(vals) >= t.rows {
+			continue
+		}
+		for v, c := range vals {
+			if c >= 2 && t.rows-c >= 2 && len([]rune(v)) >= 4 && strings.Contains(padded, " "+v+" ") && cellMark(v) == rowNone {
+				n.note(i, v)
+			}
+		}
+	}
+}
+
+// unpicked is the rows of t that conditions c leave out, nil when they
+// cannot be followed: a mixed sentence, no value asked or kept, a value
+// named by a sentence that neither asks nor keeps while none is asked,
+// all the rows or none of them left.
+func (t *table) unpicked(c conditions) []pastedRow {
+	if !c.has || c.mixed || len(c.pos)+len(c.neg) == 0 || c.neutral && len(c.pos) == 0 || len(t.list) != t.rows {
+		return nil
+	}
+	var left []pastedRow
+	for _, row := range t.list {
+		v := row.cells[c.col]
+		if len(c.pos) > 0 && !slices.Contains(c.pos, v) || slices.Contains(c.neg, v) {
+			left = append(left, row)
+		}
+	}
+	if len(left) == 0 || len(left) == len(t.list) {
+		return nil
+	}
+	return left
 }
 
 // markPicked is pickedByHand for a line read before the last: the
@@ -276,14 +538,30 @@ func headerCells(cells []string) bool {
 }
 
 // addressCell is the index of the one cell that holds the line's one
-// address, -1 when there is not exactly one.
+// address (a suppression ID may stand in another), -1 when there is not
+// exactly one.
 func addressCell(cells []string, toks []token) int {
-	if len(toks) != 1 || toks[0].Kind != Address {
+	var a *token
+	ids := 0
+	for i := range toks {
+		switch toks[i].Kind {
+		case Address:
+			if a != nil {
+				return -1
+			}
+			a = &toks[i]
+		case ID:
+			ids++
+		default:
+			return -1
+		}
+	}
+	if a == nil || ids > 1 {
 		return -1
 	}
 	at := -1
 	for i, c := range cells {
-		if strings.Contains(c, toks[0].Raw) {
+		if strings.Contains(c, a.Raw) {
 			if at >= 0 {
 				return -1
 			}

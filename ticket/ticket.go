@@ -96,6 +96,10 @@ type Ticket struct {
 	stubs       []stub         // words that may be the start of an ID ("the 3b7e… one")
 	otherIDs    map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
 	keptIDs     map[string]int // IDs the words say to keep or leave ("… (ID …) please keep it", "leave 0c94… where it is"), by their line
+	// unpicked: the addresses of a pasted table's rows that the words
+	// do not pick ("anyone marked \"left\" please suppress" over a row
+	// marked "active"), by the line that picks (table.go).
+	unpicked map[string]int
 }
 
 // idAt is a suppression ID the words name, and where.
@@ -201,7 +205,7 @@ const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
 	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
-		otherIDs: map[string]int{}, keptIDs: map[string]int{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
+		otherIDs: map[string]int{}, keptIDs: map[string]int{}, unpicked: map[string]int{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
 }
 
 func (t *Ticket) keep(n int, text string) {

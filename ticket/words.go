@@ -60,7 +60,7 @@ func wordsOf(ws []word, s string) []word {
 
 // wordRune reads the character at i of s and says whether it belongs to a
 // word (inside one when in): a full stop before a space or the end ends
-// the word.
+// the word, or the sentence after a closing quote ("… \"left\". The …").
 func wordRune(s string, i int, in bool) (r rune, size int, inWord bool) {
 	r, size = rune(s[i]), 1
 	if r < utf8.RuneSelf {
@@ -69,7 +69,7 @@ func wordRune(s string, i int, in bool) (r rune, size int, inWord bool) {
 		r, size = utf8.DecodeRuneInString(s[i:])
 		inWord = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || r == '’'
 	}
-	if r == '.' && in && (i+size >= len(s) || s[i+size] == ' ' || s[i+size] == '\t') {
+	if r == '.' && (i+size >= len(s) || s[i+size] == ' ' || s[i+size] == '\t') {
 		inWord = false
 	}
 	return r, size, inWord
