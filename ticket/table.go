@@ -232,6 +232,7 @@ func (ts *tables) end(r *Reader) {
 	for _, t := range ts.all {
 		picked, c := ts.picking(r, t)
 		if len(picked) == 0 {
+			ts.keptByName(r, t)
 			continue
 		}
 		if left := t.unpicked(c); left != nil {
@@ -243,6 +244,58 @@ func (ts *tables) end(r *Reader) {
 			r.markPicked(p.n, p.msg)
 		}
 	}
+}
+
+// keptByName leaves out the rows of t that a sentence of its mail keeps,
+// asking nothing, by a cell of a column whose every row differs, a name
+// ("la famille Moreau reste chez nous …, donc ne touchez pas à leur
+// adresse" over a row "MOREAU  Hugo  4eA  c.moreau@…"), with its line.
+func (ts *tables) keptByName(r *Reader, t *table) {
+	for _, p := range ts.prose {
+		if p.msg != t.msg {
+			continue
+		}
+		ws := wordsOf(nil, p.raw)
+		for from := 0; from < len(ws); {
+			to := sentenceEnd(ws, from)
+			lo, hi := sentenceText(p.raw, ws, from, to)
+			if left := t.namedRows(ws[from:to], " "+wordRun(p.raw[lo:hi])+" "); len(left) > 0 && len(left) < len(t.list) {
+				r.leaveUnpicked(left, p, nil)
+			}
+			from = to
+		}
+	}
+}
+
+// namedRows is the rows of t a sentence of words ws (padded, its run of
+// words) keeps by a name, when it keeps and asks nothing.
+func (t *table) namedRows(ws []word, padded string) []pastedRow {
+	if len(t.list) != t.rows {
+		return nil
+	}
+	if asks, keeps := polarity(ws); asks || !keeps {
+		return nil
+	}
+	var rows []pastedRow
+	for _, row := range t.list {
+		for i, v := range row.cells {
+			if i != t.addr && len(t.values[i]) == t.rows && len([]rune(v)) >= 4 && strings.Contains(padded, " "+v+" ") {
+				rows = append(rows, row)
+				break
+			}
+		}
+	}
+	return rows
+}
+
+// sentenceEnd is where the sentence of words that begins at ws[from]
+// ends (the index after its last word).
+func sentenceEnd(ws []word, from int) int {
+	to := from
+	for to < len(ws) && !ws[to].ends {
+		to++
+	}
+	return min(to+1, len(ws))
 }
 
 // picking is the lines of words that pick rows of t, and what the ones
@@ -302,11 +355,7 @@ type conditions struct {
 func (c *conditions) read(t *table, p proseLine) {
 	ws := wordsOf(nil, p.raw)
 	for from := 0; from < len(ws); {
-		to := from
-		for to < len(ws) && !ws[to].ends {
-			to++
-		}
-		to = min(to+1, len(ws))
+		to := sentenceEnd(ws, from)
 		lo, hi := sentenceText(p.raw, ws, from, to)
 		c.sentence(t, p, ws[from:to], p.raw[lo:hi])
 		from = to
