@@ -364,8 +364,10 @@ func (s *said) read(ms []match, l *line) {
 		s.readFlag(m.class)
 	}
 	s.later = laterAlone(l, ms)
-	if notSuppress != "" && s.only {
-		// "Please do not unsubscribe me, only intern@…"
+	if notSuppress != "" && onlyNames(l, ms) {
+		// "Please do not unsubscribe me, only intern@…"; not "don't
+		// block mine. … Just the other two please.", whose "only" names
+		// none.
 		s.noteAsk(aSuppress, notSuppress, false)
 	}
 	for _, m := range ms {
@@ -1171,6 +1173,23 @@ func (l *line) hasOnly(ms []match) bool {
 		}
 	}
 	return l.onlyKnown == 2
+}
+
+// onlyNames reports an "only" whose sentence names an address or an ID.
+func onlyNames(l *line, ms []match) bool {
+	for _, m := range ms {
+		if m.class != cOnly || m.negated {
+			continue
+		}
+		from, to := sentence(l.ws, l.ws[m.first].off)
+		lo, hi := l.ws[from].off, l.ws[to-1].off+len(l.ws[to-1].s)
+		for _, f := range l.toks {
+			if f.off >= lo && f.off < hi {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wordIndex is the first word of the line that ends past off.
