@@ -95,6 +95,9 @@ type weighing struct {
 	asker, anchor int
 	targets       map[int]bool
 	withdrawn     bool
+	// ordinalKept: the listed IDs the words' places leave, by the line
+	// that says so, when the list is followed (ordinal.go).
+	ordinalKept map[string]int
 }
 
 // mailStatement is what a mail asks, gathered from its lines.
@@ -125,7 +128,10 @@ type mailStatement struct {
 	picks bool
 	// ordinal: a line of its words picks targets by their place in a
 	// list ("los dos primeros").
-	ordinal      bool
+	ordinal bool
+	// stopAsked: a line of its words asks a stop other than as a story
+	// told beside a release asked outright (said.stopTold).
+	stopAsked    bool
 	subjectAsks  ask
 	subjectFirst [5]said
 	// subjectOwn: the subject is the mail's own, not a reply's or a
@@ -195,6 +201,7 @@ func (st *mailStatement) words(s said) {
 	st.question = st.question || s.asks == aCheck && s.question
 	st.picks = st.picks || s.selective && s.asks == 0
 	st.ordinal = st.ordinal || s.ordinal && s.selective
+	st.stopAsked = st.stopAsked || s.asks&aSuppress != 0 && !s.stopTold
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -373,6 +380,7 @@ func (t *Ticket) weigh(own Own) weighing {
 		w.asker = t.firstMail(func(m int) bool { return sts[m].asks|sts[m].subjectAsks != 0 }, t.after(w.anchor))
 	}
 	t.aim(&w, sts, own)
+	w.ordinalKept, _ = t.followOrdinals(w, own)
 	t.decideMode(&w, sts)
 	t.unnamedTarget(&w)
 	t.doubt(&w, sts, own)
@@ -409,7 +417,7 @@ var doubts = []struct {
 	}, "asks for its writer over a mail of ours that went to another address",
 		"the writer asks for themselves, and the mail of ours they pass on went to another address: which is to change?"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
-		return w.p.Mode == ModeRemoveIDs && t.keepsSomeID(*w)
+		return w.p.Mode == ModeRemoveIDs && w.ordinalKept == nil && t.keepsSomeID(*w)
 	}, "a sentence naming suppression IDs keeps one without saying which",
 		"the ticket keeps one of its IDs: choose the IDs by hand"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
@@ -426,7 +434,7 @@ var doubts = []struct {
 	// over the quoted request: the newest mail may take it back, narrow
 	// it or turn it round.
 	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
-		return w.p.Mode.Changes() && t.unreadSince(w.asker, sts, own) >= 0
+		return w.p.Mode.Changes() && t.unreadSince(*w, sts, own) >= 0
 	}, "a newer mail than the request says something the rule does not read",
 		"a newer mail than the request says something the rule does not read: check the request still stands"},
 	// "Back in March I asked you to stop all mail to x@… (see below).
@@ -585,7 +593,8 @@ const unreadWords = 15
 // unreadSince is the newest mail not ours, newer than the asking mail,
 // whose words ask nothing the rule reads and are more than a few: -1 for
 // none.
-func (t *Ticket) unreadSince(asker int, sts []mailStatement, own Own) int {
+func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
+	asker := w.asker
 	// A bounce report is passed on by the mail over it, as is the mail
 	// a forward's words are over: those are a cover note's, not a reply's.
 	if asker < 0 || t.mails[asker].bounce {
@@ -596,7 +605,8 @@ func (t *Ticket) unreadSince(asker int, sts []mailStatement, own Own) int {
 			return -1
 		}
 		ml := t.mails[m]
-		if t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) {
+		if t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) ||
+			w.ordinalKept != nil && t.placesIn(m) {
 			continue
 		}
 		return m
@@ -835,6 +845,9 @@ func (t *Ticket) asksOnlyForWriter(m int, st mailStatement) bool {
 // what its target mails name.
 type modeCase struct {
 	asks, weak ask
+	// followed: the places the words pick among the listed IDs are
+	// followed (ordinal.go).
+	followed   bool
 	st         mailStatement
 	ids, addrs int
 	// named: the addresses the asking mail's words name, the writer's
@@ -891,9 +904,17 @@ var modeRules = []modeRule{
 	// "Just the first two please" under a list of IDs, in a line of its
 	// own or in the request ("¿Me pueden liberar los dos primeros?"):
 	// which two, a person must say.
-	{func(c modeCase) bool { return c.ids > 0 && (c.st.picks || c.st.ordinal) && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its IDs in words the rule cannot follow: choose them by hand"},
-	{func(c modeCase) bool { return c.ids > 0 && c.asks&(aRelease|aRemove) != 0 && c.asks&aSuppress == 0 },
-		ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
+	{func(c modeCase) bool {
+		return c.ids > 0 && (c.st.picks || c.st.ordinal) && !c.followed && c.asks&changing != 0
+	},
+		ModeUnsure, firstChange, "picks its IDs in words the rule cannot follow: choose them by hand"},
+	// "… suppressed after a spam complaint …. Could you please release
+	// both?": a stop named only in passing gives way to a release asked
+	// outright.
+	{func(c modeCase) bool {
+		return c.ids > 0 && c.asks&(aRelease|aRemove) != 0 &&
+			(c.asks&aSuppress == 0 || c.weak&aSuppress != 0 && c.weak&(aRelease|aRemove) == 0 || !c.st.stopAsked && c.st.asks != 0)
+	}, ModeRemoveIDs, either(aRelease, aRemove), "asks to release suppression IDs"},
 	{func(c modeCase) bool { return c.ids > 0 && c.addrs == 0 }, ModeUnsure, firstChange, "names suppression IDs, which can only be removed"},
 	// A suppression's ID is an entry on the list already: a stop beside
 	// IDs says one of the two wrong ("these IDs were marked as spam").
@@ -982,7 +1003,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
 		return
 	}
 	st := sts[w.asker]
-	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w)}
+	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w), followed: w.ordinalKept != nil}
 	first := st.first
 	if c.asks == 0 {
 		c.asks, first = st.subjectAsks, st.subjectFirst

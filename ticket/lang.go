@@ -102,6 +102,9 @@ const (
 	// cOrdinal picks targets by their place in a list ("the first two"):
 	// as cSelective, unless its line ends with ':' over the ones it means.
 	cOrdinal
+	// cOrdinalOne names one place in a list ("the third one"): read only
+	// where the list is followed (ordinal.go).
+	cOrdinalOne
 	classCount // how many
 )
 
@@ -122,7 +125,7 @@ var sections = map[string]struct {
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
-	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords},
+	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short
@@ -131,6 +134,7 @@ var wordSections = []string{
 	"header-from", "header-requester", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
 	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler",
 	"system", "at", "dot", "dash", "greeting", "row-keep", "mailbox", "internal-note", "other-id", "id-word",
+	"ordinal-first", "ordinal-second", "ordinal-third", "ordinal-last", "count-two", "count-three",
 }
 
 // tree is one of the phrase trees.

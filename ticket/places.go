@@ -62,7 +62,7 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 	var failed []string
 	if w.p.Mode == ModeRemoveIDs {
 		places = t.idPlaces(w, own)
-		if at := t.stubbed(places); at > 0 {
+		if at := t.stubbed(places); at > 0 && w.ordinalKept == nil {
 			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID by its first characters: choose the IDs by hand", at))
 		} else if at := t.namedAgain(places, own); at > 0 {
 			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID again: check it is still to go", at))

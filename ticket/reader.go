@@ -234,6 +234,7 @@ func (r *Reader) line(n int, raw string) {
 	l.carries = r.st.last.n == l.above() && r.st.last.names && !r.st.last.ends && !r.st.last.header && r.st.depth == depth
 	kind := r.classify(l)
 	r.tables.line(l)
+	r.ordinals(l)
 	r.decideCandidate(l.first, kind, depth)
 	if kind.candidate {
 		r.st.cand, r.st.candShape, r.st.candMsg = len(r.queue), kind.shape, l.msg

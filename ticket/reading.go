@@ -82,6 +82,9 @@ func (t *Ticket) targetIDs(own Own) []string {
 		if _, kept := t.keptIDs[v]; kept {
 			continue
 		}
+		if _, kept := w.ordinalKept[v]; kept {
+			continue
+		}
 		if err == nil && w.targets[id.msg] && !seen[v] {
 			seen[v] = true
 			out = append(out, v)

@@ -45,6 +45,7 @@ const (
 	ReasonWritten        = "written out in words — check it, t takes it in"
 	ReasonOtherID        = "the ID of something else (a trace or request ID), not a suppression's"
 	ReasonUnpicked       = "its row of the pasted table is not among those the ticket asks for"
+	ReasonNotPicked      = "its place in the list is not among those the ticket asks for"
 	ReasonOlder          = "named only in an older mail, not in the request"
 	ReasonWithdrawn      = "the request was taken back"
 	ReasonFooter         = "only in a helpdesk's notification text"
@@ -236,6 +237,11 @@ func (t *Ticket) Roles(own Own) map[string]Decision {
 	for v, line := range t.keptIDs {
 		if _, ok := out[v]; !ok {
 			out[v] = Decision{Reason: ReasonExcept, Leave: true, By: t.evidence(line)}
+		}
+	}
+	for v, line := range f.w.ordinalKept {
+		if _, ok := out[v]; !ok {
+			out[v] = Decision{Reason: ReasonNotPicked, Leave: true, By: t.evidence(line)}
 		}
 	}
 	for v, line := range t.unpicked {

@@ -66,6 +66,10 @@ type said struct {
 	// tonight", "vi faccio sapere"), or asks us what to do, in a
 	// sentence that asks no change (laterAlone).
 	later bool
+	// stopTold: its stops are told in sentences that ask nothing, beside
+	// a release asked outright (stopTold): beside suppression IDs, the
+	// release is the request.
+	stopTold bool
 	// ordinal: it picks targets by their place in a list ("los dos
 	// primeros").
 	ordinal bool
@@ -364,6 +368,9 @@ func (s *said) read(ms []match, l *line) {
 		s.readFlag(m.class)
 	}
 	s.later = laterAlone(l, ms)
+	// "… got suppressed after hard bounces. Could you release these
+	// suppression IDs please?": the stop is told, the release asked.
+	s.stopTold = s.asks&aSuppress != 0 && s.asks&aRelease != 0 && stopTold(l, ms)
 	if notSuppress != "" && onlyNames(l, ms) {
 		// "Please do not unsubscribe me, only intern@…"; not "don't
 		// block mine. … Just the other two please.", whose "only" names
@@ -1173,6 +1180,41 @@ func (l *line) hasOnly(ms []match) bool {
 		}
 	}
 	return l.onlyKnown == 2
+}
+
+// stopTold reports a line whose stops are each told in a sentence with no
+// request word and no question, and whose release is asked in a sentence
+// of its own with a request word before it.
+func stopTold(l *line, ms []match) bool {
+	asked := false
+	for _, m := range ms {
+		w := classWays[m.class]
+		if m.negated || w.ask&(aSuppress|aRelease) == 0 {
+			continue
+		}
+		from, to := sentence(l.ws, l.ws[m.first].off)
+		request := slices.ContainsFunc(ms, func(o match) bool {
+			return o.class == cRequest && !o.negated && o.first >= from && o.first < m.first
+		})
+		switch {
+		case w.ask&aSuppress != 0 && (request || w.self != sNone || sentenceAsks(l, to)):
+			return false
+		case w.ask&aRelease != 0 && request:
+			asked = true
+		}
+	}
+	return asked
+}
+
+// sentenceAsks reports a sentence ending at word to (not included) that
+// ends with a question mark.
+func sentenceAsks(l *line, to int) bool {
+	if to <= 0 || to > len(l.ws) {
+		return false
+	}
+	last := l.ws[to-1]
+	rest := strings.TrimLeft(l.t[last.off+len(last.s):], ")\"' ")
+	return strings.HasPrefix(rest, "?")
 }
 
 // onlyNames reports an "only" whose sentence names an address or an ID.

@@ -100,6 +100,9 @@ type Ticket struct {
 	// do not pick ("anyone marked \"left\" please suppress" over a row
 	// marked "active"), by the line that picks (table.go).
 	unpicked map[string]int
+	// ordinals: the lines whose words name a place in a list
+	// (ordinal.go).
+	ordinals []ordinalLine
 }
 
 // idAt is a suppression ID the words name, and where.

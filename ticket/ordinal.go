@@ -1,0 +1,299 @@
+package ticket
+
+import (
+	"slices"
+
+	"github.com/shushlist/shush/api"
+)
+
+// A ticket that lists suppression IDs may pick among them by their place:
+// "¿Me pueden liberar los dos primeros? El tercero déjenlo así", "Just
+// the first two please", "the last one (8d52f6e0-…) … please leave that
+// one suppressed". Where every sentence of the deciding words that names
+// places either plainly asks the change for them or plainly keeps them,
+// the list is followed: the IDs the words do not pick are kept, with the
+// line that says so. Anything else (a sentence that both asks and
+// keeps, places that clash, a list of one) leaves the choice to a person,
+// as before.
+
+// ordinalLine is a line whose words name a place in a list.
+type ordinalLine struct{ n, msg int }
+
+// maxOrdinalLines bounds the lines kept: a ticket picks by place a few
+// times, not thousands.
+const maxOrdinalLines = 64
+
+// ordinals notes line l when a word of it names a place in a list
+// ("first", "tercero", "letzten"), and keeps its text to read at the end.
+func (r *Reader) ordinals(l *line) {
+	if len(r.tk.ordinals) >= maxOrdinalLines || len(l.ws) > 80 {
+		return
+	}
+	for _, w := range l.ws {
+		if placeOf(w) != placeNone {
+			r.tk.ordinals = append(r.tk.ordinals, ordinalLine{n: l.n, msg: l.msg})
+			r.tk.keep(l.n, l.t)
+			return
+		}
+	}
+}
+
+// listPlace is what an ordinal word says.
+type listPlace uint8
+
+const (
+	placeNone listPlace = iota
+	placeFirst
+	placeSecond
+	placeThird
+	placeLast
+	countTwo
+	countThree
+)
+
+// placeSections are the books' word lists of the places.
+var placeSections = [...]struct {
+	section string
+	place   listPlace
+}{
+	{"ordinal-first", placeFirst}, {"ordinal-second", placeSecond}, {"ordinal-third", placeThird},
+	{"ordinal-last", placeLast}, {"count-two", countTwo}, {"count-three", countThree},
+}
+
+// placeOf is the place word w names, placeNone for none.
+func placeOf(w word) listPlace {
+	b := phraseBooks()
+	for _, s := range placeSections {
+		if b.has(s.section, w.s) {
+			return s.place
+		}
+	}
+	return placeNone
+}
+
+// positions is the places (1-based) in a list of n that the ordinal
+// phrase in ws names: "the first two" 1 and 2, "el tercero" 3, "the last
+// one" n; nil when it names a place past the list's end.
+func positions(ws []word, n int) []int {
+	from, at, count := placesNamed(ws)
+	switch {
+	case at > 0 && at <= n && from == 0 && count == 0:
+		return []int{at}
+	case from == 0 || count > n:
+		return nil
+	}
+	count = max(count, 1)
+	out := make([]int, 0, count)
+	for i := range count {
+		if from > 0 {
+			out = append(out, i+1)
+		} else {
+			out = append(out, n-count+1+i)
+		}
+	}
+	return out
+}
+
+// placesNamed reads the place words of ws: from the start (1) or the end
+// (-1), a single place (second, third), how many.
+func placesNamed(ws []word) (from, at, count int) {
+	for _, w := range ws {
+		switch placeOf(w) {
+		case placeFirst:
+			from = 1
+		case placeLast:
+			from = -1
+		case placeSecond:
+			at = 2
+		case placeThird:
+			at = 3
+		case countTwo:
+			count = 2
+		case countThree:
+			count = 3
+		}
+	}
+	return from, at, count
+}
+
+// listedIDs is the suppression IDs the target mails of w name, each once,
+// in the order first named.
+func (t *Ticket) listedIDs(w weighing) []string {
+	var out []string
+	for _, id := range t.ids {
+		v, err := api.NormalizeID(id.value)
+		if err == nil && w.targets[id.msg] && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// followOrdinals reads the places the deciding words pick among the IDs
+// listed, and returns the IDs they leave, each by the line that says so;
+// ok when the list is followed.
+func (t *Ticket) followOrdinals(w weighing, own Own) (kept map[string]int, ok bool) {
+	list := t.listedIDs(w)
+	if len(list) < 2 || len(t.ordinals) == 0 {
+		return nil, false
+	}
+	pick, keep, line, ok := t.placesSaid(w, own, len(list))
+	if !ok || slices.ContainsFunc(pick, func(i int) bool { return slices.Contains(keep, i) }) {
+		return nil, false
+	}
+	kept = map[string]int{}
+	for i, v := range list {
+		if len(pick) > 0 && !slices.Contains(pick, i+1) || slices.Contains(keep, i+1) {
+			kept[v] = line
+		}
+	}
+	if len(kept) == 0 || len(kept) == len(list) {
+		return nil, false
+	}
+	return kept, true
+}
+
+// placesSaid gathers the places the target mails of w and the mails not
+// ours newer than its asker pick and keep in a list of n, and the first
+// line that names any; ok when some line does and none is unclear.
+func (t *Ticket) placesSaid(w weighing, own Own, n int) (pick, keep []int, line int, ok bool) {
+	newer := t.newerThan(w.asker)
+	for _, o := range t.ordinals {
+		if !w.targets[o.msg] && !newer[o.msg] || t.ours(o.msg, own) {
+			continue
+		}
+		p, k, clear := readPlaces(t.lines[o.n], n)
+		if !clear {
+			return nil, nil, 0, false
+		}
+		if len(p)+len(k) > 0 && line == 0 {
+			line = o.n
+		}
+		pick, keep = append(pick, p...), append(keep, k...)
+	}
+	return pick, keep, line, line > 0
+}
+
+// newerThan is the mails newer than mail m.
+func (t *Ticket) newerThan(m int) map[int]bool {
+	out := map[int]bool{}
+	if m < 0 {
+		return out
+	}
+	for _, k := range t.newestFirst() {
+		if k == m {
+			break
+		}
+		out[k] = true
+	}
+	return out
+}
+
+// placesIn reports a line of mail m that names a place in a list: with
+// the list followed, what the mail says of it is read.
+func (t *Ticket) placesIn(m int) bool {
+	return slices.ContainsFunc(t.ordinals, func(o ordinalLine) bool { return o.msg == m })
+}
+
+// readPlaces reads the sentences of a line that name places in a list of
+// n: those asked for (pick), those kept (keep); clear is false when a
+// sentence naming places both asks and keeps.
+func readPlaces(text string, n int) (pick, keep []int, clear bool) {
+	ws := wordsOf(nil, text)
+	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
+	for from := 0; from < len(ws); {
+		to := sentenceEnd(ws, from)
+		for _, m := range ms {
+			if m.first < from || m.first >= to || m.class != cOrdinal && m.class != cOrdinalOne && m.class != cSelective {
+				continue
+			}
+			at := positions(ws[m.first:withCount(ws, m.end, to)], n)
+			if at == nil {
+				continue
+			}
+			switch sentenceWay(ws, ms, m, from, to) {
+			case wayUnclear:
+				return nil, nil, false
+			case wayKeep:
+				keep = append(keep, at...)
+			case wayPick:
+				pick = append(pick, at...)
+			}
+		}
+		from = to
+	}
+	return pick, keep, true
+}
+
+// withCount is the end of an ordinal phrase ending at end, the count
+// word after it taken in ("just the first" "two").
+func withCount(ws []word, end, to int) int {
+	if end < to && (placeOf(ws[end]) == countTwo || placeOf(ws[end]) == countThree) {
+		return end + 1
+	}
+	return end
+}
+
+// What a sentence does with the places it names.
+const (
+	wayNone = iota
+	wayPick
+	wayKeep
+	wayUnclear
+)
+
+// sentenceWay is what the sentence ws[from:to] does with the places its
+// phrase m names: keeps them ("El tercero déjenlo así", "el tercero
+// (…) NO"), asks the change for them or narrows to them ("Just the first
+// two"), both (unclear), or neither.
+func sentenceWay(ws []word, ms []match, m match, from, to int) int {
+	asks, keeps := askedOrKept(ws[from:to])
+	keeps = keeps || endsDenied(ws[from:to])
+	only := onlyWord(ws[m.first]) || slices.ContainsFunc(ms, func(o match) bool { return o.class == cOnly && !o.negated && o.first >= from && o.first < to })
+	switch {
+	case asks && keeps:
+		return wayUnclear
+	case keeps:
+		return wayKeep
+	case asks || only:
+		return wayPick
+	}
+	return wayNone
+}
+
+// askedOrKept is polarity for a sentence naming places, where a lone verb
+// told in passing asks nothing: a change asks when it is a phrase of
+// words, opens the sentence, or has a request word before it ("Please
+// release the first two", "Release the other two"), not "The third one
+// is a genuine spam complaint … leave that one".
+func askedOrKept(ws []word) (asks, keeps bool) {
+	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
+	for _, m := range ms {
+		changes := classWays[m.class].ask&changing != 0
+		switch {
+		case changes && !m.negated:
+			request := slices.ContainsFunc(ms, func(o match) bool { return o.class == cRequest && !o.negated && o.end <= m.first })
+			asks = asks || m.end-m.first > 1 || m.first == 0 || request
+		case changes && m.negated, keepClasses[m.class] && !m.negated:
+			keeps = true
+		}
+	}
+	return asks, keeps
+}
+
+// onlyWord reports a word that is a phrase of the books' [only] alone
+// ("just", "solo"), as an ordinal phrase may begin.
+func onlyWord(w word) bool {
+	c, n := phraseBooks().trees[inWords].at([]word{w}, 0)
+	return c == cOnly && n == 1
+}
+
+// endsDenied reports a sentence whose last word is a negation alone:
+// "el tercero (a5bdac65-…) NO".
+func endsDenied(ws []word) bool {
+	if len(ws) < 2 {
+		return false
+	}
+	c, n := phraseBooks().trees[negations].at(ws, len(ws)-1)
+	return c == cNegation && n == 1
+}
