@@ -298,12 +298,12 @@ func besideItsAddress(ws []word, i int) bool {
 // as the word i of the line, or the word after a short one ("except for
 // x@…").
 func (r *Reader) addressAt(l *line, i int) bool {
-	for k := i; k < min(i+2, len(l.ws)); k++ {
+	for k := i; k < min(i+3, len(l.ws)); k++ {
 		w := l.ws[k].s
-		if strings.Contains(w, "@") && normalized(strings.Trim(w, "<>()[]\"'.,;:")) != "" || r.st.locals[folded(w)] {
+		if strings.Contains(w, "@") && normalized(strings.Trim(w, "<>()[]\"'.,;:")) != "" || r.st.locals[folded(strings.TrimSuffix(w, "@"))] {
 			return true
 		}
-		if !shortWord(w) || l.ws[k].clause || l.ws[k].ends {
+		if !shortWord(w) && !phraseBooks().has("mailbox", w) || l.ws[k].clause || l.ws[k].ends {
 			break
 		}
 	}
@@ -1567,7 +1567,7 @@ func asksInPart(l *line, ms []match, off int) bool {
 func exceptsAt(ws []word, m match, at int) (out, ok bool) {
 	switch m.class {
 	case cExcept, cExclude, cNotSuppress:
-		if m.end == at || m.end == at-1 && shortWord(ws[at-1].s) && !ws[at-1].clause && !ws[at-1].ends {
+		if m.end == at || gapBefore(ws, m.end, at) {
 			return !ws[m.end-1].ends, true
 		}
 	case cExceptAfter:
@@ -1578,6 +1578,30 @@ func exceptsAt(ws []word, m match, at int) (out, ok bool) {
 		return true, m.first > at && !endsBetween(ws, at, m.first)
 	}
 	return false, false
+}
+
+// gapBefore reports the words ws[from:at] as what may stand between
+// "except" and its address: one short word ("except for x@…"), or up to
+// two of short words and words for a mailbox ("kromě adresy x@…",
+// "außer der Adresse x@…"), none ending a clause.
+func gapBefore(ws []word, from, at int) bool {
+	n := at - from
+	if n < 1 || n > 2 {
+		return false
+	}
+	mailbox := false
+	for _, w := range ws[from:at] {
+		if w.clause || w.ends {
+			return false
+		}
+		switch {
+		case phraseBooks().has("mailbox", w.s):
+			mailbox = true
+		case !shortWord(w.s):
+			return false
+		}
+	}
+	return n == 1 || mailbox
 }
 
 // shortWord is a word that may stand between "except" and its address
