@@ -625,18 +625,7 @@ func keepsWriter(l *line, ms []match) bool {
 			continue
 		}
 		from, to := sentence(l.ws, l.ws[m.first].off)
-		keeps, kept, asks := false, false, false
-		for _, k := range ms {
-			switch {
-			case k.negated || k.first < from || k.first >= to:
-			case k.class == cExcept, k.class == cNotSuppress:
-				keeps, kept = true, true
-			case k.class == cExceptAfter, k.class == cWaveOff:
-				keeps = true
-			case classWays[k.class].ask&changing != 0:
-				asks = true
-			}
-		}
+		keeps, kept, asks := sentenceKeeps(ms, from, to)
 		// "You can keep sending invoices to my address" keeps the
 		// writer's; "unsubscribe my address, but keep the invoices" and
 		// "my inbox is fine now" do not.
@@ -645,6 +634,25 @@ func keepsWriter(l *line, ms []match) bool {
 		}
 	}
 	return false
+}
+
+// sentenceKeeps reads the phrases that begin among the words from to to
+// (not including it): keeps, one keeps or leaves out what it names
+// ("except", "do not unsubscribe", "is fine", "no hace falta"); kept,
+// one of the first two kinds; asks, one asks a change.
+func sentenceKeeps(ms []match, from, to int) (keeps, kept, asks bool) {
+	for _, k := range ms {
+		switch {
+		case k.negated || k.first < from || k.first >= to:
+		case k.class == cExcept, k.class == cNotSuppress:
+			keeps, kept = true, true
+		case k.class == cExceptAfter, k.class == cWaveOff:
+			keeps = true
+		case classWays[k.class].ask&changing != 0:
+			asks = true
+		}
+	}
+	return keeps, kept, asks
 }
 
 // listedNotSelf makes a line that asks of a list it points at ("Several
@@ -849,22 +857,35 @@ func passing(l *line, ms []match, m match) bool {
 	if m.end-m.first > 1 || m.runOn != "" || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || l.carries && sentenceOpensAt(l.ws, m.first) {
 		return false
 	}
-	for _, f := range l.toks {
+	return writtenOutOnly(l.toks) && !askedAround(ms, m)
+}
+
+// writtenOutOnly reports tokens that are all addresses written out in
+// words ("jane at example dot com"), or none.
+func writtenOutOnly(toks []token) bool {
+	for _, f := range toks {
 		if f.Kind != WrittenOut {
 			return false
 		}
 	}
+	return true
+}
+
+// askedAround reports a phrase of the line, not negated, in which someone
+// speaks of themselves or a colleague ("my address", "her address"), or
+// a request word a few words before the phrase m ("please", "can you").
+func askedAround(ms []match, m match) bool {
 	for _, o := range ms {
 		w := classWays[o.class]
 		switch {
 		case o.negated:
 		case w.self != sNone || w.us || o.class == cColleague:
-			return false
+			return true
 		case o.class == cRequest && o.end <= m.first && m.first-o.end <= 3:
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // sentenceOpensAt reports that no sentence ends before word i of the
@@ -892,39 +913,58 @@ func phraseText(l *line, m match) string {
 // before them ("OJO la principal (lucia@…) la quiero seguir / recibiendo
 // …, esa no la toquéis"), no other address between.
 func (r *Reader) leaveAbove(l *line) {
-	at := -1
-	for i := len(r.wrap) - 1; i >= 0 && at < 0; i-- {
-		if r.wrap[i].ends {
-			return
-		}
-		if strings.Contains(r.wrap[i].s, "@") {
-			at = i
-		}
-	}
+	at := openAddress(r.wrap)
 	if at < 0 || len(r.queue) == 0 || r.queue[len(r.queue)-1].n != l.above() {
 		return
 	}
 	ws := append(slices.Clip(r.wrap), l.ws...)
 	r.spans = phraseBooks().trees[inWords].find(r.spans, ws, phraseBooks().trees[negations])
 	for _, m := range r.spans {
-		if m.negated || m.end <= len(r.wrap) || m.class != cExceptAfter && m.class != cWaveOff || addressBetween(ws, at+1, m.first) {
-			continue
+		if leavesOutBefore(ws, m, at, len(r.wrap)) {
+			r.exceptLastHeld(l)
+			return
 		}
-		if out, ok := exceptsAt(ws, m, at); !out || !ok {
-			continue
+	}
+}
+
+// openAddress is the last word of ws that holds an address, in the
+// sentence ws leaves open at its end; -1 for none.
+func openAddress(ws []word) int {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].ends {
+			return -1
 		}
-		h := &r.queue[len(r.queue)-1]
-		for i := len(h.toks) - 1; i >= 0; i-- {
-			if f := &h.toks[i]; f.Kind == Address && f.Value != "" {
-				if f.zone == zBody {
-					f.zone = zExcept
-					r.tk.mails[f.msg].named--
-					r.tk.keep(l.n, l.t)
-				}
-				return
+		if strings.Contains(ws[i].s, "@") {
+			return i
+		}
+	}
+	return -1
+}
+
+// leavesOutBefore reports a phrase m, not negated, that ends among ws
+// past word above (on the line below) and leaves out the address at word
+// at before it ("esa no la toquéis"), no other address between.
+func leavesOutBefore(ws []word, m match, at, above int) bool {
+	if m.negated || m.end <= above || m.class != cExceptAfter && m.class != cWaveOff || addressBetween(ws, at+1, m.first) {
+		return false
+	}
+	out, ok := exceptsAt(ws, m, at)
+	return out && ok
+}
+
+// exceptLastHeld leaves out the last address of the line held last, when
+// it stands in the body, and keeps line l, which says so.
+func (r *Reader) exceptLastHeld(l *line) {
+	h := &r.queue[len(r.queue)-1]
+	for i := len(h.toks) - 1; i >= 0; i-- {
+		if f := &h.toks[i]; f.Kind == Address && f.Value != "" {
+			if f.zone == zBody {
+				f.zone = zExcept
+				r.tk.mails[f.msg].named--
+				r.tk.keep(l.n, l.t)
 			}
+			return
 		}
-		return
 	}
 }
 
@@ -1040,43 +1080,56 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		f := &l.toks[i]
 		switch f.Kind {
 		case ID:
-			if otherID(l.ws, f.off) || !suppressionID(f.Raw) {
-				// "Trace ID: …": an ID of something else, never a
-				// suppression's (Ticket.Roles leaves it out).
-				if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
-					r.tk.otherIDs[v] = l.n
-					r.tk.keep(l.n, l.t)
-				}
-				continue
-			}
-			if slices.Contains(kept, f.off) {
-				continue
-			}
-			m.ids++
-			if len(r.tk.ids) < maxRecords {
-				r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg, line: l.n})
-			}
-			continue
+			r.placeID(l, f, m, kept)
 		case WrittenOut:
 			f.zone = zWritten
-			continue
-		}
-		f.zone = besideRequest(r.placeAddress(l, ms, f, contactAt, writer), aside[f.off])
-		f.only = narrowing(l, ms, f.off)
-		r.countNamed(l, f)
-		if f.Value != "" && len(r.st.locals) < maxLocals {
-			local := localPart(f.Value)
-			r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
-		}
-		if f.zone == zBody && f.Value != "" {
-			r.notePeople(localPart(f.Value))
-		}
-		if f.Value != "" && bracketSaysNot(l.t, f) && len(r.tk.bracketNot) < maxRecords {
-			r.tk.bracketNot = append(r.tk.bracketNot, person{f.Value, l.msg, l.n})
-			r.tk.keep(l.n, l.t)
+		default:
+			f.zone = besideRequest(r.placeAddress(l, ms, f, contactAt, writer), aside[f.off])
+			f.only = narrowing(l, ms, f.off)
+			r.countNamed(l, f)
+			r.noteAddress(l, f)
 		}
 	}
 	r.mentions(l, ms)
+}
+
+// placeID notes an ID of line l: one of something else's, apart (never a
+// suppression's); else, unless the line keeps it (at an offset in kept),
+// one for its mail m and the ticket.
+func (r *Reader) placeID(l *line, f *token, m *mail, kept []int) {
+	if otherID(l.ws, f.off) || !suppressionID(f.Raw) {
+		// "Trace ID: …": an ID of something else, never a
+		// suppression's (Ticket.Roles leaves it out).
+		if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
+			r.tk.otherIDs[v] = l.n
+			r.tk.keep(l.n, l.t)
+		}
+		return
+	}
+	if slices.Contains(kept, f.off) {
+		return
+	}
+	m.ids++
+	if len(r.tk.ids) < maxRecords {
+		r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg, line: l.n})
+	}
+}
+
+// noteAddress notes what an address of line l tells of the text: its
+// local part (distinctive or not), the people of one in the body, and
+// words in brackets after it that say not.
+func (r *Reader) noteAddress(l *line, f *token) {
+	if f.Value != "" && len(r.st.locals) < maxLocals {
+		local := localPart(f.Value)
+		r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
+	}
+	if f.zone == zBody && f.Value != "" {
+		r.notePeople(localPart(f.Value))
+	}
+	if f.Value != "" && bracketSaysNot(l.t, f) && len(r.tk.bracketNot) < maxRecords {
+		r.tk.bracketNot = append(r.tk.bracketNot, person{f.Value, l.msg, l.n})
+		r.tk.keep(l.n, l.t)
+	}
 }
 
 // bracketSaysNot reports an address followed on its line by words in
