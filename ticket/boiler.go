@@ -428,22 +428,7 @@ func saysOf(c class) bool {
 // otherAsked reports another address of the line, from its word after
 // on, in a sentence that asks a change.
 func otherAsked(l *line, ms []match, f token, after int) bool {
-	// "Please unsubscribe me. My colleague jen@… would like to keep
-	// getting it": another sentence asks for the writer, and this one
-	// names a colleague.
-	from, to := sentence(l.ws, f.off)
-	colleague, self := false, false
-	for _, m := range ms {
-		w := classWays[m.class]
-		switch {
-		case m.negated:
-		case m.first >= from && m.first < to:
-			colleague = colleague || m.class == cColleague
-		case (w.self == sSuppress || w.self == sRelease) && w.ask&changing != 0:
-			self = true
-		}
-	}
-	if colleague && self {
+	if colleagueBesideSelf(l, ms, f.off) {
 		return true
 	}
 	for _, g := range l.toks {
@@ -455,6 +440,26 @@ func otherAsked(l *line, ms []match, f token, after int) bool {
 		}
 	}
 	return false
+}
+
+// colleagueBesideSelf reports a sentence, around the word at off, that
+// names a colleague on a line another sentence of which asks a change
+// for the writer: "Please unsubscribe me. My colleague jen@… would like
+// to keep getting it".
+func colleagueBesideSelf(l *line, ms []match, off int) bool {
+	from, to := sentence(l.ws, off)
+	colleague, self := false, false
+	for _, m := range ms {
+		w := classWays[m.class]
+		switch {
+		case m.negated:
+		case m.first >= from && m.first < to:
+			colleague = colleague || m.class == cColleague
+		case (w.self == sSuppress || w.self == sRelease) && w.ask&changing != 0:
+			self = true
+		}
+	}
+	return colleague && self
 }
 
 // asksChange reports the sentence around off as one that asks a change

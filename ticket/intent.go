@@ -188,7 +188,19 @@ func (st *mailStatement) add(s said) {
 // words gathers what a line of the mail's words (not its subject) marks
 // it with.
 func (st *mailStatement) words(s said) {
+	st.tells(s)
 	st.others = st.others || s.asks != 0 && s.self == sNone
+	st.question = st.question || s.asks == aCheck && s.question
+	st.picks = st.picks || s.selective && s.asks == 0
+	st.ordinal = st.ordinal || s.ordinal && s.selective
+	st.stopAsked = st.stopAsked || s.asks&aSuppress != 0 && !s.stopTold
+}
+
+// tells gathers what a line of the mail's words tells of its addresses
+// and mail: mail missing, some kept, an address gone or back, targets
+// picked by a condition, an address asked about but not named, being
+// forgotten.
+func (st *mailStatement) tells(s said) {
 	st.missing = st.missing || s.missing
 	st.selective = st.selective || s.selective
 	st.keepsSome = st.keepsSome || s.keepsSome
@@ -198,10 +210,6 @@ func (st *mailStatement) words(s said) {
 	st.oneOf = st.oneOf || s.oneOf
 	st.thisOne = st.thisOne || s.thisOne
 	st.forgets = st.forgets || s.forgets
-	st.question = st.question || s.asks == aCheck && s.question
-	st.picks = st.picks || s.selective && s.asks == 0
-	st.ordinal = st.ordinal || s.ordinal && s.selective
-	st.stopAsked = st.stopAsked || s.asks&aSuppress != 0 && !s.stopTold
 }
 
 // addAsk notes the ask a of a line s of the mail's words: the first line
@@ -224,34 +232,9 @@ func (st *mailStatement) addAsk(a ask, s said) {
 // mistake ("I accidentally unsubscribed"). A stop said anywhere else is
 // asked.
 func mailPast(lines []said) ask {
-	turn := -1
-	for i, s := range lines {
-		if !s.turn {
-			continue
-		}
-		if s.releaseLate || slices.ContainsFunc(lines[i+1:], func(o said) bool { return o.asks&aRelease != 0 }) {
-			turn = i
-			break
-		}
-	}
-	if turn >= 0 {
-		var before, after []string
-		for i, s := range lines {
-			switch {
-			case i < turn:
-				if s.asks&stops != 0 {
-					before = append(before, s.namedLate...)
-				}
-			case i == turn:
-				before = append(before, s.namedEarly...)
-				after = append(after, s.namedLate...)
-			default:
-				after = append(after, s.namedLate...)
-			}
-		}
-		if len(before) > 0 && slices.ContainsFunc(after, func(v string) bool { return !slices.Contains(before, v) }) {
-			turn = -1 // "… but now block b@…": another request
-		}
+	turn := turnBack(lines)
+	if turn >= 0 && otherAfterTurn(lines, turn) {
+		turn = -1 // "… but now block b@…": another request
 	}
 	var asked, told ask
 	for i, s := range lines {
@@ -264,6 +247,42 @@ func mailPast(lines []said) ask {
 		}
 	}
 	return asked &^ told
+}
+
+// turnBack is the first of a mail's lines that turns to asking mail
+// again ("But now I need them again"), on the line itself or one after
+// it; -1 for none.
+func turnBack(lines []said) int {
+	for i, s := range lines {
+		if !s.turn {
+			continue
+		}
+		if s.releaseLate || slices.ContainsFunc(lines[i+1:], func(o said) bool { return o.asks&aRelease != 0 }) {
+			return i
+		}
+	}
+	return -1
+}
+
+// otherAfterTurn reports words after the turn at line turn that name an
+// address the stops before it do not, when those name any ("I
+// unsubscribed a@… last year, but now block b@…").
+func otherAfterTurn(lines []said, turn int) bool {
+	var before, after []string
+	for i, s := range lines {
+		switch {
+		case i < turn:
+			if s.asks&stops != 0 {
+				before = append(before, s.namedLate...)
+			}
+		case i == turn:
+			before = append(before, s.namedEarly...)
+			after = append(after, s.namedLate...)
+		default:
+			after = append(after, s.namedLate...)
+		}
+	}
+	return len(before) > 0 && slices.ContainsFunc(after, func(v string) bool { return !slices.Contains(before, v) })
 }
 
 // firstForward is the first forwarded mail (the one a "FW:" subject

@@ -62,11 +62,7 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 	var failed []string
 	if w.p.Mode == ModeRemoveIDs {
 		places = t.idPlaces(w, own)
-		if at := t.stubbed(places); at > 0 && w.ordinalKept == nil {
-			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID by its first characters: choose the IDs by hand", at))
-		} else if at := t.namedAgain(places, own); at > 0 {
-			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID again: check it is still to go", at))
-		}
+		t.idsNamedAgain(w, places, own)
 	} else {
 		places, failed = t.places(w, own)
 	}
@@ -194,6 +190,17 @@ func (r *Reader) stubs(n int) {
 	}
 }
 
+// idsNamedAgain asks when a line names one of the IDs of places by its
+// start only (unless the places the words pick among the IDs are
+// followed) or names one again.
+func (t *Ticket) idsNamedAgain(w *weighing, places []*place, own Own) {
+	if at := t.stubbed(places); at > 0 && w.ordinalKept == nil {
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID by its first characters: choose the IDs by hand", at))
+	} else if at := t.namedAgain(places, own); at > 0 {
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID again: check it is still to go", at))
+	}
+}
+
 // stubbed is the first line that names one of the IDs of places by its
 // start only, after the ID itself was named ("release a1…, b2…" and then
 // "the first one (the 3b7e…) stays"), 0 for none.
@@ -294,40 +301,67 @@ func (t *Ticket) byName(w *weighing, places []*place) (line int, names []string)
 	if w.asker < 0 || t.mails[w.asker].named+t.mails[w.asker].ids > 0 {
 		return 0, nil
 	}
-	owner := map[string]string{} // a piece, folded: its one target, "" for several
-	sent := 0
-	for _, p := range places {
-		for _, v := range p.values {
-			if v == t.mails[w.asker].from {
-				continue // "me", never named
-			}
-			sent++
-			at := strings.LastIndexByte(v, '@')
-			if at < 0 {
-				continue
-			}
-			local := v[:at]
-			for _, piece := range strings.FieldsFunc(local, func(c rune) bool { return !unicode.IsLetter(c) }) {
-				if len([]rune(piece)) < 3 {
-					continue
-				}
-				k := folded(piece)
-				if was, ok := owner[k]; ok && was != v {
-					owner[k] = ""
-					continue
-				}
-				owner[k] = v
-			}
-		}
-	}
+	owner, sent := targetOwners(places, t.mails[w.asker].from)
 	if sent < 2 {
 		return 0, nil
 	}
-	named := map[string]bool{}
-	sentences := map[[2]int]bool{}
+	line, names, named, sentences := t.ownersNamed(w.asker, owner)
+	if named == 0 || named == sent && sentences < 2 {
+		return 0, nil
+	}
+	return line, names
+}
+
+// targetOwners maps each piece of the targets' local parts, folded, to
+// its one target ("" for a piece of several), leaving out the writer's
+// own address me; sent counts the targets, me left out.
+func targetOwners(places []*place, me string) (owner map[string]string, sent int) {
+	owner = map[string]string{}
+	for _, p := range places {
+		for _, v := range p.values {
+			if v == me {
+				continue // "me", never named
+			}
+			sent++
+			notePieces(owner, v)
+		}
+	}
+	return owner, sent
+}
+
+// notePieces notes in owner the pieces of address v's local part, runs
+// of three letters or more (lucia and mendez of lucia.mendez@…): v's
+// alone, or "" once another target has one too.
+func notePieces(owner map[string]string, v string) {
+	at := strings.LastIndexByte(v, '@')
+	if at < 0 {
+		return
+	}
+	local := v[:at]
+	for _, piece := range strings.FieldsFunc(local, func(c rune) bool { return !unicode.IsLetter(c) }) {
+		if len([]rune(piece)) < 3 {
+			continue
+		}
+		k := folded(piece)
+		if was, ok := owner[k]; ok && was != v {
+			owner[k] = ""
+			continue
+		}
+		owner[k] = v
+	}
+}
+
+// ownersNamed reads the lines of words (no subject) of mail asker for
+// the capitalized words that are a piece of one target's local part
+// ("Lucía" of lucia.mendez@…): the first line that has one, the words as
+// written (one for each target), how many targets they name and in how
+// many sentences.
+func (t *Ticket) ownersNamed(asker int, owner map[string]string) (line int, names []string, named, sentences int) {
+	targets := map[string]bool{}
+	sentenceSet := map[[2]int]bool{}
 	var ws []word
 	for _, s := range t.said {
-		if s.msg != w.asker || s.subject {
+		if s.msg != asker || s.subject {
 			continue
 		}
 		ws = wordsOf(ws, t.lines[s.line])
@@ -335,11 +369,11 @@ func (t *Ticket) byName(w *weighing, places []*place) (line int, names []string)
 		for _, wd := range ws {
 			c, _ := utf8.DecodeRuneInString(wd.s)
 			if v := owner[folded(wd.s)]; v != "" && unicode.IsUpper(c) {
-				if !named[v] {
+				if !targets[v] {
 					names = append(names, wd.s)
 				}
-				named[v] = true
-				sentences[[2]int{s.line, n}] = true
+				targets[v] = true
+				sentenceSet[[2]int{s.line, n}] = true
 				if line == 0 {
 					line = s.line
 				}
@@ -349,10 +383,7 @@ func (t *Ticket) byName(w *weighing, places []*place) (line int, names []string)
 			}
 		}
 	}
-	if len(named) == 0 || len(named) == sent && len(sentences) < 2 {
-		return 0, nil
-	}
-	return line, names
+	return line, names, len(targets), len(sentenceSet)
 }
 
 // keptTarget is a target named in a sentence that says to change nothing.

@@ -274,7 +274,22 @@ func (r *Reader) enterDepth(depth int) {
 
 // settle notes the line's tokens and holds them.
 func (r *Reader) settle(l *line, kind lineKind) {
-	st := &r.st
+	held := r.heldOf(l)
+	if len(l.toks) > 0 || kind.header {
+		r.tk.keep(l.n, l.t)
+	}
+	if kind.mailWords() {
+		r.countWords(l)
+	}
+	r.noteHead(l, kind)
+	r.noteLast(l, kind)
+	r.followList(l, kind)
+	r.hold(held)
+}
+
+// heldOf is line l as it is held: its tokens, each marked with its mail,
+// and with the zone of an address the ticket was sent to.
+func (r *Reader) heldOf(l *line) heldLine {
 	held := heldLine{n: l.n, depth: l.depth, toks: r.tokensFor(len(l.toks))}
 	for i, f := range l.toks {
 		if f.Value != "" && r.tk.sentTo[f.Value] {
@@ -283,20 +298,37 @@ func (r *Reader) settle(l *line, kind lineKind) {
 		f.msg = l.msg
 		held.toks[i] = f
 	}
-	if len(l.toks) > 0 || kind.header {
-		r.tk.keep(l.n, l.t)
+	return held
+}
+
+// mailWords reports a line of the kind a mail's own words are: no
+// header, signature, closing, attribution or footer.
+func (k lineKind) mailWords() bool {
+	return !k.header && !k.signature && !k.closing && !k.attribution && !k.footer
+}
+
+// countWords counts the words of a mail's line that are no token, for
+// the ticket and, past a greeting, for its mail; the mail also notes a
+// question mark and the word it opens with.
+func (r *Reader) countWords(l *line) {
+	n := len(l.ws) - len(l.toks)
+	r.tk.words += n
+	ml := r.mailOf(l)
+	if ml == nil || greetingLine(l) {
+		return
 	}
-	if !kind.header && !kind.signature && !kind.closing && !kind.attribution && !kind.footer {
-		n := len(l.ws) - len(l.toks)
-		r.tk.words += n
-		if ml := r.mailOf(l); ml != nil && !greetingLine(l) {
-			ml.words += n
-			ml.questions = ml.questions || strings.Contains(l.t, "?")
-			if ml.opens == "" && len(l.ws) > 0 {
-				ml.opens = folded(l.ws[0].s)
-			}
-		}
+	ml.words += n
+	ml.questions = ml.questions || strings.Contains(l.t, "?")
+	if ml.opens == "" && len(l.ws) > 0 {
+		ml.opens = folded(l.ws[0].s)
 	}
+}
+
+// noteHead counts the labelled fields and the other lines of the
+// ticket's first block of words, and notes where a body (or a quoted
+// one) begins and the top of the text, its headers, ends.
+func (r *Reader) noteHead(l *line, kind lineKind) {
+	st := &r.st
 	if l.depth == 0 && !kind.header && !st.headDone {
 		if labelled(l.t) {
 			st.headFields++
@@ -310,6 +342,13 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	} else {
 		st.qbody = st.qbody || !kind.header
 	}
+}
+
+// noteLast keeps what the next lines read of line l (its shape, a colon
+// at its end, whether it asks, names or ends a sentence, a blank line or
+// a rule above it), and notes a rule.
+func (r *Reader) noteLast(l *line, kind lineKind) {
+	st := &r.st
 	spaced := st.last.n < l.above() || st.ruleN == l.above()
 	st.last = lastLine{n: l.n, spaced: spaced, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
 		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t,
@@ -317,8 +356,6 @@ func (r *Reader) settle(l *line, kind lineKind) {
 	if ruleLine(l.t) {
 		st.ruleN = l.n
 	}
-	r.followList(l, kind)
-	r.hold(held)
 }
 
 // followList notes a list a request announces ("please unsubscribe these

@@ -137,26 +137,53 @@ var classWays = [classCount]struct {
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
-	runsOn := !subject && len(r.wrap) > 0 && r.wrapAt == l.above() && r.wrapMsg == l.msg
-	if runsOn {
-		r.leaveAbove(l)
-	}
 	if !subject {
-		r.ms = r.runOn(l, r.ms)
-	}
-	if runsOn && firstStop(l.t) == '?' {
-		r.askedAbove(l)
+		r.goesOnAbove(l)
 	}
 	s := said{msg: l.msg, line: l.n, subject: subject, names: len(l.toks) > 0}
 	if subject {
-		s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
-		s.reply = isReplySubject(l.t[strings.IndexByte(l.t, ':')+1:])
-		l.replySubject = s.reply && !s.fwd
-		if ml := r.mailOf(l); s.fwd && ml != nil {
-			ml.forwards = true
-		}
+		r.subjectKind(l, &s)
 	}
 	s.read(r.ms, l)
+	s.picks(l)
+	s.bareRequest(l, subject)
+	s.someoneElse(l)
+	s.erasure(l, subject)
+	if !subject {
+		r.bodyLine(l, &s)
+	}
+	r.noteSaid(l, &s, subject)
+}
+
+// goesOnAbove reads a body line with the line above whose sentence it
+// goes on: the words that leave out the address before them, a phrase
+// begun above, a question mark that asks what the line above said.
+func (r *Reader) goesOnAbove(l *line) {
+	runsOn := len(r.wrap) > 0 && r.wrapAt == l.above() && r.wrapMsg == l.msg
+	if runsOn {
+		r.leaveAbove(l)
+	}
+	r.ms = r.runOn(l, r.ms)
+	if runsOn && firstStop(l.t) == '?' {
+		r.askedAbove(l)
+	}
+}
+
+// subjectKind notes whether a subject line forwards or answers a mail
+// ("Fwd: …", "Re: …"); a forwarding subject marks its mail.
+func (r *Reader) subjectKind(l *line, s *said) {
+	s.fwd = isForwardSubject(l.t[strings.IndexByte(l.t, ':')+1:])
+	s.reply = isReplySubject(l.t[strings.IndexByte(l.t, ':')+1:])
+	l.replySubject = s.reply && !s.fwd
+	if ml := r.mailOf(l); s.fwd && ml != nil {
+		ml.forwards = true
+	}
+}
+
+// picks notes a line that picks some of the addresses it asks about in
+// a way the rule cannot follow (selective), and takes a row of an
+// entry's cells for no request at all.
+func (s *said) picks(l *line) {
 	if s.asks&changing != 0 && fragmentPicks(l) {
 		// "deixar de enviar para o endereço com o \"+loja\"" beside
 		// joana.pires@… and joana.pires+loja@…: one of them, by a piece.
@@ -170,21 +197,28 @@ func (r *Reader) words(l *line, subject bool) {
 		// "3f6d…   hard bounce   31 Oct": the entry's cells, not a request.
 		s.asks, s.weak, s.self = 0, 0, sNone
 	}
-	s.bareRequest(l, subject)
-	s.someone = s.asks&changing != 0 && someoneUnnamed(l)
-	s.oneOf = s.asks&changing != 0 && len(l.toks) == 0 && oneOfThem.MatchString(l.t)
-	s.thisOne = s.asks&changing != 0 && len(l.toks) == 0 && !strings.HasSuffix(strings.TrimSpace(l.t), ":") && thisAddress.MatchString(l.t)
+}
+
+// someoneElse notes a line that asks a change for an address it names
+// by no address of its own: someone's, one of them, this one.
+func (s *said) someoneElse(l *line) {
+	changes := s.asks&changing != 0
+	s.someone = changes && someoneUnnamed(l)
+	s.oneOf = changes && len(l.toks) == 0 && oneOfThem.MatchString(l.t)
+	s.thisOne = changes && len(l.toks) == 0 && !strings.HasSuffix(strings.TrimSpace(l.t), ":") && thisAddress.MatchString(l.t)
 	if s.someone && (s.self == sSuppress || s.self == sRelease) {
 		// "We keep getting these for our old intern's address. Can you
 		// stop sending to it?": about that address, not the writer.
 		s.self = sNone
 	}
-	s.erasure(l, subject)
-	if !subject {
-		r.bodyLine(l, &s)
-	}
+}
+
+// noteSaid records what line l says, if anything, marks a bounce's
+// words and places the line's tokens; a body line that picks its
+// targets by hand is kept for the review.
+func (r *Reader) noteSaid(l *line, s *said, subject bool) {
 	if s.says() {
-		r.tk.said = append(r.tk.said, s)
+		r.tk.said = append(r.tk.said, *s)
 		r.tk.keep(l.n, l.t)
 	}
 	if !s.fwd {
@@ -344,29 +378,32 @@ func nounUse(l *line, m match) bool {
 var determiners = map[string]bool{"die": true, "diese": true, "dieser": true, "diesen": true, "den": true, "der": true, "das": true, "beiden": true,
 	"zwei": true, "drei": true, "alle": true, "ihre": true, "unsere": true, "keine": true, "welche": true, "solche": true, "mehrere": true, "einige": true, "eine": true, "ein": true}
 
-// says reports whether the line says anything the rule reads.
+// says reports whether the line says anything the rule reads: a request,
+// or something it tells of the addresses and mail a request means.
 func (s *said) says() bool {
-	return s.asks != 0 || s.self != sNone || s.colleague || s.below || s.only || s.cover || s.missing || s.selective || s.hesitates || s.later || s.behalf || s.forgets || s.keepsWriter || s.keepsSome || s.gone || s.back
+	return s.requests() || s.tells()
+}
+
+// requests reports a line that asks something: of anyone, about the
+// writer or a colleague, for someone the writer acts for, or to be
+// forgotten.
+func (s *said) requests() bool {
+	return s.asks != 0 || s.self != sNone || s.colleague || s.behalf || s.forgets
+}
+
+// tells reports a line that says which addresses a request means (those
+// below, only some, picked by a condition, a request passed on), leaves
+// it open (it hesitates, or decides later), or tells of the mail and the
+// addresses themselves (mail missing, the writer's or some mail kept, an
+// address gone or back).
+func (s *said) tells() bool {
+	return s.below || s.only || s.cover || s.selective || s.hesitates || s.later ||
+		s.missing || s.keepsWriter || s.keepsSome || s.gone || s.back
 }
 
 // read notes what the phrases of a line say.
 func (s *said) read(ms []match, l *line) {
-	request, notSuppress := false, ""
-	for _, m := range ms {
-		if m.negated || quotedLabel(l, m) || nounUse(l, m) {
-			continue
-		}
-		request = s.readWay(m, ms, l) || request
-		switch {
-		case m.class == cNotSuppress:
-			notSuppress = phraseText(l, m)
-		case m.class == cKeepAll:
-			s.kept = keptBy(l, m, s.kept)
-		case m.class == cCheck, m.class == cCheckMe:
-			s.question = true
-		}
-		s.readFlag(m.class)
-	}
+	request, notSuppress := s.readPhrases(ms, l)
 	s.later = laterAlone(l, ms)
 	// "… got suppressed after hard bounces. Could you release these
 	// suppression IDs please?": the stop is told, the release asked.
@@ -377,14 +414,7 @@ func (s *said) read(ms []match, l *line) {
 		// none.
 		s.noteAsk(aSuppress, notSuppress, false)
 	}
-	for _, m := range ms {
-		if m.class == cColleague && !m.negated && (request || s.self != sNone) {
-			s.colleague = true
-		}
-		if m.class == cNotSelf {
-			s.self = sNone // "we keep getting these bounces": not about the writer
-		}
-	}
+	s.readWhose(ms, request)
 	if s.keepsSome && strings.Contains(l.t, "@") {
 		// "die Rechnungen brauchen wir weiter auf info@": the mail kept
 		// is another address's, which the words leave out or aside.
@@ -400,6 +430,44 @@ func (s *said) read(ms []match, l *line) {
 	}
 }
 
+// readPhrases notes the way, the addresses kept, the question and the
+// flag of each phrase of a line that is meant (not negated, not a quoted
+// label, not a noun). It reports whether a phrase asks something, and
+// the words of the last that says not to stop mail ("do not
+// unsubscribe me").
+func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress string) {
+	for _, m := range ms {
+		if m.negated || quotedLabel(l, m) || nounUse(l, m) {
+			continue
+		}
+		request = s.readWay(m, ms, l) || request
+		switch {
+		case m.class == cNotSuppress:
+			notSuppress = phraseText(l, m)
+		case m.class == cKeepAll:
+			s.kept = keptBy(l, m, s.kept)
+		case m.class == cCheck, m.class == cCheckMe:
+			s.question = true
+		}
+		s.readFlag(m.class)
+	}
+	return request, notSuppress
+}
+
+// readWhose notes whom the phrases speak of: a colleague, on a line that
+// asks something or speaks of the writer; or not the writer at all ("we
+// keep getting these bounces").
+func (s *said) readWhose(ms []match, request bool) {
+	for _, m := range ms {
+		if m.class == cColleague && !m.negated && (request || s.self != sNone) {
+			s.colleague = true
+		}
+		if m.class == cNotSelf {
+			s.self = sNone // "we keep getting these bounces": not about the writer
+		}
+	}
+}
+
 // stops are the asks that stop mail.
 const stops = aSuppress | aRemove
 
@@ -408,12 +476,32 @@ const stops = aSuppress | aRemove
 // tells as a mistake (mailPast reads them for the mail).
 func (s *said) history(l *line, ms []match) {
 	turn := len(l.ws)
+	if at, ok := turnAt(l, ms); ok {
+		turn, s.turn = at, true
+	}
+	s.stopsAround(l, ms, turn)
+	if !s.turn {
+		s.late, s.early = s.late|s.early, 0
+	}
+	s.namedAround(l, turn)
+}
+
+// turnAt is the first word of a phrase that turns, at a clause's start,
+// from what was to what is asked now ("but now", "ma ora"); ok is false
+// on a line without one.
+func turnAt(l *line, ms []match) (at int, ok bool) {
 	for _, m := range ms {
 		if m.class == cTurn && !m.negated && (m.first == 0 || l.ws[m.first-1].ends || l.ws[m.first-1].clause) {
-			turn, s.turn = m.first, true
-			break
+			return m.first, true
 		}
 	}
+	return 0, false
+}
+
+// stopsAround notes the stops the line asks before the word turn (early)
+// and from it on (late), but those beside a mistake ("I accidentally
+// unsubscribed"), and mail again asked from the turn on.
+func (s *said) stopsAround(l *line, ms []match, turn int) {
 	mistakes := phraseBooks().trees[mistakes].find(nil, l.ws, phraseBooks().trees[negations])
 	for _, m := range ms {
 		a := classWays[m.class].ask
@@ -430,9 +518,12 @@ func (s *said) history(l *line, ms []match) {
 			s.late |= a
 		}
 	}
-	if !s.turn {
-		s.late, s.early = s.late|s.early, 0
-	}
+}
+
+// namedAround notes the addresses the line names before its turn at
+// word turn (namedEarly) and after it (namedLate, all of them on a line
+// without one).
+func (s *said) namedAround(l *line, turn int) {
 	for _, f := range l.toks {
 		switch {
 		case f.Value == "":
@@ -543,18 +634,7 @@ func keepsWriter(l *line, ms []match) bool {
 			continue
 		}
 		from, to := sentence(l.ws, l.ws[m.first].off)
-		keeps, kept, asks := false, false, false
-		for _, k := range ms {
-			switch {
-			case k.negated || k.first < from || k.first >= to:
-			case k.class == cExcept, k.class == cNotSuppress:
-				keeps, kept = true, true
-			case k.class == cExceptAfter, k.class == cWaveOff:
-				keeps = true
-			case classWays[k.class].ask&changing != 0:
-				asks = true
-			}
-		}
+		keeps, kept, asks := sentenceKeeps(ms, from, to)
 		// "You can keep sending invoices to my address" keeps the
 		// writer's; "unsubscribe my address, but keep the invoices" and
 		// "my inbox is fine now" do not.
@@ -563,6 +643,25 @@ func keepsWriter(l *line, ms []match) bool {
 		}
 	}
 	return false
+}
+
+// sentenceKeeps reads the phrases that begin among the words from to to
+// (not including it): keeps, one keeps or leaves out what it names
+// ("except", "do not unsubscribe", "is fine", "no hace falta"); kept,
+// one of the first two kinds; asks, one asks a change.
+func sentenceKeeps(ms []match, from, to int) (keeps, kept, asks bool) {
+	for _, k := range ms {
+		switch {
+		case k.negated || k.first < from || k.first >= to:
+		case k.class == cExcept, k.class == cNotSuppress:
+			keeps, kept = true, true
+		case k.class == cExceptAfter, k.class == cWaveOff:
+			keeps = true
+		case classWays[k.class].ask&changing != 0:
+			asks = true
+		}
+	}
+	return keeps, kept, asks
 }
 
 // listedNotSelf makes a line that asks of a list it points at ("Several
@@ -767,22 +866,35 @@ func passing(l *line, ms []match, m match) bool {
 	if m.end-m.first > 1 || m.runOn != "" || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || l.carries && sentenceOpensAt(l.ws, m.first) {
 		return false
 	}
-	for _, f := range l.toks {
+	return writtenOutOnly(l.toks) && !askedAround(ms, m)
+}
+
+// writtenOutOnly reports tokens that are all addresses written out in
+// words ("jane at example dot com"), or none.
+func writtenOutOnly(toks []token) bool {
+	for _, f := range toks {
 		if f.Kind != WrittenOut {
 			return false
 		}
 	}
+	return true
+}
+
+// askedAround reports a phrase of the line, not negated, in which someone
+// speaks of themselves or a colleague ("my address", "her address"), or
+// a request word a few words before the phrase m ("please", "can you").
+func askedAround(ms []match, m match) bool {
 	for _, o := range ms {
 		w := classWays[o.class]
 		switch {
 		case o.negated:
 		case w.self != sNone || w.us || o.class == cColleague:
-			return false
+			return true
 		case o.class == cRequest && o.end <= m.first && m.first-o.end <= 3:
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // sentenceOpensAt reports that no sentence ends before word i of the
@@ -810,39 +922,58 @@ func phraseText(l *line, m match) string {
 // before them ("OJO la principal (lucia@…) la quiero seguir / recibiendo
 // …, esa no la toquéis"), no other address between.
 func (r *Reader) leaveAbove(l *line) {
-	at := -1
-	for i := len(r.wrap) - 1; i >= 0 && at < 0; i-- {
-		if r.wrap[i].ends {
-			return
-		}
-		if strings.Contains(r.wrap[i].s, "@") {
-			at = i
-		}
-	}
+	at := openAddress(r.wrap)
 	if at < 0 || len(r.queue) == 0 || r.queue[len(r.queue)-1].n != l.above() {
 		return
 	}
 	ws := append(slices.Clip(r.wrap), l.ws...)
 	r.spans = phraseBooks().trees[inWords].find(r.spans, ws, phraseBooks().trees[negations])
 	for _, m := range r.spans {
-		if m.negated || m.end <= len(r.wrap) || m.class != cExceptAfter && m.class != cWaveOff || addressBetween(ws, at+1, m.first) {
-			continue
+		if leavesOutBefore(ws, m, at, len(r.wrap)) {
+			r.exceptLastHeld(l)
+			return
 		}
-		if out, ok := exceptsAt(ws, m, at); !out || !ok {
-			continue
+	}
+}
+
+// openAddress is the last word of ws that holds an address, in the
+// sentence ws leaves open at its end; -1 for none.
+func openAddress(ws []word) int {
+	for i := len(ws) - 1; i >= 0; i-- {
+		if ws[i].ends {
+			return -1
 		}
-		h := &r.queue[len(r.queue)-1]
-		for i := len(h.toks) - 1; i >= 0; i-- {
-			if f := &h.toks[i]; f.Kind == Address && f.Value != "" {
-				if f.zone == zBody {
-					f.zone = zExcept
-					r.tk.mails[f.msg].named--
-					r.tk.keep(l.n, l.t)
-				}
-				return
+		if strings.Contains(ws[i].s, "@") {
+			return i
+		}
+	}
+	return -1
+}
+
+// leavesOutBefore reports a phrase m, not negated, that ends among ws
+// past word above (on the line below) and leaves out the address at word
+// at before it ("esa no la toquéis"), no other address between.
+func leavesOutBefore(ws []word, m match, at, above int) bool {
+	if m.negated || m.end <= above || m.class != cExceptAfter && m.class != cWaveOff || addressBetween(ws, at+1, m.first) {
+		return false
+	}
+	out, ok := exceptsAt(ws, m, at)
+	return out && ok
+}
+
+// exceptLastHeld leaves out the last address of the line held last, when
+// it stands in the body, and keeps line l, which says so.
+func (r *Reader) exceptLastHeld(l *line) {
+	h := &r.queue[len(r.queue)-1]
+	for i := len(h.toks) - 1; i >= 0; i-- {
+		if f := &h.toks[i]; f.Kind == Address && f.Value != "" {
+			if f.zone == zBody {
+				f.zone = zExcept
+				r.tk.mails[f.msg].named--
+				r.tk.keep(l.n, l.t)
 			}
+			return
 		}
-		return
 	}
 }
 
@@ -958,43 +1089,56 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 		f := &l.toks[i]
 		switch f.Kind {
 		case ID:
-			if otherID(l.ws, f.off) || !suppressionID(f.Raw) {
-				// "Trace ID: …": an ID of something else, never a
-				// suppression's (Ticket.Roles leaves it out).
-				if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
-					r.tk.otherIDs[v] = l.n
-					r.tk.keep(l.n, l.t)
-				}
-				continue
-			}
-			if slices.Contains(kept, f.off) {
-				continue
-			}
-			m.ids++
-			if len(r.tk.ids) < maxRecords {
-				r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg, line: l.n})
-			}
-			continue
+			r.placeID(l, f, m, kept)
 		case WrittenOut:
 			f.zone = zWritten
-			continue
-		}
-		f.zone = besideRequest(r.placeAddress(l, ms, f, contactAt, writer), aside[f.off])
-		f.only = narrowing(l, ms, f.off)
-		r.countNamed(l, f)
-		if f.Value != "" && len(r.st.locals) < maxLocals {
-			local := localPart(f.Value)
-			r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
-		}
-		if f.zone == zBody && f.Value != "" {
-			r.notePeople(localPart(f.Value))
-		}
-		if f.Value != "" && bracketSaysNot(l.t, f) && len(r.tk.bracketNot) < maxRecords {
-			r.tk.bracketNot = append(r.tk.bracketNot, person{f.Value, l.msg, l.n})
-			r.tk.keep(l.n, l.t)
+		default:
+			f.zone = besideRequest(r.placeAddress(l, ms, f, contactAt, writer), aside[f.off])
+			f.only = narrowing(l, ms, f.off)
+			r.countNamed(l, f)
+			r.noteAddress(l, f)
 		}
 	}
 	r.mentions(l, ms)
+}
+
+// placeID notes an ID of line l: one of something else's, apart (never a
+// suppression's); else, unless the line keeps it (at an offset in kept),
+// one for its mail m and the ticket.
+func (r *Reader) placeID(l *line, f *token, m *mail, kept []int) {
+	if otherID(l.ws, f.off) || !suppressionID(f.Raw) {
+		// "Trace ID: …": an ID of something else, never a
+		// suppression's (Ticket.Roles leaves it out).
+		if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
+			r.tk.otherIDs[v] = l.n
+			r.tk.keep(l.n, l.t)
+		}
+		return
+	}
+	if slices.Contains(kept, f.off) {
+		return
+	}
+	m.ids++
+	if len(r.tk.ids) < maxRecords {
+		r.tk.ids = append(r.tk.ids, idAt{value: strings.Clone(f.Raw), msg: l.msg, line: l.n})
+	}
+}
+
+// noteAddress notes what an address of line l tells of the text: its
+// local part (distinctive or not), the people of one in the body, and
+// words in brackets after it that say not.
+func (r *Reader) noteAddress(l *line, f *token) {
+	if f.Value != "" && len(r.st.locals) < maxLocals {
+		local := localPart(f.Value)
+		r.st.locals[folded(local)] = localName(local) || r.st.locals[folded(local)]
+	}
+	if f.zone == zBody && f.Value != "" {
+		r.notePeople(localPart(f.Value))
+	}
+	if f.Value != "" && bracketSaysNot(l.t, f) && len(r.tk.bracketNot) < maxRecords {
+		r.tk.bracketNot = append(r.tk.bracketNot, person{f.Value, l.msg, l.n})
+		r.tk.keep(l.n, l.t)
+	}
 }
 
 // bracketSaysNot reports an address followed on its line by words in

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +50,62 @@ func toHTML(text string) (string, bool) {
 	return b.String(), true
 }
 
+// corpusTransform is one way a corpus ticket might also come: of gives
+// the ticket's text that way, false when it does not apply; at most
+// most of the readings may change.
+type corpusTransform struct {
+	name string
+	most float64
+	of   func(c corpusTicket) (string, bool)
+}
+
+// corpusTransforms are the ways TestCorpusTransformed reads the corpus
+// again.
+var corpusTransforms = []corpusTransform{
+	{"without accents", 0.02, withoutAccents},
+	{"as HTML", 0.02, asHTML},
+	{"forwarded by our agent", 0.04, forwardedByAgent},
+	{"quoted under a chase", 0.05, quotedUnderChase},
+}
+
+// withoutAccents is a ticket not in English typed without accents.
+func withoutAccents(c corpusTicket) (string, bool) {
+	return stripAccents(c.text), c.lang != "en" && c.lang != ""
+}
+
+// asHTML is a plain ticket as its HTML part would give it; none for one
+// of HTML already, a list's or a bounce's.
+func asHTML(c corpusTicket) (string, bool) {
+	low := strings.ToLower(c.text)
+	if inFamily(c, "html", "list", "bounce") || strings.Contains(low, "<html") || strings.Contains(low, "<p") || strings.Contains(low, "<br") {
+		return "", false
+	}
+	return toHTML(c.text)
+}
+
+// forwardedByAgent is a mail as our agent forwards it; none for a list's,
+// an HTML one, a helpdesk's or a text that is no mail.
+func forwardedByAgent(c corpusTicket) (string, bool) {
+	if inFamily(c, "list", "html", "helpdesk") || !strings.HasPrefix(c.text, "From:") {
+		return "", false
+	}
+	return agentForward(c.text)
+}
+
+// quotedUnderChase is a mail quoted under its writer's chase; none for a
+// list's, an HTML one, a bounce, a helpdesk's or a text that is no mail.
+func quotedUnderChase(c corpusTicket) (string, bool) {
+	if inFamily(c, "list", "html", "bounce", "helpdesk") || !strings.HasPrefix(c.text, "From:") {
+		return "", false
+	}
+	return underChase(c.text)
+}
+
+// inFamily reports a ticket of one of the families.
+func inFamily(c corpusTicket, families ...string) bool {
+	return slices.Contains(families, c.family)
+}
+
 // TestCorpusTransformed reads every corpus ticket again as it might
 // also come: without its accents (a writer on a keyboard without them),
 // as HTML (a client's HTML part, a paragraph a <p>, a line a <br>, each
@@ -57,52 +114,33 @@ func toHTML(text string) (string, bool) {
 // the test fails when more than a share of them do.
 func TestCorpusTransformed(t *testing.T) {
 	corpus := loadCorpus(t, "tickets")
-	for _, tr := range []struct {
-		name string
-		most float64
-		of   func(c corpusTicket) (string, bool)
-	}{
-		{"without accents", 0.02, func(c corpusTicket) (string, bool) {
-			return stripAccents(c.text), c.lang != "en" && c.lang != ""
-		}},
-		{"as HTML", 0.02, func(c corpusTicket) (string, bool) {
-			low := strings.ToLower(c.text)
-			if c.family == "html" || c.family == "list" || c.family == "bounce" || strings.Contains(low, "<html") || strings.Contains(low, "<p") || strings.Contains(low, "<br") {
-				return "", false
-			}
-			return toHTML(c.text)
-		}},
-		{"forwarded by our agent", 0.04, func(c corpusTicket) (string, bool) {
-			if c.family == "list" || c.family == "html" || c.family == "helpdesk" || !strings.HasPrefix(c.text, "From:") {
-				return "", false
-			}
-			return agentForward(c.text)
-		}},
-		{"quoted under a chase", 0.05, func(c corpusTicket) (string, bool) {
-			if c.family == "list" || c.family == "html" || c.family == "bounce" || c.family == "helpdesk" || !strings.HasPrefix(c.text, "From:") {
-				return "", false
-			}
-			return underChase(c.text)
-		}},
-	} {
-		n, changed := 0, []string{}
-		for _, c := range corpus {
-			x, ok := tr.of(c)
-			if !ok {
-				continue
-			}
-			own := ticket.NewOwn(append([]string{"@ourcompany.test"}, c.own...))
-			a, b := ticket.Read(c.text).Reading(own), ticket.Read(x).Reading(own)
-			n++
-			if a.Mode != b.Mode || strings.Join(a.Targets, " ") != strings.Join(b.Targets, " ") {
-				changed = append(changed, fmt.Sprintf("%s: %s %v, %s %s %v", c.name, a.Mode, a.Targets, tr.name, b.Mode, b.Targets))
-			}
-		}
+	for _, tr := range corpusTransforms {
+		n, changed := changedReadings(corpus, tr)
 		t.Logf("%s: %d of %d readings change", tr.name, len(changed), n)
 		if float64(len(changed)) > tr.most*float64(n) {
 			t.Errorf("%s: %d of %d readings change (at most %.0f %%):\n%s", tr.name, len(changed), n, tr.most*100, strings.Join(changed, "\n"))
 		}
 	}
+}
+
+// changedReadings reads each corpus ticket tr applies to as it is and
+// transformed: n counts them, changed says each whose mode or targets
+// differ.
+func changedReadings(corpus []corpusTicket, tr corpusTransform) (n int, changed []string) {
+	changed = []string{}
+	for _, c := range corpus {
+		x, ok := tr.of(c)
+		if !ok {
+			continue
+		}
+		own := ticket.NewOwn(append([]string{"@ourcompany.test"}, c.own...))
+		a, b := ticket.Read(c.text).Reading(own), ticket.Read(x).Reading(own)
+		n++
+		if a.Mode != b.Mode || strings.Join(a.Targets, " ") != strings.Join(b.Targets, " ") {
+			changed = append(changed, fmt.Sprintf("%s: %s %v, %s %s %v", c.name, a.Mode, a.Targets, tr.name, b.Mode, b.Targets))
+		}
+	}
+	return n, changed
 }
 
 // underChase quotes a mail under its writer's chase, the subject a

@@ -108,29 +108,47 @@ func goesOn(prev, next string, chained bool) bool {
 	if next == "" || !wrapped(prev, next) {
 		return false
 	}
+	return leftOpen(prev, chained) && !startsAnew(next)
+}
+
+// leftOpen reports a line whose sentence may go on below it: a line of
+// prose, or, chained, one that is no table's row, with no stop at its
+// end (".", "!", "?", ":", ";").
+func leftOpen(prev string, chained bool) bool {
 	if chained && (recordRow(prev) || strings.ContainsAny(prev, "\t|")) || !chained && !prose(prev) {
 		return false
 	}
-	if r, _ := utf8.DecodeLastRuneInString(prev); strings.ContainsRune(".!?:;", r) {
-		return false
-	}
-	if recordRow(next) || dateLine(next) || startsItem(next) || strings.ContainsAny(next, "\t|·•") || strings.Contains(next, "   ") || strings.HasPrefix(next, "[") || labelled(next) {
-		return false // a list's item, a table's row, a chat's next message ("[09:13] Leo: …")
+	r, _ := utf8.DecodeLastRuneInString(prev)
+	return !strings.ContainsRune(".!?:;", r)
+}
+
+// startsAnew reports a line that begins something of its own rather
+// than going on a sentence: a list's item, a header, a closing, a name,
+// an attribution.
+func startsAnew(next string) bool {
+	if itemLine(next) {
+		return true // a list's item, a table's row, a chat's next message ("[09:13] Leo: …")
 	}
 	if _, ok := headerName(next, true); ok {
-		return false
+		return true
 	}
 	ws := wordsOf(nil, next)
 	if k, rest := closing(ws); k > 0 && rest >= len(ws)-3 {
-		return false // "Thanks", "Best regards, Ann"
+		return true // "Thanks", "Best regards, Ann"
 	}
 	if len(ws) <= 4 && nameLike(next, false) && !strings.ContainsAny(next, ".,;:!?") {
-		return false // a name under the paragraph
+		return true // a name under the paragraph
 	}
-	if strings.HasSuffix(next, ":") && (strings.Contains(next, "@") || hasYear(next)) {
-		return false // "On Mon, 23 Nov 2026, Ann <ann@…> wrote:"
-	}
-	return true
+	// "On Mon, 23 Nov 2026, Ann <ann@…> wrote:"
+	return strings.HasSuffix(next, ":") && (strings.Contains(next, "@") || hasYear(next))
+}
+
+// itemLine reports a line that stands apart from the lines above: a
+// list's item, a table's row, a date, a labelled field, a chat's message
+// ("[09:13] Leo: …").
+func itemLine(t string) bool {
+	return recordRow(t) || dateLine(t) || startsItem(t) || strings.ContainsAny(t, "\t|·•") || strings.Contains(t, "   ") ||
+		strings.HasPrefix(t, "[") || labelled(t)
 }
 
 // prose reports a line of running words: three or more, two in three of
