@@ -350,6 +350,10 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	r.tk.mails[m].helpdesk = true
 	r.tk.mails[m].stamp = stampOf(l.t)
 	r.tk.mails[m].team = commentTeamOf(l.t)
+	if name := folded(commentName(l.t)); r.tk.mails[m].team == "" && (staffTeams[name] || staffTeamIn(name)) {
+		// "Operator  3:13 PM": a helpdesk's own bot.
+		r.tk.mails[m].team = name
+	}
 	r.addSenders(l, m)
 	if len(l.toks) == 0 {
 		// "Pieter Gant, Nov 2, 2026": the author named by a header before.

@@ -845,11 +845,19 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 	}
 	for _, m := range t.olderFrom(t.after(a)) {
 		// Ours too when the anchor names nothing: "yes, please unblock
-		// it" answers our agent's mail that names it.
-		if !t.ours(m, own) || !named {
+		// it" answers our agent's mail that names it; not our bot's
+		// ("You'll get replies here and by email at nadia@…").
+		if !t.ours(m, own) || !named && !t.bot(m) {
 			w.targets[m] = true
 		}
 	}
+}
+
+// bot reports a mail of a helpdesk's bot ("Operator", "Vendora Bot"),
+// which tells where replies go and answers nothing.
+func (t *Ticket) bot(m int) bool {
+	team := t.mails[m].team
+	return team == "bot" || team == "operator" || strings.HasSuffix(team, " bot") || t.mails[m].auto
 }
 
 // asksOnlyForWriter reports a mail m from a known sender whose words ask

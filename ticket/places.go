@@ -194,7 +194,12 @@ func (r *Reader) stubs(n int) {
 // start only (unless the places the words pick among the IDs are
 // followed) or names one again.
 func (t *Ticket) idsNamedAgain(w *weighing, places []*place, own Own) {
-	if at := t.stubbed(places); at > 0 && w.ordinalKept == nil {
+	if w.ordinalKept != nil {
+		// The places the words pick are followed: naming an ID again
+		// or by its start is how they say which.
+		return
+	}
+	if at := t.stubbed(places); at > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID by its first characters: choose the IDs by hand", at))
 	} else if at := t.namedAgain(places, own); at > 0 {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d names an ID again: check it is still to go", at))

@@ -425,9 +425,9 @@ func commentHeader(t string, ws []word, toks []token) bool {
 	if head, ok := verbHead(t); ok {
 		return len(toks) == 0 || strings.Contains(head, "@")
 	}
-	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
+	for _, sep := range commentSeps {
 		if i := strings.Index(t, sep); i > 0 {
-			head, tail := withoutTeam(t[:i]), t[i+len(sep):]
+			head, tail := withoutTeam(t[:i]), strings.TrimSpace(t[i+len(sep):])
 			return nameLike(head, true) && capitalized(head) && dateLine(tail) && (len(toks) == 0 || strings.Contains(head, "@"))
 		}
 	}
@@ -686,13 +686,18 @@ func commentName(t string) string {
 	if head, ok := verbHead(t); ok {
 		return head
 	}
-	for _, sep := range []string{" · ", " • ", ", ", " - ", " — "} {
+	for _, sep := range commentSeps {
 		if i := strings.Index(t, sep); i > 0 {
 			return strings.TrimSpace(t[:i])
 		}
 	}
 	return t
 }
+
+// commentSeps part a comment header's author from its date ("Dana
+// Whitfield, Nov 3, 2026", "Nadia Khoury  3:12 PM": a chat export's two
+// spaces).
+var commentSeps = []string{" · ", " • ", ", ", " - ", " — ", "  "}
 
 // titleLine reports a helpdesk export's title line, which is its
 // subject: "Ticket #44790: Unsubscribe request", "#44790 Unsubscribe",
