@@ -1058,6 +1058,24 @@ func otherID(ws []word, off int) bool {
 	return label && id
 }
 
+// withoutAsides is t without the asides in brackets ("Workspace ID (in
+// case you need it): " is "Workspace ID : ").
+func withoutAsides(t string) string {
+	var b strings.Builder
+	depth := 0
+	for _, c := range t {
+		switch {
+		case c == '(' || c == '[':
+			depth++
+		case (c == ')' || c == ']') && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
 // suppressionID reports a UUID that may be a suppression's ID: the
 // services make them random (version 4, the hosted one) or time-ordered
 // (version 7, shush's own). One of another version (a time-based request
@@ -1106,7 +1124,7 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 // suppression's); else, unless the line keeps it (at an offset in kept),
 // one for its mail m and the ticket.
 func (r *Reader) placeID(l *line, f *token, m *mail, kept []int) {
-	if otherID(l.ws, f.off) || !suppressionID(f.Raw) {
+	if otherID(l.ws, f.off) || otherID(wordsOf(nil, withoutAsides(l.t[:f.off])), f.off+1) || !suppressionID(f.Raw) {
 		// "Trace ID: …": an ID of something else, never a
 		// suppression's (Ticket.Roles leaves it out).
 		if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
