@@ -328,6 +328,19 @@ func commentAuthor(t string) (name, team string, ok bool) {
 	return name, team, true
 }
 
+// resumesSignature reports a line that takes up again a signature an
+// empty line ended: the writer's full name under the name they signed
+// with ("Obrigada! / Renata", "", "Renata Albuquerque / Sócia-gerente |
+// Cantina da Nonna / …"), a signature's block.
+func (r *Reader) resumesSignature(l *line) bool {
+	st := &r.st
+	if !st.sigCut || !st.last.name || len(l.toks) > 0 || !nameLike(l.t, false) {
+		return false
+	}
+	signed, full := strings.Fields(folded(st.last.t)), strings.Fields(folded(l.t))
+	return len(signed) == 1 && len(full) >= 2 && signed[0] == full[0]
+}
+
 // ruleLine reports a line that is a rule and nothing else: five or more
 // dashes, equals signs or underscores.
 func ruleLine(t string) bool {
@@ -526,6 +539,9 @@ func (r *Reader) openerLine(l *line) (lineKind, bool) {
 
 // signatureLine: a line of a signature already open.
 func (r *Reader) signatureLine(l *line) (lineKind, bool) {
+	if r.st.sig <= 0 && r.resumesSignature(l) {
+		r.st.sig = signatureLines
+	}
 	if r.st.sig <= 0 {
 		return lineKind{}, false
 	}

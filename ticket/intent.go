@@ -1241,8 +1241,39 @@ func (t *Ticket) notes(w *weighing, own Own) {
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("%d %s written out in words: check and take in by hand", written, plural(written, "address is", "addresses are")))
 	}
 	t.unresolved(w)
+	t.siblingSlips(w, own)
 	t.asideNotes(w)
 	t.scattered(w, own)
+}
+
+// siblingSlips asks about an address the deciding words name whose
+// domain is one slip of the keys from the domain more of the ticket's
+// addresses have ("frontdesk.halifax@peakfroma.example" among
+// "…@peakforma.example"): which is meant, a person must say; the
+// address is sent as written unless the agent edits it.
+func (t *Ticket) siblingSlips(w *weighing, own Own) {
+	count := map[string]int{}
+	for _, v := range t.order {
+		count[v[strings.LastIndexByte(v, '@')+1:]]++
+	}
+	for _, v := range t.order {
+		d := v[strings.LastIndexByte(v, '@')+1:]
+		rec := t.records[v]
+		if len(d) < 7 || providers[d] || own.Has(v) || rec == nil || !slices.ContainsFunc(rec.occ, func(o occurrence) bool { return o.zone == zBody && w.targets[o.msg] }) {
+			continue
+		}
+		best := ""
+		for other, n := range count {
+			if n > count[d] && editDistance(d, other, 1) == 1 && (best == "" || n > count[best] || n == count[best] && other < best) {
+				best = other
+			}
+		}
+		if best != "" {
+			line := rec.occ[0].line
+			w.p.Evidence = append(w.p.Evidence, Said{Line: line, Text: t.lines[line], Says: "did you mean " + v[:len(v)-len(d)] + best + "? (" + v + " is sent as written)"})
+			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d: %s is one letter from %s, the domain of the ticket's other addresses: check it", line, v, best))
+		}
+	}
 }
 
 // unresolved asks about each address the deciding words name by its

@@ -107,6 +107,9 @@ type state struct {
 	// convLine is the title's line.
 	convName string
 	convLine int
+	// sigCut: an empty line ended a signature, which the next line may
+	// take up again (resumesSignature).
+	sigCut bool
 	// list is 1 + the mail of a list a request announces ("please
 	// unsubscribe these addresses:"), while its lines name addresses and
 	// nothing else; 0 for none.
@@ -233,6 +236,7 @@ func (r *Reader) line(n int, raw string) {
 	l.msg = r.msgOf(depth)
 	l.carries = r.st.last.n == l.above() && r.st.last.names && !r.st.last.ends && !r.st.last.header && r.st.depth == depth
 	kind := r.classify(l)
+	r.st.sigCut = false
 	r.tables.line(l)
 	r.ordinals(l)
 	r.decideCandidate(l.first, kind, depth)
@@ -440,7 +444,7 @@ func (r *Reader) blank() {
 	st.inHeader = false
 	st.gap = true
 	if st.sig > 0 && st.sig < signatureLines {
-		st.sig = 0
+		st.sig, st.sigCut = 0, true
 	}
 }
 
