@@ -1246,6 +1246,19 @@ func (t *Ticket) notes(w *weighing, own Own) {
 	t.scattered(w, own)
 }
 
+// slipOf is the domain, among those counted, that d is one slip of the
+// keys from and that more addresses have ("" for none): the most common,
+// then the first in order.
+func slipOf(d string, count map[string]int) string {
+	best := ""
+	for other, n := range count {
+		if n > count[d] && editDistance(d, other, 1) == 1 && (best == "" || n > count[best] || n == count[best] && other < best) {
+			best = other
+		}
+	}
+	return best
+}
+
 // siblingSlips asks about an address the deciding words name whose
 // domain is one slip of the keys from the domain more of the ticket's
 // addresses have ("frontdesk.halifax@peakfroma.example" among
@@ -1262,13 +1275,7 @@ func (t *Ticket) siblingSlips(w *weighing, own Own) {
 		if len(d) < 7 || providers[d] || own.Has(v) || rec == nil || !slices.ContainsFunc(rec.occ, func(o occurrence) bool { return o.zone == zBody && w.targets[o.msg] }) {
 			continue
 		}
-		best := ""
-		for other, n := range count {
-			if n > count[d] && editDistance(d, other, 1) == 1 && (best == "" || n > count[best] || n == count[best] && other < best) {
-				best = other
-			}
-		}
-		if best != "" {
+		if best := slipOf(d, count); best != "" {
 			line := rec.occ[0].line
 			w.p.Evidence = append(w.p.Evidence, Said{Line: line, Text: t.lines[line], Says: "did you mean " + v[:len(v)-len(d)] + best + "? (" + v + " is sent as written)"})
 			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d: %s is one letter from %s, the domain of the ticket's other addresses: check it", line, v, best))
