@@ -625,7 +625,7 @@ func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
 		}
 		ml := t.mails[m]
 		if t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) ||
-			w.ordinalKept != nil && t.placesIn(m) {
+			w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && t.narrowsIn(m) {
 			continue
 		}
 		return m

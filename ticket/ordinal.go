@@ -189,6 +189,18 @@ func (t *Ticket) newerThan(m int) map[int]bool {
 	return out
 }
 
+// narrowsIn reports a sentence of mail m's words that narrows the
+// request to what it names ("solo info@ y ventas@", "just a1@… please"):
+// what the mail says is read.
+func (t *Ticket) narrowsIn(m int) bool {
+	for _, v := range t.order {
+		if slices.ContainsFunc(t.records[v].occ, func(o occurrence) bool { return o.msg == m && o.only != nNone && o.zone == zBody }) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(t.partials, func(p partial) bool { return p.msg == m && p.only != nNone })
+}
+
 // placesIn reports a line of mail m that names a place in a list: with
 // the list followed, what the mail says of it is read.
 func (t *Ticket) placesIn(m int) bool {
