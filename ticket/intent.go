@@ -623,14 +623,21 @@ func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
 		if m == asker {
 			return -1
 		}
-		ml := t.mails[m]
-		if t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) ||
-			w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && t.narrowsIn(m) {
-			continue
+		if !t.readOrQuiet(m, w, sts, own) {
+			return m
 		}
-		return m
 	}
 	return -1
+}
+
+// readOrQuiet reports a mail newer than the asking one that is no doubt
+// about it: ours, a bounce report, a cover note or a forward's, one that
+// asks or says little, a helpdesk's title, or one whose words the rule
+// reads (places in a list followed, a narrowing).
+func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bool {
+	ml := t.mails[m]
+	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) ||
+		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && t.narrowsIn(m)
 }
 
 // newerAsksOtherWay reports a mail not ours, newer than the asking mail,
