@@ -31,6 +31,9 @@ type line struct {
 	signedFrom       int
 	// replySubject: the line is a reply's subject ("Re: …").
 	replySubject bool
+	// requestAbove: the line goes on from a line that ends with a
+	// request word ("potete" over "sbloccare quell'indirizzo").
+	requestAbove bool
 	// carries: the line goes on a sentence of the line right above it,
 	// which names an address ("Could you take our address x@…" over
 	// "off your newsletter?").
@@ -286,10 +289,12 @@ func (r *Reader) ruledComment(l *line) bool {
 	st := &r.st
 	ruled := st.last.n == l.above() && st.ruleN == l.above()-1
 	spaced := st.last.n >= l.above()-1 && st.last.spaced && timeOfDay.MatchString(l.t)
-	if !ruled && !spaced || st.last.header {
+	author, verb, note := authorVerb(st.last.t)
+	verbed := verb && st.last.n == l.above() && timeOfDay.MatchString(l.t)
+	if !ruled && !spaced && !verbed || st.last.header {
 		return false
 	}
-	name, team, ok := commentAuthor(st.last.t)
+	name, team, ok := commentAuthor(author)
 	if !ok {
 		return false
 	}
@@ -298,7 +303,7 @@ func (r *Reader) ruledComment(l *line) bool {
 	r.tk.mails[m].stamp = stampOf(l.t)
 	r.tk.mails[m].team = team
 	// "Femke de Graaf (interne notitie)": an agent's internal note.
-	r.tk.mails[m].note = team != "" && phraseBooks().hasWords("internal-note", wordsOf(nil, team)...)
+	r.tk.mails[m].note = note || team != "" && phraseBooks().hasWords("internal-note", wordsOf(nil, team)...)
 	st.sig, st.inHeader, st.footer = 0, false, false
 	// "Demandeur : Claire Lefebvre <c.lefebvre@…>" in the fields above
 	// names the author of "Claire Lefebvre".
@@ -306,6 +311,20 @@ func (r *Reader) ruledComment(l *line) bool {
 		r.addSender(v, m, l.above())
 	}
 	return true
+}
+
+// authorVerb reads an author line that ends with a reply's verb, over the
+// date line of a helpdesk's comment ("Giorgio Bellandi sent a message",
+// "Lucia Ferri added a note"): the author, and whether it is a note (an
+// agent's, ours). The line as it is when it ends with none.
+func authorVerb(t string) (author string, verb, note bool) {
+	ws := wordsOf(nil, t)
+	for i := 1; i < len(ws) && i <= 4; i++ {
+		if phraseBooks().hasWords("wrote", ws[i:]...) {
+			return strings.TrimSpace(t[:ws[i].off]), true, is(ws[len(ws)-1].s, "note")
+		}
+	}
+	return t, false, false
 }
 
 // commentAuthor reads a comment's author line, a name alone: the name

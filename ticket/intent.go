@@ -762,7 +762,7 @@ func (t *Ticket) missingBefore(asker int, sts []mailStatement, own Own) bool {
 // too ("see below: could you put Tom's address back on?") is the asker
 // when no mail under it asks.
 func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) {
-	anchor, cover := -1, -1
+	anchor, cover, title := -1, -1, -1
 	internal := t.internal(own)
 	for _, m := range t.newestFirst() {
 		if t.ours(m, own) && !internal {
@@ -774,6 +774,14 @@ func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) 
 		}
 		switch {
 		case st.asks == 0:
+		case title < 0 && st.asks&changing == st.weak&changing && t.titleBlock(m):
+			// A helpdesk's title that names an action only in passing
+			// ("Riattivare le email per l'ufficio acquisti") over the
+			// customer's mail that asks it outright: the mail decides.
+			title = m
+		case title >= 0 && m != t.nextNotOurs(title, own):
+			// Only the mail right under the title speaks for it.
+			return anchor, title
 		case !st.cover && (st.asks&changing != 0 || !t.coverChanges(sts, cover)):
 			return anchor, m
 		case !st.cover:
@@ -784,7 +792,21 @@ func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) 
 			cover = m
 		}
 	}
+	if cover < 0 && title >= 0 {
+		return anchor, title
+	}
 	return anchor, cover
+}
+
+// nextNotOurs is the first mail read after m that is not ours, -1 for
+// none.
+func (t *Ticket) nextNotOurs(m int, own Own) int {
+	for _, k := range t.olderFrom(t.after(m)) {
+		if !t.ours(k, own) {
+			return k
+		}
+	}
+	return -1
 }
 
 // anchors reports a mail that asks or names targets, and is not a cover

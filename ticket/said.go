@@ -162,6 +162,7 @@ func (r *Reader) goesOnAbove(l *line) {
 	runsOn := len(r.wrap) > 0 && r.wrapAt == l.above() && r.wrapMsg == l.msg
 	if runsOn {
 		r.leaveAbove(l)
+		l.requestAbove = endsWithRequest(r.wrap)
 	}
 	r.ms = r.runOn(l, r.ms)
 	if runsOn && firstStop(l.t) == '?' {
@@ -863,7 +864,7 @@ func namesOthers(l *line) bool {
 // clicked unsubscribe by accident", not "Unsubscribe jane@…" or "can you
 // re-enable her address?").
 func passing(l *line, ms []match, m match) bool {
-	if m.end-m.first > 1 || m.runOn != "" || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || l.carries && sentenceOpensAt(l.ws, m.first) {
+	if m.end-m.first > 1 || m.runOn != "" || m.first == 0 && l.requestAbove || strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || l.carries && sentenceOpensAt(l.ws, m.first) {
 		return false
 	}
 	return writtenOutOnly(l.toks) && !askedAround(ms, m)
@@ -895,6 +896,13 @@ func askedAround(ms []match, m match) bool {
 		}
 	}
 	return false
+}
+
+// endsWithRequest reports words that end with a request word ("… quelle
+// mail ci servono di nuovo: potete" over "sbloccare quell'indirizzo").
+func endsWithRequest(ws []word) bool {
+	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
+	return len(ms) > 0 && ms[len(ms)-1].class == cRequest && ms[len(ms)-1].end == len(ws) && !ms[len(ms)-1].negated
 }
 
 // sentenceOpensAt reports that no sentence ends before word i of the
