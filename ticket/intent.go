@@ -762,40 +762,58 @@ func (t *Ticket) missingBefore(asker int, sts []mailStatement, own Own) bool {
 // too ("see below: could you put Tom's address back on?") is the asker
 // when no mail under it asks.
 func (t *Ticket) newestAsking(sts []mailStatement, own Own) (anchor, asker int) {
-	anchor, cover, title := -1, -1, -1
+	a := asking{t: t, sts: sts, own: own, anchor: -1, cover: -1, title: -1}
 	internal := t.internal(own)
 	for _, m := range t.newestFirst() {
 		if t.ours(m, own) && !internal {
 			continue
 		}
-		st := sts[m]
-		if anchor < 0 && t.anchors(m, st) {
-			anchor = m
+		if a.anchor < 0 && t.anchors(m, sts[m]) {
+			a.anchor = m
 		}
-		switch {
-		case st.asks == 0:
-		case title < 0 && st.asks&changing == st.weak&changing && t.titleBlock(m):
-			// A helpdesk's title that names an action only in passing
-			// ("Riattivare le email per l'ufficio acquisti") over the
-			// customer's mail that asks it outright: the mail decides.
-			title = m
-		case title >= 0 && m != t.nextNotOurs(title, own):
-			// Only the mail right under the title speaks for it.
-			return anchor, title
-		case !st.cover && (st.asks&changing != 0 || !t.coverChanges(sts, cover)):
-			return anchor, m
-		case !st.cover:
-			// "I'm not getting the plannings" under a cover note that
-			// asks to unblock: the cover's request decides.
-			return anchor, cover
-		case cover < 0:
-			cover = m
+		if asker, done := a.see(m); done {
+			return a.anchor, asker
 		}
 	}
-	if cover < 0 && title >= 0 {
-		return anchor, title
+	if a.cover < 0 && a.title >= 0 {
+		return a.anchor, a.title
 	}
-	return anchor, cover
+	return a.anchor, a.cover
+}
+
+// asking follows the mails, newest first, for newestAsking: the anchor,
+// a cover note that asks, a helpdesk's title that names an action only in
+// passing.
+type asking struct {
+	t                    *Ticket
+	sts                  []mailStatement
+	own                  Own
+	anchor, cover, title int
+}
+
+// see reads mail m: done with the asker when it decides.
+func (a *asking) see(m int) (asker int, done bool) {
+	st := a.sts[m]
+	switch {
+	case st.asks == 0:
+	case a.title < 0 && st.asks&changing == st.weak&changing && a.t.titleBlock(m):
+		// A helpdesk's title that names an action only in passing
+		// ("Riattivare le email per l'ufficio acquisti") over the
+		// customer's mail that asks it outright: the mail decides.
+		a.title = m
+	case a.title >= 0 && m != a.t.nextNotOurs(a.title, a.own):
+		// Only the mail right under the title speaks for it.
+		return a.title, true
+	case !st.cover && (st.asks&changing != 0 || !a.t.coverChanges(a.sts, a.cover)):
+		return m, true
+	case !st.cover:
+		// "I'm not getting the plannings" under a cover note that
+		// asks to unblock: the cover's request decides.
+		return a.cover, true
+	case a.cover < 0:
+		a.cover = m
+	}
+	return -1, false
 }
 
 // nextNotOurs is the first mail read after m that is not ours, -1 for
