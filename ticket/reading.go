@@ -1,6 +1,8 @@
 package ticket
 
 import (
+	"slices"
+
 	"github.com/shushlist/shush/api"
 )
 
@@ -66,7 +68,23 @@ func (t *Ticket) Reading(own Own) Reading {
 	if p.Mode == ModeRemoveIDs {
 		r.Targets = t.targetIDs(own)
 	}
+	if p.Mode == ModeCheck && r.Requester != nil {
+		r.Targets, r.LeftOut = t.checkOthers(r, roles[*r.Requester])
+	}
 	return r
+}
+
+// checkOthers leaves the requester out of a check whose words name the
+// addresses it asks about and not the requester's ("is my email blocked?
+// the one on my account is jellis.lifts@…, not the work one"): the
+// question is about those.
+func (t *Ticket) checkOthers(r Reading, d Decision) ([]string, []Left) {
+	req := *r.Requester
+	if !slices.Contains(r.Targets, req) || d.Reason == ReasonRequesterNames || len(r.Targets) < 2 {
+		return r.Targets, r.LeftOut
+	}
+	targets := slices.DeleteFunc(slices.Clone(r.Targets), func(v string) bool { return v == req })
+	return targets, append(r.LeftOut, Left{Value: req, Reason: ReasonCheckOthers, Line: d.By.Line})
 }
 
 // targetIDs are the suppression IDs the deciding mails' words name, in

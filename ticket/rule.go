@@ -46,6 +46,7 @@ const (
 	ReasonOtherID        = "the ID of something else (a trace or request ID), not a suppression's"
 	ReasonUnpicked       = "its row of the pasted table is not among those the ticket asks for"
 	ReasonNotPicked      = "its place in the list is not among those the ticket asks for"
+	ReasonCheckOthers    = "the requester, whose question names other addresses"
 	ReasonOlder          = "named only in an older mail, not in the request"
 	ReasonWithdrawn      = "the request was taken back"
 	ReasonFooter         = "only in a helpdesk's notification text"
