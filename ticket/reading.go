@@ -45,8 +45,22 @@ func (t *Ticket) Reading(own Own) Reading {
 		r.Reference = &ref
 	}
 	roles := t.Roles(own)
+	t.sortAddresses(&r, roles)
+	if p.Mode == ModeRemoveIDs {
+		r.Targets = t.targetIDs(own)
+	}
+	if p.Mode == ModeCheck && r.Requester != nil {
+		r.Targets, r.LeftOut = t.checkOthers(r, roles[*r.Requester])
+	}
+	return r
+}
+
+// sortAddresses puts each address of the ticket among the reading's
+// targets or what it leaves out, by its role in a batch of the proposed
+// mode, and notes the requester.
+func (t *Ticket) sortAddresses(r *Reading, roles map[string]Decision) {
 	dir := Suppress
-	if p.Mode == ModeRemove || p.Mode == ModeRemoveIDs {
+	if r.Mode == ModeRemove || r.Mode == ModeRemoveIDs {
 		dir = Release
 	}
 	for _, v := range t.order {
@@ -55,23 +69,16 @@ func (t *Ticket) Reading(own Own) Reading {
 			req := v
 			r.Requester = &req
 		}
-		if p.Mode == ModeAdd || p.Mode == ModeErase || p.Mode == ModeRemove {
+		if r.Mode == ModeAdd || r.Mode == ModeErase || r.Mode == ModeRemove {
 			d = d.For(dir)
 		}
 		switch {
 		case d.Leave:
 			r.LeftOut = append(r.LeftOut, Left{Value: v, Reason: d.Text(), Line: d.By.Line})
-		case p.Mode != ModeRemoveIDs:
+		case r.Mode != ModeRemoveIDs:
 			r.Targets = append(r.Targets, v)
 		}
 	}
-	if p.Mode == ModeRemoveIDs {
-		r.Targets = t.targetIDs(own)
-	}
-	if p.Mode == ModeCheck && r.Requester != nil {
-		r.Targets, r.LeftOut = t.checkOthers(r, roles[*r.Requester])
-	}
-	return r
 }
 
 // checkOthers leaves the requester out of a check whose words name the
