@@ -341,6 +341,9 @@ func (r *Reader) addressAt(l *line, i int) bool {
 		if _, ok := r.st.locals[folded(strings.TrimSuffix(w, "@"))]; ok && strings.HasSuffix(w, "@") {
 			return true // "außer vertrieb@", under vertrieb@… named above
 		}
+		if k+1 < len(l.ws) && l.ws[k+1].opens && isNameWord(w) && !l.ws[k].ends {
+			continue // "Behalve Sanne (s.bos@)"
+		}
 		if !shortWord(w) && !phraseBooks().has("mailbox", w) || l.ws[k].clause || l.ws[k].ends {
 			break
 		}
@@ -1761,6 +1764,9 @@ func gapBefore(ws []word, from, at int) bool {
 	n := at - from
 	if n < 1 || n > 2 {
 		return false
+	}
+	if n == 1 && ws[at].opens && isNameWord(ws[from].s) && !ws[from].ends {
+		return true // "Behalve Sanne (s.bos@…)": a name, its address in brackets
 	}
 	mailbox := false
 	for _, w := range ws[from:at] {
