@@ -260,7 +260,7 @@ func (ts *tables) keptByName(r *Reader, t *table) {
 			to := sentenceEnd(ws, from)
 			lo, hi := sentenceText(p.raw, ws, from, to)
 			if left := t.namedRows(ws[from:to], " "+wordRun(p.raw[lo:hi])+" "); len(left) > 0 && len(left) < len(t.list) {
-				r.leaveUnpicked(left, p, nil)
+				r.leaveUnpicked(left, p, []proseLine{p})
 			}
 			from = to
 		}
@@ -273,7 +273,7 @@ func (t *table) namedRows(ws []word, padded string) []pastedRow {
 	if len(t.list) != t.rows {
 		return nil
 	}
-	if asks, keeps := polarity(ws); asks || !keeps {
+	if asks, keeps := polarity(ws); (asks || !keeps) && !opensExcept(ws) {
 		return nil
 	}
 	var rows []pastedRow
@@ -286,6 +286,14 @@ func (t *table) namedRows(ws []word, padded string) []pastedRow {
 		}
 	}
 	return rows
+}
+
+// opensExcept reports a sentence that opens with an exception ("Behalve
+// de laatste (inkoop), die moet gewoon blijven ontvangen"): what it
+// names is kept, whatever else it says of it.
+func opensExcept(ws []word) bool {
+	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
+	return len(ms) > 0 && ms[0].first == 0 && ms[0].class == cExclude && !ms[0].negated
 }
 
 // sentenceEnd is where the sentence of words that begins at ws[from]
