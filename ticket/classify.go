@@ -303,7 +303,7 @@ func (r *Reader) ruledComment(l *line) bool {
 	r.tk.mails[m].stamp = stampOf(l.t)
 	r.tk.mails[m].team = team
 	// "Femke de Graaf (interne notitie)": an agent's internal note.
-	r.tk.mails[m].note = note || team != "" && phraseBooks().hasWords("internal-note", wordsOf(nil, team)...)
+	r.tk.mails[m].note = note || team != "" && phraseBooks().hasWords("internal-note", wordsOf(nil, team)...) || notedDate(l.t)
 	st.sig, st.inHeader, st.footer = 0, false, false
 	// "Demandeur : Claire Lefebvre <c.lefebvre@…>" in the fields above
 	// names the author of "Claire Lefebvre".
@@ -311,6 +311,16 @@ func (r *Reader) ruledComment(l *line) bool {
 		r.addSender(v, m, l.above())
 	}
 	return true
+}
+
+// notedDate reports a comment's date line that marks it an internal note
+// in brackets ("12 mrt 2026, 09:30 (interne notitie)").
+func notedDate(t string) bool {
+	i := strings.LastIndexByte(t, '(')
+	if i < 0 || !strings.HasSuffix(strings.TrimSpace(t), ")") {
+		return false
+	}
+	return phraseBooks().hasWords("internal-note", wordsOf(nil, strings.TrimSuffix(strings.TrimSpace(t[i+1:]), ")"))...)
 }
 
 // authorVerb reads an author line that ends with a reply's verb, over the
