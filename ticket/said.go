@@ -435,6 +435,27 @@ func (s *said) read(ms []match, l *line) {
 		// that gets them is the one named, not the writer's.
 		s.self = sNone
 	}
+	if s.self == sAsk && s.asks&changing != 0 && !meBesideChange(l, ms) {
+		// "Two hard bounces came back to my inbox. … Can you put them
+		// on the suppression list?": the writer tells where the mail
+		// came; the request is about others.
+		s.self = sNone
+	}
+}
+
+// meBesideChange reports a phrase naming the writer in a sentence that
+// asks a change.
+func meBesideChange(l *line, ms []match) bool {
+	for _, m := range ms {
+		if m.negated || classWays[m.class].self == sNone {
+			continue
+		}
+		from, to := sentence(l.ws, l.ws[m.first].off)
+		if changesIn(ms, from, to) {
+			return true
+		}
+	}
+	return false
 }
 
 // readPhrases notes the way, the addresses kept, the question and the
