@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -61,6 +62,7 @@ var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
 	(*Reader).headerLine,
 	(*Reader).formFieldLine,
 	(*Reader).conversationLine,
+	(*Reader).namedFieldLine,
 	(*Reader).chatLine,
 	(*Reader).commentLine,
 	(*Reader).noteLine,
@@ -323,6 +325,9 @@ func notedDate(t string) bool {
 	return phraseBooks().hasWords("internal-note", wordsOf(nil, strings.TrimSuffix(strings.TrimSpace(t[i+1:]), ")"))...)
 }
 
+// noteWords are the words for a note in a helpdesk's "added a note".
+var noteWords = map[string]bool{"note": true, "notiz": true, "nota": true, "notitie": true, "notat": true, "anteckning": true, "notatka": true, "poznamka": true}
+
 // authorVerb reads an author line that ends with a reply's verb, over the
 // date line of a helpdesk's comment ("Giorgio Bellandi sent a message",
 // "Lucia Ferri added a note"): the author, and whether it is a note (an
@@ -331,7 +336,7 @@ func authorVerb(t string) (author string, verb, note bool) {
 	ws := wordsOf(nil, t)
 	for i := 1; i < len(ws) && i <= 4; i++ {
 		if phraseBooks().hasWords("wrote", ws[i:]...) {
-			return strings.TrimSpace(t[:ws[i].off]), true, is(ws[len(ws)-1].s, "note")
+			return strings.TrimSpace(t[:ws[i].off]), true, slices.ContainsFunc(ws[i:], func(w word) bool { return noteWords[folded(w.s)] })
 		}
 	}
 	return t, false, false
@@ -436,6 +441,28 @@ func (r *Reader) conversationLine(l *line) (lineKind, bool) {
 	return lineKind{header: true}, true
 }
 
+// namedFieldLine: a field with an address right under a field with a
+// name whose label it goes on ("Besøgende: Louise Holm" over
+// "Besøgendes e-mail: louise.holm@…", "Visitor: … / Visitor email: …"):
+// that address is that person's, as a requester field is, and so are the
+// chat turns headed by the name.
+func (r *Reader) namedFieldLine(l *line) (lineKind, bool) {
+	st := &r.st
+	if l.depth > 0 || !fieldLine(l) || l.toks[0].Value == "" || st.last.n != l.above() {
+		return lineKind{}, false
+	}
+	prevLabel, name, ok := strings.Cut(st.last.t, ":")
+	name = strings.TrimSpace(name)
+	label := folded(strings.TrimSpace(l.t[:l.toks[0].off]))
+	if !ok || name == "" || !nameLike(name, false) || strings.Contains(name, "@") ||
+		len(strings.TrimSpace(prevLabel)) < 3 || !strings.HasPrefix(label, folded(strings.TrimSpace(prevLabel))) {
+		return lineKind{}, false
+	}
+	st.names[folded(name)] = l.toks[0].Value
+	l.setZone(zFrom)
+	return lineKind{header: true}, true
+}
+
 // conversationWith is a chat export's title and the customer's name.
 var conversationWith = regexp.MustCompile(`(?i)^(?:conversation with|conversation avec|konversation mit|unterhaltung mit|conversación con|conversa com|conversazione con|gesprek met|samtal med|samtale med|rozmowa z)\s+(\pL[\pL .'’-]{1,60})$`)
 
@@ -458,6 +485,8 @@ func (r *Reader) chatLine(l *line) (lineKind, bool) {
 	} else {
 		mail := r.startMail(l)
 		r.tk.mails[mail].helpdesk = true
+		// "[14:02] Mikkel (NordBolig): …": the agent's company.
+		r.tk.mails[mail].team = folded(strings.TrimSpace(m[2]))
 		if v, ok := st.names[name]; ok {
 			r.addSender(v, mail, l.n)
 		}

@@ -56,12 +56,13 @@ func (o Own) named(name string) bool {
 }
 
 // domainNamed reports whether name is the first label of the domain of
-// addr ("x@lumenly.example", "@lumenly.example").
+// addr ("x@lumenly.example", "@lumenly.example"), its words joined as the
+// label joins them ("boligportal nord" for boligportal-nord.example).
 func domainNamed(addr, name string) bool {
 	at := strings.LastIndexByte(addr, '@')
 	if at < 0 || name == "" {
 		return false
 	}
 	label, _, _ := strings.Cut(addr[at+1:], ".")
-	return label == name
+	return label == name || strings.Contains(name, " ") && (label == strings.ReplaceAll(name, " ", "-") || label == strings.ReplaceAll(name, " ", ""))
 }

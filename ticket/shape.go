@@ -509,7 +509,7 @@ var commentLead = regexp.MustCompile(`(?i)^(?:\[?(?:\pL+\s+)?#?\d{2,}\]?\s*[-–
 // dash, the speaker's name (perhaps their team in brackets) and a colon,
 // then what they said ("02:15 PM | Dana Whitfield: can you lift both?",
 // "[14:02] Sam (Support): done").
-var chatTurn = regexp.MustCompile(`^\[?\d{1,2}[:.]\d{2}(?:\s*[AaPp]\.?[Mm]\.?)?\]?\s*(?:[|·•–—-]\s*)?(\pL[\pL .'’-]{0,40}?)(?:\s*\([\pL .'’-]{1,30}\))?\s*:\s+\S`)
+var chatTurn = regexp.MustCompile(`^\[?\d{1,2}[:.]\d{2}(?:\s*[AaPp]\.?[Mm]\.?)?\]?\s*(?:[|·•–—-]\s*)?(\pL[\pL .'’-]{0,40}?)(?:\s*\(([\pL .'’-]{1,30})\))?\s*:\s+\S`)
 
 // withoutCommentLead is t without its commentLead, when what follows it
 // begins with a capital letter (a name).

@@ -433,11 +433,17 @@ type match struct {
 // negation is marked so.
 func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 	out = out[:0]
+	gapEnd := 0 // the end of the last phrase with a gap that asks a change
 	for i := 0; i < len(ws); {
 		c, best, gapped := b.atGap(ws, i)
-		if best == 0 {
+		if best == 0 || i+best <= gapEnd && classWays[c].ask&changing != 0 {
+			// "heben Sie die Sperre wieder auf": the noun in the gap of a
+			// phrase that asks is that phrase's, not a request of its own.
 			i++
 			continue
+		}
+		if gapped && classWays[c].ask&changing != 0 {
+			gapEnd = i + best
 		}
 		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws, i, neg)})
 		if gapped || c == cNarrative {
