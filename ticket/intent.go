@@ -435,6 +435,12 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.selfOverOursToAnother(*w, own)
 	}, "asks for its writer over a mail of ours that went to another address",
 		"the writer asks for themselves, and the mail of ours they pass on went to another address: which is to change?"},
+	// "Voltar a receber e-mails" over words the rule reads only as a
+	// stop: one of the two it misread.
+	{func(t *Ticket, w *weighing, sts []mailStatement, _ Own) bool {
+		return w.p.Mode.Changes() && t.subjectOtherWay(*w, sts)
+	}, "its subject asks the other way from its words",
+		"the ticket's subject asks the other way from its words: check which is meant"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
 		return w.p.Mode == ModeRemoveIDs && w.ordinalKept == nil && t.keepsSomeID(*w)
 	}, "a sentence naming suppression IDs keeps one without saying which",
@@ -668,6 +674,38 @@ func opposite(m Mode) ask {
 		return aSuppress
 	}
 	return 0
+}
+
+// subjectOtherWay reports a stop proposed under a subject of the asking
+// mail, or a helpdesk's title over it, that asks only to get mail again
+// and answers no earlier mail ("Voltar a receber e-mails" over words read
+// only as a stop): one of the two is misread. (A reply's subject is the
+// request it answers, which a newer mail may undo.)
+func (t *Ticket) subjectOtherWay(w weighing, _ []mailStatement) bool {
+	if w.asker < 0 || opposite(w.p.Mode) != aRelease {
+		return false
+	}
+	other := false
+	for _, s := range t.said {
+		switch {
+		case s.subject && !s.reply && !s.fwd && (s.msg == w.asker || s.msg == 0 && t.titleBlock(0)) && s.asks&(aSuppress|aRelease) == aRelease:
+			other = true
+		case !s.subject && s.msg == w.asker && deniesRelease(t.lines[s.line]):
+			// "sorry for the confusing subject: we do not want anything
+			// unblocked": the words answer the subject.
+			return false
+		}
+	}
+	return other
+}
+
+// deniesRelease reports a line that says not to release ("we do not want
+// anything unblocked").
+func deniesRelease(text string) bool {
+	ws := wordsOf(nil, text)
+	return slices.ContainsFunc(phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]), func(m match) bool {
+		return m.negated && classWays[m.class].ask&aRelease != 0
+	})
 }
 
 // titleBlock reports the first mail of a helpdesk's export, its title and
