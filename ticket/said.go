@@ -640,6 +640,22 @@ func keptBy(l *line, m match, kept []string) []string {
 // keptInSentence reports a sentence, around the word at off, that keeps
 // or leaves out what it names ("the studio address this comes from is
 // fine to keep", "not the billing mailbox").
+// aloneKept reports an ID at off that is the one token of a sentence
+// that keeps and asks nothing ("There's a third one (d05b…) but that
+// person really did ask us to stop, so leave it where it is"): that ID is
+// kept.
+func aloneKept(l *line, ms []match, off int) bool {
+	from, to := sentence(l.ws, off)
+	lo, hi := l.ws[from].off, l.ws[to-1].off+len(l.ws[to-1].s)
+	n := 0
+	for _, f := range l.toks {
+		if f.off >= lo && f.off < hi {
+			n++
+		}
+	}
+	return n == 1 && !changesIn(ms, from, to)
+}
+
 func keptInSentence(l *line, ms []match, off int) bool {
 	from, to := sentence(l.ws, off)
 	for _, k := range ms {
@@ -2146,7 +2162,7 @@ func (r *Reader) keptIDs(l *line, ms []match) []int {
 		from, _ := sentence(l.ws, f.off)
 		switch {
 		case err != nil:
-		case excepted(l.ws, ms, f.off):
+		case excepted(l.ws, ms, f.off) || keptInSentence(l, ms, f.off) && aloneKept(l, ms, f.off):
 			kept, keptFrom = append(kept, f.off), append(keptFrom, from)
 			if len(r.tk.keptIDs) < maxRecords {
 				r.tk.keptIDs[v] = l.n
