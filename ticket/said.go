@@ -244,7 +244,7 @@ func (s *said) erasure(l *line, subject bool) {
 			continue
 		}
 		s.forgets = true
-		if !m.negated && !subject && s.asks&changing == 0 && !labelled(l.t) {
+		if !m.negated && !subject && s.asks&changing&^s.weak == 0 && !labelled(l.t) {
 			s.noteAsk(aSuppress, phraseText(l, m), false)
 		}
 		return
