@@ -94,12 +94,24 @@ func (r *Reader) personWord(l *line, ms []match, i int) (int, string) {
 	case !ok:
 	case local != "" && exceptedName(l.ws, ms, i):
 		return pSure, local
-	case leavesOutIn(l, ms, i):
+	case leavesOutIn(l, ms, i) && !saysLocal(l, local, i):
 		return pAsk, ""
 	}
 	// "The first is reception. No toquéis nada más": a name and a
 	// leaving out in two sentences.
 	return pNone, ""
+}
+
+// saysLocal reports a line that names the local part local itself ("Tom
+// Smit toch nog blijft, dus t.smit graag laten staan"): whom it leaves
+// out, it says.
+func saysLocal(l *line, local string, name int) bool {
+	for k, w := range l.ws {
+		if k != name && k != name+1 && local != "" && strings.EqualFold(strings.TrimSuffix(w.s, "@"), local) {
+			return true
+		}
+	}
+	return false
 }
 
 // namedLater is a line that leaves out people by names no address read
