@@ -368,10 +368,17 @@ func commentAuthor(t string) (name, team string, ok bool) {
 // Cantina da Nonna / …"), a signature's block.
 func (r *Reader) resumesSignature(l *line) bool {
 	st := &r.st
-	if !st.sigCut || !st.last.name || len(l.toks) > 0 || !nameLike(l.t, false) {
+	head := l.t
+	for _, sep := range []string{" | ", " – ", " — ", " - ", ", "} {
+		// "Tomasz Wróbel | Kierownik budowy": the name, then the title.
+		if h, _, ok := strings.Cut(head, sep); ok {
+			head = h
+		}
+	}
+	if !st.sigCut || !st.last.name || len(l.toks) > 0 || !nameLike(head, false) {
 		return false
 	}
-	signed, full := strings.Fields(folded(st.last.t)), strings.Fields(folded(l.t))
+	signed, full := strings.Fields(folded(st.last.t)), strings.Fields(folded(head))
 	return len(signed) == 1 && len(full) >= 2 && signed[0] == full[0]
 }
 

@@ -713,12 +713,41 @@ func (t *Ticket) unheadedRequester(own Own, w weighing) (person, bool) {
 	if p, ok := t.deciderSender(own, w); ok {
 		return p, true
 	}
+	if p, ok := t.selfNamed(own, w); ok {
+		return p, true
+	}
 	for _, p := range t.signers {
 		if !own.Has(p.value) {
 			return p, true
 		}
 	}
 	return t.signedSender(own)
+}
+
+// selfNamed is the one address a line of the deciding mail names while
+// its writer speaks of themselves ("proszę o usunięcie mojego adresu
+// tomasz@…"), before a signature's company address (biuro@…).
+func (t *Ticket) selfNamed(own Own, w weighing) (person, bool) {
+	if w.asker < 0 {
+		return person{}, false
+	}
+	for _, s := range t.said {
+		if s.msg != w.asker || s.subject || !s.names {
+			continue
+		}
+		ws := wordsOf(nil, t.lines[s.line])
+		for _, m := range phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]) {
+			if m.negated || classWays[m.class].self == sNone && m.class != cNotMe || m.end >= len(ws) {
+				continue
+			}
+			// "mojego adresu tomasz@…", "mi dirección elena@…": the
+			// address right after the words that name the writer.
+			if v := normalized(strings.Trim(ws[m.end].s, "<>()[]\"'.,;:")); v != "" && !own.Has(v) && t.records[v] != nil {
+				return person{value: v, msg: s.msg, line: s.line}, true
+			}
+		}
+	}
+	return person{}, false
 }
 
 // signedSender is the one sender of a quoted mail whose name begins with
