@@ -685,18 +685,14 @@ func (t *Ticket) subjectOtherWay(w weighing, _ []mailStatement) bool {
 	if w.asker < 0 || opposite(w.p.Mode) != aRelease {
 		return false
 	}
-	other := false
-	for _, s := range t.said {
-		switch {
-		case s.subject && !s.reply && !s.fwd && (s.msg == w.asker || s.msg == 0 && t.titleBlock(0)) && s.asks&(aSuppress|aRelease) == aRelease:
-			other = true
-		case !s.subject && s.msg == w.asker && deniesRelease(t.lines[s.line]):
-			// "sorry for the confusing subject: we do not want anything
-			// unblocked": the words answer the subject.
-			return false
-		}
+	if !slices.ContainsFunc(t.said, func(s said) bool {
+		return s.subject && !s.reply && !s.fwd && (s.msg == w.asker || s.msg == 0 && t.titleBlock(0)) && s.asks&(aSuppress|aRelease) == aRelease
+	}) {
+		return false
 	}
-	return other
+	// "sorry for the confusing subject: we do not want anything
+	// unblocked": the words answer the subject.
+	return !slices.ContainsFunc(t.said, func(s said) bool { return !s.subject && s.msg == w.asker && deniesRelease(t.lines[s.line]) })
 }
 
 // deniesRelease reports a line that says not to release ("we do not want

@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/shushlist/shush/api"
 )
@@ -60,15 +61,23 @@ var placeSections = [...]struct {
 	{"ordinal-last", placeLast}, {"count-two", countTwo}, {"count-three", countThree},
 }
 
-// placeOf is the place word w names, placeNone for none.
-func placeOf(w word) listPlace {
+// listPlaceWords is every place word of the books, folded, with its place:
+// one lookup a word.
+var listPlaceWords = sync.OnceValue(func() map[string]listPlace {
+	m := map[string]listPlace{}
 	b := phraseBooks()
-	for _, s := range placeSections {
-		if b.has(s.section, w.s) {
-			return s.place
+	for i := len(placeSections) - 1; i >= 0; i-- {
+		for w := range b.words[placeSections[i].section] {
+			m[w] = placeSections[i].place
 		}
 	}
-	return placeNone
+	return m
+})
+
+// placeOf is the place word w names, placeNone for none.
+func placeOf(w word) listPlace {
+	var buf [64]byte
+	return listPlaceWords()[string(fold(buf[:0], w.s))]
 }
 
 // positions is the places (1-based) in a list of n that the ordinal
