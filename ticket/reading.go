@@ -48,6 +48,7 @@ func (t *Ticket) Reading(own Own) Reading {
 	t.sortAddresses(&r, roles)
 	if p.Mode == ModeRemoveIDs {
 		r.Targets = t.targetIDs(own)
+		r.LeftOut = append(r.LeftOut, t.idsLeft(r.Targets, roles)...)
 	}
 	if p.Mode == ModeCheck && r.Requester != nil {
 		r.Targets, r.LeftOut = t.checkOthers(r, roles[*r.Requester])
@@ -79,6 +80,25 @@ func (t *Ticket) sortAddresses(r *Reading, roles map[string]Decision) {
 			r.Targets = append(r.Targets, v)
 		}
 	}
+}
+
+// idsLeft is the suppression IDs the ticket names that a release of
+// targets leaves, each once with why: another thing's ID, one the words
+// keep, one whose place in the list they do not pick.
+func (t *Ticket) idsLeft(targets []string, roles map[string]Decision) []Left {
+	var out []Left
+	seen := map[string]bool{}
+	for _, id := range t.ids {
+		v, err := api.NormalizeID(id.value)
+		if err != nil || seen[v] || slices.Contains(targets, v) {
+			continue
+		}
+		seen[v] = true
+		if d, ok := roles[v]; ok && d.Leave {
+			out = append(out, Left{Value: v, Reason: d.Text(), Line: d.By.Line})
+		}
+	}
+	return out
 }
 
 // checkOthers leaves the requester out of a check whose words name the
