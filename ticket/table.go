@@ -151,47 +151,26 @@ func (t *table) add(cells []string, toks []token) {
 }
 
 // picks reports whether text names a column of t and a value that
-// column holds in some of its rows, not all, while some other value of
-// it repeats: a condition on the rows.
+// column holds in some of its rows, not all: a condition on the rows.
 func (t *table) picks(text string) bool {
-	if t.rows < 2 {
-		return false
+	n := valuesNamed{col: -1}
+	if t.rows >= 2 {
+		t.columnValues(" "+text+" ", &n)
 	}
-	padded := " " + text + " "
-	for i, h := range t.head {
-		if i == t.addr || h == "" || len(t.values[i]) < 2 || len(t.values[i]) == t.rows || !strings.Contains(padded, " "+h+" ") {
-			continue
-		}
-		for v, n := range t.values[i] {
-			if n < t.rows && strings.Contains(padded, " "+v+" ") && v != h {
-				return true
-			}
-		}
-	}
-	return false
+	return len(n.vals) > 0
 }
 
 // quotes reports words that quote a value a column of t holds in some of
 // its rows, not all ("anyone marked \"left\"", "los que salen como
 // «error de importación»"): a condition on the rows, its column unnamed.
+// A quoted cell that says what to do with its row ("rows marked
+// \"remove\"") is the rule's to follow.
 func (t *table) quotes(raw string) bool {
-	if t.rows < 2 {
-		return false
+	n := valuesNamed{col: -1}
+	if t.rows >= 2 {
+		t.quotedValues(raw, &n)
 	}
-	for _, q := range quoted.FindAllStringSubmatch(raw, 8) {
-		if c, _ := firstPhrase(phraseBooks().trees[inWords], wordsOf(nil, q[1])); c != cNone {
-			// "Rows marked \"remove\"": a cell that says what to do
-			// with its row, which the rule follows.
-			continue
-		}
-		v := wordRun(q[1])
-		for i, vals := range t.values {
-			if n, ok := vals[v]; ok && i != t.addr && v != "" && len(vals) >= 2 && n < t.rows {
-				return true
-			}
-		}
-	}
-	return false
+	return len(n.vals) > 0
 }
 
 // namesValue reports words that name, unquoted and with no column, a
@@ -202,21 +181,11 @@ func (t *table) quotes(raw string) bool {
 // the rule's to follow; one of a letter or three ("ja", "x") is too
 // common a word to tell.
 func (t *table) namesValue(text string) bool {
-	if t.rows < 4 {
-		return false
+	n := valuesNamed{col: -1}
+	if t.rows >= 4 {
+		t.repeatedValues(" "+text+" ", &n)
 	}
-	padded := " " + text + " "
-	for i, vals := range t.values {
-		if i == t.addr || len(vals) < 2 || len(vals) >= t.rows {
-			continue
-		}
-		for v, n := range vals {
-			if n >= 2 && t.rows-n >= 2 && len([]rune(v)) >= 4 && strings.Contains(padded, " "+v+" ") && cellMark(v) == rowNone {
-				return true
-			}
-		}
-	}
-	return false
+	return len(n.vals) > 0
 }
 
 // quoted is a few words in quotation marks.
