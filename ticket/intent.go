@@ -493,15 +493,9 @@ func (t *Ticket) decidesLater(w weighing, own Own) bool {
 	if w.asker < 0 {
 		return false
 	}
-	newer := map[int]bool{w.asker: true}
-	for _, m := range t.newestFirst() {
-		if m == w.asker {
-			break
-		}
-		newer[m] = !t.ours(m, own)
-	}
+	newer := t.newerThan(w.asker)
 	for _, s := range t.said {
-		if s.later && !s.subject && newer[s.msg] {
+		if s.later && !s.subject && (s.msg == w.asker || newer[s.msg] && !t.ours(s.msg, own)) {
 			return true
 		}
 	}
@@ -835,7 +829,7 @@ func (a *asking) see(m int) (asker int, done bool) {
 		// ("Riattivare le email per l'ufficio acquisti") over the
 		// customer's mail that asks it outright: the mail decides.
 		a.title = m
-	case a.title >= 0 && m != a.t.nextNotOurs(a.title, a.own):
+	case a.title >= 0 && m != a.t.firstMail(func(k int) bool { return !a.t.ours(k, a.own) }, a.t.after(a.title)):
 		// Only the mail right under the title speaks for it.
 		return a.title, true
 	case !st.cover && (st.asks&changing != 0 || !a.t.coverChanges(a.sts, a.cover)):
@@ -848,17 +842,6 @@ func (a *asking) see(m int) (asker int, done bool) {
 		a.cover = m
 	}
 	return -1, false
-}
-
-// nextNotOurs is the first mail read after m that is not ours, -1 for
-// none.
-func (t *Ticket) nextNotOurs(m int, own Own) int {
-	for _, k := range t.olderFrom(t.after(m)) {
-		if !t.ours(k, own) {
-			return k
-		}
-	}
-	return -1
 }
 
 // anchors reports a mail that asks or names targets, and is not a cover

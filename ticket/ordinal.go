@@ -287,20 +287,7 @@ func sentenceWay(ws []word, ms []match, m match, from, to int) int {
 // words, opens the sentence, or has a request word before it ("Please
 // release the first two", "Release the other two"), not "The third one
 // is a genuine spam complaint … leave that one".
-func askedOrKept(ws []word) (asks, keeps bool) {
-	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
-	for _, m := range ms {
-		changes := classWays[m.class].ask&changing != 0
-		switch {
-		case changes && !m.negated:
-			request := slices.ContainsFunc(ms, func(o match) bool { return o.class == cRequest && !o.negated && o.end <= m.first })
-			asks = asks || m.end-m.first > 1 || m.first == 0 || request
-		case changes && m.negated, keepClasses[m.class] && !m.negated:
-			keeps = true
-		}
-	}
-	return asks, keeps
-}
+func askedOrKept(ws []word) (asks, keeps bool) { return sentencePolarity(ws, true) }
 
 // onlyWord reports a word that is a phrase of the books' [only] alone
 // ("just", "solo"), as an ordinal phrase may begin.

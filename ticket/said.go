@@ -637,9 +637,6 @@ func keptBy(l *line, m match, kept []string) []string {
 	return kept
 }
 
-// keptInSentence reports a sentence, around the word at off, that keeps
-// or leaves out what it names ("the studio address this comes from is
-// fine to keep", "not the billing mailbox").
 // aloneKept reports an ID at off that is the one token of a sentence
 // that keeps and asks nothing ("There's a third one (d05b…) but that
 // person really did ask us to stop, so leave it where it is"): that ID is
@@ -656,6 +653,9 @@ func aloneKept(l *line, ms []match, off int) bool {
 	return n == 1 && !changesIn(ms, from, to)
 }
 
+// keptInSentence reports a sentence, around the word at off, that keeps
+// or leaves out what it names ("the studio address this comes from is
+// fine to keep", "not the billing mailbox").
 func keptInSentence(l *line, ms []match, off int) bool {
 	from, to := sentence(l.ws, off)
 	for _, k := range ms {
@@ -1175,7 +1175,7 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 // suppression's); else, unless the line keeps it (at an offset in kept),
 // one for its mail m and the ticket.
 func (r *Reader) placeID(l *line, f *token, m *mail, kept []int) {
-	if otherID(l.ws, f.off) || otherID(wordsOf(nil, withoutAsides(l.t[:f.off])), f.off+1) || !suppressionID(f.Raw) {
+	if otherID(wordsOf(nil, withoutAsides(l.t[:f.off])), len(l.t)) || !suppressionID(f.Raw) {
 		// "Trace ID: …": an ID of something else, never a
 		// suppression's (Ticket.Roles leaves it out).
 		if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {

@@ -385,12 +385,19 @@ func (c *conditions) sentence(t *table, p proseLine, ws []word, raw string) {
 // polarity reports a sentence whose words ask a change, and one whose
 // words keep what it names (a keep, an exception, a change said not to
 // be made).
-func polarity(ws []word) (asks, keeps bool) {
-	for _, m := range phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]) {
+func polarity(ws []word) (asks, keeps bool) { return sentencePolarity(ws, false) }
+
+// sentencePolarity reads polarity; outright, a change asks only when it
+// is a phrase of words, opens the sentence, or has a request word before
+// it (askedOrKept).
+func sentencePolarity(ws []word, outright bool) (asks, keeps bool) {
+	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
+	for _, m := range ms {
 		changes := classWays[m.class].ask&changing != 0
 		switch {
 		case changes && !m.negated:
-			asks = true
+			asks = asks || !outright || m.end-m.first > 1 || m.first == 0 ||
+				slices.ContainsFunc(ms, func(o match) bool { return o.class == cRequest && !o.negated && o.end <= m.first })
 		case changes && m.negated, keepClasses[m.class] && !m.negated:
 			keeps = true
 		}
