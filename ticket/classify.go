@@ -126,6 +126,9 @@ func (l *line) depthZeroOrSame(r *Reader) bool { return l.depth == r.st.depth }
 func (r *Reader) headerLine(l *line) (lineKind, bool) {
 	st := &r.st
 	name, ok := headerName(l.t, len(l.toks) > 0 || st.inHeader)
+	if ok && phraseBooks().has("header-contact", name) && !r.contactField(l) {
+		name, ok = "", false
+	}
 	if !ok && !(st.inHeader && startsBlank(l.raw, l.depth)) {
 		return lineKind{}, false
 	}
@@ -133,7 +136,7 @@ func (r *Reader) headerLine(l *line) (lineKind, bool) {
 		l.setZone(st.headerZone)
 		return lineKind{header: true}, true
 	}
-	if !st.inHeader && !phraseBooks().has("header-requester", name) {
+	if !st.inHeader && !phraseBooks().has("header-requester", name) && !phraseBooks().has("header-contact", name) {
 		r.titleAbove(l)
 		r.headerBlock(l)
 	}
@@ -204,8 +207,11 @@ var headerKinds = []struct {
 	is   func(r *Reader, l *line, name string) bool
 	read func(r *Reader, l *line) zone
 }{
-	// A helpdesk export's "Requester: Name <addr>": the ticket's.
-	{func(_ *Reader, _ *line, name string) bool { return phraseBooks().has("header-requester", name) }, (*Reader).requesterHeader},
+	// A helpdesk export's "Requester: Name <addr>" (or its "Contact:"
+	// field in the ticket's first block): the ticket's.
+	{func(_ *Reader, _ *line, name string) bool {
+		return phraseBooks().has("header-requester", name) || phraseBooks().has("header-contact", name)
+	}, (*Reader).requesterHeader},
 	{func(_ *Reader, _ *line, name string) bool { return phraseBooks().has("header-from", name) }, (*Reader).fromHeader},
 	{func(r *Reader, l *line, name string) bool {
 		return phraseBooks().has("header-to", name) && r.st.top && l.depth == 0 && l.msg == 0
@@ -221,6 +227,14 @@ var headerKinds = []struct {
 		return phraseBooks().has("header-to", name) && r.tk.mails[l.msg].forward
 	},
 		func(*Reader, *line) zone { return zRecipient }},
+}
+
+// contactField reports a helpdesk export's "Contact: Name <addr>" field:
+// a line with an address in the ticket's first block of words (under its
+// title and its other fields, before any empty line), not quoted.
+// Elsewhere ("Contact: info@…" under a signature) the word is no header.
+func (r *Reader) contactField(l *line) bool {
+	return l.depth == 0 && !r.st.headDone && len(l.toks) > 0
 }
 
 func (r *Reader) requesterHeader(l *line) zone {

@@ -131,7 +131,7 @@ var sections = map[string]struct {
 // wordSections are the sections that are lists of single words (or short
 // names), looked up whole.
 var wordSections = []string{
-	"header-from", "header-requester", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
+	"header-from", "header-requester", "header-contact", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
 	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler",
 	"system", "at", "dot", "dash", "greeting", "row-keep", "mailbox", "internal-note", "other-id", "id-word",
 	"ordinal-first", "ordinal-second", "ordinal-third", "ordinal-last", "count-two", "count-three",

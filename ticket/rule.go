@@ -430,11 +430,12 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 // recipientAsked reports the recipient of a forwarded mail that the
 // deciding mail points at without naming anyone ("please stop sending to
 // his address, the one below"): a target, unless the requester asks for
-// themselves or the forwarded mail is a bounce report.
+// themselves or the forwarded mail is a bounce report or an automatic
+// reply (whose recipient is the system that sent the mail it answers).
 func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
 	a := f.w.anchor
 	return o.zone == zRecipient && a >= 0 && f.w.targets[o.msg] && o.msg != a && f.self == nil &&
-		t.mails[a].named == 0 && !t.mails[o.msg].bounce && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes()
+		t.mails[a].named == 0 && !t.mails[o.msg].bounce && !t.mails[o.msg].auto && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes()
 }
 
 // asksForOther reports a request whose words say it is for another
@@ -834,10 +835,31 @@ var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\p
 // Adresse" is, "seine" is not).
 var aboutSomeoneElseAbroad = regexp.MustCompile(`(?i)\b(?:seine|seiner|seinen)\s+(?:e-?mail-?)?(?:adresse|postfach)|(?:son|sa)\s+(?:adresse|bo[iî]te|courriel|e-?mail)|suo\s+indirizzo|sua\s+(?:casella|e-?mail)|(?:endere[cç]o|e-?mail|caixa)\s+(?:dele|dela)|(?:direcci[oó]n|correo|cuenta)\s+de\s+(?:ella|[eé]l)|(?:haar|zijn)\s+(?:e-?mail)?(?:adres|mailbox|postvak)\b`)
 
+// namedAbroad matches, in the other books' languages, a person's address
+// by their name ("die Adresse von Frau Meier", "la dirección de Marta",
+// "l'indirizzo della signora Bassi"); its group is the name, which must
+// not be the polite "you" ("die Adresse von Ihnen").
+var namedAbroad = regexp.MustCompile(`(?i:\b(?:e-?mail-?adresse|mailadresse|adresse|postfach)\s+von|\b(?:direcci[oó]n|correo|buz[oó]n|cuenta)\s+de(?:\s+la|\s+el)?|(?:\bl['’]|\b)adresse\s+(?:e-?mail\s+)?de|\bbo[iî]te\s+de|\b(?:indirizzo|casella)\s+(?:di|della|del|dello)|\b(?:endere[cç]o|caixa)\s+d[oa]|\b(?:e-?mail)?adres\s+van|\bmailbox\s+van)\s+(?:(?i:frau|herrn?|dr\.?|señora|señor|sra\.?|sr\.?|madame|monsieur|mme|m\.|signora|signor|sig\.?(?:ra)?|dott\.?(?:ssa)?|senhora|senhor|mevrouw|meneer|mevr\.?|dhr\.?)\s+)?(\p{Lu}\pL+)`)
+
+// politeYou are the polite "you" of the books' languages, capitalized
+// like a name.
+var politeYou = map[string]bool{"Ihnen": true, "Ihrer": true, "Ihrem": true, "Sie": true, "Euch": true, "Usted": true, "Ustedes": true, "Vous": true, "Lei": true, "Voi": true, "Você": true, "U": true}
+
+// namedAbroadAt is where the first phrase of namedAbroad about a person's
+// name is in s, nil for none.
+func namedAbroadAt(s string) []int {
+	for _, m := range namedAbroad.FindAllStringSubmatchIndex(s, 4) {
+		if !politeYou[s[m[2]:m[3]]] {
+			return m[:2]
+		}
+	}
+	return nil
+}
+
 // aboutSomeone reports a phrase about a third person's address in s, in
 // any of the books' languages.
 func aboutSomeone(s string) bool {
-	return aboutSomeoneElse.MatchString(s) || mayBeAbroad(s) && aboutSomeoneElseAbroad.MatchString(s)
+	return aboutSomeoneAt(s) != nil
 }
 
 // abroadWords are the possessives aboutSomeoneElseAbroad begins or ends
@@ -859,14 +881,32 @@ func mayBeAbroad(s string) bool {
 // aboutSomeoneAt is where the first phrase about a third person's address
 // in s is, nil for none.
 func aboutSomeoneAt(s string) []int {
-	a, b := aboutSomeoneElse.FindStringIndex(s), []int(nil)
+	first := aboutSomeoneElse.FindStringIndex(s)
+	var more [][]int
 	if mayBeAbroad(s) {
-		b = aboutSomeoneElseAbroad.FindStringIndex(s)
+		more = append(more, aboutSomeoneElseAbroad.FindStringIndex(s))
 	}
-	if a == nil || b != nil && b[0] < a[0] {
-		return b
+	if mayNameAbroad(s) {
+		more = append(more, namedAbroadAt(s))
 	}
-	return a
+	for _, b := range more {
+		if b != nil && (first == nil || b[0] < first[0]) {
+			first = b
+		}
+	}
+	return first
+}
+
+// mayNameAbroad reports a line namedAbroad may match: one with a word of
+// its own before the name.
+func mayNameAbroad(s string) bool {
+	low := strings.ToLower(s)
+	for _, w := range []string{" von ", " de ", " di ", " del", " do ", " da ", " van "} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // askedOfOther matches a request made of another person ("please

@@ -70,7 +70,7 @@ func trimLine(s string) string {
 }
 
 // headerNames are the header sections of the phrase books.
-var headerNames = []string{"header-from", "header-requester", "header-to", "header-cc", "header-subject", "header-other", "header-plain"}
+var headerNames = []string{"header-from", "header-requester", "header-contact", "header-to", "header-cc", "header-subject", "header-other", "header-plain"}
 
 // headerName returns the folded name of a mail header line ("From", "Cc",
 // "Betreff", "Enviada em") that the phrase books know. A short name that
