@@ -125,10 +125,7 @@ func (l *line) depthZeroOrSame(r *Reader) bool { return l.depth == r.st.depth }
 // continuation.
 func (r *Reader) headerLine(l *line) (lineKind, bool) {
 	st := &r.st
-	name, ok := headerName(l.t, len(l.toks) > 0 || st.inHeader)
-	if ok && phraseBooks().has("header-contact", name) && !r.contactField(l) {
-		name, ok = "", false
-	}
+	name, ok := r.headerNameOf(l)
 	if !ok && !(st.inHeader && startsBlank(l.raw, l.depth)) {
 		return lineKind{}, false
 	}
@@ -227,6 +224,16 @@ var headerKinds = []struct {
 		return phraseBooks().has("header-to", name) && r.tk.mails[l.msg].forward
 	},
 		func(*Reader, *line) zone { return zRecipient }},
+}
+
+// headerNameOf is the header name of l (headerName), where it stands as
+// a header.
+func (r *Reader) headerNameOf(l *line) (string, bool) {
+	name, ok := headerName(l.t, len(l.toks) > 0 || r.st.inHeader)
+	if ok && phraseBooks().has("header-contact", name) && !r.contactField(l) {
+		return "", false
+	}
+	return name, ok
 }
 
 // contactField reports a helpdesk export's "Contact: Name <addr>" field:
