@@ -451,13 +451,20 @@ func (r *Reader) conversationLine(l *line) (lineKind, bool) {
 	if l.depth > 0 || l.msg != 0 {
 		return lineKind{}, false
 	}
-	if len(l.toks) == 0 {
-		m := conversationWith.FindStringSubmatch(l.t)
-		if m == nil || st.convLine > 0 || !nameLike(m[1], false) {
-			return lineKind{}, false
+	if len(l.toks) <= 1 {
+		if m := conversationWith.FindStringSubmatch(l.t); m != nil && st.convLine == 0 && nameLike(m[1], false) {
+			st.convName, st.convLine = folded(strings.TrimSpace(m[1])), l.n
+			if len(l.toks) == 1 && l.toks[0].Value != "" {
+				// The address in the title's brackets: the customer's.
+				st.names[st.convName] = l.toks[0].Value
+				l.setZone(zFrom)
+				st.convName = ""
+			}
+			return lineKind{header: true}, true
 		}
-		st.convName, st.convLine = folded(strings.TrimSpace(m[1])), l.n
-		return lineKind{header: true}, true
+	}
+	if len(l.toks) == 0 {
+		return lineKind{}, false
 	}
 	f := l.toks[0]
 	if st.convName == "" || l.above() != st.convLine || f.off != 0 || f.Kind != Address || f.Value == "" {
@@ -492,7 +499,10 @@ func (r *Reader) namedFieldLine(l *line) (lineKind, bool) {
 }
 
 // conversationWith is a chat export's title and the customer's name.
-var conversationWith = regexp.MustCompile(`(?i)^(?:conversation with|conversation avec|konversation mit|unterhaltung mit|conversación con|conversa com|conversazione con|gesprek met|samtal med|samtale med|rozmowa z)\s+(\pL[\pL .'’-]{1,60})$`)
+// A title may carry the customer's address in brackets and the chat
+// tool's name after a dot ("Conversation with Lena Stroud (lena@…) ·
+// Intercom").
+var conversationWith = regexp.MustCompile(`(?i)^(?:conversation with|conversation avec|konversation mit|unterhaltung mit|conversación con|conversa com|conversazione con|gesprek met|samtal med|samtale med|rozmowa z)\s+(\pL[\pL .'’-]{0,60}?\pL)\s*(?:[(<][^()<>\s]+@[^()<>\s]+[)>])?\s*(?:[·|–—]\s*[\pL .]{1,30})?$`)
 
 // chatLine: a turn of a chat transcript, read as words. Every turn of a
 // speaker is in one mail of their own, so what the customer says is not
