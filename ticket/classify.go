@@ -246,6 +246,12 @@ func (r *Reader) contactField(l *line) bool {
 
 func (r *Reader) requesterHeader(l *line) zone {
 	r.addSenders(l, l.msg)
+	if st := &r.st; st.convName != "" && len(l.toks) > 0 && l.toks[0].Value != "" {
+		// "User: maya@…" under "Conversation with Maya Cole": her
+		// address, and so the turns headed by her name are hers.
+		st.names[st.convName] = l.toks[0].Value
+		st.convName = ""
+	}
 	if l.msg == 0 && l.depth == 0 {
 		r.tk.topFrom = r.tk.topFrom || len(l.toks) > 0
 	}

@@ -400,7 +400,7 @@ func (t *Ticket) weigh(own Own) weighing {
 	}
 	t.aim(&w, sts, own)
 	w.ordinalKept, _ = t.followOrdinals(w, own)
-	t.decideMode(&w, sts)
+	t.decideMode(&w, sts, own)
 	t.unnamedTarget(&w)
 	t.doubt(&w, sts, own)
 	if w.p.Mode == ModeAdd && w.asker >= 0 {
@@ -519,13 +519,8 @@ func (t *Ticket) doubt(w *weighing, sts []mailStatement, own Own) {
 // delete my account") keeps the add. The targets are the add's.
 func (t *Ticket) erasure(w *weighing, own Own) {
 	s, ok, denied := t.erasureIn(w.asker)
-	for _, m := range t.olderFrom(t.after(w.asker)) {
-		if ok || denied || t.mails[w.asker].named > 0 {
-			break
-		}
-		if !t.ours(m, own) {
-			s, ok, denied = t.erasureIn(m)
-		}
+	if !ok && !denied {
+		s, ok, denied = t.erasureBefore(w, own)
 	}
 	if !ok || denied {
 		return
@@ -539,6 +534,31 @@ func (t *Ticket) erasure(w *weighing, own Own) {
 	if w.p.By.Line != s.line {
 		w.p.Evidence = append(w.p.Evidence, t.saying(s, string(ModeErase)))
 	}
+}
+
+// erasureBefore finds, for an asking mail that names no address ("yes,
+// delete all of it"), the line of the newest older mail not ours that
+// asks to be forgotten, or says not to.
+func (t *Ticket) erasureBefore(w *weighing, own Own) (s said, ok, denied bool) {
+	if t.mails[w.asker].named > 0 {
+		return said{}, false, false
+	}
+	for _, m := range t.olderFrom(t.after(w.asker)) {
+		if !t.ours(m, own) {
+			if s, ok, denied = t.erasureIn(m); ok || denied {
+				return s, ok, denied
+			}
+		}
+	}
+	return said{}, false, false
+}
+
+// forgottenBefore reports an asking mail that names no address under an
+// older mail not ours that asks to be forgotten: its bare "delete" ("yes.
+// delete all of it") is that erasure, never a release.
+func (t *Ticket) forgottenBefore(w *weighing, own Own) bool {
+	_, ok, denied := t.erasureBefore(w, own)
+	return ok && !denied
 }
 
 // erasureIn finds the line of mail m that asks to be forgotten; denied:
@@ -1088,13 +1108,18 @@ var modeRules = []modeRule{
 // decideMode reads the mode from the asking mail (its words, else its
 // subject) by the first of the rules that holds, else from a bounce
 // report among the targets.
-func (t *Ticket) decideMode(w *weighing, sts []mailStatement) {
+func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 	if w.asker < 0 {
 		t.noAsk(w)
 		return
 	}
 	st := sts[w.asker]
 	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w), followed: w.ordinalKept != nil}
+	if st.asks&changing == aRemove && t.forgottenBefore(w, own) {
+		// "yes. delete all of it" under "delete all my data": the
+		// erasure asked before, said outright.
+		c.st.forgets, c.weak = true, c.weak&^aRemove
+	}
 	first := st.first
 	if c.asks == 0 {
 		c.asks, first = st.subjectAsks, st.subjectFirst
