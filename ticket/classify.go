@@ -282,6 +282,12 @@ func (r *Reader) noteLine(l *line) (lineKind, bool) {
 	if l.depth > 0 || len(l.toks) > 0 || len(l.ws) < 2 || !(len(l.ws) <= 3 && phraseBooks().hasWords("internal-note", l.ws...) || noteHeader(l)) {
 		return lineKind{}, false
 	}
+	if m := &r.tk.mails[r.st.msg]; m.helpdesk && m.words == 0 && m.depth == 0 && r.st.msg > 0 {
+		// "Sanne (Mailvlot)" and its date over "Interne notitie": the
+		// comment just begun is the note.
+		m.note = true
+		return lineKind{header: true}, true
+	}
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk, r.tk.mails[m].note = true, true
 	return lineKind{header: true}, true
