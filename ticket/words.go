@@ -438,11 +438,13 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 		c, best, gapped := b.atGap(ws, i)
 		if best == 0 || i+best <= gapEnd && classWays[c].ask&changing != 0 {
 			// "heben Sie die Sperre wieder auf": the noun in the gap of a
-			// phrase that asks is that phrase's, not a request of its own.
+			// phrase that asks is that phrase's, not a request of its own;
+			// so is the list in a question about it ("was x@… added to
+			// your suppression list?").
 			i++
 			continue
 		}
-		if gapped && classWays[c].ask&changing != 0 {
+		if gapped && classWays[c].ask&(changing|aCheck) != 0 {
 			gapEnd = i + best
 		}
 		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws, i, neg)})
