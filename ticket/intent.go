@@ -118,6 +118,7 @@ type mailStatement struct {
 	back               bool // a line says an address works again
 	someone            bool // a line asks about one other person's address without naming it
 	oneOf              bool // a line asks about one of the addresses by a word that does not say which
+	describes          bool // a line picks its target by a description ("the old one")
 	thisOne            bool // a line asks about "this address" and names none
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	// question: a line of its words only asks whether they are blocked
@@ -208,6 +209,7 @@ func (st *mailStatement) tells(s said) {
 	st.back = st.back || s.back
 	st.someone = st.someone || s.someone
 	st.oneOf = st.oneOf || s.oneOf
+	st.describes = st.describes || s.describes
 	st.thisOne = st.thisOne || s.thisOne
 	st.forgets = st.forgets || s.forgets
 }
@@ -415,6 +417,12 @@ var doubts = []struct {
 	when     func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool
 	why, ask string
 }{
+	// "the old address post@…", then "stop sending to the old address":
+	// that one, when it is all the proposal sends.
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && w.asker >= 0 && (sts[w.asker].describes || sts[w.asker].oneOf) && !t.sendsDescribed(w, own)
+	}, "picks its targets by a condition: choose them by hand",
+		"picks its targets by a condition: choose them by hand"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
 		return w.p.Mode.Changes() && t.answeredSince(w.asker, own)
 	}, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads",
@@ -974,6 +982,9 @@ type modeCase struct {
 	// unread: only the subject asks, and the words name an address amid
 	// words the books do not read.
 	unread bool
+	// described: the asking mail gives one address the description it
+	// picks its target by ("den gamle adressen post@…").
+	described bool
 }
 
 // subjectWay is the one way the mail's own subject asks (aSuppress or
@@ -1030,7 +1041,9 @@ var modeRules = []modeRule{
 	// A suppression's ID is an entry on the list already: a stop beside
 	// IDs says one of the two wrong ("these IDs were marked as spam").
 	{func(c modeCase) bool { return c.ids > 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aSuppress), "names suppression IDs, which are on the list already, and asks to stop mail"},
-	{func(c modeCase) bool { return c.st.selective && c.asks&changing != 0 }, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
+	{func(c modeCase) bool {
+		return (c.st.selective || c.st.describes && !c.described) && c.asks&changing != 0
+	}, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
 	// "Please stop the newsletters, but I still need the invoices": a
 	// block stops every mail to the address, the invoices too.
 	{func(c modeCase) bool { return c.st.keepsSome && c.asks&aSuppress != 0 }, ModeUnsure, of(aSuppress), "asks to stop mail but to keep some of it, and a block stops all mail to an address"},
@@ -1043,7 +1056,7 @@ var modeRules = []modeRule{
 	{func(c modeCase) bool { return c.st.someone && c.distinct > 1 }, ModeUnsure, firstChange, "asks about one person's address and names several: choose it by hand"},
 	// "Block the old one" over two addresses: which is old, a person
 	// must say.
-	{func(c modeCase) bool { return c.st.oneOf && max(c.addrs, c.named) > 1 }, ModeUnsure, firstChange, "asks about one of its addresses without saying which: choose it by hand"},
+	{func(c modeCase) bool { return c.st.oneOf && !c.described && max(c.addrs, c.named) > 1 }, ModeUnsure, firstChange, "asks about one of its addresses without saying which: choose it by hand"},
 	// "Can you stop sending to this address please" under three
 	// addresses in the same mail's words.
 	{func(c modeCase) bool { return c.st.thisOne && c.namedOthers > 1 }, ModeUnsure, firstChange, "asks about one of its addresses without saying which: choose it by hand"},
@@ -1130,6 +1143,9 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 		c.unread = t.mails[w.asker].unread && (t.namedDistinct(w) > 1 || !st.subjectOwn)
 	}
 	c.ids, c.addrs = t.targetCounts(w)
+	if st.describes || st.oneOf {
+		_, c.described = t.described(w.asker)
+	}
 	c.named = t.wordsName(w.asker)
 	if c.st.thisOne {
 		c.namedOthers = t.wordsNameOthers(w.asker)

@@ -79,6 +79,10 @@ type said struct {
 	// oneOf: it asks about one of the ticket's addresses by a word that
 	// does not say which ("block the old one", "quello vecchio").
 	oneOf bool
+	// describes: it picks its target by a description ("the old one",
+	// "den gamle adressen"), which the ticket may give an address of its
+	// own (Ticket.described).
+	describes bool
 	// thisOne: it asks a change for "this address" without naming it,
 	// and its mail's words name more than one (thisAddress).
 	thisOne bool
@@ -205,7 +209,7 @@ func (s *said) picks(l *line) {
 func (s *said) someoneElse(l *line) {
 	changes := s.asks&changing != 0
 	s.someone = changes && someoneUnnamed(l)
-	s.oneOf = changes && len(l.toks) == 0 && oneOfThem.MatchString(l.t)
+	s.oneOf = changes && oneOfUnnamed(l)
 	s.thisOne = changes && len(l.toks) == 0 && !strings.HasSuffix(strings.TrimSpace(l.t), ":") && thisAddress.MatchString(l.t)
 	if s.someone && (s.self == sSuppress || s.self == sRelease) {
 		// "We keep getting these for our old intern's address. Can you
@@ -469,6 +473,10 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 			continue
 		}
 		request = s.readWay(m, ms, l) || request
+		if m.class == cSelective && oneOfThem.MatchString(phraseText(l, m)) {
+			s.describes = true
+			continue
+		}
 		switch {
 		case m.class == cNotSuppress:
 			notSuppress = phraseText(l, m)
@@ -2250,6 +2258,34 @@ var selfStoryWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// oneOfUnnamed reports a line with a word for the old one of several
+// addresses (oneOfThem) in a sentence that names no address ("… desk@…,
+// which we still use. Please stop sending to the old address.").
+func oneOfUnnamed(l *line) bool {
+	for _, loc := range oneOfThem.FindAllStringIndex(l.t, -1) {
+		if !sentenceNames(l, loc[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceNames reports whether the sentence of l around off holds one of
+// the line's tokens.
+func sentenceNames(l *line, off int) bool {
+	from, to := sentence(l.ws, off)
+	if from >= to {
+		return false
+	}
+	lo, hi := l.ws[from].off, l.ws[to-1].off+len(l.ws[to-1].s)
+	for _, f := range l.toks {
+		if f.off >= lo && f.off < hi {
+			return true
+		}
+	}
+	return false
+}
 
 // oneOfThem is a word for the old one of several addresses, which does
 // not say which it is: "the old one", "quello vecchio", "die alte",
