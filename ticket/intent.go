@@ -1142,17 +1142,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 		// igen").
 		c.unread = t.mails[w.asker].unread && (t.namedDistinct(w) > 1 || !st.subjectOwn)
 	}
-	c.ids, c.addrs = t.targetCounts(w)
-	if st.describes || st.oneOf {
-		_, c.described = t.described(w.asker)
-	}
-	c.named = t.wordsName(w.asker)
-	if c.st.thisOne {
-		c.namedOthers = t.wordsNameOthers(w.asker)
-	}
-	if c.st.someone {
-		c.distinct = t.namedDistinct(w)
-	}
+	t.countFor(&c, w)
 	for _, r := range modeRules {
 		if !r.when(c) {
 			continue
@@ -1164,6 +1154,22 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 			w.p.Ask = append(w.p.Ask, "the ticket asks both to stop mail and to get it again")
 		}
 		return
+	}
+}
+
+// countFor counts, for the mode's rules, the targets and the addresses
+// the asking mail names, and finds the address it describes.
+func (t *Ticket) countFor(c *modeCase, w *weighing) {
+	c.ids, c.addrs = t.targetCounts(w)
+	if c.st.describes || c.st.oneOf {
+		_, c.described = t.described(w.asker)
+	}
+	c.named = t.wordsName(w.asker)
+	if c.st.thisOne {
+		c.namedOthers = t.wordsNameOthers(w.asker)
+	}
+	if c.st.someone {
+		c.distinct = t.namedDistinct(w)
 	}
 }
 
