@@ -665,7 +665,27 @@ func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
 func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bool {
 	ml := t.mails[m]
 	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) ||
-		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && t.narrowsIn(m)
+		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w))
+}
+
+// keepsTargetIn reports a mail that says not to touch an address the
+// asking mail names ("Keep sales@ on, that one is shared. Just the other
+// two please" over the three): it narrows the request, which the rule
+// reads.
+func (t *Ticket) keepsTargetIn(m int, w weighing) bool {
+	kept := func(o occurrence) bool { return o.msg == m && o.zone == zExcept }
+	asked := func(o occurrence) bool { return o.msg == w.asker && o.zone == zBody }
+	for _, v := range t.order {
+		if occ := t.records[v].occ; slices.ContainsFunc(occ, kept) && slices.ContainsFunc(occ, asked) {
+			return true
+		}
+	}
+	for _, p := range t.partials {
+		if p.msg == m && p.zone == zExcept {
+			return true
+		}
+	}
+	return false
 }
 
 // newerAsksOtherWay reports a mail not ours, newer than the asking mail,

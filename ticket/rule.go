@@ -972,7 +972,7 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 			}
 			// A subject ("unsubscribe") over "on behalf of my client" is
 			// not about the writer.
-			if theirs[m] && t.decides(m, wg) && t.asksSelf(s, bare, colleague) && !(s.subject && t.actsForOther(m)) {
+			if theirs[m] && t.decides(m, wg) && t.asksSelf(s, bare, colleague) && !(s.subject && (t.actsForOther(m) || s.colleague && t.targetsNamed(wg))) {
 				w.note(t.evidence(s.line), s.self)
 			}
 		}
@@ -981,6 +981,17 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 		return nil
 	}
 	return &w
+}
+
+// targetsNamed reports target mails whose words name addresses: a
+// subject asking for "our addresses" over them is about those.
+func (t *Ticket) targetsNamed(wg weighing) bool {
+	for m := range wg.targets {
+		if t.mails[m].named > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // note takes a line that asks self (a line that just asks counts for
