@@ -970,9 +970,7 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 			if s.fwd && fwd > 0 {
 				m = fwd
 			}
-			// A subject ("unsubscribe") over "on behalf of my client" is
-			// not about the writer.
-			if theirs[m] && t.decides(m, wg) && t.asksSelf(s, bare, colleague) && !(s.subject && (t.actsForOther(m) || s.colleague && t.targetsNamed(wg))) {
+			if theirs[m] && t.decides(m, wg) && t.asksSelf(s, bare, colleague) && !t.subjectForOthers(s, m, wg) {
 				w.note(t.evidence(s.line), s.self)
 			}
 		}
@@ -981,6 +979,13 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 		return nil
 	}
 	return &w
+}
+
+// subjectForOthers reports a subject that does not ask about the writer:
+// "unsubscribe" over "on behalf of my client", "remove our addresses"
+// over mails that name them.
+func (t *Ticket) subjectForOthers(s said, m int, wg weighing) bool {
+	return s.subject && (t.actsForOther(m) || s.colleague && t.targetsNamed(wg))
 }
 
 // targetsNamed reports target mails whose words name addresses: a
