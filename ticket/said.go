@@ -645,8 +645,8 @@ func keptBy(l *line, m match, kept []string) []string {
 	return kept
 }
 
-// aloneKept reports an ID at off that is the one token of a sentence
-// that keeps and asks nothing ("There's a third one (d05b…) but that
+// aloneKept reports an ID at off that is the one ID of a sentence that
+// keeps and asks nothing ("There's a third one (d05b…) but that
 // person really did ask us to stop, so leave it where it is"): that ID is
 // kept.
 func aloneKept(l *line, ms []match, off int) bool {
@@ -654,7 +654,9 @@ func aloneKept(l *line, ms []match, off int) bool {
 	lo, hi := l.ws[from].off, l.ws[to-1].off+len(l.ws[to-1].s)
 	n := 0
 	for _, f := range l.toks {
-		if f.off >= lo && f.off < hi {
+		// An address in brackets beside the ID says whose it is ("…,
+		// a hard bounce (old-ops@…)"): only the IDs are counted.
+		if f.off >= lo && f.off < hi && f.Kind == ID {
 			n++
 		}
 	}
