@@ -119,6 +119,7 @@ type mailStatement struct {
 	someone            bool // a line asks about one other person's address without naming it
 	oneOf              bool // a line asks about one of the addresses by a word that does not say which
 	describes          bool // a line picks its target by a description ("the old one")
+	ifListed           bool // a line picks its targets by whether they are blocked
 	thisOne            bool // a line asks about "this address" and names none
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	// question: a line of its words only asks whether they are blocked
@@ -210,6 +211,7 @@ func (st *mailStatement) tells(s said) {
 	st.someone = st.someone || s.someone
 	st.oneOf = st.oneOf || s.oneOf
 	st.describes = st.describes || s.describes
+	st.ifListed = st.ifListed || s.ifListed
 	st.thisOne = st.thisOne || s.thisOne
 	st.forgets = st.forgets || s.forgets
 }
@@ -1061,8 +1063,10 @@ var modeRules = []modeRule{
 	// A suppression's ID is an entry on the list already: a stop beside
 	// IDs says one of the two wrong ("these IDs were marked as spam").
 	{func(c modeCase) bool { return c.ids > 0 && c.asks&aSuppress != 0 }, ModeUnsure, of(aSuppress), "names suppression IDs, which are on the list already, and asks to stop mail"},
+	// "If they are (blocked), please unblock both": a release takes off
+	// only what is listed; a stop on that condition is still a choice.
 	{func(c modeCase) bool {
-		return (c.st.selective || c.st.describes && !c.described) && c.asks&changing != 0
+		return (c.st.selective || c.st.describes && !c.described || c.st.ifListed && c.asks&changing != aRelease) && c.asks&changing != 0
 	}, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
 	// "Please stop the newsletters, but I still need the invoices": a
 	// block stops every mail to the address, the invoices too.

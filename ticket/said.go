@@ -83,6 +83,10 @@ type said struct {
 	// "den gamle adressen"), which the ticket may give an address of its
 	// own (Ticket.described).
 	describes bool
+	// ifListed: it picks its targets by whether they are blocked ("if
+	// they are, please unblock both"): for a release, that is what a
+	// release does anyway.
+	ifListed bool
 	// thisOne: it asks a change for "this address" without naming it,
 	// and its mail's words name more than one (thisAddress).
 	thisOne bool
@@ -475,6 +479,10 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 		request = s.readWay(m, ms, l) || request
 		if m.class == cSelective && oneOfThem.MatchString(phraseText(l, m)) {
 			s.describes = true
+			continue
+		}
+		if m.class == cSelective && ifListed(l.ws[m.first:m.end]) {
+			s.ifListed = true
 			continue
 		}
 		switch {
@@ -2299,3 +2307,37 @@ var oneOfThem = regexp.MustCompile(`(?i)\b(?:the (?:old|older) (?:one|address)|(
 // the addresses its mail names it is ("stop sending to this address
 // please" under three of them; not "please block this address:").
 var thisAddress = regexp.MustCompile(`(?i)\b(?:(?:this|that) (?:e-?mail )?(?:address|mailbox|inbox)|diese[rnms]? (?:e-?mail-?|mail)?(?:adresse|postfach)|(?:esta|esa|aquella) (?:direcci[oó]n|casilla|cuenta de correo)|cette (?:adresse|bo[iî]te)|(?:este|esse|aquele) endere[cç]o|(?:questo|quello) indirizzo|quell'indirizzo|questa casella|(?:dit|dat) (?:e-?mail)?adres|(?:den här|den där|denna) (?:e-?post)?adress(?:en)?|(?:denne|den her) (?:e-?mail)?adresse|(?:ten|tego|tym) adres(?:u|ie)?|(?:tuto|tu|tato|této|tuhle|tenhle) (?:e-?mailovou )?adres[uae]?|bu (?:e-?posta )?adres(?:e|i|ine)?)\b`)
+
+// ifListed reports a condition that asks whether its addresses are
+// blocked: an "if" and at most a subject and a verb of being after it
+// ("if they are", "if it's still blocked", "wenn sie gesperrt sind").
+func ifListed(ws []word) bool {
+	if len(ws) == 0 || !ifWords[folded(ws[0].s)] {
+		return false
+	}
+	for _, w := range ws[1:] {
+		f := folded(w.s)
+		if !beWords[f] && !listedWords[f] && !subjectWords[f] {
+			return false
+		}
+	}
+	return true
+}
+
+// ifWords, subjectWords, beWords and listedWords are the words of a
+// condition on being blocked, in the books' languages (folded).
+var (
+	ifWords      = wordSet(`if wenn falls si se als indien om hvis jos jesli jezeli pokud ha daca eger`)
+	subjectWords = wordSet(`it they she he this that these those es sie er ella ellos ellas elle il ils elles esso essa essi ele eles ela elas het ze zij hij den de hun det ne ona on oni ono to tak so`)
+	beWords      = wordSet(`is are was were it's they're isn't still already ist sind war waren noch bereits esta estan es son sigue siguen est sont e sono era sao estao esta is zijn staat staan ar var er ovat on jest sa je jsou van sunt still`)
+	listedWords  = wordSet(`blocked suppressed listed on unsubscribed gesperrt blockiert abgemeldet bloqueado bloqueada bloqueados bloqueadas bloque bloquee bloques bloquees bloccato bloccata bloccati geblokkeerd blokkeret sparrad sperret estetty zablokowany zablokowana zablokovany zablokovana blocat blocata engelli`)
+)
+
+// wordSet is the set of the words of s, folded.
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[folded(w)] = true
+	}
+	return m
+}
