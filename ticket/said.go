@@ -2230,7 +2230,7 @@ func toldOnly(l *line, ms []match) bool {
 			switch {
 			case m.first < from || m.first >= to:
 			case m.class == cNarrative:
-				told = told || !selfStory(l.ws[m.first:m.end])
+				told = told || !selfStory(l.ws[m.first:m.end]) && !complaintStory(l.ws[m.first:m.end])
 			case !m.negated && classWays[m.class].ask&changing != 0:
 				asks = true
 			}
@@ -2241,6 +2241,20 @@ func toldOnly(l *line, ms []match) bool {
 	}
 	return false
 }
+
+// complaintStory reports a narrative of a complaint ("x@… marked your
+// email as spam"): the reason to stop mail, not a request dealt with.
+func complaintStory(ws []word) bool {
+	for _, w := range ws {
+		if complaintWords[folded(w.s)] {
+			return true
+		}
+	}
+	return false
+}
+
+// complaintWords are the words of a complaint in the books' languages.
+var complaintWords = wordSet(`spam junk complained complaint complaints beschwerde beschwert spamverdacht queja quejado reclamacion plainte reclamo reclamacao klacht reklamation valitus skarga stiznost panasz reclamatie sikayet`)
 
 // selfStory reports a narrative about what the writer did themselves ("I
 // unsubscribed", "ich habe mich abgemeldet", "vi avregistrerade oss"):
