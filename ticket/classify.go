@@ -293,6 +293,23 @@ func (r *Reader) noteLine(l *line) (lineKind, bool) {
 	return lineKind{header: true}, true
 }
 
+// noteField reports a comment header with a field of its own that marks
+// an internal note ("Nina Brandt · Notiz · 12. März 2026, 09:15",
+// "Sam | Internal note | 10:02"): the comment is ours.
+func noteField(t string) bool {
+	fields := strings.FieldsFunc(t, func(c rune) bool { return strings.ContainsRune("·|•—–", c) })
+	if len(fields) < 3 {
+		return false
+	}
+	for _, f := range fields[1:] {
+		ws := wordsOf(nil, f)
+		if len(ws) == 1 && noteWords[folded(ws[0].s)] || len(ws) >= 2 && len(ws) <= 3 && phraseBooks().hasWords("internal-note", ws...) {
+			return true
+		}
+	}
+	return false
+}
+
 // noteHeader reports an internal note's header with its author and time
 // ("Note privée — Élodie (Support) — 25 nov. 2026 à 09:20", "Internal
 // note · Sam · 10:02"): the words of a note, then a dash or a dot, on a
@@ -335,6 +352,7 @@ func (r *Reader) ruledComment(l *line) bool {
 	}
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk = true
+	r.tk.mails[m].note = noteField(l.t)
 	r.tk.mails[m].stamp = stampOf(l.t)
 	r.tk.mails[m].team = team
 	// "Femke de Graaf (interne notitie)": an agent's internal note.
@@ -358,8 +376,9 @@ func notedDate(t string) bool {
 	return phraseBooks().hasWords("internal-note", wordsOf(nil, strings.TrimSuffix(strings.TrimSpace(t[i+1:]), ")"))...)
 }
 
-// noteWords are the words for a note in a helpdesk's "added a note".
-var noteWords = map[string]bool{"note": true, "notiz": true, "nota": true, "notitie": true, "notat": true, "anteckning": true, "notatka": true, "poznamka": true}
+// noteWords are the words for a note in a helpdesk's "added a note", or a
+// field of its own in a comment header.
+var noteWords = map[string]bool{"note": true, "notiz": true, "nota": true, "notitie": true, "notat": true, "anteckning": true, "notatka": true, "poznamka": true, "muistiinpano": true, "jegyzet": true}
 
 // authorVerb reads an author line that ends with a reply's verb, over the
 // date line of a helpdesk's comment ("Giorgio Bellandi sent a message",
@@ -435,6 +454,7 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	}
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk = true
+	r.tk.mails[m].note = noteField(l.t)
 	r.tk.mails[m].stamp = stampOf(l.t)
 	r.tk.mails[m].team = commentTeamOf(l.t)
 	if name := folded(commentName(l.t)); r.tk.mails[m].team == "" && (staffTeams[name] || staffTeamIn(name)) {

@@ -152,7 +152,10 @@ func writtenOut(toks []token, n int, t string) []token {
 		}
 		local, from, english := spelledLocal(pieces, i)
 		domain, to := spelledDomain(pieces, i)
-		if local == "" || domain == "" || english && !plainlyAddress(pieces, from, to) {
+		// A line that is the spelled address and nothing else (under
+		// "Seine Adresse ist:") is plainly one.
+		whole := from == 0 && to == len(pieces)-1
+		if local == "" || domain == "" || english && !whole && !plainlyAddress(pieces, from, to) {
 			continue
 		}
 		addr := local + "@" + domain
