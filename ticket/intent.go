@@ -120,6 +120,7 @@ type mailStatement struct {
 	oneOf              bool // a line asks about one of the addresses by a word that does not say which
 	describes          bool // a line picks its target by a description ("the old one")
 	ifListed           bool // a line picks its targets by whether they are blocked
+	bySplit            bool // a line picks a bounce report's recipients by hard or soft failure
 	thisOne            bool // a line asks about "this address" and names none
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
 	// question: a line of its words only asks whether they are blocked
@@ -212,6 +213,7 @@ func (st *mailStatement) tells(s said) {
 	st.oneOf = st.oneOf || s.oneOf
 	st.describes = st.describes || s.describes
 	st.ifListed = st.ifListed || s.ifListed
+	st.bySplit = st.bySplit || s.bySplit
 	st.thisOne = st.thisOne || s.thisOne
 	st.forgets = st.forgets || s.forgets
 }
@@ -1007,6 +1009,9 @@ type modeCase struct {
 	// described: the asking mail gives one address the description it
 	// picks its target by ("den gamle adressen post@…").
 	described bool
+	// split: the bounce statuses split the recipients into hard and
+	// soft failures, the soft ones left out.
+	split bool
 }
 
 // subjectWay is the one way the mail's own subject asks (aSuppress or
@@ -1066,7 +1071,7 @@ var modeRules = []modeRule{
 	// "If they are (blocked), please unblock both": a release takes off
 	// only what is listed; a stop on that condition is still a choice.
 	{func(c modeCase) bool {
-		return (c.st.selective || c.st.describes && !c.described || c.st.ifListed && c.asks&changing != aRelease) && c.asks&changing != 0
+		return (c.st.selective || c.st.describes && !c.described || c.st.ifListed && c.asks&changing != aRelease || c.st.bySplit && !c.split) && c.asks&changing != 0
 	}, ModeUnsure, firstChange, "picks its targets by a condition: choose them by hand"},
 	// "Please stop the newsletters, but I still need the invoices": a
 	// block stops every mail to the address, the invoices too.
@@ -1188,6 +1193,7 @@ func (t *Ticket) countFor(c *modeCase, w *weighing) {
 	if c.st.describes || c.st.oneOf {
 		_, c.described = t.described(w.asker)
 	}
+	c.split = t.splitKnown()
 	c.named = t.wordsName(w.asker)
 	if c.st.thisOne {
 		c.namedOthers = t.wordsNameOthers(w.asker)

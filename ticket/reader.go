@@ -101,7 +101,12 @@ type state struct {
 	// "Submitted: 26 Nov") and others; headDone: that block has ended.
 	headFields, headOther int
 	headDone              bool
-	chat                  map[string]int // the mail of each speaker of a chat transcript, by their name folded
+	// statusMsg is the bounce report whose statuses are being read, its
+	// last recipient, and whether its delayed part has begun.
+	statusMsg     int
+	lastRecipient string
+	delayedPart   bool
+	chat          map[string]int // the mail of each speaker of a chat transcript, by their name folded
 	// convName is the customer a chat export's title names ("Conversation
 	// with …"), folded, until the line under it gives their address;
 	// convLine is the title's line.
@@ -239,6 +244,7 @@ func (r *Reader) line(n int, raw string) {
 	r.st.sigCut = false
 	r.tables.line(l)
 	r.ordinals(l)
+	r.bounceStatus(l)
 	r.decideCandidate(l.first, kind, depth)
 	if kind.candidate {
 		r.st.cand, r.st.candShape, r.st.candMsg = len(r.queue), kind.shape, l.msg

@@ -54,6 +54,7 @@ const (
 	ReasonNotOnly        = "the request asks only for other addresses"
 	ReasonForwarder      = "passes on the request of the mail under theirs, not asked for"
 	ReasonAside          = "named beside the request, in words that ask nothing of it — check"
+	ReasonTransient      = "the bounce report only delays it (a temporary failure, still retried)"
 )
 
 // Evidence is the ticket line that decided: its number and its text (""
@@ -403,6 +404,12 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 			return Decision{}, false
 		}
 		return Decision{Reason: ReasonForwarder, Leave: true, By: c.t.evidence(c.vw.first.line)}, true
+	},
+	func(c ruleCase) (Decision, bool) {
+		if !c.t.transient[c.v] || !c.t.onlyInReports(c.v) {
+			return Decision{}, false
+		}
+		return Decision{Reason: ReasonTransient, Leave: true, By: c.t.evidence(c.vw.first.line)}, true
 	},
 	func(c ruleCase) (Decision, bool) {
 		if c.vw.writ == nil || c.vw.asked != nil {

@@ -87,6 +87,10 @@ type said struct {
 	// they are, please unblock both"): for a release, that is what a
 	// release does anyway.
 	ifListed bool
+	// bySplit: it picks a bounce report's recipients by hard or soft
+	// failure ("the hard bounces only", "the second one is only a full
+	// mailbox, leave it"), which the report's statuses say.
+	bySplit bool
 	// thisOne: it asks a change for "this address" without naming it,
 	// and its mail's words name more than one (thisAddress).
 	thisOne bool
@@ -483,6 +487,10 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 		}
 		if m.class == cSelective && ifListed(l.ws[m.first:m.end]) {
 			s.ifListed = true
+			continue
+		}
+		if m.class == cSelective && splitsBounces(l, m) {
+			s.bySplit = true
 			continue
 		}
 		switch {

@@ -79,6 +79,15 @@ type Ticket struct {
 	records         map[string]*record
 	order           []string
 	lines           map[int]string
+	// transient are a bounce report's recipients it reports only a
+	// temporary failure for ("452 4.2.2 Mailbox full", under "Delayed,
+	// still trying"): it is still retried, nothing to suppress.
+	transient map[string]bool
+	// permanent are those it reports a permanent failure for.
+	permanent map[string]bool
+	// statusLine are the lines outside a bounce report that give one
+	// address and its failure's status (a digest's rows).
+	statusLine map[int]bool
 	// joins maps a line a wrapped sentence goes on from to the line it
 	// was read as (unwrap.go).
 	joins map[int]int
@@ -208,7 +217,7 @@ const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
 	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
-		otherIDs: map[string]int{}, keptIDs: map[string]int{}, unpicked: map[string]int{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
+		otherIDs: map[string]int{}, keptIDs: map[string]int{}, unpicked: map[string]int{}, transient: map[string]bool{}, permanent: map[string]bool{}, statusLine: map[int]bool{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
 }
 
 func (t *Ticket) keep(n int, text string) {
