@@ -144,7 +144,9 @@ func (t *Ticket) idPlaces(w *weighing, own Own) []*place {
 	sent := map[string]bool{}
 	for _, id := range t.ids {
 		if v, err := api.NormalizeID(id.value); err == nil && w.targets[id.msg] {
-			if _, kept := t.keptIDs[v]; !kept {
+			_, kept := t.keptIDs[v]
+			_, unpicked := w.ordinalKept[v]
+			if !kept && !unpicked {
 				sent[v] = true
 			}
 		}
