@@ -464,7 +464,7 @@ var doubts = []struct {
 	// "honestly not sure … I'll ask him tonight which one he wants":
 	// the newest word is that the writer will decide later.
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
-		return w.p.Mode.Changes() && t.decidesLater(*w, own)
+		return (w.p.Mode.Changes() || w.withdrawn) && t.decidesLater(*w, own)
 	}, "its writer will decide later, or asks what we advise",
 		"the writer leaves the decision for later or asks what we advise: ask before changing anything"},
 	// "Wait, please don't block anything yet" in words no book reads,
