@@ -724,6 +724,9 @@ func (t *Ticket) unheadedRequester(own Own, w weighing) (person, bool) {
 	if p, ok := t.selfNamed(own, w); ok {
 		return p, true
 	}
+	if p, ok := t.mentionedWriter(own); ok {
+		return p, true
+	}
 	for _, p := range t.signers {
 		if !own.Has(p.value) {
 			return p, true
@@ -756,6 +759,25 @@ func (t *Ticket) selfNamed(own Own, w weighing) (person, bool) {
 		}
 	}
 	return person{}, false
+}
+
+// mentionedWriter is the one address the words of mails not ours give
+// as their writer's own ("my email is dana@…" in a chat's turn), when
+// the ticket has no header of its own.
+func (t *Ticket) mentionedWriter(own Own) (person, bool) {
+	var found person
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			if o.zone != zMention || t.ours(o.msg, own) || t.isOurs(v, own) {
+				continue
+			}
+			if found.value != "" && found.value != v {
+				return person{}, false
+			}
+			found = person{value: v, msg: o.msg, line: o.line}
+		}
+	}
+	return found, found.value != ""
 }
 
 // signedSender is the one sender of a quoted mail whose name begins with
