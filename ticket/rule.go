@@ -926,17 +926,22 @@ func aboutSomeoneAt(s string) []int {
 	return first
 }
 
-// mayNameAbroad reports a line namedAbroad may match: one with a word of
-// its own before the name.
+// mayNameAbroad reports a line namedAbroad may match: one with one of its
+// words for an address (a regular expression of many branches is slow on
+// every line of a ticket).
 func mayNameAbroad(s string) bool {
 	low := strings.ToLower(s)
-	for _, w := range []string{" von ", " de ", " di ", " del", " do ", " da ", " van "} {
+	for _, w := range namedAbroadNouns {
 		if strings.Contains(low, w) {
 			return true
 		}
 	}
 	return false
 }
+
+// namedAbroadNouns are the words for an address namedAbroad begins with,
+// lower case, their accents left out where they have one.
+var namedAbroadNouns = []string{"adress", "postfach", "direcci", "correo", "buz", "cuenta", "indirizzo", "casella", "endere", "caixa", "mailbox", "bo"}
 
 // askedOfOther matches a request made of another person ("please
 // unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs

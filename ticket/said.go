@@ -2295,6 +2295,9 @@ var selfStoryWords = func() map[string]bool {
 // addresses (oneOfThem) in a sentence that names no address ("… desk@…,
 // which we still use. Please stop sending to the old address.").
 func oneOfUnnamed(l *line) bool {
+	if !mayDescribe(l.t) {
+		return false
+	}
 	for _, loc := range oneOfThem.FindAllStringIndex(l.t, -1) {
 		if !sentenceNames(l, loc[0]) {
 			return true
@@ -2302,6 +2305,21 @@ func oneOfUnnamed(l *line) bool {
 	}
 	return false
 }
+
+// mayDescribe reports a line oneOfThem may match: one with one of its
+// words (its regular expression is slow on every line that asks).
+func mayDescribe(t string) bool {
+	low := strings.ToLower(t)
+	for _, w := range describeWords {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// describeWords are pieces of the words oneOfThem's descriptions hold.
+var describeWords = []string{"old", "alte", "ancienne", "viej", "antig", "oude", "gaml", "star", "vecchi", "work", "personal", "private", "business", "home", "office"}
 
 // sentenceNames reports whether the sentence of l around off holds one of
 // the line's tokens.
