@@ -897,9 +897,12 @@ func aboutSomeone(s string) bool {
 var abroadWords = []string{"seine", "son ", "sa ", "suo ", "sua ", "dele", "dela", "de ella", "de él", "de el", "haar ", "zijn "}
 
 // mayBeAbroad reports a line that holds one of abroadWords.
-func mayBeAbroad(s string) bool {
+func mayBeAbroad(s string) bool { return holdsAny(s, abroadWords) }
+
+// holdsAny reports whether s, lower case, holds one of words.
+func holdsAny(s string, words []string) bool {
 	low := strings.ToLower(s)
-	for _, w := range abroadWords {
+	for _, w := range words {
 		if strings.Contains(low, w) {
 			return true
 		}
@@ -929,15 +932,7 @@ func aboutSomeoneAt(s string) []int {
 // mayNameAbroad reports a line namedAbroad may match: one with one of its
 // words for an address (a regular expression of many branches is slow on
 // every line of a ticket).
-func mayNameAbroad(s string) bool {
-	low := strings.ToLower(s)
-	for _, w := range namedAbroadNouns {
-		if strings.Contains(low, w) {
-			return true
-		}
-	}
-	return false
-}
+func mayNameAbroad(s string) bool { return holdsAny(s, namedAbroadNouns) }
 
 // namedAbroadNouns are the words for an address namedAbroad begins with,
 // lower case, their accents left out where they have one.

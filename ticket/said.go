@@ -2064,17 +2064,7 @@ func someoneUnnamed(l *line) bool {
 		// "their mailboxes": several people, whom the line may name.
 		return false
 	}
-	from, to := sentence(l.ws, loc[0])
-	if from >= to {
-		return true
-	}
-	start, end := l.ws[from].off, l.ws[to-1].off+len(l.ws[to-1].s)
-	for _, f := range l.toks {
-		if f.off >= start && f.off < end {
-			return false
-		}
-	}
-	return true
+	return !sentenceNames(l, loc[0])
 }
 
 // endsBetween reports a sentence that ends at one of the words from i up
@@ -2308,15 +2298,7 @@ func oneOfUnnamed(l *line) bool {
 
 // mayDescribe reports a line oneOfThem may match: one with one of its
 // words (its regular expression is slow on every line that asks).
-func mayDescribe(t string) bool {
-	low := strings.ToLower(t)
-	for _, w := range describeWords {
-		if strings.Contains(low, w) {
-			return true
-		}
-	}
-	return false
-}
+func mayDescribe(t string) bool { return holdsAny(t, describeWords) }
 
 // describeWords are pieces of the words oneOfThem's descriptions hold.
 var describeWords = []string{"old", "alte", "ancienne", "viej", "antig", "oude", "gaml", "star", "vecchi", "work", "personal", "private", "business", "home", "office"}
