@@ -42,10 +42,7 @@ func (t *Ticket) sendsDescribed(w *weighing, own Own) bool {
 	if !ok {
 		return true
 	}
-	dir := Suppress
-	if w.p.Mode == ModeRemove {
-		dir = Release
-	}
+	dir := w.p.Mode.direction()
 	f := t.factsOf(*w, own)
 	for _, x := range t.order {
 		if d := t.decide(x, t.records[x], own, f).For(dir); !d.Leave != (x == v) {

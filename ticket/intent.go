@@ -35,6 +35,15 @@ const (
 	ModeUnsure Mode = "unsure"
 )
 
+// direction is the way a batch of mode m goes: a removal releases,
+// anything else suppresses.
+func (m Mode) direction() Direction {
+	if m == ModeRemove || m == ModeRemoveIDs {
+		return Release
+	}
+	return Suppress
+}
+
 // Changes reports whether the mode changes the list.
 func (m Mode) Changes() bool {
 	return m == ModeAdd || m == ModeErase || m == ModeRemove || m == ModeRemoveIDs

@@ -96,10 +96,7 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 // and the bounce reports' failed recipients it leaves out as an older
 // mail's.
 func (t *Ticket) places(w *weighing, own Own) (places []*place, failed []string) {
-	dir := Suppress
-	if w.p.Mode == ModeRemove {
-		dir = Release
-	}
+	dir := w.p.Mode.direction()
 	f := t.factsOf(*w, own)
 	var at placing
 	for _, v := range t.order {

@@ -60,10 +60,7 @@ func (t *Ticket) Reading(own Own) Reading {
 // targets or what it leaves out, by its role in a batch of the proposed
 // mode, and notes the requester.
 func (t *Ticket) sortAddresses(r *Reading, roles map[string]Decision) {
-	dir := Suppress
-	if r.Mode == ModeRemove || r.Mode == ModeRemoveIDs {
-		dir = Release
-	}
+	dir := r.Mode.direction()
 	for _, v := range t.order {
 		d := roles[v]
 		if d.Requester && r.Requester == nil {

@@ -2271,15 +2271,9 @@ func selfStory(ws []word) bool {
 // selfStoryWords are the words of the books' narratives that tell what
 // the writer did: a reflexive or first-person object, or a click (folded
 // as the words are).
-var selfStoryWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`me mig mich mi oss us uns nous nos ci ons os se jsem
-		wypisałem wypisałam wypisaliśmy unsubscribed opted clicked hit pressed cliqué geklickt clic
-		cliccato geklikt cliquei klickade klikkede kliknąłem kliknęłam`) {
-		m[folded(w)] = true
-	}
-	return m
-}()
+var selfStoryWords = wordSet(`me mig mich mi oss us uns nous nos ci ons os se jsem
+	wypisałem wypisałam wypisaliśmy unsubscribed opted clicked hit pressed cliqué geklickt clic
+	cliccato geklikt cliquei klickade klikkede kliknąłem kliknęłam`)
 
 // oneOfUnnamed reports a line with a word for the old one of several
 // addresses (oneOfThem) in a sentence that names no address ("… desk@…,
