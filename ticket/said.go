@@ -477,7 +477,7 @@ func meBesideChange(l *line, ms []match) bool {
 // unsubscribe me").
 func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress string) {
 	for _, m := range ms {
-		if m.negated || quotedLabel(l, m) || nounUse(l, m) {
+		if m.negated || quotedLabel(l, m) || nounUse(l, m) || askedOf(l, ms, m) {
 			continue
 		}
 		request = s.readWay(m, ms, l) || request
@@ -504,6 +504,42 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 		s.readFlag(m.class)
 	}
 	return request, notSuppress
+}
+
+// askedOf reports a phrase that asks a change inside a question that
+// a check opens, with no request word in it: "Am I still unsubscribed
+// from the newsletter?" asks whether the stop holds, it does not ask it.
+func askedOf(l *line, ms []match, m match) bool {
+	if classWays[m.class].ask&changing == 0 {
+		return false
+	}
+	from, to := sentence(l.ws, l.ws[m.first].off)
+	if !questionEnds(l, to) {
+		return false
+	}
+	opened := false
+	for _, o := range ms {
+		if o.first < from || o.first >= to || o.negated {
+			continue
+		}
+		switch {
+		case o.class == cRequest:
+			return false
+		case (o.class == cCheck || o.class == cCheckMe) && o.first < m.first:
+			opened = true
+		}
+	}
+	return opened
+}
+
+// questionEnds reports a question mark after the sentence that ends
+// before word to of the line.
+func questionEnds(l *line, to int) bool {
+	if to == 0 {
+		return false
+	}
+	last := l.ws[to-1]
+	return strings.HasPrefix(strings.TrimLeft(l.t[last.off+len(last.s):], ")\"' "), "?")
 }
 
 // readWhose notes whom the phrases speak of: a colleague, on a line that
@@ -785,7 +821,7 @@ func laterAlone(l *line, ms []match) bool {
 			return true
 		}
 		from, to := sentence(l.ws, l.ws[m.first].off)
-		if to > 0 && strings.HasPrefix(strings.TrimLeft(l.t[l.ws[to-1].off+len(l.ws[to-1].s):], ")\"' "), "?") && !changesIn(ms, from, to) {
+		if questionEnds(l, to) && !changesIn(ms, from, to) {
 			return true
 		}
 	}

@@ -268,21 +268,33 @@ func expand(p string) [][]string {
 // at returns the longest phrase of the book at word i of ws, and how
 // many words it takes (0 for none).
 func (b *phraseBook) at(ws []word, i int) (c class, n int) {
-	c, n, _ = b.atGap(ws, i)
-	return c, n
+	f := b.atGap(ws, i)
+	return f.c, f.n
 }
 
-// atGap is at that also says whether the phrase has a gap.
-func (b *phraseBook) atGap(ws []word, i int) (c class, n int, gapped bool) {
+// atGap is at that also says whether the phrase has a gap, and where. Of
+// a phrase with a gap and one without at i that asks the other way and
+// runs into the gap, the one without wins: in "stop blocking my emails"
+// the words "stop blocking" release, they are not "stop … emails".
+func (b *phraseBook) atGap(ws []word, i int) found {
 	var buf [64]byte
-	return b.walk(ws, i, i, buf[:0], lineAccented(ws))
+	f := b.walk(ws, i, i, buf[:0], lineAccented(ws), true)
+	if !f.gapped {
+		return f
+	}
+	e := b.walk(ws, i, i, buf[:0], lineAccented(ws), false)
+	ask, eask := classWays[f.c].ask&changing, classWays[e.c].ask&changing
+	if e.n > f.gapAt && e.n < f.n && (ask == aSuppress && eask == aRelease || ask == aRelease && eask == aSuppress) {
+		return e
+	}
+	return f
 }
 
 // walk matches the words from k on against the tree under b, for a
 // phrase that started at i. Of two phrases as long, the one without a gap
 // wins: "add me back" is a request about the writer, "add … back" about
-// anyone.
-func (b *phraseBook) walk(ws []word, i, k int, buf []byte, accents bool) (c class, n int, gapped bool) {
+// anyone. Without gaps, a phrase's gap matches nothing.
+func (b *phraseBook) walk(ws []word, i, k int, buf []byte, accents, gaps bool) found {
 	var f found
 	if b.class != 0 && k > i {
 		f.c, f.n = b.class, k-i
@@ -291,23 +303,23 @@ func (b *phraseBook) walk(ws []word, i, k int, buf []byte, accents bool) (c clas
 		buf = fold(buf, ws[k].s)
 		var at [4]*phraseBook
 		for _, next := range b.nextOf(at[:0], string(buf), ws[k].s, accents) {
-			f.take(next.walk(ws, i, k+1, buf, accents))
+			f.take(next.walk(ws, i, k+1, buf, accents, gaps))
 		}
 		if rest := elided(ws[k].s); rest != "" {
 			for _, next := range b.nextOf(at[:0], folded(rest), rest, accents) {
-				f.take(next.walk(ws, i, k+1, buf, accents))
+				f.take(next.walk(ws, i, k+1, buf, accents, gaps))
 			}
 		}
 	}
-	if b.gap != nil {
+	if b.gap != nil && gaps {
 		// The gap's words, then the rest; the longest wins.
 		for skip := 0; skip <= maxGap && k+skip <= len(ws); skip++ {
-			if gc, gn, _ := b.gap.walk(ws, i, k+skip, buf, accents); gn > f.n && gc != 0 {
-				f.c, f.n, f.gapped = gc, gn, true
+			if g := b.gap.walk(ws, i, k+skip, buf, accents, gaps); g.n > f.n && g.c != 0 {
+				f = found{c: g.c, n: g.n, gapped: true, gapAt: k - i}
 			}
 		}
 	}
-	return f.c, f.n, f.gapped
+	return f
 }
 
 // elided is the word w without the article or particle elided onto it
@@ -334,17 +346,20 @@ var elisions = map[string]bool{
 	"dell": true, "all": true, "dall": true, "nell": true, "sull": true, "un": true, "quest": true,
 }
 
-// found is the longest phrase a walk has found.
+// found is the longest phrase a walk has found: its class, how many
+// words it takes, and whether it has a gap and how many words stand
+// before its first.
 type found struct {
 	c      class
 	n      int
 	gapped bool
+	gapAt  int
 }
 
 // take keeps a phrase longer than the one found.
-func (f *found) take(c class, n int, gapped bool) {
-	if n > f.n && c != 0 {
-		f.c, f.n, f.gapped = c, n, gapped
+func (f *found) take(g found) {
+	if g.n > f.n && g.c != 0 {
+		*f = g
 	}
 }
 
@@ -435,7 +450,8 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 	out = out[:0]
 	gapEnd := 0 // the end of the last phrase with a gap that asks a change
 	for i := 0; i < len(ws); {
-		c, best, gapped := b.atGap(ws, i)
+		f := b.atGap(ws, i)
+		c, best, gapped := f.c, f.n, f.gapped
 		if best == 0 || i+best <= gapEnd && classWays[c].ask&changing != 0 {
 			// "heben Sie die Sperre wieder auf": the noun in the gap of a
 			// phrase that asks is that phrase's, not a request of its own;
