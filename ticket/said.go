@@ -477,7 +477,7 @@ func meBesideChange(l *line, ms []match) bool {
 // unsubscribe me").
 func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress string) {
 	for _, m := range ms {
-		if m.negated || quotedLabel(l, m) || nounUse(l, m) || askedOf(l, ms, m) {
+		if !meant(l, ms, m) {
 			continue
 		}
 		request = s.readWay(m, ms, l) || request
@@ -504,6 +504,12 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 		s.readFlag(m.class)
 	}
 	return request, notSuppress
+}
+
+// meant reports a phrase that says what it says: not negated, not a
+// quoted label or a noun, not what a question asks about.
+func meant(l *line, ms []match, m match) bool {
+	return !m.negated && !quotedLabel(l, m) && !nounUse(l, m) && !askedOf(l, ms, m)
 }
 
 // askedOf reports a phrase that asks a change inside a question that
