@@ -105,6 +105,10 @@ const (
 	// cOrdinalOne names one place in a list ("the third one"): read only
 	// where the list is followed (ordinal.go).
 	cOrdinalOne
+	// cForInfo says someone is copied to be kept informed ("for
+	// visibility", "zur Info"): a colleague its sentence names is not
+	// asked about.
+	cForInfo
 	classCount // how many
 )
 
@@ -125,7 +129,7 @@ var sections = map[string]struct {
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
-	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords},
+	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

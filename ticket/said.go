@@ -433,7 +433,7 @@ func (s *said) read(ms []match, l *line) {
 		// none.
 		s.noteAsk(aSuppress, notSuppress, false)
 	}
-	s.readWhose(ms, request)
+	s.readWhose(l, ms, request)
 	if s.keepsSome && strings.Contains(l.t, "@") {
 		// "die Rechnungen brauchen wir weiter auf info@": the mail kept
 		// is another address's, which the words leave out or aside.
@@ -551,15 +551,34 @@ func questionEnds(l *line, to int) bool {
 // readWhose notes whom the phrases speak of: a colleague, on a line that
 // asks something or speaks of the writer; or not the writer at all ("we
 // keep getting these bounces").
-func (s *said) readWhose(ms []match, request bool) {
+func (s *said) readWhose(l *line, ms []match, request bool) {
 	for _, m := range ms {
-		if m.class == cColleague && !m.negated && (request || s.self != sNone) {
+		if m.class == cColleague && !m.negated && (request || s.self != sNone) && !copiedForInfo(l, ms, m) {
 			s.colleague = true
 		}
 		if m.class == cNotSelf {
 			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
 	}
+}
+
+// copiedForInfo reports a colleague named in a sentence that says they
+// are copied to be kept informed and asks nothing: "Please unsubscribe
+// me. (Copying my manager for visibility.)"
+func copiedForInfo(l *line, ms []match, m match) bool {
+	from, to := sentence(l.ws, l.ws[m.first].off)
+	info := false
+	for _, o := range ms {
+		if o.first < from || o.first >= to || o.negated {
+			continue
+		}
+		if classWays[o.class].ask != 0 || o.class == cRequest {
+			return false
+		}
+		// "zur Info" is also a cover note's words.
+		info = info || o.class == cForInfo || o.class == cForwarding
+	}
+	return info
 }
 
 // stops are the asks that stop mail.
