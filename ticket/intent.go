@@ -132,6 +132,9 @@ type mailStatement struct {
 	bySplit            bool // a line picks a bounce report's recipients by hard or soft failure
 	thisOne            bool // a line asks about "this address" and names none
 	forgets            bool // a line asks to be forgotten ("delete all my data", "Art. 17 GDPR")
+	// onlySelf: a line of its words narrows to its writer ("Just me
+	// please", "only my address").
+	onlySelf bool
 	// question: a line of its words only asks whether they are blocked
 	// (not "don't block anything else" beside a stop).
 	question bool
@@ -203,6 +206,7 @@ func (st *mailStatement) words(s said) {
 	st.tells(s)
 	st.others = st.others || s.asks != 0 && s.self == sNone
 	st.question = st.question || s.asks == aCheck && s.question
+	st.onlySelf = st.onlySelf || s.only && s.self != sNone
 	st.picks = st.picks || s.selective && s.asks == 0
 	st.ordinal = st.ordinal || s.ordinal && s.selective
 	st.stopAsked = st.stopAsked || s.asks&aSuppress != 0 && !s.stopTold
@@ -965,7 +969,7 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 		w.targets[w.asker] = true
 	}
 	// "Just block these": a narrowing that names nothing narrows nothing.
-	if (named || st.only && len(t.partials) > 0 || t.asksOnlyForWriter(a, st)) && !st.below {
+	if (named || st.only && len(t.partials) > 0 || st.onlySelf || t.asksOnlyForWriter(a, st)) && !st.below {
 		return
 	}
 	for _, m := range t.olderFrom(t.after(a)) {

@@ -136,7 +136,7 @@ var sections = map[string]struct {
 // names), looked up whole.
 var wordSections = []string{
 	"header-from", "header-requester", "header-contact", "header-to", "header-cc", "header-subject", "header-other", "header-plain",
-	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler",
+	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler", "only-me",
 	"system", "at", "dot", "dash", "greeting", "row-keep", "mailbox", "internal-note", "other-id", "id-word",
 	"ordinal-first", "ordinal-second", "ordinal-third", "ordinal-last", "count-two", "count-three",
 }

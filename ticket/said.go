@@ -502,6 +502,9 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 			s.question = true
 		}
 		s.readFlag(m.class)
+		if m.class == cOnly && s.self == sNone && onlyMe(l.ws, m.end) {
+			s.self = sAsk // "Just me please, not the whole team"
+		}
 	}
 	return request, notSuppress
 }
@@ -510,6 +513,13 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 // quoted label or a noun, not what a question asks about.
 func meant(l *line, ms []match, m match) bool {
 	return !m.negated && !quotedLabel(l, m) && !nounUse(l, m) && !askedOf(l, ms, m)
+}
+
+// onlyMe reports a word of the books' only-me list at word i (or two,
+// "a mí"), which names the writer after "only": "just me", "nur mich".
+func onlyMe(ws []word, i int) bool {
+	b := phraseBooks()
+	return i < len(ws) && b.hasWords("only-me", ws[i]) || i+1 < len(ws) && b.hasWords("only-me", ws[i], ws[i+1])
 }
 
 // askedOf reports a phrase that asks a change inside a question that
@@ -765,11 +775,25 @@ func keepsWriter(l *line, ms []match) bool {
 			continue
 		}
 		from, to := sentence(l.ws, l.ws[m.first].off)
+		if onlyBefore(ms, from, m.first) {
+			continue // "Just my address, not the others": narrowed to the writer
+		}
 		keeps, kept, asks := sentenceKeeps(ms, from, to)
 		// "You can keep sending invoices to my address" keeps the
 		// writer's; "unsubscribe my address, but keep the invoices" and
 		// "my inbox is fine now" do not.
 		if m.class == cFromHere && keeps || m.class == cMe && kept && !asks {
+			return true
+		}
+	}
+	return false
+}
+
+// onlyBefore reports an only phrase, not negated, among the words from
+// to to (not including it).
+func onlyBefore(ms []match, from, to int) bool {
+	for _, m := range ms {
+		if m.class == cOnly && !m.negated && m.first >= from && m.first < to {
 			return true
 		}
 	}
