@@ -968,8 +968,7 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 		// answer's targets when the answer names its own.
 		w.targets[w.asker] = true
 	}
-	// "Just block these": a narrowing that names nothing narrows nothing.
-	if (named || st.only && len(t.partials) > 0 || st.onlySelf || t.asksOnlyForWriter(a, st)) && !st.below {
+	if t.ownTargets(a, st, named) {
 		return
 	}
 	for _, m := range t.olderFrom(t.after(a)) {
@@ -980,6 +979,14 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 			w.targets[m] = true
 		}
 	}
+}
+
+// ownTargets reports an anchor mail whose targets are its own, not the
+// older mails' under it: it names addresses, narrows to some ("just me
+// please"), or asks only about its writer; unless it points below. "Just
+// block these": a narrowing that names nothing narrows nothing.
+func (t *Ticket) ownTargets(a int, st mailStatement, named bool) bool {
+	return (named || st.only && len(t.partials) > 0 || st.onlySelf || t.asksOnlyForWriter(a, st)) && !st.below
 }
 
 // bot reports a mail of a helpdesk's bot ("Operator", "Vendora Bot"),

@@ -481,16 +481,7 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 			continue
 		}
 		request = s.readWay(m, ms, l) || request
-		if m.class == cSelective && oneOfThem.MatchString(phraseText(l, m)) {
-			s.describes = true
-			continue
-		}
-		if m.class == cSelective && ifListed(l.ws[m.first:m.end]) {
-			s.ifListed = true
-			continue
-		}
-		if m.class == cSelective && splitsBounces(l, m) {
-			s.bySplit = true
+		if m.class == cSelective && s.selectsBy(l, m) {
 			continue
 		}
 		switch {
@@ -507,6 +498,23 @@ func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress strin
 		}
 	}
 	return request, notSuppress
+}
+
+// selectsBy notes a selective phrase that picks its targets in a way the
+// rule can follow or must ask about: one of them by a description, by
+// whether they are listed, or a bounce report's by hard or soft failure.
+func (s *said) selectsBy(l *line, m match) bool {
+	switch {
+	case oneOfThem.MatchString(phraseText(l, m)):
+		s.describes = true
+	case ifListed(l.ws[m.first:m.end]):
+		s.ifListed = true
+	case splitsBounces(l, m):
+		s.bySplit = true
+	default:
+		return false
+	}
+	return true
 }
 
 // meant reports a phrase that says what it says: not negated, not a
