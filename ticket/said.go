@@ -843,7 +843,7 @@ func (s *said) listedNotSelf(colon bool) {
 // it reports whether the phrase asks something.
 func (s *said) readWay(m match, ms []match, l *line) bool {
 	w := classWays[m.class]
-	if w.self == sNone && !w.us && gapNamesWriter(l, m) {
+	if w.self == sNone && !w.us && (gapNamesWriter(l, m) || objectNamesWriter(l, m)) {
 		// "put me back on", "turn me back on": the gap names the writer.
 		w.self = writerWays[w.ask]
 	}
@@ -2185,6 +2185,20 @@ func gapNamesWriter(l *line, m match) bool {
 		}
 	}
 	return false
+}
+
+// objectNamesWriter reports a phrase whose object, right after it, is
+// the writer joined to others: "unblock both me and my colleague",
+// "unsubscribe me and jo@…" read as "unsubscribe" and "me and".
+func objectNamesWriter(l *line, m match) bool {
+	k := m.end
+	for k < len(l.ws) && !l.ws[k-1].ends && (is(l.ws[k].s, "both") || is(l.ws[k].s, "also")) {
+		k++
+	}
+	if k+1 >= len(l.ws) || l.ws[k-1].ends || !is(l.ws[k].s, "me") && !is(l.ws[k].s, "myself") {
+		return false
+	}
+	return is(l.ws[k+1].s, "and") || is(l.ws[k+1].s, "&")
 }
 
 // contactFooter reports the one address of a company's contact line that
