@@ -843,7 +843,7 @@ func (s *said) listedNotSelf(colon bool) {
 // it reports whether the phrase asks something.
 func (s *said) readWay(m match, ms []match, l *line) bool {
 	w := classWays[m.class]
-	if w.self == sNone && !w.us && (gapNamesWriter(l, m) || objectNamesWriter(l, m)) {
+	if w.self == sNone && !w.us && namesWriterBeside(l, m) {
 		// "put me back on", "turn me back on": the gap names the writer.
 		w.self = writerWays[w.ask]
 	}
@@ -2185,6 +2185,12 @@ func gapNamesWriter(l *line, m match) bool {
 		}
 	}
 	return false
+}
+
+// namesWriterBeside reports a phrase about anyone whose gap or object
+// names the writer.
+func namesWriterBeside(l *line, m match) bool {
+	return gapNamesWriter(l, m) || objectNamesWriter(l, m)
 }
 
 // objectNamesWriter reports a phrase whose object, right after it, is
