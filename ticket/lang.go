@@ -109,6 +109,11 @@ const (
 	// visibility", "zur Info"): a colleague its sentence names is not
 	// asked about.
 	cForInfo
+	// cNotAfter is a "not" right after an address that ends its clause
+	// ("maar c@… niet.", "c@… aber nicht", "pero a c@… no"): read as
+	// except-after there, and nothing elsewhere ("c@… niet meer mailen"
+	// asks to stop it).
+	cNotAfter
 	classCount // how many
 )
 
@@ -129,7 +134,7 @@ var sections = map[string]struct {
 	"closing": {cClosing, atStart}, "signature": {cOpener, atStart}, "forward": {cForward, atStart},
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
-	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords},
+	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -847,6 +847,11 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 		// "put me back on", "turn me back on": the gap names the writer.
 		w.self = writerWays[w.ask]
 	}
+	if w.self != sNone && w.ask != 0 && objectBefore(l, m) {
+		// "Bitte a@… nicht mehr anschreiben": the address before the
+		// phrase is its object, not the writer.
+		w.self, w.us = sNone, false
+	}
 	if w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m) {
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
 		w.self, w.us = sNone, false
@@ -2186,6 +2191,27 @@ func gapNamesWriter(l *line, m match) bool {
 	}
 	return false
 }
+
+// objectBefore reports an address right before a phrase about the
+// writer whose words do not name them ("a@… nicht mehr anschreiben",
+// "a@… niet meer mailen"): the address is what it asks about.
+func objectBefore(l *line, m match) bool {
+	if m.first == 0 || !strings.Contains(l.ws[m.first-1].s, "@") || l.ws[m.first-1].ends || l.ws[m.first-1].clause {
+		return false
+	}
+	for _, w := range l.ws[m.first:m.end] {
+		if firstPerson[folded(w.s)] || phraseBooks().has("only-me", w.s) {
+			return false
+		}
+	}
+	return true
+}
+
+// firstPerson are the books' words for I, we, me, my and our: a phrase
+// holding one names its writer.
+var firstPerson = wordSet("i i'd i'm i've we we'd we're us my our me mine ich wir uns mich mir mein meine meinen unser unsere " +
+	"ik wij mij mijn ons onze je j moi nous mon ma mes yo mi mis nos io noi mio mia eu nós meu minha jag vi mig oss min mitt " +
+	"ja mnie mój moja minä já ben biz")
 
 // namesWriterBeside reports a phrase about anyone whose gap or object
 // names the writer.

@@ -463,6 +463,12 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 		if gapped && classWays[c].ask&(changing|aCheck) != 0 {
 			gapEnd = i + best
 		}
+		if c == cNotAfter {
+			if c = notAfter(ws, i, i+best); c == 0 {
+				i++
+				continue
+			}
+		}
 		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws, i, neg)})
 		if gapped || c == cNarrative {
 			// What stands in the gap is read too: "remove my colleague
@@ -474,6 +480,16 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 	}
 	carryNegation(out, ws)
 	return untold(out)
+}
+
+// notAfter is what a "not" after an address says (cNotAfter): it leaves
+// out the address right before it when it ends its clause, else nothing.
+func notAfter(ws []word, first, end int) class {
+	last := ws[end-1]
+	if first == 0 || !strings.Contains(ws[first-1].s, "@") || !(last.ends || last.clause || end == len(ws)) {
+		return 0
+	}
+	return cExceptAfter
 }
 
 // carryNegation marks negated a phrase joined by "or" to a negated one
