@@ -133,11 +133,7 @@ type said struct {
 
 // classWays says which way a class asks about the writer, and what it
 // asks of anyone.
-var classWays = [classCount]struct {
-	self selfWay
-	ask  ask
-	us   bool
-}{
+var classWays = [classCount]way{
 	cSuppressMe: {sSuppress, aSuppress, false}, cReleaseMe: {sRelease, aRelease, false},
 	cCheckMe: {sAsk, aCheck, false}, cMissingMe: {sRelease, aCheck, false}, cMissing: {ask: aCheck}, cRemoveMe: {sAsk, aRemove, false}, cMe: {sAsk, 0, false},
 	cSuppressUs: {sSuppress, aSuppress, true}, cReleaseUs: {sRelease, aRelease, true}, cUs: {sAsk, 0, true},
@@ -842,20 +838,7 @@ func (s *said) listedNotSelf(colon bool) {
 // readWay notes which way a phrase asks, about the writer and of anyone;
 // it reports whether the phrase asks something.
 func (s *said) readWay(m match, ms []match, l *line) bool {
-	w := classWays[m.class]
-	if w.self == sNone && !w.us && namesWriterBeside(l, m) {
-		// "put me back on", "turn me back on": the gap names the writer.
-		w.self = writerWays[w.ask]
-	}
-	if w.self != sNone && w.ask != 0 && objectBefore(l, m) {
-		// "Bitte a@… nicht mehr anschreiben": the address before the
-		// phrase is its object, not the writer.
-		w.self, w.us = sNone, false
-	}
-	if w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m) {
-		// "Unsubscribe our addresses: a@…, b@…": the words name them.
-		w.self, w.us = sNone, false
-	}
+	w := wayOf(m, l)
 	if w.self != sNone && (s.self == sNone || s.self == sAsk) {
 		s.self = w.self
 	}
@@ -865,6 +848,32 @@ func (s *said) readWay(m match, ms []match, l *line) bool {
 	}
 	s.noteAsk(w.ask, phraseText(l, m), w.self == sNone && !w.us && passing(l, ms, m))
 	return true
+}
+
+// way is what a phrase asks and of whom.
+type way struct {
+	self selfWay
+	ask  ask
+	us   bool
+}
+
+// wayOf is the way of a phrase as its line reads it: its class's, with
+// the writer named beside it or another address taken for its object.
+func wayOf(m match, l *line) way {
+	w := classWays[m.class]
+	switch {
+	case w.self == sNone && !w.us && namesWriterBeside(l, m):
+		// "put me back on", "turn me back on": the gap names the writer.
+		w.self = writerWays[w.ask]
+	case w.self != sNone && w.ask != 0 && objectBefore(l, m):
+		// "Bitte a@… nicht mehr anschreiben": the address before the
+		// phrase is its object, not the writer.
+		w.self, w.us = sNone, false
+	case w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m):
+		// "Unsubscribe our addresses: a@…, b@…": the words name them.
+		w.self, w.us = sNone, false
+	}
+	return w
 }
 
 // laterAlone reports a phrase that leaves the decision for later ("I'll
