@@ -559,7 +559,19 @@ func questionEnds(l *line, to int) bool {
 		return false
 	}
 	last := l.ws[to-1]
-	return strings.HasPrefix(strings.TrimLeft(l.t[last.off+len(last.s):], ")\"' "), "?")
+	rest := strings.TrimLeft(l.t[last.off+len(last.s):], ")\"' ")
+	// Greek asks with ";" (or its own sign, U+037E).
+	return strings.HasPrefix(rest, "?") || strings.HasPrefix(rest, "\u037e") || strings.HasPrefix(rest, ";") && greek(l.ws[:to])
+}
+
+// greek reports words of which one is written in Greek letters.
+func greek(ws []word) bool {
+	for _, w := range ws {
+		if r, _ := utf8.DecodeRuneInString(w.s); unicode.Is(unicode.Greek, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // readWhose notes whom the phrases speak of: a colleague, on a line that

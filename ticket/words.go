@@ -55,7 +55,21 @@ func wordsOf(ws []word, s string) []word {
 		i += size
 	}
 	flush(len(s))
+	if strings.IndexByte(s, ';') >= 0 && greek(ws) {
+		greekQuestions(ws, s)
+	}
 	return ws
+}
+
+// greekQuestions ends a sentence at each ";" of a line with Greek
+// words: it is Greek's question mark.
+func greekQuestions(ws []word, s string) {
+	for i := range ws {
+		rest := s[ws[i].off+len(ws[i].s):]
+		if j := strings.IndexFunc(rest, func(r rune) bool { return r != ' ' && r != ')' && r != '"' }); j >= 0 && rest[j] == ';' {
+			ws[i].ends = true
+		}
+	}
 }
 
 // wordRune reads the character at i of s and says whether it belongs to a
@@ -85,7 +99,7 @@ func markEnd(ws []word, r rune, opened *bool) {
 		if len(ws) > 0 {
 			ws[len(ws)-1].clause = true
 		}
-	case '.', '!', '?', '¿', '¡':
+	case '.', '!', '?', '¿', '¡', '\u037e':
 		if len(ws) > 0 {
 			ws[len(ws)-1].ends = true
 		}
