@@ -1,8 +1,10 @@
 package ticket
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -83,20 +85,6 @@ func namesLocal(l *line, w string) bool {
 	return false
 }
 
-// unnamedAddress matches words about an address the writer does not
-// write from and the ticket may not give: "my old work address", "our
-// old shared inbox", "mijn oude werkadres", "meine alte Adresse", "la
-// dirección antigua".
-var unnamedAddress = regexp.MustCompile(`(?i)\b(?:` +
-	`(?:old|former|previous|other|second|work|shared)\s+(?:\pL+(?:'s|’s)\s+)?(?:work\s+|shared\s+|office\s+)?(?:e-?mail\s+)?(?:address|inbox|mailbox|account|e-?mail)` +
-	`|(?:oude|vorige|andere)\s+(?:werk|e-?mail)?-?(?:adres|mailbox|postvak)` +
-	`|(?:alte|alten|fr[üu]here|fr[üu]heren|andere|anderen|vorherige|vorherigen)\s+(?:e-?mail-?|arbeits-?|firmen-?|dienst-?)?(?:adresse|postfach|mailadresse)` +
-	`|(?:ancienne|autre)\s+(?:adresse|bo[iî]te)` +
-	`|(?:antigua|otra|anterior|vieja)\s+(?:direcci[oó]n|cuenta)|(?:direcci[oó]n|cuenta|correo)\s+(?:antigua|antiguo|anterior|vieja|viejo)` +
-	`|(?:vecchio|altro|precedente)\s+indirizzo|indirizzo\s+(?:vecchio|precedente)|vecchia\s+(?:casella|e-?mail)` +
-	`|(?:antigo|outro)\s+(?:endere[cç]o|e-?mail)|endere[cç]o\s+(?:antigo|anterior)` +
-	`)\b`)
-
 // writersAddress matches words for the address the writer writes from
 // or themselves: "this one", "my current address", "me", "dit adres",
 // "cette adresse".
@@ -122,16 +110,62 @@ func (t *Ticket) unnamedTarget(w *weighing) {
 		switch {
 		case s.msg != w.asker || s.subject:
 		case s.self == sSuppress || s.self == sRelease:
-			return
-		case at == 0 && unnamedAddress.MatchString(t.lines[s.line]):
+			if !selfUnnamed(t.lines[s.line]) {
+				return
+			}
+			at = cmp.Or(at, s.line)
+		case at == 0 && unnamed(t.lines[s.line]):
 			at = s.line
 		}
 	}
-	if at == 0 || writersAddress.MatchString(sentenceOf(w.p.By.Text, w.p.Words)) {
+	if said := sentenceOf(w.p.By.Text, w.p.Words); at == 0 || writersAddress.MatchString(said) || fromHere(said) {
 		return
 	}
 	w.p.Mode, w.p.Why = ModeUnsure, "asks about an address it does not give"
 	w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d speaks of an address the ticket does not give: ask for it", at))
+}
+
+// unnamed reports words of a line about an address other than the one
+// the writer writes from ("my old work address", "mijn oude werkadres",
+// "vechea mea adresă"): the books' unnamed-address phrases.
+func unnamed(text string) bool {
+	return len(unnamedIn(wordsOf(nil, text))) > 0
+}
+
+// unnamedIn is the unnamed-address phrases in ws, but negated ones.
+func unnamedIn(ws []word) []match {
+	ms := phraseBooks().trees[unnamedAddresses].find(nil, ws, phraseBooks().trees[negations])
+	return slices.DeleteFunc(ms, func(m match) bool { return m.negated })
+}
+
+// selfUnnamed reports a phrase about the writer whose words are those of
+// an address the writer does not write from: "să dezabonați adresa mea
+// veche" asks about their old address, not about them.
+func selfUnnamed(text string) bool {
+	ws := wordsOf(nil, text)
+	us := unnamedIn(ws)
+	if len(us) == 0 {
+		return false
+	}
+	for _, m := range phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]) {
+		if m.negated || classWays[m.class].self == sNone {
+			continue
+		}
+		for _, u := range us {
+			if u.first < m.end && m.first < u.end {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fromHere reports words that name the address the writer writes from
+// ("the one I'm writing from", "desde la que os escribo").
+func fromHere(text string) bool {
+	return slices.ContainsFunc(phraseBooks().trees[inWords].find(nil, wordsOf(nil, text), phraseBooks().trees[negations]), func(m match) bool {
+		return m.class == cFromHere && !m.negated
+	})
 }
 
 // sentenceOf is the sentence of text that holds words (all of text when

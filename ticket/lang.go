@@ -114,6 +114,10 @@ const (
 	// except-after there, and nothing elsewhere ("c@… niet meer mailen"
 	// asks to stop it).
 	cNotAfter
+	// cUnnamed speaks of an address other than the one the writer writes
+	// from, which the ticket may not give ("my old work address", "mijn
+	// oude werkadres", "adresa mea veche").
+	cUnnamed
 	classCount // how many
 )
 
@@ -135,6 +139,7 @@ var sections = map[string]struct {
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
+	"unnamed-address": {cUnnamed, unnamedAddresses},
 }
 
 // wordSections are the sections that are lists of single words (or short
@@ -150,12 +155,13 @@ var wordSections = []string{
 type tree uint8
 
 const (
-	inWords   tree = iota // anywhere in a line
-	atStart               // at a line's start
-	inFooter              // anywhere in a line: a footer's text
-	negations             // before a phrase
-	erasures              // anywhere in a line that asks: asks to be forgotten
-	mistakes              // anywhere in a line: says something happened by mistake
+	inWords          tree = iota // anywhere in a line
+	atStart                      // at a line's start
+	inFooter                     // anywhere in a line: a footer's text
+	negations                    // before a phrase
+	erasures                     // anywhere in a line that asks: asks to be forgotten
+	mistakes                     // anywhere in a line: says something happened by mistake
+	unnamedAddresses             // anywhere in a line: speaks of an address the writer does not write from
 	treeCount
 )
 
