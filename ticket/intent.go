@@ -117,7 +117,9 @@ type mailStatement struct {
 	weak  ask
 	first [5]said // the first line of each ask
 	// past holds the stops the mail tells only as history (mailPast).
-	past               ask
+	past ask
+	// slipOnly: every stop it tells, it tells as a mistake (slipOnly).
+	slipOnly           bool
 	below, only, cover bool
 	missing            bool // a line says mail does not arrive
 	others             bool // a line of its words asks something not about its writer
@@ -172,6 +174,7 @@ func (t *Ticket) statements() []mailStatement {
 	}
 	for m := range out {
 		out[m].past = mailPast(lines[m])
+		out[m].slipOnly = slipOnly(lines[m])
 	}
 	return out
 }
@@ -266,6 +269,22 @@ func mailPast(lines []said) ask {
 		}
 	}
 	return asked &^ told
+}
+
+// slipOnly reports a mail whose every stop is told beside a mistake
+// ("I think I hit unsubscribe by mistake"): it tells of one, it asks none.
+func slipOnly(lines []said) bool {
+	slipped := false
+	for _, s := range lines {
+		if s.asks&stops == 0 {
+			continue
+		}
+		if s.slip == 0 || s.early|s.late != 0 {
+			return false
+		}
+		slipped = true
+	}
+	return slipped
 }
 
 // turnBack is the first of a mail's lines that turns to asking mail
@@ -1132,6 +1151,12 @@ var modeRules = []modeRule{
 	{func(c modeCase) bool {
 		return c.asks&aRelease != 0 && c.asks&stops != 0 && c.asks&stops&^c.st.past == 0
 	}, ModeRemove, of(aRelease), "asks to get mail again; the stop it tells is what it undoes"},
+	// "I think I hit unsubscribe by mistake last week.": a stop told
+	// as a mistake, and nothing asked: undo it, or leave it? A person
+	// says.
+	{func(c modeCase) bool {
+		return c.asks&aRelease == 0 && c.st.slipOnly
+	}, ModeUnsure, either(aSuppress, aRemove), "tells of a stop made by mistake and asks nothing of it"},
 	// "I meant to unsubscribe my old address; put this one back": a lone
 	// verb gives way to a phrase that asks the other way.
 	{func(c modeCase) bool {

@@ -126,6 +126,8 @@ type said struct {
 	turn        bool
 	early, late ask
 	releaseLate bool
+	// slip holds the stops told beside a mistake.
+	slip ask
 	// namedEarly and namedLate are the addresses the line names before
 	// and after its turn (all in namedLate on a line without one).
 	namedEarly, namedLate []string
@@ -472,11 +474,12 @@ func meBesideChange(l *line, ms []match) bool {
 // the words of the last that says not to stop mail ("do not
 // unsubscribe me").
 func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress string) {
+	slips := phraseBooks().trees[mistakes].find(nil, l.ws, phraseBooks().trees[negations])
 	for _, m := range ms {
 		if !meant(l, ms, m) {
 			continue
 		}
-		request = s.readWay(m, ms, l) || request
+		request = s.readWay(m, ms, l, slips) || request
 		if m.class == cSelective && s.selectsBy(l, m) {
 			continue
 		}
@@ -650,7 +653,9 @@ func (s *said) stopsAround(l *line, ms []match, turn int) {
 		switch {
 		case a == aRelease && m.first >= turn:
 			s.releaseLate = true
-		case a&stops == 0 || mistakeBeside(l, mistakes, m):
+		case a&stops == 0:
+		case mistakeBeside(l, mistakes, m):
+			s.slip |= a
 		case m.end <= turn:
 			s.early |= a
 		default:
@@ -849,8 +854,14 @@ func (s *said) listedNotSelf(colon bool) {
 
 // readWay notes which way a phrase asks, about the writer and of anyone;
 // it reports whether the phrase asks something.
-func (s *said) readWay(m match, ms []match, l *line) bool {
+func (s *said) readWay(m match, ms []match, l *line, slips []match) bool {
 	w := wayOf(m, l)
+	if w.self == sSuppress && mistakeBeside(l, slips, m) {
+		// "Jeg kom til at afmelde mig ved en fejl": the stop is history
+		// (mailPast); the writer speaks of themselves, the way is for
+		// the rest of the mail to say.
+		w.self = sAsk
+	}
 	if w.self != sNone && (s.self == sNone || s.self == sAsk) {
 		s.self = w.self
 	}
