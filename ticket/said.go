@@ -680,7 +680,7 @@ func (s *said) namedAround(l *line, turn int) {
 }
 
 // mistakeBeside reports one of a line's mistakes in the clause of the
-// phrase m, a few words before or after it ("accidentally
+// phrase m, in it, or a few words before or after it ("accidentally
 // unsubscribed", "dado de baja … por error").
 func mistakeBeside(l *line, mistakes []match, m match) bool {
 	for _, k := range mistakes {
@@ -688,6 +688,8 @@ func mistakeBeside(l *line, mistakes []match, m match) bool {
 			continue
 		}
 		switch {
+		case k.first >= m.first && k.end <= m.end:
+			return true // in the phrase's gap: "mij per ongeluk op afmelden"
 		case k.end <= m.first && m.first-k.end <= 3 && !stopsBetween(l, k.first, m.first):
 			return true
 		case k.first >= m.end && k.first-m.end <= 4 && !stopsBetween(l, m.end-1, k.first):
