@@ -171,6 +171,9 @@ type books struct {
 	words map[string]map[string]bool
 	// languages are the books read, by code.
 	languages []string
+	// spellings are the books' words as they are looked up, while the
+	// books are read.
+	spellings spellings
 }
 
 // phraseBooks is the books, read the first time a ticket is read (some
@@ -187,7 +190,7 @@ func mustReadBooks(fsys fs.FS) *books {
 
 // readBooks reads every lang/*.txt of fsys.
 func readBooks(fsys fs.FS) (*books, error) {
-	b := &books{words: map[string]map[string]bool{}}
+	b := &books{words: map[string]map[string]bool{}, spellings: spellings{}}
 	for i := range b.trees {
 		b.trees[i] = &phraseBook{}
 	}
@@ -205,6 +208,7 @@ func readBooks(fsys fs.FS) (*books, error) {
 		}
 		b.languages = append(b.languages, strings.TrimSuffix(path.Base(f), ".txt"))
 	}
+	b.spellings = nil
 	return b, nil
 }
 
@@ -232,7 +236,7 @@ func (b *books) read(fsys fs.FS, name string) error {
 			return fmt.Errorf("%s:%d: a phrase before the first [section]", name, n)
 		}
 		if s, ok := sections[section]; ok {
-			b.trees[s.tree].add(s.class, l)
+			b.trees[s.tree].add(s.class, l, b.spellings)
 			continue
 		}
 		for _, ws := range expand(l) {

@@ -199,30 +199,92 @@ const maxGap = 4
 // gapWord is how a phrase writes a gap.
 const gapWord = "…"
 
-func (b *phraseBook) add(c class, phrase string) {
-	for _, ws := range expand(phrase) {
-		n := b
-		for _, w := range ws {
-			n = n.child(w)
+// add puts the phrase, its "{a|b}" choices spelled out, in the book;
+// sp keeps how each word is spelled, worked out once for all the
+// phrases that use it.
+func (b *phraseBook) add(c class, phrase string, sp spellings) {
+	b.addFrom(c, "", phrase, sp)
+}
+
+// addFrom adds the rest of a phrase from b: the word begun before it
+// (pending, glued to a choice: "m'{écrire|envoyer}"), then its text,
+// each "{a|b}" choice followed in turn; as expand spells them out, in
+// the same order, without writing each spelling out whole.
+func (b *phraseBook) addFrom(c class, pending, rest string, sp spellings) {
+	open := strings.IndexByte(rest, '{')
+	end := open + strings.IndexByte(rest[max(open, 0):], '}')
+	if open < 0 || end < open {
+		n, last := b.words(pending+rest, sp)
+		if last != "" {
+			n = n.child(sp.of(last))
 		}
 		if n.class == 0 {
 			// A phrase in two lists keeps the first's class.
 			n.class = c
 		}
+		return
+	}
+	n, last := b.words(pending+rest[:open], sp)
+	for alt := range strings.SplitSeq(rest[open+1:end], "|") {
+		m, glued := n.words(last+alt, sp)
+		m.addFrom(c, glued, rest[end+1:], sp)
 	}
 }
 
-func (b *phraseBook) child(w string) *phraseBook {
-	if w == gapWord || w == "..." {
+// words follows the words of text from b, but the last when nothing
+// ends it (it may go on in what follows): it returns the node reached
+// and that last word.
+func (b *phraseBook) words(text string, sp spellings) (n *phraseBook, last string) {
+	n = b
+	for text != "" {
+		i := strings.IndexFunc(text, unicode.IsSpace)
+		if i < 0 {
+			return n, text
+		}
+		if i > 0 {
+			n = n.child(sp.of(text[:i]))
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		text = text[i+size:]
+	}
+	return n, ""
+}
+
+// spelling is how a phrase's word is looked up: its folded form, and,
+// when it is written with accents, its lower case (accented).
+type spelling struct {
+	gap              bool
+	folded, accented string
+}
+
+// spellings keeps the spelling of each word the books use.
+type spellings map[string]spelling
+
+func (sp spellings) of(w string) spelling {
+	if s, ok := sp[w]; ok {
+		return s
+	}
+	s := spelling{gap: w == gapWord || w == "..."}
+	if !s.gap {
+		s.folded = folded(w)
+		if lw := strings.ToLower(w); lw != s.folded && !strings.ContainsAny(lw, "’‘") && lw != strings.ReplaceAll(s.folded, "ss", "ß") {
+			s.accented = lw
+		}
+	}
+	sp[w] = s
+	return s
+}
+
+func (b *phraseBook) child(w spelling) *phraseBook {
+	switch {
+	case w.gap:
 		if b.gap == nil {
 			b.gap = &phraseBook{}
 		}
 		return b.gap
-	}
-	fw := folded(w)
-	if lw := strings.ToLower(w); lw != fw && !strings.ContainsAny(lw, "’‘") && lw != strings.ReplaceAll(fw, "ss", "ß") {
-		for _, sp := range b.accented[fw] {
-			if sp.spelling == lw {
+	case w.accented != "":
+		for _, sp := range b.accented[w.folded] {
+			if sp.spelling == w.accented {
 				return sp.node
 			}
 		}
@@ -230,16 +292,16 @@ func (b *phraseBook) child(w string) *phraseBook {
 			b.accented = map[string][]spelled{}
 		}
 		c := &phraseBook{}
-		b.accented[fw] = append(b.accented[fw], spelled{lw, c})
+		b.accented[w.folded] = append(b.accented[w.folded], spelled{w.accented, c})
 		return c
 	}
 	if b.next == nil {
 		b.next = map[string]*phraseBook{}
 	}
-	c := b.next[fw]
+	c := b.next[w.folded]
 	if c == nil {
 		c = &phraseBook{}
-		b.next[fw] = c
+		b.next[w.folded] = c
 	}
 	return c
 }
