@@ -183,7 +183,8 @@ func named(toks []token, v string) bool {
 }
 
 // mayWriteOut is a quick look for an "at" of some kind: bracketed, spaced
-// ("x @ y"), or one of the phrase books' words for it between spaces.
+// ("x @ y"), or one of the phrase books' words for it between spaces or
+// in brackets ("(małpa)").
 func mayWriteOut(t string) bool {
 	if strings.Contains(t, " @ ") {
 		return true
@@ -198,7 +199,7 @@ func mayWriteOut(t string) bool {
 	for w := range phraseBooks().words["at"] {
 		for i := bytes.Index(lt, []byte(w)); i >= 0; {
 			end := i + len(w)
-			if i > 0 && lt[i-1] == ' ' && end < len(lt) && lt[end] == ' ' {
+			if i > 0 && strings.IndexByte(" ([{<", lt[i-1]) >= 0 && end < len(lt) && strings.IndexByte(" )]}>", lt[end]) >= 0 {
 				return true
 			}
 			k := bytes.Index(lt[i+1:], []byte(w))
@@ -268,7 +269,7 @@ func joinDashes(ps []piece) []piece {
 func plainPiece(p piece) bool { return p.s != "@" && p.s != "." && p.s != "-" && p.s != "" }
 
 func toPiece(w string, off, end int) piece {
-	w = strings.Trim(w, ",;:!?\"'()<>")
+	w = strings.Trim(w, ",;:!?\"'()<>[]{}")
 	switch {
 	case w == "@":
 		return piece{s: "@", off: off, end: end}
