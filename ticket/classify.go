@@ -417,9 +417,14 @@ func commentAuthor(t string) (name, team string, ok bool) {
 // resumesSignature reports a line that takes up again a signature an
 // empty line ended: the writer's full name under the name they signed
 // with ("Obrigada! / Renata", "", "Renata Albuquerque / Sócia-gerente |
-// Cantina da Nonna / …"), a signature's block.
+// Cantina da Nonna / …"), a signature's block; or the company's block
+// under a name and a title ("Birgit Köhler / Rechtsanwältin", "",
+// "Kanzlei Köhler & Partner / … / sekretariat@…").
 func (r *Reader) resumesSignature(l *line) bool {
 	st := &r.st
+	if st.sigCut && len(l.toks) == 0 && (isTitle(l.t, l.ws) || phoneOrURL(l.t)) && isTitle(st.last.t, wordsOf(nil, st.last.t)) {
+		return true
+	}
 	head := l.t
 	for _, sep := range []string{" | ", " – ", " — ", " - ", ", "} {
 		// "Tomasz Wróbel | Kierownik budowy": the name, then the title.
