@@ -288,7 +288,7 @@ func (t *Ticket) factsOf(w weighing, own Own) *facts {
 	}
 	f.self = t.asks(f.req, false, f.w)
 	f.coll = t.asks(f.req, true, f.w)
-	if f.self == nil && f.coll == nil && (f.forwarder != "" || !t.hasRecipient(f.w, own)) {
+	if f.self == nil && f.coll == nil && (f.forwarder != "" || !t.hasRecipient(f.w, own, f.req.value)) {
 		f.self = t.asksAboutNobody(f.req, f.w)
 	}
 	f.copied = map[string]bool{}
@@ -945,10 +945,12 @@ var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppres
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked): not one sent to us
-// (a customer's mail to our support mailbox that our agent forwards).
-func (t *Ticket) hasRecipient(w weighing, own Own) bool {
+// (a customer's mail to our support mailbox that our agent forwards), nor
+// one sent to the requester (our newsletter they forward: "please stop
+// sending messages to this address" is about them).
+func (t *Ticket) hasRecipient(w weighing, own Own, req string) bool {
 	for _, v := range t.order {
-		if t.isOurs(v, own) || t.sentTo[v] {
+		if t.isOurs(v, own) || t.sentTo[v] || v == req {
 			continue
 		}
 		for _, o := range t.records[v].occ {
