@@ -118,6 +118,10 @@ const (
 	// from, which the ticket may not give ("my old work address", "mijn
 	// oude werkadres", "adresa mea veche").
 	cUnnamed
+	// cInSignature points at the writer's signature for the address a
+	// request means ("it's the one in my signature", "die in meiner
+	// Signatur"): its one address is named.
+	cInSignature
 	classCount // how many
 )
 
@@ -139,7 +143,7 @@ var sections = map[string]struct {
 	"footer": {cFooter, inFooter}, "negation": {cNegation, negations}, "erasure": {cErasure, erasures},
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
-	"unnamed-address": {cUnnamed, unnamedAddresses},
+	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -578,6 +578,7 @@ func (r *Reader) End() *Ticket {
 	r.namesLater()
 	r.rowsFollowed()
 	r.tables.end(r)
+	r.tk.resolveSignaturePoints()
 	r.tk.resolveMailboxes()
 	r.tk.Reference, r.tk.HasReference = r.refs.best()
 	r.tk.orderMails()

@@ -3,6 +3,7 @@ package ticket
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -1090,6 +1091,28 @@ func (t *Ticket) resolveMailboxes() {
 		}
 	}
 	t.mailboxes = nil
+}
+
+// resolveSignaturePoints makes the one address of a mail's signature,
+// other than the mail's sender, an address its words name when a line of
+// it points there ("It's the one in my signature below"); a signature of
+// several such addresses stays a signature (the review asks which).
+func (t *Ticket) resolveSignaturePoints() {
+	for _, p := range t.sigPoints {
+		var in []string
+		for _, v := range t.order {
+			if v != t.mails[p.msg].from && slices.ContainsFunc(t.records[v].occ, func(o occurrence) bool { return o.zone == zSignature && o.msg == p.msg }) {
+				in = append(in, v)
+			}
+		}
+		if len(in) != 1 {
+			continue
+		}
+		if _, n := t.resolve(localPart(in[0])); n == 1 {
+			t.partials = append(t.partials, partial{local: localPart(in[0]), occurrence: p})
+			t.mails[p.msg].named++
+		}
+	}
 }
 
 // onlyWritten reports an address the ticket only writes out in words:

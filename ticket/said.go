@@ -228,6 +228,10 @@ func (s *said) someoneElse(l *line) {
 // words and places the line's tokens; a body line that picks its
 // targets by hand is kept for the review.
 func (r *Reader) noteSaid(l *line, s *said, subject bool) {
+	if !subject && slices.ContainsFunc(r.ms, func(m match) bool { return m.class == cInSignature && !m.negated }) {
+		r.tk.sigPoints = append(r.tk.sigPoints, occurrence{zone: zBody, msg: l.msg, line: l.n})
+		r.tk.keep(l.n, l.t)
+	}
 	if s.says() {
 		r.tk.said = append(r.tk.said, *s)
 		r.tk.keep(l.n, l.t)

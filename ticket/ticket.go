@@ -98,6 +98,7 @@ type Ticket struct {
 	words       int // words read outside headers and signatures: 0 for a list
 	partials    []partial
 	mailboxes   []partial         // words beside a word for a mailbox, partial only when they resolve
+	sigPoints   []occurrence      // lines that point at their mail's signature for the address they mean
 	signName    string            // the first word of the name the top mail is signed with, folded
 	senderNames map[string]string // a sender's name, folded, by address
 	ids         []idAt
