@@ -829,13 +829,13 @@ func onlyBefore(ms []match, from, to int) bool {
 
 // sentenceKeeps reads the phrases that begin among the words from to to
 // (not including it): keeps, one keeps or leaves out what it names
-// ("except", "do not unsubscribe", "is fine", "no hace falta"); kept,
-// one of the first two kinds; asks, one asks a change.
+// ("except", "do not unsubscribe", "change nothing", "is fine", "no hace
+// falta"); kept, one of the first three kinds; asks, one asks a change.
 func sentenceKeeps(ms []match, from, to int) (keeps, kept, asks bool) {
 	for _, k := range ms {
 		switch {
 		case k.negated || k.first < from || k.first >= to:
-		case k.class == cExcept, k.class == cNotSuppress:
+		case k.class == cExcept, k.class == cNotSuppress, k.class == cKeepAll:
 			keeps, kept = true, true
 		case k.class == cExceptAfter, k.class == cWaveOff:
 			keeps = true
