@@ -118,6 +118,8 @@ type mailStatement struct {
 	first [5]said // the first line of each ask
 	// past holds the stops the mail tells only as history (mailPast).
 	past ask
+	// exceptsWriter: a line leaves the writer out ("… but not me").
+	exceptsWriter bool
 	// slipOnly: every stop it tells, it tells as a mistake (slipOnly).
 	slipOnly           bool
 	below, only, cover bool
@@ -210,6 +212,7 @@ func (st *mailStatement) words(s said) {
 	st.others = st.others || s.asks != 0 && s.self == sNone
 	st.question = st.question || s.asks == aCheck && s.question
 	st.onlySelf = st.onlySelf || s.only && s.self != sNone
+	st.exceptsWriter = st.exceptsWriter || s.exceptsWriter
 	st.picks = st.picks || s.selective && s.asks == 0
 	st.ordinal = st.ordinal || s.ordinal && s.selective
 	st.stopAsked = st.stopAsked || s.asks&aSuppress != 0 && !s.stopTold
@@ -473,6 +476,11 @@ var doubts = []struct {
 		return w.p.Mode == ModeAdd && t.toldInTargets(*w)
 	}, "names an address in an earlier request told as history",
 		"an address is named in an earlier request told as history: is it to change again?"},
+	// "Unsubscribe the whole team but not me: a@…, b@…, me@…": which?
+	{func(t *Ticket, w *weighing, sts []mailStatement, _ Own) bool {
+		return w.p.Mode.Changes() && w.asker >= 0 && sts[w.asker].exceptsWriter && t.namedInBody(t.mails[w.asker].from, w.asker)
+	}, "leaves its writer out and names the writer's address",
+		"the writer asks to be left out and names their own address among the others: check it"},
 	// "Why am I getting this? I never signed up" over a newsletter of
 	// ours to another address: the writer's, or the one it went to?
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
@@ -554,6 +562,12 @@ func (t *Ticket) doubt(w *weighing, sts []mailStatement, own Own) {
 			w.p.Ask = append(w.p.Ask, d.ask)
 		}
 	}
+}
+
+// namedInBody reports the address v named in the words of mail m.
+func (t *Ticket) namedInBody(v string, m int) bool {
+	rec, ok := t.records[v]
+	return ok && slices.ContainsFunc(rec.occ, func(o occurrence) bool { return o.zone == zBody && o.msg == m })
 }
 
 // erasure makes an add an erasure when the asking mail asks to be

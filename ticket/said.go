@@ -104,8 +104,9 @@ type said struct {
 	// names: the line names addresses or IDs of its own.
 	names bool
 	// keepsWriter: a sentence of it keeps the address the writer writes
-	// from ("the one I'm writing from is fine").
-	keepsWriter bool
+	// from ("the one I'm writing from is fine"); exceptsWriter: one
+	// leaves the writer out ("… but not me").
+	keepsWriter, exceptsWriter bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -296,7 +297,8 @@ func (r *Reader) pickedByHand(n, msg int) {
 // person must say.
 func (r *Reader) vague(l *line, ms []match) bool {
 	for _, m := range ms {
-		if m.class == cExclude && !m.negated && !r.addressAt(l, m.end) && !toldAside(l, ms, m) {
+		// "… but NOT mine" keeps the writer's (keepsWriter).
+		if m.class == cExclude && !m.negated && !r.addressAt(l, m.end) && !toldAside(l, ms, m) && !onlyMe(l.ws, m.end) {
 			return true
 		}
 	}
@@ -444,6 +446,7 @@ func (s *said) read(ms []match, l *line) {
 	s.history(l, ms)
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
+	s.exceptsWriter = exceptsWriter(l, ms)
 	if s.self == sSuppress && receivedAt(l, ms) {
 		// "We keep getting the reminders at dispatch@…": the address
 		// that gets them is the one named, not the writer's.
@@ -797,6 +800,9 @@ func keptInSentence(l *line, ms []match, off int) bool {
 // one I'm writing from, is fine", "la dirección desde la que escribo
 // puede quedarse").
 func keepsWriter(l *line, ms []match) bool {
+	if exceptsWriter(l, ms) {
+		return true
+	}
 	for _, m := range ms {
 		if m.class != cFromHere && m.class != cMe || m.negated {
 			continue
@@ -814,6 +820,12 @@ func keepsWriter(l *line, ms []match) bool {
 		}
 	}
 	return false
+}
+
+// exceptsWriter reports an exclusion that names the writer ("… but NOT
+// mine", "all of us except me").
+func exceptsWriter(l *line, ms []match) bool {
+	return slices.ContainsFunc(ms, func(m match) bool { return m.class == cExclude && !m.negated && onlyMe(l.ws, m.end) })
 }
 
 // onlyBefore reports an only phrase, not negated, among the words from
