@@ -906,9 +906,10 @@ func wayOf(m match, l *line) way {
 	case w.self == sNone && !w.us && namesWriterBeside(l, m):
 		// "put me back on", "turn me back on": the gap names the writer.
 		w.self = writerWays[w.ask]
-	case w.self != sNone && w.ask != 0 && objectBefore(l, m):
+	case w.self != sNone && w.ask != 0 && (objectBefore(l, m) || subjectBefore(l, m)):
 		// "Bitte a@… nicht mehr anschreiben": the address before the
-		// phrase is its object, not the writer.
+		// phrase is its object, not the writer; "they don't want any
+		// more": its subject is someone else.
 		w.self, w.us = sNone, false
 	case w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m):
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
@@ -2249,13 +2250,27 @@ func objectBefore(l *line, m match) bool {
 	if m.first == 0 || !strings.Contains(l.ws[m.first-1].s, "@") || l.ws[m.first-1].ends || l.ws[m.first-1].clause {
 		return false
 	}
-	for _, w := range l.ws[m.first:m.end] {
-		if firstPerson[folded(w.s)] || phraseBooks().has("only-me", w.s) {
-			return false
-		}
-	}
-	return true
+	return !namesFirstPerson(l.ws[m.first:m.end])
 }
+
+// subjectBefore reports a word for "they", "he" or "she" right before a
+// phrase about the writer whose words do not name them: "(they asked us
+// to tell you that) they don't want any more" is about them.
+func subjectBefore(l *line, m match) bool {
+	if m.first == 0 || l.ws[m.first-1].ends || l.ws[m.first-1].clause || l.ws[m.first-1].s == "Sie" || !thirdPerson[folded(l.ws[m.first-1].s)] {
+		return false
+	}
+	return !namesFirstPerson(l.ws[m.first:m.end])
+}
+
+// namesFirstPerson reports a word of ws that names the writer.
+func namesFirstPerson(ws []word) bool {
+	return slices.ContainsFunc(ws, func(w word) bool { return firstPerson[folded(w.s)] || phraseBooks().has("only-me", w.s) })
+}
+
+// thirdPerson are the books' words for they, he and she as a subject
+// ("sie", not the polite "Sie").
+var thirdPerson = wordSet("they he she sie er ils elle elles ellos ellas él ella loro lui lei eles elas ele ela zij ze hij de han hon hun hen hän he oni ony ona ők ő ei αυτοί αυτές αυτός αυτή εκείνοι onlar")
 
 // firstPerson are the books' words for I, we, me, my and our: a phrase
 // holding one names its writer.
