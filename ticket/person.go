@@ -94,6 +94,8 @@ func (r *Reader) personWord(l *line, ms []match, i int) (int, string) {
 	case !ok:
 	case local != "" && exceptedName(l.ws, ms, i):
 		return pSure, local
+	case local != "" && r.pronounLeftOut(l, ms, i):
+		return pSure, local
 	case leavesOutIn(l, ms, i) && !saysLocal(l, local, i):
 		return pAsk, ""
 	}
@@ -313,3 +315,34 @@ var leaveOutWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// pronounLeftOut reports the name at word i the one person its sentence
+// names, left out there by a pronoun beside a leaving out ("Karin … so
+// leave her be", "så henne kan ni låta vara", "lasst sie bitte drauf").
+func (r *Reader) pronounLeftOut(l *line, ms []match, i int) bool {
+	from, to := sentence(l.ws, l.ws[i].off)
+	for k := from; k < to; k++ {
+		if k != i && k != i+1 && capitalized(l.ws[k].s) && r.st.people[folded(l.ws[k].s)] != "" {
+			return false // another person in the sentence: whom "her" means, a person says
+		}
+	}
+	for _, m := range ms {
+		if m.negated || m.first < from || m.first >= to || m.first <= i {
+			continue
+		}
+		switch m.class {
+		case cExcept, cExclude:
+			if m.end < to && objectPronoun[folded(l.ws[m.end].s)] {
+				return true // "leave her be"
+			}
+		case cExceptAfter, cWaveOff:
+			if m.first > from && objectPronoun[folded(l.ws[m.first-1].s)] {
+				return true // "henne kan ni låta vara"
+			}
+		}
+	}
+	return false
+}
+
+// objectPronoun are the books' words for her, him and them as an object.
+var objectPronoun = wordSet("her him them henne honom dem hende ham hana hänet heidät ihn ihr sie ihnen la le lo les lui leur ella ele ela eles elas hem haar hen jego ją ich ho ji je őt őket ea el ei pe την τον τους τις onu onları")

@@ -906,6 +906,9 @@ func wayOf(m match, l *line) way {
 	case w.self == sNone && !w.us && namesWriterBeside(l, m):
 		// "put me back on", "turn me back on": the gap names the writer.
 		w.self = writerWays[w.ask]
+	case w.self == sNone && !w.us && writerWays[w.ask] != sNone && gapNamesUs(l, m):
+		// "take us off your promo list": the writer and their own.
+		w.self, w.us = writerWays[w.ask], true
 	case w.self != sNone && w.ask != 0 && (objectBefore(l, m) || subjectBefore(l, m)):
 		// "Bitte a@… nicht mehr anschreiben": the address before the
 		// phrase is its object, not the writer; "they don't want any
@@ -2237,6 +2240,18 @@ func gapNamesWriter(l *line, m match) bool {
 	for k := m.first + 1; k < m.end-1 && k < len(l.ws); k++ {
 		switch folded(l.ws[k].s) {
 		case "me", "myself", "mich", "mij", "moi":
+			return true
+		}
+	}
+	return false
+}
+
+// gapNamesUs reports a phrase whose gap holds the writer and those they
+// speak for ("take us off your promo list").
+func gapNamesUs(l *line, m match) bool {
+	for k := m.first + 1; k < m.end-1 && k < len(l.ws); k++ {
+		switch folded(l.ws[k].s) {
+		case "us", "uns", "ons", "nous", "oss":
 			return true
 		}
 	}
