@@ -321,11 +321,26 @@ var leaveOutWords = func() map[string]bool {
 // leave her be", "så henne kan ni låta vara", "lasst sie bitte drauf").
 func (r *Reader) pronounLeftOut(l *line, ms []match, i int) bool {
 	from, to := sentence(l.ws, l.ws[i].off)
+	return r.onlyPersonIn(l, i, from, to) && pronounBeside(l, ms, i, from, to)
+}
+
+// onlyPersonIn reports the name at word i the only person the words
+// from to to name (her surname may follow): with another, whom "her"
+// means, a person says.
+func (r *Reader) onlyPersonIn(l *line, i, from, to int) bool {
 	for k := from; k < to; k++ {
 		if k != i && k != i+1 && capitalized(l.ws[k].s) && r.st.people[folded(l.ws[k].s)] != "" {
-			return false // another person in the sentence: whom "her" means, a person says
+			return false
 		}
 	}
+	return true
+}
+
+// pronounBeside reports a leaving out after word i, among the words from
+// to to, with a pronoun for its object: right after it ("leave her be")
+// or right before one that leaves out what stands before it ("henne kan
+// ni låta vara").
+func pronounBeside(l *line, ms []match, i, from, to int) bool {
 	for _, m := range ms {
 		if m.negated || m.first < from || m.first >= to || m.first <= i {
 			continue
@@ -333,11 +348,11 @@ func (r *Reader) pronounLeftOut(l *line, ms []match, i int) bool {
 		switch m.class {
 		case cExcept, cExclude:
 			if m.end < to && objectPronoun[folded(l.ws[m.end].s)] {
-				return true // "leave her be"
+				return true
 			}
 		case cExceptAfter, cWaveOff:
 			if m.first > from && objectPronoun[folded(l.ws[m.first-1].s)] {
-				return true // "henne kan ni låta vara"
+				return true
 			}
 		}
 	}

@@ -903,12 +903,8 @@ type way struct {
 func wayOf(m match, l *line) way {
 	w := classWays[m.class]
 	switch {
-	case w.self == sNone && !w.us && namesWriterBeside(l, m):
-		// "put me back on", "turn me back on": the gap names the writer.
-		w.self = writerWays[w.ask]
-	case w.self == sNone && !w.us && writerWays[w.ask] != sNone && gapNamesUs(l, m):
-		// "take us off your promo list": the writer and their own.
-		w.self, w.us = writerWays[w.ask], true
+	case w.self == sNone && !w.us:
+		w = writerInGap(w, l, m)
 	case w.self != sNone && w.ask != 0 && (objectBefore(l, m) || subjectBefore(l, m)):
 		// "Bitte a@… nicht mehr anschreiben": the address before the
 		// phrase is its object, not the writer; "they don't want any
@@ -917,6 +913,19 @@ func wayOf(m match, l *line) way {
 	case w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m):
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
 		w.self, w.us = sNone, false
+	}
+	return w
+}
+
+// writerInGap is the way w of a phrase about anyone with the writer in
+// its gap or as its object: "put me back on", "turn me back on"; "take
+// us off your promo list", the writer and their own.
+func writerInGap(w way, l *line, m match) way {
+	switch {
+	case namesWriterBeside(l, m):
+		w.self = writerWays[w.ask]
+	case writerWays[w.ask] != sNone && gapNamesUs(l, m):
+		w.self, w.us = writerWays[w.ask], true
 	}
 	return w
 }
