@@ -2245,22 +2245,19 @@ var writerWays = map[ask]selfWay{aSuppress: sSuppress, aRelease: sRelease}
 
 // gapNamesWriter reports a phrase whose gap holds the writer as its
 // object ("put me back on", "switch me back on").
-func gapNamesWriter(l *line, m match) bool {
-	for k := m.first + 1; k < m.end-1 && k < len(l.ws); k++ {
-		switch folded(l.ws[k].s) {
-		case "me", "myself", "mich", "mij", "moi":
-			return true
-		}
-	}
-	return false
-}
+func gapNamesWriter(l *line, m match) bool { return gapHolds(l, m, gapMe) }
 
 // gapNamesUs reports a phrase whose gap holds the writer and those they
 // speak for ("take us off your promo list").
-func gapNamesUs(l *line, m match) bool {
+func gapNamesUs(l *line, m match) bool { return gapHolds(l, m, gapUs) }
+
+// gapMe and gapUs are the books' words for me and for us as an object.
+var gapMe, gapUs = wordSet("me myself mich mij moi"), wordSet("us uns ons nous oss")
+
+// gapHolds reports a word of set among the words inside the phrase m.
+func gapHolds(l *line, m match, set map[string]bool) bool {
 	for k := m.first + 1; k < m.end-1 && k < len(l.ws); k++ {
-		switch folded(l.ws[k].s) {
-		case "us", "uns", "ons", "nous", "oss":
+		if set[folded(l.ws[k].s)] {
 			return true
 		}
 	}
