@@ -476,6 +476,12 @@ var doubts = []struct {
 		return w.p.Mode == ModeAdd && t.toldInTargets(*w)
 	}, "names an address in an earlier request told as history",
 		"an address is named in an earlier request told as history: is it to change again?"},
+	// "Nu am cerut eu asta. Vă rog să mă scoateți de pe listă" over our
+	// "You have been unsubscribed": off which list?
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode == ModeAdd && w.asker >= 0 && t.repliesToStopNotice(w.asker, own)
+	}, "asks to stop mail in reply to a notice of ours that it has stopped",
+		"the request answers our notice that mail has stopped: is it to stay stopped, or be undone?"},
 	// "Unsubscribe the whole team but not me: a@…, b@…, me@…": which?
 	{func(t *Ticket, w *weighing, sts []mailStatement, _ Own) bool {
 		return w.p.Mode.Changes() && w.asker >= 0 && sts[w.asker].exceptsWriter && t.namedInBody(t.mails[w.asker].from, w.asker)
@@ -562,6 +568,17 @@ func (t *Ticket) doubt(w *weighing, sts []mailStatement, own Own) {
 			w.p.Ask = append(w.p.Ask, d.ask)
 		}
 	}
+}
+
+// repliesToStopNotice reports a mail of ours under mail m, older than
+// it, that says mail has stopped.
+func (t *Ticket) repliesToStopNotice(m int, own Own) bool {
+	for k := m + 1; k < len(t.mails); k++ {
+		if t.mails[k].stopNotice && t.ours(k, own) {
+			return true
+		}
+	}
+	return false
 }
 
 // namedInBody reports the address v named in the words of mail m.

@@ -122,6 +122,10 @@ const (
 	// request means ("it's the one in my signature", "die in meiner
 	// Signatur"): its one address is named.
 	cInSignature
+	// cStopNotice is a notice of ours that mail has stopped ("You have
+	// been unsubscribed", "Du er nu afmeldt"): a stop asked in reply to
+	// it is already done; undo it or keep it, a person says.
+	cStopNotice
 	classCount // how many
 )
 
@@ -144,6 +148,7 @@ var sections = map[string]struct {
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
+	"stop-notice": {cStopNotice, stopNotices},
 }
 
 // wordSections are the sections that are lists of single words (or short
@@ -166,6 +171,7 @@ const (
 	erasures                     // anywhere in a line that asks: asks to be forgotten
 	mistakes                     // anywhere in a line: says something happened by mistake
 	unnamedAddresses             // anywhere in a line: speaks of an address the writer does not write from
+	stopNotices                  // anywhere in a quoted or forwarded line: a notice of ours that mail has stopped
 	treeCount
 )
 

@@ -229,6 +229,9 @@ func (s *said) someoneElse(l *line) {
 // words and places the line's tokens; a body line that picks its
 // targets by hand is kept for the review.
 func (r *Reader) noteSaid(l *line, s *said, subject bool) {
+	if l.msg > 0 && !subject && len(phraseBooks().trees[stopNotices].find(nil, l.ws, phraseBooks().trees[negations])) > 0 {
+		r.tk.mails[l.msg].stopNotice = true
+	}
 	if !subject && slices.ContainsFunc(r.ms, func(m match) bool { return m.class == cInSignature && !m.negated }) {
 		r.tk.sigPoints = append(r.tk.sigPoints, occurrence{zone: zBody, msg: l.msg, line: l.n})
 		r.tk.keep(l.n, l.t)

@@ -152,6 +152,9 @@ type mail struct {
 	stamp    stamp // when its comment header says it was written
 	helpdesk bool  // begun by a helpdesk's comment header
 	note     bool  // an agent's internal note (Reader.noteLine): ours
+	// stopNotice: its words say mail to its recipient has stopped ("You
+	// have been unsubscribed").
+	stopNotice bool
 	// team: the author's team in brackets in its comment header, folded
 	// ("Jordan (Lumenly) · 10:52 AM"): ours when it names our company or
 	// a support team.
