@@ -429,7 +429,10 @@ func (s *said) tells() bool {
 
 // read notes what the phrases of a line say.
 func (s *said) read(ms []match, l *line) {
-	request, notSuppress := s.readPhrases(ms, l)
+	// slips: what the line says happened by mistake, read once for the
+	// way of its phrases and for its history.
+	slips := phraseBooks().trees[mistakes].find(nil, l.ws, phraseBooks().trees[negations])
+	request, notSuppress := s.readPhrases(ms, l, slips)
 	s.later = laterAlone(l, ms)
 	// "… got suppressed after hard bounces. Could you release these
 	// suppression IDs please?": the stop is told, the release asked.
@@ -446,7 +449,7 @@ func (s *said) read(ms []match, l *line) {
 		// is another address's, which the words leave out or aside.
 		s.keepsSome = false
 	}
-	s.history(l, ms)
+	s.history(l, ms, slips)
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
 	s.exceptsWriter = exceptsWriter(l, ms)
@@ -483,8 +486,7 @@ func meBesideChange(l *line, ms []match) bool {
 // label, not a noun). It reports whether a phrase asks something, and
 // the words of the last that says not to stop mail ("do not
 // unsubscribe me").
-func (s *said) readPhrases(ms []match, l *line) (request bool, notSuppress string) {
-	slips := phraseBooks().trees[mistakes].find(nil, l.ws, phraseBooks().trees[negations])
+func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, notSuppress string) {
 	for _, m := range ms {
 		if !meant(l, ms, m) {
 			continue
@@ -626,12 +628,12 @@ const stops = aSuppress | aRemove
 // history notes where the line turns from what was to what is asked
 // now, which stops it tells before and after the turn, and which it
 // tells as a mistake (mailPast reads them for the mail).
-func (s *said) history(l *line, ms []match) {
+func (s *said) history(l *line, ms, slips []match) {
 	turn := len(l.ws)
 	if at, ok := turnAt(l, ms); ok {
 		turn, s.turn = at, true
 	}
-	s.stopsAround(l, ms, turn)
+	s.stopsAround(l, ms, slips, turn)
 	if !s.turn {
 		s.late, s.early = s.late|s.early, 0
 	}
@@ -653,8 +655,7 @@ func turnAt(l *line, ms []match) (at int, ok bool) {
 // stopsAround notes the stops the line asks before the word turn (early)
 // and from it on (late), but those beside a mistake ("I accidentally
 // unsubscribed"), and mail again asked from the turn on.
-func (s *said) stopsAround(l *line, ms []match, turn int) {
-	mistakes := phraseBooks().trees[mistakes].find(nil, l.ws, phraseBooks().trees[negations])
+func (s *said) stopsAround(l *line, ms, slips []match, turn int) {
 	for _, m := range ms {
 		a := classWays[m.class].ask
 		if m.negated || quotedLabel(l, m) || nounUse(l, m) {
@@ -664,7 +665,7 @@ func (s *said) stopsAround(l *line, ms []match, turn int) {
 		case a == aRelease && m.first >= turn:
 			s.releaseLate = true
 		case a&stops == 0:
-		case mistakeBeside(l, mistakes, m):
+		case mistakeBeside(l, slips, m):
 			s.slip |= a
 		case m.end <= turn:
 			s.early |= a
