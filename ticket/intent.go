@@ -107,6 +107,9 @@ type weighing struct {
 	// ordinalKept: the listed IDs the words' places leave, by the line
 	// that says so, when the list is followed (ordinal.go).
 	ordinalKept map[string]int
+	// answered: the mail of ours whose question the newest mail answers
+	// "all of them" (allAnswered); -1 for none.
+	answered int
 }
 
 // mailStatement is what a mail asks, gathered from its lines.
@@ -425,7 +428,7 @@ func (t *Ticket) isOurs(v string, own Own) bool {
 // mails.
 func (t *Ticket) weigh(own Own) weighing {
 	sts := t.statements()
-	w := weighing{asker: -1, anchor: -1, targets: map[int]bool{}}
+	w := weighing{asker: -1, anchor: -1, answered: -1, targets: map[int]bool{}}
 	w.anchor, w.asker = t.newestAsking(sts, own)
 	if w.asker < 0 {
 		// None asks in its words: the newest whose subject does.
@@ -440,6 +443,9 @@ func (t *Ticket) weigh(own Own) weighing {
 		w.asker = t.firstMail(func(m int) bool { return sts[m].asks|sts[m].subjectAsks != 0 }, t.after(w.anchor))
 	}
 	t.aim(&w, sts, own)
+	if w.answered = t.allAnswered(w, own); w.answered >= 0 {
+		w.targets[w.answered] = true
+	}
 	w.ordinalKept, _ = t.followOrdinals(w, own)
 	t.decideMode(&w, sts, own)
 	t.unnamedTarget(&w)
@@ -463,7 +469,7 @@ var doubts = []struct {
 	}, "picks its targets by a condition: choose them by hand",
 		"picks its targets by a condition: choose them by hand"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
-		return w.p.Mode.Changes() && t.answeredSince(w.asker, own)
+		return w.p.Mode.Changes() && w.answered < 0 && t.answeredSince(*w, own)
 	}, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads",
 		"a mail of ours answered the request; read what the newest mail asks"},
 	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
@@ -667,7 +673,8 @@ func (t *Ticket) erasureIn(m int) (s said, ok, denied bool) {
 // and a mail not ours came after that answer: the request was handled,
 // and what came after it is what stands now ("Done: it is blocked" —
 // "could you undo it?"), which the rule could not read.
-func (t *Ticket) answeredSince(asker int, own Own) bool {
+func (t *Ticket) answeredSince(w weighing, own Own) bool {
+	asker := w.asker
 	if asker < 0 {
 		return false
 	}
@@ -683,11 +690,13 @@ func (t *Ticket) answeredSince(asker int, own Own) bool {
 		case !t.ours(m, own):
 			// A mail with a sender: not the ticket's title block.
 			after = after || ml.from != ""
-			confirms = confirms || ml.words < unreadWords && !noWords[ml.opens]
+			confirms = confirms || ml.words < unreadWords && !noWords[ml.opens] || m == w.anchor && t.keepsTargetIn(m, w)
 		case after && !(ml.questions && confirms):
 			// "Can you confirm it's just those two?" — "Yes, just those
 			// two": a short answer that does not begin with a no
-			// confirms the request.
+			// confirms the request; one that keeps an address the
+			// request named narrows it, which the rule reads ("leave
+			// the work one as it is, just the personal one").
 			return true
 		}
 	}
@@ -728,11 +737,12 @@ func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
 // readOrQuiet reports a mail newer than the asking one that is no doubt
 // about it: ours, a bounce report, a cover note or a forward's, one that
 // asks or says little, a helpdesk's title, or one whose words the rule
-// reads (places in a list followed, a narrowing).
+// reads (places in a list followed, a narrowing, "all of them" to our
+// question).
 func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bool {
 	ml := t.mails[m]
 	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) ||
-		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w))
+		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || w.answered >= 0 && ml.answersAll
 }
 
 // keepsTargetIn reports a mail that says not to touch an address the

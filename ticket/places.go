@@ -267,11 +267,16 @@ func (t *Ticket) failedRecipient(v string) bool {
 	return false
 }
 
-// placeOf is where the target v stands for the proposal: for a role (a
-// requester who asks for themselves, a colleague they include), the line
-// that decided it; else its first occurrence in the deciding words, a
+// placeOf is where the target v stands for the proposal: in the question
+// of ours the newest mail answers "all of them", the question's line; for
+// a role (a requester who asks for themselves, a colleague they include),
+// the line that decided it; else its first occurrence in the deciding words, a
 // bounce report's recipients all in one place.
 func (t *Ticket) placeOf(v string, d Decision, w *weighing) (key, line int) {
+	// "Both, please" to our question: the question names them together.
+	if line := t.inQuestion(v, *w); line > 0 {
+		return t.blocks.of(line) * zones, line
+	}
 	if d.Decided() && d.By.Line > 0 {
 		return t.blocks.of(d.By.Line) * zones, d.By.Line
 	}

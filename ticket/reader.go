@@ -328,9 +328,10 @@ func (r *Reader) countWords(l *line) {
 		return
 	}
 	ml.words += n
-	ml.questions = ml.questions || strings.Contains(l.t, "?")
+	ml.questions = ml.questions || strings.Contains(l.t, "?") || strings.ContainsAny(l.t, ";\u037e") && greek(l.ws)
 	if ml.opens == "" && len(l.ws) > 0 {
 		ml.opens = folded(l.ws[0].s)
+		ml.answersAll = len(l.toks) == 0 && answersAllIn(l.t, l.ws)
 	}
 }
 

@@ -104,7 +104,7 @@ func (t *Ticket) idsLeft(targets []string, roles map[string]Decision) []Left {
 // question is about those.
 func (t *Ticket) checkOthers(r Reading, d Decision) ([]string, []Left) {
 	req := *r.Requester
-	if !slices.Contains(r.Targets, req) || d.Reason == ReasonRequesterNames || len(r.Targets) < 2 {
+	if !slices.Contains(r.Targets, req) || d.Reason == ReasonRequesterNames || d.Reason == ReasonAnsweredAll || len(r.Targets) < 2 {
 		return r.Targets, r.LeftOut
 	}
 	targets := slices.DeleteFunc(slices.Clone(r.Targets), func(v string) bool { return v == req })

@@ -32,6 +32,7 @@ const (
 	ReasonRequester      = "the requester, who does not ask for themselves"
 	ReasonRequesterAsks  = "the requester asks for themselves"
 	ReasonRequesterNames = "the requester names their own address in a request"
+	ReasonAnsweredAll    = "named in our question, which the requester answers for all it names"
 	ReasonWantsMail      = "asks to get mail again, not to be suppressed"
 	ReasonWantsNoMail    = "asks to get no more mail, not to be put back"
 	ReasonColleague      = "a colleague the requester includes"
@@ -551,6 +552,9 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 		d.Reason, d.Leave, d.By = ReasonWritten, true, t.evidence(vw.writ.line)
 	case vw.asked != nil && !t.onlyOnCards(f.req.value, f.w):
 		d.Reason, d.By = ReasonRequesterNames, t.evidence(vw.asked.line)
+	case vw.asked == nil && t.inQuestion(f.req.value, f.w) > 0:
+		// "Both addresses, or only yours?" — "Yes, both".
+		d.Reason, d.By = ReasonAnsweredAll, t.evidence(t.inQuestion(f.req.value, f.w))
 	case t.keptWriter(f.req.msg) > 0:
 		// "The one I'm writing from is fine": not theirs to send.
 		d.Reason, d.Leave, d.By = ReasonExcept, true, t.evidence(t.keptWriter(f.req.msg))
