@@ -982,7 +982,7 @@ func (t *Ticket) anchors(m int, st mailStatement) bool {
 // decide, as a customer's would.
 func (t *Ticket) internal(own Own) bool {
 	for m, ml := range t.mails {
-		if !t.ours(m, own) && !ml.bounce && !isSystem(ml.from) && !(m > 0 && ml.empty()) {
+		if !t.ours(m, own) && !ml.bounce && !isSystem(ml.from) && !(ml.empty() && (m > 0 || ml.words == 0)) {
 			return false
 		}
 	}

@@ -163,12 +163,14 @@ func (t *Ticket) followOrdinals(w weighing, own Own) (kept map[string]int, ok bo
 }
 
 // placesSaid gathers the places the target mails of w and the mails not
-// ours newer than its asker pick and keep in a list of n, and the first
+// ours (ours too in a ticket all ours) newer than its asker pick and keep
+// in a list of n, and the first
 // line that names any; ok when some line does and none is unclear.
 func (t *Ticket) placesSaid(w weighing, own Own, n int) (pick, keep []int, line int, ok bool) {
 	newer := t.newerThan(w.asker)
+	internal := t.internal(own)
 	for _, o := range t.ordinals {
-		if !w.targets[o.msg] && !newer[o.msg] || t.ours(o.msg, own) {
+		if !w.targets[o.msg] && !newer[o.msg] || t.ours(o.msg, own) && !internal {
 			continue
 		}
 		p, k, clear := readPlaces(t.lines[o.n], n)
@@ -220,19 +222,23 @@ func (t *Ticket) placesIn(m int) bool {
 // n: those asked for (pick), those kept (keep); clear is false when a
 // sentence naming places both asks and keeps.
 func readPlaces(text string, n int) (pick, keep []int, clear bool) {
-	ws := wordsOf(nil, text)
-	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
-	for from := 0; from < len(ws); {
-		to := sentenceEnd(ws, from)
+	all := wordsOf(nil, text)
+	var ms []match
+	for from := 0; from < len(all); {
+		// Each sentence's phrases apart: "Release the first two only.
+		// The third one stays" is not "only the third one".
+		to := sentenceEnd(all, from)
+		ws := all[from:to]
+		ms = phraseBooks().trees[inWords].find(ms, ws, phraseBooks().trees[negations])
 		for _, m := range ms {
-			if m.first < from || m.first >= to || m.class != cOrdinal && m.class != cOrdinalOne && m.class != cSelective {
+			if m.class != cOrdinal && m.class != cOrdinalOne && m.class != cSelective {
 				continue
 			}
-			at := positions(ws[m.first:withCount(ws, m.end, to)], n)
+			at := positions(ws[m.first:withCount(ws, m.end, len(ws))], n)
 			if at == nil {
 				continue
 			}
-			switch sentenceWay(ws, ms, m, from, to) {
+			switch sentenceWay(ws, ms, m, 0, len(ws)) {
 			case wayUnclear:
 				return nil, nil, false
 			case wayKeep:

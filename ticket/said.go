@@ -386,19 +386,36 @@ func (s *said) bareRequest(l *line, subject bool) {
 	}
 }
 
-// nounUse reports a phrase of one word that stands, capitalized in the
-// middle of a sentence after a determiner, as a German noun: "diese beiden
-// Sperren" names blocks, it asks none ("sperren").
+// nounUse reports a phrase of one word that stands as a noun: after an
+// English possessive ("his own unsubscribe from January" tells of one),
+// or capitalized in the middle of a sentence after a determiner, as a
+// German noun: "diese beiden Sperren" names blocks, it asks none
+// ("sperren").
 func nounUse(l *line, m match) bool {
 	if m.end-m.first != 1 || m.first == 0 || m.runOn != "" {
 		return false
 	}
 	w, prev := l.ws[m.first], l.ws[m.first-1]
-	if r, _ := utf8.DecodeRuneInString(w.s); !unicode.IsUpper(r) || prev.ends {
+	if prev.ends {
 		return false
 	}
-	return determiners[folded(prev.s)]
+	if possessive(prev.s) {
+		// "Tom Grant's own unsubscribe from January", "my unsubscribe".
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(w.s)
+	return unicode.IsUpper(r) && determiners[folded(prev.s)]
 }
+
+// possessive reports an English word that owns the noun after it: "my",
+// "own", "Tom's".
+func possessive(w string) bool {
+	f := folded(w)
+	return possessives[f] || strings.HasSuffix(f, "'s") || strings.HasSuffix(f, "’s")
+}
+
+// possessives stand before an English noun.
+var possessives = map[string]bool{"my": true, "his": true, "her": true, "their": true, "your": true, "our": true, "own": true, "its": true}
 
 // determiners stand before a German noun.
 var determiners = map[string]bool{"die": true, "diese": true, "dieser": true, "diesen": true, "den": true, "der": true, "das": true, "beiden": true,
@@ -549,7 +566,7 @@ func askedOf(l *line, ms []match, m match) bool {
 		return false
 	}
 	from, to := sentence(l.ws, l.ws[m.first].off)
-	if !questionEnds(l, to) {
+	if !questionEnds(l, to) || opensWithRequest(l.ws[m.first:m.end]) {
 		return false
 	}
 	opened := false
@@ -565,6 +582,17 @@ func askedOf(l *line, ms []match, m match) bool {
 		}
 	}
 	return opened
+}
+
+// opensWithRequest reports a phrase whose first words are a request
+// ("can you add … to the suppression list").
+func opensWithRequest(ws []word) bool {
+	for n := 1; n <= min(3, len(ws)-1); n++ {
+		if c, k := phraseBooks().trees[inWords].at(ws[:n], 0); c == cRequest && k == n {
+			return true
+		}
+	}
+	return false
 }
 
 // questionEnds reports a question mark after the sentence that ends
