@@ -509,7 +509,7 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			continue
 		}
 		request = s.readWay(m, ms, l, slips) || request
-		if m.class == cSelective && s.selectsBy(l, m) {
+		if m.class == cSelective && (s.selectsBy(l, m) || keptPick(l, m)) {
 			continue
 		}
 		switch {
@@ -543,6 +543,16 @@ func (s *said) selectsBy(l *line, m match) bool {
 		return false
 	}
 	return true
+}
+
+// keptPick reports a selective phrase in a sentence that keeps what it
+// picks and asks nothing ("Pe cea personala … lasati-o cum e", the
+// personal one, leave it as it is): it names what stays, not the
+// targets.
+func keptPick(l *line, m match) bool {
+	from, to := sentence(l.ws, l.ws[m.first].off)
+	asks, keeps := sentencePolarity(l.ws[from:to], true)
+	return keeps && !asks
 }
 
 // meant reports a phrase that says what it says: not negated, not a
