@@ -312,13 +312,13 @@ func noteField(t string) bool {
 
 // noteHeader reports an internal note's header with its author and time
 // ("Note privée — Élodie (Support) — 25 nov. 2026 à 09:20", "Internal
-// note · Sam · 10:02"): the words of a note, then a dash or a dot, on a
+// note · Sam · 10:02", "Privénotitie – Sanne (sanne@…) • 11:20"): the words of a note, then a dash or a dot, on a
 // short line that holds a number.
 func noteHeader(l *line) bool {
 	if len(l.ws) > 14 || !strings.ContainsAny(l.t, "0123456789") {
 		return false
 	}
-	for n := 2; n <= 3 && n < len(l.ws); n++ {
+	for n := 1; n <= 3 && n < len(l.ws); n++ {
 		if !phraseBooks().hasWords("internal-note", l.ws[:n]...) {
 			continue
 		}
@@ -459,7 +459,7 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	}
 	m := r.startMail(l)
 	r.tk.mails[m].helpdesk = true
-	r.tk.mails[m].note = noteField(l.t)
+	r.tk.mails[m].note = noteField(l.t) || noteHeader(l)
 	r.tk.mails[m].stamp = stampOf(l.t)
 	r.tk.mails[m].team = commentTeamOf(l.t)
 	if name := folded(commentName(l.t)); r.tk.mails[m].team == "" && (staffTeams[name] || staffTeamIn(name)) {
