@@ -525,6 +525,7 @@ type match struct {
 func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 	out = out[:0]
 	gapEnd := 0 // the end of the last phrase with a gap that asks a change
+	reqEnd := 0 // the end of the last request ("vil I ikke nok": no negation in it)
 	for i := 0; i < len(ws); {
 		f := b.atGap(ws, i)
 		c, best, gapped := f.c, f.n, f.gapped
@@ -545,7 +546,10 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 				continue
 			}
 		}
-		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws, i, neg)})
+		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws[reqEnd:], i-reqEnd, neg)})
+		if c == cRequest {
+			reqEnd = i + best
+		}
 		if gapped || c == cNarrative {
 			// What stands in the gap is read too: "remove my colleague
 			// from the newsletter" names a colleague.
