@@ -307,7 +307,7 @@ func (r *Reader) vague(l *line, ms []match) bool {
 	}
 	for i, w := range l.ws {
 		local, ok := r.st.locals[folded(w.s)]
-		if ok && !local && !strings.Contains(w.s, "@") && !besideItsAddress(l.ws, i) && (narrowing(l, ms, w.off) == nAsked || excepted(l.ws, ms, w.off)) {
+		if ok && !local && !strings.Contains(w.s, "@") && !besideItsAddress(l.ws, i) && (narrowing(l, ms, w.off) == nAsked || excepted(l.ws, ms, w.off) && !mailboxBeside(l.ws, i)) {
 			return true
 		}
 	}
@@ -1527,22 +1527,38 @@ func (r *Reader) mailboxMentions(l *line, ms []match) {
 
 // localMentions keeps, as partial addresses, the words of a line that are
 // the distinctive local part of an address read before ("block old.box
-// only; new.box is our current address").
+// only; new.box is our current address"), or a plain one beside a word
+// for an address that the words keep ("muhasebe adresi kalsın", keep
+// the muhasebe address; "our billing address is now …" names none).
 func (r *Reader) localMentions(l *line, ms []match) {
 	if len(r.st.locals) == 0 {
 		return
 	}
-	for _, w := range l.ws {
-		if strings.Contains(w.s, "@") || !r.st.locals[folded(w.s)] || inToken(l.toks, w.off) {
+	for i, w := range l.ws {
+		local, ok := r.st.locals[folded(w.s)]
+		if strings.Contains(w.s, "@") || !ok || inToken(l.toks, w.off) {
+			continue
+		}
+		kept := excepted(l.ws, ms, w.off)
+		if !local && !(kept && mailboxBeside(l.ws, i)) {
 			continue
 		}
 		o := occurrence{zone: zBody, msg: l.msg, line: l.n, only: narrowing(l, ms, w.off)}
-		if excepted(l.ws, ms, w.off) {
+		if kept {
 			o.zone, o.only = zExcept, nNone
 		}
 		r.tk.partials = append(r.tk.partials, partial{local: w.s, occurrence: o})
 		r.tk.keep(l.n, l.t)
 	}
+}
+
+// mailboxBeside reports a word for an address right after word i, or
+// right before it: "muhasebe adresi", "the sales address", "die Adresse
+// info" name the address of that local part, plain word as it is.
+func mailboxBeside(ws []word, i int) bool {
+	b := phraseBooks()
+	return i+1 < len(ws) && !ws[i].ends && !ws[i].clause && b.has("mailbox", ws[i+1].s) ||
+		i > 0 && !ws[i-1].ends && !ws[i-1].clause && b.has("mailbox", ws[i-1].s)
 }
 
 // maxLocals is how many local parts the reader keeps to match words
