@@ -632,13 +632,31 @@ func greek(ws []word) bool {
 // keep getting these bounces").
 func (s *said) readWhose(l *line, ms []match, request bool) {
 	for _, m := range ms {
-		if m.class == cColleague && !m.negated && (request || s.self != sNone) && !copiedForInfo(l, ms, m) {
+		if m.class == cColleague && !m.negated && (request || s.self != sNone) && !copiedForInfo(l, ms, m) && !handsOverTo(l, ms, m) {
 			s.colleague = true
 		}
 		if m.class == cNotSelf {
 			s.self = sNone // "we keep getting these bounces": not about the writer
 		}
 	}
+}
+
+// handsOverTo reports a colleague named in a sentence that hands the
+// work over to them and asks no change: "Sam (cc'd) is taking over
+// Daniel's routes so please make sure he keeps getting everything".
+func handsOverTo(l *line, ms []match, m match) bool {
+	from, to := sentence(l.ws, l.ws[m.first].off)
+	over := false
+	for _, o := range ms {
+		if o.first < from || o.first >= to || o.negated {
+			continue
+		}
+		if classWays[o.class].ask&changing != 0 {
+			return false
+		}
+		over = over || o.class == cSuccessor || o.class == cHandsTo
+	}
+	return over
 }
 
 // copiedForInfo reports a colleague named in a sentence that says they
