@@ -449,9 +449,20 @@ func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
 
 // asksForOther reports a request whose words say it is for another
 // person ("stop all mail to her address", "please unsubscribe him", "on
-// behalf of my client").
+// behalf of my client", "she's still getting your reminders, can you
+// stop those?").
 func (t *Ticket) asksForOther(w weighing) bool {
-	return aboutSomeone(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
+	return aboutSomeone(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker) || t.notSelfAt(w.p.By.Line)
+}
+
+// notSelfAt reports the line n speaking of mail someone else receives.
+func (t *Ticket) notSelfAt(n int) bool {
+	for _, s := range t.said {
+		if s.line == n && s.notSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // decides reports a mail whose words decide: one of the targets' (any,

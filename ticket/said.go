@@ -107,6 +107,10 @@ type said struct {
 	// from ("the one I'm writing from is fine"); exceptsWriter: one
 	// leaves the writer out ("… but not me").
 	keepsWriter, exceptsWriter bool
+	// notSelf: a phrase of it speaks of mail someone else receives
+	// ("she's still getting your reminders", "we keep getting these
+	// bounces").
+	notSelf bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -599,6 +603,7 @@ func (s *said) readWhose(l *line, ms []match, request bool) {
 		}
 		if m.class == cNotSelf {
 			s.self = sNone // "we keep getting these bounces": not about the writer
+			s.notSelf = s.notSelf || !m.negated
 		}
 	}
 }
