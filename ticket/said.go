@@ -111,6 +111,9 @@ type said struct {
 	// ("she's still getting your reminders", "we keep getting these
 	// bounces").
 	notSelf bool
+	// onlyWriter: after an address it names, it narrows the request to
+	// the writer ("jess@… gets everything, it's just me").
+	onlyWriter bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -508,8 +511,12 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			s.question = true
 		}
 		s.readFlag(m.class)
-		if m.class == cOnly && s.self == sNone && onlyMe(l.ws, m.end) {
-			s.self = sAsk // "Just me please, not the whole team"
+		if m.class == cOnly && onlyMe(l.ws, m.end) {
+			if s.self == sNone {
+				s.self = sAsk // "Just me please, not the whole team"
+			}
+			// "my manager uses it too, jess@…, she's fine, it's just me"
+			s.onlyWriter = s.onlyWriter || addressBetween(l.ws, 0, m.first)
 		}
 	}
 	return request, notSuppress
