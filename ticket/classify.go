@@ -480,7 +480,8 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 
 // conversationLine: a chat export's title, "Conversation with Callum
 // McBride", and the line right under it that opens with the customer's
-// address ("callum@… · Glasgow, United Kingdom"): that address is the
+// address ("callum@… · Glasgow, United Kingdom") or an address field in
+// the block of lines under it ("Email: callum@…"): that address is the
 // customer's, as a requester field's is, and so are the turns headed by
 // their name.
 func (r *Reader) conversationLine(l *line) (lineKind, bool) {
@@ -500,17 +501,32 @@ func (r *Reader) conversationLine(l *line) (lineKind, bool) {
 			return lineKind{header: true}, true
 		}
 	}
-	if len(l.toks) == 0 {
+	if !r.customerAddress(l) {
 		return lineKind{}, false
 	}
-	f := l.toks[0]
-	if st.convName == "" || l.above() != st.convLine || f.off != 0 || f.Kind != Address || f.Value == "" {
-		return lineKind{}, false
-	}
-	st.names[st.convName] = f.Value
+	st.names[st.convName] = l.toks[0].Value
 	l.setZone(zFrom)
 	st.convName = ""
 	return lineKind{header: true}, true
+}
+
+// customerAddress reports a line under a chat export's title, while the
+// customer it names awaits an address, that gives it: opening with the
+// address right under the title, or an address field in the block of
+// lines under it ("Email: tom@… · Company: …" under "Started …"), a
+// label of a form's address field (formEmailLabels) then the address.
+func (r *Reader) customerAddress(l *line) bool {
+	st := &r.st
+	if st.convName == "" || len(l.toks) == 0 || l.toks[0].Kind != Address || l.toks[0].Value == "" {
+		return false
+	}
+	if l.above() == st.convLine && l.toks[0].off == 0 {
+		return true
+	}
+	if st.convGap || !fieldLine(l) {
+		return false
+	}
+	return formEmailLabels[folded(strings.TrimSuffix(strings.TrimSpace(l.t[:l.toks[0].off]), ":"))]
 }
 
 // namedFieldLine: a field with an address right under a field with a

@@ -109,9 +109,11 @@ type state struct {
 	chat          map[string]int // the mail of each speaker of a chat transcript, by their name folded
 	// convName is the customer a chat export's title names ("Conversation
 	// with …"), folded, until the line under it gives their address;
-	// convLine is the title's line.
+	// convLine is the title's line; convGap: an empty line has ended the
+	// title's block since.
 	convName string
 	convLine int
+	convGap  bool
 	// sigCut: an empty line ended a signature, which the next line may
 	// take up again (resumesSignature).
 	sigCut bool
@@ -450,6 +452,7 @@ func (r *Reader) blank() {
 	st.headDone = st.headDone || st.body
 	st.inHeader = false
 	st.gap = true
+	st.convGap = st.convLine > 0
 	if st.sig > 0 && st.sig < signatureLines {
 		st.sig, st.sigCut = 0, true
 	}

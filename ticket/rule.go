@@ -288,6 +288,7 @@ func (t *Ticket) factsOf(w weighing, own Own) *facts {
 	if f.req.msg != 0 && t.mails[0].from != "" && !t.isOurs(t.mails[0].from, own) {
 		f.forwarder = t.mails[0].from
 	}
+	t.narrowToWriter(f)
 	f.self = t.asks(f.req, false, f.w)
 	f.coll = t.asks(f.req, true, f.w)
 	if f.self == nil && f.coll == nil && (f.forwarder != "" || !t.hasRecipient(f.w, own, f.req.value)) {
@@ -449,9 +450,20 @@ func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
 
 // asksForOther reports a request whose words say it is for another
 // person ("stop all mail to her address", "please unsubscribe him", "on
-// behalf of my client").
+// behalf of my client", "she's still getting your reminders, can you
+// stop those?").
 func (t *Ticket) asksForOther(w weighing) bool {
-	return aboutSomeone(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker)
+	return aboutSomeone(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker) || t.notSelfAt(w.p.By.Line)
+}
+
+// notSelfAt reports the line n speaking of mail someone else receives.
+func (t *Ticket) notSelfAt(n int) bool {
+	for _, s := range t.said {
+		if s.line == n && s.notSelf {
+			return true
+		}
+	}
+	return false
 }
 
 // decides reports a mail whose words decide: one of the targets' (any,
@@ -1177,6 +1189,27 @@ func (t *Ticket) narrowed(f *facts) (map[string]bool, int) {
 		}
 	}
 	return only, line
+}
+
+// narrowToWriter narrows the request to the requester where a line of
+// theirs that decides says so after an address it names ("my manager
+// uses it too, jess@…, she gets everything, it's just me"): the
+// addresses the words name are left out, as "block old.box@… only"
+// leaves the others.
+func (t *Ticket) narrowToWriter(f *facts) {
+	for _, s := range t.said {
+		if !s.onlyWriter || !t.decides(s.msg, f.w) || s.msg != f.req.msg && t.mails[s.msg].from != f.req.value {
+			continue
+		}
+		if f.only == nil {
+			f.only = map[string]bool{}
+		}
+		f.only[f.req.value] = true
+		if f.onlyLine == 0 || s.line < f.onlyLine {
+			f.onlyLine = s.line
+		}
+		return
+	}
 }
 
 // forwardedAsker is the sender of the mail that decides, when it is

@@ -107,6 +107,13 @@ type said struct {
 	// from ("the one I'm writing from is fine"); exceptsWriter: one
 	// leaves the writer out ("… but not me").
 	keepsWriter, exceptsWriter bool
+	// notSelf: a phrase of it speaks of mail someone else receives
+	// ("she's still getting your reminders", "we keep getting these
+	// bounces").
+	notSelf bool
+	// onlyWriter: after an address it names, it narrows the request to
+	// the writer ("jess@… gets everything, it's just me").
+	onlyWriter bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -521,8 +528,12 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			s.question = true
 		}
 		s.readFlag(m.class)
-		if m.class == cOnly && s.self == sNone && onlyMe(l.ws, m.end) {
-			s.self = sAsk // "Just me please, not the whole team"
+		if m.class == cOnly && onlyMe(l.ws, m.end) {
+			if s.self == sNone {
+				s.self = sAsk // "Just me please, not the whole team"
+			}
+			// "my manager uses it too, jess@…, she's fine, it's just me"
+			s.onlyWriter = s.onlyWriter || addressBetween(l.ws, 0, m.first)
 		}
 	}
 	return request, notSuppress
@@ -637,6 +648,7 @@ func (s *said) readWhose(l *line, ms []match, request bool) {
 		}
 		if m.class == cNotSelf {
 			s.self = sNone // "we keep getting these bounces": not about the writer
+			s.notSelf = s.notSelf || !m.negated
 		}
 	}
 }
@@ -1798,7 +1810,7 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zContact
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
-	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off) && r.st.list != l.msg+1:
+	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off) && r.st.list != l.msg+1 && !askedForBoth(l, ms, f.off):
 		// Not in a list a request announces: "please unsubscribe these
 		// addresses:" over the writer's own and another.
 		return zMention
@@ -1810,6 +1822,51 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zExcept
 	}
 	return zBody
+}
+
+// askedForBoth reports an address whose line, in the first sentence
+// after the address's that asks, takes in every address named before it
+// with a word of the books' both, two or more of them and none named in
+// that sentence: "I have an account under this address (sam@…) and,
+// before that, under old@…. Please delete the data for both."
+func askedForBoth(l *line, ms []match, off int) bool {
+	_, to := sentence(l.ws, off)
+	for to < len(l.ws) {
+		from := to
+		_, to = sentence(l.ws, l.ws[from].off)
+		lo, hi := l.ws[from].off, len(l.t)
+		if to < len(l.ws) {
+			hi = l.ws[to].off
+		}
+		if addressBetween(l.ws, from, to) {
+			return false
+		}
+		if asksBetween(l, ms, lo, hi) {
+			return namesBoth(l.ws[from:to]) && namedBefore(l, lo) >= 2
+		}
+	}
+	return false
+}
+
+// namesBoth reports a word of the books' both among ws ("for both").
+func namesBoth(ws []word) bool {
+	for i := range ws {
+		if phraseBooks().longest("both", ws[i:]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// namedBefore counts the addresses the line names before the offset off.
+func namedBefore(l *line, off int) int {
+	seen := map[string]bool{}
+	for _, f := range l.toks {
+		if f.Value != "" && f.off < off {
+			seen[f.Value] = true
+		}
+	}
+	return len(seen)
 }
 
 // dashKept reports a line of one address and, set apart by a dash or a
