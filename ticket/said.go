@@ -406,7 +406,7 @@ func nounUse(l *line, m match) bool {
 	if prev.ends {
 		return false
 	}
-	if possessive(prev.s) {
+	if possessive(prev.s) && classWays[m.class].ask&changing != 0 {
 		// "Tom Grant's own unsubscribe from January", "my unsubscribe".
 		return true
 	}
@@ -417,9 +417,13 @@ func nounUse(l *line, m match) bool {
 // possessive reports an English word that owns the noun after it: "my",
 // "own", "Tom's".
 func possessive(w string) bool {
-	f := folded(w)
-	return possessives[f] || strings.HasSuffix(f, "'s") || strings.HasSuffix(f, "’s")
+	f := strings.ReplaceAll(folded(w), "’", "'")
+	return possessives[f] || strings.HasSuffix(f, "'s") && !contractions[f]
 }
+
+// contractions end in "'s" and own nothing: "it's just me".
+var contractions = map[string]bool{"it's": true, "that's": true, "he's": true, "she's": true, "what's": true, "there's": true,
+	"here's": true, "who's": true, "let's": true, "where's": true, "how's": true}
 
 // possessives stand before an English noun.
 var possessives = map[string]bool{"my": true, "his": true, "her": true, "their": true, "your": true, "our": true, "own": true, "its": true}
