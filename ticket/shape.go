@@ -230,6 +230,13 @@ func closing(ws []word) (k, rest int) {
 			return n + 1 + m, n + 1 + m
 		}
 	}
+	if n < len(ws) && ws[n-1].clause {
+		// "Teşekkürler, iyi çalışmalar.", "Thanks, best regards": a
+		// closing after a comma, the line's last words.
+		if c, m := phraseBooks().trees[atStart].at(ws, n); c == cClosing && n+m == len(ws) {
+			return n + m, n + m
+		}
+	}
 	return n, n
 }
 
