@@ -1732,12 +1732,28 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zMention
 	case contactFooter(l, ms, f):
 		return zSignature
+	case keptMailTo(l.ws, ms, f.off):
+		return zExcept
 	case r.rowMarked(l) == rowKeep, dashKept(l):
 		// "Ben Carver	ben@…	keep", "ben@… - keep": the row says to
 		// leave it.
 		return zExcept
 	}
 	return zBody
+}
+
+// keptMailTo reports an address at off in a sentence that says some mail
+// is still wanted and asks nothing ("Par contre les factures doivent
+// continuer à arriver sur factures@…", "the invoices should still come to
+// billing@…"): the address the mail kept goes to, left out.
+func keptMailTo(ws []word, ms []match, off int) bool {
+	from, to := sentence(ws, off)
+	for _, m := range ms {
+		if m.class == cKeepSome && !m.negated && m.first >= from && m.first < to {
+			return !asksAround(ws, ms, off)
+		}
+	}
+	return false
 }
 
 // dashKept reports a line of one address and, set apart by a dash or a
