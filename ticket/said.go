@@ -1816,8 +1816,13 @@ func (r *Reader) rowMarked(l *line) int {
 }
 
 // cellMark is what one cell of a row says: a word of the books' row-keep,
-// or one phrase that asks a change and nothing else.
+// or one phrase that asks a change and nothing else; a note in brackets
+// after it is no more than a note ("WYPISAĆ (odeszła z firmy)", "remove
+// (left us in May)").
 func cellMark(c string) int {
+	if i := strings.IndexByte(c, '('); i > 0 && strings.HasSuffix(c, ")") {
+		c = strings.TrimSpace(c[:i])
+	}
 	if phraseBooks().has("row-keep", c) {
 		return rowKeep
 	}
