@@ -1820,6 +1820,8 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zMention
 	case contactFooter(l, ms, f):
 		return zSignature
+	case keptMailTo(l.ws, ms, f.off):
+		return zExcept
 	case r.rowMarked(l) == rowKeep, dashKept(l):
 		// "Ben Carver	ben@…	keep", "ben@… - keep": the row says to
 		// leave it.
@@ -1847,6 +1849,20 @@ func askedForBoth(l *line, ms []match, off int) bool {
 		}
 		if asksBetween(l, ms, lo, hi) {
 			return namesBoth(l.ws[from:to]) && namedBefore(l, lo) >= 2
+		}
+	}
+	return false
+}
+
+// keptMailTo reports an address at off in a sentence that says some mail
+// is still wanted and asks nothing ("Par contre les factures doivent
+// continuer à arriver sur factures@…", "the invoices should still come to
+// billing@…"): the address the mail kept goes to, left out.
+func keptMailTo(ws []word, ms []match, off int) bool {
+	from, to := sentence(ws, off)
+	for _, m := range ms {
+		if m.class == cKeepSome && !m.negated && m.first >= from && m.first < to {
+			return !asksAround(ws, ms, off)
 		}
 	}
 	return false
@@ -1933,8 +1949,13 @@ func (r *Reader) rowMarked(l *line) int {
 }
 
 // cellMark is what one cell of a row says: a word of the books' row-keep,
-// or one phrase that asks a change and nothing else.
+// or one phrase that asks a change and nothing else; a note in brackets
+// after it is no more than a note ("WYPISAĆ (odeszła z firmy)", "remove
+// (left us in May)").
 func cellMark(c string) int {
+	if i := strings.IndexByte(c, '('); i > 0 && strings.HasSuffix(c, ")") {
+		c = strings.TrimSpace(c[:i])
+	}
 	if phraseBooks().has("row-keep", c) {
 		return rowKeep
 	}
