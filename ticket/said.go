@@ -1814,9 +1814,7 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zContact
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
-	case f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off) && r.st.list != l.msg+1 && !askedForBoth(l, ms, f.off):
-		// Not in a list a request announces: "please unsubscribe these
-		// addresses:" over the writer's own and another.
+	case r.writerMentioned(l, ms, f):
 		return zMention
 	case contactFooter(l, ms, f):
 		return zSignature
@@ -1828,6 +1826,14 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zExcept
 	}
 	return zBody
+}
+
+// writerMentioned reports a sender's own address named in words that ask
+// nothing of it: not in a list a request announces ("please unsubscribe
+// these addresses:" over the writer's own and another), nor taken in by
+// "both" after it.
+func (r *Reader) writerMentioned(l *line, ms []match, f *token) bool {
+	return f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off) && r.st.list != l.msg+1 && !askedForBoth(l, ms, f.off)
 }
 
 // askedForBoth reports an address whose line, in the first sentence
