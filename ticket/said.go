@@ -661,37 +661,34 @@ func (s *said) readWhose(l *line, ms []match, request bool) {
 // work over to them and asks no change: "Sam (cc'd) is taking over
 // Daniel's routes so please make sure he keeps getting everything".
 func handsOverTo(l *line, ms []match, m match) bool {
-	from, to := sentence(l.ws, l.ws[m.first].off)
-	over := false
-	for _, o := range ms {
-		if o.first < from || o.first >= to || o.negated {
-			continue
-		}
-		if classWays[o.class].ask&changing != 0 {
-			return false
-		}
-		over = over || o.class == cSuccessor || o.class == cHandsTo
-	}
-	return over
+	return sentenceOnly(l, ms, m, func(c class) bool { return classWays[c].ask&changing != 0 },
+		func(c class) bool { return c == cSuccessor || c == cHandsTo })
 }
 
 // copiedForInfo reports a colleague named in a sentence that says they
 // are copied to be kept informed and asks nothing: "Please unsubscribe
 // me. (Copying my manager for visibility.)"
 func copiedForInfo(l *line, ms []match, m match) bool {
+	// "zur Info" is also a cover note's words.
+	return sentenceOnly(l, ms, m, func(c class) bool { return classWays[c].ask != 0 || c == cRequest },
+		func(c class) bool { return c == cForInfo || c == cForwarding })
+}
+
+// sentenceOnly reports the sentence of phrase m holding a phrase of a
+// class says holds and none that asks holds (the phrases negated aside).
+func sentenceOnly(l *line, ms []match, m match, asks, says func(class) bool) bool {
 	from, to := sentence(l.ws, l.ws[m.first].off)
-	info := false
+	found := false
 	for _, o := range ms {
 		if o.first < from || o.first >= to || o.negated {
 			continue
 		}
-		if classWays[o.class].ask != 0 || o.class == cRequest {
+		if asks(o.class) {
 			return false
 		}
-		// "zur Info" is also a cover note's words.
-		info = info || o.class == cForInfo || o.class == cForwarding
+		found = found || says(o.class)
 	}
-	return info
+	return found
 }
 
 // stops are the asks that stop mail.
