@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -52,7 +53,7 @@ func (b *books) longest(section string, ws []word) int {
 
 // allAnswered is the mail of ours, not older than the asking mail's
 // request, whose question naming two or more addresses not ours the
-// newest mail not ours answers "all of them" (mail.answersAll), asking
+// newest mail not ours answers "all of them" (mail.answersAt), asking
 // again itself or not: the answer's targets are the question's. -1 for
 // none.
 func (t *Ticket) allAnswered(w weighing, own Own) int {
@@ -61,7 +62,7 @@ func (t *Ticket) allAnswered(w weighing, own Own) int {
 	}
 	order := t.newestFirst()
 	for i, m := range order {
-		if i+1 >= len(order) || m == w.asker && !t.mails[m].answersAll {
+		if i+1 >= len(order) || m == w.asker && t.mails[m].answersAt == 0 {
 			return -1
 		}
 		if t.ours(m, own) {
@@ -74,7 +75,7 @@ func (t *Ticket) allAnswered(w weighing, own Own) int {
 		for k := i + 2; k < len(order) && t.separator(q); k++ {
 			q = order[k] // "-----Ursprüngliche Nachricht-----"
 		}
-		if !t.mails[m].answersAll || q == w.asker || !t.ours(q, own) || !t.mails[q].questions || t.namedNotOurs(q, own) < 2 {
+		if t.mails[m].answersAt == 0 || q == w.asker || !t.ours(q, own) || !t.mails[q].questions || t.namedNotOurs(q, own) < 2 {
 			return -1
 		}
 		return q
@@ -114,4 +115,29 @@ func (t *Ticket) inQuestion(v string, w weighing) int {
 		}
 	}
 	return 0
+}
+
+// answerSaid is the evidence of the answer "all of them" to the question
+// of ours in mail q: the answer's line, and what it answers.
+func (t *Ticket) answerSaid(q int, own Own) Said {
+	for _, m := range t.newestFirst() {
+		if at := t.mails[m].answersAt; at > 0 && !t.ours(m, own) {
+			return Said{Line: at, Text: t.lines[at], Says: fmt.Sprintf("answers our question for all it names (line %d)", t.questionLine(q))}
+		}
+	}
+	return Said{}
+}
+
+// questionLine is the first line of mail q's words that names an address
+// not its sender's: where our question lists them.
+func (t *Ticket) questionLine(q int) int {
+	line := 0
+	for _, v := range t.order {
+		for _, o := range t.records[v].occ {
+			if o.msg == q && (o.zone == zBody || o.zone == zMention) && (line == 0 || o.line < line) {
+				line = o.line
+			}
+		}
+	}
+	return line
 }

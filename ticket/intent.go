@@ -450,6 +450,9 @@ func (t *Ticket) weigh(own Own) weighing {
 	t.decideMode(&w, sts, own)
 	t.unnamedTarget(&w)
 	t.doubt(&w, sts, own)
+	if w.answered >= 0 {
+		w.p.Evidence = append(w.p.Evidence, t.answerSaid(w.answered, own))
+	}
 	if w.p.Mode == ModeAdd && w.asker >= 0 {
 		t.erasure(&w, own)
 	}
@@ -742,7 +745,7 @@ func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
 func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bool {
 	ml := t.mails[m]
 	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) ||
-		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || w.answered >= 0 && ml.answersAll
+		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || w.answered >= 0 && ml.answersAt > 0
 }
 
 // keepsTargetIn reports a mail that says not to touch an address the

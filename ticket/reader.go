@@ -333,7 +333,9 @@ func (r *Reader) countWords(l *line) {
 	ml.questions = ml.questions || strings.Contains(l.t, "?") || strings.ContainsAny(l.t, ";\u037e") && greek(l.ws)
 	if ml.opens == "" && len(l.ws) > 0 {
 		ml.opens = folded(l.ws[0].s)
-		ml.answersAll = len(l.toks) == 0 && answersAllIn(l.t, l.ws)
+		if len(l.toks) == 0 && answersAllIn(l.t, l.ws) {
+			ml.answersAt = l.n
+		}
 	}
 }
 

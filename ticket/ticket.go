@@ -175,9 +175,9 @@ type mail struct {
 	// it's just those two?"); opens: the first word of its words, folded.
 	questions bool
 	opens     string
-	// answersAll: its first line of words answers "all of them" ("Yes,
-	// both please", answersAllIn).
-	answersAll bool
+	// answersAt: the line of its first words when they answer "all of
+	// them" ("Yes, both please", answersAllIn); 0 when they do not.
+	answersAt int
 	// words counts the words of its text, outside its headers,
 	// greeting, closing and signature.
 	words int
