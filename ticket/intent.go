@@ -130,6 +130,7 @@ type mailStatement struct {
 	others             bool // a line of its words asks something not about its writer
 	selective          bool
 	keepsSome          bool // a line says some mail is still wanted
+	keepsAll           bool // a sentence says to change nothing at all
 	gone               bool // a line says an address no longer exists
 	back               bool // a line says an address works again
 	someone            bool // a line asks about one other person's address without naming it
@@ -229,6 +230,7 @@ func (st *mailStatement) tells(s said) {
 	st.missing = st.missing || s.missing
 	st.selective = st.selective || s.selective
 	st.keepsSome = st.keepsSome || s.keepsSome
+	st.keepsAll = st.keepsAll || s.keepsAll
 	st.gone = st.gone || s.gone
 	st.back = st.back || s.back
 	st.someone = st.someone || s.someone
@@ -1181,6 +1183,10 @@ var modeRules = []modeRule{
 	// Only a lone verb asks ("I clicked unsubscribe by accident").
 	{func(c modeCase) bool { return c.asks&changing != 0 && c.asks&changing == c.weak&changing && !c.bounce },
 		ModeUnsure, firstChange, "names an action only in passing"},
+	// "If so, she'd rather sign up again herself, so please don't
+	// touch anything": mail again, and nothing changed; a person reads
+	// which.
+	{func(c modeCase) bool { return c.st.keepsAll && c.asks&aRelease != 0 }, ModeUnsure, of(aRelease), "asks to get mail again and to change nothing"},
 	// "No mails arrive any more" beside a stop: which is it?
 	// Its own subject asking mail again says which ("please unblock our
 	// address": "they never come through, remove it from that list").
@@ -1258,9 +1264,9 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 		// reply the books do not read around an address may take it
 		// back ("SV: Stop mails til lager@" over "… åbne for lager@…
 		// igen").
-		c.unread = t.mails[w.asker].unread && (t.namedDistinct(w) > 1 || !st.subjectOwn)
+		c.unread = t.mails[w.asker].unread && (t.namedDistinct(w, nil) > 1 || !st.subjectOwn)
 	}
-	t.countFor(&c, w)
+	t.countFor(&c, w, own)
 	for _, r := range modeRules {
 		if !r.when(c) {
 			continue
@@ -1277,7 +1283,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 
 // countFor counts, for the mode's rules, the targets and the addresses
 // the asking mail names, and finds the address it describes.
-func (t *Ticket) countFor(c *modeCase, w *weighing) {
+func (t *Ticket) countFor(c *modeCase, w *weighing, own Own) {
 	c.ids, c.addrs = t.targetCounts(w)
 	if c.st.describes || c.st.oneOf {
 		_, c.described = t.described(w.asker)
@@ -1288,7 +1294,10 @@ func (t *Ticket) countFor(c *modeCase, w *weighing) {
 		c.namedOthers = t.wordsNameOthers(w.asker)
 	}
 	if c.st.someone {
-		c.distinct = t.namedDistinct(w)
+		// "Can you tell me if her address is blocked?": whose, among
+		// the addresses neither ours nor the writer's.
+		writer := t.mails[w.asker].from
+		c.distinct = t.namedDistinct(w, func(v string) bool { return v == writer || t.isOurs(v, own) })
 	}
 }
 
@@ -1313,9 +1322,19 @@ func (t *Ticket) wordsNameOthers(m int) int {
 }
 
 // namedDistinct counts the addresses the target mails' words name, each
-// once.
-func (t *Ticket) namedDistinct(w *weighing) int {
-	return t.countAddresses(func(o occurrence) bool { return o.zone == zBody && w.targets[o.msg] })
+// once, but those skip holds for (nil: none).
+func (t *Ticket) namedDistinct(w *weighing, skip func(v string) bool) int {
+	n := 0
+	for _, v := range t.order {
+		rec := t.records[v]
+		if rec == nil || skip != nil && skip(v) {
+			continue
+		}
+		if slices.ContainsFunc(rec.occ, func(o occurrence) bool { return o.zone == zBody && w.targets[o.msg] }) {
+			n++
+		}
+	}
+	return n
 }
 
 // countAddresses counts the addresses with an occurrence ok holds for.

@@ -57,6 +57,9 @@ type said struct {
 	selective bool
 	// keepsSome: it says some mail is still wanted ("the invoices yes").
 	keepsSome bool
+	// keepsAll: a sentence of it that names no address ends saying to
+	// change nothing ("… so please don't touch anything").
+	keepsAll bool
 	// gone: it says an address no longer exists or is read; back: that
 	// one works again.
 	gone, back bool
@@ -528,6 +531,7 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			notSuppress = phraseText(l, m)
 		case m.class == cKeepAll:
 			s.kept = keptBy(l, m, s.kept)
+			s.keepsAll = s.keepsAll || endsKeepingAll(l, ms, m)
 		case m.class == cCheck, m.class == cCheckMe:
 			s.question = true
 		}
@@ -541,6 +545,22 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 		}
 	}
 	return request, notSuppress
+}
+
+// endsKeepingAll reports a keep-all phrase m that ends its sentence, but
+// for request words ("ne touchez à rien svp."), in a sentence that names
+// no address: it says to change nothing at all, not nothing else.
+func endsKeepingAll(l *line, ms []match, m match) bool {
+	from, to := sentence(l.ws, l.ws[m.first].off)
+	if addressBetween(l.ws, from, to) {
+		return false
+	}
+	for i := m.end; i < to; i++ {
+		if !slices.ContainsFunc(ms, func(r match) bool { return r.class == cRequest && r.first <= i && i < r.end }) {
+			return false
+		}
+	}
+	return true
 }
 
 // selectsBy notes a selective phrase that picks its targets in a way the
