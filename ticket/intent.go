@@ -1139,7 +1139,7 @@ var modeRules = []modeRule{
 	// own or in the request ("¿Me pueden liberar los dos primeros?"):
 	// which two, a person must say.
 	{func(c modeCase) bool {
-		return c.ids > 0 && (c.st.picks || c.st.ordinal) && !c.followed && c.asks&changing != 0
+		return c.ids > 0 && (c.st.picks || c.st.ordinal || c.st.selective) && !c.followed && c.asks&changing != 0
 	},
 		ModeUnsure, firstChange, "picks its IDs in words the rule cannot follow: choose them by hand"},
 	// "… suppressed after a spam complaint …. Could you please release

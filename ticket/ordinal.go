@@ -74,10 +74,17 @@ var listPlaceWords = sync.OnceValue(func() map[string]listPlace {
 	return m
 })
 
-// placeOf is the place word w names, placeNone for none.
+// placeOf is the place word w names, placeNone for none; with an
+// article elided onto it, the word after it ("l'ultimo").
 func placeOf(w word) listPlace {
 	var buf [64]byte
-	return listPlaceWords()[string(fold(buf[:0], w.s))]
+	if p, ok := listPlaceWords()[string(fold(buf[:0], w.s))]; ok {
+		return p
+	}
+	if rest := elided(w.s); rest != "" {
+		return listPlaceWords()[string(fold(buf[:0], rest))]
+	}
+	return placeNone
 }
 
 // positions is the places (1-based) in a list of n that the ordinal
@@ -275,6 +282,11 @@ const (
 // two"), both (unclear), or neither.
 func sentenceWay(ws []word, ms []match, m match, from, to int) int {
 	asks, keeps := askedOrKept(ws[from:to])
+	if excludedPlaces(ms, m) {
+		// "Sbloccateli tutti tranne l'ultimo": the places left out of a
+		// request for all the others.
+		return wayKeep
+	}
 	keeps = keeps || endsDenied(ws[from:to])
 	only := onlyWord(ws[m.first]) || slices.ContainsFunc(ms, func(o match) bool { return o.class == cOnly && !o.negated && o.first >= from && o.first < to })
 	switch {
@@ -286,6 +298,14 @@ func sentenceWay(ws []word, ms []match, m match, from, to int) int {
 		return wayPick
 	}
 	return wayNone
+}
+
+// excludedPlaces reports an ordinal phrase m right after a phrase that
+// leaves out what follows ("all but the last", "todos menos el primero").
+func excludedPlaces(ms []match, m match) bool {
+	return slices.ContainsFunc(ms, func(e match) bool {
+		return (e.class == cExclude || e.class == cExcept) && !e.negated && e.end == m.first
+	})
 }
 
 // askedOrKept is polarity for a sentence naming places, where a lone verb
