@@ -364,8 +364,8 @@ func besideItsAddress(ws []word, i int) bool {
 func (r *Reader) addressAt(l *line, i int) bool {
 	for k := i; k < min(i+3, len(l.ws)); k++ {
 		w := l.ws[k].s
-		if strings.Contains(w, "@") && normalized(strings.Trim(w, "<>()[]\"'.,;:")) != "" || r.st.locals[folded(w)] || suppressionID(strings.Trim(w, "<>()[]\"'.,;:")) {
-			return true // an address, or a suppression ID ("but not 1a2b…")
+		if r.st.locals[folded(w)] || addressOrID(w) {
+			return true
 		}
 		if _, ok := r.st.locals[folded(strings.TrimSuffix(w, "@"))]; ok && strings.HasSuffix(w, "@") {
 			return true // "außer vertrieb@", under vertrieb@… named above
@@ -378,6 +378,13 @@ func (r *Reader) addressAt(l *line, i int) bool {
 		}
 	}
 	return false
+}
+
+// addressOrID reports a word that is an address or a suppression ID
+// ("but not 1a2b…"), in its brackets or punctuation.
+func addressOrID(w string) bool {
+	v := strings.Trim(w, "<>()[]\"'.,;:")
+	return strings.Contains(w, "@") && normalized(v) != "" || suppressionID(v)
 }
 
 // bareRequest notes a line that is a request and nothing else
