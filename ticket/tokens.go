@@ -217,7 +217,7 @@ func mayWriteOut(t string) bool {
 type piece struct {
 	s        string
 	off, end int
-	english  bool // the "@" was the word "at"; the "." a symbol or the word "dot"
+	english  bool // the "@" was the word "at"; the "." a symbol or a word for it but "point"
 }
 
 // spelledForms are the bracketed ways to write "@" and ".".
@@ -278,7 +278,9 @@ func toPiece(w string, off, end int) piece {
 	case phraseBooks().has("at", w):
 		return piece{s: "@", off: off, end: end, english: is(w, "at")}
 	case phraseBooks().has("dot", w):
-		return piece{s: ".", off: off, end: end, english: is(w, "dot")}
+		// "punkt", "punto" are no English prose beside an English "at";
+		// "point" is ("at some point").
+		return piece{s: ".", off: off, end: end, english: !is(w, "point")}
 	case phraseBooks().has("dash", w):
 		return piece{s: "-", off: off, end: end}
 	}
