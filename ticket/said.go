@@ -1010,7 +1010,7 @@ func wayOf(m match, l *line) way {
 		// phrase is its object, not the writer; "they don't want any
 		// more": its subject is someone else.
 		w.self, w.us = sNone, false
-	case w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m):
+	case w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m) && !mineInBrackets(l, m):
 		// "Unsubscribe our addresses: a@…, b@…": the words name them.
 		w.self, w.us = sNone, false
 	}
@@ -1168,6 +1168,18 @@ func joinedToOthers(l *line, m match) bool {
 	for _, f := range l.toks {
 		if f.Kind == Address && f.off > l.ws[k].off && wordAt(l.ws, f.off)-k <= 3 {
 			return true
+		}
+	}
+	return false
+}
+
+// mineInBrackets reports a phrase naming the writer in brackets right
+// after an address ("l.martin@… (oui, la mienne aussi)", "jo@… (yes,
+// mine too)"): that address is the writer's, among the others.
+func mineInBrackets(l *line, m match) bool {
+	for j := m.first; j >= max(1, m.first-2); j-- {
+		if l.ws[j].opens {
+			return strings.Contains(l.ws[j-1].s, "@")
 		}
 	}
 	return false
