@@ -14,19 +14,30 @@ import (
 // answersAllIn reports a line t (its words ws) that opens by answering
 // "all of them": past words that say yes or please, a phrase of the
 // books' answer-all ("both", "las dos", "και τις δύο") that ends its
-// clause, or is followed only by such words; not a question back ("Both?
-// No, only the first").
+// clause, or is followed only by such words or by the change it answers
+// ("bitte doch beide Adressen sperren"); not a question back ("Both?
+// No, only the first"). A preamble before a colon may open the line
+// ("nach Rücksprache mit meinem Mann: bitte doch beide …").
 func answersAllIn(t string, ws []word) bool {
+	if answersFrom(t, ws, 0) {
+		return true
+	}
+	for i := 1; i < len(ws) && i < 12; i++ {
+		if ws[i-1].clause && strings.HasPrefix(t[ws[i-1].off+len(ws[i-1].s):], ":") {
+			return answersFrom(t, ws, i)
+		}
+	}
+	return false
+}
+
+// answersFrom is answersAllIn from word i.
+func answersFrom(t string, ws []word, i int) bool {
 	b := phraseBooks()
-	for i := 0; i < len(ws); {
+	for i < len(ws) {
 		if n := b.longest("answer-all", ws[i:]); n > 0 {
-			end := i + n
-			for end < len(ws) && !ws[end-1].ends && !ws[end-1].clause {
-				k := b.longest("answer-yes", ws[end:])
-				if k == 0 {
-					return false
-				}
-				end += k
+			end, ok := answerEnd(ws, i+n)
+			if !ok {
+				return false
 			}
 			last := ws[end-1]
 			return !strings.HasPrefix(strings.TrimLeft(t[last.off+len(last.s):], " \t"), "?")
@@ -38,6 +49,25 @@ func answersAllIn(t string, ws []word) bool {
 		i += n
 	}
 	return false
+}
+
+// answerEnd is the end of the clause an answer-all phrase ending at end
+// stands in, when the words after it are only yes or please, or a
+// change asked ("sperren"): ok false when another word stands there.
+func answerEnd(ws []word, end int) (int, bool) {
+	b := phraseBooks()
+	for end < len(ws) && !ws[end-1].ends && !ws[end-1].clause {
+		if k := b.longest("answer-yes", ws[end:]); k > 0 {
+			end += k
+			continue
+		}
+		c, k := b.trees[inWords].at(ws, end)
+		if k == 0 || classWays[c].ask&changing == 0 {
+			return end, false
+		}
+		end += k
+	}
+	return end, true
 }
 
 // longest is how many of the words ws, from the first, make the longest
@@ -75,12 +105,34 @@ func (t *Ticket) allAnswered(w weighing, own Own) int {
 		for k := i + 2; k < len(order) && t.separator(q); k++ {
 			q = order[k] // "-----Ursprüngliche Nachricht-----"
 		}
-		if t.mails[m].answersAt == 0 || q == w.asker || !t.ours(q, own) || !t.mails[q].questions || t.namedNotOurs(q, own) < 2 {
+		if !t.answers(m, q, w, own) {
 			return -1
 		}
 		return q
 	}
 	return -1
+}
+
+// answers reports mail m answering "all of them" to the question of
+// ours in mail q, a question that names two or more addresses not ours,
+// and naming no address beyond them.
+func (t *Ticket) answers(m, q int, w weighing, own Own) bool {
+	at := t.mails[m].answersAt
+	return at > 0 && q != w.asker && t.ours(q, own) && t.mails[q].questions && t.namedNotOurs(q, own) >= 2 && t.namesOnlyAsked(at, q)
+}
+
+// namesOnlyAsked reports an answer's line n that names no address our
+// question in mail q does not ("beide Adressen sperren, also zusätzlich
+// auch rechnung@…" under "nur info@… oder auch rechnung@…?"): one it
+// names beyond the question is no answer "all of them".
+func (t *Ticket) namesOnlyAsked(n, q int) bool {
+	for _, v := range t.order {
+		occ := t.records[v].occ
+		if slices.ContainsFunc(occ, func(o occurrence) bool { return o.line == n }) && !slices.ContainsFunc(occ, func(o occurrence) bool { return o.msg == q }) {
+			return false
+		}
+	}
+	return true
 }
 
 // namedNotOurs counts the addresses not ours that the words of mail m

@@ -110,6 +110,9 @@ type weighing struct {
 	// answered: the mail of ours whose question the newest mail answers
 	// "all of them" (allAnswered); -1 for none.
 	answered int
+	// overruled: the mails older than that question, whose keeps the
+	// answer "all of them" overrules.
+	overruled map[int]bool
 }
 
 // mailStatement is what a mail asks, gathered from its lines.
@@ -447,6 +450,12 @@ func (t *Ticket) weigh(own Own) weighing {
 	t.aim(&w, sts, own)
 	if w.answered = t.allAnswered(w, own); w.answered >= 0 {
 		w.targets[w.answered] = true
+		// "Only info@, or rechnung@ too?" — "Both": what the mails
+		// before our question kept, the answer takes in.
+		w.overruled = map[int]bool{}
+		for _, m := range t.olderFrom(w.answered)[1:] {
+			w.overruled[m] = true
+		}
 	}
 	w.ordinalKept, _ = t.followOrdinals(w, own)
 	t.decideMode(&w, sts, own)

@@ -333,7 +333,7 @@ func (r *Reader) countWords(l *line) {
 	ml.questions = ml.questions || strings.Contains(l.t, "?") || strings.ContainsAny(l.t, ";\u037e") && greek(l.ws)
 	if ml.opens == "" && len(l.ws) > 0 {
 		ml.opens = folded(l.ws[0].s)
-		if len(l.toks) == 0 && answersAllIn(l.t, l.ws) {
+		if answersAllIn(l.t, l.ws) {
 			ml.answersAt = l.n
 		}
 	}

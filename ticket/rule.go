@@ -330,7 +330,7 @@ func (t *Ticket) view(rec *record, f *facts, v string) view {
 func (vw *view) see(o *occurrence, i int, w weighing) {
 	tgt := w.targets[o.msg]
 	switch {
-	case o.zone == zExcept && (tgt || o.msg <= w.anchor):
+	case o.zone == zExcept && (tgt || o.msg <= w.anchor) && !w.overruled[o.msg]:
 		vw.except = o
 	case o.zone == zWritten && vw.writ == nil:
 		vw.writ = o
