@@ -559,7 +559,9 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 // no address: it says to change nothing at all, not nothing else.
 func endsKeepingAll(l *line, ms []match, m match) bool {
 	from, to := sentence(l.ws, l.ws[m.first].off)
-	if addressBetween(l.ws, from, to) {
+	if addressBetween(l.ws, from, to) || slices.ContainsFunc(ms, func(o match) bool { return o.first >= from && o.first < to && namesWhose(o.class) }) {
+		// "Omaan osoitteeseeni ei tarvitse tehdä mitään": nothing of
+		// the writer's address, not nothing at all.
 		return false
 	}
 	for i := m.end; i < to; i++ {
@@ -568,6 +570,12 @@ func endsKeepingAll(l *line, ms []match, m match) bool {
 		}
 	}
 	return true
+}
+
+// namesWhose reports a class that names whose address a sentence speaks
+// of: the writer's, the writer's and colleagues', a colleague's.
+func namesWhose(c class) bool {
+	return c == cMe || c == cFromHere || c == cUs || c == cColleague || c == cNotMe
 }
 
 // selectsBy notes a selective phrase that picks its targets in a way the
