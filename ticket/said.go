@@ -491,6 +491,11 @@ func (s *said) read(ms []match, l *line) {
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
 	s.exceptsWriter = exceptsWriter(l, ms)
+	if s.self == sSuppress && s.asks&changing == aSuppress && ownStays(l, ms) {
+		// "My own address should stay blocked – I don't want your
+		// mailings": why it stays, nothing to change.
+		s.self, s.asks, s.weak = sNone, s.asks&^aSuppress, s.weak&^aSuppress
+	}
 	if s.self == sSuppress && receivedAt(l, ms) {
 		// "We keep getting the reminders at dispatch@…": the address
 		// that gets them is the one named, not the writer's.
@@ -923,11 +928,46 @@ func keepsWriter(l *line, ms []match) bool {
 		// "You can keep sending invoices to my address" keeps the
 		// writer's; "unsubscribe my address, but keep the invoices" and
 		// "my inbox is fine now" do not.
-		if m.class == cFromHere && keeps || m.class == cMe && kept && !asks {
+		if m.class == cFromHere && keeps || m.class == cMe && (kept && !asks || ownKept(l, ms, m)) {
 			return true
 		}
 	}
 	return false
+}
+
+// keptRightAfter reports a phrase that leaves out what stands before it
+// right after m ("My own address should stay blocked", "Min egen adress
+// ska däremot fortsatt vara spärrad"): with the writer's "own" address
+// set against the others' ("my inbox is fine now" is not), the writer's
+// is kept as it is.
+func keptRightAfter(ms []match, m match) bool {
+	return slices.ContainsFunc(ms, func(k match) bool {
+		return k.class == cExceptAfter && !k.negated && k.first >= m.end && k.first <= m.end+1
+	})
+}
+
+// ownKept reports a phrase m naming the writer's own address with a
+// phrase right after it that keeps it as it is (keptRightAfter).
+func ownKept(l *line, ms []match, m match) bool {
+	return m.class == cMe && !m.negated && ownWord(l.ws[m.first:m.end]) && keptRightAfter(ms, m)
+}
+
+// ownStays reports a line whose writer keeps their own address as it is
+// (ownKept).
+func ownStays(l *line, ms []match) bool {
+	return slices.ContainsFunc(ms, func(m match) bool { return ownKept(l, ms, m) })
+}
+
+// ownWord reports a word "own" among ws ("my own address", "min egen
+// adress", "meine eigene Adresse").
+func ownWord(ws []word) bool {
+	return slices.ContainsFunc(ws, func(w word) bool { return ownWords[folded(w.s)] })
+}
+
+// ownWords are the words for "own" in the books' languages.
+var ownWords = map[string]bool{
+	"own": true, "egen": true, "eget": true, "egne": true, "eigene": true, "eigenen": true, "eigen": true, "propre": true, "propia": true,
+	"propio": true, "propria": true, "proprio": true, "oma": true, "omaa": true, "wlasny": true, "wlasnego": true, "vlastni": true, "sajat": true,
 }
 
 // exceptsWriter reports an exclusion that names the writer ("… but NOT
