@@ -491,11 +491,7 @@ func (s *said) read(ms []match, l *line) {
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
 	s.exceptsWriter = exceptsWriter(l, ms)
-	if s.self == sSuppress && s.asks&changing == aSuppress && ownStays(l, ms) {
-		// "My own address should stay blocked – I don't want your
-		// mailings": why it stays, nothing to change.
-		s.self, s.asks, s.weak = sNone, s.asks&^aSuppress, s.weak&^aSuppress
-	}
+	s.ownStays(l, ms)
 	if s.self == sSuppress && receivedAt(l, ms) {
 		// "We keep getting the reminders at dispatch@…": the address
 		// that gets them is the one named, not the writer's.
@@ -952,10 +948,14 @@ func ownKept(l *line, ms []match, m match) bool {
 	return m.class == cMe && !m.negated && ownWord(l.ws[m.first:m.end]) && keptRightAfter(ms, m)
 }
 
-// ownStays reports a line whose writer keeps their own address as it is
-// (ownKept).
-func ownStays(l *line, ms []match) bool {
-	return slices.ContainsFunc(ms, func(m match) bool { return ownKept(l, ms, m) })
+// ownStays reads a line whose writer keeps their own address as it is
+// (ownKept) and asks only a stop for themselves: "My own address should
+// stay blocked – I don't want your mailings" tells why it stays, it asks
+// nothing to change.
+func (s *said) ownStays(l *line, ms []match) {
+	if s.self == sSuppress && s.asks&changing == aSuppress && slices.ContainsFunc(ms, func(m match) bool { return ownKept(l, ms, m) }) {
+		s.self, s.asks, s.weak = sNone, s.asks&^aSuppress, s.weak&^aSuppress
+	}
 }
 
 // ownWord reports a word "own" among ws ("my own address", "min egen
