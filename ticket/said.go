@@ -491,7 +491,7 @@ func (s *said) read(ms []match, l *line) {
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
 	s.exceptsWriter = exceptsWriter(l, ms)
-	s.ownStays(l, ms)
+	s.ownStays(l)
 	if s.self == sSuppress && receivedAt(l, ms) {
 		// "We keep getting the reminders at dispatch@…": the address
 		// that gets them is the one named, not the writer's.
@@ -949,11 +949,13 @@ func ownKept(l *line, ms []match, m match) bool {
 }
 
 // ownStays reads a line whose writer keeps their own address as it is
-// (ownKept) and asks only a stop for themselves: "My own address should
-// stay blocked – I don't want your mailings" tells why it stays, it asks
-// nothing to change.
-func (s *said) ownStays(l *line, ms []match) {
-	if s.self == sSuppress && s.asks&changing == aSuppress && slices.ContainsFunc(ms, func(m match) bool { return ownKept(l, ms, m) }) {
+// (keepsWriter) and asks only a stop for themselves: "My own address
+// should stay blocked – I don't want your mailings", "El correo desde el
+// que os escribo no lo toquéis: ahí no quiero recibir nada" tell why it
+// stays, they ask nothing to change; not "dadme de baja en x@…, la
+// dirección desde la que os escribo puede quedarse", which names another.
+func (s *said) ownStays(l *line) {
+	if s.self == sSuppress && s.asks&changing == aSuppress && s.keepsWriter && !namesOthers(l) {
 		s.self, s.asks, s.weak = sNone, s.asks&^aSuppress, s.weak&^aSuppress
 	}
 }
