@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/shushlist/shush/ticket"
 )
 
 // Values whose hashes collide, fully, are told apart by their bytes: none
@@ -112,5 +116,47 @@ func TestValueSetKeepsEveryFormExactly(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("collide %v: %d values listed; want %d", collide, len(got), len(want))
 		}
+	}
+}
+
+// The value set holds a list's address in few bytes, and reading a list
+// allocates little more than that: its table is sized once from the
+// file's lines, not grown by copies, and a line's own garbage is its
+// string. At 200,000 addresses `user%07d@example.com` (21 bytes): 26.4
+// bytes held an address (the local part, a length byte and the domain's
+// number in the chunks; 8 bytes a slot at three quarters full), 51 bytes
+// allocated a line in all. The whole values, or a table of a power of two,
+// would hold 37 an address; a map and a []string, about 70; a table grown
+// by copies allocates 17 a line more (docs/benchmarks.md: the 1M import's
+// peak RSS).
+func TestValueSetHoldsAnAddressInFewBytes(t *testing.T) {
+	const n = 200_000
+	var file bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&file, "user%07d@example.com\n", i)
+	}
+	s := newValueSet()
+	s.reserve(n)
+	for v := range strings.Lines(file.String()) {
+		s.add(strings.TrimSuffix(v, "\n"))
+	}
+	held := 8 * cap(s.slots)
+	for _, c := range s.chunks {
+		held += cap(c)
+	}
+	if per := float64(held) / n; per > 30 || s.n != n {
+		t.Errorf("%d addresses held in %d bytes, %.1f an address; want at most 30", s.n, held, per)
+	}
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	in, err := ReadPlanAs(bytes.NewReader(file.Bytes()), "in.txt", Add, ticket.Own{}, ticket.ByRule, FormatAuto)
+	runtime.ReadMemStats(&after)
+	if err != nil || in.Len() != n {
+		t.Fatalf("read %d values: %v", in.Len(), err)
+	}
+	if per := float64(after.TotalAlloc-before.TotalAlloc) / n; per > 64 {
+		t.Errorf("reading %d addresses allocated %d bytes, %.1f a line; want at most 64", n, after.TotalAlloc-before.TotalAlloc, per)
 	}
 }
