@@ -158,6 +158,12 @@ var classWays = [classCount]way{
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
+	if !subject && keptRow(l) {
+		// "Owen Pratt	owen@…	stays blocked - he asked us to
+		// unsubscribe him": the row keeps its address; its note asks
+		// nothing.
+		r.ms = r.ms[:0]
+	}
 	if !subject {
 		r.goesOnAbove(l)
 	}
@@ -2028,16 +2034,29 @@ func (r *Reader) rowMarked(l *line) int {
 		r.st.rows[l.msg] = n
 	}
 	n[0]++
+	mark := rowCells(l)
+	if mark != rowNone {
+		n[1]++
+	}
+	return mark
+}
+
+// rowCells is what the cells of row l but its address's say: the
+// strongest mark among them.
+func rowCells(l *line) int {
 	mark := rowNone
 	for _, c := range strings.FieldsFunc(l.t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' }) {
 		if c = strings.TrimSpace(c); c != "" && !strings.Contains(c, l.toks[0].Raw) {
 			mark = max(mark, cellMark(c))
 		}
 	}
-	if mark != rowNone {
-		n[1]++
-	}
 	return mark
+}
+
+// keptRow reports a row of a table that names one address and whose
+// cells keep it ("stays blocked", "marad tiltva").
+func keptRow(l *line) bool {
+	return len(l.toks) == 1 && (tableRow(l.t) || csvRow(l)) && rowCells(l) == rowKeep
 }
 
 // cellMark is what one cell of a row says: a word of the books' row-keep,
@@ -2047,6 +2066,12 @@ func (r *Reader) rowMarked(l *line) int {
 func cellMark(c string) int {
 	if i := strings.IndexByte(c, '('); i > 0 && strings.HasSuffix(c, ")") {
 		c = strings.TrimSpace(c[:i])
+	}
+	for _, dash := range []string{" – ", " — ", " - "} {
+		// "marad tiltva – ő kérte a leiratkozást": a note after a dash.
+		if i := strings.Index(c, dash); i > 0 {
+			c = strings.TrimSpace(c[:i])
+		}
 	}
 	if phraseBooks().has("row-keep", c) {
 		return rowKeep
