@@ -702,8 +702,9 @@ func (t *Ticket) answeredSince(w weighing, own Own) bool {
 			// A chat's bot says the team will reply; an agent's internal
 			// note tells the team, not the customer: no answer.
 		case !t.ours(m, own):
-			// A mail with a sender: not the ticket's title block.
-			after = after || ml.from != ""
+			// A mail with a sender and words: not the ticket's title
+			// block, nor a helpdesk export's fields ("Demandeur : …").
+			after = after || ml.from != "" && ml.words > 0
 			confirms = confirms || ml.words < unreadWords && !noWords[ml.opens] || m == w.anchor && t.keepsTargetIn(m, w)
 		case after && !(ml.questions && confirms):
 			// "Can you confirm it's just those two?" — "Yes, just those
