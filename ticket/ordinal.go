@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/shushlist/shush/api"
@@ -163,9 +164,11 @@ func (t *Ticket) followOrdinals(w weighing, own Own) (kept map[string]int, ok bo
 			kept[v] = line
 		}
 	}
-	if len(kept) == 0 || len(kept) == len(list) {
+	if len(kept) == len(list) || len(kept) == 0 && len(pick) < len(list) {
 		return nil, false
 	}
+	// "Nur die ersten beiden freigeben" of two listed, the third kept
+	// apart: followed, and nothing of the list left out.
 	return kept, true
 }
 
@@ -245,7 +248,7 @@ func readPlaces(text string, n int) (pick, keep []int, clear bool) {
 			if at == nil {
 				continue
 			}
-			switch sentenceWay(ws, ms, m, 0, len(ws)) {
+			switch placesWay(text, ws, ms, m) {
 			case wayUnclear:
 				return nil, nil, false
 			case wayKeep:
@@ -257,6 +260,31 @@ func readPlaces(text string, n int) (pick, keep []int, clear bool) {
 		from = to
 	}
 	return pick, keep, true
+}
+
+// placesWay is what the clause of the ordinal phrase m does with its
+// places when the clause alone says ("Nur die ersten beiden freigeben,
+// den dritten nicht anfassen"), else what its sentence ws (of text)
+// does. A clause ends at a comma or a semicolon, not at a bracket ("Nur
+// die dritte (f03b…) bitte nicht anfassen").
+func placesWay(text string, ws []word, ms []match, m match) int {
+	cut := func(k int) bool {
+		w := ws[k]
+		return w.clause && strings.ContainsAny(text[w.off+len(w.s):min(len(text), w.off+len(w.s)+1)], ",;")
+	}
+	from, to := m.first, m.end
+	for from > 0 && !cut(from-1) {
+		from--
+	}
+	for to < len(ws) && !cut(to-1) {
+		to++
+	}
+	if from > 0 || to < len(ws) {
+		if way := sentenceWay(ws, ms, m, from, to); way == wayPick || way == wayKeep {
+			return way
+		}
+	}
+	return sentenceWay(ws, ms, m, 0, len(ws))
 }
 
 // withCount is the end of an ordinal phrase ending at end, the count
