@@ -368,7 +368,7 @@ func besideItsAddress(ws []word, i int) bool {
 // as the word i of the line, or the word after a short one ("except for
 // x@…").
 func (r *Reader) addressAt(l *line, i int) bool {
-	for k := i; k < min(i+3, len(l.ws)); k++ {
+	for k := i; k < min(i+4, len(l.ws)); k++ {
 		w := l.ws[k].s
 		if r.st.locals[folded(w)] || addressOrID(w) {
 			return true
@@ -2261,11 +2261,13 @@ func exceptsAt(ws []word, m match, at int) (out, ok bool) {
 // "außer der Adresse x@…"), none ending a clause.
 func gapBefore(ws []word, from, at int) bool {
 	n := at - from
+	if n >= 1 && n <= 3 && ws[at].opens && isNameWord(ws[at-1].s) && !ws[at-1].ends && shortWords(ws[from:at-1]) {
+		// "Behalve Sanne (s.bos@…)", "Excepto la de Rocío (r.santos@…)":
+		// a name, its address in brackets.
+		return true
+	}
 	if n < 1 || n > 2 {
 		return false
-	}
-	if n == 1 && ws[at].opens && isNameWord(ws[from].s) && !ws[from].ends {
-		return true // "Behalve Sanne (s.bos@…)": a name, its address in brackets
 	}
 	mailbox := false
 	for _, w := range ws[from:at] {
@@ -2280,6 +2282,11 @@ func gapBefore(ws []word, from, at int) bool {
 		}
 	}
 	return n == 1 || mailbox
+}
+
+// shortWords reports words that are all short and end no clause.
+func shortWords(ws []word) bool {
+	return !slices.ContainsFunc(ws, func(w word) bool { return w.clause || w.ends || !shortWord(w.s) })
 }
 
 // shortWord is a word that may stand between "except" and its address
