@@ -174,7 +174,7 @@ func (r *Reader) words(l *line, subject bool) {
 	s.read(r.ms, l)
 	s.picks(l)
 	s.bareRequest(l, subject)
-	s.someoneElse(l)
+	s.someoneElse(l, r.ms)
 	s.erasure(l, subject)
 	if !subject {
 		r.bodyLine(l, &s)
@@ -229,9 +229,11 @@ func (s *said) picks(l *line) {
 
 // someoneElse notes a line that asks a change for an address it names
 // by no address of its own: someone's, one of them, this one.
-func (s *said) someoneElse(l *line) {
+func (s *said) someoneElse(l *line, ms []match) {
 	changes := s.asks&changing != 0
-	s.someone = changes && someoneUnnamed(l)
+	// "… utom Ingrid som … behåller sin adress": whose address, the
+	// name left out says.
+	s.someone = changes && someoneUnnamed(l) && !leavesOutName(l, ms)
 	s.oneOf = changes && oneOfUnnamed(l)
 	s.thisOne = changes && len(l.toks) == 0 && !strings.HasSuffix(strings.TrimSpace(l.t), ":") && thisAddress.MatchString(l.t)
 	if s.someone && (s.self == sSuppress || s.self == sRelease) {
@@ -239,6 +241,19 @@ func (s *said) someoneElse(l *line) {
 		// stop sending to it?": about that address, not the writer.
 		s.self = sNone
 	}
+}
+
+// leavesOutName reports a phrase that leaves out what follows, right
+// before a name ("utom Ingrid", "except Anna").
+func leavesOutName(l *line, ms []match) bool {
+	return slices.ContainsFunc(ms, func(m match) bool {
+		if (m.class != cExclude && m.class != cExcept) || m.negated || m.end >= len(l.ws) {
+			return false
+		}
+		w := l.ws[m.end].s
+		r, _ := utf8.DecodeRuneInString(w)
+		return unicode.IsUpper(r) && isNameWord(w) // a name, not "the"
+	})
 }
 
 // noteSaid records what line l says, if anything, marks a bounce's
