@@ -704,7 +704,7 @@ func (t *Ticket) answeredSince(w weighing, own Own) bool {
 		case !t.ours(m, own):
 			// A mail with a sender and words: not the ticket's title
 			// block, nor a helpdesk export's fields ("Demandeur : …").
-			after = after || ml.from != "" && ml.words > 0
+			after = after || ml.from != "" && ml.prose
 			confirms = confirms || ml.words < unreadWords && !noWords[ml.opens] || m == w.anchor && t.keepsTargetIn(m, w)
 		case after && !(ml.questions && confirms):
 			// "Can you confirm it's just those two?" — "Yes, just those

@@ -330,6 +330,7 @@ func (r *Reader) countWords(l *line) {
 		return
 	}
 	ml.words += n
+	ml.prose = ml.prose || n > 0 && !labelled(l.t)
 	ml.questions = ml.questions || strings.Contains(l.t, "?") || strings.ContainsAny(l.t, ";\u037e") && greek(l.ws)
 	if ml.opens == "" && len(l.ws) > 0 {
 		ml.opens = folded(l.ws[0].s)

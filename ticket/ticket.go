@@ -179,8 +179,10 @@ type mail struct {
 	// them" ("Yes, both please", answersAllIn); 0 when they do not.
 	answersAt int
 	// words counts the words of its text, outside its headers,
-	// greeting, closing and signature.
+	// greeting, closing and signature; prose: some of them stand on a
+	// line that is no labelled field ("Tags: …", "CCs: —").
 	words int
+	prose bool
 }
 
 // record is what the rule needs of one address: its first occurrences,
