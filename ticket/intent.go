@@ -1314,7 +1314,7 @@ func (t *Ticket) countFor(c *modeCase, w *weighing, own Own) {
 // wordsName counts the addresses mail m's words name, each once, the
 // writer's own among them ("at two addresses, mine@… and old@…").
 func (t *Ticket) wordsName(m int) int {
-	return t.countAddresses(func(o occurrence) bool { return o.msg == m && (o.zone == zBody || o.zone == zMention) })
+	return t.countAddresses(nil, func(o occurrence) bool { return o.msg == m && (o.zone == zBody || o.zone == zMention) })
 }
 
 // wordsNameOthers counts the addresses mail m's words name but its
@@ -1334,24 +1334,15 @@ func (t *Ticket) wordsNameOthers(m int) int {
 // namedDistinct counts the addresses the target mails' words name, each
 // once, but those skip holds for (nil: none).
 func (t *Ticket) namedDistinct(w *weighing, skip func(v string) bool) int {
-	n := 0
-	for _, v := range t.order {
-		rec := t.records[v]
-		if rec == nil || skip != nil && skip(v) {
-			continue
-		}
-		if slices.ContainsFunc(rec.occ, func(o occurrence) bool { return o.zone == zBody && w.targets[o.msg] }) {
-			n++
-		}
-	}
-	return n
+	return t.countAddresses(skip, func(o occurrence) bool { return o.zone == zBody && w.targets[o.msg] })
 }
 
-// countAddresses counts the addresses with an occurrence ok holds for.
-func (t *Ticket) countAddresses(ok func(o occurrence) bool) int {
+// countAddresses counts the addresses with an occurrence ok holds for,
+// but those skip holds for (nil: none).
+func (t *Ticket) countAddresses(skip func(v string) bool, ok func(o occurrence) bool) int {
 	n := 0
 	for _, v := range t.order {
-		if rec := t.records[v]; rec != nil && slices.ContainsFunc(rec.occ, ok) {
+		if rec := t.records[v]; rec != nil && (skip == nil || !skip(v)) && slices.ContainsFunc(rec.occ, ok) {
 			n++
 		}
 	}

@@ -309,12 +309,12 @@ const (
 // (…) NO"), asks the change for them or narrows to them ("Just the first
 // two"), both (unclear), or neither.
 func sentenceWay(ws []word, ms []match, m match, from, to int) int {
-	asks, keeps := askedOrKept(ws[from:to])
 	if excludedPlaces(ms, m) {
 		// "Sbloccateli tutti tranne l'ultimo": the places left out of a
 		// request for all the others.
 		return wayKeep
 	}
+	asks, keeps := askedOrKept(ws[from:to])
 	keeps = keeps || endsDenied(ws[from:to])
 	only := onlyWord(ws[m.first]) || slices.ContainsFunc(ms, func(o match) bool { return o.class == cOnly && !o.negated && o.first >= from && o.first < to })
 	switch {

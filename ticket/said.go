@@ -981,16 +981,10 @@ func (s *said) ownStays(l *line) {
 	}
 }
 
-// ownWord reports a word "own" among ws ("my own address", "min egen
-// adress", "meine eigene Adresse").
+// ownWord reports a word of the books' own among ws ("my own address",
+// "min egen adress", "meine eigene Adresse").
 func ownWord(ws []word) bool {
-	return slices.ContainsFunc(ws, func(w word) bool { return ownWords[folded(w.s)] })
-}
-
-// ownWords are the words for "own" in the books' languages.
-var ownWords = map[string]bool{
-	"own": true, "egen": true, "eget": true, "egne": true, "eigene": true, "eigenen": true, "eigen": true, "propre": true, "propia": true,
-	"propio": true, "propria": true, "proprio": true, "oma": true, "omaa": true, "wlasny": true, "wlasnego": true, "vlastni": true, "sajat": true,
+	return slices.ContainsFunc(ws, func(w word) bool { return phraseBooks().has("own", w.s) })
 }
 
 // exceptsWriter reports an exclusion that names the writer ("… but NOT
