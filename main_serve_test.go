@@ -34,10 +34,13 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// waitFor polls cond until it holds or 10 s pass.
+// waitFor polls cond until it holds or 30 s pass: a process started
+// under the race detector while every package's tests run at once can
+// take more than 10 s to answer, and waiting longer costs only a test
+// that fails anyway.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)

@@ -65,7 +65,6 @@ type sshOptions struct {
 // startSSHServiceOn is startSSHServiceWith with more options.
 func startSSHServiceOn(t *testing.T, o sshOptions, args ...string) *sshService {
 	t.Helper()
-	viaEnv, nofile := o.viaEnv, o.nofile
 	for _, tool := range []string{"tmux", "ssh", "ssh-keygen"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed: skipping the test of the terminal UI over SSH", tool)
@@ -75,34 +74,71 @@ func startSSHServiceOn(t *testing.T, o sshOptions, args ...string) *sshService {
 	s := &sshService{t: t, sb: sb, db: cmp.Or(o.db, filepath.Join(sb.home, "shush.db")), log: &lockedBuffer{},
 		socket: fmt.Sprintf("shush-ssh-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
 	s.key = strings.TrimSpace(sb.run(t, nil, "keys", "create", "--team", sshTeam, "--db", s.db).want(t, 0).stdout)
+	// freeAddr's ports are free when it returns; another test's listener
+	// may take one before serve binds it, so a start that loses a port
+	// is tried again on fresh ones.
+	for try := 1; ; try++ {
+		err := s.serve(o, args)
+		if err == nil {
+			break
+		}
+		if try == 3 || !strings.Contains(s.log.String(), "address already in use") {
+			t.Fatalf("serve with --ssh-addr did not start: %v\nserve's log:\n%s", err, s.log.String())
+		}
+		s.log = &lockedBuffer{}
+	}
+	// A session that stays keeps the tmux server up while panes come
+	// and go.
+	s.tmux("-f", os.DevNull, "new-session", "-d", "-s", "keep", "sleep 3600")
+	return s
+}
+
+// serve starts serve on fresh addresses and waits for its SSH listener:
+// nil once it prints the host key, an error when it exits first or is
+// not listening within 60 s (a loaded machine running every package's
+// tests at once is slow to start a process under the race detector).
+func (s *sshService) serve(o sshOptions, args []string) error {
+	t := s.t
 	api, sshAddr, metrics := freeAddr(t), freeAddr(t), freeAddr(t)
 	s.apiURL, s.metrics = "http://"+api, "http://"+metrics+"/metrics"
 	_, s.sshPort, _ = net.SplitHostPort(sshAddr)
 	cmd := exec.Command(shushBin, append([]string{"serve", "--addr", api, "--ssh-addr", sshAddr, "--metrics-addr", metrics, "--db", s.db}, args...)...)
-	cmd.Env = sb.env
-	if viaEnv {
+	cmd.Env = s.sb.env
+	if o.viaEnv {
 		cmd = exec.Command(shushBin, append([]string{"serve", "--addr", api, "--metrics-addr", metrics, "--db", s.db}, args...)...)
-		cmd.Env = append(slices.Clone(sb.env), "SHUSH_SSH_ADDR="+sshAddr)
+		cmd.Env = append(slices.Clone(s.sb.env), "SHUSH_SSH_ADDR="+sshAddr)
 	}
-	if nofile > 0 {
-		limited := exec.Command("prlimit", append([]string{fmt.Sprintf("--nofile=%d:%d", nofile, nofile), cmd.Path}, cmd.Args[1:]...)...)
+	if o.nofile > 0 {
+		limited := exec.Command("prlimit", append([]string{fmt.Sprintf("--nofile=%d:%d", o.nofile, o.nofile), cmd.Path}, cmd.Args[1:]...)...)
 		limited.Env = cmd.Env
 		cmd = limited
 	}
 	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}
+	deadline := time.After(60 * time.Second)
+	for !strings.Contains(s.log.String(), "host key SHA256:") {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("serve exited before listening: %v", err)
+		case <-deadline:
+			stop()
+			return fmt.Errorf("serve was not listening for SSH after 60 s")
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", s.socket, "kill-server").Run()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		stop()
 	})
-	waitFor(t, "the SSH listener", func() bool { return strings.Contains(s.log.String(), "host key SHA256:") })
-	// A session that stays keeps the tmux server up while panes come
-	// and go.
-	s.tmux("-f", os.DevNull, "new-session", "-d", "-s", "keep", "sleep 3600")
-	return s
+	return nil
 }
 
 // httpGet is the body of a GET.
