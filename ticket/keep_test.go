@@ -1,6 +1,7 @@
 package ticket_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,14 +162,18 @@ func TestPutBackBesideAColleagueWhoStaysOff(t *testing.T) {
 }
 
 // Words that quote a value some rows of a pasted table hold, and others
-// not ("anyone marked \"left\""), pick rows by a condition the review
-// settles; a quoted cell that says what to do with its row ("keep") does
-// not.
+// not ("anyone marked \"left\""), pick those rows, clause by clause of a
+// sentence that names two values: the rows of the other value are left
+// out by the line that picks.
 func TestQuotedTableValuePicksRows(t *testing.T) {
 	table := "\n\nname,email,site,status\nRita Bello,r.bello@green.example,Leeds,left\nAdam Kay,a.kay@green.example,Leeds,left\nJo Marsh,jo.marsh@green.example,York,active\n\nNadia\n"
-	p := ticket.Read("From: Nadia <nadia@green.example>\nTo: support@ourcompany.test\n\nHi, pasting our leavers export below. Anyone marked \"left\" please suppress, the \"active\" ones are transfers, keep them." + table).Propose(ticket.NewOwn([]string{"support@ourcompany.test"}))
-	if p.Mode != ticket.ModeUnsure || !strings.Contains(strings.Join(p.Ask, "; "), "condition") {
-		t.Errorf("proposes %s, asks %q; want unsure, picked by a condition", p.Mode, p.Ask)
+	r := ticket.Read("From: Nadia <nadia@green.example>\nTo: support@ourcompany.test\n\nHi, pasting our leavers export below. Anyone marked \"left\" please suppress, the \"active\" ones are transfers, keep them." + table).Reading(ticket.NewOwn([]string{"support@ourcompany.test"}))
+	if r.Mode != ticket.ModeAdd || strings.Join(r.Targets, " ") != "r.bello@green.example a.kay@green.example" {
+		t.Errorf("proposes %s %v, asks %q; want add the two rows marked left", r.Mode, r.Targets, r.Proposal.Ask)
+	}
+	i := slices.IndexFunc(r.LeftOut, func(l ticket.Left) bool { return l.Value == "jo.marsh@green.example" })
+	if i < 0 || !strings.Contains(r.LeftOut[i].Reason, "not among those the ticket asks for") || r.LeftOut[i].Line != 4 {
+		t.Errorf("the active row is left out as %+v; want its row not asked for, by line 4", r.LeftOut)
 	}
 }
 

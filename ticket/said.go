@@ -164,6 +164,14 @@ func (r *Reader) words(l *line, subject bool) {
 		// nothing.
 		r.ms = r.ms[:0]
 	}
+	if !subject && len(l.toks) == 1 && (tableRow(l.t) || csvRow(l)) {
+		// "ben@…	No" under a header "Consent": a cell's "no" is a value
+		// of its column, which the table's conditions read, not a "not"
+		// after the address.
+		r.ms = slices.DeleteFunc(r.ms, func(m match) bool {
+			return m.class == cExceptAfter && m.end-m.first == 1 && wholeCell(l.t, l.ws[m.first].s)
+		})
+	}
 	if !subject {
 		r.goesOnAbove(l)
 	}
@@ -2048,6 +2056,17 @@ func (r *Reader) rowMarked(l *line) int {
 		n[1]++
 	}
 	return mark
+}
+
+// wholeCell reports a cell of row t (tab, "|", comma or semicolon
+// separated) that is word w and nothing else.
+func wholeCell(t, w string) bool {
+	for c := range strings.FieldsFuncSeq(t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' || c == ';' }) {
+		if strings.EqualFold(strings.TrimSpace(c), w) {
+			return true
+		}
+	}
+	return false
 }
 
 // rowCells is what the cells of row l but its address's say: the

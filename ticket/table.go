@@ -97,9 +97,9 @@ func (ts *tables) line(l *line) {
 
 // start begins a table at its first row, under the header held.
 func (ts *tables) start(l *line) *table {
-	cells := cellsBy(l.t, ts.delim)
+	cells, ok := padCells(cellsBy(l.t, ts.delim), len(ts.head))
 	addr := addressCell(cells, l.toks)
-	if len(cells) != len(ts.head) || addr < 0 {
+	if !ok || addr < 0 {
 		return nil
 	}
 	t := &table{delim: ts.delim, addr: addr, values: make([]map[string]int, len(cells)), msg: l.msg}
@@ -113,8 +113,8 @@ func (ts *tables) start(l *line) *table {
 
 // row reads line l as a row of t, if it is one.
 func (t *table) row(l *line) bool {
-	cells := cellsBy(l.t, t.delim)
-	if len(cells) != len(t.head) || addressCell(cells, l.toks) != t.addr {
+	cells, ok := padCells(cellsBy(l.t, t.delim), len(t.head))
+	if !ok || addressCell(cells, l.toks) != t.addr {
 		return false
 	}
 	t.add(cells, l.toks)
@@ -334,7 +334,7 @@ func (c *conditions) read(t *table, p proseLine) {
 	for from := 0; from < len(ws); {
 		to := sentenceEnd(ws, from)
 		lo, hi := sentenceText(p.raw, ws, from, to)
-		c.sentence(t, p, ws[from:to], p.raw[lo:hi])
+		c.sentence(t, p, ws[from:to], lo, hi)
 		from = to
 	}
 }
@@ -357,7 +357,8 @@ func sentenceText(raw string, ws []word, from, to int) (lo, hi int) {
 }
 
 // sentence reads one sentence of line p.
-func (c *conditions) sentence(t *table, p proseLine, ws []word, raw string) {
+func (c *conditions) sentence(t *table, p proseLine, ws []word, lo, hi int) {
+	raw := p.raw[lo:hi]
 	vals, col := t.valuesIn(wordRun(raw), raw)
 	if len(vals) == 0 {
 		return
@@ -370,6 +371,14 @@ func (c *conditions) sentence(t *table, p proseLine, ws []word, raw string) {
 		c.col, c.line, c.has = col, p, true
 	}
 	asks, keeps := polarity(ws)
+	if (asks && keeps || len(vals) > 1) && c.clauses(t, ws, p.raw[:hi], lo) {
+		return
+	}
+	c.take(vals, asks, keeps)
+}
+
+// take notes what a sentence or a clause that names vals says of them.
+func (c *conditions) take(vals []string, asks, keeps bool) {
 	switch {
 	case asks && keeps:
 		c.mixed = true
@@ -380,6 +389,48 @@ func (c *conditions) sentence(t *table, p proseLine, ws []word, raw string) {
 	default:
 		c.neutral = true
 	}
+}
+
+// clauses reads a sentence that both asks and keeps, or names more
+// than one value, clause by clause ("block only the rows where the
+// Consent column says No; everyone else … should keep getting our
+// mail", "block everyone who said yes to opt out – the \"no\" one just
+// wanted to change her address"): a clause that names values says of
+// them what its own words say. It reports false, noting nothing, when
+// no clause that names values asks or keeps by its own words: the
+// sentence is read whole.
+func (c *conditions) clauses(t *table, ws []word, raw string, start int) bool {
+	type clause struct {
+		vals        []string
+		asks, keeps bool
+	}
+	var cs []clause
+	own := false
+	for from := 0; from < len(ws); {
+		to := from
+		for to < len(ws)-1 && !ws[to].clause && !ws[to].ends {
+			to++
+		}
+		to++
+		lo, hi := sentenceText(raw, ws, from, to)
+		lo = max(lo, start)
+		if vals, col := t.valuesIn(wordRun(raw[lo:hi]), raw[lo:hi]); len(vals) > 0 {
+			if col != c.col {
+				return false
+			}
+			asks, keeps := polarity(ws[from:to])
+			cs = append(cs, clause{vals, asks, keeps})
+			own = own || asks || keeps
+		}
+		from = to
+	}
+	if !own {
+		return false
+	}
+	for _, cl := range cs {
+		c.take(cl.vals, cl.asks, cl.keeps)
+	}
+	return true
 }
 
 // polarity reports a sentence whose words ask a change, and one whose
@@ -557,6 +608,19 @@ func cellsBy(t string, d byte) []string {
 		cells[i] = strings.TrimSpace(strings.Trim(strings.TrimSpace(c), `"`))
 	}
 	return cells
+}
+
+// padCells fits a row's cells to a header of n: a row whose last cells
+// are empty ("Ben Carter⇥…⇥No⇥", its trailing tab trimmed with the
+// line) has them back.
+func padCells(cells []string, n int) ([]string, bool) {
+	if len(cells) < 2 || len(cells) > n {
+		return cells, false
+	}
+	for len(cells) < n {
+		cells = append(cells, "")
+	}
+	return cells, true
 }
 
 // headerCells reports cells that may head a table: short names, no
