@@ -158,7 +158,7 @@ var wordSections = []string{
 	"wrote", "title", "legal", "particle", "bare-suppress", "bare-release", "bare-ask", "bare-filler", "only-me",
 	"system", "at", "dot", "dash", "greeting", "row-keep", "mailbox", "internal-note", "other-id", "id-word",
 	"ordinal-first", "ordinal-second", "ordinal-third", "ordinal-last", "count-two", "count-three",
-	"answer-all", "answer-yes", "both", "own",
+	"answer-all", "answer-yes", "both", "own", "not-name",
 }
 
 // tree is one of the phrase trees.

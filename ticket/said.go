@@ -173,6 +173,7 @@ func (r *Reader) words(l *line, subject bool) {
 		})
 	}
 	if !subject {
+		r.ms = notBeforeName(r.ms, l.ws)
 		r.goesOnAbove(l)
 	}
 	s := said{msg: l.msg, line: l.n, subject: subject, names: len(l.toks) > 0}
@@ -2056,6 +2057,33 @@ func (r *Reader) rowMarked(l *line) int {
 		n[1]++
 	}
 	return mark
+}
+
+// notBeforeName adds an exception at a "not" of the books' not-name
+// words that opens a clause right before a capitalised name and stands
+// in no phrase ("Nei vent, ikke Marit – hun er bare i permisjon"): the
+// name is left out, as after "except".
+func notBeforeName(ms []match, ws []word) []match {
+	for i := 0; i+1 < len(ws); i++ {
+		if i > 0 && !ws[i-1].clause && !ws[i-1].ends || ws[i].clause || ws[i].ends || !capitalised(ws[i+1].s) || !phraseBooks().has("not-name", ws[i].s) {
+			continue
+		}
+		k, inside := 0, false
+		for ; k < len(ms) && ms[k].first <= i; k++ {
+			inside = inside || ms[k].end > i
+		}
+		if !inside {
+			ms = slices.Insert(ms, k, match{class: cExcept, first: i, end: i + 1})
+		}
+	}
+	return ms
+}
+
+// capitalised reports a word that may be a name: a capital, then not
+// only capitals ("Marit", not "IT" or "CC"), no address.
+func capitalised(w string) bool {
+	r, size := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r) && size < len(w) && strings.ToUpper(w) != w && !strings.Contains(w, "@")
 }
 
 // wholeCell reports a cell of row t (tab, "|", comma or semicolon
