@@ -40,9 +40,10 @@ type table struct {
 	list   []pastedRow      // its rows (up to maxRecords)
 }
 
-// pastedRow is a row of a table: its address, its suppression ID when a
-// cell holds one, and its cells as runs of words.
+// pastedRow is a row of a table: its line, its address, its suppression
+// ID when a cell holds one, and its cells as runs of words.
 type pastedRow struct {
+	n        int
 	addr, id string
 	cells    []string
 }
@@ -57,7 +58,7 @@ type proseLine struct {
 
 const (
 	maxProseLines  = 400
-	maxProseText   = 400
+	maxProseText   = 1200 // bytes: a long paragraph of accented words
 	maxTableCells  = 30
 	maxCellText    = 40
 	maxColumnWords = 64 // distinct values kept per column
@@ -89,7 +90,7 @@ func (ts *tables) line(l *line) {
 	if len(ts.prose) < maxProseLines && len(l.ws) > 0 {
 		raw := l.t
 		if len(raw) > maxProseText {
-			raw = raw[:maxProseText]
+			raw = strings.ToValidUTF8(raw[:maxProseText], "")
 		}
 		ts.prose = append(ts.prose, proseLine{n: l.n, msg: l.msg, text: wordRun(raw), raw: raw})
 	}
@@ -107,7 +108,7 @@ func (ts *tables) start(l *line) *table {
 		t.head = append(t.head, wordRun(h))
 		t.values[i] = map[string]int{}
 	}
-	t.add(cells, l.toks)
+	t.add(cells, l)
 	return t
 }
 
@@ -117,14 +118,14 @@ func (t *table) row(l *line) bool {
 	if !ok || addressCell(cells, l.toks) != t.addr {
 		return false
 	}
-	t.add(cells, l.toks)
+	t.add(cells, l)
 	return true
 }
 
-func (t *table) add(cells []string, toks []token) {
+func (t *table) add(cells []string, l *line) {
 	t.rows++
-	row := pastedRow{cells: make([]string, len(cells))}
-	for _, f := range toks {
+	row := pastedRow{cells: make([]string, len(cells)), n: l.n}
+	for _, f := range l.toks {
 		switch f.Kind {
 		case Address:
 			row.addr = f.Value
@@ -299,6 +300,12 @@ func (ts *tables) picking(r *Reader, t *table) ([]proseLine, conditions) {
 func (r *Reader) leaveUnpicked(left []pastedRow, line proseLine, picked []proseLine) {
 	r.tk.keep(line.n, line.raw)
 	for _, row := range left {
+		if k, ok := r.saidAt(row.n, line.msg); ok {
+			// "contact@…	NU	dezabonare proprie": a note of a row the
+			// ticket does not ask for asks nothing.
+			s := &r.tk.said[k]
+			s.asks, s.weak, s.self = 0, 0, sNone
+		}
 		if len(r.tk.unpicked) < maxRecords && row.addr != "" {
 			r.tk.unpicked[row.addr] = line.n
 		}
@@ -392,7 +399,7 @@ func (c *conditions) take(vals []string, asks, keeps bool) {
 }
 
 // clauses reads a sentence that both asks and keeps, or names more
-// than one value, clause by clause ("block only the rows where the
+// than one value, clause by clause, an exception opening one ("block only the rows where the
 // Consent column says No; everyone else … should keep getting our
 // mail", "block everyone who said yes to opt out – the \"no\" one just
 // wanted to change her address"): a clause that names values says of
@@ -406,9 +413,17 @@ func (c *conditions) clauses(t *table, ws []word, raw string, start int) bool {
 	}
 	var cs []clause
 	own := false
+	// An exception opens a clause of its own: "re-enable the rows below
+	// except the one with \"N\" under Confirmed".
+	cut := map[int]bool{}
+	for _, m := range phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]) {
+		if (m.class == cExclude || m.class == cExcept) && !m.negated && m.first > 0 {
+			cut[m.first] = true
+		}
+	}
 	for from := 0; from < len(ws); {
 		to := from
-		for to < len(ws)-1 && !ws[to].clause && !ws[to].ends {
+		for to < len(ws)-1 && !ws[to].clause && !ws[to].ends && !cut[to+1] {
 			to++
 		}
 		to++
@@ -512,7 +527,9 @@ func (t *table) columnValues(padded string, n *valuesNamed) {
 // quotedValues notes the values the words quote (quotes).
 func (t *table) quotedValues(raw string, n *valuesNamed) {
 	for _, q := range quoted.FindAllStringSubmatch(raw, 8) {
-		if c, _ := firstPhrase(phraseBooks().trees[inWords], wordsOf(nil, q[1])); c != cNone {
+		if c, _ := firstPhrase(phraseBooks().trees[inWords], wordsOf(nil, q[1])); classWays[c].ask != 0 || keepClasses[c] {
+			// "\"keep\"" says what to do with its row; "„NU”" (no) is a
+			// value, though "nu" is "now" in Danish.
 			continue
 		}
 		v := wordRun(q[1])
