@@ -354,10 +354,23 @@ func pronounBeside(l *line, ms []match, i, from, to int) bool {
 			if m.first > from && objectPronoun[folded(l.ws[m.first-1].s)] {
 				return true
 			}
+			if m.first > from+1 && objectPronoun[folded(l.ws[m.first-2].s)] && !l.ws[m.first-2].clause && !capitalized(l.ws[m.first-1].s) {
+				// "ona kesinlikle dokunmayın": a word may stand between.
+				return true
+			}
+			if m.first > from+1 && demonstrative[folded(l.ws[m.first-2].s)] && phraseBooks().has("mailbox", l.ws[m.first-1].s) {
+				// "…, o adres kalsın", "that address can stay": the one
+				// address the sentence's name has.
+				return true
+			}
 		}
 	}
 	return false
 }
 
+// demonstrative are the books' words for "that" and "this" before a
+// noun.
+var demonstrative = wordSet("that this diese dieser dieses jene die das det den dette denne denna detta ten tento tato to ta o bu şu esa ese esta este aquella essa esse aquela cette ce cet quella quello questa questo deze dit dat ez az acea aceasta această acel αυτή αυτό αυτήν εκείνη tämä se ta tuo ten")
+
 // objectPronoun are the books' words for her, him and them as an object.
-var objectPronoun = wordSet("her him them henne honom dem hende ham hana hänet heidät ihn ihr sie ihnen la le lo les lui leur ella ele ela eles elas hem haar hen jego ją ich ho ji je őt őket ea el ei pe την τον τους τις onu onları")
+var objectPronoun = wordSet("her him them henne honom dem hende ham hana hänet heidät ihn ihr sie ihnen la le lo les lui leur ella ele ela eles elas hem haar hen jego ją ich ho ji je őt őket ea el ei pe την τον τους τις onu onları ona onlara")
