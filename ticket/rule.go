@@ -409,7 +409,9 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 		return Decision{Reason: ReasonForwarder, Leave: true, By: c.t.evidence(c.vw.first.line)}, true
 	},
 	func(c ruleCase) (Decision, bool) {
-		if !c.t.transient[c.v] || !c.t.onlyInReports(c.v) {
+		if !c.t.transient[c.v] || !c.t.onlyInReports(c.v) || c.f.w.p.Mode == ModeRemove {
+			// A temporary failure is no reason to block an address; it is
+			// none to keep one blocked when the ticket asks mail again.
 			return Decision{}, false
 		}
 		return Decision{Reason: ReasonTransient, Leave: true, By: c.t.evidence(c.vw.first.line)}, true
