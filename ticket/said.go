@@ -561,7 +561,7 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			continue
 		}
 		request = s.readWay(m, ms, l, slips) || request
-		if m.class == cSelective && (s.selectsBy(l, m) || keptPick(l, m)) {
+		if m.class == cSelective && (s.selectsBy(l, m) || keptPick(l, m) || namedPick(l.ws, m)) {
 			continue
 		}
 		switch {
@@ -624,6 +624,17 @@ func (s *said) selectsBy(l *line, m match) bool {
 		return false
 	}
 	return true
+}
+
+// namedPick reports a description that the address it describes
+// follows ("Den gamla adressen bokning@…", "the old one, old@…"): it
+// names its address, it picks none.
+func namedPick(ws []word, m match) bool {
+	at := m.end
+	if at < len(ws) && !ws[at-1].ends && phraseBooks().has("mailbox", ws[at].s) {
+		at++
+	}
+	return at < len(ws) && !ws[at-1].ends && strings.Contains(ws[at].s, "@")
 }
 
 // keptPick reports a selective phrase in a sentence that keeps what it
