@@ -41,7 +41,10 @@ func (r *Reader) notePeople(local string) {
 // of them except Rosa:" over the list) waits for the end of the ticket
 // (Reader.namesLater).
 func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
-	if len(l.toks) > 0 || !leavesOut(l, ms) {
+	if len(l.toks) > 0 {
+		return false, r.exceptsNamedHere(l, ms)
+	}
+	if !leavesOut(l, ms) {
 		return false, false
 	}
 	var sure, later []string
@@ -66,6 +69,26 @@ func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
 		r.tk.keep(l.n, l.t)
 	}
 	return false, len(sure)+len(later) > 0
+}
+
+// exceptsNamedHere leaves out, on a line that names addresses, the one
+// address a name right after an exception is a piece of ("… e
+// rodrigo.alves@… — menos o Rodrigo, que saiu"): a plain exception
+// names whom it leaves out; anything less sure is for the line's other
+// readings. It reports whether it left one out.
+func (r *Reader) exceptsNamedHere(l *line, ms []match) bool {
+	left := false
+	for i, w := range l.ws {
+		if !capitalized(w.s) || strings.Contains(w.s, "@") {
+			continue
+		}
+		if local := r.st.people[folded(w.s)]; local != "" && exceptedName(l.ws, ms, i) {
+			r.leaveOut(local, l.n, l.msg)
+			r.tk.keep(l.n, l.t)
+			left = true
+		}
+	}
+	return left
 }
 
 // What a word of a line that leaves someone out says of a person.
@@ -233,7 +256,7 @@ func surnameNext(ws []word, i int) bool {
 // ("except for Priya", "sauf à celle de Pauline", "salvo la de Marta").
 var nameLinks = func() map[string]bool {
 	m := map[string]bool{}
-	for _, s := range strings.Fields("for a of the one from für von voor van per para à celle celui de la le l' quella quello di aquela aquele do da") {
+	for _, s := range strings.Fields("for a of the one from für von voor van per para à celle celui de la le l' quella quello di aquela aquele do da o el il") {
 		m[folded(s)] = true
 	}
 	return m
