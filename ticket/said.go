@@ -451,8 +451,22 @@ func nounUse(l *line, m match) bool {
 		return true
 	}
 	r, _ := utf8.DecodeRuneInString(w.s)
-	return unicode.IsUpper(r) && determiners[folded(prev.s)]
+	return unicode.IsUpper(r) && determiners[folded(prev.s)] || labelUse(l.ws, m)
 }
+
+// labelUse reports a one-word phrase between an article and a word for
+// an entry ("the resubscribe one", "the unsubscribe rows"): a label of
+// rows, not a request.
+func labelUse(ws []word, m match) bool {
+	return m.end-m.first == 1 && m.first > 0 && m.end < len(ws) && !ws[m.first-1].ends && !ws[m.first].clause &&
+		labelArticles[folded(ws[m.first-1].s)] && entryWords[folded(ws[m.end].s)]
+}
+
+// labelArticles and entryWords frame a label: "the … one".
+var (
+	labelArticles = wordSet("the this that these those")
+	entryWords    = wordSet("one ones row rows entry entries line lines")
+)
 
 // possessive reports an English word that owns the noun after it: "my",
 // "own", "Tom's".

@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"encoding/csv"
 	"regexp"
 	"slices"
 	"strings"
@@ -45,6 +46,7 @@ type table struct {
 type pastedRow struct {
 	n        int
 	addr, id string
+	others   []string // the addresses its other cells name
 	cells    []string
 }
 
@@ -115,7 +117,7 @@ func (ts *tables) start(l *line) *table {
 // row reads line l as a row of t, if it is one.
 func (t *table) row(l *line) bool {
 	cells, ok := padCells(cellsBy(l.t, t.delim), len(t.head))
-	if !ok || addressCell(cells, l.toks) != t.addr {
+	if !ok || !oneAddressIn(cells[t.addr], l.toks) {
 		return false
 	}
 	t.add(cells, l)
@@ -126,10 +128,13 @@ func (t *table) add(cells []string, l *line) {
 	t.rows++
 	row := pastedRow{cells: make([]string, len(cells)), n: l.n}
 	for _, f := range l.toks {
-		switch f.Kind {
-		case Address:
+		switch {
+		case f.Kind == Address && strings.Contains(cells[t.addr], f.Raw):
 			row.addr = f.Value
-		case ID:
+		case f.Kind == Address:
+			// "new address: bruce@…" in a note: the row's too.
+			row.others = append(row.others, f.Value)
+		case f.Kind == ID:
 			row.id, _ = api.NormalizeID(f.Raw)
 		}
 	}
@@ -137,7 +142,7 @@ func (t *table) add(cells []string, l *line) {
 		if i == t.addr {
 			continue
 		}
-		v := wordRun(c)
+		v := wordRun(cellValue(c))
 		row.cells[i] = v
 		if v == "" {
 			continue
@@ -306,8 +311,10 @@ func (r *Reader) leaveUnpicked(left []pastedRow, line proseLine, picked []proseL
 			s := &r.tk.said[k]
 			s.asks, s.weak, s.self = 0, 0, sNone
 		}
-		if len(r.tk.unpicked) < maxRecords && row.addr != "" {
-			r.tk.unpicked[row.addr] = line.n
+		for _, v := range append([]string{row.addr}, row.others...) {
+			if len(r.tk.unpicked) < maxRecords && v != "" {
+				r.tk.unpicked[v] = line.n
+			}
 		}
 		if row.id != "" && len(r.tk.keptIDs) < maxRecords {
 			r.tk.keptIDs[row.id] = line.n
@@ -459,6 +466,9 @@ func polarity(ws []word) (asks, keeps bool) { return sentencePolarity(ws, false)
 func sentencePolarity(ws []word, outright bool) (asks, keeps bool) {
 	ms := phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])
 	for _, m := range ms {
+		if labelUse(ws, m) {
+			continue // "the resubscribe one"
+		}
 		changes := classWays[m.class].ask&changing != 0
 		switch {
 		case changes && !m.negated:
@@ -527,11 +537,6 @@ func (t *table) columnValues(padded string, n *valuesNamed) {
 // quotedValues notes the values the words quote (quotes).
 func (t *table) quotedValues(raw string, n *valuesNamed) {
 	for _, q := range quoted.FindAllStringSubmatch(raw, 8) {
-		if c, _ := firstPhrase(phraseBooks().trees[inWords], wordsOf(nil, q[1])); classWays[c].ask != 0 || keepClasses[c] {
-			// "\"keep\"" says what to do with its row; "„NU”" (no) is a
-			// value, though "nu" is "now" in Danish.
-			continue
-		}
 		v := wordRun(q[1])
 		for i, vals := range t.values {
 			if c, ok := vals[v]; ok && i != t.addr && v != "" && len(vals) >= 2 && c < t.rows {
@@ -621,6 +626,13 @@ func cellsBy(t string, d byte) []string {
 		return nil
 	}
 	cells := strings.Split(t, string(d))
+	if (d == ',' || d == ';') && strings.Contains(t, `"`) {
+		// "\"Nguyen, Jacqui\"": a CSV's quoted field holds its
+		// separator, and "" for a quote.
+		if rec, err := csvRecord(t, d); err == nil && len(rec) >= 2 {
+			cells = rec
+		}
+	}
 	for i, c := range cells {
 		cells[i] = strings.TrimSpace(strings.Trim(strings.TrimSpace(c), `"`))
 	}
@@ -640,6 +652,13 @@ func padCells(cells []string, n int) ([]string, bool) {
 	return cells, true
 }
 
+// csvRecord reads line t as one record of a CSV separated by d.
+func csvRecord(t string, d byte) ([]string, error) {
+	r := csv.NewReader(strings.NewReader(t))
+	r.Comma, r.LazyQuotes, r.FieldsPerRecord = rune(d), true, -1
+	return r.Read()
+}
+
 // headerCells reports cells that may head a table: short names, no
 // address, each with a letter.
 func headerCells(cells []string) bool {
@@ -649,6 +668,32 @@ func headerCells(cells []string) bool {
 		}
 	}
 	return true
+}
+
+// cellValue is a cell but a note in brackets after it: "WYPISAĆ
+// (odeszła z firmy)" holds the value "WYPISAĆ".
+func cellValue(c string) string {
+	if i := strings.IndexByte(c, '('); i > 0 && strings.HasSuffix(strings.TrimSpace(c), ")") {
+		return c[:i]
+	}
+	return c
+}
+
+// oneAddressIn reports a row's cell that holds one address of its tokens
+// and no other, the row at most one suppression ID.
+func oneAddressIn(cell string, toks []token) bool {
+	n, ids := 0, 0
+	for _, f := range toks {
+		switch {
+		case f.Kind == ID:
+			ids++
+		case f.Kind != Address:
+			return false
+		case strings.Contains(cell, f.Raw):
+			n++
+		}
+	}
+	return n == 1 && ids <= 1
 }
 
 // addressCell is the index of the one cell that holds the line's one
