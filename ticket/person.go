@@ -374,21 +374,29 @@ func pronounBeside(l *line, ms []match, i, from, to int) bool {
 				return true
 			}
 		case cExceptAfter, cWaveOff:
-			if m.first > from && objectPronoun[folded(l.ws[m.first-1].s)] {
-				return true
-			}
-			if m.first > from+1 && objectPronoun[folded(l.ws[m.first-2].s)] && !l.ws[m.first-2].clause && !capitalized(l.ws[m.first-1].s) {
-				// "ona kesinlikle dokunmayın": a word may stand between.
-				return true
-			}
-			if m.first > from+1 && demonstrative[folded(l.ws[m.first-2].s)] && phraseBooks().has("mailbox", l.ws[m.first-1].s) {
-				// "…, o adres kalsın", "that address can stay": the one
-				// address the sentence's name has.
+			if pronounObject(l.ws, m.first, from) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// pronounObject reports what a phrase at word at that keeps what stands
+// before it keeps, among the words from from: a pronoun right before it
+// or one word before that ("ona kesinlikle dokunmayın"), or "that
+// address" ("…, o adres kalsın", "that address can stay"), the one
+// address of the sentence's name.
+func pronounObject(ws []word, at, from int) bool {
+	switch {
+	case at > from && objectPronoun[folded(ws[at-1].s)]:
+		return true
+	case at <= from+1:
+		return false
+	case objectPronoun[folded(ws[at-2].s)] && !ws[at-2].clause && !capitalized(ws[at-1].s):
+		return true
+	}
+	return demonstrative[folded(ws[at-2].s)] && phraseBooks().has("mailbox", ws[at-1].s)
 }
 
 // demonstrative are the books' words for "that" and "this" before a

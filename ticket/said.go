@@ -575,7 +575,7 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			continue
 		}
 		request = s.readWay(m, ms, l, slips) || request
-		if m.class == cSelective && (s.selectsBy(l, m) || keptPick(l, m) || namedPick(l.ws, m)) {
+		if m.class == cSelective && s.pickFollowed(l, m) {
 			continue
 		}
 		switch {
@@ -638,6 +638,13 @@ func (s *said) selectsBy(l *line, m match) bool {
 		return false
 	}
 	return true
+}
+
+// pickFollowed reports a selective phrase m the rule follows or that
+// picks no target: one it reads (selectsBy), one that picks what stays,
+// one that names its address.
+func (s *said) pickFollowed(l *line, m match) bool {
+	return s.selectsBy(l, m) || keptPick(l, m) || namedPick(l.ws, m)
 }
 
 // namedPick reports a description that the address it describes

@@ -420,20 +420,9 @@ func (c *conditions) clauses(t *table, ws []word, raw string, start int) bool {
 	}
 	var cs []clause
 	own := false
-	// An exception opens a clause of its own: "re-enable the rows below
-	// except the one with \"N\" under Confirmed".
-	cut := map[int]bool{}
-	for _, m := range phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]) {
-		if (m.class == cExclude || m.class == cExcept) && !m.negated && m.first > 0 {
-			cut[m.first] = true
-		}
-	}
+	cut := exceptionStarts(ws)
 	for from := 0; from < len(ws); {
-		to := from
-		for to < len(ws)-1 && !ws[to].clause && !ws[to].ends && !cut[to+1] {
-			to++
-		}
-		to++
+		to := clauseEnd(ws, from, cut)
 		lo, hi := sentenceText(raw, ws, from, to)
 		lo = max(lo, start)
 		if vals, col := t.valuesIn(wordRun(raw[lo:hi]), raw[lo:hi]); len(vals) > 0 {
@@ -453,6 +442,30 @@ func (c *conditions) clauses(t *table, ws []word, raw string, start int) bool {
 		c.take(cl.vals, cl.asks, cl.keeps)
 	}
 	return true
+}
+
+// exceptionStarts are the words where an exception opens a clause of its
+// own: "re-enable the rows below except the one with \"N\" under
+// Confirmed".
+func exceptionStarts(ws []word) map[int]bool {
+	cut := map[int]bool{}
+	for _, m := range phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]) {
+		if (m.class == cExclude || m.class == cExcept) && !m.negated && m.first > 0 {
+			cut[m.first] = true
+		}
+	}
+	return cut
+}
+
+// clauseEnd is where the clause of words that begins at ws[from] ends
+// (the index after its last word): a comma, a clause's mark, a
+// sentence's end or a word of cut.
+func clauseEnd(ws []word, from int, cut map[int]bool) int {
+	to := from
+	for to < len(ws)-1 && !ws[to].clause && !ws[to].ends && !cut[to+1] {
+		to++
+	}
+	return to + 1
 }
 
 // polarity reports a sentence whose words ask a change, and one whose
