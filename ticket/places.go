@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -76,6 +77,10 @@ func (t *Ticket) scattered(w *weighing, own Own) {
 	for _, k := range t.keptTargets(w, places) {
 		w.p.Evidence = append(w.p.Evidence, Said{Line: k.line, Text: t.lines[k.line], Says: "change nothing for " + k.value})
 		w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d says to change nothing for %s: check it is meant", k.line, k.value))
+	}
+	for _, k := range t.keptInNotes(places) {
+		w.p.Evidence = append(w.p.Evidence, Said{Line: k.line, Text: t.lines[k.line], Says: "an agent's note keeps " + k.value})
+		w.p.Ask = append(w.p.Ask, fmt.Sprintf("an agent's note on line %d speaks of %s and keeps something: check it is meant", k.line, k.value))
 	}
 	if line, names := t.byName(w, places); line > 0 {
 		w.p.Evidence = append(w.p.Evidence, Said{Line: line, Text: t.lines[line], Says: "speaks of " + strings.Join(names, ", ") + " by name"})
@@ -446,4 +451,37 @@ func sentIn(places []*place) map[string]bool {
 		}
 	}
 	return sent
+}
+
+// keptInNotes are the targets an internal note of our agents names, in
+// full or by its local part, on a line whose words keep something ("Habe
+// mit Frau Dr. Brandt telefoniert: buchhaltung@ ist die Rechnungsadresse
+// … Die bleibt drin."): the note may narrow what the customer asked, and
+// the rule does not read notes as the customer's words.
+func (t *Ticket) keptInNotes(places []*place) []person {
+	partial := t.resolvePartials()
+	var out []person
+	for _, p := range places {
+		for _, v := range p.values {
+			var occ []occurrence
+			if rec := t.records[v]; rec != nil {
+				occ = slices.Clone(rec.occ)
+			}
+			occ = append(occ, partial[v]...)
+			for _, o := range occ {
+				if o.msg < len(t.mails) && t.mails[o.msg].note && lineKeeps(t.lines[o.line]) {
+					out = append(out, person{v, o.msg, o.line})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// lineKeeps reports a line whose words keep something: an exception, a
+// keep, a change said not to be made.
+func lineKeeps(text string) bool {
+	_, keeps := polarity(wordsOf(nil, text))
+	return keeps
 }

@@ -209,3 +209,23 @@ Please release 9a4e7c10-2b5f-4d83-a6c1-0e8f3b7d2a95, it was added by our test sc
 		})
 	}
 }
+
+// An agent's internal note that keeps one of the customer's targets ("It
+// stays, she agreed") is evidence the rule does not read as the request:
+// the review asks before it sends, naming the note's line; a note that
+// keeps nothing asks nothing.
+func TestAgentNoteKeepingATargetAsks(t *testing.T) {
+	head := "Ticket #51207 · Remove leavers\nStatus: Open | Priority: Normal\nContact: Ruth Corrie (ruth@corrie-legal.example)\n\n" +
+		"------------------------------------------------------------\nRuth Corrie wrote · 9 Mar 2026, 08:41\n\n" +
+		"Please stop all mail to these, they have left:\n\nm.hale@corrie-legal.example\nt.pike@corrie-legal.example\naccounts@corrie-legal.example\n\nRuth\n\n" +
+		"------------------------------------------------------------\nPrivate note · Sam Lowe · 9 Mar 2026, 09:05\n\n"
+	own := ticket.NewOwn([]string{"@ourcompany.test"})
+	p := ticket.Read(head + "Called Ruth: accounts@ is the billing address of their account with us. It stays, she agreed. Only the two leavers.\n").Propose(own)
+	if got := strings.Join(p.Ask, "; "); !strings.Contains(got, "an agent's note on line 19 speaks of accounts@corrie-legal.example") {
+		t.Errorf("a note that keeps accounts@: asks %q; want the note's line and the address", got)
+	}
+	p = ticket.Read(head + "Checked: accounts@ is on our side of the billing, nothing odd there.\n").Propose(own)
+	if got := strings.Join(p.Ask, "; "); strings.Contains(got, "agent's note") {
+		t.Errorf("a note that keeps nothing: asks %q; want no question about the note", got)
+	}
+}
