@@ -546,6 +546,12 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 				continue
 			}
 		}
+		if c == cExceptAfter && b.openNegation(ws, i+best, neg) {
+			// "info@… doch nicht aufgelassen": the "not" turns the verb
+			// after it around, it leaves nothing out.
+			i++
+			continue
+		}
 		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws[reqEnd:], i-reqEnd, neg)})
 		if c == cRequest {
 			reqEnd = i + best
@@ -570,6 +576,22 @@ func notAfter(ws []word, first, end int) class {
 		return 0
 	}
 	return cExceptAfter
+}
+
+// openNegation reports a phrase ending at end in a negation ("doch
+// nicht") that does not end its clause: a verb follows that it negates
+// ("doch nicht aufgelassen"), not a change it says not to make ("bitte
+// nicht sperren" leaves out what stands before it).
+func (b *phraseBook) openNegation(ws []word, end int, neg *phraseBook) bool {
+	last := ws[end-1]
+	if end == len(ws) || last.ends || last.clause {
+		return false
+	}
+	if _, n := neg.at(ws, end-1); n != 1 {
+		return false
+	}
+	c, _ := b.at(ws, end)
+	return classWays[c].ask&changing == 0
 }
 
 // carryNegation marks negated a phrase joined by "or" to a negated one
