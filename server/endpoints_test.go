@@ -485,7 +485,10 @@ func TestRateLimit(t *testing.T) {
 // its bucket refills, by the time retry-after said.
 func TestRateLimitRefills(t *testing.T) {
 	forEachStore(t, func(t *testing.T, open func(t *testing.T) store.Store) {
-		s := startService(t, open(t), server.Options{Rate: 20, Burst: 1})
+		// One request a second: the second request comes well inside the
+		// refill even on a loaded machine (at 20 a second, a request
+		// slower than 50 ms found the bucket refilled).
+		s := startService(t, open(t), server.Options{Rate: 1, Burst: 1})
 		key := s.key("refill", false)
 		if r := s.get("/suppressions", key); r.status != 200 {
 			t.Fatalf("first request: %d", r.status)
