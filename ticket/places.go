@@ -465,10 +465,9 @@ func (t *Ticket) keptInNotes(places []*place) []person {
 		for _, v := range p.values {
 			var occ []occurrence
 			if rec := t.records[v]; rec != nil {
-				occ = slices.Clone(rec.occ)
+				occ = rec.occ
 			}
-			occ = append(occ, partial[v]...)
-			for _, o := range occ {
+			for _, o := range slices.Concat(occ, partial[v]) {
 				if o.msg < len(t.mails) && t.mails[o.msg].note && lineKeeps(t.lines[o.line]) {
 					out = append(out, person{v, o.msg, o.line})
 					break

@@ -2,6 +2,7 @@ package ticket
 
 import (
 	"github.com/shushlist/shush/api"
+	"iter"
 	"regexp"
 	"slices"
 	"sort"
@@ -158,19 +159,8 @@ var classWays = [classCount]way{
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
-	if !subject && keptRow(l) {
-		// "Owen Pratt	owen@…	stays blocked - he asked us to
-		// unsubscribe him": the row keeps its address; its note asks
-		// nothing.
-		r.ms = r.ms[:0]
-	}
 	if !subject && len(l.toks) == 1 && (tableRow(l.t) || csvRow(l)) {
-		// "ben@…	No" under a header "Consent": a cell's "no" is a value
-		// of its column, which the table's conditions read, not a "not"
-		// after the address.
-		r.ms = slices.DeleteFunc(r.ms, func(m match) bool {
-			return m.class == cExceptAfter && m.end-m.first == 1 && wholeCell(l.t, l.ws[m.first].s)
-		})
+		r.ms = rowMatches(l, r.ms)
 	}
 	if !subject {
 		r.ms = notBeforeName(r.ms, l.ws)
@@ -2111,17 +2101,17 @@ func notBeforeName(ms []match, ws []word) []match {
 	return ms
 }
 
-// capitalised reports a word that may be a name: a capital, then not
-// only capitals ("Marit", not "IT" or "CC"), no address.
+// capitalised reports a word that may be a name: a name word
+// (isNameWord) that begins with a capital and is not all capitals
+// ("Marit", not "IT" or "CC").
 func capitalised(w string) bool {
-	r, size := utf8.DecodeRuneInString(w)
-	return unicode.IsUpper(r) && size < len(w) && strings.ToUpper(w) != w && !strings.Contains(w, "@")
+	r, _ := utf8.DecodeRuneInString(w)
+	return unicode.IsUpper(r) && isNameWord(w) && strings.ToUpper(w) != w
 }
 
-// wholeCell reports a cell of row t (tab, "|", comma or semicolon
-// separated) that is word w and nothing else.
+// wholeCell reports a cell of row t that is word w and nothing else.
 func wholeCell(t, w string) bool {
-	for c := range strings.FieldsFuncSeq(t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' || c == ';' }) {
+	for c := range rowFields(t) {
 		if strings.EqualFold(strings.TrimSpace(c), w) {
 			return true
 		}
@@ -2129,11 +2119,17 @@ func wholeCell(t, w string) bool {
 	return false
 }
 
+// rowFields are the cells of a row that names one address: tab, "|" or
+// comma separated (tableRow, csvRow).
+func rowFields(t string) iter.Seq[string] {
+	return strings.FieldsFuncSeq(t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' })
+}
+
 // rowCells is what the cells of row l but its address's say: the
 // strongest mark among them.
 func rowCells(l *line) int {
 	mark := rowNone
-	for _, c := range strings.FieldsFunc(l.t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' }) {
+	for c := range rowFields(l.t) {
 		if c = strings.TrimSpace(c); c != "" && !strings.Contains(c, l.toks[0].Raw) {
 			mark = max(mark, cellMark(c))
 		}
@@ -2141,10 +2137,19 @@ func rowCells(l *line) int {
 	return mark
 }
 
-// keptRow reports a row of a table that names one address and whose
-// cells keep it ("stays blocked", "marad tiltva").
-func keptRow(l *line) bool {
-	return len(l.toks) == 1 && (tableRow(l.t) || csvRow(l)) && rowCells(l) == rowKeep
+// rowMatches is what is read of the phrases of a table row that names
+// one address: none when its cells keep it ("Owen Pratt	owen@…	stays
+// blocked - he asked us to unsubscribe him": its note asks nothing), and
+// no cell's lone "no" ("ben@…	No" under a header "Consent": a value of
+// its column, which the table's conditions read, not a "not" after the
+// address).
+func rowMatches(l *line, ms []match) []match {
+	if rowCells(l) == rowKeep {
+		return ms[:0]
+	}
+	return slices.DeleteFunc(ms, func(m match) bool {
+		return m.class == cExceptAfter && m.end-m.first == 1 && wholeCell(l.t, l.ws[m.first].s)
+	})
 }
 
 // cellMark is what one cell of a row says: a word of the books' row-keep,
@@ -2152,9 +2157,7 @@ func keptRow(l *line) bool {
 // after it is no more than a note ("WYPISAĆ (odeszła z firmy)", "remove
 // (left us in May)").
 func cellMark(c string) int {
-	if i := strings.IndexByte(c, '('); i > 0 && strings.HasSuffix(c, ")") {
-		c = strings.TrimSpace(c[:i])
-	}
+	c = strings.TrimSpace(cellValue(c))
 	for _, dash := range []string{" – ", " — ", " - "} {
 		// "marad tiltva – ő kérte a leiratkozást": a note after a dash.
 		if i := strings.Index(c, dash); i > 0 {
