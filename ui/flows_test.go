@@ -717,3 +717,28 @@ func TestCheckMarksTheRequester(t *testing.T) {
 		}
 	}
 }
+
+// A reference the review offered for one ticket's list does not follow
+// the agent to the next ticket's: a list reviewed and left with esc, then
+// replaced by a paste that names no reference, is reviewed with an empty
+// ticket field and sent under none; a reference the agent typed stays.
+func TestOfferedReferenceStaysWithItsTicket(t *testing.T) {
+	svc := service(t, nil)
+	h := ownHarness(t, svc, 120, 32)
+	h.paste("From: Jane Doe <jane@customer.test>\nTo: support@ourcompany.test\nSubject: [#5521] newsletter\n\nPlease unsubscribe me.\n\nJane\n")
+	h.keys("ctrl+s")
+	h.mustSee("Ticket: #5521", "The ticket reference is from the subject")
+	h.keys("esc")
+	h.paste("From: Ola Berg <ola@other.test>\nTo: support@ourcompany.test\nSubject: stop\n\nPlease unsubscribe me.\n\nOla\n")
+	h.mustSee("New list for this paste?")
+	h.keys("enter")
+	h.mustSee("ola@other.test")
+	h.keys("ctrl+s")
+	h.mustSee("Review · add")
+	h.mustNotSee("#5521", "The ticket reference is from")
+	h.keys("ctrl+s")
+	run := h.results()
+	if run.Ticket != "" || len(run.Results) != 1 || run.Results[0].Input != "ola@other.test" {
+		t.Fatalf("sent %+v under %q; want ola@other.test under no reference", run.Results, run.Ticket)
+	}
+}

@@ -104,6 +104,12 @@ func (r *review) open(mode batch.Mode, l *entries, lookups bool, refusal string)
 	r.person = 0
 	if l.hasRef {
 		r.offerReference(l.ref)
+	} else if r.offered != "" && strings.TrimSpace(r.ticket.Value()) == r.offered {
+		// The reference offered for another list (reviewed, left with
+		// esc, then replaced by a ticket that names none) is not this
+		// list's; one the agent typed stays.
+		r.ticket.SetValue("")
+		r.offered, r.offeredFrom = "", ""
 	}
 	r.err, r.note, r.offset, r.preview, r.only = "", "", 0, nil, showAll
 	r.confirm.SetValue("")
