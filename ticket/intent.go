@@ -756,7 +756,7 @@ func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
 // question).
 func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bool {
 	ml := t.mails[m]
-	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords || t.titleBlock(m) ||
+	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords && !ml.narrows || t.titleBlock(m) ||
 		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || w.answered >= 0 && ml.answersAt > 0
 }
 

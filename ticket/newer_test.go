@@ -57,7 +57,7 @@ Betreff: AW: Ausgeschiedene Mitarbeiter
 
 Guten Morgen,
 
-kleine Korrektur zu meiner Mail von gestern: bitte nur an Jonas und Petra keine Mails mehr schicken. Karl bleibt doch bei uns und braucht die Rundschreiben weiterhin.
+kleine Korrektur zu meiner Mail von gestern: Jonas und Petra sind wirklich weg, mit Karl ist es anders, er braucht die Rundschreiben weiterhin.
 
 Viele Grüße
 Monika Keller
@@ -73,7 +73,7 @@ Hallo,
 bitte keine Mails mehr an jonas.keller@keller-druck.example, petra.lang@keller-druck.example und karl.wendt@keller-druck.example, die drei haben uns verlassen.
 
 Monika Keller
-`, "line 8 speaks of Jonas, Petra, Karl by name"},
+`, "a newer mail than the request says something the rule does not read"},
 		{"a chase", `From: Omar Reyes <omar@reyes-tiles.example>
 To: support@ourcompany.test
 Subject: Re: stop the promo mails

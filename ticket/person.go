@@ -173,6 +173,103 @@ func (r *Reader) namesLater() {
 	}
 }
 
+// narrowedToPeople keeps the names a line of words narrows a request to
+// ("so it's only Marta who needs to come off", "nur noch Jonas bitte")
+// or keeps out of it ("Luis se queda", "Lena bleibt"): a name right after
+// an "only", or right before a word that keeps. The end of the ticket
+// settles them (peopleNarrowed) against the addresses read by then.
+func (r *Reader) narrowedToPeople(l *line, ms []match) {
+	for _, m := range ms {
+		if m.negated {
+			continue
+		}
+		switch {
+		case m.class == cOnly && m.end < len(l.ws) && !l.ws[m.end-1].ends && !l.ws[m.end-1].clause:
+			r.namesAfter(l, m.end)
+		case m.class == cExceptAfter && m.first > 0 && !l.ws[m.first-1].ends && !l.ws[m.first-1].clause:
+			r.narrowedTo(l, m.first-1, false)
+		}
+	}
+}
+
+// namesAfter keeps the names from word i of line l on, past the short
+// words that link them to an "only" ("nur an Jonas und Petra", "just
+// Priya, Dev and Sam"), as the people the line narrows a request to.
+func (r *Reader) namesAfter(l *line, i int) {
+	for i < len(l.ws)-1 && (nameLinks[folded(l.ws[i].s)] || onlyLinks[folded(l.ws[i].s)]) && !l.ws[i].ends && !l.ws[i].clause {
+		i++
+	}
+	for ; i < len(l.ws) && capitalised(l.ws[i].s); i++ {
+		r.narrowedTo(l, i, true)
+		if surnameNext(l.ws, i) {
+			i++
+		}
+		if l.ws[i].ends {
+			return
+		}
+		if i+2 < len(l.ws) && nameAnds[folded(l.ws[i+1].s)] && !l.ws[i+1].clause {
+			i++
+		} else if !l.ws[i].clause {
+			return
+		}
+	}
+}
+
+// onlyLinks are the words between an "only" and the names it narrows to,
+// besides nameLinks: "nur an Jonas", "just to Priya", "solo a Ana".
+var onlyLinks = map[string]bool{"an": true, "to": true, "at": true, "is": true, "it's": true, "für": true, "per": true, "para": true, "pour": true, "voor": true, "naar": true, "til": true, "till": true}
+
+// narrowedTo keeps word i of line l, when it may be a name, as a person
+// the line narrows the request to (only) or keeps out of it.
+func (r *Reader) narrowedTo(l *line, i int, only bool) {
+	if w := l.ws[i].s; capitalised(w) && !strings.Contains(w, "@") {
+		r.st.narrowed = append(r.st.narrowed, narrowedName{name: folded(w), only: only, line: l.n, msg: l.msg})
+		r.tk.keep(l.n, l.t)
+	}
+}
+
+// narrowedName is a name a line narrows a request to, or keeps out of it.
+type narrowedName struct {
+	name      string
+	only      bool
+	line, msg int
+}
+
+// peopleNarrowed settles the names lines narrowed a request to or kept
+// out of it. A name that is a piece of an address makes its mail one
+// that narrows; of exactly one address, an "only" narrows the request to
+// it, as "just marta.k@… please" would, and a keeping leaves it out.
+// A name of several addresses is for the review.
+func (r *Reader) peopleNarrowed() {
+	for _, n := range r.st.narrowed {
+		local, ok := r.st.people[n.name]
+		if !ok {
+			continue
+		}
+		r.tk.mails[n.msg].narrows = true
+		switch {
+		case local == "":
+		case n.only:
+			r.tk.partials = append(r.tk.partials, partial{local: local, occurrence: occurrence{zone: zBody, msg: n.msg, line: n.line, only: nBare}})
+			r.tk.mails[n.msg].named++
+			r.notAboutWriter(n.line, n.msg)
+		default:
+			r.leaveOut(local, n.line, n.msg)
+		}
+	}
+}
+
+// notAboutWriter makes what line n of mail msg says about no one but
+// the person it names: "bei uns, also bitte nur Jonas austragen" is not
+// the writer's "uns austragen".
+func (r *Reader) notAboutWriter(n, msg int) {
+	for k := len(r.tk.said) - 1; k >= 0; k-- {
+		if s := &r.tk.said[k]; s.line == n && s.msg == msg {
+			s.self = sNone
+		}
+	}
+}
+
 // picksByHand reports a line that picks its targets in a way the rule
 // cannot follow (Reader.vague, leavesOutPerson); a line that leaves out
 // a listed person by their name has said whom.

@@ -124,6 +124,9 @@ type state struct {
 	// later holds the lines that leave out people by names no address
 	// read before them has, settled at the end.
 	later []namedLater
+	// narrowed holds the names lines narrow a request to or keep out of
+	// it ("so it's only Marta who needs to come off"), settled at the end.
+	narrowed []narrowedName
 	// rows counts, by mail, the table rows that name one address and
 	// those of them a cell marks to keep or to change.
 	rows map[int]*[2]int
@@ -583,6 +586,7 @@ func (r *Reader) End() *Ticket {
 	}
 	r.queue = nil
 	r.namesLater()
+	r.peopleNarrowed()
 	r.rowsFollowed()
 	r.tables.end(r)
 	r.tk.resolveSignaturePoints()

@@ -274,6 +274,9 @@ func (r *Reader) noteSaid(l *line, s *said, subject bool) {
 		r.markBounce(l, r.ms)
 	}
 	r.placeTokens(l, r.ms)
+	if !subject && len(l.toks) == 0 {
+		r.narrowedToPeople(l, r.ms)
+	}
 	if !subject && r.picksByHand(l) {
 		r.tk.keep(l.n, l.t)
 		r.pickedByHand(l.n, l.msg)

@@ -183,6 +183,10 @@ type mail struct {
 	// line that is no labelled field ("Tags: …", "CCs: —").
 	words int
 	prose bool
+	// narrows: a line of its words narrows the request to a listed
+	// person, or keeps one, by name ("al final solo Ana se va. Luis se
+	// queda"): however short, the mail is no chase.
+	narrows bool
 }
 
 // record is what the rule needs of one address: its first occurrences,
