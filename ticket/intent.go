@@ -756,8 +756,14 @@ func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
 // question).
 func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bool {
 	ml := t.mails[m]
-	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.words < unreadWords && !ml.narrows || t.titleBlock(m) ||
+	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.little() || t.titleBlock(m) ||
 		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || w.answered >= 0 && ml.answersAt > 0
+}
+
+// little reports a mail that says too little to leave a request in
+// doubt, unless it narrows it by a person's name.
+func (ml *mail) little() bool {
+	return ml.words < unreadWords && !ml.narrows
 }
 
 // keepsTargetIn reports a mail that says not to touch an address the
