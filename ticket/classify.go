@@ -720,7 +720,7 @@ func (r *Reader) titleLine(l *line) (lineKind, bool) {
 // or a contact line right under a name.
 func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	st := &r.st
-	if len(l.toks) == 0 || !st.last.title && !st.last.name || st.last.n != l.above() {
+	if len(l.toks) == 0 || !st.last.title && !st.last.name && !(st.last.nameish && phoneBeside(l)) || st.last.n != l.above() {
 		return lineKind{}, false
 	}
 	if !st.last.title && !(contactLine(l) && (len(l.toks) > 1 || !onlyTokens(l))) {
@@ -735,6 +735,20 @@ func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	}
 	r.signature(l)
 	return lineKind{signature: true, shape: shape}, true
+}
+
+// phoneBeside reports a contact line that gives a phone number or a web
+// address beside its addresses ("tel. 75 555 19 04 | j.lipowska@…"):
+// under a company's line, a signature's.
+func phoneBeside(l *line) bool {
+	if !contactLine(l) {
+		return false
+	}
+	rest := l.t
+	for _, f := range l.toks {
+		rest = strings.Replace(rest, f.Raw, " ", 1)
+	}
+	return slices.ContainsFunc(strings.FieldsFunc(rest, func(c rune) bool { return strings.ContainsRune("|·•,;–—", c) }), phoneOrURL)
 }
 
 // wordsLine reads a line of a mail's words, which may also be a one-line

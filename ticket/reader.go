@@ -167,7 +167,10 @@ type lastLine struct {
 	// name: it is a name alone ("Claire", "Rosa Keel"); greeting: it
 	// opens a mail ("Hi team,", "Bonjour,").
 	name, greeting bool
-	t              string // its text
+	// nameish: made of a name's words, as a company's line is
+	// ("Pensjonat „Pod Lipami”, Szklarska Poręba").
+	nameish bool
+	t       string // its text
 	// names: it names an address; ends: its last word ends a sentence.
 	names, ends bool
 	// spaced: a blank line or a rule stands right above it.
@@ -370,7 +373,7 @@ func (r *Reader) noteLast(l *line, kind lineKind) {
 	st := &r.st
 	spaced := st.last.n < l.above() || st.ruleN == l.above()
 	st.last = lastLine{n: l.n, spaced: spaced, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
-		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t,
+		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t, nameish: len(l.toks) == 0 && !kind.header && nameLike(l.t, false),
 		names: len(l.toks) > 0, ends: len(l.ws) > 0 && l.ws[len(l.ws)-1].ends || strings.HasSuffix(l.t, ":")}
 	if ruleLine(l.t) {
 		st.ruleN = l.n

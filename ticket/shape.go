@@ -360,7 +360,7 @@ func nameLike(t string, withAddress bool) bool {
 	ok := true
 	fieldsAt(t, func(_ int, tok string) {
 		for _, part := range strings.FieldsFunc(tok, func(r rune) bool { return r == '|' || r == '/' || r == '•' || r == '·' }) {
-			part = strings.Trim(part, ".,;:!-–—'\"")
+			part = strings.Trim(part, ".,;:!-–—'\"„“”«»‚‘’")
 			switch {
 			case part == "":
 			case strings.Contains(part, "@"):
