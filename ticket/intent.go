@@ -573,7 +573,9 @@ func (t *Ticket) decidesLater(w weighing, own Own) bool {
 	}
 	newer := t.newerThan(w.asker)
 	for _, s := range t.said {
-		if s.later && !s.subject && (s.msg == w.asker || newer[s.msg] && !t.ours(s.msg, own)) {
+		// Our agent's note passing the ticket on ("should the address
+		// be blocked or not?") is as unsure as the writer's own words.
+		if s.later && !s.subject && (s.msg == w.asker || newer[s.msg] && (!t.ours(s.msg, own) || t.mails[s.msg].forwards)) {
 			return true
 		}
 	}

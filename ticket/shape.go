@@ -179,10 +179,10 @@ func isForwardMarker(t string, ws []word) bool {
 }
 
 // isForwardSubject reports a forwarded mail's subject: "FW:", "Fwd:",
-// "WG:", "RV:", "TR:", "I:", "Doorst:", "Enc:".
+// "WG:", "RV:", "TR:", "I:", "Doorst:", "Enc:", Swedish "VB:", Czech "PŘ:".
 func isForwardSubject(s string) bool {
 	s = strings.TrimSpace(s)
-	for _, p := range []string{"fw:", "fwd:", "wg:", "rv:", "tr:", "i:", "doorst:", "enc:", "fw :", "tr :", "vl:", "pd:", "ilt:", "İlt:", "tov:", "πρθ:"} {
+	for _, p := range []string{"fw:", "fwd:", "wg:", "rv:", "tr:", "i:", "doorst:", "enc:", "fw :", "tr :", "vl:", "pd:", "ilt:", "İlt:", "tov:", "πρθ:", "vb:", "př:"} {
 		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
 			return true
 		}
