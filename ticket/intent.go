@@ -1093,7 +1093,10 @@ type modeCase struct {
 	asks, weak ask
 	// followed: the places the words pick among the listed IDs are
 	// followed (ordinal.go).
-	followed   bool
+	followed bool
+	// placed: a mail newer than the asking mail names a place in a list
+	// and IDs of its own ("Scratch the second one").
+	placed     bool
 	st         mailStatement
 	ids, addrs int
 	// named: the addresses the asking mail's words name, the writer's
@@ -1157,7 +1160,7 @@ var modeRules = []modeRule{
 	// own or in the request ("¿Me pueden liberar los dos primeros?"):
 	// which two, a person must say.
 	{func(c modeCase) bool {
-		return c.ids > 0 && (c.st.picks || c.st.ordinal || c.st.selective) && !c.followed && c.asks&changing != 0
+		return c.ids > 0 && (c.st.picks || c.st.ordinal || c.st.selective || c.placed) && !c.followed && c.asks&changing != 0
 	},
 		ModeUnsure, firstChange, "picks its IDs in words the rule cannot follow: choose them by hand"},
 	// "… suppressed after a spam complaint …. Could you please release
@@ -1269,7 +1272,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 		return
 	}
 	st := sts[w.asker]
-	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w), followed: w.ordinalKept != nil}
+	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w), followed: w.ordinalKept != nil, placed: t.placedAround(*w)}
 	if st.asks&changing == aRemove && t.forgottenBefore(w, own) {
 		// "yes. delete all of it" under "delete all my data": the
 		// erasure asked before, said outright.

@@ -228,6 +228,14 @@ func (t *Ticket) placesIn(m int) bool {
 	return slices.ContainsFunc(t.ordinals, func(o ordinalLine) bool { return o.msg == m })
 }
 
+// placedAround reports a line naming a place in a list in a mail newer
+// than the asker of w that names IDs of its own: "Scratch the second
+// one. … 2c71e5b8-… is a spam complaint" over the list of two.
+func (t *Ticket) placedAround(w weighing) bool {
+	newer := t.newerThan(w.asker)
+	return slices.ContainsFunc(t.ordinals, func(o ordinalLine) bool { return newer[o.msg] && t.mails[o.msg].ids > 0 })
+}
+
 // readPlaces reads the sentences of a line that name places in a list of
 // n: those asked for (pick), those kept (keep); clear is false when a
 // sentence naming places both asks and keeps.
