@@ -79,6 +79,7 @@ const (
 	rankFileName = iota + 1
 	rankSubject
 	rankText
+	rankTextKey
 	rankSubjectNumber
 )
 
@@ -97,7 +98,7 @@ var (
 	// refKeyword is a word that introduces a reference, then what
 	// introduces its number ("no.", "#", ":"), then the reference: digits,
 	// or letters, digits and dashes with a digit among them.
-	refKeyword = regexp.MustCompile(`(?i)\b(?:ticket|case|ref|reference|request|incident|issue|inc|sr|req|caso|fall|vorgang|anfrage|dossier|demande|pratica|richiesta|chamado|protocolo|pedido|referencia|referência|référence|riferimento|referentie|zaak|melding)\b\.?(?:\s*(?:ref|reference|no\.?|nr\.?|n°|nº|number|id|nummer|número|numero)\b\.?)*\s*[:#(]?\s*#?([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)`)
+	refKeyword = regexp.MustCompile(`(?i)\b(?:ticket|case|ref|reference|request|incident|issue|inc|sr|req|caso|fall|vorgang|anfrage|dossier|demande|pratica|richiesta|chamado|protocolo|pedido|referencia|referência|référence|riferimento|referentie|zaak|melding|ticketnummer|ticketnr|sagsnummer|saksnummer|zgloszenie|tichet)\b\.?(?:\s*(?:ref|reference|no\.?|nr\.?|n°|nº|number|id|nummer|número|numero)\b\.?)*\s*[:#(]?\s*#?([A-Za-z0-9]+(?:-[A-Za-z0-9]+)*)`)
 	// refHash is "#5521" (not "&#39;", an HTML entity).
 	refHash = regexp.MustCompile(`(?:^|[^\w&])#([0-9]{2,12})\b`)
 	// refBracket is a helpdesk's "[#5521]", "[Support 4711]".
@@ -110,6 +111,9 @@ var (
 	refFileKeyword = regexp.MustCompile(`(?i)^(?:ticket|case|ref|req|request|inc|incident|sr|issue)[-#]?([0-9]+)$`)
 	refFileKey     = regexp.MustCompile(`^([A-Z][A-Z0-9]{1,9}-[0-9]+(?:-[0-9]+)?)$`)
 	refFileHash    = regexp.MustCompile(`^#([0-9]{2,12})$`)
+	// refKey is a helpdesk's key standing alone ("[CS-77310]",
+	// "(HLP-5120)", "Following up on SW-20417"): capitals, a dash, digits.
+	refKey = regexp.MustCompile(`(?:^|[\s(\[])([A-Z]{2,6}-[0-9]{3,9}(?:-[0-9]{2,9})?)(?:$|[\s)\].,:;!?])`)
 )
 
 // number is how a ticket number is sent: "#" and its digits.
@@ -185,6 +189,12 @@ func (f *refFinder) line(n int, line string) {
 		f.offer(rank, ref)
 		return
 	}
+	if v, ok := keyIn(t); ok {
+		// A key alone in the text ranks below one a keyword introduces.
+		ref.Value = v
+		f.offer(max(rank, rankTextKey), ref)
+		return
+	}
 	if rank == rankSubject {
 		if v, ok := subjectNumber(t); ok {
 			ref.Value = v
@@ -225,6 +235,21 @@ func refIn(t string) (string, bool) {
 	return "", false
 }
 
+// keyIn is a helpdesk key the line names alone, not a standard's
+// ("ISO-9001") nor the start of a longer number ("CHE-112.334.556").
+func keyIn(t string) (string, bool) {
+	for _, m := range refKey.FindAllStringSubmatchIndex(t, -1) {
+		key, rest := t[m[2]:m[3]], t[m[3]:]
+		if len(rest) > 1 && rest[0] == '.' && '0' <= rest[1] && rest[1] <= '9' {
+			continue // "CHE-112.334.556": a VAT number
+		}
+		if !refWord(key) {
+			return key, true
+		}
+	}
+	return "", false
+}
+
 // subjectNumber is a number of three or more digits standing alone in a
 // subject line, not a year.
 func subjectNumber(t string) (string, bool) {
@@ -241,7 +266,7 @@ func subjectNumber(t string) (string, bool) {
 // where a word starts (lower case), unless it is a subject: the regular
 // expressions run only on such lines, and a long list's lines have none.
 var refWords = []string{"#", "[", "tick", "case", "ref", "req", "inc", "issue", "sr", "caso", "fall", "vorgang", "anfrage", "dossier",
-	"demande", "pratica", "richiesta", "chamado", "protocolo", "pedido", "zaak", "melding"}
+	"demande", "pratica", "richiesta", "chamado", "protocolo", "pedido", "zaak", "melding", "sagsnummer", "saksnummer", "zgloszenie", "tichet"}
 
 // mayRefer reports a line that may name a reference. A line that is one
 // address and nothing else (a list's) names none.
@@ -252,11 +277,28 @@ func mayRefer(t string) bool {
 	if name, ok := headerName(t, true); ok && phraseBooks().has("header-subject", name) {
 		return true // a bare number in a subject may be the ticket's
 	}
+	if hasKey(t) {
+		return true
+	}
 	var buf [256]byte
 	lt := fold(buf[:0], t[:min(len(t), 240)])
 	for _, w := range refWords {
 		if containsWord(lt, w) {
 			return true
+		}
+	}
+	return false
+}
+
+// hasKey reports a capital letter, a dash and a digit in a row, as a
+// helpdesk key has ("CS-77310"): the line may name one.
+func hasKey(t string) bool {
+	for i := strings.IndexByte(t, '-'); i > 0 && i+1 < len(t); i = strings.IndexByte(t[i+1:], '-') + i + 1 {
+		if 'A' <= t[i-1] && t[i-1] <= 'Z' && '0' <= t[i+1] && t[i+1] <= '9' {
+			return true
+		}
+		if strings.IndexByte(t[i+1:], '-') < 0 {
+			return false
 		}
 	}
 	return false

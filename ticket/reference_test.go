@@ -35,6 +35,13 @@ func TestFindReference(t *testing.T) {
 		{"bracket hash in the words", "see [#7781] for the history", "", "#7781", "text", 1},
 		{"a helpdesk's request number", "Your request (48213) has been updated.", "", "#48213", "text", 1},
 		{"a subject in German", "Betreff: Anfrage 55120\n", "", "#55120", "subject", 1},
+		{"a key in brackets in the subject", "Subject: RE: Leavers - please stop emails [CS-77310]\n", "", "CS-77310", "subject", 1},
+		{"a key in parentheses in the subject", "Subject: Re: releases for Halden Outdoor (HLP-5120)\n", "", "HLP-5120", "subject", 1},
+		{"a key alone in the words", "Hi,\nFollowing up on SW-20417. Rows saying REINSTATE go back on.\n", "", "SW-20417", "text", 2},
+		{"a key in Czech words", "V systému je to pod CS-4471.", "", "CS-4471", "text", 1},
+		{"a Dutch ticket number", "We hebben het opgepakt onder ticketnummer NB-3391 en", "", "NB-3391", "text", 1},
+		{"a key of a year and a number", "Our file PRIV-2026-0342 has the details.", "", "PRIV-2026-0342", "text", 1},
+		{"a keyword's key wins over a key alone", "Following up on SW-20417.\nOur ref XY-1234 applies.", "", "XY-1234", "text", 2},
 	} {
 		got, ok := ticket.FindReference(tc.text, tc.file)
 		if !ok || got.Value != tc.want || got.Source != tc.source || got.Line != tc.line {
@@ -49,6 +56,8 @@ func TestFindReference(t *testing.T) {
 		{"numbers in the header", "Date: Mon, 2 Nov 2026 10:00:00 +0100\nMessage-ID: <12345@mail.example>\n", ""},
 		{"an HTML entity", "it&#39;s fine", ""},
 		{"an encoding", "", "UTF-8.txt"},
+		{"a VAT number", "Blumen Keller AG\nMWST-Nr. CHE-112.334.556 MWST\n", ""},
+		{"a standard", "certified to ISO-9001 since 2019", ""},
 		{"stdin", "", "-"},
 	} {
 		if got, ok := ticket.FindReference(tc.text, tc.file); ok {
