@@ -816,6 +816,7 @@ func turnAt(l *line, ms []match) (at int, ok bool) {
 // and from it on (late), but those beside a mistake ("I accidentally
 // unsubscribed"), and mail again asked from the turn on.
 func (s *said) stopsAround(l *line, ms, slips []match, turn int) {
+	slipped := -1 // the end of the last stop told as a mistake
 	for _, m := range ms {
 		a := classWays[m.class].ask
 		if m.negated || quotedLabel(l, m) || nounUse(l, m) {
@@ -825,8 +826,11 @@ func (s *said) stopsAround(l *line, ms, slips []match, turn int) {
 		case a == aRelease && m.first >= turn:
 			s.releaseLate = true
 		case a&stops == 0:
-		case mistakeBeside(l, slips, m):
+		case mistakeBeside(l, slips, m) || slipped >= 0 && m.first-slipped <= 4 && !stopsBetween(l, slipped-1, m.first):
+			// "kom vi desværre til at afmelde vores postkasse fra jeres
+			// liste": the stop's own words after it are the same slip.
 			s.slip |= a
+			slipped = m.end
 		case m.end <= turn:
 			s.early |= a
 		default:
