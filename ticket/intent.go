@@ -482,6 +482,12 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && w.asker >= 0 && (sts[w.asker].describes || sts[w.asker].oneOf) && !t.sendsDescribed(w, own)
 	}, "picks its targets by a condition: choose them by hand",
 		"picks its targets by a condition: choose them by hand"},
+	// "Which of the two should get it?" — "The latter, thanks!": which,
+	// the answer says in words the rule does not read.
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && w.answered < 0 && t.choiceUnanswered(*w, own)
+	}, "a mail of ours asks which of its addresses is meant, and the answer names none",
+		"a mail of ours asks which address is meant and the answer names none: choose by hand"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
 		return w.p.Mode.Changes() && w.answered < 0 && t.answeredSince(*w, own)
 	}, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads",
@@ -719,6 +725,44 @@ func (t *Ticket) answeredSince(w weighing, own Own) bool {
 	}
 	return false
 }
+
+// choiceUnanswered reports a mail of ours, newer than the asking mail,
+// that names two addresses or more and asks which, under a mail not ours
+// that names none: the answer picks in words the rule does not read ("The
+// latter, thanks!", "Jälkimmäiseen").
+func (t *Ticket) choiceUnanswered(w weighing, own Own) bool {
+	if w.asker < 0 {
+		return false
+	}
+	answer := false
+	for _, m := range t.newestFirst() {
+		ml := t.mails[m]
+		switch {
+		case m == w.asker:
+			return false
+		case !t.ours(m, own):
+			answer = answer || ml.prose && ml.named == 0
+		case answer && ml.choice && ml.questions && t.inWords(m) >= 2:
+			return true
+		}
+	}
+	return false
+}
+
+// inWords counts the addresses the words of mail m name, each once, a
+// sender's own among them.
+func (t *Ticket) inWords(m int) int {
+	n := 0
+	for _, v := range t.order {
+		if slices.ContainsFunc(t.records[v].occ, func(o occurrence) bool { return o.msg == m && (o.zone == zBody || o.zone == zMention) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// choiceWords ask which, in the books' languages.
+var choiceWords = wordSet(`which welche welcher welches welchen quale quali cuál cuáles cual cuales lequel laquelle lesquels quelle quel qual quais welke welk vilken vilket vilka hvilken hvilket hvilke kumpi kumpaan kumman kummalle kummasta kumpaa która który którą które którego který kterou která které kterého hangi hangisi melyik melyiket care ποια ποιο ποιες`)
 
 // noWords begin an answer that says no.
 var noWords = map[string]bool{"no": true, "nope": true, "nein": true, "non": true, "nee": true, "neen": true,

@@ -183,6 +183,9 @@ type mail struct {
 	// line that is no labelled field ("Tags: …", "CCs: —").
 	words int
 	prose bool
+	// choice: its words ask which ("Which address should it go to?",
+	// "Kumpaan osoitteeseen haluat uutiskirjeen?"): an answer picks.
+	choice bool
 	// narrows: a line of its words narrows the request to a listed
 	// person, or keeps one, by name ("al final solo Ana se va. Luis se
 	// queda"): however short, the mail is no chase.
