@@ -525,6 +525,7 @@ func (s *said) read(ms []match, l *line) {
 		s.keepsSome = false
 	}
 	s.history(l, ms, slips)
+	s.takenBack(l, ms)
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
 	s.exceptsWriter = exceptsWriter(l, ms)
@@ -539,6 +540,31 @@ func (s *said) read(ms []match, l *line) {
 		// on the suppression list?": the writer tells where the mail
 		// came; the request is about others.
 		s.self = sNone
+	}
+}
+
+// takenBack reads a line whose last word takes its request back, in a
+// sentence after the last one that asks a change ("Please stop sending
+// to x@…. Actually, never mind, I'll sort it myself."): it asks nothing
+// to change.
+func (s *said) takenBack(l *line, ms []match) {
+	if s.asks&aWithdraw == 0 || s.asks&changing == 0 {
+		return
+	}
+	last, back := -1, -1
+	for _, m := range ms {
+		switch {
+		case m.negated:
+		case m.class == cWithdraw:
+			back = m.first
+		case classWays[m.class].ask&changing != 0:
+			last = m.first
+		}
+	}
+	if back > last && last >= 0 {
+		if from, _ := sentence(l.ws, l.ws[back].off); from > last {
+			s.asks, s.weak, s.self = s.asks&^changing, s.weak&^changing, sNone
+		}
 	}
 }
 
