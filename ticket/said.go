@@ -1364,6 +1364,9 @@ func askedAround(ms []match, m match) bool {
 			return true
 		case o.class == cRequest && o.end <= m.first && m.first-o.end <= 3:
 			return true
+		case o.class == cRequest && o.first >= m.end && o.first-m.end <= 1:
+			// "hiçbir şey göndermeyin lütfen", "stop it, please"
+			return true
 		}
 	}
 	return false
