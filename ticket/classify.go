@@ -717,16 +717,10 @@ func (r *Reader) titleLine(l *line) (lineKind, bool) {
 }
 
 // roleMailboxLine: a role mailbox right under a title or company line,
-// or a contact line right under a name.
+// or a line of addresses right under the head of a signature
+// (signatureHeadAbove).
 func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
-	st := &r.st
-	if len(l.toks) == 0 || !st.last.title && !st.last.name && !(st.last.nameish && phoneBeside(l)) || st.last.n != l.above() {
-		return lineKind{}, false
-	}
-	if !st.last.title && !(contactLine(l) && (len(l.toks) > 1 || !onlyTokens(l))) {
-		// Under a name alone, only a contact line ("claire@… | compta@…",
-		// "E: claire@…"), not one bare address: "Anna Berg" over "anna@…"
-		// may be an entry of a list.
+	if len(l.toks) == 0 || r.st.last.n != l.above() || !r.signatureHeadAbove(l) {
 		return lineKind{}, false
 	}
 	shape := signatureShape(l.t, l.toks)
@@ -735,6 +729,29 @@ func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	}
 	r.signature(l)
 	return lineKind{signature: true, shape: shape}, true
+}
+
+// signatureHeadAbove reports the line above l as a signature's head that
+// line l of addresses goes on: a title or company line; a line of phone
+// numbers; a name, or a signature's line, over a contact line ("claire@…
+// | compta@…", "E: claire@…", "Encomendas: encomendas@… | Geral:
+// geral@…"), not over one bare address ("Anna Berg" over "anna@…" may be
+// an entry of a list); a company's line over a contact line with a phone.
+func (r *Reader) signatureHeadAbove(l *line) bool {
+	last := r.st.last
+	switch {
+	case last.title:
+		return true
+	case last.phones:
+		return contactLine(l)
+	case last.name:
+		return contactLine(l) && (len(l.toks) > 1 || !onlyTokens(l))
+	case last.sig:
+		return contactLine(l) && !onlyTokens(l)
+	case last.nameish:
+		return phoneBeside(l)
+	}
+	return false
 }
 
 // phoneBeside reports a contact line that gives a phone number or a web
@@ -749,6 +766,13 @@ func phoneBeside(l *line) bool {
 		rest = strings.Replace(rest, f.Raw, " ", 1)
 	}
 	return slices.ContainsFunc(strings.FieldsFunc(rest, func(c rune) bool { return strings.ContainsRune("|·•,;–—", c) }), phoneOrURL)
+}
+
+// phonesOnly reports a line of phone numbers and web addresses between
+// separators, and nothing else.
+func phonesOnly(t string) bool {
+	parts := strings.FieldsFunc(t, func(c rune) bool { return strings.ContainsRune("|·•,;–—", c) })
+	return len(parts) > 0 && !slices.ContainsFunc(parts, func(p string) bool { return !phoneOrURL(p) })
 }
 
 // wordsLine reads a line of a mail's words, which may also be a one-line

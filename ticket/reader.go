@@ -169,8 +169,10 @@ type lastLine struct {
 	// opens a mail ("Hi team,", "Bonjour,").
 	name, greeting bool
 	// nameish: made of a name's words, as a company's line is
-	// ("Pensjonat „Pod Lipami”, Szklarska Poręba").
-	nameish bool
+	// ("Pensjonat „Pod Lipami”, Szklarska Poręba"); sig: a signature's;
+	// phones: phone numbers and web addresses and nothing else ("Tel. 249
+	// 000 123 | Tlm. 912 000 456").
+	nameish, sig, phones bool
 	t       string // its text
 	// names: it names an address; ends: its last word ends a sentence.
 	names, ends bool
@@ -375,7 +377,7 @@ func (r *Reader) noteLast(l *line, kind lineKind) {
 	st := &r.st
 	spaced := st.last.n < l.above() || st.ruleN == l.above()
 	st.last = lastLine{n: l.n, spaced: spaced, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
-		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t, nameish: len(l.toks) == 0 && !kind.header && nameLike(l.t, false),
+		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t, nameish: len(l.toks) == 0 && !kind.header && nameLike(l.t, false), sig: kind.signature, phones: len(l.toks) == 0 && phonesOnly(l.t),
 		names: len(l.toks) > 0, ends: len(l.ws) > 0 && l.ws[len(l.ws)-1].ends || strings.HasSuffix(l.t, ":")}
 	if ruleLine(l.t) {
 		st.ruleN = l.n

@@ -400,7 +400,7 @@ func isNameWord(w string) bool {
 func phoneOrURL(s string) bool {
 	s = strings.TrimSpace(s)
 	ls := strings.ToLower(s)
-	for _, p := range []string{"tel.", "tel", "phone", "mobile", "mob.", "m:", "t:", "p:", "fon", "telefone", "telefono", "teléfono", "téléphone"} {
+	for _, p := range []string{"tel.", "tel", "phone", "mobile", "mob.", "m:", "t:", "p:", "fon", "telefone", "telefono", "teléfono", "téléphone", "tlm.", "tlm", "tlf.", "tlf", "cel.", "cell.", "cel", "gsm", "puh.", "puh", "kom.", "mob"} {
 		ls = strings.TrimSpace(strings.TrimPrefix(ls, p))
 	}
 	if strings.HasPrefix(ls, "http://") || strings.HasPrefix(ls, "https://") || strings.HasPrefix(ls, "www.") {
