@@ -173,7 +173,7 @@ type lastLine struct {
 	// phones: phone numbers and web addresses and nothing else ("Tel. 249
 	// 000 123 | Tlm. 912 000 456").
 	nameish, sig, phones bool
-	t       string // its text
+	t                    string // its text
 	// names: it names an address; ends: its last word ends a sentence.
 	names, ends bool
 	// spaced: a blank line or a rule stands right above it.
