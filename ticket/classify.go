@@ -694,16 +694,25 @@ func (r *Reader) signatureLine(l *line) (lineKind, bool) {
 	if r.st.sig <= 0 {
 		return lineKind{}, false
 	}
-	if asksOutright(l.ws) {
+	if asksOutright(l.ws) || len(l.toks) > 0 && namesSentTo(l.ws) {
 		// "Forwarded by Lee (lee@…): please suppress these" under a
 		// delimiter: a request, not a signature's line; it ends the
-		// signature.
+		// signature. "This email was sent to mette@…" of our footer
+		// pasted under a rule: whose the list's address is.
 		r.st.sig = 0
 		return lineKind{}, false
 	}
 	r.st.sig--
 	r.signature(l)
 	return lineKind{signature: true}, true
+}
+
+// namesSentTo reports words of our footer that name the address our
+// mail went to, right before it ("This email was sent to x@…").
+func namesSentTo(ws []word) bool {
+	return slices.ContainsFunc(phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]), func(m match) bool {
+		return m.class == cSentTo && !m.negated && m.end < len(ws) && strings.Contains(ws[m.end].s, "@")
+	})
 }
 
 // titleLine: a title or company line of a signature ("Data Protection

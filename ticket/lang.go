@@ -126,6 +126,10 @@ const (
 	// been unsubscribed", "Du er nu afmeldt"): a stop asked in reply to
 	// it is already done; undo it or keep it, a person says.
 	cStopNotice
+	// cSentTo names the address a mail of ours went to, in our footer
+	// pasted into the ticket ("This email was sent to x@…"): the address
+	// the ticket is about, never a signature's.
+	cSentTo
 	classCount // how many
 )
 
@@ -148,7 +152,7 @@ var sections = map[string]struct {
 	"narrative": {cNarrative, inWords}, "successor": {cSuccessor, inWords}, "successor-before": {cHandsTo, inWords}, "keep-some": {cKeepSome, inWords}, "gone": {cGone, inWords}, "back": {cBack, inWords}, "from-here": {cFromHere, inWords},
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
-	"stop-notice": {cStopNotice, stopNotices},
+	"stop-notice": {cStopNotice, stopNotices}, "sent-to": {cSentTo, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

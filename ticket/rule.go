@@ -32,31 +32,34 @@ const (
 	ReasonRequester      = "the requester, who does not ask for themselves"
 	ReasonRequesterAsks  = "the requester asks for themselves"
 	ReasonRequesterNames = "the requester names their own address in a request"
-	ReasonAnsweredAll    = "named in our question, which the requester answers for all it names"
-	ReasonWantsMail      = "asks to get mail again, not to be suppressed"
-	ReasonWantsNoMail    = "asks to get no more mail, not to be put back"
-	ReasonColleague      = "a colleague the requester includes"
-	ReasonCopied         = "copied on the ticket, not asked for"
-	ReasonSender         = "the sender of a quoted or forwarded mail"
-	ReasonHeader         = "only in a header line"
-	ReasonAttribution    = "only in a reply attribution"
-	ReasonSignature      = "only in a signature"
-	ReasonContact        = "where the answer is to go, not a target"
-	ReasonWriter         = "the writer's own address, not asked for"
-	ReasonExcept         = "the ticket says not to touch it"
-	ReasonWritten        = "written out in words — check it, t takes it in"
-	ReasonOtherID        = "the ID of something else (a trace or request ID), not a suppression's"
-	ReasonUnpicked       = "its row of the pasted table is not among those the ticket asks for"
-	ReasonNotPicked      = "its place in the list is not among those the ticket asks for"
-	ReasonCheckOthers    = "the requester, whose question names other addresses"
-	ReasonOlder          = "named only in an older mail, not in the request"
-	ReasonWithdrawn      = "the request was taken back"
-	ReasonFooter         = "only in a helpdesk's notification text"
-	ReasonBounceMeta     = "in a bounce report, but not a recipient it failed to reach"
-	ReasonNotOnly        = "the request asks only for other addresses"
-	ReasonForwarder      = "passes on the request of the mail under theirs, not asked for"
-	ReasonAside          = "named beside the request, in words that ask nothing of it — check"
-	ReasonTransient      = "the bounce report only delays it (a temporary failure, still retried)"
+	// ReasonMailedElsewhere: the requester asks for themselves, and our
+	// footer pasted into their mail names the address our mail went to.
+	ReasonMailedElsewhere = "the requester's, while our mail went to the address their pasted footer names"
+	ReasonAnsweredAll     = "named in our question, which the requester answers for all it names"
+	ReasonWantsMail       = "asks to get mail again, not to be suppressed"
+	ReasonWantsNoMail     = "asks to get no more mail, not to be put back"
+	ReasonColleague       = "a colleague the requester includes"
+	ReasonCopied          = "copied on the ticket, not asked for"
+	ReasonSender          = "the sender of a quoted or forwarded mail"
+	ReasonHeader          = "only in a header line"
+	ReasonAttribution     = "only in a reply attribution"
+	ReasonSignature       = "only in a signature"
+	ReasonContact         = "where the answer is to go, not a target"
+	ReasonWriter          = "the writer's own address, not asked for"
+	ReasonExcept          = "the ticket says not to touch it"
+	ReasonWritten         = "written out in words — check it, t takes it in"
+	ReasonOtherID         = "the ID of something else (a trace or request ID), not a suppression's"
+	ReasonUnpicked        = "its row of the pasted table is not among those the ticket asks for"
+	ReasonNotPicked       = "its place in the list is not among those the ticket asks for"
+	ReasonCheckOthers     = "the requester, whose question names other addresses"
+	ReasonOlder           = "named only in an older mail, not in the request"
+	ReasonWithdrawn       = "the request was taken back"
+	ReasonFooter          = "only in a helpdesk's notification text"
+	ReasonBounceMeta      = "in a bounce report, but not a recipient it failed to reach"
+	ReasonNotOnly         = "the request asks only for other addresses"
+	ReasonForwarder       = "passes on the request of the mail under theirs, not asked for"
+	ReasonAside           = "named beside the request, in words that ask nothing of it — check"
+	ReasonTransient       = "the bounce report only delays it (a temporary failure, still retried)"
 )
 
 // Evidence is the ticket line that decided: its number and its text (""
@@ -572,6 +575,10 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 	case t.keptWriter(f.req.msg) > 0:
 		// "The one I'm writing from is fine": not theirs to send.
 		d.Reason, d.Leave, d.By = ReasonExcept, true, t.evidence(t.keptWriter(f.req.msg))
+	case f.self != nil && t.mailedElsewhere(f.req) > 0:
+		// "the unsubscribe link does nothing; the footer: This email was
+		// sent to x@…": the list's address is x@, not the sender's.
+		d.Reason, d.Leave, d.By = ReasonMailedElsewhere, true, t.evidence(t.mailedElsewhere(f.req))
 	case f.self != nil:
 		d.Reason, d.ways = ReasonRequesterAsks, f.self
 		d.By = f.self.first()
@@ -579,6 +586,17 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 		d.Reason, d.Leave, d.By = ReasonRequester, true, t.evidence(f.req.line)
 	}
 	return d
+}
+
+// mailedElsewhere is the line of the requester's mail where our footer
+// pasted into it names another address our mail went to, 0 for none.
+func (t *Ticket) mailedElsewhere(req person) int {
+	for _, p := range t.footerTo {
+		if p.msg == req.msg && p.value != req.value {
+			return p.line
+		}
+	}
+	return 0
 }
 
 // onlyOnCards reports a requester whose address the target mails name

@@ -274,12 +274,26 @@ func (r *Reader) noteSaid(l *line, s *said, subject bool) {
 		r.markBounce(l, r.ms)
 	}
 	r.placeTokens(l, r.ms)
+	r.footerAddress(l)
 	if !subject && len(l.toks) == 0 {
 		r.narrowedToPeople(l, r.ms)
 	}
 	if !subject && r.picksByHand(l) {
 		r.tk.keep(l.n, l.t)
 		r.pickedByHand(l.n, l.msg)
+	}
+}
+
+// footerAddress notes the address right after our footer's words that
+// say where our mail went ("This email was sent to x@…").
+func (r *Reader) footerAddress(l *line) {
+	for _, m := range r.ms {
+		if m.class != cSentTo || m.negated || m.end >= len(l.ws) {
+			continue
+		}
+		if v := normalized(strings.Trim(l.ws[m.end].s, "<>()[]\"'.,;:")); v != "" && len(r.tk.footerTo) < maxRecords {
+			r.tk.footerTo = append(r.tk.footerTo, person{value: v, msg: l.msg, line: l.n})
+		}
 	}
 }
 

@@ -66,8 +66,11 @@ type Ticket struct {
 	Lines int
 
 	senders, signers, copied []person
-	said                     []said
-	mails                    []mail
+	// footerTo: the addresses our footer pasted into a mail says our mail
+	// went to ("This email was sent to x@…").
+	footerTo []person
+	said     []said
+	mails    []mail
 	// newest is the order the mails are read in, newest first; rank is
 	// each mail's place in it; chrono: a transcript read from its end.
 	newest, rank []int
