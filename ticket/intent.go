@@ -533,6 +533,10 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.hesitates(*w)
 	}, "does not know which address is meant",
 		"the writer is not sure which address is meant: ask"},
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode.Changes() && t.correctsIn(*w) > 0
+	}, "the writer corrects an address they name",
+		"the writer corrects an address they name: check which is meant and type it by hand"},
 	// "honestly not sure … I'll ask him tonight which one he wants":
 	// the newest word is that the writer will decide later.
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
@@ -569,6 +573,17 @@ func (t *Ticket) hesitates(w weighing) bool {
 		}
 	}
 	return false
+}
+
+// correctsIn is the first line of the deciding mails' words that
+// corrects an address it names (said.corrects), 0 for none.
+func (t *Ticket) correctsIn(w weighing) int {
+	for _, s := range t.said {
+		if s.corrects && !s.subject && (w.targets[s.msg] || s.msg == w.asker) {
+			return s.line
+		}
+	}
+	return 0
 }
 
 // decidesLater reports a line of the asking mail, or of a mail not ours

@@ -64,8 +64,9 @@ type said struct {
 	// gone: it says an address no longer exists or is read; back: that
 	// one works again.
 	gone, back bool
-	// hesitates: it does not know which address is meant.
-	hesitates bool
+	// hesitates: it does not know which address is meant; corrects: it
+	// corrects an address it names ("… — sorry, OldPost.example").
+	hesitates, corrects bool
 	// later: its writer will decide or answer later ("I'll ask him
 	// tonight", "vi faccio sapere"), or asks us what to do, in a
 	// sentence that asks no change (laterAlone).
@@ -512,7 +513,7 @@ func (s *said) requests() bool {
 // addresses themselves (mail missing, the writer's or some mail kept, an
 // address gone or back).
 func (s *said) tells() bool {
-	return s.below || s.only || s.cover || s.selective || s.hesitates || s.later ||
+	return s.below || s.only || s.cover || s.selective || s.hesitates || s.corrects || s.later ||
 		s.missing || s.keepsWriter || s.keepsSome || s.gone || s.back
 }
 
@@ -540,6 +541,7 @@ func (s *said) read(ms []match, l *line) {
 	}
 	s.history(l, ms, slips)
 	s.takenBack(l, ms)
+	s.corrects = correctsAddress(l)
 	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
 	s.keepsWriter = keepsWriter(l, ms)
 	s.exceptsWriter = exceptsWriter(l, ms)
@@ -556,6 +558,33 @@ func (s *said) read(ms []match, l *line) {
 		s.self = sNone
 	}
 }
+
+// correctsAddress reports a line that corrects an address it names a few
+// words on ("My email is Margaret.Ellis@OldPsot.example — sorry,
+// OldPost.example", "anna@gmial.com, I mean gmail.com"): which is meant,
+// a person says, the rule does not spell it.
+func correctsAddress(l *line) bool {
+	for _, f := range l.toks {
+		if f.Kind != Address {
+			continue
+		}
+		at := l.wordIndex(f.off + len(f.Raw))
+		for i := at; i < len(l.ws) && i < at+6; i++ {
+			if !correctionWords[folded(l.ws[i].s)] {
+				continue
+			}
+			for k := i + 1; k < len(l.ws) && k < i+5; k++ {
+				if w := l.ws[k].s; strings.Contains(w, ".") && strings.IndexFunc(w, unicode.IsLetter) >= 0 && !strings.HasSuffix(w, ".") && len(w) > 3 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// correctionWords say the writer corrects what they just wrote.
+var correctionWords = wordSet(`sorry oops typo correction meant mean err sry pardon perdón perdona disculpa digo corrijo entschuldigung korrektur désolé plutôt scusa scusate cioè intendevo desculpa desculpe bedoel oeps correctie förlåt ursäkta menar undskyld beklager anteeksi tarkoitan przepraszam poprawka promiňte oprava özür yani bocsánat elnézést scuze adică συγγνώμη`)
 
 // takenBack reads a line whose last word takes its request back, in a
 // sentence after the last one that asks a change ("Please stop sending
