@@ -728,7 +728,7 @@ func (t *Ticket) answeredSince(w weighing, own Own) bool {
 			// A mail with a sender and words: not the ticket's title
 			// block, nor a helpdesk export's fields ("Demandeur : …").
 			after = after || ml.from != "" && ml.prose
-			confirms = confirms || ml.words < unreadWords && !noWords[ml.opens] || m == w.anchor && t.keepsTargetIn(m, w)
+			confirms = confirms || t.confirms(m, w, own)
 		case after && !(ml.questions && confirms):
 			// "Can you confirm it's just those two?" — "Yes, just those
 			// two": a short answer that does not begin with a no
@@ -756,7 +756,7 @@ func (t *Ticket) choiceUnanswered(w weighing, own Own) bool {
 		case m == w.asker:
 			return false
 		case !t.ours(m, own):
-			answer = answer || ml.prose && ml.named == 0
+			answer = answer || ml.prose && !ml.empty() && t.inWords(m) == 0
 		case answer && ml.choice && ml.questions && t.inWords(m) >= 2:
 			return true
 		}
@@ -778,6 +778,15 @@ func (t *Ticket) inWords(m int) int {
 
 // choiceWords ask which, in the books' languages.
 var choiceWords = wordSet(`which welche welcher welches welchen quale quali cuál cuáles cual cuales lequel laquelle lesquels quelle quel qual quais welke welk vilken vilket vilka hvilken hvilket hvilke kumpi kumpaan kumman kummalle kummasta kumpaa która który którą które którego který kterou která které kterého hangi hangisi melyik melyiket care ποια ποιο ποιες`)
+
+// confirms reports a mail not ours that confirms a request our mail
+// asked about: a short answer that does not begin with a no, one that
+// keeps an address the request named, or one that picks among the
+// addresses our question named.
+func (t *Ticket) confirms(m int, w weighing, own Own) bool {
+	ml := t.mails[m]
+	return ml.words < unreadWords && !noWords[ml.opens] || m == w.anchor && t.keepsTargetIn(m, w) || t.picksFromChoice(m, w, own)
+}
 
 // noWords begin an answer that says no.
 var noWords = map[string]bool{"no": true, "nope": true, "nein": true, "non": true, "nee": true, "neen": true,
@@ -813,12 +822,52 @@ func (t *Ticket) unreadSince(w weighing, sts []mailStatement, own Own) int {
 // readOrQuiet reports a mail newer than the asking one that is no doubt
 // about it: ours, a bounce report, a cover note or a forward's, one that
 // asks or says little, a helpdesk's title, or one whose words the rule
-// reads (places in a list followed, a narrowing, "all of them" to our
-// question).
+// reads (readAnswer).
 func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bool {
 	ml := t.mails[m]
 	return t.ours(m, own) || ml.bounce || sts[m].cover || sts[m].below || ml.forwards || sts[m].asks != 0 || ml.little() || t.titleBlock(m) ||
-		w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || w.answered >= 0 && ml.answersAt > 0
+		t.readAnswer(m, w, own)
+}
+
+// readAnswer reports a mail whose words the rule reads as an answer:
+// places in a list followed, a narrowing, "all of them" to our question,
+// or one of the addresses our question asked to choose among ("Det er
+// lars@…. Den anden bruger jeg ikke mere" to "Hvilken af dem …?").
+func (t *Ticket) readAnswer(m int, w weighing, own Own) bool {
+	return w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || w.answered >= 0 && t.mails[m].answersAt > 0 ||
+		t.picksFromChoice(m, w, own)
+}
+
+// picksFromChoice reports a mail that names, of the addresses a mail of
+// ours newer than the asking mail asks to choose among, some and no
+// other.
+func (t *Ticket) picksFromChoice(m int, w weighing, own Own) bool {
+	if t.inWords(m) == 0 {
+		return false
+	}
+	newer := t.newerThan(w.asker)
+	for q := range newer {
+		if q == m || !t.ours(q, own) || !t.mails[q].choice || t.inWords(q) < 2 || t.rank[q] < t.rank[m] {
+			continue
+		}
+		if t.wordsWithin(m, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsWithin reports whether every address the words of mail m name,
+// the writer's own among them, the words of mail q name too.
+func (t *Ticket) wordsWithin(m, q int) bool {
+	inWords := func(o occurrence, k int) bool { return o.msg == k && (o.zone == zBody || o.zone == zMention) }
+	for _, v := range t.order {
+		occ := t.records[v].occ
+		if slices.ContainsFunc(occ, func(o occurrence) bool { return inWords(o, m) }) && !slices.ContainsFunc(occ, func(o occurrence) bool { return inWords(o, q) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // little reports a mail that says too little to leave a request in
