@@ -777,7 +777,7 @@ func (t *Ticket) inWords(m int) int {
 }
 
 // choiceWords ask which, in the books' languages.
-var choiceWords = wordSet(`which welche welcher welches welchen quale quali cuál cuáles cual cuales lequel laquelle lesquels quelle quel qual quais welke welk vilken vilket vilka hvilken hvilket hvilke kumpi kumpaan kumman kummalle kummasta kumpaa która który którą które którego který kterou která které kterého hangi hangisi melyik melyiket care ποια ποιο ποιες`)
+var choiceWords = wordSet(`which welche welcher welches welchen quale quali cuál cuáles cual cuales lequel laquelle lesquels quelle quel qual quais welke welk vilken vilket vilka hvilken hvilket hvilke kumpi kumpaan kumman kummalle kummasta kumpaa vai która który którą które którego který kterou která které kterého hangi hangisi melyik melyiket care ποια ποιο ποιες`)
 
 // confirms reports a mail not ours that confirms a request our mail
 // asked about: a short answer that does not begin with a no, one that

@@ -199,7 +199,7 @@ func (r *Reader) namesAfter(l *line, i int) {
 	for i < len(l.ws)-1 && (nameLinks[folded(l.ws[i].s)] || onlyLinks[folded(l.ws[i].s)]) && !l.ws[i].ends && !l.ws[i].clause {
 		i++
 	}
-	for ; i < len(l.ws) && capitalised(l.ws[i].s); i++ {
+	for ; i < len(l.ws) && (capitalised(l.ws[i].s) || isLocalWord(l.ws[i].s)); i++ {
 		r.narrowedTo(l, i, true)
 		if surnameNext(l.ws, i) {
 			i++
@@ -220,19 +220,32 @@ func (r *Reader) namesAfter(l *line, i int) {
 var onlyLinks = map[string]bool{"an": true, "to": true, "at": true, "is": true, "it's": true, "für": true, "per": true, "para": true, "pour": true, "voor": true, "naar": true, "til": true, "till": true}
 
 // narrowedTo keeps word i of line l, when it may be a name, as a person
-// the line narrows the request to (only) or keeps out of it.
+// the line narrows the request to (only) or keeps out of it. A word in
+// lower case after an "only" ("Vain info.") may be a whole local part.
 func (r *Reader) narrowedTo(l *line, i int, only bool) {
-	if w := l.ws[i].s; capitalised(w) && !strings.Contains(w, "@") {
-		r.st.narrowed = append(r.st.narrowed, narrowedName{name: folded(w), only: only, line: l.n, msg: l.msg})
+	w := l.ws[i].s
+	if strings.Contains(w, "@") {
+		return
+	}
+	if name := capitalised(w); name || only && isLocalWord(w) {
+		r.st.narrowed = append(r.st.narrowed, narrowedName{name: folded(w), only: only, whole: !name, line: l.n, msg: l.msg})
 		r.tk.keep(l.n, l.t)
 	}
 }
 
-// narrowedName is a name a line narrows a request to, or keeps out of it.
+// isLocalWord reports a word in lower case that may be an address's
+// local part ("info", "ventas"), not a short word of the language.
+func isLocalWord(w string) bool {
+	return len(w) >= 3 && strings.ToLower(w) == w && strings.IndexFunc(w, func(c rune) bool { return !unicode.IsLetter(c) && c != '.' && c != '-' && c != '_' }) < 0
+}
+
+// narrowedName is a name a line narrows a request to, or keeps out of it;
+// whole: a word in lower case, which names an address only as its whole
+// local part.
 type narrowedName struct {
-	name      string
-	only      bool
-	line, msg int
+	name        string
+	only, whole bool
+	line, msg   int
 }
 
 // peopleNarrowed settles the names lines narrowed a request to or kept
@@ -243,7 +256,7 @@ type narrowedName struct {
 func (r *Reader) peopleNarrowed() {
 	for _, n := range r.st.narrowed {
 		local, ok := r.st.people[n.name]
-		if !ok {
+		if !ok || n.whole && folded(local) != n.name {
 			continue
 		}
 		r.tk.mails[n.msg].narrows = true
