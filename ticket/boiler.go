@@ -198,7 +198,9 @@ func idRow(l *line) bool {
 	if id < 0 || len(l.ws) <= 1 {
 		return false
 	}
-	return tableRow(l.t) || strings.Contains(l.t[id:], "  ")
+	// Cells between tabs, runs of spaces or pipes ("7c2e… | biuro@… |
+	// hard bounce").
+	return tableRow(l.t) || strings.Contains(l.t[id:], "  ") || strings.Count(l.t[id:], "|") >= 2
 }
 
 // senderAbove makes the line right before a header block that begins
