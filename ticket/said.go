@@ -2972,7 +2972,7 @@ func oneOfUnnamed(l *line) bool {
 func mayDescribe(t string) bool { return holdsAny(t, describeWords) }
 
 // describeWords are pieces of the words oneOfThem's descriptions hold.
-var describeWords = []string{"old", "alte", "ancienne", "viej", "antig", "oude", "gaml", "star", "vecchi", "work", "personal", "private", "business", "home", "office"}
+var describeWords = []string{"old", "alte", "ancienne", "viej", "antig", "oude", "gaml", "star", "vecchi", "régi", "work", "personal", "private", "business", "home", "office"}
 
 // sentenceNames reports whether the sentence of l around off holds one of
 // the line's tokens.
@@ -2993,7 +2993,7 @@ func sentenceNames(l *line, off int) bool {
 // oneOfThem is a word for the old one of several addresses, which does
 // not say which it is: "the old one", "quello vecchio", "die alte",
 // "l'ancienne", "la vieja", "de oude", "den gamla", "o antigo".
-var oneOfThem = regexp.MustCompile(`(?i)\b(?:the (?:old|older) (?:one|address)|(?:the|my|our) (?:work|personal|private|business|home|office) (?:one|address|e-?mail(?: address)?|mailbox)|(?:quello|quella) vecchi[oa]|(?:die|den|das) alte\b|l'ancienne\b|(?:la|el) (?:vieja|antigua|viejo|antiguo)\b|de oude\b|den gamla\b|(?:o|a) antig[oa]\b|den gamle\b|(?:ta|ten) star[áý]\b|(?:ten|ta) star[ya]\b)`)
+var oneOfThem = regexp.MustCompile(`(?i)\b(?:the (?:old|older) (?:one|address)|(?:the|my|our) (?:work|personal|private|business|home|office) (?:one|address|e-?mail(?: address)?|mailbox)|(?:quello|quella) vecchi[oa]|(?:die|den|das) alte\b|l'ancienne\b|(?:la|el) (?:vieja|antigua|viejo|antiguo)\b|de oude\b|den gamla\b|(?:o|a) antig[oa]\b|den gamle\b|(?:ta|ten) star[áý]\b|(?:ten|ta) star[ya]\b|a régi (?:cím|címem|címet|email|e-mail)\b)`)
 
 // thisAddress is "this address" in any book's language: on a line that
 // names none and does not point at the next, it does not say which of
