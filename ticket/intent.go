@@ -830,12 +830,22 @@ func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bo
 }
 
 // readAnswer reports a mail whose words the rule reads as an answer:
-// places in a list followed, a narrowing, "all of them" to our question,
+// places in a list followed, a narrowing (by a person's name too: "her
+// address can stay as it is"), "all of them" to our question,
 // or one of the addresses our question asked to choose among ("Det er
 // lars@…. Den anden bruger jeg ikke mere" to "Hvilken af dem …?").
 func (t *Ticket) readAnswer(m int, w weighing, own Own) bool {
-	return w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || w.answered >= 0 && t.mails[m].answersAt > 0 ||
+	return w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || t.keepsByName(m, w) || w.answered >= 0 && t.mails[m].answersAt > 0 ||
 		t.picksFromChoice(m, w, own)
+}
+
+// keepsByName reports a mail that keeps a listed person's address by
+// their name and narrows nothing else ("Mrs Hale is coming back, so her
+// address can stay as it is"): the keeping holds wherever the request
+// stands; a narrowing to a name holds only in the mail that decides.
+func (t *Ticket) keepsByName(m int, w weighing) bool {
+	ml := t.mails[m]
+	return ml.narrows && !ml.narrowsAmbiguous && t.keepsTargetIn(m, w) && !t.narrowsIn(m)
 }
 
 // picksFromChoice reports a mail that names, of the addresses a mail of

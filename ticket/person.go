@@ -187,9 +187,26 @@ func (r *Reader) narrowedToPeople(l *line, ms []match) {
 		case m.class == cOnly && m.end < len(l.ws) && !l.ws[m.end-1].ends && !l.ws[m.end-1].clause:
 			r.namesAfter(l, m.end)
 		case m.class == cExceptAfter && m.first > 0 && !l.ws[m.first-1].ends && !l.ws[m.first-1].clause:
-			r.narrowedTo(l, m.first-1, false)
+			r.narrowedTo(l, keptNameBefore(l, m.first), false)
 		}
 	}
+}
+
+// keptNameBefore is the word right before a keeping phrase at word at
+// ("Luis se queda"), or, when that is no name, the last name before it in
+// its sentence ("paní Dvořáková se vrací dřív, takže její adresu prosím
+// nechte"): the person whose address is kept.
+func keptNameBefore(l *line, at int) int {
+	if capitalised(l.ws[at-1].s) {
+		return at - 1
+	}
+	from, _ := sentence(l.ws, l.ws[at].off)
+	for k := at - 2; k > from; k-- {
+		if capitalised(l.ws[k].s) && !l.ws[k-1].ends {
+			return k
+		}
+	}
+	return at - 1
 }
 
 // namesAfter keeps the names from word i of line l on, past the short
@@ -262,6 +279,7 @@ func (r *Reader) peopleNarrowed() {
 		r.tk.mails[n.msg].narrows = true
 		switch {
 		case local == "":
+			r.tk.mails[n.msg].narrowsAmbiguous = true
 		case n.only:
 			r.tk.partials = append(r.tk.partials, partial{local: local, occurrence: occurrence{zone: zBody, msg: n.msg, line: n.line, only: nBare}})
 			r.tk.mails[n.msg].named++

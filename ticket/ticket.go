@@ -191,8 +191,9 @@ type mail struct {
 	choice bool
 	// narrows: a line of its words narrows the request to a listed
 	// person, or keeps one, by name ("al final solo Ana se va. Luis se
-	// queda"): however short, the mail is no chase.
-	narrows bool
+	// queda"): however short, the mail is no chase; narrowsAmbiguous: one
+	// such name is a piece of several addresses ("solo Ana" over two).
+	narrows, narrowsAmbiguous bool
 }
 
 // record is what the rule needs of one address: its first occurrences,
