@@ -1051,9 +1051,28 @@ func (t *Ticket) asks(req person, colleague bool, wg weighing) *ways {
 
 // subjectForOthers reports a subject that does not ask about the writer:
 // "unsubscribe" over "on behalf of my client", "remove our addresses"
-// over mails that name them.
+// over mails that name them, a subject over words about someone else's
+// address (bodyForSomeone).
 func (t *Ticket) subjectForOthers(s said, m int, wg weighing) bool {
-	return s.subject && (t.actsForOther(m) || s.colleague && t.targetsNamed(wg))
+	return s.subject && (t.actsForOther(m) || s.colleague && t.targetsNamed(wg) || t.bodyForSomeone(m))
+}
+
+// bodyForSomeone reports a mail whose words ask a change about someone
+// else's address they do not give ("his mailbox forwards to me … can you
+// stop sending to him?") and none for the writer: a subject "ex staff
+// still getting your emails" over it is about that person too.
+func (t *Ticket) bodyForSomeone(m int) bool {
+	someone := false
+	for _, s := range t.said {
+		switch {
+		case s.msg != m || s.subject:
+		case s.self == sSuppress || s.self == sRelease:
+			return false
+		case s.someone:
+			someone = true
+		}
+	}
+	return someone
 }
 
 // targetsNamed reports target mails whose words name addresses: a

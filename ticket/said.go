@@ -612,10 +612,11 @@ func (s *said) takenBack(l *line, ms []match) {
 }
 
 // meBesideChange reports a phrase naming the writer in a sentence that
-// asks a change.
+// asks a change, "only me" among them ("βγάλτε από τη λίστα μόνο
+// εμένα").
 func meBesideChange(l *line, ms []match) bool {
 	for _, m := range ms {
-		if m.negated || classWays[m.class].self == sNone {
+		if m.negated || classWays[m.class].self == sNone && !(m.class == cOnly && onlyMe(l.ws, m.end)) {
 			continue
 		}
 		from, to := sentence(l.ws, l.ws[m.first].off)
