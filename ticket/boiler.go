@@ -351,14 +351,12 @@ func (r *Reader) titleAbove(l *line) {
 // else but labels, phone numbers and web addresses between separators
 // ("rosa@… | ops@…", "E: ops@… · T: +44 …").
 func contactLine(l *line) bool {
-	rest := l.t
 	for _, f := range l.toks {
 		if f.Kind != Address {
 			return false
 		}
-		rest = strings.Replace(rest, f.Raw, " ", 1)
 	}
-	for _, p := range strings.FieldsFunc(rest, func(c rune) bool { return strings.ContainsRune("|·•,;/–—", c) }) {
+	for _, p := range contactFields(l) {
 		p = strings.TrimSpace(p)
 		switch {
 		case p == "", phoneOrURL(p):
@@ -376,6 +374,16 @@ func contactLine(l *line) bool {
 		}
 	}
 	return true
+}
+
+// contactFields are the parts of line l, its tokens taken out, between
+// a contact line's separators ("E: ", "T: +44 …" of "E: ops@… · T: +44 …").
+func contactFields(l *line) []string {
+	rest := l.t
+	for _, f := range l.toks {
+		rest = strings.Replace(rest, f.Raw, " ", 1)
+	}
+	return strings.FieldsFunc(rest, func(c rune) bool { return strings.ContainsRune("|·•,;/–—", c) })
 }
 
 // asides finds, by where they start, the addresses a line of words names

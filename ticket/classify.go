@@ -710,9 +710,18 @@ func (r *Reader) signatureLine(l *line) (lineKind, bool) {
 // namesSentTo reports words of our footer that name the address our
 // mail went to, right before it ("This email was sent to x@…").
 func namesSentTo(ws []word) bool {
-	return slices.ContainsFunc(phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations]), func(m match) bool {
-		return m.class == cSentTo && !m.negated && m.end < len(ws) && strings.Contains(ws[m.end].s, "@")
-	})
+	return sentToAt(ws, phraseBooks().trees[inWords].find(nil, ws, phraseBooks().trees[negations])) >= 0
+}
+
+// sentToAt is the word right after our footer's words that say where our
+// mail went, when it is an address; -1 for none.
+func sentToAt(ws []word, ms []match) int {
+	for _, m := range ms {
+		if m.class == cSentTo && !m.negated && m.end < len(ws) && strings.Contains(ws[m.end].s, "@") {
+			return m.end
+		}
+	}
+	return -1
 }
 
 // titleLine: a title or company line of a signature ("Data Protection
@@ -767,21 +776,14 @@ func (r *Reader) signatureHeadAbove(l *line) bool {
 // address beside its addresses ("tel. 75 555 19 04 | j.lipowska@…"):
 // under a company's line, a signature's.
 func phoneBeside(l *line) bool {
-	if !contactLine(l) {
-		return false
-	}
-	rest := l.t
-	for _, f := range l.toks {
-		rest = strings.Replace(rest, f.Raw, " ", 1)
-	}
-	return slices.ContainsFunc(strings.FieldsFunc(rest, func(c rune) bool { return strings.ContainsRune("|·•,;–—", c) }), phoneOrURL)
+	return contactLine(l) && slices.ContainsFunc(contactFields(l), phoneOrURL)
 }
 
 // phonesOnly reports a line of phone numbers and web addresses between
 // separators, and nothing else.
-func phonesOnly(t string) bool {
-	parts := strings.FieldsFunc(t, func(c rune) bool { return strings.ContainsRune("|·•,;–—", c) })
-	return len(parts) > 0 && !slices.ContainsFunc(parts, func(p string) bool { return !phoneOrURL(p) })
+func phonesOnly(l *line) bool {
+	parts := contactFields(l)
+	return len(l.toks) == 0 && len(parts) > 0 && !slices.ContainsFunc(parts, func(p string) bool { return !phoneOrURL(p) })
 }
 
 // wordsLine reads a line of a mail's words, which may also be a one-line

@@ -757,7 +757,7 @@ func (t *Ticket) choiceUnanswered(w weighing, own Own) bool {
 			return false
 		case !t.ours(m, own):
 			answer = answer || ml.prose && !ml.empty() && t.inWords(m) == 0
-		case answer && ml.choice && ml.questions && t.inWords(m) >= 2:
+		case answer && t.choiceQuestion(m):
 			return true
 		}
 	}
@@ -769,11 +769,23 @@ func (t *Ticket) choiceUnanswered(w weighing, own Own) bool {
 func (t *Ticket) inWords(m int) int {
 	n := 0
 	for _, v := range t.order {
-		if slices.ContainsFunc(t.records[v].occ, func(o occurrence) bool { return o.msg == m && (o.zone == zBody || o.zone == zMention) }) {
+		if slices.ContainsFunc(t.records[v].occ, func(o occurrence) bool { return o.inWordsOf(m) }) {
 			n++
 		}
 	}
 	return n
+}
+
+// inWordsOf reports an occurrence in the words of mail m, a sender's own
+// address among them.
+func (o occurrence) inWordsOf(m int) bool {
+	return o.msg == m && (o.zone == zBody || o.zone == zMention)
+}
+
+// choiceQuestion reports a mail whose words name two addresses or more
+// and ask which ("Which of them should get it?").
+func (t *Ticket) choiceQuestion(q int) bool {
+	return t.mails[q].choice && t.mails[q].questions && t.inWords(q) >= 2
 }
 
 // choiceWords ask which, in the books' languages.
@@ -857,7 +869,7 @@ func (t *Ticket) picksFromChoice(m int, w weighing, own Own) bool {
 	}
 	newer := t.newerThan(w.asker)
 	for q := range newer {
-		if q == m || !t.ours(q, own) || !t.mails[q].choice || t.inWords(q) < 2 || t.rank[q] < t.rank[m] {
+		if q == m || !t.ours(q, own) || !t.choiceQuestion(q) || t.rank[q] < t.rank[m] {
 			continue
 		}
 		if t.wordsWithin(m, q) {
@@ -870,10 +882,9 @@ func (t *Ticket) picksFromChoice(m int, w weighing, own Own) bool {
 // wordsWithin reports whether every address the words of mail m name,
 // the writer's own among them, the words of mail q name too.
 func (t *Ticket) wordsWithin(m, q int) bool {
-	inWords := func(o occurrence, k int) bool { return o.msg == k && (o.zone == zBody || o.zone == zMention) }
 	for _, v := range t.order {
 		occ := t.records[v].occ
-		if slices.ContainsFunc(occ, func(o occurrence) bool { return inWords(o, m) }) && !slices.ContainsFunc(occ, func(o occurrence) bool { return inWords(o, q) }) {
+		if slices.ContainsFunc(occ, func(o occurrence) bool { return o.inWordsOf(m) }) && !slices.ContainsFunc(occ, func(o occurrence) bool { return o.inWordsOf(q) }) {
 			return false
 		}
 	}

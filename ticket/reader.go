@@ -377,7 +377,7 @@ func (r *Reader) noteLast(l *line, kind lineKind) {
 	st := &r.st
 	spaced := st.last.n < l.above() || st.ruleN == l.above()
 	st.last = lastLine{n: l.n, spaced: spaced, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
-		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t, nameish: len(l.toks) == 0 && !kind.header && nameLike(l.t, false), sig: kind.signature, phones: len(l.toks) == 0 && phonesOnly(l.t),
+		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t, nameish: len(l.toks) == 0 && !kind.header && nameLike(l.t, false), sig: kind.signature, phones: phonesOnly(l),
 		names: len(l.toks) > 0, ends: len(l.ws) > 0 && l.ws[len(l.ws)-1].ends || strings.HasSuffix(l.t, ":")}
 	if ruleLine(l.t) {
 		st.ruleN = l.n

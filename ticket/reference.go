@@ -293,12 +293,9 @@ func mayRefer(t string) bool {
 // hasKey reports a capital letter, a dash and a digit in a row, as a
 // helpdesk key has ("CS-77310"): the line may name one.
 func hasKey(t string) bool {
-	for i := strings.IndexByte(t, '-'); i > 0 && i+1 < len(t); i = strings.IndexByte(t[i+1:], '-') + i + 1 {
-		if 'A' <= t[i-1] && t[i-1] <= 'Z' && '0' <= t[i+1] && t[i+1] <= '9' {
+	for i := 1; i+1 < len(t); i++ {
+		if t[i] == '-' && 'A' <= t[i-1] && t[i-1] <= 'Z' && '0' <= t[i+1] && t[i+1] <= '9' {
 			return true
-		}
-		if strings.IndexByte(t[i+1:], '-') < 0 {
-			return false
 		}
 	}
 	return false

@@ -288,13 +288,12 @@ func (r *Reader) noteSaid(l *line, s *said, subject bool) {
 // footerAddress notes the address right after our footer's words that
 // say where our mail went ("This email was sent to x@…").
 func (r *Reader) footerAddress(l *line) {
-	for _, m := range r.ms {
-		if m.class != cSentTo || m.negated || m.end >= len(l.ws) {
-			continue
-		}
-		if v := normalized(strings.Trim(l.ws[m.end].s, "<>()[]\"'.,;:")); v != "" && len(r.tk.footerTo) < maxRecords {
-			r.tk.footerTo = append(r.tk.footerTo, person{value: v, msg: l.msg, line: l.n})
-		}
+	at := sentToAt(l.ws, r.ms)
+	if at < 0 || len(r.tk.footerTo) >= maxRecords {
+		return
+	}
+	if v := normalized(strings.Trim(l.ws[at].s, "<>()[]\"'.,;:")); v != "" {
+		r.tk.footerTo = append(r.tk.footerTo, person{value: v, msg: l.msg, line: l.n})
 	}
 }
 
