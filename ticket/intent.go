@@ -132,6 +132,7 @@ type mailStatement struct {
 	missing            bool // a line says mail does not arrive
 	others             bool // a line of its words asks something not about its writer
 	selective          bool
+	byCondition        bool // a line picks by a condition that is no place in a list
 	keepsSome          bool // a line says some mail is still wanted
 	keepsAll           bool // a sentence says to change nothing at all
 	gone               bool // a line says an address no longer exists
@@ -232,6 +233,7 @@ func (st *mailStatement) words(s said) {
 func (st *mailStatement) tells(s said) {
 	st.missing = st.missing || s.missing
 	st.selective = st.selective || s.selective
+	st.byCondition = st.byCondition || s.byCondition
 	st.keepsSome = st.keepsSome || s.keepsSome
 	st.keepsAll = st.keepsAll || s.keepsAll
 	st.gone = st.gone || s.gone
@@ -1221,7 +1223,8 @@ func (t *Ticket) asksOnlyForWriter(m int, st mailStatement) bool {
 type modeCase struct {
 	asks, weak ask
 	// followed: the places the words pick among the listed IDs are
-	// followed (ordinal.go).
+	// followed (ordinal.go), and no line picks by a condition besides
+	// ("release those two, the ones marked spam report. The third …").
 	followed bool
 	// placed: a mail newer than the asking mail names a place in a list
 	// and IDs of its own ("Scratch the second one").
@@ -1401,7 +1404,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 		return
 	}
 	st := sts[w.asker]
-	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w), followed: w.ordinalKept != nil, placed: t.placedAround(*w)}
+	c := modeCase{asks: st.asks, weak: st.weak, st: st, bounce: t.bounceAmong(w), followed: w.ordinalKept != nil && !st.byCondition, placed: t.placedAround(*w)}
 	if st.asks&changing == aRemove && t.forgottenBefore(w, own) {
 		// "yes. delete all of it" under "delete all my data": the
 		// erasure asked before, said outright.

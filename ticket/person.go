@@ -79,16 +79,37 @@ func (r *Reader) leavesOutPerson(l *line, ms []match) (ask, named bool) {
 func (r *Reader) exceptsNamedHere(l *line, ms []match) bool {
 	left := false
 	for i, w := range l.ws {
-		if !capitalized(w.s) || strings.Contains(w.s, "@") {
+		if strings.Contains(w.s, "@") {
 			continue
 		}
-		if local := r.st.people[folded(w.s)]; local != "" && exceptedName(l.ws, ms, i) {
+		local := r.st.people[folded(w.s)]
+		if !capitalized(w.s) {
+			local = r.wholeLocal(w.s)
+		}
+		if local != "" && exceptedName(l.ws, ms, i) {
 			r.leaveOut(local, l.n, l.msg)
 			r.tk.keep(l.n, l.t)
 			left = true
 		}
 	}
 	return left
+}
+
+// wholeLocal is the local part of the one address read so far that word
+// w in lower case is the whole of ("except p.ramos@ and the tech-leads
+// list"), "" for none.
+func (r *Reader) wholeLocal(w string) string {
+	if !isLocalWord(w) {
+		return ""
+	}
+	k := folded(w)
+	first, _, _ := strings.Cut(k, "-")
+	first, _, _ = strings.Cut(first, ".")
+	first, _, _ = strings.Cut(first, "_")
+	if local := r.st.people[first]; local != "" && folded(local) == k {
+		return local
+	}
+	return ""
 }
 
 // What a word of a line that leaves someone out says of a person.
@@ -342,8 +363,9 @@ func exceptedName(ws []word, ms []match, i int) bool {
 	if k < 0 || ws[k].ends || ws[k].clause {
 		return false
 	}
-	if k > 0 && nameAnds[folded(ws[k].s)] && capitalized(ws[k-1].s) && !ws[k-1].clause && !ws[k-1].ends {
-		// "except Dan and Eleni": the second name is left out as the first.
+	if k > 0 && nameAnds[folded(ws[k].s)] && (capitalized(ws[k-1].s) || strings.HasSuffix(ws[k-1].s, "@")) && !ws[k-1].clause && !ws[k-1].ends {
+		// "except Dan and Eleni", "except p.ramos@ and the tech-leads
+		// list": the second is left out as the first.
 		return exceptedName(ws, ms, k-1)
 	}
 	for _, m := range ms {

@@ -432,7 +432,7 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 		}
 		return Decision{Reason: ReasonColleague, By: c.f.coll.first(), ways: c.f.coll}, true
 	},
-	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.recipientAsked(c.vw.first, c.f) },
+	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.recipientAsked(c.vw.first, c.v, c.f, c.own) },
 	func(c ruleCase) (Decision, bool) { return Decision{}, c.t.senderAsked(c.vw.first, c.v, c.f, c.own) },
 	func(c ruleCase) (Decision, bool) {
 		if c.vw.first.zone != zBody || c.vw.older == nil {
@@ -446,11 +446,23 @@ var addressRules = []func(c ruleCase) (Decision, bool){
 // deciding mail points at without naming anyone ("please stop sending to
 // his address, the one below"): a target, unless the requester asks for
 // themselves or the forwarded mail is a bounce report or an automatic
-// reply (whose recipient is the system that sent the mail it answers).
-func (t *Ticket) recipientAsked(o occurrence, f *facts) bool {
+// reply (whose recipient is the system that sent the mail it answers), or
+// the mail came from someone else to the requester's own organization (a
+// customer's complaint to "info@" that a partner passes on: "her address"
+// is the customer's).
+func (t *Ticket) recipientAsked(o occurrence, v string, f *facts, own Own) bool {
 	a := f.w.anchor
 	return o.zone == zRecipient && a >= 0 && f.w.targets[o.msg] && o.msg != a && f.self == nil &&
-		t.mails[a].named == 0 && !t.mails[o.msg].bounce && !t.mails[o.msg].auto && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes()
+		t.mails[a].named == 0 && !t.mails[o.msg].bounce && !t.mails[o.msg].auto && t.mails[o.msg].named == 0 && f.w.p.Mode.Changes() &&
+		!t.receivedFromOutside(o.msg, v, f, own)
+}
+
+// receivedFromOutside reports mail m, sent to v at the requester's
+// domain, from a person who is neither the requester nor ours.
+func (t *Ticket) receivedFromOutside(m int, v string, f *facts, own Own) bool {
+	from := t.mails[m].from
+	return f.hasReq && sameDomain(v, f.req.value) && from != "" && !sameDomain(from, f.req.value) &&
+		!isSystem(from) && !t.isOurs(from, own) && !t.fromOurDomain(from)
 }
 
 // asksForOther reports a request whose words say it is for another

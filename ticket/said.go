@@ -54,8 +54,9 @@ type said struct {
 	weak ask
 	// missing: it says mail does not arrive, which its writer wants.
 	missing bool
-	// selective: it picks its targets by a condition.
-	selective bool
+	// selective: it picks its targets by a condition; byCondition: by
+	// one that is no place in a list ("the ones marked spam report").
+	selective, byCondition bool
 	// keepsSome: it says some mail is still wanted ("the invoices yes").
 	keepsSome bool
 	// keepsAll: a sentence of it that names no address ends saying to
@@ -637,7 +638,7 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			continue
 		}
 		request = s.readWay(m, ms, l, slips) || request
-		if m.class == cSelective && s.pickFollowed(l, m) {
+		if m.class == cSelective && s.followsPick(l, m) {
 			continue
 		}
 		switch {
@@ -659,6 +660,24 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 		}
 	}
 	return request, notSuppress
+}
+
+// followsPick reports a selective phrase m the rule follows or that
+// picks no target (pickFollowed); of one it cannot follow, it notes
+// whether it picks by a condition rather than a place in a list.
+func (s *said) followsPick(l *line, m match) bool {
+	if s.pickFollowed(l, m) {
+		return true
+	}
+	s.byCondition = s.byCondition || !namesPlace(l.ws[m.first:m.end])
+	return false
+}
+
+// namesPlace reports words that name a place in a list ("just the
+// first two"), not a condition ("the ones marked spam report").
+func namesPlace(ws []word) bool {
+	from, at, _ := placesNamed(ws)
+	return from != 0 || at != 0
 }
 
 // endsKeepingAll reports a keep-all phrase m that ends its sentence, but
