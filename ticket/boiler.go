@@ -101,8 +101,8 @@ var writersAddress = regexp.MustCompile(`(?i)\b(?:` +
 // asks about themselves in so many words ("unsubscribe me"), or whose
 // request is about the address they write from ("put this one back"), is
 // not asked.
-func (t *Ticket) unnamedTarget(w *weighing) {
-	if !w.p.Mode.Changes() || w.asker < 0 || t.namesSomeone(*w) {
+func (t *Ticket) unnamedTarget(w *weighing, own Own) {
+	if !w.p.Mode.Changes() || w.asker < 0 || t.namesSomeone(*w, own) {
 		return
 	}
 	at := 0

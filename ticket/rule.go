@@ -295,7 +295,7 @@ func (t *Ticket) factsOf(w weighing, own Own) *facts {
 	f.self = t.asks(f.req, false, f.w)
 	f.coll = t.asks(f.req, true, f.w)
 	if f.self == nil && f.coll == nil && (f.forwarder != "" || !t.hasRecipient(f.w, own, f.req.value)) {
-		f.self = t.asksAboutNobody(f.req, f.w)
+		f.self = t.asksAboutNobody(f.req, f.w, own)
 	}
 	f.copied = map[string]bool{}
 	for _, p := range t.copied {
@@ -645,12 +645,13 @@ func (t *Ticket) cardLine(n int, v string) bool {
 // angle brackets or parentheses, alone on its line.
 var cardShape = regexp.MustCompile(`^\s*\pL[\pL-]*(?:\s+[\pL-]+){0,2}\s*:\s*\pL[\pL.'’ -]{1,60}?\s*[<(]\s*(?:mailto:)?([^\s<>()@]+@[^\s<>()]+?)\s*[>)]\s*$`)
 
-// namesSomeone reports target mails that name an address or an ID, even
-// one written out in words ("the club's address: pat dot quinn at …") or
-// by its local part, or that are a bounce report.
-func (t *Ticket) namesSomeone(w weighing) bool {
+// namesSomeone reports target mails that name an address not ours or an
+// ID, even one written out in words ("the club's address: pat dot quinn
+// at …") or by its local part, or that are a bounce report. A helpdesk's
+// notice that names its own mailbox names no one.
+func (t *Ticket) namesSomeone(w weighing, own Own) bool {
 	for m := range w.targets {
-		if t.mails[m].named+t.mails[m].ids > 0 || t.mails[m].bounce {
+		if t.namesOthers(m, own) || t.mails[m].ids > 0 || t.mails[m].bounce {
 			return true
 		}
 	}
@@ -879,7 +880,7 @@ func (t *Ticket) firstComment(own Own) (person, bool) {
 // asksAboutNobody is, when the requester's own mail decides and asks
 // something of nobody it names ("please put this one back on the
 // newsletter"), the ways of that request: it is about the writer.
-func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
+func (t *Ticket) asksAboutNobody(req person, w weighing, own Own) *ways {
 	if w.asker < 0 || !w.p.Mode.Changes() && w.p.Mode != ModeCheck || w.p.By.Line == 0 || w.withdrawn {
 		return nil
 	}
@@ -889,7 +890,7 @@ func (t *Ticket) asksAboutNobody(req person, w weighing) *ways {
 	if t.asksForOther(w) {
 		return nil
 	}
-	if t.namesSomeone(w) {
+	if t.namesSomeone(w, own) {
 		return nil
 	}
 	e := w.p.By
