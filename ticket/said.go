@@ -151,7 +151,7 @@ type said struct {
 // asks of anyone.
 var classWays = [classCount]way{
 	cSuppressMe: {sSuppress, aSuppress, false}, cReleaseMe: {sRelease, aRelease, false},
-	cCheckMe: {sAsk, aCheck, false}, cMissingMe: {sRelease, aCheck, false}, cMissing: {ask: aCheck}, cRemoveMe: {sAsk, aRemove, false}, cMe: {sAsk, 0, false},
+	cCheckMe: {sAsk, aCheck, false}, cMissingMe: {sRelease, aCheck, false}, cMissing: {ask: aCheck}, cRemoveMe: {sAsk, aRemove, false}, cMe: {sAsk, 0, false}, cFromHere: {sAsk, 0, false},
 	cSuppressUs: {sSuppress, aSuppress, true}, cReleaseUs: {sRelease, aRelease, true}, cUs: {sAsk, 0, true},
 	cSuppress: {ask: aSuppress}, cRelease: {ask: aRelease}, cCheck: {ask: aCheck}, cKeepAll: {ask: aCheck}, cRemove: {ask: aRemove},
 	cWithdraw: {ask: aWithdraw},
@@ -542,7 +542,7 @@ func (s *said) read(ms []match, l *line) {
 	s.history(l, ms, slips)
 	s.takenBack(l, ms)
 	s.corrects = correctsAddress(l)
-	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"))
+	s.listedNotSelf(len(l.toks) == 0 && strings.HasSuffix(l.t, ":"), ms)
 	s.keepsWriter = keepsWriter(l, ms)
 	s.exceptsWriter = exceptsWriter(l, ms)
 	s.ownStays(l)
@@ -620,11 +620,22 @@ func meBesideChange(l *line, ms []match) bool {
 			continue
 		}
 		from, to := sentence(l.ws, l.ws[m.first].off)
-		if changesIn(ms, from, to) {
+		if changesIn(ms, from, to) || bothNext(l, ms, to) {
 			return true
 		}
 	}
 	return false
+}
+
+// bothNext reports a change asked for "both" in the sentence that begins
+// at word at ("… this one, the one I'm writing from, and my old address,
+// old@…. Please delete the data for both."): the writer's is one of them.
+func bothNext(l *line, ms []match, at int) bool {
+	if at >= len(l.ws) {
+		return false
+	}
+	from, to := sentence(l.ws, l.ws[at].off)
+	return changesIn(ms, from, to) && namesBoth(l.ws[from:to])
 }
 
 // readPhrases notes the way, the addresses kept, the question and the
@@ -1154,7 +1165,10 @@ func sentenceKeeps(ms []match, from, to int) (keeps, kept, asks bool) {
 // the writer: "our" speaks of the addresses listed, not of the writer's
 // own. So does a line that speaks of "our addresses" and ends in a colon
 // over the list ("mail no longer reaches three of our addresses:").
-func (s *said) listedNotSelf(colon bool) {
+func (s *said) listedNotSelf(colon bool, ms []match) {
+	if slices.ContainsFunc(ms, func(m match) bool { return m.class == cFromHere && !m.negated }) {
+		return // "… ez, amelyikről most írok, és a régi címem, x@…": the writer's too
+	}
 	if s.below && s.self == sAsk && s.asks&(aSuppress|aRelease|aRemove) != 0 ||
 		colon && s.self == sAsk && s.colleague {
 		s.self, s.colleague = sNone, false
@@ -1201,8 +1215,10 @@ func wayOf(m match, l *line) way {
 		// phrase is its object, not the writer; "they don't want any
 		// more": its subject is someone else.
 		w.self, w.us = sNone, false
-	case w.self == sAsk && w.ask == 0 && namesOthers(l) && !joinedToOthers(l, m) && !mineInBrackets(l, m):
-		// "Unsubscribe our addresses: a@…, b@…": the words name them.
+	case w.self == sAsk && w.ask == 0 && m.class != cFromHere && namesOthers(l) && !joinedToOthers(l, m) && !mineInBrackets(l, m):
+		// "Unsubscribe our addresses: a@…, b@…": the words name them;
+		// "this one, the one I'm writing from, and old@…" names the
+		// writer's beside.
 		w.self, w.us = sNone, false
 	}
 	return w
@@ -1380,10 +1396,11 @@ func mineInBrackets(l *line, m match) bool {
 // "ni … ni").
 var andWords = map[string]bool{"and": true, "und": true, "et": true, "y": true, "e": true, "en": true, "or": true, "nor": true, "oder": true, "noch": true, "ou": true, "ni": true, "o": true, "ne": true, "of": true, "nem": true}
 
-// namesOthers reports a line that names an address of its own.
+// namesOthers reports a line that names an address of its own, even one
+// written out in words ("My work address: mert [at] office [dot] com").
 func namesOthers(l *line) bool {
 	for _, f := range l.toks {
-		if f.Kind == Address && f.Value != "" {
+		if (f.Kind == Address || f.Kind == WrittenOut) && f.Value != "" {
 			return true
 		}
 	}

@@ -396,11 +396,17 @@ func isNameWord(w string) bool {
 	return true
 }
 
+// phoneLabels are the labels before a phone number, lower case, each
+// before the shorter ones it begins with ("telefone" before "tel").
+var phoneLabels = []string{"telefax", "telephone", "telefone", "telefono", "teléfono", "téléphone", "telefon", "phone", "tél.", "tél", "tel.", "tel",
+	"fax.", "fax", "faks", "mobile", "mobil.", "mobil", "mob.", "mob", "handy", "m:", "t:", "p:", "fon",
+	"tlm.", "tlm", "tlf.", "tlf", "tfn", "cellulare", "celular", "cell.", "cell", "cel.", "cel", "gsm", "puhelin", "puh.", "puh", "kom.", "τηλ.", "τηλ"}
+
 // phoneOrURL reports a phone number or a web address, as signatures carry.
 func phoneOrURL(s string) bool {
 	s = strings.TrimSpace(s)
 	ls := strings.ToLower(s)
-	for _, p := range []string{"tel.", "tel", "phone", "mobile", "mob.", "m:", "t:", "p:", "fon", "telefone", "telefono", "teléfono", "téléphone", "tlm.", "tlm", "tlf.", "tlf", "cel.", "cell.", "cel", "gsm", "puh.", "puh", "kom.", "mob"} {
+	for _, p := range phoneLabels {
 		ls = strings.TrimSpace(strings.TrimPrefix(ls, p))
 	}
 	if strings.HasPrefix(ls, "http://") || strings.HasPrefix(ls, "https://") || strings.HasPrefix(ls, "www.") {

@@ -74,6 +74,12 @@ func candidates(tok string, fn func(string)) {
 		fn(tok)
 		return
 	}
+	if isLink(tok) {
+		// "https://shop.example/u?e=ann%40mail.example": the address is
+		// the link's last value, not its path.
+		cut := strings.LastIndexAny(tok[:at], "=/?&") + 1
+		tok, at = tok[cut:], at-cut
+	}
 	q := strings.IndexByte(tok[at:], '?')
 	if q < 0 {
 		fn(tok)
@@ -88,6 +94,12 @@ func candidates(tok string, fn func(string)) {
 			fieldsAt(v, func(_ int, s string) { fn(s) })
 		}
 	}
+}
+
+// isLink reports a token that is a web link, as a token reads after the
+// scheme's colon: "//shop.example/…", "www.shop.example/…".
+func isLink(tok string) bool {
+	return strings.HasPrefix(tok, "//") || strings.HasPrefix(strings.ToLower(tok), "www.")
 }
 
 // notInDomain are characters that never belong to a domain but follow an
