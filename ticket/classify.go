@@ -135,7 +135,7 @@ func (r *Reader) headerLine(l *line) (lineKind, bool) {
 	}
 	if !st.inHeader && !phraseBooks().has("header-requester", name) && !phraseBooks().has("header-contact", name) {
 		r.titleAbove(l)
-		r.headerBlock(l)
+		r.headerBlock(l, name)
 	}
 	st.inHeader, st.sig, st.footer = true, 0, false
 	z := r.headerZone(l, name)
@@ -156,13 +156,16 @@ func (r *Reader) headerLine(l *line) (lineKind, bool) {
 
 // headerBlock starts a header block: after words it is another mail (a
 // forward pasted without its marker, Outlook's quoted header).
-func (r *Reader) headerBlock(l *line) {
+func (r *Reader) headerBlock(l *line, name string) {
 	st := &r.st
 	switch {
 	case l.depth == 0 && st.body && st.formHead() && len(l.toks) > 0 && isSystem(l.toks[0].Value):
 		// "[Web form submission] Privacy request", "Form: Contact us",
 		// "Submitted: 26 Nov", "Reply-to: noreply@…": one head, a system's
 		// notification of a form, not a mail forwarded under another.
+	case l.depth == 0 && st.body && len(l.toks) == 0 && st.formFields >= 2 && st.formOther <= 1 && phraseBooks().has("header-subject", name):
+		// "Name: Elena Marin", "Phone: …", "Subject: Newsletter",
+		// "Message: …": a contact form's fields, one block, one mail.
 	case l.depth == 0 && st.body, l.depth > 0 && st.qbody:
 		m := r.startMail(l)
 		r.tk.mails[m].forward = true
@@ -182,9 +185,10 @@ func (st *state) formHead() bool {
 }
 
 // labelled reports a line that is a labelled field: a label of up to
-// three words, a colon and a space, a value ("Submitted: 26 Nov 2026").
+// three words, a colon and a space (or a tab, a table's cell), a value
+// ("Submitted: 26 Nov 2026").
 func labelled(t string) bool {
-	i := strings.Index(t, ": ")
+	i := strings.Index(strings.ReplaceAll(t, ":\t", ": "), ": ")
 	return i > 0 && i <= 30 && len(strings.Fields(t[:i])) <= 3 && !strings.Contains(t[:i], "@") && strings.TrimSpace(t[i+2:]) != ""
 }
 
@@ -266,10 +270,14 @@ func (r *Reader) fromHeader(l *line) zone {
 	return zFrom
 }
 
+// copyHeader notes the people a Cc: line copies, and their names: the
+// words may keep one of them by name ("Péter, who is in copy, still
+// wants the newsletter").
 func (r *Reader) copyHeader(l *line) zone {
 	for _, f := range l.toks {
 		if f.Value != "" {
 			r.tk.copied = append(r.tk.copied, person{f.Value, l.msg, l.n})
+			r.noteCopiedName(f.Value[:strings.LastIndexByte(f.Value, '@')], nameBefore(l.t, f.off))
 		}
 	}
 	return zCopy

@@ -1228,7 +1228,11 @@ type modeCase struct {
 	followed bool
 	// placed: a mail newer than the asking mail names a place in a list
 	// and IDs of its own ("Scratch the second one").
-	placed     bool
+	placed bool
+	// fewer: the asking mail asks a change of a bare count of the IDs
+	// listed, fewer than listed ("release the two bounce ones" over
+	// three).
+	fewer      bool
 	st         mailStatement
 	ids, addrs int
 	// named: the addresses the asking mail's words name, the writer's
@@ -1292,7 +1296,7 @@ var modeRules = []modeRule{
 	// own or in the request ("¿Me pueden liberar los dos primeros?"):
 	// which two, a person must say.
 	{func(c modeCase) bool {
-		return c.ids > 0 && (c.st.picks || c.st.ordinal || c.st.selective || c.placed) && !c.followed && c.asks&changing != 0
+		return c.ids > 0 && (c.st.picks || c.st.ordinal || c.st.selective || c.placed || c.fewer) && !c.followed && c.asks&changing != 0
 	},
 		ModeUnsure, firstChange, "picks its IDs in words the rule cannot follow: choose them by hand"},
 	// "… suppressed after a spam complaint …. Could you please release
@@ -1420,6 +1424,7 @@ func (t *Ticket) decideMode(w *weighing, sts []mailStatement, own Own) {
 		c.unread = t.mails[w.asker].unread && (t.namedDistinct(w, nil) > 1 || !st.subjectOwn)
 	}
 	t.countFor(&c, w, own)
+	c.fewer = c.ids > 0 && t.countedFewer(*w, len(t.listedIDs(*w)))
 	for _, r := range modeRules {
 		if !r.when(c) {
 			continue

@@ -133,6 +133,49 @@ func placesNamed(ws []word) (from, at, count int) {
 	return from, at, count
 }
 
+// countedFewer reports a sentence of the asking mail of w that asks a
+// change of a bare count, fewer than the n IDs listed ("Please release
+// the two bounce ones" over three): which, a person says.
+func (t *Ticket) countedFewer(w weighing, n int) bool {
+	for _, o := range t.ordinals {
+		if o.msg != w.asker || !t.asksAt(o.n) {
+			continue
+		}
+		all := wordsOf(nil, t.lines[o.n])
+		for from := 0; from < len(all); {
+			to := sentenceEnd(all, from)
+			if first, at, count := placesNamed(all[from:to]); first == 0 && at == 0 && count > 0 && count < n && countAfterArticle(all[from:to]) {
+				return true
+			}
+			from = to
+		}
+	}
+	return false
+}
+
+// countAfterArticle reports a count word right after an article or a
+// demonstrative ("the two", "die beiden", "les deux", "de to"): a count
+// of things, not "to" or "due" of another language's prose.
+func countAfterArticle(ws []word) bool {
+	for i := 1; i < len(ws); i++ {
+		if p := placeOf(ws[i]); (p == countTwo || p == countThree) && countArticles[folded(ws[i-1].s)] {
+			return true
+		}
+	}
+	return false
+}
+
+// countArticles are the articles and demonstratives of the books'
+// languages that stand before a count ("the two", "i due", "ne kaksi").
+var countArticles = wordSet("the these those die diese jene les ces los las estos estas esos esas " +
+	"i gli le questi queste quei quelle os as estes esses essas de deze dei dem dessa disse " +
+	"te ty tyto ti ci cei acele aceste ne nämä οι τα τις αυτές αυτά a az ezek azok bu şu")
+
+// asksAt reports line n asking a change.
+func (t *Ticket) asksAt(n int) bool {
+	return slices.ContainsFunc(t.said, func(s said) bool { return s.line == n && s.asks&changing != 0 })
+}
+
 // listedIDs is the suppression IDs the target mails of w name, each once,
 // in the order first named.
 func (t *Ticket) listedIDs(w weighing) []string {

@@ -1,6 +1,7 @@
 package ticket
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,7 +20,7 @@ func (r *Reader) notePeople(local string) {
 	if r.st.people == nil {
 		r.st.people = map[string]string{}
 	}
-	for _, p := range strings.FieldsFunc(local, func(c rune) bool { return !unicode.IsLetter(c) }) {
+	for _, p := range localPieces(local) {
 		if len(p) < 2 || len(r.st.people) >= maxLocals {
 			continue
 		}
@@ -29,6 +30,32 @@ func (r *Reader) notePeople(local string) {
 			continue
 		}
 		r.st.people[k] = local
+	}
+}
+
+// localPieces are the runs of letters of a local part.
+func localPieces(local string) []string {
+	return strings.FieldsFunc(local, func(c rune) bool { return !unicode.IsLetter(c) })
+}
+
+// noteCopiedName keeps, of the local part of an address a Cc: line
+// copies, the pieces its name beside it spells as a person's name
+// ("Horváth Péter <horvath.peter@…>"), not a team's ("IT Team <it@…>"):
+// a line that keeps that person by name keeps that address
+// (peopleNarrowed).
+func (r *Reader) noteCopiedName(local, name string) {
+	pieces := localPieces(folded(local))
+	for _, w := range strings.Fields(name) {
+		w = strings.Trim(w, "\"'")
+		if k := folded(w); capitalised(w) && slices.Contains(pieces, k) && len(r.st.copiedPeople) < maxLocals {
+			if r.st.copiedPeople == nil {
+				r.st.copiedPeople = map[string]string{}
+			}
+			if was, ok := r.st.copiedPeople[k]; ok && was != local {
+				local = "" // several copied people have it
+			}
+			r.st.copiedPeople[k] = local
+		}
 	}
 }
 
@@ -294,6 +321,9 @@ type narrowedName struct {
 func (r *Reader) peopleNarrowed() {
 	for _, n := range r.st.narrowed {
 		local, ok := r.st.people[n.name]
+		if !ok && !n.only {
+			local, ok = r.st.copiedPeople[n.name]
+		}
 		if !ok || n.whole && folded(local) != n.name {
 			continue
 		}

@@ -96,12 +96,16 @@ type state struct {
 	names           map[string]string // a sender's address by the name beside it
 	locals          map[string]bool   // the local parts of the addresses read, true for a distinctive one (localName)
 	people          map[string]string // the name-like pieces of the local parts of the addresses the words name ("claire", "jp" of jp.martin@…), each to its local part, "" when several have it
+	copiedPeople    map[string]string // the same of the people a Cc: line copies, by the name beside their address
 	lastHeaderBlock int               // the mail the last header block began
 	// head counts the lines of the ticket's first block of words, before
 	// its first empty line: labelled fields ("Form: Contact us",
 	// "Submitted: 26 Nov") and others; headDone: that block has ended.
 	headFields, headOther int
 	headDone              bool
+	// formFields and formOther count the same for the block of lines
+	// being read, since its last empty line.
+	formFields, formOther int
 	// statusMsg is the bounce report whose statuses are being read, its
 	// last recipient, and whether its delayed part has begun.
 	statusMsg     int
@@ -355,12 +359,14 @@ func (r *Reader) countWords(l *line) {
 // one) begins and the top of the text, its headers, ends.
 func (r *Reader) noteHead(l *line, kind lineKind) {
 	st := &r.st
-	if l.depth == 0 && !kind.header && !st.headDone {
-		if labelled(l.t) {
-			st.headFields++
-		} else {
-			st.headOther++
+	if l.depth == 0 && !kind.header {
+		field := labelled(l.t)
+		if !st.headDone {
+			st.headFields += b2i(field)
+			st.headOther += b2i(!field)
 		}
+		st.formFields += b2i(field)
+		st.formOther += b2i(!field)
 	}
 	if l.depth == 0 {
 		st.body = st.body || !kind.header
@@ -466,6 +472,7 @@ func (r *Reader) blank() {
 	st.inHeader = false
 	st.gap = true
 	st.convGap = st.convLine > 0
+	st.formFields, st.formOther = 0, 0
 	if st.sig > 0 && st.sig < signatureLines {
 		st.sig, st.sigCut = 0, true
 	}
@@ -635,4 +642,12 @@ func (r *Reader) startMail(l *line) int {
 	}
 	l.msg = m
 	return m
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -551,12 +551,33 @@ func (s *said) read(ms []match, l *line) {
 		// that gets them is the one named, not the writer's.
 		s.self = sNone
 	}
+	if s.self == sAsk && s.asks&changing == 0 && selfOnlyFromHere(l, ms) {
+		// "Alles weitere bitte an diese Adresse hier": where to write,
+		// no request about the address the writer writes from.
+		s.self = sNone
+	}
 	if s.self == sAsk && s.asks&changing != 0 && !meBesideChange(l, ms) {
 		// "Two hard bounces came back to my inbox. … Can you put them
 		// on the suppression list?": the writer tells where the mail
 		// came; the request is about others.
 		s.self = sNone
 	}
+}
+
+// selfOnlyFromHere reports a line whose only words about its writer name
+// the address they write from ("this address here").
+func selfOnlyFromHere(l *line, ms []match) bool {
+	from := false
+	for _, m := range ms {
+		switch {
+		case m.negated:
+		case m.class == cFromHere:
+			from = true
+		case classWays[m.class].self != sNone, m.class == cOnly && onlyMe(l.ws, m.end):
+			return false
+		}
+	}
+	return from
 }
 
 // correctsAddress reports a line that corrects an address it names a few
@@ -1125,9 +1146,12 @@ func ownWord(ws []word) bool {
 }
 
 // exceptsWriter reports an exclusion that names the writer ("… but NOT
-// mine", "all of us except me").
+// mine", "all of us except me"), or the address they write from negated
+// ("… not the one I'm writing from").
 func exceptsWriter(l *line, ms []match) bool {
-	return slices.ContainsFunc(ms, func(m match) bool { return m.class == cExclude && !m.negated && onlyMe(l.ws, m.end) })
+	return slices.ContainsFunc(ms, func(m match) bool {
+		return m.class == cExclude && !m.negated && onlyMe(l.ws, m.end) || m.class == cFromHere && m.negated
+	})
 }
 
 // onlyBefore reports an only phrase, not negated, among the words from
