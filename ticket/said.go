@@ -546,22 +546,7 @@ func (s *said) read(ms []match, l *line) {
 	s.keepsWriter = keepsWriter(l, ms)
 	s.exceptsWriter = exceptsWriter(l, ms)
 	s.ownStays(l)
-	if s.self == sSuppress && receivedAt(l, ms) {
-		// "We keep getting the reminders at dispatch@…": the address
-		// that gets them is the one named, not the writer's.
-		s.self = sNone
-	}
-	if s.self == sAsk && s.asks&changing == 0 && selfOnlyFromHere(l, ms) {
-		// "Alles weitere bitte an diese Adresse hier": where to write,
-		// no request about the address the writer writes from.
-		s.self = sNone
-	}
-	if s.self == sAsk && s.asks&changing != 0 && !meBesideChange(l, ms) {
-		// "Two hard bounces came back to my inbox. … Can you put them
-		// on the suppression list?": the writer tells where the mail
-		// came; the request is about others.
-		s.self = sNone
-	}
+	s.whoseAfterAll(l, ms)
 }
 
 // selfOnlyFromHere reports a line whose only words about its writer name
@@ -578,6 +563,28 @@ func selfOnlyFromHere(l *line, ms []match) bool {
 		}
 	}
 	return from
+}
+
+// whoseAfterAll settles, once the line is read, that what it says of
+// its writer is not about the address they write from: mail received
+// at an address it names, where to write, a change asked of others.
+func (s *said) whoseAfterAll(l *line, ms []match) {
+	if s.self == sSuppress && receivedAt(l, ms) {
+		// "We keep getting the reminders at dispatch@…": the address
+		// that gets them is the one named, not the writer's.
+		s.self = sNone
+	}
+	if s.self == sAsk && s.asks&changing == 0 && selfOnlyFromHere(l, ms) {
+		// "Alles weitere bitte an diese Adresse hier": where to write,
+		// no request about the address the writer writes from.
+		s.self = sNone
+	}
+	if s.self == sAsk && s.asks&changing != 0 && !meBesideChange(l, ms) {
+		// "Two hard bounces came back to my inbox. … Can you put them
+		// on the suppression list?": the writer tells where the mail
+		// came; the request is about others.
+		s.self = sNone
+	}
 }
 
 // correctsAddress reports a line that corrects an address it names a few
