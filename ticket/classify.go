@@ -794,24 +794,45 @@ func phonesOnly(l *line) bool {
 	return len(l.toks) == 0 && len(parts) > 0 && !slices.ContainsFunc(parts, func(p string) bool { return !phoneOrURL(p) })
 }
 
-// wordsLine reads a line of a mail's words, which may also be a one-line
-// signature ("Jane Doe - jane@…"): the next line with text decides.
-func (r *Reader) wordsLine(l *line) lineKind {
+// wordsKind is what a line of words may be besides words: a one-line
+// signature (the next line decides), a row of a table of such lines, a
+// name's or a phone's line.
+func (r *Reader) wordsKind(l *line) lineKind {
 	st := &r.st
-	kind := lineKind{plain: true}
-	if shape := signatureShape(l.t, l.toks); shape != "" {
-		kind = lineKind{shape: shape}
+	shape := signatureShape(l.t, l.toks)
+	switch {
+	case shape != "":
+		kind := lineKind{shape: shape}
 		switch {
-		case st.last.n == l.above() && st.last.shape == shape:
+		case st.last.n == l.above() && st.last.shape == shape && !r.signatureRunsOn(l):
 			// A table of such lines, not a signature.
 		case st.last.colon:
 			// The list a line ending in ':' announced.
 		default:
 			kind.candidate = true
 		}
-	} else if len(l.toks) == 0 && (phoneOrURL(l.t) || nameLike(l.t, false) && len(l.ws) <= 6) {
-		kind.plain = false
+		return kind
+	case len(l.toks) == 0 && (phoneOrURL(l.t) || nameLike(l.t, false) && len(l.ws) <= 6):
+		return lineKind{}
+	case len(l.toks) == 1 && r.signatureRunsOn(l):
+		// "Gabor Szabo, manager: gabor@…" under "Billing: billing@…".
+		return lineKind{candidate: true}
 	}
+	return lineKind{plain: true}
+}
+
+// signatureRunsOn reports a labelled line ("Booking: booking@…") right
+// under a run of a signature's labelled lines of addresses
+// ("Reception: reception@… | +36 …"): the signature goes on.
+func (r *Reader) signatureRunsOn(l *line) bool {
+	return r.st.sigRun > 0 && r.st.sigRun == l.above()-1 && labelled(l.t)
+}
+
+// wordsLine reads a line of a mail's words, which may also be a one-line
+// signature ("Jane Doe - jane@…"): the next line with text decides.
+func (r *Reader) wordsLine(l *line) lineKind {
+	st := &r.st
+	kind := r.wordsKind(l)
 	if l.msg == 0 && l.depth == 0 && !st.body && titleLine(l.t) {
 		// A helpdesk export's title: its subject.
 		r.tk.mails[0].subject = l.n

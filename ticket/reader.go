@@ -106,6 +106,9 @@ type state struct {
 	// formFields and formOther count the same for the block of lines
 	// being read, since its last empty line.
 	formFields, formOther int
+	// sigRun: the line of the last one-line signature read, which a
+	// labelled line of an address right under it carries on.
+	sigRun int
 	// statusMsg is the bounce report whose statuses are being read, its
 	// last recipient, and whether its delayed part has begun.
 	statusMsg     int
@@ -489,8 +492,10 @@ func (r *Reader) decideCandidate(n int, k lineKind, depth int) {
 	}
 	c := &r.queue[st.cand]
 	switch ends := endsMail(k, c, n, depth, st.candShape); {
-	case ends && !st.candField:
+	case ends && !st.candField, st.sigRun > 0 && st.sigRun == c.n-1 && labelled(r.tk.lines[c.n]):
+		// A one-line signature, or a labelled line of one under it.
 		r.toSignature(c, st.candMsg)
+		st.sigRun = c.n
 	case !ends && st.candAside:
 		// "Email: b@…" under "please unsubscribe a@…", in the body:
 		// another target, or the writer's? The review asks.

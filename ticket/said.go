@@ -2498,9 +2498,10 @@ func exceptsAt(ws []word, m match, at int) (out, ok bool) {
 // "außer der Adresse x@…"), none ending a clause.
 func gapBefore(ws []word, from, at int) bool {
 	n := at - from
-	if n >= 1 && n <= 3 && ws[at].opens && isNameWord(ws[at-1].s) && !ws[at-1].ends && shortWords(ws[from:at-1]) {
-		// "Behalve Sanne (s.bos@…)", "Excepto la de Rocío (r.santos@…)":
-		// a name, its address in brackets.
+	if n >= 1 && n <= 3 && ws[at].opens && !ws[at-1].ends && shortWords(ws[from:at-1]) {
+		// "Behalve Sanne (s.bos@…)", "Excepto la de Rocío (r.santos@…)",
+		// "gardez la mienne (sandrine@)": a name or a pronoun, its
+		// address in brackets.
 		return true
 	}
 	if n < 1 || n > 2 {
