@@ -188,7 +188,10 @@ func (st *state) formHead() bool {
 // three words, a colon and a space (or a tab, a table's cell), a value
 // ("Submitted: 26 Nov 2026").
 func labelled(t string) bool {
-	i := strings.Index(strings.ReplaceAll(t, ":\t", ": "), ": ")
+	i := strings.Index(t, ": ")
+	if j := strings.Index(t, ":\t"); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
 	return i > 0 && i <= 30 && len(strings.Fields(t[:i])) <= 3 && !strings.Contains(t[:i], "@") && strings.TrimSpace(t[i+2:]) != ""
 }
 
