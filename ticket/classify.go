@@ -679,12 +679,28 @@ func (r *Reader) delimiterLine(l *line) (lineKind, bool) {
 // starts.
 func (r *Reader) closingLine(l *line) (lineKind, bool) {
 	k, rest := closing(l.ws)
-	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !r.longClosing(l, rest) {
+	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !r.longClosing(l, rest) && !signedOnLine(l, rest) {
 		return lineKind{}, false
 	}
 	r.st.sig, r.st.sigDepth = signatureLines, l.depth
 	r.signature(l)
 	return lineKind{closing: true, signature: len(l.toks) > 0}, true
+}
+
+// signedOnLine reports a closing whose line goes on as a whole
+// signature, its parts between dashes or bars, naming an address and
+// asking nothing ("mvh søren kjær, kjær tømrer aps – soren@… – fakturaer
+// til bogholderi@… – mobil 20 00 00 00").
+func signedOnLine(l *line, rest int) bool {
+	if len(l.toks) == 0 || strings.Count(l.t[l.ws[rest].off:], " – ")+strings.Count(l.t[l.ws[rest].off:], " | ")+strings.Count(l.t[l.ws[rest].off:], " — ") < 2 {
+		return false
+	}
+	for _, m := range phraseBooks().trees[inWords].find(nil, l.ws, phraseBooks().trees[negations]) {
+		if w := classWays[m.class]; w.ask != 0 || w.self != sNone {
+			return false
+		}
+	}
+	return true
 }
 
 // openerLine: "Sent from my iPhone" and the address under it.

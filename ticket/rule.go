@@ -910,9 +910,9 @@ func (t *Ticket) asksAboutNobody(req person, w weighing, own Own) *ways {
 var aboutSomeoneElse = regexp.MustCompile(`(?i)\b(?:her|his|their|(?-i:\p{Lu})\pL+(?:'s|’s)|(?:my|our)\s+(?:\pL+\s+){0,2}\pL+(?:'s|’s|s'|s’)|(?:the|our|this|a)\s+(?:customer|client|user|subscriber|member|recipient|person|contact)(?:'s|’s|s'|s’)?)\s+(?:own\s+)?(?:e-?mail\s+|mail\s+)?(?:address(?:es)?|mailbox(?:es)?|inbox(?:es)?|e-?mails?)\b`)
 
 // aboutSomeoneElseAbroad is aboutSomeoneElse in the other books'
-// languages, where the possessive is not also the polite "your" ("ihre
-// Adresse" is, "seine" is not).
-var aboutSomeoneElseAbroad = regexp.MustCompile(`(?i)\b(?:seine|seiner|seinen)\s+(?:e-?mail-?)?(?:adresse|postfach)|(?:son|sa)\s+(?:adresse|bo[iî]te|courriel|e-?mail)|suo\s+indirizzo|sua\s+(?:casella|e-?mail)|(?:endere[cç]o|e-?mail|caixa)\s+(?:dele|dela)|(?:direcci[oó]n|correo|cuenta)\s+de\s+(?:ella|[eé]l)|(?:haar|zijn)\s+(?:e-?mail)?(?:adres|mailbox|postvak)\b`)
+// languages, where the possessive is not also the polite "your" ("Ihre
+// Adresse" is, "seine" and "ihre" in lower case are not).
+var aboutSomeoneElseAbroad = regexp.MustCompile(`(?i)\b(?:seine|seiner|seinen|(?-i:ihre|ihrer|ihren))\s+(?:e-?mail-?)?(?:adresse|postfach)|(?:son|sa)\s+(?:adresse|bo[iî]te|courriel|e-?mail)|suo\s+indirizzo|sua\s+(?:casella|e-?mail)|(?:endere[cç]o|e-?mail|caixa)\s+(?:dele|dela)|(?:direcci[oó]n|correo|cuenta)\s+de\s+(?:ella|[eé]l)|(?:haar|zijn)\s+(?:e-?mail)?(?:adres|mailbox|postvak)\b`)
 
 // namedAbroad matches, in the other books' languages, a person's address
 // by their name ("die Adresse von Frau Meier", "la dirección de Marta",
@@ -944,7 +944,7 @@ func aboutSomeone(s string) bool {
 // abroadWords are the possessives aboutSomeoneElseAbroad begins or ends
 // with: a line with none of them is not read with it (a regular
 // expression of many branches is slow on every line of a ticket).
-var abroadWords = []string{"seine", "son ", "sa ", "suo ", "sua ", "dele", "dela", "de ella", "de él", "de el", "haar ", "zijn "}
+var abroadWords = []string{"seine", "ihre", "son ", "sa ", "suo ", "sua ", "dele", "dela", "de ella", "de él", "de el", "haar ", "zijn "}
 
 // mayBeAbroad reports a line that holds one of abroadWords.
 func mayBeAbroad(s string) bool { return holdsAny(s, abroadWords) }
@@ -997,10 +997,12 @@ var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppres
 // recipient the request may be about (recipientAsked): not one sent to us
 // (a customer's mail to our support mailbox that our agent forwards), nor
 // one sent to the requester (our newsletter they forward: "please stop
-// sending messages to this address" is about them).
+// sending messages to this address" is about them), nor one sent to the
+// forwarder who signs the top mail (a theatre's box office passing on a
+// patron's mail to it).
 func (t *Ticket) hasRecipient(w weighing, own Own, req string) bool {
 	for _, v := range t.order {
-		if t.isOurs(v, own) || t.sentTo[v] || v == req {
+		if t.isOurs(v, own) || t.sentTo[v] || v == req || slices.ContainsFunc(t.signers, func(p person) bool { return p.value == v }) {
 			continue
 		}
 		for _, o := range t.records[v].occ {
