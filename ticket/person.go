@@ -51,10 +51,11 @@ func (r *Reader) noteCopiedName(local, name string) {
 			if r.st.copiedPeople == nil {
 				r.st.copiedPeople = map[string]string{}
 			}
+			v := local
 			if was, ok := r.st.copiedPeople[k]; ok && was != local {
-				local = "" // several copied people have it
+				v = "" // several copied people have it
 			}
-			r.st.copiedPeople[k] = local
+			r.st.copiedPeople[k] = v
 		}
 	}
 }
