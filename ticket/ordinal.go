@@ -197,7 +197,7 @@ func (t *Ticket) followOrdinals(w weighing, own Own) (kept map[string]int, ok bo
 	if len(list) < 2 || len(t.ordinals) == 0 {
 		return nil, false
 	}
-	pick, keep, line, ok := t.placesSaid(w, own, len(list))
+	pick, keep, line, ok := t.placesSaid(w, own, list)
 	if !ok || slices.ContainsFunc(pick, func(i int) bool { return slices.Contains(keep, i) }) {
 		return nil, false
 	}
@@ -219,14 +219,14 @@ func (t *Ticket) followOrdinals(w weighing, own Own) (kept map[string]int, ok bo
 // ours (ours too in a ticket all ours) newer than its asker pick and keep
 // in a list of n, and the first
 // line that names any; ok when some line does and none is unclear.
-func (t *Ticket) placesSaid(w weighing, own Own, n int) (pick, keep []int, line int, ok bool) {
+func (t *Ticket) placesSaid(w weighing, own Own, list []string) (pick, keep []int, line int, ok bool) {
 	newer := t.newerThan(w.asker)
 	internal := t.internal(own)
 	for _, o := range t.ordinals {
 		if !w.targets[o.msg] && !newer[o.msg] || t.ours(o.msg, own) && !internal {
 			continue
 		}
-		p, k, clear := readPlaces(t.lines[o.n], n)
+		p, k, clear := readPlaces(t.lines[o.n], list)
 		if !clear {
 			return nil, nil, 0, false
 		}
@@ -279,10 +279,11 @@ func (t *Ticket) placedAround(w weighing) bool {
 	return slices.ContainsFunc(t.ordinals, func(o ordinalLine) bool { return newer[o.msg] && t.mails[o.msg].ids > 0 })
 }
 
-// readPlaces reads the sentences of a line that name places in a list of
-// n: those asked for (pick), those kept (keep); clear is false when a
+// readPlaces reads the sentences of a line that name places in the list:
+// those asked for (pick), those kept (keep); clear is false when a
 // sentence naming places both asks and keeps.
-func readPlaces(text string, n int) (pick, keep []int, clear bool) {
+func readPlaces(text string, list []string) (pick, keep []int, clear bool) {
+	n := len(list)
 	all := wordsOf(nil, text)
 	var ms []match
 	for from := 0; from < len(all); {
@@ -296,6 +297,12 @@ func readPlaces(text string, n int) (pick, keep []int, clear bool) {
 				continue
 			}
 			at := positions(ws[m.first:withCount(ws, m.end, len(ws))], n)
+			switch k := idAfter(ws, m.end, list); {
+			case k > 0:
+				at = []int{k} // "Die zweite Sperre 3e7a…" means 3e7a…, wherever it stands
+			case k < 0:
+				continue // an ID the list does not hold (kept apart): no place in it
+			}
 			if at == nil {
 				continue
 			}
@@ -311,6 +318,26 @@ func readPlaces(text string, n int) (pick, keep []int, clear bool) {
 		from = to
 	}
 	return pick, keep, true
+}
+
+// idAfter is the place (1-based) in the list of the ID written right
+// after an ordinal phrase ending at end, a noun or a bracket between
+// ("the last one (8d52f6e0-…)", "die dritte Sperre c4d0…"); -1 for an
+// ID the list does not hold, 0 for none.
+func idAfter(ws []word, end int, list []string) int {
+	for k := end; k < min(end+2, len(ws)); k++ {
+		v, err := api.NormalizeID(strings.Trim(ws[k].s, "<>()[]\"'.,;:"))
+		if err == nil {
+			if i := slices.Index(list, v); i >= 0 {
+				return i + 1
+			}
+			return -1
+		}
+		if ws[k].ends || ws[k].clause && !ws[k+min(1, len(ws)-1-k)].opens {
+			return 0
+		}
+	}
+	return 0
 }
 
 // placesWay is what the clause of the ordinal phrase m does with its

@@ -459,15 +459,28 @@ func nounUse(l *line, m match) bool {
 		return true
 	}
 	r, _ := utf8.DecodeRuneInString(w.s)
-	return unicode.IsUpper(r) && determiners[folded(prev.s)] || labelUse(l.ws, m)
+	return unicode.IsUpper(r) && determinedAt(l.ws, m.first, determiners) || labelUse(l.ws, m)
+}
+
+// determinedAt reports a determiner of the set before word i, or one
+// before a place word before it: "die dritte Sperre", "the third block".
+func determinedAt(ws []word, i int, set map[string]bool) bool {
+	if i == 0 || ws[i-1].ends {
+		return false
+	}
+	if set[folded(ws[i-1].s)] {
+		return true
+	}
+	p := placeOf(ws[i-1])
+	return i >= 2 && p >= placeFirst && p <= placeLast && !ws[i-2].ends && set[folded(ws[i-2].s)]
 }
 
 // labelUse reports a one-word phrase between an article and a word for
-// an entry ("the resubscribe one", "the unsubscribe rows"): a label of
-// rows, not a request.
+// an entry ("the resubscribe one", "the unsubscribe rows") or the entry
+// itself ("the third block c4d07a55-…"): a label of rows, not a request.
 func labelUse(ws []word, m match) bool {
-	return m.end-m.first == 1 && m.first > 0 && m.end < len(ws) && !ws[m.first-1].ends && !ws[m.first].clause &&
-		labelArticles[folded(ws[m.first-1].s)] && entryWords[folded(ws[m.end].s)]
+	return m.end-m.first == 1 && m.end < len(ws) && !ws[m.first].clause && determinedAt(ws, m.first, labelArticles) &&
+		(entryWords[folded(ws[m.end].s)] || addressOrID(ws[m.end].s))
 }
 
 // labelArticles and entryWords frame a label: "the … one".
