@@ -565,6 +565,23 @@ func (t *Ticket) asideNotes(w *weighing) {
 	}
 }
 
+// elsewhereUnnamed asks for the address a request is about when its
+// writer says they write from another one and names none ("Please
+// unsubscribe me. I'm writing from my work email."): the one they write
+// from may not be it.
+func (t *Ticket) elsewhereUnnamed(w *weighing) {
+	if !w.p.Mode.Changes() {
+		return
+	}
+	for m := range w.targets {
+		if n := t.mails[m].elsewhere; n > 0 && t.wordsNameOthers(m) == 0 {
+			w.p.Evidence = append(w.p.Evidence, Said{Line: n, Text: t.lines[n], Says: "writes from another address"})
+			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d says the writer writes from another address than the one meant, and the ticket names none: ask which", n))
+			return
+		}
+	}
+}
+
 // nameAlone reports a line that is a name and nothing else ("Claire",
 // "Rosa Keel"): a signature's first line.
 func nameAlone(l *line, kind lineKind) bool {

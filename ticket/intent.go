@@ -1641,6 +1641,7 @@ func (t *Ticket) notes(w *weighing, own Own) {
 	t.unresolved(w)
 	t.siblingSlips(w, own)
 	t.asideNotes(w)
+	t.elsewhereUnnamed(w)
 	t.scattered(w, own)
 }
 

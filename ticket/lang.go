@@ -130,6 +130,11 @@ const (
 	// pasted into the ticket ("This email was sent to x@…"): the address
 	// the ticket is about, never a signature's.
 	cSentTo
+	// cElsewhere says the writer writes from another address of theirs
+	// than the one the request is about ("I'm writing from my work
+	// email", "escrevo a partir do e-mail do escritório"): beside an
+	// address of their own that the words name, the sender's is left out.
+	cElsewhere
 	classCount // how many
 )
 
@@ -153,6 +158,7 @@ var sections = map[string]struct {
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
 	"stop-notice": {cStopNotice, stopNotices}, "sent-to": {cSentTo, inWords},
+	"from-elsewhere": {cElsewhere, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

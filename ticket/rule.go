@@ -46,6 +46,7 @@ const (
 	ReasonSignature       = "only in a signature"
 	ReasonContact         = "where the answer is to go, not a target"
 	ReasonWriter          = "the writer's own address, not asked for"
+	ReasonElsewhere       = "the address the writer writes from, not the one they ask about"
 	ReasonExcept          = "the ticket says not to touch it"
 	ReasonWritten         = "written out in words — check it, t takes it in"
 	ReasonOtherID         = "the ID of something else (a trace or request ID), not a suppression's"
@@ -587,6 +588,10 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 	case t.keptWriter(f.req.msg) > 0:
 		// "The one I'm writing from is fine": not theirs to send.
 		d.Reason, d.Leave, d.By = ReasonExcept, true, t.evidence(t.keptWriter(f.req.msg))
+	case f.self != nil && t.mails[f.req.msg].elsewhere > 0 && t.wordsNameOthers(f.req.msg) > 0:
+		// "I'm writing from my work email … the account registered with
+		// x@…": the request is about the address the words name.
+		d.Reason, d.Leave, d.By = ReasonElsewhere, true, t.evidence(t.mails[f.req.msg].elsewhere)
 	case f.self != nil && t.mailedElsewhere(f.req) > 0:
 		// "the unsubscribe link does nothing; the footer: This email was
 		// sent to x@…": the list's address is x@, not the sender's.

@@ -264,9 +264,8 @@ func (r *Reader) noteSaid(l *line, s *said, subject bool) {
 	if l.msg > 0 && !subject && len(phraseBooks().trees[stopNotices].find(nil, l.ws, phraseBooks().trees[negations])) > 0 {
 		r.tk.mails[l.msg].stopNotice = true
 	}
-	if !subject && slices.ContainsFunc(r.ms, func(m match) bool { return m.class == cInSignature && !m.negated }) {
-		r.tk.sigPoints = append(r.tk.sigPoints, occurrence{zone: zBody, msg: l.msg, line: l.n})
-		r.tk.keep(l.n, l.t)
+	if !subject {
+		r.notePointers(l)
 	}
 	if s.says() {
 		r.tk.said = append(r.tk.said, *s)
@@ -283,6 +282,23 @@ func (r *Reader) noteSaid(l *line, s *said, subject bool) {
 	if !subject && r.picksByHand(l) {
 		r.tk.keep(l.n, l.t)
 		r.pickedByHand(l.n, l.msg)
+	}
+}
+
+// notePointers notes a line that says where the address a request means
+// is not ("I'm writing from my work email") or is ("it's the one in my
+// signature").
+func (r *Reader) notePointers(l *line) {
+	said := func(c class) bool {
+		return slices.ContainsFunc(r.ms, func(m match) bool { return m.class == c && !m.negated })
+	}
+	if r.tk.mails[l.msg].elsewhere == 0 && said(cElsewhere) {
+		r.tk.mails[l.msg].elsewhere = l.n
+		r.tk.keep(l.n, l.t)
+	}
+	if said(cInSignature) {
+		r.tk.sigPoints = append(r.tk.sigPoints, occurrence{zone: zBody, msg: l.msg, line: l.n})
+		r.tk.keep(l.n, l.t)
 	}
 }
 

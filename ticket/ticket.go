@@ -158,6 +158,10 @@ type mail struct {
 	// stopNotice: its words say mail to its recipient has stopped ("You
 	// have been unsubscribed").
 	stopNotice bool
+	// elsewhere: the line where its writer says they write from another
+	// address of theirs than the one they ask about ("I'm writing from my
+	// work email"), 0 for none.
+	elsewhere int
 	// team: the author's team in brackets in its comment header, folded
 	// ("Jordan (Lumenly) · 10:52 AM"): ours when it names our company or
 	// a support team.
