@@ -401,7 +401,7 @@ func (r *Reader) followList(l *line, kind lineKind) {
 	switch {
 	case kind.asks && (strings.HasSuffix(l.t, ":") || strings.HasSuffix(l.t, "?") || r.pointsBelow(l)):
 		r.st.list = l.msg + 1
-	case r.st.list != l.msg+1 || !onlyTokens(l) && !tableRow(l.t) && !csvRow(l):
+	case r.st.list != l.msg+1 || !onlyTokens(l) && !cellRow(l):
 		r.st.list = 0
 	}
 }
@@ -431,12 +431,31 @@ func onlyTokens(l *line) bool {
 // csvRow reports a row of comma-separated values that names an address:
 // two fields or more, each a few words at most.
 func csvRow(l *line) bool {
-	fields := strings.Split(l.t, ",")
-	if len(l.toks) == 0 || len(fields) < 2 {
+	return len(l.toks) > 0 && shortCells(strings.Split(l.t, ","), 2, 4)
+}
+
+// cellRow reports a row of a pasted table that names an address: a
+// spreadsheet's (tab or a leading "|"), a CSV's, or one whose cells an
+// inner "|" parts, or a ";" with no space in the line, three at least
+// ("Leiden | winkel.leiden@… | niet nodig",
+// "service@…;bounce;03/09/2026;terugzetten").
+func cellRow(l *line) bool {
+	if tableRow(l.t) || csvRow(l) {
+		return true
+	}
+	if len(l.toks) == 0 {
 		return false
 	}
-	for _, f := range fields {
-		if len(strings.Fields(f)) > 4 {
+	return !strings.Contains(l.t, " ") && shortCells(strings.Split(l.t, ";"), 3, 1) || shortCells(strings.Split(l.t, "|"), 3, 8)
+}
+
+// shortCells reports at least n cells, each of a few words at most.
+func shortCells(cells []string, n, words int) bool {
+	if len(cells) < n {
+		return false
+	}
+	for _, f := range cells {
+		if len(strings.Fields(f)) > words {
 			return false
 		}
 	}

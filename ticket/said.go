@@ -161,7 +161,7 @@ var classWays = [classCount]way{
 // goes, and where its addresses stand.
 func (r *Reader) words(l *line, subject bool) {
 	r.ms = phraseBooks().trees[inWords].find(r.ms, l.ws, phraseBooks().trees[negations])
-	if !subject && len(l.toks) == 1 && (tableRow(l.t) || csvRow(l)) {
+	if !subject && len(l.toks) == 1 && cellRow(l) {
 		r.ms = rowMatches(l, r.ms)
 	}
 	if !subject {
@@ -2237,7 +2237,7 @@ const (
 // rows and marked rows: a request that picks the rows "marked remove" is
 // then followed row by row.
 func (r *Reader) rowMarked(l *line) int {
-	if len(l.toks) != 1 || !tableRow(l.t) && !csvRow(l) {
+	if len(l.toks) != 1 || !cellRow(l) {
 		return rowNone
 	}
 	if r.st.rows == nil {
@@ -2294,10 +2294,10 @@ func wholeCell(t, w string) bool {
 	return false
 }
 
-// rowFields are the cells of a row that names one address: tab, "|" or
-// comma separated (tableRow, csvRow).
+// rowFields are the cells of a row that names one address: tab, "|",
+// comma or ";" separated (cellRow).
 func rowFields(t string) iter.Seq[string] {
-	return strings.FieldsFuncSeq(t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' })
+	return strings.FieldsFuncSeq(t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' || c == ';' })
 }
 
 // rowCells is what the cells of row l but its address's say: the
