@@ -165,6 +165,7 @@ func (r *Reader) words(l *line, subject bool) {
 		r.ms = rowMatches(l, r.ms)
 	}
 	if !subject {
+		r.ms = withdrawnObjects(l.ws, r.ms)
 		r.ms = notBeforeName(r.ms, l.ws)
 		r.goesOnAbove(l)
 	}
@@ -642,6 +643,41 @@ func correctsAddress(l *line) bool {
 
 // correctionWords say the writer corrects what they just wrote.
 var correctionWords = wordSet(`sorry oops typo correction meant mean err sry pardon perdón perdona disculpa digo corrijo entschuldigung korrektur désolé plutôt scusa scusate cioè intendevo desculpa desculpe bedoel oeps correctie förlåt ursäkta menar undskyld beklager anteeksi tarkoitan przepraszam poprawka promiňte oprava özür yani bocsánat elnézést scuze adică συγγνώμη`)
+
+// withdrawnObjects drops the changes a phrase that takes a request back
+// names as what it takes back, right after it in its clause ("Glem det
+// jeg skrev på lørdag om å melde meg av", "ignore my mail from Saturday
+// asking you to unsubscribe me"): they are history. A change after a
+// comma or a conjunction ("never mind, just unsubscribe me", "forget
+// my last mail and unsubscribe me") is asked.
+func withdrawnObjects(ws []word, ms []match) []match {
+	back := -1
+	return slices.DeleteFunc(ms, func(m match) bool {
+		switch {
+		case m.negated:
+		case m.class == cWithdraw:
+			back = m.end
+		case back >= 0 && classWays[m.class].ask&changing != 0 && m.first >= back && m.first-back <= 8 && !partedAt(ws, back, m.first):
+			return true
+		}
+		return false
+	})
+}
+
+// partedAt reports a clause's end or a conjunction among the words from
+// i up to before j.
+func partedAt(ws []word, i, j int) bool {
+	for k := max(i-1, 0); k < j; k++ {
+		if ws[k].ends || ws[k].clause || k >= i && conjunctions[folded(ws[k].s)] {
+			return true
+		}
+	}
+	return false
+}
+
+// conjunctions join a second request to the first in the books'
+// languages ("and", "und", "og", "et", "y", "e", "en", "och", "ja").
+var conjunctions = wordSet("and but then und aber dann og men så et mais puis y pero e ma en maar och ja mutta és de și dar και αλλά ve ama ale oraz")
 
 // takenBack reads a line whose last word takes its request back, in a
 // sentence after the last one that asks a change ("Please stop sending
