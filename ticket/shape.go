@@ -438,13 +438,24 @@ func commentHeader(t string, ws []word, toks []token) bool {
 	if head, ok := verbHead(t); ok {
 		return len(toks) == 0 || strings.Contains(head, "@")
 	}
-	for _, sep := range commentSeps {
-		if i := strings.Index(t, sep); i > 0 {
-			head, tail := withoutTeam(t[:i]), strings.TrimSpace(t[i+len(sep):])
-			return nameLike(head, true) && capitalized(head) && dateLine(tail) && (len(toks) == 0 || strings.Contains(head, "@"))
-		}
+	if i, sep := commentSep(t); i > 0 {
+		head, tail := withoutTeam(t[:i]), strings.TrimSpace(t[i+len(sep):])
+		return nameLike(head, true) && capitalized(head) && dateLine(tail) && (len(toks) == 0 || strings.Contains(head, "@"))
 	}
 	return false
+}
+
+// commentSep is the first of commentSeps in t, where it stands: the one
+// after the author ("Priya Nair — Mar 16, 2026 08:26" parts at the dash,
+// not at the date's comma); 0 and "" for none.
+func commentSep(t string) (int, string) {
+	at, sep := 0, ""
+	for _, s := range commentSeps {
+		if i := strings.Index(t, s); i > 0 && (at == 0 || i < at) {
+			at, sep = i, s
+		}
+	}
+	return at, sep
 }
 
 // withoutKindLead drops the one word a CRM may write before a comment's
@@ -699,10 +710,8 @@ func commentName(t string) string {
 	if head, ok := verbHead(t); ok {
 		return head
 	}
-	for _, sep := range commentSeps {
-		if i := strings.Index(t, sep); i > 0 {
-			return strings.TrimSpace(t[:i])
-		}
+	if i, _ := commentSep(t); i > 0 {
+		return strings.TrimSpace(t[:i])
 	}
 	return t
 }
