@@ -995,10 +995,12 @@ var namedAbroadNouns = []string{"adress", "postfach", "direcci", "correo", "buz"
 
 // askedOfOther matches a request made of another person ("please
 // unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
-// Lee", "remove the gentleman who…", "nehmen Sie ihn … heraus"),
-// which is never about the writer.
+// Lee", "remove the gentleman who…", "nehmen Sie ihn … heraus",
+// "pouvez-vous la débloquer ?"), which is never about the writer.
 var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:to\s+)?(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|the\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people))\b|\b(?:skicka|skickar|mejla|maila|sende|sender|maile)\s+(?:mer\s+|mere\s+)?(?:till?\s+)?(?:henne|honom|hende|ham)\b` +
-	`|\b(?:nehmen|nehmt|tragen|tragt|melden|meldet|streichen|streicht|löschen|löscht|sperren|sperrt|entfernen|entfernt)\s+(?:sie\s+)?(?:bitte\s+)?(?:ihn|(?-i:Herrn?|Frau)\s+\pL+)\b`)
+	`|\b(?:nehmen|nehmt|tragen|tragt|melden|meldet|streichen|streicht|löschen|löscht|sperren|sperrt|entfernen|entfernt)\s+(?:sie\s+)?(?:bitte\s+)?(?:ihn|(?-i:Herrn?|Frau)\s+\pL+)\b` +
+	`|\b(?:la|le|les)\s+(?:débloquer|debloquer|réinscrire|reinscrire|réactiver|reactiver|désinscrire|desinscrire|désabonner|desabonner|retirer|supprimer|bloquer|remettre)\b` +
+	`|\b(?:débloquez|réinscrivez|réactivez|désinscrivez|désabonnez|retirez|supprimez|bloquez|remettez)-(?:la|le|les)\b`)
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked): not one sent to us

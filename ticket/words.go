@@ -640,12 +640,17 @@ func negated(ws []word, i int, neg *phraseBook) bool {
 		if ws[k].clause || ws[k].ends {
 			return false
 		}
-		if c, n := neg.at(ws, k); c == cNegation && k+n <= i {
+		if c, n := neg.at(ws, k); c == cNegation && k+n <= i && !(k+n < i && negationIdioms[folded(ws[k+n].s)]) {
 			return true
 		}
 	}
 	return false
 }
+
+// negationIdioms are the nouns after which a negation negates nothing
+// that follows ("no idea how she's still getting them", "keine Ahnung,
+// warum", "no wonder").
+var negationIdioms = wordSet("idea clue doubt wonder matter ahnung zweifel wunder idee twijfel duda dubbio idé aning tvivel anelse")
 
 // is reports whether word w is the phrase word p (folded).
 func is(w, p string) bool {
