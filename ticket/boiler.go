@@ -125,6 +125,30 @@ func (t *Ticket) unnamedTarget(w *weighing, own Own) {
 	w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d speaks of an address the ticket does not give: ask for it", at))
 }
 
+// otherUnnamed makes unsure a change asked for another person when the
+// ticket names no address but the writer's and ours ("Herr Reuter ist
+// ausgeschieden. Bitte nehmen Sie ihn aus allen Verteilern heraus",
+// "Pouvez-vous la débloquer ?"): whose address, a person must ask.
+func (t *Ticket) otherUnnamed(w *weighing, own Own) {
+	if !w.p.Mode.Changes() || w.p.Mode == ModeRemoveIDs || w.asker < 0 || t.namesSomeone(*w, own) || !t.asksForOther(*w) || t.sendsAny(w, own) {
+		return
+	}
+	w.p.Mode, w.p.Why = ModeUnsure, "asks about another person and gives no address for them"
+	w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d asks about another person and the ticket gives no address for them: ask for it", w.p.By.Line))
+}
+
+// sendsAny reports an address a batch of the proposal's mode would send.
+func (t *Ticket) sendsAny(w *weighing, own Own) bool {
+	dir := w.p.Mode.direction()
+	f := t.factsOf(*w, own)
+	for _, x := range t.order {
+		if !t.decide(x, t.records[x], own, f).For(dir).Leave {
+			return true
+		}
+	}
+	return false
+}
+
 // unnamed reports words of a line about an address other than the one
 // the writer writes from ("my old work address", "mijn oude werkadres",
 // "vechea mea adresă"): the books' unnamed-address phrases.

@@ -462,6 +462,7 @@ func (t *Ticket) weigh(own Own) weighing {
 	w.ordinalKept, _ = t.followOrdinals(w, own)
 	t.decideMode(&w, sts, own)
 	t.unnamedTarget(&w, own)
+	t.otherUnnamed(&w, own)
 	t.doubt(&w, sts, own)
 	if w.answered >= 0 {
 		w.p.Evidence = append(w.p.Evidence, t.answerSaid(w.answered, own))
