@@ -436,9 +436,10 @@ func csvRow(l *line) bool {
 
 // cellRow reports a row of a pasted table that names an address: a
 // spreadsheet's (tab or a leading "|"), a CSV's, or one whose cells an
-// inner "|" parts, or a ";" with no space in the line, three at least
-// ("Leiden | winkel.leiden@… | niet nodig",
-// "service@…;bounce;03/09/2026;terugzetten").
+// inner "|" parts, a ";" with no space in the line, or runs of spaces
+// that align its columns, three at least ("Leiden | winkel.leiden@… |
+// niet nodig", "service@…;bounce;03/09/2026;terugzetten", "Sophie Lang
+// Ladies   sophie.lang@…   No").
 func cellRow(l *line) bool {
 	if tableRow(l.t) || csvRow(l) {
 		return true
@@ -446,7 +447,8 @@ func cellRow(l *line) bool {
 	if len(l.toks) == 0 {
 		return false
 	}
-	return !strings.Contains(l.t, " ") && shortCells(strings.Split(l.t, ";"), 3, 1) || shortCells(strings.Split(l.t, "|"), 3, 8)
+	return !strings.Contains(l.t, " ") && shortCells(strings.Split(l.t, ";"), 3, 1) || shortCells(strings.Split(l.t, "|"), 3, 8) ||
+		shortCells(alignedCells.Split(strings.TrimSpace(l.t), -1), 3, 6)
 }
 
 // shortCells reports at least n cells, each of a few words at most.

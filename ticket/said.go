@@ -2331,10 +2331,13 @@ func wholeCell(t, w string) bool {
 }
 
 // rowFields are the cells of a row that names one address: tab, "|",
-// comma or ";" separated (cellRow).
+// comma, ";" or two spaces and more separated (cellRow).
 func rowFields(t string) iter.Seq[string] {
-	return strings.FieldsFuncSeq(t, func(c rune) bool { return c == '\t' || c == '|' || c == ',' || c == ';' })
+	return strings.FieldsFuncSeq(alignedCells.ReplaceAllString(t, "\t"), func(c rune) bool { return c == '\t' || c == '|' || c == ',' || c == ';' })
 }
+
+// alignedCells parts the columns of a table aligned with spaces.
+var alignedCells = regexp.MustCompile(` {2,}`)
 
 // rowCells is what the cells of row l but its address's say: the
 // strongest mark among them.
@@ -2370,8 +2373,12 @@ func rowMatches(l *line, ms []match) []match {
 func cellMark(c string) int {
 	c = strings.TrimSpace(cellValue(c))
 	for _, dash := range []string{" – ", " — ", " - "} {
-		// "marad tiltva – ő kérte a leiratkozást": a note after a dash.
+		// "marad tiltva – ő kérte a leiratkozást": a note after a dash;
+		// a keep after it keeps ("BREAK - keep on list!!").
 		if i := strings.Index(c, dash); i > 0 {
+			if phraseBooks().has("row-keep", strings.TrimRight(strings.TrimSpace(c[i+len(dash):]), "!.")) {
+				return rowKeep
+			}
 			c = strings.TrimSpace(c[:i])
 		}
 	}
