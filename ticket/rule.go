@@ -471,7 +471,18 @@ func (t *Ticket) receivedFromOutside(m int, v string, f *facts, own Own) bool {
 // behalf of my client", "she's still getting your reminders, can you
 // stop those?").
 func (t *Ticket) asksForOther(w weighing) bool {
-	return aboutSomeone(w.p.By.Text) || askedOfOther.MatchString(w.p.By.Text) || t.actsForOther(w.asker) || t.notSelfAt(w.p.By.Line)
+	key := [2]int{w.p.By.Line, w.asker}
+	t.forOther.mu.Lock()
+	v, ok := t.forOther.m[key]
+	t.forOther.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = aboutSomeone(w.p.By.Text) || askedOfAnother(w.p.By.Text) || t.actsForOther(w.asker) || t.notSelfAt(w.p.By.Line)
+	t.forOther.mu.Lock()
+	t.forOther.m[key] = v
+	t.forOther.mu.Unlock()
+	return v
 }
 
 // notSelfAt reports the line n speaking of mail someone else receives.
@@ -995,12 +1006,26 @@ var namedAbroadNouns = []string{"adress", "postfach", "direcci", "correo", "buz"
 
 // askedOfOther matches a request made of another person ("please
 // unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
-// Lee", "remove the gentleman who…", "nehmen Sie ihn … heraus",
-// "pouvez-vous la débloquer ?"), which is never about the writer.
-var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:to\s+)?(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|the\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people))\b|\b(?:skicka|skickar|mejla|maila|sende|sender|maile)\s+(?:mer\s+|mere\s+)?(?:till?\s+)?(?:henne|honom|hende|ham)\b` +
-	`|\b(?:nehmen|nehmt|tragen|tragt|melden|meldet|streichen|streicht|löschen|löscht|sperren|sperrt|entfernen|entfernt)\s+(?:sie\s+)?(?:bitte\s+)?(?:ihn|(?-i:Herrn?|Frau)\s+\pL+)\b` +
+// Lee", "remove the gentleman who…"), which is never about the writer.
+var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:to\s+)?(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|the\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people))\b|\b(?:skicka|skickar|mejla|maila|sende|sender|maile)\s+(?:mer\s+|mere\s+)?(?:till?\s+)?(?:henne|honom|hende|ham)\b`)
+
+// askedOfOtherAbroad is askedOfOther's German and French requests
+// ("nehmen Sie ihn … heraus", "pouvez-vous la débloquer ?"), read only on
+// a line that holds one of askedAbroadWords (a regular expression of many
+// branches is slow on every proposal).
+var askedOfOtherAbroad = regexp.MustCompile(`(?i)\b(?:nehmen|nehmt|tragen|tragt|melden|meldet|streichen|streicht|löschen|löscht|sperren|sperrt|entfernen|entfernt)\s+(?:sie\s+)?(?:bitte\s+)?(?:ihn|(?-i:Herrn?|Frau)\s+\pL+)\b` +
 	`|\b(?:la|le|les)\s+(?:débloquer|debloquer|réinscrire|reinscrire|réactiver|reactiver|désinscrire|desinscrire|désabonner|desabonner|retirer|supprimer|bloquer|remettre)\b` +
 	`|\b(?:débloquez|réinscrivez|réactivez|désinscrivez|désabonnez|retirez|supprimez|bloquez|remettez)-(?:la|le|les)\b`)
+
+// askedAbroadWords are pieces of the words askedOfOtherAbroad's requests
+// hold, lower case.
+var askedAbroadWords = []string{"ihn", "herr", "frau", "bloqu", "inscri", "activ", "abonn", "retir", "supprim", "remett"}
+
+// askedOfAnother reports a request made of another person in s, in any
+// of the books' languages the rule reads it in.
+func askedOfAnother(s string) bool {
+	return askedOfOther.MatchString(s) || holdsAny(s, askedAbroadWords) && askedOfOtherAbroad.MatchString(s)
+}
 
 // hasRecipient reports a forwarded mail among the targets whose
 // recipient the request may be about (recipientAsked): not one sent to us

@@ -15,6 +15,7 @@ package ticket
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/shushlist/shush/api"
 )
@@ -108,7 +109,10 @@ type Ticket struct {
 	blocks      blocks         // where the text's blocks begin
 	stubs       []stub         // words that may be the start of an ID ("the 3b7e… one")
 	otherIDs    map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
-	keptIDs     map[string]int // IDs the words say to keep or leave ("… (ID …) please keep it", "leave 0c94… where it is"), by their line
+	// forOther holds asksForOther's answers by the deciding line and mail:
+	// the rule asks it of the same proposal several times.
+	forOther *forOtherMemo
+	keptIDs  map[string]int // IDs the words say to keep or leave ("… (ID …) please keep it", "leave 0c94… where it is"), by their line
 	// unpicked: the addresses of a pasted table's rows that the words
 	// do not pick ("anyone marked \"left\" please suppress" over a row
 	// marked "active"), by the line that picks (table.go).
@@ -240,7 +244,7 @@ const maxRecords = 200_000
 const lineBudget = 1 << 20
 
 func newTicket() *Ticket {
-	return &Ticket{sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
+	return &Ticket{forOther: &forOtherMemo{m: map[[2]int]bool{}}, sentTo: map[string]bool{}, records: map[string]*record{}, lines: map[int]string{}, senderNames: map[string]string{},
 		otherIDs: map[string]int{}, keptIDs: map[string]int{}, unpicked: map[string]int{}, transient: map[string]bool{}, permanent: map[string]bool{}, statusLine: map[int]bool{}, textLeft: lineBudget, mails: []mail{{stamp: noStamp}}}
 }
 
@@ -351,4 +355,11 @@ func normalized(v string) string {
 		return ""
 	}
 	return n
+}
+
+// forOtherMemo keeps asksForOther's answers; a ticket read may be asked
+// from more than one goroutine.
+type forOtherMemo struct {
+	mu sync.Mutex
+	m  map[[2]int]bool
 }
