@@ -195,7 +195,7 @@ func fromHere(text string) bool {
 // sentenceOf is the sentence of text that holds words (all of text when
 // it does not).
 func sentenceOf(text, words string) string {
-	i := strings.Index(strings.ToLower(text), strings.ToLower(words))
+	i := indexFold(text, words)
 	if i < 0 || words == "" {
 		return text
 	}
@@ -205,6 +205,18 @@ func sentenceOf(text, words string) string {
 		to = len(text) - i
 	}
 	return text[from : i+to]
+}
+
+// indexFold is the byte offset in text of the first match of words, case
+// folded, -1 for none: an offset into text itself, which lowering both
+// would not give where text holds bytes that are no UTF-8.
+func indexFold(text, words string) int {
+	for k := range text {
+		if len(text)-k >= len(words) && strings.EqualFold(text[k:k+len(words)], words) {
+			return k
+		}
+	}
+	return -1
 }
 
 // idRow reports a row of a table of suppressions: a line that names a

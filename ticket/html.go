@@ -72,7 +72,7 @@ func (h *htmlText) read(s string) {
 	h.pending = ""
 	for s != "" {
 		if h.skip != "" {
-			end := strings.Index(strings.ToLower(s), h.skip)
+			end := indexFold(s, h.skip)
 			if end < 0 {
 				return
 			}
