@@ -139,14 +139,20 @@ func (t *Ticket) otherUnnamed(w *weighing, own Own) {
 
 // sendsAny reports an address a batch of the proposal's mode would send.
 func (t *Ticket) sendsAny(w *weighing, own Own) bool {
+	return len(t.sentBy(w, own)) > 0
+}
+
+// sentBy is the addresses a batch of the proposal's mode sends.
+func (t *Ticket) sentBy(w *weighing, own Own) map[string]bool {
 	dir := w.p.Mode.direction()
 	f := t.factsOf(*w, own)
+	sent := map[string]bool{}
 	for _, x := range t.order {
 		if !t.decide(x, t.records[x], own, f).For(dir).Leave {
-			return true
+			sent[x] = true
 		}
 	}
-	return false
+	return sent
 }
 
 // unnamed reports words of a line about an address other than the one
@@ -609,8 +615,8 @@ func (t *Ticket) elsewhereUnnamed(w *weighing) {
 	if !w.p.Mode.Changes() {
 		return
 	}
-	for m := range w.targets {
-		if n := t.mails[m].elsewhere; n > 0 && t.wordsNameOthers(m) == 0 {
+	for _, m := range t.newestFirst() {
+		if n := t.mails[m].elsewhere; w.targets[m] && n > 0 && t.wordsNameOthers(m) == 0 {
 			w.p.Evidence = append(w.p.Evidence, Said{Line: n, Text: t.lines[n], Says: "writes from another address"})
 			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d says the writer writes from another address than the one meant, and the ticket names none: ask which", n))
 			return

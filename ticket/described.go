@@ -42,10 +42,9 @@ func (t *Ticket) sendsDescribed(w *weighing, own Own) bool {
 	if !ok {
 		return true
 	}
-	dir := w.p.Mode.direction()
-	f := t.factsOf(*w, own)
+	sent := t.sentBy(w, own)
 	for _, x := range t.order {
-		if d := t.decide(x, t.records[x], own, f).For(dir); !d.Leave != (x == v) {
+		if sent[x] != (x == v) {
 			return false
 		}
 	}

@@ -333,8 +333,8 @@ func idAfter(ws []word, end int, list []string) int {
 			}
 			return -1
 		}
-		if ws[k].ends || ws[k].clause && !ws[k+min(1, len(ws)-1-k)].opens {
-			return 0
+		if ws[k].ends || ws[k].clause && (k+1 == len(ws) || !ws[k+1].opens) {
+			return 0 // "…, c4d0…" ends the phrase's clause; "Sperre (c4d0…)" does not
 		}
 	}
 	return 0
