@@ -74,6 +74,7 @@ var lineKinds = []func(r *Reader, l *line) (lineKind, bool){
 	(*Reader).signatureLine,
 	(*Reader).titleLine,
 	(*Reader).roleMailboxLine,
+	(*Reader).writerContactLine,
 }
 
 // classify finds what a line is and sets the zone of its tokens.
@@ -671,8 +672,13 @@ func (r *Reader) delimiterLine(l *line) (lineKind, bool) {
 	if !isDelimiter(l.t, l.raw) {
 		return lineKind{}, false
 	}
-	r.st.sig, r.st.sigDepth = signatureLines, l.depth
+	r.opensSignature(l)
 	return lineKind{closing: true}, true
+}
+
+// opensSignature notes a line that opens mail l.msg's signature.
+func (r *Reader) opensSignature(l *line) {
+	r.st.sig, r.st.sigDepth, r.st.closed = signatureLines, l.depth, l.msg
 }
 
 // closingLine: "Thanks," or "Cheers, Jane - jane@…": the signature
@@ -682,7 +688,7 @@ func (r *Reader) closingLine(l *line) (lineKind, bool) {
 	if k == 0 || rest != len(l.ws) && !nameLike(l.t[l.ws[rest].off:], true) && !r.longClosing(l, rest) && !signedOnLine(l, rest) {
 		return lineKind{}, false
 	}
-	r.st.sig, r.st.sigDepth = signatureLines, l.depth
+	r.opensSignature(l)
 	r.signature(l)
 	return lineKind{closing: true, signature: len(l.toks) > 0}, true
 }
@@ -708,7 +714,7 @@ func (r *Reader) openerLine(l *line) (lineKind, bool) {
 	if c, _ := phraseBooks().trees[atStart].at(l.ws, 0); c != cOpener {
 		return lineKind{}, false
 	}
-	r.st.sig, r.st.sigDepth = signatureLines, l.depth
+	r.opensSignature(l)
 	r.signature(l)
 	return lineKind{closing: true}, true
 }
@@ -774,6 +780,22 @@ func (r *Reader) roleMailboxLine(l *line) (lineKind, bool) {
 	}
 	r.signature(l)
 	return lineKind{signature: true, shape: shape}, true
+}
+
+// writerContactLine: after its mail's closing, a contact line of several
+// addresses, one of them the writer's own ("m.ellison@… | office@…"
+// under the company's name and street): the signature's, wherever it
+// stands in it. A line a colon announced is a list.
+func (r *Reader) writerContactLine(l *line) (lineKind, bool) {
+	if r.st.closed != l.msg || len(l.toks) < 2 || r.st.last.colon || !contactLine(l) {
+		return lineKind{}, false
+	}
+	from := r.tk.mails[l.msg].from
+	if from == "" || !slices.ContainsFunc(l.toks, func(f token) bool { return f.Value == from }) {
+		return lineKind{}, false
+	}
+	r.signature(l)
+	return lineKind{signature: true}, true
 }
 
 // signatureHeadAbove reports the line above l as a signature's head that

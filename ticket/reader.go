@@ -125,6 +125,9 @@ type state struct {
 	// sigCut: an empty line ended a signature, which the next line may
 	// take up again (resumesSignature).
 	sigCut bool
+	// closed: the mail whose closing, delimiter or opener line was read
+	// last (-1 for none); its signature may go on after an empty line.
+	closed int
 	// list is 1 + the mail of a list a request announces ("please
 	// unsubscribe these addresses:"), while its lines name addresses and
 	// nothing else; 0 for none.
@@ -196,7 +199,7 @@ const signatureLines = 8
 func NewReader(emit func(Found)) *Reader {
 	tk := newTicket()
 	r := &Reader{emit: emit, tk: tk}
-	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, names: map[string]string{}, locals: map[string]bool{}, commentPending: -1, lastHeaderBlock: -1}
+	r.st = state{attrib: -1, top: true, cand: -1, senders: map[string]bool{}, names: map[string]string{}, locals: map[string]bool{}, commentPending: -1, lastHeaderBlock: -1, closed: -1}
 	return r
 }
 
