@@ -649,6 +649,11 @@ func (r *Reader) wroteLine(l *line) (lineKind, bool) {
 	st.attrib, st.attribDepth = r.newMail(l.depth+1), l.depth
 	l.setZone(zAttribution)
 	r.addSenders(l, st.attrib)
+	if v := st.names[folded(wroteName(l.t, l.ws))]; len(l.toks) == 0 && v != "" {
+		// "Tomasz Wieczorek napisał(a):" under the helpdesk's
+		// "Zgłaszający: Tomasz Wieczorek (t.wieczorek@…)".
+		r.addSender(v, st.attrib, l.n)
+	}
 	// "On Tue, …, Bob <bob@…>" on the line before is the same
 	// attribution.
 	if k := len(r.queue) - 1; k >= 0 && st.prevOn == l.above() && r.queue[k].n == l.above() && !startsOn(l.raw) {

@@ -1094,12 +1094,24 @@ func receivedAt(l *line, ms []match) bool {
 			}
 			for k := at - 1; k >= m.end && k >= at-4; k-- {
 				if placeWords[folded(l.ws[k].s)] {
-					return true
+					// "… at this address and at my old one, old@…",
+					// "y también a la antigua, old@…": a place beside
+					// the writer's, not instead of it.
+					if !inAddition(l.ws, ms, k, m.end) {
+						return true
+					}
+					break
 				}
 			}
 		}
 	}
 	return false
+}
+
+// inAddition reports a place word at k that a conjunction or a word for
+// "also" joins to words before it, after from.
+func inAddition(ws []word, ms []match, k, from int) bool {
+	return k > from && (conjunctions[folded(ws[k-1].s)] || slices.ContainsFunc(ms, func(a match) bool { return a.class == cAlso && a.end == k }))
 }
 
 // placeWords say where mail arrives ("at", "on", "an", "à", "op", "på").

@@ -129,17 +129,35 @@ func fieldRun(t string) (string, bool) {
 // says someone wrote ("On Mon, … Jane <jane@…> wrote:", "Am … schrieb
 // Max <max@…>:", "Le … a écrit :", "Rae Lin <rae@…> replied:").
 func isWroteLine(t string, ws []word) bool {
+	i := wroteAt(t, ws)
+	return i > 0 || i == 0 && len(ws) <= 2
+}
+
+// wroteAt is the first word of an attribution line's word for "wrote",
+// or -1.
+func wroteAt(t string, ws []word) int {
 	if !strings.HasSuffix(strings.TrimRight(t, " \t"), ":") || len(ws) == 0 {
-		return false
+		return -1
 	}
 	for i := range ws {
 		for n := 1; n <= 3 && i+n <= len(ws); n++ {
 			if phraseBooks().hasWords("wrote", ws[i:i+n]...) {
-				return i > 0 || len(ws) <= 2
+				return i
 			}
 		}
 	}
-	return false
+	return -1
+}
+
+// wroteName is the name an attribution line gives its writer by, right
+// before its word for "wrote" ("Tomasz Wieczorek napisał(a):", "On Mon,
+// 3 May, Ana Ruiz wrote:"), or "".
+func wroteName(t string, ws []word) string {
+	i := wroteAt(t, ws)
+	if i <= 0 {
+		return ""
+	}
+	return trailingName(t[:ws[i].off])
 }
 
 // startsOn reports a line that begins a reply attribution: "On Mon, …",
