@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // What a ticket asks: the newest mail that asks something decides (our
@@ -491,6 +493,12 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && w.answered < 0 && t.choiceUnanswered(*w, own)
 	}, "a mail of ours asks which of its addresses is meant, and the answer names none",
 		"a mail of ours asks which address is meant and the answer names none: choose by hand"},
+	// "Only x@…, or the others of your company too?" — "Yes": which,
+	// the answer does not say.
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && w.answered < 0 && t.alternativeOpen(*w, sts, own)
+	}, "a mail of ours offers a choice of what to change, and no newer mail makes it",
+		"a mail of ours asks which change is meant and no newer mail says: choose by hand"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
 		return w.p.Mode.Changes() && w.answered < 0 && t.answeredSince(*w, own)
 	}, "an older mail asks, a mail of ours answered it, and the newest asks nothing the rule reads",
@@ -739,6 +747,67 @@ func (t *Ticket) answeredSince(w weighing, own Own) bool {
 			// request named narrows it, which the rule reads ("leave
 			// the work one as it is, just the personal one").
 			return true
+		}
+	}
+	return false
+}
+
+// alternativeOpen reports a question of ours, newer than the asking
+// mail, that offers alternatives, with no newer mail that names an
+// address, asks anything the rule reads or answers "all of them".
+func (t *Ticket) alternativeOpen(w weighing, sts []mailStatement, own Own) bool {
+	if w.asker < 0 {
+		return false
+	}
+	for _, m := range t.newestFirst() {
+		ml := t.mails[m]
+		switch {
+		case m == w.asker:
+			return false
+		case !t.ours(m, own):
+			if t.inWords(m) > 0 || sts[m].asks != 0 || ml.answersAt > 0 {
+				return false
+			}
+		case ml.alternative && ml.questions:
+			return true
+		}
+	}
+	return false
+}
+
+// alternativeWords offer alternatives in a question, in the books'
+// languages; "czy", which also opens a yes-no question, only as the
+// second of its sentence ("czy tylko x@…, czy również pozostałe?").
+var alternativeWords = wordSet("or oder ou eller tai vai vagy sau ή veya yoksa nebo či albo ili")
+
+// alternativeQuestion reports a line with a question that offers
+// alternatives: a word for "or" inside a sentence, a "?" after it before
+// the next sentence begins.
+func alternativeQuestion(l *line) bool {
+	for k, w := range l.ws {
+		fw := folded(w.s)
+		from, _ := sentence(l.ws, w.off)
+		if k == from || !alternativeWords[fw] && !(fw == "czy" && slices.ContainsFunc(l.ws[from:k], func(p word) bool { return folded(p.s) == "czy" })) {
+			continue
+		}
+		rest := l.t[w.off:]
+		q := strings.IndexByte(rest, '?')
+		if q > 0 && !sentenceBreak(rest[:q]) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceBreak reports a "." or "!" in s that a capital letter follows
+// after a space: a new sentence ("… or the others. Also, …"), not an
+// abbreviation ("m.in. sekretariat@").
+func sentenceBreak(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if (s[i] == '.' || s[i] == '!') && s[i+1] == ' ' {
+			if r, _ := utf8.DecodeRuneInString(s[i+2:]); unicode.IsUpper(r) {
+				return true
+			}
 		}
 	}
 	return false

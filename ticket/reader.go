@@ -352,6 +352,7 @@ func (r *Reader) countWords(l *line) {
 	ml.prose = ml.prose || n > 0 && !labelled(l.t)
 	ml.questions = ml.questions || strings.Contains(l.t, "?") || strings.ContainsAny(l.t, ";\u037e") && greek(l.ws)
 	ml.choice = ml.choice || slices.ContainsFunc(l.ws, func(w word) bool { return choiceWords[folded(w.s)] })
+	ml.alternative = ml.alternative || alternativeQuestion(l)
 	if ml.opens == "" && len(l.ws) > 0 {
 		ml.opens = folded(l.ws[0].s)
 		if answersAllIn(l.t, l.ws) {

@@ -197,6 +197,9 @@ type mail struct {
 	// choice: its words ask which ("Which address should it go to?",
 	// "Kumpaan osoitteeseen haluat uutiskirjeen?"): an answer picks.
 	choice bool
+	// alternative: its words ask a question that offers alternatives
+	// ("only x@…, or the others too?"): a bare yes answers none.
+	alternative bool
 	// narrows: a line of its words narrows the request to a listed
 	// person, or keeps one, by name ("al final solo Ana se va. Luis se
 	// queda"): however short, the mail is no chase; narrowsAmbiguous: one
