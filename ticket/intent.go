@@ -545,6 +545,10 @@ var doubts = []struct {
 	}, "does not know which address is meant",
 		"the writer is not sure which address is meant: ask"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode.Changes() && t.unawareOther(*w)
+	}, "asks a change for another person who does not know of it",
+		"the writer asks for another person who does not know of it: ask that person first"},
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
 		return w.p.Mode.Changes() && t.correctsIn(*w) > 0
 	}, "the writer corrects an address they name",
 		"the writer corrects an address they name: check which is meant and type it by hand"},
@@ -584,6 +588,15 @@ func (t *Ticket) hesitates(w weighing) bool {
 		}
 	}
 	return false
+}
+
+// unawareOther reports a line of the deciding mails' words that says the
+// person a change asked for someone else is for does not know of it
+// ("he doesn't know I'm asking", "sans lui en parler").
+func (t *Ticket) unawareOther(w weighing) bool {
+	return t.asksForOther(w) && slices.ContainsFunc(t.said, func(s said) bool {
+		return s.unaware && !s.subject && (w.targets[s.msg] || s.msg == w.asker)
+	})
 }
 
 // correctsIn is the first line of the deciding mails' words that

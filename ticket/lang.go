@@ -135,6 +135,10 @@ const (
 	// email", "escrevo a partir do e-mail do escritório"): beside an
 	// address of their own that the words name, the sender's is left out.
 	cElsewhere
+	// cUnaware says the person a change is for does not know of it or
+	// has not agreed to it ("he doesn't know I'm asking", "je ne lui en ai
+	// pas encore parlé"): a person must ask them first.
+	cUnaware
 	classCount // how many
 )
 
@@ -158,7 +162,7 @@ var sections = map[string]struct {
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
 	"stop-notice": {cStopNotice, stopNotices}, "sent-to": {cSentTo, inWords},
-	"from-elsewhere": {cElsewhere, inWords},
+	"from-elsewhere": {cElsewhere, inWords}, "unaware": {cUnaware, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -68,6 +68,8 @@ type said struct {
 	// hesitates: it does not know which address is meant; corrects: it
 	// corrects an address it names ("… — sorry, OldPost.example").
 	hesitates, corrects bool
+	// unaware: it says the person a change is for does not know of it.
+	unaware bool
 	// later: its writer will decide or answer later ("I'll ask him
 	// tonight", "vi faccio sapere"), or asks us what to do, in a
 	// sentence that asks no change (laterAlone).
@@ -1419,6 +1421,7 @@ var lineFlags = map[class]func(s *said){
 	cGone:       func(s *said) { s.gone = true },
 	cBack:       func(s *said) { s.back = true },
 	cHesitate:   func(s *said) { s.hesitates = true },
+	cUnaware:    func(s *said) { s.unaware = true },
 	cOrdinal:    func(s *said) { s.ordinal = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
