@@ -544,10 +544,10 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.hesitates(*w)
 	}, "does not know which address is meant",
 		"the writer is not sure which address is meant: ask"},
-	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
-		return w.p.Mode.Changes() && t.unawareOther(*w)
-	}, "asks a change for another person who does not know of it",
-		"the writer asks for another person who does not know of it: ask that person first"},
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && t.noSayOther(w, own)
+	}, "asks a change for another person it has no say for",
+		"the writer asks for another person who does not know of it or is their ex: ask that person first"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
 		return w.p.Mode.Changes() && t.correctsIn(*w) > 0
 	}, "the writer corrects an address they name",
@@ -590,13 +590,20 @@ func (t *Ticket) hesitates(w weighing) bool {
 	return false
 }
 
-// unawareOther reports a line of the deciding mails' words that says the
-// person a change asked for someone else is for does not know of it
-// ("he doesn't know I'm asking", "sans lui en parler").
-func (t *Ticket) unawareOther(w weighing) bool {
-	return t.asksForOther(w) && slices.ContainsFunc(t.said, func(s said) bool {
-		return s.unaware && !s.subject && (w.targets[s.msg] || s.msg == w.asker)
-	})
+// noSayOther reports a line of the deciding mails' words that says the
+// writer has no say for the other person a change is asked for ("he
+// doesn't know I'm asking", "sans lui en parler", "my ex-girlfriend").
+func (t *Ticket) noSayOther(w *weighing, own Own) bool {
+	if !slices.ContainsFunc(t.said, func(s said) bool { return s.noSay && (w.targets[s.msg] || s.msg == w.asker) }) {
+		return false
+	}
+	if t.asksForOther(*w) {
+		return true
+	}
+	// The writer's own address is not among those the change is for.
+	f := t.factsOf(*w, own)
+	sent := t.sentBy(w, own)
+	return len(sent) > 0 && (!f.hasReq || !sent[f.req.value])
 }
 
 // correctsIn is the first line of the deciding mails' words that
@@ -619,12 +626,19 @@ func (t *Ticket) decidesLater(w weighing, own Own) bool {
 	newer := t.newerThan(w.asker)
 	for _, s := range t.said {
 		// Our agent's note passing the ticket on ("should the address
-		// be blocked or not?") is as unsure as the writer's own words.
-		if s.later && !s.subject && (s.msg == w.asker || newer[s.msg] && (!t.ours(s.msg, own) || t.mails[s.msg].forwards)) {
+		// be blocked or not?", "not sure what we should do here") is as
+		// unsure as the writer's own words.
+		if s.later && !s.subject && (s.msg == w.asker || newer[s.msg] && (!t.ours(s.msg, own) || t.passesOn(s.msg))) {
 			return true
 		}
 	}
 	return false
+}
+
+// passesOn reports a mail that passes the mail under it on: its subject
+// a forward's ("Fwd: …"), or a forwarded mail right under its words.
+func (t *Ticket) passesOn(m int) bool {
+	return t.mails[m].forwards || m+1 < len(t.mails) && t.mails[m+1].forward
 }
 
 // doubt makes the proposal unsure for each of the doubts that holds.

@@ -135,10 +135,11 @@ const (
 	// email", "escrevo a partir do e-mail do escritório"): beside an
 	// address of their own that the words name, the sender's is left out.
 	cElsewhere
-	// cUnaware says the person a change is for does not know of it or
-	// has not agreed to it ("he doesn't know I'm asking", "je ne lui en ai
-	// pas encore parlé"): a person must ask them first.
-	cUnaware
+	// cNoSay says the writer has no say for the person a change is for:
+	// they do not know of it or have not agreed to it ("he doesn't know
+	// I'm asking", "je ne lui en ai pas encore parlé"), or are the
+	// writer's ex-partner ("my ex-girlfriend"): a person must ask them.
+	cNoSay
 	classCount // how many
 )
 
@@ -162,7 +163,7 @@ var sections = map[string]struct {
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
 	"stop-notice": {cStopNotice, stopNotices}, "sent-to": {cSentTo, inWords},
-	"from-elsewhere": {cElsewhere, inWords}, "unaware": {cUnaware, inWords},
+	"from-elsewhere": {cElsewhere, inWords}, "no-say": {cNoSay, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -68,8 +68,9 @@ type said struct {
 	// hesitates: it does not know which address is meant; corrects: it
 	// corrects an address it names ("… — sorry, OldPost.example").
 	hesitates, corrects bool
-	// unaware: it says the person a change is for does not know of it.
-	unaware bool
+	// noSay: it says the writer has no say for the person a change is
+	// for: they do not know of it, or are the writer's ex-partner.
+	noSay bool
 	// later: its writer will decide or answer later ("I'll ask him
 	// tonight", "vi faccio sapere"), or asks us what to do, in a
 	// sentence that asks no change (laterAlone).
@@ -541,12 +542,12 @@ func (s *said) requests() bool {
 
 // tells reports a line that says which addresses a request means (those
 // below, only some, picked by a condition, a request passed on), leaves
-// it open (it hesitates, or decides later), or tells of the mail and the
+// it open (it hesitates, decides later, has no say), or tells of the mail and the
 // addresses themselves (mail missing, the writer's or some mail kept, an
 // address gone or back).
 func (s *said) tells() bool {
 	return s.below || s.only || s.cover || s.selective || s.hesitates || s.corrects || s.later ||
-		s.missing || s.keepsWriter || s.keepsSome || s.gone || s.back
+		s.missing || s.keepsWriter || s.keepsSome || s.gone || s.back || s.noSay
 }
 
 // read notes what the phrases of a line say.
@@ -1366,8 +1367,26 @@ func laterAlone(l *line, ms []match) bool {
 		if questionEnds(l, to) && !changesIn(ms, from, to) {
 			return true
 		}
+		// "Nu sunt sigură ce ar trebui să facem aici: …, cel care cere
+		// blocarea …": a clause of its own before a colon, which the
+		// change told after it explains.
+		if c := colonAfter(l, m.end-1, to); c > 0 && !changesIn(ms, from, c) {
+			return true
+		}
 	}
 	return false
+}
+
+// colonAfter is the end of the words from k to, before to, up to the
+// first that a colon follows; 0 when none does.
+func colonAfter(l *line, k, to int) int {
+	for ; k < to; k++ {
+		w := l.ws[k]
+		if w.clause && strings.HasPrefix(strings.TrimLeft(l.t[w.off+len(w.s):], " "), ":") {
+			return k + 1
+		}
+	}
+	return 0
 }
 
 // changesIn reports a phrase asking a change that begins among the
@@ -1421,7 +1440,7 @@ var lineFlags = map[class]func(s *said){
 	cGone:       func(s *said) { s.gone = true },
 	cBack:       func(s *said) { s.back = true },
 	cHesitate:   func(s *said) { s.hesitates = true },
-	cUnaware:    func(s *said) { s.unaware = true },
+	cNoSay:      func(s *said) { s.noSay = true },
 	cOrdinal:    func(s *said) { s.ordinal = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
