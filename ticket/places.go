@@ -283,7 +283,12 @@ func (t *Ticket) placeOf(v string, d Decision, w *weighing) (key, line int) {
 		return t.blocks.of(line) * zones, line
 	}
 	if d.Decided() && d.By.Line > 0 {
-		return t.blocks.of(d.By.Line) * zones, d.By.Line
+		line := d.By.Line
+		if at, ok := t.bothOf[line]; ok {
+			// "… my old address, old@…" and then "stop sending to both".
+			line = at
+		}
+		return t.blocks.of(line) * zones, line
 	}
 	occ := t.records[v].occ
 	o := occ[0]

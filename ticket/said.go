@@ -182,9 +182,37 @@ func (r *Reader) words(l *line, subject bool) {
 	s.someoneElse(l, r.ms)
 	s.erasure(l, subject)
 	if !subject {
+		r.bothWithWriter(l, &s)
 		r.bodyLine(l, &s)
 	}
 	r.noteSaid(l, &s, subject)
+}
+
+// bothWithWriter reads a change asked for "both" on a line that names no
+// address, in a mail whose words named one address before it, not the
+// writer's: "… not only to this address, but to my old one, old@…" and
+// then "please stop sending to both": that one and the writer's.
+func (r *Reader) bothWithWriter(l *line, s *said) {
+	from := r.tk.mails[l.msg].from
+	if s.self != sNone || s.asks&changing == 0 || len(l.toks) > 0 || from == "" || !namesBoth(l.ws) {
+		return
+	}
+	named, at := 0, 0
+	for _, v := range r.tk.order {
+		if k := slices.IndexFunc(r.tk.records[v].occ, func(o occurrence) bool { return o.msg == l.msg && o.zone == zBody }); k >= 0 {
+			if v == from {
+				return
+			}
+			named, at = named+1, r.tk.records[v].occ[k].line
+		}
+	}
+	if named == 1 {
+		s.self = sAsk
+		if r.tk.bothOf == nil {
+			r.tk.bothOf = map[int]int{}
+		}
+		r.tk.bothOf[l.n] = at
+	}
 }
 
 // goesOnAbove reads a body line with the line above whose sentence it

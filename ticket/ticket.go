@@ -117,6 +117,10 @@ type Ticket struct {
 	// do not pick ("anyone marked \"left\" please suppress" over a row
 	// marked "active"), by the line that picks (table.go).
 	unpicked map[string]int
+	// bothOf: a line that asks for "both", the writer's address and one
+	// named before it (Reader.bothWithWriter), by the line that one
+	// stands on: the writer's address stands there with it.
+	bothOf map[int]int
 	// ordinals: the lines whose words name a place in a list
 	// (ordinal.go).
 	ordinals []ordinalLine
