@@ -307,13 +307,14 @@ func (r *Reader) noteLine(l *line) (lineKind, bool) {
 
 // noteField reports a comment header with a field of its own that marks
 // an internal note ("Nina Brandt · Notiz · 12. März 2026, 09:15",
-// "Sam | Internal note | 10:02"): the comment is ours.
+// "Sam | Internal note | 10:02", "Note · Callum Reid · Feb 27, 2026"):
+// the comment is ours.
 func noteField(t string) bool {
 	fields := strings.FieldsFunc(t, func(c rune) bool { return strings.ContainsRune("·|•—–", c) })
 	if len(fields) < 3 {
 		return false
 	}
-	for _, f := range fields[1:] {
+	for _, f := range fields {
 		ws := wordsOf(nil, f)
 		if len(ws) == 1 && noteWords[folded(ws[0].s)] || len(ws) >= 2 && len(ws) <= 3 && phraseBooks().hasWords("internal-note", ws...) {
 			return true
@@ -470,14 +471,7 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 		return lineKind{}, false
 	}
 	m := r.startMail(l)
-	r.tk.mails[m].helpdesk = true
-	r.tk.mails[m].note = noteField(l.t) || noteHeader(l)
-	r.tk.mails[m].stamp = stampOf(l.t)
-	r.tk.mails[m].team = commentTeamOf(l.t)
-	if name := folded(commentName(l.t)); r.tk.mails[m].team == "" && (staffTeams[name] || staffTeamIn(name)) {
-		// "Operator  3:13 PM": a helpdesk's own bot.
-		r.tk.mails[m].team = name
-	}
+	r.commentOf(m, l)
 	r.addSenders(l, m)
 	if len(l.toks) == 0 {
 		// "Pieter Gant, Nov 2, 2026": the author named by a header before.
@@ -488,6 +482,34 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 	l.setZone(zFrom)
 	st.sig, st.inHeader, st.footer = 0, false, false
 	return lineKind{header: true}, true
+}
+
+// commentOf notes what a comment header l says of its mail m: a
+// helpdesk's, its author, its stamp, its team, whether it is a note.
+func (r *Reader) commentOf(m int, l *line) {
+	ml := &r.tk.mails[m]
+	ml.helpdesk = true
+	r.comment(m, folded(commentName(l.t)))
+	ml.stamp = stampOf(l.t)
+	ml.team = commentTeamOf(l.t)
+	// "Tom Fenwick (internal note) — Mar 16, 2026 08:49".
+	ml.note = noteField(l.t) || noteHeader(l) || ml.team != "" && phraseBooks().hasWords("internal-note", wordsOf(nil, ml.team)...)
+	if name := folded(commentName(l.t)); ml.team == "" && (staffTeams[name] || staffTeamIn(name)) {
+		// "Operator  3:13 PM": a helpdesk's own bot.
+		ml.team = name
+	}
+}
+
+// comment notes mail m, a comment, by its author's name.
+func (r *Reader) comment(m int, author string) {
+	if author == "" || len(r.tk.commentsBy) >= maxRecords {
+		return
+	}
+	if r.tk.commentsBy == nil {
+		r.tk.commentsBy = map[string][]int{}
+	}
+	r.tk.mails[m].author = author
+	r.tk.commentsBy[author] = append(r.tk.commentsBy[author], m)
 }
 
 // conversationLine: a chat export's title, "Conversation with Callum

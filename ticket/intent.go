@@ -351,6 +351,19 @@ func (t *Ticket) firstForward() int {
 
 // ours reports a mail our own agents wrote.
 func (t *Ticket) ours(m int, own Own) bool {
+	if t.oursBy(m, own) {
+		return true
+	}
+	// A comment headed by the name of an author whose other comment is
+	// ours ("Callum Reid · Feb 27", signed "help@…" on Feb 26).
+	a := t.mails[m].author
+	return a != "" && t.mails[m].from == "" && slices.ContainsFunc(t.commentsBy[a], func(k int) bool { return k != m && t.oursBy(k, own) })
+}
+
+// oursBy reports a mail that its own lines say is ours: a note, our
+// team's comment, its sender, or the signature of a comment headed by a
+// name alone.
+func (t *Ticket) oursBy(m int, own Own) bool {
 	if t.mails[m].note || t.ourTeam(t.mails[m].team, own) {
 		return true
 	}
@@ -364,7 +377,9 @@ func (t *Ticket) ours(m int, own Own) bool {
 			return true
 		}
 	}
-	return false
+	return t.mails[m].author != "" && slices.ContainsFunc(t.order, func(v string) bool {
+		return t.isOurs(v, own) && slices.ContainsFunc(t.records[v].occ, func(o occurrence) bool { return o.msg == m && o.zone == zSignature })
+	})
 }
 
 // ourTeam reports a comment author's team that is ours: a support team
@@ -765,7 +780,7 @@ func (t *Ticket) answeredSince(w weighing, own Own) bool {
 		case !t.ours(m, own):
 			// A mail with a sender and words: not the ticket's title
 			// block, nor a helpdesk export's fields ("Demandeur : …").
-			after = after || ml.from != "" && ml.prose
+			after = after || ml.from != "" && ml.prose && !t.titleBlock(m)
 			confirms = confirms || t.confirms(m, w, own)
 		case after && !(ml.questions && confirms):
 			// "Can you confirm it's just those two?" — "Yes, just those
@@ -1027,7 +1042,9 @@ func (t *Ticket) newerAsksOtherWay(w *weighing, sts []mailStatement, own Own) bo
 		if m == w.asker {
 			return false
 		}
-		if !t.ours(m, own) && sts[m].asks&other != 0 && sts[m].weak&other == 0 {
+		// A transcript read from its end: its title was the first
+		// mail's subject, older than the comments.
+		if !t.ours(m, own) && sts[m].asks&other != 0 && sts[m].weak&other == 0 && !(t.chrono && t.titleBlock(m)) {
 			return true
 		}
 	}
@@ -1200,12 +1217,14 @@ func (a *asking) see(m int) (asker int, done bool) {
 	st := a.sts[m]
 	switch {
 	case st.asks == 0:
-	case a.title < 0 && st.asks&changing == st.weak&changing && a.t.titleBlock(m):
+	case a.title < 0 && (st.asks&changing == st.weak&changing || a.t.chrono) && a.t.titleBlock(m):
 		// A helpdesk's title that names an action only in passing
 		// ("Riattivare le email per l'ufficio acquisti") over the
-		// customer's mail that asks it outright: the mail decides.
+		// customer's mail that asks it outright: the mail decides. So
+		// does the newest mail that asks of a transcript read from its
+		// end: the title was the first mail's.
 		a.title = m
-	case a.title >= 0 && m != a.t.firstMail(func(k int) bool { return !a.t.ours(k, a.own) }, a.t.after(a.title)):
+	case a.title >= 0 && !a.t.chrono && m != a.t.firstMail(func(k int) bool { return !a.t.ours(k, a.own) }, a.t.after(a.title)):
 		// Only the mail right under the title speaks for it.
 		return a.title, true
 	case !st.cover && (st.asks&changing != 0 || !a.t.coverChanges(a.sts, a.cover)):

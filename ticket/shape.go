@@ -457,7 +457,7 @@ func commentHeader(t string, ws []word, toks []token) bool {
 		return len(toks) == 0 || strings.Contains(head, "@")
 	}
 	if i, sep := commentSep(t); i > 0 {
-		head, tail := withoutTeam(t[:i]), strings.TrimSpace(t[i+len(sep):])
+		head, tail := withoutBracketTeam(withoutTeam(t[:i])), strings.TrimSpace(t[i+len(sep):])
 		return nameLike(head, true) && capitalized(head) && dateLine(tail) && (len(toks) == 0 || strings.Contains(head, "@"))
 	}
 	return false
@@ -724,14 +724,24 @@ func nameBefore(t string, off int) string {
 // commentName is the name a comment header starts with ("Pieter Gant,
 // Nov 2, …": "Pieter Gant").
 func commentName(t string) string {
-	t = withoutCommentLead(t)
+	t = withoutKindLead(withoutCommentLead(t))
 	if head, ok := verbHead(t); ok {
 		return head
 	}
 	if i, _ := commentSep(t); i > 0 {
-		return strings.TrimSpace(t[:i])
+		return withoutBracketTeam(strings.TrimSpace(t[:i]))
 	}
 	return t
+}
+
+// withoutBracketTeam is an author's name without the team or the kind of
+// comment in brackets after it ("Tom Fenwick (internal note)", "Leo
+// (Support)").
+func withoutBracketTeam(head string) string {
+	if j := strings.IndexByte(head, '('); j > 0 && strings.HasSuffix(head, ")") && authorTeam.MatchString(head) {
+		return strings.TrimSpace(head[:j])
+	}
+	return head
 }
 
 // commentSeps part a comment header's author from its date ("Dana

@@ -121,6 +121,9 @@ type Ticket struct {
 	// named before it (Reader.bothWithWriter), by the line that one
 	// stands on: the writer's address stands there with it.
 	bothOf map[int]int
+	// commentsBy are a helpdesk export's comments by their author's
+	// name, folded.
+	commentsBy map[string][]int
 	// ordinals: the lines whose words name a place in a list
 	// (ordinal.go).
 	ordinals []ordinalLine
@@ -201,6 +204,9 @@ type mail struct {
 	// choice: its words ask which ("Which address should it go to?",
 	// "Kumpaan osoitteeseen haluat uutiskirjeen?"): an answer picks.
 	choice bool
+	// author: the name a helpdesk comment's header gives its writer,
+	// folded.
+	author string
 	// alternative: its words ask a question that offers alternatives
 	// ("only x@…, or the others too?"): a bare yes answers none.
 	alternative bool
