@@ -616,7 +616,9 @@ func (t *Ticket) elsewhereUnnamed(w *weighing) {
 		return
 	}
 	for _, m := range t.newestFirst() {
-		if n := t.mails[m].elsewhere; w.targets[m] && n > 0 && t.wordsNameOthers(m) == 0 {
+		// "… die Firmenadresse aus meiner Signatur": named there.
+		pointed := slices.ContainsFunc(t.sigPoints, func(o occurrence) bool { return o.msg == m })
+		if n := t.mails[m].elsewhere; w.targets[m] && n > 0 && t.wordsNameOthers(m) == 0 && !pointed {
 			w.p.Evidence = append(w.p.Evidence, Said{Line: n, Text: t.lines[n], Says: "writes from another address"})
 			w.p.Ask = append(w.p.Ask, fmt.Sprintf("line %d says the writer writes from another address than the one meant, and the ticket names none: ask which", n))
 			return
