@@ -502,6 +502,12 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && w.asker >= 0 && (sts[w.asker].describes || sts[w.asker].oneOf) && !t.sendsDescribed(w, own)
 	}, "picks its targets by a condition: choose them by hand",
 		"picks its targets by a condition: choose them by hand"},
+	// "Sollen wir beide wieder freischalten?" — "Nein, nur die private.":
+	// which of the addresses our question named, a description says.
+	{func(t *Ticket, w *weighing, sts []mailStatement, own Own) bool {
+		return w.p.Mode.Changes() && w.asker >= 0 && sts[w.asker].oneOf && t.answersOurList(w.asker, own)
+	}, "answers our question about its addresses by a description",
+		"the answer picks among the addresses our question named by a description: choose them by hand"},
 	// "Which of the two should get it?" — "The latter, thanks!": which,
 	// the answer says in words the rule does not read.
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
@@ -789,6 +795,17 @@ func (t *Ticket) answeredSince(w weighing, own Own) bool {
 			// request named narrows it, which the rule reads ("leave
 			// the work one as it is, just the personal one").
 			return true
+		}
+	}
+	return false
+}
+
+// answersOurList reports a mail m whose next older mail, not an empty
+// one, is a question of ours that names two addresses or more in its words.
+func (t *Ticket) answersOurList(m int, own Own) bool {
+	for _, q := range t.olderFrom(m)[1:] {
+		if !t.mails[q].empty() {
+			return t.ours(q, own) && t.mails[q].questions && t.inWords(q) >= 2
 		}
 	}
 	return false

@@ -267,7 +267,9 @@ func (s *said) someoneElse(l *line, ms []match) {
 	// "… utom Ingrid som … behåller sin adress": whose address, the
 	// name left out says.
 	s.someone = changes && someoneUnnamed(l) && !leavesOutName(l, ms)
-	s.oneOf = changes && oneOfUnnamed(l)
+	// "Nein, nur die private.": an answer that narrows to one by a
+	// description.
+	s.oneOf = (changes || s.only) && oneOfUnnamed(l)
 	s.thisOne = changes && len(l.toks) == 0 && !strings.HasSuffix(strings.TrimSpace(l.t), ":") && thisAddress.MatchString(l.t)
 	if s.someone && (s.self == sSuppress || s.self == sRelease) {
 		// "We keep getting these for our old intern's address. Can you
@@ -3175,6 +3177,7 @@ func mayDescribe(t string) bool { return holdsAny(t, describeWords) }
 
 // describeWords are pieces of the words oneOfThem's descriptions hold.
 var describeWords = []string{"old", "alte", "ancienne", "viej", "antig", "oude", "gaml", "star", "vecchi", "régi", "work", "personal", "private", "business", "home", "office",
+	"privatadr", "geschäft", "dienst", "firmenadr", "büroadr", "arbeitsadr",
 	"davon", "beiden", "one of", "una de", "l'un", "delle due", "dei due", "di queste", "di esse", "di questi", "ervan", "van de twee", "van beide", "van die twee",
 	" av de", " av dem", " av dei", "deles", "delas", "dos dois", "das duas", " z nich", " z dwóch", " z tych"}
 
@@ -3198,7 +3201,7 @@ func sentenceNames(l *line, off int) bool {
 // not say which it is: "the old one", "quello vecchio", "die alte",
 // "l'ancienne", "la vieja", "de oude", "den gamla", "o antigo"; or for
 // one of them, whichever ("eine davon", "one of them", "l'une des deux").
-var oneOfThem = regexp.MustCompile(`(?i)\b(?:the (?:old|older) (?:one|address)|(?:the|my|our) (?:work|personal|private|business|home|office) (?:one|address|e-?mail(?: address)?|mailbox)|(?:quello|quella) vecchi[oa]|(?:die|den|das) alte\b|l'ancienne\b|(?:la|el) (?:vieja|antigua|viejo|antiguo)\b|de oude\b|den gamla\b|(?:o|a) antig[oa]\b|den gamle\b|(?:ta|ten) star[áý]\b|(?:ten|ta) star[ya]\b|a régi (?:cím|címem|címet|email|e-mail)\b` +
+var oneOfThem = regexp.MustCompile(`(?i)\b(?:the (?:old|older) (?:one|address)|(?:the|my|our) (?:work|personal|private|business|home|office) (?:one|address|e-?mail(?: address)?|mailbox)|(?:quello|quella) vecchi[oa]|(?:die|den|das) alte\b|(?:die|das) (?:private|geschäftliche|dienstliche)\b|(?:den|die) (?:privaten|geschäftlichen|dienstlichen)\b|(?:die|der|den) (?:privatadresse|firmenadresse|geschäftsadresse|dienstadresse|büroadresse|arbeitsadresse)\b|l'ancienne\b|(?:la|el) (?:vieja|antigua|viejo|antiguo)\b|de oude\b|den gamla\b|(?:o|a) antig[oa]\b|den gamle\b|(?:ta|ten) star[áý]\b|(?:ten|ta) star[ya]\b|a régi (?:cím|címem|címet|email|e-mail)\b` +
 	`|\b(?:eine|einen|eins) (?:davon|der beiden|von beiden)\b|\bone of (?:them|the two|those|these|both)\b|\buna de (?:ellas|las dos|los dos|ellos)\b` +
 	`|\bl'une? (?:d'elles|d'eux|des deux)\b|\buna (?:delle due|di queste|di esse)\b|\buno (?:dei due|di questi)\b|\b(?:één|een) (?:ervan|van de twee|van beide|van die twee)\b` +
 	`|\b(?:en|ett|ei|et) av (?:dem|de to|dei to|de två|de tva)\b|\b(?:um|uma) (?:deles|delas|dos dois|das duas)\b|\bjedn[aąeę] z (?:nich|dwóch|tych)\b)`)
