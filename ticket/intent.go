@@ -565,6 +565,10 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.hesitates(*w)
 	}, "does not know which address is meant",
 		"the writer is not sure which address is meant: ask"},
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode.Changes() && t.attachedOnly(w)
+	}, "points at an attachment for its addresses",
+		"the ticket points at an attachment for the addresses it means and names none of them: open it or ask for them"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
 		return w.p.Mode.Changes() && t.noSayOther(w, own)
 	}, "asks a change for another person it has no say for",
@@ -625,6 +629,16 @@ func (t *Ticket) noSayOther(w *weighing, own Own) bool {
 	f := t.factsOf(*w, own)
 	sent := t.sentBy(w, own)
 	return len(sent) > 0 && (!f.hasReq || !sent[f.req.value])
+}
+
+// attachedOnly reports a line of the deciding mails' words that points
+// at an attachment for the addresses a change is for, in a mail whose
+// words name no address but its writer's ("please unsubscribe the leavers
+// on the attached spreadsheet").
+func (t *Ticket) attachedOnly(w *weighing) bool {
+	return slices.ContainsFunc(t.said, func(s said) bool {
+		return s.attached && (w.targets[s.msg] || s.msg == w.asker) && t.wordsNameOthers(s.msg) == 0
+	})
 }
 
 // correctsIn is the first line of the deciding mails' words that

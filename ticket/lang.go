@@ -140,6 +140,10 @@ const (
 	// I'm asking", "je ne lui en ai pas encore parlé"), or are the
 	// writer's ex-partner ("my ex-girlfriend"): a person must ask them.
 	cNoSay
+	// cAttached points at an attachment for the addresses a request
+	// means ("the leavers on the attached spreadsheet", "im Anhang"): a
+	// pasted ticket does not hold it.
+	cAttached
 	classCount // how many
 )
 
@@ -163,7 +167,7 @@ var sections = map[string]struct {
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
 	"stop-notice": {cStopNotice, stopNotices}, "sent-to": {cSentTo, inWords},
-	"from-elsewhere": {cElsewhere, inWords}, "no-say": {cNoSay, inWords},
+	"from-elsewhere": {cElsewhere, inWords}, "no-say": {cNoSay, inWords}, "attached": {cAttached, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -71,6 +71,8 @@ type said struct {
 	// noSay: it says the writer has no say for the person a change is
 	// for: they do not know of it, or are the writer's ex-partner.
 	noSay bool
+	// attached: it points at an attachment for its addresses.
+	attached bool
 	// later: its writer will decide or answer later ("I'll ask him
 	// tonight", "vi faccio sapere"), or asks us what to do, in a
 	// sentence that asks no change (laterAlone).
@@ -577,7 +579,7 @@ func (s *said) requests() bool {
 // address gone or back).
 func (s *said) tells() bool {
 	return s.below || s.only || s.cover || s.selective || s.hesitates || s.corrects || s.later ||
-		s.missing || s.keepsWriter || s.keepsSome || s.gone || s.back || s.noSay
+		s.missing || s.keepsWriter || s.keepsSome || s.gone || s.back || s.noSay || s.attached
 }
 
 // read notes what the phrases of a line say.
@@ -1471,6 +1473,7 @@ var lineFlags = map[class]func(s *said){
 	cBack:       func(s *said) { s.back = true },
 	cHesitate:   func(s *said) { s.hesitates = true },
 	cNoSay:      func(s *said) { s.noSay = true },
+	cAttached:   func(s *said) { s.attached = true },
 	cOrdinal:    func(s *said) { s.ordinal = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
