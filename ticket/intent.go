@@ -784,20 +784,14 @@ func (t *Ticket) erasureIn(m int) (s said, ok, denied bool) {
 // and what came after it is what stands now ("Done: it is blocked" —
 // "could you undo it?"), which the rule could not read.
 func (t *Ticket) answeredSince(w weighing, own Own) bool {
-	asker := w.asker
-	if asker < 0 {
-		return false
-	}
 	after, confirms := false, false
-	for _, m := range t.newestFirst() {
+	return t.sinceAsker(w, own, func(m int, ours bool) (bool, bool) {
 		ml := t.mails[m]
 		switch {
-		case m == asker:
-			return false
 		case ml.team == "bot", ml.note:
 			// A chat's bot says the team will reply; an agent's internal
 			// note tells the team, not the customer: no answer.
-		case !t.ours(m, own):
+		case !ours:
 			// A mail with a sender and words: not the ticket's title
 			// block, nor a helpdesk export's fields ("Demandeur : …").
 			after = after || ml.from != "" && ml.prose && !t.titleBlock(m)
@@ -808,7 +802,25 @@ func (t *Ticket) answeredSince(w weighing, own Own) bool {
 			// confirms the request; one that keeps an address the
 			// request named narrows it, which the rule reads ("leave
 			// the work one as it is, just the personal one").
-			return true
+			return true, true
+		}
+		return false, false
+	})
+}
+
+// sinceAsker calls see with each mail newer than the asking mail of w,
+// newest first, and whether it is ours, until see is done: its answer
+// then, false when it never is.
+func (t *Ticket) sinceAsker(w weighing, own Own, see func(m int, ours bool) (answer, done bool)) bool {
+	if w.asker < 0 {
+		return false
+	}
+	for _, m := range t.newestFirst() {
+		if m == w.asker {
+			return false
+		}
+		if answer, done := see(m, t.ours(m, own)); done {
+			return answer
 		}
 	}
 	return false
@@ -829,23 +841,16 @@ func (t *Ticket) answersOurList(m int, own Own) bool {
 // mail, that offers alternatives, with no newer mail that names an
 // address, asks anything the rule reads or answers "all of them".
 func (t *Ticket) alternativeOpen(w weighing, sts []mailStatement, own Own) bool {
-	if w.asker < 0 {
-		return false
-	}
-	for _, m := range t.newestFirst() {
+	return t.sinceAsker(w, own, func(m int, ours bool) (bool, bool) {
 		ml := t.mails[m]
 		switch {
-		case m == w.asker:
-			return false
-		case !t.ours(m, own):
-			if t.inWords(m) > 0 || sts[m].asks != 0 || ml.answersAt > 0 {
-				return false
-			}
+		case !ours:
+			return false, t.inWords(m) > 0 || sts[m].asks != 0 || ml.answersAt > 0
 		case ml.alternative && ml.questions:
-			return true
+			return true, true
 		}
-	}
-	return false
+		return false, false
+	})
 }
 
 // alternativeWords offer alternatives in a question, in the books'
@@ -891,22 +896,17 @@ func sentenceBreak(s string) bool {
 // that names none: the answer picks in words the rule does not read ("The
 // latter, thanks!", "Jälkimmäiseen").
 func (t *Ticket) choiceUnanswered(w weighing, own Own) bool {
-	if w.asker < 0 {
-		return false
-	}
 	answer := false
-	for _, m := range t.newestFirst() {
+	return t.sinceAsker(w, own, func(m int, ours bool) (bool, bool) {
 		ml := t.mails[m]
 		switch {
-		case m == w.asker:
-			return false
-		case !t.ours(m, own):
+		case !ours:
 			answer = answer || ml.prose && !ml.empty() && t.inWords(m) == 0
 		case answer && t.choiceQuestion(m):
-			return true
+			return true, true
 		}
-	}
-	return false
+		return false, false
+	})
 }
 
 // inWords counts the addresses the words of mail m name, each once, a
