@@ -1143,11 +1143,16 @@ func receivedAt(l *line, ms []match) bool {
 	return false
 }
 
-// inAddition reports a place word at k that a conjunction or a word for
-// "also" joins to words before it, after from.
+// inAddition reports a place word at k that a conjunction, a "nor" or a
+// word for "also" joins to words before it, after from ("weder an diese
+// Adresse noch an meine alte (x@…)").
 func inAddition(ws []word, ms []match, k, from int) bool {
-	return k > from && (conjunctions[folded(ws[k-1].s)] || slices.ContainsFunc(ms, func(a match) bool { return a.class == cAlso && a.end == k }))
+	w := folded(ws[k-1].s)
+	return k > from && (conjunctions[w] || norWords[w] || slices.ContainsFunc(ms, func(a match) bool { return a.class == cAlso && a.end == k }))
 }
+
+// norWords join a second place to a first one a "neither" opened.
+var norWords = wordSet("nor noch ni ani né nem")
 
 // placeWords say where mail arrives ("at", "on", "an", "à", "op", "på").
 var placeWords = map[string]bool{"at": true, "on": true, "to": true, "an": true, "auf": true, "a": true, "en": true,
@@ -2911,7 +2916,7 @@ func gapNamesWriter(l *line, m match) bool { return gapHolds(l, m, gapMe) }
 func gapNamesUs(l *line, m match) bool { return gapHolds(l, m, gapUs) }
 
 // gapMe and gapUs are the books' words for me and for us as an object.
-var gapMe, gapUs = wordSet("me myself mich mij moi"), wordSet("us uns ons nous oss")
+var gapMe, gapUs = wordSet("me myself mich mir mij moi"), wordSet("us uns ons nous oss")
 
 // gapHolds reports a word of set among the words inside the phrase m.
 func gapHolds(l *line, m match, set map[string]bool) bool {
