@@ -248,9 +248,10 @@ func closing(ws []word) (k, rest int) {
 			return n + 1 + m, n + 1 + m
 		}
 	}
-	if n < len(ws) && ws[n-1].clause {
+	if n < len(ws) && (ws[n-1].clause || ws[n].off-ws[n-1].off-len(ws[n-1].s) >= 3) {
 		// "Teşekkürler, iyi çalışmalar.", "Thanks, best regards": a
-		// closing after a comma, the line's last words.
+		// closing after a comma, the line's last words; so after a
+		// slash or a bar ("Ystävällisin terveisin / Best regards").
 		if c, m := phraseBooks().trees[atStart].at(ws, n); c == cClosing && n+m == len(ws) {
 			return n + m, n + m
 		}
