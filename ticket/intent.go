@@ -565,6 +565,12 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.hesitates(*w)
 	}, "does not know which address is meant",
 		"the writer is not sure which address is meant: ask"},
+	// "Ik wil deze mails niet meer krijgen, het klopt gewoon niet. Zoek
+	// het alstublieft uit.": about a fine our mails claim, not the list.
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode == ModeAdd && slices.ContainsFunc(t.said, func(s said) bool { return s.disputes && s.msg == w.asker })
+	}, "disputes what a mail of ours says beside its stop",
+		"the writer disputes what a mail of ours says: ask whether they want all mail stopped or the matter sorted out"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
 		return w.p.Mode.Changes() && t.attachedOnly(w)
 	}, "points at an attachment for its addresses",

@@ -144,6 +144,10 @@ const (
 	// means ("the leavers on the attached spreadsheet", "im Anhang"): a
 	// pasted ticket does not hold it.
 	cAttached
+	// cDispute says the writer disputes what a mail of ours says ("het
+	// klopt gewoon niet", "please sort it out"): a stop beside it may be
+	// about that mail, not the list.
+	cDispute
 	classCount // how many
 )
 
@@ -167,7 +171,7 @@ var sections = map[string]struct {
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
 	"stop-notice": {cStopNotice, stopNotices}, "sent-to": {cSentTo, inWords},
-	"from-elsewhere": {cElsewhere, inWords}, "no-say": {cNoSay, inWords}, "attached": {cAttached, inWords},
+	"from-elsewhere": {cElsewhere, inWords}, "no-say": {cNoSay, inWords}, "attached": {cAttached, inWords}, "dispute": {cDispute, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

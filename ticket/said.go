@@ -71,8 +71,9 @@ type said struct {
 	// noSay: it says the writer has no say for the person a change is
 	// for: they do not know of it, or are the writer's ex-partner.
 	noSay bool
-	// attached: it points at an attachment for its addresses.
-	attached bool
+	// attached: it points at an attachment for its addresses; disputes:
+	// it disputes what a mail of ours says.
+	attached, disputes bool
 	// later: its writer will decide or answer later ("I'll ask him
 	// tonight", "vi faccio sapere"), or asks us what to do, in a
 	// sentence that asks no change (laterAlone).
@@ -579,7 +580,7 @@ func (s *said) requests() bool {
 // address gone or back).
 func (s *said) tells() bool {
 	return s.below || s.only || s.cover || s.selective || s.hesitates || s.corrects || s.later ||
-		s.missing || s.keepsWriter || s.keepsSome || s.gone || s.back || s.noSay || s.attached
+		s.missing || s.keepsWriter || s.keepsSome || s.gone || s.back || s.noSay || s.attached || s.disputes
 }
 
 // read notes what the phrases of a line say.
@@ -1479,6 +1480,7 @@ var lineFlags = map[class]func(s *said){
 	cHesitate:   func(s *said) { s.hesitates = true },
 	cNoSay:      func(s *said) { s.noSay = true },
 	cAttached:   func(s *said) { s.attached = true },
+	cDispute:    func(s *said) { s.disputes = true },
 	cOrdinal:    func(s *said) { s.ordinal = true },
 	cMissing:    func(s *said) { s.missing = true },
 	cMissingMe:  func(s *said) { s.missing = true },
