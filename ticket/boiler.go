@@ -144,8 +144,12 @@ func (t *Ticket) sendsAny(w *weighing, own Own) bool {
 
 // sentBy is the addresses a batch of the proposal's mode sends.
 func (t *Ticket) sentBy(w *weighing, own Own) map[string]bool {
+	return t.sentWith(w, own, t.factsOf(*w, own))
+}
+
+// sentWith is sentBy with the ticket's facts f for the proposal read.
+func (t *Ticket) sentWith(w *weighing, own Own, f *facts) map[string]bool {
 	dir := w.p.Mode.direction()
-	f := t.factsOf(*w, own)
 	sent := map[string]bool{}
 	for _, x := range t.order {
 		if !t.decide(x, t.records[x], own, f).For(dir).Leave {

@@ -489,12 +489,13 @@ func (r *Reader) commentLine(l *line) (lineKind, bool) {
 func (r *Reader) commentOf(m int, l *line) {
 	ml := &r.tk.mails[m]
 	ml.helpdesk = true
-	r.comment(m, folded(commentName(l.t)))
+	name := folded(commentName(l.t))
+	r.comment(m, name)
 	ml.stamp = stampOf(l.t)
 	ml.team = commentTeamOf(l.t)
 	// "Tom Fenwick (internal note) — Mar 16, 2026 08:49".
 	ml.note = noteField(l.t) || noteHeader(l) || ml.team != "" && phraseBooks().hasWords("internal-note", wordsOf(nil, ml.team)...)
-	if name := folded(commentName(l.t)); ml.team == "" && (staffTeams[name] || staffTeamIn(name)) {
+	if ml.team == "" && (staffTeams[name] || staffTeamIn(name)) {
 		// "Operator  3:13 PM": a helpdesk's own bot.
 		ml.team = name
 	}
@@ -671,10 +672,12 @@ func (r *Reader) wroteLine(l *line) (lineKind, bool) {
 	st.attrib, st.attribDepth = r.newMail(l.depth+1), l.depth
 	l.setZone(zAttribution)
 	r.addSenders(l, st.attrib)
-	if v := st.names[folded(wroteName(l.t, l.ws))]; len(l.toks) == 0 && v != "" {
+	if len(l.toks) == 0 {
 		// "Tomasz Wieczorek napisał(a):" under the helpdesk's
 		// "Zgłaszający: Tomasz Wieczorek (t.wieczorek@…)".
-		r.addSender(v, st.attrib, l.n)
+		if v := st.names[folded(wroteName(l.t, l.ws))]; v != "" {
+			r.addSender(v, st.attrib, l.n)
+		}
 	}
 	// "On Tue, …, Bob <bob@…>" on the line before is the same
 	// attribution.

@@ -633,7 +633,7 @@ func (t *Ticket) noSayOther(w *weighing, own Own) bool {
 	}
 	// The writer's own address is not among those the change is for.
 	f := t.factsOf(*w, own)
-	sent := t.sentBy(w, own)
+	sent := t.sentWith(w, own, f)
 	return len(sent) > 0 && (!f.hasReq || !sent[f.req.value])
 }
 
@@ -870,8 +870,11 @@ var alternativeWords = wordSet("or oder ou eller tai vai vagy sau ή veya yoksa 
 func alternativeQuestion(l *line) bool {
 	for k, w := range l.ws {
 		fw := folded(w.s)
+		if !alternativeWords[fw] && fw != "czy" {
+			continue
+		}
 		from, _ := sentence(l.ws, w.off)
-		if k == from || !alternativeWords[fw] && !(fw == "czy" && slices.ContainsFunc(l.ws[from:k], func(p word) bool { return folded(p.s) == "czy" })) {
+		if k == from || fw == "czy" && !slices.ContainsFunc(l.ws[from:k], func(p word) bool { return folded(p.s) == "czy" }) {
 			continue
 		}
 		rest := l.t[w.off:]

@@ -1148,8 +1148,11 @@ func receivedAt(l *line, ms []match) bool {
 // word for "also" joins to words before it, after from ("weder an diese
 // Adresse noch an meine alte (x@…)").
 func inAddition(ws []word, ms []match, k, from int) bool {
+	if k <= from {
+		return false
+	}
 	w := folded(ws[k-1].s)
-	return k > from && (conjunctions[w] || norWords[w] || slices.ContainsFunc(ms, func(a match) bool { return a.class == cAlso && a.end == k }))
+	return conjunctions[w] || norWords[w] || slices.ContainsFunc(ms, func(a match) bool { return a.class == cAlso && a.end == k })
 }
 
 // norWords join a second place to a first one a "neither" opened.
