@@ -31,6 +31,9 @@ type opResult struct {
 	P50ms     float64 `json:"p50_ms"`
 	P95ms     float64 `json:"p95_ms"`
 	P99ms     float64 `json:"p99_ms"`
+	// Unfinished requests were in flight when the run ended; whether the
+	// service applied them is unknown.
+	Unfinished int `json:"unfinished,omitempty"`
 }
 
 func mixString(mix [numOps]int) string {
@@ -46,13 +49,14 @@ func summarize(res *result, samples []*sample) {
 	var all []time.Duration
 	for o := range numOps {
 		var lat []time.Duration
-		items := 0
+		items, unfinished := 0, 0
 		for _, s := range samples {
 			lat = append(lat, s.latency[o]...)
 			items += s.items[o]
+			unfinished += s.unfinished[o]
 		}
 		all = append(all, lat...)
-		r := opResult{Op: opNames[o], Requests: len(lat), PerSecond: float64(len(lat)) / secs}
+		r := opResult{Op: opNames[o], Requests: len(lat), PerSecond: float64(len(lat)) / secs, Unfinished: unfinished}
 		if items > 0 {
 			r.ItemsPS = float64(items) / secs
 		}
@@ -96,6 +100,15 @@ func printTable(w io.Writer, r result) {
 			items = fmt.Sprintf("%.0f", o.ItemsPS)
 		}
 		fmt.Fprintf(w, "%-7s %9d %9.1f %11s %9.2f %9.2f %9.2f\n", o.Op, o.Requests, o.PerSecond, items, o.P50ms, o.P95ms, o.P99ms)
+	}
+	var cut []string
+	for _, o := range r.Ops {
+		if o.Unfinished > 0 {
+			cut = append(cut, fmt.Sprintf("%s %d", o.Op, o.Unfinished))
+		}
+	}
+	if len(cut) > 0 {
+		fmt.Fprintf(w, "in flight at the end, outcome unknown: %s\n", strings.Join(cut, ", "))
 	}
 	if len(r.Errors) == 0 {
 		fmt.Fprintln(w, "errors: none")

@@ -16,10 +16,13 @@ import (
 
 // sample is what one client measured.
 type sample struct {
-	latency  [numOps][]time.Duration
-	ok       [numOps]int
-	items    [numOps]int
-	byStatus map[string]int
+	latency [numOps][]time.Duration
+	ok      [numOps]int
+	items   [numOps]int
+	// unfinished counts requests the run's end cut off in flight: the
+	// service may or may not have applied them.
+	unfinished [numOps]int
+	byStatus   map[string]int
 }
 
 func newSample() *sample { return &sample{byStatus: map[string]int{}} }
@@ -114,7 +117,8 @@ func (c *client) do(ctx context.Context, o op, s *sample) {
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return // the run ended with this request in flight
+			s.unfinished[o]++ // the run ended with this request in flight
+			return
 		}
 		s.byStatus["network"]++
 		return
@@ -129,6 +133,7 @@ func (c *client) do(ctx context.Context, o op, s *sample) {
 	elapsed := time.Since(start)
 	if err != nil {
 		if ctx.Err() != nil {
+			s.unfinished[o]++
 			return
 		}
 		s.byStatus["network"]++
