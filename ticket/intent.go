@@ -1338,6 +1338,17 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 		// answer's targets when the answer names its own.
 		w.targets[w.asker] = true
 	}
+	if t.chrono && a != w.asker && t.titleBlock(a) {
+		// A transcript read from its end keeps its title block first:
+		// the comments older than the asking one are what it stands
+		// on too ("… our bookkeeping mail with ID …. Can you release
+		// it?", then "It works again, so just release it").
+		for _, m := range t.olderFrom(t.after(w.asker)) {
+			if !t.ours(m, own) {
+				w.targets[m] = true
+			}
+		}
+	}
 	if t.ownTargets(a, st, named) {
 		return
 	}

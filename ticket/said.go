@@ -2121,12 +2121,7 @@ func stopTold(l *line, ms []match) bool {
 // sentenceAsks reports a sentence ending at word to (not included) that
 // ends with a question mark.
 func sentenceAsks(l *line, to int) bool {
-	if to <= 0 || to > len(l.ws) {
-		return false
-	}
-	last := l.ws[to-1]
-	rest := strings.TrimLeft(l.t[last.off+len(last.s):], ")\"' ")
-	return strings.HasPrefix(rest, "?")
+	return to > 0 && to <= len(l.ws) && questionEnds(l, to)
 }
 
 // onlyNames reports an "only" whose sentence names an address or an ID.
