@@ -1338,17 +1338,7 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 		// answer's targets when the answer names its own.
 		w.targets[w.asker] = true
 	}
-	if t.chrono && a != w.asker && t.titleBlock(a) {
-		// A transcript read from its end keeps its title block first:
-		// the comments older than the asking one are what it stands
-		// on too ("… our bookkeeping mail with ID …. Can you release
-		// it?", then "It works again, so just release it").
-		for _, m := range t.olderFrom(t.after(w.asker)) {
-			if !t.ours(m, own) {
-				w.targets[m] = true
-			}
-		}
-	}
+	t.underTitle(w, own)
 	if t.ownTargets(a, st, named) {
 		return
 	}
@@ -1357,6 +1347,22 @@ func (t *Ticket) aim(w *weighing, sts []mailStatement, own Own) {
 		// it" answers our agent's mail that names it; not our bot's
 		// ("You'll get replies here and by email at nadia@…").
 		if !t.ours(m, own) || !named && !t.bot(m) {
+			w.targets[m] = true
+		}
+	}
+}
+
+// underTitle takes in, when the anchor is the title block of a transcript
+// read from its end (kept first, though its comments are newer), the
+// comments not ours older than the asking one: what the request stands
+// on too ("… our bookkeeping mail with ID …. Can you release it?", then
+// "It works again, so just release it").
+func (t *Ticket) underTitle(w *weighing, own Own) {
+	if !t.chrono || w.anchor == w.asker || !t.titleBlock(w.anchor) {
+		return
+	}
+	for _, m := range t.olderFrom(t.after(w.asker)) {
+		if !t.ours(m, own) {
 			w.targets[m] = true
 		}
 	}
