@@ -2188,9 +2188,35 @@ func wordsAbout(l *line, ms []match) (contactAt int, writer []int) {
 			contactAt = l.ws[m.first].off
 		case m.class == cNotMe && m.end < len(l.ws):
 			writer = append(writer, l.ws[m.end].off)
+			if k := introducedAddress(l, m.end); k >= 0 {
+				writer = append(writer, l.ws[k].off)
+			}
 		}
 	}
 	return contactAt, writer
+}
+
+// introducedAddress is the word, from word k on, of the address of a
+// writer's introduction ("I'm Tom, ops manager, tom@… if you need me"): a
+// name, then the address within a few words of the same sentence, right
+// after a comma; -1 for none ("I'm writing about jane@…" is no
+// introduction).
+func introducedAddress(l *line, k int) int {
+	if r, _ := utf8.DecodeRuneInString(l.ws[k].s); !unicode.IsUpper(r) {
+		return -1
+	}
+	for i := k + 1; i < len(l.ws) && i < k+6; i++ {
+		if l.ws[i-1].ends {
+			break
+		}
+		if strings.Contains(l.ws[i].s, "@") {
+			if l.ws[i-1].clause {
+				return i
+			}
+			break
+		}
+	}
+	return -1
 }
 
 // countNamed counts an address the words name, and keeps a partial one
