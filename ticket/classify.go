@@ -101,10 +101,27 @@ func (r *Reader) forwardLine(l *line) (lineKind, bool) {
 		return lineKind{}, false
 	}
 	m := r.startMail(l)
-	r.tk.mails[m].forward = true
+	r.forwarded(m)
 	r.st.sig, r.st.inHeader, r.st.footer = 0, false, false
 	l.setZone(zHeader)
 	return lineKind{forward: true}, true
+}
+
+// forwarded marks mail m forwarded, and the mail above it as the one that
+// forwards it when its subject's "VS:" was read as a reply's: Danish and
+// Norwegian forward with it.
+func (r *Reader) forwarded(m int) {
+	r.tk.mails[m].forward = true
+	p := m - 1
+	if p < 0 || !r.tk.mails[p].vs || r.tk.mails[p].forwards {
+		return
+	}
+	r.tk.mails[p].forwards, r.tk.mails[p].subject = true, 0
+	for i := range r.tk.said {
+		if s := &r.tk.said[i]; s.msg == p && s.subject {
+			s.fwd, s.reply = true, false
+		}
+	}
 }
 
 // footerLine: a helpdesk's notification text ("This email is a service
@@ -169,7 +186,7 @@ func (r *Reader) headerBlock(l *line, name string) {
 		// "Message: …": a contact form's fields, one block, one mail.
 	case l.depth == 0 && st.body, l.depth > 0 && st.qbody:
 		m := r.startMail(l)
-		r.tk.mails[m].forward = true
+		r.forwarded(m)
 		r.senderAbove(l, m)
 	}
 	st.lastHeaderBlock = l.msg
@@ -977,6 +994,7 @@ func (r *Reader) subject(l *line) {
 	if !isForwardSubject(rest) {
 		r.tk.mails[l.msg].subject = l.n
 	}
+	r.tk.mails[l.msg].vs = len(strings.TrimSpace(rest)) >= 3 && strings.EqualFold(strings.TrimSpace(rest)[:3], "vs:")
 	r.tk.mails[l.msg].auto = autoReply.MatchString(rest)
 	r.words(l, true)
 }

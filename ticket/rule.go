@@ -1007,7 +1007,8 @@ var namedAbroadNouns = []string{"adress", "postfach", "direcci", "correo", "buz"
 // askedOfOther matches a request made of another person ("please
 // unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
 // Lee", "remove the gentleman who…"), which is never about the writer.
-var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:to\s+)?(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|the\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people))\b|\b(?:skicka|skickar|mejla|maila|sende|sender|maile)\s+(?:mer\s+|mere\s+)?(?:till?\s+)?(?:henne|honom|hende|ham)\b`)
+var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:to\s+)?(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|(?:the|this|that)\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people|customer|client|user|subscriber|member|guest|patient|tenant|student))\b|\b(?:skicka|skickar|mejla|maila|sende|sender|maile)\s+(?:mer\s+|mere\s+)?(?:till?\s+)?(?:henne|honom|hende|ham)\b` +
+	`|\b(?:sperre|sperr|spærre|spær|sperra|spärra|blokkere|blokker|blokere|blokér|blockera|fjerne|fjern|avmelde|avmeld|afmelde|afmeld|avregistrere|stoppe|stopp)\s+(?:denne\s+|den\s+här\s+|denna\s+)?(?:kunden|kunde|brukeren|brugeren|användaren|medlemmet|medlemmen|ham|henne|hende|honom)\b`)
 
 // askedOfOtherAbroad is askedOfOther's German and French requests
 // ("nehmen Sie ihn … heraus", "pouvez-vous la débloquer ?"), read only on

@@ -158,11 +158,14 @@ type mail struct {
 	// auto: an automatic reply ("Automatic reply: …", "Automatiskt svar:
 	// …"), whose addresses say where to write instead.
 	auto     bool
-	bounceAt int   // the line from which it is one (its daemon's From:, its first bounce words)
-	forward  bool  // under a forward marker or a forwarded header block
-	named    int   // addresses its words name
-	ids      int   // suppression IDs its words name
-	subject  int   // the line of its Subject:, 0 for none
+	bounceAt int  // the line from which it is one (its daemon's From:, its first bounce words)
+	forward  bool // under a forward marker or a forwarded header block
+	named    int  // addresses its words name
+	ids      int  // suppression IDs its words name
+	subject  int  // the line of its Subject:, 0 for none
+	// vs: its subject begins "VS:", a reply in Finnish and a forward in
+	// Danish and Norwegian: a forward when a forwarded mail follows.
+	vs       bool
 	stamp    stamp // when its comment header says it was written
 	helpdesk bool  // begun by a helpdesk's comment header
 	note     bool  // an agent's internal note (Reader.noteLine): ours
