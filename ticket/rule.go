@@ -520,14 +520,18 @@ func (t *Ticket) actsForOther(m int) bool {
 // someone else.
 func (t *Ticket) senderAsked(o occurrence, v string, f *facts, own Own) bool {
 	a := f.w.anchor
-	if o.zone != zFrom || a < 0 || o.msg == a || f.self != nil || t.mails[a].named != 0 || !pointsAtSomeone(f.w.p) && !t.coverPointsAtSomeone(a, f.w.p) {
+	if o.zone != zFrom || a < 0 || o.msg == a || f.self != nil || t.mails[a].named != 0 {
 		return false
 	}
 	m := t.mails[o.msg]
 	if !m.forward && m.depth == 0 || m.bounce || m.from != v || isSystem(v) || t.isOurs(v, own) || t.fromOurDomain(v) {
 		return false
 	}
-	return t.onlySender(v, o.msg, a)
+	// "Block this customer" over the customer's own mail asks of its
+	// sender too; over an automatic reply, whose sender may be gone, it
+	// does not say which address.
+	asked := !m.auto && f.w.p.Mode.Changes() && askedOfAnother(f.w.p.By.Text)
+	return (pointsAtSomeone(f.w.p) || asked || t.coverPointsAtSomeone(a, f.w.p)) && t.onlySender(v, o.msg, a)
 }
 
 // fromOurDomain reports an address at the domain of the mailbox the
