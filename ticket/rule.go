@@ -524,7 +524,7 @@ func (t *Ticket) senderAsked(o occurrence, v string, f *facts, own Own) bool {
 		return false
 	}
 	m := t.mails[o.msg]
-	if !m.forward && m.depth == 0 || m.bounce || m.from != v || isSystem(v) || t.isOurs(v, own) || t.fromOurDomain(v) {
+	if !t.sentByPerson(m, v, own) {
 		return false
 	}
 	// "Block this customer" over the customer's own mail asks of its
@@ -561,6 +561,12 @@ func (t *Ticket) coverPointsAtSomeone(a int, p Proposal) bool {
 		}
 	}
 	return false
+}
+
+// sentByPerson reports a forwarded or quoted mail m sent by v, a person:
+// not a bounce report, a system's address or ours.
+func (t *Ticket) sentByPerson(m mail, v string, own Own) bool {
+	return (m.forward || m.depth > 0) && !m.bounce && m.from == v && !isSystem(v) && !t.isOurs(v, own) && !t.fromOurDomain(v)
 }
 
 // pointsAtSomeone reports a proposal that asks or checks, decided by words
