@@ -148,6 +148,9 @@ const (
 	// klopt gewoon niet", "please sort it out"): a stop beside it may be
 	// about that mail, not the list.
 	cDispute
+	// cSendsFrom names the address a sender's mail goes out from ("our
+	// client (sends from news@…)"): a sender, not a recipient.
+	cSendsFrom
 	classCount // how many
 )
 
@@ -171,7 +174,7 @@ var sections = map[string]struct {
 	"notice": {cNotice, inFooter}, "turn": {cTurn, inWords}, "mistake": {cMistake, mistakes}, "later": {cLater, inWords}, "ordinal": {cOrdinal, inWords}, "ordinal-one": {cOrdinalOne, inWords}, "for-info": {cForInfo, inWords}, "not-after": {cNotAfter, inWords},
 	"unnamed-address": {cUnnamed, unnamedAddresses}, "in-signature": {cInSignature, inWords},
 	"stop-notice": {cStopNotice, stopNotices}, "sent-to": {cSentTo, inWords},
-	"from-elsewhere": {cElsewhere, inWords}, "no-say": {cNoSay, inWords}, "attached": {cAttached, inWords}, "dispute": {cDispute, inWords},
+	"from-elsewhere": {cElsewhere, inWords}, "no-say": {cNoSay, inWords}, "attached": {cAttached, inWords}, "dispute": {cDispute, inWords}, "sends-from": {cSendsFrom, inWords},
 }
 
 // wordSections are the sections that are lists of single words (or short

@@ -32,6 +32,7 @@ const (
 	zBounceMeta              // a bounce report's other addresses: its sender's, its host's
 	zRecipient               // the To: of a forwarded mail: whom it went to
 	zAside                   // in the words, beside the request, in a sentence that asks nothing ("my colleague jen@… knows the details")
+	zSendsFrom               // in the words, the address a sender's mail goes out from ("sends from news@…")
 )
 
 // Reader reads a ticket line by line and hands on its tokens in order. It

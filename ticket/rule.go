@@ -45,6 +45,7 @@ const (
 	ReasonAttribution     = "only in a reply attribution"
 	ReasonSignature       = "only in a signature"
 	ReasonContact         = "where the answer is to go, not a target"
+	ReasonSendsFrom       = "the address mail is sent from, not a recipient"
 	ReasonWriter          = "the writer's own address, not asked for"
 	ReasonElsewhere       = "the address the writer writes from, not the one they ask about"
 	ReasonExcept          = "the ticket says not to touch it"
@@ -728,6 +729,8 @@ func zoneReason(z zone) string {
 		return ReasonSignature
 	case zContact:
 		return ReasonContact
+	case zSendsFrom:
+		return ReasonSendsFrom
 	case zMention:
 		return ReasonWriter
 	case zAside:
@@ -1017,7 +1020,7 @@ var namedAbroadNouns = []string{"adress", "postfach", "direcci", "correo", "buz"
 // askedOfOther matches a request made of another person ("please
 // unsubscribe her", "take him off", "unsubscribe Jo", "stop emailing Mrs
 // Lee", "remove the gentleman who…"), which is never about the writer.
-var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:to\s+)?(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|(?:the|this|that)\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people|customer|client|user|subscriber|member|guest|patient|tenant|student))\b|\b(?:skicka|skickar|mejla|maila|sende|sender|maile)\s+(?:mer\s+|mere\s+)?(?:till?\s+)?(?:henne|honom|hende|ham)\b` +
+var askedOfOther = regexp.MustCompile(`(?i)\b(?:unsubscribe|remove|block|suppress|delete|erase|unblock|release|resubscribe|take|put|add|let|opt|send|sending|emailing|mailing|contact|contacting|message|messaging)\s+(?:to\s+)?(?:him|her|(?-i:\p{Lu}\p{Ll}+)|(?:mr|mrs|ms|miss|dr)\.?\s+\pL+|(?:the|this|that)\s+(?:lady|man|gentleman|woman|person|guy|girl|boy|family|people|customer|client|user|subscriber|member|guest|patient|tenant|student))\b|\b(?:going|goes|go|coming|sent|sending|send)\s+to\s+them\b|\b(?:skicka|skickar|mejla|maila|sende|sender|maile)\s+(?:mer\s+|mere\s+)?(?:till?\s+)?(?:henne|honom|hende|ham)\b` +
 	`|\b(?:sperre|sperr|spærre|spær|sperra|spärra|blokkere|blokker|blokere|blokér|blockera|fjerne|fjern|avmelde|avmeld|afmelde|afmeld|avregistrere|stoppe|stopp)\s+(?:denne\s+|den\s+här\s+|denna\s+)?(?:kunden|kunde|brukeren|brugeren|användaren|medlemmet|medlemmen|ham|henne|hende|honom)\b`)
 
 // askedOfOtherAbroad is askedOfOther's German and French requests

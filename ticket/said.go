@@ -2253,6 +2253,8 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 		return zExcept
 	case succeeds(l, ms, f.off), handedTo(l, ms, f.off):
 		return zContact
+	case sendsFrom(l, ms, f.off):
+		return zSendsFrom
 	case r.tk.mails[l.msg].bounce && bounceMeta(l, f):
 		return zBounceMeta
 	case r.writerMentioned(l, ms, f):
@@ -2573,6 +2575,16 @@ func handedTo(l *line, ms []match, off int) bool {
 		return !asksInClause(l, ms, l.ws[m.first].off, off)
 	}
 	return false
+}
+
+// sendsFrom reports an address at off right after a phrase that names
+// where a sender's mail goes out from ("Harbour Bakery (sends from
+// news@…)", "Absenderadresse: …"), within a few words of its sentence.
+func sendsFrom(l *line, ms []match, off int) bool {
+	at := wordAt(l.ws, off)
+	return at >= 0 && slices.ContainsFunc(ms, func(m match) bool {
+		return m.class == cSendsFrom && !m.negated && m.end <= at && at-m.end <= 2 && !endsBetween(l.ws, m.first, at)
+	})
 }
 
 // addressBefore reports an address in the clause of m before it.

@@ -525,7 +525,7 @@ type match struct {
 func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 	out = out[:0]
 	gapEnd := 0 // the end of the last phrase with a gap that asks a change
-	reqEnd := 0 // the end of the last request ("vil I ikke nok": no negation in it)
+	reqEnd := 0 // the end of the last request or withdrawal ("vil I ikke nok": no negation in it)
 	for i := 0; i < len(ws); {
 		f := b.atGap(ws, i)
 		c, best, gapped := f.c, f.n, f.gapped
@@ -553,7 +553,9 @@ func (b *phraseBook) find(out []match, ws []word, neg *phraseBook) []match {
 			continue
 		}
 		out = append(out, match{class: c, first: i, end: i + best, negated: negated(ws[reqEnd:], i-reqEnd, neg)})
-		if c == cRequest {
+		if c == cRequest || c == cWithdraw {
+			// A withdrawal's own "no" ("enfin non en fait, gardez-moi
+			// …") negates nothing after it either.
 			reqEnd = i + best
 		}
 		if gapped || c == cNarrative {
