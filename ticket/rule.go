@@ -315,6 +315,7 @@ type view struct {
 	asked        *occurrence // the first occurrence in the deciding words (zBody in a target mail)
 	named        bool        // an occurrence in the deciding words, or mentioned there
 	older        *occurrence // a body occurrence in a mail that does not decide
+	mention      *occurrence // the first mention in the deciding words (zMention in a target mail, not the first occurrence)
 	except, writ *occurrence
 }
 
@@ -340,14 +341,20 @@ func (vw *view) see(o *occurrence, i int, w weighing) {
 	case o.zone == zWritten && vw.writ == nil:
 		vw.writ = o
 	case o.zone == zBody && tgt:
-		if vw.asked == nil {
-			vw.asked = o
-		}
+		keepFirst(&vw.asked, o)
 		vw.named = true
 	case o.zone == zBody && vw.older == nil:
 		vw.older = o
 	case o.zone == zMention && tgt && i > 0:
+		keepFirst(&vw.mention, o)
 		vw.named = true
+	}
+}
+
+// keepFirst sets *p to o unless it holds one already.
+func keepFirst(p **occurrence, o *occurrence) {
+	if *p == nil {
+		*p = o
 	}
 }
 
@@ -621,10 +628,31 @@ func (t *Ticket) requesterDecision(vw view, f *facts) Decision {
 	case f.self != nil:
 		d.Reason, d.ways = ReasonRequesterAsks, f.self
 		d.By = f.self.first()
+	case t.erasureListsOwn(vw, f):
+		d.Reason, d.By = ReasonRequesterNames, t.evidence(vw.mention.line)
 	default:
 		d.Reason, d.Leave, d.By = ReasonRequester, true, t.evidence(f.req.line)
 	}
 	return d
+}
+
+// erasureListsOwn reports an erasure whose writer names their own
+// address in its words ("I request the erasure of all my data. It
+// concerns two addresses: k.nowak@… (current), …"), for themselves, not
+// on behalf of another.
+func (t *Ticket) erasureListsOwn(vw view, f *facts) bool {
+	return vw.mention != nil && f.w.p.Mode == ModeErase && t.forgetsIn(f.req.msg) > 0 && !t.actsForOther(f.req.msg)
+}
+
+// forgetsIn is the first line of mail m's words that asks to be
+// forgotten, 0 for none.
+func (t *Ticket) forgetsIn(m int) int {
+	for _, s := range t.said {
+		if s.msg == m && s.forgets && !s.subject {
+			return s.line
+		}
+	}
+	return 0
 }
 
 // mailedElsewhere is the line of the requester's mail where our footer
