@@ -994,7 +994,7 @@ func (r *Reader) subject(l *line) {
 	if !isForwardSubject(rest) {
 		r.tk.mails[l.msg].subject = l.n
 	}
-	r.tk.mails[l.msg].vs = len(strings.TrimSpace(rest)) >= 3 && strings.EqualFold(strings.TrimSpace(rest)[:3], "vs:")
+	r.tk.mails[l.msg].vs = subjectPrefix(rest, "vs:")
 	r.tk.mails[l.msg].auto = autoReply.MatchString(rest)
 	r.words(l, true)
 }

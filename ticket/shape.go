@@ -199,19 +199,19 @@ func isForwardMarker(t string, ws []word) bool {
 // isForwardSubject reports a forwarded mail's subject: "FW:", "Fwd:",
 // "WG:", "RV:", "TR:", "I:", "Doorst:", "Enc:", Swedish "VB:", Czech "PŘ:".
 func isForwardSubject(s string) bool {
-	s = strings.TrimSpace(s)
-	for _, p := range []string{"fw:", "fwd:", "wg:", "rv:", "tr:", "i:", "doorst:", "enc:", "fw :", "tr :", "vl:", "pd:", "ilt:", "İlt:", "tov:", "πρθ:", "vb:", "př:"} {
-		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
-			return true
-		}
-	}
-	return false
+	return subjectPrefix(s, "fw:", "fwd:", "wg:", "rv:", "tr:", "i:", "doorst:", "enc:", "fw :", "tr :", "vl:", "pd:", "ilt:", "İlt:", "tov:", "πρθ:", "vb:", "př:")
 }
 
 // isReplySubject reports a reply's subject ("Re: …", "AW: …", "RES: …").
 func isReplySubject(s string) bool {
+	return subjectPrefix(s, "re:", "aw:", "sv:", "antw:", "r:", "rif:", "res:", "re :", "ref:", "vs:", "odp:", "ynt:", "vá:", "απ:")
+}
+
+// subjectPrefix reports a subject that begins, spaces aside, with one of
+// the prefixes ps, in any case.
+func subjectPrefix(s string, ps ...string) bool {
 	s = strings.TrimSpace(s)
-	for _, p := range []string{"re:", "aw:", "sv:", "antw:", "r:", "rif:", "res:", "re :", "ref:", "vs:", "odp:", "ynt:", "vá:", "απ:"} {
+	for _, p := range ps {
 		if len(s) >= len(p) && strings.EqualFold(s[:len(p)], p) {
 			return true
 		}
