@@ -171,6 +171,7 @@ type lastLine struct {
 	n      int
 	shape  string // its signature shape ("" for none)
 	colon  bool   // it ends with ':' (a list follows)
+	item   bool   // an item of a bulleted list that opens with an address
 	title  bool   // it is a title or company line
 	header bool
 	asks   bool // a line of words that asks and names no address
@@ -391,11 +392,33 @@ func (r *Reader) noteLast(l *line, kind lineKind) {
 	st := &r.st
 	spaced := st.last.n < l.above() || st.ruleN == l.above()
 	st.last = lastLine{n: l.n, spaced: spaced, shape: kind.shape, colon: strings.HasSuffix(l.t, ":"), title: kind.title, header: kind.header, asks: kind.asks, asksNaming: kind.asksNaming,
-		name: nameAlone(l, kind), greeting: greetingLine(l), t: l.t, nameish: len(l.toks) == 0 && !kind.header && nameLike(l.t, false), sig: kind.signature, phones: phonesOnly(l),
+		name: nameAlone(l, kind), greeting: greetingLine(l), item: addressItem(l), t: l.t, nameish: len(l.toks) == 0 && !kind.header && nameLike(l.t, false), sig: kind.signature, phones: phonesOnly(l),
 		names: len(l.toks) > 0, ends: len(l.ws) > 0 && l.ws[len(l.ws)-1].ends || strings.HasSuffix(l.t, ":")}
 	if ruleLine(l.t) {
 		st.ruleN = l.n
 	}
+}
+
+// addressItem reports an item of a bulleted list that opens with an
+// address ("- rui@… (mine)", "• ana@…").
+func addressItem(l *line) bool {
+	if len(l.toks) == 0 {
+		return false
+	}
+	t := strings.TrimLeft(l.t, " \t")
+	for _, b := range []string{"- ", "* ", "• ", "– ", "· "} {
+		if rest, ok := strings.CutPrefix(t, b); ok {
+			return l.toks[0].off == len(l.t)-len(strings.TrimLeft(rest, " "))
+		}
+	}
+	return false
+}
+
+// inAddressList reports a bulleted item that opens with an address right
+// under a line ending in ':' or another such item: one of a list's
+// addresses, whatever words stand beside it ("- rui@… (mine)").
+func (r *Reader) inAddressList(l *line) bool {
+	return addressItem(l) && r.st.last.n == l.above() && (r.st.last.colon || r.st.last.item)
 }
 
 // followList notes a list a request announces ("please unsubscribe these

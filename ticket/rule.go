@@ -1326,9 +1326,17 @@ func (t *Ticket) narrowed(f *facts) (map[string]bool, int) {
 // uses it too, jess@…, she gets everything, it's just me"): the
 // addresses the words name are left out, as "block old.box@… only"
 // leaves the others.
+//
+// A later mail of the requester that names no address and says "only
+// me" narrows their earlier request the same way ("correction to my last
+// message: leave my wife's on the list, so only my address off").
 func (t *Ticket) narrowToWriter(f *facts) {
+	newer := t.newerThan(f.w.asker)
 	for _, s := range t.said {
-		if !s.onlyWriter || !t.decides(s.msg, f.w) || s.msg != f.req.msg && t.mails[s.msg].from != f.req.value {
+		if s.msg != f.req.msg && t.mails[s.msg].from != f.req.value {
+			continue
+		}
+		if !(s.onlyWriter && t.decides(s.msg, f.w)) && !(s.onlyMe && newer[s.msg] && t.mails[s.msg].named == 0) {
 			continue
 		}
 		if f.only == nil {

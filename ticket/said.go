@@ -124,8 +124,9 @@ type said struct {
 	// bounces").
 	notSelf bool
 	// onlyWriter: after an address it names, it narrows the request to
-	// the writer ("jess@… gets everything, it's just me").
-	onlyWriter bool
+	// the writer ("jess@… gets everything, it's just me"); onlyMe: it
+	// says "only me" anywhere ("so only my address off, thanks").
+	onlyWriter, onlyMe bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -797,6 +798,7 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			}
 			// "my manager uses it too, jess@…, she's fine, it's just me"
 			s.onlyWriter = s.onlyWriter || addressBetween(l.ws, 0, m.first)
+			s.onlyMe = true
 		}
 	}
 	return request, notSuppress
@@ -2276,7 +2278,7 @@ func (r *Reader) placeAddress(l *line, ms []match, f *token, contactAt int, writ
 // these addresses:" over the writer's own and another), nor taken in by
 // "both" after it.
 func (r *Reader) writerMentioned(l *line, ms []match, f *token) bool {
-	return f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off) && r.st.list != l.msg+1 && !askedForBoth(l, ms, f.off)
+	return f.Value != "" && r.st.senders[f.Value] && !asksAround(l.ws, ms, f.off) && r.st.list != l.msg+1 && !r.inAddressList(l) && !askedForBoth(l, ms, f.off)
 }
 
 // askedForBoth reports an address whose line, in the first sentence
