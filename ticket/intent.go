@@ -565,6 +565,12 @@ var doubts = []struct {
 		return w.p.Mode.Changes() && t.hesitates(*w)
 	}, "does not know which address is meant",
 		"the writer is not sure which address is meant: ask"},
+	// "My husband wrote that you should unsubscribe us – I want to keep
+	// getting them": the writer's own address asked off and kept.
+	{func(t *Ticket, w *weighing, _ []mailStatement, own Own) bool {
+		return w.p.Mode == ModeAdd && t.keepsOwnUnnamed(w, own)
+	}, "asks to stop mail to its writer's address and says mail is to keep coming",
+		"the writer's address is asked off, and the writer says mail is to keep coming there: ask which"},
 	// "Ik wil deze mails niet meer krijgen, het klopt gewoon niet. Zoek
 	// het alstublieft uit.": about a fine our mails claim, not the list.
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
@@ -1915,4 +1921,28 @@ func verb(m Mode) string {
 		return "take it off the list"
 	}
 	return "check it"
+}
+
+// keepsOwnUnnamed reports a deciding mail whose last word on the matter
+// is a sentence, naming no address, that says mail is to keep coming,
+// while its writer's own address is sent.
+func (t *Ticket) keepsOwnUnnamed(w *weighing, own Own) bool {
+	if w.asker < 0 {
+		return false
+	}
+	keeps := false
+	for _, s := range t.said {
+		switch {
+		case s.msg != w.asker || s.subject:
+		case s.keepsUnnamed:
+			keeps = true
+		case s.asks&changing != 0:
+			keeps = false // a later line asks again
+		}
+	}
+	if !keeps {
+		return false
+	}
+	from := t.mails[w.asker].from
+	return from != "" && t.sentBy(w, own)[from]
 }

@@ -127,6 +127,10 @@ type said struct {
 	// the writer ("jess@… gets everything, it's just me"); onlyMe: it
 	// says "only me" anywhere ("so only my address off, thanks").
 	onlyWriter, onlyMe bool
+	// keepsUnnamed: a sentence of it that names no address says mail is
+	// to keep coming ("I love the offers and want to keep getting them"),
+	// and nothing after it in the line asks a change.
+	keepsUnnamed bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
 	// request on.
@@ -790,6 +794,9 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			s.keepsAll = s.keepsAll || endsKeepingAll(l, ms, m)
 		case m.class == cCheck, m.class == cCheckMe:
 			s.question = true
+		case m.class == cWaveOff:
+			from, to := sentence(l.ws, l.ws[m.first].off)
+			s.keepsUnnamed = s.keepsUnnamed || !addressBetween(l.ws, from, to) && !asksAfter(ms, m)
 		}
 		s.readFlag(m.class)
 		if m.class == cOnly && onlyMe(l.ws, m.end) {
@@ -3292,4 +3299,11 @@ func wordSet(s string) map[string]bool {
 		m[folded(w)] = true
 	}
 	return m
+}
+
+// asksAfter reports a phrase after m that asks a change.
+func asksAfter(ms []match, m match) bool {
+	return slices.ContainsFunc(ms, func(k match) bool {
+		return k.first >= m.end && !k.negated && classWays[k.class].ask&changing != 0
+	})
 }
