@@ -123,8 +123,8 @@ func leftOpen(prev string, chained bool) bool {
 }
 
 // startsAnew reports a line that begins something of its own rather
-// than going on a sentence: a list's item, a header, a closing, a name,
-// an attribution.
+// than going on a sentence: a list's item, a header, a closing, a
+// device's signature ("Sent from my iPhone"), a name, an attribution.
 func startsAnew(next string) bool {
 	if itemLine(next) {
 		return true // a list's item, a table's row, a chat's next message ("[09:13] Leo: …")
@@ -135,6 +135,9 @@ func startsAnew(next string) bool {
 	ws := wordsOf(nil, next)
 	if k, rest := closing(ws); k > 0 && rest >= len(ws)-3 {
 		return true // "Thanks", "Best regards, Ann"
+	}
+	if c, n := phraseBooks().trees[atStart].at(ws, 0); n > 0 && c == cOpener {
+		return true // "Sent from my iPhone"
 	}
 	if len(ws) <= 4 && nameLike(next, false) && !strings.ContainsAny(next, ".,;:!?") {
 		return true // a name under the paragraph
