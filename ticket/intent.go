@@ -1008,7 +1008,15 @@ func (t *Ticket) readOrQuiet(m int, w weighing, sts []mailStatement, own Own) bo
 // lars@…. Den anden bruger jeg ikke mere" to "Hvilken af dem …?").
 func (t *Ticket) readAnswer(m int, w weighing, own Own) bool {
 	return w.ordinalKept != nil && t.placesIn(m) || m == w.anchor && (t.narrowsIn(m) || t.keepsTargetIn(m, w)) || t.keepsByName(m, w) || w.answered >= 0 && t.mails[m].answersAt > 0 ||
-		t.picksFromChoice(m, w, own)
+		t.picksFromChoice(m, w, own) || t.narrowsToWriterIn(m, w)
+}
+
+// narrowsToWriterIn reports a mail of the asker's writer, naming no
+// address, that narrows their request to themselves ("so only my address
+// off"): narrowToWriter reads it.
+func (t *Ticket) narrowsToWriterIn(m int, w weighing) bool {
+	from := t.mails[w.asker].from
+	return from != "" && t.mails[m].from == from && t.mails[m].named == 0 && slices.ContainsFunc(t.said, func(s said) bool { return s.msg == m && s.onlyMe })
 }
 
 // keepsByName reports a mail that keeps a listed person's address by
