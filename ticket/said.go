@@ -794,21 +794,28 @@ func (s *said) readPhrases(ms []match, l *line, slips []match) (request bool, no
 			s.keepsAll = s.keepsAll || endsKeepingAll(l, ms, m)
 		case m.class == cCheck, m.class == cCheckMe:
 			s.question = true
-		case m.class == cWaveOff:
-			from, to := sentence(l.ws, l.ws[m.first].off)
-			s.keepsUnnamed = s.keepsUnnamed || !addressBetween(l.ws, from, to) && !asksAfter(ms, m)
 		}
 		s.readFlag(m.class)
-		if m.class == cOnly && onlyMe(l.ws, m.end) {
-			if s.self == sNone {
-				s.self = sAsk // "Just me please, not the whole team"
-			}
-			// "my manager uses it too, jess@…, she's fine, it's just me"
-			s.onlyWriter = s.onlyWriter || addressBetween(l.ws, 0, m.first)
-			s.onlyMe = true
-		}
+		s.readKeeping(ms, l, m)
 	}
 	return request, notSuppress
+}
+
+// readKeeping notes a phrase that narrows the request to the writer
+// ("just me") or keeps mail coming where the sentence names no address.
+func (s *said) readKeeping(ms []match, l *line, m match) {
+	switch {
+	case m.class == cWaveOff:
+		from, to := sentence(l.ws, l.ws[m.first].off)
+		s.keepsUnnamed = s.keepsUnnamed || !addressBetween(l.ws, from, to) && !asksAfter(ms, m)
+	case m.class == cOnly && onlyMe(l.ws, m.end):
+		if s.self == sNone {
+			s.self = sAsk // "Just me please, not the whole team"
+		}
+		// "my manager uses it too, jess@…, she's fine, it's just me"
+		s.onlyWriter = s.onlyWriter || addressBetween(l.ws, 0, m.first)
+		s.onlyMe = true
+	}
 }
 
 // followsPick reports a selective phrase m the rule follows or that
