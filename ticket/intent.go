@@ -561,6 +561,13 @@ var doubts = []struct {
 		return w.p.Mode == ModeRemoveIDs && w.ordinalKept == nil && t.keepsSomeID(*w)
 	}, "a sentence naming suppression IDs keeps one without saying which",
 		"the ticket keeps one of its IDs: choose the IDs by hand"},
+	// "these two suppressions can be lifted: 1b4e28ba-2fa1-11d2-…": a
+	// UUID of version 1 is no suppression's ID, yet the words treat it
+	// as one.
+	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
+		return w.p.Mode.Changes() && slices.ContainsFunc(t.oddIDs, func(id idAt) bool { return t.decides(id.msg, *w) })
+	}, "names UUIDs of a kind no service gives its suppressions",
+		"the ticket names UUIDs of a version no service gives its suppressions' IDs: check what they are"},
 	{func(t *Ticket, w *weighing, _ []mailStatement, _ Own) bool {
 		return w.p.Mode.Changes() && t.hesitates(*w)
 	}, "does not know which address is meant",

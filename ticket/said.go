@@ -1874,12 +1874,15 @@ func (r *Reader) placeTokens(l *line, ms []match) {
 // suppression's); else, unless the line keeps it (at an offset in kept),
 // one for its mail m and the ticket.
 func (r *Reader) placeID(l *line, f *token, m *mail, kept []int) {
-	if otherID(wordsOf(nil, withoutAsides(l.t[:f.off])), len(l.t)) || !suppressionID(f.Raw) {
+	if labelled := otherID(wordsOf(nil, withoutAsides(l.t[:f.off])), len(l.t)); labelled || !suppressionID(f.Raw) {
 		// "Trace ID: …": an ID of something else, never a
 		// suppression's (Ticket.Roles leaves it out).
 		if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
 			r.tk.otherIDs[v] = l.n
 			r.tk.keep(l.n, l.t)
+			if !labelled && strings.TrimLeft(l.t[:f.off], " \t-*•|") == "" && len(r.tk.oddIDs) < maxRecords {
+				r.tk.oddIDs = append(r.tk.oddIDs, idAt{value: v, msg: l.msg, line: l.n})
+			}
 		}
 		return
 	}

@@ -109,6 +109,10 @@ type Ticket struct {
 	blocks      blocks         // where the text's blocks begin
 	stubs       []stub         // words that may be the start of an ID ("the 3b7e… one")
 	otherIDs    map[string]int // IDs labelled as another thing's ("Trace ID: …"), by their line
+	// oddIDs are the UUIDs that open their line, as a list's IDs do, no
+	// label calling them another thing's, whose version no service gives
+	// a suppression (suppressionID).
+	oddIDs []idAt
 	// forOther holds asksForOther's answers by the deciding line and mail:
 	// the rule asks it of the same proposal several times.
 	forOther *forOtherMemo
