@@ -127,9 +127,9 @@ type said struct {
 	// the writer ("jess@… gets everything, it's just me"); onlyMe: it
 	// says "only me" anywhere ("so only my address off, thanks").
 	onlyWriter, onlyMe bool
-	// keepsUnnamed: a sentence of it that names no address says mail is
-	// to keep coming ("I love the offers and want to keep getting them"),
-	// and nothing after it in the line asks a change.
+	// keepsUnnamed: a sentence of it in the first person that names no
+	// address and no one else says mail is to keep coming ("I love the offers and want to
+	// keep getting them"), and nothing after it in the line asks a change.
 	keepsUnnamed bool
 	// below: it points at what is forwarded or quoted under it; only:
 	// it narrows the request to what it names; cover: a note passing a
@@ -807,7 +807,7 @@ func (s *said) readKeeping(ms []match, l *line, m match) {
 	switch {
 	case m.class == cWaveOff:
 		from, to := sentence(l.ws, l.ws[m.first].off)
-		s.keepsUnnamed = s.keepsUnnamed || !addressBetween(l.ws, from, to) && !asksAfter(ms, m)
+		s.keepsUnnamed = s.keepsUnnamed || !addressBetween(l.ws, from, to) && !asksAfter(ms, m) && speaksAsWriter(l.ws[from:to]) && !othersIn(ms, from, to)
 	case m.class == cOnly && onlyMe(l.ws, m.end):
 		if s.self == sNone {
 			s.self = sAsk // "Just me please, not the whole team"
@@ -3315,5 +3315,26 @@ func wordSet(s string) map[string]bool {
 func asksAfter(ms []match, m match) bool {
 	return slices.ContainsFunc(ms, func(k match) bool {
 		return k.first >= m.end && !k.negated && classWays[k.class].ask&changing != 0
+	})
+}
+
+// speaksAsWriter reports words in which the writer speaks of themselves,
+// not of what is theirs: a word of the books' only-me ("ich", "mig",
+// "eu"), or English "I".
+func speaksAsWriter(ws []word) bool {
+	b := phraseBooks()
+	return slices.ContainsFunc(ws, func(w word) bool {
+		f := folded(w.s)
+		return b.hasWords("only-me", w) || f == "i" || f == "i'd" || f == "i'm" || f == "i've" || f == "ive"
+	})
+}
+
+// othersIn reports a phrase among the words from to to (not including
+// it) that speaks of other people: a colleague, someone the writer acts
+// for, mail someone else gets ("my receptionist is cc'd … leave her
+// alone").
+func othersIn(ms []match, from, to int) bool {
+	return slices.ContainsFunc(ms, func(k match) bool {
+		return k.first >= from && k.first < to && (k.class == cColleague || k.class == cBehalf || k.class == cNotSelf)
 	})
 }
