@@ -381,6 +381,7 @@ func (r *Reader) ruledComment(l *line) bool {
 		return false
 	}
 	m := r.startMail(l)
+	r.comment(m, folded(name))
 	r.tk.mails[m].helpdesk = true
 	r.tk.mails[m].note = noteField(l.t)
 	r.tk.mails[m].stamp = stampOf(l.t)
