@@ -380,6 +380,7 @@ func (r *Reader) ruledComment(l *line) bool {
 	if !ok {
 		return false
 	}
+	r.nameOnlyHeader()
 	m := r.startMail(l)
 	r.comment(m, folded(name))
 	r.tk.mails[m].helpdesk = true
@@ -395,6 +396,17 @@ func (r *Reader) ruledComment(l *line) bool {
 		r.addSender(v, m, l.above())
 	}
 	return true
+}
+
+// nameOnlyHeader takes back, from the mail the line above a comment's
+// date line was read in, that line's words when they are all its words:
+// the author's name is the comment's header, not a mail of its own
+// ("Gary Holt" under an export's fields, over "Mar 14, 2026, 7:52 AM").
+func (r *Reader) nameOnlyHeader() {
+	ml := &r.tk.mails[len(r.tk.mails)-1]
+	if ml.words > 0 && ml.words == len(wordsOf(nil, r.st.last.t)) {
+		ml.words, ml.prose, ml.opens = 0, false, ""
+	}
 }
 
 // notedDate reports a comment's date line that marks it an internal note
