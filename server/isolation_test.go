@@ -39,6 +39,10 @@ var isolationGoal = latency.Goal{P50: 3, P99: 4}
 var isolationPlan = latency.Plan{Rounds: 3, Samples: 60, Pace: 20 * time.Millisecond, Warmup: 500 * time.Millisecond,
 	Floor: latencyFloor, Deadline: 45 * time.Second}
 
+// isolationTries is how many measures a test takes at most before it
+// fails: each takes some 15 s, and one that meets the goal ends it.
+const isolationTries = 5
+
 // attackerRate is the attacker's pace: the default rate limit.
 const attackerRate = server.DefaultRate
 
@@ -150,12 +154,16 @@ func paced(rate float64, conns int, do func(i int) int) (stop func() map[int]int
 // isolatedUnder measures the victim under attack and fails the test when
 // the goal is missed in every try. The victim's baseline is first taken
 // alone, before any attack: harm an attack leaves behind shows against it.
+// `go test ./...` runs other packages beside this one, and on PostgreSQL
+// their tests share the database server with the measure, in bursts the
+// paired rounds do not always catch on both sides: a measure is tried up
+// to isolationTries times, and a regression misses the goal in every one.
 func isolatedUnder(t *testing.T, name string, s *service, victimKey string, attack func() func() map[int]int) {
 	t.Helper()
 	victim := everyday(s, victimKey)
 	ref := latency.Baseline(isolationPlan, victim)
 	var codes map[int]int
-	r, ok := latency.Try(3, isolationGoal, t.Logf, func() latency.Result {
+	r, ok := latency.Try(isolationTries, isolationGoal, t.Logf, func() latency.Result {
 		return latency.Measure(isolationPlan, ref, victim, func() func() {
 			stop := attack()
 			return func() { codes = stop() }
