@@ -402,16 +402,13 @@ func (r *Reader) noteLast(l *line, kind lineKind) {
 // addressItem reports an item of a bulleted list that opens with an
 // address ("- rui@… (mine)", "• ana@…").
 func addressItem(l *line) bool {
-	if len(l.toks) == 0 {
-		return false
-	}
-	t := strings.TrimLeft(l.t, " \t")
-	for _, b := range []string{"- ", "* ", "• ", "– ", "· "} {
-		if rest, ok := strings.CutPrefix(t, b); ok {
-			return l.toks[0].off == len(l.t)-len(strings.TrimLeft(rest, " "))
-		}
-	}
-	return false
+	return len(l.toks) > 0 && startsItem(strings.TrimLeft(l.t, " \t")) && markerOnlyBefore(l.t, l.toks[0].off)
+}
+
+// markerOnlyBefore reports nothing before offset off of line t but
+// spaces and a list's marker or a table's bar ("- ", "• ", "| ").
+func markerOnlyBefore(t string, off int) bool {
+	return strings.TrimLeft(t[:off], " \t-*•·–|") == ""
 }
 
 // inAddressList reports a bulleted item that opens with an address right

@@ -807,7 +807,7 @@ func (s *said) readKeeping(ms []match, l *line, m match) {
 	switch {
 	case m.class == cWaveOff:
 		from, to := sentence(l.ws, l.ws[m.first].off)
-		s.keepsUnnamed = s.keepsUnnamed || !addressBetween(l.ws, from, to) && !asksAfter(ms, m) && speaksAsWriter(l.ws[from:to]) && !othersIn(ms, from, to)
+		s.keepsUnnamed = s.keepsUnnamed || !addressBetween(l.ws, from, to) && !asksAfter(ms, m) && namesFirstPerson(l.ws[from:to]) && !othersIn(ms, from, to)
 	case m.class == cOnly && onlyMe(l.ws, m.end):
 		if s.self == sNone {
 			s.self = sAsk // "Just me please, not the whole team"
@@ -1880,7 +1880,7 @@ func (r *Reader) placeID(l *line, f *token, m *mail, kept []int) {
 		if v, err := api.NormalizeID(f.Raw); err == nil && len(r.tk.otherIDs) < maxRecords {
 			r.tk.otherIDs[v] = l.n
 			r.tk.keep(l.n, l.t)
-			if !labelled && strings.TrimLeft(l.t[:f.off], " \t-*•|") == "" && len(r.tk.oddIDs) < maxRecords {
+			if !labelled && markerOnlyBefore(l.t, f.off) && len(r.tk.oddIDs) < maxRecords {
 				r.tk.oddIDs = append(r.tk.oddIDs, idAt{value: v, msg: l.msg, line: l.n})
 			}
 		}
@@ -3315,17 +3315,6 @@ func wordSet(s string) map[string]bool {
 func asksAfter(ms []match, m match) bool {
 	return slices.ContainsFunc(ms, func(k match) bool {
 		return k.first >= m.end && !k.negated && classWays[k.class].ask&changing != 0
-	})
-}
-
-// speaksAsWriter reports words in which the writer speaks of themselves,
-// not of what is theirs: a word of the books' only-me ("ich", "mig",
-// "eu"), or English "I".
-func speaksAsWriter(ws []word) bool {
-	b := phraseBooks()
-	return slices.ContainsFunc(ws, func(w word) bool {
-		f := folded(w.s)
-		return b.hasWords("only-me", w) || f == "i" || f == "i'd" || f == "i'm" || f == "i've" || f == "ive"
 	})
 }
 
